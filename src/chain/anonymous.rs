@@ -1,0 +1,241 @@
+//! The anonymous authenticator (k8s `request/anonymous`, with KEP-4633 path conditions).
+//!
+//! It authenticates every request as `system:anonymous` in group `system:unauthenticated`, and
+//! echoes the request's audiences. kube-apiserver places it *after* the main chain in a
+//! fail-on-error union, so it is reached only when no authenticator succeeded **and** none
+//! returned an error; see [`crate::chain::build`].
+//!
+//! # Path conditions and how paths are compared
+//!
+//! With [`Anonymous::with_paths`], only requests whose path is exactly one of the listed paths
+//! are anonymous; any other path is "not mine" (so the request gets a 401). The comparison is
+//! Kubernetes' own: exact, case-sensitive equality with the percent-*decoded* path, and nothing
+//! else is normalised:
+//!
+//! | request target | path compared | matches `/healthz`? |
+//! |---|---|---|
+//! | `/healthz?verbose` | `/healthz` (query ignored) | yes |
+//! | `/heal%74hz` | `/healthz` | yes (as in Kubernetes) |
+//! | `/healthz/` | `/healthz/` | no (no trailing-slash folding) |
+//! | `//healthz` | `//healthz` | no (no slash merging) |
+//! | `/api/../healthz` | `/api/../healthz` | no (no dot-segment removal) |
+//! | `/healthz%2F` | `/healthz/` | no |
+//! | `/HEALTHZ` | `/HEALTHZ` | no (case-sensitive) |
+//! | `/healthz%zz`, `/healthz%` | (invalid escape) | no |
+//! | `/%FF` | (not UTF-8) | no |
+//!
+//! Why this is safe: a request is let in only when its decoded path *equals* an allowed path. A
+//! router that matches raw paths routes such a request either to that same endpoint or to
+//! nothing (404); a router that decodes routes it to that endpoint. No spelling that a router
+//! might resolve to a *different* endpoint (dot segments, doubled slashes, encoded slashes)
+//! matches, because nothing is normalised on our side: every trick fails closed with a 401.
+//!
+//! ```
+//! use kube_authn::authenticator::{Context, RequestAuthenticator};
+//! use kube_authn::chain::anonymous::Anonymous;
+//!
+//! let anon = Anonymous::with_paths(["/healthz", "/readyz", "/livez"]);
+//! let (ok, _) = http::Request::get("https://h/healthz").body(()).unwrap().into_parts();
+//! let (api, _) = http::Request::get("https://h/api").body(()).unwrap().into_parts();
+//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+//! let ctx = Context::default();
+//! let r = anon.authenticate_request(&ok, &ctx).await.unwrap().unwrap();
+//! assert_eq!(r.user.name(), "system:anonymous");
+//! assert!(anon.authenticate_request(&api, &ctx).await.unwrap().is_none());
+//! # });
+//! ```
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+
+use http::request::Parts;
+
+use crate::authenticator::{AuthFuture, Context, RequestAuthenticator, Response};
+use crate::user::UserInfo;
+
+/// The anonymous authenticator. See the [module docs](self).
+#[derive(Debug, Clone, Default)]
+pub struct Anonymous {
+    allowed_paths: HashSet<String>,
+}
+
+impl Anonymous {
+    /// Anonymous for every path.
+    ///
+    /// ```
+    /// let a = kube_authn::chain::anonymous::Anonymous::new();
+    /// assert!(a.allowed_paths().is_empty());
+    /// ```
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Anonymous only for these exact paths (an empty list means every path, as in k8s).
+    ///
+    /// ```
+    /// let a = kube_authn::chain::anonymous::Anonymous::with_paths(["/livez"]);
+    /// assert!(a.allowed_paths().contains("/livez"));
+    /// ```
+    pub fn with_paths<I, S>(paths: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        Self {
+            allowed_paths: paths.into_iter().map(Into::into).collect(),
+        }
+    }
+
+    /// The configured path conditions.
+    ///
+    /// ```
+    /// assert!(kube_authn::chain::anonymous::Anonymous::new().allowed_paths().is_empty());
+    /// ```
+    pub fn allowed_paths(&self) -> &HashSet<String> {
+        &self.allowed_paths
+    }
+
+    fn path_allowed(&self, raw_path: &str) -> bool {
+        if self.allowed_paths.is_empty() {
+            return true;
+        }
+        match decode_path(raw_path) {
+            Some(path) => self.allowed_paths.contains(path.as_ref()),
+            None => false,
+        }
+    }
+}
+
+impl RequestAuthenticator for Anonymous {
+    fn authenticate_request<'a>(&'a self, req: &'a Parts, ctx: &'a Context) -> AuthFuture<'a> {
+        if !self.path_allowed(req.uri.path()) {
+            return AuthFuture::ready(Ok(None));
+        }
+        let audiences = ctx.audiences().cloned().unwrap_or_default();
+        AuthFuture::ready(Ok(Some(
+            Response::new(UserInfo::anonymous()).with_audiences(audiences),
+        )))
+    }
+}
+
+/// Percent-decodes a request path the way Go's `url.URL.Path` is derived: every `%XX` is
+/// decoded (including `%2F`), `+` stays `+`, and an invalid escape is an error (`None`).
+/// A decoded path that is not UTF-8 cannot equal a configured path and is also `None`.
+pub(crate) fn decode_path(raw: &str) -> Option<Cow<'_, str>> {
+    if !raw.contains('%') {
+        return Some(Cow::Borrowed(raw));
+    }
+    let bytes = raw.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hi = hex(*bytes.get(i + 1)?)?;
+            let lo = hex(*bytes.get(i + 2)?)?;
+            out.push(hi << 4 | lo);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok().map(Cow::Owned)
+}
+
+fn hex(b: u8) -> Option<u8> {
+    match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        b'A'..=b'F' => Some(b - b'A' + 10),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::authenticator::Audiences;
+
+    fn parts(uri: &str) -> Parts {
+        http::Request::get(uri).body(()).unwrap().into_parts().0
+    }
+
+    #[tokio::test]
+    async fn unrestricted_anonymous_matches_kubernetes() {
+        // anonymous_test.go TestAnonymous
+        let r = Anonymous::new()
+            .authenticate_request(&parts("/"), &Context::default())
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(r.user.name(), "system:anonymous");
+        assert_eq!(
+            r.user.groups().collect::<Vec<_>>(),
+            ["system:unauthenticated"]
+        );
+        assert!(r.audiences.is_empty());
+    }
+
+    #[tokio::test]
+    async fn echoes_request_audiences() {
+        let ctx = Context::with_audiences(Audiences::from(["api"]));
+        let r = Anonymous::new()
+            .authenticate_request(&parts("/"), &ctx)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(r.audiences, Audiences::from(["api"]));
+    }
+
+    #[tokio::test]
+    async fn path_conditions_and_tricks() {
+        let anon = Anonymous::with_paths(["/healthz", "/readyz", "/livez"]);
+        let cases = [
+            ("https://123.123.123.123/healthz", true),
+            ("https://123.123.123.123/readyz", true),
+            ("https://123.123.123.123/livez", true),
+            ("https://123.123.123.123/api", false),
+            ("/healthz?verbose=1", true),
+            ("/heal%74hz", true),
+            ("/%68ealthz", true),
+            ("/healthz/", false),
+            ("//healthz", false),
+            ("/healthz/../api", false),
+            ("/api/../healthz", false),
+            ("/./healthz", false),
+            ("/healthz%2F", false),
+            ("/healthz%2f", false),
+            ("/HEALTHZ", false),
+            ("/healthz%zz", false),
+            ("/healthz%", false),
+            ("/healthz%2", false),
+            ("/%FF", false),
+            ("/healthz%00", false),
+            ("/healthz;x", false),
+            ("/livez+", false),
+        ];
+        for (uri, want) in cases {
+            let got = anon
+                .authenticate_request(&parts(uri), &Context::default())
+                .await
+                .unwrap()
+                .is_some();
+            assert_eq!(got, want, "{uri}");
+        }
+    }
+
+    #[test]
+    fn decode_path_rules() {
+        let cases: [(&str, Option<&str>); 6] = [
+            ("/a", Some("/a")),
+            ("/a%20b", Some("/a b")),
+            ("/a+b", Some("/a+b")),
+            ("/%E4%BB%8A", Some("/今")),
+            ("/%", None),
+            ("/%G0", None),
+        ];
+        for (raw, want) in cases {
+            assert_eq!(decode_path(raw).as_deref(), want, "{raw}");
+        }
+    }
+}

@@ -1,0 +1,283 @@
+//! Request authenticators that take a credential out of the request and hand it to a token or
+//! password authenticator: [`Bearer`] (`Authorization: Bearer`), [`WebSocketProtocol`] (the
+//! `base64url.bearer.authorization.k8s.io.` subprotocol) and [`Basic`] (`Authorization: Basic`).
+//!
+//! # Parsing `Authorization`, and where we differ from Kubernetes
+//!
+//! Kubernetes trims the first `Authorization` value, splits it on single spaces and treats
+//! anything it does not understand as "no credential", so with anonymous enabled a mangled
+//! header becomes an anonymous request. Here a header that is present but malformed is an
+//! error (a 401), listed in `docs/compatibility.md`:
+//!
+//! | header | Kubernetes | kube-authn |
+//! |---|---|---|
+//! | (none), or an empty value | no opinion | no opinion |
+//! | `Bearer tok`, `bearer tok`, `BEARER tok` | token `tok` | token `tok` |
+//! | `Bearer tok extra` | token `tok` | token `tok` |
+//! | `Bearer  tok` (two spaces) | no opinion + warning | **error** |
+//! | `Bearer\ttok`, `Bearer` alone, `Bearer ` | no opinion | **error** |
+//! | two `Authorization` headers | first one used | **error** |
+//! | bytes outside visible ASCII | passed on as bytes | **error** |
+//! | token longer than [`MAX_TOKEN_LEN`] | passed on | **error** |
+//! | `Basic` with bad base64, no `:`, non-UTF-8 | no opinion | **error** |
+//! | another scheme (`Digest …`, `Bearer: x`) | no opinion | no opinion |
+
+mod basic;
+mod bearer;
+mod websocket;
+
+pub use basic::Basic;
+pub use bearer::Bearer;
+pub use websocket::{remove_token_protocol, WebSocketProtocol, PROTOCOL_PREFIX};
+
+use http::header::AUTHORIZATION;
+use http::HeaderMap;
+
+use crate::error::{Error, ErrorKind};
+
+/// The longest bearer token (or decoded WebSocket token, or Basic credential) accepted:
+/// 64 KiB. Longer credentials are rejected before any authenticator sees them, so the cost of
+/// hashing or parsing an attacker's token is bounded. Real tokens (service-account JWTs, OIDC
+/// ID tokens with large group claims) stay well under 16 KiB.
+pub const MAX_TOKEN_LEN: usize = 64 * 1024;
+
+pub(crate) const ERR_MULTIPLE: Error = Error::from_static(
+    ErrorKind::MalformedCredential,
+    "multiple Authorization headers",
+);
+pub(crate) const ERR_NOT_ASCII: Error = Error::from_static(
+    ErrorKind::MalformedCredential,
+    "Authorization header contains bytes outside visible ASCII",
+);
+pub(crate) const ERR_MALFORMED_BEARER: Error = Error::from_static(
+    ErrorKind::MalformedCredential,
+    "malformed bearer token: expected \"Bearer <token>\" with a single space",
+);
+pub(crate) const ERR_MALFORMED_BASIC: Error = Error::from_static(
+    ErrorKind::MalformedCredential,
+    "malformed basic credentials",
+);
+pub(crate) const ERR_TOO_LONG: Error = Error::from_static(
+    ErrorKind::MalformedCredential,
+    "credential exceeds the maximum length",
+);
+
+/// The credential in the `Authorization` header, as this crate parses it.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Authorization<'a> {
+    /// No header, or an empty one.
+    Absent,
+    /// `Bearer <token>`.
+    Bearer(&'a str),
+    /// `Basic <base64>` (still encoded).
+    Basic(&'a str),
+    /// Some other scheme: not ours.
+    Other,
+}
+
+fn is_space(b: u8) -> bool {
+    b == b' ' || b == b'\t'
+}
+
+/// Parses the `Authorization` header with the rules in the [module docs](self).
+pub(crate) fn parse_authorization(headers: &HeaderMap) -> Result<Authorization<'_>, Error> {
+    let mut values = headers.get_all(AUTHORIZATION).iter();
+    let Some(value) = values.next() else {
+        return Ok(Authorization::Absent);
+    };
+    if values.next().is_some() {
+        return Err(ERR_MULTIPLE);
+    }
+    let bytes = value.as_bytes();
+    if bytes
+        .iter()
+        .any(|&b| !(b == b'\t' || (b' '..=b'~').contains(&b)))
+    {
+        return Err(ERR_NOT_ASCII);
+    }
+    // Checked above: visible ASCII, space and tab only.
+    let text = std::str::from_utf8(bytes).map_err(|_| ERR_NOT_ASCII)?;
+    let text = text.trim_matches(|c: char| c == ' ' || c == '\t');
+    if text.is_empty() {
+        return Ok(Authorization::Absent);
+    }
+    let scheme_end = text.bytes().position(is_space).unwrap_or(text.len());
+    let (scheme, rest) = text.split_at(scheme_end);
+    if scheme.eq_ignore_ascii_case("bearer") {
+        // Exactly one space, then a token that runs to the next space (k8s ignores the rest).
+        let token = rest.strip_prefix(' ').ok_or(ERR_MALFORMED_BEARER)?;
+        let token = token.split(' ').next().unwrap_or_default();
+        if token.is_empty() || token.contains('\t') {
+            return Err(ERR_MALFORMED_BEARER);
+        }
+        if token.len() > MAX_TOKEN_LEN {
+            return Err(ERR_TOO_LONG);
+        }
+        Ok(Authorization::Bearer(token))
+    } else if scheme.eq_ignore_ascii_case("basic") {
+        let encoded = rest.strip_prefix(' ').ok_or(ERR_MALFORMED_BASIC)?;
+        if encoded.is_empty() || encoded.bytes().any(is_space) {
+            return Err(ERR_MALFORMED_BASIC);
+        }
+        if encoded.len() > MAX_TOKEN_LEN {
+            return Err(ERR_TOO_LONG);
+        }
+        Ok(Authorization::Basic(encoded))
+    } else {
+        Ok(Authorization::Other)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http::HeaderValue;
+
+    fn parse(values: &[&[u8]]) -> Result<Authorization<'static>, String> {
+        let mut headers = HeaderMap::new();
+        for v in values {
+            headers.append(AUTHORIZATION, HeaderValue::from_bytes(v).unwrap());
+        }
+        let headers: &'static HeaderMap = Box::leak(Box::new(headers));
+        parse_authorization(headers).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn authorization_parsing_table() {
+        use Authorization::*;
+        let long = format!("Bearer {}", "a".repeat(MAX_TOKEN_LEN + 1));
+        let at_limit = format!("Bearer {}", "a".repeat(MAX_TOKEN_LEN));
+        type Case<'a> = (&'a str, Vec<&'a [u8]>, Result<Authorization<'a>, &'a str>);
+        let cases: Vec<Case<'_>> = vec![
+            ("no header", vec![], Ok(Absent)),
+            ("empty header", vec![b""], Ok(Absent)),
+            ("blank header", vec![b"   "], Ok(Absent)),
+            ("bearer", vec![b"Bearer token"], Ok(Bearer("token"))),
+            (
+                "lower-case scheme",
+                vec![b"bearer token"],
+                Ok(Bearer("token")),
+            ),
+            (
+                "upper-case scheme",
+                vec![b"BEARER token"],
+                Ok(Bearer("token")),
+            ),
+            (
+                "surrounding spaces trimmed",
+                vec![b"  Bearer token  "],
+                Ok(Bearer("token")),
+            ),
+            (
+                "value after token ignored (k8s)",
+                vec![b"Bearer token a b c"],
+                Ok(Bearer("token")),
+            ),
+            (
+                "value after token, several spaces (k8s)",
+                vec![b"Bearer token   a"],
+                Ok(Bearer("token")),
+            ),
+            (
+                "two spaces",
+                vec![b"Bearer  token"],
+                Err("malformed bearer token: expected \"Bearer <token>\" with a single space"),
+            ),
+            (
+                "tab separator",
+                vec![b"Bearer\ttoken"],
+                Err("malformed bearer token: expected \"Bearer <token>\" with a single space"),
+            ),
+            (
+                "tab in token",
+                vec![b"Bearer tok\ten"],
+                Err("malformed bearer token: expected \"Bearer <token>\" with a single space"),
+            ),
+            (
+                "scheme alone",
+                vec![b"Bearer"],
+                Err("malformed bearer token: expected \"Bearer <token>\" with a single space"),
+            ),
+            (
+                "scheme and space",
+                vec![b"Bearer "],
+                Err("malformed bearer token: expected \"Bearer <token>\" with a single space"),
+            ),
+            (
+                "bearer colon is another scheme",
+                vec![b"Bearer: token"],
+                Ok(Other),
+            ),
+            ("bear is another scheme", vec![b"bear token"], Ok(Other)),
+            ("digest", vec![b"Digest username=x"], Ok(Other)),
+            (
+                "basic",
+                vec![b"Basic dXNlcjpwYXNz"],
+                Ok(Basic("dXNlcjpwYXNz")),
+            ),
+            (
+                "basic lower-case",
+                vec![b"basic dXNlcjpwYXNz"],
+                Ok(Basic("dXNlcjpwYXNz")),
+            ),
+            (
+                "basic two spaces",
+                vec![b"Basic  dXNlcjpwYXNz"],
+                Err("malformed basic credentials"),
+            ),
+            (
+                "basic empty",
+                vec![b"Basic"],
+                Err("malformed basic credentials"),
+            ),
+            (
+                "basic trailing",
+                vec![b"Basic dXNl cjpwYXNz"],
+                Err("malformed basic credentials"),
+            ),
+            (
+                "two headers",
+                vec![b"Bearer a", b"Bearer b"],
+                Err("multiple Authorization headers"),
+            ),
+            (
+                "two headers, one empty",
+                vec![b"", b"Bearer b"],
+                Err("multiple Authorization headers"),
+            ),
+            (
+                "obs-text",
+                vec![b"Bearer tok\xffen"],
+                Err("Authorization header contains bytes outside visible ASCII"),
+            ),
+            (
+                "utf-8 bytes",
+                vec!["Bearer tökén".as_bytes()],
+                Err("Authorization header contains bytes outside visible ASCII"),
+            ),
+            (
+                "token at the limit",
+                vec![at_limit.as_bytes()],
+                Ok(Bearer(&at_limit[7..])),
+            ),
+            (
+                "token over the limit",
+                vec![long.as_bytes()],
+                Err("credential exceeds the maximum length"),
+            ),
+        ];
+        for (name, values, want) in cases {
+            let got = parse(&values);
+            assert_eq!(got, want.map_err(str::to_owned), "case {name}");
+        }
+    }
+
+    #[test]
+    fn dots_token_is_bounded() {
+        let token = format!("Bearer {}", ".".repeat(100_000));
+        assert_eq!(
+            parse(&[token.as_bytes()]),
+            Err("credential exceeds the maximum length".into())
+        );
+    }
+}

@@ -1,0 +1,328 @@
+//! The WebSocket subprotocol bearer token (k8s `request/websocket`).
+//!
+//! Browsers cannot set `Authorization` on a WebSocket, so Kubernetes accepts the token as a
+//! subprotocol: `Sec-WebSocket-Protocol: base64url.bearer.authorization.k8s.io.<base64url>,
+//! <real protocol>`. This follows Kubernetes exactly, including its error strings; the only
+//! additions are a length cap and an error for header bytes that are not text.
+
+use std::sync::Arc;
+
+use base64::alphabet::URL_SAFE;
+use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
+use base64::engine::DecodePaddingMode;
+use base64::Engine;
+use http::header::{CONNECTION, SEC_WEBSOCKET_PROTOCOL, UPGRADE};
+use http::request::Parts;
+use http::{HeaderMap, HeaderValue};
+
+use super::bearer::claim_token;
+use super::{ERR_TOO_LONG, MAX_TOKEN_LEN};
+use crate::authenticator::{
+    AuthFuture, Context, Description, RequestAuthenticator, Schemes, TokenAuthenticator,
+};
+use crate::error::{Error, ErrorKind};
+
+/// The subprotocol prefix that carries a base64url (unpadded) bearer token.
+pub const PROTOCOL_PREFIX: &str = "base64url.bearer.authorization.k8s.io.";
+
+/// Go's `base64.RawURLEncoding`: URL alphabet, no padding, non-canonical trailing bits allowed.
+const RAW_URL: GeneralPurpose = GeneralPurpose::new(
+    &URL_SAFE,
+    GeneralPurposeConfig::new()
+        .with_decode_padding_mode(DecodePaddingMode::RequireNone)
+        .with_decode_allow_trailing_bits(true),
+);
+
+const ERR_MULTIPLE_TOKENS: Error =
+    Error::msg("multiple base64.bearer.authorization tokens specified");
+const ERR_ENCODING: Error = Error::msg("invalid base64.bearer.authorization token encoding");
+const ERR_INVALID: Error = Error::msg("invalid base64.bearer.authorization token");
+const ERR_MISSING_PROTOCOL: Error = Error::msg("missing additional subprotocol");
+const ERR_NOT_TEXT: Error = Error::from_static(
+    ErrorKind::MalformedCredential,
+    "Sec-WebSocket-Protocol header contains bytes outside visible ASCII",
+);
+
+/// Authenticates WebSocket requests by the bearer-token subprotocol.
+///
+/// ```
+/// use kube_authn::authenticator::{Context, RequestAuthenticator, Response, SyncTokenFn};
+/// use kube_authn::request::WebSocketProtocol;
+/// use kube_authn::user::UserInfo;
+///
+/// let tokens = SyncTokenFn::new(|t: &str, _: &Context| {
+///     Ok((t == "token").then(|| Response::new(UserInfo::new("alice").into())))
+/// });
+/// let ws = WebSocketProtocol::new(tokens);
+/// let (req, _) = http::Request::get("/")
+///     .header("connection", "Upgrade")
+///     .header("upgrade", "websocket")
+///     .header("sec-websocket-protocol", "base64url.bearer.authorization.k8s.io.dG9rZW4,v4.channel.k8s.io")
+///     .body(()).unwrap().into_parts();
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let r = ws.authenticate_request(&req, &Context::default()).await.unwrap().unwrap();
+/// assert_eq!(r.user.name(), "alice");
+/// # });
+/// ```
+#[derive(Clone)]
+pub struct WebSocketProtocol<T: ?Sized = dyn TokenAuthenticator> {
+    tokens: Arc<T>,
+}
+
+impl<T: TokenAuthenticator> WebSocketProtocol<T> {
+    /// Wraps a token authenticator.
+    ///
+    /// ```
+    /// use kube_authn::{authenticator::SyncTokenFn, request::WebSocketProtocol};
+    /// let w = WebSocketProtocol::new(SyncTokenFn::new(|_: &str, _: &_| Ok(None)));
+    /// ```
+    pub fn new(tokens: T) -> Self {
+        Self {
+            tokens: Arc::new(tokens),
+        }
+    }
+}
+
+impl<T: TokenAuthenticator + ?Sized> WebSocketProtocol<T> {
+    /// Wraps a shared token authenticator.
+    ///
+    /// ```
+    /// use kube_authn::{authenticator::{SyncTokenFn, TokenAuthenticator}, request::WebSocketProtocol};
+    /// use std::sync::Arc;
+    /// let shared: Arc<dyn TokenAuthenticator> = Arc::new(SyncTokenFn::new(|_: &str, _: &_| Ok(None)));
+    /// let w = WebSocketProtocol::from_arc(shared);
+    /// ```
+    pub fn from_arc(tokens: Arc<T>) -> Self {
+        Self { tokens }
+    }
+}
+
+/// k8s `wsstream.IsWebSocketRequest`: the first `Upgrade` is `websocket` (any case) and some
+/// `Connection` value contains `upgrade` (any case).
+fn is_websocket_request(headers: &HeaderMap) -> bool {
+    let upgrade = headers
+        .get(UPGRADE)
+        .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"websocket"));
+    upgrade
+        && headers.get_all(CONNECTION).iter().any(|v| {
+            v.as_bytes()
+                .windows(7)
+                .any(|w| w.eq_ignore_ascii_case(b"upgrade"))
+        })
+}
+
+/// Go `strings.TrimSpace` on header text (only ASCII white space can occur in a header).
+fn trim(s: &str) -> &str {
+    s.trim_matches(|c: char| c.is_ascii_whitespace())
+}
+
+/// Extracts the token following k8s' algorithm: `Ok(None)` = no token (not mine).
+fn extract_token(headers: &HeaderMap) -> Result<Option<String>, Error> {
+    let mut token: Option<String> = None;
+    let mut others = 0usize;
+    for value in headers.get_all(SEC_WEBSOCKET_PROTOCOL) {
+        let text = value.to_str().map_err(|_| ERR_NOT_TEXT)?;
+        for protocol in text.split(',').map(trim) {
+            let Some(encoded) = protocol.strip_prefix(PROTOCOL_PREFIX) else {
+                others += 1;
+                continue;
+            };
+            if token.is_some() {
+                return Err(ERR_MULTIPLE_TOKENS);
+            }
+            if encoded.len() > MAX_TOKEN_LEN * 4 / 3 + 4 {
+                return Err(ERR_TOO_LONG);
+            }
+            let decoded = RAW_URL.decode(encoded).map_err(|_| ERR_ENCODING)?;
+            token = Some(String::from_utf8(decoded).map_err(|_| ERR_INVALID)?);
+        }
+    }
+    match token {
+        Some(t) if !t.is_empty() && others == 0 => Err(ERR_MISSING_PROTOCOL),
+        Some(t) if !t.is_empty() => Ok(Some(t)),
+        _ => Ok(None),
+    }
+}
+
+impl<T: TokenAuthenticator + ?Sized> RequestAuthenticator for WebSocketProtocol<T> {
+    fn authenticate_request<'a>(&'a self, req: &'a Parts, ctx: &'a Context) -> AuthFuture<'a> {
+        if !is_websocket_request(&req.headers) {
+            return AuthFuture::ready(Ok(None));
+        }
+        match extract_token(&req.headers) {
+            // The decoded token is owned, so the future owns it too. WebSocket authentication
+            // happens once per connection, so this one allocation is off the hot path.
+            Ok(Some(token)) => {
+                let tokens = &self.tokens;
+                AuthFuture::new(
+                    async move { claim_token(tokens.authenticate_token(&token, ctx).await) },
+                )
+            }
+            Ok(None) => AuthFuture::ready(Ok(None)),
+            Err(e) => AuthFuture::ready(Err(e)),
+        }
+    }
+
+    fn describe(&self, description: &mut Description) {
+        description.schemes |= Schemes::BEARER;
+    }
+}
+
+/// Removes every bearer-token subprotocol from `Sec-WebSocket-Protocol`, keeping the other
+/// protocols in order as one comma-joined value (what Kubernetes leaves after a successful
+/// WebSocket authentication). Does nothing when no token protocol is present. The middleware
+/// calls this after every successful authentication, so a token never reaches the application.
+///
+/// ```
+/// use kube_authn::request::remove_token_protocol;
+/// let mut h = http::HeaderMap::new();
+/// h.append("sec-websocket-protocol", "base64url.bearer.authorization.k8s.io.dG9rZW4".parse().unwrap());
+/// h.append("sec-websocket-protocol", "dummy, dummy2".parse().unwrap());
+/// remove_token_protocol(&mut h);
+/// assert_eq!(h.get_all("sec-websocket-protocol").iter().collect::<Vec<_>>(), ["dummy,dummy2"]);
+/// ```
+pub fn remove_token_protocol(headers: &mut HeaderMap) {
+    let has_token = headers.get_all(SEC_WEBSOCKET_PROTOCOL).iter().any(|v| {
+        v.as_bytes()
+            .windows(PROTOCOL_PREFIX.len())
+            .any(|w| w == PROTOCOL_PREFIX.as_bytes())
+    });
+    if !has_token {
+        return;
+    }
+    let kept: Vec<&str> = headers
+        .get_all(SEC_WEBSOCKET_PROTOCOL)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(trim)
+        .filter(|p| !p.starts_with(PROTOCOL_PREFIX))
+        .collect();
+    let joined = kept.join(",");
+    headers.remove(SEC_WEBSOCKET_PROTOCOL);
+    if let Ok(value) = HeaderValue::from_str(&joined) {
+        headers.insert(SEC_WEBSOCKET_PROTOCOL, value);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::authenticator::{AsyncTokenFn, AuthResult, Response, SyncTokenFn};
+    use crate::user::UserInfo;
+    use std::sync::Mutex;
+
+    fn request(connection: &[&str], upgrade: Option<&str>, protocols: &[&str]) -> Parts {
+        let mut b = http::Request::get("/");
+        for c in connection {
+            b = b.header("connection", *c);
+        }
+        if let Some(u) = upgrade {
+            b = b.header("upgrade", u);
+        }
+        for p in protocols {
+            b = b.header("sec-websocket-protocol", *p);
+        }
+        b.body(()).unwrap().into_parts().0
+    }
+
+    fn ws(protocols: &[&str]) -> Parts {
+        request(&["upgrade"], Some("websocket"), protocols)
+    }
+
+    type Answer = fn() -> AuthResult;
+
+    async fn run(parts: &Parts, answer: Answer, slow: bool) -> (String, Vec<String>) {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let s = seen.clone();
+        let got = if slow {
+            let auth = WebSocketProtocol::new(AsyncTokenFn::new(move |t: String, _| {
+                s.lock().unwrap().push(t);
+                async move { answer() }
+            }));
+            auth.authenticate_request(parts, &Context::default()).await
+        } else {
+            let auth = WebSocketProtocol::new(SyncTokenFn::new(move |t: &str, _: &Context| {
+                s.lock().unwrap().push(t.to_owned());
+                answer()
+            }));
+            auth.authenticate_request(parts, &Context::default()).await
+        };
+        let got = match got {
+            Ok(Some(r)) => format!("ok {}", r.user.name()),
+            Ok(None) => "none".into(),
+            Err(e) => format!("err {e}"),
+        };
+        let seen = seen.lock().unwrap().clone();
+        (got, seen)
+    }
+
+    fn ok() -> AuthResult {
+        Ok(Some(Response::new(Arc::new(UserInfo::new("myuser")))))
+    }
+
+    #[tokio::test]
+    async fn websocket_vectors() {
+        const TOK: &str = "base64url.bearer.authorization.k8s.io.dG9rZW4";
+        let ffe = format!("{PROTOCOL_PREFIX}__4");
+        let cases: Vec<(&str, Parts, Answer, &str, &[&str])> = vec![
+            ("TestAuthenticateRequest", ws(&["base64url.bearer.authorization.k8s.io.dG9rZW4,dummy"]), ok, "ok myuser", &["token"]),
+            ("MultipleConnectionHeaders", request(&["not", "upgrade"], Some("websocket"), &["base64url.bearer.authorization.k8s.io.dG9rZW4,dummy"]), ok, "ok myuser", &["token"]),
+            ("Connection contains upgrade", request(&["keep-alive, Upgrade"], Some("WebSocket"), &["base64url.bearer.authorization.k8s.io.dG9rZW4,dummy"]), ok, "ok myuser", &["token"]),
+            ("TokenInvalid", ws(&["base64url.bearer.authorization.k8s.io.dG9rZW4,dummy"]), || Ok(None), "err invalid bearer token", &["token"]),
+            ("TokenInvalidCustomError", ws(&["base64url.bearer.authorization.k8s.io.dG9rZW4,dummy"]), || Err(Error::msg("custom")), "err custom", &["token"]),
+            ("BadValue empty request", request(&[], None, &[]), ok, "none", &[]),
+            ("BadValue other protocol", ws(&["other-protocol"]), ok, "none", &[]),
+            ("BadValue empty token", ws(&["base64url.bearer.authorization.k8s.io."]), ok, "none", &[]),
+            ("empty header", ws(&[""]), ok, "none", &[]),
+            ("not a websocket request", request(&["keep-alive"], Some("websocket"), &["base64url.bearer.authorization.k8s.io.dG9rZW4,dummy"]), ok, "none", &[]),
+            ("not a websocket upgrade", request(&["upgrade"], Some("h2c"), &["base64url.bearer.authorization.k8s.io.dG9rZW4,dummy"]), ok, "none", &[]),
+            ("two header lines", ws(&[TOK, "dummy, dummy2"]), ok, "ok myuser", &["token"]),
+            ("missing additional subprotocol", ws(&[TOK]), ok, "err missing additional subprotocol", &[]),
+            ("multiple tokens", ws(&["base64url.bearer.authorization.k8s.io.dG9rZW4,base64url.bearer.authorization.k8s.io.dG9rZW4,x"]), ok, "err multiple base64.bearer.authorization tokens specified", &[]),
+            ("padded", ws(&["base64url.bearer.authorization.k8s.io.dG9rZW4=,x"]), ok, "err invalid base64.bearer.authorization token encoding", &[]),
+            ("standard alphabet", ws(&["base64url.bearer.authorization.k8s.io.a+b/,x"]), ok, "err invalid base64.bearer.authorization token encoding", &[]),
+            ("not utf-8", ws(&[&format!("{ffe},x")]), ok, "err invalid base64.bearer.authorization token", &[]),
+            ("non-canonical trailing bits accepted (Go)", ws(&["base64url.bearer.authorization.k8s.io.dG9rZW5,x"]), ok, "ok myuser", &["token"]),
+        ];
+        for (name, parts, answer, want, want_seen) in cases {
+            for slow in [false, true] {
+                let (got, seen) = run(&parts, answer, slow).await;
+                assert_eq!(got, want, "case {name} (slow={slow})");
+                assert_eq!(seen, want_seen, "case {name} (slow={slow}): tokens seen");
+            }
+        }
+    }
+
+    #[test]
+    fn remove_token_protocol_vectors() {
+        let cases: Vec<(Vec<&str>, Vec<&str>)> = vec![
+            (
+                vec![
+                    "base64url.bearer.authorization.k8s.io.dG9rZW4",
+                    "dummy, dummy2",
+                ],
+                vec!["dummy,dummy2"],
+            ),
+            (
+                vec!["a,,base64url.bearer.authorization.k8s.io.dG9rZW4, b"],
+                vec!["a,,b"],
+            ),
+            (vec!["dummy, dummy2"], vec!["dummy, dummy2"]),
+            (vec![], vec![]),
+        ];
+        for (input, want) in cases {
+            let mut h = HeaderMap::new();
+            for v in &input {
+                h.append(SEC_WEBSOCKET_PROTOCOL, HeaderValue::from_str(v).unwrap());
+            }
+            remove_token_protocol(&mut h);
+            let got: Vec<_> = h
+                .get_all(SEC_WEBSOCKET_PROTOCOL)
+                .iter()
+                .map(|v| v.to_str().unwrap())
+                .collect();
+            assert_eq!(got, want, "{input:?}");
+        }
+    }
+}

@@ -1,0 +1,435 @@
+//! The authenticated identity ([`UserInfo`]) and Kubernetes' well-known user and group names.
+//!
+//! `UserInfo` mirrors k8s.io/apiserver's `user.DefaultInfo` (name, uid, groups, extra) but is
+//! immutable: it is built once (by an authenticator, or with [`UserInfo::builder`]) and then
+//! shared behind an [`Arc`]. Wrappers such as the group adder build a *new* `UserInfo`
+//! ([`UserInfo::with_group`]) instead of changing the one they were given, so an identity held
+//! in a cache can never be altered by a later request (the bug Kubernetes fixed in 1.25).
+//!
+//! # Representation
+//!
+//! Fields are private and read through accessors, so the layout can stay compact: the name and
+//! uid share one allocation, group names are reference-counted strings (so `system:authenticated`
+//! or a group used by a million token-file rows is stored once), and an empty `extra` map costs
+//! nothing. Cloning a `UserInfo` never copies string data. This is what lets a one-million-row
+//! token file stay under twice its size in memory, and the group adder run with two small
+//! allocations and no string copies.
+//!
+//! Kubernetes distinguishes a nil from an empty group list in a few Go unit tests; on the wire
+//! (`omitempty`) the two are identical, and this crate does not keep the distinction.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::{Arc, LazyLock};
+
+/// Group of the cluster administrators (`system:masters`).
+pub const SYSTEM_PRIVILEGED_GROUP: &str = "system:masters";
+/// Group of the kubelets (`system:nodes`).
+pub const NODES_GROUP: &str = "system:nodes";
+/// Group allowed to read monitoring endpoints (`system:monitoring`).
+pub const MONITORING_GROUP: &str = "system:monitoring";
+/// Group every unauthenticated (anonymous) request is in (`system:unauthenticated`).
+pub const ALL_UNAUTHENTICATED: &str = "system:unauthenticated";
+/// Group every authenticated request is in (`system:authenticated`).
+pub const ALL_AUTHENTICATED: &str = "system:authenticated";
+/// The user name given to anonymous requests (`system:anonymous`).
+pub const ANONYMOUS: &str = "system:anonymous";
+/// The API server's own loopback identity (`system:apiserver`).
+pub const APISERVER_USER: &str = "system:apiserver";
+/// The kube-proxy identity (`system:kube-proxy`).
+pub const KUBE_PROXY: &str = "system:kube-proxy";
+/// The controller-manager identity (`system:kube-controller-manager`).
+pub const KUBE_CONTROLLER_MANAGER: &str = "system:kube-controller-manager";
+/// The scheduler identity (`system:kube-scheduler`).
+pub const KUBE_SCHEDULER: &str = "system:kube-scheduler";
+/// Extra key carrying an identifier of the credential that authenticated the request
+/// (`authentication.kubernetes.io/credential-id`), e.g. `X509SHA256=<hex>` or `JTI=<jti>`.
+pub const CREDENTIAL_ID_KEY: &str = "authentication.kubernetes.io/credential-id";
+/// Prefix of service-account user names (`system:serviceaccount:`).
+pub const SERVICE_ACCOUNT_USERNAME_PREFIX: &str = "system:serviceaccount:";
+/// Group of all service accounts (`system:serviceaccounts`).
+pub const ALL_SERVICE_ACCOUNTS_GROUP: &str = "system:serviceaccounts";
+
+/// An immutable, cheaply clonable string used for group names and extra values.
+pub type SharedStr = Arc<str>;
+
+/// The `extra` map of a user: lower-case keys (by convention namespaced, like
+/// `example.org/foo`) to lists of values. Ordered, so serialisation is deterministic.
+pub type Extra = BTreeMap<String, Vec<String>>;
+
+static EMPTY_GROUPS: LazyLock<Arc<[SharedStr]>> = LazyLock::new(|| Arc::from(Vec::new()));
+static EMPTY_EXTRA: LazyLock<Arc<Extra>> = LazyLock::new(|| Arc::new(Extra::new()));
+static AUTHENTICATED_GROUP: LazyLock<SharedStr> = LazyLock::new(|| Arc::from(ALL_AUTHENTICATED));
+
+/// The identity of an authenticated request: name, uid, groups and extra.
+///
+/// ```
+/// use kube_authn::user::UserInfo;
+///
+/// let user = UserInfo::builder("jane")
+///     .uid("42")
+///     .group("developers")
+///     .extra("example.org/team", ["payments"])
+///     .build();
+/// assert_eq!(user.name(), "jane");
+/// assert_eq!(user.uid(), "42");
+/// assert_eq!(user.groups().collect::<Vec<_>>(), ["developers"]);
+/// assert_eq!(user.extra()["example.org/team"], ["payments"]);
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct UserInfo {
+    /// `name` followed by `uid`, in one allocation.
+    text: Arc<str>,
+    name_len: u32,
+    groups: Arc<[SharedStr]>,
+    extra: Arc<Extra>,
+}
+
+impl UserInfo {
+    /// A user with this name and no uid, groups or extra.
+    ///
+    /// ```
+    /// let u = kube_authn::user::UserInfo::new("alice");
+    /// assert_eq!(u.name(), "alice");
+    /// assert!(u.uid().is_empty());
+    /// ```
+    pub fn new(name: impl AsRef<str>) -> Self {
+        Self::from_parts(name.as_ref(), "", EMPTY_GROUPS.clone(), EMPTY_EXTRA.clone())
+    }
+
+    /// Starts building a user with this name.
+    ///
+    /// ```
+    /// let u = kube_authn::user::UserInfo::builder("bob").groups(["a", "b"]).build();
+    /// assert_eq!(u.groups().count(), 2);
+    /// ```
+    pub fn builder(name: impl Into<String>) -> UserInfoBuilder {
+        UserInfoBuilder {
+            name: name.into(),
+            uid: String::new(),
+            groups: Vec::new(),
+            extra: Extra::new(),
+        }
+    }
+
+    /// The anonymous user: `system:anonymous` in group `system:unauthenticated`.
+    ///
+    /// ```
+    /// let a = kube_authn::user::UserInfo::anonymous();
+    /// assert_eq!(a.name(), "system:anonymous");
+    /// assert!(a.is_anonymous());
+    /// ```
+    pub fn anonymous() -> Arc<Self> {
+        static ANON: LazyLock<Arc<UserInfo>> = LazyLock::new(|| {
+            Arc::new(UserInfo::from_parts(
+                ANONYMOUS,
+                "",
+                Arc::from(vec![Arc::<str>::from(ALL_UNAUTHENTICATED)]),
+                EMPTY_EXTRA.clone(),
+            ))
+        });
+        ANON.clone()
+    }
+
+    pub(crate) fn from_parts(
+        name: &str,
+        uid: &str,
+        groups: Arc<[SharedStr]>,
+        extra: Arc<Extra>,
+    ) -> Self {
+        // Names longer than 4 GiB cannot be built: every input path caps sizes far below that.
+        let name_len = u32::try_from(name.len()).unwrap_or(u32::MAX);
+        let name = &name[..name_len as usize];
+        let mut text = String::with_capacity(name.len() + uid.len());
+        text.push_str(name);
+        text.push_str(uid);
+        Self {
+            text: Arc::from(text),
+            name_len,
+            groups,
+            extra,
+        }
+    }
+
+    /// The user name (Kubernetes `GetName()`).
+    ///
+    /// ```
+    /// assert_eq!(kube_authn::user::UserInfo::new("x").name(), "x");
+    /// ```
+    pub fn name(&self) -> &str {
+        &self.text[..self.name_len as usize]
+    }
+
+    /// The uid, or `""` when the authenticator provides none.
+    ///
+    /// ```
+    /// let u = kube_authn::user::UserInfo::builder("x").uid("u-1").build();
+    /// assert_eq!(u.uid(), "u-1");
+    /// ```
+    pub fn uid(&self) -> &str {
+        &self.text[self.name_len as usize..]
+    }
+
+    /// The groups, in order. Duplicates are kept, as in Kubernetes.
+    ///
+    /// ```
+    /// let u = kube_authn::user::UserInfo::builder("x").group("g").build();
+    /// assert_eq!(u.groups().next(), Some("g"));
+    /// ```
+    pub fn groups(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+        self.groups.iter().map(|g| &**g)
+    }
+
+    /// The groups as a shared slice (cheap to clone into another `UserInfo`).
+    ///
+    /// ```
+    /// let u = kube_authn::user::UserInfo::builder("x").group("g").build();
+    /// assert_eq!(&*u.shared_groups()[0], "g");
+    /// ```
+    pub fn shared_groups(&self) -> &Arc<[SharedStr]> {
+        &self.groups
+    }
+
+    /// Whether the user is in `group`.
+    ///
+    /// ```
+    /// let u = kube_authn::user::UserInfo::builder("x").group("g").build();
+    /// assert!(u.in_group("g"));
+    /// assert!(!u.in_group("h"));
+    /// ```
+    pub fn in_group(&self, group: &str) -> bool {
+        self.groups.iter().any(|g| &**g == group)
+    }
+
+    /// The extra map.
+    ///
+    /// ```
+    /// let u = kube_authn::user::UserInfo::builder("x").extra("k", ["v"]).build();
+    /// assert_eq!(u.extra().get("k").map(Vec::len), Some(1));
+    /// ```
+    pub fn extra(&self) -> &Extra {
+        &self.extra
+    }
+
+    /// Whether this is the anonymous user or a member of `system:unauthenticated`
+    /// (the test Kubernetes uses for its HTTP/2 `Connection: close` mitigation).
+    ///
+    /// ```
+    /// assert!(kube_authn::user::UserInfo::anonymous().is_anonymous());
+    /// assert!(!kube_authn::user::UserInfo::new("a").is_anonymous());
+    /// ```
+    pub fn is_anonymous(&self) -> bool {
+        self.name() == ANONYMOUS || self.in_group(ALL_UNAUTHENTICATED)
+    }
+
+    /// A new user equal to this one with `group` appended. `self` is not changed; name, uid and
+    /// extra are shared, not copied.
+    ///
+    /// ```
+    /// use kube_authn::user::UserInfo;
+    /// let u = UserInfo::builder("x").group("a").build();
+    /// let v = u.with_group("b");
+    /// assert_eq!(u.groups().collect::<Vec<_>>(), ["a"]);
+    /// assert_eq!(v.groups().collect::<Vec<_>>(), ["a", "b"]);
+    /// ```
+    pub fn with_group(&self, group: impl Into<SharedStr>) -> Self {
+        self.with_groups_appended(std::iter::once(group.into()))
+    }
+
+    /// Like [`with_group`](Self::with_group) for several groups.
+    ///
+    /// ```
+    /// let u = kube_authn::user::UserInfo::new("x").with_groups_appended(["a".into(), "b".into()]);
+    /// assert_eq!(u.groups().count(), 2);
+    /// ```
+    pub fn with_groups_appended(&self, groups: impl IntoIterator<Item = SharedStr>) -> Self {
+        let groups: Arc<[SharedStr]> = self.groups.iter().cloned().chain(groups).collect();
+        Self {
+            text: self.text.clone(),
+            name_len: self.name_len,
+            groups,
+            extra: self.extra.clone(),
+        }
+    }
+
+    /// A new user with `system:authenticated` appended (what the authenticated-group adder
+    /// builds). The static group name is shared, not allocated.
+    pub(crate) fn with_authenticated_group(&self) -> Self {
+        self.with_groups_appended(std::iter::once(AUTHENTICATED_GROUP.clone()))
+    }
+}
+
+impl fmt::Debug for UserInfo {
+    /// Identity data is not secret; credentials are never stored in a `UserInfo`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("UserInfo")
+            .field("name", &self.name())
+            .field("uid", &self.uid())
+            .field("groups", &self.groups)
+            .field("extra", &self.extra)
+            .finish()
+    }
+}
+
+/// Builder for [`UserInfo`] (see [`UserInfo::builder`]).
+///
+/// ```
+/// let u = kube_authn::user::UserInfo::builder("n").uid("u").group("g").build();
+/// assert_eq!((u.name(), u.uid()), ("n", "u"));
+/// ```
+#[derive(Debug, Clone)]
+pub struct UserInfoBuilder {
+    name: String,
+    uid: String,
+    groups: Vec<SharedStr>,
+    extra: Extra,
+}
+
+impl UserInfoBuilder {
+    /// Sets the uid.
+    ///
+    /// ```
+    /// assert_eq!(kube_authn::user::UserInfo::builder("n").uid("7").build().uid(), "7");
+    /// ```
+    pub fn uid(mut self, uid: impl Into<String>) -> Self {
+        self.uid = uid.into();
+        self
+    }
+
+    /// Appends one group.
+    ///
+    /// ```
+    /// assert!(kube_authn::user::UserInfo::builder("n").group("g").build().in_group("g"));
+    /// ```
+    pub fn group(mut self, group: impl Into<SharedStr>) -> Self {
+        self.groups.push(group.into());
+        self
+    }
+
+    /// Appends groups.
+    ///
+    /// ```
+    /// let u = kube_authn::user::UserInfo::builder("n").groups(["a", "b"]).build();
+    /// assert_eq!(u.groups().collect::<Vec<_>>(), ["a", "b"]);
+    /// ```
+    pub fn groups<I, G>(mut self, groups: I) -> Self
+    where
+        I: IntoIterator<Item = G>,
+        G: Into<SharedStr>,
+    {
+        self.groups.extend(groups.into_iter().map(Into::into));
+        self
+    }
+
+    /// Appends values under an extra key (the key is kept as given; Kubernetes expects
+    /// lower-case keys).
+    ///
+    /// ```
+    /// let u = kube_authn::user::UserInfo::builder("n").extra("k", ["a"]).extra("k", ["b"]).build();
+    /// assert_eq!(u.extra()["k"], ["a", "b"]);
+    /// ```
+    pub fn extra<I, V>(mut self, key: impl Into<String>, values: I) -> Self
+    where
+        I: IntoIterator<Item = V>,
+        V: Into<String>,
+    {
+        self.extra
+            .entry(key.into())
+            .or_default()
+            .extend(values.into_iter().map(Into::into));
+        self
+    }
+
+    /// Builds the user.
+    ///
+    /// ```
+    /// let u = kube_authn::user::UserInfo::builder("n").build();
+    /// assert_eq!(u.name(), "n");
+    /// ```
+    pub fn build(self) -> UserInfo {
+        let groups = if self.groups.is_empty() {
+            EMPTY_GROUPS.clone()
+        } else {
+            Arc::from(self.groups)
+        };
+        let extra = if self.extra.is_empty() {
+            EMPTY_EXTRA.clone()
+        } else {
+            Arc::new(self.extra)
+        };
+        UserInfo::from_parts(&self.name, &self.uid, groups, extra)
+    }
+}
+
+/// Builds the shared group list for a user from already shared names (used by loaders that
+/// intern group names).
+#[allow(dead_code)] // used by the file loaders
+pub(crate) fn shared_groups(groups: Vec<SharedStr>) -> Arc<[SharedStr]> {
+    if groups.is_empty() {
+        EMPTY_GROUPS.clone()
+    } else {
+        Arc::from(groups)
+    }
+}
+
+/// An empty extra map, shared.
+#[allow(dead_code)] // used by the file loaders
+pub(crate) fn empty_extra() -> Arc<Extra> {
+    EMPTY_EXTRA.clone()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn name_and_uid_split_correctly() {
+        let cases = [
+            ("", ""),
+            ("a", ""),
+            ("", "b"),
+            ("name", "uid"),
+            ("ünï", "çødé"),
+        ];
+        for (name, uid) in cases {
+            let u = UserInfo::builder(name).uid(uid).build();
+            assert_eq!(u.name(), name, "name of {name:?}/{uid:?}");
+            assert_eq!(u.uid(), uid, "uid of {name:?}/{uid:?}");
+        }
+    }
+
+    #[test]
+    fn with_group_does_not_mutate_original() {
+        let original = Arc::new(UserInfo::builder("u").group("original").build());
+        let before = format!("{original:?}");
+        let added = original.with_authenticated_group();
+        assert_eq!(format!("{original:?}"), before);
+        assert_eq!(
+            added.groups().collect::<Vec<_>>(),
+            ["original", "system:authenticated"]
+        );
+        assert_eq!(added.name(), "u");
+    }
+
+    #[test]
+    fn anonymous_identity_matches_kubernetes() {
+        let a = UserInfo::anonymous();
+        assert_eq!(a.name(), "system:anonymous");
+        assert_eq!(a.uid(), "");
+        assert_eq!(a.groups().collect::<Vec<_>>(), ["system:unauthenticated"]);
+        assert!(a.extra().is_empty());
+    }
+
+    #[test]
+    fn is_anonymous_checks_name_or_group() {
+        assert!(UserInfo::new("system:anonymous").is_anonymous());
+        assert!(UserInfo::builder("")
+            .group("system:unauthenticated")
+            .build()
+            .is_anonymous());
+        assert!(!UserInfo::builder("x")
+            .group("system:authenticated")
+            .build()
+            .is_anonymous());
+    }
+}
