@@ -6,6 +6,7 @@
 pub mod authenticator;
 pub mod chain;
 pub mod error;
+pub mod reload;
 pub mod request;
 pub mod user;
 

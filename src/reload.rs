@@ -1,0 +1,433 @@
+//! Files that reload when they change on disk (token and password files, CA bundles).
+//!
+//! A [`FileReloader`] holds the parsed content of a file behind an atomic pointer: request
+//! paths read it without a lock ([`FileReloader::current`]), and a reload swaps in a fully
+//! parsed new value at once. A new file that cannot be read or parsed (missing, empty where that
+//! is invalid, too large, broken) **keeps the previous content**; the failure is logged (path and
+//! reason; parse errors never quote file content) and counted ([`FileReloader::failures`]).
+//!
+//! Change detection polls, which also works for the symlink swaps Kubernetes uses to update
+//! mounted ConfigMaps and Secrets (inotify watches on such paths are easy to lose): every
+//! interval the file's size, modification time and inode are compared with the last load,
+//! and every [`FULL_CHECK_EVERY`] intervals the content itself is re-read and compared, so a
+//! same-size edit within one timestamp tick is still seen. Content that did not change is not
+//! parsed again. Kubernetes' `dynamiccertificates` does the same with fsnotify plus a
+//! one-minute resync.
+//!
+//! ```
+//! use kube_authn::reload::FileReloader;
+//! use kube_authn::ConfigError;
+//!
+//! let dir = tempfile::tempdir().unwrap();
+//! let path = dir.path().join("n.txt");
+//! std::fs::write(&path, "1").unwrap();
+//! let parse = |b: &[u8]| -> Result<u32, ConfigError> {
+//!     std::str::from_utf8(b).ok().and_then(|s| s.trim().parse().ok()).ok_or_else(|| ConfigError::new("not a number"))
+//! };
+//! let file = FileReloader::load(&path, 1024, parse).unwrap();
+//! assert_eq!(**file.current(), 1);
+//!
+//! std::fs::write(&path, "22").unwrap();
+//! file.reload_if_changed();
+//! assert_eq!(**file.current(), 22);
+//!
+//! std::fs::write(&path, "broken").unwrap();
+//! assert!(file.reload_if_changed().is_err());
+//! assert_eq!(**file.current(), 22); // the last good content stays
+//! assert_eq!(file.failures(), 1);
+//! ```
+
+use std::fs::File;
+use std::hash::Hasher;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, SystemTime};
+
+use arc_swap::{ArcSwap, Guard};
+
+use crate::error::ConfigError;
+
+/// Every this many polls the content is read and compared even if size, time and inode are
+/// unchanged.
+pub const FULL_CHECK_EVERY: u32 = 60;
+
+type Parser<T> = Box<dyn Fn(&[u8]) -> Result<T, ConfigError> + Send + Sync>;
+
+/// What a reload check did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reloaded {
+    /// The file had not changed.
+    Unchanged,
+    /// New content was parsed and swapped in.
+    Updated,
+}
+
+/// A file whose parsed content is reloaded when it changes. See the [module docs](self).
+pub struct FileReloader<T> {
+    shared: Arc<Shared<T>>,
+}
+
+impl<T> Clone for FileReloader<T> {
+    fn clone(&self) -> Self {
+        Self {
+            shared: self.shared.clone(),
+        }
+    }
+}
+
+struct Shared<T> {
+    path: PathBuf,
+    max_bytes: u64,
+    parse: Parser<T>,
+    current: ArcSwap<T>,
+    state: Mutex<State>,
+    failures: AtomicU64,
+    reloads: AtomicU64,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct Stamp {
+    len: u64,
+    modified: Option<SystemTime>,
+    inode: u64,
+}
+
+struct State {
+    stamp: Option<Stamp>,
+    content_hash: u64,
+    /// Hash of the last content that failed to parse, so it is not parsed (and logged) again.
+    failed_hash: Option<u64>,
+    polls: u32,
+}
+
+fn stamp(path: &Path) -> std::io::Result<Stamp> {
+    let meta = std::fs::metadata(path)?;
+    #[cfg(unix)]
+    let inode = std::os::unix::fs::MetadataExt::ino(&meta);
+    #[cfg(not(unix))]
+    let inode = 0;
+    Ok(Stamp {
+        len: meta.len(),
+        modified: meta.modified().ok(),
+        inode,
+    })
+}
+
+fn content_hash(bytes: &[u8]) -> u64 {
+    // Only detects change between two versions of a local file; not a security boundary.
+    let mut h = siphasher::sip::SipHasher13::new();
+    h.write(bytes);
+    h.finish()
+}
+
+fn read_bounded(path: &Path, max_bytes: u64) -> Result<Vec<u8>, ConfigError> {
+    let file =
+        File::open(path).map_err(|e| ConfigError::new(format!("open {}: {e}", path.display())))?;
+    let mut bytes = Vec::new();
+    file.take(max_bytes + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| ConfigError::new(format!("read {}: {e}", path.display())))?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(ConfigError::new(format!(
+            "{} is larger than the limit of {max_bytes} bytes",
+            path.display()
+        )));
+    }
+    Ok(bytes)
+}
+
+impl<T: Send + Sync + 'static> FileReloader<T> {
+    /// Reads and parses `path` (at most `max_bytes`); the first load must succeed.
+    ///
+    /// ```
+    /// use kube_authn::{reload::FileReloader, ConfigError};
+    /// let missing = FileReloader::load("/nonexistent/file", 10, |_| Ok::<_, ConfigError>(()));
+    /// assert!(missing.is_err());
+    /// ```
+    pub fn load(
+        path: impl Into<PathBuf>,
+        max_bytes: u64,
+        parse: impl Fn(&[u8]) -> Result<T, ConfigError> + Send + Sync + 'static,
+    ) -> Result<Self, ConfigError> {
+        let path = path.into();
+        let before = stamp(&path).ok();
+        let bytes = read_bounded(&path, max_bytes)?;
+        let value = parse(&bytes)?;
+        Ok(Self {
+            shared: Arc::new(Shared {
+                path,
+                max_bytes,
+                parse: Box::new(parse),
+                current: ArcSwap::from_pointee(value),
+                state: Mutex::new(State {
+                    stamp: before,
+                    content_hash: content_hash(&bytes),
+                    failed_hash: None,
+                    polls: 0,
+                }),
+                failures: AtomicU64::new(0),
+                reloads: AtomicU64::new(0),
+            }),
+        })
+    }
+
+    /// The current content. Lock-free; hold the guard only briefly.
+    ///
+    /// ```
+    /// # use kube_authn::{reload::FileReloader, ConfigError};
+    /// # let dir = tempfile::tempdir().unwrap(); let p = dir.path().join("f"); std::fs::write(&p, "x").unwrap();
+    /// let f = FileReloader::load(&p, 10, |b| Ok::<_, ConfigError>(b.len())).unwrap();
+    /// assert_eq!(**f.current(), 1);
+    /// ```
+    pub fn current(&self) -> Guard<Arc<T>> {
+        self.shared.current.load()
+    }
+
+    /// The current content as an owned pointer.
+    ///
+    /// ```
+    /// # use kube_authn::{reload::FileReloader, ConfigError};
+    /// # let dir = tempfile::tempdir().unwrap(); let p = dir.path().join("f"); std::fs::write(&p, "x").unwrap();
+    /// let f = FileReloader::load(&p, 10, |b| Ok::<_, ConfigError>(b.len())).unwrap();
+    /// let snapshot: std::sync::Arc<usize> = f.current_arc();
+    /// ```
+    pub fn current_arc(&self) -> Arc<T> {
+        self.shared.current.load_full()
+    }
+
+    /// The watched path.
+    ///
+    /// ```
+    /// # use kube_authn::{reload::FileReloader, ConfigError};
+    /// # let dir = tempfile::tempdir().unwrap(); let p = dir.path().join("f"); std::fs::write(&p, "x").unwrap();
+    /// let f = FileReloader::load(&p, 10, |_| Ok::<_, ConfigError>(())).unwrap();
+    /// assert_eq!(f.path(), p);
+    /// ```
+    pub fn path(&self) -> &Path {
+        &self.shared.path
+    }
+
+    /// How many reloads failed (the previous content was kept).
+    ///
+    /// ```
+    /// # use kube_authn::{reload::FileReloader, ConfigError};
+    /// # let dir = tempfile::tempdir().unwrap(); let p = dir.path().join("f"); std::fs::write(&p, "x").unwrap();
+    /// let f = FileReloader::load(&p, 10, |_| Ok::<_, ConfigError>(())).unwrap();
+    /// assert_eq!(f.failures(), 0);
+    /// ```
+    pub fn failures(&self) -> u64 {
+        self.shared.failures.load(Ordering::Relaxed)
+    }
+
+    /// How many reloads swapped in new content.
+    ///
+    /// ```
+    /// # use kube_authn::{reload::FileReloader, ConfigError};
+    /// # let dir = tempfile::tempdir().unwrap(); let p = dir.path().join("f"); std::fs::write(&p, "x").unwrap();
+    /// let f = FileReloader::load(&p, 10, |_| Ok::<_, ConfigError>(())).unwrap();
+    /// assert_eq!(f.reloads(), 0);
+    /// ```
+    pub fn reloads(&self) -> u64 {
+        self.shared.reloads.load(Ordering::Relaxed)
+    }
+
+    /// Checks the file once and reloads it if it changed. On failure the previous content is
+    /// kept, the failure is logged and counted, and the error is returned.
+    ///
+    /// ```
+    /// # use kube_authn::{reload::{FileReloader, Reloaded}, ConfigError};
+    /// # let dir = tempfile::tempdir().unwrap(); let p = dir.path().join("f"); std::fs::write(&p, "x").unwrap();
+    /// let f = FileReloader::load(&p, 10, |b| Ok::<_, ConfigError>(b.len())).unwrap();
+    /// assert_eq!(f.reload_if_changed().unwrap(), Reloaded::Unchanged);
+    /// ```
+    pub fn reload_if_changed(&self) -> Result<Reloaded, ConfigError> {
+        self.shared.check(false)
+    }
+
+    /// Reads and compares the content now, whatever the file's metadata says.
+    ///
+    /// ```
+    /// # use kube_authn::{reload::{FileReloader, Reloaded}, ConfigError};
+    /// # let dir = tempfile::tempdir().unwrap(); let p = dir.path().join("f"); std::fs::write(&p, "x").unwrap();
+    /// let f = FileReloader::load(&p, 10, |b| Ok::<_, ConfigError>(b.len())).unwrap();
+    /// assert_eq!(f.reload_now().unwrap(), Reloaded::Unchanged);
+    /// ```
+    pub fn reload_now(&self) -> Result<Reloaded, ConfigError> {
+        self.shared.check(true)
+    }
+
+    /// Polls the file every `interval` on the Tokio runtime (in a blocking task, since reading
+    /// and parsing a large file takes a while). The task stops when the returned handle or the
+    /// last clone of this reloader is dropped.
+    ///
+    /// ```
+    /// # use kube_authn::{reload::FileReloader, ConfigError};
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// # let dir = tempfile::tempdir().unwrap(); let p = dir.path().join("f"); std::fs::write(&p, "x").unwrap();
+    /// let f = FileReloader::load(&p, 10, |b| Ok::<_, ConfigError>(b.len())).unwrap();
+    /// let _task = f.spawn_watch(std::time::Duration::from_secs(1));
+    /// # });
+    /// ```
+    pub fn spawn_watch(&self, interval: Duration) -> WatchTask {
+        let weak: Weak<Shared<T>> = Arc::downgrade(&self.shared);
+        let handle = tokio::spawn(async move {
+            let mut ticker = tokio::time::interval(interval);
+            ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            ticker.tick().await;
+            loop {
+                ticker.tick().await;
+                let Some(shared) = weak.upgrade() else { break };
+                // Errors are logged and counted inside `check`.
+                let _ = tokio::task::spawn_blocking(move || shared.check(false)).await;
+            }
+        });
+        WatchTask(handle)
+    }
+}
+
+impl<T> Shared<T> {
+    fn check(&self, force: bool) -> Result<Reloaded, ConfigError> {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        state.polls = state.polls.wrapping_add(1);
+        let now = stamp(&self.path).ok();
+        let full = force || state.polls % FULL_CHECK_EVERY == 0;
+        if !full && now.is_some() && now == state.stamp {
+            return Ok(Reloaded::Unchanged);
+        }
+        let mut failed_hash = None;
+        let result = read_bounded(&self.path, self.max_bytes).and_then(|bytes| {
+            let hash = content_hash(&bytes);
+            if hash == state.content_hash || Some(hash) == state.failed_hash {
+                return Ok((Reloaded::Unchanged, hash));
+            }
+            failed_hash = Some(hash);
+            let value = (self.parse)(&bytes)?;
+            self.current.store(Arc::new(value));
+            Ok((Reloaded::Updated, hash))
+        });
+        state.stamp = now;
+        match result {
+            Ok((outcome, hash)) => {
+                if outcome == Reloaded::Updated {
+                    state.content_hash = hash;
+                    state.failed_hash = None;
+                    self.reloads.fetch_add(1, Ordering::Relaxed);
+                    tracing::info!(path = %self.path.display(), "reloaded file");
+                }
+                Ok(outcome)
+            }
+            Err(e) => {
+                // Remember the failing version so it is not parsed (and logged) on every poll;
+                // a later change is picked up again.
+                state.failed_hash = failed_hash;
+                self.failures.fetch_add(1, Ordering::Relaxed);
+                tracing::warn!(path = %self.path.display(), error = %e, "reload failed; keeping the previous content");
+                Err(e)
+            }
+        }
+    }
+}
+
+impl<T> std::fmt::Debug for FileReloader<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FileReloader")
+            .field("path", &self.shared.path)
+            .field("reloads", &self.shared.reloads.load(Ordering::Relaxed))
+            .field("failures", &self.shared.failures.load(Ordering::Relaxed))
+            .finish_non_exhaustive()
+    }
+}
+
+/// The polling task of [`FileReloader::spawn_watch`]; stops it when dropped.
+#[derive(Debug)]
+pub struct WatchTask(tokio::task::JoinHandle<()>);
+
+impl Drop for WatchTask {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(b: &[u8]) -> Result<String, ConfigError> {
+        let s = std::str::from_utf8(b).map_err(|_| ConfigError::new("not utf-8"))?;
+        if s.contains("bad") {
+            return Err(ConfigError::new("bad content"));
+        }
+        Ok(s.to_owned())
+    }
+
+    #[test]
+    fn reload_sequence() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, "one").unwrap();
+        let f = FileReloader::load(&path, 16, parse).unwrap();
+        let steps: Vec<(&str, Option<&[u8]>, Result<Reloaded, ()>, &str)> = vec![
+            ("unchanged", None, Ok(Reloaded::Unchanged), "one"),
+            ("edited", Some(b"two"), Ok(Reloaded::Updated), "two"),
+            (
+                "same content rewritten",
+                Some(b"two"),
+                Ok(Reloaded::Unchanged),
+                "two",
+            ),
+            ("broken keeps old", Some(b"bad"), Err(()), "two"),
+            (
+                "broken again, not re-parsed",
+                None,
+                Ok(Reloaded::Unchanged),
+                "two",
+            ),
+            ("too large keeps old", Some(&[b'x'; 17]), Err(()), "two"),
+            ("fixed", Some(b"three"), Ok(Reloaded::Updated), "three"),
+        ];
+        for (name, write, want, content) in steps {
+            if let Some(bytes) = write {
+                std::fs::write(&path, bytes).unwrap();
+            }
+            let got = f.reload_now().map_err(|_| ());
+            assert_eq!(got, want, "step {name}");
+            assert_eq!(**f.current(), content, "step {name}");
+        }
+        assert_eq!(f.failures(), 2);
+        assert_eq!(f.reloads(), 2);
+    }
+
+    #[test]
+    fn deleted_file_keeps_old_content_and_atomic_rename_is_seen() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, "one").unwrap();
+        let f = FileReloader::load(&path, 16, parse).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert!(f.reload_if_changed().is_err());
+        assert_eq!(**f.current(), "one");
+        let tmp = dir.path().join("f.tmp");
+        std::fs::write(&tmp, "two").unwrap();
+        std::fs::rename(&tmp, &path).unwrap();
+        assert_eq!(f.reload_if_changed().unwrap(), Reloaded::Updated);
+        assert_eq!(**f.current(), "two");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn watch_task_picks_up_changes_and_stops_on_drop() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, "one").unwrap();
+        let f = FileReloader::load(&path, 16, parse).unwrap();
+        let task = f.spawn_watch(Duration::from_millis(20));
+        std::fs::write(&path, "a longer value").unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while **f.current() != "a longer value" {
+            assert!(std::time::Instant::now() < deadline, "change not picked up");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        drop(task);
+    }
+}
