@@ -368,7 +368,8 @@ mod tests {
         let path = dir.path().join("f");
         std::fs::write(&path, "one").unwrap();
         let f = FileReloader::load(&path, 16, parse).unwrap();
-        let steps: Vec<(&str, Option<&[u8]>, Result<Reloaded, ()>, &str)> = vec![
+        type Step<'a> = (&'a str, Option<&'a [u8]>, Result<Reloaded, ()>, &'a str);
+        let steps: Vec<Step<'_>> = vec![
             ("unchanged", None, Ok(Reloaded::Unchanged), "one"),
             ("edited", Some(b"two"), Ok(Reloaded::Updated), "two"),
             (
