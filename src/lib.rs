@@ -3,11 +3,14 @@
 #![warn(missing_docs, rust_2018_idioms, unreachable_pub)]
 #![cfg_attr(docsrs, feature(doc_auto_cfg))]
 
+pub mod api;
 pub mod authenticator;
 pub mod chain;
 pub mod error;
+pub mod password;
 pub mod reload;
 pub mod request;
+pub mod token;
 pub mod user;
 
 pub use authenticator::{

@@ -1,0 +1,373 @@
+//! Kubernetes API objects on the wire: `TokenReview` and `SelfSubjectReview`
+//! (`authentication.k8s.io/v1`, and `v1beta1` for TokenReview), and `Status` (`v1`).
+//!
+//! Field names and `omitempty` behaviour follow the Go types in `k8s.io/api/authentication`,
+//! so what this crate sends and answers is byte-for-byte what kube-apiserver clients expect.
+//! The token in a [`TokenReviewSpec`] is a secret: its `Debug` output is redacted.
+//!
+//! ```
+//! use kube_authn::api::TokenReview;
+//!
+//! let review: TokenReview = serde_json::from_str(
+//!     r#"{"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","spec":{"token":"s3cr3t","audiences":["api"]}}"#,
+//! ).unwrap();
+//! assert_eq!(review.spec.audiences, ["api"]);
+//! assert!(!format!("{review:?}").contains("s3cr3t"));
+//! ```
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::user::UserInfo as Identity;
+
+/// API group of the review objects.
+pub const AUTHENTICATION_GROUP: &str = "authentication.k8s.io";
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// Object metadata; only what these objects carry.
+///
+/// ```
+/// let m = kube_authn::api::ObjectMeta::default();
+/// assert_eq!(serde_json::to_string(&m).unwrap(), r#"{"creationTimestamp":null}"#);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ObjectMeta {
+    /// `metadata.name` (not used by reviews; accepted and echoed).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    /// `metadata.namespace`: reviews are cluster-scoped, so a namespace is a 400.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub namespace: String,
+    /// `metadata.creationTimestamp` (RFC 3339), `null` when unset as in Go.
+    #[serde(default)]
+    pub creation_timestamp: Option<String>,
+}
+
+/// `authentication.k8s.io` `UserInfo` as serialised in reviews.
+///
+/// ```
+/// use kube_authn::{api::UserInfo, user};
+/// let u = UserInfo::from(&user::UserInfo::builder("jane").group("g").build());
+/// assert_eq!(serde_json::to_string(&u).unwrap(), r#"{"username":"jane","groups":["g"]}"#);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UserInfo {
+    /// User name.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub username: String,
+    /// User uid.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub uid: String,
+    /// Groups.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<String>,
+    /// Extra attributes.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub extra: BTreeMap<String, Vec<String>>,
+}
+
+impl From<&Identity> for UserInfo {
+    fn from(user: &Identity) -> Self {
+        Self {
+            username: user.name().to_owned(),
+            uid: user.uid().to_owned(),
+            groups: user.groups().map(str::to_owned).collect(),
+            extra: user.extra().clone(),
+        }
+    }
+}
+
+impl UserInfo {
+    /// Converts to this crate's identity type.
+    ///
+    /// ```
+    /// let api = kube_authn::api::UserInfo { username: "u".into(), ..Default::default() };
+    /// assert_eq!(api.to_identity().name(), "u");
+    /// ```
+    pub fn to_identity(&self) -> Identity {
+        let mut b = Identity::builder(self.username.clone())
+            .uid(self.uid.clone())
+            .groups(self.groups.iter().map(String::as_str));
+        for (k, v) in &self.extra {
+            b = b.extra(k.clone(), v.iter().cloned());
+        }
+        b.build()
+    }
+}
+
+/// `TokenReview`: asks whether a token is valid and whose it is.
+///
+/// ```
+/// use kube_authn::api::{TokenReview, TokenReviewSpec};
+/// let r = TokenReview::request("v1", "t0ken", vec!["api".into()]);
+/// assert_eq!(r.api_version, "authentication.k8s.io/v1");
+/// assert_eq!(r.spec.token, "t0ken");
+/// ```
+#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenReview {
+    /// `authentication.k8s.io/v1` or `authentication.k8s.io/v1beta1`.
+    #[serde(default)]
+    pub api_version: String,
+    /// `TokenReview`.
+    #[serde(default)]
+    pub kind: String,
+    /// Metadata.
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    /// The token and audiences to check.
+    #[serde(default)]
+    pub spec: TokenReviewSpec,
+    /// The answer.
+    #[serde(default)]
+    pub status: TokenReviewStatus,
+}
+
+impl TokenReview {
+    /// A review request for `token` in API version `version` (`v1` or `v1beta1`).
+    ///
+    /// ```
+    /// let r = kube_authn::api::TokenReview::request("v1beta1", "t", vec![]);
+    /// assert_eq!(r.kind, "TokenReview");
+    /// ```
+    pub fn request(version: &str, token: impl Into<String>, audiences: Vec<String>) -> Self {
+        Self {
+            api_version: format!("{AUTHENTICATION_GROUP}/{version}"),
+            kind: "TokenReview".into(),
+            metadata: ObjectMeta::default(),
+            spec: TokenReviewSpec {
+                token: token.into(),
+                audiences,
+            },
+            status: TokenReviewStatus::default(),
+        }
+    }
+}
+
+impl fmt::Debug for TokenReview {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TokenReview")
+            .field("api_version", &self.api_version)
+            .field("metadata", &self.metadata)
+            .field("spec", &self.spec)
+            .field("status", &self.status)
+            .finish()
+    }
+}
+
+/// `TokenReview.spec`. `Debug` redacts the token.
+///
+/// ```
+/// let s = kube_authn::api::TokenReviewSpec { token: "secret".into(), audiences: vec![] };
+/// assert!(!format!("{s:?}").contains("secret"));
+/// ```
+#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TokenReviewSpec {
+    /// The opaque token.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub token: String,
+    /// Audiences the token must be valid for.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub audiences: Vec<String>,
+}
+
+impl fmt::Debug for TokenReviewSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TokenReviewSpec")
+            .field(
+                "token",
+                &format_args!("<redacted {} bytes>", self.token.len()),
+            )
+            .field("audiences", &self.audiences)
+            .finish()
+    }
+}
+
+/// `TokenReview.status`.
+///
+/// ```
+/// let s = kube_authn::api::TokenReviewStatus::default();
+/// assert_eq!(serde_json::to_string(&s).unwrap(), r#"{"user":{}}"#);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TokenReviewStatus {
+    /// Whether the token was authenticated.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub authenticated: bool,
+    /// The user (always serialised, as Go does for a struct field).
+    #[serde(default)]
+    pub user: UserInfo,
+    /// Audiences the token is valid for.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub audiences: Vec<String>,
+    /// Why the token was not authenticated.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub error: String,
+}
+
+/// `SelfSubjectReview` (`authentication.k8s.io/v1`): who the caller is (`kubectl auth whoami`).
+///
+/// ```
+/// use kube_authn::{api::SelfSubjectReview, user::UserInfo};
+/// let r = SelfSubjectReview::for_user(&UserInfo::new("jane"), "2026-11-22T08:00:00Z");
+/// assert_eq!(r.status.user_info.username, "jane");
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SelfSubjectReview {
+    /// `authentication.k8s.io/v1`.
+    #[serde(default)]
+    pub api_version: String,
+    /// `SelfSubjectReview`.
+    #[serde(default)]
+    pub kind: String,
+    /// Metadata.
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    /// The caller's identity.
+    #[serde(default)]
+    pub status: SelfSubjectReviewStatus,
+}
+
+impl SelfSubjectReview {
+    /// The review kube-apiserver answers for `user`, created at `timestamp` (RFC 3339).
+    ///
+    /// ```
+    /// let r = kube_authn::api::SelfSubjectReview::for_user(&kube_authn::user::UserInfo::new("u"), "2026-01-01T00:00:00Z");
+    /// assert_eq!(r.kind, "SelfSubjectReview");
+    /// ```
+    pub fn for_user(user: &Identity, timestamp: &str) -> Self {
+        Self {
+            api_version: format!("{AUTHENTICATION_GROUP}/v1"),
+            kind: "SelfSubjectReview".into(),
+            metadata: ObjectMeta {
+                creation_timestamp: Some(timestamp.to_owned()),
+                ..ObjectMeta::default()
+            },
+            status: SelfSubjectReviewStatus {
+                user_info: UserInfo::from(user),
+            },
+        }
+    }
+}
+
+/// `SelfSubjectReview.status`.
+///
+/// ```
+/// let s = kube_authn::api::SelfSubjectReviewStatus::default();
+/// assert_eq!(serde_json::to_string(&s).unwrap(), r#"{"userInfo":{}}"#);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SelfSubjectReviewStatus {
+    /// The caller's identity.
+    #[serde(default)]
+    pub user_info: UserInfo,
+}
+
+/// `v1` `Status`, the body of every API error (401, 400, …).
+///
+/// ```
+/// let s = kube_authn::api::Status::failure(401, "Unauthorized", "Unauthorized");
+/// assert_eq!(
+///     serde_json::to_string(&s).unwrap(),
+///     r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}"#
+/// );
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Status {
+    /// `Status`.
+    pub kind: String,
+    /// `v1`.
+    pub api_version: String,
+    /// Always empty.
+    pub metadata: BTreeMap<String, String>,
+    /// `Failure` or `Success`.
+    pub status: String,
+    /// Human-readable description.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub message: String,
+    /// Machine-readable reason (`Unauthorized`, `BadRequest`, …).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+    /// HTTP status code.
+    pub code: u16,
+}
+
+impl Status {
+    /// A failure `Status`.
+    ///
+    /// ```
+    /// let s = kube_authn::api::Status::failure(400, "BadRequest", "bad");
+    /// assert_eq!(s.code, 400);
+    /// ```
+    pub fn failure(code: u16, reason: &str, message: impl Into<String>) -> Self {
+        Self {
+            kind: "Status".into(),
+            api_version: "v1".into(),
+            metadata: BTreeMap::new(),
+            status: "Failure".into(),
+            message: message.into(),
+            reason: reason.into(),
+            code,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_review_status_serialises_like_go() {
+        let cases: Vec<(&str, TokenReviewStatus, &str)> = vec![
+            ("empty", TokenReviewStatus::default(), r#"{"user":{}}"#),
+            (
+                "authenticated",
+                TokenReviewStatus {
+                    authenticated: true,
+                    user: UserInfo::from(
+                        &Identity::builder("jane")
+                            .uid("1")
+                            .group("g")
+                            .extra("k", ["v"])
+                            .build(),
+                    ),
+                    audiences: vec!["api".into()],
+                    error: String::new(),
+                },
+                r#"{"authenticated":true,"user":{"username":"jane","uid":"1","groups":["g"],"extra":{"k":["v"]}},"audiences":["api"]}"#,
+            ),
+            (
+                "error",
+                TokenReviewStatus {
+                    error: "invalid bearer token".into(),
+                    ..Default::default()
+                },
+                r#"{"user":{},"error":"invalid bearer token"}"#,
+            ),
+        ];
+        for (name, status, want) in cases {
+            assert_eq!(serde_json::to_string(&status).unwrap(), want, "{name}");
+            let back: TokenReviewStatus = serde_json::from_str(want).unwrap();
+            assert_eq!(back, status, "{name} round trip");
+        }
+    }
+
+    #[test]
+    fn identity_round_trip() {
+        let id = Identity::builder("a")
+            .uid("u")
+            .groups(["x", "y"])
+            .extra("k", ["1", "2"])
+            .build();
+        assert_eq!(UserInfo::from(&id).to_identity(), id);
+    }
+}

@@ -1,0 +1,6 @@
+//! Token authenticators: the things a bearer token (from `Authorization: Bearer` or the
+//! WebSocket subprotocol, see [`crate::request`]) is checked against.
+//!
+//! Each authenticator implements [`TokenAuthenticator`](crate::TokenAuthenticator) and is combined
+//! with others through [`crate::chain::union::TokenUnion`], in kube-apiserver's order (token file,
+//! service-account tokens, bootstrap tokens, JWT/OIDC, webhook), optionally behind a cache.
