@@ -54,8 +54,8 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll};
 
-use http::request::Parts;
 use http::HeaderName;
+use http::request::Parts;
 
 use crate::error::{Error, ErrorKind};
 use crate::user::UserInfo;

@@ -28,10 +28,10 @@ mod websocket;
 
 pub use basic::Basic;
 pub use bearer::Bearer;
-pub use websocket::{remove_token_protocol, WebSocketProtocol, PROTOCOL_PREFIX};
+pub use websocket::{PROTOCOL_PREFIX, WebSocketProtocol, remove_token_protocol};
 
-use http::header::AUTHORIZATION;
 use http::HeaderMap;
+use http::header::AUTHORIZATION;
 
 use crate::error::{Error, ErrorKind};
 
