@@ -56,6 +56,8 @@
 pub mod api;
 pub mod authenticator;
 pub mod chain;
+mod csv;
+mod digest;
 pub mod error;
 pub mod password;
 pub mod reload;
