@@ -7,6 +7,8 @@ pub mod api;
 pub mod authenticator;
 pub mod chain;
 pub mod error;
+pub mod metrics;
+pub mod middleware;
 pub mod password;
 pub mod reload;
 pub mod request;
