@@ -59,6 +59,8 @@ pub mod chain;
 mod csv;
 mod digest;
 pub mod error;
+pub mod metrics;
+pub mod middleware;
 pub mod password;
 pub mod reload;
 pub mod request;
