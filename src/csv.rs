@@ -26,7 +26,7 @@ use std::io::BufRead;
 use std::sync::Arc;
 
 use crate::error::ConfigError;
-use crate::user::{empty_extra, shared_groups, SharedStr, UserInfo};
+use crate::user::{SharedStr, UserInfo, empty_extra, shared_groups};
 
 /// Go's `csv.ParseError` for the two errors this configuration can produce.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -422,14 +422,14 @@ mod tests {
             ("spaces line", "   \n", Ok(vec![vec!["   "]])),
             ("hash is data", "#x,y,z\n", Ok(vec![vec!["#x", "y", "z"]])),
             ("leading space kept", "a, b\n", Ok(vec![vec!["a", " b"]])),
-            ("bom kept", "\u{feff}a,b\n", Ok(vec![vec!["\u{feff}a", "b"]])),
+            (
+                "bom kept",
+                "\u{feff}a,b\n",
+                Ok(vec![vec!["\u{feff}a", "b"]]),
+            ),
             ("trailing comma", "a,\n", Ok(vec![vec!["a", ""]])),
             ("trailing comma eof", "a,", Ok(vec![vec!["a", ""]])),
-            (
-                "quoted comma",
-                "\"a,b\",c\n",
-                Ok(vec![vec!["a,b", "c"]]),
-            ),
+            ("quoted comma", "\"a,b\",c\n", Ok(vec![vec!["a,b", "c"]])),
             ("escaped quote", "\"a\"\"b\"\n", Ok(vec![vec!["a\"b"]])),
             (
                 "quoted newline crlf normalised",
@@ -460,12 +460,16 @@ mod tests {
             (
                 "unterminated multiline",
                 "x\n\"a\nb\n",
-                Err("record on line 2; parse error on line 3, column 3: extraneous or missing \" in quoted-field"),
+                Err(
+                    "record on line 2; parse error on line 3, column 3: extraneous or missing \" in quoted-field",
+                ),
             ),
             (
                 "multiline then garbage",
                 "\"a\nb\"c\n",
-                Err("record on line 1; parse error on line 2, column 2: extraneous or missing \" in quoted-field"),
+                Err(
+                    "record on line 1; parse error on line 2, column 2: extraneous or missing \" in quoted-field",
+                ),
             ),
         ];
         for (name, input, want) in cases {

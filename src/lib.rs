@@ -56,6 +56,7 @@
 pub mod api;
 pub mod authenticator;
 pub mod chain;
+pub mod config;
 mod csv;
 mod digest;
 pub mod error;

@@ -13,7 +13,7 @@ use http_body_util::{BodyExt, Full};
 use kube_authn::authenticator::{
     Audiences, AuthFuture, AuthResult, Context, RequestAuthenticator, SyncPasswordFn, SyncTokenFn,
 };
-use kube_authn::chain::{anonymous::Anonymous, Chain, ChainBuilder};
+use kube_authn::chain::{Chain, ChainBuilder, anonymous::Anonymous};
 use kube_authn::metrics::{Metrics, Outcome};
 use kube_authn::middleware::{
     Authenticated, AuthenticationLayer, CloseConnection, GrpcUnauthenticated, UnavailableAs503,
@@ -21,7 +21,7 @@ use kube_authn::middleware::{
 use kube_authn::request::Basic;
 use kube_authn::user::UserInfo;
 use kube_authn::{Error, ErrorKind, Response as AuthResponse};
-use tower::{service_fn, Layer, ServiceExt};
+use tower::{Layer, ServiceExt, service_fn};
 
 const COMPACT_401: &str = "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"Unauthorized\",\"reason\":\"Unauthorized\",\"code\":401}\n";
 const PRETTY_401: &str = "{\n  \"kind\": \"Status\",\n  \"apiVersion\": \"v1\",\n  \"metadata\": {},\n  \"status\": \"Failure\",\n  \"message\": \"Unauthorized\",\n  \"reason\": \"Unauthorized\",\n  \"code\": 401\n}";
@@ -410,7 +410,10 @@ async fn unavailable_backend_opt_in_503_and_grpc() {
     let (status, h, body) = send(&opt_in, get("/", &[])).await;
     assert_eq!(status, 503);
     assert_eq!(h["retry-after"], "1");
-    assert_eq!(body, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"the authentication backend is unavailable\",\"reason\":\"ServiceUnavailable\",\"code\":503}\n");
+    assert_eq!(
+        body,
+        "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"the authentication backend is unavailable\",\"reason\":\"ServiceUnavailable\",\"code\":503}\n"
+    );
     let grpc = AuthenticationLayer::builder(chain)
         .on_failure(GrpcUnauthenticated::default())
         .build();

@@ -51,7 +51,7 @@ use subtle::ConstantTimeEq;
 
 use crate::authenticator::{AuthFuture, Context, PasswordAuthenticator, Response};
 use crate::csv::{self, Users};
-use crate::digest::{digest, digest_map, Digest, DigestMap, Domain};
+use crate::digest::{Digest, DigestMap, Domain, digest, digest_map};
 use crate::error::ConfigError;
 use crate::reload::{FileReloader, Reloaded, WatchTask};
 use crate::user::UserInfo;

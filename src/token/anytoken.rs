@@ -24,7 +24,7 @@
 use std::sync::Arc;
 
 use crate::authenticator::{AuthFuture, Context, Response, TokenAuthenticator};
-use crate::user::{empty_extra, shared_groups, SharedStr, UserInfo};
+use crate::user::{SharedStr, UserInfo, empty_extra, shared_groups};
 
 /// Accepts any non-empty token as the identity it spells. **Insecure**; see the
 /// [module docs](self).

@@ -69,7 +69,7 @@ use std::time::Duration;
 
 use crate::authenticator::{AuthFuture, Context, Response, TokenAuthenticator};
 use crate::csv::{self, Users};
-use crate::digest::{digest, digest_map, DigestMap, Domain};
+use crate::digest::{DigestMap, Domain, digest, digest_map};
 use crate::error::ConfigError;
 use crate::reload::{FileReloader, Reloaded, WatchTask};
 use crate::user::UserInfo;
