@@ -9,7 +9,7 @@ ones (union, audiences) compute the k8s-specified result from the algorithm stat
 those notes. Either way they are *checked* against k8s.io/apiserver itself by
 conformance/run.sh, and against kube-authn by `cargo test --test conformance`.
 
-Run from the repository root:  python3 conformance/gen_vectors.py
+Run from the repository root:  python3 conformance/gen_vectors.py [--out DIR]
 The output is deterministic (sorted keys, fixed order), so `git diff` shows real changes.
 """
 
@@ -982,6 +982,9 @@ SUITES = [
 
 
 def main():
+    global OUT
+    if len(sys.argv) == 3 and sys.argv[1] == "--out":
+        OUT = sys.argv[2]
     os.makedirs(OUT, exist_ok=True)
     total = 0
     for suite, description, source, fn in SUITES:

@@ -86,7 +86,7 @@ func main() {
 		labels = append(labels, l)
 	}
 	sort.Strings(labels)
-	fmt.Printf("\n%-16s %6s %8s %18s %7s\n", "authenticator", "cases", "shared", "k8s-only expect", "failed")
+	fmt.Printf("\n%-16s %6s %8s %18s %7s\n", "authenticator", "cases", "shared", "documented diff", "failed")
 	total := count{}
 	for _, l := range labels {
 		n := counts[l]
