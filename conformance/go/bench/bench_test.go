@@ -38,6 +38,7 @@ import (
 	x509request "k8s.io/apiserver/pkg/authentication/request/x509"
 	"k8s.io/apiserver/pkg/authentication/token/cache"
 	"k8s.io/apiserver/pkg/authentication/token/tokenfile"
+	tokenunion "k8s.io/apiserver/pkg/authentication/token/union"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/endpoints/filters"
 	"k8s.io/apiserver/plugin/pkg/authenticator/token/oidc"
@@ -51,11 +52,15 @@ func init() {
 	klog.SetOutput(io.Discard)
 }
 
-// staticTokens is a token file of 1000 rows, like benches/static_token.rs.
+// staticToken is the i-th token: 43 characters, like base64url of 32 random bytes (as in
+// benches/static_token.rs).
+func staticToken(i int) string { return fmt.Sprintf("%043d", i*7919) }
+
+// staticTokens is a token file of 10,000 rows, like benches/static_token.rs.
 func staticTokens() *tokenfile.TokenAuthenticator {
 	tokens := map[string]*user.DefaultInfo{}
-	for i := 0; i < 1000; i++ {
-		tokens[fmt.Sprintf("token-%04d-0123456789abcdef", i)] = &user.DefaultInfo{
+	for i := 0; i < 10000; i++ {
+		tokens[staticToken(i)] = &user.DefaultInfo{
 			Name: fmt.Sprintf("user-%d", i), UID: fmt.Sprintf("uid-%d", i), Groups: []string{"group-a", "group-b"},
 		}
 	}
@@ -75,13 +80,12 @@ func mustAuthenticate(b *testing.B, a authenticator.Request, req *http.Request) 
 	}
 }
 
-// BenchmarkStaticTokenBearer: Authorization: Bearer over a 1000-row token file, hit.
+// BenchmarkStaticTokenBearer: Authorization: Bearer over a 10,000-row token file, hit.
 // The request is built once; bearertoken deletes the header on success, so it is restored
 // each iteration (a map assignment, the same cost kube-authn does not pay).
 func BenchmarkStaticTokenBearer(b *testing.B) {
 	a := bearertoken.New(staticTokens())
-	const tok = "token-0500-0123456789abcdef"
-	req := bearerRequest(tok)
+	req := bearerRequest(staticToken(5000))
 	value := req.Header["Authorization"]
 	mustAuthenticate(b, a, req)
 	b.ReportAllocs()
@@ -94,20 +98,29 @@ func BenchmarkStaticTokenBearer(b *testing.B) {
 	}
 }
 
-// BenchmarkUnion8LastMatches: a request union of 8 in-memory authenticators; the first 7
-// have no opinion, the 8th authenticates.
+// BenchmarkUnion8LastMatches: Authorization: Bearer over a token union of 8 in-memory
+// token tables of 100 tokens each; the token is in the 8th (benches/union.rs union8).
 func BenchmarkUnion8LastMatches(b *testing.B) {
-	resp := &authenticator.Response{User: &user.DefaultInfo{Name: "eighth"}}
-	var hs []authenticator.Request
-	for i := 0; i < 7; i++ {
-		hs = append(hs, authenticator.RequestFunc(func(*http.Request) (*authenticator.Response, bool, error) { return nil, false, nil }))
+	var hs []authenticator.Token
+	for i := 0; i < 8; i++ {
+		table := map[string]*authenticator.Response{}
+		for j := 0; j < 100; j++ {
+			table[fmt.Sprintf("%02d%030d", i, j)] = &authenticator.Response{User: &user.DefaultInfo{
+				Name: fmt.Sprintf("user-%d-%d", i, j), UID: fmt.Sprintf("%d%d", i, j), Groups: []string{"team"}}}
+		}
+		hs = append(hs, authenticator.TokenFunc(func(ctx context.Context, t string) (*authenticator.Response, bool, error) {
+			r, ok := table[t]
+			return r, ok, nil
+		}))
 	}
-	hs = append(hs, authenticator.RequestFunc(func(*http.Request) (*authenticator.Response, bool, error) { return resp, true, nil }))
-	a := union.New(hs...)
-	req := httptest.NewRequest(http.MethodGet, "https://kube-authn.test/api", nil)
+	a := bearertoken.New(tokenunion.New(hs...))
+	req := bearerRequest(fmt.Sprintf("07%030d", 42))
+	value := req.Header["Authorization"]
+	mustAuthenticate(b, a, req)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
+		req.Header["Authorization"] = value
 		if _, ok, _ := a.AuthenticateRequest(req); !ok {
 			b.Fatal("miss")
 		}
@@ -115,22 +128,26 @@ func BenchmarkUnion8LastMatches(b *testing.B) {
 }
 
 // BenchmarkTokenCacheHit: k8s' cached token authenticator (10 s success TTL, as
-// kube-apiserver) answering a cached 1.2 KB token with API audiences on the context.
+// kube-apiserver) answering cached 1.2 KB tokens (1000 of them, cycled) with API audiences on
+// the context (benches/token_cache.rs "hit_1.2KB/with audiences").
 func BenchmarkTokenCacheHit(b *testing.B) {
 	resp := &authenticator.Response{User: &user.DefaultInfo{Name: "cached", Groups: []string{"g"}}, Audiences: authenticator.Audiences{"api"}}
 	delegate := authenticator.TokenFunc(func(ctx context.Context, token string) (*authenticator.Response, bool, error) {
 		return resp, true, nil
 	})
 	a := cache.New(delegate, true, 10*time.Second, 0)
-	token := strings.Repeat("t", 1200)
 	ctx := authenticator.WithAudiences(context.Background(), authenticator.Audiences{"api"})
-	if _, ok, err := a.AuthenticateToken(ctx, token); !ok || err != nil {
-		b.Fatal("warm-up failed")
+	tokens := make([]string, 1000)
+	for i := range tokens {
+		tokens[i] = fmt.Sprintf("%04d", i) + strings.Repeat("t", 1196)
+		if _, ok, err := a.AuthenticateToken(ctx, tokens[i]); !ok || err != nil {
+			b.Fatal("warm-up failed")
+		}
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, ok, _ := a.AuthenticateToken(ctx, token); !ok {
+		if _, ok, _ := a.AuthenticateToken(ctx, tokens[i%len(tokens)]); !ok {
 			b.Fatal("miss")
 		}
 	}
@@ -340,19 +357,27 @@ func BenchmarkOIDCRS256(b *testing.B) { benchOIDC(b, jose.RS256) }
 // BenchmarkOIDCES256: the same with ES256 (P-256).
 func BenchmarkOIDCES256(b *testing.B) { benchOIDC(b, jose.ES256) }
 
-// BenchmarkAuthenticationFilter: the whole WithAuthentication filter around a no-op handler,
-// over kube-apiserver's chain (bearer + WebSocket over the 1000-row token file, authenticated
-// group adder, anonymous behind a fail-on-error union), with a valid bearer token.
+// BenchmarkAuthenticationFilter: the whole WithAuthentication filter (with its metrics) around
+// a no-op handler, over kube-apiserver's chain (bearer + WebSocket over an in-memory table of
+// 1000 tokens, authenticated group adder, anonymous behind a fail-on-error union), with a valid
+// bearer token (benches/middleware.rs "valid_token").
 func BenchmarkAuthenticationFilter(b *testing.B) {
-	tokens := staticTokens()
+	table := map[string]*authenticator.Response{}
+	for j := 0; j < 1000; j++ {
+		table[fmt.Sprintf("%032d", j)] = &authenticator.Response{User: &user.DefaultInfo{
+			Name: fmt.Sprintf("user-%d", j), UID: fmt.Sprintf("%d", j), Groups: []string{"team"}}}
+	}
+	tokens := authenticator.TokenFunc(func(ctx context.Context, t string) (*authenticator.Response, bool, error) {
+		r, ok := table[t]
+		return r, ok, nil
+	})
 	chain := group.NewAuthenticatedGroupAdder(union.New(bearertoken.New(tokens), websocket.NewProtocolAuthenticator(tokens)))
 	chain = union.NewFailOnError(chain, anonymous.NewAuthenticator(nil))
 	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
 	failed := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusUnauthorized) })
 	h := filters.WithAuthentication(ok, chain, failed, nil, nil)
-	const tok = "token-0500-0123456789abcdef"
 	w := httptest.NewRecorder()
-	req := bearerRequest(tok)
+	req := bearerRequest(fmt.Sprintf("%032d", 421))
 	value := req.Header["Authorization"]
 	h.ServeHTTP(w, req)
 	if w.Code != http.StatusOK {
