@@ -54,8 +54,8 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll};
 
-use http::request::Parts;
 use http::HeaderName;
+use http::request::Parts;
 
 use crate::error::{Error, ErrorKind};
 use crate::user::UserInfo;
@@ -380,8 +380,18 @@ impl fmt::Debug for AuthFuture<'_> {
 /// let s = Schemes::BASIC | Schemes::BEARER;
 /// assert!(s.basic() && s.bearer());
 /// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct Schemes(u8);
+
+impl fmt::Debug for Schemes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = [(self.basic(), "Basic"), (self.bearer(), "Bearer")]
+            .into_iter()
+            .filter_map(|(on, name)| on.then_some(name))
+            .collect();
+        f.write_str(&names.join("|"))
+    }
+}
 
 impl Schemes {
     /// No `Authorization` scheme.

@@ -1,4 +1,54 @@
-#![doc = include_str!("../README.md")]
+//! Kubernetes request authentication — kube-apiserver's authenticators (k8s.io/apiserver) — as
+//! a Rust library and Tower middleware.
+//!
+//! # The model on one page
+//!
+//! An authenticator answers one of three things ([`AuthResult`]): **authenticated**
+//! (`Ok(Some(response))`), **not mine** (`Ok(None)`: the next authenticator is tried) or
+//! **mine and bad** (`Err(error)`). There are three kinds, as in Kubernetes:
+//! [`RequestAuthenticator`] (sees the request head: headers, path, TLS peer certificates),
+//! [`TokenAuthenticator`] (a bearer token) and [`PasswordAuthenticator`] (Basic credentials).
+//! Policy is composition, never flags inside authenticators:
+//!
+//! * [`chain::union`]: first success wins, errors aggregated (`[a, b]`); or fail on the first error;
+//! * [`chain::group`]: add `system:authenticated` (never to anonymous, never mutating);
+//! * [`chain::anonymous`]: `system:anonymous`, optionally only on some paths;
+//! * [`chain::audiences`]: make an audience-unaware authenticator safe on a server with API
+//!   audiences;
+//! * [`request`]: take the credential out of `Authorization: Bearer`, the WebSocket subprotocol,
+//!   or `Authorization: Basic` — failing closed on malformed headers;
+//! * [`chain::ChainBuilder`]: all of the above in kube-apiserver's order.
+//!
+//! A bad credential is always an error, so with anonymous enabled it is a 401, never an
+//! anonymous request. Deliberate differences from kube-apiserver are listed in
+//! `docs/compatibility.md`.
+//!
+//! ```
+//! use kube_authn::authenticator::{Context, Response, SyncTokenFn};
+//! use kube_authn::chain::{anonymous::Anonymous, ChainBuilder};
+//! use kube_authn::user::UserInfo;
+//! use kube_authn::RequestAuthenticator;
+//! use std::sync::Arc;
+//!
+//! let alice = Arc::new(UserInfo::builder("alice").group("developers").build());
+//! let chain = ChainBuilder::new()
+//!     .token(SyncTokenFn::new(move |token: &str, _: &Context| {
+//!         Ok((token == "s3cr3t").then(|| Response::new(alice.clone())))
+//!     }))
+//!     .anonymous(Anonymous::new())
+//!     .build();
+//!
+//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+//! let (req, _) = http::Request::get("/api")
+//!     .header("authorization", "Bearer s3cr3t")
+//!     .body(())
+//!     .unwrap()
+//!     .into_parts();
+//! let response = chain.authenticate_request(&req, &Context::default()).await.unwrap().unwrap();
+//! assert_eq!(response.user.name(), "alice");
+//! assert_eq!(response.user.groups().collect::<Vec<_>>(), ["developers", "system:authenticated"]);
+//! # });
+//! ```
 #![forbid(unsafe_code)]
 #![warn(missing_docs, rust_2018_idioms, unreachable_pub)]
 #![cfg_attr(docsrs, feature(doc_auto_cfg))]
@@ -6,7 +56,12 @@
 pub mod api;
 pub mod authenticator;
 pub mod chain;
+pub mod config;
+mod csv;
+mod digest;
 pub mod error;
+pub mod metrics;
+pub mod middleware;
 pub mod password;
 pub mod reload;
 pub mod request;

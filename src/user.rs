@@ -423,13 +423,17 @@ mod tests {
     #[test]
     fn is_anonymous_checks_name_or_group() {
         assert!(UserInfo::new("system:anonymous").is_anonymous());
-        assert!(UserInfo::builder("")
-            .group("system:unauthenticated")
-            .build()
-            .is_anonymous());
-        assert!(!UserInfo::builder("x")
-            .group("system:authenticated")
-            .build()
-            .is_anonymous());
+        assert!(
+            UserInfo::builder("")
+                .group("system:unauthenticated")
+                .build()
+                .is_anonymous()
+        );
+        assert!(
+            !UserInfo::builder("x")
+                .group("system:authenticated")
+                .build()
+                .is_anonymous()
+        );
     }
 }

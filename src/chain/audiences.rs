@@ -121,8 +121,8 @@ mod tests {
     use super::*;
     use crate::authenticator::{Response, SyncTokenFn};
     use crate::user::UserInfo;
-    use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
 
     #[derive(Clone, Copy, Debug)]
     enum Delegate {
@@ -159,10 +159,34 @@ mod tests {
         );
         let cases: &[Case] = &[
             (&["api"], Some(&["api"]), Delegate::Ok, "ok [api]", 1),
-            (&["api", "other"], Some(&["api"]), Delegate::Ok, "ok [api]", 1),
-            (&["api"], Some(&["api", "other"]), Delegate::Ok, "ok [api]", 1),
-            (&["api", "other"], Some(&["api", "other_other"]), Delegate::Ok, "ok [api]", 1),
-            (&["api", "other_api"], Some(&["api", "other_api"]), Delegate::Ok, "ok [api, other_api]", 1),
+            (
+                &["api", "other"],
+                Some(&["api"]),
+                Delegate::Ok,
+                "ok [api]",
+                1,
+            ),
+            (
+                &["api"],
+                Some(&["api", "other"]),
+                Delegate::Ok,
+                "ok [api]",
+                1,
+            ),
+            (
+                &["api", "other"],
+                Some(&["api", "other_other"]),
+                Delegate::Ok,
+                "ok [api]",
+                1,
+            ),
+            (
+                &["api", "other_api"],
+                Some(&["api", "other_api"]),
+                Delegate::Ok,
+                "ok [api, other_api]",
+                1,
+            ),
             (&["api"], Some(&["api"]), Delegate::Err, "err uhoh", 1),
             (&["api"], Some(&["api"]), Delegate::NoOpinion, "none", 1),
             (&["api"], Some(&["other_api"]), Delegate::Err, "none", 0),

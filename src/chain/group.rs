@@ -32,7 +32,7 @@ use crate::authenticator::{
     AuthFuture, AuthResult, Context, Description, RequestAuthenticator, Response,
     TokenAuthenticator,
 };
-use crate::user::{SharedStr, ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS};
+use crate::user::{ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS, SharedStr};
 
 /// Adds `system:authenticated`. See the [module docs](self).
 #[derive(Debug, Clone)]
@@ -251,10 +251,11 @@ mod tests {
             .unwrap_err();
         assert_eq!(err.to_string(), "boom");
         let none = AuthenticatedGroupAdder::new(SyncTokenFn::new(|_: &str, _: &Context| Ok(None)));
-        assert!(none
-            .authenticate_token("t", &Context::default())
-            .await
-            .unwrap()
-            .is_none());
+        assert!(
+            none.authenticate_token("t", &Context::default())
+                .await
+                .unwrap()
+                .is_none()
+        );
     }
 }

@@ -2,13 +2,13 @@
 
 use std::sync::Arc;
 
-use base64::alphabet::STANDARD;
-use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
-use base64::engine::DecodePaddingMode;
 use base64::Engine;
+use base64::alphabet::STANDARD;
+use base64::engine::DecodePaddingMode;
+use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
 use http::request::Parts;
 
-use super::{parse_authorization, Authorization, ERR_MALFORMED_BASIC};
+use super::{Authorization, ERR_MALFORMED_BASIC, parse_authorization};
 use crate::authenticator::{
     AuthFuture, Context, Description, PasswordAuthenticator, RequestAuthenticator, Schemes,
 };

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use http::request::Parts;
 
-use super::{parse_authorization, Authorization};
+use super::{Authorization, parse_authorization};
 use crate::authenticator::{
     AuthFuture, AuthResult, Context, Description, RequestAuthenticator, Schemes, TokenAuthenticator,
 };

@@ -28,10 +28,10 @@ mod websocket;
 
 pub use basic::Basic;
 pub use bearer::Bearer;
-pub use websocket::{remove_token_protocol, WebSocketProtocol, PROTOCOL_PREFIX};
+pub use websocket::{PROTOCOL_PREFIX, WebSocketProtocol, remove_token_protocol};
 
-use http::header::AUTHORIZATION;
 use http::HeaderMap;
+use http::header::AUTHORIZATION;
 
 use crate::error::{Error, ErrorKind};
 
@@ -279,5 +279,61 @@ mod tests {
             parse(&[token.as_bytes()]),
             Err("credential exceeds the maximum length".into())
         );
+    }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn headers_with(value: &[u8]) -> Option<HeaderMap> {
+            let value = HeaderValue::from_bytes(value).ok()?;
+            let mut headers = HeaderMap::new();
+            headers.insert(AUTHORIZATION, value);
+            Some(headers)
+        }
+
+        /// Visible ASCII without space: what a well-formed token68/opaque token looks like.
+        fn token() -> impl Strategy<Value = String> {
+            proptest::string::string_regex("[!-~]{1,200}").unwrap()
+        }
+
+        proptest! {
+            #[test]
+            fn never_panics_and_bearer_tokens_are_clean(bytes in proptest::collection::vec(any::<u8>(), 0..300)) {
+                if let Some(headers) = headers_with(&bytes) {
+                    if let Ok(Authorization::Bearer(token)) = parse_authorization(&headers) {
+                        prop_assert!(!token.is_empty());
+                        prop_assert!(!token.contains(' ') && !token.contains('\t'));
+                        prop_assert!(token.bytes().all(|b| (b'!'..=b'~').contains(&b)));
+                        let haystack = String::from_utf8_lossy(&bytes);
+                        prop_assert!(haystack.contains(token));
+                    }
+                }
+            }
+
+            #[test]
+            fn any_scheme_case_with_one_space_yields_the_token(t in token(), mask in any::<u8>(), trailing in "( [a-z]{1,5}){0,2}") {
+                let scheme: String = "bearer".chars().enumerate()
+                    .map(|(i, c)| if mask & (1 << i) != 0 { c.to_ascii_uppercase() } else { c })
+                    .collect();
+                let value = format!("{scheme} {t}{trailing}");
+                let headers = headers_with(value.as_bytes()).unwrap();
+                prop_assert_eq!(parse_authorization(&headers).map_err(|e| e.to_string()), Ok(Authorization::Bearer(t.as_str())));
+            }
+
+            #[test]
+            fn extra_whitespace_before_the_token_fails_closed(t in token(), sep in "[ \t]{2,4}|\t") {
+                let value = format!("Bearer{sep}{t}");
+                let headers = headers_with(value.as_bytes()).unwrap();
+                prop_assert_eq!(parse_authorization(&headers).map_err(|e| e.to_string()), Err(ERR_MALFORMED_BEARER.to_string()));
+            }
+
+            #[test]
+            fn basic_credentials_are_kept_encoded(t in "[A-Za-z0-9+/]{1,100}={0,2}") {
+                let value = format!("Basic {t}");
+                let headers = headers_with(value.as_bytes()).unwrap();
+                prop_assert_eq!(parse_authorization(&headers).map_err(|e| e.to_string()), Ok(Authorization::Basic(t.as_str())));
+            }
+        }
     }
 }

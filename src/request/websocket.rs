@@ -7,10 +7,10 @@
 
 use std::sync::Arc;
 
-use base64::alphabet::URL_SAFE;
-use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
-use base64::engine::DecodePaddingMode;
 use base64::Engine;
+use base64::alphabet::URL_SAFE;
+use base64::engine::DecodePaddingMode;
+use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
 use http::header::{CONNECTION, SEC_WEBSOCKET_PROTOCOL, UPGRADE};
 use http::request::Parts;
 use http::{HeaderMap, HeaderValue};
@@ -266,24 +266,144 @@ mod tests {
         const TOK: &str = "base64url.bearer.authorization.k8s.io.dG9rZW4";
         let ffe = format!("{PROTOCOL_PREFIX}__4");
         let cases: Vec<(&str, Parts, Answer, &str, &[&str])> = vec![
-            ("TestAuthenticateRequest", ws(&["base64url.bearer.authorization.k8s.io.dG9rZW4,dummy"]), ok, "ok myuser", &["token"]),
-            ("MultipleConnectionHeaders", request(&["not", "upgrade"], Some("websocket"), &["base64url.bearer.authorization.k8s.io.dG9rZW4,dummy"]), ok, "ok myuser", &["token"]),
-            ("Connection contains upgrade", request(&["keep-alive, Upgrade"], Some("WebSocket"), &["base64url.bearer.authorization.k8s.io.dG9rZW4,dummy"]), ok, "ok myuser", &["token"]),
-            ("TokenInvalid", ws(&["base64url.bearer.authorization.k8s.io.dG9rZW4,dummy"]), || Ok(None), "err invalid bearer token", &["token"]),
-            ("TokenInvalidCustomError", ws(&["base64url.bearer.authorization.k8s.io.dG9rZW4,dummy"]), || Err(Error::msg("custom")), "err custom", &["token"]),
-            ("BadValue empty request", request(&[], None, &[]), ok, "none", &[]),
-            ("BadValue other protocol", ws(&["other-protocol"]), ok, "none", &[]),
-            ("BadValue empty token", ws(&["base64url.bearer.authorization.k8s.io."]), ok, "none", &[]),
+            (
+                "TestAuthenticateRequest",
+                ws(&["base64url.bearer.authorization.k8s.io.dG9rZW4,dummy"]),
+                ok,
+                "ok myuser",
+                &["token"],
+            ),
+            (
+                "MultipleConnectionHeaders",
+                request(
+                    &["not", "upgrade"],
+                    Some("websocket"),
+                    &["base64url.bearer.authorization.k8s.io.dG9rZW4,dummy"],
+                ),
+                ok,
+                "ok myuser",
+                &["token"],
+            ),
+            (
+                "Connection contains upgrade",
+                request(
+                    &["keep-alive, Upgrade"],
+                    Some("WebSocket"),
+                    &["base64url.bearer.authorization.k8s.io.dG9rZW4,dummy"],
+                ),
+                ok,
+                "ok myuser",
+                &["token"],
+            ),
+            (
+                "TokenInvalid",
+                ws(&["base64url.bearer.authorization.k8s.io.dG9rZW4,dummy"]),
+                || Ok(None),
+                "err invalid bearer token",
+                &["token"],
+            ),
+            (
+                "TokenInvalidCustomError",
+                ws(&["base64url.bearer.authorization.k8s.io.dG9rZW4,dummy"]),
+                || Err(Error::msg("custom")),
+                "err custom",
+                &["token"],
+            ),
+            (
+                "BadValue empty request",
+                request(&[], None, &[]),
+                ok,
+                "none",
+                &[],
+            ),
+            (
+                "BadValue other protocol",
+                ws(&["other-protocol"]),
+                ok,
+                "none",
+                &[],
+            ),
+            (
+                "BadValue empty token",
+                ws(&["base64url.bearer.authorization.k8s.io."]),
+                ok,
+                "none",
+                &[],
+            ),
             ("empty header", ws(&[""]), ok, "none", &[]),
-            ("not a websocket request", request(&["keep-alive"], Some("websocket"), &["base64url.bearer.authorization.k8s.io.dG9rZW4,dummy"]), ok, "none", &[]),
-            ("not a websocket upgrade", request(&["upgrade"], Some("h2c"), &["base64url.bearer.authorization.k8s.io.dG9rZW4,dummy"]), ok, "none", &[]),
-            ("two header lines", ws(&[TOK, "dummy, dummy2"]), ok, "ok myuser", &["token"]),
-            ("missing additional subprotocol", ws(&[TOK]), ok, "err missing additional subprotocol", &[]),
-            ("multiple tokens", ws(&["base64url.bearer.authorization.k8s.io.dG9rZW4,base64url.bearer.authorization.k8s.io.dG9rZW4,x"]), ok, "err multiple base64.bearer.authorization tokens specified", &[]),
-            ("padded", ws(&["base64url.bearer.authorization.k8s.io.dG9rZW4=,x"]), ok, "err invalid base64.bearer.authorization token encoding", &[]),
-            ("standard alphabet", ws(&["base64url.bearer.authorization.k8s.io.a+b/,x"]), ok, "err invalid base64.bearer.authorization token encoding", &[]),
-            ("not utf-8", ws(&[&format!("{ffe},x")]), ok, "err invalid base64.bearer.authorization token", &[]),
-            ("non-canonical trailing bits accepted (Go)", ws(&["base64url.bearer.authorization.k8s.io.dG9rZW5,x"]), ok, "ok myuser", &["token"]),
+            (
+                "not a websocket request",
+                request(
+                    &["keep-alive"],
+                    Some("websocket"),
+                    &["base64url.bearer.authorization.k8s.io.dG9rZW4,dummy"],
+                ),
+                ok,
+                "none",
+                &[],
+            ),
+            (
+                "not a websocket upgrade",
+                request(
+                    &["upgrade"],
+                    Some("h2c"),
+                    &["base64url.bearer.authorization.k8s.io.dG9rZW4,dummy"],
+                ),
+                ok,
+                "none",
+                &[],
+            ),
+            (
+                "two header lines",
+                ws(&[TOK, "dummy, dummy2"]),
+                ok,
+                "ok myuser",
+                &["token"],
+            ),
+            (
+                "missing additional subprotocol",
+                ws(&[TOK]),
+                ok,
+                "err missing additional subprotocol",
+                &[],
+            ),
+            (
+                "multiple tokens",
+                ws(&[
+                    "base64url.bearer.authorization.k8s.io.dG9rZW4,base64url.bearer.authorization.k8s.io.dG9rZW4,x",
+                ]),
+                ok,
+                "err multiple base64.bearer.authorization tokens specified",
+                &[],
+            ),
+            (
+                "padded",
+                ws(&["base64url.bearer.authorization.k8s.io.dG9rZW4=,x"]),
+                ok,
+                "err invalid base64.bearer.authorization token encoding",
+                &[],
+            ),
+            (
+                "standard alphabet",
+                ws(&["base64url.bearer.authorization.k8s.io.a+b/,x"]),
+                ok,
+                "err invalid base64.bearer.authorization token encoding",
+                &[],
+            ),
+            (
+                "not utf-8",
+                ws(&[&format!("{ffe},x")]),
+                ok,
+                "err invalid base64.bearer.authorization token",
+                &[],
+            ),
+            (
+                "non-canonical trailing bits accepted (Go)",
+                ws(&["base64url.bearer.authorization.k8s.io.dG9rZW5,x"]),
+                ok,
+                "ok myuser",
+                &["token"],
+            ),
         ];
         for (name, parts, answer, want, want_seen) in cases {
             for slow in [false, true] {

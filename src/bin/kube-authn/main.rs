@@ -1,1 +1,177 @@
-fn main() {}
+//! `kube-authn serve`: kube-apiserver's authentication, as a standalone HTTPS server that answers
+//! SelfSubjectReview (`kubectl auth whoami`) and TokenReview (so it can be a cluster's
+//! authentication webhook), configured with kube-apiserver's own flags and files.
+
+mod app;
+mod certs;
+mod dev;
+mod serve;
+
+use std::net::IpAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "kube-authn",
+    version,
+    about = "Kubernetes request authentication, outside the apiserver"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Serve SelfSubjectReview and TokenReview over HTTPS.
+    Serve(Box<ServeArgs>),
+}
+
+/// Go `strconv.ParseBool`, as pflag parses boolean flags.
+fn go_bool(s: &str) -> Result<bool, String> {
+    match s {
+        "1" | "t" | "T" | "true" | "TRUE" | "True" => Ok(true),
+        "0" | "f" | "F" | "false" | "FALSE" | "False" => Ok(false),
+        _ => Err(format!("strconv.ParseBool: parsing {s:?}: invalid syntax")),
+    }
+}
+
+/// Flags, spelled and defaulted as kube-apiserver spells and defaults them.
+#[derive(Args, Debug, Clone)]
+pub struct ServeArgs {
+    /// If set, the file that will be used to secure the secure port of the API server via
+    /// token authentication.
+    #[arg(long = "token-auth-file", value_name = "FILE")]
+    pub token_auth_file: Option<PathBuf>,
+
+    /// If set, the file that will be used to admit requests to the secure port of the API
+    /// server via http basic authentication (removed from kube-apiserver in 1.19).
+    #[arg(long = "basic-auth-file", value_name = "FILE")]
+    pub basic_auth_file: Option<PathBuf>,
+
+    /// Enables anonymous requests to the secure port of the API server. Requests that are not
+    /// rejected by another authentication method are treated as anonymous requests. Anonymous
+    /// requests have a username of system:anonymous, and a group name of system:unauthenticated.
+    #[arg(long = "anonymous-auth", value_name = "BOOL", default_value = "true",
+          num_args = 0..=1, require_equals = true, default_missing_value = "true", value_parser = go_bool)]
+    pub anonymous_auth: bool,
+
+    /// Identifiers of the API. The service account token authenticator will validate that
+    /// tokens used against the API are bound to at least one of these audiences.
+    #[arg(long = "api-audiences", value_name = "STRINGS", value_delimiter = ',')]
+    pub api_audiences: Vec<String>,
+
+    /// The port on which to serve HTTPS with authentication and authorization.
+    #[arg(long = "secure-port", value_name = "INT", default_value_t = 6443)]
+    pub secure_port: u16,
+
+    /// The IP address on which to listen for the --secure-port port.
+    #[arg(long = "bind-address", value_name = "IP", default_value = "0.0.0.0")]
+    pub bind_address: IpAddr,
+
+    /// File containing the default x509 Certificate for HTTPS. (CA cert, if any, concatenated
+    /// after server cert). If HTTPS serving is enabled, and --tls-cert-file and
+    /// --tls-private-key-file are not provided, a self-signed certificate and key are generated
+    /// for the public address and saved to the directory specified by --cert-dir.
+    #[arg(long = "tls-cert-file", value_name = "FILE")]
+    pub tls_cert_file: Option<PathBuf>,
+
+    /// File containing the default x509 private key matching --tls-cert-file.
+    #[arg(long = "tls-private-key-file", value_name = "FILE")]
+    pub tls_private_key_file: Option<PathBuf>,
+
+    /// The directory where the TLS certs are located. If --tls-cert-file and
+    /// --tls-private-key-file are provided, this flag will be ignored.
+    #[arg(
+        long = "cert-dir",
+        value_name = "DIR",
+        default_value = "/var/run/kubernetes"
+    )]
+    pub cert_dir: PathBuf,
+
+    /// Development mode: listen on 127.0.0.1, generate a self-signed certificate and demo
+    /// token and password files in a temporary directory, and print ready-to-paste commands.
+    #[arg(long = "dev")]
+    pub dev: bool,
+
+    /// Accept any bearer token as `user/group1,group2` (kube-apiserver's removed
+    /// --insecure-allow-any-token). Insecure: never use outside throw-away test setups.
+    #[arg(long = "insecure-allow-any-token", hide = true)]
+    pub insecure_allow_any_token: bool,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .init();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = match cli.command {
+        Command::Serve(args) => runtime.block_on(serve::run(*args)),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<ServeArgs, String> {
+        let mut argv = vec!["kube-authn", "serve"];
+        argv.extend_from_slice(args);
+        Cli::try_parse_from(argv)
+            .map(|c| match c.command {
+                Command::Serve(a) => *a,
+            })
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn flags_match_kube_apiserver_defaults_and_syntax() {
+        let d = parse(&[]).unwrap();
+        assert!(d.anonymous_auth);
+        assert_eq!(d.secure_port, 6443);
+        assert_eq!(d.bind_address.to_string(), "0.0.0.0");
+        assert_eq!(d.cert_dir, PathBuf::from("/var/run/kubernetes"));
+        assert!(d.api_audiences.is_empty());
+
+        let cases: [(&[&str], bool); 6] = [
+            (&["--anonymous-auth=false"], false),
+            (&["--anonymous-auth=0"], false),
+            (&["--anonymous-auth=F"], false),
+            (&["--anonymous-auth"], true),
+            (&["--anonymous-auth=True"], true),
+            (&["--anonymous-auth=t"], true),
+        ];
+        for (args, want) in cases {
+            assert_eq!(parse(args).unwrap().anonymous_auth, want, "{args:?}");
+        }
+        assert!(parse(&["--anonymous-auth=maybe"]).is_err());
+
+        let a = parse(&["--api-audiences=a,b", "--api-audiences", "c"]).unwrap();
+        assert_eq!(a.api_audiences, ["a", "b", "c"]);
+    }
+}

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The whole test suite: installs the test tools, then runs every Rust test (unit, integration,
+# doc) with all features, then the Go conformance comparison when it exists.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash ci/install-test-tools.sh
+cargo test --all-features --all-targets
+cargo test --all-features --doc
+if [ -x conformance/run.sh ]; then
+  conformance/run.sh
+fi

@@ -1,0 +1,499 @@
+//! The API the server answers, behind the authentication middleware:
+//!
+//! * `POST /apis/authentication.k8s.io/v1/selfsubjectreviews` → 201 SelfSubjectReview
+//!   (`kubectl auth whoami`);
+//! * `POST /apis/authentication.k8s.io/{v1,v1beta1}/tokenreviews` → 201 TokenReview, with
+//!   kube-apiserver's semantics (`pkg/registry/authentication/tokenreview/storage.go`): the
+//!   token runs through the full request chain with `spec.audiences` (or the API audiences);
+//! * `GET /healthz`, `/livez`, `/readyz` → `ok`; `GET /metrics` → Prometheus text.
+//!
+//! Both reviews need an authenticated, non-anonymous caller (kube-apiserver's default RBAC
+//! gives anonymous neither); others get kube-apiserver's 403 text. Bad bodies get a `Status`
+//! 400, oversized ones a 413; nothing here can panic on input.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http::header::{CONTENT_TYPE, USER_AGENT};
+use http::{HeaderValue, Method, Request, Response, StatusCode};
+use http_body_util::{BodyExt, Full, Limited};
+use kube_authn::api::{SelfSubjectReview, Status, TokenReview, UserInfo as ApiUserInfo};
+use kube_authn::chain::Chain;
+use kube_authn::middleware::Authenticated;
+use kube_authn::user::UserInfo;
+use kube_authn::{Audiences, Context, RequestAuthenticator};
+
+/// kube-apiserver's request body limit (3 MiB).
+pub const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
+
+/// Server state shared by every request.
+pub struct App {
+    /// The chain that authenticates callers (behind the middleware) and TokenReview tokens.
+    pub chain: Chain,
+    /// `--api-audiences`.
+    pub api_audiences: Audiences,
+    /// Renders `/metrics`.
+    pub metrics: Arc<dyn Fn(&mut String) + Send + Sync>,
+}
+
+/// Whether kube-apiserver would pretty-print the response: `?pretty=<true>` (a Go bool, which
+/// wins) or a `curl`, `Wget` or `Mozilla/5.0` user agent.
+pub fn wants_pretty<B>(req: &Request<B>) -> bool {
+    if let Some(query) = req.uri().query() {
+        for pair in query.split('&') {
+            if let Some(value) = pair.strip_prefix("pretty=") {
+                match value {
+                    "1" | "t" | "T" | "true" | "TRUE" | "True" => return true,
+                    "0" | "f" | "F" | "false" | "FALSE" | "False" => return false,
+                    _ => {}
+                }
+            }
+        }
+    }
+    req.headers()
+        .get(USER_AGENT)
+        .map(|ua| ua.as_bytes())
+        .is_some_and(|ua| {
+            ua.starts_with(b"curl") || ua.starts_with(b"Wget") || ua.starts_with(b"Mozilla/5.0")
+        })
+}
+
+/// JSON as kube-apiserver writes it: compact with a trailing newline, or indented without one.
+fn json_response(
+    code: StatusCode,
+    value: &impl serde::Serialize,
+    pretty: bool,
+) -> Response<Full<Bytes>> {
+    let body = if pretty {
+        serde_json::to_vec_pretty(value)
+    } else {
+        serde_json::to_vec(value).map(|mut v| {
+            v.push(b'\n');
+            v
+        })
+    }
+    .unwrap_or_else(|_| b"{}".to_vec());
+    let mut response = Response::new(Full::new(Bytes::from(body)));
+    *response.status_mut() = code;
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+fn status(
+    code: StatusCode,
+    reason: &str,
+    message: impl Into<String>,
+    pretty: bool,
+) -> Response<Full<Bytes>> {
+    json_response(
+        code,
+        &Status::failure(code.as_u16(), reason, message),
+        pretty,
+    )
+}
+
+fn text(code: StatusCode, body: &'static str) -> Response<Full<Bytes>> {
+    let mut response = Response::new(Full::new(Bytes::from_static(body.as_bytes())));
+    *response.status_mut() = code;
+    response.headers_mut().insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    response
+}
+
+fn forbidden(user: &UserInfo, resource: &str, pretty: bool) -> Response<Full<Bytes>> {
+    status(
+        StatusCode::FORBIDDEN,
+        "Forbidden",
+        format!(
+            "{resource}.authentication.k8s.io is forbidden: User \"{}\" cannot create resource \"{resource}\" in API group \"authentication.k8s.io\" at the cluster scope",
+            user.name()
+        ),
+        pretty,
+    )
+}
+
+/// The first bytes of a Kubernetes protobuf envelope (`k8s\0`).
+const PROTOBUF_MAGIC: &[u8] = b"k8s\x00";
+
+#[derive(Debug, PartialEq, Eq)]
+enum Media {
+    Json,
+    Protobuf,
+    Other,
+}
+
+/// The request's media type; no `Content-Type` is taken as JSON, as kube-apiserver does.
+fn media_type(content_type: &Option<HeaderValue>) -> Media {
+    let Some(value) = content_type else {
+        return Media::Json;
+    };
+    let essence = value
+        .to_str()
+        .unwrap_or_default()
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    match essence.as_str() {
+        "application/json" | "" => Media::Json,
+        "application/vnd.kubernetes.protobuf" => Media::Protobuf,
+        _ => Media::Other,
+    }
+}
+
+fn unsupported_media_type(pretty: bool) -> Response<Full<Bytes>> {
+    status(
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        "UnsupportedMediaType",
+        "the body of the request was in an unknown format - accepted media types include: application/json",
+        pretty,
+    )
+}
+
+/// A JSON decoding error without any of the input (which may hold a token).
+fn decode_error(e: &serde_json::Error) -> String {
+    let class = match e.classify() {
+        serde_json::error::Category::Io => "read error",
+        serde_json::error::Category::Syntax => "syntax error",
+        serde_json::error::Category::Data => "unexpected field type",
+        serde_json::error::Category::Eof => "unexpected end of input",
+    };
+    format!(
+        "couldn't decode the request body: {class} at line {} column {}",
+        e.line(),
+        e.column()
+    )
+}
+
+async fn read_body<B>(body: B) -> Result<Bytes, Response<Full<Bytes>>>
+where
+    B: http_body::Body<Data = Bytes>,
+    B::Error: std::error::Error + Send + Sync + 'static,
+{
+    match Limited::new(body, MAX_BODY_BYTES).collect().await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(e)
+            if e.downcast_ref::<http_body_util::LengthLimitError>()
+                .is_some() =>
+        {
+            Err(status(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "RequestEntityTooLarge",
+                format!("Request entity too large: limit is {MAX_BODY_BYTES}"),
+                false,
+            ))
+        }
+        Err(_) => Err(status(
+            StatusCode::BAD_REQUEST,
+            "BadRequest",
+            "couldn't read the request body",
+            false,
+        )),
+    }
+}
+
+/// RFC 3339 UTC time with second precision, as Go's `metav1.Time` serialises.
+pub fn rfc3339_now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or_default();
+    rfc3339(secs)
+}
+
+/// RFC 3339 for seconds since the epoch (proleptic Gregorian, UTC).
+pub fn rfc3339(secs: i64) -> String {
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    // Howard Hinnant's days-to-civil algorithm.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+impl App {
+    /// Answers one request that already went through the authentication middleware.
+    pub async fn handle<B>(self: Arc<Self>, req: Request<B>) -> Response<Full<Bytes>>
+    where
+        B: http_body::Body<Data = Bytes>,
+        B::Error: std::error::Error + Send + Sync + 'static,
+    {
+        let pretty = wants_pretty(&req);
+        let user = Authenticated::from_request(&req).map(|a| a.user.clone());
+        let path = req.uri().path().to_owned();
+        let method = req.method().clone();
+        match (path.as_str(), method) {
+            ("/healthz" | "/livez" | "/readyz", Method::GET | Method::HEAD) => {
+                text(StatusCode::OK, "ok")
+            }
+            ("/metrics", Method::GET) => match user {
+                Some(u) if !u.is_anonymous() => {
+                    let mut out = String::new();
+                    (self.metrics)(&mut out);
+                    let mut response = Response::new(Full::new(Bytes::from(out)));
+                    response.headers_mut().insert(
+                        CONTENT_TYPE,
+                        HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+                    );
+                    response
+                }
+                _ => status(
+                    StatusCode::FORBIDDEN,
+                    "Forbidden",
+                    format!(
+                        "forbidden: User \"{}\" cannot get path \"/metrics\"",
+                        user.as_deref().map_or("system:anonymous", UserInfo::name)
+                    ),
+                    pretty,
+                ),
+            },
+            ("/apis/authentication.k8s.io/v1/selfsubjectreviews", Method::POST) => {
+                self.self_subject_review(req, user, pretty).await
+            }
+            ("/apis/authentication.k8s.io/v1/tokenreviews", Method::POST) => {
+                self.token_review(req, user, "v1", pretty).await
+            }
+            ("/apis/authentication.k8s.io/v1beta1/tokenreviews", Method::POST) => {
+                self.token_review(req, user, "v1beta1", pretty).await
+            }
+            (
+                "/apis/authentication.k8s.io/v1/selfsubjectreviews"
+                | "/apis/authentication.k8s.io/v1/tokenreviews"
+                | "/apis/authentication.k8s.io/v1beta1/tokenreviews",
+                _,
+            ) => status(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "MethodNotAllowed",
+                "the server does not allow this method on the requested resource",
+                pretty,
+            ),
+            _ => status(
+                StatusCode::NOT_FOUND,
+                "NotFound",
+                "the server could not find the requested resource",
+                pretty,
+            ),
+        }
+    }
+
+    async fn self_subject_review<B>(
+        &self,
+        req: Request<B>,
+        user: Option<Arc<UserInfo>>,
+        pretty: bool,
+    ) -> Response<Full<Bytes>>
+    where
+        B: http_body::Body<Data = Bytes>,
+        B::Error: std::error::Error + Send + Sync + 'static,
+    {
+        let Some(user) = user.filter(|u| !u.is_anonymous()) else {
+            return forbidden(&UserInfo::anonymous(), "selfsubjectreviews", pretty);
+        };
+        let content_type = req.headers().get(CONTENT_TYPE).cloned();
+        let body = match read_body(req.into_body()).await {
+            Ok(body) => body,
+            Err(response) => return response,
+        };
+        match media_type(&content_type) {
+            // The request object carries nothing that changes the answer, so a protobuf
+            // envelope (what kubectl sends) is checked for its magic number but not decoded.
+            Media::Protobuf if body.starts_with(PROTOBUF_MAGIC) || body.is_empty() => {}
+            Media::Protobuf => {
+                return status(
+                    StatusCode::BAD_REQUEST,
+                    "BadRequest",
+                    "the body is not a Kubernetes protobuf envelope",
+                    pretty,
+                );
+            }
+            Media::Json if body.iter().all(u8::is_ascii_whitespace) => {}
+            Media::Json => match serde_json::from_slice::<SelfSubjectReview>(&body) {
+                Ok(review) if !review.kind.is_empty() && review.kind != "SelfSubjectReview" => {
+                    return status(
+                        StatusCode::BAD_REQUEST,
+                        "BadRequest",
+                        format!("not a SelfSubjectReview: kind {:?}", review.kind),
+                        pretty,
+                    );
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    return status(
+                        StatusCode::BAD_REQUEST,
+                        "BadRequest",
+                        decode_error(&e),
+                        pretty,
+                    );
+                }
+            },
+            Media::Other => return unsupported_media_type(pretty),
+        }
+        let review = SelfSubjectReview::for_user(&user, &rfc3339_now());
+        json_response(StatusCode::CREATED, &review, pretty)
+    }
+
+    async fn token_review<B>(
+        &self,
+        req: Request<B>,
+        user: Option<Arc<UserInfo>>,
+        version: &str,
+        pretty: bool,
+    ) -> Response<Full<Bytes>>
+    where
+        B: http_body::Body<Data = Bytes>,
+        B::Error: std::error::Error + Send + Sync + 'static,
+    {
+        let Some(_caller) = user.filter(|u| !u.is_anonymous()) else {
+            return forbidden(&UserInfo::anonymous(), "tokenreviews", pretty);
+        };
+        // The token must be read from the body, so only JSON is accepted here (kube-apiserver's
+        // webhook client and the official clients send TokenReview as JSON).
+        if media_type(&req.headers().get(CONTENT_TYPE).cloned()) != Media::Json {
+            return unsupported_media_type(pretty);
+        }
+        let body = match read_body(req.into_body()).await {
+            Ok(body) => body,
+            Err(response) => return response,
+        };
+        let mut review: TokenReview = match serde_json::from_slice(&body) {
+            Ok(review) => review,
+            Err(e) => {
+                return status(
+                    StatusCode::BAD_REQUEST,
+                    "BadRequest",
+                    decode_error(&e),
+                    pretty,
+                );
+            }
+        };
+        if !review.kind.is_empty() && review.kind != "TokenReview" {
+            return status(
+                StatusCode::BAD_REQUEST,
+                "BadRequest",
+                format!("not a TokenReview: kind {:?}", review.kind),
+                pretty,
+            );
+        }
+        if !review.metadata.namespace.is_empty() {
+            return status(
+                StatusCode::BAD_REQUEST,
+                "BadRequest",
+                format!(
+                    "namespace is not allowed on this type: {}",
+                    review.metadata.namespace
+                ),
+                pretty,
+            );
+        }
+        if review.spec.token.is_empty() {
+            return status(
+                StatusCode::BAD_REQUEST,
+                "BadRequest",
+                "token is required for TokenReview in authentication",
+                pretty,
+            );
+        }
+        let token = review.spec.token.clone();
+        let audiences = if review.spec.audiences.is_empty() {
+            self.api_audiences.clone()
+        } else {
+            Audiences::new(&review.spec.audiences)
+        };
+        let outcome = match HeaderValue::from_str(&format!("Bearer {token}")) {
+            Ok(value) => {
+                let (mut parts, ()) = Request::new(()).into_parts();
+                parts.headers.insert(http::header::AUTHORIZATION, value);
+                let ctx = if audiences.is_empty() {
+                    Context::default()
+                } else {
+                    Context::with_audiences(audiences.clone())
+                };
+                self.chain.authenticate_request(&parts, &ctx).await
+            }
+            Err(_) => Err(kube_authn::Error::from_static(
+                kube_authn::ErrorKind::MalformedCredential,
+                "token contains bytes that cannot be sent in an HTTP header",
+            )),
+        };
+        review.api_version = format!("authentication.k8s.io/{version}");
+        review.kind = "TokenReview".into();
+        review.status = Default::default();
+        match outcome {
+            Ok(Some(response)) => {
+                if !audiences.is_empty() && !audiences.intersects(&response.audiences) {
+                    tracing::error!(want = ?audiences, got = ?response.audiences, "error validating audience");
+                    return status(
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        "InternalError",
+                        "Internal error occurred: error validating audiences",
+                        pretty,
+                    );
+                }
+                review.status.authenticated = true;
+                review.status.user = ApiUserInfo::from(&*response.user);
+                review.status.audiences = response.audiences.iter().map(str::to_owned).collect();
+            }
+            Ok(None) => {}
+            Err(e) => review.status.error = e.to_string(),
+        }
+        json_response(StatusCode::CREATED, &review, pretty)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc3339_vectors() {
+        let cases = [
+            (0, "1970-01-01T00:00:00Z"),
+            (951_782_400, "2000-02-29T00:00:00Z"),
+            (1_795_420_800, "2026-11-22T08:00:00Z"),
+            (4_102_444_799, "2099-12-31T23:59:59Z"),
+        ];
+        for (secs, want) in cases {
+            assert_eq!(rfc3339(secs), want, "{secs}");
+        }
+    }
+
+    #[test]
+    fn pretty_rules() {
+        let cases = [
+            ("/x", None, false),
+            ("/x", Some("curl/8.5.0"), true),
+            ("/x", Some("Wget/1.21"), true),
+            ("/x", Some("Mozilla/5.0 (X11)"), true),
+            ("/x", Some("kubectl/v1.34"), false),
+            ("/x?pretty=true", None, true),
+            ("/x?pretty=1", None, true),
+            ("/x?pretty=false", Some("curl/8"), false),
+            ("/x?pretty=nonsense", Some("curl/8"), true),
+            ("/x?a=b&pretty=True", None, true),
+        ];
+        for (uri, ua, want) in cases {
+            let mut b = Request::get(uri);
+            if let Some(ua) = ua {
+                b = b.header(USER_AGENT, ua);
+            }
+            assert_eq!(wants_pretty(&b.body(()).unwrap()), want, "{uri} {ua:?}");
+        }
+    }
+}

@@ -1,0 +1,130 @@
+//! Serving certificates: load `--tls-cert-file`/`--tls-private-key-file`, or, like kube-apiserver,
+//! generate a self-signed pair into `--cert-dir` (`apiserver.crt` holds the serving certificate
+//! followed by the CA that signed it, `apiserver.key` its key; an existing pair is reused).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rcgen::{
+    BasicConstraints, CertificateParams, CertifiedIssuer, DistinguishedName, DnType,
+    ExtendedKeyUsagePurpose, IsCa, KeyPair, KeyUsagePurpose,
+};
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+
+/// The serving certificate and where it lives.
+pub struct ServingCert {
+    pub cert_file: PathBuf,
+    pub key_file: PathBuf,
+    /// The CA of a generated pair (clients pass it to `--cacert`); `None` for user-provided files.
+    pub ca_file: Option<PathBuf>,
+    pub generated: bool,
+}
+
+/// Generates a CA and a serving certificate for `hosts` (DNS names and IP addresses) into `dir`,
+/// unless `apiserver.crt`/`apiserver.key` already exist there.
+pub fn ensure_self_signed(dir: &Path, hosts: &[String]) -> Result<ServingCert, String> {
+    let cert_file = dir.join("apiserver.crt");
+    let key_file = dir.join("apiserver.key");
+    let ca_file = dir.join("apiserver-ca.crt");
+    if cert_file.exists() && key_file.exists() {
+        return Ok(ServingCert {
+            ca_file: ca_file.exists().then_some(ca_file),
+            cert_file,
+            key_file,
+            generated: false,
+        });
+    }
+    std::fs::create_dir_all(dir)
+        .map_err(|e| format!("create --cert-dir {}: {e}", dir.display()))?;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or_default();
+    let host = hosts.first().cloned().unwrap_or_else(|| "localhost".into());
+
+    let err = |e: rcgen::Error| format!("generate self-signed certificate: {e}");
+    let mut ca_params = CertificateParams::new(Vec::<String>::new()).map_err(err)?;
+    ca_params.distinguished_name = DistinguishedName::new();
+    ca_params
+        .distinguished_name
+        .push(DnType::CommonName, format!("{host}-ca@{now}"));
+    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    ca_params.key_usages = vec![
+        KeyUsagePurpose::KeyCertSign,
+        KeyUsagePurpose::CrlSign,
+        KeyUsagePurpose::DigitalSignature,
+    ];
+    let ca_key = KeyPair::generate().map_err(err)?;
+    let ca = CertifiedIssuer::self_signed(ca_params, ca_key).map_err(err)?;
+
+    let mut params = CertificateParams::new(hosts.to_vec()).map_err(err)?;
+    params.distinguished_name = DistinguishedName::new();
+    params
+        .distinguished_name
+        .push(DnType::CommonName, format!("{host}@{now}"));
+    params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
+    params.key_usages = vec![
+        KeyUsagePurpose::DigitalSignature,
+        KeyUsagePurpose::KeyEncipherment,
+    ];
+    let key = KeyPair::generate().map_err(err)?;
+    let cert = params.signed_by(&key, &ca).map_err(err)?;
+
+    let write = |path: &Path, data: String, private: bool| -> Result<(), String> {
+        std::fs::write(path, data).map_err(|e| format!("write {}: {e}", path.display()))?;
+        #[cfg(unix)]
+        if private {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+                .map_err(|e| format!("chmod {}: {e}", path.display()))?;
+        }
+        let _ = private;
+        Ok(())
+    };
+    write(&cert_file, format!("{}{}", cert.pem(), ca.pem()), false)?;
+    write(&key_file, key.serialize_pem(), true)?;
+    write(&ca_file, ca.pem(), false)?;
+    Ok(ServingCert {
+        cert_file,
+        key_file,
+        ca_file: Some(ca_file),
+        generated: true,
+    })
+}
+
+/// Loads a certificate chain and key for rustls.
+pub fn load(
+    cert_file: &Path,
+    key_file: &Path,
+) -> Result<(Vec<CertificateDer<'static>>, PrivateKeyDer<'static>), String> {
+    let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(cert_file)
+        .map_err(|e| format!("--tls-cert-file {}: {e}", cert_file.display()))?
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("--tls-cert-file {}: {e}", cert_file.display()))?;
+    if certs.is_empty() {
+        return Err(format!(
+            "--tls-cert-file {}: no certificates found",
+            cert_file.display()
+        ));
+    }
+    let key = PrivateKeyDer::from_pem_file(key_file)
+        .map_err(|e| format!("--tls-private-key-file {}: {e}", key_file.display()))?;
+    Ok((certs, key))
+}
+
+/// A rustls server configuration (TLS 1.2 and 1.3, h2 and http/1.1) over aws-lc-rs.
+pub fn server_config(
+    certs: Vec<CertificateDer<'static>>,
+    key: PrivateKeyDer<'static>,
+) -> Result<Arc<rustls::ServerConfig>, String> {
+    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let mut config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| format!("TLS configuration: {e}"))?
+        .with_no_client_auth()
+        .with_single_cert(certs, key)
+        .map_err(|e| format!("TLS certificate and key do not match: {e}"))?;
+    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    Ok(Arc::new(config))
+}

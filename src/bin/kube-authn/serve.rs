@@ -1,0 +1,175 @@
+//! Startup: flags → chain, serving certificate, HTTPS listener, graceful shutdown.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::server::conn::auto;
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+use kube_authn::config::AuthenticationOptions;
+use kube_authn::metrics::Metrics;
+use kube_authn::middleware::AuthenticationLayer;
+use tokio::net::TcpListener;
+use tokio_rustls::TlsAcceptor;
+use tower_layer::Layer;
+
+use crate::app::App;
+use crate::{ServeArgs, certs, dev};
+
+/// A TLS handshake that takes longer than this is dropped.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long open connections get to finish after a shutdown signal.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
+
+pub async fn run(mut args: ServeArgs) -> Result<(), String> {
+    let dev_setup = if args.dev {
+        Some(dev::prepare(&mut args)?)
+    } else {
+        None
+    };
+
+    let options = AuthenticationOptions {
+        token_auth_file: args.token_auth_file.clone(),
+        basic_auth_file: args.basic_auth_file.clone(),
+        anonymous_auth: args.anonymous_auth,
+        api_audiences: args.api_audiences.clone(),
+        insecure_allow_any_token: args.insecure_allow_any_token,
+        ..AuthenticationOptions::default()
+    };
+    let built = options.build().map_err(|e| e.to_string())?;
+
+    let serving = match (&args.tls_cert_file, &args.tls_private_key_file) {
+        (Some(cert), Some(key)) => certs::ServingCert {
+            cert_file: cert.clone(),
+            key_file: key.clone(),
+            ca_file: None,
+            generated: false,
+        },
+        (Some(_), None) | (None, Some(_)) => {
+            return Err(
+                "--tls-cert-file and --tls-private-key-file must be specified together".into(),
+            );
+        }
+        (None, None) => {
+            let mut hosts = vec!["localhost".to_string(), "127.0.0.1".into(), "::1".into()];
+            if !args.bind_address.is_unspecified() {
+                hosts.push(args.bind_address.to_string());
+            }
+            let serving = certs::ensure_self_signed(&args.cert_dir, &hosts)?;
+            tracing::info!(
+                cert = %serving.cert_file.display(),
+                key = %serving.key_file.display(),
+                generated = serving.generated,
+                "using a self-signed serving certificate (set --tls-cert-file and --tls-private-key-file for your own)"
+            );
+            serving
+        }
+    };
+    let (chain_certs, key) = certs::load(&serving.cert_file, &serving.key_file)?;
+    let tls = certs::server_config(chain_certs, key)?;
+
+    let addr = SocketAddr::new(args.bind_address, args.secure_port);
+    let listener = TcpListener::bind(addr)
+        .await
+        .map_err(|e| format!("listen on {addr}: {e}"))?;
+    let local = listener
+        .local_addr()
+        .map_err(|e| format!("listen on {addr}: {e}"))?;
+
+    let metrics = Arc::new(Metrics::new());
+    let app = Arc::new(App {
+        chain: built.chain.clone(),
+        api_audiences: built.api_audiences.clone(),
+        metrics: {
+            let metrics = metrics.clone();
+            Arc::new(move |out: &mut String| metrics.encode(out))
+        },
+    });
+    let layer = AuthenticationLayer::builder(built.chain.clone())
+        .api_audiences(built.api_audiences.clone())
+        .metrics(metrics)
+        .build();
+    let service = layer.layer(tower::service_fn(move |req| {
+        let app = app.clone();
+        async move { Ok::<_, std::convert::Infallible>(app.handle(req).await) }
+    }));
+
+    tracing::info!(address = %local, schemes = ?built.chain.schemes(), "Serving securely");
+    if let Some(dev) = &dev_setup {
+        dev.print_instructions(local, serving.ca_file.as_deref());
+    }
+
+    let acceptor = TlsAcceptor::from(tls);
+    let graceful = GracefulShutdown::new();
+    let mut shutdown = std::pin::pin!(shutdown_signal());
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => {
+                let (tcp, peer) = match accepted {
+                    Ok(conn) => conn,
+                    Err(e) => {
+                        tracing::warn!(error = %e, "accept failed");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        continue;
+                    }
+                };
+                let _ = tcp.set_nodelay(true);
+                let acceptor = acceptor.clone();
+                let service = TowerToHyperService::new(service.clone());
+                let watcher = graceful.watcher();
+                tokio::spawn(async move {
+                    let tls = match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(tcp)).await {
+                        Ok(Ok(tls)) => tls,
+                        Ok(Err(e)) => {
+                            tracing::debug!(%peer, error = %e, "TLS handshake failed");
+                            return;
+                        }
+                        Err(_) => {
+                            tracing::debug!(%peer, "TLS handshake timed out");
+                            return;
+                        }
+                    };
+                    let builder = auto::Builder::new(TokioExecutor::new());
+                    let conn = builder.serve_connection_with_upgrades(TokioIo::new(tls), service);
+                    if let Err(e) = watcher.watch(conn.into_owned()).await {
+                        tracing::debug!(%peer, error = %e, "connection error");
+                    }
+                });
+            }
+            () = &mut shutdown => break,
+        }
+    }
+    drop(listener);
+    tracing::info!("shutting down");
+    if tokio::time::timeout(SHUTDOWN_GRACE, graceful.shutdown())
+        .await
+        .is_err()
+    {
+        tracing::warn!("connections still open after the grace period; closing");
+    }
+    drop(built.tasks);
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = term => {},
+    }
+}

@@ -1,0 +1,494 @@
+//! A CSV reader that behaves exactly like Go's `encoding/csv` `Reader` with the settings the
+//! Kubernetes token and password files use (`FieldsPerRecord = -1`, everything else default):
+//!
+//! * separator `,`; **no comment syntax** (`#` is data);
+//! * only truly empty lines are skipped (`\n`, `\r\n`, or a lone `\r` at the end of input); a
+//!   line of spaces is a one-field record;
+//! * `\r\n` is normalised to `\n` (also inside quoted fields); one trailing `\r` at the end of
+//!   input is dropped;
+//! * no leading-space trimming; a UTF-8 BOM is ordinary data (part of the first field);
+//! * `LazyQuotes = false`: a `"` in an unquoted field is `bare " in non-quoted-field`, and a
+//!   quote inside a quoted field that is not doubled, nor followed by `,` or the end of line, is
+//!   `extraneous or missing " in quoted-field`, as is a quoted field left open at end of input;
+//! * quoted fields may contain `,`, `""` (one quote) and newlines.
+//!
+//! Error texts, line and column numbers are Go's (Go ≥ 1.17: 1-based byte columns; a record
+//! spanning lines reports `record on line S; parse error on line L, column C: …`). They are
+//! checked against Go itself by a differential test (`tests/token_file.rs`). Errors never
+//! contain field content, since fields are secrets.
+//!
+//! Fields are returned as bytes; the caller decides what must be UTF-8. The line and record
+//! buffers are overwritten with zeros when the reader is dropped.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::io::BufRead;
+use std::sync::Arc;
+
+use crate::error::ConfigError;
+use crate::user::{SharedStr, UserInfo, empty_extra, shared_groups};
+
+/// Go's `csv.ParseError` for the two errors this configuration can produce.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ParseError {
+    pub(crate) start_line: u64,
+    pub(crate) line: u64,
+    pub(crate) column: u64,
+    pub(crate) kind: ParseErrorKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ParseErrorKind {
+    /// `csv.ErrBareQuote`.
+    BareQuote,
+    /// `csv.ErrQuote`.
+    Quote,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = match self.kind {
+            ParseErrorKind::BareQuote => "bare \" in non-quoted-field",
+            ParseErrorKind::Quote => "extraneous or missing \" in quoted-field",
+        };
+        if self.start_line != self.line {
+            write!(
+                f,
+                "record on line {}; parse error on line {}, column {}: {what}",
+                self.start_line, self.line, self.column
+            )
+        } else {
+            write!(
+                f,
+                "parse error on line {}, column {}: {what}",
+                self.line, self.column
+            )
+        }
+    }
+}
+
+/// A parse or read error.
+#[derive(Debug)]
+pub(crate) enum Error {
+    Parse(ParseError),
+    Io(std::io::Error),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Parse(e) => e.fmt(f),
+            Error::Io(e) => e.fmt(f),
+        }
+    }
+}
+
+/// One record: fields in order, borrowed from the reader until the next call.
+pub(crate) struct Record<'r> {
+    buf: &'r [u8],
+    ends: &'r [usize],
+}
+
+impl<'r> Record<'r> {
+    pub(crate) fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Field `i` (empty if out of range).
+    pub(crate) fn get(&self, i: usize) -> &'r [u8] {
+        match self.ends.get(i) {
+            Some(&end) => {
+                let start = if i == 0 { 0 } else { self.ends[i - 1] };
+                &self.buf[start..end]
+            }
+            None => &[],
+        }
+    }
+
+    #[cfg(test)]
+    pub(crate) fn to_vec(&self) -> Vec<Vec<u8>> {
+        (0..self.len()).map(|i| self.get(i).to_vec()).collect()
+    }
+}
+
+/// The reader. See the [module docs](self).
+pub(crate) struct Reader<R> {
+    src: R,
+    /// Go's `numLine`: lines read so far (an attempted read at end of input counts too).
+    num_line: u64,
+    /// The current raw line.
+    line: Vec<u8>,
+    record: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+/// A line as Go's `readLine` returns it after normalisation: `content` plus a `\n` if `nl`.
+#[derive(Clone, Copy)]
+struct Line {
+    start: usize,
+    end: usize,
+    nl: bool,
+}
+
+impl Line {
+    /// Go's `len(line)`.
+    fn len(&self) -> usize {
+        self.end - self.start + usize::from(self.nl)
+    }
+}
+
+impl<R: BufRead> Reader<R> {
+    pub(crate) fn new(src: R) -> Self {
+        Self {
+            src,
+            num_line: 0,
+            line: Vec::new(),
+            record: Vec::new(),
+            ends: Vec::new(),
+        }
+    }
+
+    /// Go's `readLine`: `None` at end of input.
+    fn read_line(&mut self) -> Result<Option<Line>, Error> {
+        self.line.clear();
+        let n = self
+            .src
+            .read_until(b'\n', &mut self.line)
+            .map_err(Error::Io)?;
+        self.num_line += 1;
+        if n == 0 {
+            return Ok(None);
+        }
+        let (mut end, nl) = if self.line[n - 1] == b'\n' {
+            (n - 1, true)
+        } else {
+            (n, false)
+        };
+        // `\r\n` → `\n`; at end of input a trailing `\r` is dropped.
+        if end > 0 && self.line[end - 1] == b'\r' {
+            end -= 1;
+        }
+        Ok(Some(Line { start: 0, end, nl }))
+    }
+
+    /// Reads the next record; `Ok(None)` at end of input.
+    pub(crate) fn read_record(&mut self) -> Result<Option<Record<'_>>, Error> {
+        // Skip empty lines.
+        let mut line = loop {
+            match self.read_line()? {
+                None => return Ok(None),
+                Some(l) if l.start == l.end => continue,
+                Some(l) => break l,
+            }
+        };
+        let rec_line = self.num_line;
+        self.record.clear();
+        self.ends.clear();
+        let mut pos_line = self.num_line;
+        let mut col: u64 = 1;
+        let err = 'fields: loop {
+            let content = &self.line[line.start..line.end];
+            if content.first() != Some(&b'"') {
+                // Unquoted field: up to the next comma or the end of the line.
+                let comma = memchr(b',', content);
+                let field = &content[..comma.unwrap_or(content.len())];
+                if let Some(j) = memchr(b'"', field) {
+                    break 'fields Some(ParseError {
+                        start_line: rec_line,
+                        line: self.num_line,
+                        column: col + j as u64,
+                        kind: ParseErrorKind::BareQuote,
+                    });
+                }
+                self.record.extend_from_slice(field);
+                self.ends.push(self.record.len());
+                match comma {
+                    Some(i) => {
+                        line.start += i + 1;
+                        col += i as u64 + 1;
+                        continue 'fields;
+                    }
+                    None => break 'fields None,
+                }
+            }
+            // Quoted field.
+            line.start += 1;
+            col += 1;
+            loop {
+                let content = &self.line[line.start..line.end];
+                if let Some(i) = memchr(b'"', content) {
+                    self.record.extend_from_slice(&content[..i]);
+                    line.start += i + 1;
+                    col += i as u64 + 1;
+                    match self.line[line.start..line.end].first() {
+                        Some(b'"') => {
+                            self.record.push(b'"');
+                            line.start += 1;
+                            col += 1;
+                        }
+                        Some(b',') => {
+                            line.start += 1;
+                            col += 1;
+                            self.ends.push(self.record.len());
+                            continue 'fields;
+                        }
+                        None => {
+                            self.ends.push(self.record.len());
+                            break 'fields None;
+                        }
+                        Some(_) => {
+                            break 'fields Some(ParseError {
+                                start_line: rec_line,
+                                line: self.num_line,
+                                column: col - 1,
+                                kind: ParseErrorKind::Quote,
+                            });
+                        }
+                    }
+                } else if line.len() > 0 {
+                    // End of line inside the quotes: keep the (normalised) newline, go on.
+                    self.record.extend_from_slice(content);
+                    if line.nl {
+                        self.record.push(b'\n');
+                    }
+                    col += line.len() as u64;
+                    line = match self.read_line()? {
+                        Some(l) => l,
+                        None => Line {
+                            start: 0,
+                            end: 0,
+                            nl: false,
+                        },
+                    };
+                    if line.len() > 0 {
+                        pos_line += 1;
+                        col = 1;
+                    }
+                } else {
+                    // End of input inside the quotes.
+                    break 'fields Some(ParseError {
+                        start_line: rec_line,
+                        line: pos_line,
+                        column: col,
+                        kind: ParseErrorKind::Quote,
+                    });
+                }
+            }
+        };
+        match err {
+            Some(e) => Err(Error::Parse(e)),
+            None => Ok(Some(Record {
+                buf: &self.record,
+                ends: &self.ends,
+            })),
+        }
+    }
+}
+
+impl<R> Drop for Reader<R> {
+    fn drop(&mut self) {
+        // Best effort: do not leave secrets in freed memory.
+        wipe(&mut self.line);
+        wipe(&mut self.record);
+    }
+}
+
+/// Overwrites a buffer's whole capacity with zeros (best effort, no `unsafe`).
+pub(crate) fn wipe(buf: &mut Vec<u8>) {
+    buf.clear();
+    let cap = buf.capacity();
+    buf.resize(cap, 0);
+    std::hint::black_box(&mut *buf);
+    buf.clear();
+}
+
+fn memchr(needle: u8, haystack: &[u8]) -> Option<usize> {
+    haystack.iter().position(|&b| b == needle)
+}
+
+/// Builds the users of a token or password file, sharing identical group names and group
+/// lists (a million rows drawing from a few groups store each group once).
+pub(crate) struct Users {
+    names: HashMap<Box<str>, SharedStr>,
+    lists: HashMap<Box<str>, Arc<[SharedStr]>>,
+}
+
+/// Beyond this many distinct group lists (or names), new ones are not interned, so a file where
+/// every row has its own groups does not also pay for a second copy of each list as a map key.
+const MAX_INTERNED: usize = 4096;
+
+impl Users {
+    pub(crate) fn new() -> Self {
+        Self {
+            names: HashMap::new(),
+            lists: HashMap::new(),
+        }
+    }
+
+    /// The user of one row: `groups` is the fourth column if there is one, split on `,`
+    /// (`""` gives one empty group, as `strings.Split` does).
+    pub(crate) fn user(&mut self, name: &str, uid: &str, groups: Option<&str>) -> UserInfo {
+        let groups = match groups {
+            None => shared_groups(Vec::new()),
+            Some(column) => match self.lists.get(column) {
+                Some(list) => list.clone(),
+                None => {
+                    let list = shared_groups(column.split(',').map(|g| self.group(g)).collect());
+                    if self.lists.len() < MAX_INTERNED {
+                        self.lists.insert(column.into(), list.clone());
+                    }
+                    list
+                }
+            },
+        };
+        UserInfo::from_parts(name, uid, groups, empty_extra())
+    }
+
+    fn group(&mut self, name: &str) -> SharedStr {
+        if let Some(g) = self.names.get(name) {
+            return g.clone();
+        }
+        let g: SharedStr = Arc::from(name);
+        if self.names.len() < MAX_INTERNED {
+            self.names.insert(name.into(), g.clone());
+        }
+        g
+    }
+}
+
+/// A field that must be text (user name, uid, groups), or a clear error naming the file, the
+/// record and the column, never the content.
+pub(crate) fn text<'a>(
+    field: &'a [u8],
+    column: &str,
+    kind: &str,
+    path: &str,
+    record: usize,
+) -> Result<&'a str, ConfigError> {
+    std::str::from_utf8(field).map_err(|_| {
+        ConfigError::new(format!(
+            "{kind} file '{path}', record number '{record}': the {column} is not valid UTF-8"
+        ))
+    })
+}
+
+/// A rough upper bound on the number of records (lines of at least three bytes, the shortest
+/// valid row being `t,,`), to pre-size maps without over-allocating for blank lines.
+pub(crate) fn record_hint(bytes: &[u8]) -> usize {
+    bytes
+        .split(|&b| b == b'\n')
+        .filter(|l| l.len() >= 3)
+        .count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(input: &str) -> Result<Vec<Vec<String>>, String> {
+        let mut r = Reader::new(input.as_bytes());
+        let mut out = Vec::new();
+        loop {
+            match r.read_record() {
+                Ok(Some(rec)) => out.push(
+                    rec.to_vec()
+                        .into_iter()
+                        .map(|f| String::from_utf8(f).unwrap())
+                        .collect(),
+                ),
+                Ok(None) => return Ok(out),
+                Err(e) => return Err(e.to_string()),
+            }
+        }
+    }
+
+    /// Expected values produced by Go 1.26 `encoding/csv` (FieldsPerRecord = -1).
+    #[test]
+    fn go_encoding_csv_vectors() {
+        type Case = (
+            &'static str,
+            &'static str,
+            Result<Vec<Vec<&'static str>>, &'static str>,
+        );
+        let cases: Vec<Case> = vec![
+            ("empty", "", Ok(vec![])),
+            ("only newlines", "\n\r\n\n", Ok(vec![])),
+            ("simple", "a,b,c\n", Ok(vec![vec!["a", "b", "c"]])),
+            ("no final newline", "a,b", Ok(vec![vec!["a", "b"]])),
+            ("crlf", "a,b\r\nc\r\n", Ok(vec![vec!["a", "b"], vec!["c"]])),
+            ("trailing cr at eof", "a,b\r", Ok(vec![vec!["a", "b"]])),
+            ("lone cr mid-line kept", "a\rb\n", Ok(vec![vec!["a\rb"]])),
+            ("cr cr lf", "a\r\r\n", Ok(vec![vec!["a\r"]])),
+            ("spaces line", "   \n", Ok(vec![vec!["   "]])),
+            ("hash is data", "#x,y,z\n", Ok(vec![vec!["#x", "y", "z"]])),
+            ("leading space kept", "a, b\n", Ok(vec![vec!["a", " b"]])),
+            (
+                "bom kept",
+                "\u{feff}a,b\n",
+                Ok(vec![vec!["\u{feff}a", "b"]]),
+            ),
+            ("trailing comma", "a,\n", Ok(vec![vec!["a", ""]])),
+            ("trailing comma eof", "a,", Ok(vec![vec!["a", ""]])),
+            ("quoted comma", "\"a,b\",c\n", Ok(vec![vec!["a,b", "c"]])),
+            ("escaped quote", "\"a\"\"b\"\n", Ok(vec![vec!["a\"b"]])),
+            (
+                "quoted newline crlf normalised",
+                "\"a\r\nb\",c\n",
+                Ok(vec![vec!["a\nb", "c"]]),
+            ),
+            ("empty quoted", "\"\"\n", Ok(vec![vec![""]])),
+            (
+                "bare quote",
+                "a\"b,c\n",
+                Err("parse error on line 1, column 2: bare \" in non-quoted-field"),
+            ),
+            (
+                "bare quote second field",
+                "ab,c\"\n",
+                Err("parse error on line 1, column 5: bare \" in non-quoted-field"),
+            ),
+            (
+                "quote then garbage",
+                "\"a\"b\n",
+                Err("parse error on line 1, column 3: extraneous or missing \" in quoted-field"),
+            ),
+            (
+                "unterminated quote",
+                "\"abc",
+                Err("parse error on line 1, column 5: extraneous or missing \" in quoted-field"),
+            ),
+            (
+                "unterminated multiline",
+                "x\n\"a\nb\n",
+                Err(
+                    "record on line 2; parse error on line 3, column 3: extraneous or missing \" in quoted-field",
+                ),
+            ),
+            (
+                "multiline then garbage",
+                "\"a\nb\"c\n",
+                Err(
+                    "record on line 1; parse error on line 2, column 2: extraneous or missing \" in quoted-field",
+                ),
+            ),
+        ];
+        for (name, input, want) in cases {
+            let want = want
+                .map(|recs| {
+                    recs.into_iter()
+                        .map(|r| r.into_iter().map(String::from).collect::<Vec<_>>())
+                        .collect::<Vec<_>>()
+                })
+                .map_err(String::from);
+            assert_eq!(parse(input), want, "case {name}");
+        }
+    }
+
+    #[test]
+    fn wipe_zeroes_capacity() {
+        let mut v = b"secret".to_vec();
+        wipe(&mut v);
+        assert!(v.is_empty());
+        assert!(v.capacity() >= 6);
+    }
+}

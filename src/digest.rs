@@ -1,0 +1,157 @@
+//! Keyed digests of static secrets (token-file tokens, password-file user names and passwords).
+//!
+//! The token and password files never keep a raw secret after loading: every secret is
+//! replaced by a 128-bit **keyed** digest, SipHash-2-4 (128-bit output) under a random key
+//! drawn once per process from the operating system, with a different key per use
+//! ([`Domain`]). Lookups hash the presented credential with the same key and probe a
+//! `HashMap` whose keys are these digests, hashed by a pass-through hasher (the digest already
+//! is a uniformly distributed keyed PRF output).
+//!
+//! Why this is sound against timing attacks: everything after the PRF — which bucket is probed,
+//! which control bytes match, the 16-byte equality test — depends only on the digest of the
+//! presented credential. Without the key an attacker cannot compute digests, so observing how
+//! far a comparison got tells them nothing about the bytes of any stored secret; SipHash's own
+//! running time depends only on the input length. A short-circuiting `==` on raw tokens (what a
+//! plain `HashMap<String, _>` does) would instead leak the length of the common prefix.
+//!
+//! Why not SHA-256 or HMAC: the reference measurement (`rust-ecosystem-perf.md` §5.4) put
+//! SHA-256 + map lookup at ~169 ns per token against a ≤60 ns target for the whole token
+//! authenticator. SipHash-2-4 is a PRF designed for exactly this (short inputs, secret key, 128
+//! bits of output); on this machine a 32–64-byte token digests in about 20 ns (see
+//! `benches/static_token.rs`, group `digest`, which also measures SipHash-1-3 and the SHA-256
+//! that the reference suggests). SipHash-1-3 is a few ns faster but has a smaller security
+//! margin, so it is not used for secrets.
+//!
+//! Collisions: two distinct secrets share a digest with probability 2^-128 per pair
+//! (about 2^-88 for a million tokens); a colliding pair would be treated as a duplicate.
+//! An online attacker who wants any of `n` stored digests needs about 2^128 / n guesses.
+
+use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::sync::LazyLock;
+
+use siphasher::sip128::SipHasher24;
+
+/// What a digest is for; each domain has its own random key, so a token digest can never be
+/// confused with a password digest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Domain {
+    /// A bearer token from a token file.
+    Token = 0,
+    /// A user name from a password file (the map key).
+    User = 1,
+    /// A password from a password file.
+    Password = 2,
+}
+
+struct Keys([(u64, u64); 3]);
+
+static KEYS: LazyLock<Keys> = LazyLock::new(|| {
+    let mut bytes = [0u8; 48];
+    if getrandom::fill(&mut bytes).is_err() {
+        // No OS randomness (should not happen on any supported platform): fall back to the
+        // standard library's randomly keyed hasher state, itself seeded from the OS when it can.
+        use std::hash::BuildHasher;
+        for (i, chunk) in bytes.chunks_mut(8).enumerate() {
+            let v = std::collections::hash_map::RandomState::new().hash_one(i);
+            chunk.copy_from_slice(&v.to_le_bytes());
+        }
+        tracing::warn!(
+            "OS randomness unavailable; secret digest keys derived from std RandomState"
+        );
+    }
+    let word = |i: usize| u64::from_le_bytes(bytes[i * 8..i * 8 + 8].try_into().unwrap_or([0; 8]));
+    Keys([(word(0), word(1)), (word(2), word(3)), (word(4), word(5))])
+});
+
+/// A 128-bit keyed digest of a secret. Two `u64` halves (not a `u128`) so that a map entry of
+/// digest + pointer is 24 bytes, not 32 (`u128` is 16-byte aligned).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Digest {
+    lo: u64,
+    hi: u64,
+}
+
+impl Digest {
+    /// The digest as 16 bytes (for constant-time comparison).
+    pub(crate) fn to_bytes(self) -> [u8; 16] {
+        let mut out = [0u8; 16];
+        out[..8].copy_from_slice(&self.lo.to_le_bytes());
+        out[8..].copy_from_slice(&self.hi.to_le_bytes());
+        out
+    }
+}
+
+impl std::fmt::Debug for Digest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Even a keyed digest is not printed.
+        f.write_str("Digest(..)")
+    }
+}
+
+impl Hash for Digest {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.lo);
+    }
+}
+
+/// Keyed digest of `secret` in `domain`.
+pub(crate) fn digest(domain: Domain, secret: &[u8]) -> Digest {
+    let (k0, k1) = KEYS.0[domain as usize];
+    let h = SipHasher24::new_with_keys(k0, k1).hash(secret);
+    Digest { lo: h.h1, hi: h.h2 }
+}
+
+/// A hasher that passes a [`Digest`]'s first half through unchanged.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct PassThrough(u64);
+
+impl Hasher for PassThrough {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Not used by `Digest`; a defined, if weak, fold for completeness.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// A map keyed by digests.
+pub(crate) type DigestMap<V> =
+    std::collections::HashMap<Digest, V, BuildHasherDefault<PassThrough>>;
+
+/// An empty digest map with room for `n` entries.
+pub(crate) fn digest_map<V>(n: usize) -> DigestMap<V> {
+    DigestMap::with_capacity_and_hasher(n, BuildHasherDefault::default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn digests_are_deterministic_per_domain_and_separated_between_domains() {
+        let a = digest(Domain::Token, b"secret");
+        assert_eq!(a, digest(Domain::Token, b"secret"));
+        assert_ne!(a, digest(Domain::Password, b"secret"));
+        assert_ne!(a, digest(Domain::User, b"secret"));
+        assert_ne!(a, digest(Domain::Token, b"secret2"));
+        assert_ne!(digest(Domain::Token, b""), digest(Domain::Token, b"\0"));
+    }
+
+    #[test]
+    fn digest_debug_hides_value() {
+        assert_eq!(format!("{:?}", digest(Domain::Token, b"x")), "Digest(..)");
+    }
+
+    #[test]
+    fn digest_map_entry_is_compact() {
+        assert_eq!(std::mem::size_of::<(Digest, std::sync::Arc<()>)>(), 24);
+    }
+}

@@ -1,0 +1,514 @@
+//! kube-apiserver's authentication metrics, hand-rolled on atomics, with Prometheus text output.
+//!
+//! The names, labels, HELP strings and buckets are those of k8s.io/apiserver
+//! `pkg/endpoints/filters/metrics.go` (all `ALPHA`, no namespace or subsystem):
+//!
+//! | metric | type | labels |
+//! |---|---|---|
+//! | `authentication_attempts` | counter | `result` = `success` \| `failure` \| `error` |
+//! | `authenticated_user_requests` | counter | `username` = [`compress_username`] of the user |
+//! | `authentication_duration_seconds` | histogram, `ExponentialBuckets(0.001, 2, 15)` | `result` |
+//!
+//! `result` is `error` when the chain returned an error **or** the user's audiences do not
+//! intersect the API audiences, `failure` when nobody authenticated the request, and `success`
+//! otherwise (only then is `authenticated_user_requests` counted).
+//!
+//! # Design
+//!
+//! The label sets are closed (3 results, 7 compressed user names), so every series is a fixed
+//! atomic counter: recording is a handful of relaxed `fetch_add`s, with no lock, no map and no
+//! allocation, and two threads never contend on anything but a cache line. There is no
+//! dependency on the `prometheus` crate. [`Metrics::encode`] writes the Prometheus text format
+//! the way Go's `client_golang` does: families sorted by name, series sorted by label value,
+//! only series that have been observed, floats in Go's `%g` shortest form (`1e+06`, `0.001`).
+//!
+//! ```
+//! use kube_authn::metrics::{Metrics, Outcome};
+//! use std::time::Duration;
+//!
+//! let m = Metrics::new();
+//! m.record(Outcome::Success, Some("admin"), Duration::from_micros(300));
+//! let mut text = String::new();
+//! m.encode_counters(&mut text);
+//! assert_eq!(text, "\
+//! ## HELP authenticated_user_requests [ALPHA] Counter of authenticated requests broken out by username.
+//! ## TYPE authenticated_user_requests counter
+//! authenticated_user_requests{username=\"admin\"} 1
+//! ## HELP authentication_attempts [ALPHA] Counter of authenticated attempts.
+//! ## TYPE authentication_attempts counter
+//! authentication_attempts{result=\"success\"} 1
+//! ");
+//! ```
+
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::Duration;
+
+/// The `result` label of an authentication attempt.
+///
+/// ```
+/// assert_eq!(kube_authn::metrics::Outcome::Error.as_str(), "error");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// A user was authenticated and its audiences are acceptable.
+    Success,
+    /// Nobody authenticated the request and nobody returned an error.
+    Failure,
+    /// The chain returned an error, or the audiences were not acceptable.
+    Error,
+}
+
+impl Outcome {
+    /// The label value.
+    ///
+    /// ```
+    /// assert_eq!(kube_authn::metrics::Outcome::Success.as_str(), "success");
+    /// ```
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Success => "success",
+            Outcome::Failure => "failure",
+            Outcome::Error => "error",
+        }
+    }
+
+    fn index(self) -> usize {
+        match self {
+            Outcome::Error => 0,
+            Outcome::Failure => 1,
+            Outcome::Success => 2,
+        }
+    }
+}
+
+/// Results in label-value order (how Go sorts series).
+const OUTCOMES: [Outcome; 3] = [Outcome::Error, Outcome::Failure, Outcome::Success];
+
+/// Compressed user names, in label-value order.
+const USERNAMES: [&str; 7] = [
+    "admin",
+    "client",
+    "email_id",
+    "kube_proxy",
+    "kubelet",
+    "other",
+    "system:serviceaccount:kube-system:default",
+];
+
+/// kube-apiserver's `compressUsername`: a few well-known names are kept, a name containing `@`
+/// is `email_id`, anything else is `other` (bounded cardinality, and no user names in metrics).
+///
+/// ```
+/// use kube_authn::metrics::compress_username;
+/// assert_eq!(compress_username("kubelet"), "kubelet");
+/// assert_eq!(compress_username("jane@example.com"), "email_id");
+/// assert_eq!(compress_username("system:serviceaccount:default:app"), "other");
+/// ```
+pub fn compress_username(name: &str) -> &'static str {
+    USERNAMES[username_index(name)]
+}
+
+fn username_index(name: &str) -> usize {
+    match name {
+        "admin" => 0,
+        "client" => 1,
+        "kube_proxy" => 3,
+        "kubelet" => 4,
+        "system:serviceaccount:kube-system:default" => 6,
+        n if n.contains('@') => 2,
+        _ => 5,
+    }
+}
+
+/// Number of finite buckets: `ExponentialBuckets(0.001, 2, 15)`.
+const BUCKETS: usize = 15;
+
+/// Upper bounds in nanoseconds: 1 ms × 2^i, exactly (0.001 … 16.384 s).
+const BOUNDS_NANOS: [u64; BUCKETS] = {
+    let mut b = [0u64; BUCKETS];
+    let mut i = 0;
+    while i < BUCKETS {
+        b[i] = 1_000_000u64 << i;
+        i += 1;
+    }
+    b
+};
+
+#[derive(Default)]
+struct Histogram {
+    /// Non-cumulative counts; index `BUCKETS` is the `+Inf` overflow.
+    buckets: [AtomicU64; BUCKETS + 1],
+    count: AtomicU64,
+    sum_nanos: AtomicU64,
+}
+
+impl Histogram {
+    fn observe(&self, elapsed: Duration) {
+        let nanos = u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX);
+        let i = BOUNDS_NANOS
+            .iter()
+            .position(|&b| nanos <= b)
+            .unwrap_or(BUCKETS);
+        self.buckets[i].fetch_add(1, Relaxed);
+        self.sum_nanos.fetch_add(nanos, Relaxed);
+        self.count.fetch_add(1, Relaxed);
+    }
+}
+
+/// The three authentication metrics of one server. Share it with an [`Arc`](std::sync::Arc)
+/// between the middleware (which records) and the `/metrics` handler (which encodes).
+///
+/// ```
+/// use kube_authn::metrics::{Metrics, Outcome};
+/// let m = Metrics::new();
+/// m.record(Outcome::Error, None, std::time::Duration::ZERO);
+/// assert_eq!(m.attempts(Outcome::Error), 1);
+/// ```
+#[derive(Default)]
+pub struct Metrics {
+    attempts: [AtomicU64; 3],
+    users: [AtomicU64; USERNAMES.len()],
+    latency: [Histogram; 3],
+}
+
+impl std::fmt::Debug for Metrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Metrics")
+            .field("success", &self.attempts(Outcome::Success))
+            .field("failure", &self.attempts(Outcome::Failure))
+            .field("error", &self.attempts(Outcome::Error))
+            .finish()
+    }
+}
+
+impl Metrics {
+    /// Empty metrics.
+    ///
+    /// ```
+    /// let m = kube_authn::metrics::Metrics::new();
+    /// let mut s = String::new();
+    /// m.encode(&mut s);
+    /// assert!(s.is_empty());
+    /// ```
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Records one attempt. `user` is the authenticated user's name; it is counted (compressed)
+    /// only for [`Outcome::Success`].
+    ///
+    /// ```
+    /// use kube_authn::metrics::{Metrics, Outcome};
+    /// let m = Metrics::new();
+    /// m.record(Outcome::Success, Some("jane@example.com"), std::time::Duration::from_millis(2));
+    /// assert_eq!(m.user_requests("email_id"), 1);
+    /// ```
+    pub fn record(&self, outcome: Outcome, user: Option<&str>, elapsed: Duration) {
+        if outcome == Outcome::Success {
+            if let Some(name) = user {
+                self.users[username_index(name)].fetch_add(1, Relaxed);
+            }
+        }
+        self.attempts[outcome.index()].fetch_add(1, Relaxed);
+        self.latency[outcome.index()].observe(elapsed);
+    }
+
+    /// `authentication_attempts{result}` so far.
+    ///
+    /// ```
+    /// assert_eq!(kube_authn::metrics::Metrics::new().attempts(kube_authn::metrics::Outcome::Success), 0);
+    /// ```
+    pub fn attempts(&self, outcome: Outcome) -> u64 {
+        self.attempts[outcome.index()].load(Relaxed)
+    }
+
+    /// `authenticated_user_requests{username}` so far, by compressed name (`admin`, `email_id`,
+    /// `other`, …); 0 for a label value that cannot occur.
+    ///
+    /// ```
+    /// assert_eq!(kube_authn::metrics::Metrics::new().user_requests("other"), 0);
+    /// ```
+    pub fn user_requests(&self, compressed: &str) -> u64 {
+        USERNAMES
+            .iter()
+            .position(|u| *u == compressed)
+            .map_or(0, |i| self.users[i].load(Relaxed))
+    }
+
+    /// Writes all three families in the Prometheus text exposition format (version 0.0.4).
+    ///
+    /// ```
+    /// use kube_authn::metrics::{Metrics, Outcome};
+    /// let m = Metrics::new();
+    /// m.record(Outcome::Failure, None, std::time::Duration::from_micros(1500));
+    /// let mut s = String::new();
+    /// m.encode(&mut s);
+    /// assert!(s.contains("authentication_duration_seconds_bucket{result=\"failure\",le=\"0.002\"} 1\n"));
+    /// assert!(s.contains("authentication_duration_seconds_count{result=\"failure\"} 1\n"));
+    /// ```
+    pub fn encode(&self, out: &mut String) {
+        self.encode_counters(out);
+        self.encode_latency(out);
+    }
+
+    /// Writes `authenticated_user_requests` and `authentication_attempts` only (what
+    /// kube-apiserver's `TestMetrics` compares; the latency histogram is time-dependent).
+    ///
+    /// ```
+    /// let mut s = String::new();
+    /// kube_authn::metrics::Metrics::new().encode_counters(&mut s);
+    /// assert!(s.is_empty());
+    /// ```
+    pub fn encode_counters(&self, out: &mut String) {
+        let users: Vec<(&str, u64)> = USERNAMES
+            .iter()
+            .zip(&self.users)
+            .map(|(u, c)| (*u, c.load(Relaxed)))
+            .filter(|(_, c)| *c > 0)
+            .collect();
+        if !users.is_empty() {
+            out.push_str("# HELP authenticated_user_requests [ALPHA] Counter of authenticated requests broken out by username.\n");
+            out.push_str("# TYPE authenticated_user_requests counter\n");
+            for (user, count) in users {
+                let _ = write!(out, "authenticated_user_requests{{username=\"{user}\"}} ");
+                write_go_float(out, count as f64);
+                out.push('\n');
+            }
+        }
+        let attempts: Vec<(Outcome, u64)> = OUTCOMES
+            .iter()
+            .map(|o| (*o, self.attempts(*o)))
+            .filter(|(_, c)| *c > 0)
+            .collect();
+        if !attempts.is_empty() {
+            out.push_str(
+                "# HELP authentication_attempts [ALPHA] Counter of authenticated attempts.\n",
+            );
+            out.push_str("# TYPE authentication_attempts counter\n");
+            for (outcome, count) in attempts {
+                let _ = write!(
+                    out,
+                    "authentication_attempts{{result=\"{}\"}} ",
+                    outcome.as_str()
+                );
+                write_go_float(out, count as f64);
+                out.push('\n');
+            }
+        }
+    }
+
+    fn encode_latency(&self, out: &mut String) {
+        let observed: Vec<Outcome> = OUTCOMES
+            .iter()
+            .copied()
+            .filter(|o| self.latency[o.index()].count.load(Relaxed) > 0)
+            .collect();
+        if observed.is_empty() {
+            return;
+        }
+        out.push_str("# HELP authentication_duration_seconds [ALPHA] Authentication duration in seconds broken out by result.\n");
+        out.push_str("# TYPE authentication_duration_seconds histogram\n");
+        for outcome in observed {
+            let h = &self.latency[outcome.index()];
+            let result = outcome.as_str();
+            // Read the buckets first and derive the count from them, so the exposition is
+            // consistent (`+Inf` bucket == count) even while other threads record.
+            let mut cumulative = 0u64;
+            let mut bound = 0.001f64;
+            for bucket in &h.buckets[..BUCKETS] {
+                cumulative += bucket.load(Relaxed);
+                let _ = write!(
+                    out,
+                    "authentication_duration_seconds_bucket{{result=\"{result}\",le=\""
+                );
+                write_go_float(out, bound);
+                out.push_str("\"} ");
+                write_go_float(out, cumulative as f64);
+                out.push('\n');
+                bound *= 2.0;
+            }
+            cumulative += h.buckets[BUCKETS].load(Relaxed);
+            let _ = write!(
+                out,
+                "authentication_duration_seconds_bucket{{result=\"{result}\",le=\"+Inf\"}} "
+            );
+            write_go_float(out, cumulative as f64);
+            out.push('\n');
+            let _ = write!(
+                out,
+                "authentication_duration_seconds_sum{{result=\"{result}\"}} "
+            );
+            write_go_float(out, h.sum_nanos.load(Relaxed) as f64 / 1e9);
+            out.push('\n');
+            let _ = write!(
+                out,
+                "authentication_duration_seconds_count{{result=\"{result}\"}} "
+            );
+            write_go_float(out, cumulative as f64);
+            out.push('\n');
+        }
+    }
+}
+
+/// Writes `v` as Go's `strconv.FormatFloat(v, 'g', -1, 64)` (what `client_golang` uses), with
+/// Prometheus' spellings of the special values.
+fn write_go_float(out: &mut String, v: f64) {
+    if v.is_nan() {
+        out.push_str("NaN");
+        return;
+    }
+    if v.is_infinite() {
+        out.push_str(if v > 0.0 { "+Inf" } else { "-Inf" });
+        return;
+    }
+    if v == 0.0 {
+        out.push_str(if v.is_sign_negative() { "-0" } else { "0" });
+        return;
+    }
+    // Rust's `{:e}` gives the shortest round-trip digits: "-1.2345e-5".
+    let sci = format!("{v:e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let (negative, mantissa) = match mantissa.strip_prefix('-') {
+        Some(m) => (true, m),
+        None => (false, mantissa),
+    };
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    if negative {
+        out.push('-');
+    }
+    // Go: %e when exp < -4 || exp >= 6 (shortest formatting uses precision 6 here).
+    if !(-4..6).contains(&exp) {
+        out.push_str(&digits[..1]);
+        if digits.len() > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        let _ = write!(
+            out,
+            "e{}{:02}",
+            if exp < 0 { '-' } else { '+' },
+            exp.unsigned_abs()
+        );
+        return;
+    }
+    let point = exp + 1; // digits before the decimal point
+    if point <= 0 {
+        out.push_str("0.");
+        for _ in 0..-point {
+            out.push('0');
+        }
+        out.push_str(&digits);
+    } else if point as usize >= digits.len() {
+        out.push_str(&digits);
+        for _ in digits.len()..point as usize {
+            out.push('0');
+        }
+    } else {
+        out.push_str(&digits[..point as usize]);
+        out.push('.');
+        out.push_str(&digits[point as usize..]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn go(v: f64) -> String {
+        let mut s = String::new();
+        write_go_float(&mut s, v);
+        s
+    }
+
+    #[test]
+    fn go_float_formatting_table() {
+        // strconv.FormatFloat(v, 'g', -1, 64) outputs.
+        let cases: &[(f64, &str)] = &[
+            (0.0, "0"),
+            (1.0, "1"),
+            (42.0, "42"),
+            (999_999.0, "999999"),
+            (1_000_000.0, "1e+06"),
+            (1_234_567.0, "1.234567e+06"),
+            (0.001, "0.001"),
+            (0.0001, "0.0001"),
+            (0.00001, "1e-05"),
+            (0.000_012_3, "1.23e-05"),
+            (16.384, "16.384"),
+            (0.064, "0.064"),
+            (-2.5, "-2.5"),
+            (f64::INFINITY, "+Inf"),
+            (f64::NEG_INFINITY, "-Inf"),
+            (f64::NAN, "NaN"),
+            (123_456.0, "123456"),
+            (1e21, "1e+21"),
+        ];
+        for (v, want) in cases {
+            assert_eq!(go(*v), *want, "{v}");
+        }
+    }
+
+    #[test]
+    fn buckets_are_exponential_0_001_by_2() {
+        let mut bound = 0.001f64;
+        let mut got = Vec::new();
+        for _ in 0..BUCKETS {
+            got.push(go(bound));
+            bound *= 2.0;
+        }
+        assert_eq!(
+            got,
+            [
+                "0.001", "0.002", "0.004", "0.008", "0.016", "0.032", "0.064", "0.128", "0.256",
+                "0.512", "1.024", "2.048", "4.096", "8.192", "16.384"
+            ]
+        );
+    }
+
+    #[test]
+    fn compress_username_table() {
+        let cases = [
+            ("admin", "admin"),
+            ("client", "client"),
+            ("kube_proxy", "kube_proxy"),
+            ("kubelet", "kubelet"),
+            (
+                "system:serviceaccount:kube-system:default",
+                "system:serviceaccount:kube-system:default",
+            ),
+            ("Admin", "other"),
+            ("system:kube-proxy", "other"),
+            ("a@b", "email_id"),
+            ("@", "email_id"),
+            ("", "other"),
+            ("system:anonymous", "other"),
+        ];
+        for (name, want) in cases {
+            assert_eq!(compress_username(name), want, "{name}");
+        }
+    }
+
+    #[test]
+    fn histogram_buckets_are_cumulative_and_inclusive() {
+        let m = Metrics::new();
+        m.record(Outcome::Success, Some("x"), Duration::from_millis(1)); // le=0.001 (inclusive)
+        m.record(Outcome::Success, Some("x"), Duration::from_micros(1001)); // le=0.002
+        m.record(Outcome::Success, Some("x"), Duration::from_secs(20)); // +Inf only
+        let mut s = String::new();
+        m.encode(&mut s);
+        for line in [
+            "authentication_duration_seconds_bucket{result=\"success\",le=\"0.001\"} 1\n",
+            "authentication_duration_seconds_bucket{result=\"success\",le=\"0.002\"} 2\n",
+            "authentication_duration_seconds_bucket{result=\"success\",le=\"16.384\"} 2\n",
+            "authentication_duration_seconds_bucket{result=\"success\",le=\"+Inf\"} 3\n",
+            "authentication_duration_seconds_sum{result=\"success\"} 20.002001\n",
+            "authentication_duration_seconds_count{result=\"success\"} 3\n",
+            "authenticated_user_requests{username=\"other\"} 3\n",
+        ] {
+            assert!(s.contains(line), "missing {line:?} in\n{s}");
+        }
+        assert!(!s.contains("result=\"error\""));
+    }
+}

@@ -1,0 +1,803 @@
+//! Tower middleware: kube-apiserver's `WithAuthentication` filter for any `http` server
+//! (axum, hyper, tonic, anything built on `tower`).
+//!
+//! Per request, [`AuthenticationService`]:
+//!
+//! 1. runs the [`Chain`] on the request head with the API audiences in the [`Context`]
+//!    (cloned, not rebuilt: no allocation);
+//! 2. on success checks the audiences as kube-apiserver's `audiencesAreAcceptable` does
+//!    (acceptable if either list is empty, otherwise they must intersect; otherwise the error
+//!    `unable to match the audience: [x] , accepted: [y]` is logged and the request refused);
+//! 3. on success removes `Authorization`, the standard front-proxy headers `X-Remote-User`,
+//!    `X-Remote-Uid`, `X-Remote-Group` and every `X-Remote-Extra-*` header, the identity headers
+//!    and prefixes the chain declares ([`Description`]), and the WebSocket bearer-token
+//!    subprotocol. Header names are matched case-insensitively **and** with `_` read as `-`
+//!    (`x_remote_user`), because some proxies and CGI-style frameworks fold the two; inserts
+//!    [`Authenticated`] into the request extensions; and calls the inner service;
+//! 4. otherwise logs `Unable to authenticate the request` with the error (never the
+//!    credential, never header values) and answers through [`OnFailure`]: by default
+//!    [`Unauthorized`], kube-apiserver's 401 `Status`;
+//! 5. records [`Metrics`] when given a handle, and runs the authentication in a `debug`
+//!    tracing span `authenticate` with fields `method`, `path` (no query: it may carry
+//!    tokens), `result` and `user` (the user name, which Kubernetes also logs and audits).
+//!
+//! ```
+//! use kube_authn::authenticator::{Context, Response, SyncTokenFn};
+//! use kube_authn::chain::ChainBuilder;
+//! use kube_authn::middleware::{Authenticated, AuthenticationLayer};
+//! use kube_authn::user::UserInfo;
+//! use tower::{service_fn, Layer, ServiceExt};
+//!
+//! let chain = ChainBuilder::new()
+//!     .token(SyncTokenFn::new(|t: &str, _: &Context| {
+//!         Ok((t == "s3cret").then(|| Response::new(UserInfo::new("jane").into())))
+//!     }))
+//!     .build();
+//! let app = AuthenticationLayer::new(chain).layer(service_fn(|req: http::Request<String>| async move {
+//!     let who = Authenticated::from_request(&req).unwrap().user.name().to_owned();
+//!     assert!(req.headers().get("authorization").is_none());
+//!     Ok::<_, std::convert::Infallible>(http::Response::new(format!("hello {who}")))
+//! }));
+//!
+//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+//! let ok = http::Request::get("/").header("authorization", "Bearer s3cret").body(String::new()).unwrap();
+//! let res = app.clone().oneshot(ok).await.unwrap();
+//! assert_eq!(res.status(), 200);
+//!
+//! let bad = http::Request::get("/").header("authorization", "Bearer nope").body(String::new()).unwrap();
+//! let res = app.oneshot(bad).await.unwrap();
+//! assert_eq!(res.status(), 401);
+//! # });
+//! ```
+//!
+//! # Design decisions
+//!
+//! * **Any body, any server.** The service works on `http::Request<B>` for every `B`, and
+//!   answers `http::Response<`[`AuthBody`]`<ResBody>>`: either the inner body untouched or the
+//!   failure body. No `Send` bound is put on the request body beyond what the inner service
+//!   needs, and no conversion is asked of the response body.
+//! * **Exactly one evaluation of the chain, one small allocation.** The chain's future borrows
+//!   the request head, so it lives in one boxed future that owns the head for the duration of
+//!   authentication. A zero-allocation variant is only possible by evaluating the chain twice
+//!   when it turns out to be asynchronous (webhook, OIDC fetch), which would repeat side
+//!   effects; correctness wins. The box and the extension insert are measured in
+//!   `benches/middleware.rs`.
+//! * **The failure is pluggable** ([`OnFailure`]): [`Unauthorized`] (Kubernetes' 401),
+//!   [`UnavailableAs503`] (opt-in 503 when a backend is down, so clients retry),
+//!   [`GrpcUnauthenticated`] (`grpc-status: 16` for tonic).
+//! * **HTTP/2 and CVE-2023-44487.** kube-apiserver sets `Connection: close` on the response to
+//!   an HTTP/2 request that failed authentication or was anonymous, which Go's HTTP/2 server
+//!   turns into a GOAWAY so an unauthenticated client cannot keep a connection open for
+//!   rapid-reset floods. hyper removes connection-specific headers from HTTP/2 responses (they
+//!   are illegal there) and offers no way for a service to end its connection, so this layer
+//!   marks such responses with the [`CloseConnection`] extension instead, and
+//!   [`CloseConnection::watch`] gives the accept loop what it needs to call hyper's
+//!   `graceful_shutdown` (GOAWAY) on that connection. See `examples/hyper.rs`.
+//!
+//! [`Chain`]: crate::chain::Chain
+//! [`Context`]: crate::authenticator::Context
+//! [`Description`]: crate::authenticator::Description
+//! [`Metrics`]: crate::metrics::Metrics
+
+mod failure;
+mod headers;
+mod identity;
+
+pub use failure::{
+    Failure, GrpcUnauthenticated, OnFailure, Reason, Unauthorized, UnavailableAs503,
+};
+pub use identity::Authenticated;
+#[cfg(feature = "axum")]
+pub use identity::MissingAuthentication;
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context as TaskContext, Poll};
+use std::time::Instant;
+
+use bytes::Bytes;
+use http::request::Parts;
+use http::{Request, Response};
+use http_body::{Body, Frame, SizeHint};
+use pin_project_lite::pin_project;
+use tower_layer::Layer;
+use tower_service::Service;
+use tracing::Instrument;
+
+use crate::authenticator::{Audiences, Context, Description, RequestAuthenticator, Schemes};
+use crate::chain::Chain;
+use crate::error::{Error, ErrorKind};
+use crate::metrics::{Metrics, Outcome};
+use crate::request::remove_token_protocol;
+use headers::HeaderRules;
+
+/// Everything the services built by one layer share.
+struct Shared<F> {
+    chain: Chain,
+    context: Context,
+    api_audiences: Audiences,
+    rules: HeaderRules,
+    on_failure: F,
+    metrics: Option<Arc<Metrics>>,
+}
+
+/// Builds an [`AuthenticationLayer`] with options.
+///
+/// ```
+/// use kube_authn::{authenticator::Audiences, chain::ChainBuilder, metrics::Metrics};
+/// use kube_authn::middleware::{AuthenticationLayer, UnavailableAs503};
+/// let metrics = std::sync::Arc::new(Metrics::new());
+/// let layer = AuthenticationLayer::builder(ChainBuilder::new().build())
+///     .api_audiences(Audiences::from(["https://kubernetes.default.svc"]))
+///     .metrics(metrics.clone())
+///     .on_failure(UnavailableAs503::new())
+///     .build();
+/// ```
+pub struct Builder<F> {
+    chain: Chain,
+    api_audiences: Audiences,
+    on_failure: F,
+    metrics: Option<Arc<Metrics>>,
+}
+
+impl<F: OnFailure> Builder<F> {
+    /// The API audiences (kube-apiserver `--api-audiences`): put into every request's
+    /// [`Context`] and checked against the audiences of the authenticated credential.
+    ///
+    /// ```
+    /// use kube_authn::{authenticator::Audiences, chain::ChainBuilder, middleware::AuthenticationLayer};
+    /// let b = AuthenticationLayer::builder(ChainBuilder::new().build()).api_audiences(Audiences::from(["api"]));
+    /// ```
+    pub fn api_audiences(mut self, audiences: Audiences) -> Self {
+        self.api_audiences = audiences;
+        self
+    }
+
+    /// The response for refused requests (default [`Unauthorized`]).
+    ///
+    /// ```
+    /// use kube_authn::{chain::ChainBuilder, middleware::{AuthenticationLayer, GrpcUnauthenticated}};
+    /// let b = AuthenticationLayer::builder(ChainBuilder::new().build()).on_failure(GrpcUnauthenticated::default());
+    /// ```
+    pub fn on_failure<G: OnFailure>(self, on_failure: G) -> Builder<G> {
+        Builder {
+            chain: self.chain,
+            api_audiences: self.api_audiences,
+            on_failure,
+            metrics: self.metrics,
+        }
+    }
+
+    /// Records `authentication_attempts`, `authentication_duration_seconds` and
+    /// `authenticated_user_requests` into `metrics`.
+    ///
+    /// ```
+    /// use kube_authn::{chain::ChainBuilder, metrics::Metrics, middleware::AuthenticationLayer};
+    /// let b = AuthenticationLayer::builder(ChainBuilder::new().build()).metrics(Metrics::new().into());
+    /// ```
+    pub fn metrics(mut self, metrics: Arc<Metrics>) -> Self {
+        self.metrics = Some(metrics);
+        self
+    }
+
+    /// The layer.
+    ///
+    /// ```
+    /// use kube_authn::{chain::ChainBuilder, middleware::AuthenticationLayer};
+    /// let layer = AuthenticationLayer::builder(ChainBuilder::new().build()).build();
+    /// ```
+    pub fn build(self) -> AuthenticationLayer<F> {
+        let context = if self.api_audiences.is_empty() {
+            Context::default()
+        } else {
+            Context::with_audiences(self.api_audiences.clone())
+        };
+        let rules = HeaderRules::new(self.chain.description());
+        AuthenticationLayer {
+            shared: Arc::new(Shared {
+                chain: self.chain,
+                context,
+                api_audiences: self.api_audiences,
+                rules,
+                on_failure: self.on_failure,
+                metrics: self.metrics,
+            }),
+        }
+    }
+}
+
+/// The Tower layer. See the [module docs](self).
+///
+/// ```
+/// use kube_authn::chain::{anonymous::Anonymous, ChainBuilder};
+/// use kube_authn::middleware::AuthenticationLayer;
+/// let layer = AuthenticationLayer::new(ChainBuilder::new().anonymous(Anonymous::new()).build());
+/// assert!(!layer.schemes().bearer());
+/// ```
+pub struct AuthenticationLayer<F = Unauthorized> {
+    shared: Arc<Shared<F>>,
+}
+
+impl<F> Clone for AuthenticationLayer<F> {
+    fn clone(&self) -> Self {
+        Self {
+            shared: self.shared.clone(),
+        }
+    }
+}
+
+impl<F> fmt::Debug for AuthenticationLayer<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AuthenticationLayer")
+            .field("chain", &self.shared.chain)
+            .field("api_audiences", &self.shared.api_audiences)
+            .finish_non_exhaustive()
+    }
+}
+
+impl AuthenticationLayer<Unauthorized> {
+    /// A layer over `chain` with no API audiences, no metrics and the Kubernetes 401.
+    ///
+    /// ```
+    /// let layer = kube_authn::middleware::AuthenticationLayer::new(kube_authn::chain::ChainBuilder::new().build());
+    /// ```
+    pub fn new(chain: Chain) -> Self {
+        Self::builder(chain).build()
+    }
+
+    /// A builder over `chain` (any request authenticator becomes a chain with
+    /// [`Chain::from_authenticator`]).
+    ///
+    /// ```
+    /// use kube_authn::{chain::{anonymous::Anonymous, Chain}, middleware::AuthenticationLayer};
+    /// let layer = AuthenticationLayer::builder(Chain::from_authenticator(std::sync::Arc::new(Anonymous::new()))).build();
+    /// ```
+    pub fn builder(chain: Chain) -> Builder<Unauthorized> {
+        Builder {
+            chain,
+            api_audiences: Audiences::default(),
+            on_failure: Unauthorized,
+            metrics: None,
+        }
+    }
+}
+
+impl<F> AuthenticationLayer<F> {
+    /// The `Authorization` schemes the chain accepts.
+    ///
+    /// ```
+    /// use kube_authn::{authenticator::SyncTokenFn, chain::ChainBuilder, middleware::AuthenticationLayer};
+    /// let chain = ChainBuilder::new().token(SyncTokenFn::new(|_: &str, _: &_| Ok(None))).build();
+    /// assert!(AuthenticationLayer::new(chain).schemes().bearer());
+    /// ```
+    pub fn schemes(&self) -> Schemes {
+        self.shared.chain.schemes()
+    }
+
+    /// What the chain declared: schemes and identity headers.
+    ///
+    /// ```
+    /// let layer = kube_authn::middleware::AuthenticationLayer::new(kube_authn::chain::ChainBuilder::new().build());
+    /// assert!(layer.description().identity_headers().is_empty());
+    /// ```
+    pub fn description(&self) -> &Description {
+        self.shared.chain.description()
+    }
+
+    /// The schemes as the OpenAPI v2 `securityDefinitions` kube-apiserver published
+    /// (`BearerToken` and/or `HTTPBasic`).
+    ///
+    /// ```
+    /// use kube_authn::{authenticator::SyncTokenFn, chain::ChainBuilder, middleware::AuthenticationLayer};
+    /// let chain = ChainBuilder::new().token(SyncTokenFn::new(|_: &str, _: &_| Ok(None))).build();
+    /// let defs = AuthenticationLayer::new(chain).security_definitions();
+    /// assert_eq!(defs["BearerToken"]["type"], "apiKey");
+    /// assert!(defs.get("HTTPBasic").is_none());
+    /// ```
+    pub fn security_definitions(&self) -> serde_json::Value {
+        let schemes = self.schemes();
+        let mut defs = serde_json::Map::new();
+        if schemes.bearer() {
+            defs.insert(
+                "BearerToken".into(),
+                serde_json::json!({
+                    "type": "apiKey",
+                    "name": "authorization",
+                    "in": "header",
+                    "description": "Bearer Token authentication",
+                }),
+            );
+        }
+        if schemes.basic() {
+            defs.insert(
+                "HTTPBasic".into(),
+                serde_json::json!({"type": "basic", "description": "HTTP Basic authentication"}),
+            );
+        }
+        serde_json::Value::Object(defs)
+    }
+
+    /// The metrics handle, if one was given.
+    ///
+    /// ```
+    /// let layer = kube_authn::middleware::AuthenticationLayer::new(kube_authn::chain::ChainBuilder::new().build());
+    /// assert!(layer.metrics().is_none());
+    /// ```
+    pub fn metrics(&self) -> Option<&Arc<Metrics>> {
+        self.shared.metrics.as_ref()
+    }
+}
+
+impl<S, F> Layer<S> for AuthenticationLayer<F> {
+    type Service = AuthenticationService<S, F>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        AuthenticationService {
+            inner,
+            shared: self.shared.clone(),
+        }
+    }
+}
+
+/// The service [`AuthenticationLayer`] builds. See the [module docs](self).
+///
+/// ```
+/// use kube_authn::{chain::ChainBuilder, middleware::AuthenticationLayer};
+/// use tower::{service_fn, Layer};
+/// let svc = AuthenticationLayer::new(ChainBuilder::new().build())
+///     .layer(service_fn(|_: http::Request<()>| async { Ok::<_, ()>(http::Response::new(())) }));
+/// ```
+pub struct AuthenticationService<S, F = Unauthorized> {
+    inner: S,
+    shared: Arc<Shared<F>>,
+}
+
+impl<S: Clone, F> Clone for AuthenticationService<S, F> {
+    fn clone(&self) -> Self {
+        Self {
+            inner: self.inner.clone(),
+            shared: self.shared.clone(),
+        }
+    }
+}
+
+impl<S: fmt::Debug, F> fmt::Debug for AuthenticationService<S, F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AuthenticationService")
+            .field("inner", &self.inner)
+            .field("chain", &self.shared.chain)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Marks a response to an HTTP/2 request that was refused or anonymous: kube-apiserver closes
+/// such connections (`Connection: close`, which Go turns into a GOAWAY) so unauthenticated
+/// clients cannot hold HTTP/2 connections open (CVE-2023-44487 mitigation). hyper drops
+/// `Connection` headers on HTTP/2, so the signal travels as this response extension; a server
+/// reacts with [`CloseConnection::watch`].
+///
+/// ```
+/// let mut res = http::Response::new(());
+/// res.extensions_mut().insert(kube_authn::middleware::CloseConnection);
+/// assert!(kube_authn::middleware::CloseConnection::is_set(&res));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CloseConnection;
+
+impl CloseConnection {
+    /// Whether `response` carries the mark.
+    ///
+    /// ```
+    /// assert!(!kube_authn::middleware::CloseConnection::is_set(&http::Response::new(())));
+    /// ```
+    pub fn is_set<B>(response: &Response<B>) -> bool {
+        response.extensions().get::<CloseConnection>().is_some()
+    }
+
+    /// Wraps a per-connection service so that a marked response triggers `notify`; the
+    /// connection task waits on it and calls hyper's `graceful_shutdown` (HTTP/2 GOAWAY: the
+    /// response in flight completes, no new streams are accepted).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use tower::{service_fn, ServiceExt};
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let notify = Arc::new(tokio::sync::Notify::new());
+    /// let svc = kube_authn::middleware::CloseConnection::watch(
+    ///     service_fn(|_: http::Request<()>| async {
+    ///         let mut r = http::Response::new(());
+    ///         r.extensions_mut().insert(kube_authn::middleware::CloseConnection);
+    ///         Ok::<_, ()>(r)
+    ///     }),
+    ///     notify.clone(),
+    /// );
+    /// svc.oneshot(http::Request::new(())).await.unwrap();
+    /// notify.notified().await; // already signalled
+    /// # });
+    /// ```
+    pub fn watch<S>(inner: S, notify: Arc<tokio::sync::Notify>) -> WatchClose<S> {
+        WatchClose { inner, notify }
+    }
+}
+
+/// The service [`CloseConnection::watch`] returns.
+///
+/// ```
+/// let _: Option<kube_authn::middleware::WatchClose<()>> = None;
+/// ```
+#[derive(Clone, Debug)]
+pub struct WatchClose<S> {
+    inner: S,
+    notify: Arc<tokio::sync::Notify>,
+}
+
+impl<S, R, B> Service<R> for WatchClose<S>
+where
+    S: Service<R, Response = Response<B>>,
+    S::Future: Send + 'static,
+{
+    type Response = Response<B>;
+    type Error = S::Error;
+    type Future = WatchCloseFuture<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut TaskContext<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: R) -> Self::Future {
+        WatchCloseFuture {
+            future: self.inner.call(req),
+            notify: Some(self.notify.clone()),
+        }
+    }
+}
+
+pin_project! {
+    /// The future of [`WatchClose`].
+    pub struct WatchCloseFuture<F> {
+        #[pin]
+        future: F,
+        notify: Option<Arc<tokio::sync::Notify>>,
+    }
+}
+
+impl<F, B, E> Future for WatchCloseFuture<F>
+where
+    F: Future<Output = Result<Response<B>, E>>,
+{
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let out = std::task::ready!(this.future.poll(cx));
+        if let (Ok(res), Some(notify)) = (&out, this.notify.take()) {
+            if CloseConnection::is_set(res) {
+                notify.notify_one();
+            }
+        }
+        Poll::Ready(out)
+    }
+}
+
+/// Kubernetes' `audiencesAreAcceptable`.
+fn audiences_acceptable(api: &Audiences, response: &Audiences) -> bool {
+    api.is_empty() || response.is_empty() || api.intersects(response)
+}
+
+/// Go's `%v` of a `[]string`: `[a b]`.
+fn go_list(audiences: &Audiences) -> String {
+    let mut s = String::from("[");
+    for (i, a) in audiences.iter().enumerate() {
+        if i > 0 {
+            s.push(' ');
+        }
+        s.push_str(a);
+    }
+    s.push(']');
+    s
+}
+
+/// The outcome of authentication: the (possibly modified) head, and either whether to mark
+/// the response for connection close, or the failure response.
+type Decision = (Parts, Result<bool, Response<Bytes>>);
+type AuthTask = Pin<Box<dyn Future<Output = Decision> + Send>>;
+
+fn authenticate<F: OnFailure>(shared: Arc<Shared<F>>, parts: Parts) -> AuthTask {
+    let span = tracing::debug_span!(
+        "authenticate",
+        method = %parts.method,
+        path = parts.uri.path(),
+        result = tracing::field::Empty,
+        user = tracing::field::Empty,
+    );
+    Box::pin(
+        async move {
+            let start = shared.metrics.as_ref().map(|_| Instant::now());
+            let result = shared
+                .chain
+                .authenticate_request(&parts, &shared.context)
+                .await;
+            decide(&shared, parts, result, start)
+        }
+        .instrument(span),
+    )
+}
+
+fn decide<F: OnFailure>(
+    shared: &Shared<F>,
+    mut parts: Parts,
+    result: crate::authenticator::AuthResult,
+    start: Option<Instant>,
+) -> Decision {
+    let record = |outcome: Outcome, user: Option<&str>| {
+        tracing::Span::current().record("result", outcome.as_str());
+        if let (Some(m), Some(start)) = (&shared.metrics, start) {
+            m.record(outcome, user, start.elapsed());
+        }
+    };
+    let http2 = failure::is_http2(&parts);
+    let refuse = |parts: Parts, reason: Reason<'_>| -> Decision {
+        let mut res =
+            shared
+                .on_failure
+                .on_failure(&Failure::new(&parts, reason, shared.chain.schemes()));
+        if http2 {
+            res.extensions_mut().insert(CloseConnection);
+        }
+        (parts, Err(res))
+    };
+    match result {
+        Ok(Some(response)) => {
+            if !audiences_acceptable(&shared.api_audiences, &response.audiences) {
+                let err = Error::new(
+                    ErrorKind::InvalidCredential,
+                    format!(
+                        "unable to match the audience: {} , accepted: {}",
+                        go_list(&response.audiences),
+                        go_list(&shared.api_audiences)
+                    ),
+                );
+                record(Outcome::Error, None);
+                tracing::error!(error = %err, "Unable to authenticate the request");
+                return refuse(parts, Reason::AudienceMismatch(&err));
+            }
+            record(Outcome::Success, Some(response.user.name()));
+            tracing::Span::current().record("user", response.user.name());
+            shared.rules.strip(&mut parts.headers);
+            remove_token_protocol(&mut parts.headers);
+            let close = http2 && response.user.is_anonymous();
+            parts
+                .extensions
+                .insert(Authenticated::new(response.user, response.audiences));
+            (parts, Ok(close))
+        }
+        Ok(None) => {
+            record(Outcome::Failure, None);
+            refuse(parts, Reason::NotAuthenticated)
+        }
+        Err(err) => {
+            record(Outcome::Error, None);
+            tracing::error!(error = %err, "Unable to authenticate the request");
+            refuse(parts, Reason::Error(&err))
+        }
+    }
+}
+
+impl<S, F, ReqBody, ResBody> Service<Request<ReqBody>> for AuthenticationService<S, F>
+where
+    S: Service<Request<ReqBody>, Response = Response<ResBody>> + Clone,
+    F: OnFailure,
+{
+    type Response = Response<AuthBody<ResBody>>;
+    type Error = S::Error;
+    type Future = ResponseFuture<S, ReqBody>;
+
+    fn poll_ready(&mut self, cx: &mut TaskContext<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: Request<ReqBody>) -> Self::Future {
+        // The service that was polled ready goes with this request; a clone stays behind.
+        let clone = self.inner.clone();
+        let inner = std::mem::replace(&mut self.inner, clone);
+        let (parts, body) = req.into_parts();
+        ResponseFuture {
+            auth: Some(authenticate(self.shared.clone(), parts)),
+            pending: Some((inner, body)),
+            close: false,
+            call: None,
+        }
+    }
+}
+
+pin_project! {
+    /// The future of [`AuthenticationService`].
+    pub struct ResponseFuture<S, B>
+    where
+        S: Service<Request<B>>,
+    {
+        auth: Option<AuthTask>,
+        pending: Option<(S, B)>,
+        close: bool,
+        #[pin]
+        call: Option<S::Future>,
+    }
+}
+
+impl<S, B> fmt::Debug for ResponseFuture<S, B>
+where
+    S: Service<Request<B>>,
+{
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ResponseFuture")
+            .field("authenticating", &self.auth.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S, B, ResBody> Future for ResponseFuture<S, B>
+where
+    S: Service<Request<B>, Response = Response<ResBody>>,
+{
+    type Output = Result<Response<AuthBody<ResBody>>, S::Error>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
+        let mut this = self.project();
+        loop {
+            if let Some(call) = this.call.as_mut().as_pin_mut() {
+                let mut res = std::task::ready!(call.poll(cx))?;
+                if *this.close {
+                    res.extensions_mut().insert(CloseConnection);
+                }
+                return Poll::Ready(Ok(res.map(AuthBody::inner)));
+            }
+            let auth = this
+                .auth
+                .as_mut()
+                .expect("ResponseFuture polled after completion");
+            let (parts, decision) = std::task::ready!(auth.as_mut().poll(cx));
+            *this.auth = None;
+            match decision {
+                Ok(close) => {
+                    let (mut inner, body) = this
+                        .pending
+                        .take()
+                        .expect("ResponseFuture polled after completion");
+                    *this.close = close;
+                    this.call
+                        .set(Some(inner.call(Request::from_parts(parts, body))));
+                }
+                Err(res) => {
+                    this.pending.take();
+                    return Poll::Ready(Ok(res.map(AuthBody::failure)));
+                }
+            }
+        }
+    }
+}
+
+pin_project! {
+    /// The response body of [`AuthenticationService`]: the inner service's body, or the
+    /// failure body.
+    pub struct AuthBody<B> {
+        #[pin]
+        kind: Kind<B>,
+    }
+}
+
+pin_project! {
+    #[project = KindProj]
+    enum Kind<B> {
+        Inner { #[pin] body: B },
+        Failure { data: Option<Bytes> },
+    }
+}
+
+impl<B> AuthBody<B> {
+    /// Wraps the inner service's body.
+    ///
+    /// ```
+    /// use http_body::Body;
+    /// let b = kube_authn::middleware::AuthBody::inner(String::from("x"));
+    /// assert_eq!(b.size_hint().exact(), Some(1));
+    /// ```
+    pub fn inner(body: B) -> Self {
+        Self {
+            kind: Kind::Inner { body },
+        }
+    }
+
+    /// A failure body.
+    ///
+    /// ```
+    /// use http_body::Body;
+    /// let b = kube_authn::middleware::AuthBody::<String>::failure(bytes::Bytes::from_static(b"no"));
+    /// assert_eq!(b.size_hint().exact(), Some(2));
+    /// ```
+    pub fn failure(data: Bytes) -> Self {
+        Self {
+            kind: Kind::Failure {
+                data: (!data.is_empty()).then_some(data),
+            },
+        }
+    }
+}
+
+impl<B: fmt::Debug> fmt::Debug for AuthBody<B> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            Kind::Inner { body } => f.debug_tuple("AuthBody::Inner").field(body).finish(),
+            Kind::Failure { data } => f
+                .debug_tuple("AuthBody::Failure")
+                .field(&data.as_ref().map_or(0, Bytes::len))
+                .finish(),
+        }
+    }
+}
+
+impl<B> Body for AuthBody<B>
+where
+    B: Body,
+    B::Data: From<Bytes>,
+{
+    type Data = B::Data;
+    type Error = B::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut TaskContext<'_>,
+    ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
+        match self.project().kind.project() {
+            KindProj::Inner { body } => body.poll_frame(cx),
+            KindProj::Failure { data } => {
+                Poll::Ready(data.take().map(|d| Ok(Frame::data(B::Data::from(d)))))
+            }
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        match &self.kind {
+            Kind::Inner { body } => body.is_end_stream(),
+            Kind::Failure { data } => data.is_none(),
+        }
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        match &self.kind {
+            Kind::Inner { body } => body.size_hint(),
+            Kind::Failure { data } => {
+                SizeHint::with_exact(data.as_ref().map_or(0, |d| d.len() as u64))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn audiences_acceptable_vectors() {
+        // TestAuthenticateRequestWithAud.
+        let none = Audiences::default();
+        let other = Audiences::from(["other"]);
+        let some = Audiences::from(["some"]);
+        assert!(audiences_acceptable(&none, &none));
+        assert!(audiences_acceptable(&none, &other));
+        assert!(audiences_acceptable(&other, &none));
+        assert!(audiences_acceptable(&other, &other));
+        assert!(!audiences_acceptable(&other, &some));
+        assert!(audiences_acceptable(
+            &Audiences::from(["a", "b"]),
+            &Audiences::from(["c", "b"])
+        ));
+    }
+
+    #[test]
+    fn go_list_format() {
+        assert_eq!(go_list(&Audiences::from(["x", "y"])), "[x y]");
+        assert_eq!(go_list(&Audiences::default()), "[]");
+    }
+}

@@ -1,0 +1,320 @@
+//! Static password file (`--basic-auth-file`, removed from Kubernetes in 1.19; the last
+//! `plugin/pkg/authenticator/password/passwordfile`).
+//!
+//! Same CSV reader as the token file (Go `encoding/csv` semantics), one row per user:
+//!
+//! ```text
+//! password,user name,user uid[,"group1,group2"[,ignored...]]
+//! ```
+//!
+//! * fewer than 3 columns makes the file invalid:
+//!   `password file '<path>' must have at least 3 columns (password, user name, user uid), found <n>`;
+//! * rows are keyed by **user name**; a repeated name gives
+//!   `duplicate username '<name>' has been found in password file '<path>', record number '<n>'`
+//!   and the last row wins;
+//! * empty passwords are **not** skipped (a user with an empty password logs in with an empty
+//!   password, as in Kubernetes);
+//! * groups as in the token file.
+//!
+//! # Secrets and timing
+//!
+//! Neither passwords nor user names are kept raw: the map is keyed by a keyed digest of the
+//! user name and holds a keyed digest of the password (SipHash-2-4, per-process random keys,
+//! one per purpose; see the crate-private `digest` module). A check digests the user name and
+//! the password, probes the map, and compares the password digests with
+//! [`subtle::ConstantTimeEq`]. For an unknown user the password digest is compared, in constant
+//! time, against a dummy digest, so known and unknown users cost the same work (Kubernetes
+//! returned early for unknown users, which revealed which user names exist).
+//!
+//! Wrong password and unknown user are both "not mine" (`Ok(None)`); through
+//! [`crate::request::Basic`] that becomes `invalid username/password combination`.
+//!
+//! ```
+//! use kube_authn::password::file::PasswordFile;
+//! use kube_authn::authenticator::{Context, PasswordAuthenticator};
+//!
+//! let passwords = PasswordFile::from_csv(b"s3cret,alice,1000,admins\n", "inline").unwrap();
+//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+//! let ctx = Context::default();
+//! let ok = passwords.authenticate_password("alice", "s3cret", &ctx).await.unwrap().unwrap();
+//! assert_eq!(ok.user.uid(), "1000");
+//! assert!(passwords.authenticate_password("alice", "guess", &ctx).await.unwrap().is_none());
+//! # });
+//! ```
+
+use std::fmt;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use subtle::ConstantTimeEq;
+
+use crate::authenticator::{AuthFuture, Context, PasswordAuthenticator, Response};
+use crate::csv::{self, Users};
+use crate::digest::{Digest, DigestMap, Domain, digest, digest_map};
+use crate::error::ConfigError;
+use crate::reload::{FileReloader, Reloaded, WatchTask};
+use crate::user::UserInfo;
+
+/// Largest password file [`PasswordFile::open`] reads: 256 MiB.
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
+
+const MAX_KEPT_WARNINGS: usize = 100;
+
+struct Entry {
+    password: Digest,
+    user: Arc<UserInfo>,
+}
+
+struct PasswordTable {
+    map: DigestMap<Entry>,
+    /// Compared against for unknown users; random, so no password matches it in practice, and
+    /// a match would still not authenticate anyone.
+    dummy: Digest,
+    warnings: Vec<String>,
+}
+
+impl PasswordTable {
+    fn warn(&mut self, message: String) {
+        tracing::warn!("{message}");
+        if self.warnings.len() < MAX_KEPT_WARNINGS {
+            self.warnings.push(message);
+        }
+    }
+}
+
+fn dummy_digest() -> Digest {
+    let mut seed = [0u8; 32];
+    // Any failure leaves zeros: the dummy only has to cost the same as a real compare.
+    let _ = getrandom::fill(&mut seed);
+    digest(Domain::Password, &seed)
+}
+
+fn parse(bytes: &[u8], path: &str) -> Result<PasswordTable, ConfigError> {
+    let mut table = PasswordTable {
+        map: digest_map(csv::record_hint(bytes)),
+        dummy: dummy_digest(),
+        warnings: Vec::new(),
+    };
+    let mut users = Users::new();
+    let mut reader = csv::Reader::new(bytes);
+    let mut record_num = 0usize;
+    while let Some(record) = reader
+        .read_record()
+        .map_err(|e| ConfigError::new(e.to_string()))?
+    {
+        if record.len() < 3 {
+            return Err(ConfigError::new(format!(
+                "password file '{path}' must have at least 3 columns (password, user name, user uid), found {}",
+                record.len()
+            )));
+        }
+        record_num += 1;
+        let name = csv::text(record.get(1), "user name", "password", path, record_num)?;
+        let uid = csv::text(record.get(2), "user uid", "password", path, record_num)?;
+        let groups = if record.len() >= 4 {
+            Some(csv::text(
+                record.get(3),
+                "groups",
+                "password",
+                path,
+                record_num,
+            )?)
+        } else {
+            None
+        };
+        let entry = Entry {
+            password: digest(Domain::Password, record.get(0)),
+            user: Arc::new(users.user(name, uid, groups)),
+        };
+        if table
+            .map
+            .insert(digest(Domain::User, name.as_bytes()), entry)
+            .is_some()
+        {
+            table.warn(format!(
+                "duplicate username '{name}' has been found in password file '{path}', record number '{record_num}'"
+            ));
+        }
+    }
+    table.map.shrink_to_fit();
+    Ok(table)
+}
+
+#[derive(Clone)]
+enum Source {
+    Memory {
+        name: Arc<str>,
+        table: Arc<PasswordTable>,
+    },
+    File(FileReloader<PasswordTable>),
+}
+
+/// A password authenticator backed by a static password file. See the [module docs](self).
+///
+/// ```
+/// use kube_authn::password::file::PasswordFile;
+/// let p = PasswordFile::from_csv(b"hunter2,alice,1\n", "inline").unwrap();
+/// assert_eq!(p.len(), 1);
+/// assert!(!format!("{p:?}").contains("hunter2"));
+/// ```
+#[derive(Clone)]
+pub struct PasswordFile {
+    source: Source,
+}
+
+impl PasswordFile {
+    /// Loads a password file (at most [`DEFAULT_MAX_FILE_BYTES`]); reloads keep the previous
+    /// content when the new file is broken.
+    ///
+    /// ```
+    /// assert!(kube_authn::password::file::PasswordFile::open("/nonexistent").is_err());
+    /// ```
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, ConfigError> {
+        Self::open_with_limit(path, DEFAULT_MAX_FILE_BYTES)
+    }
+
+    /// Like [`open`](Self::open) with a different size limit in bytes.
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir().unwrap(); let p = dir.path().join("p.csv");
+    /// std::fs::write(&p, "pw,user,uid\n").unwrap();
+    /// assert!(kube_authn::password::file::PasswordFile::open_with_limit(&p, 3).is_err());
+    /// ```
+    pub fn open_with_limit(path: impl AsRef<Path>, max_bytes: u64) -> Result<Self, ConfigError> {
+        let path = path.as_ref();
+        let name = path.display().to_string();
+        let reloader =
+            FileReloader::load(path, max_bytes, move |bytes: &[u8]| parse(bytes, &name))?;
+        Ok(Self {
+            source: Source::File(reloader),
+        })
+    }
+
+    /// Parses password-file CSV from memory; `name` stands for the path in messages.
+    ///
+    /// ```
+    /// use kube_authn::password::file::PasswordFile;
+    /// let err = PasswordFile::from_csv(b"pw,user\n", "inline").unwrap_err();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "password file 'inline' must have at least 3 columns (password, user name, user uid), found 2"
+    /// );
+    /// ```
+    pub fn from_csv(bytes: &[u8], name: &str) -> Result<Self, ConfigError> {
+        let table = parse(bytes, name)?;
+        Ok(Self {
+            source: Source::Memory {
+                name: name.into(),
+                table: Arc::new(table),
+            },
+        })
+    }
+
+    fn with_table<R>(&self, f: impl FnOnce(&PasswordTable) -> R) -> R {
+        match &self.source {
+            Source::Memory { table, .. } => f(table),
+            Source::File(reloader) => f(&reloader.current()),
+        }
+    }
+
+    /// How many users are loaded.
+    ///
+    /// ```
+    /// assert_eq!(kube_authn::password::file::PasswordFile::from_csv(b"", "x").unwrap().len(), 0);
+    /// ```
+    pub fn len(&self) -> usize {
+        self.with_table(|t| t.map.len())
+    }
+
+    /// Whether no users are loaded.
+    ///
+    /// ```
+    /// assert!(kube_authn::password::file::PasswordFile::from_csv(b"", "x").unwrap().is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Warnings from the current content's load (at most 100 kept; all are logged).
+    ///
+    /// ```
+    /// let p = kube_authn::password::file::PasswordFile::from_csv(b"a,bob,1\nb,bob,2\n", "f").unwrap();
+    /// assert_eq!(p.warnings(), ["duplicate username 'bob' has been found in password file 'f', record number '2'"]);
+    /// ```
+    pub fn warnings(&self) -> Vec<String> {
+        self.with_table(|t| t.warnings.clone())
+    }
+
+    /// Re-reads the file now (if it changed); a broken new file keeps the previous content.
+    ///
+    /// ```
+    /// let p = kube_authn::password::file::PasswordFile::from_csv(b"", "x").unwrap();
+    /// assert!(p.reload_now().is_ok());
+    /// ```
+    pub fn reload_now(&self) -> Result<Reloaded, ConfigError> {
+        match &self.source {
+            Source::Memory { .. } => Ok(Reloaded::Unchanged),
+            Source::File(r) => r.reload_now(),
+        }
+    }
+
+    /// Polls the file every `interval` (inside a Tokio runtime); `None` for in-memory sources.
+    ///
+    /// ```
+    /// let p = kube_authn::password::file::PasswordFile::from_csv(b"", "x").unwrap();
+    /// assert!(p.watch(std::time::Duration::from_secs(1)).is_none());
+    /// ```
+    pub fn watch(&self, interval: Duration) -> Option<WatchTask> {
+        match &self.source {
+            Source::Memory { .. } => None,
+            Source::File(r) => Some(r.spawn_watch(interval)),
+        }
+    }
+
+    /// Checks a user name and password (what [`PasswordAuthenticator::authenticate_password`]
+    /// does, without the future). Same work for known and unknown users.
+    ///
+    /// ```
+    /// let p = kube_authn::password::file::PasswordFile::from_csv(b",empty,1\n", "x").unwrap();
+    /// assert!(p.check("empty", "").is_some()); // empty passwords are not skipped
+    /// assert!(p.check("empty", "x").is_none());
+    /// ```
+    pub fn check(&self, user: &str, password: &str) -> Option<Arc<UserInfo>> {
+        let presented = digest(Domain::Password, password.as_bytes()).to_bytes();
+        let key = digest(Domain::User, user.as_bytes());
+        self.with_table(|t| {
+            let (expected, user) = match t.map.get(&key) {
+                Some(e) => (e.password, Some(&e.user)),
+                None => (t.dummy, None),
+            };
+            let equal: bool = presented.ct_eq(&expected.to_bytes()).into();
+            match user {
+                Some(user) if equal => Some(user.clone()),
+                _ => None,
+            }
+        })
+    }
+}
+
+impl PasswordAuthenticator for PasswordFile {
+    fn authenticate_password<'a>(
+        &'a self,
+        user: &'a str,
+        password: &'a str,
+        _ctx: &'a Context,
+    ) -> AuthFuture<'a> {
+        AuthFuture::ready(Ok(self.check(user, password).map(Response::new)))
+    }
+}
+
+impl fmt::Debug for PasswordFile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut d = f.debug_struct("PasswordFile");
+        match &self.source {
+            Source::Memory { name, .. } => d.field("source", name),
+            Source::File(r) => d.field("source", r),
+        };
+        d.field("users", &self.len()).finish()
+    }
+}

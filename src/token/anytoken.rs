@@ -1,0 +1,131 @@
+//! **INSECURE**: the legacy "any token" authenticator (`--insecure-allow-any-token`, removed
+//! from Kubernetes in 1.8 by kubernetes#49045; `plugin/pkg/auth/authenticator/token/anytoken`).
+//!
+//! It accepts **every** non-empty bearer token and believes what the token says about the user:
+//! `name` or `name/group1,group2` (split at the **last** `/`; an empty group part means no
+//! groups). Anyone who can reach the server can claim to be anyone, including
+//! `system:masters` members. It exists only for local experiments and for compatibility tests;
+//! never enable it on a server reachable by anyone but you.
+//!
+//! It can only be built through the loudly named [`AnyToken::insecure_allow_any_token`], which
+//! logs a warning. Put it **last** in a chain, as Kubernetes did, so every real authenticator is
+//! tried first.
+//!
+//! | token | user |
+//! |---|---|
+//! | `joe` | name `joe` |
+//! | `scheme/joe/` | name `scheme/joe`, no groups |
+//! | `joe/group1,group2` | name `joe`, groups `group1`, `group2` |
+//! | `scheme/joe/group1,group2` | name `scheme/joe`, groups `group1`, `group2` |
+//!
+//! An empty token is "not mine" (Kubernetes' bearer extractor never passed one; this
+//! authenticator refuses it even when called directly).
+
+use std::sync::Arc;
+
+use crate::authenticator::{AuthFuture, Context, Response, TokenAuthenticator};
+use crate::user::{SharedStr, UserInfo, empty_extra, shared_groups};
+
+/// Accepts any non-empty token as the identity it spells. **Insecure**; see the
+/// [module docs](self).
+///
+/// ```
+/// use kube_authn::authenticator::{Context, TokenAuthenticator};
+/// use kube_authn::token::anytoken::AnyToken;
+///
+/// let any = AnyToken::insecure_allow_any_token();
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let r = any.authenticate_token("scheme/joe/group1,group2", &Context::default()).await.unwrap().unwrap();
+/// assert_eq!(r.user.name(), "scheme/joe");
+/// assert_eq!(r.user.groups().collect::<Vec<_>>(), ["group1", "group2"]);
+/// # });
+/// ```
+#[derive(Debug)]
+pub struct AnyToken {
+    _explicit: (),
+}
+
+impl AnyToken {
+    /// Builds the authenticator and logs a warning. Every token is accepted: do not use this
+    /// outside local experiments.
+    ///
+    /// ```
+    /// let _any = kube_authn::token::anytoken::AnyToken::insecure_allow_any_token();
+    /// ```
+    pub fn insecure_allow_any_token() -> Self {
+        tracing::warn!(
+            "INSECURE: the any-token authenticator is enabled; every bearer token is accepted as the user and groups it names"
+        );
+        Self { _explicit: () }
+    }
+
+    /// The user a token claims to be, or `None` for an empty token.
+    ///
+    /// ```
+    /// let any = kube_authn::token::anytoken::AnyToken::insecure_allow_any_token();
+    /// assert_eq!(any.user_for("joe/").unwrap().name(), "joe");
+    /// assert!(any.user_for("").is_none());
+    /// ```
+    pub fn user_for(&self, token: &str) -> Option<UserInfo> {
+        if token.is_empty() {
+            return None;
+        }
+        let (name, groups) = match token.rfind('/') {
+            None => (token, ""),
+            Some(i) => (&token[..i], &token[i + 1..]),
+        };
+        let groups: Vec<SharedStr> = if groups.is_empty() {
+            Vec::new()
+        } else {
+            groups.split(',').map(Arc::from).collect()
+        };
+        Some(UserInfo::from_parts(
+            name,
+            "",
+            shared_groups(groups),
+            empty_extra(),
+        ))
+    }
+}
+
+impl TokenAuthenticator for AnyToken {
+    fn authenticate_token<'a>(&'a self, token: &'a str, _ctx: &'a Context) -> AuthFuture<'a> {
+        AuthFuture::ready(Ok(self.user_for(token).map(|u| Response::new(Arc::new(u)))))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn anytoken_vectors() {
+        let any = AnyToken::insecure_allow_any_token();
+        let cases: [(&str, &str, &[&str]); 7] = [
+            ("joe", "joe", &[]),
+            ("scheme/joe/", "scheme/joe", &[]),
+            ("joe/group1,group2", "joe", &["group1", "group2"]),
+            (
+                "scheme/joe/group1,group2",
+                "scheme/joe",
+                &["group1", "group2"],
+            ),
+            ("/g", "", &["g"]),
+            ("joe/,", "joe", &["", ""]),
+            ("a/b/c", "a/b", &["c"]),
+        ];
+        for (token, name, groups) in cases {
+            let u = any.user_for(token).unwrap();
+            assert_eq!(u.name(), name, "token {token:?}");
+            assert_eq!(u.uid(), "", "token {token:?}");
+            assert_eq!(u.groups().collect::<Vec<_>>(), groups, "token {token:?}");
+            assert!(u.extra().is_empty());
+        }
+        assert!(any.user_for("").is_none());
+        let r = any
+            .authenticate_token("", &Context::default())
+            .into_ready()
+            .unwrap();
+        assert!(r.unwrap().is_none());
+    }
+}

@@ -1,0 +1,639 @@
+//! The Tower middleware end to end: header stripping, the 401 body, audiences, metrics, logs,
+//! and a real hyper server (HTTP/1.1 through reqwest, HTTP/2 through hyper's client).
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::io::Write;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+use http::{Request, Response, StatusCode};
+use http_body_util::{BodyExt, Full};
+use kube_authn::authenticator::{
+    Audiences, AuthFuture, AuthResult, Context, RequestAuthenticator, SyncPasswordFn, SyncTokenFn,
+};
+use kube_authn::chain::{Chain, ChainBuilder, anonymous::Anonymous};
+use kube_authn::metrics::{Metrics, Outcome};
+use kube_authn::middleware::{
+    Authenticated, AuthenticationLayer, CloseConnection, GrpcUnauthenticated, UnavailableAs503,
+};
+use kube_authn::request::Basic;
+use kube_authn::user::UserInfo;
+use kube_authn::{Error, ErrorKind, Response as AuthResponse};
+use tower::{Layer, ServiceExt, service_fn};
+
+const COMPACT_401: &str = "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"Unauthorized\",\"reason\":\"Unauthorized\",\"code\":401}\n";
+const PRETTY_401: &str = "{\n  \"kind\": \"Status\",\n  \"apiVersion\": \"v1\",\n  \"metadata\": {},\n  \"status\": \"Failure\",\n  \"message\": \"Unauthorized\",\n  \"reason\": \"Unauthorized\",\n  \"code\": 401\n}";
+const TOKEN: &str = "s3cr3t-t0ken-value";
+
+/// The token authenticator every test uses: a fixed map (the token file lands on another
+/// branch).
+fn tokens() -> SyncTokenFn<impl Fn(&str, &Context) -> AuthResult + Send + Sync> {
+    let map: HashMap<&'static str, Arc<UserInfo>> = HashMap::from([
+        (
+            TOKEN,
+            Arc::new(UserInfo::builder("jane").uid("42").group("dev").build()),
+        ),
+        ("admin-token", Arc::new(UserInfo::new("admin"))),
+    ]);
+    SyncTokenFn::new(move |t: &str, _: &Context| {
+        Ok(map.get(t).map(|u| AuthResponse::new(u.clone())))
+    })
+}
+
+fn chain(anonymous: bool) -> Chain {
+    let b = ChainBuilder::new().token(tokens());
+    if anonymous {
+        b.anonymous(Anonymous::new()).build()
+    } else {
+        b.build()
+    }
+}
+
+/// An inner service that reports who it saw and which headers reached it.
+async fn echo(req: Request<Full<Bytes>>) -> Result<Response<Full<Bytes>>, Infallible> {
+    let who = match Authenticated::from_request(&req) {
+        Some(a) => format!(
+            "{} groups={:?} auds={:?}",
+            a.user.name(),
+            a.user.groups().collect::<Vec<_>>(),
+            a.audiences
+        ),
+        None => "nobody".into(),
+    };
+    let mut headers: Vec<String> = req
+        .headers()
+        .iter()
+        .map(|(k, v)| format!("{k}={}", String::from_utf8_lossy(v.as_bytes())))
+        .collect();
+    headers.sort();
+    Ok(Response::new(Full::new(Bytes::from(format!(
+        "{who}\n{}",
+        headers.join("\n")
+    )))))
+}
+
+async fn send(
+    layer: &AuthenticationLayer<impl kube_authn::middleware::OnFailure>,
+    req: Request<Full<Bytes>>,
+) -> (StatusCode, http::HeaderMap, String) {
+    let res = layer.layer(service_fn(echo)).oneshot(req).await.unwrap();
+    let (parts, body) = res.into_parts();
+    let body = body.collect().await.unwrap().to_bytes();
+    (
+        parts.status,
+        parts.headers,
+        String::from_utf8(body.to_vec()).unwrap(),
+    )
+}
+
+fn get(uri: &str, headers: &[(&str, &str)]) -> Request<Full<Bytes>> {
+    let mut b = Request::get(uri);
+    for (k, v) in headers {
+        b = b.header(*k, *v);
+    }
+    b.body(Full::default()).unwrap()
+}
+
+#[tokio::test]
+async fn identity_reaches_handler_and_credentials_do_not() {
+    let layer = AuthenticationLayer::new(chain(false));
+    let bearer = format!("Bearer {TOKEN}");
+    let (status, _, body) = send(
+        &layer,
+        get(
+            "/api",
+            &[
+                ("authorization", &bearer),
+                ("x-remote-user", "mallory"),
+                ("x_remote_group", "system:masters"),
+                ("X-Remote-Extra-Scopes", "all"),
+                ("x-remote-uid", "0"),
+                ("accept", "application/json"),
+            ],
+        ),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        body,
+        "jane groups=[\"dev\", \"system:authenticated\"] auds=[]\naccept=application/json"
+    );
+}
+
+#[tokio::test]
+async fn websocket_token_protocol_removed() {
+    let layer = AuthenticationLayer::new(chain(false));
+    // base64url("s3cr3t-t0ken-value")
+    let proto = "base64url.bearer.authorization.k8s.io.czNjcjN0LXQwa2VuLXZhbHVl, v4.channel.k8s.io";
+    let (status, _, body) = send(
+        &layer,
+        get(
+            "/api/v1/namespaces/default/pods/p/exec",
+            &[
+                ("connection", "Upgrade"),
+                ("upgrade", "websocket"),
+                ("sec-websocket-protocol", proto),
+            ],
+        ),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.starts_with("jane "), "{body}");
+    assert!(
+        body.contains("sec-websocket-protocol=v4.channel.k8s.io"),
+        "{body}"
+    );
+    assert!(!body.contains("czNjcjN0"), "{body}");
+}
+
+#[tokio::test]
+async fn unauthorized_bodies_are_exact() {
+    let layer = AuthenticationLayer::new(chain(false));
+    type Headers<'a> = &'a [(&'a str, &'a str)];
+    let cases: &[(&str, &str, Headers<'_>, &str)] = &[
+        ("no credential", "/api", &[], COMPACT_401),
+        (
+            "bad token",
+            "/api",
+            &[("authorization", "Bearer wrong")],
+            COMPACT_401,
+        ),
+        ("pretty=true", "/api?pretty=true", &[], PRETTY_401),
+        (
+            "pretty=false beats curl",
+            "/api?pretty=false",
+            &[("user-agent", "curl/8.5.0")],
+            COMPACT_401,
+        ),
+        ("curl", "/api", &[("user-agent", "curl/8.5.0")], PRETTY_401),
+        (
+            "browser",
+            "/api",
+            &[("user-agent", "Mozilla/5.0 (X11; Linux x86_64)")],
+            PRETTY_401,
+        ),
+        (
+            "kubectl",
+            "/api",
+            &[("user-agent", "kubectl/v1.31.0 (linux/amd64)")],
+            COMPACT_401,
+        ),
+    ];
+    for (name, uri, headers, want) in cases {
+        let (status, h, body) = send(&layer, get(uri, headers)).await;
+        assert_eq!(status, 401, "{name}");
+        assert_eq!(body, *want, "{name}");
+        assert_eq!(h["content-type"], "application/json", "{name}");
+        assert_eq!(h["cache-control"], "no-cache, private", "{name}");
+        assert!(h.get("www-authenticate").is_none(), "{name}");
+    }
+}
+
+#[tokio::test]
+async fn www_authenticate_only_when_basic_is_accepted() {
+    let basic = Basic::new(SyncPasswordFn::new(|u: &str, p: &str, _: &Context| {
+        Ok((u == "admin" && p == "pw").then(|| AuthResponse::new(UserInfo::new(u).into())))
+    }));
+    let layer =
+        AuthenticationLayer::new(ChainBuilder::new().request(basic).token(tokens()).build());
+    assert!(layer.schemes().basic() && layer.schemes().bearer());
+    assert_eq!(
+        layer.security_definitions(),
+        serde_json::json!({
+            "BearerToken": {"type": "apiKey", "name": "authorization", "in": "header", "description": "Bearer Token authentication"},
+            "HTTPBasic": {"type": "basic", "description": "HTTP Basic authentication"},
+        })
+    );
+    let (status, h, _) = send(&layer, get("/", &[])).await;
+    assert_eq!(status, 401);
+    assert_eq!(h["www-authenticate"], "Basic realm=\"kubernetes-master\"");
+    // base64("admin:pw")
+    let (status, _, body) =
+        send(&layer, get("/", &[("authorization", "Basic YWRtaW46cHc=")])).await;
+    assert_eq!(status, 200);
+    assert!(body.starts_with("admin "));
+
+    let bearer_only = AuthenticationLayer::new(chain(false));
+    let (_, h, _) = send(&bearer_only, get("/", &[])).await;
+    assert!(h.get("www-authenticate").is_none());
+}
+
+#[tokio::test]
+async fn anonymous_never_swallows_a_bad_credential() {
+    let layer = AuthenticationLayer::new(chain(true));
+    type Headers<'a> = &'a [(&'a str, &'a str)];
+    let cases: &[(&str, Headers<'_>, u16, &str)] = &[
+        ("no credential", &[], 200, "system:anonymous "),
+        (
+            "unknown token",
+            &[("authorization", "Bearer nope")],
+            401,
+            "",
+        ),
+        (
+            "malformed bearer",
+            &[("authorization", "Bearer  x")],
+            401,
+            "",
+        ),
+        (
+            "two headers",
+            &[("authorization", "Bearer a"), ("authorization", "Bearer b")],
+            401,
+            "",
+        ),
+        (
+            "other scheme is anonymous, header stripped",
+            &[("authorization", "Digest x")],
+            200,
+            "system:anonymous ",
+        ),
+    ];
+    for (name, headers, want, prefix) in cases {
+        let (status, _, body) = send(&layer, get("/", headers)).await;
+        assert_eq!(status.as_u16(), *want, "{name}: {body}");
+        if *want == 200 {
+            assert!(body.starts_with(prefix), "{name}: {body}");
+            assert!(!body.contains("authorization="), "{name}: {body}");
+        }
+    }
+}
+
+/// A request authenticator that always answers the same thing.
+struct Fixed(fn() -> AuthResult);
+impl RequestAuthenticator for Fixed {
+    fn authenticate_request<'a>(
+        &'a self,
+        _: &'a http::request::Parts,
+        _: &'a Context,
+    ) -> AuthFuture<'a> {
+        AuthFuture::ready((self.0)())
+    }
+}
+
+fn admin() -> AuthResult {
+    Ok(Some(AuthResponse::new(UserInfo::new("admin").into())))
+}
+fn admin_x() -> AuthResult {
+    Ok(Some(
+        AuthResponse::new(UserInfo::new("admin").into())
+            .with_audiences(Audiences::from(["audience-x"])),
+    ))
+}
+
+/// k8s `TestMetrics` (§8.4), through the layer.
+#[tokio::test]
+async fn metrics_vectors() {
+    const OK: &str = "# HELP authenticated_user_requests [ALPHA] Counter of authenticated requests broken out by username.\n# TYPE authenticated_user_requests counter\nauthenticated_user_requests{username=\"admin\"} 1\n# HELP authentication_attempts [ALPHA] Counter of authenticated attempts.\n# TYPE authentication_attempts counter\nauthentication_attempts{result=\"success\"} 1\n";
+    const ERR: &str = "# HELP authentication_attempts [ALPHA] Counter of authenticated attempts.\n# TYPE authentication_attempts counter\nauthentication_attempts{result=\"error\"} 1\n";
+    const FAIL: &str = "# HELP authentication_attempts [ALPHA] Counter of authenticated attempts.\n# TYPE authentication_attempts counter\nauthentication_attempts{result=\"failure\"} 1\n";
+    type Case = (
+        &'static str,
+        fn() -> AuthResult,
+        &'static [&'static str],
+        u16,
+        &'static str,
+    );
+    let cases: &[Case] = &[
+        ("auth ok", admin, &[], 200, OK),
+        (
+            "auth failed with error",
+            || Err(Error::msg("some error")),
+            &[],
+            401,
+            ERR,
+        ),
+        ("auth failed with status false", || Ok(None), &[], 401, FAIL),
+        (
+            "audiences not intersecting",
+            admin_x,
+            &["audience-y"],
+            401,
+            ERR,
+        ),
+        (
+            "audiences not provided in response",
+            admin,
+            &["audience-y"],
+            200,
+            OK,
+        ),
+        ("audiences not provided in request", admin_x, &[], 200, OK),
+    ];
+    for (name, answer, api, want_status, want) in cases {
+        let metrics = Arc::new(Metrics::new());
+        let layer =
+            AuthenticationLayer::builder(Chain::from_authenticator(Arc::new(Fixed(*answer))))
+                .api_audiences(Audiences::new(api.iter()))
+                .metrics(metrics.clone())
+                .build();
+        let (status, _, _) = send(&layer, get("/", &[])).await;
+        assert_eq!(status.as_u16(), *want_status, "{name}");
+        let mut text = String::new();
+        metrics.encode_counters(&mut text);
+        assert_eq!(text, *want, "{name}");
+        // The histogram is recorded with the same result label.
+        let mut all = String::new();
+        metrics.encode(&mut all);
+        let result = if want.contains("success") {
+            "success"
+        } else if want.contains("error") {
+            "error"
+        } else {
+            "failure"
+        };
+        assert!(
+            all.contains(&format!(
+                "authentication_duration_seconds_count{{result=\"{result}\"}} 1\n"
+            )),
+            "{name}: {all}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn audience_mismatch_is_401_and_logged_with_k8s_text() {
+    let (logs, _guard) = capture_logs();
+    let metrics = Arc::new(Metrics::new());
+    let layer = AuthenticationLayer::builder(Chain::from_authenticator(Arc::new(Fixed(admin_x))))
+        .api_audiences(Audiences::from(["audience-y"]))
+        .metrics(metrics.clone())
+        .build();
+    let (status, _, body) = send(&layer, get("/", &[])).await;
+    assert_eq!(status, 401);
+    assert_eq!(body, COMPACT_401);
+    assert_eq!(metrics.attempts(Outcome::Error), 1);
+    let text = logs.text();
+    assert!(
+        text.contains("unable to match the audience: [audience-x] , accepted: [audience-y]"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn api_audiences_reach_the_authenticators() {
+    struct EchoAudiences;
+    impl RequestAuthenticator for EchoAudiences {
+        fn authenticate_request<'a>(
+            &'a self,
+            _: &'a http::request::Parts,
+            ctx: &'a Context,
+        ) -> AuthFuture<'a> {
+            let auds = ctx.audiences().cloned().unwrap_or_default();
+            AuthFuture::ready(Ok(Some(
+                AuthResponse::new(UserInfo::new("u").into()).with_audiences(auds),
+            )))
+        }
+    }
+    let layer = AuthenticationLayer::builder(Chain::from_authenticator(Arc::new(EchoAudiences)))
+        .api_audiences(Audiences::from(["api", "other"]))
+        .build();
+    let (status, _, body) = send(&layer, get("/", &[])).await;
+    assert_eq!(status, 200);
+    assert!(
+        body.starts_with("u groups=[] auds=[\"api\", \"other\"]"),
+        "{body}"
+    );
+}
+
+#[tokio::test]
+async fn unavailable_backend_opt_in_503_and_grpc() {
+    let down = || Err(Error::from_static(ErrorKind::Unavailable, "webhook down"));
+    let chain = Chain::from_authenticator(Arc::new(Fixed(down)));
+    let default = AuthenticationLayer::new(chain.clone());
+    assert_eq!(send(&default, get("/", &[])).await.0, 401);
+    let opt_in = AuthenticationLayer::builder(chain.clone())
+        .on_failure(UnavailableAs503::new())
+        .build();
+    let (status, h, body) = send(&opt_in, get("/", &[])).await;
+    assert_eq!(status, 503);
+    assert_eq!(h["retry-after"], "1");
+    assert_eq!(
+        body,
+        "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"the authentication backend is unavailable\",\"reason\":\"ServiceUnavailable\",\"code\":503}\n"
+    );
+    let grpc = AuthenticationLayer::builder(chain)
+        .on_failure(GrpcUnauthenticated::default())
+        .build();
+    let (status, h, body) = send(&grpc, get("/pkg.Svc/Call", &[])).await;
+    assert_eq!(
+        (
+            status.as_u16(),
+            h["grpc-status"].to_str().unwrap(),
+            body.as_str()
+        ),
+        (200, "16", "")
+    );
+}
+
+/// Captured `tracing` output, at every level.
+struct Logs(Arc<Mutex<Vec<u8>>>);
+impl Logs {
+    fn text(&self) -> String {
+        String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
+    }
+}
+#[derive(Clone)]
+struct Sink(Arc<Mutex<Vec<u8>>>);
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn capture_logs() -> (Logs, tracing::subscriber::DefaultGuard) {
+    let buf = Arc::new(Mutex::new(Vec::new()));
+    let sink = Sink(buf.clone());
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::TRACE)
+        .with_writer(move || sink.clone())
+        .with_ansi(false)
+        .with_span_events(tracing_subscriber::fmt::format::FmtSpan::FULL)
+        .finish();
+    (Logs(buf), tracing::subscriber::set_default(subscriber))
+}
+
+#[tokio::test]
+async fn secrets_never_reach_the_logs() {
+    let (logs, _guard) = capture_logs();
+    let layer = AuthenticationLayer::new(chain(true));
+    let wrong = "wr0ng-but-secret-t0ken";
+    let bearer = format!("Bearer {wrong}");
+    let (status, _, _) = send(
+        &layer,
+        get("/api?token=q5ecret", &[("authorization", &bearer)]),
+    )
+    .await;
+    assert_eq!(status, 401);
+    let good = format!("Bearer {TOKEN}");
+    let (status, _, _) = send(
+        &layer,
+        get(
+            "/api",
+            &[("authorization", &good), ("x-remote-user", "h3ader-value")],
+        ),
+    )
+    .await;
+    assert_eq!(status, 200);
+    // base64("admin:hunter2-pw")
+    let (status, _, _) = send(
+        &layer,
+        get(
+            "/api",
+            &[("authorization", "Basic YWRtaW46aHVudGVyMi1wdw==")],
+        ),
+    )
+    .await;
+    assert_eq!(status, 200); // nobody handles Basic here: anonymous, header stripped
+    let text = logs.text();
+    assert!(
+        text.contains("Unable to authenticate the request"),
+        "{text}"
+    );
+    assert!(text.contains("invalid bearer token"), "{text}");
+    assert!(
+        text.contains("user=\"jane\"") || text.contains("user=jane"),
+        "{text}"
+    );
+    for secret in [
+        wrong,
+        TOKEN,
+        "q5ecret",
+        "h3ader-value",
+        "YWRtaW46aHVudGVyMi1wdw",
+        "hunter2",
+    ] {
+        assert!(!text.contains(secret), "{secret} leaked into:\n{text}");
+    }
+    // Debug of the layer and of a response future do not show credentials either.
+    assert!(!format!("{layer:?}").contains(TOKEN));
+}
+
+// ---------------------------------------------------------------------------------------------
+// A real hyper server.
+
+async fn serve(layer: AuthenticationLayer) -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        loop {
+            let (stream, _) = listener.accept().await.unwrap();
+            let layer = layer.clone();
+            tokio::spawn(async move {
+                let notify = Arc::new(tokio::sync::Notify::new());
+                let svc = CloseConnection::watch(
+                    layer.layer(service_fn(
+                        |req: Request<hyper::body::Incoming>| async move {
+                            let (parts, body) = req.into_parts();
+                            let body = Full::new(body.collect().await.unwrap().to_bytes());
+                            echo(Request::from_parts(parts, body)).await
+                        },
+                    )),
+                    notify.clone(),
+                );
+                let builder = hyper_util::server::conn::auto::Builder::new(
+                    hyper_util::rt::TokioExecutor::new(),
+                );
+                let conn = builder.serve_connection(
+                    hyper_util::rt::TokioIo::new(stream),
+                    hyper_util::service::TowerToHyperService::new(svc),
+                );
+                tokio::pin!(conn);
+                tokio::select! {
+                    _ = conn.as_mut() => return,
+                    _ = notify.notified() => conn.as_mut().graceful_shutdown(),
+                }
+                let _ = conn.await;
+            });
+        }
+    });
+    addr
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_server_http1_with_reqwest() {
+    let addr = serve(AuthenticationLayer::new(chain(true))).await;
+    let client = reqwest::Client::new();
+    let base = format!("http://{addr}");
+
+    let res = client
+        .get(format!("{base}/api"))
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let body = res.text().await.unwrap();
+    assert!(
+        body.starts_with("jane groups=[\"dev\", \"system:authenticated\"]"),
+        "{body}"
+    );
+    assert!(!body.contains("authorization"), "{body}");
+
+    let res = client
+        .get(format!("{base}/api"))
+        .bearer_auth("wrong")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 401);
+    assert_eq!(res.headers()["content-type"], "application/json");
+    assert_eq!(res.headers()["content-length"], "129");
+    assert_eq!(res.text().await.unwrap(), COMPACT_401);
+
+    let res = client
+        .get(format!("{base}/api"))
+        .bearer_auth("wrong")
+        .header("user-agent", "curl/8.5.0")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.text().await.unwrap(), PRETTY_401);
+
+    let res = client.get(format!("{base}/healthz")).send().await.unwrap();
+    assert_eq!(res.status(), 200);
+    assert!(res.text().await.unwrap().starts_with("system:anonymous"));
+}
+
+/// kube-apiserver's `TestUnauthenticatedHTTP2ClientConnectionClose`, adapted: on one HTTP/2
+/// connection, an authenticated request keeps the connection, while a refused or anonymous
+/// one makes the server send GOAWAY (the connection ends after the response).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_server_http2_goaway_for_unauthenticated() {
+    let addr = serve(AuthenticationLayer::new(chain(true))).await;
+    let cases: &[(&str, Option<&str>, u16, bool)] = &[
+        ("known user keeps the connection", Some(TOKEN), 200, false),
+        ("refused: connection closed", Some("wrong"), 401, true),
+        ("anonymous: connection closed", None, 200, true),
+    ];
+    for (name, token, want_status, want_closed) in cases {
+        let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let (mut sender, conn) = hyper::client::conn::http2::handshake(
+            hyper_util::rt::TokioExecutor::new(),
+            hyper_util::rt::TokioIo::new(stream),
+        )
+        .await
+        .unwrap();
+        let conn = tokio::spawn(conn);
+        let mut req = Request::get(format!("http://{addr}/api"));
+        if let Some(t) = token {
+            req = req.header("authorization", format!("Bearer {t}"));
+        }
+        let res = sender
+            .send_request(req.body(Full::<Bytes>::default()).unwrap())
+            .await
+            .unwrap();
+        assert_eq!(res.status().as_u16(), *want_status, "{name}");
+        res.into_body().collect().await.unwrap();
+        let closed = tokio::time::timeout(std::time::Duration::from_secs(2), conn)
+            .await
+            .is_ok();
+        assert_eq!(closed, *want_closed, "{name}");
+    }
+}

@@ -1,0 +1,786 @@
+//! End-to-end tests of `kube-authn serve`: the real binary, real TLS (its self-signed
+//! certificate), and real clients — curl, reqwest, the Python `kubernetes` client and kubectl.
+#![cfg(feature = "server")]
+
+use std::io::{BufRead, BufReader, Read};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+const ADMIN_TOKEN: &str = "f3a9c1d2e4b5a6978877665544332211";
+const JANE_TOKEN: &str = "0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e";
+const ADMIN_PASSWORD: &str = "s3cr3t:with:colons";
+
+struct Server {
+    child: Child,
+    port: u16,
+    dir: tempfile::TempDir,
+    log: Arc<Mutex<String>>,
+    stdout: Arc<Mutex<String>>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn capture(stream: impl Read + Send + 'static, into: Arc<Mutex<String>>) {
+    std::thread::spawn(move || {
+        for line in BufReader::new(stream).lines().map_while(Result::ok) {
+            let mut buf = into.lock().unwrap();
+            buf.push_str(&line);
+            buf.push('\n');
+        }
+    });
+}
+
+impl Server {
+    /// Starts the server with a token file, a password file and `extra` flags.
+    fn start(extra: &[&str]) -> Server {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("tokens.csv"),
+            format!(
+                "{ADMIN_TOKEN},admin,1,\"system:masters\"\n{JANE_TOKEN},jane,2,\"developers,qa\"\n"
+            ),
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("passwords.csv"),
+            format!("{ADMIN_PASSWORD},admin,1,system:masters\n"),
+        )
+        .unwrap();
+        let mut args: Vec<String> = vec![
+            "serve".into(),
+            format!(
+                "--token-auth-file={}",
+                dir.path().join("tokens.csv").display()
+            ),
+            format!(
+                "--basic-auth-file={}",
+                dir.path().join("passwords.csv").display()
+            ),
+            format!("--cert-dir={}", dir.path().join("certs").display()),
+            "--bind-address=127.0.0.1".into(),
+        ];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        Self::spawn(dir, args)
+    }
+
+    fn spawn(dir: tempfile::TempDir, mut args: Vec<String>) -> Server {
+        let port = free_port();
+        args.push(format!("--secure-port={port}"));
+        let mut child = Command::new(env!("CARGO_BIN_EXE_kube-authn"))
+            .args(&args)
+            .env("RUST_LOG", "debug")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start kube-authn");
+        let log = Arc::new(Mutex::new(String::new()));
+        let stdout = Arc::new(Mutex::new(String::new()));
+        capture(child.stderr.take().unwrap(), log.clone());
+        capture(child.stdout.take().unwrap(), stdout.clone());
+        let server = Server {
+            child,
+            port,
+            dir,
+            log,
+            stdout,
+        };
+        server.wait_ready();
+        server
+    }
+
+    fn wait_ready(&self) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if self.ca().exists() {
+                let out = self.curl(&["-o", "/dev/null", &self.url("/healthz")]);
+                if out.1 != 0 {
+                    return;
+                }
+            }
+            assert!(
+                Instant::now() < deadline,
+                "server did not start; log:\n{}",
+                self.log.lock().unwrap()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn ca(&self) -> PathBuf {
+        self.cert_dir().join("apiserver-ca.crt")
+    }
+
+    fn cert_dir(&self) -> PathBuf {
+        self.dir.path().join("certs")
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("https://127.0.0.1:{}{path}", self.port)
+    }
+
+    /// Runs curl; returns (body, HTTP status, response headers).
+    fn curl(&self, args: &[&str]) -> (String, u16, String) {
+        let headers = self.dir.path().join(format!("headers-{}", free_port()));
+        let out = Command::new("curl")
+            .args(["-sS", "--cacert"])
+            .arg(self.ca())
+            .arg("-D")
+            .arg(&headers)
+            .args(["-w", "\n%{http_code}"])
+            .args(args)
+            .output()
+            .expect("curl is installed");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let (body, code) = text.rsplit_once('\n').unwrap_or(("", "0"));
+        let headers = std::fs::read_to_string(&headers).unwrap_or_default();
+        (body.to_owned(), code.trim().parse().unwrap_or(0), headers)
+    }
+
+    fn reqwest(&self) -> reqwest::Client {
+        let ca = std::fs::read(self.ca()).unwrap();
+        reqwest::Client::builder()
+            .tls_certs_only([reqwest::Certificate::from_pem(&ca).unwrap()])
+            .build()
+            .unwrap()
+    }
+}
+
+const WHOAMI: &str = r#"{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}"#;
+
+fn whoami_curl(server: &Server, auth: &[&str]) -> (u16, Value) {
+    let mut args = auth.to_vec();
+    let url = server.url("/apis/authentication.k8s.io/v1/selfsubjectreviews");
+    args.extend([
+        "-H",
+        "Content-Type: application/json",
+        "-d",
+        WHOAMI,
+        url.as_str(),
+    ]);
+    let (body, code, _) = server.curl(&args);
+    (code, serde_json::from_str(&body).unwrap_or(Value::Null))
+}
+
+#[test]
+fn self_subject_review_with_each_credential_over_curl() {
+    let server = Server::start(&[]);
+    let bearer_admin = format!("Authorization: Bearer {ADMIN_TOKEN}");
+    let bearer_jane = format!("Authorization: Bearer {JANE_TOKEN}");
+    let basic = format!("admin:{ADMIN_PASSWORD}");
+    type Case<'a> = (&'a str, Vec<&'a str>, u16, Option<(&'a str, &'a [&'a str])>);
+    let cases: Vec<Case<'_>> = vec![
+        (
+            "bearer admin",
+            vec!["-H", &bearer_admin],
+            201,
+            Some(("admin", &["system:masters", "system:authenticated"])),
+        ),
+        (
+            "bearer jane",
+            vec!["-H", &bearer_jane],
+            201,
+            Some(("jane", &["developers", "qa", "system:authenticated"])),
+        ),
+        (
+            "lower-case scheme",
+            vec![
+                "-H",
+                "authorization: bearer 0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e",
+            ],
+            201,
+            Some(("jane", &["developers", "qa", "system:authenticated"])),
+        ),
+        (
+            "basic auth, password with colons",
+            vec!["-u", &basic],
+            201,
+            Some(("admin", &["system:masters", "system:authenticated"])),
+        ),
+        ("anonymous may not review itself", vec![], 403, None),
+        (
+            "wrong token",
+            vec!["-H", "Authorization: Bearer nope"],
+            401,
+            None,
+        ),
+        ("wrong password", vec!["-u", "admin:nope"], 401, None),
+        (
+            "two spaces (fail closed)",
+            vec![
+                "-H",
+                "Authorization: Bearer  0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e",
+            ],
+            401,
+            None,
+        ),
+    ];
+    for (name, auth, want_code, want_user) in cases {
+        let (code, body) = whoami_curl(&server, &auth);
+        assert_eq!(code, want_code, "case {name}: {body}");
+        if let Some((user, groups)) = want_user {
+            assert_eq!(body["kind"], "SelfSubjectReview", "case {name}");
+            assert_eq!(
+                body["apiVersion"], "authentication.k8s.io/v1",
+                "case {name}"
+            );
+            assert_eq!(body["status"]["userInfo"]["username"], user, "case {name}");
+            assert_eq!(
+                body["status"]["userInfo"]["groups"],
+                json!(groups),
+                "case {name}"
+            );
+            assert!(
+                body["metadata"]["creationTimestamp"]
+                    .as_str()
+                    .unwrap()
+                    .ends_with('Z'),
+                "case {name}"
+            );
+        }
+    }
+}
+
+#[test]
+fn unauthorized_is_kubernetes_status_with_basic_challenge() {
+    let server = Server::start(&[]);
+    // curl's user agent gets kube-apiserver's pretty form (no trailing newline).
+    let (body, code, headers) =
+        server.curl(&["-H", "Authorization: Bearer wrong", &server.url("/healthz")]);
+    assert_eq!(code, 401);
+    assert_eq!(
+        body,
+        "{\n  \"kind\": \"Status\",\n  \"apiVersion\": \"v1\",\n  \"metadata\": {},\n  \"status\": \"Failure\",\n  \"message\": \"Unauthorized\",\n  \"reason\": \"Unauthorized\",\n  \"code\": 401\n}"
+    );
+    let headers = headers.to_ascii_lowercase();
+    assert!(
+        headers.contains("www-authenticate: basic realm=\"kubernetes-master\""),
+        "{headers}"
+    );
+    assert!(
+        headers.contains("content-type: application/json"),
+        "{headers}"
+    );
+    // Another client gets the compact form with a trailing newline.
+    let (body, code, _) = server.curl(&[
+        "-A",
+        "kubectl/v1.34",
+        "-H",
+        "Authorization: Bearer wrong",
+        &server.url("/healthz"),
+    ]);
+    assert_eq!(code, 401);
+    assert_eq!(
+        body,
+        "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"Unauthorized\",\"reason\":\"Unauthorized\",\"code\":401}\n"
+    );
+}
+
+#[test]
+fn no_basic_challenge_without_basic_auth_and_anonymous_off() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("tokens.csv"),
+        format!("{ADMIN_TOKEN},admin,1\n"),
+    )
+    .unwrap();
+    let args = vec![
+        "serve".to_string(),
+        format!(
+            "--token-auth-file={}",
+            dir.path().join("tokens.csv").display()
+        ),
+        format!("--cert-dir={}", dir.path().join("certs").display()),
+        "--bind-address=127.0.0.1".into(),
+        "--anonymous-auth=false".into(),
+    ];
+    let server = Server::spawn(dir, args);
+    let (_, code, headers) = server.curl(&[&server.url("/healthz")]);
+    assert_eq!(code, 401, "anonymous disabled");
+    assert!(
+        !headers.to_ascii_lowercase().contains("www-authenticate"),
+        "{headers}"
+    );
+    let auth = format!("Authorization: Bearer {ADMIN_TOKEN}");
+    let (body, code, _) = server.curl(&["-H", &auth, &server.url("/healthz")]);
+    assert_eq!((code, body.as_str()), (200, "ok"));
+}
+
+async fn token_review(
+    client: &reqwest::Client,
+    server: &Server,
+    version: &str,
+    caller: Option<&str>,
+    body: Value,
+) -> (u16, Value) {
+    let mut req = client
+        .post(server.url(&format!(
+            "/apis/authentication.k8s.io/{version}/tokenreviews"
+        )))
+        .json(&body);
+    if let Some(token) = caller {
+        req = req.bearer_auth(token);
+    }
+    let resp = req.send().await.unwrap();
+    let code = resp.status().as_u16();
+    (code, resp.json().await.unwrap_or(Value::Null))
+}
+
+fn review(token: &str, audiences: &[&str]) -> Value {
+    json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview", "spec": {"token": token, "audiences": audiences}})
+}
+
+#[tokio::test]
+async fn token_review_semantics_over_reqwest() {
+    let server = Server::start(&["--api-audiences=api,other"]);
+    let client = server.reqwest();
+    for version in ["v1", "v1beta1"] {
+        type Case<'a> = (&'a str, Option<&'a str>, Value, u16, Value);
+        let cases: Vec<Case<'_>> = vec![
+            (
+                "valid token",
+                Some(ADMIN_TOKEN),
+                review(JANE_TOKEN, &[]),
+                201,
+                json!({"authenticated": true, "user": {"username": "jane", "uid": "2", "groups": ["developers", "qa", "system:authenticated"]}, "audiences": ["api", "other"]}),
+            ),
+            (
+                "requested audience subset",
+                Some(ADMIN_TOKEN),
+                review(JANE_TOKEN, &["other"]),
+                201,
+                json!({"authenticated": true, "user": {"username": "jane", "uid": "2", "groups": ["developers", "qa", "system:authenticated"]}, "audiences": ["other"]}),
+            ),
+            (
+                "foreign audience: the token file is skipped",
+                Some(ADMIN_TOKEN),
+                review(JANE_TOKEN, &["someone-else"]),
+                201,
+                json!({"user": {}, "error": "invalid bearer token"}),
+            ),
+            (
+                "invalid token",
+                Some(ADMIN_TOKEN),
+                review("not-a-token", &[]),
+                201,
+                json!({"user": {}, "error": "invalid bearer token"}),
+            ),
+            (
+                "token with a space reviews its first word (k8s)",
+                Some(ADMIN_TOKEN),
+                review(&format!("{JANE_TOKEN} trailing"), &[]),
+                201,
+                json!({"authenticated": true, "user": {"username": "jane", "uid": "2", "groups": ["developers", "qa", "system:authenticated"]}, "audiences": ["api", "other"]}),
+            ),
+        ];
+        for (name, caller, body, want_code, want_status) in cases {
+            let (code, got) = token_review(&client, &server, version, caller, body).await;
+            let label = format!("{version} {name}");
+            assert_eq!(code, want_code, "{label}: {got}");
+            assert_eq!(got["status"], want_status, "{label}");
+            assert_eq!(
+                got["apiVersion"],
+                format!("authentication.k8s.io/{version}"),
+                "{label}"
+            );
+            assert_eq!(got["kind"], "TokenReview", "{label}");
+            // kube-apiserver echoes the request, token included; the Python client requires it.
+            assert!(got["spec"]["token"].is_string(), "{label}: {got}");
+        }
+    }
+    type Err<'a> = (&'a str, Option<&'a str>, Value, u16, &'a str);
+    let errors: Vec<Err<'_>> = vec![
+        (
+            "anonymous caller",
+            None,
+            review(JANE_TOKEN, &[]),
+            403,
+            "tokenreviews.authentication.k8s.io is forbidden: User \"system:anonymous\" cannot create resource \"tokenreviews\" in API group \"authentication.k8s.io\" at the cluster scope",
+        ),
+        (
+            "unauthenticated caller",
+            Some("bad"),
+            review(JANE_TOKEN, &[]),
+            401,
+            "Unauthorized",
+        ),
+        (
+            "empty token",
+            Some(ADMIN_TOKEN),
+            review("", &[]),
+            400,
+            "token is required for TokenReview in authentication",
+        ),
+        (
+            "namespaced",
+            Some(ADMIN_TOKEN),
+            json!({"kind": "TokenReview", "metadata": {"namespace": "ns"}, "spec": {"token": "x"}}),
+            400,
+            "namespace is not allowed on this type: ns",
+        ),
+        (
+            "wrong kind",
+            Some(ADMIN_TOKEN),
+            json!({"kind": "Pod", "spec": {"token": "x"}}),
+            400,
+            "not a TokenReview: kind \"Pod\"",
+        ),
+        (
+            "wrong field type",
+            Some(ADMIN_TOKEN),
+            json!({"spec": {"token": 7}}),
+            400,
+            "couldn't decode the request body: unexpected field type at line 1 column 18",
+        ),
+    ];
+    for (name, caller, body, want_code, want_message) in errors {
+        let (code, got) = token_review(&client, &server, "v1", caller, body).await;
+        assert_eq!(code, want_code, "{name}: {got}");
+        assert_eq!(got["kind"], "Status", "{name}");
+        assert_eq!(got["message"], want_message, "{name}");
+        assert_eq!(got["code"], want_code, "{name}");
+    }
+    // Bodies that are not JSON, too large, or sent with the wrong method.
+    let url = server.url("/apis/authentication.k8s.io/v1/tokenreviews");
+    let resp = client
+        .post(&url)
+        .bearer_auth(ADMIN_TOKEN)
+        .body("{not json")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 400);
+    let resp = client
+        .post(&url)
+        .bearer_auth(ADMIN_TOKEN)
+        .body(vec![b' '; 4 * 1024 * 1024])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 413);
+    let resp = client
+        .get(&url)
+        .bearer_auth(ADMIN_TOKEN)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 405);
+    let resp = client
+        .get(server.url("/nope"))
+        .bearer_auth(ADMIN_TOKEN)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 404);
+}
+
+#[test]
+fn python_kubernetes_client_whoami_and_token_review() {
+    let server = Server::start(&[]);
+    let script = r#"
+import json, sys
+from kubernetes import client
+cfg = client.Configuration()
+cfg.host = sys.argv[1]
+cfg.ssl_ca_cert = sys.argv[2]
+cfg.api_key = {"authorization": sys.argv[3]}
+cfg.api_key_prefix = {"authorization": "Bearer"}
+api = client.AuthenticationV1Api(client.ApiClient(cfg))
+me = api.create_self_subject_review(client.V1SelfSubjectReview())
+rev = api.create_token_review(client.V1TokenReview(spec=client.V1TokenReviewSpec(token=sys.argv[4])))
+print(json.dumps({"me": me.status.user_info.username, "groups": me.status.user_info.groups,
+                  "reviewed": rev.status.user.username, "authenticated": rev.status.authenticated}))
+"#;
+    let out = Command::new("python3")
+        .args([
+            "-c",
+            script,
+            &server.url(""),
+            server.ca().to_str().unwrap(),
+            ADMIN_TOKEN,
+            JANE_TOKEN,
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "python kubernetes client failed (run `bash ci/install-test-tools.sh` to install it): {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        got,
+        json!({"me": "admin", "groups": ["system:masters", "system:authenticated"], "reviewed": "jane", "authenticated": true})
+    );
+}
+
+#[test]
+fn kubectl_auth_whoami() {
+    if Command::new("kubectl")
+        .arg("version")
+        .arg("--client")
+        .output()
+        .is_err()
+    {
+        eprintln!(
+            "SKIPPED: kubectl is not installed on this machine (it is not in any registry reachable here)"
+        );
+        return;
+    }
+    let server = Server::start(&[]);
+    let kubeconfig = server.dir.path().join("kubeconfig");
+    std::fs::write(
+        &kubeconfig,
+        format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: {}\n    certificate-authority: {}\nusers:\n- name: jane\n  user:\n    token: {JANE_TOKEN}\ncontexts:\n- name: c\n  context: {{cluster: c, user: jane}}\ncurrent-context: c\n",
+            server.url(""),
+            server.ca().display()
+        ),
+    )
+    .unwrap();
+    let out = Command::new("kubectl")
+        .args(["auth", "whoami", "-o", "json", "--kubeconfig"])
+        .arg(&kubeconfig)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "kubectl auth whoami: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(got["status"]["userInfo"]["username"], "jane");
+    assert_eq!(
+        got["status"]["userInfo"]["groups"],
+        json!(["developers", "qa", "system:authenticated"])
+    );
+}
+
+#[test]
+fn token_file_reloads_and_broken_file_keeps_old_content() {
+    let server = Server::start(&[]);
+    let path = server.dir.path().join("tokens.csv");
+    let newcomer = "9999aaaabbbbccccddddeeeeffff0000";
+    let auth = format!("Authorization: Bearer {newcomer}");
+    assert_eq!(whoami_curl(&server, &["-H", &auth]).0, 401);
+    std::fs::write(
+        &path,
+        format!("{ADMIN_TOKEN},admin,1\n{newcomer},newcomer,3\n"),
+    )
+    .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let (code, body) = whoami_curl(&server, &["-H", &auth]);
+        if code == 201 {
+            assert_eq!(body["status"]["userInfo"]["username"], "newcomer");
+            break;
+        }
+        assert!(Instant::now() < deadline, "new token not picked up");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    // A broken file (a two-column row) is refused; the previous tokens keep working.
+    std::fs::write(&path, format!("{ADMIN_TOKEN},admin\n")).unwrap();
+    std::thread::sleep(Duration::from_secs(3));
+    assert_eq!(whoami_curl(&server, &["-H", &auth]).0, 201);
+    assert!(
+        server.log.lock().unwrap().contains("reload failed"),
+        "reload failure not logged"
+    );
+}
+
+#[test]
+fn metrics_for_authenticated_callers_only() {
+    let server = Server::start(&[]);
+    let auth = format!("Authorization: Bearer {ADMIN_TOKEN}");
+    let _ = server.curl(&["-H", "Authorization: Bearer wrong", &server.url("/healthz")]);
+    let (body, code, _) = server.curl(&["-H", &auth, &server.url("/metrics")]);
+    assert_eq!(code, 200);
+    for needle in [
+        "# HELP authentication_attempts [ALPHA] Counter of authenticated attempts.",
+        "authentication_attempts{result=\"error\"} 1",
+        "authentication_attempts{result=\"success\"}",
+        "authenticated_user_requests{username=\"admin\"}",
+        "authentication_duration_seconds_bucket{result=\"success\",le=\"0.001\"}",
+    ] {
+        assert!(body.contains(needle), "missing {needle:?} in\n{body}");
+    }
+    let (_, code, _) = server.curl(&[&server.url("/metrics")]);
+    assert_eq!(code, 403, "anonymous must not read metrics");
+}
+
+#[test]
+fn credentials_never_reach_the_logs() {
+    let server = Server::start(&[]);
+    let secrets = [
+        ADMIN_TOKEN,
+        JANE_TOKEN,
+        ADMIN_PASSWORD,
+        "not-a-real-token-but-secret",
+    ];
+    let bad = format!("Authorization: Bearer {}", secrets[3]);
+    let good = format!("Authorization: Bearer {ADMIN_TOKEN}");
+    let basic = format!("admin:{ADMIN_PASSWORD}");
+    let _ = whoami_curl(&server, &["-H", &bad]);
+    let _ = whoami_curl(&server, &["-H", &good]);
+    let _ = whoami_curl(&server, &["-u", &basic]);
+    let _ = whoami_curl(&server, &["-u", "admin:wrong-password-secret"]);
+    let body = format!(r#"{{"spec":{{"token":"{JANE_TOKEN}"}}}}"#);
+    let _ = server.curl(&[
+        "-H",
+        &good,
+        "-d",
+        &body,
+        &server.url("/apis/authentication.k8s.io/v1/tokenreviews"),
+    ]);
+    std::thread::sleep(Duration::from_millis(300));
+    let log = server.log.lock().unwrap().clone();
+    assert!(
+        log.contains("Unable to authenticate the request"),
+        "failures are logged:\n{log}"
+    );
+    for secret in secrets.iter().chain(&["wrong-password-secret"]) {
+        assert!(
+            !log.contains(secret),
+            "secret {secret:?} found in the log:\n{log}"
+        );
+    }
+}
+
+#[test]
+fn startup_errors_name_the_flag_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let short = dir.path().join("short.csv");
+    std::fs::write(&short, "token1,user1,uid1\ntoken2,user2\n").unwrap();
+    type Case = (&'static str, Vec<String>, &'static str);
+    let cases: Vec<Case> = vec![
+        (
+            "two-column row",
+            vec![format!("--token-auth-file={}", short.display())],
+            "must have at least 3 columns",
+        ),
+        (
+            "missing file",
+            vec!["--token-auth-file=/nonexistent/tokens.csv".into()],
+            "--token-auth-file",
+        ),
+        (
+            "cert without key",
+            vec!["--tls-cert-file=/tmp/x.crt".into()],
+            "--tls-cert-file and --tls-private-key-file must be specified together",
+        ),
+        (
+            "bad bool",
+            vec!["--anonymous-auth=maybe".into()],
+            "invalid syntax",
+        ),
+    ];
+    for (name, args, want) in cases {
+        let out = Command::new(env!("CARGO_BIN_EXE_kube-authn"))
+            .arg("serve")
+            .args(&args)
+            .arg(format!("--cert-dir={}", dir.path().join("certs").display()))
+            .arg("--secure-port=0")
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "case {name} should fail");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(want), "case {name}: {stderr}");
+    }
+}
+
+#[test]
+fn dev_mode_prints_commands_that_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = vec![
+        "serve".to_string(),
+        "--dev".into(),
+        format!("--cert-dir={}", dir.path().join("certs").display()),
+    ];
+    let server = Server::spawn(dir, args);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let line = loop {
+        let out = server.stdout.lock().unwrap().clone();
+        if let Some(line) = out.lines().find(|l| {
+            l.starts_with("curl") && l.contains("selfsubjectreviews") && l.contains("Bearer")
+        }) {
+            break line.to_owned();
+        }
+        assert!(Instant::now() < deadline, "no curl line printed:\n{out}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!("{line} -sS"))
+        .output()
+        .unwrap();
+    let body: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    assert_eq!(
+        body["status"]["userInfo"]["username"],
+        "admin",
+        "{line}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn generated_certificate_is_reused_across_restarts() {
+    let server = Server::start(&[]);
+    let cert_dir: PathBuf = server.cert_dir();
+    let first = std::fs::read(cert_dir.join("apiserver.crt")).unwrap();
+    assert!(
+        server.log.lock().unwrap().contains("self-signed"),
+        "location is printed"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("tokens.csv"), "").unwrap();
+    restart_with_cert_dir(dir, &cert_dir);
+    assert_eq!(
+        std::fs::read(cert_dir.join("apiserver.crt")).unwrap(),
+        first
+    );
+}
+
+/// Starts a second server on an existing `--cert-dir`, waits until it listens, stops it.
+fn restart_with_cert_dir(dir: tempfile::TempDir, cert_dir: &Path) {
+    let port = free_port();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kube-authn"))
+        .arg("serve")
+        .arg(format!(
+            "--token-auth-file={}",
+            dir.path().join("tokens.csv").display()
+        ))
+        .arg(format!("--cert-dir={}", cert_dir.display()))
+        .arg("--bind-address=127.0.0.1")
+        .arg(format!("--secure-port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "restart on the existing --cert-dir failed"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
