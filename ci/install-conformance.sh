@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Prepares a machine for conformance/run.sh and conformance/bench.sh (idempotent).
+# Go is expected on the project's machines; this only checks for it and fetches the Go modules
+# (k8s.io/apiserver v0.37.2 and v0.18.19 and their dependencies) from the Go module proxy, so
+# the first `run.sh` does not spend its time downloading. python3 is used to check that
+# conformance/vectors/ is what conformance/gen_vectors.py writes, and by bench.sh.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+if ! command -v go >/dev/null 2>&1; then
+	echo "install-conformance: go is not installed; install Go >= 1.24 (https://go.dev/dl/)" >&2
+	exit 1
+fi
+if ! command -v python3 >/dev/null 2>&1; then
+	if command -v apt-get >/dev/null 2>&1; then
+		apt-get update -qq && apt-get install -y -qq python3
+	else
+		echo "install-conformance: python3 is not installed" >&2
+		exit 1
+	fi
+fi
+for dir in conformance/go/vector conformance/go conformance/go/legacy; do
+	(cd "$root/$dir" && go mod download)
+done
+echo "install-conformance: ready ($(go version))"

@@ -1,0 +1,998 @@
+#!/usr/bin/env python3
+"""Generates conformance/vectors/*.json: the shared cases that both kube-authn
+(tests/conformance.rs) and k8s.io/apiserver (conformance/go) run.
+
+The vectors are data; this script is only how the tables were written down. Many
+expectations here are written out by hand from the reference notes
+(/work/shared/reference/k8s-request-authn.md, k8s-token-authn.md); the table-generated
+ones (union, audiences) compute the k8s-specified result from the algorithm stated in
+those notes. Either way they are *checked* against k8s.io/apiserver itself by
+conformance/run.sh, and against kube-authn by `cargo test --test conformance`.
+
+Run from the repository root:  python3 conformance/gen_vectors.py [--out DIR]
+The output is deterministic (sorted keys, fixed order), so `git diff` shows real changes.
+"""
+
+import base64
+import itertools
+import json
+import os
+import sys
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "vectors")
+
+# Error texts kube-authn uses where it fails closed (src/request/mod.rs).
+E_MALFORMED_BEARER = 'malformed bearer token: expected "Bearer <token>" with a single space'
+E_MULTIPLE = "multiple Authorization headers"
+E_NOT_ASCII = "Authorization header contains bytes outside visible ASCII"
+E_TOO_LONG = "credential exceeds the maximum length"
+E_MALFORMED_BASIC = "malformed basic credentials"
+E_WS_NOT_TEXT = "Sec-WebSocket-Protocol header contains bytes outside visible ASCII"
+E_INVALID_BEARER = "invalid bearer token"
+E_INVALID_PASSWORD = "invalid username/password combination"
+
+# Reasons, shared by many vectors (each names where kube-authn documents the difference).
+R_FAIL_CLOSED = ("kube-authn fails closed on a present but malformed Authorization header "
+                 "(src/request/mod.rs table; docs/compatibility.md): Kubernetes ignores it, so "
+                 "with anonymous enabled the request would become anonymous")
+R_MULTIPLE = ("kube-authn rejects several Authorization headers; Kubernetes silently uses the "
+              "first one (src/request/mod.rs)")
+R_NOT_ASCII = ("kube-authn rejects Authorization bytes outside visible ASCII; Kubernetes passes "
+               "them on (src/request/mod.rs)")
+R_TOO_LONG = ("kube-authn bounds credentials at MAX_TOKEN_LEN (64 KiB) before any authenticator "
+              "sees them; Kubernetes passes any length on (src/request/mod.rs)")
+R_UNICODE_SPACE = ("Go's strings.TrimSpace also trims Unicode spaces (U+00A0, U+0085, U+2028); "
+                   "kube-authn rejects any non-ASCII byte in Authorization instead "
+                   "(src/request/mod.rs)")
+R_BASIC_FAIL_CLOSED = ("kube-authn fails closed on Basic credentials that Go's Request.BasicAuth "
+                       "cannot parse (bad base64, no colon, non-UTF-8); Kubernetes ignored them "
+                       "(src/request/mod.rs)")
+R_BASIC_TRIM = ("kube-authn trims spaces and tabs around the Authorization value for every "
+                "scheme; Go's Request.BasicAuth does not trim, so a leading space hides the "
+                "credential there (harmless: the credential is still checked)")
+R_EMPTY_CHAIN = ("with no authenticator and anonymous disabled kube-apiserver turns "
+                 "authentication off (every request passes, no user); kube-authn's ChainBuilder "
+                 "rejects every request instead (src/chain/builder.rs)")
+R_WS_UNICODE = ("Go's strings.EqualFold folds Unicode (U+212A KELVIN SIGN equals 'k'), so "
+                "Kubernetes treats 'websoc\u212aet' as a WebSocket upgrade; kube-authn compares "
+                "ASCII only and treats the request as not a WebSocket (not mine)")
+R_WS_NOT_TEXT = ("kube-authn rejects a Sec-WebSocket-Protocol value that is not visible ASCII; "
+                 "Go trims Unicode spaces around each protocol and goes on")
+
+
+def user(name, uid="", groups=(), extra=None):
+    return {"name": name, "uid": uid, "groups": list(groups), "extra": extra or {}}
+
+
+def ok(u, audiences=(), calls=None):
+    out = {"result": "authenticated", "user": u, "audiences": list(audiences)}
+    if calls is not None:
+        out["calls"] = calls
+    return out
+
+
+def not_mine(calls=None):
+    out = {"result": "not_mine"}
+    if calls is not None:
+        out["calls"] = calls
+    return out
+
+
+def error(text=None, calls=None):
+    out = {"result": "error"}
+    if text is not None:
+        out["error"] = text
+    if calls is not None:
+        out["calls"] = calls
+    return out
+
+
+def config_error(contains):
+    return {"result": "config_error", "error_contains": contains}
+
+
+def scripted(id_, outcome, tokens=None):
+    node = {"kind": "scripted", "id": id_, "outcome": outcome}
+    if tokens:
+        node["tokens"] = tokens
+    return node
+
+
+# Scripted outcomes (what a scripted handler answers).
+def s_user(u, audiences=()):
+    out = {"user": u}
+    if audiences:
+        out["audiences"] = list(audiences)
+    return out
+
+
+S_NONE = "not_mine"
+
+
+def s_err(text):
+    return {"error": text}
+
+
+def case(name, setup, input_, expect=None, k8s=None, kube_authn=None, reason=None,
+         authenticator=None, source=None):
+    c = {"name": name, "setup": setup, "input": input_}
+    if authenticator:
+        c["authenticator"] = authenticator
+    if source:
+        c["source"] = source
+    if expect is not None:
+        assert k8s is None and kube_authn is None and reason is None, name
+        c["expect"] = expect
+    else:
+        assert k8s is not None and kube_authn is not None and reason, name
+        c["k8s"] = k8s
+        c["kube_authn"] = kube_authn
+        c["reason"] = reason
+    return c
+
+
+def req(headers=(), path="/", audiences=None):
+    i = {"path": path, "headers": [list(h) for h in headers]}
+    if audiences is not None:
+        i["audiences"] = list(audiences)
+    return i
+
+
+def write(suite, description, source, cases):
+    names = [c["name"] for c in cases]
+    dupes = {n for n in names if names.count(n) > 1}
+    assert not dupes, f"duplicate names in {suite}: {sorted(dupes)}"
+    doc = {"suite": suite, "description": description, "source": source, "cases": cases}
+    path = os.path.join(OUT, f"{suite}.json")
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(doc, f, indent=1, ensure_ascii=False, sort_keys=True)
+        f.write("\n")
+    return len(cases)
+
+
+MYUSER = user("myuser", "myuid", ["g1"], {"example.org/k": ["v"]})
+
+
+# ---------------------------------------------------------------------------------------------
+# bearer: Authorization: Bearer parsing (k8s request/bearertoken)
+# ---------------------------------------------------------------------------------------------
+def bearer_cases():
+    setup = {"request": {"kind": "bearer", "token": scripted("t", s_user(MYUSER))}}
+    cases = []
+    seen = lambda *toks: {"t": [[t] for t in toks]}
+    schemes = ["Bearer", "bearer", "BEARER", "bEaReR"]
+    names = ["Authorization", "authorization", "AUTHORIZATION"]
+    for scheme, hname in itertools.product(schemes, names):
+        tag = f"{hname} {scheme}"
+        agree = [
+            ("token", f"{scheme} token", "token"),
+            ("value after token", f"{scheme} token a", "token"),
+            ("several values after token", f"{scheme} token a b c", "token"),
+            ("spaces after token", f"{scheme} token   a", "token"),
+            ("surrounding spaces", f"  {scheme} token  ", "token"),
+            ("surrounding tabs", f"\t{scheme} token\t", "token"),
+            ("jwt-shaped token", f"{scheme} eyJhbGciOi.eyJzdWIiOi.c2lnbmF0dXJl", "eyJhbGciOi.eyJzdWIiOi.c2lnbmF0dXJl"),
+            ("token with punctuation", f"{scheme} a-b_c.d~e+f/g=", "a-b_c.d~e+f/g="),
+            ("token with comma", f"{scheme} tok,en", "tok,en"),
+        ]
+        for label, value, token in agree:
+            cases.append(case(f"{tag}: {label}", setup, req([(hname, value)]),
+                              expect=ok(MYUSER, calls=seen(token))))
+        not_ours = [
+            ("colon after scheme", f"{scheme}: token"),
+            ("no separator", f"{scheme}token"),
+        ]
+        for label, value in not_ours:
+            cases.append(case(f"{tag}: {label}", setup, req([(hname, value)]),
+                              expect=not_mine(calls=seen())))
+        fail_closed = [
+            ("two spaces", f"{scheme}  token"),
+            ("tab separator", f"{scheme}\ttoken"),
+            ("scheme alone", f"{scheme}"),
+            ("scheme and space", f"{scheme} "),
+            ("scheme and spaces", f"{scheme}    "),
+        ]
+        for label, value in fail_closed:
+            cases.append(case(f"{tag}: {label}", setup, req([(hname, value)]),
+                              k8s=not_mine(calls=seen()),
+                              kube_authn=error(E_MALFORMED_BEARER, calls=seen()),
+                              reason=R_FAIL_CLOSED))
+        cases.append(case(f"{tag}: tab inside token", setup, req([(hname, f"{scheme} tok\ten")]),
+                          k8s=ok(MYUSER, calls=seen("tok\ten")),
+                          kube_authn=error(E_MALFORMED_BEARER, calls=seen()),
+                          reason=R_FAIL_CLOSED))
+
+    # Other schemes and empty values: nobody's credential.
+    for label, value in [("empty value", ""), ("blank value", "   "), ("basic", "Basic 123"),
+                         ("basic creds", "Basic dXNlcjpwYXNz"), ("digest", "Digest username=x"),
+                         ("bear", "bear token"), ("token scheme", "Token abc"),
+                         ("negotiate", "Negotiate YIIB"), ("bearerx", "Bearerx y"),
+                         ("quoted scheme", '"Bearer" token'), ("only a token", "token")]:
+        cases.append(case(f"other scheme: {label}", setup, req([("Authorization", value)]),
+                          expect=not_mine(calls=seen())))
+    cases.append(case("no header", setup, req([]), expect=not_mine(calls=seen())))
+    cases.append(case("unrelated headers only", setup,
+                      req([("X-Auth", "Bearer token"), ("Proxy-Authorization", "Bearer token")]),
+                      expect=not_mine(calls=seen())))
+
+    # What the token authenticator answers.
+    for label, outcome, expect in [
+        ("token accepted", s_user(MYUSER), ok(MYUSER, calls=seen("token"))),
+        ("token rejected is invalid bearer token", S_NONE, error(E_INVALID_BEARER, calls=seen("token"))),
+        ("custom error passed through", s_err("custom error"), error("custom error", calls=seen("token"))),
+        ("response audiences passed through", s_user(MYUSER, ["api", "x"]),
+         ok(MYUSER, ["api", "x"], calls=seen("token"))),
+    ]:
+        s = {"request": {"kind": "bearer", "token": scripted("t", outcome)}}
+        cases.append(case(f"answer: {label}", s, req([("Authorization", "Bearer token")]), expect=expect))
+        cases.append(case(f"answer with audiences in context: {label}", s,
+                          req([("Authorization", "Bearer token")], audiences=["api"]), expect=expect))
+
+    # Several Authorization headers.
+    for label, values, k8s_out in [
+        ("two bearer", ["Bearer a", "Bearer b"], ok(MYUSER, calls=seen("a"))),
+        ("empty then bearer", ["", "Bearer b"], not_mine(calls=seen())),
+        ("basic then bearer", ["Basic x", "Bearer b"], not_mine(calls=seen())),
+        ("bearer then basic", ["Bearer a", "Basic eDp5"], ok(MYUSER, calls=seen("a"))),
+        ("same bearer twice", ["Bearer a", "Bearer a"], ok(MYUSER, calls=seen("a"))),
+        ("three headers", ["Bearer a", "Bearer b", "Bearer c"], ok(MYUSER, calls=seen("a"))),
+    ]:
+        cases.append(case(f"multiple headers: {label}", setup,
+                          req([("Authorization", v) for v in values]),
+                          k8s=k8s_out, kube_authn=error(E_MULTIPLE, calls=seen()), reason=R_MULTIPLE))
+
+    # Bytes outside visible ASCII.
+    for label, value, token in [
+        ("utf-8 token", "Bearer tökén", "tökén"),
+        ("emoji token", "Bearer tok\U0001F600", "tok\U0001F600"),
+        ("latin-1 byte", {"hex": "42656172657220746f6bff656e"}, {"hex": "746f6bff656e"}),
+    ]:
+        cases.append(case(f"non-ascii: {label}", setup, req([("Authorization", value)]),
+                          k8s=ok(MYUSER, calls={"t": [[token]]}),
+                          kube_authn=error(E_NOT_ASCII, calls=seen()), reason=R_NOT_ASCII))
+    for label, value in [("trailing no-break space", "Bearer token\u00a0"),
+                         ("leading no-break space", "\u00a0Bearer token"),
+                         ("trailing next line", "Bearer token\u0085"),
+                         ("trailing line separator", "Bearer token\u2028")]:
+        cases.append(case(f"unicode space: {label}", setup, req([("Authorization", value)]),
+                          k8s=ok(MYUSER, calls=seen("token")),
+                          kube_authn=error(E_NOT_ASCII, calls=seen()), reason=R_UNICODE_SPACE))
+
+    # Length bound.
+    at_limit = "a" * 65536
+    over = "a" * 65537
+    cases.append(case("length: token at 64 KiB", setup, req([("Authorization", "Bearer " + at_limit)]),
+                      expect=ok(MYUSER, calls=seen(at_limit))))
+    cases.append(case("length: token over 64 KiB", setup, req([("Authorization", "Bearer " + over)]),
+                      k8s=ok(MYUSER, calls=seen(over)),
+                      kube_authn=error(E_TOO_LONG, calls=seen()), reason=R_TOO_LONG))
+
+    # Scripted token map: only the right token is accepted.
+    mapped = {"request": {"kind": "bearer", "token": scripted("t", S_NONE, tokens={"good": s_user(MYUSER)})}}
+    cases.append(case("token map: good token", mapped, req([("Authorization", "Bearer good")]),
+                      expect=ok(MYUSER, calls=seen("good"))))
+    cases.append(case("token map: token is case-sensitive", mapped, req([("Authorization", "Bearer GOOD")]),
+                      expect=error(E_INVALID_BEARER, calls=seen("GOOD"))))
+    cases.append(case("token map: prefix of good token", mapped, req([("Authorization", "Bearer goo")]),
+                      expect=error(E_INVALID_BEARER, calls=seen("goo"))))
+    return cases
+
+
+# ---------------------------------------------------------------------------------------------
+# websocket: base64url.bearer.authorization.k8s.io. subprotocol (k8s request/websocket)
+# ---------------------------------------------------------------------------------------------
+P = "base64url.bearer.authorization.k8s.io."
+
+
+def b64u(s):
+    raw = s if isinstance(s, bytes) else s.encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def websocket_cases():
+    setup = {"request": {"kind": "websocket", "token": scripted("t", s_user(MYUSER))}}
+    seen = lambda *toks: {"t": [[t] for t in toks]}
+    ws = [("Connection", "Upgrade"), ("Upgrade", "websocket")]
+    tok = P + b64u("token")
+    cases = []
+
+    # The WebSocket gate.
+    proto = [("Sec-WebSocket-Protocol", tok + ",dummy")]
+    for label, gate, is_ws in [
+        ("connection upgrade", [("Connection", "upgrade"), ("Upgrade", "websocket")], True),
+        ("capitalised", [("Connection", "Upgrade"), ("Upgrade", "WebSocket")], True),
+        ("upper-case", [("Connection", "UPGRADE"), ("Upgrade", "WEBSOCKET")], True),
+        ("connection list", [("Connection", "keep-alive, Upgrade"), ("Upgrade", "websocket")], True),
+        ("two connection headers", [("Connection", "not"), ("Connection", "upgrade"), ("Upgrade", "websocket")], True),
+        ("connection contains upgrade", [("Connection", "xupgradex"), ("Upgrade", "websocket")], True),
+        ("connection keep-alive only", [("Connection", "keep-alive"), ("Upgrade", "websocket")], False),
+        ("no connection", [("Upgrade", "websocket")], False),
+        ("no upgrade", [("Connection", "upgrade")], False),
+        ("upgrade h2c", [("Connection", "upgrade"), ("Upgrade", "h2c")], False),
+        ("upgrade websocket2", [("Connection", "upgrade"), ("Upgrade", "websocket2")], False),
+        ("first upgrade value is used", [("Connection", "upgrade"), ("Upgrade", "h2c"), ("Upgrade", "websocket")], False),
+        ("first upgrade value websocket", [("Connection", "upgrade"), ("Upgrade", "websocket"), ("Upgrade", "h2c")], True),
+        ("upgrade list", [("Connection", "upgrade"), ("Upgrade", "websocket, h2c")], False),
+    ]:
+        expect = ok(MYUSER, calls=seen("token")) if is_ws else not_mine(calls=seen())
+        cases.append(case(f"gate: {label}", setup, req(gate + proto), expect=expect))
+    cases.append(case("gate: unicode case folding", setup,
+                      req([("Connection", "upgrade"), ("Upgrade", "websoc\u212aet")] + proto),
+                      k8s=ok(MYUSER, calls=seen("token")), kube_authn=not_mine(calls=seen()),
+                      reason=R_WS_UNICODE))
+    cases.append(case("gate: no websocket headers, no token", setup, req([]), expect=not_mine(calls=seen())))
+
+    # Protocol header shapes.
+    agree = [
+        ("token then dummy", [tok + ",dummy"], ok(MYUSER, calls=seen("token"))),
+        ("dummy then token", ["dummy," + tok], ok(MYUSER, calls=seen("token"))),
+        ("spaces around entries", ["  dummy ,  " + tok + "  "], ok(MYUSER, calls=seen("token"))),
+        ("tabs around entries", ["dummy,\t" + tok + "\t"], ok(MYUSER, calls=seen("token"))),
+        ("two header lines", [tok, "dummy, dummy2"], ok(MYUSER, calls=seen("token"))),
+        ("token in second line", ["dummy", tok], ok(MYUSER, calls=seen("token"))),
+        ("empty entry counts as another protocol", [tok + ","], ok(MYUSER, calls=seen("token"))),
+        ("empty entries kept", ["a,," + tok + ", b"], ok(MYUSER, calls=seen("token"))),
+        ("empty second header line", [tok, ""], ok(MYUSER, calls=seen("token"))),
+        ("non-canonical trailing bits", [P + "dG9rZW5,x"], ok(MYUSER, calls=seen("token"))),
+        ("token with every url-safe byte", [P + b64u(b"a-b_c~d") + ",x"], ok(MYUSER, calls=seen("a-b_c~d"))),
+        ("utf-8 token", [P + b64u("tökén") + ",x"], ok(MYUSER, calls=seen("tökén"))),
+        ("token of spaces", [P + b64u("   ") + ",x"], ok(MYUSER, calls=seen("   "))),
+        ("no protocol header", [], not_mine(calls=seen())),
+        ("empty header", [""], not_mine(calls=seen())),
+        ("other protocol", ["other-protocol"], not_mine(calls=seen())),
+        ("several other protocols", ["a, b", "c"], not_mine(calls=seen())),
+        ("empty token", [P], not_mine(calls=seen())),
+        ("empty token and other protocol", [P + ",x"], not_mine(calls=seen())),
+        ("prefix in upper case is another protocol", [P.upper() + b64u("token") + ",x"], not_mine(calls=seen())),
+        ("prefix without dot is another protocol", [P[:-1] + ",x"], not_mine(calls=seen())),
+        ("token alone", [tok], error("missing additional subprotocol", calls=seen())),
+        ("token and spaces only", [tok + " "], error("missing additional subprotocol", calls=seen())),
+        ("two tokens", [tok + "," + tok + ",x"], error("multiple base64.bearer.authorization tokens specified", calls=seen())),
+        ("two tokens in two lines", [tok + ",x", tok], error("multiple base64.bearer.authorization tokens specified", calls=seen())),
+        ("empty token then token", [P + "," + tok + ",x"], error("multiple base64.bearer.authorization tokens specified", calls=seen())),
+        ("token then bad token", [tok + "," + P + "!!,x"], error("multiple base64.bearer.authorization tokens specified", calls=seen())),
+        ("padded", [tok + "=,x"], error("invalid base64.bearer.authorization token encoding", calls=seen())),
+        ("padded twice", [P + "dG9rZQ==,x"], error("invalid base64.bearer.authorization token encoding", calls=seen())),
+        ("standard alphabet", [P + "a+b/,x"], error("invalid base64.bearer.authorization token encoding", calls=seen())),
+        ("one base64 character", [P + "a,x"], error("invalid base64.bearer.authorization token encoding", calls=seen())),
+        ("space inside token", [P + "dG9r ZW4,x"], error("invalid base64.bearer.authorization token encoding", calls=seen())),
+        ("not utf-8", [P + b64u(b"\xff\xfe") + ",x"], error("invalid base64.bearer.authorization token", calls=seen())),
+        ("bad token before empty token", [P + "!,x," + P], error("invalid base64.bearer.authorization token encoding", calls=seen())),
+    ]
+    for label, values, expect in agree:
+        cases.append(case(f"protocol: {label}", setup,
+                          req(ws + [("Sec-WebSocket-Protocol", v) for v in values]), expect=expect))
+    cases.append(case("protocol: no-break space around token", setup,
+                      req(ws + [("Sec-WebSocket-Protocol", "x,\u00a0" + tok)]),
+                      k8s=ok(MYUSER, calls=seen("token")),
+                      kube_authn=error(E_WS_NOT_TEXT, calls=seen()), reason=R_WS_NOT_TEXT))
+
+    # What the token authenticator answers.
+    for label, outcome, expect in [
+        ("accepted", s_user(MYUSER), ok(MYUSER, calls=seen("token"))),
+        ("rejected is invalid bearer token", S_NONE, error(E_INVALID_BEARER, calls=seen("token"))),
+        ("custom error passed through", s_err("custom"), error("custom", calls=seen("token"))),
+        ("audiences passed through", s_user(MYUSER, ["api"]), ok(MYUSER, ["api"], calls=seen("token"))),
+    ]:
+        s = {"request": {"kind": "websocket", "token": scripted("t", outcome)}}
+        cases.append(case(f"answer: {label}", s,
+                          req(ws + [("Sec-WebSocket-Protocol", tok + ",dummy")]), expect=expect))
+    # An Authorization header is not the WebSocket authenticator's business.
+    cases.append(case("authorization header ignored", setup,
+                      req(ws + [("Authorization", "Bearer token")]), expect=not_mine(calls=seen())))
+    return cases
+
+
+# ---------------------------------------------------------------------------------------------
+# basic: Authorization: Basic (the removed k8s request/basicauth; oracle: k8s.io/apiserver v0.18)
+# ---------------------------------------------------------------------------------------------
+def b64(s):
+    raw = s if isinstance(s, bytes) else s.encode()
+    return base64.b64encode(raw).decode()
+
+
+def basic_cases():
+    setup = {"request": {"kind": "basic", "password": scripted("p", s_user(MYUSER))}}
+    seen = lambda *pairs: {"p": [list(p) for p in pairs]}
+    cases = []
+    for scheme in ["Basic", "basic", "BASIC", "bAsIc"]:
+        for label, cred, pair in [
+            ("user and password", "myuser:mypw", ("myuser", "mypw")),
+            ("colon in password", "myuser:mypassword:withcolon", ("myuser", "mypassword:withcolon")),
+            ("empty password", "user_with_empty_password:", ("user_with_empty_password", "")),
+            ("empty user", ":pw", ("", "pw")),
+            ("both empty", ":", ("", "")),
+            ("spaces kept", " u : p ", (" u ", " p ")),
+            ("utf-8", "üser:pässword", ("üser", "pässword")),
+        ]:
+            cases.append(case(f"{scheme}: {label}", setup,
+                              req([("Authorization", f"{scheme} {b64(cred)}")]),
+                              expect=ok(MYUSER, calls=seen(pair))))
+        cases.append(case(f"{scheme}: scheme alone", setup, req([("Authorization", scheme)]),
+                          k8s=not_mine(calls=seen()), kube_authn=error(E_MALFORMED_BASIC, calls=seen()),
+                          reason=R_BASIC_FAIL_CLOSED))
+    for label, value in [
+        ("bad base64", "Basic !!!!"),
+        ("missing padding", "Basic dXNlcjpwYXNzeA"),
+        ("url-safe alphabet", "Basic _-__"),
+        ("no colon", "Basic " + b64("nocolon")),
+        ("two spaces", "Basic  " + b64("u:p")),
+        ("space inside", "Basic dXNl cjpwYXNz"),
+        ("tab separator", "Basic\t" + b64("u:p")),
+        ("scheme and space", "Basic "),
+    ]:
+        cases.append(case(f"malformed: {label}", setup, req([("Authorization", value)]),
+                          k8s=not_mine(calls=seen()), kube_authn=error(E_MALFORMED_BASIC, calls=seen()),
+                          reason=R_BASIC_FAIL_CLOSED))
+    cases.append(case("malformed: not utf-8", setup, req([("Authorization", "Basic " + b64(b"u:\xff"))]),
+                      k8s=ok(MYUSER, calls={"p": [["u", {"hex": "ff"}]]}),
+                      kube_authn=error(E_MALFORMED_BASIC, calls=seen()), reason=R_BASIC_FAIL_CLOSED))
+    cases.append(case("non-canonical trailing bits accepted", setup,
+                      req([("Authorization", "Basic dTpx")]), expect=ok(MYUSER, calls=seen(("u", "q")))))
+    cases.append(case("leading space", setup, req([("Authorization", "  Basic " + b64("u:p"))]),
+                      k8s=not_mine(calls=seen()), kube_authn=ok(MYUSER, calls=seen(("u", "p"))),
+                      reason=R_BASIC_TRIM))
+    cases.append(case("trailing space", setup, req([("Authorization", "Basic " + b64("u:p") + " ")]),
+                      k8s=not_mine(calls=seen()), kube_authn=ok(MYUSER, calls=seen(("u", "p"))),
+                      reason=R_BASIC_TRIM))
+    for label, values, k8s_out in [
+        ("two basic", ["Basic " + b64("a:1"), "Basic " + b64("b:2")], ok(MYUSER, calls=seen(("a", "1")))),
+        ("bearer then basic", ["Bearer x", "Basic " + b64("b:2")], not_mine(calls=seen())),
+    ]:
+        cases.append(case(f"multiple headers: {label}", setup,
+                          req([("Authorization", v) for v in values]),
+                          k8s=k8s_out, kube_authn=error(E_MULTIPLE, calls=seen()), reason=R_MULTIPLE))
+    for label, value in [("no header", None), ("bearer", "Bearer token"), ("digest", "Digest x"),
+                         ("empty", ""), ("basicx", "Basicx " + b64("u:p"))]:
+        headers = [] if value is None else [("Authorization", value)]
+        cases.append(case(f"not basic: {label}", setup, req(headers), expect=not_mine(calls=seen())))
+    for label, outcome, expect in [
+        ("accepted", s_user(MYUSER), ok(MYUSER, calls=seen(("myuser", "mypw")))),
+        ("rejected", S_NONE, error(E_INVALID_PASSWORD, calls=seen(("myuser", "mypw")))),
+        ("custom error", s_err("auth error"), error("auth error", calls=seen(("myuser", "mypw")))),
+    ]:
+        s = {"request": {"kind": "basic", "password": scripted("p", outcome)}}
+        cases.append(case(f"answer: {label}", s, req([("Authorization", "Basic " + b64("myuser:mypw"))]),
+                          expect=expect))
+    return cases
+
+
+# ---------------------------------------------------------------------------------------------
+# union: request and token unions, plain and fail-on-error (k8s request/union, token/union)
+# ---------------------------------------------------------------------------------------------
+def union_expect(outcomes, fail_on_error):
+    """The k8s algorithm from k8s-request-authn.md §2.1, used to fill in the table."""
+    errs, calls = [], []
+    for i, o in enumerate(outcomes):
+        calls.append(i)
+        kind, payload = o
+        if kind == "err":
+            if fail_on_error:
+                return ("err", payload), calls
+            errs.append(payload)
+        elif kind == "ok":
+            return ("ok", payload), calls
+    if not errs:
+        return ("none", None), calls
+    uniq = []
+    for e in errs:
+        if e not in uniq:
+            uniq.append(e)
+    if len(errs) == 1 or len(uniq) == 1:
+        return ("err", uniq[0]), calls
+    return ("err", "[" + ", ".join(uniq) + "]"), calls
+
+
+def union_cases():
+    cases = []
+    users = [user("fresh_ferret", "alfa"), user("elegant_sheep", "bravo"), user("calm_otter", "charlie", ["g"])]
+    errors = ["first", "second", "third"]
+    for level in ["request", "token"]:
+        for fail_on_error in [False, True]:
+            for n in range(0, 4):
+                for combo in itertools.product(["ok", "none", "err"], repeat=n):
+                    outcomes = []
+                    for i, k in enumerate(combo):
+                        outcomes.append((k, users[i] if k == "ok" else errors[i] if k == "err" else None))
+                    handlers = [scripted(f"h{i}", s_user(p) if k == "ok" else s_err(p) if k == "err" else S_NONE)
+                                for i, (k, p) in enumerate(outcomes)]
+                    (kind, payload), called = union_expect(outcomes, fail_on_error)
+                    arg = ["tok"] if level == "token" else ["/api"]
+                    calls = {f"h{i}": ([arg] if i in called else []) for i in range(n)}
+                    expect = (ok(payload, calls=calls) if kind == "ok" else
+                              error(payload, calls=calls) if kind == "err" else not_mine(calls=calls))
+                    node = {"kind": "union", "fail_on_error": fail_on_error, "handlers": handlers}
+                    setup = {level: node}
+                    inp = {"token": "tok"} if level == "token" else req([], path="/api")
+                    label = ",".join(combo) or "empty"
+                    mode = "fail-on-error" if fail_on_error else "plain"
+                    cases.append(case(f"{level} {mode}: [{label}]", setup, inp, expect=expect))
+    # Error text: de-duplication and nested aggregates (apimachinery NewAggregate).
+    for level in ["request", "token"]:
+        arg = ["tok"] if level == "token" else ["/api"]
+        inp = {"token": "tok"} if level == "token" else req([], path="/api")
+        u = lambda hs, f=False: {"kind": "union", "fail_on_error": f, "handlers": hs}
+        e = lambda i, t: scripted(i, s_err(t))
+        for label, node, text in [
+            ("duplicate errors collapse", u([e("a", "same"), e("b", "same")]), "same"),
+            ("duplicates among three", u([e("a", "x"), e("b", "y"), e("c", "x")]), "[x, y]"),
+            ("duplicate after not mine", u([e("a", "same"), scripted("b", S_NONE), e("c", "same")]), "same"),
+            ("nested aggregate flattened", u([u([e("a", "a1"), e("b", "b1")]), e("c", "c1")]), "[a1, b1, c1]"),
+            ("nested duplicate collapses", u([u([e("a", "a1"), e("b", "b1")]), e("c", "a1")]), "[a1, b1]"),
+            ("nested aggregate of one text", u([u([e("a", "x"), e("b", "x")]), e("c", "x")]), "x"),
+            ("error inside nested fail-on-error", u([u([e("a", "a1"), e("b", "b1")], True), e("c", "c1")]), "[a1, c1]"),
+            ("invalid bearer token texts collapse", u([e("a", E_INVALID_BEARER), u([e("b", E_INVALID_BEARER), e("c", E_INVALID_BEARER)])]), E_INVALID_BEARER),
+        ]:
+            cases.append(case(f"{level} error text: {label}", {level: node}, inp, expect=error(text)))
+        # A union of one handler is that handler; first success silences earlier errors in nests.
+        only = u([scripted("a", s_user(users[0], ["x"]))])
+        cases.append(case(f"{level} single handler: response unchanged", {level: only}, inp,
+                          expect=ok(users[0], ["x"], calls={"a": [arg]})))
+        nested_ok = u([u([e("a", "a1"), scripted("b", s_user(users[1]))]), e("c", "c1")])
+        cases.append(case(f"{level} nested: inner success wins", {level: nested_ok}, inp,
+                          expect=ok(users[1], calls={"a": [arg], "b": [arg], "c": []})))
+    return cases
+
+
+# ---------------------------------------------------------------------------------------------
+# group: authenticated-group adder and group adder (k8s pkg/authentication/group)
+# ---------------------------------------------------------------------------------------------
+def group_cases():
+    cases = []
+    extra = {"example.org/k": ["v1", "v2"]}
+    shapes = [
+        ("plain user", user("user", "uid", ["some-group"], extra), True),
+        ("no groups", user("user", "uid"), True),
+        ("already authenticated", user("user", "", ["system:authenticated", "some-group"]), False),
+        ("authenticated last", user("user", "", ["some-group", "system:authenticated"]), False),
+        ("unauthenticated group", user("user", "", ["system:unauthenticated", "some-group"]), False),
+        ("anonymous name", user("system:anonymous", "", ["some-group"]), False),
+        ("anonymous name no groups", user("system:anonymous"), False),
+        ("empty name", user("", "", ["g"]), True),
+        ("masters", user("admin", "", ["system:masters"]), True),
+        ("case differs", user("user", "", ["System:Authenticated"]), True),
+        ("anonymous-like name", user("system:anonymous2"), True),
+        ("duplicate groups kept", user("user", "", ["g", "g"]), True),
+        ("extra and uid kept", user("u", "u-1", [], {"a": ["1"], "b": []}), True),
+    ]
+    for level in ["request", "token"]:
+        inp = {"token": "tok"} if level == "token" else req([])
+        for label, u, adds in shapes:
+            want = dict(u, groups=u["groups"] + (["system:authenticated"] if adds else []))
+            node = {"kind": "authenticated_group_adder", "inner": scripted("h", s_user(u, ["api"]))}
+            cases.append(case(f"{level} authenticated adder: {label}", {level: node}, inp,
+                              expect=ok(want, ["api"])))
+        for label, outcome, expect in [("not mine", S_NONE, not_mine()), ("error", s_err("boom"), error("boom"))]:
+            node = {"kind": "authenticated_group_adder", "inner": scripted("h", outcome)}
+            cases.append(case(f"{level} authenticated adder: {label} passes through", {level: node}, inp, expect=expect))
+        for label, base, added in [
+            ("append one", ["original"], ["added"]),
+            ("append two", ["original"], ["a", "b"]),
+            ("no de-duplication", ["g"], ["g"]),
+            ("to no groups", [], ["added"]),
+            ("append nothing", ["original"], []),
+            ("append authenticated again", ["system:authenticated"], ["system:authenticated"]),
+            ("to anonymous", ["system:unauthenticated"], ["added"]),
+        ]:
+            u = user("system:anonymous" if "anonymous" in label else "user", "uid", base, extra)
+            node = {"kind": "group_adder", "groups": added, "inner": scripted("h", s_user(u))}
+            cases.append(case(f"{level} group adder: {label}", {level: node}, inp,
+                              expect=ok(dict(u, groups=base + added))))
+        for label, outcome, expect in [("not mine", S_NONE, not_mine()), ("error", s_err("boom"), error("boom"))]:
+            node = {"kind": "group_adder", "groups": ["x"], "inner": scripted("h", outcome)}
+            cases.append(case(f"{level} group adder: {label} passes through", {level: node}, inp, expect=expect))
+        # Composition: a group adder outside the authenticated adder and the other way round.
+        u = user("user", "", ["g"])
+        node = {"kind": "group_adder", "groups": ["outer"],
+                "inner": {"kind": "authenticated_group_adder", "inner": scripted("h", s_user(u))}}
+        cases.append(case(f"{level} composed: group adder over authenticated adder", {level: node}, inp,
+                          expect=ok(dict(u, groups=["g", "system:authenticated", "outer"]))))
+        node = {"kind": "authenticated_group_adder",
+                "inner": {"kind": "group_adder", "groups": ["system:unauthenticated"], "inner": scripted("h", s_user(u))}}
+        cases.append(case(f"{level} composed: adder sees groups added inside", {level: node}, inp,
+                          expect=ok(dict(u, groups=["g", "system:unauthenticated"]))))
+    return cases
+
+
+# ---------------------------------------------------------------------------------------------
+# anonymous: system:anonymous with KEP-4633 path conditions (k8s request/anonymous)
+# ---------------------------------------------------------------------------------------------
+ANON = user("system:anonymous", "", ["system:unauthenticated"])
+
+
+def anonymous_cases():
+    cases = []
+    probes = ["/", "/api", "/healthz", "/healthz/", "/HEALTHZ", "/healthz?verbose=1", "/heal%74hz",
+              "/%68ealthz", "//healthz", "/healthz/../api", "/api/../healthz", "/./healthz",
+              "/healthz%2F", "/healthz%2f", "/healthz%00", "/healthz;x", "/livez+", "/readyz",
+              "/livez", "/livez/ping", "/%FF", "/healthz#frag", "/healthz%3Fx", "/healthz%20",
+              "/ healthz", "/readyz?exclude=etcd", "/heal%2574hz", "/api/v1/namespaces"]
+    # Paths Go's HTTP server refuses before any handler runs (invalid percent-escapes).
+    bad_escapes = ["/healthz%zz", "/healthz%", "/healthz%2"]
+    allowed_sets = [
+        ("unrestricted", None),
+        ("health endpoints", ["/healthz", "/readyz", "/livez"]),
+        ("root only", ["/"]),
+        ("trailing slash entry", ["/healthz/"]),
+        ("encoded entry is literal", ["/heal%74hz"]),
+    ]
+    def decoded(p):
+        path = p.split("?", 1)[0].split("#", 1)[0]
+        out = bytearray()
+        i = 0
+        raw = path.encode()
+        while i < len(raw):
+            if raw[i] == ord("%"):
+                out.append(int(raw[i + 1:i + 3], 16))
+                i += 3
+            else:
+                out.append(raw[i])
+                i += 1
+        try:
+            return out.decode()
+        except UnicodeDecodeError:
+            return None
+    for set_label, paths in allowed_sets:
+        node = {"kind": "anonymous"}
+        if paths is not None:
+            node["paths"] = paths
+        for p in probes:
+            if p == "/ healthz" or p == "/healthz#frag":
+                continue  # not valid request targets for either HTTP stack
+            d = decoded(p)
+            allowed = paths is None or (d is not None and d in paths)
+            expect = ok(ANON) if allowed else not_mine()
+            cases.append(case(f"{set_label}: {p}", {"request": node}, req([], path=p), expect=expect))
+        for p in bad_escapes:
+            allowed = paths is None
+            cases.append(case(f"{set_label}: {p}", {"request": node}, req([], path=p),
+                              k8s={"result": "bad_request"},
+                              kube_authn=ok(ANON) if allowed else not_mine(),
+                              reason=("Go's HTTP server answers 400 to a request target with an invalid "
+                                      "percent-escape before authentication runs; kube-authn's anonymous "
+                                      "authenticator sees the request and treats the path as matching nothing "
+                                      "(so a restricted anonymous is not mine)")))
+    for label, auds in [("echoes audiences", ["api", "other"]), ("echoes empty audiences", [])]:
+        cases.append(case(f"audiences: {label}", {"request": {"kind": "anonymous"}}, req([], audiences=auds),
+                          expect=ok(ANON, auds)))
+    cases.append(case("audiences: restricted echoes audiences",
+                      {"request": {"kind": "anonymous", "paths": ["/livez"]}}, req([], path="/livez", audiences=["api"]),
+                      expect=ok(ANON, ["api"])))
+    cases.append(case("credentials are ignored", {"request": {"kind": "anonymous"}},
+                      req([("Authorization", "Bearer token")]), expect=ok(ANON)))
+    return cases
+
+
+# ---------------------------------------------------------------------------------------------
+# audiences: audience-agnostic wrappers (k8s authenticator/audagnostic.go)
+# ---------------------------------------------------------------------------------------------
+def audiences_cases():
+    cases = []
+    u = user("test_user")
+    implicits = [[], ["api"], ["api", "other"], ["api", "other_api"], ["other", "api"]]
+    contexts = [None, [], ["api"], ["api", "other"], ["other_api"], ["api", "other_other"],
+                ["other", "api"], ["api", "api"], ["API"]]
+    delegates = [("ok", s_user(u)), ("ok with audiences", s_user(u, ["x", "y"])),
+                 ("not mine", S_NONE), ("error", s_err("uhoh"))]
+    for level in ["request", "token"]:
+        arg = ["tok"] if level == "token" else ["/"]
+        for implicit, ctx, (dlabel, outcome) in itertools.product(implicits, contexts, delegates):
+            inp = {"token": "tok"} if level == "token" else req([])
+            if ctx is not None:
+                inp["audiences"] = ctx
+            node = {"kind": "audience_agnostic", "implicit": implicit, "inner": scripted("d", outcome)}
+            if ctx is None:
+                # No audiences on the context: the delegate's answer, unchanged.
+                calls = {"d": [arg]}
+                if dlabel == "ok":
+                    expect = ok(u, calls=calls)
+                elif dlabel == "ok with audiences":
+                    expect = ok(u, ["x", "y"], calls=calls)
+                elif dlabel == "not mine":
+                    expect = not_mine(calls=calls)
+                else:
+                    expect = error("uhoh", calls=calls)
+            else:
+                auds = [a for a in ctx if a in implicit]
+                if not auds:
+                    expect = not_mine(calls={"d": []})
+                else:
+                    calls = {"d": [arg]}
+                    if dlabel == "ok":
+                        expect = ok(u, auds, calls=calls)
+                    elif dlabel == "ok with audiences":
+                        expect = error('audience agnostic authenticator wrapped an authenticator that returned audiences: ["x" "y"]', calls=calls)
+                    elif dlabel == "not mine":
+                        expect = not_mine(calls=calls)
+                    else:
+                        expect = error("uhoh", calls=calls)
+            ctx_label = "none" if ctx is None else json.dumps(ctx)
+            cases.append(case(f"{level}: implicit {json.dumps(implicit)} ctx {ctx_label} delegate {dlabel}",
+                              {level: node}, inp, expect=expect))
+    return cases
+
+
+# ---------------------------------------------------------------------------------------------
+# chain: kube-apiserver's assembly (pkg/kubeapiserver/authenticator/config.go; ChainBuilder)
+# ---------------------------------------------------------------------------------------------
+def chain_cases():
+    cases = []
+    alice = user("alice", "a1", ["dev"])
+    bob = user("bob", "b1", ["system:authenticated"])
+    proxy = user("front-proxy-user", "", [], {"scopes": ["x"]})
+    tok_a = scripted("ta", S_NONE, tokens={"alice-token": s_user(alice)})
+    tok_b = scripted("tb", S_NONE, tokens={"bob-token": s_user(bob), "broken": s_err("backend down")})
+    ws = [("Connection", "Upgrade"), ("Upgrade", "websocket")]
+    wsp = lambda t: ("Sec-WebSocket-Protocol", P + b64u(t) + ",v4.channel.k8s.io")
+    def chain(tokens=(), request=(), anonymous=False, paths=None):
+        node = {"kind": "chain", "tokens": list(tokens), "request": list(request)}
+        if anonymous:
+            node["anonymous"] = {"paths": paths} if paths is not None else {}
+        return {"request": node}
+    full = chain([tok_a, tok_b], anonymous=True)
+    alice_auth = dict(alice, groups=["dev", "system:authenticated"])
+    for label, headers, path, expect in [
+        ("bearer first token authenticator", [("Authorization", "Bearer alice-token")], "/api", ok(alice_auth)),
+        ("bearer second token authenticator", [("Authorization", "Bearer bob-token")], "/api", ok(bob)),
+        ("unknown bearer is 401 not anonymous", [("Authorization", "Bearer nope")], "/api", error(E_INVALID_BEARER)),
+        ("token error aggregated", [("Authorization", "Bearer broken")], "/api", error("backend down")),
+        ("no credentials is anonymous", [], "/api", ok(ANON)),
+        ("other scheme is anonymous", [("Authorization", "Digest x")], "/api", ok(ANON)),
+        ("websocket token", ws + [wsp("alice-token")], "/api", ok(alice_auth)),
+        ("websocket unknown token is 401", ws + [wsp("nope")], "/api", error(E_INVALID_BEARER)),
+        ("websocket malformed token is 401", ws + [("Sec-WebSocket-Protocol", P + "a+b,x")], "/api",
+         error("invalid base64.bearer.authorization token encoding")),
+        ("websocket token alone is 401", ws + [("Sec-WebSocket-Protocol", P + b64u("alice-token"))], "/api",
+         error("missing additional subprotocol")),
+        ("bearer and bad websocket: bearer wins", ws + [("Authorization", "Bearer alice-token"), ("Sec-WebSocket-Protocol", P + "!,x")], "/api", ok(alice_auth)),
+        ("bad bearer and good websocket: websocket wins", ws + [("Authorization", "Bearer nope"), wsp("alice-token")], "/api", ok(alice_auth)),
+        ("bad bearer and bad websocket: errors aggregated", ws + [("Authorization", "Bearer nope"), ("Sec-WebSocket-Protocol", P + "!,x")], "/api",
+         error("[invalid bearer token, invalid base64.bearer.authorization token encoding]")),
+    ]:
+        cases.append(case(f"tokens + anonymous: {label}", full, req(headers, path=path), expect=expect))
+    cases.append(case("tokens + anonymous: two spaces", full, req([("Authorization", "Bearer  alice-token")], path="/api"),
+                      k8s=ok(ANON), kube_authn=error(E_MALFORMED_BEARER), reason=R_FAIL_CLOSED))
+    cases.append(case("tokens + anonymous: Bearer alone", full, req([("Authorization", "Bearer")], path="/api"),
+                      k8s=ok(ANON), kube_authn=error(E_MALFORMED_BEARER), reason=R_FAIL_CLOSED))
+    cases.append(case("tokens + anonymous: two Authorization headers", full,
+                      req([("Authorization", "Bearer alice-token"), ("Authorization", "Bearer bob-token")], path="/api"),
+                      k8s=ok(alice_auth), kube_authn=error(E_MULTIPLE), reason=R_MULTIPLE))
+    cases.append(case("tokens + anonymous: empty then bearer", full,
+                      req([("Authorization", ""), ("Authorization", "Bearer alice-token")], path="/api"),
+                      k8s=ok(ANON), kube_authn=error(E_MULTIPLE), reason=R_MULTIPLE))
+    cases.append(case("tokens + anonymous: non-ascii token", full,
+                      req([("Authorization", "Bearer ålice")], path="/api"),
+                      k8s=error(E_INVALID_BEARER), kube_authn=error(E_NOT_ASCII), reason=R_NOT_ASCII))
+
+    restricted = chain([tok_a], anonymous=True, paths=["/healthz", "/livez"])
+    for label, headers, path, expect in [
+        ("allowed path is anonymous", [], "/healthz", ok(ANON)),
+        ("other path is not mine", [], "/api", not_mine()),
+        ("token still works anywhere", [("Authorization", "Bearer alice-token")], "/api", ok(alice_auth)),
+        ("bad token on allowed path is 401", [("Authorization", "Bearer nope")], "/healthz", error(E_INVALID_BEARER)),
+    ]:
+        cases.append(case(f"restricted anonymous: {label}", restricted, req(headers, path=path), expect=expect))
+
+    no_anon = chain([tok_a])
+    for label, headers, expect in [
+        ("token", [("Authorization", "Bearer alice-token")], ok(alice_auth)),
+        ("no credentials is not mine", [], not_mine()),
+        ("bad token", [("Authorization", "Bearer nope")], error(E_INVALID_BEARER)),
+    ]:
+        cases.append(case(f"no anonymous: {label}", no_anon, req(headers), expect=expect))
+
+    # Request authenticators first (front proxy, client certificate), then tokens.
+    front = scripted("proxy", S_NONE)
+    with_req = chain([tok_a], request=[scripted("proxy", s_user(proxy))], anonymous=True)
+    cases.append(case("request authenticator wins over bearer", with_req,
+                      req([("Authorization", "Bearer alice-token")]),
+                      expect=ok(dict(proxy, groups=["system:authenticated"]), calls={"proxy": [["/"]], "ta": []})))
+    failing_req = chain([tok_a], request=[scripted("cert", s_err("x509: certificate signed by unknown authority"))], anonymous=True)
+    cases.append(case("request error silenced by later bearer success", failing_req,
+                      req([("Authorization", "Bearer alice-token")]), expect=ok(alice_auth)))
+    cases.append(case("request error without other credential is 401", failing_req, req([]),
+                      expect=error("x509: certificate signed by unknown authority")))
+    cases.append(case("request error and bad token aggregated", failing_req,
+                      req([("Authorization", "Bearer nope")]),
+                      expect=error("[x509: certificate signed by unknown authority, invalid bearer token]")))
+    only_req = chain(request=[front], anonymous=True)
+    cases.append(case("request authenticator only, nothing presented", only_req, req([]), expect=ok(ANON)))
+    anon_user_token = chain([scripted("t", s_user(user("system:anonymous", "", ["x"])))], anonymous=True)
+    cases.append(case("token user named system:anonymous gets no authenticated group", anon_user_token,
+                      req([("Authorization", "Bearer t")]), expect=ok(user("system:anonymous", "", ["x"]))))
+    cases.append(case("anonymous echoes audiences", full, req([], audiences=["api"]), expect=ok(ANON, ["api"])))
+    cases.append(case("token response audiences kept", chain([scripted("t", s_user(alice, ["api"]))]),
+                      req([("Authorization", "Bearer t")], audiences=["api"]), expect=ok(alice_auth, ["api"])))
+
+    cases.append(case("only anonymous", chain(anonymous=True), req([("Authorization", "Bearer x")]), expect=ok(ANON)))
+    cases.append(case("only restricted anonymous, other path", chain(anonymous=True, paths=["/livez"]),
+                      req([], path="/api"), expect=not_mine()))
+    cases.append(case("empty chain", chain(), req([("Authorization", "Bearer anything")]),
+                      k8s={"result": "disabled"}, kube_authn=not_mine(), reason=R_EMPTY_CHAIN))
+    cases.append(case("empty chain, no credentials", chain(), req([]),
+                      k8s={"result": "disabled"}, kube_authn=not_mine(), reason=R_EMPTY_CHAIN))
+    return cases
+
+
+# ---------------------------------------------------------------------------------------------
+# token_file: --token-auth-file CSV rules (k8s token/tokenfile)
+# ---------------------------------------------------------------------------------------------
+TOKENFILE_TEST = ("\n"
+                  "token1,user1,uid1\n"
+                  "token2,user2,uid2\n"
+                  'token3,user3,uid3,"group1,group2"\n'
+                  'token4,user4,uid4,"group2"\n'
+                  "token5,user5,uid5,group5\n"
+                  "token6,user6,uid6,group5,otherdata\n"
+                  'token7,user7,uid7,"group1,group2",otherdata\n')
+
+
+def token_file_cases():
+    cases = []
+    tf = lambda csv: {"token": {"kind": "token_file", "csv": csv}}
+    base = tf(TOKENFILE_TEST)
+    for tok, want in [
+        ("token1", user("user1", "uid1")), ("token2", user("user2", "uid2")),
+        ("token3", user("user3", "uid3", ["group1", "group2"])), ("token4", user("user4", "uid4", ["group2"])),
+        ("token5", user("user5", "uid5", ["group5"])), ("token6", user("user6", "uid6", ["group5"])),
+        ("token7", user("user7", "uid7", ["group1", "group2"])),
+    ]:
+        cases.append(case(f"TestTokenFile: {tok}", base, {"token": tok}, expect=ok(want)))
+    for tok in ["token8", "", "TOKEN1", "token1 ", " token1", "token", "user1", "token1,user1,uid1"]:
+        cases.append(case(f"TestTokenFile: miss {json.dumps(tok)}", base, {"token": tok}, expect=not_mine()))
+    rules = [
+        ("empty groups column is one empty group", "t,u,id,\n", "t", ok(user("u", "id", [""]))),
+        ("empty entries in groups kept", 't,u,id,"a,,b"\n', "t", ok(user("u", "id", ["a", "", "b"]))),
+        ("groups not trimmed", 't,u,id," a , b "\n', "t", ok(user("u", "id", [" a ", " b "]))),
+        ("leading space kept in name", "t, u,id\n", "t", ok(user(" u", "id"))),
+        ("trailing space kept in token", "t ,u,id\n", "t ", ok(user("u", "id"))),
+        ("trailing space token miss", "t ,u,id\n", "t", not_mine()),
+        ("hash line is a token", "#t,u,id\n", "#t", ok(user("u", "id"))),
+        ("empty user and uid allowed", "t,,\n", "t", ok(user("", ""))),
+        ("quoted token with comma", '"a,b",u,id\n', "a,b", ok(user("u", "id"))),
+        ("quoted field with escaped quote", '"a""b",u,id\n', 'a"b', ok(user("u", "id"))),
+        ("quoted field with newline", '"a\nb",u,id\n', "a\nb", ok(user("u", "id"))),
+        ("crlf line endings", "t1,u1,id1\r\nt2,u2,id2\r\n", "t2", ok(user("u2", "id2"))),
+        ("crlf does not leak into uid", "t1,u1,id1\r\n", "t1", ok(user("u1", "id1"))),
+        ("blank lines skipped", "\n\nt,u,id\n\n", "t", ok(user("u", "id"))),
+        ("no final newline", "t,u,id", "t", ok(user("u", "id"))),
+        ("duplicate token: last wins", "t,first,1\nt,second,2\n", "t", ok(user("second", "2"))),
+        ("empty token row skipped", ",u,id\nt,v,id2\n", "t", ok(user("v", "id2"))),
+        ("empty token never matches", ",u,id\n", "", not_mine()),
+        ("bom is part of the first token", "\ufefft,u,id\n", "\ufefft", ok(user("u", "id"))),
+        ("bom token miss without bom", "\ufefft,u,id\n", "t", not_mine()),
+        ("extra columns ignored", "t,u,id,g,x,y,z\n", "t", ok(user("u", "id", ["g"]))),
+        ("utf-8 fields", "tökén,üser,ïd,grüppe\n", "tökén", ok(user("üser", "ïd", ["grüppe"]))),
+        ("varying column counts", "a,u1,1\nb,u2,2,g\n", "b", ok(user("u2", "2", ["g"]))),
+        ("empty file has no tokens", "", "t", not_mine()),
+        ("only empty token rows", ",user5,uid5\n", "", not_mine()),
+        ("quoted empty token skipped", '"",u,id\n', "", not_mine()),
+        ("token with spaces inside", "a b,u,id\n", "a b", ok(user("u", "id"))),
+    ]
+    for label, csv, tok, expect in rules:
+        cases.append(case(f"rule: {label}", tf(csv), {"token": tok}, expect=expect))
+    bad = [
+        ("TestBadTokenFile", "token1,user1,uid1\ntoken2,user2,uid2\ntoken3,user3\ntoken4\n", "must have at least 3 columns (token, user name, user uid), found 2"),
+        ("TestInsufficientColumnsTokenFile", "token4\n", "must have at least 3 columns (token, user name, user uid), found 1"),
+        ("two columns", "t,u\n", "found 2"),
+        ("hash comment line", "# tokens\nt,u,id\n", "found 1"),
+        ("line of spaces", "t,u,id\n   \n", "found 1"),
+        ("bare quote", 't,u"x,id\n', 'bare " in non-quoted-field'),
+        ("unterminated quote", 't,"u,id\n', 'extraneous or missing " in quoted-field'),
+        ("text after closing quote", 't,"u"x,id\n', 'extraneous or missing " in quoted-field'),
+    ]
+    for label, csv, contains in bad:
+        cases.append(case(f"bad file: {label}", tf(csv), {"token": "t"}, expect=config_error(contains)))
+    # Through bearer, with kube-apiserver's audience-agnostic wrapping.
+    wrapped = {"request": {"kind": "bearer", "token": {"kind": "audience_agnostic", "implicit": ["api"],
+                                                       "inner": {"kind": "token_file", "csv": TOKENFILE_TEST}}}}
+    for label, tok, auds, expect in [
+        ("hit, no audiences", "token3", None, ok(user("user3", "uid3", ["group1", "group2"]))),
+        ("hit, api audience", "token3", ["api"], ok(user("user3", "uid3", ["group1", "group2"]), ["api"])),
+        ("hit, other audience is 401", "token3", ["other"], error(E_INVALID_BEARER)),
+        ("miss", "token9", ["api"], error(E_INVALID_BEARER)),
+    ]:
+        cases.append(case(f"via bearer: {label}", wrapped, req([("Authorization", f"Bearer {tok}")], audiences=auds),
+                          expect=expect))
+    return cases
+
+
+# ---------------------------------------------------------------------------------------------
+# password_file: --basic-auth-file CSV rules (removed k8s passwordfile; oracle: apiserver v0.18)
+# ---------------------------------------------------------------------------------------------
+PASSWORDFILE_TEST = TOKENFILE_TEST.replace("token", "password")
+
+
+def password_file_cases():
+    cases = []
+    pf = lambda csv: {"password": {"kind": "password_file", "csv": csv}}
+    base = pf(PASSWORDFILE_TEST)
+    for u, p, want in [
+        ("user1", "password1", user("user1", "uid1")), ("user2", "password2", user("user2", "uid2")),
+        ("user1", "password2", None), ("user2", "password1", None),
+        ("user3", "password3", user("user3", "uid3", ["group1", "group2"])),
+        ("user4", "password4", user("user4", "uid4", ["group2"])),
+        ("user5", "password5", user("user5", "uid5", ["group5"])),
+        ("user6", "password6", user("user6", "uid6", ["group5"])),
+        ("user7", "password7", user("user7", "uid7", ["group1", "group2"])),
+        ("user7", "passwordbad", None), ("userbad", "password7", None), ("user8", "password8", None),
+        ("user1", "", None), ("", "password1", None), ("USER1", "password1", None),
+        ("user1", "password1 ", None), ("user1", "password", None), ("user1", "password11", None),
+    ]:
+        cases.append(case(f"TestPasswordFile: ({u}, {p})", base, {"user": u, "password": p},
+                          expect=ok(want) if want else not_mine()))
+    rules = [
+        ("empty password is a password", "p,u,id\n,e,id2\n", ("e", ""), ok(user("e", "id2"))),
+        ("empty password wrong guess", ",e,id\n", ("e", "x"), not_mine()),
+        ("duplicate user: last wins", "p1,u,1\np2,u,2\n", ("u", "p2"), ok(user("u", "2"))),
+        ("duplicate user: first password no longer works", "p1,u,1\np2,u,2\n", ("u", "p1"), not_mine()),
+        ("groups parsed like the token file", 'p,u,id,"a,,b"\n', ("u", "p"), ok(user("u", "id", ["a", "", "b"]))),
+        ("empty groups column", "p,u,id,\n", ("u", "p"), ok(user("u", "id", [""]))),
+        ("password with comma quoted", '"p,q",u,id\n', ("u", "p,q"), ok(user("u", "id"))),
+        ("password with colon", "p:q,u,id\n", ("u", "p:q"), ok(user("u", "id"))),
+        ("leading space kept in user", "p, u,id\n", (" u", "p"), ok(user(" u", "id"))),
+        ("user name is case-sensitive", "p,u,id\n", ("U", "p"), not_mine()),
+        ("empty user name", "p,,id\n", ("", "p"), ok(user("", "id"))),
+        ("utf-8 password", "pässwörd,u,id\n", ("u", "pässwörd"), ok(user("u", "id"))),
+        ("crlf", "p,u,id\r\n", ("u", "p"), ok(user("u", "id"))),
+        ("prefix of password", "secret,u,id\n", ("u", "secre"), not_mine()),
+        ("longer password", "secret,u,id\n", ("u", "secrets"), not_mine()),
+    ]
+    for label, csv, (u, p), expect in rules:
+        cases.append(case(f"rule: {label}", pf(csv), {"user": u, "password": p}, expect=expect))
+    for label, csv, contains in [
+        ("TestBadPasswordFile", "password1,user1,uid1\npassword2,user2,uid2\npassword3,user3\npassword4\n",
+         "must have at least 3 columns (password, user name, user uid), found 2"),
+        ("TestInsufficientColumnsPasswordFile", "password4\n", "must have at least 3 columns (password, user name, user uid), found 1"),
+        ("bare quote", 'p,u"x,id\n', 'bare " in non-quoted-field'),
+    ]:
+        cases.append(case(f"bad file: {label}", pf(csv), {"user": "u", "password": "p"}, expect=config_error(contains)))
+    via = {"request": {"kind": "basic", "password": {"kind": "password_file", "csv": PASSWORDFILE_TEST}}}
+    for label, cred, expect in [
+        ("right password", "user3:password3", ok(user("user3", "uid3", ["group1", "group2"]))),
+        ("wrong password", "user3:password1", error(E_INVALID_PASSWORD)),
+        ("unknown user", "nobody:password1", error(E_INVALID_PASSWORD)),
+    ]:
+        cases.append(case(f"via basic: {label}", via, req([("Authorization", "Basic " + b64(cred))]), expect=expect))
+    return cases
+
+
+SUITES = [
+    ("bearer", "Authorization: Bearer parsing and the token authenticator's answers",
+     "k8s-request-authn.md §4.1; apiserver pkg/authentication/request/bearertoken", bearer_cases),
+    ("websocket", "base64url.bearer.authorization.k8s.io. WebSocket subprotocol",
+     "k8s-request-authn.md §4.2; apiserver pkg/authentication/request/websocket", websocket_cases),
+    ("basic", "Authorization: Basic (removed from Kubernetes in 1.19; oracle is k8s.io/apiserver v0.18)",
+     "k8s-request-authn.md §5.2; apiserver v0.18 plugin/pkg/authenticator/request/basicauth", basic_cases),
+    ("union", "request and token unions, plain and fail-on-error, and aggregate error text",
+     "k8s-request-authn.md §0.4, §2.1; apiserver pkg/authentication/{request,token}/union", union_cases),
+    ("group", "authenticated-group adder and group adder",
+     "k8s-request-authn.md §2.2, §2.3; apiserver pkg/authentication/group", group_cases),
+    ("anonymous", "system:anonymous with path conditions",
+     "k8s-request-authn.md §3; apiserver pkg/authentication/request/anonymous", anonymous_cases),
+    ("audiences", "audience-agnostic request and token wrappers",
+     "k8s-request-authn.md §1.3, §1.4; apiserver pkg/authentication/authenticator/audagnostic.go", audiences_cases),
+    ("chain", "kube-apiserver's chain assembly (ChainBuilder)",
+     "k8s-request-authn.md §8.5; kubernetes pkg/kubeapiserver/authenticator/config.go", chain_cases),
+    ("token_file", "--token-auth-file CSV rules",
+     "k8s-request-authn.md §5.1; apiserver pkg/authentication/token/tokenfile", token_file_cases),
+    ("password_file", "--basic-auth-file CSV rules (removed in 1.19; oracle is k8s.io/apiserver v0.18)",
+     "k8s-request-authn.md §5.2; apiserver v0.18 plugin/pkg/authenticator/password/passwordfile", password_file_cases),
+]
+
+
+def main():
+    global OUT
+    if len(sys.argv) == 3 and sys.argv[1] == "--out":
+        OUT = sys.argv[2]
+    os.makedirs(OUT, exist_ok=True)
+    total = 0
+    for suite, description, source, fn in SUITES:
+        n = write(suite, description, source, fn())
+        total += n
+        print(f"{suite:14} {n:4}")
+    print(f"{'total':14} {total:4}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

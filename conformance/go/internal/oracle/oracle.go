@@ -1,0 +1,377 @@
+// Package oracle runs conformance vectors through k8s.io/apiserver's own authenticators.
+package oracle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+
+	apiserver "k8s.io/apiserver/pkg/apis/apiserver"
+	"k8s.io/apiserver/pkg/authentication/authenticator"
+	"k8s.io/apiserver/pkg/authentication/group"
+	"k8s.io/apiserver/pkg/authentication/request/anonymous"
+	"k8s.io/apiserver/pkg/authentication/request/bearertoken"
+	"k8s.io/apiserver/pkg/authentication/request/union"
+	"k8s.io/apiserver/pkg/authentication/request/websocket"
+	"k8s.io/apiserver/pkg/authentication/token/tokenfile"
+	tokenunion "k8s.io/apiserver/pkg/authentication/token/union"
+	"k8s.io/apiserver/pkg/authentication/user"
+
+	"kube-authn.example/conformance/vector"
+)
+
+// Name identifies this oracle in observations.
+const Name = "k8s.io/apiserver v0.37.2"
+
+var errUnsupported = errors.New("unsupported")
+
+type configError struct{ err error }
+
+func (e configError) Error() string { return e.err.Error() }
+
+type builder struct {
+	calls  map[string][][]vector.Bytes
+	tmpDir string
+	files  int
+}
+
+func (b *builder) record(id string, args ...string) {
+	row := make([]vector.Bytes, len(args))
+	for i, a := range args {
+		row[i] = vector.Bytes(a)
+	}
+	b.calls[id] = append(b.calls[id], row)
+}
+
+func (b *builder) declare(id string) {
+	if _, ok := b.calls[id]; !ok {
+		b.calls[id] = [][]vector.Bytes{}
+	}
+}
+
+// Respond turns a scripted answer into the Go triple. A fresh user every time, as a real
+// authenticator would build.
+func Respond(s vector.Scripted) (*authenticator.Response, bool, error) {
+	switch {
+	case s.Err != "":
+		return nil, false, errors.New(s.Err)
+	case s.User != nil:
+		u := &user.DefaultInfo{Name: s.User.Name, UID: s.User.UID}
+		if len(s.User.Groups) > 0 {
+			u.Groups = append([]string(nil), s.User.Groups...)
+		}
+		if len(s.User.Extra) > 0 {
+			u.Extra = map[string][]string{}
+			for k, v := range s.User.Extra {
+				u.Extra[k] = append([]string{}, v...)
+			}
+		}
+		var auds authenticator.Audiences
+		if len(s.Audiences) > 0 {
+			auds = append(authenticator.Audiences(nil), s.Audiences...)
+		}
+		return &authenticator.Response{User: u, Audiences: auds}, true, nil
+	}
+	return nil, false, nil
+}
+
+func scriptedFor(n *vector.Node, token string) (vector.Scripted, error) {
+	if raw, ok := n.Tokens[token]; ok {
+		return vector.ParseScripted(raw)
+	}
+	return vector.ParseScripted(n.Outcome)
+}
+
+func (b *builder) writeFile(content string) (string, error) {
+	b.files++
+	path := filepath.Join(b.tmpDir, fmt.Sprintf("file-%d.csv", b.files))
+	return path, os.WriteFile(path, []byte(content), 0o600)
+}
+
+func (b *builder) token(n *vector.Node) (authenticator.Token, error) {
+	switch n.Kind {
+	case "scripted":
+		b.declare(n.ID)
+		// Validate now so a bad vector fails loudly.
+		if _, err := vector.ParseScripted(n.Outcome); err != nil {
+			return nil, err
+		}
+		node, id := *n, n.ID
+		return authenticator.TokenFunc(func(ctx context.Context, token string) (*authenticator.Response, bool, error) {
+			b.record(id, token)
+			s, err := scriptedFor(&node, token)
+			if err != nil {
+				return nil, false, err
+			}
+			return Respond(s)
+		}), nil
+	case "union":
+		var hs []authenticator.Token
+		for i := range n.Handlers {
+			h, err := b.token(&n.Handlers[i])
+			if err != nil {
+				return nil, err
+			}
+			hs = append(hs, h)
+		}
+		if n.FailOnError {
+			return tokenunion.NewFailOnError(hs...), nil
+		}
+		return tokenunion.New(hs...), nil
+	case "authenticated_group_adder":
+		// k8s has no token form of this adder; kube-apiserver applies it to the request
+		// union. Wrap the token authenticator as a request authenticator's equivalent.
+		inner, err := b.token(n.Inner)
+		if err != nil {
+			return nil, err
+		}
+		return authenticatedTokenGroupAdder{inner}, nil
+	case "group_adder":
+		inner, err := b.token(n.Inner)
+		if err != nil {
+			return nil, err
+		}
+		return group.NewTokenGroupAdder(inner, n.Groups), nil
+	case "audience_agnostic":
+		inner, err := b.token(n.Inner)
+		if err != nil {
+			return nil, err
+		}
+		return authenticator.WrapAudienceAgnosticToken(authenticator.Audiences(n.Implicit), inner), nil
+	case "token_file":
+		path, err := b.writeFile(n.CSV)
+		if err != nil {
+			return nil, err
+		}
+		tf, err := tokenfile.NewCSV(path)
+		if err != nil {
+			return nil, configError{err}
+		}
+		return tf, nil
+	}
+	return nil, fmt.Errorf("%w: token node %q", errUnsupported, n.Kind)
+}
+
+// authenticatedTokenGroupAdder applies k8s' AuthenticatedGroupAdder to a token
+// authenticator through a request carrying the token's context.
+type authenticatedTokenGroupAdder struct{ inner authenticator.Token }
+
+func (a authenticatedTokenGroupAdder) AuthenticateToken(ctx context.Context, token string) (*authenticator.Response, bool, error) {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://kube-authn.test/", nil)
+	adder := group.NewAuthenticatedGroupAdder(authenticator.RequestFunc(func(r *http.Request) (*authenticator.Response, bool, error) {
+		return a.inner.AuthenticateToken(r.Context(), token)
+	}))
+	return adder.AuthenticateRequest(req)
+}
+
+// request builds a request authenticator; nil with no error means "authentication disabled".
+func (b *builder) request(n *vector.Node) (authenticator.Request, error) {
+	switch n.Kind {
+	case "scripted":
+		b.declare(n.ID)
+		s, err := vector.ParseScripted(n.Outcome)
+		if err != nil {
+			return nil, err
+		}
+		id := n.ID
+		return authenticator.RequestFunc(func(req *http.Request) (*authenticator.Response, bool, error) {
+			b.record(id, req.URL.Path)
+			return Respond(s)
+		}), nil
+	case "union":
+		var hs []authenticator.Request
+		for i := range n.Handlers {
+			h, err := b.request(&n.Handlers[i])
+			if err != nil {
+				return nil, err
+			}
+			hs = append(hs, h)
+		}
+		if n.FailOnError {
+			return union.NewFailOnError(hs...), nil
+		}
+		return union.New(hs...), nil
+	case "authenticated_group_adder":
+		inner, err := b.request(n.Inner)
+		if err != nil {
+			return nil, err
+		}
+		return group.NewAuthenticatedGroupAdder(inner), nil
+	case "group_adder":
+		inner, err := b.request(n.Inner)
+		if err != nil {
+			return nil, err
+		}
+		return group.NewGroupAdder(inner, n.Groups), nil
+	case "audience_agnostic":
+		inner, err := b.request(n.Inner)
+		if err != nil {
+			return nil, err
+		}
+		return authenticator.WrapAudienceAgnosticRequest(authenticator.Audiences(n.Implicit), inner), nil
+	case "anonymous":
+		return anonymous.NewAuthenticator(conditions(n.Paths)), nil
+	case "bearer":
+		t, err := b.token(n.Token)
+		if err != nil {
+			return nil, err
+		}
+		return bearertoken.New(t), nil
+	case "websocket":
+		t, err := b.token(n.Token)
+		if err != nil {
+			return nil, err
+		}
+		return websocket.NewProtocolAuthenticator(t), nil
+	case "chain":
+		return b.chain(n)
+	}
+	return nil, fmt.Errorf("%w: request node %q", errUnsupported, n.Kind)
+}
+
+func conditions(paths []string) []apiserver.AnonymousAuthCondition {
+	var conds []apiserver.AnonymousAuthCondition
+	for _, p := range paths {
+		conds = append(conds, apiserver.AnonymousAuthCondition{Path: p})
+	}
+	return conds
+}
+
+// chain follows kubernetes pkg/kubeapiserver/authenticator/config.go Config.New (without
+// the token success cache, which the vectors do not exercise).
+func (b *builder) chain(n *vector.Node) (authenticator.Request, error) {
+	var authenticators []authenticator.Request
+	for i := range n.Request {
+		r, err := b.request(&n.Request[i])
+		if err != nil {
+			return nil, err
+		}
+		authenticators = append(authenticators, r)
+	}
+	tokenNodes, err := n.ChainTokens()
+	if err != nil {
+		return nil, err
+	}
+	var tokens []authenticator.Token
+	for i := range tokenNodes {
+		t, err := b.token(&tokenNodes[i])
+		if err != nil {
+			return nil, err
+		}
+		tokens = append(tokens, t)
+	}
+	if len(tokens) > 0 {
+		tokenAuth := tokenunion.New(tokens...)
+		authenticators = append(authenticators, bearertoken.New(tokenAuth), websocket.NewProtocolAuthenticator(tokenAuth))
+	}
+	if len(authenticators) == 0 {
+		if n.Anonymous != nil {
+			return anonymous.NewAuthenticator(conditions(n.Anonymous.Paths)), nil
+		}
+		return nil, nil
+	}
+	a := union.New(authenticators...)
+	a = group.NewAuthenticatedGroupAdder(a)
+	if n.Anonymous != nil {
+		a = union.NewFailOnError(a, anonymous.NewAuthenticator(conditions(n.Anonymous.Paths)))
+	}
+	return a, nil
+}
+
+func outcome(resp *authenticator.Response, ok bool, err error) *vector.Outcome {
+	switch {
+	case err != nil:
+		msg := err.Error()
+		return &vector.Outcome{Result: "error", Error: &msg}
+	case ok:
+		u := resp.User
+		out := &vector.Outcome{Result: "authenticated", User: &vector.User{
+			Name: u.GetName(), UID: u.GetUID(), Groups: u.GetGroups(), Extra: u.GetExtra(),
+		}}
+		out.Audiences = append([]string{}, resp.Audiences...)
+		return out
+	}
+	return &vector.Outcome{Result: "not_mine"}
+}
+
+// Run runs one case and returns the observed outcome ("unsupported" when this oracle cannot
+// build the setup).
+func Run(c *vector.Case, tmpDir string) *vector.Outcome {
+	b := &builder{calls: map[string][][]vector.Bytes{}, tmpDir: tmpDir}
+	out := run(b, c)
+	if len(b.calls) > 0 && (out.Result == "authenticated" || out.Result == "not_mine" || out.Result == "error") {
+		out.Calls = b.calls
+	}
+	return out
+}
+
+func fail(err error) *vector.Outcome {
+	var ce configError
+	if errors.As(err, &ce) {
+		msg := ce.Error()
+		return &vector.Outcome{Result: "config_error", Error: &msg}
+	}
+	if errors.Is(err, errUnsupported) {
+		return &vector.Outcome{Result: "unsupported", Note: err.Error()}
+	}
+	msg := err.Error()
+	return &vector.Outcome{Result: "harness_error", Error: &msg}
+}
+
+func run(b *builder, c *vector.Case) *vector.Outcome {
+	ctx := context.Background()
+	if c.Input.Audiences != nil {
+		ctx = authenticator.WithAudiences(ctx, authenticator.Audiences(*c.Input.Audiences))
+	}
+	switch {
+	case c.Setup.Request != nil:
+		a, err := b.request(c.Setup.Request)
+		if err != nil {
+			return fail(err)
+		}
+		path := c.Input.Path
+		if path == "" {
+			path = "/"
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://kube-authn.test"+path, nil)
+		if err != nil {
+			// net/http's server answers 400 before any handler for such a request target.
+			return &vector.Outcome{Result: "bad_request", Note: err.Error()}
+		}
+		for _, h := range c.Input.Headers {
+			req.Header.Add(string(h[0]), string(h[1]))
+		}
+		if a == nil {
+			return &vector.Outcome{Result: "disabled"}
+		}
+		return outcome(a.AuthenticateRequest(req))
+	case c.Setup.Token != nil:
+		t, err := b.token(c.Setup.Token)
+		if err != nil {
+			return fail(err)
+		}
+		var token string
+		if c.Input.Token != nil {
+			token = string(*c.Input.Token)
+		}
+		return outcome(t.AuthenticateToken(ctx, token))
+	case c.Setup.Password != nil:
+		return &vector.Outcome{Result: "unsupported", Note: "password authenticators were removed in k8s.io/apiserver v0.19"}
+	}
+	msg := "case has no setup"
+	return &vector.Outcome{Result: "harness_error", Error: &msg}
+}
+
+// SortedIDs is a helper for deterministic output.
+func SortedIDs(m map[string]*vector.Outcome) []string {
+	ids := make([]string, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}

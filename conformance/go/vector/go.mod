@@ -1,0 +1,3 @@
+module kube-authn.example/conformance/vector
+
+go 1.24
