@@ -289,6 +289,8 @@ impl PasswordFile {
                 None => (t.dummy, None),
             };
             let equal: bool = presented.ct_eq(&expected.to_bytes()).into();
+            #[cfg(test)]
+            tests::COMPARES.with(|c| c.set(c.get() + 1));
             match user {
                 Some(user) if equal => Some(user.clone()),
                 _ => None,
@@ -316,5 +318,31 @@ impl fmt::Debug for PasswordFile {
             Source::File(r) => d.field("source", r),
         };
         d.field("users", &self.len()).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+
+    thread_local! {
+        pub(super) static COMPARES: Cell<u32> = const { Cell::new(0) };
+    }
+
+    /// Known user with a wrong password, known user with the right one, and an unknown user
+    /// all do exactly one constant-time digest comparison (no early return for unknown users).
+    #[test]
+    fn unknown_users_cost_one_constant_time_compare_too() {
+        let p = PasswordFile::from_csv(b"pw,alice,1\n", "f").unwrap();
+        for (user, password, ok) in [
+            ("alice", "pw", true),
+            ("alice", "no", false),
+            ("mallory", "pw", false),
+        ] {
+            let before = COMPARES.with(Cell::get);
+            assert_eq!(p.check(user, password).is_some(), ok, "{user}/{password}");
+            assert_eq!(COMPARES.with(Cell::get) - before, 1, "{user}/{password}");
+        }
     }
 }

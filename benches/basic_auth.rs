@@ -1,0 +1,81 @@
+//! Basic auth against a password file of 10,000 users: hit, wrong password, unknown user
+//! (the last two must cost the same), directly and behind `Authorization: Basic`.
+//!
+//! `cargo bench --bench basic_auth -- --warm-up-time 1 --measurement-time 3`
+
+use std::hint::black_box;
+
+use base64::Engine;
+use criterion::{criterion_group, criterion_main, Criterion};
+use kube_authn::authenticator::{Context, PasswordAuthenticator, RequestAuthenticator};
+use kube_authn::password::file::PasswordFile;
+use kube_authn::request::Basic;
+
+const N: usize = 10_000;
+
+fn bench(c: &mut Criterion) {
+    let csv: String = (0..N)
+        .map(|i| format!("password-{i:024},user-{i},uid-{i},\"system:masters,dev\"\n"))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("basic.csv");
+    std::fs::write(&path, csv).unwrap();
+    let file = PasswordFile::open(&path).unwrap();
+    let ctx = Context::default();
+    let user = "user-5000";
+    let good = format!("password-{:024}", 5000);
+    let bad = format!("password-{:024}", 5001);
+
+    let mut g = c.benchmark_group("password_file");
+    g.bench_function("hit", |b| {
+        b.iter(|| {
+            black_box(
+                file.authenticate_password(black_box(user), black_box(&good), &ctx)
+                    .into_ready(),
+            )
+        })
+    });
+    g.bench_function("wrong_password", |b| {
+        b.iter(|| {
+            black_box(
+                file.authenticate_password(black_box(user), black_box(&bad), &ctx)
+                    .into_ready(),
+            )
+        })
+    });
+    g.bench_function("unknown_user", |b| {
+        b.iter(|| {
+            black_box(
+                file.authenticate_password(black_box("nobody-5000"), black_box(&good), &ctx)
+                    .into_ready(),
+            )
+        })
+    });
+    g.finish();
+
+    let basic = Basic::new(file.clone());
+    let req = |u: &str, p: &str| {
+        let cred = base64::engine::general_purpose::STANDARD.encode(format!("{u}:{p}"));
+        http::Request::get("/")
+            .header("authorization", format!("Basic {cred}"))
+            .body(())
+            .unwrap()
+            .into_parts()
+            .0
+    };
+    let cases = [
+        ("hit", req(user, &good)),
+        ("wrong_password", req(user, &bad)),
+        ("unknown_user", req("nobody-5000", &good)),
+    ];
+    let mut g = c.benchmark_group("basic_password_file");
+    for (name, r) in &cases {
+        g.bench_function(*name, |b| {
+            b.iter(|| black_box(basic.authenticate_request(black_box(r), &ctx).into_ready()))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
