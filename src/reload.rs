@@ -98,8 +98,23 @@ fn stream<T>(
             read: 0,
         },
     );
+    let too_large = || {
+        ConfigError::new(format!(
+            "{} is larger than the limit of {max_bytes} bytes",
+            path.display()
+        ))
+    };
+    if len_hint > max_bytes {
+        return Err(too_large());
+    }
     let value = match parse {
-        Some(parse) => Some(parse(&mut reader, len_hint)?),
+        // A file that grew past the limit while being read reports that, not the parse error
+        // its truncated end caused.
+        Some(parse) => match parse(&mut reader, len_hint) {
+            Ok(v) => Some(v),
+            Err(_) if reader.get_ref().read > max_bytes => return Err(too_large()),
+            Err(e) => return Err(e),
+        },
         None => None,
     };
     // Hash whatever the parser did not read.
@@ -107,10 +122,7 @@ fn stream<T>(
         .map_err(|e| ConfigError::new(format!("read {}: {e}", path.display())))?;
     let inner = reader.into_inner();
     if inner.read > max_bytes {
-        return Err(ConfigError::new(format!(
-            "{} is larger than the limit of {max_bytes} bytes",
-            path.display()
-        )));
+        return Err(too_large());
     }
     Ok((value, inner.hasher.finish()))
 }
