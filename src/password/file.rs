@@ -43,6 +43,7 @@
 //! ```
 
 use std::fmt;
+use std::io::BufRead;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -90,14 +91,15 @@ fn dummy_digest() -> Digest {
     digest(Domain::Password, &seed)
 }
 
-fn parse(bytes: &[u8], path: &str) -> Result<PasswordTable, ConfigError> {
+/// Parses password-file CSV from `src`; `capacity` is a guess of the number of rows.
+fn parse<R: BufRead>(src: R, capacity: usize, path: &str) -> Result<PasswordTable, ConfigError> {
     let mut table = PasswordTable {
-        map: digest_map(csv::record_hint(bytes)),
+        map: digest_map(capacity),
         dummy: dummy_digest(),
         warnings: Vec::new(),
     };
     let mut users = Users::new();
-    let mut reader = csv::Reader::new(bytes);
+    let mut reader = csv::Reader::new(src);
     let mut record_num = 0usize;
     while let Some(record) = reader
         .read_record()
@@ -184,8 +186,9 @@ impl PasswordFile {
     pub fn open_with_limit(path: impl AsRef<Path>, max_bytes: u64) -> Result<Self, ConfigError> {
         let path = path.as_ref();
         let name = path.display().to_string();
-        let reloader =
-            FileReloader::load(path, max_bytes, move |bytes: &[u8]| parse(bytes, &name))?;
+        let reloader = FileReloader::load_streaming(path, max_bytes, move |src, len| {
+            parse(src, usize::try_from(len / 64).unwrap_or(0), &name)
+        })?;
         Ok(Self {
             source: Source::File(reloader),
         })
@@ -202,7 +205,7 @@ impl PasswordFile {
     /// );
     /// ```
     pub fn from_csv(bytes: &[u8], name: &str) -> Result<Self, ConfigError> {
-        let table = parse(bytes, name)?;
+        let table = parse(bytes, csv::record_hint(bytes), name)?;
         Ok(Self {
             source: Source::Memory {
                 name: name.into(),
