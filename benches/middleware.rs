@@ -16,13 +16,13 @@ use std::pin::pin;
 use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll, Waker};
 
-use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use kube_authn::authenticator::{AuthResult, Context, Response, SyncTokenFn};
-use kube_authn::chain::{anonymous::Anonymous, ChainBuilder};
+use kube_authn::chain::{ChainBuilder, anonymous::Anonymous};
 use kube_authn::metrics::Metrics;
 use kube_authn::middleware::AuthenticationLayer;
 use kube_authn::user::UserInfo;
-use tower::{service_fn, Layer, Service};
+use tower::{Layer, Service, service_fn};
 
 /// Polls a future that must be ready (everything here answers synchronously).
 fn now<F: Future>(f: F) -> F::Output {

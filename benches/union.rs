@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::hint::black_box;
 use std::sync::Arc;
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{Criterion, criterion_group, criterion_main};
 use kube_authn::authenticator::{
     AuthResult, Context, RequestAuthenticator, Response, SyncTokenFn, TokenAuthenticator,
 };

@@ -15,11 +15,11 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use axum::Router;
 use axum::extract::State;
 use axum::routing::get;
-use axum::Router;
 use kube_authn::authenticator::{Context, Response, SyncTokenFn};
-use kube_authn::chain::{anonymous::Anonymous, ChainBuilder};
+use kube_authn::chain::{ChainBuilder, anonymous::Anonymous};
 use kube_authn::metrics::Metrics;
 use kube_authn::middleware::{Authenticated, AuthenticationLayer};
 use kube_authn::user::UserInfo;

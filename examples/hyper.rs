@@ -21,10 +21,10 @@ use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto;
 use hyper_util::service::TowerToHyperService;
 use kube_authn::authenticator::{Context, Response, SyncTokenFn};
-use kube_authn::chain::{anonymous::Anonymous, ChainBuilder};
+use kube_authn::chain::{ChainBuilder, anonymous::Anonymous};
 use kube_authn::middleware::{Authenticated, AuthenticationLayer, CloseConnection};
 use kube_authn::user::UserInfo;
-use tower::{service_fn, Layer};
+use tower::{Layer, service_fn};
 
 async fn handler(req: http::Request<Incoming>) -> Result<http::Response<Full<Bytes>>, Infallible> {
     let user = Authenticated::from_request(&req).map_or("?", |a| a.user.name());

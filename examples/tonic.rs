@@ -25,9 +25,9 @@ use kube_authn::authenticator::{Context, Response, SyncTokenFn};
 use kube_authn::chain::ChainBuilder;
 use kube_authn::middleware::{Authenticated, AuthenticationLayer, GrpcUnauthenticated};
 use kube_authn::user::UserInfo;
+use tonic::Status;
 use tonic::codec::{Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
 use tonic::server::{Grpc, NamedService, UnaryService};
-use tonic::Status;
 
 /// Messages are raw bytes.
 #[derive(Clone, Copy, Default)]

@@ -491,4 +491,220 @@ mod tests {
         assert!(v.is_empty());
         assert!(v.capacity() >= 6);
     }
+
+    fn read_all(input: &[u8]) -> (Vec<Vec<Vec<u8>>>, String) {
+        let mut r = Reader::new(input);
+        let mut out = Vec::new();
+        loop {
+            match r.read_record() {
+                Ok(Some(rec)) => out.push(rec.to_vec()),
+                Ok(None) => return (out, String::new()),
+                Err(e) => return (out, e.to_string()),
+            }
+        }
+    }
+
+    const GO_REFERENCE: &str = r#"package main
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/csv"
+	"encoding/json"
+	"io"
+	"os"
+)
+
+type result struct {
+	Records [][]string `json:"records"`
+	Error   string     `json:"error"`
+}
+
+func main() {
+	var inputs []string
+	if err := json.NewDecoder(os.Stdin).Decode(&inputs); err != nil {
+		panic(err)
+	}
+	out := make([]result, 0, len(inputs))
+	for _, in := range inputs {
+		data, err := base64.StdEncoding.DecodeString(in)
+		if err != nil {
+			panic(err)
+		}
+		r := csv.NewReader(bytes.NewReader(data))
+		r.FieldsPerRecord = -1
+		res := result{Records: [][]string{}}
+		for {
+			rec, err := r.Read()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				res.Error = err.Error()
+				break
+			}
+			fields := make([]string, len(rec))
+			for i, f := range rec {
+				fields[i] = base64.StdEncoding.EncodeToString([]byte(f))
+			}
+			res.Records = append(res.Records, fields)
+		}
+		out = append(out, res)
+	}
+	json.NewEncoder(os.Stdout).Encode(out)
+}
+"#;
+
+    /// Differential test against Go's own `encoding/csv` (the specification): thousands of
+    /// inputs over the bytes that matter to CSV, compared record by record and error text by
+    /// error text. Skips, loudly, only when no Go toolchain is installed
+    /// (`ci/install-files.sh` installs one).
+    #[test]
+    fn differential_against_go_encoding_csv() {
+        use base64::Engine;
+        use std::io::Write;
+        use std::process::{Command, Stdio};
+        if Command::new("go").arg("version").output().is_err() {
+            eprintln!(
+                "!!!!! SKIPPING differential_against_go_encoding_csv: `go` is not installed (run ci/install-files.sh) !!!!!"
+            );
+            return;
+        }
+        const ALPHABET: &[u8] = b"ab,,\"\"\n\r #\xef\xbb\xbf";
+        let mut inputs: Vec<Vec<u8>> = vec![
+            b"".to_vec(),
+            b"\"a\r".to_vec(),
+            b"\"a\n\r".to_vec(),
+            b"a,\"b\n\n\nc\"d".to_vec(),
+            b"\"ab\"\r".to_vec(),
+            b"\"\"\"\"".to_vec(),
+            b"a\r\r\n".to_vec(),
+        ];
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..5000 {
+            let len = (next() % 24) as usize;
+            inputs.push(
+                (0..len)
+                    .map(|_| ALPHABET[(next() % ALPHABET.len() as u64) as usize])
+                    .collect(),
+            );
+        }
+        let b64 = base64::engine::general_purpose::STANDARD;
+        let encoded: Vec<String> = inputs.iter().map(|i| b64.encode(i)).collect();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("main.go"), GO_REFERENCE).unwrap();
+        let mut child = Command::new("go")
+            .args(["run", "main.go"])
+            .current_dir(dir.path())
+            .env("GO111MODULE", "off")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(serde_json::to_string(&encoded).unwrap().as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "go run failed");
+        let results: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(results.len(), inputs.len());
+        for (input, go) in inputs.iter().zip(results) {
+            let go_records: Vec<Vec<Vec<u8>>> = go["records"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| {
+                    r.as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|f| b64.decode(f.as_str().unwrap()).unwrap())
+                        .collect()
+                })
+                .collect();
+            let go_error = go["error"].as_str().unwrap().to_owned();
+            assert_eq!(
+                read_all(input),
+                (go_records, go_error),
+                "input {:?}",
+                String::from_utf8_lossy(input)
+            );
+        }
+    }
+
+    /// Go's `csv.Writer` (Comma ',', UseCRLF false), as a test oracle.
+    fn go_write(records: &[Vec<String>]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for record in records {
+            for (i, field) in record.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                let needs_quotes = !field.is_empty()
+                    && (field == "\\."
+                        || field
+                            .bytes()
+                            .any(|c| matches!(c, b'\n' | b'\r' | b'"' | b','))
+                        || field.chars().next().is_some_and(char::is_whitespace));
+                if !needs_quotes {
+                    out.extend_from_slice(field.as_bytes());
+                    continue;
+                }
+                out.push(b'"');
+                for b in field.bytes() {
+                    if b == b'"' {
+                        out.extend_from_slice(b"\"\"");
+                    } else {
+                        out.push(b);
+                    }
+                }
+                out.push(b'"');
+            }
+            out.push(b'\n');
+        }
+        out
+    }
+
+    use proptest::prelude::*;
+
+    fn field() -> impl Strategy<Value = String> {
+        // Everything but `\r` (Go's writer emits it raw, and `\r\n` then reads back as `\n`
+        // in Go too).
+        proptest::string::string_regex("[a-z ,\"\n#\u{feff}é\\\\.]{0,12}").unwrap()
+    }
+
+    fn record() -> impl Strategy<Value = Vec<String>> {
+        // A record of one empty field is written as an empty line, which readers skip.
+        proptest::collection::vec(field(), 1..6)
+            .prop_filter("lone empty field", |r| !(r.len() == 1 && r[0].is_empty()))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+        #[test]
+        fn round_trips_go_writer_output(records in proptest::collection::vec(record(), 0..8)) {
+            let bytes = go_write(&records);
+            let (got, err) = read_all(&bytes);
+            prop_assert_eq!(err, "");
+            let got: Vec<Vec<String>> = got
+                .into_iter()
+                .map(|r| r.into_iter().map(|f| String::from_utf8(f).unwrap()).collect())
+                .collect();
+            prop_assert_eq!(got, records);
+        }
+
+        #[test]
+        fn never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
+            let _ = read_all(&bytes);
+        }
+    }
 }

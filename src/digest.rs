@@ -16,11 +16,12 @@
 //!
 //! Why not SHA-256 or HMAC: the reference measurement (`rust-ecosystem-perf.md` §5.4) put
 //! SHA-256 + map lookup at ~169 ns per token against a ≤60 ns target for the whole token
-//! authenticator. SipHash-2-4 is a PRF designed for exactly this (short inputs, secret key, 128
-//! bits of output); on this machine a 32–64-byte token digests in about 20 ns (see
-//! `benches/static_token.rs`, group `digest`, which also measures SipHash-1-3 and the SHA-256
-//! that the reference suggests). SipHash-1-3 is a few ns faster but has a smaller security
-//! margin, so it is not used for secrets.
+//! authenticator. Measured here as thread CPU time (`benches/static_token.rs`, group `digest`,
+//! 43-byte token): SipHash-2-4/128 32–40 ns, SipHash-1-3/128 20–24 ns, SHA-256 (`sha2`) 66 ns,
+//! std-style SipHash-1-3/64 17 ns; the whole token-file lookup with SipHash-2-4 is 57–62 ns.
+//! SipHash-2-4 is the PRF its authors recommend for secret-keyed use (short inputs, 128-bit
+//! output); SipHash-1-3 would save ~12 ns but has a smaller security margin, so it is not used
+//! for secrets.
 //!
 //! Collisions: two distinct secrets share a digest with probability 2^-128 per pair
 //! (about 2^-88 for a million tokens); a colliding pair would be treated as a duplicate.
@@ -131,6 +132,84 @@ pub(crate) fn digest_map<V>(n: usize) -> DigestMap<V> {
     DigestMap::with_capacity_and_hasher(n, BuildHasherDefault::default())
 }
 
+/// A read-only map from digests to values, built once: entries sorted by digest and a
+/// directory indexed by the digest's top bits (each directory slot holds where its run of
+/// entries starts). About 36 bytes per entry for a million entries (a `HashMap` at that size
+/// has 2^21 buckets of 25 bytes, 50 bytes per entry), built by one sort instead of a million
+/// random inserts, and a lookup is one directory read plus a scan of, on average, one entry.
+/// Which slot and how many entries are looked at depend only on the presented digest.
+pub(crate) struct DigestTable<V> {
+    entries: Box<[Entry<V>]>,
+    dir: Box<[u32]>,
+    shift: u32,
+}
+
+/// One row: the digest, the record number it came from (for duplicate warnings) and the value.
+pub(crate) struct Entry<V> {
+    pub(crate) digest: Digest,
+    pub(crate) record: u32,
+    pub(crate) value: V,
+}
+
+impl<V> DigestTable<V> {
+    /// Builds the table. For a digest given several times the entry with the highest record
+    /// number wins; the record numbers of the repeats (every occurrence after the first), in
+    /// ascending order, are returned too.
+    pub(crate) fn build(mut entries: Vec<Entry<V>>) -> (Self, Vec<u32>) {
+        entries.sort_unstable_by_key(|e| (e.digest.hi, e.digest.lo, e.record));
+        let mut repeats = Vec::new();
+        entries.dedup_by(|later, earlier| {
+            if later.digest != earlier.digest {
+                return false;
+            }
+            repeats.push(later.record);
+            std::mem::swap(&mut later.value, &mut earlier.value);
+            earlier.record = later.record;
+            true
+        });
+        repeats.sort_unstable();
+        let n = entries.len();
+        // 2^bits ≥ n slots (at least one).
+        let bits = usize::BITS - n.saturating_sub(1).leading_zeros();
+        let shift = 64 - bits;
+        let slots = 1usize << bits;
+        let mut dir = Vec::with_capacity(slots + 1);
+        let mut i = 0usize;
+        for slot in 0..slots {
+            while i < n && (bucket(entries[i].digest.hi, shift) as usize) < slot {
+                i += 1;
+            }
+            dir.push(i as u32);
+        }
+        dir.push(n as u32);
+        (
+            Self {
+                entries: entries.into_boxed_slice(),
+                dir: dir.into_boxed_slice(),
+                shift,
+            },
+            repeats,
+        )
+    }
+
+    pub(crate) fn get(&self, digest: &Digest) -> Option<&V> {
+        let slot = bucket(digest.hi, self.shift) as usize;
+        let (start, end) = (self.dir[slot] as usize, self.dir[slot + 1] as usize);
+        self.entries[start..end]
+            .iter()
+            .find(|e| e.digest == *digest)
+            .map(|e| &e.value)
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.entries.len()
+    }
+}
+
+fn bucket(hi: u64, shift: u32) -> u64 {
+    hi.checked_shr(shift).unwrap_or(0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -148,6 +227,39 @@ mod tests {
     #[test]
     fn digest_debug_hides_value() {
         assert_eq!(format!("{:?}", digest(Domain::Token, b"x")), "Digest(..)");
+    }
+
+    #[test]
+    fn table_lookup_dedupe_and_repeats() {
+        for n in [0usize, 1, 2, 3, 7, 64, 1000] {
+            let mut entries: Vec<Entry<usize>> = (0..n)
+                .map(|i| Entry {
+                    digest: digest(Domain::Token, &i.to_le_bytes()),
+                    record: i as u32 + 1,
+                    value: i,
+                })
+                .collect();
+            // Repeat the first token at the end: the repeat wins.
+            if n > 0 {
+                entries.push(Entry {
+                    digest: digest(Domain::Token, &0usize.to_le_bytes()),
+                    record: n as u32 + 1,
+                    value: 999_999,
+                });
+            }
+            let (table, repeats) = DigestTable::build(entries);
+            assert_eq!(table.len(), n, "n={n}");
+            assert_eq!(repeats, if n > 0 { vec![n as u32 + 1] } else { vec![] });
+            for i in 0..n {
+                let want = if i == 0 { 999_999 } else { i };
+                assert_eq!(
+                    table.get(&digest(Domain::Token, &i.to_le_bytes())),
+                    Some(&want),
+                    "n={n} i={i}"
+                );
+            }
+            assert_eq!(table.get(&digest(Domain::Token, b"missing")), None);
+        }
     }
 
     #[test]

@@ -39,7 +39,7 @@
 
 use std::fs::File;
 use std::hash::Hasher;
-use std::io::Read;
+use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
@@ -53,7 +53,79 @@ use crate::error::ConfigError;
 /// unchanged.
 pub const FULL_CHECK_EVERY: u32 = 60;
 
-type Parser<T> = Box<dyn Fn(&[u8]) -> Result<T, ConfigError> + Send + Sync>;
+/// How a reloader turns the file into a value: from the whole content in memory, or from a
+/// stream (so a large file is never held in memory whole; see
+/// [`FileReloader::load_streaming`]).
+enum Parser<T> {
+    Bytes(BytesParser<T>),
+    Stream(StreamParser<T>),
+}
+
+type BytesParser<T> = Box<dyn Fn(&[u8]) -> Result<T, ConfigError> + Send + Sync>;
+type StreamParser<T> = Box<dyn Fn(&mut dyn BufRead, u64) -> Result<T, ConfigError> + Send + Sync>;
+
+/// Reads at most `max_bytes + 1` bytes and hashes everything read.
+struct HashingReader {
+    inner: std::io::Take<File>,
+    hasher: siphasher::sip::SipHasher13,
+    read: u64,
+}
+
+impl Read for HashingReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.hasher.write(&buf[..n]);
+        self.read += n as u64;
+        Ok(n)
+    }
+}
+
+/// Streams the file through `parse` (if given) while hashing it; the hash equals
+/// [`content_hash`] of the whole content. Over `max_bytes` is an error.
+fn stream<T>(
+    path: &Path,
+    max_bytes: u64,
+    parse: Option<&StreamParser<T>>,
+) -> Result<(Option<T>, u64), ConfigError> {
+    let file =
+        File::open(path).map_err(|e| ConfigError::new(format!("open {}: {e}", path.display())))?;
+    let len_hint = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let mut reader = std::io::BufReader::with_capacity(
+        64 * 1024,
+        HashingReader {
+            inner: file.take(max_bytes + 1),
+            hasher: siphasher::sip::SipHasher13::new(),
+            read: 0,
+        },
+    );
+    let too_large = || {
+        ConfigError::new(format!(
+            "{} is larger than the limit of {max_bytes} bytes",
+            path.display()
+        ))
+    };
+    if len_hint > max_bytes {
+        return Err(too_large());
+    }
+    let value = match parse {
+        // A file that grew past the limit while being read reports that, not the parse error
+        // its truncated end caused.
+        Some(parse) => match parse(&mut reader, len_hint) {
+            Ok(v) => Some(v),
+            Err(_) if reader.get_ref().read > max_bytes => return Err(too_large()),
+            Err(e) => return Err(e),
+        },
+        None => None,
+    };
+    // Hash whatever the parser did not read.
+    std::io::copy(&mut reader, &mut std::io::sink())
+        .map_err(|e| ConfigError::new(format!("read {}: {e}", path.display())))?;
+    let inner = reader.into_inner();
+    if inner.read > max_bytes {
+        return Err(too_large());
+    }
+    Ok((value, inner.hasher.finish()))
+}
 
 /// What a reload check did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -155,22 +227,77 @@ impl<T: Send + Sync + 'static> FileReloader<T> {
         let before = stamp(&path).ok();
         let bytes = read_bounded(&path, max_bytes)?;
         let value = parse(&bytes)?;
-        Ok(Self {
+        let hash = content_hash(&bytes);
+        drop(bytes);
+        Ok(Self::new(
+            path,
+            max_bytes,
+            Parser::Bytes(Box::new(parse)),
+            value,
+            before,
+            hash,
+        ))
+    }
+
+    /// Like [`load`](Self::load), but the file is streamed through `parse` (given a buffered
+    /// reader and the file's length as a size hint) instead of being read into memory first,
+    /// so loading a large file does not hold a copy of it. Change detection is the same (the
+    /// content hash is computed while streaming; a changed file is read twice: once to hash,
+    /// once to parse).
+    ///
+    /// ```
+    /// use kube_authn::{reload::FileReloader, ConfigError};
+    /// use std::io::BufRead;
+    /// # let dir = tempfile::tempdir().unwrap(); let p = dir.path().join("f"); std::fs::write(&p, "a\nb\n").unwrap();
+    /// let lines = FileReloader::load_streaming(&p, 1024, |r: &mut dyn BufRead, _len_hint: u64| {
+    ///     Ok::<_, ConfigError>(r.lines().count())
+    /// }).unwrap();
+    /// assert_eq!(**lines.current(), 2);
+    /// ```
+    pub fn load_streaming(
+        path: impl Into<PathBuf>,
+        max_bytes: u64,
+        parse: impl Fn(&mut dyn BufRead, u64) -> Result<T, ConfigError> + Send + Sync + 'static,
+    ) -> Result<Self, ConfigError> {
+        let path = path.into();
+        let before = stamp(&path).ok();
+        let parse: StreamParser<T> = Box::new(parse);
+        let (value, hash) = stream(&path, max_bytes, Some(&parse))?;
+        let value = value.ok_or_else(|| ConfigError::new("internal: no value parsed"))?;
+        Ok(Self::new(
+            path,
+            max_bytes,
+            Parser::Stream(parse),
+            value,
+            before,
+            hash,
+        ))
+    }
+
+    fn new(
+        path: PathBuf,
+        max_bytes: u64,
+        parse: Parser<T>,
+        value: T,
+        stamp: Option<Stamp>,
+        content_hash: u64,
+    ) -> Self {
+        Self {
             shared: Arc::new(Shared {
                 path,
                 max_bytes,
-                parse: Box::new(parse),
+                parse,
                 current: ArcSwap::from_pointee(value),
                 state: Mutex::new(State {
-                    stamp: before,
-                    content_hash: content_hash(&bytes),
+                    stamp,
+                    content_hash,
                     failed_hash: None,
                     polls: 0,
                 }),
                 failures: AtomicU64::new(0),
                 reloads: AtomicU64::new(0),
             }),
-        })
+        }
     }
 
     /// The current content. Lock-free; hold the guard only briefly.
@@ -297,16 +424,35 @@ impl<T> Shared<T> {
             return Ok(Reloaded::Unchanged);
         }
         let mut failed_hash = None;
-        let result = read_bounded(&self.path, self.max_bytes).and_then(|bytes| {
-            let hash = content_hash(&bytes);
-            if hash == state.content_hash || Some(hash) == state.failed_hash {
-                return Ok((Reloaded::Unchanged, hash));
+        let result = match &self.parse {
+            Parser::Bytes(parse) => read_bounded(&self.path, self.max_bytes).and_then(|bytes| {
+                let hash = content_hash(&bytes);
+                if hash == state.content_hash || Some(hash) == state.failed_hash {
+                    return Ok((Reloaded::Unchanged, hash));
+                }
+                failed_hash = Some(hash);
+                let value = parse(&bytes)?;
+                self.current.store(Arc::new(value));
+                Ok((Reloaded::Updated, hash))
+            }),
+            Parser::Stream(parse) => {
+                stream::<T>(&self.path, self.max_bytes, None).and_then(|(_, hash)| {
+                    if hash == state.content_hash || Some(hash) == state.failed_hash {
+                        return Ok((Reloaded::Unchanged, hash));
+                    }
+                    failed_hash = Some(hash);
+                    // The file may change between the two reads: keep the hash of what was
+                    // actually parsed.
+                    // (If parsing fails, the first hash is remembered as the failed version.)
+                    let (value, parsed_hash) = stream(&self.path, self.max_bytes, Some(parse))?;
+                    failed_hash = Some(parsed_hash);
+                    let value =
+                        value.ok_or_else(|| ConfigError::new("internal: no value parsed"))?;
+                    self.current.store(Arc::new(value));
+                    Ok((Reloaded::Updated, parsed_hash))
+                })
             }
-            failed_hash = Some(hash);
-            let value = (self.parse)(&bytes)?;
-            self.current.store(Arc::new(value));
-            Ok((Reloaded::Updated, hash))
-        });
+        };
         state.stamp = now;
         match result {
             Ok((outcome, hash)) => {
@@ -430,5 +576,37 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
         drop(task);
+    }
+
+    #[test]
+    fn streaming_reload_sequence() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, "one").unwrap();
+        let parse_stream = |r: &mut dyn BufRead, _hint: u64| {
+            let mut bytes = Vec::new();
+            r.read_to_end(&mut bytes)
+                .map_err(|e| ConfigError::new(e.to_string()))?;
+            parse(&bytes)
+        };
+        let f = FileReloader::load_streaming(&path, 16, parse_stream).unwrap();
+        type Step<'a> = (&'a str, Option<&'a [u8]>, Result<Reloaded, ()>, &'a str);
+        let steps: Vec<Step<'_>> = vec![
+            ("unchanged", None, Ok(Reloaded::Unchanged), "one"),
+            ("edited", Some(b"two"), Ok(Reloaded::Updated), "two"),
+            ("same content", Some(b"two"), Ok(Reloaded::Unchanged), "two"),
+            ("broken keeps old", Some(b"bad"), Err(()), "two"),
+            ("broken again", None, Ok(Reloaded::Unchanged), "two"),
+            ("too large keeps old", Some(&[b'x'; 17]), Err(()), "two"),
+            ("fixed", Some(b"three"), Ok(Reloaded::Updated), "three"),
+        ];
+        for (name, write, want, content) in steps {
+            if let Some(bytes) = write {
+                std::fs::write(&path, bytes).unwrap();
+            }
+            assert_eq!(f.reload_now().map_err(|_| ()), want, "step {name}");
+            assert_eq!(**f.current(), content, "step {name}");
+        }
+        assert!(FileReloader::load_streaming(&path, 2, parse_stream).is_err());
     }
 }

@@ -24,11 +24,11 @@ use kube_authn::authenticator::{
     AsyncPasswordFn, AsyncTokenFn, AuthFuture, AuthResult, Context, PasswordAuthenticator,
     RequestAuthenticator, Response, SyncPasswordFn, SyncTokenFn, TokenAuthenticator,
 };
+use kube_authn::chain::ChainBuilder;
 use kube_authn::chain::anonymous::Anonymous;
 use kube_authn::chain::audiences::AudienceAgnostic;
 use kube_authn::chain::group::{AuthenticatedGroupAdder, GroupAdder};
 use kube_authn::chain::union::{TokenUnion, Union};
-use kube_authn::chain::ChainBuilder;
 use kube_authn::request::{Basic, Bearer, WebSocketProtocol};
 use kube_authn::user::UserInfo;
 use kube_authn::{Audiences, Error};
@@ -363,7 +363,7 @@ impl Builder {
             other => {
                 return Err(BuildError::Harness(format!(
                     "unknown password node {other}"
-                )))
+                )));
             }
         })
     }
@@ -590,7 +590,7 @@ async fn run_case(case: &Value, slow: bool) -> Result<Run, String> {
         Err(BuildError::Config(e)) => {
             return Ok(Run::Done(
                 serde_json::json!({"result": "config_error", "error": e}),
-            ))
+            ));
         }
         Ok((Some(r), _, _)) => {
             let parts = parts(input)?;

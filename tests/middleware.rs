@@ -641,9 +641,9 @@ async fn real_server_http2_goaway_for_unauthenticated() {
 #[cfg(feature = "axum")]
 mod axum_extractor {
     use super::*;
+    use axum::Router;
     use axum::body::Body;
     use axum::routing::get;
-    use axum::Router;
 
     async fn whoami(who: Authenticated) -> String {
         who.user.name().to_owned()

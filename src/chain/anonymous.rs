@@ -3,7 +3,7 @@
 //! It authenticates every request as `system:anonymous` in group `system:unauthenticated`, and
 //! echoes the request's audiences. kube-apiserver places it *after* the main chain in a
 //! fail-on-error union, so it is reached only when no authenticator succeeded **and** none
-//! returned an error; see [`crate::chain::build`].
+//! returned an error; see [`crate::chain::ChainBuilder`].
 //!
 //! # Path conditions and how paths are compared
 //!

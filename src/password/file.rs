@@ -43,6 +43,7 @@
 //! ```
 
 use std::fmt;
+use std::io::BufRead;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -90,14 +91,15 @@ fn dummy_digest() -> Digest {
     digest(Domain::Password, &seed)
 }
 
-fn parse(bytes: &[u8], path: &str) -> Result<PasswordTable, ConfigError> {
+/// Parses password-file CSV from `src`; `capacity` is a guess of the number of rows.
+fn parse<R: BufRead>(src: R, capacity: usize, path: &str) -> Result<PasswordTable, ConfigError> {
     let mut table = PasswordTable {
-        map: digest_map(csv::record_hint(bytes)),
+        map: digest_map(capacity),
         dummy: dummy_digest(),
         warnings: Vec::new(),
     };
     let mut users = Users::new();
-    let mut reader = csv::Reader::new(bytes);
+    let mut reader = csv::Reader::new(src);
     let mut record_num = 0usize;
     while let Some(record) = reader
         .read_record()
@@ -184,8 +186,9 @@ impl PasswordFile {
     pub fn open_with_limit(path: impl AsRef<Path>, max_bytes: u64) -> Result<Self, ConfigError> {
         let path = path.as_ref();
         let name = path.display().to_string();
-        let reloader =
-            FileReloader::load(path, max_bytes, move |bytes: &[u8]| parse(bytes, &name))?;
+        let reloader = FileReloader::load_streaming(path, max_bytes, move |src, len| {
+            parse(src, usize::try_from(len / 64).unwrap_or(0), &name)
+        })?;
         Ok(Self {
             source: Source::File(reloader),
         })
@@ -202,7 +205,7 @@ impl PasswordFile {
     /// );
     /// ```
     pub fn from_csv(bytes: &[u8], name: &str) -> Result<Self, ConfigError> {
-        let table = parse(bytes, name)?;
+        let table = parse(bytes, csv::record_hint(bytes), name)?;
         Ok(Self {
             source: Source::Memory {
                 name: name.into(),
@@ -289,6 +292,8 @@ impl PasswordFile {
                 None => (t.dummy, None),
             };
             let equal: bool = presented.ct_eq(&expected.to_bytes()).into();
+            #[cfg(test)]
+            tests::COMPARES.with(|c| c.set(c.get() + 1));
             match user {
                 Some(user) if equal => Some(user.clone()),
                 _ => None,
@@ -316,5 +321,31 @@ impl fmt::Debug for PasswordFile {
             Source::File(r) => d.field("source", r),
         };
         d.field("users", &self.len()).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+
+    thread_local! {
+        pub(super) static COMPARES: Cell<u32> = const { Cell::new(0) };
+    }
+
+    /// Known user with a wrong password, known user with the right one, and an unknown user
+    /// all do exactly one constant-time digest comparison (no early return for unknown users).
+    #[test]
+    fn unknown_users_cost_one_constant_time_compare_too() {
+        let p = PasswordFile::from_csv(b"pw,alice,1\n", "f").unwrap();
+        for (user, password, ok) in [
+            ("alice", "pw", true),
+            ("alice", "no", false),
+            ("mallory", "pw", false),
+        ] {
+            let before = COMPARES.with(Cell::get);
+            assert_eq!(p.check(user, password).is_some(), ok, "{user}/{password}");
+            assert_eq!(COMPARES.with(Cell::get) - before, 1, "{user}/{password}");
+        }
     }
 }
