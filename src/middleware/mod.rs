@@ -60,8 +60,25 @@
 //!   the request head, so it lives in one boxed future that owns the head for the duration of
 //!   authentication. A zero-allocation variant is only possible by evaluating the chain twice
 //!   when it turns out to be asynchronous (webhook, OIDC fetch), which would repeat side
-//!   effects; correctness wins. The box and the extension insert are measured in
-//!   `benches/middleware.rs`.
+//!   effects; correctness wins.
+//!
+//! # Measured cost (`benches/middleware.rs`)
+//!
+//! Instruction counts from callgrind (stable on the shared 2-core CI box, where wall-clock
+//! figures were inflated by a load average of 12–15), per request, minus the no-op inner
+//! service and the request construction; chain = bearer + WebSocket over a 1000-entry
+//! `HashMap`, authenticated-group adder, anonymous behind fail-on-error; metrics on:
+//!
+//! | case | instructions | of which outside this module |
+//! |---|---|---|
+//! | valid bearer token | ≈4 860 | `Authorization` parsing ≈1 000, token map (SipHash) ≈250, group adder (two allocations) ≈400 |
+//! | unknown token (401) | ≈4 400 | the same parsing and lookup |
+//! | no credential (anonymous) | ≈2 500 | union and anonymous ≈300 |
+//!
+//! The middleware's own share is about 2 000 instructions (≈0.2–0.3 µs on one core): one box for
+//! the authentication future, moving the request head in and out of it, the two allocations
+//! `http::Extensions` makes for the identity, one pass over header names, one `Authorization`
+//! removal, two clock reads and four relaxed atomic adds for the metrics.
 //! * **The failure is pluggable** ([`OnFailure`]): [`Unauthorized`] (Kubernetes' 401),
 //!   [`UnavailableAs503`] (opt-in 503 when a backend is down, so clients retry),
 //!   [`GrpcUnauthenticated`] (`grpc-status: 16` for tonic).
