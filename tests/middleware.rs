@@ -797,3 +797,39 @@ async fn declared_identity_headers_are_stripped() {
         assert_eq!(lines.collect::<Vec<_>>(), ["keep=1"], "{headers:?}");
     }
 }
+
+/// The HTTP/2 close mark (kube-apiserver's `Connection: close`) is set only for HTTP/2
+/// requests that were refused or anonymous.
+#[tokio::test]
+async fn close_mark_only_for_unauthenticated_http2() {
+    let layer = AuthenticationLayer::new(chain(true));
+    let bearer = format!("Bearer {TOKEN}");
+    let cases: &[(&str, http::Version, Option<&str>, bool)] = &[
+        ("h2 known user", http::Version::HTTP_2, Some(&bearer), false),
+        (
+            "h2 refused",
+            http::Version::HTTP_2,
+            Some("Bearer nope"),
+            true,
+        ),
+        ("h2 anonymous", http::Version::HTTP_2, None, true),
+        (
+            "h1 refused",
+            http::Version::HTTP_11,
+            Some("Bearer nope"),
+            false,
+        ),
+        ("h1 anonymous", http::Version::HTTP_11, None, false),
+    ];
+    for (name, version, auth, want) in cases {
+        let mut req = get("/", &[]);
+        *req.version_mut() = *version;
+        if let Some(a) = auth {
+            req.headers_mut()
+                .insert("authorization", a.parse().unwrap());
+        }
+        let res = layer.layer(service_fn(echo)).oneshot(req).await.unwrap();
+        assert_eq!(CloseConnection::is_set(&res), *want, "{name}");
+        assert!(res.headers().get("connection").is_none(), "{name}");
+    }
+}
