@@ -8,6 +8,18 @@
 //!
 //! For load-independent figures: `UNION_COUNT=<case> UNION_ITERS=<n>` runs one case `n` times
 //! outside criterion, for `valgrind --tool=callgrind`.
+//!
+//! Measured on the shared 2-core box (load average 12–15, so criterion's wall-clock figures
+//! were 3–4× these): instructions (callgrind) and CPU time (user time of 3·10⁶ calls):
+//!
+//! | case | instructions | CPU time |
+//! |---|---|---|
+//! | last of 8 matches | ≈4 030 | ≈330 ns |
+//! | first matches | ≈1 740 | ≈180 ns |
+//! | none matches (`invalid bearer token`) | ≈4 100 | ≈265 ns |
+//!
+//! About 100 ns of each is the `Authorization` parsing; each further `HashMap` probe (SipHash
+//! of a 32-byte token) costs ≈25–30 ns.
 
 use std::collections::HashMap;
 use std::hint::black_box;
