@@ -714,3 +714,125 @@ mod axum_extractor {
         );
     }
 }
+
+/// The chain is evaluated exactly once per request, also when an authenticator has to wait
+/// (the middleware never re-runs a chain to avoid its one allocation).
+#[tokio::test]
+async fn async_chain_runs_exactly_once() {
+    use kube_authn::authenticator::AsyncTokenFn;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let sync_calls = Arc::new(AtomicUsize::new(0));
+    let async_calls = Arc::new(AtomicUsize::new(0));
+    let (s, a) = (sync_calls.clone(), async_calls.clone());
+    let chain = ChainBuilder::new()
+        .token(SyncTokenFn::new(move |_: &str, _: &Context| {
+            s.fetch_add(1, Ordering::SeqCst);
+            Ok(None)
+        }))
+        .token(AsyncTokenFn::new(move |t: String, _: Context| {
+            a.fetch_add(1, Ordering::SeqCst);
+            async move {
+                tokio::task::yield_now().await;
+                Ok((t == "remote").then(|| AuthResponse::new(UserInfo::new("bob").into())))
+            }
+        }))
+        .build();
+    let layer = AuthenticationLayer::new(chain);
+    let (status, _, body) = send(&layer, get("/", &[("authorization", "Bearer remote")])).await;
+    assert_eq!(status, 200);
+    assert!(body.starts_with("bob "), "{body}");
+    assert_eq!(sync_calls.load(Ordering::SeqCst), 1);
+    assert_eq!(async_calls.load(Ordering::SeqCst), 1);
+    let (status, _, _) = send(&layer, get("/", &[("authorization", "Bearer other")])).await;
+    assert_eq!(status, 401);
+    assert_eq!(sync_calls.load(Ordering::SeqCst), 2);
+    assert_eq!(async_calls.load(Ordering::SeqCst), 2);
+}
+
+/// Identity headers a chain declares (a front proxy's configured names) are stripped after
+/// any successful authentication, in both spellings.
+#[tokio::test]
+async fn declared_identity_headers_are_stripped() {
+    use kube_authn::authenticator::Description;
+    struct Proxy;
+    impl RequestAuthenticator for Proxy {
+        fn authenticate_request<'a>(
+            &'a self,
+            req: &'a http::request::Parts,
+            _: &'a Context,
+        ) -> AuthFuture<'a> {
+            let user = req
+                .headers
+                .get("x-proxy-user")
+                .and_then(|v| v.to_str().ok());
+            AuthFuture::ready(Ok(user.map(|u| AuthResponse::new(UserInfo::new(u).into()))))
+        }
+        fn describe(&self, d: &mut Description) {
+            d.add_identity_header(http::HeaderName::from_static("x-proxy-user"));
+            d.add_identity_header_prefix("X-Proxy-Extra-");
+        }
+    }
+    let layer =
+        AuthenticationLayer::new(ChainBuilder::new().request(Proxy).token(tokens()).build());
+    let bearer = format!("Bearer {TOKEN}");
+    for headers in [
+        vec![
+            ("x-proxy-user", "alice"),
+            ("x-proxy-extra-scopes", "s"),
+            ("x_proxy_extra_team", "t"),
+            ("keep", "1"),
+        ],
+        vec![
+            ("authorization", bearer.as_str()),
+            ("x_proxy_user", "mallory"),
+            ("X-Proxy-Extra-Foo", "f"),
+            ("keep", "1"),
+        ],
+    ] {
+        let (status, _, body) = send(&layer, get("/", &headers)).await;
+        assert_eq!(status, 200, "{body}");
+        let mut lines = body.lines();
+        let who = lines.next().unwrap();
+        assert!(
+            who.starts_with("alice ") || who.starts_with("jane "),
+            "{who}"
+        );
+        assert_eq!(lines.collect::<Vec<_>>(), ["keep=1"], "{headers:?}");
+    }
+}
+
+/// The HTTP/2 close mark (kube-apiserver's `Connection: close`) is set only for HTTP/2
+/// requests that were refused or anonymous.
+#[tokio::test]
+async fn close_mark_only_for_unauthenticated_http2() {
+    let layer = AuthenticationLayer::new(chain(true));
+    let bearer = format!("Bearer {TOKEN}");
+    let cases: &[(&str, http::Version, Option<&str>, bool)] = &[
+        ("h2 known user", http::Version::HTTP_2, Some(&bearer), false),
+        (
+            "h2 refused",
+            http::Version::HTTP_2,
+            Some("Bearer nope"),
+            true,
+        ),
+        ("h2 anonymous", http::Version::HTTP_2, None, true),
+        (
+            "h1 refused",
+            http::Version::HTTP_11,
+            Some("Bearer nope"),
+            false,
+        ),
+        ("h1 anonymous", http::Version::HTTP_11, None, false),
+    ];
+    for (name, version, auth, want) in cases {
+        let mut req = get("/", &[]);
+        *req.version_mut() = *version;
+        if let Some(a) = auth {
+            req.headers_mut()
+                .insert("authorization", a.parse().unwrap());
+        }
+        let res = layer.layer(service_fn(echo)).oneshot(req).await.unwrap();
+        assert_eq!(CloseConnection::is_set(&res), *want, "{name}");
+        assert!(res.headers().get("connection").is_none(), "{name}");
+    }
+}

@@ -1,9 +1,10 @@
 //! Which request headers carry identity and are removed after authentication.
 
-use http::header::AUTHORIZATION;
+use http::header::{AUTHORIZATION, SEC_WEBSOCKET_PROTOCOL};
 use http::{HeaderMap, HeaderName};
 
 use crate::authenticator::Description;
+use crate::request::remove_token_protocol;
 
 /// The names kube-apiserver always clears (`ClearAuthenticationHeaders` with the standard
 /// front-proxy names), whatever authenticator succeeded.
@@ -76,20 +77,36 @@ impl HeaderRules {
                 .any(|p| name.len() >= p.len() && eq_norm(&name[..p.len()], p))
     }
 
-    /// Removes `Authorization` and every identity header. Allocates only when an identity
-    /// header is present (to remember its name while the map is changed).
+    /// Removes `Authorization`, every identity header and the WebSocket bearer-token
+    /// subprotocol. One pass over the header names decides what is there (standard names
+    /// compare as enum tags, no hashing); a lookup or an allocation happens only for what is
+    /// present.
     pub(crate) fn strip(&self, headers: &mut HeaderMap) {
-        headers.remove(AUTHORIZATION);
-        if !headers.keys().any(|k| self.matches(k)) {
-            return;
+        let (mut authorization, mut websocket, mut identity) = (false, false, false);
+        for k in headers.keys() {
+            if *k == AUTHORIZATION {
+                authorization = true;
+            } else if *k == SEC_WEBSOCKET_PROTOCOL {
+                websocket = true;
+            } else if self.matches(k) {
+                identity = true;
+            }
         }
-        let doomed: Vec<HeaderName> = headers
-            .keys()
-            .filter(|k| self.matches(k))
-            .cloned()
-            .collect();
-        for name in doomed {
-            headers.remove(name);
+        if authorization {
+            headers.remove(AUTHORIZATION);
+        }
+        if websocket {
+            remove_token_protocol(headers);
+        }
+        if identity {
+            let doomed: Vec<HeaderName> = headers
+                .keys()
+                .filter(|k| self.matches(k))
+                .cloned()
+                .collect();
+            for name in doomed {
+                headers.remove(name);
+            }
         }
     }
 }

