@@ -1,8 +1,8 @@
 //! The whole `AuthenticationLayer` in-process around a no-op inner service.
 //!
-//! Chain (kube-apiserver's shape): bearer + WebSocket over an in-memory token map
-//! (`HashMap`-backed `SyncTokenFn`; the token file lands on another branch), the authenticated
-//! group adder, and anonymous behind a fail-on-error union. Metrics on. Cases: a valid token
+//! Chain (kube-apiserver's shape): bearer + WebSocket over a 10,000-token `TokenFile` behind the
+//! audience-agnostic wrapper (API audiences set), the authenticated group adder, and anonymous
+//! behind a fail-on-error union. Metrics on. Cases: a valid token
 //! (the hot path), an unknown token (401), no credential (anonymous). Request construction is
 //! outside the measurement; dropping the response is inside. `inner_only` is the no-op service
 //! alone, for subtraction.
@@ -15,7 +15,6 @@
 //! `valgrind --tool=callgrind` (instructions per request = difference of two runs divided by
 //! the difference of `n`).
 
-use std::collections::HashMap;
 use std::future::Future;
 use std::hint::black_box;
 use std::pin::pin;
@@ -23,10 +22,11 @@ use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll, Waker};
 
 use criterion::{BatchSize, Criterion, criterion_group};
-use kube_authn::authenticator::{AuthResult, Context, Response, SyncTokenFn};
-use kube_authn::chain::{ChainBuilder, anonymous::Anonymous};
+use kube_authn::authenticator::Audiences;
+use kube_authn::chain::{ChainBuilder, anonymous::Anonymous, audiences::AudienceAgnostic};
 use kube_authn::metrics::Metrics;
 use kube_authn::middleware::AuthenticationLayer;
+use kube_authn::token::file::TokenFile;
 use kube_authn::user::UserInfo;
 use tower::{Layer, Service, service_fn};
 
@@ -56,22 +56,22 @@ type Case = (&'static str, Option<String>, u16, Svc);
 
 /// The services under test, by case name.
 fn services() -> Vec<Case> {
-    let map: HashMap<String, Response> = (0..1000)
-        .map(|j| {
-            let user = UserInfo::builder(format!("user-{j}"))
-                .uid(format!("{j}"))
-                .group("team")
-                .build();
-            (format!("{j:032}"), Response::new(Arc::new(user)))
-        })
-        .collect();
-    let tokens =
-        SyncTokenFn::new(move |t: &str, _: &Context| -> AuthResult { Ok(map.get(t).cloned()) });
+    // kube-apiserver's wiring: the token file behind the audience-agnostic wrapper, with API
+    // audiences set, so the intersection runs on every request.
+    let audiences = Audiences::from(["https://kubernetes.default.svc"]);
+    let tokens = TokenFile::from_tokens((0..10_000).map(|j| {
+        let user = UserInfo::builder(format!("user-{j}"))
+            .uid(format!("{j}"))
+            .group("team")
+            .build();
+        (format!("{j:032}"), user)
+    }));
     let chain = ChainBuilder::new()
-        .token(tokens)
+        .token(AudienceAgnostic::new(audiences.clone(), tokens))
         .anonymous(Anonymous::new())
         .build();
     let layer = AuthenticationLayer::builder(chain)
+        .api_audiences(audiences)
         .metrics(Arc::new(Metrics::new()))
         .build();
     let noop = service_fn(|_: http::Request<()>| {

@@ -80,6 +80,10 @@ fn is_space(b: u8) -> bool {
 }
 
 /// Parses the `Authorization` header with the rules in the [module docs](self).
+///
+/// This runs on every request, so it makes one pass over the value after `HeaderValue::to_str`
+/// (which checks for visible ASCII and tab, exactly the bytes allowed here) and never
+/// allocates; the token scan stops after [`MAX_TOKEN_LEN`] bytes.
 pub(crate) fn parse_authorization(headers: &HeaderMap) -> Result<Authorization<'_>, Error> {
     let mut values = headers.get_all(AUTHORIZATION).iter();
     let Some(value) = values.next() else {
@@ -88,39 +92,54 @@ pub(crate) fn parse_authorization(headers: &HeaderMap) -> Result<Authorization<'
     if values.next().is_some() {
         return Err(ERR_MULTIPLE);
     }
-    let bytes = value.as_bytes();
-    if bytes
-        .iter()
-        .any(|&b| !(b == b'\t' || (b' '..=b'~').contains(&b)))
-    {
-        return Err(ERR_NOT_ASCII);
-    }
-    // Checked above: visible ASCII, space and tab only.
-    let text = std::str::from_utf8(bytes).map_err(|_| ERR_NOT_ASCII)?;
+    let text = value.to_str().map_err(|_| ERR_NOT_ASCII)?;
     let text = text.trim_matches(|c: char| c == ' ' || c == '\t');
     if text.is_empty() {
         return Ok(Authorization::Absent);
     }
-    let scheme_end = text.bytes().position(is_space).unwrap_or(text.len());
-    let (scheme, rest) = text.split_at(scheme_end);
-    if scheme.eq_ignore_ascii_case("bearer") {
-        // Exactly one space, then a token that runs to the next space (k8s ignores the rest).
-        let token = rest.strip_prefix(' ').ok_or(ERR_MALFORMED_BEARER)?;
-        let token = token.split(' ').next().unwrap_or_default();
-        if token.is_empty() || token.contains('\t') {
+    let bytes = text.as_bytes();
+    let scheme_end = bytes
+        .iter()
+        .position(|&b| is_space(b))
+        .unwrap_or(bytes.len());
+    let scheme = &bytes[..scheme_end];
+    // Everything after the scheme must start with exactly one space; the credential follows.
+    let credential_start = scheme_end + 1;
+    let single_space = bytes.get(scheme_end) == Some(&b' ')
+        && bytes.get(credential_start).is_some_and(|&b| !is_space(b));
+    if scheme.eq_ignore_ascii_case(b"bearer") {
+        if !single_space {
             return Err(ERR_MALFORMED_BEARER);
         }
-        if token.len() > MAX_TOKEN_LEN {
+        // The token runs to the next space (k8s ignores what follows); a tab in it is malformed.
+        let rest = &bytes[credential_start..];
+        let mut len = rest.len();
+        for (i, &b) in rest.iter().enumerate().take(MAX_TOKEN_LEN + 1) {
+            if b == b' ' {
+                len = i;
+                break;
+            }
+            if b == b'\t' {
+                return Err(ERR_MALFORMED_BEARER);
+            }
+        }
+        if len > MAX_TOKEN_LEN {
             return Err(ERR_TOO_LONG);
         }
-        Ok(Authorization::Bearer(token))
-    } else if scheme.eq_ignore_ascii_case("basic") {
-        let encoded = rest.strip_prefix(' ').ok_or(ERR_MALFORMED_BASIC)?;
-        if encoded.is_empty() || encoded.bytes().any(is_space) {
+        // ASCII only, so every byte offset is a character boundary.
+        Ok(Authorization::Bearer(
+            &text[credential_start..credential_start + len],
+        ))
+    } else if scheme.eq_ignore_ascii_case(b"basic") {
+        if !single_space {
             return Err(ERR_MALFORMED_BASIC);
         }
+        let encoded = &text[credential_start..];
         if encoded.len() > MAX_TOKEN_LEN {
             return Err(ERR_TOO_LONG);
+        }
+        if encoded.bytes().any(is_space) {
+            return Err(ERR_MALFORMED_BASIC);
         }
         Ok(Authorization::Basic(encoded))
     } else {
