@@ -957,6 +957,53 @@ def password_file_cases():
     return cases
 
 
+# ---------------------------------------------------------------------------------------------
+# anytoken: --insecure-allow-any-token (removed in 1.8; lived in k8s.io/kubernetes, not
+# importable from a module proxy release that builds today): expectations from the reference
+# notes (k8s-request-authn.md §5.3, anytoken_test.go), marked "oracle": "reference".
+# ---------------------------------------------------------------------------------------------
+REF_ANYTOKEN = ("k8s-request-authn.md §5.3: kubernetes plugin/pkg/auth/authenticator/token/anytoken "
+                "(removed in 1.8 by kubernetes#49045); no importable Go module, so no Go oracle")
+
+
+def anytoken_cases():
+    cases = []
+    any_ = {"token": {"kind": "anytoken"}}
+    for tok, want in [
+        ("joe", user("joe")),
+        ("scheme/joe/", user("scheme/joe")),
+        ("joe/group1,group2", user("joe", "", ["group1", "group2"])),
+        ("scheme/joe/group1,group2", user("scheme/joe", "", ["group1", "group2"])),
+        ("a/b/c", user("a/b", "", ["c"])),
+        ("/", user("")),
+        ("/g", user("", "", ["g"])),
+        ("joe/,", user("joe", "", ["", ""])),
+        ("joe/g1,,g2", user("joe", "", ["g1", "", "g2"])),
+        ("joe/ g1 , g2 ", user("joe", "", [" g1 ", " g2 "])),
+        ("system:masters", user("system:masters")),
+        ("mallory/system:masters", user("mallory", "", ["system:masters"])),
+        ("joe,x", user("joe,x")),
+    ]:
+        c = case(f"TestAnyToken: {json.dumps(tok)}", any_, {"token": tok}, expect=ok(want))
+        c["oracle"] = "reference"
+        c["reference"] = REF_ANYTOKEN
+        cases.append(c)
+    table = scripted("table", S_NONE, tokens={"alice-token": s_user(user("alice", "a1", ["dev"]))})
+    chain = {"request": {"kind": "chain", "tokens": [table, {"kind": "anytoken"}], "anonymous": {}}}
+    for label, headers, expect in [
+        ("real token first", [("Authorization", "Bearer alice-token")],
+         ok(user("alice", "a1", ["dev", "system:authenticated"]), calls={"table": [["alice-token"]]})),
+        ("any other token is believed", [("Authorization", "Bearer mallory/system:masters")],
+         ok(user("mallory", "", ["system:masters", "system:authenticated"]), calls={"table": [["mallory/system:masters"]]})),
+        ("no token is anonymous", [], ok(ANON, calls={"table": []})),
+    ]:
+        c = case(f"last in the chain: {label}", chain, req(headers), expect=expect)
+        c["oracle"] = "reference"
+        c["reference"] = REF_ANYTOKEN
+        cases.append(c)
+    return cases
+
+
 SUITES = [
     ("bearer", "Authorization: Bearer parsing and the token authenticator's answers",
      "k8s-request-authn.md §4.1; apiserver pkg/authentication/request/bearertoken", bearer_cases),
@@ -976,6 +1023,8 @@ SUITES = [
      "k8s-request-authn.md §8.5; kubernetes pkg/kubeapiserver/authenticator/config.go", chain_cases),
     ("token_file", "--token-auth-file CSV rules",
      "k8s-request-authn.md §5.1; apiserver pkg/authentication/token/tokenfile", token_file_cases),
+    ("anytoken", "--insecure-allow-any-token (removed in 1.8; reference expectations only)",
+     "k8s-request-authn.md §5.3; kubernetes plugin/pkg/auth/authenticator/token/anytoken", anytoken_cases),
     ("password_file", "--basic-auth-file CSV rules (removed in 1.19; oracle is k8s.io/apiserver v0.18)",
      "k8s-request-authn.md §5.2; apiserver v0.18 plugin/pkg/authenticator/password/passwordfile", password_file_cases),
 ]

@@ -194,6 +194,11 @@ type Case struct {
 	K8s           *Outcome `json:"k8s"`
 	KubeAuthn     *Outcome `json:"kube_authn"`
 	Reason        string   `json:"reason"`
+	// Oracle is "reference" when no Go code can run the case (the authenticator lived only in
+	// k8s.io/kubernetes, or was removed before Go modules): the Kubernetes expectation comes
+	// from the reference notes named in Reference, and no oracle is required to observe it.
+	Oracle    string `json:"oracle"`
+	Reference string `json:"reference"`
 }
 
 // ID is "suite/name", the key of observations.
@@ -243,6 +248,9 @@ func Load(dir string) ([]Case, error) {
 			c.Suite = f.Suite
 			if (c.Expect == nil) == (c.K8s == nil) || (c.K8s == nil) != (c.KubeAuthn == nil) {
 				return nil, fmt.Errorf("%s: case %q needs either expect, or k8s + kube_authn + reason", p, c.Name)
+			}
+			if c.Oracle != "" && (c.Oracle != "reference" || c.Reference == "") {
+				return nil, fmt.Errorf("%s: case %q: oracle must be \"reference\" with a reference", p, c.Name)
 			}
 			if c.K8s != nil && c.Reason == "" {
 				return nil, fmt.Errorf("%s: case %q has two expectations but no reason", p, c.Name)
