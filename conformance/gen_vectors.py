@@ -1004,6 +1004,113 @@ def anytoken_cases():
     return cases
 
 
+# ---------------------------------------------------------------------------------------------
+# filter: the whole WithAuthentication filter (k8s endpoints/filters/authentication.go) and
+# kube-authn's AuthenticationLayer: who reaches the handler, which headers it still sees, and
+# the 401 response.
+# ---------------------------------------------------------------------------------------------
+COMPACT_401 = ('{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",'
+               '"message":"Unauthorized","reason":"Unauthorized","code":401}\n')
+PRETTY_401 = ('{\n  "kind": "Status",\n  "apiVersion": "v1",\n  "metadata": {},\n  "status": "Failure",\n'
+              '  "message": "Unauthorized",\n  "reason": "Unauthorized",\n  "code": 401\n}')
+
+
+def handler(u, headers=None):
+    out = {"result": "handler", "user": u}
+    if headers is not None:
+        out["headers"] = headers
+    return out
+
+
+def rejected(body=COMPACT_401):
+    return {"result": "rejected", "status": 401, "content_type": "application/json", "body": body}
+
+
+def filter_cases():
+    cases = []
+    alice = user("alice", "a1", ["dev"])
+    alice_auth = dict(alice, groups=["dev", "system:authenticated"])
+    table = scripted("table", S_NONE, tokens={
+        "alice-token": s_user(alice),
+        "aud-api": s_user(alice, ["api"]),
+        "aud-other": s_user(alice, ["other"]),
+    })
+    def filt(anonymous=True, auds=None, tokens=None):
+        chain = {"kind": "chain", "tokens": [table] if tokens is None else tokens, "request": []}
+        if anonymous:
+            chain["anonymous"] = {}
+        node = {"chain": chain}
+        if auds is not None:
+            node["api_audiences"] = auds
+        return {"filter": node}
+    std = ["authorization", "x-remote-user", "x-remote-uid", "x-remote-group", "x-remote-extra-scopes",
+           "x-remote-extra-acme.com%2fproject", "x-remote-group-1", "x-group-remote", "x-remote-userx"]
+    identity = [("X-Remote-User", "eve"), ("X-Remote-Uid", "666"), ("X-Remote-Group", "system:masters"),
+                ("X-Remote-Extra-Scopes", "all"), ("X-Remote-Extra-Acme.com%2Fproject", "x"),
+                ("X-Remote-Group-1", "kept"), ("X-Group-Remote", "kept"), ("X-Remote-Userx", "kept")]
+    kept = {"x-remote-group-1": ["kept"], "x-group-remote": ["kept"], "x-remote-userx": ["kept"]}
+    cleared = {h: kept.get(h, []) for h in std}
+    f = filt()
+    for label, headers, expect in [
+        ("valid bearer reaches the handler without Authorization", [("Authorization", "Bearer alice-token")],
+         handler(alice_auth, {"authorization": []})),
+        ("identity headers stripped after bearer success", [("Authorization", "Bearer alice-token")] + identity,
+         handler(alice_auth, cleared)),
+        ("anonymous request", [], handler(ANON, {"authorization": []})),
+        ("identity headers stripped from anonymous requests", identity, handler(ANON, cleared)),
+        ("unconfigured Basic stripped from an anonymous request", [("Authorization", "Basic " + b64("u:p"))],
+         handler(ANON, {"authorization": []})),
+        ("other scheme stripped from an anonymous request", [("Authorization", "Digest x")],
+         handler(ANON, {"authorization": []})),
+        ("unknown token is a 401", [("Authorization", "Bearer nope")], rejected()),
+        ("unknown token, curl gets pretty JSON", [("Authorization", "Bearer nope"), ("User-Agent", "curl/8.5.0")],
+         rejected(PRETTY_401)),
+        ("unknown token, Wget gets pretty JSON", [("Authorization", "Bearer nope"), ("User-Agent", "Wget/1.21")],
+         rejected(PRETTY_401)),
+        ("unknown token, browser gets pretty JSON", [("Authorization", "Bearer nope"), ("User-Agent", "Mozilla/5.0 (X11)")],
+         rejected(PRETTY_401)),
+        ("unknown token, kubectl gets compact JSON", [("Authorization", "Bearer nope"), ("User-Agent", "kubectl/v1.31.0 (linux/amd64)")],
+         rejected()),
+        ("websocket token protocol removed", [("Connection", "Upgrade"), ("Upgrade", "websocket"),
+                                             ("Sec-WebSocket-Protocol", P + b64u("alice-token") + ", v4.channel.k8s.io")],
+         handler(alice_auth, {"sec-websocket-protocol": ["v4.channel.k8s.io"]})),
+        ("websocket protocols rejoined without spaces", [("Connection", "Upgrade"), ("Upgrade", "websocket"),
+                                                         ("Sec-WebSocket-Protocol", P + b64u("alice-token")),
+                                                         ("Sec-WebSocket-Protocol", "a, b")],
+         handler(alice_auth, {"sec-websocket-protocol": ["a,b"]})),
+    ]:
+        cases.append(case(f"tokens + anonymous: {label}", f, req(headers, path="/api/v1/namespaces"), expect=expect))
+    for label, path, headers, expect in [
+        ("pretty=true", "/api/v1/namespaces?pretty=true", [("Authorization", "Bearer nope")], rejected(PRETTY_401)),
+        ("pretty=1", "/api/v1/namespaces?pretty=1", [("Authorization", "Bearer nope")], rejected(PRETTY_401)),
+        ("pretty=false beats curl", "/api/v1/namespaces?pretty=false", [("Authorization", "Bearer nope"), ("User-Agent", "curl/8.5.0")], rejected()),
+        ("401 on a non-resource path", "/healthz", [("Authorization", "Bearer nope")], rejected()),
+        ("401 on an API group path", "/apis/apps/v1/deployments", [("Authorization", "Bearer nope")], rejected()),
+    ]:
+        cases.append(case(f"401 body: {label}", f, req(headers, path=path), expect=expect))
+    na = filt(anonymous=False)
+    cases.append(case("no anonymous: no credentials is a 401", na, req([], path="/api"), expect=rejected()))
+    cases.append(case("no anonymous: valid token", na, req([("Authorization", "Bearer alice-token")], path="/api"),
+                      expect=handler(alice_auth, {"authorization": []})))
+    aud = filt(auds=["api"])
+    for label, tok, expect in [
+        ("token validated for the API audience", "aud-api", handler(alice_auth)),
+        ("token for another audience is a 401", "aud-other", rejected()),
+        ("audience-unaware token accepted", "alice-token", handler(alice_auth)),
+    ]:
+        cases.append(case(f"api audiences: {label}", aud, req([("Authorization", f"Bearer {tok}")], path="/api"), expect=expect))
+    cases.append(case("api audiences: anonymous accepted", aud, req([], path="/api"), expect=handler(ANON)))
+    cases.append(case("malformed bearer with anonymous", f, req([("Authorization", "Bearer  alice-token")], path="/api"),
+                      k8s=handler(ANON, {"authorization": []}), kube_authn=rejected(), reason=R_FAIL_CLOSED))
+    cases.append(case("two Authorization headers with anonymous", f,
+                      req([("Authorization", "Bearer alice-token"), ("Authorization", "Bearer x")], path="/api"),
+                      k8s=handler(alice_auth, {"authorization": []}), kube_authn=rejected(), reason=R_MULTIPLE))
+    empty = filt(anonymous=False, tokens=[])
+    cases.append(case("empty chain", empty, req([("Authorization", "Bearer x")], path="/api"),
+                      k8s=handler(None, {"authorization": ["Bearer x"]}), kube_authn=rejected(), reason=R_EMPTY_CHAIN))
+    return cases
+
+
 SUITES = [
     ("bearer", "Authorization: Bearer parsing and the token authenticator's answers",
      "k8s-request-authn.md §4.1; apiserver pkg/authentication/request/bearertoken", bearer_cases),
@@ -1021,6 +1128,8 @@ SUITES = [
      "k8s-request-authn.md §1.3, §1.4; apiserver pkg/authentication/authenticator/audagnostic.go", audiences_cases),
     ("chain", "kube-apiserver's chain assembly (ChainBuilder)",
      "k8s-request-authn.md §8.5; kubernetes pkg/kubeapiserver/authenticator/config.go", chain_cases),
+    ("filter", "the whole authentication filter: handler, stripped headers, 401 body",
+     "k8s-request-authn.md §8.1-8.3; apiserver pkg/endpoints/filters/authentication.go", filter_cases),
     ("token_file", "--token-auth-file CSV rules",
      "k8s-request-authn.md §5.1; apiserver pkg/authentication/token/tokenfile", token_file_cases),
     ("anytoken", "--insecure-allow-any-token (removed in 1.8; reference expectations only)",

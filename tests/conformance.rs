@@ -20,15 +20,17 @@ use std::sync::{Arc, Mutex};
 
 use http::request::Parts;
 use http::{HeaderName, HeaderValue};
+use http_body_util::BodyExt;
 use kube_authn::authenticator::{
     AsyncPasswordFn, AsyncTokenFn, AuthFuture, AuthResult, Context, PasswordAuthenticator,
     RequestAuthenticator, Response, SyncPasswordFn, SyncTokenFn, TokenAuthenticator,
 };
-use kube_authn::chain::ChainBuilder;
 use kube_authn::chain::anonymous::Anonymous;
 use kube_authn::chain::audiences::AudienceAgnostic;
 use kube_authn::chain::group::{AuthenticatedGroupAdder, GroupAdder};
 use kube_authn::chain::union::{TokenUnion, Union};
+use kube_authn::chain::{Chain, ChainBuilder};
+use kube_authn::middleware::{Authenticated, AuthenticationLayer};
 use kube_authn::password::file::PasswordFile;
 use kube_authn::request::{Basic, Bearer, WebSocketProtocol};
 use kube_authn::token::anytoken::AnyToken;
@@ -36,6 +38,7 @@ use kube_authn::token::file::TokenFile;
 use kube_authn::user::UserInfo;
 use kube_authn::{Audiences, Error};
 use serde_json::{Map, Value};
+use tower::{Layer, ServiceExt};
 
 fn vectors_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance/vectors")
@@ -505,6 +508,42 @@ fn diff(want: &Value, got: &Value) -> Option<String> {
                 return Some(format!("audiences: want {wa}, got {ga}"));
             }
         }
+        Some("handler") => {
+            let (wu, gu) = (&want["user"], &got["user"]);
+            if wu.is_null() != gu.is_null() {
+                return Some(format!("user: want {wu}, got {gu}"));
+            }
+            if !wu.is_null() && norm_user(wu) != norm_user(gu) {
+                return Some(format!(
+                    "user: want {}, got {}",
+                    norm_user(wu),
+                    norm_user(gu)
+                ));
+            }
+            for (name, wv) in want
+                .get("headers")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+            {
+                let gv = got["headers"]
+                    .get(name)
+                    .cloned()
+                    .unwrap_or(Value::Array(vec![]));
+                if wv != &gv {
+                    return Some(format!(
+                        "header {name} seen by the handler: want {wv}, got {gv}"
+                    ));
+                }
+            }
+        }
+        Some("rejected") => {
+            for key in ["status", "content_type", "body"] {
+                if want.get(key).is_some() && want[key] != got[key] {
+                    return Some(format!("{key}: want {}, got {}", want[key], got[key]));
+                }
+            }
+        }
         Some("error") | Some("config_error") => {
             let ge = got["error"].as_str().unwrap_or("<none>");
             if let Some(we) = want.get("error").and_then(Value::as_str) {
@@ -569,6 +608,77 @@ fn text(input: &Value, key: &str) -> Result<String, String> {
     }
 }
 
+/// Runs the request through `AuthenticationLayer` around a handler that records who arrived
+/// and the headers it saw.
+async fn run_filter(b: &Builder, filter: &Value, input: &Value) -> Result<Run, BuildError> {
+    let chain = Chain::from_authenticator(b.request(child(filter, "chain")?)?);
+    let mut layer = AuthenticationLayer::builder(chain);
+    if let Some(auds) = filter.get("api_audiences") {
+        layer = layer.api_audiences(Audiences::new(strings(Some(auds))));
+    }
+    let seen: Arc<Mutex<Option<Value>>> = Arc::default();
+    let record = seen.clone();
+    let inner = tower::service_fn(move |req: http::Request<()>| {
+        let user = Authenticated::from_request(&req).map(|a| {
+            let extra: Map<String, Value> = a
+                .user
+                .extra()
+                .iter()
+                .map(|(k, v)| (k.clone(), Value::from(v.clone())))
+                .collect();
+            serde_json::json!({
+                "name": a.user.name(), "uid": a.user.uid(),
+                "groups": a.user.groups().collect::<Vec<_>>(), "extra": extra,
+            })
+        });
+        let mut headers = Map::new();
+        for name in req.headers().keys() {
+            let values: Vec<Value> = req
+                .headers()
+                .get_all(name)
+                .iter()
+                .map(|v| Value::from(String::from_utf8_lossy(v.as_bytes()).into_owned()))
+                .collect();
+            headers.insert(name.as_str().to_owned(), Value::from(values));
+        }
+        *record.lock().unwrap() = Some(serde_json::json!({
+            "result": "handler", "user": user, "headers": headers,
+        }));
+        std::future::ready(Ok::<_, std::convert::Infallible>(http::Response::new(
+            http_body_util::Empty::<bytes::Bytes>::new(),
+        )))
+    });
+    let svc = layer.build().layer(inner);
+    let response = svc
+        .oneshot(parts_request(input)?)
+        .await
+        .map_err(|e| format!("service: {e}"))?;
+    if let Some(handled) = seen.lock().unwrap().take() {
+        return Ok(Run::Done(handled));
+    }
+    let status = response.status().as_u16();
+    let content_type = response
+        .headers()
+        .get(http::header::CONTENT_TYPE)
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+        .unwrap_or_default();
+    let body = response
+        .into_body()
+        .collect()
+        .await
+        .map_err(|_| "body".to_owned())?
+        .to_bytes();
+    Ok(Run::Done(serde_json::json!({
+        "result": "rejected", "status": status, "content_type": content_type,
+        "body": String::from_utf8_lossy(&body),
+    })))
+}
+
+fn parts_request(input: &Value) -> Result<http::Request<()>, String> {
+    let p = parts(input)?;
+    Ok(http::Request::from_parts(p, ()))
+}
+
 enum Run {
     Done(Value),
     Pending(&'static str),
@@ -585,6 +695,13 @@ async fn run_case(case: &Value, slow: bool) -> Result<Run, String> {
         Some(a) => Context::with_audiences(Audiences::new(strings(Some(a)))),
         None => Context::default(),
     };
+    if let Some(filter) = setup.get("filter") {
+        return match run_filter(&b, filter, input).await {
+            Ok(run) => Ok(run),
+            Err(BuildError::Pending(why)) => Ok(Run::Pending(why)),
+            Err(BuildError::Harness(e)) | Err(BuildError::Config(e)) => Err(e),
+        };
+    }
     let built = if let Some(n) = setup.get("request") {
         b.request(n).map(|a| (Some(a), None, None))
     } else if let Some(n) = setup.get("token") {
