@@ -804,6 +804,27 @@ def chain_cases():
     cases.append(case("token response audiences kept", chain([scripted("t", s_user(alice, ["api"]))]),
                       req([("Authorization", "Bearer t")], audiences=["api"]), expect=ok(alice_auth, ["api"])))
 
+    # kube-apiserver with --token-auth-file and --api-audiences: the token file is wrapped
+    # audience-agnostic; anonymous echoes the request's audiences.
+    tf = {"kind": "audience_agnostic", "implicit": ["https://kubernetes.default.svc", "api"],
+          "inner": {"kind": "token_file", "csv": TOKENFILE_TEST}}
+    apiserver = chain([tf, tok_b], anonymous=True, paths=["/healthz", "/readyz", "/livez"])
+    u3 = user("user3", "uid3", ["group1", "group2", "system:authenticated"])
+    for label, headers, path, auds, expect in [
+        ("token file, no audiences", [("Authorization", "Bearer token3")], "/api", None, ok(u3)),
+        ("token file, API audience", [("Authorization", "Bearer token3")], "/api", ["api"], ok(u3, ["api"])),
+        ("token file, both API audiences in request order", [("Authorization", "Bearer token3")], "/api",
+         ["api", "https://kubernetes.default.svc"], ok(u3, ["api", "https://kubernetes.default.svc"])),
+        ("token file, foreign audience is 401", [("Authorization", "Bearer token3")], "/api", ["vault"], error(E_INVALID_BEARER)),
+        ("second token authenticator still reached", [("Authorization", "Bearer bob-token")], "/api", ["api"], ok(bob)),
+        ("token file miss and backend error aggregated", [("Authorization", "Bearer broken")], "/api", ["api"], error("backend down")),
+        ("health endpoint is anonymous", [], "/healthz", ["api"], ok(ANON, ["api"])),
+        ("API without credentials is not mine", [], "/api", ["api"], not_mine()),
+        ("bad token on a health endpoint is 401", [("Authorization", "Bearer nope")], "/livez", ["api"], error(E_INVALID_BEARER)),
+    ]:
+        cases.append(case(f"kube-apiserver token file + audiences: {label}", apiserver,
+                          req(headers, path=path, audiences=auds), expect=expect))
+
     cases.append(case("only anonymous", chain(anonymous=True), req([("Authorization", "Bearer x")]), expect=ok(ANON)))
     cases.append(case("only restricted anonymous, other path", chain(anonymous=True, paths=["/livez"]),
                       req([], path="/api"), expect=not_mine()))
