@@ -31,7 +31,7 @@ for line in open(mapfile):
         gcell += f" ({g[1]} B, {g[2]} allocs)"
     results = rust.get(rbench)
     if results is None:
-        rows.append(f"| {op} | {gcell} | pending (`benches/{rbench}.rs` not in benches/ yet) | – | |")
+        rows.append(f"| {op} | {gcell} | pending (`benches/{rbench}.rs` does not exist yet) | – | |")
         continue
     matches = []
     for alternative in regex.split(" || "):

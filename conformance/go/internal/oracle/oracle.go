@@ -12,10 +12,13 @@ import (
 	"sort"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apiserver/pkg/endpoints/filters"
 	"k8s.io/apiserver/pkg/endpoints/request"
-	"k8s.io/client-go/kubernetes/scheme"
 
 	apiserver "k8s.io/apiserver/pkg/apis/apiserver"
 	"k8s.io/apiserver/pkg/authentication/authenticator"
@@ -375,6 +378,14 @@ func run(b *builder, c *vector.Case) *vector.Outcome {
 	return &vector.Outcome{Result: "harness_error", Error: &msg}
 }
 
+// codecs serialise the 401 Status the way kube-apiserver does (Status is registered as an
+// unversioned type; no need for client-go's scheme of every API group).
+var codecs = func() serializer.CodecFactory {
+	s := runtime.NewScheme()
+	metav1.AddToGroupVersion(s, schema.GroupVersion{Version: "v1"})
+	return serializer.NewCodecFactory(s)
+}()
+
 // filter runs the request through filters.WithAuthentication (with Unauthorized as the
 // failure handler and WithRequestInfo outside it, as in DefaultBuildHandlerChain).
 func (b *builder) filter(ctx context.Context, c *vector.Case) *vector.Outcome {
@@ -396,7 +407,7 @@ func (b *builder) filter(ctx context.Context, c *vector.Case) *vector.Outcome {
 	})
 	var h http.Handler = inner
 	if auth != nil {
-		h = filters.WithAuthentication(inner, auth, filters.Unauthorized(scheme.Codecs),
+		h = filters.WithAuthentication(inner, auth, filters.Unauthorized(codecs),
 			authenticator.Audiences(c.Setup.Filter.APIAudiences), nil)
 	}
 	h = filters.WithRequestInfo(h, &request.RequestInfoFactory{
