@@ -637,3 +637,80 @@ async fn real_server_http2_goaway_for_unauthenticated() {
         assert_eq!(closed, *want_closed, "{name}");
     }
 }
+
+#[cfg(feature = "axum")]
+mod axum_extractor {
+    use super::*;
+    use axum::body::Body;
+    use axum::routing::get;
+    use axum::Router;
+
+    async fn whoami(who: Authenticated) -> String {
+        who.user.name().to_owned()
+    }
+
+    async fn maybe(who: Option<Authenticated>) -> String {
+        who.map_or_else(|| "none".to_owned(), |a| a.user.name().to_owned())
+    }
+
+    async fn call(app: Router, req: Request<Body>) -> (StatusCode, String) {
+        let res = app.oneshot(req).await.unwrap();
+        let status = res.status();
+        let body = res.into_body().collect().await.unwrap().to_bytes();
+        (status, String::from_utf8(body.to_vec()).unwrap())
+    }
+
+    fn req(uri: &str, auth: Option<&str>) -> Request<Body> {
+        let mut b = Request::get(uri);
+        if let Some(a) = auth {
+            b = b.header("authorization", a);
+        }
+        b.body(Body::empty()).unwrap()
+    }
+
+    #[tokio::test]
+    async fn extractor_with_layer() {
+        let app = Router::new()
+            .route("/whoami", get(whoami))
+            .route("/maybe", get(maybe))
+            .layer(AuthenticationLayer::new(chain(false)));
+        let bearer = format!("Bearer {TOKEN}");
+        assert_eq!(
+            call(app.clone(), req("/whoami", Some(&bearer))).await,
+            (StatusCode::OK, "jane".into())
+        );
+        assert_eq!(
+            call(app.clone(), req("/maybe", Some(&bearer))).await,
+            (StatusCode::OK, "jane".into())
+        );
+        assert_eq!(
+            call(app, req("/whoami", Some("Bearer nope"))).await,
+            (StatusCode::UNAUTHORIZED, COMPACT_401.into())
+        );
+    }
+
+    /// A route without the layer: the extractor fails closed with the 401 Status (pretty for
+    /// curl, like the layer), the optional extractor sees `None`.
+    #[tokio::test]
+    async fn extractor_without_layer_is_401() {
+        let app = Router::new()
+            .route("/whoami", get(whoami))
+            .route("/maybe", get(maybe));
+        let bearer = format!("Bearer {TOKEN}");
+        assert_eq!(
+            call(app.clone(), req("/whoami", Some(&bearer))).await,
+            (StatusCode::UNAUTHORIZED, COMPACT_401.into())
+        );
+        let mut curl = req("/whoami", None);
+        curl.headers_mut()
+            .insert("user-agent", "curl/8.5.0".parse().unwrap());
+        assert_eq!(
+            call(app.clone(), curl).await,
+            (StatusCode::UNAUTHORIZED, PRETTY_401.into())
+        );
+        assert_eq!(
+            call(app, req("/maybe", Some(&bearer))).await,
+            (StatusCode::OK, "none".into())
+        );
+    }
+}
