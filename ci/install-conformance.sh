@@ -8,7 +8,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 if ! command -v go >/dev/null 2>&1; then
-	echo "install-conformance: go is not installed; install Go >= 1.24 (https://go.dev/dl/)" >&2
+	echo "install-conformance: go is not installed; install Go >= 1.26 (k8s.io/apiserver v0.37 requires it; with GOTOOLCHAIN=auto an older go fetches it) (https://go.dev/dl/)" >&2
 	exit 1
 fi
 if ! command -v python3 >/dev/null 2>&1; then

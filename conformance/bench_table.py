@@ -31,7 +31,7 @@ for line in open(mapfile):
         gcell += f" ({g[1]} B, {g[2]} allocs)"
     results = rust.get(rbench)
     if results is None:
-        rows.append(f"| {op} | {gcell} | pending (`benches/{rbench}.rs` not on this branch yet) | – | |")
+        rows.append(f"| {op} | {gcell} | pending (`benches/{rbench}.rs` does not exist yet) | – | |")
         continue
     matches = []
     for alternative in regex.split(" || "):
@@ -57,14 +57,20 @@ for bench, results in sorted(rust.items()):
         if (bench, ident) not in used:
             unmatched.append(f"| `{bench}` | `{ident}` | {fmt(mean)} |")
 
+try:
+    load = open("/proc/loadavg").read().split()[:3]
+    load_text = f"load average {', '.join(load)} when the table was written"
+except OSError:
+    load_text = "load average unknown"
 rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
 doc = f"""# Performance: kube-authn against k8s.io/apiserver
 
 Written by `conformance/bench.sh` on {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC at commit `{rev}`.
 Do not edit by hand; rerun the script.
 
-* Machine: {cpu}, {cores} cores (shared with other jobs while this ran; treat single figures
-  as ±20 %).
+* Machine: {cpu}, {cores} cores; {load_text}. Both sides ran one after the other on the same
+  machine, so ratios are fairer than absolute figures; with other jobs running, treat single
+  figures as ±20 % or worse.
 * Go: `{go_cmd}` in `conformance/go` (k8s.io/apiserver v0.37.2) and `conformance/go/legacy`
   (v0.18.19, basic auth only); the benchmarks are in `conformance/go/bench/bench_test.go`.
 * kube-authn: `{rust_cmd}`, mean of criterion's `target/criterion/<id>/new/estimates.json`.

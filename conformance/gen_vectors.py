@@ -804,6 +804,27 @@ def chain_cases():
     cases.append(case("token response audiences kept", chain([scripted("t", s_user(alice, ["api"]))]),
                       req([("Authorization", "Bearer t")], audiences=["api"]), expect=ok(alice_auth, ["api"])))
 
+    # kube-apiserver with --token-auth-file and --api-audiences: the token file is wrapped
+    # audience-agnostic; anonymous echoes the request's audiences.
+    tf = {"kind": "audience_agnostic", "implicit": ["https://kubernetes.default.svc", "api"],
+          "inner": {"kind": "token_file", "csv": TOKENFILE_TEST}}
+    apiserver = chain([tf, tok_b], anonymous=True, paths=["/healthz", "/readyz", "/livez"])
+    u3 = user("user3", "uid3", ["group1", "group2", "system:authenticated"])
+    for label, headers, path, auds, expect in [
+        ("token file, no audiences", [("Authorization", "Bearer token3")], "/api", None, ok(u3)),
+        ("token file, API audience", [("Authorization", "Bearer token3")], "/api", ["api"], ok(u3, ["api"])),
+        ("token file, both API audiences in request order", [("Authorization", "Bearer token3")], "/api",
+         ["api", "https://kubernetes.default.svc"], ok(u3, ["api", "https://kubernetes.default.svc"])),
+        ("token file, foreign audience is 401", [("Authorization", "Bearer token3")], "/api", ["vault"], error(E_INVALID_BEARER)),
+        ("second token authenticator still reached", [("Authorization", "Bearer bob-token")], "/api", ["api"], ok(bob)),
+        ("token file miss and backend error aggregated", [("Authorization", "Bearer broken")], "/api", ["api"], error("backend down")),
+        ("health endpoint is anonymous", [], "/healthz", ["api"], ok(ANON, ["api"])),
+        ("API without credentials is not mine", [], "/api", ["api"], not_mine()),
+        ("bad token on a health endpoint is 401", [("Authorization", "Bearer nope")], "/livez", ["api"], error(E_INVALID_BEARER)),
+    ]:
+        cases.append(case(f"kube-apiserver token file + audiences: {label}", apiserver,
+                          req(headers, path=path, audiences=auds), expect=expect))
+
     cases.append(case("only anonymous", chain(anonymous=True), req([("Authorization", "Bearer x")]), expect=ok(ANON)))
     cases.append(case("only restricted anonymous, other path", chain(anonymous=True, paths=["/livez"]),
                       req([], path="/api"), expect=not_mine()))
@@ -957,6 +978,160 @@ def password_file_cases():
     return cases
 
 
+# ---------------------------------------------------------------------------------------------
+# anytoken: --insecure-allow-any-token (removed in 1.8; lived in k8s.io/kubernetes, not
+# importable from a module proxy release that builds today): expectations from the reference
+# notes (k8s-request-authn.md §5.3, anytoken_test.go), marked "oracle": "reference".
+# ---------------------------------------------------------------------------------------------
+REF_ANYTOKEN = ("k8s-request-authn.md §5.3: kubernetes plugin/pkg/auth/authenticator/token/anytoken "
+                "(removed in 1.8 by kubernetes#49045); no importable Go module, so no Go oracle")
+
+
+def anytoken_cases():
+    cases = []
+    any_ = {"token": {"kind": "anytoken"}}
+    for tok, want in [
+        ("joe", user("joe")),
+        ("scheme/joe/", user("scheme/joe")),
+        ("joe/group1,group2", user("joe", "", ["group1", "group2"])),
+        ("scheme/joe/group1,group2", user("scheme/joe", "", ["group1", "group2"])),
+        ("a/b/c", user("a/b", "", ["c"])),
+        ("/", user("")),
+        ("/g", user("", "", ["g"])),
+        ("joe/,", user("joe", "", ["", ""])),
+        ("joe/g1,,g2", user("joe", "", ["g1", "", "g2"])),
+        ("joe/ g1 , g2 ", user("joe", "", [" g1 ", " g2 "])),
+        ("system:masters", user("system:masters")),
+        ("mallory/system:masters", user("mallory", "", ["system:masters"])),
+        ("joe,x", user("joe,x")),
+    ]:
+        c = case(f"TestAnyToken: {json.dumps(tok)}", any_, {"token": tok}, expect=ok(want))
+        c["oracle"] = "reference"
+        c["reference"] = REF_ANYTOKEN
+        cases.append(c)
+    table = scripted("table", S_NONE, tokens={"alice-token": s_user(user("alice", "a1", ["dev"]))})
+    chain = {"request": {"kind": "chain", "tokens": [table, {"kind": "anytoken"}], "anonymous": {}}}
+    for label, headers, expect in [
+        ("real token first", [("Authorization", "Bearer alice-token")],
+         ok(user("alice", "a1", ["dev", "system:authenticated"]), calls={"table": [["alice-token"]]})),
+        ("any other token is believed", [("Authorization", "Bearer mallory/system:masters")],
+         ok(user("mallory", "", ["system:masters", "system:authenticated"]), calls={"table": [["mallory/system:masters"]]})),
+        ("no token is anonymous", [], ok(ANON, calls={"table": []})),
+    ]:
+        c = case(f"last in the chain: {label}", chain, req(headers), expect=expect)
+        c["oracle"] = "reference"
+        c["reference"] = REF_ANYTOKEN
+        cases.append(c)
+    return cases
+
+
+# ---------------------------------------------------------------------------------------------
+# filter: the whole WithAuthentication filter (k8s endpoints/filters/authentication.go) and
+# kube-authn's AuthenticationLayer: who reaches the handler, which headers it still sees, and
+# the 401 response.
+# ---------------------------------------------------------------------------------------------
+COMPACT_401 = ('{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",'
+               '"message":"Unauthorized","reason":"Unauthorized","code":401}\n')
+PRETTY_401 = ('{\n  "kind": "Status",\n  "apiVersion": "v1",\n  "metadata": {},\n  "status": "Failure",\n'
+              '  "message": "Unauthorized",\n  "reason": "Unauthorized",\n  "code": 401\n}')
+
+
+def handler(u, headers=None):
+    out = {"result": "handler", "user": u}
+    if headers is not None:
+        out["headers"] = headers
+    return out
+
+
+def rejected(body=COMPACT_401):
+    return {"result": "rejected", "status": 401, "content_type": "application/json", "body": body}
+
+
+def filter_cases():
+    cases = []
+    alice = user("alice", "a1", ["dev"])
+    alice_auth = dict(alice, groups=["dev", "system:authenticated"])
+    table = scripted("table", S_NONE, tokens={
+        "alice-token": s_user(alice),
+        "aud-api": s_user(alice, ["api"]),
+        "aud-other": s_user(alice, ["other"]),
+    })
+    def filt(anonymous=True, auds=None, tokens=None):
+        chain = {"kind": "chain", "tokens": [table] if tokens is None else tokens, "request": []}
+        if anonymous:
+            chain["anonymous"] = {}
+        node = {"chain": chain}
+        if auds is not None:
+            node["api_audiences"] = auds
+        return {"filter": node}
+    std = ["authorization", "x-remote-user", "x-remote-uid", "x-remote-group", "x-remote-extra-scopes",
+           "x-remote-extra-acme.com%2fproject", "x-remote-group-1", "x-group-remote", "x-remote-userx"]
+    identity = [("X-Remote-User", "eve"), ("X-Remote-Uid", "666"), ("X-Remote-Group", "system:masters"),
+                ("X-Remote-Extra-Scopes", "all"), ("X-Remote-Extra-Acme.com%2Fproject", "x"),
+                ("X-Remote-Group-1", "kept"), ("X-Group-Remote", "kept"), ("X-Remote-Userx", "kept")]
+    kept = {"x-remote-group-1": ["kept"], "x-group-remote": ["kept"], "x-remote-userx": ["kept"]}
+    cleared = {h: kept.get(h, []) for h in std}
+    f = filt()
+    for label, headers, expect in [
+        ("valid bearer reaches the handler without Authorization", [("Authorization", "Bearer alice-token")],
+         handler(alice_auth, {"authorization": []})),
+        ("identity headers stripped after bearer success", [("Authorization", "Bearer alice-token")] + identity,
+         handler(alice_auth, cleared)),
+        ("anonymous request", [], handler(ANON, {"authorization": []})),
+        ("identity headers stripped from anonymous requests", identity, handler(ANON, cleared)),
+        ("unconfigured Basic stripped from an anonymous request", [("Authorization", "Basic " + b64("u:p"))],
+         handler(ANON, {"authorization": []})),
+        ("other scheme stripped from an anonymous request", [("Authorization", "Digest x")],
+         handler(ANON, {"authorization": []})),
+        ("unknown token is a 401", [("Authorization", "Bearer nope")], rejected()),
+        ("unknown token, curl gets pretty JSON", [("Authorization", "Bearer nope"), ("User-Agent", "curl/8.5.0")],
+         rejected(PRETTY_401)),
+        ("unknown token, Wget gets pretty JSON", [("Authorization", "Bearer nope"), ("User-Agent", "Wget/1.21")],
+         rejected(PRETTY_401)),
+        ("unknown token, browser gets pretty JSON", [("Authorization", "Bearer nope"), ("User-Agent", "Mozilla/5.0 (X11)")],
+         rejected(PRETTY_401)),
+        ("unknown token, kubectl gets compact JSON", [("Authorization", "Bearer nope"), ("User-Agent", "kubectl/v1.31.0 (linux/amd64)")],
+         rejected()),
+        ("websocket token protocol removed", [("Connection", "Upgrade"), ("Upgrade", "websocket"),
+                                             ("Sec-WebSocket-Protocol", P + b64u("alice-token") + ", v4.channel.k8s.io")],
+         handler(alice_auth, {"sec-websocket-protocol": ["v4.channel.k8s.io"]})),
+        ("websocket protocols rejoined without spaces", [("Connection", "Upgrade"), ("Upgrade", "websocket"),
+                                                         ("Sec-WebSocket-Protocol", P + b64u("alice-token")),
+                                                         ("Sec-WebSocket-Protocol", "a, b")],
+         handler(alice_auth, {"sec-websocket-protocol": ["a,b"]})),
+    ]:
+        cases.append(case(f"tokens + anonymous: {label}", f, req(headers, path="/api/v1/namespaces"), expect=expect))
+    for label, path, headers, expect in [
+        ("pretty=true", "/api/v1/namespaces?pretty=true", [("Authorization", "Bearer nope")], rejected(PRETTY_401)),
+        ("pretty=1", "/api/v1/namespaces?pretty=1", [("Authorization", "Bearer nope")], rejected(PRETTY_401)),
+        ("pretty=false beats curl", "/api/v1/namespaces?pretty=false", [("Authorization", "Bearer nope"), ("User-Agent", "curl/8.5.0")], rejected()),
+        ("401 on a non-resource path", "/healthz", [("Authorization", "Bearer nope")], rejected()),
+        ("401 on an API group path", "/apis/apps/v1/deployments", [("Authorization", "Bearer nope")], rejected()),
+    ]:
+        cases.append(case(f"401 body: {label}", f, req(headers, path=path), expect=expect))
+    na = filt(anonymous=False)
+    cases.append(case("no anonymous: no credentials is a 401", na, req([], path="/api"), expect=rejected()))
+    cases.append(case("no anonymous: valid token", na, req([("Authorization", "Bearer alice-token")], path="/api"),
+                      expect=handler(alice_auth, {"authorization": []})))
+    aud = filt(auds=["api"])
+    for label, tok, expect in [
+        ("token validated for the API audience", "aud-api", handler(alice_auth)),
+        ("token for another audience is a 401", "aud-other", rejected()),
+        ("audience-unaware token accepted", "alice-token", handler(alice_auth)),
+    ]:
+        cases.append(case(f"api audiences: {label}", aud, req([("Authorization", f"Bearer {tok}")], path="/api"), expect=expect))
+    cases.append(case("api audiences: anonymous accepted", aud, req([], path="/api"), expect=handler(ANON)))
+    cases.append(case("malformed bearer with anonymous", f, req([("Authorization", "Bearer  alice-token")], path="/api"),
+                      k8s=handler(ANON, {"authorization": []}), kube_authn=rejected(), reason=R_FAIL_CLOSED))
+    cases.append(case("two Authorization headers with anonymous", f,
+                      req([("Authorization", "Bearer alice-token"), ("Authorization", "Bearer x")], path="/api"),
+                      k8s=handler(alice_auth, {"authorization": []}), kube_authn=rejected(), reason=R_MULTIPLE))
+    empty = filt(anonymous=False, tokens=[])
+    cases.append(case("empty chain", empty, req([("Authorization", "Bearer x")], path="/api"),
+                      k8s=handler(None, {"authorization": ["Bearer x"]}), kube_authn=rejected(), reason=R_EMPTY_CHAIN))
+    return cases
+
+
 SUITES = [
     ("bearer", "Authorization: Bearer parsing and the token authenticator's answers",
      "k8s-request-authn.md §4.1; apiserver pkg/authentication/request/bearertoken", bearer_cases),
@@ -974,8 +1149,12 @@ SUITES = [
      "k8s-request-authn.md §1.3, §1.4; apiserver pkg/authentication/authenticator/audagnostic.go", audiences_cases),
     ("chain", "kube-apiserver's chain assembly (ChainBuilder)",
      "k8s-request-authn.md §8.5; kubernetes pkg/kubeapiserver/authenticator/config.go", chain_cases),
+    ("filter", "the whole authentication filter: handler, stripped headers, 401 body",
+     "k8s-request-authn.md §8.1-8.3; apiserver pkg/endpoints/filters/authentication.go", filter_cases),
     ("token_file", "--token-auth-file CSV rules",
      "k8s-request-authn.md §5.1; apiserver pkg/authentication/token/tokenfile", token_file_cases),
+    ("anytoken", "--insecure-allow-any-token (removed in 1.8; reference expectations only)",
+     "k8s-request-authn.md §5.3; kubernetes plugin/pkg/auth/authenticator/token/anytoken", anytoken_cases),
     ("password_file", "--basic-auth-file CSV rules (removed in 1.19; oracle is k8s.io/apiserver v0.18)",
      "k8s-request-authn.md §5.2; apiserver v0.18 plugin/pkg/authenticator/password/passwordfile", password_file_cases),
 ]

@@ -69,6 +69,12 @@ type Outcome struct {
 	ErrorContains *string              `json:"error_contains,omitempty"`
 	Calls         map[string][][]Bytes `json:"calls,omitempty"`
 	Note          string               `json:"note,omitempty"`
+	// Filter outcomes: "handler" (user may be null when authentication is disabled; headers
+	// the handler saw, lower-case names) or "rejected" (status, content type, body).
+	Headers     map[string][]string `json:"headers,omitempty"`
+	Status      int                 `json:"status,omitempty"`
+	ContentType string              `json:"content_type,omitempty"`
+	Body        *string             `json:"body,omitempty"`
 }
 
 // Node is one authenticator in a setup tree (see conformance/README.md).
@@ -168,9 +174,16 @@ func ParseScripted(raw json.RawMessage) (Scripted, error) {
 
 // Setup says which kind of authenticator the case builds.
 type Setup struct {
-	Request  *Node `json:"request"`
-	Token    *Node `json:"token"`
-	Password *Node `json:"password"`
+	Filter   *Filter `json:"filter"`
+	Request  *Node   `json:"request"`
+	Token    *Node   `json:"token"`
+	Password *Node   `json:"password"`
+}
+
+// Filter is the authentication filter around a chain.
+type Filter struct {
+	Chain        *Node    `json:"chain"`
+	APIAudiences []string `json:"api_audiences"`
 }
 
 // Input is the request (or token, or user and password).
@@ -194,6 +207,11 @@ type Case struct {
 	K8s           *Outcome `json:"k8s"`
 	KubeAuthn     *Outcome `json:"kube_authn"`
 	Reason        string   `json:"reason"`
+	// Oracle is "reference" when no Go code can run the case (the authenticator lived only in
+	// k8s.io/kubernetes, or was removed before Go modules): the Kubernetes expectation comes
+	// from the reference notes named in Reference, and no oracle is required to observe it.
+	Oracle    string `json:"oracle"`
+	Reference string `json:"reference"`
 }
 
 // ID is "suite/name", the key of observations.
@@ -243,6 +261,9 @@ func Load(dir string) ([]Case, error) {
 			c.Suite = f.Suite
 			if (c.Expect == nil) == (c.K8s == nil) || (c.K8s == nil) != (c.KubeAuthn == nil) {
 				return nil, fmt.Errorf("%s: case %q needs either expect, or k8s + kube_authn + reason", p, c.Name)
+			}
+			if c.Oracle != "" && (c.Oracle != "reference" || c.Reference == "") {
+				return nil, fmt.Errorf("%s: case %q: oracle must be \"reference\" with a reference", p, c.Name)
 			}
 			if c.K8s != nil && c.Reason == "" {
 				return nil, fmt.Errorf("%s: case %q has two expectations but no reason", p, c.Name)
@@ -299,6 +320,34 @@ func Diff(want, got *Outcome) string {
 		ga, _ := json.Marshal(normGroups(got.Audiences))
 		if !bytes.Equal(wa, ga) {
 			return fmt.Sprintf("audiences: want %s, got %s", wa, ga)
+		}
+	case "handler":
+		if (want.User == nil) != (got.User == nil) {
+			return fmt.Sprintf("user: want %v, got %v", want.User, got.User)
+		}
+		if want.User != nil {
+			w, g := *want.User, *got.User
+			w.Groups, g.Groups = normGroups(w.Groups), normGroups(g.Groups)
+			w.Extra, g.Extra = normExtra(w.Extra), normExtra(g.Extra)
+			wj, _ := json.Marshal(w)
+			gj, _ := json.Marshal(g)
+			if !bytes.Equal(wj, gj) {
+				return fmt.Sprintf("user: want %s, got %s", wj, gj)
+			}
+		}
+		for name, wv := range want.Headers {
+			wj, _ := json.Marshal(normGroups(wv))
+			gj, _ := json.Marshal(normGroups(got.Headers[name]))
+			if !bytes.Equal(wj, gj) {
+				return fmt.Sprintf("header %s seen by the handler: want %s, got %s", name, wj, gj)
+			}
+		}
+	case "rejected":
+		if want.Status != got.Status || want.ContentType != got.ContentType {
+			return fmt.Sprintf("response: want %d %q, got %d %q", want.Status, want.ContentType, got.Status, got.ContentType)
+		}
+		if want.Body != nil && (got.Body == nil || *want.Body != *got.Body) {
+			return fmt.Sprintf("body: want %q, got %q", *want.Body, deref(got.Body))
 		}
 	case "error", "config_error":
 		if want.Error != nil && (got.Error == nil || *got.Error != *want.Error) {

@@ -6,9 +6,19 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apiserver/pkg/endpoints/filters"
+	"k8s.io/apiserver/pkg/endpoints/request"
 
 	apiserver "k8s.io/apiserver/pkg/apis/apiserver"
 	"k8s.io/apiserver/pkg/authentication/authenticator"
@@ -328,6 +338,8 @@ func run(b *builder, c *vector.Case) *vector.Outcome {
 		ctx = authenticator.WithAudiences(ctx, authenticator.Audiences(*c.Input.Audiences))
 	}
 	switch {
+	case c.Setup.Filter != nil:
+		return b.filter(ctx, c)
 	case c.Setup.Request != nil:
 		a, err := b.request(c.Setup.Request)
 		if err != nil {
@@ -364,6 +376,61 @@ func run(b *builder, c *vector.Case) *vector.Outcome {
 	}
 	msg := "case has no setup"
 	return &vector.Outcome{Result: "harness_error", Error: &msg}
+}
+
+// codecs serialise the 401 Status the way kube-apiserver does (Status is registered as an
+// unversioned type; no need for client-go's scheme of every API group).
+var codecs = func() serializer.CodecFactory {
+	s := runtime.NewScheme()
+	metav1.AddToGroupVersion(s, schema.GroupVersion{Version: "v1"})
+	return serializer.NewCodecFactory(s)
+}()
+
+// filter runs the request through filters.WithAuthentication (with Unauthorized as the
+// failure handler and WithRequestInfo outside it, as in DefaultBuildHandlerChain).
+func (b *builder) filter(ctx context.Context, c *vector.Case) *vector.Outcome {
+	auth, err := b.request(c.Setup.Filter.Chain)
+	if err != nil {
+		return fail(err)
+	}
+	var seen *vector.Outcome
+	inner := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		out := &vector.Outcome{Result: "handler", Headers: map[string][]string{}}
+		if u, ok := request.UserFrom(r.Context()); ok {
+			out.User = &vector.User{Name: u.GetName(), UID: u.GetUID(), Groups: u.GetGroups(), Extra: u.GetExtra()}
+		}
+		for k, v := range r.Header {
+			out.Headers[strings.ToLower(k)] = v
+		}
+		seen = out
+		w.WriteHeader(http.StatusOK)
+	})
+	var h http.Handler = inner
+	if auth != nil {
+		h = filters.WithAuthentication(inner, auth, filters.Unauthorized(codecs),
+			authenticator.Audiences(c.Setup.Filter.APIAudiences), nil)
+	}
+	h = filters.WithRequestInfo(h, &request.RequestInfoFactory{
+		APIPrefixes: sets.NewString("api", "apis"), GrouplessAPIPrefixes: sets.NewString("api"),
+	})
+	path := c.Input.Path
+	if path == "" {
+		path = "/"
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://kube-authn.test"+path, nil)
+	if err != nil {
+		return &vector.Outcome{Result: "bad_request", Note: err.Error()}
+	}
+	for _, hv := range c.Input.Headers {
+		req.Header.Add(string(hv[0]), string(hv[1]))
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if seen != nil {
+		return seen
+	}
+	body := rec.Body.String()
+	return &vector.Outcome{Result: "rejected", Status: rec.Code, ContentType: rec.Header().Get("Content-Type"), Body: &body}
 }
 
 // SortedIDs is a helper for deterministic output.

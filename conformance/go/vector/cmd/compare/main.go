@@ -47,7 +47,7 @@ func main() {
 			observed[id] = append(observed[id], obs{o.Oracle, out})
 		}
 	}
-	type count struct{ total, shared, differs, failed int }
+	type count struct{ total, shared, differs, reference, failed int }
 	counts := map[string]*count{}
 	oracleCounts := map[string]int{}
 	failures := 0
@@ -66,10 +66,15 @@ func main() {
 		}
 		got := observed[c.ID()]
 		var problem string
-		switch len(got) {
-		case 0:
+		switch {
+		case c.Oracle == "reference" && len(got) == 0:
+			n.reference++
+			continue
+		case c.Oracle == "reference":
+			problem = "marked reference-only but an oracle observed it; drop the mark"
+		case len(got) == 0:
 			problem = "no oracle observed this case"
-		case 1:
+		case len(got) == 1:
 			oracleCounts[got[0].oracle]++
 			problem = vector.Diff(c.K8sExpectation(), got[0].out)
 		default:
@@ -86,17 +91,18 @@ func main() {
 		labels = append(labels, l)
 	}
 	sort.Strings(labels)
-	fmt.Printf("\n%-16s %6s %8s %18s %7s\n", "authenticator", "cases", "shared", "documented diff", "failed")
+	fmt.Printf("\n%-16s %6s %8s %16s %15s %7s\n", "authenticator", "cases", "shared", "documented diff", "reference only", "failed")
 	total := count{}
 	for _, l := range labels {
 		n := counts[l]
-		fmt.Printf("%-16s %6d %8d %18d %7d\n", l, n.total, n.shared, n.differs, n.failed)
+		fmt.Printf("%-16s %6d %8d %16d %15d %7d\n", l, n.total, n.shared, n.differs, n.reference, n.failed)
 		total.total += n.total
 		total.shared += n.shared
 		total.differs += n.differs
+		total.reference += n.reference
 		total.failed += n.failed
 	}
-	fmt.Printf("%-16s %6d %8d %18d %7d\n", "total", total.total, total.shared, total.differs, total.failed)
+	fmt.Printf("%-16s %6d %8d %16d %15d %7d\n", "total", total.total, total.shared, total.differs, total.reference, total.failed)
 	oracles := make([]string, 0, len(oracleCounts))
 	for o := range oracleCounts {
 		oracles = append(oracles, o)
@@ -109,5 +115,5 @@ func main() {
 		fmt.Printf("\n%d of %d cases differ from k8s.io/apiserver\n", failures, len(cases))
 		os.Exit(1)
 	}
-	fmt.Printf("\nall %d cases match k8s.io/apiserver\n", len(cases))
+	fmt.Printf("\nall %d cases checked against k8s.io/apiserver match; %d have no Go code to run and carry expectations from the reference notes\n", len(cases)-total.reference, total.reference)
 }
