@@ -7,6 +7,8 @@ pub mod api;
 pub mod authenticator;
 pub mod chain;
 pub mod error;
+#[cfg(feature = "remote")]
+pub mod outbound;
 pub mod password;
 pub mod reload;
 pub mod request;
