@@ -6,3 +6,5 @@
 //! service-account tokens, bootstrap tokens, JWT/OIDC, webhook), optionally behind a cache.
 
 pub mod cache;
+#[cfg(feature = "remote")]
+pub mod webhook;
