@@ -2,3 +2,6 @@
 //!
 //! Kubernetes removed basic authentication in 1.19; these reproduce the last behaviour it had
 //! (`--basic-auth-file`), with constant-time comparisons.
+
+#[cfg(feature = "remote")]
+pub mod keystone;
