@@ -433,3 +433,40 @@ fn futures_lite_block_on<F: std::future::Future>(f: F) -> F::Output {
         }
     }
 }
+
+/// A freshly stored entry is a hit right away, even when the cache is full of one-hit entries.
+#[tokio::test]
+async fn fresh_entry_hits_after_a_flood() {
+    let cache = CachedTokenAuthenticator::builder(SyncTokenFn::new(|t: &str, _: &Context| user(t)))
+        .max_entries(1000)
+        .success_ttl(Duration::from_secs(60))
+        .build();
+    let ctx = Context::default();
+    for i in 0..5_000 {
+        let _ = cache.authenticate_token(&format!("flood-{i}"), &ctx).await;
+    }
+    let _ = cache.authenticate_token("keep", &ctx).await;
+    let f = cache.authenticate_token("keep", &ctx);
+    assert!(f.is_ready(), "stats {:?}", cache.stats());
+}
+
+/// A future created outside the runtime and awaited inside it still goes through the cache.
+#[test]
+fn future_created_outside_the_runtime_is_cached_when_polled_inside() {
+    let cache = CachedTokenAuthenticator::new(
+        SyncTokenFn::new(|_: &str, _: &Context| user("u")),
+        false,
+        Duration::from_secs(60),
+        Duration::ZERO,
+    );
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let ctx = Context::default();
+    let f = cache.authenticate_token("t", &ctx);
+    assert!(rt.block_on(f).unwrap().is_some());
+    assert!(cache.authenticate_token("t", &ctx).is_ready());
+    assert_eq!(cache.stats().fetch_ok, 1);
+}
