@@ -209,3 +209,153 @@ fn construction_errors_match_kubernetes() {
     assert!(e.to_string().contains("/nonexistent/ca.pem"));
     let _ = Arc::new(());
 }
+
+/// A real OpenStack Keystone (Debian `python3-keystone`), SQLite-backed, served by its own
+/// `keystone-wsgi-public` (plain HTTP on 127.0.0.1) behind a TLS-terminating proxy run by this
+/// test, because the authenticator accepts https only.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_keystone() {
+    let manage = std::path::Path::new("/usr/bin/keystone-manage");
+    let wsgi = std::path::Path::new("/usr/bin/keystone-wsgi-public");
+    if !manage.exists() || !wsgi.exists() {
+        eprintln!("SKIPPED real_keystone: Debian's python3-keystone is not installed (run ci/install-webhook.sh)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().display().to_string();
+    let conf = dir.path().join("keystone.conf");
+    std::fs::write(
+        &conf,
+        format!(
+            "[DEFAULT]\nuse_stderr = true\n[database]\nconnection = sqlite:///{d}/keystone.db\n\
+             [fernet_tokens]\nkey_repository = {d}/fernet-keys\n[fernet_receipts]\nkey_repository = {d}/fernet-receipts\n\
+             [credential]\nkey_repository = {d}/credential-keys\n"
+        ),
+    )
+    .unwrap();
+    // A user-site `cryptography` (pip --user) breaks Debian's pyOpenSSL: use only system packages.
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(manage)
+            .env("PYTHONNOUSERSITE", "1")
+            .arg("--config-file")
+            .arg(&conf)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success() || args[0] != "bootstrap",
+            "keystone-manage {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    run(&["db_sync"]);
+    run(&[
+        "fernet_setup",
+        "--keystone-user",
+        "root",
+        "--keystone-group",
+        "root",
+    ]);
+    run(&[
+        "credential_setup",
+        "--keystone-user",
+        "root",
+        "--keystone-group",
+        "root",
+    ]);
+    run(&[
+        "bootstrap",
+        "--bootstrap-username",
+        "alice",
+        "--bootstrap-password",
+        "wonderland",
+    ]);
+
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut child = tokio::process::Command::new(wsgi)
+        .env("PYTHONNOUSERSITE", "1")
+        .env("OS_KEYSTONE_CONFIG_FILES", &conf)
+        .args(["--host", "127.0.0.1", "--port", &port.to_string()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut up = false;
+    for _ in 0..240 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_ok()
+        {
+            up = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    }
+    assert!(up, "keystone-wsgi-public did not start");
+
+    // TLS-terminating proxy: https://127.0.0.1:<proxy> → http://127.0.0.1:<port>.
+    let pki = Pki::new();
+    let acceptor = {
+        use rustls::pki_types::pem::PemObject;
+        let chain =
+            rustls::pki_types::CertificateDer::pem_slice_iter(pki.server_cert_pem.as_bytes())
+                .collect::<Result<Vec<_>, _>>()
+                .unwrap();
+        let key = rustls::pki_types::PrivateKeyDer::from_pem_slice(pki.server_key_pem.as_bytes())
+            .unwrap();
+        let cfg = rustls::ServerConfig::builder_with_provider(Arc::new(
+            rustls::crypto::aws_lc_rs::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(chain, key)
+        .unwrap();
+        tokio_rustls::TlsAcceptor::from(Arc::new(cfg))
+    };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let proxy_addr = listener.local_addr().unwrap();
+    let proxy = tokio::spawn(async move {
+        loop {
+            let Ok((tcp, _)) = listener.accept().await else {
+                return;
+            };
+            let acceptor = acceptor.clone();
+            tokio::spawn(async move {
+                let Ok(mut tls) = acceptor.accept(tcp).await else {
+                    return;
+                };
+                let Ok(mut upstream) = tokio::net::TcpStream::connect(("127.0.0.1", port)).await
+                else {
+                    return;
+                };
+                let _ = tokio::io::copy_bidirectional(&mut tls, &mut upstream).await;
+            });
+        }
+    });
+
+    let k = KeystoneAuthenticator::with_connection(
+        ConnectionInfo::new(format!("https://{proxy_addr}/v3"))
+            .with_ca(Pem::Data(pki.ca_pem.clone().into_bytes()))
+            .with_trust_env(false),
+    )
+    .unwrap();
+    let ctx = Context::default();
+    let ok = k
+        .authenticate_password("alice", "wonderland", &ctx)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(ok.user.name(), "alice");
+    for (user, pass) in [("alice", "wrong"), ("nobody", "wonderland")] {
+        let e = k.authenticate_password(user, pass, &ctx).await.unwrap_err();
+        assert_eq!(e.to_string(), "Failed to authenticate", "{user}");
+    }
+    proxy.abort();
+    let _ = child.kill().await;
+}
