@@ -268,8 +268,8 @@ impl KeyFunc {
     /// let f = kube_authn::token::cache::KeyFunc::new(b"k");
     /// assert_eq!(f.key("t", None).len(), 32);
     /// ```
-    pub fn key<S: AsRef<str>>(&self, token: &str, audiences: Option<&[S]>) -> [u8; 32] {
-        self.key_iter(token, audiences.unwrap_or(&[]).iter().map(AsRef::as_ref))
+    pub fn key(&self, token: &str, audiences: Option<&[&str]>) -> [u8; 32] {
+        self.key_iter(token, audiences.unwrap_or(&[]).iter().copied())
     }
 
     fn key_iter<'s>(
@@ -866,7 +866,7 @@ mod tests {
             f.key("t", Some(&["ab", "c"])),
             f.key("t", Some(&["a", "bc"]))
         );
-        assert_ne!(f.key("ta", None::<&[&str]>), f.key("t", Some(&["a"])));
+        assert_ne!(f.key("ta", None), f.key("t", Some(&["a"])));
     }
 
     #[test]

@@ -183,7 +183,8 @@ impl Sleeper for TokioSleeper {
 ///
 /// ```
 /// use kube_authn::token::webhook::{Version, WebhookOptions};
-/// let o = WebhookOptions { version: Version::V1, ..Default::default() };
+/// let mut o = WebhookOptions::default();
+/// o.version = Version::V1;
 /// assert_eq!(o.deadline, std::time::Duration::from_secs(30));
 /// ```
 #[derive(Clone)]
