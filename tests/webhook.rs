@@ -702,3 +702,43 @@ fn base64_encode(b: &[u8]) -> String {
     use base64::Engine as _;
     base64::engine::general_purpose::STANDARD.encode(b)
 }
+
+/// 1 000 concurrent reviews of one uncached token through the cached webhook → one TokenReview.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn thousand_concurrent_reviews_make_one_backend_call() {
+    let pki = Pki::new();
+    let server = Server::start(
+        &pki.server_cert_pem,
+        &pki.server_key_pem,
+        Some(&pki.client_ca_pem),
+        |_, _| {
+            // A slow backend, so that every caller arrives while the review is in flight.
+            std::thread::sleep(Duration::from_millis(300));
+            allow("popular")
+        },
+    )
+    .await;
+    let cached = Arc::new(
+        webhook(
+            info_for(&pki, server.url("/")),
+            opts(Version::V1, Arc::default()),
+        )
+        .cached(Duration::from_secs(120)),
+    );
+    let mut tasks = Vec::new();
+    for _ in 0..1000 {
+        let c = cached.clone();
+        tasks.push(tokio::spawn(async move {
+            c.authenticate_token(TOKEN, &Context::default()).await
+        }));
+    }
+    for t in tasks {
+        assert_eq!(name(&t.await.unwrap()).as_deref(), Some("popular"));
+    }
+    assert_eq!(
+        server.calls(),
+        1,
+        "exactly one TokenReview for 1 000 concurrent callers"
+    );
+    assert_eq!(cached.stats().fetch_ok, 1);
+}
