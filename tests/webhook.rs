@@ -742,3 +742,40 @@ async fn thousand_concurrent_reviews_make_one_backend_call() {
     );
     assert_eq!(cached.stats().fetch_ok, 1);
 }
+
+/// An explicit proxy URL is used (here a closed port, so the review fails and the server,
+/// reachable directly, sees nothing).
+#[tokio::test]
+async fn explicit_proxy_is_used() {
+    let pki = Pki::new();
+    let server = Server::start(
+        &pki.server_cert_pem,
+        &pki.server_key_pem,
+        Some(&pki.client_ca_pem),
+        |_, _| allow("x"),
+    )
+    .await;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let w = webhook(
+        info_for(&pki, server.url("/")).with_proxy(format!("http://127.0.0.1:{port}")),
+        opts(Version::V1, Arc::default()),
+    );
+    assert!(w
+        .authenticate_token(TOKEN, &Context::default())
+        .await
+        .is_err());
+    assert_eq!(server.calls(), 0);
+    let direct = webhook(
+        info_for(&pki, server.url("/")),
+        opts(Version::V1, Arc::default()),
+    );
+    assert!(direct
+        .authenticate_token(TOKEN, &Context::default())
+        .await
+        .unwrap()
+        .is_some());
+}

@@ -722,3 +722,88 @@ impl ServerCertVerifier for NameOverride {
         self.verifier.supported_verify_schemes()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn in_cluster_table() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("token"), "sa-token\n").unwrap();
+        std::fs::write(dir.path().join("ca.crt"), "x").unwrap();
+        let empty = tempfile::tempdir().unwrap();
+        let cases: &[(&str, &Path, Option<&str>, Option<&str>, Result<&str, &str>)] = &[
+            (
+                "ipv4",
+                dir.path(),
+                Some("10.96.0.1"),
+                Some("443"),
+                Ok("https://10.96.0.1:443"),
+            ),
+            (
+                "ipv6 bracketed",
+                dir.path(),
+                Some("fd00::1"),
+                Some("443"),
+                Ok("https://[fd00::1]:443"),
+            ),
+            (
+                "no host",
+                dir.path(),
+                None,
+                Some("443"),
+                Err("KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined"),
+            ),
+            (
+                "empty port",
+                dir.path(),
+                Some("h"),
+                Some(""),
+                Err("must be defined"),
+            ),
+            (
+                "no token file",
+                empty.path(),
+                Some("h"),
+                Some("1"),
+                Err("token"),
+            ),
+        ];
+        for (name, d, host, port, want) in cases {
+            match (ConnectionInfo::in_cluster_from(d, *host, *port), want) {
+                (Ok(i), Ok(url)) => {
+                    assert_eq!(i.server, *url, "{name}");
+                    assert_eq!(i.token.as_ref().unwrap().current().expose(), "sa-token");
+                    assert_eq!(i.certificate_authority, Some(Pem::File(d.join("ca.crt"))));
+                }
+                (Err(e), Err(text)) => assert!(e.to_string().contains(text), "{name}: {e}"),
+                (got, _) => panic!("{name}: {got:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn tls_config_errors() {
+        let both = ConnectionInfo::new("https://x")
+            .with_ca(Pem::Data(b"x".to_vec()))
+            .with_insecure_skip_tls_verify(true);
+        assert_eq!(
+            both.tls_config().unwrap_err().to_string(),
+            "specifying a root certificates file with the insecure flag is not allowed"
+        );
+        let mut half = ConnectionInfo::new("https://x").with_insecure_skip_tls_verify(true);
+        half.client_certificate = Some(Pem::Data(b"x".to_vec()));
+        assert!(half
+            .tls_config()
+            .unwrap_err()
+            .to_string()
+            .contains("specified together"));
+        let garbage_ca = ConnectionInfo::new("https://x").with_ca(Pem::Data(b"not pem".to_vec()));
+        assert!(garbage_ca.tls_config().is_err());
+        assert!(ConnectionInfo::new("https://x")
+            .with_proxy("::not a url::")
+            .client(Duration::from_secs(1))
+            .is_err());
+    }
+}
