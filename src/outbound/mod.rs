@@ -733,7 +733,15 @@ mod tests {
         std::fs::write(dir.path().join("token"), "sa-token\n").unwrap();
         std::fs::write(dir.path().join("ca.crt"), "x").unwrap();
         let empty = tempfile::tempdir().unwrap();
-        let cases: &[(&str, &Path, Option<&str>, Option<&str>, Result<&str, &str>)] = &[
+        /// (name, mount dir, host, port, server URL or error text)
+        type Case<'a> = (
+            &'a str,
+            &'a Path,
+            Option<&'a str>,
+            Option<&'a str>,
+            Result<&'a str, &'a str>,
+        );
+        let cases: &[Case<'_>] = &[
             (
                 "ipv4",
                 dir.path(),
