@@ -62,6 +62,8 @@ mod digest;
 pub mod error;
 pub mod metrics;
 pub mod middleware;
+#[cfg(feature = "remote")]
+pub mod outbound;
 pub mod password;
 pub mod reload;
 pub mod request;

@@ -157,7 +157,8 @@ impl Server {
     fn reqwest(&self) -> reqwest::Client {
         let ca = std::fs::read(self.ca()).unwrap();
         reqwest::Client::builder()
-            .tls_certs_only([reqwest::Certificate::from_pem(&ca).unwrap()])
+            .tls_built_in_root_certs(false)
+            .add_root_certificate(reqwest::Certificate::from_pem(&ca).unwrap())
             .build()
             .unwrap()
     }

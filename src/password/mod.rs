@@ -4,3 +4,5 @@
 //! (`--basic-auth-file`), with constant-time comparisons.
 
 pub mod file;
+#[cfg(feature = "remote")]
+pub mod keystone;

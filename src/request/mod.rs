@@ -131,7 +131,9 @@ pub(crate) fn parse_authorization(headers: &HeaderMap) -> Result<Authorization<'
             return Err(ERR_TOO_LONG);
         }
         // ASCII only, so every byte offset is a character boundary.
-        Ok(Authorization::Bearer(&text[credential_start..credential_start + len]))
+        Ok(Authorization::Bearer(
+            &text[credential_start..credential_start + len],
+        ))
     } else if scheme.eq_ignore_ascii_case(b"basic") {
         if !single_space {
             return Err(ERR_MALFORMED_BASIC);

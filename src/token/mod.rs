@@ -6,4 +6,7 @@
 //! service-account tokens, bootstrap tokens, JWT/OIDC, webhook), optionally behind a cache.
 
 pub mod anytoken;
+pub mod cache;
 pub mod file;
+#[cfg(feature = "remote")]
+pub mod webhook;

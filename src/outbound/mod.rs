@@ -1,0 +1,820 @@
+//! Outbound connections: how to reach and authenticate to a remote service (a TokenReview
+//! webhook, an OpenStack Keystone, an OIDC issuer, the Kubernetes API).
+//!
+//! A [`ConnectionInfo`] says everything needed — server URL, CA (file or data), client
+//! certificate and key (file or data), a bearer token (static, or a file re-read when it
+//! changes, as projected service-account tokens rotate), basic credentials, a proxy URL and
+//! whether `HTTP(S)_PROXY`/`NO_PROXY` are honoured, insecure-skip-verify, an expiry — and nothing
+//! about where it came from (kopf's `ConnectionInfo`). It is loaded from a kubeconfig file
+//! ([`kubeconfig`], the webhook configuration format), from in-cluster service-account files
+//! ([`ConnectionInfo::in_cluster`]), or returned by an application's own sync or async
+//! [`vault::CredentialProvider`]. Credentials live in a [`vault::Vault`] that drops expired
+//! ones, skips one that got a 401, and asks the providers again when none is left.
+//!
+//! TLS is rustls with the aws-lc-rs provider; HTTP is reqwest with redirects disabled
+//! (a redirect could send the TokenReview, and with it the token, to another host:
+//! CVE-2020-8561, CVE-2022-3172). Secrets never appear in `Debug` output.
+//!
+//! ```
+//! use kube_authn::outbound::{ConnectionInfo, Secret};
+//! let info = ConnectionInfo::new("https://authn.example:8443/review")
+//!     .with_token(Secret::new("s3cr3t"))
+//!     .with_trust_env(false);
+//! assert!(!format!("{info:?}").contains("s3cr3t"));
+//! let client = info.client(std::time::Duration::from_secs(30)).unwrap();
+//! # let _ = client;
+//! ```
+
+pub mod kubeconfig;
+pub mod vault;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use rustls::client::WebPkiServerVerifier;
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::crypto::CryptoProvider;
+use rustls::{DigitallySignedStruct, RootCertStore, SignatureScheme};
+use rustls_pki_types::pem::PemObject;
+use rustls_pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
+use sha2::{Digest, Sha256};
+
+use crate::error::ConfigError;
+use crate::reload::FileReloader;
+
+/// Largest PEM or token file read (1 MiB).
+pub const MAX_FILE_BYTES: u64 = 1 << 20;
+
+/// A secret string (token, password). `Debug` and `Display` never show it.
+///
+/// ```
+/// let s = kube_authn::outbound::Secret::new("hunter2");
+/// assert_eq!(s.expose(), "hunter2");
+/// assert!(!format!("{s:?}").contains("hunter2"));
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(Arc<str>);
+
+impl Secret {
+    /// Wraps `value`.
+    ///
+    /// ```
+    /// let _ = kube_authn::outbound::Secret::new(String::from("x"));
+    /// ```
+    pub fn new(value: impl Into<Arc<str>>) -> Self {
+        Self(value.into())
+    }
+
+    /// The secret value (for building a request; never log it).
+    ///
+    /// ```
+    /// assert_eq!(kube_authn::outbound::Secret::new("x").expose(), "x");
+    /// ```
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "<redacted {} bytes>", self.0.len())
+    }
+}
+
+/// PEM material: a file (read when a client is built) or inline data.
+///
+/// ```
+/// use kube_authn::outbound::Pem;
+/// let p = Pem::Data(b"-----BEGIN CERTIFICATE-----".to_vec());
+/// assert!(format!("{p:?}").contains("bytes"));
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub enum Pem {
+    /// A PEM file.
+    File(PathBuf),
+    /// Inline PEM (kubeconfig `*-data`, base64-decoded).
+    Data(Vec<u8>),
+}
+
+impl Pem {
+    /// The PEM bytes (reads a file, bounded by [`MAX_FILE_BYTES`]).
+    ///
+    /// ```
+    /// assert_eq!(kube_authn::outbound::Pem::Data(b"x".to_vec()).bytes().unwrap(), b"x");
+    /// ```
+    pub fn bytes(&self) -> Result<Vec<u8>, ConfigError> {
+        match self {
+            Pem::Data(d) => Ok(d.clone()),
+            Pem::File(p) => read_bounded(p),
+        }
+    }
+}
+
+impl fmt::Debug for Pem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Pem::File(p) => write!(f, "File({})", p.display()),
+            Pem::Data(d) => write!(f, "Data(<{} bytes>)", d.len()),
+        }
+    }
+}
+
+pub(crate) fn read_bounded(path: &Path) -> Result<Vec<u8>, ConfigError> {
+    use std::io::Read;
+    let file = std::fs::File::open(path)
+        .map_err(|e| ConfigError::new(format!("open {}: {e}", path.display())))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| ConfigError::new(format!("read {}: {e}", path.display())))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(ConfigError::new(format!(
+            "{} is larger than {MAX_FILE_BYTES} bytes",
+            path.display()
+        )));
+    }
+    Ok(bytes)
+}
+
+/// A bearer token: static, or a file re-read when it changes (projected service-account tokens
+/// rotate). A changed file that is empty or unreadable keeps the previous token.
+///
+/// ```
+/// use kube_authn::outbound::{BearerToken, Secret};
+/// let t = BearerToken::Static(Secret::new("abc"));
+/// assert_eq!(t.current().expose(), "abc");
+/// ```
+#[derive(Clone, Debug)]
+pub enum BearerToken {
+    /// A fixed token.
+    Static(Secret),
+    /// A token file (kubeconfig `tokenFile`, the in-cluster service-account token).
+    File(FileReloader<Secret>),
+}
+
+impl BearerToken {
+    /// A token read from `path` (whitespace trimmed, must be non-empty).
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir().unwrap(); let p = dir.path().join("token");
+    /// std::fs::write(&p, "abc\n").unwrap();
+    /// let t = kube_authn::outbound::BearerToken::from_file(&p).unwrap();
+    /// assert_eq!(t.current().expose(), "abc");
+    /// ```
+    pub fn from_file(path: impl Into<PathBuf>) -> Result<Self, ConfigError> {
+        let path = path.into();
+        let shown = path.display().to_string();
+        FileReloader::load(path, MAX_FILE_BYTES, move |bytes| {
+            let text = std::str::from_utf8(bytes)
+                .map_err(|_| ConfigError::new(format!("token file {shown} is not UTF-8")))?;
+            let token = text.trim();
+            if token.is_empty() {
+                return Err(ConfigError::new(format!("token file {shown} is empty")));
+            }
+            Ok(Secret::new(token))
+        })
+        .map(BearerToken::File)
+    }
+
+    /// The current token; for a file, re-read first if the file changed (one `stat`).
+    ///
+    /// ```
+    /// let t = kube_authn::outbound::BearerToken::Static(kube_authn::outbound::Secret::new("a"));
+    /// assert_eq!(t.current().expose(), "a");
+    /// ```
+    pub fn current(&self) -> Secret {
+        match self {
+            BearerToken::Static(s) => s.clone(),
+            BearerToken::File(f) => {
+                if let Err(e) = f.reload_if_changed() {
+                    tracing::warn!(path = %f.path().display(), "token file reload failed, keeping the previous token: {e}");
+                }
+                (*f.current_arc()).clone()
+            }
+        }
+    }
+}
+
+/// Basic credentials (`Authorization: Basic`).
+///
+/// ```
+/// use kube_authn::outbound::{BasicCredentials, Secret};
+/// let b = BasicCredentials { username: "u".into(), password: Secret::new("p") };
+/// assert!(!format!("{b:?}").contains("\"p\""));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BasicCredentials {
+    /// User name.
+    pub username: String,
+    /// Password.
+    pub password: Secret,
+}
+
+/// How to reach and authenticate to a remote service. See the [module docs](self).
+///
+/// ```
+/// use kube_authn::outbound::{ConnectionInfo, Pem};
+/// let info = ConnectionInfo::new("https://127.0.0.1:8443/")
+///     .with_ca(Pem::File("/etc/webhook/ca.crt".into()));
+/// assert_eq!(info.server, "https://127.0.0.1:8443/");
+/// ```
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct ConnectionInfo {
+    /// The full URL requests are sent to (the webhook POSTs to exactly this URL).
+    pub server: String,
+    /// CA bundle trusted for the server; `None` uses the system roots.
+    pub certificate_authority: Option<Pem>,
+    /// Client certificate chain (PEM).
+    pub client_certificate: Option<Pem>,
+    /// Client private key (PEM).
+    pub client_key: Option<Pem>,
+    /// Server name to verify instead of the URL's host (kubeconfig `tls-server-name`).
+    pub tls_server_name: Option<String>,
+    /// Do not verify the server certificate (kubeconfig `insecure-skip-tls-verify`).
+    pub insecure_skip_tls_verify: bool,
+    /// Bearer token.
+    pub token: Option<BearerToken>,
+    /// Basic credentials.
+    pub basic: Option<BasicCredentials>,
+    /// Explicit proxy (kubeconfig `proxy-url`); takes precedence over the environment.
+    pub proxy_url: Option<String>,
+    /// Honour `HTTP_PROXY`/`HTTPS_PROXY`/`NO_PROXY` when no explicit proxy is set (client-go
+    /// does; kopf's `trust_env` is off by default). Default `true`.
+    pub trust_env: bool,
+    /// When these credentials stop being usable.
+    pub expiration: Option<SystemTime>,
+}
+
+impl ConnectionInfo {
+    /// Connection info for `server` with nothing else set (system roots, env proxies honoured).
+    ///
+    /// ```
+    /// let i = kube_authn::outbound::ConnectionInfo::new("https://x");
+    /// assert!(i.trust_env && i.token.is_none());
+    /// ```
+    pub fn new(server: impl Into<String>) -> Self {
+        Self {
+            server: server.into(),
+            certificate_authority: None,
+            client_certificate: None,
+            client_key: None,
+            tls_server_name: None,
+            insecure_skip_tls_verify: false,
+            token: None,
+            basic: None,
+            proxy_url: None,
+            trust_env: true,
+            expiration: None,
+        }
+    }
+
+    /// Sets the CA bundle.
+    ///
+    /// ```
+    /// let _ = kube_authn::outbound::ConnectionInfo::new("https://x").with_ca(kube_authn::outbound::Pem::Data(vec![]));
+    /// ```
+    pub fn with_ca(mut self, ca: Pem) -> Self {
+        self.certificate_authority = Some(ca);
+        self
+    }
+
+    /// Sets the client certificate and key.
+    ///
+    /// ```
+    /// use kube_authn::outbound::{ConnectionInfo, Pem};
+    /// let _ = ConnectionInfo::new("https://x").with_client_cert(Pem::File("c.crt".into()), Pem::File("c.key".into()));
+    /// ```
+    pub fn with_client_cert(mut self, cert: Pem, key: Pem) -> Self {
+        self.client_certificate = Some(cert);
+        self.client_key = Some(key);
+        self
+    }
+
+    /// Sets a static bearer token.
+    ///
+    /// ```
+    /// let _ = kube_authn::outbound::ConnectionInfo::new("https://x").with_token(kube_authn::outbound::Secret::new("t"));
+    /// ```
+    pub fn with_token(mut self, token: Secret) -> Self {
+        self.token = Some(BearerToken::Static(token));
+        self
+    }
+
+    /// Sets a bearer token source (static or file).
+    ///
+    /// ```
+    /// use kube_authn::outbound::{BearerToken, ConnectionInfo, Secret};
+    /// let _ = ConnectionInfo::new("https://x").with_bearer(BearerToken::Static(Secret::new("t")));
+    /// ```
+    pub fn with_bearer(mut self, token: BearerToken) -> Self {
+        self.token = Some(token);
+        self
+    }
+
+    /// Sets basic credentials.
+    ///
+    /// ```
+    /// let _ = kube_authn::outbound::ConnectionInfo::new("https://x").with_basic("u", kube_authn::outbound::Secret::new("p"));
+    /// ```
+    pub fn with_basic(mut self, username: impl Into<String>, password: Secret) -> Self {
+        self.basic = Some(BasicCredentials {
+            username: username.into(),
+            password,
+        });
+        self
+    }
+
+    /// Sets an explicit proxy URL.
+    ///
+    /// ```
+    /// let _ = kube_authn::outbound::ConnectionInfo::new("https://x").with_proxy("http://proxy:3128");
+    /// ```
+    pub fn with_proxy(mut self, url: impl Into<String>) -> Self {
+        self.proxy_url = Some(url.into());
+        self
+    }
+
+    /// Whether `HTTP(S)_PROXY`/`NO_PROXY` are honoured.
+    ///
+    /// ```
+    /// assert!(!kube_authn::outbound::ConnectionInfo::new("https://x").with_trust_env(false).trust_env);
+    /// ```
+    pub fn with_trust_env(mut self, yes: bool) -> Self {
+        self.trust_env = yes;
+        self
+    }
+
+    /// Skips server certificate verification (tests only).
+    ///
+    /// ```
+    /// assert!(kube_authn::outbound::ConnectionInfo::new("https://x").with_insecure_skip_tls_verify(true).insecure_skip_tls_verify);
+    /// ```
+    pub fn with_insecure_skip_tls_verify(mut self, yes: bool) -> Self {
+        self.insecure_skip_tls_verify = yes;
+        self
+    }
+
+    /// Sets the server name verified in the server certificate.
+    ///
+    /// ```
+    /// let _ = kube_authn::outbound::ConnectionInfo::new("https://127.0.0.1").with_tls_server_name("authn.local");
+    /// ```
+    pub fn with_tls_server_name(mut self, name: impl Into<String>) -> Self {
+        self.tls_server_name = Some(name.into());
+        self
+    }
+
+    /// Sets an expiry.
+    ///
+    /// ```
+    /// let _ = kube_authn::outbound::ConnectionInfo::new("https://x").with_expiration(std::time::SystemTime::now());
+    /// ```
+    pub fn with_expiration(mut self, at: SystemTime) -> Self {
+        self.expiration = Some(at);
+        self
+    }
+
+    /// Whether the credentials have expired at `now`.
+    ///
+    /// ```
+    /// use std::time::{Duration, SystemTime};
+    /// let i = kube_authn::outbound::ConnectionInfo::new("https://x").with_expiration(SystemTime::UNIX_EPOCH);
+    /// assert!(i.is_expired(SystemTime::now()));
+    /// ```
+    pub fn is_expired(&self, now: SystemTime) -> bool {
+        self.expiration.is_some_and(|e| now >= e)
+    }
+
+    /// In-cluster connection info from the standard service-account mount and the
+    /// `KUBERNETES_SERVICE_HOST`/`KUBERNETES_SERVICE_PORT` environment (client-go
+    /// `rest.InClusterConfig`).
+    ///
+    /// ```
+    /// // Outside a pod this fails with client-go's message.
+    /// # if std::env::var_os("KUBERNETES_SERVICE_HOST").is_none() {
+    /// let e = kube_authn::outbound::ConnectionInfo::in_cluster().unwrap_err();
+    /// assert!(e.to_string().contains("KUBERNETES_SERVICE_HOST"));
+    /// # }
+    /// ```
+    pub fn in_cluster() -> Result<Self, ConfigError> {
+        Self::in_cluster_from(
+            Path::new("/var/run/secrets/kubernetes.io/serviceaccount"),
+            std::env::var("KUBERNETES_SERVICE_HOST").ok().as_deref(),
+            std::env::var("KUBERNETES_SERVICE_PORT").ok().as_deref(),
+        )
+    }
+
+    /// [`in_cluster`](Self::in_cluster) with an explicit mount directory and host/port.
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// std::fs::write(dir.path().join("token"), "sa-token").unwrap();
+    /// std::fs::write(dir.path().join("ca.crt"), "-----BEGIN CERTIFICATE-----\n").unwrap();
+    /// let i = kube_authn::outbound::ConnectionInfo::in_cluster_from(dir.path(), Some("10.0.0.1"), Some("443")).unwrap();
+    /// assert_eq!(i.server, "https://10.0.0.1:443");
+    /// ```
+    pub fn in_cluster_from(
+        dir: &Path,
+        host: Option<&str>,
+        port: Option<&str>,
+    ) -> Result<Self, ConfigError> {
+        let (Some(host), Some(port)) = (
+            host.filter(|h| !h.is_empty()),
+            port.filter(|p| !p.is_empty()),
+        ) else {
+            return Err(ConfigError::new(
+                "unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined",
+            ));
+        };
+        // net.JoinHostPort: brackets around IPv6 literals.
+        let hostport = if host.contains(':') {
+            format!("[{host}]:{port}")
+        } else {
+            format!("{host}:{port}")
+        };
+        let token = BearerToken::from_file(dir.join("token"))?;
+        let ca = dir.join("ca.crt");
+        if !ca.exists() {
+            return Err(ConfigError::new(format!(
+                "expected to load root CA config from {}, but got err: no such file",
+                ca.display()
+            )));
+        }
+        let mut info = ConnectionInfo::new(format!("https://{hostport}"))
+            .with_bearer(token)
+            .with_ca(Pem::File(ca));
+        info.trust_env = true;
+        Ok(info)
+    }
+
+    /// A stable digest of the *current* credentials (server, token value, basic credentials,
+    /// client certificate): the [`vault::Vault`] remembers known-bad credentials by it.
+    ///
+    /// ```
+    /// use kube_authn::outbound::{ConnectionInfo, Secret};
+    /// let a = ConnectionInfo::new("https://x").with_token(Secret::new("a"));
+    /// let b = ConnectionInfo::new("https://x").with_token(Secret::new("b"));
+    /// assert_ne!(a.fingerprint(), b.fingerprint());
+    /// ```
+    pub fn fingerprint(&self) -> [u8; 32] {
+        let mut h = Sha256::new();
+        let mut field = |tag: u8, bytes: &[u8]| {
+            h.update([tag]);
+            h.update((bytes.len() as u64).to_be_bytes());
+            h.update(bytes);
+        };
+        field(1, self.server.as_bytes());
+        if let Some(t) = &self.token {
+            field(2, t.current().expose().as_bytes());
+        }
+        if let Some(b) = &self.basic {
+            field(3, b.username.as_bytes());
+            field(4, b.password.expose().as_bytes());
+        }
+        match &self.client_certificate {
+            Some(Pem::Data(d)) => field(5, d),
+            Some(Pem::File(p)) => field(6, p.to_string_lossy().as_bytes()),
+            None => {}
+        }
+        h.finalize().into()
+    }
+
+    /// The rustls client configuration (aws-lc-rs provider) for this connection.
+    ///
+    /// ```
+    /// let cfg = kube_authn::outbound::ConnectionInfo::new("https://x").tls_config();
+    /// # let _ = cfg;
+    /// ```
+    pub fn tls_config(&self) -> Result<rustls::ClientConfig, ConfigError> {
+        let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+        let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
+            .with_safe_default_protocol_versions()
+            .map_err(|e| ConfigError::new(format!("TLS configuration: {e}")))?;
+        let builder = if self.insecure_skip_tls_verify {
+            if self.certificate_authority.is_some() {
+                return Err(ConfigError::new(
+                    "specifying a root certificates file with the insecure flag is not allowed",
+                ));
+            }
+            builder
+                .dangerous()
+                .with_custom_certificate_verifier(Arc::new(NoVerification(provider)))
+        } else {
+            let roots = Arc::new(self.root_store()?);
+            let verifier = WebPkiServerVerifier::builder_with_provider(roots, provider)
+                .build()
+                .map_err(|e| ConfigError::new(format!("TLS configuration: {e}")))?;
+            match &self.tls_server_name {
+                Some(name) => {
+                    let name = ServerName::try_from(name.clone()).map_err(|_| {
+                        ConfigError::new(format!("invalid tls-server-name {name:?}"))
+                    })?;
+                    builder
+                        .dangerous()
+                        .with_custom_certificate_verifier(Arc::new(NameOverride { verifier, name }))
+                }
+                None => builder.with_webpki_verifier(verifier),
+            }
+        };
+        let mut config = match (&self.client_certificate, &self.client_key) {
+            (Some(cert), Some(key)) => {
+                let cert_pem = cert.bytes()?;
+                let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(&cert_pem)
+                    .collect::<Result<_, _>>()
+                    .map_err(|e| ConfigError::new(format!("client certificate: {e}")))?;
+                if chain.is_empty() {
+                    return Err(ConfigError::new("client certificate: no certificate found"));
+                }
+                let key = PrivateKeyDer::from_pem_slice(&key.bytes()?)
+                    .map_err(|e| ConfigError::new(format!("client key: {e}")))?;
+                builder
+                    .with_client_auth_cert(chain, key)
+                    .map_err(|e| ConfigError::new(format!("client certificate/key: {e}")))?
+            }
+            (None, None) => builder.with_no_client_auth(),
+            _ => {
+                return Err(ConfigError::new(
+                    "client-cert-data and client-key-data must be specified together",
+                ));
+            }
+        };
+        config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+        Ok(config)
+    }
+
+    fn root_store(&self) -> Result<RootCertStore, ConfigError> {
+        let mut roots = RootCertStore::empty();
+        let pem = match &self.certificate_authority {
+            Some(ca) => ca.bytes()?,
+            None => system_roots()?,
+        };
+        let mut added = 0;
+        for cert in CertificateDer::pem_slice_iter(&pem) {
+            let cert = cert.map_err(|e| ConfigError::new(format!("CA bundle: {e}")))?;
+            if roots.add(cert).is_ok() {
+                added += 1;
+            }
+        }
+        if added == 0 {
+            return Err(ConfigError::new("CA bundle: no valid certificate found"));
+        }
+        Ok(roots)
+    }
+
+    /// An HTTP client for this connection: its TLS settings, its proxy settings, redirects not
+    /// followed, `timeout` per request. Authentication headers are added per request by
+    /// [`authorize`](Self::authorize).
+    ///
+    /// ```
+    /// let c = kube_authn::outbound::ConnectionInfo::new("https://x").client(std::time::Duration::from_secs(5));
+    /// assert!(c.is_ok());
+    /// ```
+    pub fn client(&self, timeout: Duration) -> Result<reqwest::Client, ConfigError> {
+        let mut b = reqwest::Client::builder()
+            .use_preconfigured_tls(self.tls_config()?)
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(timeout)
+            .connect_timeout(timeout.min(Duration::from_secs(10)));
+        if let Some(proxy) = &self.proxy_url {
+            let proxy = reqwest::Proxy::all(proxy.as_str())
+                .map_err(|e| ConfigError::new(format!("proxy-url: {e}")))?;
+            b = b.proxy(proxy);
+        } else if !self.trust_env {
+            b = b.no_proxy();
+        }
+        b.build()
+            .map_err(|e| ConfigError::new(format!("HTTP client: {e}")))
+    }
+
+    /// Adds this connection's `Authorization` header (bearer token, else basic) to `request`,
+    /// marked sensitive.
+    ///
+    /// ```
+    /// use kube_authn::outbound::{ConnectionInfo, Secret};
+    /// let info = ConnectionInfo::new("https://x").with_token(Secret::new("t"));
+    /// let client = info.client(std::time::Duration::from_secs(1)).unwrap();
+    /// let req = info.authorize(client.post("https://x")).build().unwrap();
+    /// assert!(req.headers()["authorization"].is_sensitive());
+    /// ```
+    pub fn authorize(&self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        if let Some(t) = &self.token {
+            request.bearer_auth(t.current().expose())
+        } else if let Some(b) = &self.basic {
+            request.basic_auth(&b.username, Some(b.password.expose()))
+        } else {
+            request
+        }
+    }
+}
+
+/// Go's `crypto/x509` Linux root locations (`SSL_CERT_FILE` first).
+fn system_roots() -> Result<Vec<u8>, ConfigError> {
+    const FILES: &[&str] = &[
+        "/etc/ssl/certs/ca-certificates.crt",
+        "/etc/pki/tls/certs/ca-bundle.crt",
+        "/etc/ssl/ca-bundle.pem",
+        "/etc/pki/tls/cacert.pem",
+        "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem",
+        "/etc/ssl/cert.pem",
+    ];
+    if let Some(f) = std::env::var_os("SSL_CERT_FILE") {
+        return read_bounded(Path::new(&f));
+    }
+    for f in FILES {
+        if let Ok(b) = std::fs::read(f) {
+            return Ok(b);
+        }
+    }
+    Err(ConfigError::new(
+        "no certificate-authority configured and no system CA bundle found",
+    ))
+}
+
+#[derive(Debug)]
+struct NoVerification(Arc<CryptoProvider>);
+
+impl ServerCertVerifier for NoVerification {
+    fn verify_server_cert(
+        &self,
+        _end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _server_name: &ServerName<'_>,
+        _ocsp_response: &[u8],
+        _now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        Ok(ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.0.signature_verification_algorithms.supported_schemes()
+    }
+}
+
+#[derive(Debug)]
+struct NameOverride {
+    verifier: Arc<WebPkiServerVerifier>,
+    name: ServerName<'static>,
+}
+
+impl ServerCertVerifier for NameOverride {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        _server_name: &ServerName<'_>,
+        ocsp_response: &[u8],
+        now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        self.verifier
+            .verify_server_cert(end_entity, intermediates, &self.name, ocsp_response, now)
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.verifier.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.verifier.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.verifier.supported_verify_schemes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn in_cluster_table() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("token"), "sa-token\n").unwrap();
+        std::fs::write(dir.path().join("ca.crt"), "x").unwrap();
+        let empty = tempfile::tempdir().unwrap();
+        /// (name, mount dir, host, port, server URL or error text)
+        type Case<'a> = (
+            &'a str,
+            &'a Path,
+            Option<&'a str>,
+            Option<&'a str>,
+            Result<&'a str, &'a str>,
+        );
+        let cases: &[Case<'_>] = &[
+            (
+                "ipv4",
+                dir.path(),
+                Some("10.96.0.1"),
+                Some("443"),
+                Ok("https://10.96.0.1:443"),
+            ),
+            (
+                "ipv6 bracketed",
+                dir.path(),
+                Some("fd00::1"),
+                Some("443"),
+                Ok("https://[fd00::1]:443"),
+            ),
+            (
+                "no host",
+                dir.path(),
+                None,
+                Some("443"),
+                Err("KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined"),
+            ),
+            (
+                "empty port",
+                dir.path(),
+                Some("h"),
+                Some(""),
+                Err("must be defined"),
+            ),
+            (
+                "no token file",
+                empty.path(),
+                Some("h"),
+                Some("1"),
+                Err("token"),
+            ),
+        ];
+        for (name, d, host, port, want) in cases {
+            match (ConnectionInfo::in_cluster_from(d, *host, *port), want) {
+                (Ok(i), Ok(url)) => {
+                    assert_eq!(i.server, *url, "{name}");
+                    assert_eq!(i.token.as_ref().unwrap().current().expose(), "sa-token");
+                    assert_eq!(i.certificate_authority, Some(Pem::File(d.join("ca.crt"))));
+                }
+                (Err(e), Err(text)) => assert!(e.to_string().contains(text), "{name}: {e}"),
+                (got, _) => panic!("{name}: {got:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn tls_config_errors() {
+        let both = ConnectionInfo::new("https://x")
+            .with_ca(Pem::Data(b"x".to_vec()))
+            .with_insecure_skip_tls_verify(true);
+        assert_eq!(
+            both.tls_config().unwrap_err().to_string(),
+            "specifying a root certificates file with the insecure flag is not allowed"
+        );
+        let mut half = ConnectionInfo::new("https://x").with_insecure_skip_tls_verify(true);
+        half.client_certificate = Some(Pem::Data(b"x".to_vec()));
+        assert!(
+            half.tls_config()
+                .unwrap_err()
+                .to_string()
+                .contains("specified together")
+        );
+        let garbage_ca = ConnectionInfo::new("https://x").with_ca(Pem::Data(b"not pem".to_vec()));
+        assert!(garbage_ca.tls_config().is_err());
+        assert!(
+            ConnectionInfo::new("https://x")
+                .with_proxy("::not a url::")
+                .client(Duration::from_secs(1))
+                .is_err()
+        );
+    }
+}

@@ -1,0 +1,518 @@
+//! A small credential vault (kopf's `Vault` and login handlers).
+//!
+//! Credentials come from [`CredentialProvider`]s — a fixed list, a kubeconfig, the in-cluster
+//! service account, or an application's own sync ([`SyncProvider`]) or async
+//! ([`AsyncProvider`]) function. The vault hands out the first usable one:
+//!
+//! * expired credentials ([`ConnectionInfo::expiration`]) are dropped;
+//! * a credential the remote answered 401 for is [`invalidate`](Vault::invalidate)d: its
+//!   *fingerprint* (server, current token, basic credentials, client certificate) goes on a
+//!   bounded known-bad list, and the next credential is used;
+//! * when none is left, the providers are asked again (one login at a time; concurrent callers
+//!   wait for it), and credentials already known to be bad are not accepted back — so a provider
+//!   that keeps returning the same rejected token ends in an error, never a loop.
+//!
+//! A token file is re-read when it changes, so a rotated projected token gets a new fingerprint
+//! and becomes usable again without restarting anything.
+//!
+//! ```
+//! use kube_authn::outbound::{ConnectionInfo, Secret, vault::{Vault, SyncProvider}};
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! let vault = Vault::new(vec![Box::new(SyncProvider::new(|| {
+//!     Ok(vec![
+//!         ConnectionInfo::new("https://authn.example").with_token(Secret::new("first")),
+//!         ConnectionInfo::new("https://authn.example").with_token(Secret::new("second")),
+//!     ])
+//! }))]);
+//! let a = vault.credential().await.unwrap();
+//! vault.invalidate(&a); // say the server answered 401
+//! let b = vault.credential().await.unwrap();
+//! assert_ne!(a.fingerprint(), b.fingerprint());
+//! vault.invalidate(&b);
+//! // The provider only knows the two bad tokens: an error, not a loop.
+//! assert!(vault.credential().await.is_err());
+//! # });
+//! ```
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
+
+use super::ConnectionInfo;
+use crate::error::{ConfigError, Error, ErrorKind};
+
+/// How many known-bad fingerprints are remembered.
+pub const MAX_KNOWN_BAD: usize = 1024;
+/// How many credentials the vault holds at most.
+pub const MAX_CREDENTIALS: usize = 64;
+
+/// A usable credential: connection info plus the HTTP client built for it.
+///
+/// ```
+/// use kube_authn::outbound::{ConnectionInfo, vault::Credential};
+/// let c = Credential::new(ConnectionInfo::new("https://x"), std::time::Duration::from_secs(5)).unwrap();
+/// assert_eq!(c.info().server, "https://x");
+/// ```
+#[derive(Clone, Debug)]
+pub struct Credential {
+    info: Arc<ConnectionInfo>,
+    client: reqwest::Client,
+}
+
+impl Credential {
+    /// Builds the client for `info` (per-request `timeout`).
+    ///
+    /// ```
+    /// # use kube_authn::outbound::{ConnectionInfo, vault::Credential};
+    /// assert!(Credential::new(ConnectionInfo::new("https://x"), std::time::Duration::from_secs(1)).is_ok());
+    /// ```
+    pub fn new(info: ConnectionInfo, timeout: Duration) -> Result<Self, ConfigError> {
+        let client = info.client(timeout)?;
+        Ok(Self {
+            info: Arc::new(info),
+            client,
+        })
+    }
+
+    /// The connection info.
+    ///
+    /// ```
+    /// # use kube_authn::outbound::{ConnectionInfo, vault::Credential};
+    /// # let c = Credential::new(ConnectionInfo::new("https://x"), std::time::Duration::from_secs(1)).unwrap();
+    /// assert_eq!(c.info().server, "https://x");
+    /// ```
+    pub fn info(&self) -> &ConnectionInfo {
+        &self.info
+    }
+
+    /// The HTTP client.
+    ///
+    /// ```
+    /// # use kube_authn::outbound::{ConnectionInfo, vault::Credential};
+    /// # let c = Credential::new(ConnectionInfo::new("https://x"), std::time::Duration::from_secs(1)).unwrap();
+    /// let _ = c.client();
+    /// ```
+    pub fn client(&self) -> &reqwest::Client {
+        &self.client
+    }
+
+    /// A POST to the server URL with this credential's `Authorization` header.
+    ///
+    /// ```
+    /// # use kube_authn::outbound::{ConnectionInfo, Secret, vault::Credential};
+    /// # let c = Credential::new(ConnectionInfo::new("https://x").with_token(Secret::new("t")), std::time::Duration::from_secs(1)).unwrap();
+    /// let req = c.post().build().unwrap();
+    /// assert!(req.headers().contains_key("authorization"));
+    /// ```
+    pub fn post(&self) -> reqwest::RequestBuilder {
+        self.info
+            .authorize(self.client.post(self.info.server.as_str()))
+    }
+
+    /// The fingerprint of the current credential values ([`ConnectionInfo::fingerprint`]).
+    ///
+    /// ```
+    /// # use kube_authn::outbound::{ConnectionInfo, vault::Credential};
+    /// # let c = Credential::new(ConnectionInfo::new("https://x"), std::time::Duration::from_secs(1)).unwrap();
+    /// assert_eq!(c.fingerprint().len(), 32);
+    /// ```
+    pub fn fingerprint(&self) -> [u8; 32] {
+        self.info.fingerprint()
+    }
+}
+
+/// The future a provider returns.
+pub type ProviderFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<Vec<ConnectionInfo>, ConfigError>> + Send + 'a>>;
+
+/// A source of credentials (kopf's login handler).
+///
+/// ```
+/// use kube_authn::outbound::{ConnectionInfo, vault::{CredentialProvider, ProviderFuture}};
+/// struct Fixed;
+/// impl CredentialProvider for Fixed {
+///     fn login(&self) -> ProviderFuture<'_> {
+///         Box::pin(async { Ok(vec![ConnectionInfo::new("https://x")]) })
+///     }
+/// }
+/// ```
+pub trait CredentialProvider: Send + Sync {
+    /// Returns the credentials this provider knows now.
+    fn login(&self) -> ProviderFuture<'_>;
+}
+
+/// A provider from a synchronous function.
+///
+/// ```
+/// use kube_authn::outbound::vault::SyncProvider;
+/// let _ = SyncProvider::new(|| Ok(vec![]));
+/// ```
+pub struct SyncProvider<F>(F);
+
+impl<F> SyncProvider<F>
+where
+    F: Fn() -> Result<Vec<ConnectionInfo>, ConfigError> + Send + Sync,
+{
+    /// Wraps `f`.
+    ///
+    /// ```
+    /// let _ = kube_authn::outbound::vault::SyncProvider::new(|| Ok(vec![]));
+    /// ```
+    pub fn new(f: F) -> Self {
+        Self(f)
+    }
+}
+
+impl<F> CredentialProvider for SyncProvider<F>
+where
+    F: Fn() -> Result<Vec<ConnectionInfo>, ConfigError> + Send + Sync,
+{
+    fn login(&self) -> ProviderFuture<'_> {
+        let r = (self.0)();
+        Box::pin(async move { r })
+    }
+}
+
+/// A provider from an `async` function.
+///
+/// ```
+/// use kube_authn::outbound::vault::AsyncProvider;
+/// let _ = AsyncProvider::new(|| async { Ok(vec![]) });
+/// ```
+pub struct AsyncProvider<F>(F);
+
+impl<F, Fut> AsyncProvider<F>
+where
+    F: Fn() -> Fut + Send + Sync,
+    Fut: Future<Output = Result<Vec<ConnectionInfo>, ConfigError>> + Send + 'static,
+{
+    /// Wraps `f`.
+    ///
+    /// ```
+    /// let _ = kube_authn::outbound::vault::AsyncProvider::new(|| async { Ok(vec![]) });
+    /// ```
+    pub fn new(f: F) -> Self {
+        Self(f)
+    }
+}
+
+impl<F, Fut> CredentialProvider for AsyncProvider<F>
+where
+    F: Fn() -> Fut + Send + Sync,
+    Fut: Future<Output = Result<Vec<ConnectionInfo>, ConfigError>> + Send + 'static,
+{
+    fn login(&self) -> ProviderFuture<'_> {
+        Box::pin((self.0)())
+    }
+}
+
+/// A provider that always returns the same connection info (a kubeconfig loaded once, the
+/// in-cluster configuration).
+///
+/// ```
+/// use kube_authn::outbound::{ConnectionInfo, vault::StaticProvider};
+/// let _ = StaticProvider(vec![ConnectionInfo::new("https://x")]);
+/// ```
+#[derive(Clone, Debug)]
+pub struct StaticProvider(pub Vec<ConnectionInfo>);
+
+impl CredentialProvider for StaticProvider {
+    fn login(&self) -> ProviderFuture<'_> {
+        let list = self.0.clone();
+        Box::pin(async move { Ok(list) })
+    }
+}
+
+#[derive(Default)]
+struct State {
+    items: Vec<Arc<Credential>>,
+    bad: VecDeque<[u8; 32]>,
+}
+
+/// The credential vault. See the [module docs](self).
+pub struct Vault {
+    providers: Vec<Box<dyn CredentialProvider>>,
+    state: Mutex<State>,
+    login: tokio::sync::Mutex<()>,
+    request_timeout: Duration,
+    login_timeout: Duration,
+    now: Box<dyn Fn() -> SystemTime + Send + Sync>,
+}
+
+impl fmt::Debug for Vault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.state.lock().map_or(0, |s| s.items.len());
+        f.debug_struct("Vault")
+            .field("providers", &self.providers.len())
+            .field("credentials", &n)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Vault {
+    /// A vault asking `providers` (in order) when it runs out of credentials. Clients get a
+    /// 30 s per-request timeout.
+    ///
+    /// ```
+    /// let v = kube_authn::outbound::vault::Vault::new(vec![]);
+    /// # let _ = v;
+    /// ```
+    pub fn new(providers: Vec<Box<dyn CredentialProvider>>) -> Self {
+        Self {
+            providers,
+            state: Mutex::new(State::default()),
+            login: tokio::sync::Mutex::new(()),
+            request_timeout: Duration::from_secs(30),
+            login_timeout: Duration::from_secs(30),
+            now: Box::new(SystemTime::now),
+        }
+    }
+
+    /// A vault with one fixed credential source.
+    ///
+    /// ```
+    /// use kube_authn::outbound::{ConnectionInfo, vault::Vault};
+    /// let _ = Vault::from_info(ConnectionInfo::new("https://x"));
+    /// ```
+    pub fn from_info(info: ConnectionInfo) -> Self {
+        Self::new(vec![Box::new(StaticProvider(vec![info]))])
+    }
+
+    /// Per-request timeout of the clients built for credentials.
+    ///
+    /// ```
+    /// let _ = kube_authn::outbound::vault::Vault::new(vec![]).with_request_timeout(std::time::Duration::from_secs(5));
+    /// ```
+    pub fn with_request_timeout(mut self, timeout: Duration) -> Self {
+        self.request_timeout = timeout;
+        self
+    }
+
+    /// Wall clock used for expiry (tests).
+    ///
+    /// ```
+    /// let _ = kube_authn::outbound::vault::Vault::new(vec![]).with_wall_clock(std::time::SystemTime::now);
+    /// ```
+    pub fn with_wall_clock(mut self, now: impl Fn() -> SystemTime + Send + Sync + 'static) -> Self {
+        self.now = Box::new(now);
+        self
+    }
+
+    /// Adds a credential directly (it is rejected if already known to be bad or expired).
+    ///
+    /// ```
+    /// use kube_authn::outbound::{ConnectionInfo, vault::Vault};
+    /// let v = Vault::new(vec![]);
+    /// assert!(v.add(ConnectionInfo::new("https://x")).is_ok());
+    /// ```
+    pub fn add(&self, info: ConnectionInfo) -> Result<bool, ConfigError> {
+        if info.is_expired((self.now)()) {
+            return Ok(false);
+        }
+        let fp = info.fingerprint();
+        let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        if st.bad.contains(&fp) || st.items.iter().any(|c| c.fingerprint() == fp) {
+            return Ok(false);
+        }
+        let cred = Credential::new(info, self.request_timeout)?;
+        if st.items.len() >= MAX_CREDENTIALS {
+            st.items.remove(0);
+        }
+        st.items.push(Arc::new(cred));
+        Ok(true)
+    }
+
+    fn pick(&self) -> Option<Arc<Credential>> {
+        let now = (self.now)();
+        let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        st.items.retain(|c| !c.info.is_expired(now));
+        let State { items, bad } = &*st;
+        items
+            .iter()
+            .find(|c| !bad.contains(&c.fingerprint()))
+            .cloned()
+    }
+
+    /// The first usable credential, asking the providers again when none is left.
+    ///
+    /// Errors ([`ErrorKind::Unavailable`]) when no provider has a credential that is not
+    /// expired and not known to be bad.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let v = kube_authn::outbound::vault::Vault::new(vec![]);
+    /// assert!(v.credential().await.is_err());
+    /// # });
+    /// ```
+    pub async fn credential(&self) -> Result<Arc<Credential>, Error> {
+        if let Some(c) = self.pick() {
+            return Ok(c);
+        }
+        let _login = self.login.lock().await;
+        if let Some(c) = self.pick() {
+            return Ok(c);
+        }
+        let mut problems = Vec::new();
+        for p in &self.providers {
+            match tokio::time::timeout(self.login_timeout, p.login()).await {
+                Ok(Ok(list)) => {
+                    for info in list {
+                        if let Err(e) = self.add(info) {
+                            problems.push(e.to_string());
+                        }
+                    }
+                }
+                Ok(Err(e)) => problems.push(e.to_string()),
+                Err(_) => problems.push("credential provider timed out".to_owned()),
+            }
+        }
+        self.pick().ok_or_else(|| {
+            let detail = if problems.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", problems.join("; "))
+            };
+            Error::new(
+                ErrorKind::Unavailable,
+                format!("no valid credentials left for the remote service{detail}"),
+            )
+        })
+    }
+
+    /// Marks `cred`'s current values as bad (the remote answered 401): it is skipped from now
+    /// on, and not accepted back from a provider.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// use kube_authn::outbound::{ConnectionInfo, vault::Vault};
+    /// let v = Vault::from_info(ConnectionInfo::new("https://x"));
+    /// let c = v.credential().await.unwrap();
+    /// v.invalidate(&c);
+    /// assert!(v.credential().await.is_err());
+    /// # });
+    /// ```
+    pub fn invalidate(&self, cred: &Credential) {
+        let fp = cred.fingerprint();
+        let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        if !st.bad.contains(&fp) {
+            if st.bad.len() >= MAX_KNOWN_BAD {
+                st.bad.pop_front();
+            }
+            st.bad.push_back(fp);
+        }
+    }
+
+    /// How many credentials are held (usable or not).
+    ///
+    /// ```
+    /// assert_eq!(kube_authn::outbound::vault::Vault::new(vec![]).len(), 0);
+    /// ```
+    pub fn len(&self) -> usize {
+        self.state.lock().map_or(0, |s| s.items.len())
+    }
+
+    /// Whether no credential is held.
+    ///
+    /// ```
+    /// assert!(kube_authn::outbound::vault::Vault::new(vec![]).is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outbound::Secret;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    fn info(token: &str) -> ConnectionInfo {
+        ConnectionInfo::new("https://127.0.0.1:1").with_token(Secret::new(token))
+    }
+
+    #[tokio::test]
+    async fn expired_dropped_bad_skipped_providers_reasked_without_looping() {
+        let logins = Arc::new(AtomicUsize::new(0));
+        let l = logins.clone();
+        let now = Arc::new(Mutex::new(
+            SystemTime::UNIX_EPOCH + Duration::from_secs(1_000),
+        ));
+        let n = now.clone();
+        let vault = Vault::new(vec![Box::new(SyncProvider::new(move || {
+            let round = l.fetch_add(1, Ordering::SeqCst);
+            Ok(vec![
+                info("a").with_expiration(SystemTime::UNIX_EPOCH + Duration::from_secs(2_000)),
+                info("b"),
+                info(&format!("fresh-{round}")),
+            ])
+        }))])
+        .with_wall_clock(move || *n.lock().unwrap());
+
+        let first = vault.credential().await.unwrap();
+        assert_eq!(first.info().token.as_ref().unwrap().current().expose(), "a");
+        assert_eq!(logins.load(Ordering::SeqCst), 1);
+        // Expiry drops `a`.
+        *now.lock().unwrap() = SystemTime::UNIX_EPOCH + Duration::from_secs(2_000);
+        let second = vault.credential().await.unwrap();
+        assert_eq!(
+            second.info().token.as_ref().unwrap().current().expose(),
+            "b"
+        );
+        vault.invalidate(&second);
+        let third = vault.credential().await.unwrap();
+        assert_eq!(
+            third.info().token.as_ref().unwrap().current().expose(),
+            "fresh-0"
+        );
+        vault.invalidate(&third);
+        // None left: providers asked again; `b` and `fresh-0` are known bad, `fresh-1` is new.
+        let fourth = vault.credential().await.unwrap();
+        assert_eq!(
+            fourth.info().token.as_ref().unwrap().current().expose(),
+            "fresh-1"
+        );
+        assert_eq!(logins.load(Ordering::SeqCst), 2);
+    }
+
+    #[tokio::test]
+    async fn a_provider_returning_only_bad_credentials_ends_in_an_error() {
+        let logins = Arc::new(AtomicUsize::new(0));
+        let l = logins.clone();
+        let vault = Vault::new(vec![Box::new(AsyncProvider::new(move || {
+            l.fetch_add(1, Ordering::SeqCst);
+            async { Ok(vec![info("same-S3CRET")]) }
+        }))]);
+        let c = vault.credential().await.unwrap();
+        vault.invalidate(&c);
+        for _ in 0..3 {
+            let e = vault.credential().await.unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::Unavailable);
+            assert!(!e.to_string().contains("S3CRET"));
+        }
+        // One login per exhausted lookup, never a spin.
+        assert_eq!(logins.load(Ordering::SeqCst), 4);
+    }
+
+    #[tokio::test]
+    async fn rotated_token_file_is_usable_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("token");
+        std::fs::write(&path, "old").unwrap();
+        let file_info = ConnectionInfo::new("https://127.0.0.1:1")
+            .with_bearer(crate::outbound::BearerToken::from_file(&path).unwrap());
+        let vault = Vault::from_info(file_info);
+        let c = vault.credential().await.unwrap();
+        vault.invalidate(&c);
+        assert!(vault.credential().await.is_err());
+        std::fs::write(&path, "new-token-longer").unwrap();
+        let again = vault.credential().await.unwrap();
+        assert_eq!(
+            again.info().token.as_ref().unwrap().current().expose(),
+            "new-token-longer"
+        );
+    }
+}

@@ -1,0 +1,190 @@
+//! The legacy OpenStack Keystone password authenticator (`--experimental-keystone-url`,
+//! `--experimental-keystone-ca-file`; kubernetes `plugin/pkg/auth/authenticator/password/keystone`,
+//! removed in v1.10 in favour of the out-of-tree webhook).
+//!
+//! Basic credentials are checked with an OpenStack Identity v3 password authentication,
+//! `POST {auth-url}/v3/auth/tokens?nocatalog`:
+//!
+//! ```json
+//! {"auth":{"identity":{"methods":["password"],
+//!   "password":{"user":{"name":"<user>","domain":{"id":"default"},"password":"<password>"}}}}}
+//! ```
+//!
+//! A `201 Created` (or any 2xx) means the password is right and the user is
+//! `{Name: <user name from the request>}` with no UID or groups. **Any** failure — wrong password,
+//! unknown user, Keystone down, TLS error — is the error `Failed to authenticate`, so it is a
+//! 401 even with anonymous access enabled. The URL must be https (`Auth URL should be secure and
+//! start with https`); an empty one is `Auth URL is empty`. The issued Keystone token is not read
+//! or kept; no response body is read at all.
+//!
+//! Kubernetes authenticated through gophercloud with only a user name, which resolves against
+//! the identity API's default domain; this implementation names that domain explicitly
+//! (`id: default`, configurable with [`KeystoneAuthenticator::with_user_domain_id`]).
+//!
+//! ```
+//! use kube_authn::password::keystone::KeystoneAuthenticator;
+//! assert_eq!(
+//!     KeystoneAuthenticator::new("http://keystone:5000", None).unwrap_err().to_string(),
+//!     "Auth URL should be secure and start with https"
+//! );
+//! assert_eq!(KeystoneAuthenticator::new("", None).unwrap_err().to_string(), "Auth URL is empty");
+//! assert!(KeystoneAuthenticator::new("https://keystone:5000/v3", None).is_ok());
+//! ```
+
+use std::fmt;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::authenticator::{AuthFuture, AuthResult, Context, PasswordAuthenticator, Response};
+use crate::error::{ConfigError, Error};
+use crate::outbound::{ConnectionInfo, Pem};
+use crate::user::UserInfo;
+
+/// The error every Keystone failure becomes (Kubernetes' text).
+pub const FAILED_TO_AUTHENTICATE: &str = "Failed to authenticate";
+
+/// Authenticates user name and password against Keystone. See the [module docs](self).
+#[derive(Clone)]
+pub struct KeystoneAuthenticator {
+    tokens_url: String,
+    client: reqwest::Client,
+    user_domain_id: String,
+}
+
+impl fmt::Debug for KeystoneAuthenticator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("KeystoneAuthenticator")
+            .field("tokens_url", &self.tokens_url)
+            .field("user_domain_id", &self.user_domain_id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl KeystoneAuthenticator {
+    /// Builds the authenticator from the two flags (`ca_file` as the only trusted roots when
+    /// given, else the system roots). 30 s per request.
+    ///
+    /// ```
+    /// use kube_authn::password::keystone::KeystoneAuthenticator;
+    /// let k = KeystoneAuthenticator::new("https://keystone.example:5000", None).unwrap();
+    /// assert_eq!(k.tokens_url(), "https://keystone.example:5000/v3/auth/tokens?nocatalog");
+    /// ```
+    pub fn new(auth_url: &str, ca_file: Option<&Path>) -> Result<Self, ConfigError> {
+        let mut info = ConnectionInfo::new(auth_url);
+        if let Some(ca) = ca_file {
+            info = info.with_ca(Pem::File(ca.to_path_buf()));
+        }
+        Self::with_connection(info)
+    }
+
+    /// Builds the authenticator from connection info (server = the auth URL).
+    ///
+    /// ```
+    /// use kube_authn::{outbound::ConnectionInfo, password::keystone::KeystoneAuthenticator};
+    /// let k = KeystoneAuthenticator::with_connection(ConnectionInfo::new("https://k:5000/v3/")).unwrap();
+    /// assert_eq!(k.tokens_url(), "https://k:5000/v3/auth/tokens?nocatalog");
+    /// ```
+    pub fn with_connection(info: ConnectionInfo) -> Result<Self, ConfigError> {
+        let url = info.server.trim();
+        if url.is_empty() {
+            return Err(ConfigError::new("Auth URL is empty"));
+        }
+        if !url.starts_with("https") {
+            return Err(ConfigError::new(
+                "Auth URL should be secure and start with https",
+            ));
+        }
+        let parsed = reqwest::Url::parse(url)
+            .map_err(|e| ConfigError::new(format!("invalid Keystone auth URL: {e}")))?;
+        if parsed.scheme() != "https" {
+            return Err(ConfigError::new(
+                "Auth URL should be secure and start with https",
+            ));
+        }
+        let base = url.trim_end_matches('/');
+        let tokens_url = if base.ends_with("/v3") {
+            format!("{base}/auth/tokens?nocatalog")
+        } else {
+            format!("{base}/v3/auth/tokens?nocatalog")
+        };
+        let client = info.client(Duration::from_secs(30))?;
+        Ok(Self {
+            tokens_url,
+            client,
+            user_domain_id: "default".to_owned(),
+        })
+    }
+
+    /// Uses another user domain than `default`.
+    ///
+    /// ```
+    /// use kube_authn::password::keystone::KeystoneAuthenticator;
+    /// let _ = KeystoneAuthenticator::new("https://k", None).unwrap().with_user_domain_id("corp");
+    /// ```
+    pub fn with_user_domain_id(mut self, id: impl Into<String>) -> Self {
+        self.user_domain_id = id.into();
+        self
+    }
+
+    /// The URL passwords are POSTed to.
+    ///
+    /// ```
+    /// # use kube_authn::password::keystone::KeystoneAuthenticator;
+    /// assert!(KeystoneAuthenticator::new("https://k", None).unwrap().tokens_url().ends_with("/v3/auth/tokens?nocatalog"));
+    /// ```
+    pub fn tokens_url(&self) -> &str {
+        &self.tokens_url
+    }
+
+    async fn check(&self, user: &str, password: &str) -> AuthResult {
+        let body = serde_json::json!({
+            "auth": {"identity": {
+                "methods": ["password"],
+                "password": {"user": {
+                    "name": user,
+                    "domain": {"id": self.user_domain_id},
+                    "password": password,
+                }},
+            }}
+        });
+        let sent = self
+            .client
+            .post(&self.tokens_url)
+            .header(http::header::CONTENT_TYPE, "application/json")
+            .header(http::header::ACCEPT, "application/json")
+            .body(body.to_string())
+            .send()
+            .await;
+        match sent {
+            Ok(resp) if resp.status().is_success() => {
+                Ok(Some(Response::new(Arc::new(UserInfo::new(user)))))
+            }
+            Ok(resp) => {
+                tracing::info!(
+                    status = resp.status().as_u16(),
+                    "Keystone rejected the credentials"
+                );
+                Err(Error::msg(FAILED_TO_AUTHENTICATE))
+            }
+            Err(e) => {
+                tracing::info!(
+                    "Failed: Starting openstack authenticate client: {}",
+                    e.without_url()
+                );
+                Err(Error::msg(FAILED_TO_AUTHENTICATE))
+            }
+        }
+    }
+}
+
+impl PasswordAuthenticator for KeystoneAuthenticator {
+    fn authenticate_password<'a>(
+        &'a self,
+        user: &'a str,
+        password: &'a str,
+        _ctx: &'a Context,
+    ) -> AuthFuture<'a> {
+        AuthFuture::new(self.check(user, password))
+    }
+}

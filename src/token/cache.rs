@@ -1,0 +1,877 @@
+//! A caching wrapper around any [`TokenAuthenticator`] (k8s.io/apiserver
+//! `pkg/authentication/token/cache`).
+//!
+//! kube-apiserver puts one in front of its whole token chain (successes for 10 s) and one in front
+//! of the TokenReview webhook (successes *and* denials for `--authentication-token-webhook-cache-ttl`,
+//! errors never). [`CachedTokenAuthenticator`] reproduces that behaviour:
+//!
+//! * **Key** — HMAC-SHA256 under a 32-byte key drawn from the OS at construction, over
+//!   `u32be(len(token)) ‖ token ‖ u32be(#audiences) ‖ (u32be(len(aud)) ‖ aud)*`, exactly k8s'
+//!   `keyFunc`. The raw token is never stored; audience order matters; "no audiences" and
+//!   "empty audiences" share a key (count 0).
+//! * **TTLs** — separate success and failure ("not mine") TTLs; zero disables caching of that
+//!   outcome. Errors are cached under the failure TTL only when `cache_errors` is on (k8s
+//!   `cacheErrs`). Entries are invisible once `now >= stored + ttl`. Time comes from an injected
+//!   [`Clock`] so TTL behaviour is testable.
+//! * **Single flight** — concurrent misses for one key make one delegate call. The call runs in a
+//!   *detached* task (the caller going away does not cancel it) bounded by a lookup timeout
+//!   (30 s, k8s `sharedLookupTimeout`), and a panic in the delegate becomes the error
+//!   `authentication failed unexpectedly` ([`ErrorKind::Internal`]) instead of a crash.
+//! * **Bounded** — entries live in a [`quick_cache`] (S3-FIFO, sharded) of at most
+//!   [`DEFAULT_MAX_ENTRIES`] entries, and at most [`DEFAULT_MAX_IN_FLIGHT`] detached lookups run
+//!   at once (beyond that a miss fails closed with [`ErrorKind::Unavailable`]). k8s' expiring map
+//!   is bounded only by its TTL; a flood of random tokens could grow it without limit.
+//! * **Hot path** — a hit is answered with a *ready* [`AuthFuture`]: one HMAC, one sharded read
+//!   lock, two `Arc` clones, no allocation. Cached responses are shared immutably
+//!   (`Arc<UserInfo>`); wrappers such as the group adder build new ones.
+//!
+//! # Measured (AMD EPYC with SHA-NI; `cargo bench --bench token_cache`, on-CPU time per op)
+//!
+//! | 1.2 KB token | ns/op |
+//! |---|---|
+//! | whole cache hit (key + lookup + two `Arc` clones) | 976 |
+//! | key: HMAC-SHA256 (`hmac` + `sha2`, pre-keyed state cloned) — **used** | 833 |
+//! | key: plain SHA-256 | 717 |
+//! | key: keyed SipHash-1-3-128 | 291 |
+//!
+//! The key hash is ~85 % of a hit; the sharded lookup and clones cost ~140 ns. kube-apiserver's
+//! hit is 1.0–1.8 µs. A sub-0.5 µs hit needs a non-cryptographic keyed hash or a full-token key
+//! (keeping raw tokens in memory); both were measured and rejected: HMAC-SHA256 is kept for k8s
+//! parity and because a 256-bit MAC makes forced collisions (cache confusion between two users)
+//! infeasible, and the raw token is never stored.
+//!
+//! ```
+//! use kube_authn::authenticator::{Context, Response, SyncTokenFn, TokenAuthenticator};
+//! use kube_authn::token::cache::CachedTokenAuthenticator;
+//! use kube_authn::user::UserInfo;
+//! use std::sync::Arc;
+//! use std::time::Duration;
+//!
+//! let backend = SyncTokenFn::new(|token: &str, _: &Context| {
+//!     Ok((token == "good").then(|| Response::new(Arc::new(UserInfo::new("alice")))))
+//! });
+//! let cached = CachedTokenAuthenticator::builder(backend)
+//!     .success_ttl(Duration::from_secs(10))
+//!     .failure_ttl(Duration::ZERO)
+//!     .cache_errors(true)
+//!     .build();
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! let ctx = Context::default();
+//! let first = cached.authenticate_token("good", &ctx).await.unwrap().unwrap();
+//! // The second lookup is a hit, answered without waiting.
+//! let hit = cached.authenticate_token("good", &ctx);
+//! assert!(hit.is_ready());
+//! assert!(Arc::ptr_eq(&first.user, &hit.await.unwrap().unwrap().user));
+//! # });
+//! ```
+
+use std::collections::HashMap;
+use std::fmt;
+use std::future::Future;
+use std::hash::{BuildHasher, Hash, Hasher};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context as TaskContext, Poll};
+use std::time::{Duration, Instant};
+
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+use tokio::sync::watch;
+
+use crate::authenticator::{AuthFuture, AuthResult, Context, TokenAuthenticator};
+use crate::error::{Error, ErrorKind};
+
+/// Default bound on cached entries.
+pub const DEFAULT_MAX_ENTRIES: usize = 65_536;
+/// Default bound on concurrently running (detached) delegate lookups.
+pub const DEFAULT_MAX_IN_FLIGHT: usize = 4_096;
+/// Default bound on one delegate lookup (k8s `sharedLookupTimeout`).
+pub const DEFAULT_LOOKUP_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The error a panicking delegate turns into (k8s `errAuthnCrash`).
+pub const AUTHN_CRASH: &str = "authentication failed unexpectedly";
+
+/// A source of monotonic time, injectable for tests.
+///
+/// ```
+/// use kube_authn::token::cache::{Clock, SystemClock};
+/// let a = SystemClock.now();
+/// assert!(SystemClock.now() >= a);
+/// ```
+pub trait Clock: Send + Sync + 'static {
+    /// The current instant.
+    fn now(&self) -> Instant;
+}
+
+/// The real clock ([`Instant::now`]).
+///
+/// ```
+/// use kube_authn::token::cache::{Clock, SystemClock};
+/// let _ = SystemClock.now();
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> Instant {
+        Instant::now()
+    }
+}
+
+/// A clock that only moves when told to (for tests).
+///
+/// ```
+/// use kube_authn::token::cache::{Clock, ManualClock};
+/// use std::time::Duration;
+/// let c = ManualClock::new();
+/// let t0 = c.now();
+/// c.advance(Duration::from_secs(5));
+/// assert_eq!(c.now() - t0, Duration::from_secs(5));
+/// ```
+#[derive(Debug)]
+pub struct ManualClock {
+    base: Instant,
+    offset_nanos: AtomicU64,
+}
+
+impl ManualClock {
+    /// A clock frozen at the current instant.
+    ///
+    /// ```
+    /// let _ = kube_authn::token::cache::ManualClock::new();
+    /// ```
+    pub fn new() -> Self {
+        Self {
+            base: Instant::now(),
+            offset_nanos: AtomicU64::new(0),
+        }
+    }
+
+    /// Moves the clock forward by `by`.
+    ///
+    /// ```
+    /// let c = kube_authn::token::cache::ManualClock::new();
+    /// c.advance(std::time::Duration::from_millis(1));
+    /// ```
+    pub fn advance(&self, by: Duration) {
+        let nanos = u64::try_from(by.as_nanos()).unwrap_or(u64::MAX);
+        self.offset_nanos.fetch_add(nanos, Ordering::SeqCst);
+    }
+}
+
+impl Default for ManualClock {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Clock for ManualClock {
+    fn now(&self) -> Instant {
+        self.base + Duration::from_nanos(self.offset_nanos.load(Ordering::SeqCst))
+    }
+}
+
+impl<C: Clock + ?Sized> Clock for Arc<C> {
+    fn now(&self) -> Instant {
+        (**self).now()
+    }
+}
+
+/// A 32-byte cache key (an HMAC-SHA256 output).
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Key([u8; 32]);
+
+impl Hash for Key {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        // The key is already a uniformly distributed MAC: its first 8 bytes are a perfect hash.
+        let mut b = [0u8; 8];
+        b.copy_from_slice(&self.0[..8]);
+        state.write_u64(u64::from_le_bytes(b));
+    }
+}
+
+/// Pass-through hasher for [`Key`] (which feeds one already-random `u64`).
+#[derive(Clone, Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        // Not used by `Key`; fold anything else in defensively.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 ^= v;
+    }
+}
+
+#[derive(Clone, Default)]
+struct KeyHasherBuilder;
+
+impl BuildHasher for KeyHasherBuilder {
+    type Hasher = KeyHasher;
+    fn build_hasher(&self) -> KeyHasher {
+        KeyHasher(0)
+    }
+}
+
+/// Computes k8s' cache key: HMAC-SHA256 over the length-prefixed token and audiences.
+///
+/// Exposed so its layout can be checked against Kubernetes' `TestKeyFunc` vectors.
+///
+/// ```
+/// use kube_authn::token::cache::KeyFunc;
+/// let f = KeyFunc::new(b"k");
+/// assert_ne!(f.key("t", None), f.key("t", Some(&["a"][..])));
+/// assert_eq!(f.key("t", None), f.key("t", Some(&[][..])));
+/// ```
+#[derive(Clone)]
+pub struct KeyFunc {
+    mac: Hmac<Sha256>,
+}
+
+impl KeyFunc {
+    /// A key function under `secret`.
+    ///
+    /// ```
+    /// let _ = kube_authn::token::cache::KeyFunc::new(&[0u8; 32]);
+    /// ```
+    pub fn new(secret: &[u8]) -> Self {
+        Self {
+            mac: <Hmac<Sha256> as Mac>::new_from_slice(secret)
+                .expect("HMAC accepts any key length"),
+        }
+    }
+
+    /// A key function under 32 fresh random bytes from the OS.
+    ///
+    /// ```
+    /// let a = kube_authn::token::cache::KeyFunc::random().unwrap();
+    /// let b = kube_authn::token::cache::KeyFunc::random().unwrap();
+    /// assert_ne!(a.key("t", None), b.key("t", None));
+    /// ```
+    pub fn random() -> Result<Self, getrandom::Error> {
+        let mut secret = [0u8; 32];
+        getrandom::fill(&mut secret)?;
+        Ok(Self::new(&secret))
+    }
+
+    /// The key of `token` with `audiences` (`None` and empty give the same key).
+    ///
+    /// ```
+    /// let f = kube_authn::token::cache::KeyFunc::new(b"k");
+    /// assert_eq!(f.key("t", None).len(), 32);
+    /// ```
+    pub fn key(&self, token: &str, audiences: Option<&[&str]>) -> [u8; 32] {
+        self.key_iter(token, audiences.unwrap_or(&[]).iter().copied())
+    }
+
+    fn key_iter<'s>(
+        &self,
+        token: &str,
+        audiences: impl ExactSizeIterator<Item = &'s str>,
+    ) -> [u8; 32] {
+        let mut mac = self.mac.clone();
+        mac.update(&len32(token.len()));
+        mac.update(token.as_bytes());
+        mac.update(&len32(audiences.len()));
+        for aud in audiences {
+            mac.update(&len32(aud.len()));
+            mac.update(aud.as_bytes());
+        }
+        mac.finalize().into_bytes().into()
+    }
+}
+
+fn len32(n: usize) -> [u8; 4] {
+    // Tokens are bounded far below 4 GiB; saturate rather than wrap if one ever is not.
+    u32::try_from(n).unwrap_or(u32::MAX).to_be_bytes()
+}
+
+impl fmt::Debug for KeyFunc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("KeyFunc { <secret> }")
+    }
+}
+
+#[derive(Clone)]
+struct Entry {
+    result: AuthResult,
+    expires: Instant,
+}
+
+type Store = quick_cache::sync::Cache<
+    Key,
+    Entry,
+    quick_cache::UnitWeighter,
+    KeyHasherBuilder,
+    quick_cache::sync::DefaultLifecycle<Key, Entry>,
+>;
+
+type InFlight = HashMap<Key, watch::Receiver<Option<AuthResult>>>;
+
+struct Inner<T> {
+    delegate: T,
+    keys: KeyFunc,
+    store: Store,
+    in_flight: Mutex<InFlight>,
+    clock: Arc<dyn Clock>,
+    success_ttl: Duration,
+    failure_ttl: Duration,
+    cache_errors: bool,
+    lookup_timeout: Duration,
+    max_in_flight: usize,
+    stats: Stats,
+}
+
+#[derive(Default)]
+struct Stats {
+    misses: AtomicU64,
+    fetch_ok: AtomicU64,
+    fetch_error: AtomicU64,
+}
+
+/// Counters of a [`CachedTokenAuthenticator`] (k8s `authentication_token_cache_*` metrics).
+/// Hits are not counted: a shared counter would put a contended cache line on the hot path.
+///
+/// ```
+/// let s = kube_authn::token::cache::CacheStats::default();
+/// assert_eq!(s.misses, 0);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CacheStats {
+    /// Lookups that found no fresh entry (`request_total{status="miss"}`).
+    pub misses: u64,
+    /// Delegate calls that returned a result (`fetch_total{status="ok"}`).
+    pub fetch_ok: u64,
+    /// Delegate calls that returned an error, panicked or timed out
+    /// (`fetch_total{status="error"}`).
+    pub fetch_error: u64,
+    /// Delegate calls running now (`active_fetch_count{status="in_flight"}`).
+    pub in_flight: u64,
+    /// Entries currently stored (fresh or not yet evicted).
+    pub entries: u64,
+}
+
+/// A token authenticator that caches its delegate's answers. See the [module docs](self).
+///
+/// ```
+/// use kube_authn::authenticator::{Context, SyncTokenFn};
+/// use kube_authn::token::cache::CachedTokenAuthenticator;
+/// let c = CachedTokenAuthenticator::builder(SyncTokenFn::new(|_: &str, _: &Context| Ok(None))).build();
+/// assert_eq!(c.stats().entries, 0);
+/// ```
+pub struct CachedTokenAuthenticator<T> {
+    inner: Arc<Inner<T>>,
+}
+
+impl<T> Clone for CachedTokenAuthenticator<T> {
+    fn clone(&self) -> Self {
+        Self {
+            inner: self.inner.clone(),
+        }
+    }
+}
+
+impl<T> fmt::Debug for CachedTokenAuthenticator<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CachedTokenAuthenticator")
+            .field("success_ttl", &self.inner.success_ttl)
+            .field("failure_ttl", &self.inner.failure_ttl)
+            .field("cache_errors", &self.inner.cache_errors)
+            .field("entries", &self.inner.store.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Builds a [`CachedTokenAuthenticator`].
+///
+/// ```
+/// use kube_authn::authenticator::{Context, SyncTokenFn};
+/// use kube_authn::token::cache::CachedTokenAuthenticator;
+/// use std::time::Duration;
+/// let c = CachedTokenAuthenticator::builder(SyncTokenFn::new(|_: &str, _: &Context| Ok(None)))
+///     .success_ttl(Duration::from_secs(120))
+///     .failure_ttl(Duration::from_secs(120))
+///     .cache_errors(false)
+///     .max_entries(1_000)
+///     .build();
+/// ```
+pub struct CacheBuilder<T> {
+    delegate: T,
+    keys: Option<KeyFunc>,
+    clock: Arc<dyn Clock>,
+    success_ttl: Duration,
+    failure_ttl: Duration,
+    cache_errors: bool,
+    max_entries: usize,
+    max_in_flight: usize,
+    lookup_timeout: Duration,
+}
+
+impl<T> fmt::Debug for CacheBuilder<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CacheBuilder")
+            .field("success_ttl", &self.success_ttl)
+            .field("failure_ttl", &self.failure_ttl)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T: TokenAuthenticator + 'static> CacheBuilder<T> {
+    /// How long successes are cached (k8s outer cache: 10 s). Zero disables.
+    ///
+    /// ```
+    /// # use kube_authn::{authenticator::*, token::cache::*};
+    /// let _ = CachedTokenAuthenticator::builder(SyncTokenFn::new(|_: &str, _: &Context| Ok(None)))
+    ///     .success_ttl(std::time::Duration::from_secs(10));
+    /// ```
+    pub fn success_ttl(mut self, ttl: Duration) -> Self {
+        self.success_ttl = ttl;
+        self
+    }
+
+    /// How long "not mine" answers (and errors, with [`cache_errors`](Self::cache_errors)) are
+    /// cached. Zero disables.
+    ///
+    /// ```
+    /// # use kube_authn::{authenticator::*, token::cache::*};
+    /// let _ = CachedTokenAuthenticator::builder(SyncTokenFn::new(|_: &str, _: &Context| Ok(None)))
+    ///     .failure_ttl(std::time::Duration::ZERO);
+    /// ```
+    pub fn failure_ttl(mut self, ttl: Duration) -> Self {
+        self.failure_ttl = ttl;
+        self
+    }
+
+    /// Whether errors are cached (under the failure TTL). k8s: `true` for the outer cache,
+    /// `false` for the webhook.
+    ///
+    /// ```
+    /// # use kube_authn::{authenticator::*, token::cache::*};
+    /// let _ = CachedTokenAuthenticator::builder(SyncTokenFn::new(|_: &str, _: &Context| Ok(None)))
+    ///     .cache_errors(false);
+    /// ```
+    pub fn cache_errors(mut self, yes: bool) -> Self {
+        self.cache_errors = yes;
+        self
+    }
+
+    /// Upper bound on stored entries (default [`DEFAULT_MAX_ENTRIES`]; at least 1).
+    ///
+    /// ```
+    /// # use kube_authn::{authenticator::*, token::cache::*};
+    /// let _ = CachedTokenAuthenticator::builder(SyncTokenFn::new(|_: &str, _: &Context| Ok(None)))
+    ///     .max_entries(10);
+    /// ```
+    pub fn max_entries(mut self, n: usize) -> Self {
+        self.max_entries = n.max(1);
+        self
+    }
+
+    /// Upper bound on concurrently running delegate lookups (default
+    /// [`DEFAULT_MAX_IN_FLIGHT`]). A miss beyond it fails with [`ErrorKind::Unavailable`].
+    ///
+    /// ```
+    /// # use kube_authn::{authenticator::*, token::cache::*};
+    /// let _ = CachedTokenAuthenticator::builder(SyncTokenFn::new(|_: &str, _: &Context| Ok(None)))
+    ///     .max_in_flight(100);
+    /// ```
+    pub fn max_in_flight(mut self, n: usize) -> Self {
+        self.max_in_flight = n.max(1);
+        self
+    }
+
+    /// Bound on one delegate lookup (default 30 s). A lookup that takes longer fails with
+    /// [`ErrorKind::Unavailable`] for every waiter.
+    ///
+    /// ```
+    /// # use kube_authn::{authenticator::*, token::cache::*};
+    /// let _ = CachedTokenAuthenticator::builder(SyncTokenFn::new(|_: &str, _: &Context| Ok(None)))
+    ///     .lookup_timeout(std::time::Duration::from_secs(5));
+    /// ```
+    pub fn lookup_timeout(mut self, timeout: Duration) -> Self {
+        self.lookup_timeout = timeout;
+        self
+    }
+
+    /// Uses `clock` for TTLs (tests inject a [`ManualClock`]).
+    ///
+    /// ```
+    /// # use kube_authn::{authenticator::*, token::cache::*};
+    /// let clock = std::sync::Arc::new(ManualClock::new());
+    /// let _ = CachedTokenAuthenticator::builder(SyncTokenFn::new(|_: &str, _: &Context| Ok(None)))
+    ///     .clock(clock.clone());
+    /// ```
+    pub fn clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    /// Uses a fixed key function instead of a random one (tests and reproducible benches only).
+    ///
+    /// ```
+    /// # use kube_authn::{authenticator::*, token::cache::*};
+    /// let _ = CachedTokenAuthenticator::builder(SyncTokenFn::new(|_: &str, _: &Context| Ok(None)))
+    ///     .key_func(KeyFunc::new(b"fixed"));
+    /// ```
+    pub fn key_func(mut self, keys: KeyFunc) -> Self {
+        self.keys = Some(keys);
+        self
+    }
+
+    /// Builds the cache.
+    ///
+    /// # Panics
+    ///
+    /// If the operating system's random source fails (no HMAC key can be drawn); use
+    /// [`try_build`](Self::try_build) to handle that.
+    ///
+    /// ```
+    /// # use kube_authn::{authenticator::*, token::cache::*};
+    /// let _ = CachedTokenAuthenticator::builder(SyncTokenFn::new(|_: &str, _: &Context| Ok(None))).build();
+    /// ```
+    pub fn build(self) -> CachedTokenAuthenticator<T> {
+        self.try_build()
+            .expect("the OS random source failed while drawing the token cache key")
+    }
+
+    /// Builds the cache, or fails if no random key can be drawn.
+    ///
+    /// ```
+    /// # use kube_authn::{authenticator::*, token::cache::*};
+    /// let _ = CachedTokenAuthenticator::builder(SyncTokenFn::new(|_: &str, _: &Context| Ok(None))).try_build().unwrap();
+    /// ```
+    pub fn try_build(self) -> Result<CachedTokenAuthenticator<T>, crate::ConfigError> {
+        let keys = match self.keys {
+            Some(k) => k,
+            None => KeyFunc::random().map_err(|e| {
+                crate::ConfigError::new(format!("token cache: cannot draw a random key: {e}"))
+            })?,
+        };
+        let store = Store::with(
+            self.max_entries,
+            self.max_entries as u64,
+            quick_cache::UnitWeighter,
+            KeyHasherBuilder,
+            quick_cache::sync::DefaultLifecycle::default(),
+        );
+        Ok(CachedTokenAuthenticator {
+            inner: Arc::new(Inner {
+                delegate: self.delegate,
+                keys,
+                store,
+                in_flight: Mutex::new(HashMap::new()),
+                clock: self.clock,
+                success_ttl: self.success_ttl,
+                failure_ttl: self.failure_ttl,
+                cache_errors: self.cache_errors,
+                lookup_timeout: self.lookup_timeout,
+                max_in_flight: self.max_in_flight,
+                stats: Stats::default(),
+            }),
+        })
+    }
+}
+
+impl<T: TokenAuthenticator + 'static> CachedTokenAuthenticator<T> {
+    /// Starts building a cache around `delegate`. Defaults: success TTL 10 s, failure TTL 0,
+    /// errors cached (kube-apiserver's outer token cache).
+    ///
+    /// ```
+    /// # use kube_authn::{authenticator::*, token::cache::*};
+    /// let _ = CachedTokenAuthenticator::builder(SyncTokenFn::new(|_: &str, _: &Context| Ok(None)));
+    /// ```
+    pub fn builder(delegate: T) -> CacheBuilder<T> {
+        CacheBuilder {
+            delegate,
+            keys: None,
+            clock: Arc::new(SystemClock),
+            success_ttl: Duration::from_secs(10),
+            failure_ttl: Duration::ZERO,
+            cache_errors: true,
+            max_entries: DEFAULT_MAX_ENTRIES,
+            max_in_flight: DEFAULT_MAX_IN_FLIGHT,
+            lookup_timeout: DEFAULT_LOOKUP_TIMEOUT,
+        }
+    }
+
+    /// k8s `cache.New(delegate, cacheErrs, successTTL, failureTTL)`.
+    ///
+    /// ```
+    /// # use kube_authn::{authenticator::*, token::cache::*};
+    /// use std::time::Duration;
+    /// let ttl = Duration::from_secs(120);
+    /// let _ = CachedTokenAuthenticator::new(SyncTokenFn::new(|_: &str, _: &Context| Ok(None)), false, ttl, ttl);
+    /// ```
+    pub fn new(
+        delegate: T,
+        cache_errors: bool,
+        success_ttl: Duration,
+        failure_ttl: Duration,
+    ) -> Self {
+        Self::builder(delegate)
+            .cache_errors(cache_errors)
+            .success_ttl(success_ttl)
+            .failure_ttl(failure_ttl)
+            .build()
+    }
+
+    /// The wrapped authenticator.
+    ///
+    /// ```
+    /// # use kube_authn::{authenticator::*, token::cache::*};
+    /// let c = CachedTokenAuthenticator::builder(SyncTokenFn::new(|_: &str, _: &Context| Ok(None))).build();
+    /// let _inner: &SyncTokenFn<_> = c.delegate();
+    /// ```
+    pub fn delegate(&self) -> &T {
+        &self.inner.delegate
+    }
+
+    /// Current counters.
+    ///
+    /// ```
+    /// # use kube_authn::{authenticator::*, token::cache::*};
+    /// let c = CachedTokenAuthenticator::builder(SyncTokenFn::new(|_: &str, _: &Context| Ok(None))).build();
+    /// assert_eq!(c.stats().in_flight, 0);
+    /// ```
+    pub fn stats(&self) -> CacheStats {
+        let s = &self.inner.stats;
+        CacheStats {
+            misses: s.misses.load(Ordering::Relaxed),
+            fetch_ok: s.fetch_ok.load(Ordering::Relaxed),
+            fetch_error: s.fetch_error.load(Ordering::Relaxed),
+            in_flight: self.inner.in_flight.lock().map_or(0, |m| m.len() as u64),
+            entries: self.inner.store.len() as u64,
+        }
+    }
+}
+
+impl<T: TokenAuthenticator + 'static> Inner<T> {
+    fn key(&self, token: &str, ctx: &Context) -> Key {
+        let auds = ctx.audiences();
+        Key(match auds {
+            Some(a) => self.keys.key_iter(token, a.iter()),
+            None => self.keys.key_iter(token, std::iter::empty()),
+        })
+    }
+
+    fn fresh(&self, key: &Key) -> Option<AuthResult> {
+        let entry = self.store.get(key)?;
+        if self.clock.now() < entry.expires {
+            Some(entry.result)
+        } else {
+            None
+        }
+    }
+
+    fn ttl_for(&self, result: &AuthResult) -> Option<Duration> {
+        let ttl = match result {
+            Ok(Some(_)) => self.success_ttl,
+            Ok(None) => self.failure_ttl,
+            Err(_) if self.cache_errors => self.failure_ttl,
+            Err(_) => return None,
+        };
+        (!ttl.is_zero()).then_some(ttl)
+    }
+
+    async fn lookup(self: Arc<Self>, key: Key, token: String, ctx: Context) -> AuthResult {
+        let mut rx = {
+            let mut in_flight = self.in_flight.lock().unwrap_or_else(|p| p.into_inner());
+            // A lookup may have finished between the caller's miss and here.
+            if let Some(result) = self.fresh(&key) {
+                return result;
+            }
+            match in_flight.get(&key) {
+                Some(rx) => rx.clone(),
+                None => {
+                    if in_flight.len() >= self.max_in_flight {
+                        return Err(Error::from_static(
+                            ErrorKind::Unavailable,
+                            "too many concurrent token lookups",
+                        ));
+                    }
+                    let (tx, rx) = watch::channel(None);
+                    in_flight.insert(key, rx.clone());
+                    let leader = self.clone();
+                    tokio::spawn(async move { leader.fetch(key, token, ctx, tx).await });
+                    rx
+                }
+            }
+        };
+        let result = match rx.wait_for(Option::is_some).await {
+            Ok(result) => result.clone().unwrap_or_else(|| Err(crash())),
+            Err(_) => Err(crash()),
+        };
+        result
+    }
+
+    /// The detached shared lookup: runs the delegate once, stores and publishes the result.
+    async fn fetch(
+        self: Arc<Self>,
+        key: Key,
+        token: String,
+        ctx: Context,
+        tx: watch::Sender<Option<AuthResult>>,
+    ) {
+        // Deregister even if this task is cancelled (runtime shutdown): waiters then see a
+        // closed channel and fail instead of hanging.
+        struct Deregister<'a, T: TokenAuthenticator + 'static>(&'a Inner<T>, Key);
+        impl<T: TokenAuthenticator + 'static> Drop for Deregister<'_, T> {
+            fn drop(&mut self) {
+                if let Ok(mut m) = self.0.in_flight.lock() {
+                    m.remove(&self.1);
+                }
+            }
+        }
+        let _deregister = Deregister(&self, key);
+
+        let call = catch_unwind(AssertUnwindSafe(|| {
+            self.delegate.authenticate_token(&token, &ctx)
+        }));
+        let result = match call {
+            Err(_) => Err(crash()),
+            Ok(future) => {
+                match tokio::time::timeout(self.lookup_timeout, CatchUnwind(future)).await {
+                    Ok(Ok(result)) => result,
+                    Ok(Err(())) => Err(crash()),
+                    Err(_) => Err(Error::from_static(
+                        ErrorKind::Unavailable,
+                        "token lookup timed out",
+                    )),
+                }
+            }
+        };
+        if result.is_err() {
+            self.stats.fetch_error.fetch_add(1, Ordering::Relaxed);
+        } else {
+            self.stats.fetch_ok.fetch_add(1, Ordering::Relaxed);
+        }
+        if matches!(result, Err(ref e) if e.kind() == ErrorKind::Internal && e.to_string() == AUTHN_CRASH)
+        {
+            tracing::error!("token authenticator panicked; answering {AUTHN_CRASH:?}");
+        }
+        // Store before publishing, and publish before deregistering: a new caller then finds
+        // either the in-flight lookup (whose value is already sent) or the stored entry.
+        if let Some(ttl) = self.ttl_for(&result) {
+            let expires = self.clock.now() + ttl;
+            self.store.insert(
+                key,
+                Entry {
+                    result: result.clone(),
+                    expires,
+                },
+            );
+        }
+        let _ = tx.send(Some(result));
+    }
+}
+
+fn crash() -> Error {
+    Error::from_static(ErrorKind::Internal, AUTHN_CRASH)
+}
+
+/// Polls a future, turning a panic into `Err(())`.
+struct CatchUnwind<'a>(AuthFuture<'a>);
+
+impl Future for CatchUnwind<'_> {
+    type Output = Result<AuthResult, ()>;
+    fn poll(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
+        let fut = &mut self.0;
+        match catch_unwind(AssertUnwindSafe(|| Pin::new(fut).poll(cx))) {
+            Ok(Poll::Ready(r)) => Poll::Ready(Ok(r)),
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(_) => Poll::Ready(Err(())),
+        }
+    }
+}
+
+impl<T: TokenAuthenticator + 'static> TokenAuthenticator for CachedTokenAuthenticator<T> {
+    fn authenticate_token<'a>(&'a self, token: &'a str, ctx: &'a Context) -> AuthFuture<'a> {
+        let inner = &self.inner;
+        let key = inner.key(token, ctx);
+        if let Some(result) = inner.fresh(&key) {
+            return AuthFuture::ready(result);
+        }
+        inner.stats.misses.fetch_add(1, Ordering::Relaxed);
+        AuthFuture::new(async move {
+            // Decided when polled (not when the future is created), inside the caller's runtime.
+            if tokio::runtime::Handle::try_current().is_err() {
+                // No runtime to detach onto: call through, uncached and uncoalesced.
+                return match catch_unwind(AssertUnwindSafe(|| {
+                    inner.delegate.authenticate_token(token, ctx)
+                })) {
+                    Ok(f) => CatchUnwind(f).await.unwrap_or_else(|()| Err(crash())),
+                    Err(_) => Err(crash()),
+                };
+            }
+            inner
+                .clone()
+                .lookup(key, token.to_owned(), ctx.clone())
+                .await
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `cached_token_authenticator_test.go` `jwtToken` (a legacy SA JWT, used by `TestKeyFunc`).
+    pub(crate) const K8S_JWT: &str = "eyJhbGciOiJSUzI1NiIsImtpZCI6IiJ9.eyJpc3MiOiJrdWJlcm5ldGVzL3NlcnZpY2VhY2NvdW50Iiwia3ViZXJuZXRlcy5pby9zZXJ2aWNlYWNjb3VudC9uYW1lc3BhY2UiOiJvcGVuc2hpZnQtc2RuIiwia3ViZXJuZXRlcy5pby9zZXJ2aWNlYWNjb3VudC9zZWNyZXQubmFtZSI6InNkbi10b2tlbi1nNndtYyIsImt1YmVybmV0ZXMuaW8vc2VydmljZWFjY291bnQvc2VydmljZS1hY2NvdW50Lm5hbWUiOiJzZG4iLCJrdWJlcm5ldGVzLmlvL3NlcnZpY2VhY2NvdW50L3NlcnZpY2UtYWNjb3VudC51aWQiOiIzYzM5YzNhYS1kM2Q5LTExZTktYTVkMC0wMmI3YjllODg1OWUiLCJzdWIiOiJzeXN0ZW06c2VydmljZWFjY291bnQ6b3BlbnNoaWZ0LXNkbjpzZG4ifQ.PIs0rsUTekj5AX8yJeLDyW4vQB17YS4IOgO026yjEvsCY7Wv_2TD0lwyZWqyQh639q3jPh2_3LTQq2Cp0cReBP1PYOIGgprNm3C-3OFZRnkls-GH09kvPYE8J_-a1YwjxucOwytzJvEM5QTC9iXfEJNSTBfLge-HMYT1y0AGKs8DWTSC4rtd_2PedK3OYiAyDg_xHA8qNpG9pRNM8vfjV9VsmqJtlbnTVlTngqC0t5vyMaWrmLNRxN0rTbN2W9L3diXRnYqI8BUfgPQb7uhYcPuXGeypaFrN4d3yNN4NbgVxnkgdd2IXQ8elSJuQn6ynrvLgG0JPMmThOHnwvsZDeA";
+
+    fn hex(b: &[u8]) -> String {
+        b.iter().map(|x| format!("{x:02x}")).collect()
+    }
+
+    #[test]
+    fn key_func_matches_kubernetes_vectors() {
+        // k8s TestKeyFunc: HMAC key is this ASCII string.
+        let f = KeyFunc::new(b"098c9e46-b7f4-4358-bb3c-35cb7495b836");
+        let auds = [
+            "7daf30b7-a85c-429b-8b21-e666aecbb235",
+            "c22aa267-bdde-4acb-8505-998be7818400",
+            "44f9b4f3-7125-4333-b04c-1446a16c6113",
+        ];
+        let cases: &[(&str, Option<&[&str]>, &str)] = &[
+            (
+                "has audiences",
+                Some(&auds),
+                "22f7accd12f5836ca93b400aa133613b0a641fde6c4cd1e1218ada68d99bbbf0",
+            ),
+            (
+                "nil audiences",
+                None,
+                "05346120a58eeab23f8c88b92c650a35e7c8b53efd4b0e932b02cbbf26f9381e",
+            ),
+            (
+                "empty audiences equal nil",
+                Some(&[]),
+                "05346120a58eeab23f8c88b92c650a35e7c8b53efd4b0e932b02cbbf26f9381e",
+            ),
+        ];
+        for (name, a, want) in cases {
+            assert_eq!(hex(&f.key(K8S_JWT, *a)), *want, "{name}");
+        }
+        // Audience order matters; length prefixes keep "ab"+"c" apart from "a"+"bc".
+        assert_ne!(f.key("t", Some(&["a", "b"])), f.key("t", Some(&["b", "a"])));
+        assert_ne!(
+            f.key("t", Some(&["ab", "c"])),
+            f.key("t", Some(&["a", "bc"]))
+        );
+        assert_ne!(f.key("ta", None), f.key("t", Some(&["a"])));
+    }
+
+    #[test]
+    fn debug_never_shows_the_hmac_key() {
+        let f = KeyFunc::new(b"super-secret-hmac-key");
+        assert!(!format!("{f:?}").contains("super-secret"));
+    }
+}

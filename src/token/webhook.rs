@@ -1,0 +1,707 @@
+//! The TokenReview webhook token authenticator (k8s.io/apiserver
+//! `plugin/pkg/authenticator/token/webhook`), with kube-apiserver's flags:
+//! `--authentication-token-webhook-config-file` (a kubeconfig), `--authentication-token-webhook-version`
+//! (`v1` or `v1beta1`, default `v1beta1`) and `--authentication-token-webhook-cache-ttl` (default 2m).
+//!
+//! Each token is POSTed as a `TokenReview` (`spec.token`, `spec.audiences`) to the kubeconfig's
+//! server URL — the token travels only in the body. The answer's `status` decides:
+//!
+//! 1. if the request context carries audiences, `ctx ∩ (status.audiences or the implicit
+//!    audiences)` must be non-empty, otherwise the token is **not mine** (checked before
+//!    anything else, even an `error`);
+//! 2. `authenticated: false` with an `error` → that error; without → not mine;
+//! 3. otherwise the user (`username`, `uid`, `groups`, `extra`) with the intersected audiences.
+//!
+//! Failures follow kube-apiserver: up to 5 attempts with backoff 500 ms × 1.5, jitter 0.2, retried
+//! only on a dropped connection, 429, 500, 504 and other unlisted 5xx, or a 429/5xx carrying
+//! `Retry-After` (whose delay is honoured, within the deadline); never on 4xx, 503 without
+//! `Retry-After`, TLS or dial errors, or an undecodable body. Redirects are not followed, the
+//! response body is capped ([`DEFAULT_MAX_RESPONSE_BYTES`]), and the whole review — retries
+//! included — has a deadline (30 s), so a hanging backend fails in bounded time. A 401 marks the
+//! credential bad in the [`Vault`] and the next credential is tried.
+//!
+//! [`WebhookTokenAuthenticator::from_flags`] returns the authenticator behind its cache exactly as
+//! kube-apiserver builds it: `cache(webhook, cacheErrs=false, ttl, ttl)` — denials cached as long
+//! as successes, errors never.
+//!
+//! ```no_run
+//! use kube_authn::token::webhook::WebhookTokenAuthenticator;
+//! use std::time::Duration;
+//! let authn = WebhookTokenAuthenticator::from_flags(
+//!     "/etc/kubernetes/webhook-authn.kubeconfig",
+//!     "v1",
+//!     Duration::from_secs(120),
+//!     Default::default(),
+//! ).unwrap();
+//! # let _ = authn;
+//! ```
+
+use std::fmt;
+use std::future::Future;
+use std::path::Path;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::api::{Status, TokenReview};
+use crate::authenticator::{
+    Audiences, AuthFuture, AuthResult, Context, Response, TokenAuthenticator,
+};
+use crate::error::{ConfigError, Error, ErrorKind};
+use crate::outbound::kubeconfig::Kubeconfig;
+use crate::outbound::vault::{Credential, Vault};
+use crate::token::cache::CachedTokenAuthenticator;
+
+/// Default cap on a TokenReview response body (1 MiB).
+pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 1 << 20;
+/// Default TTL of the webhook cache (`--authentication-token-webhook-cache-ttl`).
+pub const DEFAULT_CACHE_TTL: Duration = Duration::from_secs(120);
+/// How many distinct credentials one attempt may try after 401s.
+pub const MAX_CREDENTIAL_TRIES: usize = 4;
+
+/// The TokenReview API version spoken to the webhook.
+///
+/// ```
+/// use kube_authn::token::webhook::Version;
+/// assert_eq!(Version::parse("v1").unwrap(), Version::V1);
+/// assert_eq!(Version::default(), Version::V1Beta1);
+/// assert_eq!(
+///     Version::parse("v2").unwrap_err().to_string(),
+///     r#"unsupported authentication webhook version "v2", supported versions are "v1", "v1beta1""#
+/// );
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Version {
+    /// `authentication.k8s.io/v1`.
+    V1,
+    /// `authentication.k8s.io/v1beta1` (kube-apiserver's default).
+    #[default]
+    V1Beta1,
+}
+
+impl Version {
+    /// Parses the flag value.
+    ///
+    /// ```
+    /// assert!(kube_authn::token::webhook::Version::parse("v1beta1").is_ok());
+    /// ```
+    pub fn parse(s: &str) -> Result<Self, ConfigError> {
+        match s {
+            "v1" => Ok(Version::V1),
+            "v1beta1" => Ok(Version::V1Beta1),
+            other => Err(ConfigError::new(format!(
+                "unsupported authentication webhook version {other:?}, supported versions are \"v1\", \"v1beta1\""
+            ))),
+        }
+    }
+
+    /// `v1` or `v1beta1`.
+    ///
+    /// ```
+    /// assert_eq!(kube_authn::token::webhook::Version::V1.as_str(), "v1");
+    /// ```
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Version::V1 => "v1",
+            Version::V1Beta1 => "v1beta1",
+        }
+    }
+}
+
+/// Retry backoff (k8s `wait.Backoff`; default 500 ms, ×1.5, jitter 0.2, 5 steps).
+///
+/// ```
+/// let b = kube_authn::token::webhook::Backoff::default();
+/// assert_eq!(b.steps, 5);
+/// assert!(b.validate().is_ok());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Backoff {
+    /// First delay.
+    pub initial: Duration,
+    /// Multiplier per step.
+    pub factor: f64,
+    /// Up to this fraction of the delay is added at random.
+    pub jitter: f64,
+    /// Attempts in total.
+    pub steps: u32,
+}
+
+impl Default for Backoff {
+    fn default() -> Self {
+        Self {
+            initial: Duration::from_millis(500),
+            factor: 1.5,
+            jitter: 0.2,
+            steps: 5,
+        }
+    }
+}
+
+impl Backoff {
+    /// Rejects zero steps (k8s' message).
+    ///
+    /// ```
+    /// let b = kube_authn::token::webhook::Backoff { steps: 0, ..Default::default() };
+    /// assert_eq!(b.validate().unwrap_err().to_string(), "number of webhook retry attempts must be greater than 0, but is: 0");
+    /// ```
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.steps == 0 {
+            return Err(ConfigError::new(format!(
+                "number of webhook retry attempts must be greater than 0, but is: {}",
+                self.steps
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Sleeps between retries; injectable so retry tests run without waiting.
+///
+/// ```
+/// use kube_authn::token::webhook::{Sleeper, TokioSleeper};
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// TokioSleeper.sleep(std::time::Duration::from_millis(1)).await;
+/// # });
+/// ```
+pub trait Sleeper: Send + Sync {
+    /// Waits `duration`.
+    fn sleep(&self, duration: Duration) -> Pin<Box<dyn Future<Output = ()> + Send>>;
+}
+
+/// [`tokio::time::sleep`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TokioSleeper;
+
+impl Sleeper for TokioSleeper {
+    fn sleep(&self, duration: Duration) -> Pin<Box<dyn Future<Output = ()> + Send>> {
+        Box::pin(tokio::time::sleep(duration))
+    }
+}
+
+/// Webhook settings beyond the kubeconfig.
+///
+/// ```
+/// use kube_authn::token::webhook::{Version, WebhookOptions};
+/// let mut o = WebhookOptions::default();
+/// o.version = Version::V1;
+/// assert_eq!(o.deadline, std::time::Duration::from_secs(30));
+/// ```
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct WebhookOptions {
+    /// TokenReview API version.
+    pub version: Version,
+    /// Implicit audiences (`--api-audiences`), used when the response names none.
+    pub implicit_audiences: Audiences,
+    /// Retry backoff.
+    pub backoff: Backoff,
+    /// Timeout of one HTTP attempt (client-go `rest.Config.Timeout`, 30 s).
+    pub request_timeout: Duration,
+    /// Deadline of a whole review, retries included (30 s).
+    pub deadline: Duration,
+    /// Cap on the response body.
+    pub max_response_bytes: usize,
+    /// Sleeper used between retries.
+    pub sleeper: Arc<dyn Sleeper>,
+}
+
+impl Default for WebhookOptions {
+    fn default() -> Self {
+        Self {
+            version: Version::default(),
+            implicit_audiences: Audiences::default(),
+            backoff: Backoff::default(),
+            request_timeout: Duration::from_secs(30),
+            deadline: Duration::from_secs(30),
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+            sleeper: Arc::new(TokioSleeper),
+        }
+    }
+}
+
+impl fmt::Debug for WebhookOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WebhookOptions")
+            .field("version", &self.version)
+            .field("implicit_audiences", &self.implicit_audiences)
+            .field("backoff", &self.backoff)
+            .field("request_timeout", &self.request_timeout)
+            .field("deadline", &self.deadline)
+            .field("max_response_bytes", &self.max_response_bytes)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The webhook token authenticator (uncached; see [`from_flags`](Self::from_flags) or
+/// [`cached`](Self::cached) for kube-apiserver's wiring). See the [module docs](self).
+pub struct WebhookTokenAuthenticator {
+    vault: Arc<Vault>,
+    opts: WebhookOptions,
+}
+
+impl fmt::Debug for WebhookTokenAuthenticator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WebhookTokenAuthenticator")
+            .field("vault", &self.vault)
+            .field("opts", &self.opts)
+            .finish()
+    }
+}
+
+/// Outcome of one failed HTTP attempt.
+struct AttemptError {
+    error: Error,
+    retry: bool,
+    retry_after: Option<Duration>,
+}
+
+impl AttemptError {
+    fn fatal(error: Error) -> Self {
+        Self {
+            error,
+            retry: false,
+            retry_after: None,
+        }
+    }
+}
+
+impl WebhookTokenAuthenticator {
+    /// A webhook authenticator using the credentials of `vault`.
+    ///
+    /// ```
+    /// use kube_authn::outbound::{ConnectionInfo, vault::Vault};
+    /// use kube_authn::token::webhook::WebhookTokenAuthenticator;
+    /// let w = WebhookTokenAuthenticator::new(Vault::from_info(ConnectionInfo::new("https://127.0.0.1:1/")), Default::default()).unwrap();
+    /// # let _ = w;
+    /// ```
+    pub fn new(vault: Vault, opts: WebhookOptions) -> Result<Self, ConfigError> {
+        opts.backoff.validate()?;
+        Ok(Self {
+            vault: Arc::new(vault.with_request_timeout(opts.request_timeout)),
+            opts,
+        })
+    }
+
+    /// A webhook authenticator configured by the kubeconfig at `path` (read once; its client
+    /// certificate and CA are read now, a `tokenFile` whenever it changes).
+    ///
+    /// ```
+    /// use kube_authn::token::webhook::WebhookTokenAuthenticator;
+    /// assert!(WebhookTokenAuthenticator::from_kubeconfig("/nonexistent", Default::default()).is_err());
+    /// ```
+    pub fn from_kubeconfig(
+        path: impl AsRef<Path>,
+        opts: WebhookOptions,
+    ) -> Result<Self, ConfigError> {
+        let info = Kubeconfig::load(path)?;
+        // Build the client once now so TLS material errors surface at startup.
+        Credential::new(info.clone(), opts.request_timeout)?;
+        Self::new(Vault::from_info(info), opts)
+    }
+
+    /// kube-apiserver's wiring of the three flags: the kubeconfig authenticator behind
+    /// `cache(webhook, cacheErrs=false, ttl, ttl)`. `opts.version` is replaced by `version`.
+    ///
+    /// ```
+    /// use kube_authn::token::webhook::WebhookTokenAuthenticator;
+    /// let e = WebhookTokenAuthenticator::from_flags("/x", "v3", std::time::Duration::from_secs(120), Default::default());
+    /// assert!(e.unwrap_err().to_string().contains("unsupported authentication webhook version"));
+    /// ```
+    pub fn from_flags(
+        config_file: impl AsRef<Path>,
+        version: &str,
+        cache_ttl: Duration,
+        mut opts: WebhookOptions,
+    ) -> Result<CachedTokenAuthenticator<Self>, ConfigError> {
+        opts.version = Version::parse(version)?;
+        Ok(Self::from_kubeconfig(config_file, opts)?.cached(cache_ttl))
+    }
+
+    /// This authenticator behind kube-apiserver's webhook cache (errors never cached, successes
+    /// and denials for `ttl`).
+    ///
+    /// ```
+    /// use kube_authn::outbound::{ConnectionInfo, vault::Vault};
+    /// use kube_authn::token::webhook::WebhookTokenAuthenticator;
+    /// let w = WebhookTokenAuthenticator::new(Vault::from_info(ConnectionInfo::new("https://127.0.0.1:1/")), Default::default()).unwrap();
+    /// let cached = w.cached(std::time::Duration::from_secs(120));
+    /// # let _ = cached;
+    /// ```
+    pub fn cached(self, ttl: Duration) -> CachedTokenAuthenticator<Self> {
+        CachedTokenAuthenticator::new(self, false, ttl, ttl)
+    }
+
+    /// Reviews `token` (the body of [`TokenAuthenticator::authenticate_token`]).
+    async fn review(&self, token: &str, ctx: &Context) -> AuthResult {
+        let want = ctx.audiences();
+        let review = TokenReview::request(
+            self.opts.version.as_str(),
+            token,
+            want.map(|a| a.iter().map(str::to_owned).collect())
+                .unwrap_or_default(),
+        );
+        let body = serde_json::to_vec(&review)
+            .map_err(|_| Error::from_static(ErrorKind::Internal, "cannot encode TokenReview"))?;
+        drop(review);
+        let status = match tokio::time::timeout(self.opts.deadline, self.call(body, token)).await {
+            Ok(Ok(status)) => status,
+            Ok(Err(e)) => {
+                tracing::warn!("Failed to make webhook authenticator request: {e}");
+                return Err(e);
+            }
+            Err(_) => {
+                let e = Error::from_static(
+                    ErrorKind::Unavailable,
+                    "webhook authenticator request deadline exceeded",
+                );
+                tracing::warn!("Failed to make webhook authenticator request: {e}");
+                return Err(e);
+            }
+        };
+
+        let mut auds = Audiences::default();
+        if let Some(want) = want {
+            let got = if status.audiences.is_empty() {
+                self.opts.implicit_audiences.clone()
+            } else {
+                Audiences::new(&status.audiences)
+            };
+            auds = want.intersect(&got);
+            if auds.is_empty() {
+                return Ok(None);
+            }
+        }
+        if !status.authenticated {
+            if status.error.is_empty() {
+                return Ok(None);
+            }
+            return Err(Error::new(
+                ErrorKind::InvalidCredential,
+                scrub(&status.error, token),
+            ));
+        }
+        Ok(Some(
+            Response::new(Arc::new(status.user.to_identity())).with_audiences(auds),
+        ))
+    }
+
+    /// All attempts, with backoff.
+    async fn call(
+        &self,
+        body: Vec<u8>,
+        token: &str,
+    ) -> Result<crate::api::TokenReviewStatus, Error> {
+        let b = self.opts.backoff;
+        let mut delay = b.initial;
+        let mut last: Option<Error> = None;
+        for attempt in 0..b.steps {
+            match self.attempt(&body, token).await {
+                Ok(status) => return Ok(status),
+                Err(e) => {
+                    let retry_after = e.retry_after;
+                    last = Some(e.error);
+                    if !e.retry || attempt + 1 == b.steps {
+                        break;
+                    }
+                    let mut wait = jittered(delay, b.jitter);
+                    if let Some(ra) = retry_after {
+                        if ra >= self.opts.deadline {
+                            break;
+                        }
+                        wait = wait.max(ra);
+                    }
+                    self.opts.sleeper.sleep(wait).await;
+                    delay = delay.mul_f64(b.factor.max(1.0));
+                }
+            }
+        }
+        Err(last
+            .unwrap_or_else(|| Error::from_static(ErrorKind::Internal, "webhook: no attempt made")))
+    }
+
+    /// One attempt; a 401 switches to the next credential (bounded).
+    async fn attempt(
+        &self,
+        body: &[u8],
+        token: &str,
+    ) -> Result<crate::api::TokenReviewStatus, AttemptError> {
+        let mut cred = self.vault.credential().await.map_err(AttemptError::fatal)?;
+        for tries in 1.. {
+            let sent = cred
+                .post()
+                .header(http::header::CONTENT_TYPE, "application/json")
+                .header(http::header::ACCEPT, "application/json")
+                .body(body.to_vec())
+                .send()
+                .await;
+            let resp = match sent {
+                Ok(r) => r,
+                Err(e) => return Err(transport_error(&cred, &e)),
+            };
+            let code = resp.status();
+            if code == reqwest::StatusCode::UNAUTHORIZED {
+                let err = status_error(code, None, &[], token);
+                self.vault.invalidate(&cred);
+                if tries >= MAX_CREDENTIAL_TRIES {
+                    return Err(AttemptError::fatal(err));
+                }
+                match self.vault.credential().await {
+                    Ok(next) => {
+                        cred = next;
+                        continue;
+                    }
+                    Err(_) => return Err(AttemptError::fatal(err)),
+                }
+            }
+            let retry_after = resp
+                .headers()
+                .get(http::header::RETRY_AFTER)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.trim().parse::<u64>().ok())
+                .map(Duration::from_secs);
+            let content_type = resp
+                .headers()
+                .get(http::header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("")
+                .to_owned();
+            let bytes = read_capped(resp, self.opts.max_response_bytes).await?;
+            if !code.is_success() {
+                let c = code.as_u16();
+                let retryable = c == 429 || (c >= 500 && (c != 503 || retry_after.is_some()));
+                return Err(AttemptError {
+                    error: status_error(code, Some(&content_type), &bytes, token),
+                    retry: retryable,
+                    retry_after: retry_after.filter(|_| c == 429 || c >= 500),
+                });
+            }
+            if bytes.is_empty() {
+                return Err(AttemptError::fatal(Error::new(
+                    ErrorKind::Unavailable,
+                    format!(
+                        "0-length response with status code: {} and content type: {content_type}",
+                        code.as_u16()
+                    ),
+                )));
+            }
+            return parse_response(&bytes).map_err(AttemptError::fatal);
+        }
+        unreachable!("the credential loop returns")
+    }
+}
+
+/// Parses a TokenReview response body (exposed for fuzzing).
+///
+/// ```
+/// let s = kube_authn::token::webhook::parse_response(br#"{"status":{"authenticated":true,"user":{"username":"a"}}}"#).unwrap();
+/// assert_eq!(s.user.username, "a");
+/// assert!(kube_authn::token::webhook::parse_response(b"<html>").is_err());
+/// ```
+pub fn parse_response(bytes: &[u8]) -> Result<crate::api::TokenReviewStatus, Error> {
+    serde_json::from_slice::<TokenReview>(bytes)
+        .map(|r| r.status)
+        .map_err(|e| {
+            Error::new(
+                ErrorKind::Unavailable,
+                format!(
+                    "webhook: cannot decode TokenReview response: {}",
+                    e.classify_str()
+                ),
+            )
+        })
+}
+
+trait ClassifyStr {
+    fn classify_str(&self) -> &'static str;
+}
+
+impl ClassifyStr for serde_json::Error {
+    fn classify_str(&self) -> &'static str {
+        // Only the category: serde's text may quote pieces of the body.
+        match self.classify() {
+            serde_json::error::Category::Io => "I/O error",
+            serde_json::error::Category::Syntax => "invalid JSON",
+            serde_json::error::Category::Data => "unexpected JSON shape",
+            serde_json::error::Category::Eof => "truncated JSON",
+        }
+    }
+}
+
+fn jittered(d: Duration, jitter: f64) -> Duration {
+    if jitter <= 0.0 {
+        return d;
+    }
+    let mut b = [0u8; 4];
+    let r = if getrandom::fill(&mut b).is_ok() {
+        f64::from(u32::from_le_bytes(b)) / f64::from(u32::MAX)
+    } else {
+        0.5
+    };
+    d + d.mul_f64(jitter * r)
+}
+
+async fn read_capped(mut resp: reqwest::Response, max: usize) -> Result<Vec<u8>, AttemptError> {
+    let too_big = || {
+        AttemptError::fatal(Error::new(
+            ErrorKind::Unavailable,
+            format!("webhook response body is larger than {max} bytes"),
+        ))
+    };
+    if resp.content_length().is_some_and(|n| n > max as u64) {
+        return Err(too_big());
+    }
+    let mut out = Vec::new();
+    loop {
+        match resp.chunk().await {
+            Ok(Some(chunk)) => {
+                if out.len() + chunk.len() > max {
+                    return Err(too_big());
+                }
+                out.extend_from_slice(&chunk);
+            }
+            Ok(None) => return Ok(out),
+            Err(e) => {
+                return Err(AttemptError {
+                    error: Error::new(
+                        ErrorKind::Unavailable,
+                        format!("webhook: reading response: {}", root_cause(&e)),
+                    ),
+                    retry: !e.is_timeout(),
+                    retry_after: None,
+                });
+            }
+        }
+    }
+}
+
+fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut cur = e;
+    while let Some(next) = cur.source() {
+        cur = next;
+    }
+    cur.to_string()
+}
+
+/// Classifies a transport error: dial and TLS failures and timeouts are final (k8s does not
+/// retry them); a connection dropped after it was made (reset, closed, HTTP/2 lost) is retried.
+fn transport_error(cred: &Credential, e: &reqwest::Error) -> AttemptError {
+    let url = &cred.info().server;
+    let error = Error::new(
+        ErrorKind::Unavailable,
+        format!("Post {url:?}: {}", root_cause(e)),
+    );
+    let retry = !(e.is_connect() || e.is_timeout() || e.is_builder() || e.is_redirect());
+    AttemptError {
+        error,
+        retry,
+        retry_after: None,
+    }
+}
+
+/// client-go's error for a non-2xx response (`NewGenericServerResponse` and a decoded `Status`).
+fn status_error(
+    code: reqwest::StatusCode,
+    content_type: Option<&str>,
+    body: &[u8],
+    token: &str,
+) -> Error {
+    if let Ok(status) = serde_json::from_slice::<Status>(body) {
+        if status.status == "Failure" && !status.message.is_empty() {
+            return Error::new(ErrorKind::Unavailable, scrub(&status.message, token));
+        }
+    }
+    let c = code.as_u16();
+    let text = match c {
+        400 => "the server rejected our request for an unknown reason".to_owned(),
+        401 => "the server has asked for the client to provide credentials".to_owned(),
+        403 => "the server does not allow access to the requested resource".to_owned(),
+        404 => "the server could not find the requested resource".to_owned(),
+        405 => "the server does not allow this method on the requested resource".to_owned(),
+        409 => "the server reported a conflict".to_owned(),
+        422 => "the server rejected our request due to an error in our request".to_owned(),
+        429 => "the server has received too many requests and has asked us to try again later".to_owned(),
+        503 => "the server is currently unable to handle the request".to_owned(),
+        504 => "the server was unable to return a response in the time allotted, but may still be processing the request".to_owned(),
+        c if c >= 500 => {
+            let is_text = content_type.is_some_and(|t| t.starts_with("text/")) || content_type == Some("");
+            let shown = std::str::from_utf8(body)
+                .ok()
+                .filter(|_| is_text && !body.is_empty() && body.len() <= 2048)
+                .map(|s| scrub(s.trim(), token))
+                .unwrap_or_else(|| "unknown".to_owned());
+            format!("an error on the server ({shown:?}) has prevented the request from succeeding")
+        }
+        c => format!("the server responded with the status code {c} but did not return more information"),
+    };
+    Error::new(ErrorKind::Unavailable, text)
+}
+
+/// Never let a backend echo the token into an error message (and from there into logs).
+fn scrub(text: &str, token: &str) -> String {
+    if !token.is_empty() && text.contains(token) {
+        text.replace(token, "<redacted>")
+    } else {
+        text.to_owned()
+    }
+}
+
+impl TokenAuthenticator for WebhookTokenAuthenticator {
+    fn authenticate_token<'a>(&'a self, token: &'a str, ctx: &'a Context) -> AuthFuture<'a> {
+        AuthFuture::new(self.review(token, ctx))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn request_body_matches_kubernetes() {
+        let r = TokenReview::request("v1", "my-s3cr3t-t0ken", vec!["api".into()]);
+        let v: serde_json::Value = serde_json::to_value(&r).unwrap();
+        assert_eq!(v["apiVersion"], "authentication.k8s.io/v1");
+        assert_eq!(v["kind"], "TokenReview");
+        assert_eq!(v["spec"]["token"], "my-s3cr3t-t0ken");
+        assert_eq!(v["spec"]["audiences"], serde_json::json!(["api"]));
+        assert_eq!(v["status"], serde_json::json!({"user": {}}));
+        let none = serde_json::to_value(TokenReview::request("v1beta1", "t", vec![])).unwrap();
+        assert!(
+            none["spec"].get("audiences").is_none(),
+            "omitted when empty"
+        );
+        assert_eq!(none["apiVersion"], "authentication.k8s.io/v1beta1");
+    }
+
+    #[test]
+    fn generic_status_errors_follow_client_go() {
+        use reqwest::StatusCode as S;
+        let cases: &[(u16, Option<&str>, &[u8], &str)] = &[
+            (404, None, b"", "the server could not find the requested resource"),
+            (401, None, b"", "the server has asked for the client to provide credentials"),
+            (500, Some("text/plain"), b"HTTP Error", r#"an error on the server ("HTTP Error") has prevented the request from succeeding"#),
+            (500, Some("application/octet-stream"), b"\x00\x01", r#"an error on the server ("unknown") has prevented the request from succeeding"#),
+            (500, Some("text/plain"), b"echo tok-SECRET", r#"an error on the server ("echo <redacted>") has prevented the request from succeeding"#),
+            (429, None, b"", "the server has received too many requests and has asked us to try again later"),
+            (503, None, b"", "the server is currently unable to handle the request"),
+            (504, None, b"", "the server was unable to return a response in the time allotted, but may still be processing the request"),
+            (301, None, b"", "the server responded with the status code 301 but did not return more information"),
+            (403, Some("application/json"), br#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"denied by policy","code":403}"#, "denied by policy"),
+        ];
+        for (code, ct, body, want) in cases {
+            let e = status_error(S::from_u16(*code).unwrap(), *ct, body, "tok-SECRET");
+            assert_eq!(e.to_string(), *want, "{code}");
+        }
+    }
+
+    #[test]
+    fn jitter_stays_within_bounds() {
+        for _ in 0..100 {
+            let d = jittered(Duration::from_millis(500), 0.2);
+            assert!(
+                d >= Duration::from_millis(500) && d <= Duration::from_millis(600),
+                "{d:?}"
+            );
+        }
+    }
+}

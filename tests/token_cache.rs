@@ -1,0 +1,473 @@
+//! Behaviour of the token cache (k8s `cached_token_authenticator_test.go`), with an injected clock.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use kube_authn::authenticator::{
+    AsyncTokenFn, Audiences, AuthResult, Context, Response, SyncTokenFn, TokenAuthenticator,
+};
+use kube_authn::token::cache::{AUTHN_CRASH, CachedTokenAuthenticator, ManualClock};
+use kube_authn::user::UserInfo;
+use kube_authn::{Error, ErrorKind};
+
+fn user(name: &str) -> AuthResult {
+    Ok(Some(Response::new(Arc::new(UserInfo::new(name)))))
+}
+
+fn name(r: &AuthResult) -> Option<String> {
+    r.as_ref()
+        .ok()
+        .and_then(|o| o.as_ref())
+        .map(|r| r.user.name().to_owned())
+}
+
+/// k8s `TestCachedTokenAuthenticator`: successes cached for 1 min, failures not cached.
+#[tokio::test]
+async fn successes_cached_failures_not_then_expire_with_the_clock() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let backend_fails = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let (c, f) = (calls.clone(), backend_fails.clone());
+    let backend = SyncTokenFn::new(move |token: &str, _: &Context| {
+        c.fetch_add(1, Ordering::SeqCst);
+        if f.load(Ordering::SeqCst) {
+            return Err(Error::msg("backend down"));
+        }
+        match token {
+            t if t.starts_with("usertoken") => user(&format!("user{}", &t[9..])),
+            _ => Ok(None),
+        }
+    });
+    let clock = Arc::new(ManualClock::new());
+    let cache = CachedTokenAuthenticator::builder(backend)
+        .cache_errors(true)
+        .success_ttl(Duration::from_secs(60))
+        .failure_ttl(Duration::ZERO)
+        .clock(clock.clone())
+        .build();
+    let ctx = Context::default();
+
+    for _ in 0..2 {
+        for t in ["bad1", "bad2", "bad3"] {
+            assert!(cache.authenticate_token(t, &ctx).await.unwrap().is_none());
+        }
+    }
+    assert_eq!(
+        calls.swap(0, Ordering::SeqCst),
+        6,
+        "failures are not cached"
+    );
+
+    for t in ["usertoken1", "usertoken2", "usertoken3"] {
+        assert!(cache.authenticate_token(t, &ctx).await.unwrap().is_some());
+    }
+    assert_eq!(calls.swap(0, Ordering::SeqCst), 3);
+
+    backend_fails.store(true, Ordering::SeqCst);
+    for (t, want) in [("usertoken1", "user1"), ("usertoken2", "user2")] {
+        let hit = cache.authenticate_token(t, &ctx);
+        assert!(hit.is_ready(), "a hit is answered without waiting");
+        assert_eq!(name(&hit.await).as_deref(), Some(want));
+    }
+    assert_eq!(calls.swap(0, Ordering::SeqCst), 0, "served from cache");
+
+    clock.advance(Duration::from_secs(59));
+    assert!(cache.authenticate_token("usertoken1", &ctx).await.is_ok());
+    assert_eq!(calls.swap(0, Ordering::SeqCst), 0, "still fresh at 59 s");
+
+    clock.advance(Duration::from_secs(1));
+    let err = cache
+        .authenticate_token("usertoken1", &ctx)
+        .await
+        .unwrap_err();
+    assert_eq!(err.to_string(), "backend down");
+    assert_eq!(calls.swap(0, Ordering::SeqCst), 1, "expired at exactly ttl");
+}
+
+#[tokio::test]
+async fn table_of_store_policies() {
+    struct Case {
+        name: &'static str,
+        cache_errors: bool,
+        success: u64,
+        failure: u64,
+        result: fn() -> AuthResult,
+        second_call_hits_backend: bool,
+    }
+    let ok = || user("u");
+    let none = || Ok(None);
+    let err = || Err(Error::msg("boom"));
+    let cases = [
+        Case {
+            name: "success cached",
+            cache_errors: false,
+            success: 10,
+            failure: 0,
+            result: ok,
+            second_call_hits_backend: false,
+        },
+        Case {
+            name: "success ttl 0 disables",
+            cache_errors: false,
+            success: 0,
+            failure: 10,
+            result: ok,
+            second_call_hits_backend: true,
+        },
+        Case {
+            name: "denial cached under failure ttl",
+            cache_errors: false,
+            success: 0,
+            failure: 10,
+            result: none,
+            second_call_hits_backend: false,
+        },
+        Case {
+            name: "denial not cached with failure ttl 0",
+            cache_errors: true,
+            success: 10,
+            failure: 0,
+            result: none,
+            second_call_hits_backend: true,
+        },
+        Case {
+            name: "webhook: errors never cached",
+            cache_errors: false,
+            success: 10,
+            failure: 10,
+            result: err,
+            second_call_hits_backend: true,
+        },
+        Case {
+            name: "outer: errors cached under failure ttl",
+            cache_errors: true,
+            success: 10,
+            failure: 10,
+            result: err,
+            second_call_hits_backend: false,
+        },
+        Case {
+            name: "outer: errors not cached when failure ttl 0",
+            cache_errors: true,
+            success: 10,
+            failure: 0,
+            result: err,
+            second_call_hits_backend: true,
+        },
+    ];
+    for case in cases {
+        let calls = Arc::new(AtomicUsize::new(0));
+        let c = calls.clone();
+        let f = case.result;
+        let cache = CachedTokenAuthenticator::new(
+            SyncTokenFn::new(move |_: &str, _: &Context| {
+                c.fetch_add(1, Ordering::SeqCst);
+                f()
+            }),
+            case.cache_errors,
+            Duration::from_secs(case.success),
+            Duration::from_secs(case.failure),
+        );
+        let ctx = Context::default();
+        let first = cache.authenticate_token("tok", &ctx).await;
+        let second = cache.authenticate_token("tok", &ctx).await;
+        assert_eq!(name(&first), name(&second), "{}", case.name);
+        assert_eq!(first.is_err(), second.is_err(), "{}", case.name);
+        let want = if case.second_call_hits_backend { 2 } else { 1 };
+        assert_eq!(calls.load(Ordering::SeqCst), want, "{}", case.name);
+    }
+}
+
+/// k8s `TestCachedTokenAuthenticatorWithAudiences`.
+#[tokio::test]
+async fn audiences_are_part_of_the_key() {
+    let backend = SyncTokenFn::new(|_: &str, ctx: &Context| {
+        let aud = ctx
+            .audiences()
+            .and_then(|a| a.iter().next().map(str::to_owned));
+        user(&format!("user-{}", aud.unwrap_or_default()))
+    });
+    let cache =
+        CachedTokenAuthenticator::new(backend, true, Duration::from_secs(60), Duration::ZERO);
+    let a = Context::with_audiences(Audiences::from(["audA"]));
+    let b = Context::with_audiences(Audiences::from(["audB"]));
+    assert_eq!(
+        name(&cache.authenticate_token("t", &a).await).unwrap(),
+        "user-audA"
+    );
+    assert_eq!(
+        name(&cache.authenticate_token("t", &b).await).unwrap(),
+        "user-audB"
+    );
+    assert_eq!(
+        name(&cache.authenticate_token("t", &a).await).unwrap(),
+        "user-audA"
+    );
+    assert_eq!(cache.stats().entries, 2);
+}
+
+/// 1 000 concurrent requests for one uncached token → exactly one backend call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn thousand_concurrent_misses_make_one_backend_call() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let (release_tx, release_rx) = tokio::sync::watch::channel(false);
+    let c = calls.clone();
+    let backend = AsyncTokenFn::new(move |_t: String, _: Context| {
+        c.fetch_add(1, Ordering::SeqCst);
+        let mut rx = release_rx.clone();
+        async move {
+            let _ = rx.wait_for(|go| *go).await;
+            user("chewbacca")
+        }
+    });
+    let cache = Arc::new(CachedTokenAuthenticator::new(
+        backend,
+        false,
+        Duration::from_secs(120),
+        Duration::from_secs(120),
+    ));
+    let mut tasks = Vec::new();
+    for _ in 0..1000 {
+        let cache = cache.clone();
+        tasks.push(tokio::spawn(async move {
+            cache
+                .authenticate_token("one-uncached-token", &Context::default())
+                .await
+        }));
+    }
+    // Let every caller reach the shared lookup before the backend answers.
+    while cache.stats().misses < 1000 {
+        tokio::task::yield_now().await;
+    }
+    release_tx.send(true).unwrap();
+    for t in tasks {
+        assert_eq!(name(&t.await.unwrap()).as_deref(), Some("chewbacca"));
+    }
+    assert_eq!(calls.load(Ordering::SeqCst), 1, "exactly one backend call");
+    assert_eq!(cache.stats().fetch_ok, 1);
+}
+
+/// k8s `TestSharedLookup` "first caller bails": the shared lookup is detached.
+#[tokio::test]
+async fn caller_going_away_does_not_cancel_the_shared_lookup() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let (release_tx, release_rx) = tokio::sync::watch::channel(false);
+    let c = calls.clone();
+    let backend = AsyncTokenFn::new(move |_t: String, _: Context| {
+        c.fetch_add(1, Ordering::SeqCst);
+        let mut rx = release_rx.clone();
+        async move {
+            let _ = rx.wait_for(|go| *go).await;
+            user("chewbacca")
+        }
+    });
+    let cache = Arc::new(CachedTokenAuthenticator::new(
+        backend,
+        false,
+        Duration::from_secs(60),
+        Duration::ZERO,
+    ));
+    let first = {
+        let cache = cache.clone();
+        tokio::spawn(async move { cache.authenticate_token("tok", &Context::default()).await })
+    };
+    while cache.stats().in_flight == 0 {
+        tokio::task::yield_now().await;
+    }
+    first.abort();
+    let _ = first.await;
+    let second = {
+        let cache = cache.clone();
+        tokio::spawn(async move { cache.authenticate_token("tok", &Context::default()).await })
+    };
+    tokio::task::yield_now().await;
+    release_tx.send(true).unwrap();
+    assert_eq!(name(&second.await.unwrap()).as_deref(), Some("chewbacca"));
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn panicking_delegate_becomes_an_internal_error() {
+    let sync_panic = SyncTokenFn::new(|_: &str, _: &Context| -> AuthResult { panic!("sync boom") });
+    let async_panic = AsyncTokenFn::new(|_t: String, _: Context| async move {
+        tokio::task::yield_now().await;
+        panic!("async boom")
+    });
+    let a =
+        CachedTokenAuthenticator::new(sync_panic, false, Duration::from_secs(60), Duration::ZERO);
+    let b =
+        CachedTokenAuthenticator::new(async_panic, false, Duration::from_secs(60), Duration::ZERO);
+    for r in [
+        a.authenticate_token("t", &Context::default()).await,
+        b.authenticate_token("t", &Context::default()).await,
+    ] {
+        let e = r.unwrap_err();
+        assert_eq!(e.to_string(), AUTHN_CRASH);
+        assert_eq!(e.kind(), ErrorKind::Internal);
+    }
+    assert_eq!(a.stats().fetch_error, 1);
+    // The cache keeps working afterwards.
+    assert!(
+        a.authenticate_token("t", &Context::default())
+            .await
+            .is_err()
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_hanging_delegate_is_bounded_by_the_lookup_timeout() {
+    let backend = AsyncTokenFn::new(|_t: String, _: Context| async move {
+        std::future::pending::<()>().await;
+        Ok(None)
+    });
+    let cache = CachedTokenAuthenticator::builder(backend)
+        .lookup_timeout(Duration::from_secs(30))
+        .build();
+    let start = tokio::time::Instant::now();
+    let e = cache
+        .authenticate_token("t", &Context::default())
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Unavailable);
+    assert_eq!(start.elapsed(), Duration::from_secs(30));
+    assert_eq!(cache.stats().in_flight, 0);
+}
+
+#[tokio::test]
+async fn in_flight_lookups_are_bounded() {
+    let backend = AsyncTokenFn::new(|_t: String, _: Context| async move {
+        std::future::pending::<()>().await;
+        Ok(None)
+    });
+    let cache = Arc::new(
+        CachedTokenAuthenticator::builder(backend)
+            .max_in_flight(3)
+            .build(),
+    );
+    let mut hanging = Vec::new();
+    for i in 0..3 {
+        let cache = cache.clone();
+        hanging.push(tokio::spawn(async move {
+            cache
+                .authenticate_token(&format!("t{i}"), &Context::default())
+                .await
+        }));
+    }
+    while cache.stats().in_flight < 3 {
+        tokio::task::yield_now().await;
+    }
+    let e = cache
+        .authenticate_token("t-over", &Context::default())
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Unavailable);
+    assert_eq!(e.to_string(), "too many concurrent token lookups");
+    // A waiter on an existing lookup is not refused.
+    let joined = {
+        let cache = cache.clone();
+        tokio::spawn(async move { cache.authenticate_token("t0", &Context::default()).await })
+    };
+    tokio::task::yield_now().await;
+    assert!(!joined.is_finished());
+    joined.abort();
+    for h in hanging {
+        h.abort();
+    }
+}
+
+#[tokio::test]
+async fn entries_are_bounded_and_cached_identities_shared_not_copied() {
+    let cache = CachedTokenAuthenticator::builder(SyncTokenFn::new(|t: &str, _: &Context| user(t)))
+        .max_entries(100)
+        .success_ttl(Duration::from_secs(60))
+        .build();
+    let ctx = Context::default();
+    let first = cache
+        .authenticate_token("keep", &ctx)
+        .await
+        .unwrap()
+        .unwrap();
+    let again = cache
+        .authenticate_token("keep", &ctx)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(
+        Arc::ptr_eq(&first.user, &again.user),
+        "the cached identity is shared"
+    );
+    for i in 0..10_000 {
+        let _ = cache.authenticate_token(&format!("flood-{i}"), &ctx).await;
+    }
+    let n = cache.stats().entries;
+    assert!(n <= 110, "entries stay bounded, got {n}");
+    // A user whose cached response was handed out is unchanged.
+    assert_eq!(first.user.name(), "keep");
+    assert_eq!(first.user.groups().count(), 0);
+}
+
+#[test]
+fn without_a_runtime_a_miss_calls_through() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let c = calls.clone();
+    let cache = CachedTokenAuthenticator::new(
+        SyncTokenFn::new(move |_: &str, _: &Context| {
+            c.fetch_add(1, Ordering::SeqCst);
+            user("u")
+        }),
+        false,
+        Duration::from_secs(60),
+        Duration::ZERO,
+    );
+    let r = futures_lite_block_on(cache.authenticate_token("t", &Context::default()));
+    assert_eq!(name(&r).as_deref(), Some("u"));
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+}
+
+fn futures_lite_block_on<F: std::future::Future>(f: F) -> F::Output {
+    let mut f = std::pin::pin!(f);
+    let waker = std::task::Waker::noop();
+    let mut cx = std::task::Context::from_waker(waker);
+    loop {
+        if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+            return v;
+        }
+    }
+}
+
+/// A freshly stored entry is a hit right away, even when the cache is full of one-hit entries.
+#[tokio::test]
+async fn fresh_entry_hits_after_a_flood() {
+    let cache = CachedTokenAuthenticator::builder(SyncTokenFn::new(|t: &str, _: &Context| user(t)))
+        .max_entries(1000)
+        .success_ttl(Duration::from_secs(60))
+        .build();
+    let ctx = Context::default();
+    for i in 0..5_000 {
+        let _ = cache.authenticate_token(&format!("flood-{i}"), &ctx).await;
+    }
+    let _ = cache.authenticate_token("keep", &ctx).await;
+    let f = cache.authenticate_token("keep", &ctx);
+    assert!(f.is_ready(), "stats {:?}", cache.stats());
+}
+
+/// A future created outside the runtime and awaited inside it still goes through the cache.
+#[test]
+fn future_created_outside_the_runtime_is_cached_when_polled_inside() {
+    let cache = CachedTokenAuthenticator::new(
+        SyncTokenFn::new(|_: &str, _: &Context| user("u")),
+        false,
+        Duration::from_secs(60),
+        Duration::ZERO,
+    );
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let ctx = Context::default();
+    let f = cache.authenticate_token("t", &ctx);
+    assert!(rt.block_on(f).unwrap().is_some());
+    assert!(cache.authenticate_token("t", &ctx).is_ready());
+    assert_eq!(cache.stats().fetch_ok, 1);
+}

@@ -1,0 +1,963 @@
+//! The TokenReview webhook against a TLS TokenReview server on 127.0.0.1 (test-only server:
+//! no real TokenReview backend runs here except kube-authn itself; hyper + rustls, real TLS).
+//! Vectors from kube-apiserver's `webhook_v1_test.go` / `webhook_v1beta1_test.go`.
+#![cfg(feature = "remote")]
+
+mod webhook_server;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use kube_authn::ErrorKind;
+use kube_authn::authenticator::{Audiences, AuthResult, Context, TokenAuthenticator};
+use kube_authn::outbound::vault::{SyncProvider, Vault};
+use kube_authn::outbound::{ConnectionInfo, Pem, Secret};
+use kube_authn::token::webhook::{
+    Backoff, Sleeper, Version, WebhookOptions, WebhookTokenAuthenticator,
+};
+use serde_json::json;
+use webhook_server::{Pki, Reply, Seen, Server};
+
+const TOKEN: &str = "my-s3cr3t-t0ken";
+
+/// Records the retry delays instead of sleeping.
+#[derive(Default)]
+struct RecordingSleeper(Mutex<Vec<Duration>>);
+
+impl Sleeper for RecordingSleeper {
+    fn sleep(&self, d: Duration) -> Pin<Box<dyn Future<Output = ()> + Send>> {
+        self.0.lock().unwrap().push(d);
+        Box::pin(async {})
+    }
+}
+
+fn opts(version: Version, sleeper: Arc<RecordingSleeper>) -> WebhookOptions {
+    let mut o = WebhookOptions::default();
+    o.version = version;
+    o.sleeper = sleeper;
+    o
+}
+
+fn info_for(pki: &Pki, url: String) -> ConnectionInfo {
+    ConnectionInfo::new(url)
+        .with_ca(Pem::Data(pki.ca_pem.clone().into_bytes()))
+        .with_client_cert(
+            Pem::Data(pki.client_cert_pem.clone().into_bytes()),
+            Pem::Data(pki.client_key_pem.clone().into_bytes()),
+        )
+        .with_trust_env(false)
+}
+
+fn webhook(info: ConnectionInfo, o: WebhookOptions) -> WebhookTokenAuthenticator {
+    WebhookTokenAuthenticator::new(Vault::from_info(info), o).unwrap()
+}
+
+fn allow(name: &str) -> Reply {
+    Reply::json(
+        200,
+        json!({"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","status":{"authenticated":true,"user":{"username":name}}}),
+    )
+}
+
+fn name(r: &AuthResult) -> Option<String> {
+    r.as_ref()
+        .ok()
+        .and_then(|o| o.as_ref())
+        .map(|r| r.user.name().to_owned())
+}
+
+/// `TestV1WebhookTokenAuthenticator` (and the v1beta1 twin): mutual TLS, kubeconfig loader.
+#[tokio::test]
+async fn kubernetes_vectors_over_mutual_tls_from_a_kubeconfig() {
+    let pki = Pki::new();
+    let status = Arc::new(Mutex::new(json!({})));
+    let st = status.clone();
+    let server = Server::start(&pki.server_cert_pem, &pki.server_key_pem, Some(&pki.client_ca_pem), move |req, _| {
+        let v = req.json();
+        Reply::json(200, json!({"apiVersion": v["apiVersion"], "kind":"TokenReview","status": st.lock().unwrap().clone()}))
+    })
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("ca.pem"), &pki.ca_pem).unwrap();
+    std::fs::write(dir.path().join("client.pem"), &pki.client_cert_pem).unwrap();
+    std::fs::write(dir.path().join("client-key.pem"), &pki.client_key_pem).unwrap();
+    let kubeconfig = dir.path().join("webhook.kubeconfig");
+    // Unnamed entries and no context, exactly as kube-apiserver's own webhook tests write them.
+    std::fs::write(
+        &kubeconfig,
+        format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- cluster:\n    server: {}\n    certificate-authority: ca.pem\nusers:\n- user:\n    client-certificate: client.pem\n    client-key: client-key.pem\n",
+            server.url("/tokenreview")
+        ),
+    )
+    .unwrap();
+
+    type Want = Result<Option<(&'static str, &'static [&'static str])>, &'static str>;
+    let full = json!({"authenticated":true,"user":{"username":"person@place.com","uid":"abcd-1234","groups":["stuff-dev","main-eng"],"extra":{"foo":["bar","baz"]}}});
+    /// (name, implicit audiences, ctx audiences, server status, expected)
+    type VectorCase = (
+        &'static str,
+        &'static [&'static str],
+        Option<&'static [&'static str]>,
+        serde_json::Value,
+        Want,
+    );
+    let cases: Vec<VectorCase> = vec![
+        (
+            "simple",
+            &[],
+            None,
+            json!({"authenticated":true,"user":{"username":"somebody"}}),
+            Ok(Some(("somebody", &[]))),
+        ),
+        (
+            "all fields",
+            &[],
+            None,
+            full,
+            Ok(Some(("person@place.com", &[]))),
+        ),
+        (
+            "denied with garbage user",
+            &[],
+            None,
+            json!({"authenticated":false,"user":{"username":"garbage","uid":"abcd-1234"}}),
+            Ok(None),
+        ),
+        (
+            "denied",
+            &[],
+            None,
+            json!({"authenticated":false}),
+            Ok(None),
+        ),
+        (
+            "audiences: implicit",
+            &["api"],
+            Some(&["api"]),
+            json!({"authenticated":true,"user":{"username":"somebody"}}),
+            Ok(Some(("somebody", &["api"]))),
+        ),
+        (
+            "audiences: implicit superset",
+            &["api", "other"],
+            Some(&["api"]),
+            json!({"authenticated":true,"user":{"username":"somebody"}}),
+            Ok(Some(("somebody", &["api"]))),
+        ),
+        (
+            "audiences: mismatch denied",
+            &["api"],
+            Some(&["other"]),
+            json!({"authenticated":false}),
+            Ok(None),
+        ),
+        (
+            "audiences: audience-unaware backend",
+            &["api"],
+            Some(&["other"]),
+            json!({"authenticated":true,"user":{"username":"somebody"}}),
+            Ok(None),
+        ),
+        (
+            "audiences: explicit match",
+            &["api"],
+            Some(&["api"]),
+            json!({"authenticated":true,"user":{"username":"somebody"},"audiences":["api"]}),
+            Ok(Some(("somebody", &["api"]))),
+        ),
+        (
+            "audiences: none in ctx, no check",
+            &[],
+            None,
+            json!({"authenticated":true,"user":{"username":"somebody"},"audiences":["api"]}),
+            Ok(Some(("somebody", &[]))),
+        ),
+        (
+            "audiences: explicit mismatch",
+            &["api"],
+            Some(&["api"]),
+            json!({"authenticated":true,"user":{"username":"somebody"},"audiences":["other"]}),
+            Ok(None),
+        ),
+        (
+            "audience mismatch wins over error",
+            &["api"],
+            Some(&["api"]),
+            json!({"authenticated":false,"audiences":["other"],"error":"bad"}),
+            Ok(None),
+        ),
+        (
+            "error with authenticated false",
+            &[],
+            None,
+            json!({"authenticated":false,"error":"token expired"}),
+            Err("token expired"),
+        ),
+    ];
+    for version in [Version::V1, Version::V1Beta1] {
+        for (name, implicit, ctx_auds, resp, want) in &cases {
+            *status.lock().unwrap() = resp.clone();
+            let mut o = opts(version, Arc::default());
+            o.implicit_audiences = Audiences::new(*implicit);
+            let w = WebhookTokenAuthenticator::from_kubeconfig(&kubeconfig, o).unwrap();
+            let ctx = match ctx_auds {
+                Some(a) => Context::with_audiences(Audiences::new(*a)),
+                None => Context::default(),
+            };
+            let got = w.authenticate_token(TOKEN, &ctx).await;
+            let seen = server.last();
+            let body = seen.json();
+            assert_eq!(
+                body["apiVersion"],
+                format!("authentication.k8s.io/{}", version.as_str()),
+                "{name}"
+            );
+            assert_eq!(body["kind"], "TokenReview", "{name}");
+            assert_eq!(body["spec"]["token"], TOKEN, "{name}");
+            match ctx_auds {
+                Some(a) => assert_eq!(body["spec"]["audiences"], json!(a), "{name}"),
+                None => assert!(body["spec"].get("audiences").is_none(), "{name}"),
+            }
+            assert_eq!(seen.method, "POST");
+            assert_eq!(seen.uri, "/tokenreview", "the full server URL is POSTed to");
+            assert_eq!(seen.headers["content-type"], "application/json");
+            match (want, got) {
+                (Ok(None), Ok(None)) => {}
+                (Ok(Some((user, auds))), Ok(Some(r))) => {
+                    assert_eq!(r.user.name(), *user, "{name}");
+                    assert_eq!(r.audiences.iter().collect::<Vec<_>>(), *auds, "{name}");
+                    if *name == "all fields" {
+                        assert_eq!(r.user.uid(), "abcd-1234");
+                        assert_eq!(
+                            r.user.groups().collect::<Vec<_>>(),
+                            ["stuff-dev", "main-eng"]
+                        );
+                        assert_eq!(r.user.extra()["foo"], ["bar", "baz"]);
+                    }
+                }
+                (Err(text), Err(e)) => assert_eq!(e.to_string(), *text, "{name}"),
+                (want, got) => panic!("{name} ({version:?}): want {want:?}, got {got:?}"),
+            }
+        }
+    }
+}
+
+/// `TestV1WebhookCacheAndRetry`: the cached webhook, 2400 h TTL, counted backend calls.
+#[tokio::test]
+async fn cache_and_retry_sequence_from_kubernetes() {
+    let pki = Pki::new();
+    let code = Arc::new(Mutex::new(200u16));
+    let c = code.clone();
+    let server = Server::start(
+        &pki.server_cert_pem,
+        &pki.server_key_pem,
+        Some(&pki.client_ca_pem),
+        move |_, _| match *c.lock().unwrap() {
+            200 => allow("fake"),
+            other => Reply::Http(other, vec![], vec![]),
+        },
+    )
+    .await;
+    let sleeper = Arc::new(RecordingSleeper::default());
+    let mut o = opts(Version::V1, sleeper.clone());
+    o.backoff = Backoff {
+        initial: Duration::from_millis(5),
+        factor: 1.5,
+        jitter: 0.2,
+        steps: 5,
+    };
+    let ttl = Duration::from_secs(2400 * 3600);
+    let w = webhook(info_for(&pki, server.url("/")), o).cached(ttl);
+    let ctx = Context::default();
+    let steps: &[(&str, u16, bool, usize)] = &[
+        ("t0k3n", 500, false, 5),
+        ("t0k3n", 404, false, 1),
+        ("t0k3n", 200, true, 1),
+        ("t0k3n", 500, true, 0),
+        ("an0th3r_t0k3n", 500, false, 5),
+        ("an0th3r_t0k3n", 429, false, 5),
+        ("an0th3r_t0k3n", 200, true, 1),
+        ("an0th3r_t0k3n", 500, true, 0),
+    ];
+    for (i, (token, status, ok, calls)) in steps.iter().enumerate() {
+        *code.lock().unwrap() = *status;
+        let before = server.calls();
+        let got = w.authenticate_token(token, &ctx).await;
+        assert_eq!(got.is_ok(), *ok, "step {i}: {got:?}");
+        assert_eq!(server.calls() - before, *calls, "step {i}: backend calls");
+    }
+    // 5 attempts sleep 4 times: 5, 7.5, 11.25, 16.875 ms, each plus up to 20 % jitter.
+    let delays = sleeper.0.lock().unwrap().clone();
+    let base = [5.0, 7.5, 11.25, 16.875];
+    for (j, d) in delays[..4].iter().enumerate() {
+        let ms = d.as_secs_f64() * 1000.0;
+        assert!(
+            ms >= base[j] - 0.001 && ms <= base[j] * 1.2 + 0.001,
+            "delay {j}: {ms} ms"
+        );
+    }
+}
+
+/// Every fault has a defined outcome and a counted number of backend calls.
+#[tokio::test]
+async fn faults_have_defined_outcomes() {
+    let pki = Pki::new();
+    let other = Server::start(&pki.server_cert_pem, &pki.server_key_pem, None, |_, _| {
+        allow("elsewhere")
+    })
+    .await;
+    let other_url = other.url("/stolen");
+
+    type Script = Box<dyn Fn(&Seen, usize) -> Reply + Send + Sync>;
+    struct Case {
+        name: &'static str,
+        script: Script,
+        want_ok: Option<&'static str>,
+        want_err: &'static str,
+        calls: usize,
+        sleeps: usize,
+    }
+    let html = "<html><body>login</body></html>".to_string();
+    let cases = vec![
+        Case {
+            name: "500 then 200",
+            script: Box::new(|_, n| {
+                if n < 2 {
+                    Reply::Http(500, vec![], vec![])
+                } else {
+                    allow("late")
+                }
+            }),
+            want_ok: Some("late"),
+            want_err: "",
+            calls: 3,
+            sleeps: 2,
+        },
+        Case {
+            name: "404 not retried",
+            script: Box::new(|_, _| Reply::Http(404, vec![], vec![])),
+            want_ok: None,
+            want_err: "the server could not find the requested resource",
+            calls: 1,
+            sleeps: 0,
+        },
+        Case {
+            name: "400 not retried",
+            script: Box::new(|_, _| Reply::Http(400, vec![], vec![])),
+            want_ok: None,
+            want_err: "the server rejected our request for an unknown reason",
+            calls: 1,
+            sleeps: 0,
+        },
+        Case {
+            name: "503 without Retry-After not retried",
+            script: Box::new(|_, _| Reply::Http(503, vec![], vec![])),
+            want_ok: None,
+            want_err: "the server is currently unable to handle the request",
+            calls: 1,
+            sleeps: 0,
+        },
+        Case {
+            name: "503 with Retry-After retried",
+            script: Box::new(|_, n| {
+                if n == 0 {
+                    Reply::Http(503, vec![("retry-after", "2".into())], vec![])
+                } else {
+                    allow("patient")
+                }
+            }),
+            want_ok: Some("patient"),
+            want_err: "",
+            calls: 2,
+            sleeps: 1,
+        },
+        Case {
+            name: "429 with Retry-After",
+            script: Box::new(|_, n| {
+                if n == 0 {
+                    Reply::Http(429, vec![("retry-after", "3".into())], vec![])
+                } else {
+                    allow("throttled")
+                }
+            }),
+            want_ok: Some("throttled"),
+            want_err: "",
+            calls: 2,
+            sleeps: 1,
+        },
+        Case {
+            name: "429 always",
+            script: Box::new(|_, _| Reply::Http(429, vec![], vec![])),
+            want_ok: None,
+            want_err: "the server has received too many requests and has asked us to try again later",
+            calls: 5,
+            sleeps: 4,
+        },
+        Case {
+            name: "504 retried",
+            script: Box::new(|_, _| Reply::Http(504, vec![], vec![])),
+            want_ok: None,
+            want_err: "the server was unable to return a response in the time allotted, but may still be processing the request",
+            calls: 5,
+            sleeps: 4,
+        },
+        Case {
+            name: "500 text body",
+            script: Box::new(|_, _| {
+                Reply::Http(
+                    500,
+                    vec![("content-type", "text/plain".into())],
+                    b"HTTP Error".to_vec(),
+                )
+            }),
+            want_ok: None,
+            want_err: r#"an error on the server ("HTTP Error") has prevented the request from succeeding"#,
+            calls: 5,
+            sleeps: 4,
+        },
+        Case {
+            name: "301 to another host not followed",
+            script: {
+                let u = other_url.clone();
+                Box::new(move |_, _| Reply::Http(301, vec![("location", u.clone())], vec![]))
+            },
+            want_ok: None,
+            want_err: "the server responded with the status code 301 but did not return more information",
+            calls: 1,
+            sleeps: 0,
+        },
+        Case {
+            name: "10 MB body capped",
+            script: Box::new(|_, _| {
+                Reply::Http(
+                    200,
+                    vec![("content-type", "application/json".into())],
+                    vec![b' '; 10 << 20],
+                )
+            }),
+            want_ok: None,
+            want_err: "webhook response body is larger than 1048576 bytes",
+            calls: 1,
+            sleeps: 0,
+        },
+        Case {
+            name: "malformed JSON",
+            script: Box::new(|_, _| {
+                Reply::Http(
+                    200,
+                    vec![("content-type", "application/json".into())],
+                    b"{\"status\": {\"authenticated\": tru".to_vec(),
+                )
+            }),
+            want_ok: None,
+            want_err: "webhook: cannot decode TokenReview response: truncated JSON",
+            calls: 1,
+            sleeps: 0,
+        },
+        Case {
+            name: "HTML 200",
+            script: {
+                let h = html.clone();
+                Box::new(move |_, _| {
+                    Reply::Http(
+                        200,
+                        vec![("content-type", "text/html".into())],
+                        h.clone().into_bytes(),
+                    )
+                })
+            },
+            want_ok: None,
+            want_err: "webhook: cannot decode TokenReview response: invalid JSON",
+            calls: 1,
+            sleeps: 0,
+        },
+        Case {
+            name: "empty 200",
+            script: Box::new(|_, _| {
+                Reply::Http(
+                    200,
+                    vec![("content-type", "application/json".into())],
+                    vec![],
+                )
+            }),
+            want_ok: None,
+            want_err: "0-length response with status code: 200 and content type: application/json",
+            calls: 1,
+            sleeps: 0,
+        },
+        Case {
+            name: "connection dropped (refusing) retried",
+            script: Box::new(|_, _| Reply::Close),
+            want_ok: None,
+            want_err: "",
+            calls: 5,
+            sleeps: 4,
+        },
+        Case {
+            name: "backend echoing the token in an error",
+            script: Box::new(|_, _| {
+                Reply::json(
+                    200,
+                    json!({"status":{"authenticated":false,"error":format!("bad token {TOKEN}")}}),
+                )
+            }),
+            want_ok: None,
+            want_err: "bad token <redacted>",
+            calls: 1,
+            sleeps: 0,
+        },
+    ];
+    for case in cases {
+        let script = case.script;
+        let server = Server::start(
+            &pki.server_cert_pem,
+            &pki.server_key_pem,
+            Some(&pki.client_ca_pem),
+            move |r, n| script(r, n),
+        )
+        .await;
+        let sleeper = Arc::new(RecordingSleeper::default());
+        let w = webhook(
+            info_for(&pki, server.url("/review")),
+            opts(Version::V1, sleeper.clone()),
+        );
+        let got = w.authenticate_token(TOKEN, &Context::default()).await;
+        match case.want_ok {
+            Some(user) => assert_eq!(name(&got).as_deref(), Some(user), "{}: {got:?}", case.name),
+            None => {
+                let e = got.expect_err(case.name);
+                if !case.want_err.is_empty() {
+                    assert_eq!(e.to_string(), case.want_err, "{}", case.name);
+                }
+                assert!(
+                    !e.to_string().contains(TOKEN),
+                    "{}: token leaked",
+                    case.name
+                );
+                assert!(
+                    !format!("{e:?}").contains(TOKEN),
+                    "{}: token leaked in Debug",
+                    case.name
+                );
+            }
+        }
+        assert_eq!(server.calls(), case.calls, "{}: backend calls", case.name);
+        let sleeps = sleeper.0.lock().unwrap().clone();
+        assert_eq!(
+            sleeps.len(),
+            case.sleeps,
+            "{}: retry sleeps {sleeps:?}",
+            case.name
+        );
+        if case.name.contains("with Retry-After") {
+            let want = if case.name.starts_with("429") { 3 } else { 2 };
+            assert!(
+                sleeps[0] >= Duration::from_secs(want),
+                "{}: Retry-After honoured: {sleeps:?}",
+                case.name
+            );
+        }
+    }
+    assert_eq!(other.calls(), 0, "the redirect target was never contacted");
+}
+
+#[tokio::test]
+async fn down_hanging_and_wrong_certificate() {
+    let pki = Pki::new();
+    // Down: nothing listens (dial error, not retried, as in k8s).
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let sleeper = Arc::new(RecordingSleeper::default());
+    let w = webhook(
+        info_for(&pki, format!("https://127.0.0.1:{port}/")),
+        opts(Version::V1, sleeper.clone()),
+    );
+    let e = w
+        .authenticate_token(TOKEN, &Context::default())
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Unavailable);
+    assert!(
+        e.to_string()
+            .starts_with(&format!("Post \"https://127.0.0.1:{port}/\": ")),
+        "{e}"
+    );
+    assert!(
+        sleeper.0.lock().unwrap().is_empty(),
+        "dial errors are not retried"
+    );
+
+    // Hanging: bounded by the whole-request deadline.
+    let hang = Server::start(
+        &pki.server_cert_pem,
+        &pki.server_key_pem,
+        Some(&pki.client_ca_pem),
+        |_, _| Reply::Hang,
+    )
+    .await;
+    let mut o = opts(Version::V1, Arc::default());
+    o.deadline = Duration::from_millis(400);
+    let w = webhook(info_for(&pki, hang.url("/")), o);
+    let start = Instant::now();
+    let e = w
+        .authenticate_token(TOKEN, &Context::default())
+        .await
+        .unwrap_err();
+    let took = start.elapsed();
+    assert_eq!(
+        e.to_string(),
+        "webhook authenticator request deadline exceeded"
+    );
+    assert!(
+        took >= Duration::from_millis(400) && took < Duration::from_secs(3),
+        "{took:?}"
+    );
+    assert_eq!(hang.calls(), 1);
+
+    // Wrong server certificate: the client trusts another CA. TLS errors are not retried.
+    let good = Server::start(
+        &pki.server_cert_pem,
+        &pki.server_key_pem,
+        Some(&pki.client_ca_pem),
+        |_, _| allow("x"),
+    )
+    .await;
+    let stranger = Pki::new();
+    let sleeper = Arc::new(RecordingSleeper::default());
+    let mut info = info_for(&pki, good.url("/"));
+    info.certificate_authority = Some(Pem::Data(stranger.ca_pem.into_bytes()));
+    let w = webhook(info, opts(Version::V1, sleeper.clone()));
+    let e = w
+        .authenticate_token(TOKEN, &Context::default())
+        .await
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("UnknownIssuer")
+            || e.to_string().to_lowercase().contains("certificate"),
+        "{e}"
+    );
+    assert_eq!(good.calls(), 0);
+    assert!(sleeper.0.lock().unwrap().is_empty());
+
+    // Server requires a client certificate and none is presented.
+    let w = webhook(
+        ConnectionInfo::new(good.url("/"))
+            .with_ca(Pem::Data(pki.ca_pem.clone().into_bytes()))
+            .with_trust_env(false),
+        opts(Version::V1, Arc::default()),
+    );
+    assert!(
+        w.authenticate_token(TOKEN, &Context::default())
+            .await
+            .is_err()
+    );
+    assert_eq!(good.calls(), 0);
+
+    // tls-server-name: the certificate is for "localhost"; verifying another name fails.
+    let w = webhook(
+        info_for(&pki, good.url("/")).with_tls_server_name("localhost"),
+        opts(Version::V1, Arc::default()),
+    );
+    assert_eq!(
+        name(&w.authenticate_token(TOKEN, &Context::default()).await).as_deref(),
+        Some("x")
+    );
+    let w = webhook(
+        info_for(&pki, good.url("/")).with_tls_server_name("evil.example"),
+        opts(Version::V1, Arc::default()),
+    );
+    assert!(
+        w.authenticate_token(TOKEN, &Context::default())
+            .await
+            .is_err()
+    );
+    assert_eq!(good.calls(), 1);
+}
+
+/// Bearer authentication to the webhook; the reviewed token travels only in the body; a
+/// credential that starts getting 401 is replaced by the next, and never retried once bad.
+#[tokio::test]
+async fn bearer_credentials_rotate_on_401_without_looping() {
+    let pki = Pki::new();
+    let accepted = Arc::new(Mutex::new(vec!["cred-A".to_string(), "cred-B".to_string()]));
+    let acc = accepted.clone();
+    let server = Server::start(
+        &pki.server_cert_pem,
+        &pki.server_key_pem,
+        None,
+        move |req, _| {
+            let auth = req
+                .headers
+                .get("authorization")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("");
+            if acc
+                .lock()
+                .unwrap()
+                .iter()
+                .any(|t| auth == format!("Bearer {t}"))
+            {
+                allow(auth.trim_start_matches("Bearer "))
+            } else {
+                Reply::Http(401, vec![], vec![])
+            }
+        },
+    )
+    .await;
+    let logins = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let (l, url, ca) = (logins.clone(), server.url("/"), pki.ca_pem.clone());
+    let vault = Vault::new(vec![Box::new(SyncProvider::new(move || {
+        l.fetch_add(1, Ordering::SeqCst);
+        Ok(["cred-A", "cred-B"]
+            .iter()
+            .map(|t| {
+                ConnectionInfo::new(url.clone())
+                    .with_ca(Pem::Data(ca.clone().into_bytes()))
+                    .with_token(Secret::new(*t))
+                    .with_trust_env(false)
+            })
+            .collect())
+    }))]);
+    let w = WebhookTokenAuthenticator::new(vault, opts(Version::V1, Arc::default())).unwrap();
+    let ctx = Context::default();
+
+    assert_eq!(
+        name(&w.authenticate_token("review-1", &ctx).await).as_deref(),
+        Some("cred-A")
+    );
+    assert_eq!(server.calls(), 1);
+    let seen = server.last();
+    assert!(!seen.uri.contains("review-1"), "token not in the URL");
+    for (k, v) in &seen.headers {
+        assert!(
+            !v.to_str().unwrap_or("").contains("review-1"),
+            "token not in header {k}"
+        );
+    }
+    assert_eq!(seen.json()["spec"]["token"], "review-1");
+
+    // cred-A revoked mid-run: one 401, then cred-B.
+    accepted.lock().unwrap().retain(|t| t != "cred-A");
+    assert_eq!(
+        name(&w.authenticate_token("review-2", &ctx).await).as_deref(),
+        Some("cred-B")
+    );
+    assert_eq!(server.calls(), 3);
+    assert_eq!(
+        name(&w.authenticate_token("review-3", &ctx).await).as_deref(),
+        Some("cred-B")
+    );
+    assert_eq!(server.calls(), 4, "cred-A is not tried again");
+
+    // Everything revoked: one 401 per review, then no backend call at all; no loop.
+    accepted.lock().unwrap().clear();
+    let e = w.authenticate_token("review-4", &ctx).await.unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "the server has asked for the client to provide credentials"
+    );
+    assert_eq!(server.calls(), 5);
+    let e = w.authenticate_token("review-5", &ctx).await.unwrap_err();
+    assert!(
+        e.to_string().starts_with("no valid credentials left"),
+        "{e}"
+    );
+    assert_eq!(
+        server.calls(),
+        5,
+        "known-bad credentials are not sent again"
+    );
+    assert!(
+        logins.load(Ordering::SeqCst) <= 3,
+        "providers asked only when the vault ran dry"
+    );
+}
+
+#[tokio::test]
+async fn token_file_credential_rotates_from_the_kubeconfig() {
+    let pki = Pki::new();
+    let current = Arc::new(Mutex::new("sa-token-1".to_string()));
+    let cur = current.clone();
+    let server = Server::start(
+        &pki.server_cert_pem,
+        &pki.server_key_pem,
+        None,
+        move |req, _| {
+            let want = format!("Bearer {}", cur.lock().unwrap());
+            if req
+                .headers
+                .get("authorization")
+                .is_some_and(|v| v == want.as_str())
+            {
+                allow("ok")
+            } else {
+                Reply::Http(401, vec![], vec![])
+            }
+        },
+    )
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("token"), "sa-token-1\n").unwrap();
+    let cfg = dir.path().join("kubeconfig");
+    let ca_b64 = base64_encode(pki.ca_pem.as_bytes());
+    std::fs::write(&cfg, format!("clusters:\n- name: c\n  cluster:\n    server: {}\n    certificate-authority-data: {ca_b64}\nusers:\n- name: u\n  user:\n    tokenFile: token\ncontexts:\n- name: x\n  context: {{cluster: c, user: u}}\ncurrent-context: x\n", server.url("/"))).unwrap();
+    let cached = WebhookTokenAuthenticator::from_flags(
+        &cfg,
+        "v1",
+        Duration::ZERO,
+        WebhookOptions::default(),
+    )
+    .unwrap();
+    assert!(
+        cached
+            .authenticate_token("t1", &Context::default())
+            .await
+            .unwrap()
+            .is_some()
+    );
+    // The token rotates on the server and then in the file.
+    *current.lock().unwrap() = "sa-token-2-rotated".into();
+    assert!(
+        cached
+            .authenticate_token("t2", &Context::default())
+            .await
+            .is_err()
+    );
+    std::fs::write(dir.path().join("token"), "sa-token-2-rotated\n").unwrap();
+    assert!(
+        cached
+            .authenticate_token("t3", &Context::default())
+            .await
+            .unwrap()
+            .is_some()
+    );
+}
+
+#[test]
+fn flag_validation_and_secret_hygiene() {
+    let e = WebhookTokenAuthenticator::from_flags(
+        "/nonexistent.kubeconfig",
+        "v1",
+        Duration::from_secs(120),
+        WebhookOptions::default(),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("/nonexistent.kubeconfig"));
+    let e = WebhookTokenAuthenticator::from_flags(
+        "/x",
+        "v2",
+        Duration::from_secs(120),
+        WebhookOptions::default(),
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        r#"unsupported authentication webhook version "v2", supported versions are "v1", "v1beta1""#
+    );
+    let mut o = WebhookOptions::default();
+    o.backoff.steps = 0;
+    let e = WebhookTokenAuthenticator::new(Vault::new(vec![]), o).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "number of webhook retry attempts must be greater than 0, but is: 0"
+    );
+    let info = ConnectionInfo::new("https://x")
+        .with_token(Secret::new("tok-SECRET"))
+        .with_basic("u", Secret::new("pw-SECRET"));
+    let w =
+        WebhookTokenAuthenticator::new(Vault::from_info(info.clone()), WebhookOptions::default())
+            .unwrap();
+    assert!(!format!("{info:?} {w:?}").contains("SECRET"));
+    let _ = AtomicBool::new(false);
+}
+
+fn base64_encode(b: &[u8]) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(b)
+}
+
+/// 1 000 concurrent reviews of one uncached token through the cached webhook → one TokenReview.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn thousand_concurrent_reviews_make_one_backend_call() {
+    let pki = Pki::new();
+    let server = Server::start(
+        &pki.server_cert_pem,
+        &pki.server_key_pem,
+        Some(&pki.client_ca_pem),
+        |_, _| {
+            // A slow backend, so that every caller arrives while the review is in flight.
+            std::thread::sleep(Duration::from_millis(300));
+            allow("popular")
+        },
+    )
+    .await;
+    let cached = Arc::new(
+        webhook(
+            info_for(&pki, server.url("/")),
+            opts(Version::V1, Arc::default()),
+        )
+        .cached(Duration::from_secs(120)),
+    );
+    let mut tasks = Vec::new();
+    for _ in 0..1000 {
+        let c = cached.clone();
+        tasks.push(tokio::spawn(async move {
+            c.authenticate_token(TOKEN, &Context::default()).await
+        }));
+    }
+    for t in tasks {
+        assert_eq!(name(&t.await.unwrap()).as_deref(), Some("popular"));
+    }
+    assert_eq!(
+        server.calls(),
+        1,
+        "exactly one TokenReview for 1 000 concurrent callers"
+    );
+    assert_eq!(cached.stats().fetch_ok, 1);
+}
+
+/// An explicit proxy URL is used (here a closed port, so the review fails and the server,
+/// reachable directly, sees nothing).
+#[tokio::test]
+async fn explicit_proxy_is_used() {
+    let pki = Pki::new();
+    let server = Server::start(
+        &pki.server_cert_pem,
+        &pki.server_key_pem,
+        Some(&pki.client_ca_pem),
+        |_, _| allow("x"),
+    )
+    .await;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let w = webhook(
+        info_for(&pki, server.url("/")).with_proxy(format!("http://127.0.0.1:{port}")),
+        opts(Version::V1, Arc::default()),
+    );
+    assert!(
+        w.authenticate_token(TOKEN, &Context::default())
+            .await
+            .is_err()
+    );
+    assert_eq!(server.calls(), 0);
+    let direct = webhook(
+        info_for(&pki, server.url("/")),
+        opts(Version::V1, Arc::default()),
+    );
+    assert!(
+        direct
+            .authenticate_token(TOKEN, &Context::default())
+            .await
+            .unwrap()
+            .is_some()
+    );
+}

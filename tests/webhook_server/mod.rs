@@ -1,0 +1,239 @@
+//! A test-only HTTPS server on 127.0.0.1 (hyper + rustls) with scripted replies, used as a
+//! TokenReview webhook and as an OpenStack Identity endpoint. Real TLS, real HTTP; only the
+//! application logic is scripted. Certificates are minted per run with rcgen.
+
+#![allow(dead_code)]
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
+use hyper_util::rt::TokioIo;
+use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+
+/// PEM material of one test PKI.
+#[derive(Clone)]
+pub struct Pki {
+    pub ca_pem: String,
+    pub server_cert_pem: String,
+    pub server_key_pem: String,
+    pub client_ca_pem: String,
+    pub client_cert_pem: String,
+    pub client_key_pem: String,
+}
+
+fn ca(name: &str) -> (String, Issuer<'static, KeyPair>) {
+    let key = KeyPair::generate().unwrap();
+    let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
+    params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    params.distinguished_name.push(DnType::CommonName, name);
+    let cert = params.self_signed(&key).unwrap();
+    (cert.pem(), Issuer::new(params, key))
+}
+
+fn leaf(issuer: &Issuer<'static, KeyPair>, sans: &[&str], cn: &str) -> (String, String) {
+    let key = KeyPair::generate().unwrap();
+    let mut params =
+        CertificateParams::new(sans.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap();
+    params.distinguished_name.push(DnType::CommonName, cn);
+    let cert = params.signed_by(&key, issuer).unwrap();
+    (cert.pem(), key.serialize_pem())
+}
+
+impl Pki {
+    pub fn new() -> Self {
+        let (ca_pem, server_ca) = ca("webhook-test-ca");
+        let (server_cert_pem, server_key_pem) =
+            leaf(&server_ca, &["127.0.0.1", "localhost"], "server");
+        let (client_ca_pem, client_ca) = ca("webhook-client-ca");
+        let (client_cert_pem, client_key_pem) = leaf(&client_ca, &[], "kube-apiserver");
+        Self {
+            ca_pem,
+            server_cert_pem,
+            server_key_pem,
+            client_ca_pem,
+            client_cert_pem,
+            client_key_pem,
+        }
+    }
+}
+
+/// What the server does with one request.
+pub enum Reply {
+    /// Answer with status, headers and body.
+    Http(u16, Vec<(&'static str, String)>, Vec<u8>),
+    /// Never answer.
+    Hang,
+    /// Drop the connection without answering.
+    Close,
+}
+
+impl Reply {
+    pub fn json(code: u16, body: serde_json::Value) -> Self {
+        Reply::Http(
+            code,
+            vec![("content-type", "application/json".into())],
+            body.to_string().into_bytes(),
+        )
+    }
+}
+
+/// One request as the server saw it.
+#[derive(Clone, Debug)]
+pub struct Seen {
+    pub method: String,
+    pub uri: String,
+    pub headers: http::HeaderMap,
+    pub body: Vec<u8>,
+}
+
+impl Seen {
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_slice(&self.body).unwrap()
+    }
+}
+
+type Handler = dyn Fn(&Seen, usize) -> Reply + Send + Sync;
+
+pub struct Server {
+    pub addr: SocketAddr,
+    pub calls: Arc<AtomicUsize>,
+    pub seen: Arc<Mutex<Vec<Seen>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl Server {
+    pub fn url(&self, path: &str) -> String {
+        format!("https://{}{path}", self.addr)
+    }
+    pub fn calls(&self) -> usize {
+        self.calls.load(Ordering::SeqCst)
+    }
+    pub fn last(&self) -> Seen {
+        self.seen
+            .lock()
+            .unwrap()
+            .last()
+            .cloned()
+            .expect("no request seen")
+    }
+
+    /// Starts a TLS server with `cert`/`key`, requiring client certificates from `client_ca`
+    /// when given.
+    pub async fn start(
+        cert_pem: &str,
+        key_pem: &str,
+        client_ca: Option<&str>,
+        handler: impl Fn(&Seen, usize) -> Reply + Send + Sync + 'static,
+    ) -> Server {
+        let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+        let chain: Vec<CertificateDer<'static>> =
+            CertificateDer::pem_slice_iter(cert_pem.as_bytes())
+                .collect::<Result<_, _>>()
+                .unwrap();
+        let key = PrivateKeyDer::from_pem_slice(key_pem.as_bytes()).unwrap();
+        let builder = rustls::ServerConfig::builder_with_provider(provider.clone())
+            .with_safe_default_protocol_versions()
+            .unwrap();
+        let builder = match client_ca {
+            Some(ca) => {
+                let mut roots = rustls::RootCertStore::empty();
+                for c in CertificateDer::pem_slice_iter(ca.as_bytes()) {
+                    roots.add(c.unwrap()).unwrap();
+                }
+                let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(
+                    roots.into(),
+                    provider,
+                )
+                .build()
+                .unwrap();
+                builder.with_client_cert_verifier(verifier)
+            }
+            None => builder.with_no_client_auth(),
+        };
+        let mut config = builder.with_single_cert(chain, key).unwrap();
+        config.alpn_protocols = vec![b"http/1.1".to_vec()];
+        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let calls = Arc::new(AtomicUsize::new(0));
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let handler: Arc<Handler> = Arc::new(handler);
+        let (c, s) = (calls.clone(), seen.clone());
+        let task = tokio::spawn(async move {
+            loop {
+                let Ok((tcp, _)) = listener.accept().await else {
+                    return;
+                };
+                let acceptor = acceptor.clone();
+                let (calls, seen, handler) = (c.clone(), s.clone(), handler.clone());
+                tokio::spawn(async move {
+                    let Ok(tls) = acceptor.accept(tcp).await else {
+                        return;
+                    };
+                    let svc = hyper::service::service_fn(
+                        move |req: http::Request<hyper::body::Incoming>| {
+                            let (calls, seen, handler) =
+                                (calls.clone(), seen.clone(), handler.clone());
+                            async move {
+                                let (parts, body) = req.into_parts();
+                                let body = body
+                                    .collect()
+                                    .await
+                                    .map(|b| b.to_bytes().to_vec())
+                                    .unwrap_or_default();
+                                let req = Seen {
+                                    method: parts.method.to_string(),
+                                    uri: parts.uri.to_string(),
+                                    headers: parts.headers,
+                                    body,
+                                };
+                                let n = calls.fetch_add(1, Ordering::SeqCst);
+                                seen.lock().unwrap().push(req.clone());
+                                match handler(&req, n) {
+                                    Reply::Http(code, headers, body) => {
+                                        let mut resp = http::Response::builder().status(code);
+                                        for (k, v) in headers {
+                                            resp = resp.header(k, v);
+                                        }
+                                        Ok::<_, std::io::Error>(
+                                            resp.body(Full::new(Bytes::from(body))).unwrap(),
+                                        )
+                                    }
+                                    Reply::Hang => {
+                                        std::future::pending::<()>().await;
+                                        unreachable!()
+                                    }
+                                    Reply::Close => Err(std::io::Error::other("closing")),
+                                }
+                            }
+                        },
+                    );
+                    let _ = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(TokioIo::new(tls), svc)
+                        .await;
+                });
+            }
+        });
+        Server {
+            addr,
+            calls,
+            seen,
+            task,
+        }
+    }
+}
+
+#[allow(unused)]
+fn _infallible(_: Infallible) {}
