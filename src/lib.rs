@@ -7,6 +7,7 @@ pub mod api;
 pub mod authenticator;
 pub mod chain;
 pub mod error;
+pub mod jwt;
 pub mod password;
 pub mod reload;
 pub mod request;

@@ -4,3 +4,5 @@
 //! Each authenticator implements [`TokenAuthenticator`](crate::TokenAuthenticator) and is combined
 //! with others through [`crate::chain::union::TokenUnion`], in kube-apiserver's order (token file,
 //! service-account tokens, bootstrap tokens, JWT/OIDC, webhook), optionally behind a cache.
+
+pub mod service_account;
