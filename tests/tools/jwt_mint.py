@@ -1,0 +1,37 @@
+#!/usr/bin/env python3
+"""Mints compact JWS tokens with jwcrypto (an independent JOSE implementation).
+
+Reads JSON requests, one per line, on stdin; writes one token per line on stdout:
+  {"key": "<PEM private key path>", "header": {...} | "header_raw": "<exact JSON>",
+   "claims": {...} | "payload_raw": "<exact JSON>"}
+The protected header is serialised exactly as given (Kubernetes mints {"alg":..,"kid":..}).
+"kid": "k8s" in the header is replaced by Kubernetes' key id of the key
+(base64url(sha256(PKIX DER of the public key))).
+"""
+import base64, hashlib, json, sys
+from cryptography.hazmat.primitives import serialization as s
+from jwcrypto import jwk, jws
+
+def k8s_kid(pem):
+    key = s.load_pem_private_key(pem, None)
+    der = key.public_key().public_bytes(s.Encoding.DER, s.PublicFormat.SubjectPublicKeyInfo)
+    return base64.urlsafe_b64encode(hashlib.sha256(der).digest()).rstrip(b"=").decode()
+
+for line in sys.stdin:
+    line = line.strip()
+    if not line:
+        continue
+    req = json.loads(line)
+    pem = open(req["key"], "rb").read()
+    key = jwk.JWK.from_pem(pem)
+    if "header_raw" in req:
+        header = req["header_raw"]
+    else:
+        h = dict(req["header"])
+        if h.get("kid") == "k8s":
+            h["kid"] = k8s_kid(pem)
+        header = json.dumps(h, separators=(",", ":"))
+    payload = req["payload_raw"] if "payload_raw" in req else json.dumps(req["claims"], separators=(",", ":"))
+    t = jws.JWS(payload.encode())
+    t.add_signature(key, None, protected=header)
+    print(t.serialize(compact=True), flush=True)
