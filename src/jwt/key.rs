@@ -8,7 +8,8 @@
 //!   private key (PKCS#1 or PKCS#8), an RSA public key (PKIX or inside an X.509 certificate),
 //!   an EC private key (SEC1 only; PKCS#8 EC keys are skipped as in Kubernetes), an EC public
 //!   key (PKIX or certificate). Other blocks are skipped; Ed25519 is never accepted here.
-//! * [`parse_jwks`]: a JWK Set (`RSA`, `EC`, and `OKP`/`Ed25519` keys with `use` absent or `sig`).
+//! * [`parse_jwks`]: a JWK Set (`RSA`, `EC`, and `OKP`/`Ed25519` keys with `use` absent or `sig`,
+//!   `key_ops` absent or containing `verify`; a JWK `alg` pins the key to that one algorithm).
 //!
 //! Limits: RSA moduli of 2048–8192 bits (larger keys are refused so an attacker-supplied
 //! JWKS cannot make each verification arbitrarily slow); JWKS documents of at most
@@ -536,6 +537,7 @@ struct RawJwk {
     #[serde(rename = "use")]
     use_: Option<String>,
     alg: Option<String>,
+    key_ops: Option<Vec<String>>,
     n: Option<String>,
     e: Option<String>,
     crv: Option<String>,
@@ -576,6 +578,13 @@ pub fn parse_jwk(json: &[u8]) -> Result<Option<PublicKey>, KeyError> {
 
 fn jwk_to_key(raw: RawJwk) -> Result<Option<PublicKey>, KeyError> {
     if raw.use_.as_deref().is_some_and(|u| u != "sig") {
+        return Ok(None);
+    }
+    if raw
+        .key_ops
+        .as_ref()
+        .is_some_and(|ops| !ops.iter().any(|o| o == "verify"))
+    {
         return Ok(None);
     }
     let only = match raw.alg.as_deref() {
