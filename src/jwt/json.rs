@@ -100,11 +100,22 @@ impl<'de> Deserialize<'de> for Key<'de> {
     }
 }
 
-/// Remembers member names of one object; linear for small objects, hashed beyond 16.
-#[derive(Default)]
+/// Remembers member names of one object: the first 16 on the stack (no allocation for
+/// ordinary JWT objects), hashed beyond that.
 struct Seen<'de> {
-    small: Vec<Cow<'de, str>>,
+    small: [Cow<'de, str>; 16],
+    len: usize,
     big: Option<HashSet<Cow<'de, str>>>,
+}
+
+impl Default for Seen<'_> {
+    fn default() -> Self {
+        Seen {
+            small: std::array::from_fn(|_| Cow::Borrowed("")),
+            len: 0,
+            big: None,
+        }
+    }
 }
 
 impl<'de> Seen<'de> {
@@ -115,12 +126,17 @@ impl<'de> Seen<'de> {
             }
             return Ok(());
         }
-        if self.small.contains(&key) {
+        if self.small[..self.len].contains(&key) {
             return Err(E::custom(ERR_DUPLICATE));
         }
-        self.small.push(key);
-        if self.small.len() > 16 {
-            self.big = Some(self.small.drain(..).collect());
+        if self.len == self.small.len() {
+            let mut big: HashSet<Cow<'de, str>> =
+                self.small.iter_mut().map(std::mem::take).collect();
+            big.insert(key);
+            self.big = Some(big);
+        } else {
+            self.small[self.len] = key;
+            self.len += 1;
         }
         Ok(())
     }
