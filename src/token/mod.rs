@@ -5,4 +5,5 @@
 //! with others through [`crate::chain::union::TokenUnion`], in kube-apiserver's order (token file,
 //! service-account tokens, bootstrap tokens, JWT/OIDC, webhook), optionally behind a cache.
 
+pub mod oidc;
 pub mod service_account;

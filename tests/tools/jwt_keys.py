@@ -6,7 +6,7 @@ rsa_pkcs8.pem, rsa2.pem (another RSA key), ec256.pem / ec384.pem / ec521.pem (SE
 ec256_pub.pem, ec256_pkcs8.pem (PKCS#8: Kubernetes skips it), ed25519.pem (PKCS#8), ed25519_pub.pem,
 rsa1024.pem, rsa_pub_pkcs1.pem (BEGIN RSA PUBLIC KEY, PKCS#1: Kubernetes skips it).
 """
-import datetime, os, sys
+import datetime, json, os, sys
 from cryptography import x509
 from cryptography.x509.oid import NameOID
 from cryptography.hazmat.primitives import hashes, serialization as s
@@ -40,3 +40,12 @@ for bits, curve in ((256, ec.SECP256R1()), (384, ec.SECP384R1()), (521, ec.SECP5
 e = ed25519.Ed25519PrivateKey.generate()
 w("ed25519.pem", priv(e, s.PrivateFormat.PKCS8))
 w("ed25519_pub.pem", pub(e))
+
+# Public JWKs (kid = RFC 7638 thumbprint) for the OIDC tests.
+from jwcrypto import jwk as _jwk
+for n in ("rsa", "rsa2", "ec256", "ec521"):
+    k = _jwk.JWK.from_pem(open(os.path.join(d, n + ".pem"), "rb").read())
+    pubk = _jwk.JWK.from_json(k.export_public())
+    doc = json.loads(pubk.export_public())
+    doc["kid"] = k.thumbprint()
+    w(n + ".jwk", json.dumps(doc).encode())

@@ -7,7 +7,7 @@ Reads JSON requests, one per line, on stdin; writes one token per line on stdout
 "header_raw" requests are RS256-signed directly with pyca/cryptography (jwcrypto refuses
 malformed headers). The protected header is serialised exactly as given (Kubernetes mints {"alg":..,"kid":..}).
 "kid": "k8s" in the header is replaced by Kubernetes' key id of the key
-(base64url(sha256(PKIX DER of the public key))).
+(base64url(sha256(PKIX DER of the public key))); "kid": "thumbprint" by the RFC 7638 thumbprint.
 """
 import base64, hashlib, json, sys
 from cryptography.hazmat.primitives import serialization as s
@@ -31,6 +31,8 @@ for line in sys.stdin:
         h = dict(req["header"])
         if h.get("kid") == "k8s":
             h["kid"] = k8s_kid(pem)
+        elif h.get("kid") == "thumbprint":
+            h["kid"] = key.thumbprint()
         header = json.dumps(h, separators=(",", ":"))
     payload = req["payload_raw"] if "payload_raw" in req else json.dumps(req["claims"], separators=(",", ":"))
     if "header_raw" in req:
