@@ -35,6 +35,7 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     let _ = UntrustedJwt::parse_jws(s);
-    let r = router.authenticate_token(s, &Context::default()).into_ready();
-    assert!(r.is_ok(), "no lookup configured: must answer synchronously");
+    let ctx = Context::default();
+    let ready = router.authenticate_token(s, &ctx).into_ready().is_ok();
+    assert!(ready, "no lookup configured: must answer synchronously");
 });
