@@ -23,6 +23,7 @@
 //! ```
 
 pub mod config;
+pub mod refresh;
 
 use std::fmt;
 use std::sync::Arc;
