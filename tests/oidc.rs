@@ -267,3 +267,52 @@ fn legacy_flag_config_rules() {
     assert_eq!(c.groups.unwrap().prefix, "g:");
     assert_eq!(c.required_claims, vec![("hd".to_string(), "x".to_string())]);
 }
+
+#[tokio::test]
+async fn unknown_kid_triggers_one_refresh_then_succeeds() {
+    let Some(f) = fixture() else { return };
+    let token = mint(&[req(
+        &f.key("rsa.pem"),
+        "RS256",
+        Some("thumbprint"),
+        json!({"iss": ISS, "aud": "my-client", "exp": VALID, "username": "jane"}),
+    )])
+    .remove(0);
+    let a = Arc::new(OidcAuthenticator::new(base_cfg()).with_clock(Arc::new(FixedClock::new(NOW))));
+    a.set_keys(vec![Arc::new(
+        parse_jwk(&f.read("rsa2.jwk")).unwrap().unwrap(),
+    )]); // rotated: old set
+    let fetches = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let (weak, n, rsa_jwk) = (Arc::downgrade(&a), fetches.clone(), f.read("rsa.jwk"));
+    a.set_refresher(Box::new(
+        kube_authn::token::oidc::refresh::KeyRefresher::new(
+            std::time::Duration::from_secs(60),
+            move || {
+                let (weak, n, jwk) = (weak.clone(), n.clone(), rsa_jwk.clone());
+                async move {
+                    n.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    if let Some(a) = weak.upgrade() {
+                        a.set_keys(vec![Arc::new(parse_jwk(&jwk).unwrap().unwrap())]);
+                    }
+                    true
+                }
+            },
+        ),
+    ));
+    let ctx = Context::default();
+    let r = a.authenticate_token(&token, &ctx).await.unwrap().unwrap();
+    assert_eq!(r.user.name(), "jane");
+    assert_eq!(fetches.load(std::sync::atomic::Ordering::SeqCst), 1);
+    // Known kid now: answered synchronously, no fetch.
+    assert!(a.authenticate_token(&token, &ctx).is_ready());
+    // A sprayed unknown kid within the cooldown: no further fetch.
+    let spray = mint(&[req(
+        &f.key("rsa2.pem"),
+        "RS256",
+        Some("thumbprint"),
+        json!({"iss": ISS, "aud": "my-client", "exp": VALID, "username": "x"}),
+    )])
+    .remove(0);
+    assert!(a.authenticate_token(&spray, &ctx).await.is_err());
+    assert_eq!(fetches.load(std::sync::atomic::Ordering::SeqCst), 1);
+}

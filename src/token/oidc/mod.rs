@@ -6,8 +6,11 @@
 //! the `email`/`email_verified` rule, groups as string or array, uid, credential id, required
 //! claims). Keys are installed with [`OidcAuthenticator::set_keys`]; until then every token for
 //! the issuer fails with `oidc: authenticator not initialized` (Kubernetes' non-blocking
-//! startup). Discovery / JWKS fetching, distributed claims and `--authentication-config` are
-//! not implemented yet: a token that needs distributed groups is refused (fail closed).
+//! startup). A token whose `kid` is not in the current set triggers one coalesced,
+//! cooldown-limited refetch through the installed [`refresh::Refresh`] (then one retry); known
+//! kids are answered synchronously. The HTTP discovery / JWKS fetcher itself, distributed
+//! claims and `--authentication-config` are not implemented yet: a token that needs
+//! distributed groups is refused (fail closed).
 //!
 //! ```
 //! use kube_authn::token::oidc::{config::OidcFlags, OidcAuthenticator};
@@ -50,6 +53,7 @@ pub const ERR_NOT_INITIALIZED: &str = "oidc: authenticator not initialized";
 pub struct OidcAuthenticator {
     cfg: JwtAuthenticatorConfig,
     keys: ArcSwapOption<KeySet>,
+    refresher: ArcSwapOption<Box<dyn refresh::Refresh>>,
     implicit_audiences: Option<Audiences>,
     clock: Arc<dyn Clock>,
 }
@@ -146,6 +150,7 @@ impl OidcAuthenticator {
         Self {
             cfg,
             keys: ArcSwapOption::empty(),
+            refresher: ArcSwapOption::empty(),
             implicit_audiences: None,
             clock: Arc::new(SystemClock),
         }
@@ -188,6 +193,19 @@ impl OidcAuthenticator {
     /// ```
     pub fn set_keys(&self, keys: Vec<Arc<PublicKey>>) {
         self.keys.store(Some(Arc::new(KeySet::by_jwk_kid(keys))));
+    }
+
+    /// Installs the refresher asked for when a token names a `kid` the current key set does
+    /// not have: one coalesced, cooldown-limited refetch, then one more verification.
+    ///
+    /// ```
+    /// # use kube_authn::token::oidc::{config::OidcFlags, OidcAuthenticator, refresh::KeyRefresher};
+    /// # let cfg = OidcFlags { issuer_url: "https://i".into(), client_id: "c".into(), ..Default::default() }.to_config(&[]).unwrap();
+    /// let a = OidcAuthenticator::new(cfg);
+    /// a.set_refresher(Box::new(KeyRefresher::new(std::time::Duration::from_secs(10), || async { false })));
+    /// ```
+    pub fn set_refresher(&self, refresher: Box<dyn refresh::Refresh>) {
+        self.refresher.store(Some(Arc::new(refresher)));
     }
 
     /// Whether keys have been installed.
@@ -444,13 +462,30 @@ impl JwtAuthenticator for OidcAuthenticator {
             }
             _ => None,
         };
-        let r = self.authenticate(&jwt).map(|o| {
-            o.map(|resp| match target {
-                Some(t) => resp.with_audiences(t),
-                None => resp,
+        let finish = move |r: AuthResult| {
+            r.map(|o| {
+                o.map(|resp| match target {
+                    Some(t) => resp.with_audiences(t),
+                    None => resp,
+                })
             })
-        });
-        AuthFuture::ready(r)
+        };
+        // Unknown kid and a refresher: refetch once (coalesced, rate-limited), then retry.
+        let unknown_kid = match (jwt.header(), self.keys.load().as_deref()) {
+            (Ok(h), Some(keys)) => h
+                .kid()
+                .is_some_and(|kid| keys.find(Some(kid)).next().is_none()),
+            _ => false,
+        };
+        if unknown_kid {
+            if let Some(refresher) = self.refresher.load_full() {
+                return AuthFuture::new(async move {
+                    refresher.refresh_keys().await;
+                    finish(self.authenticate(&jwt))
+                });
+            }
+        }
+        AuthFuture::ready(finish(self.authenticate(&jwt)))
     }
 }
 

@@ -25,6 +25,7 @@
 //! ```
 
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -85,5 +86,26 @@ where
         let installed = (self.fetch)().await;
         *self.last.lock().unwrap_or_else(|p| p.into_inner()) = Some(Instant::now());
         installed
+    }
+}
+
+/// An object-safe handle on a [`KeyRefresher`] (what [`super::OidcAuthenticator`] holds).
+///
+/// ```
+/// use kube_authn::token::oidc::refresh::{KeyRefresher, Refresh};
+/// let r: std::sync::Arc<dyn Refresh> = std::sync::Arc::new(KeyRefresher::new(std::time::Duration::from_secs(1), || async { true }));
+/// ```
+pub trait Refresh: Send + Sync {
+    /// See [`KeyRefresher::refresh`].
+    fn refresh_keys(&self) -> Pin<Box<dyn Future<Output = bool> + Send + '_>>;
+}
+
+impl<F, Fut> Refresh for KeyRefresher<F>
+where
+    F: Fn() -> Fut + Send + Sync,
+    Fut: Future<Output = bool> + Send + 'static,
+{
+    fn refresh_keys(&self) -> Pin<Box<dyn Future<Output = bool> + Send + '_>> {
+        Box::pin(self.refresh())
     }
 }
