@@ -316,3 +316,60 @@ async fn unknown_kid_triggers_one_refresh_then_succeeds() {
     assert!(a.authenticate_token(&spray, &ctx).await.is_err());
     assert_eq!(fetches.load(std::sync::atomic::Ordering::SeqCst), 1);
 }
+
+#[test]
+fn authentication_configuration_file() {
+    use kube_authn::token::oidc::config::load_authentication_configuration as load;
+    let doc = |jwt: &str| {
+        format!("apiVersion: apiserver.config.k8s.io/v1\nkind: AuthenticationConfiguration\njwt:\n{jwt}")
+    };
+    let ok = doc(r#"
+- issuer:
+    url: https://issuer-url
+    audiences: [a, b]
+    audienceMatchPolicy: MatchAny
+  claimValidationRules:
+  - {claim: hd, requiredValue: example.com}
+  claimMappings:
+    username: {claim: sub, prefix: "oidc:"}
+    groups: {claim: groups, prefix: ""}
+    uid: {claim: sub}
+"#);
+    let cfgs = load(ok.as_bytes(), &[]).unwrap();
+    assert_eq!(cfgs.len(), 1);
+    assert_eq!(
+        cfgs[0].username,
+        PrefixedClaim {
+            claim: "sub".into(),
+            prefix: "oidc:".into()
+        }
+    );
+    assert_eq!(
+        cfgs[0].required_claims,
+        vec![("hd".to_string(), "example.com".to_string())]
+    );
+    assert_eq!(cfgs[0].signing_algs, AlgorithmSet::KUBERNETES);
+    let cases: Vec<(&str, String, &str)> = vec![
+        ("http url", doc("- issuer: {url: http://issuer-url, audiences: [a]}\n  claimMappings: {username: {claim: sub, prefix: \"\"}}\n"), r#"jwt[0].issuer.url: Invalid value: "http://issuer-url": URL scheme must be https"#),
+        ("no audiences", doc("- issuer: {url: https://issuer-url}\n  claimMappings: {username: {claim: sub, prefix: \"\"}}\n"), "jwt[0].issuer.audiences: Required value: at least one issuer.audiences is required"),
+        ("two audiences no policy", doc("- issuer: {url: https://issuer-url, audiences: [a, b]}\n  claimMappings: {username: {claim: sub, prefix: \"\"}}\n"), r#"jwt[0].issuer.audienceMatchPolicy: Invalid value: "": audienceMatchPolicy must be MatchAny for multiple audiences"#),
+        ("prefix required", doc("- issuer: {url: https://issuer-url, audiences: [a]}\n  claimMappings: {username: {claim: sub}}\n"), "jwt[0].claimMappings.username.prefix: Required value: prefix is required when claim is set. It can be set to an empty string to disable prefixing"),
+        ("username required", doc("- issuer: {url: https://issuer-url, audiences: [a]}\n"), "jwt[0].claimMappings.username: Required value: claim or expression is required"),
+        ("CEL username refused", doc("- issuer: {url: https://issuer-url, audiences: [a]}\n  claimMappings: {username: {expression: claims.sub}}\n"), r#"jwt[0].claimMappings.username.expression: Invalid value: "claims.sub": CEL expressions are not supported yet"#),
+        ("CEL rule refused", doc("- issuer: {url: https://issuer-url, audiences: [a]}\n  claimValidationRules: [{expression: 'claims.hd == \"x\"', message: m}]\n  claimMappings: {username: {claim: sub, prefix: \"\"}}\n"), r#"jwt[0].claimValidationRules[0].expression: Invalid value: "claims.hd == \"x\"": CEL expressions are not supported yet"#),
+        ("duplicate issuer", doc("- issuer: {url: https://issuer-url, audiences: [a]}\n  claimMappings: {username: {claim: sub, prefix: \"\"}}\n- issuer: {url: https://issuer-url, audiences: [a]}\n  claimMappings: {username: {claim: sub, prefix: \"\"}}\n"), r#"jwt[1].issuer.url: Duplicate value: "https://issuer-url""#),
+        ("unknown field", doc("- issuer: {url: https://issuer-url, audiences: [a], bogus: 1}\n  claimMappings: {username: {claim: sub, prefix: \"\"}}\n"), "failed to decode authentication configuration"),
+    ];
+    for (name, yaml, want) in cases {
+        let err = load(yaml.as_bytes(), &[]).unwrap_err().to_string();
+        assert!(err.starts_with(want), "{name}: {err}");
+    }
+    // The service-account issuer is disallowed.
+    let sa = doc("- issuer: {url: https://kubernetes.default.svc, audiences: [a]}\n  claimMappings: {username: {claim: sub, prefix: \"\"}}\n");
+    assert_eq!(
+        load(sa.as_bytes(), &["https://kubernetes.default.svc".into()])
+            .unwrap_err()
+            .to_string(),
+        r#"jwt[0].issuer.url: Invalid value: "https://kubernetes.default.svc": URL must not overlap with disallowed issuers: [https://kubernetes.default.svc]"#
+    );
+}

@@ -226,6 +226,15 @@ impl JwtAuthenticatorConfig {
     ///     r#"issuer.url: Invalid value: "https://k": URL must not overlap with disallowed issuers: [https://k]"#);
     /// ```
     pub fn validate(&self, disallowed_issuers: &[String]) -> Result<(), ConfigError> {
+        let mut errs = self.validation_errors(disallowed_issuers);
+        match errs.len() {
+            0 => Ok(()),
+            1 => Err(ConfigError::new(errs.remove(0))),
+            _ => Err(ConfigError::new(format!("[{}]", errs.join(", ")))),
+        }
+    }
+
+    fn validation_errors(&self, disallowed_issuers: &[String]) -> Vec<String> {
         let mut errs = Vec::new();
         if let Err(e) = validate_url("issuer.url", &self.issuer_url) {
             errs.push(e);
@@ -272,10 +281,325 @@ impl JwtAuthenticatorConfig {
         if self.signing_algs.is_empty() {
             errs.push("oidc: no signing algorithms".into());
         }
-        match errs.len() {
-            0 => Ok(()),
-            1 => Err(ConfigError::new(errs.remove(0))),
-            _ => Err(ConfigError::new(format!("[{}]", errs.join(", ")))),
+        errs
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// --authentication-config (apiserver.config.k8s.io AuthenticationConfiguration)
+
+/// Most `jwt[]` entries accepted (Kubernetes' limit).
+pub const MAX_JWT_AUTHENTICATORS: usize = 64;
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct FileConfig {
+    api_version: String,
+    kind: String,
+    #[serde(default)]
+    jwt: Vec<FileJwt>,
+    #[serde(default)]
+    anonymous: Option<serde_yaml_ng::Value>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct FileJwt {
+    issuer: FileIssuer,
+    #[serde(default)]
+    claim_validation_rules: Vec<FileRule>,
+    #[serde(default)]
+    claim_mappings: FileMappings,
+    #[serde(default)]
+    user_validation_rules: Vec<FileUserRule>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct FileIssuer {
+    #[serde(default)]
+    url: String,
+    #[serde(default, rename = "discoveryURL")]
+    discovery_url: Option<String>,
+    #[serde(default)]
+    certificate_authority: Option<String>,
+    #[serde(default)]
+    audiences: Vec<String>,
+    #[serde(default)]
+    audience_match_policy: String,
+    #[serde(default)]
+    egress_selector_type: Option<String>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct FileRule {
+    #[serde(default)]
+    claim: String,
+    #[serde(default)]
+    required_value: String,
+    #[serde(default)]
+    expression: String,
+    #[serde(default)]
+    message: String,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileUserRule {
+    #[serde(default)]
+    expression: String,
+    #[serde(default)]
+    #[allow(dead_code)]
+    message: String,
+}
+
+#[derive(serde::Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct FileMappings {
+    #[serde(default)]
+    username: FilePrefixed,
+    #[serde(default)]
+    groups: Option<FilePrefixed>,
+    #[serde(default)]
+    uid: Option<FileUid>,
+    #[serde(default)]
+    extra: Vec<serde_yaml_ng::Value>,
+}
+
+#[derive(serde::Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct FilePrefixed {
+    #[serde(default)]
+    claim: String,
+    #[serde(default)]
+    prefix: Option<String>,
+    #[serde(default)]
+    expression: String,
+}
+
+#[derive(serde::Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct FileUid {
+    #[serde(default)]
+    claim: String,
+    #[serde(default)]
+    expression: String,
+}
+
+const CEL_UNSUPPORTED: &str = "CEL expressions are not supported yet";
+
+fn mapping(field: &str, m: &FilePrefixed, errs: &mut Vec<String>) -> Option<PrefixedClaim> {
+    if !m.expression.is_empty() {
+        errs.push(format!(
+            "{field}.expression: Invalid value: {}: {CEL_UNSUPPORTED}",
+            go_quote(&m.expression)
+        ));
+        return None;
+    }
+    if m.claim.is_empty() {
+        errs.push(format!(
+            "{field}: Required value: claim or expression is required"
+        ));
+        return None;
+    }
+    match &m.prefix {
+        None => {
+            errs.push(format!(
+                "{field}.prefix: Required value: prefix is required when claim is set. It can be set to an empty string to disable prefixing"
+            ));
+            None
         }
+        Some(p) => Some(PrefixedClaim {
+            claim: m.claim.clone(),
+            prefix: p.clone(),
+        }),
+    }
+}
+
+/// Loads an `AuthenticationConfiguration` file (`--authentication-config`): strict YAML/JSON
+/// (unknown fields are errors), `apiVersion` `apiserver.config.k8s.io/{v1,v1beta1,v1alpha1}`,
+/// Kubernetes' validation with `jwt[i].` field paths, duplicate issuers and discovery URLs
+/// refused, service-account issuers refused (`disallowed_issuers`). Every CEL field
+/// (`expression`, `valueExpression`, `userValidationRules`) is refused with
+/// "CEL expressions are not supported yet". All nine algorithms are allowed.
+///
+/// ```
+/// use kube_authn::token::oidc::config::load_authentication_configuration;
+/// let yaml = br#"
+/// apiVersion: apiserver.config.k8s.io/v1
+/// kind: AuthenticationConfiguration
+/// jwt:
+/// - issuer: {url: "https://issuer.example.com", audiences: [my-app]}
+///   claimMappings:
+///     username: {claim: sub, prefix: ""}
+/// "#;
+/// let cfgs = load_authentication_configuration(yaml, &[]).unwrap();
+/// assert_eq!(cfgs[0].audiences, ["my-app"]);
+/// let cel = String::from_utf8_lossy(yaml).replace("{claim: sub, prefix: \"\"}", "{expression: claims.sub}");
+/// let err = load_authentication_configuration(cel.as_bytes(), &[]).unwrap_err().to_string();
+/// assert!(err.contains("CEL expressions are not supported yet"), "{err}");
+/// ```
+pub fn load_authentication_configuration(
+    data: &[u8],
+    disallowed_issuers: &[String],
+) -> Result<Vec<JwtAuthenticatorConfig>, ConfigError> {
+    if data.len() > 1024 * 1024 {
+        return Err(ConfigError::new(
+            "authentication configuration file too large",
+        ));
+    }
+    let file: FileConfig = serde_yaml_ng::from_slice(data).map_err(|e| {
+        ConfigError::new(format!(
+            "failed to decode authentication configuration: {e}"
+        ))
+    })?;
+    if file.kind != "AuthenticationConfiguration"
+        || !matches!(
+            file.api_version.as_str(),
+            "apiserver.config.k8s.io/v1"
+                | "apiserver.config.k8s.io/v1beta1"
+                | "apiserver.config.k8s.io/v1alpha1"
+        )
+    {
+        return Err(ConfigError::new(format!(
+            "no kind {} is registered for version {}",
+            go_quote(&file.kind),
+            go_quote(&file.api_version)
+        )));
+    }
+    let _ = &file.anonymous; // handled by the anonymous authenticator's configuration
+    let mut errs = Vec::new();
+    if file.jwt.len() > MAX_JWT_AUTHENTICATORS {
+        errs.push(format!(
+            "jwt: Too many: {}: must have at most {MAX_JWT_AUTHENTICATORS} items",
+            file.jwt.len()
+        ));
+    }
+    let mut out = Vec::new();
+    let mut seen_urls: Vec<&str> = Vec::new();
+    let mut seen_discovery: Vec<&str> = Vec::new();
+    for (i, j) in file.jwt.iter().enumerate() {
+        let p = format!("jwt[{i}]");
+        let mut local = Vec::new();
+        if seen_urls.contains(&j.issuer.url.as_str()) {
+            errs.push(format!(
+                "{p}.issuer.url: Duplicate value: {}",
+                go_quote(&j.issuer.url)
+            ));
+        }
+        seen_urls.push(&j.issuer.url);
+        if let Some(d) = &j.issuer.discovery_url {
+            if seen_discovery.contains(&d.as_str()) {
+                errs.push(format!(
+                    "{p}.issuer.discoveryURL: Duplicate value: {}",
+                    go_quote(d)
+                ));
+            }
+            seen_discovery.push(d);
+        }
+        match (j.issuer.audiences.len(), j.issuer.audience_match_policy.as_str()) {
+            (n, "MatchAny") if n > 1 => {}
+            (n, other) if n > 1 => local.push(format!(
+                "issuer.audienceMatchPolicy: Invalid value: {}: audienceMatchPolicy must be MatchAny for multiple audiences",
+                go_quote(other)
+            )),
+            (1, "" | "MatchAny") | (0, _) => {}
+            (_, other) => local.push(format!(
+                "issuer.audienceMatchPolicy: Invalid value: {}: audienceMatchPolicy must be empty or MatchAny for single audience",
+                go_quote(other)
+            )),
+        }
+        if let Some(e) = &j.issuer.egress_selector_type {
+            local.push(format!(
+                "issuer.egressSelectorType: Invalid value: {}: egress selector is not supported when StructuredAuthenticationConfigurationEgressSelector feature gate is disabled",
+                go_quote(e)
+            ));
+        }
+        let mut required = Vec::new();
+        for (r, rule) in j.claim_validation_rules.iter().enumerate() {
+            let f = format!("claimValidationRules[{r}]");
+            if !rule.expression.is_empty() {
+                local.push(format!(
+                    "{f}.expression: Invalid value: {}: {CEL_UNSUPPORTED}",
+                    go_quote(&rule.expression)
+                ));
+            } else if rule.claim.is_empty() {
+                local.push(format!(
+                    "{f}: Required value: claim or expression is required"
+                ));
+            } else if !rule.message.is_empty() {
+                local.push(format!("{f}.message: Invalid value: \"message\": may not be specified when claim is set"));
+            } else if required
+                .iter()
+                .any(|(c, _): &(String, String)| *c == rule.claim)
+            {
+                local.push(format!(
+                    "{f}.claim: Duplicate value: {}",
+                    go_quote(&rule.claim)
+                ));
+            } else {
+                required.push((rule.claim.clone(), rule.required_value.clone()));
+            }
+        }
+        let username = mapping(
+            "claimMappings.username",
+            &j.claim_mappings.username,
+            &mut local,
+        );
+        let groups = j
+            .claim_mappings
+            .groups
+            .as_ref()
+            .and_then(|g| mapping("claimMappings.groups", g, &mut local));
+        let uid_claim = match &j.claim_mappings.uid {
+            Some(u) if !u.expression.is_empty() => {
+                local.push(format!(
+                    "claimMappings.uid.expression: Invalid value: {}: {CEL_UNSUPPORTED}",
+                    go_quote(&u.expression)
+                ));
+                None
+            }
+            Some(u) if !u.claim.is_empty() => Some(u.claim.clone()),
+            _ => None,
+        };
+        if !j.claim_mappings.extra.is_empty() {
+            local.push(format!(
+                "claimMappings.extra: Invalid value: {}: {CEL_UNSUPPORTED}",
+                j.claim_mappings.extra.len()
+            ));
+        }
+        for (r, rule) in j.user_validation_rules.iter().enumerate() {
+            local.push(format!(
+                "userValidationRules[{r}].expression: Invalid value: {}: {CEL_UNSUPPORTED}",
+                go_quote(&rule.expression)
+            ));
+        }
+        let cfg = JwtAuthenticatorConfig {
+            issuer_url: j.issuer.url.clone(),
+            discovery_url: j.issuer.discovery_url.clone(),
+            certificate_authority: j.issuer.certificate_authority.clone(),
+            audiences: j.issuer.audiences.clone(),
+            username: username.clone().unwrap_or(PrefixedClaim {
+                claim: String::new(),
+                prefix: String::new(),
+            }),
+            groups,
+            uid_claim,
+            required_claims: required,
+            signing_algs: AlgorithmSet::KUBERNETES,
+        };
+        let mut v = cfg.validation_errors(disallowed_issuers);
+        if username.is_none() {
+            v.retain(|e| !e.starts_with("claimMappings.username"));
+        }
+        local.extend(v);
+        errs.extend(local.into_iter().map(|e| format!("{p}.{e}")));
+        out.push(cfg);
+    }
+    match errs.len() {
+        0 => Ok(out),
+        1 => Err(ConfigError::new(errs.remove(0))),
+        _ => Err(ConfigError::new(format!("[{}]", errs.join(", ")))),
     }
 }

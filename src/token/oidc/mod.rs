@@ -1,7 +1,8 @@
 //! OIDC / JWT authenticator (kube-apiserver `plugin/pkg/authenticator/token/oidc`): the
 //! per-token pipeline of §3.4–3.6 over a key set that a fetcher installs.
 //!
-//! Status on this branch: configuration from the legacy `--oidc-*` flags ([`config`]), the
+//! Status on this branch: configuration from the legacy `--oidc-*` flags and from
+//! `--authentication-config` files (claim-based subset, CEL refused) ([`config`]), the
 //! verification order and messages of go-oidc and Kubernetes, claim mapping (username with
 //! the `email`/`email_verified` rule, groups as string or array, uid, credential id, required
 //! claims). Keys are installed with [`OidcAuthenticator::set_keys`]; until then every token for
@@ -9,8 +10,8 @@
 //! startup). A token whose `kid` is not in the current set triggers one coalesced,
 //! cooldown-limited refetch through the installed [`refresh::Refresh`] (then one retry); known
 //! kids are answered synchronously. The HTTP discovery / JWKS fetcher itself, distributed
-//! claims and `--authentication-config` are not implemented yet: a token that needs
-//! distributed groups is refused (fail closed).
+//! claims and CEL are not implemented yet: a token that needs distributed groups is refused
+//! (fail closed).
 //!
 //! ```
 //! use kube_authn::token::oidc::{config::OidcFlags, OidcAuthenticator};
