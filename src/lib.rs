@@ -60,6 +60,7 @@ pub mod config;
 mod csv;
 mod digest;
 pub mod error;
+pub mod jwt;
 pub mod metrics;
 pub mod middleware;
 #[cfg(feature = "remote")]

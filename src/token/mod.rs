@@ -8,5 +8,7 @@
 pub mod anytoken;
 pub mod cache;
 pub mod file;
+pub mod oidc;
+pub mod service_account;
 #[cfg(feature = "remote")]
 pub mod webhook;

@@ -1,0 +1,289 @@
+//! JWT verify: this crate's path (parse + route + verify + claims + user) beside the raw
+//! aws-lc-rs primitive and `jsonwebtoken` 10 `decode`, for RS256, PS256, ES256 and EdDSA;
+//! issuer routing with 1 and 100 issuers.
+//!
+//! Keys are generated here with aws-lc-rs and tokens signed here (the tests use an
+//! independent implementation; the bench only needs realistic sizes).
+
+use std::hint::black_box;
+use std::sync::Arc;
+
+use aws_lc_rs::encoding::AsDer;
+use aws_lc_rs::rand::SystemRandom;
+use aws_lc_rs::rsa::KeySize;
+use aws_lc_rs::signature::{self as sig, KeyPair, ParsedPublicKey};
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use criterion::{Criterion, criterion_group, criterion_main};
+use kube_authn::authenticator::{Audiences, Context, TokenAuthenticator};
+use kube_authn::jwt::key::PublicKey;
+use kube_authn::jwt::router::IssuerRouter;
+use kube_authn::token::service_account::ServiceAccountAuthenticator;
+
+const ISS: &str = "https://kubernetes.default.svc.cluster.local";
+
+fn claims(now: i64) -> String {
+    serde_json::json!({
+        "aud": ["https://kubernetes.default.svc.cluster.local"], "exp": now + 3600, "iat": now, "nbf": now,
+        "iss": ISS, "jti": "0a8f2f6c-3f4e-4c1e-8c55-6f3b0f3c7a11",
+        "sub": "system:serviceaccount:kube-system:coredns",
+        "kubernetes.io": {"namespace": "kube-system",
+            "node": {"name": "node-1", "uid": "3b4c8a2e-53b1-4c0b-9a7c-2f0d8b1a6e11"},
+            "pod": {"name": "coredns-5d78c9869d-abcde", "uid": "8f0e2c1a-7b6d-4e5f-9a8b-1c2d3e4f5a6b"},
+            "serviceaccount": {"name": "coredns", "uid": "a087d5a0-e1dd-43ec-93ac-f13d89cd13af"},
+            "warnafter": now + 3607}
+    })
+    .to_string()
+}
+
+struct Signed {
+    token: String,
+    spki: Vec<u8>,
+    message: Vec<u8>,
+    signature: Vec<u8>,
+}
+
+fn sign(
+    alg: &str,
+    kid: &str,
+    payload: &str,
+    f: impl Fn(&[u8]) -> Vec<u8>,
+    spki: Vec<u8>,
+) -> Signed {
+    let h = URL_SAFE_NO_PAD.encode(format!(r#"{{"alg":"{alg}","kid":"{kid}"}}"#));
+    let p = URL_SAFE_NO_PAD.encode(payload);
+    let input = format!("{h}.{p}");
+    let signature = f(input.as_bytes());
+    Signed {
+        token: format!("{input}.{}", URL_SAFE_NO_PAD.encode(&signature)),
+        spki,
+        message: input.into_bytes(),
+        signature,
+    }
+}
+
+fn kid_of(spki: &[u8]) -> String {
+    PublicKey::from_spki_der(spki).unwrap().key_id().to_owned()
+}
+
+fn bench(c: &mut Criterion) {
+    let rng = SystemRandom::new();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    let payload = claims(now);
+
+    let rsa = sig::RsaKeyPair::generate(KeySize::Rsa2048).unwrap();
+    let rsa_spki = rsa.public_key().as_der().unwrap().as_ref().to_vec();
+    let ec = sig::EcdsaKeyPair::generate(&sig::ECDSA_P256_SHA256_FIXED_SIGNING).unwrap();
+    let ec_spki = ec.public_key().as_der().unwrap().as_ref().to_vec();
+    let ed_pkcs8 = sig::Ed25519KeyPair::generate_pkcs8(&rng).unwrap();
+    let ed = sig::Ed25519KeyPair::from_pkcs8(ed_pkcs8.as_ref()).unwrap();
+    let ed_spki = ed.public_key().as_der().unwrap().as_ref().to_vec();
+
+    let rsa_sign = |pad: &'static dyn sig::RsaEncoding| {
+        let rsa = &rsa;
+        let rng = &rng;
+        move |m: &[u8]| {
+            let mut s = vec![0; rsa.public_modulus_len()];
+            rsa.sign(pad, rng, m, &mut s).unwrap();
+            s
+        }
+    };
+    let cases = vec![
+        (
+            "RS256",
+            sign(
+                "RS256",
+                &kid_of(&rsa_spki),
+                &payload,
+                rsa_sign(&sig::RSA_PKCS1_SHA256),
+                rsa_spki.clone(),
+            ),
+            &sig::RSA_PKCS1_2048_8192_SHA256 as &'static dyn sig::VerificationAlgorithm,
+            jsonwebtoken::Algorithm::RS256,
+        ),
+        (
+            "PS256",
+            sign(
+                "PS256",
+                &kid_of(&rsa_spki),
+                &payload,
+                rsa_sign(&sig::RSA_PSS_SHA256),
+                rsa_spki.clone(),
+            ),
+            &sig::RSA_PSS_2048_8192_SHA256,
+            jsonwebtoken::Algorithm::PS256,
+        ),
+        (
+            "ES256",
+            sign(
+                "ES256",
+                &kid_of(&ec_spki),
+                &payload,
+                |m| ec.sign(&rng, m).unwrap().as_ref().to_vec(),
+                ec_spki.clone(),
+            ),
+            &sig::ECDSA_P256_SHA256_FIXED,
+            jsonwebtoken::Algorithm::ES256,
+        ),
+        (
+            "EdDSA",
+            sign(
+                "EdDSA",
+                &kid_of(&ed_spki),
+                &payload,
+                |m| ed.sign(m).as_ref().to_vec(),
+                ed_spki.clone(),
+            ),
+            &sig::ED25519,
+            jsonwebtoken::Algorithm::EdDSA,
+        ),
+    ];
+    let ctx = Context::default();
+    for (name, s, prim, jalg) in &cases {
+        let key = Arc::new(PublicKey::from_spki_der(&s.spki).unwrap());
+        let mut algs = kube_authn::jwt::alg::AlgorithmSet::KUBERNETES;
+        algs = algs.with(kube_authn::jwt::alg::Algorithm::EdDSA);
+        let sa = ServiceAccountAuthenticator::bound(
+            vec![ISS.into()],
+            vec![key],
+            Audiences::from([ISS]),
+            None,
+        )
+        .with_algorithms(algs);
+        let mut router = IssuerRouter::new();
+        router.add(ISS, Arc::new(sa));
+        assert!(
+            router
+                .authenticate_token(&s.token, &ctx)
+                .into_ready()
+                .unwrap()
+                .unwrap()
+                .is_some(),
+            "{name}"
+        );
+        let parsed = ParsedPublicKey::new(*prim, &s.spki).unwrap();
+        let mut g = c.benchmark_group(format!("verify/{name}"));
+        g.bench_function("aws-lc-rs primitive (ParsedPublicKey)", |b| {
+            b.iter(|| {
+                parsed
+                    .verify_sig(black_box(&s.message), black_box(&s.signature))
+                    .unwrap()
+            })
+        });
+        g.bench_function(
+            "kube-authn SA authenticator (router+verify+claims+user)",
+            |b| {
+                b.iter(|| {
+                    router
+                        .authenticate_token(black_box(&s.token), &ctx)
+                        .into_ready()
+                        .unwrap()
+                        .unwrap()
+                })
+            },
+        );
+        // jsonwebtoken oracle: the same token, its own validation.
+        let dk = match *name {
+            "RS256" | "PS256" => {
+                // n, e from the SPKI
+                let der = &s.spki;
+                let k = kube_authn::jwt::der::exact(0x30, der).unwrap();
+                let (_, rest) = kube_authn::jwt::der::expect(0x30, k).unwrap();
+                let bits = kube_authn::jwt::der::exact(0x03, rest).unwrap();
+                let seq = kube_authn::jwt::der::exact(0x30, &bits[1..]).unwrap();
+                let (n, rest) = kube_authn::jwt::der::expect(0x02, seq).unwrap();
+                let e = kube_authn::jwt::der::exact(0x02, rest).unwrap();
+                jsonwebtoken::DecodingKey::from_rsa_raw_components(strip(n), strip(e))
+            }
+            "ES256" => {
+                let point = &s.spki[s.spki.len() - 65..];
+                jsonwebtoken::DecodingKey::from_ec_components(
+                    &URL_SAFE_NO_PAD.encode(&point[1..33]),
+                    &URL_SAFE_NO_PAD.encode(&point[33..]),
+                )
+                .unwrap()
+            }
+            _ => jsonwebtoken::DecodingKey::from_ed_der(&s.spki[s.spki.len() - 32..]),
+        };
+        let mut v = jsonwebtoken::Validation::new(*jalg);
+        v.set_audience(&[ISS]);
+        v.set_issuer(&[ISS]);
+        let ok = jsonwebtoken::decode::<serde_json::Value>(&s.token, &dk, &v);
+        if ok.is_ok() {
+            g.bench_function("jsonwebtoken 10 decode", |b| {
+                b.iter(|| {
+                    jsonwebtoken::decode::<serde_json::Value>(black_box(&s.token), &dk, &v).unwrap()
+                })
+            });
+        } else {
+            eprintln!("jsonwebtoken refused {name}: {ok:?}");
+        }
+        g.finish();
+    }
+
+    // Routing: 1 vs 100 issuers, a token for an unknown issuer (pure routing cost) and a
+    // token for the last-registered issuer (routing + ES256 verify).
+    let mut g = c.benchmark_group("route");
+    for n in [1usize, 100] {
+        let mut router = IssuerRouter::new();
+        for i in 0..n {
+            let sa = ServiceAccountAuthenticator::bound(
+                vec![format!("https://issuer-{i}.example")],
+                vec![],
+                Audiences::default(),
+                None,
+            );
+            router.add(format!("https://issuer-{i}.example"), Arc::new(sa));
+        }
+        let foreign = sign(
+            "RS256",
+            "x",
+            &claims(now).replace(ISS, "https://nobody.example"),
+            |_| vec![1; 256],
+            vec![],
+        )
+        .token;
+        g.bench_function(format!("{n} issuers, unknown issuer (not mine)"), |b| {
+            b.iter(|| {
+                router
+                    .authenticate_token(black_box(&foreign), &ctx)
+                    .into_ready()
+                    .unwrap()
+                    .unwrap()
+            })
+        });
+        let last = format!("https://issuer-{}.example", n - 1);
+        let owned = sign(
+            "RS256",
+            "x",
+            &claims(now).replace(ISS, &last),
+            |_| vec![1; 256],
+            vec![],
+        )
+        .token;
+        g.bench_function(
+            format!("{n} issuers, owned issuer (no keys → error)"),
+            |b| {
+                b.iter(|| {
+                    router
+                        .authenticate_token(black_box(&owned), &ctx)
+                        .into_ready()
+                        .unwrap()
+                        .unwrap_err()
+                })
+            },
+        );
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
+
+fn strip(b: &[u8]) -> &[u8] {
+    let skip = b.iter().take_while(|x| **x == 0).count();
+    &b[skip..]
+}

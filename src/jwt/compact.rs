@@ -1,0 +1,368 @@
+//! Compact JWS parsing (untrusted) — the first thing every JWT authenticator does.
+//!
+//! [`UntrustedJwt::parse`] is Kubernetes' issuer pre-check (`hasCorrectIssuer` /
+//! `untrustedIssuer`) and the JWS parse in one linear, allocation-light pass:
+//!
+//! 1. at most [`MAX_JWT_LEN`] bytes; a token starting with `{` (JWS JSON serialisation, the
+//!    python-jwt polyglot class) is not a compact JWS;
+//! 2. exactly three segments: the scan stops at the third `.`, so 100 000 dots cost one byte
+//!    comparison each and no allocation (CVE-2025-30204/27144 class);
+//! 3. every segment is unpadded base64url with canonical trailing bits (no `=`, `+`, `/`,
+//!    whitespace); header, payload and signature are decoded into **one** buffer;
+//! 4. the payload is one JSON object without duplicate member names (any depth, bounded
+//!    nesting) whose `iss`, if present, is a string.
+//!
+//! Any failure of 1–4 means "not a JWT for anyone" (`Err`, which authenticators answer with
+//! *not mine*, as Kubernetes does). The header is parsed too, but a bad header is reported
+//! only when the token's issuer is claimed by someone ([`UntrustedJwt::header`]): from then
+//! on it is that authenticator's token and a bad header is an error (fail closed).
+//!
+//! Header rules ([`Header`]): `alg` must be present and a string; only the algorithms of
+//! [`Algorithm`] are representable (`none`/`HS*` in any case are [`HeaderAlg::Unsupported`]);
+//! `crit` (any value) and `b64` are rejected since we implement no extension;
+//! `jwk`, `jku`, `x5u`, `x5c`, `x5t` are never read (keys come only from configuration);
+//! `kid` must be a string of at most [`MAX_KID_LEN`] bytes.
+//!
+//! ```
+//! use kube_authn::jwt::compact::UntrustedJwt;
+//! // {"alg":"RS256","kid":"k"} . {"iss":"https://issuer"} . "sig"
+//! let t = "eyJhbGciOiJSUzI1NiIsImtpZCI6ImsifQ.eyJpc3MiOiJodHRwczovL2lzc3VlciJ9.c2ln";
+//! let jwt = UntrustedJwt::parse(t).unwrap();
+//! assert_eq!(jwt.issuer(), Some("https://issuer"));
+//! assert_eq!(jwt.header().unwrap().kid(), Some("k"));
+//! assert!(UntrustedJwt::parse("a.b").is_err());
+//! assert!(UntrustedJwt::parse(&format!("{t}.")).is_err());
+//! ```
+
+use std::borrow::Cow;
+use std::fmt;
+use std::ops::Range;
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde::Deserialize;
+
+use super::alg::Algorithm;
+use super::json;
+
+/// Largest compact JWS accepted (bytes): the same bound as the bearer-token extractor.
+pub const MAX_JWT_LEN: usize = 64 * 1024;
+/// Largest `kid` header value accepted (bytes).
+pub const MAX_KID_LEN: usize = 1024;
+
+/// Why a string is not a compact JWS anyone could claim (the pre-check's "skip" reasons).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NotJwt {
+    /// Longer than [`MAX_JWT_LEN`].
+    TooLong,
+    /// Starts with `{` (JSON serialisation) after trimming whitespace.
+    JsonSerialization,
+    /// Not exactly three `.`-separated segments.
+    SegmentCount,
+    /// A segment is not unpadded base64url.
+    Base64,
+    /// The payload is not a JSON object without duplicate names, or `iss` is not a string.
+    Payload,
+}
+
+impl fmt::Display for NotJwt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            NotJwt::TooLong => "token too long",
+            NotJwt::JsonSerialization => "token is not in compact serialization",
+            NotJwt::SegmentCount => "token does not have three segments",
+            NotJwt::Base64 => "token segment is not unpadded base64url",
+            NotJwt::Payload => "token payload is not a JSON object with a string iss",
+        })
+    }
+}
+
+impl std::error::Error for NotJwt {}
+
+/// The `alg` header value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeaderAlg {
+    /// One of the algorithms this crate verifies.
+    Known(Algorithm),
+    /// Anything else (`none`, `HS256`, `RS1`, …). Never verifies.
+    Unsupported,
+}
+
+/// A parsed, still untrusted, JOSE header.
+///
+/// ```
+/// use kube_authn::jwt::compact::{HeaderAlg, UntrustedJwt};
+/// use kube_authn::jwt::alg::Algorithm;
+/// let jwt = UntrustedJwt::parse("eyJhbGciOiJFUzI1NiJ9.e30.c2ln").unwrap();
+/// assert_eq!(jwt.header().unwrap().alg(), HeaderAlg::Known(Algorithm::ES256));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header {
+    alg: HeaderAlg,
+    kid: Option<Box<str>>,
+}
+
+impl Header {
+    /// The `alg` value.
+    ///
+    /// ```
+    /// use kube_authn::jwt::compact::{HeaderAlg, UntrustedJwt};
+    /// let jwt = UntrustedJwt::parse("eyJhbGciOiJub25lIn0.e30.").unwrap();
+    /// assert_eq!(jwt.header().unwrap().alg(), HeaderAlg::Unsupported);
+    /// ```
+    pub fn alg(&self) -> HeaderAlg {
+        self.alg
+    }
+
+    /// The `kid` value, if present and non-empty.
+    ///
+    /// ```
+    /// use kube_authn::jwt::compact::UntrustedJwt;
+    /// let jwt = UntrustedJwt::parse("eyJhbGciOiJFUzI1NiJ9.e30.c2ln").unwrap();
+    /// assert_eq!(jwt.header().unwrap().kid(), None);
+    /// ```
+    pub fn kid(&self) -> Option<&str> {
+        self.kid.as_deref()
+    }
+}
+
+/// Why a header was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeaderError {
+    /// Not a JSON object, duplicate names, `alg` missing or not a string, `kid` not a string.
+    Malformed,
+    /// `kid` longer than [`MAX_KID_LEN`].
+    KidTooLong,
+    /// A `crit` or `b64` member: extensions we do not implement.
+    UnsupportedCritical,
+    /// The signature segment is not unpadded base64url.
+    Signature,
+}
+
+impl fmt::Display for HeaderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            HeaderError::Malformed => "malformed JWS header",
+            HeaderError::KidTooLong => "JWS kid header too long",
+            HeaderError::UnsupportedCritical => "unsupported critical JWS header",
+            HeaderError::Signature => "malformed JWS signature",
+        })
+    }
+}
+
+impl std::error::Error for HeaderError {}
+
+#[derive(Deserialize)]
+struct RawHeader<'a> {
+    #[serde(borrow)]
+    alg: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    kid: Option<Cow<'a, str>>,
+    #[serde(default)]
+    crit: Option<serde::de::IgnoredAny>,
+    #[serde(default)]
+    b64: Option<serde::de::IgnoredAny>,
+}
+
+fn parse_header(bytes: &[u8]) -> Result<Header, HeaderError> {
+    let raw: RawHeader<'_> = json::from_slice_strict(bytes).map_err(|_| HeaderError::Malformed)?;
+    if raw.crit.is_some() || raw.b64.is_some() {
+        return Err(HeaderError::UnsupportedCritical);
+    }
+    let alg = match raw.alg {
+        None => return Err(HeaderError::Malformed),
+        Some(a) => Algorithm::from_name(&a).map_or(HeaderAlg::Unsupported, HeaderAlg::Known),
+    };
+    let kid = match raw.kid {
+        Some(k) if k.len() > MAX_KID_LEN => return Err(HeaderError::KidTooLong),
+        Some(k) if !k.is_empty() => Some(Box::from(&*k)),
+        _ => None,
+    };
+    Ok(Header { alg, kid })
+}
+
+enum Iss {
+    None,
+    InPayload(Range<usize>),
+    Owned(Box<str>),
+}
+
+/// A compact JWS that passed the pre-check; nothing in it is verified yet.
+/// See the [module docs](self).
+pub struct UntrustedJwt<'t> {
+    signing_input: &'t str,
+    buf: Vec<u8>,
+    payload: Range<usize>,
+    signature: Option<Range<usize>>,
+    header: Result<Header, HeaderError>,
+    iss: Iss,
+}
+
+impl fmt::Debug for UntrustedJwt<'_> {
+    /// Shows the header and issuer only: never the token, payload or signature.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("UntrustedJwt")
+            .field("header", &self.header)
+            .field("iss", &self.issuer())
+            .finish_non_exhaustive()
+    }
+}
+
+fn decoded_len(encoded: usize) -> usize {
+    encoded / 4 * 3 + (encoded % 4 * 3 / 4)
+}
+
+fn decode_into(segment: &str, buf: &mut Vec<u8>) -> Option<Range<usize>> {
+    let start = buf.len();
+    let want = decoded_len(segment.len());
+    buf.resize(start + segment.len().div_ceil(4) * 3, 0);
+    match URL_SAFE_NO_PAD.decode_slice(segment.as_bytes(), &mut buf[start..]) {
+        Ok(n) if n == want => {
+            buf.truncate(start + n);
+            Some(start..start + n)
+        }
+        _ => {
+            buf.truncate(start);
+            None
+        }
+    }
+}
+
+impl<'t> UntrustedJwt<'t> {
+    /// Runs the pre-check and parses the token. See the [module docs](self).
+    ///
+    /// ```
+    /// use kube_authn::jwt::compact::{NotJwt, UntrustedJwt};
+    /// assert_eq!(UntrustedJwt::parse("{\"payload\":1}").unwrap_err(), NotJwt::JsonSerialization);
+    /// assert_eq!(UntrustedJwt::parse("e30=.e30.e30").unwrap_err(), NotJwt::Base64);
+    /// ```
+    pub fn parse(token: &'t str) -> Result<Self, NotJwt> {
+        Self::parse_inner(token, true)
+    }
+
+    /// Like [`parse`](Self::parse) but for a JWS whose payload need not be JSON (no `iss`):
+    /// for generic JWS test suites such as Wycheproof. Authenticators use `parse`.
+    ///
+    /// ```
+    /// let jws = kube_authn::jwt::compact::UntrustedJwt::parse_jws("e30.Zm9v.c2ln").unwrap();
+    /// assert_eq!(jws.payload(), b"foo");
+    /// ```
+    pub fn parse_jws(token: &'t str) -> Result<Self, NotJwt> {
+        Self::parse_inner(token, false)
+    }
+
+    fn parse_inner(token: &'t str, json_payload: bool) -> Result<Self, NotJwt> {
+        if token.len() > MAX_JWT_LEN {
+            return Err(NotJwt::TooLong);
+        }
+        if token.trim_start().starts_with('{') {
+            return Err(NotJwt::JsonSerialization);
+        }
+        let bytes = token.as_bytes();
+        let mut dots = [0usize; 2];
+        let mut n = 0;
+        for (i, b) in bytes.iter().enumerate() {
+            if *b == b'.' {
+                if n == 2 {
+                    return Err(NotJwt::SegmentCount);
+                }
+                dots[n] = i;
+                n += 1;
+            }
+        }
+        if n != 2 {
+            return Err(NotJwt::SegmentCount);
+        }
+        let header_b64 = &token[..dots[0]];
+        let payload_b64 = &token[dots[0] + 1..dots[1]];
+        let sig_b64 = &token[dots[1] + 1..];
+        let mut buf = Vec::with_capacity(token.len() / 4 * 3 + 9);
+        let header_range = decode_into(header_b64, &mut buf).ok_or(NotJwt::Base64)?;
+        let payload = decode_into(payload_b64, &mut buf).ok_or(NotJwt::Base64)?;
+        let signature = decode_into(sig_b64, &mut buf);
+        let scanned = if json_payload {
+            json::scan_object(&buf[payload.clone()]).map_err(|_| NotJwt::Payload)?
+        } else {
+            None
+        };
+        let iss = match scanned {
+            None => Iss::None,
+            Some(Cow::Borrowed(s)) => {
+                let start = s.as_ptr() as usize - buf.as_ptr() as usize;
+                Iss::InPayload(start..start + s.len())
+            }
+            Some(Cow::Owned(s)) => Iss::Owned(s.into()),
+        };
+        let header = if signature.is_some() {
+            parse_header(&buf[header_range])
+        } else {
+            Err(HeaderError::Signature)
+        };
+        Ok(UntrustedJwt {
+            signing_input: &token[..dots[1]],
+            buf,
+            payload,
+            signature,
+            header,
+            iss,
+        })
+    }
+
+    /// The unverified `iss` claim, if present.
+    ///
+    /// ```
+    /// let jwt = kube_authn::jwt::compact::UntrustedJwt::parse("e30.e30.").unwrap();
+    /// assert_eq!(jwt.issuer(), None);
+    /// ```
+    pub fn issuer(&self) -> Option<&str> {
+        match &self.iss {
+            Iss::None => None,
+            Iss::InPayload(r) => std::str::from_utf8(&self.buf[r.clone()]).ok(),
+            Iss::Owned(s) => Some(s),
+        }
+    }
+
+    /// The header, or why it was refused.
+    ///
+    /// ```
+    /// use kube_authn::jwt::compact::{HeaderError, UntrustedJwt};
+    /// // {"alg":"RS256","crit":["exp"]}
+    /// let jwt = UntrustedJwt::parse("eyJhbGciOiJSUzI1NiIsImNyaXQiOlsiZXhwIl19.e30.c2ln").unwrap();
+    /// assert_eq!(jwt.header().unwrap_err(), HeaderError::UnsupportedCritical);
+    /// ```
+    pub fn header(&self) -> Result<&Header, HeaderError> {
+        self.header.as_ref().map_err(|e| *e)
+    }
+
+    /// The decoded payload bytes (a JSON object without duplicate names).
+    ///
+    /// ```
+    /// let jwt = kube_authn::jwt::compact::UntrustedJwt::parse("e30.e30.").unwrap();
+    /// assert_eq!(jwt.payload(), b"{}");
+    /// ```
+    pub fn payload(&self) -> &[u8] {
+        &self.buf[self.payload.clone()]
+    }
+
+    /// The decoded signature bytes (empty when the signature segment did not decode).
+    ///
+    /// ```
+    /// let jwt = kube_authn::jwt::compact::UntrustedJwt::parse("e30.e30.c2ln").unwrap();
+    /// assert_eq!(jwt.signature(), b"sig");
+    /// ```
+    pub fn signature(&self) -> &[u8] {
+        self.signature
+            .as_ref()
+            .map_or(&[], |r| &self.buf[r.clone()])
+    }
+
+    /// The JWS signing input: `base64url(header) "." base64url(payload)`.
+    ///
+    /// ```
+    /// let jwt = kube_authn::jwt::compact::UntrustedJwt::parse("e30.e30.c2ln").unwrap();
+    /// assert_eq!(jwt.signing_input(), b"e30.e30");
+    /// ```
+    pub fn signing_input(&self) -> &'t [u8] {
+        self.signing_input.as_bytes()
+    }
+}

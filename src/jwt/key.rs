@@ -1,0 +1,741 @@
+//! Verification keys: parsed **once** at load (aws-lc-rs `ParsedPublicKey`, one per algorithm
+//! the key can verify), identified by Kubernetes' key id and/or a JWK `kid`.
+//!
+//! Sources:
+//! * [`PublicKey::from_spki_der`]: a DER `SubjectPublicKeyInfo` (RSA, EC P-256/384/521, Ed25519);
+//! * [`parse_pem_keys`]: what `--service-account-key-file` accepts (client-go
+//!   `keyutil.ParsePublicKeysPEM`): per PEM block, **ignoring the PEM type label**, an RSA
+//!   private key (PKCS#1 or PKCS#8), an RSA public key (PKIX or inside an X.509 certificate),
+//!   an EC private key (SEC1 only; PKCS#8 EC keys are skipped as in Kubernetes), an EC public
+//!   key (PKIX or certificate). Other blocks are skipped; Ed25519 is never accepted here.
+//! * [`parse_jwks`]: a JWK Set (`RSA`, `EC`, and `OKP`/`Ed25519` keys with `use` absent or `sig`,
+//!   `key_ops` absent or containing `verify`; a JWK `alg` pins the key to that one algorithm).
+//!
+//! Limits: RSA moduli of 2048–8192 bits (larger keys are refused so an attacker-supplied
+//! JWKS cannot make each verification arbitrarily slow); JWKS documents of at most
+//! [`MAX_JWKS_KEYS`] keys; public exponent at most 2^32.
+//!
+//! A key verifies only the algorithms of its type and size: RSA → `RS*`/`PS*`; P-256 → `ES256`,
+//! P-384 → `ES384`, P-521 → `ES512`; Ed25519 → `EdDSA`. A JWK `alg` narrows that to one.
+//! ECDSA signatures must be the fixed-size JOSE `r || s` form; DER signatures and `r = s = 0`
+//! fail in aws-lc-rs.
+//!
+//! ```
+//! use kube_authn::jwt::key::parse_pem_keys;
+//! let pem = "-----BEGIN PUBLIC KEY-----
+//! MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEH6cuzP8XuD5wal6wf9M6xDljTOPL
+//! X2i8uIp/C/ASqiIGUeeKQtX0/IR3qCXyThP/dbCiHrF3v1cuhBOHY8CLVg==
+//! -----END PUBLIC KEY-----";
+//! let keys = parse_pem_keys(pem.as_bytes()).unwrap();
+//! assert_eq!(keys[0].key_id(), "SoABiieYuNx4UdqYvZRVeuC6SihxgLrhLy9peHMHpTc");
+//! ```
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use aws_lc_rs::encoding::AsDer;
+use aws_lc_rs::signature::{self as sig, ParsedPublicKey, VerificationAlgorithm};
+use base64::Engine;
+use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+use serde::Deserialize;
+
+use super::alg::Algorithm;
+use super::der;
+
+/// Smallest RSA modulus accepted (bits).
+pub const MIN_RSA_BITS: usize = 2048;
+/// Largest RSA modulus accepted (bits).
+pub const MAX_RSA_BITS: usize = 8192;
+/// Most keys read from one JWKS document (later ones are ignored).
+pub const MAX_JWKS_KEYS: usize = 100;
+
+const OID_RSA: &[u8] = &[0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01];
+const OID_EC: &[u8] = &[0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01];
+const OID_P256: &[u8] = &[0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07];
+const OID_P384: &[u8] = &[0x2b, 0x81, 0x04, 0x00, 0x22];
+const OID_P521: &[u8] = &[0x2b, 0x81, 0x04, 0x00, 0x23];
+const OID_ED25519: &[u8] = &[0x2b, 0x65, 0x70];
+
+/// The type of a key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyType {
+    /// RSA with the modulus size in bits.
+    Rsa(usize),
+    /// ECDSA on NIST P-256.
+    P256,
+    /// ECDSA on NIST P-384.
+    P384,
+    /// ECDSA on NIST P-521.
+    P521,
+    /// Ed25519.
+    Ed25519,
+}
+
+impl KeyType {
+    fn algorithms(self) -> &'static [Algorithm] {
+        use Algorithm::*;
+        match self {
+            KeyType::Rsa(_) => &[RS256, RS384, RS512, PS256, PS384, PS512],
+            KeyType::P256 => &[ES256],
+            KeyType::P384 => &[ES384],
+            KeyType::P521 => &[ES512],
+            KeyType::Ed25519 => &[EdDSA],
+        }
+    }
+}
+
+fn verification_algorithm(alg: Algorithm) -> &'static dyn VerificationAlgorithm {
+    match alg {
+        Algorithm::RS256 => &sig::RSA_PKCS1_2048_8192_SHA256,
+        Algorithm::RS384 => &sig::RSA_PKCS1_2048_8192_SHA384,
+        Algorithm::RS512 => &sig::RSA_PKCS1_2048_8192_SHA512,
+        Algorithm::PS256 => &sig::RSA_PSS_2048_8192_SHA256,
+        Algorithm::PS384 => &sig::RSA_PSS_2048_8192_SHA384,
+        Algorithm::PS512 => &sig::RSA_PSS_2048_8192_SHA512,
+        Algorithm::ES256 => &sig::ECDSA_P256_SHA256_FIXED,
+        Algorithm::ES384 => &sig::ECDSA_P384_SHA384_FIXED,
+        Algorithm::ES512 => &sig::ECDSA_P521_SHA512_FIXED,
+        Algorithm::EdDSA => &sig::ED25519,
+    }
+}
+
+/// Why key material was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyError(String);
+
+impl KeyError {
+    fn new(msg: impl Into<String>) -> Self {
+        KeyError(msg.into())
+    }
+}
+
+impl fmt::Display for KeyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for KeyError {}
+
+/// Why a signature did not verify against a key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VerifyError {
+    /// The key cannot verify this algorithm (wrong type, curve, or JWK `alg`).
+    AlgorithmMismatch,
+    /// The signature is wrong (including DER-encoded or wrong-length ECDSA signatures).
+    BadSignature,
+}
+
+impl fmt::Display for VerifyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            VerifyError::AlgorithmMismatch => "key cannot verify this algorithm",
+            VerifyError::BadSignature => "invalid signature",
+        })
+    }
+}
+
+impl std::error::Error for VerifyError {}
+
+/// A public verification key, parsed once. Cheap to share (`Arc`).
+///
+/// `Debug` shows the type and ids only.
+pub struct PublicKey {
+    key_type: KeyType,
+    key_id: Box<str>,
+    jwk_kid: Option<Box<str>>,
+    spki: Box<[u8]>,
+    verifiers: [Option<ParsedPublicKey>; 10],
+}
+
+impl fmt::Debug for PublicKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PublicKey")
+            .field("type", &self.key_type)
+            .field("key_id", &self.key_id)
+            .field("jwk_kid", &self.jwk_kid)
+            .finish()
+    }
+}
+
+impl PublicKey {
+    /// Parses a DER `SubjectPublicKeyInfo`.
+    ///
+    /// ```
+    /// use kube_authn::jwt::key::{KeyType, PublicKey};
+    /// let rng = aws_lc_rs::rand::SystemRandom::new();
+    /// let pkcs8 = aws_lc_rs::signature::Ed25519KeyPair::generate_pkcs8(&rng).unwrap();
+    /// let pair = aws_lc_rs::signature::Ed25519KeyPair::from_pkcs8(pkcs8.as_ref()).unwrap();
+    /// use aws_lc_rs::encoding::AsDer;
+    /// use aws_lc_rs::signature::KeyPair;
+    /// let spki = pair.public_key().as_der().unwrap();
+    /// let key = PublicKey::from_spki_der(spki.as_ref()).unwrap();
+    /// assert_eq!(key.key_type(), KeyType::Ed25519);
+    /// ```
+    pub fn from_spki_der(spki: &[u8]) -> Result<PublicKey, KeyError> {
+        Self::build(spki, None, None)
+    }
+
+    fn build(
+        spki: &[u8],
+        jwk_kid: Option<Box<str>>,
+        only: Option<Algorithm>,
+    ) -> Result<PublicKey, KeyError> {
+        let key_type = spki_key_type(spki)?;
+        let mut verifiers: [Option<ParsedPublicKey>; 10] = Default::default();
+        let mut canonical: Option<Vec<u8>> = None;
+        for &alg in key_type.algorithms() {
+            if only.is_some_and(|o| o != alg) {
+                continue;
+            }
+            let parsed = ParsedPublicKey::new(verification_algorithm(alg), spki)
+                .map_err(|e| KeyError::new(format!("invalid public key: {e}")))?;
+            if canonical.is_none() {
+                canonical = Some(
+                    parsed
+                        .as_der()
+                        .map_err(|_| KeyError::new("cannot encode public key"))?
+                        .as_ref()
+                        .to_vec(),
+                );
+            }
+            verifiers[alg.index()] = Some(parsed);
+        }
+        let canonical = canonical
+            .ok_or_else(|| KeyError::new("the JWK alg does not match the key type".to_string()))?;
+        let digest = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, &canonical);
+        Ok(PublicKey {
+            key_type,
+            key_id: URL_SAFE_NO_PAD.encode(digest.as_ref()).into(),
+            jwk_kid,
+            spki: canonical.into(),
+            verifiers,
+        })
+    }
+
+    /// The key type.
+    ///
+    /// ```
+    /// # use kube_authn::jwt::key::*;
+    /// # let k = parse_pem_keys(b"-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEH6cuzP8XuD5wal6wf9M6xDljTOPL\nX2i8uIp/C/ASqiIGUeeKQtX0/IR3qCXyThP/dbCiHrF3v1cuhBOHY8CLVg==\n-----END PUBLIC KEY-----\n").unwrap();
+    /// assert_eq!(k[0].key_type(), KeyType::P256);
+    /// ```
+    pub fn key_type(&self) -> KeyType {
+        self.key_type
+    }
+
+    /// Kubernetes' key id (`keyIDFromPublicKey`): unpadded base64url of the SHA-256 of the
+    /// canonical PKIX DER encoding of the public key.
+    ///
+    /// ```
+    /// # use kube_authn::jwt::key::*;
+    /// # let k = parse_pem_keys(b"-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEH6cuzP8XuD5wal6wf9M6xDljTOPL\nX2i8uIp/C/ASqiIGUeeKQtX0/IR3qCXyThP/dbCiHrF3v1cuhBOHY8CLVg==\n-----END PUBLIC KEY-----\n").unwrap();
+    /// assert_eq!(k[0].key_id().len(), 43);
+    /// ```
+    pub fn key_id(&self) -> &str {
+        &self.key_id
+    }
+
+    /// The `kid` of the JWK this key came from, if any.
+    ///
+    /// ```
+    /// let set = kube_authn::jwt::key::parse_jwks(br#"{"keys":[{"kty":"OKP","crv":"Ed25519","kid":"a","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}]}"#).unwrap();
+    /// assert_eq!(set[0].jwk_kid(), Some("a"));
+    /// ```
+    pub fn jwk_kid(&self) -> Option<&str> {
+        self.jwk_kid.as_deref()
+    }
+
+    /// The canonical DER `SubjectPublicKeyInfo`.
+    ///
+    /// ```
+    /// # use kube_authn::jwt::key::*;
+    /// # let k = parse_pem_keys(b"-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEH6cuzP8XuD5wal6wf9M6xDljTOPL\nX2i8uIp/C/ASqiIGUeeKQtX0/IR3qCXyThP/dbCiHrF3v1cuhBOHY8CLVg==\n-----END PUBLIC KEY-----\n").unwrap();
+    /// assert_eq!(k[0].spki_der()[0], 0x30);
+    /// ```
+    pub fn spki_der(&self) -> &[u8] {
+        &self.spki
+    }
+
+    /// Whether this key can verify `alg`.
+    ///
+    /// ```
+    /// # use kube_authn::jwt::{alg::Algorithm, key::*};
+    /// # let k = parse_pem_keys(b"-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEH6cuzP8XuD5wal6wf9M6xDljTOPL\nX2i8uIp/C/ASqiIGUeeKQtX0/IR3qCXyThP/dbCiHrF3v1cuhBOHY8CLVg==\n-----END PUBLIC KEY-----\n").unwrap();
+    /// assert!(k[0].supports(Algorithm::ES256) && !k[0].supports(Algorithm::ES384));
+    /// ```
+    pub fn supports(&self, alg: Algorithm) -> bool {
+        self.verifiers[alg.index()].is_some()
+    }
+
+    /// Verifies `signature` over `message` with `alg`.
+    ///
+    /// ```
+    /// # use kube_authn::jwt::{alg::Algorithm, key::*};
+    /// # let k = parse_pem_keys(b"-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEH6cuzP8XuD5wal6wf9M6xDljTOPL\nX2i8uIp/C/ASqiIGUeeKQtX0/IR3qCXyThP/dbCiHrF3v1cuhBOHY8CLVg==\n-----END PUBLIC KEY-----\n").unwrap();
+    /// assert_eq!(k[0].verify(Algorithm::RS256, b"m", b"s"), Err(VerifyError::AlgorithmMismatch));
+    /// assert_eq!(k[0].verify(Algorithm::ES256, b"m", &[0; 64]), Err(VerifyError::BadSignature));
+    /// ```
+    #[inline]
+    pub fn verify(
+        &self,
+        alg: Algorithm,
+        message: &[u8],
+        signature: &[u8],
+    ) -> Result<(), VerifyError> {
+        let verifier = self.verifiers[alg.index()]
+            .as_ref()
+            .ok_or(VerifyError::AlgorithmMismatch)?;
+        verifier
+            .verify_sig(message, signature)
+            .map_err(|_| VerifyError::BadSignature)
+    }
+}
+
+fn spki_key_type(spki: &[u8]) -> Result<KeyType, KeyError> {
+    let bad = || KeyError::new("malformed SubjectPublicKeyInfo");
+    let body = der::exact(der::SEQUENCE, spki).ok_or_else(bad)?;
+    let (alg_id, rest) = der::expect(der::SEQUENCE, body).ok_or_else(bad)?;
+    let bits = der::exact(der::BIT_STRING, rest).ok_or_else(bad)?;
+    let (oid, params) = der::expect(der::OID, alg_id).ok_or_else(bad)?;
+    match oid {
+        OID_RSA => {
+            let key = bits.strip_prefix(&[0]).ok_or_else(bad)?;
+            let seq = der::exact(der::SEQUENCE, key).ok_or_else(bad)?;
+            let (n, rest) = der::expect(der::INTEGER, seq).ok_or_else(bad)?;
+            let e = der::exact(der::INTEGER, rest).ok_or_else(bad)?;
+            let bits = der::bit_len(n);
+            if !(MIN_RSA_BITS..=MAX_RSA_BITS).contains(&bits) {
+                return Err(KeyError::new(format!(
+                    "RSA key size {bits} bits is outside {MIN_RSA_BITS}..={MAX_RSA_BITS}"
+                )));
+            }
+            if der::bit_len(e) > 33 {
+                return Err(KeyError::new("RSA public exponent too large"));
+            }
+            Ok(KeyType::Rsa(bits))
+        }
+        OID_EC => match der::exact(der::OID, params) {
+            Some(OID_P256) => Ok(KeyType::P256),
+            Some(OID_P384) => Ok(KeyType::P384),
+            Some(OID_P521) => Ok(KeyType::P521),
+            _ => Err(KeyError::new("unsupported elliptic curve")),
+        },
+        OID_ED25519 if params.is_empty() => Ok(KeyType::Ed25519),
+        _ => Err(KeyError::new("unsupported public key algorithm")),
+    }
+}
+
+fn spki_from_parts(oid: &[u8], params: Option<&[u8]>, key: &[u8]) -> Vec<u8> {
+    let mut alg = Vec::with_capacity(32);
+    der::write_tlv(&mut alg, der::OID, oid);
+    match params {
+        Some(p) => der::write_tlv(&mut alg, der::OID, p),
+        None if oid == OID_RSA => der::write_tlv(&mut alg, der::NULL, &[]),
+        None => {}
+    }
+    let mut bits = Vec::with_capacity(key.len() + 1);
+    bits.push(0);
+    bits.extend_from_slice(key);
+    let mut body = Vec::with_capacity(alg.len() + bits.len() + 16);
+    der::write_tlv(&mut body, der::SEQUENCE, &alg);
+    der::write_tlv(&mut body, der::BIT_STRING, &bits);
+    let mut out = Vec::with_capacity(body.len() + 8);
+    der::write_tlv(&mut out, der::SEQUENCE, &body);
+    out
+}
+
+fn rsa_public_key_der(n: &[u8], e: &[u8]) -> Vec<u8> {
+    let mut body = Vec::with_capacity(n.len() + e.len() + 16);
+    der::write_unsigned(&mut body, n);
+    der::write_unsigned(&mut body, e);
+    let mut out = Vec::with_capacity(body.len() + 8);
+    der::write_tlv(&mut out, der::SEQUENCE, &body);
+    out
+}
+
+/// PKCS#1 `RSAPrivateKey` → SPKI of its public half.
+fn spki_from_pkcs1_private(input: &[u8]) -> Option<Vec<u8>> {
+    let seq = der::exact(der::SEQUENCE, input)?;
+    let (version, rest) = der::expect(der::INTEGER, seq)?;
+    if version != [0] && version != [1] {
+        return None;
+    }
+    let (n, rest) = der::expect(der::INTEGER, rest)?;
+    let (e, rest) = der::expect(der::INTEGER, rest)?;
+    let (_d, _) = der::expect(der::INTEGER, rest)?;
+    Some(spki_from_parts(OID_RSA, None, &rsa_public_key_der(n, e)))
+}
+
+/// PKCS#8 `PrivateKeyInfo` holding an RSA key → SPKI of its public half.
+fn spki_from_pkcs8_rsa(input: &[u8]) -> Option<Vec<u8>> {
+    let seq = der::exact(der::SEQUENCE, input)?;
+    let (_version, rest) = der::expect(der::INTEGER, seq)?;
+    let (alg_id, rest) = der::expect(der::SEQUENCE, rest)?;
+    let (oid, _) = der::expect(der::OID, alg_id)?;
+    if oid != OID_RSA {
+        return None;
+    }
+    let (private, _) = der::expect(der::OCTET_STRING, rest)?;
+    spki_from_pkcs1_private(private)
+}
+
+/// SEC1 `ECPrivateKey` → SPKI of its public half (computed from the private scalar by
+/// aws-lc-rs, as Go's `x509.ParseECPrivateKey` does).
+fn spki_from_sec1(input: &[u8]) -> Option<Vec<u8>> {
+    let seq = der::exact(der::SEQUENCE, input)?;
+    let (version, rest) = der::expect(der::INTEGER, seq)?;
+    if version != [1] {
+        return None;
+    }
+    let (_d, mut rest) = der::expect(der::OCTET_STRING, rest)?;
+    let mut curve = None;
+    while !rest.is_empty() {
+        let (tag, value, r) = der::read_tlv(rest)?;
+        if tag == 0xa0 {
+            curve = Some(der::exact(der::OID, value)?);
+        }
+        rest = r;
+    }
+    let alg: &'static sig::EcdsaSigningAlgorithm = match curve? {
+        OID_P256 => &sig::ECDSA_P256_SHA256_FIXED_SIGNING,
+        OID_P384 => &sig::ECDSA_P384_SHA384_FIXED_SIGNING,
+        OID_P521 => &sig::ECDSA_P521_SHA512_FIXED_SIGNING,
+        _ => return None,
+    };
+    let pair = sig::EcdsaKeyPair::from_private_key_der(alg, input).ok()?;
+    use sig::KeyPair;
+    Some(pair.public_key().as_der().ok()?.as_ref().to_vec())
+}
+
+/// The SPKI inside an X.509 certificate.
+fn spki_from_certificate(input: &[u8]) -> Option<&[u8]> {
+    let cert = der::exact(der::SEQUENCE, input)?;
+    let (tbs, _) = der::expect(der::SEQUENCE, cert)?;
+    let mut rest = tbs;
+    if rest.first() == Some(&0xa0) {
+        rest = der::read_tlv(rest)?.2; // [0] version
+    }
+    let (_, rest) = der::expect(der::INTEGER, rest)?; // serial
+    let (_, rest) = der::expect(der::SEQUENCE, rest)?; // signature algorithm
+    let (_, rest) = der::expect(der::SEQUENCE, rest)?; // issuer
+    let (_, rest) = der::expect(der::SEQUENCE, rest)?; // validity
+    let (_, rest) = der::expect(der::SEQUENCE, rest)?; // subject
+    let (_, after) = der::expect(der::SEQUENCE, rest)?; // subjectPublicKeyInfo
+    Some(&rest[..rest.len() - after.len()])
+}
+
+/// Parses one DER blob the way client-go's `ParsePublicKeysPEM` does for a PEM block:
+/// `Ok(None)` when the blob is none of the accepted forms (Kubernetes skips it silently).
+///
+/// ```
+/// assert!(kube_authn::jwt::key::key_from_der(&[0x30, 0x00]).unwrap().is_none());
+/// ```
+pub fn key_from_der(der_bytes: &[u8]) -> Result<Option<PublicKey>, KeyError> {
+    let spki: Option<Vec<u8>> = spki_from_pkcs1_private(der_bytes)
+        .or_else(|| spki_from_pkcs8_rsa(der_bytes))
+        .or_else(|| is_spki(der_bytes).then(|| der_bytes.to_vec()))
+        .or_else(|| spki_from_certificate(der_bytes).map(<[u8]>::to_vec))
+        .or_else(|| spki_from_sec1(der_bytes));
+    let Some(spki) = spki else { return Ok(None) };
+    match spki_key_type(&spki) {
+        Ok(KeyType::Ed25519) => Ok(None), // Kubernetes accepts only RSA and ECDSA here
+        Ok(_) => PublicKey::from_spki_der(&spki).map(Some),
+        // An RSA key of unsupported size is an error rather than a silent skip, so the
+        // misconfiguration is visible at startup.
+        Err(e) if e.0.starts_with("RSA") => Err(e),
+        Err(_) => Ok(None),
+    }
+}
+
+/// Whether `input` has the shape of a `SubjectPublicKeyInfo` (a SEQUENCE of an algorithm
+/// identifier SEQUENCE and a BIT STRING).
+fn is_spki(input: &[u8]) -> bool {
+    der::exact(der::SEQUENCE, input)
+        .and_then(|body| der::expect(der::SEQUENCE, body))
+        .and_then(|(alg, rest)| {
+            der::expect(der::OID, alg)?;
+            der::exact(der::BIT_STRING, rest)
+        })
+        .is_some()
+}
+
+/// Largest PEM input read (bytes).
+pub const MAX_PEM_LEN: usize = 4 * 1024 * 1024;
+
+/// Iterates the DER bodies of the PEM blocks in `data` (labels ignored, text between blocks
+/// ignored, as Go's `pem.Decode` loop does). Blocks whose body is not base64 are skipped.
+///
+/// ```
+/// let blocks = kube_authn::jwt::key::pem_blocks(b"junk\n-----BEGIN X-----\nAQI=\n-----END X-----\n");
+/// assert_eq!(blocks, vec![vec![1u8, 2]]);
+/// ```
+pub fn pem_blocks(data: &[u8]) -> Vec<Vec<u8>> {
+    let data = &data[..data.len().min(MAX_PEM_LEN)];
+    let text = String::from_utf8_lossy(data);
+    let mut out = Vec::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let line = line.trim();
+        let Some(label) = line
+            .strip_prefix("-----BEGIN ")
+            .and_then(|l| l.strip_suffix("-----"))
+        else {
+            continue;
+        };
+        let end = format!("-----END {label}-----");
+        let mut body = String::new();
+        let mut closed = false;
+        let mut has_headers = false;
+        for l in lines.by_ref() {
+            let l = l.trim();
+            if l == end {
+                closed = true;
+                break;
+            }
+            if l.contains(':') {
+                has_headers = true; // RFC 1421 headers (e.g. encrypted keys): not supported
+            }
+            body.push_str(l);
+        }
+        if closed && !has_headers {
+            if let Ok(der_bytes) = STANDARD.decode(body.as_bytes()) {
+                out.push(der_bytes);
+            }
+        }
+    }
+    out
+}
+
+/// Parses every key in PEM `data` (see the [module docs](self)). Zero keys is Kubernetes'
+/// error `data does not contain any valid RSA or ECDSA public keys`.
+///
+/// ```
+/// let err = kube_authn::jwt::key::parse_pem_keys(b"").unwrap_err();
+/// assert_eq!(err.to_string(), "data does not contain any valid RSA or ECDSA public keys");
+/// ```
+pub fn parse_pem_keys(data: &[u8]) -> Result<Vec<Arc<PublicKey>>, KeyError> {
+    let mut keys = Vec::new();
+    for block in pem_blocks(data) {
+        if let Some(key) = key_from_der(&block)? {
+            keys.push(Arc::new(key));
+        }
+    }
+    if keys.is_empty() {
+        return Err(KeyError::new(
+            "data does not contain any valid RSA or ECDSA public keys",
+        ));
+    }
+    Ok(keys)
+}
+
+#[derive(Deserialize)]
+struct RawJwk {
+    kty: Option<String>,
+    kid: Option<String>,
+    #[serde(rename = "use")]
+    use_: Option<String>,
+    alg: Option<String>,
+    key_ops: Option<Vec<String>>,
+    n: Option<String>,
+    e: Option<String>,
+    crv: Option<String>,
+    x: Option<String>,
+    y: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct RawJwks {
+    keys: Vec<serde_json::Value>,
+}
+
+fn b64(s: &Option<String>) -> Result<Vec<u8>, KeyError> {
+    let s = s
+        .as_deref()
+        .ok_or_else(|| KeyError::new("JWK member missing"))?;
+    URL_SAFE_NO_PAD
+        .decode(s)
+        .map_err(|_| KeyError::new("JWK member is not base64url"))
+}
+
+/// Parses one JWK (a JSON object). `Ok(None)` for keys that are not for signatures or of a
+/// type this crate does not verify.
+///
+/// ```
+/// let k = kube_authn::jwt::key::parse_jwk(br#"{"kty":"oct","k":"c2VjcmV0"}"#).unwrap();
+/// assert!(k.is_none()); // symmetric keys are never used
+/// ```
+pub fn parse_jwk(json: &[u8]) -> Result<Option<PublicKey>, KeyError> {
+    let raw: RawJwk = super::json::from_slice_strict(json).map_err(|e| {
+        KeyError::new(format!(
+            "malformed JWK: {}",
+            super::json::claims_error_message(&e)
+        ))
+    })?;
+    jwk_to_key(raw)
+}
+
+fn jwk_to_key(raw: RawJwk) -> Result<Option<PublicKey>, KeyError> {
+    if raw.use_.as_deref().is_some_and(|u| u != "sig") {
+        return Ok(None);
+    }
+    if raw
+        .key_ops
+        .as_ref()
+        .is_some_and(|ops| !ops.iter().any(|o| o == "verify"))
+    {
+        return Ok(None);
+    }
+    let only = match raw.alg.as_deref() {
+        None => None,
+        Some(a) => match Algorithm::from_name(a) {
+            Some(a) => Some(a),
+            None => return Ok(None), // e.g. HS256, RSA-OAEP: not a signature key we use
+        },
+    };
+    let kid = raw.kid.as_deref().map(Box::from);
+    let spki = match raw.kty.as_deref() {
+        Some("RSA") => {
+            let n = b64(&raw.n)?;
+            let e = b64(&raw.e)?;
+            spki_from_parts(OID_RSA, None, &rsa_public_key_der(&n, &e))
+        }
+        Some("EC") => {
+            let (oid, size) = match raw.crv.as_deref() {
+                Some("P-256") => (OID_P256, 32),
+                Some("P-384") => (OID_P384, 48),
+                Some("P-521") => (OID_P521, 66),
+                _ => return Ok(None),
+            };
+            let x = b64(&raw.x)?;
+            let y = b64(&raw.y)?;
+            if x.len() != size || y.len() != size {
+                return Err(KeyError::new("JWK EC coordinates have the wrong length"));
+            }
+            let mut point = Vec::with_capacity(1 + 2 * size);
+            point.push(4);
+            point.extend_from_slice(&x);
+            point.extend_from_slice(&y);
+            spki_from_parts(OID_EC, Some(oid), &point)
+        }
+        Some("OKP") if raw.crv.as_deref() == Some("Ed25519") => {
+            let x = b64(&raw.x)?;
+            if x.len() != 32 {
+                return Err(KeyError::new("JWK Ed25519 key has the wrong length"));
+            }
+            spki_from_parts(OID_ED25519, None, &x)
+        }
+        _ => return Ok(None),
+    };
+    PublicKey::build(&spki, kid, only).map(Some)
+}
+
+/// Parses a JWK Set (`{"keys":[…]}`): at most [`MAX_JWKS_KEYS`] keys are read; keys that are
+/// not for signatures, of unsupported types, or malformed are skipped (one bad key does not
+/// take down the others). The document itself must be strict JSON.
+///
+/// ```
+/// let keys = kube_authn::jwt::key::parse_jwks(br#"{"keys":[{"kty":"RSA","n":"AQ","e":"AQAB"}]}"#).unwrap();
+/// assert!(keys.is_empty()); // an 8-bit RSA key is refused
+/// ```
+pub fn parse_jwks(json: &[u8]) -> Result<Vec<Arc<PublicKey>>, KeyError> {
+    let raw: RawJwks = super::json::from_slice_strict(json).map_err(|e| {
+        KeyError::new(format!(
+            "malformed JWKS: {}",
+            super::json::claims_error_message(&e)
+        ))
+    })?;
+    let mut keys = Vec::new();
+    for value in raw.keys.into_iter().take(MAX_JWKS_KEYS) {
+        let Ok(jwk) = serde_json::from_value::<RawJwk>(value) else {
+            continue;
+        };
+        if let Ok(Some(key)) = jwk_to_key(jwk) {
+            keys.push(Arc::new(key));
+        }
+    }
+    Ok(keys)
+}
+
+/// An immutable set of keys with an index by id (Kubernetes key id or JWK `kid`).
+///
+/// ```
+/// use kube_authn::jwt::key::{parse_pem_keys, KeySet};
+/// # let k = parse_pem_keys(b"-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEH6cuzP8XuD5wal6wf9M6xDljTOPL\nX2i8uIp/C/ASqiIGUeeKQtX0/IR3qCXyThP/dbCiHrF3v1cuhBOHY8CLVg==\n-----END PUBLIC KEY-----\n").unwrap();
+/// let set = KeySet::by_key_id(k);
+/// assert_eq!(set.find(Some("SoABiieYuNx4UdqYvZRVeuC6SihxgLrhLy9peHMHpTc")).count(), 1);
+/// assert_eq!(set.find(Some("other")).count(), 0);
+/// assert_eq!(set.find(None).count(), 1);
+/// ```
+#[derive(Debug, Default, Clone)]
+pub struct KeySet {
+    keys: Vec<Arc<PublicKey>>,
+    index: HashMap<Box<str>, Vec<usize>>,
+}
+
+impl KeySet {
+    /// Indexes `keys` by their Kubernetes key id (service-account keys).
+    ///
+    /// ```
+    /// assert!(kube_authn::jwt::key::KeySet::by_key_id(vec![]).is_empty());
+    /// ```
+    pub fn by_key_id(keys: Vec<Arc<PublicKey>>) -> KeySet {
+        Self::index_with(keys, |k| Some(k.key_id()))
+    }
+
+    /// Indexes `keys` by their JWK `kid` (keys without one are found only by a token without
+    /// a `kid`, as go-oidc does).
+    ///
+    /// ```
+    /// assert!(kube_authn::jwt::key::KeySet::by_jwk_kid(vec![]).is_empty());
+    /// ```
+    pub fn by_jwk_kid(keys: Vec<Arc<PublicKey>>) -> KeySet {
+        Self::index_with(keys, |k| k.jwk_kid())
+    }
+
+    fn index_with(keys: Vec<Arc<PublicKey>>, id: impl Fn(&PublicKey) -> Option<&str>) -> KeySet {
+        let mut index: HashMap<Box<str>, Vec<usize>> = HashMap::new();
+        for (i, k) in keys.iter().enumerate() {
+            if let Some(id) = id(k) {
+                index.entry(id.into()).or_default().push(i);
+            }
+        }
+        KeySet { keys, index }
+    }
+
+    /// Keys for a token's `kid`: with a `kid`, exactly the keys with that id (possibly none —
+    /// there is no fallback to "try all"); without one, every key in order.
+    ///
+    /// ```
+    /// assert_eq!(kube_authn::jwt::key::KeySet::default().find(None).count(), 0);
+    /// ```
+    pub fn find<'s>(&'s self, kid: Option<&str>) -> impl Iterator<Item = &'s Arc<PublicKey>> + 's {
+        let indices: &'s [usize] = match kid {
+            Some(kid) => self.index.get(kid).map_or(&[], |v| v.as_slice()),
+            None => &[],
+        };
+        let all = kid.is_none();
+        let by_id = indices.iter().map(|i| &self.keys[*i]);
+        let every = self.keys.iter().filter(move |_| all);
+        by_id.chain(every)
+    }
+
+    /// All keys in order.
+    ///
+    /// ```
+    /// assert!(kube_authn::jwt::key::KeySet::default().keys().is_empty());
+    /// ```
+    pub fn keys(&self) -> &[Arc<PublicKey>] {
+        &self.keys
+    }
+
+    /// Whether the set is empty.
+    ///
+    /// ```
+    /// assert!(kube_authn::jwt::key::KeySet::default().is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+}

@@ -1,0 +1,221 @@
+//! The shared JWT core: a strict compact-JWS verifier over aws-lc-rs, keys parsed once, and
+//! the issuer router that sends every JWT to the one authenticator that owns its `iss`.
+//!
+//! Used by the service-account authenticator ([`crate::token::service_account`]) and the
+//! OIDC/JWT authenticators (`token::oidc`, not on this branch yet).
+//!
+//! | step | where | rule |
+//! |---|---|---|
+//! | shape | [`compact`] | ≤ 64 KiB, no leading `{`, exactly 3 segments, unpadded canonical base64url |
+//! | payload | [`json`] | one JSON object, duplicate names rejected at any depth, depth ≤ 128, string `iss` |
+//! | route | [`router`] | `iss` → owner in one `HashMap` lookup; nobody's issuer → *not mine* |
+//! | header | [`compact`] | `alg` string from [`alg::Algorithm`] only (no `none`, no `HS*`); `crit`/`b64` rejected; `jwk`/`jku`/`x5u`/`x5c` never read; `kid` ≤ 1 KiB |
+//! | keys | [`key`] | selected by `kid` (no fallback when a `kid` matches nothing), per-issuer allow-list, key type must fit `alg` |
+//! | signature | [`key::PublicKey::verify`] | aws-lc-rs `ParsedPublicKey`; ECDSA fixed `r‖s` only; RSA 2048–8192 bits |
+//! | claims | [`json`] | `exp`/`nbf`/`iat` must be numbers, `aud` string or string array; errors never echo values |
+//!
+//! # Why our own verifier (decision and figures)
+//!
+//! **Decision: our own verifier on the request path; `jsonwebtoken` 10 (aws-lc backend) only
+//! as a dev-dependency differential oracle** (`tests/jwt_core.rs` checks both agree on 800
+//! signature mutations over RS256/PS256/RS512/ES256). Reasons: keys are parsed once into
+//! aws-lc-rs `ParsedPublicKey`s (one per algorithm the key may verify) instead of per call;
+//! the three segments are decoded into one buffer; the payload is scanned once for routing
+//! (duplicate names + `iss`) and decoded once typed, borrowing strings; and the rules
+//! `jsonwebtoken` lacks (duplicate names, `crit`, leading `{`, Kubernetes' `kid` semantics,
+//! RSA size caps, JWK `alg` pinning) live in one small, fuzzable place.
+//!
+//! ## Measured
+//!
+//! `cargo bench --bench jwt -- --warm-up-time 1 --measurement-time 3`, 2-core machine shared
+//! by 7 builds (load average ≈ 12, so every figure is inflated ≈ 4× against an idle core;
+//! compare within a row). Full path = issuer router + parse + verify + claims + user.
+//!
+//! | alg | aws-lc-rs primitive | full path (this crate) | `jsonwebtoken` 10 `decode` |
+//! |---|---|---|---|
+//! | RS256 (2048) | 69.3 µs | 84.9 µs | 98.9 µs |
+//! | PS256 (2048) | 51.5 µs | 85.0 µs | 96.5 µs |
+//! | ES256 | 204.8 µs | 219.6 µs | 207.5 µs |
+//! | EdDSA | 142.8 µs | 156.2 µs | 196.1 µs |
+//!
+//! Routing alone (parse + route, unknown issuer): 7.4 µs with 1 issuer, 6.8 µs with 100
+//! (flat: one `HashMap` lookup). The non-crypto part (≈ 7 µs loaded, ≈ 2 µs idle-equivalent)
+//! is above the "primitive + 1 µs" target; see the report for what remains to trim.
+//!
+//! ```
+//! use kube_authn::jwt::{compact::UntrustedJwt, key::{parse_pem_keys, KeySet}, alg::AlgorithmSet, verify_signature};
+//! # let pem = b"-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEH6cuzP8XuD5wal6wf9M6xDljTOPL\nX2i8uIp/C/ASqiIGUeeKQtX0/IR3qCXyThP/dbCiHrF3v1cuhBOHY8CLVg==\n-----END PUBLIC KEY-----\n";
+//! let keys = KeySet::by_key_id(parse_pem_keys(pem).unwrap());
+//! let jwt = UntrustedJwt::parse("eyJhbGciOiJFUzI1NiJ9.e30.c2ln").unwrap();
+//! let header = jwt.header().unwrap();
+//! assert!(verify_signature(&jwt, header, keys.find(header.kid()), AlgorithmSet::KUBERNETES).is_err());
+//! ```
+
+pub mod alg;
+pub mod compact;
+pub mod der;
+pub mod json;
+pub mod key;
+pub mod router;
+
+use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
+
+use alg::AlgorithmSet;
+use compact::{Header, HeaderAlg, UntrustedJwt};
+use key::PublicKey;
+
+/// Why a signature check failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SignatureError {
+    /// No key matched the token's `kid` (or the key set is empty).
+    NoKeys,
+    /// `alg` is not one we verify, or not in this issuer's allow-list.
+    AlgorithmNotAllowed,
+    /// Every candidate key refused the signature (or could not verify `alg`).
+    Invalid,
+}
+
+impl fmt::Display for SignatureError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SignatureError::NoKeys => "no keys found",
+            SignatureError::AlgorithmNotAllowed => "algorithm not allowed",
+            SignatureError::Invalid => "invalid signature",
+        })
+    }
+}
+
+impl std::error::Error for SignatureError {}
+
+/// Verifies `jwt`'s signature with the first of `candidates` that accepts it, if its `alg` is
+/// in `allowed`. Returns the key that verified.
+///
+/// ```
+/// use kube_authn::jwt::{compact::UntrustedJwt, alg::AlgorithmSet, verify_signature, SignatureError};
+/// let jwt = UntrustedJwt::parse("eyJhbGciOiJub25lIn0.e30.").unwrap(); // alg none
+/// let r = verify_signature(&jwt, jwt.header().unwrap(), std::iter::empty(), AlgorithmSet::KUBERNETES);
+/// assert_eq!(r.unwrap_err(), SignatureError::NoKeys);
+/// ```
+pub fn verify_signature<'k>(
+    jwt: &UntrustedJwt<'_>,
+    header: &Header,
+    candidates: impl Iterator<Item = &'k Arc<PublicKey>>,
+    allowed: AlgorithmSet,
+) -> Result<&'k Arc<PublicKey>, SignatureError> {
+    let mut candidates = candidates.peekable();
+    if candidates.peek().is_none() {
+        return Err(SignatureError::NoKeys);
+    }
+    let alg = match header.alg() {
+        HeaderAlg::Known(a) if allowed.contains(a) => a,
+        _ => return Err(SignatureError::AlgorithmNotAllowed),
+    };
+    let (input, sig) = (jwt.signing_input(), jwt.signature());
+    candidates
+        .find(|k| k.verify(alg, input, sig).is_ok())
+        .ok_or(SignatureError::Invalid)
+}
+
+/// The time source for expiry checks (seconds since the Unix epoch). Inject a
+/// [`FixedClock`] in tests.
+///
+/// ```
+/// use kube_authn::jwt::{Clock, SystemClock};
+/// assert!(SystemClock.now_unix() > 1_700_000_000);
+/// ```
+pub trait Clock: Send + Sync + fmt::Debug {
+    /// Now, in whole seconds since the epoch.
+    fn now_unix(&self) -> i64;
+}
+
+/// The system clock.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now_unix(&self) -> i64 {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64)
+    }
+}
+
+/// A settable clock for tests.
+///
+/// ```
+/// use kube_authn::jwt::{Clock, FixedClock};
+/// let c = FixedClock::new(1514764800);
+/// c.set(1514764801);
+/// assert_eq!(c.now_unix(), 1514764801);
+/// ```
+#[derive(Debug, Default)]
+pub struct FixedClock(AtomicI64);
+
+impl FixedClock {
+    /// A clock stopped at `now`.
+    ///
+    /// ```
+    /// use kube_authn::jwt::Clock;
+    /// assert_eq!(kube_authn::jwt::FixedClock::new(5).now_unix(), 5);
+    /// ```
+    pub fn new(now: i64) -> Self {
+        FixedClock(AtomicI64::new(now))
+    }
+
+    /// Moves the clock.
+    ///
+    /// ```
+    /// let c = kube_authn::jwt::FixedClock::new(5);
+    /// c.set(6);
+    /// ```
+    pub fn set(&self, now: i64) {
+        self.0.store(now, Ordering::Relaxed);
+    }
+}
+
+impl Clock for FixedClock {
+    fn now_unix(&self) -> i64 {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// Go's `%q` for a string (`strconv.Quote`): used to reproduce Kubernetes' error texts.
+///
+/// ```
+/// assert_eq!(kube_authn::jwt::go_quote("a\"b\n"), r#""a\"b\n""#);
+/// ```
+pub fn go_quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Go's `%q` for a `[]string`: `["a" "b"]`.
+///
+/// ```
+/// assert_eq!(kube_authn::jwt::go_quote_list(["a", "b"]), r#"["a" "b"]"#);
+/// ```
+pub fn go_quote_list<I, S>(items: I) -> String
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<str>,
+{
+    let parts: Vec<String> = items.into_iter().map(|s| go_quote(s.as_ref())).collect();
+    format!("[{}]", parts.join(" "))
+}

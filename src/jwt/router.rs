@@ -1,0 +1,149 @@
+//! Issuer routing: every JWT goes, by its unverified `iss`, to the authenticator(s) that own
+//! that issuer — one `HashMap` lookup whatever the number of issuers.
+//!
+//! kube-apiserver asks each JWT authenticator in turn (legacy SA, bound SA, then each
+//! `jwt[]` entry) and each one first peeks at `iss` and skips foreign tokens. Because issuers
+//! are unique across authenticators (the SA issuers are "disallowed" for `jwt[]`, `jwt[]`
+//! issuers must be distinct), at most one of them can claim a given token, so asking only the
+//! owner gives the same externally visible result: same success, same error text, and
+//! *not mine* for opaque tokens and unknown issuers (which then go on to bootstrap tokens and
+//! the webhook). If an issuer is registered twice (a bound SA issuer equal to
+//! `kubernetes/serviceaccount`), its owners are tried in registration order with union
+//! semantics (first success wins, errors aggregated).
+//!
+//! The payload is parsed once here and handed to the owner ([`JwtAuthenticator`]).
+//!
+//! ```
+//! use kube_authn::jwt::router::IssuerRouter;
+//! use kube_authn::authenticator::{Context, TokenAuthenticator};
+//! let router = IssuerRouter::new();
+//! let t = "eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOiJzb21lb25lIn0.c2ln";
+//! let r = router.authenticate_token(t, &Context::default()).into_ready().unwrap();
+//! assert!(r.unwrap().is_none()); // nobody owns "someone"
+//! ```
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use super::compact::UntrustedJwt;
+use crate::authenticator::{AuthFuture, Context, TokenAuthenticator};
+use crate::error::Error;
+
+/// An authenticator for JWTs whose issuer it owns.
+///
+/// ```
+/// use kube_authn::jwt::{compact::UntrustedJwt, router::JwtAuthenticator};
+/// use kube_authn::authenticator::{AuthFuture, Context};
+/// struct Never;
+/// impl JwtAuthenticator for Never {
+///     fn authenticate_jwt<'a>(&'a self, _: UntrustedJwt<'a>, _: &'a str, _: &'a Context) -> AuthFuture<'a> {
+///         AuthFuture::ready(Err(kube_authn::Error::msg("no")))
+///     }
+/// }
+/// ```
+pub trait JwtAuthenticator: Send + Sync {
+    /// Authenticates `jwt` (already parsed from `token`; its issuer is one this
+    /// authenticator was registered for).
+    fn authenticate_jwt<'a>(
+        &'a self,
+        jwt: UntrustedJwt<'a>,
+        token: &'a str,
+        ctx: &'a Context,
+    ) -> AuthFuture<'a>;
+}
+
+/// Routes JWTs to their issuer's authenticator. See the [module docs](self).
+#[derive(Clone, Default)]
+pub struct IssuerRouter {
+    routes: HashMap<Box<str>, Vec<Arc<dyn JwtAuthenticator>>>,
+}
+
+impl fmt::Debug for IssuerRouter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("IssuerRouter")
+            .field("issuers", &self.routes.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+impl IssuerRouter {
+    /// An empty router (every token is *not mine*).
+    ///
+    /// ```
+    /// assert_eq!(kube_authn::jwt::router::IssuerRouter::new().issuer_count(), 0);
+    /// ```
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Registers `authenticator` for `issuer` (exact string match, as Kubernetes compares).
+    ///
+    /// ```
+    /// # use kube_authn::jwt::{compact::UntrustedJwt, router::*};
+    /// # use kube_authn::authenticator::{AuthFuture, Context};
+    /// # struct A;
+    /// # impl JwtAuthenticator for A {
+    /// #     fn authenticate_jwt<'a>(&'a self, _: UntrustedJwt<'a>, _: &'a str, _: &'a Context) -> AuthFuture<'a> { AuthFuture::ready(Ok(None)) }
+    /// # }
+    /// let mut r = IssuerRouter::new();
+    /// r.add("https://issuer", std::sync::Arc::new(A));
+    /// assert_eq!(r.issuer_count(), 1);
+    /// ```
+    pub fn add(&mut self, issuer: impl Into<Box<str>>, authenticator: Arc<dyn JwtAuthenticator>) {
+        self.routes
+            .entry(issuer.into())
+            .or_default()
+            .push(authenticator);
+    }
+
+    /// How many distinct issuers are routed.
+    ///
+    /// ```
+    /// assert_eq!(kube_authn::jwt::router::IssuerRouter::new().issuer_count(), 0);
+    /// ```
+    pub fn issuer_count(&self) -> usize {
+        self.routes.len()
+    }
+
+    /// Whether `issuer` is routed.
+    ///
+    /// ```
+    /// assert!(!kube_authn::jwt::router::IssuerRouter::new().has_issuer("x"));
+    /// ```
+    pub fn has_issuer(&self, issuer: &str) -> bool {
+        self.routes.contains_key(issuer)
+    }
+}
+
+impl TokenAuthenticator for IssuerRouter {
+    fn authenticate_token<'a>(&'a self, token: &'a str, ctx: &'a Context) -> AuthFuture<'a> {
+        let Ok(jwt) = UntrustedJwt::parse(token) else {
+            return AuthFuture::ready(Ok(None));
+        };
+        let Some(owners) = jwt.issuer().and_then(|iss| self.routes.get(iss)) else {
+            return AuthFuture::ready(Ok(None));
+        };
+        if let [only] = owners.as_slice() {
+            return only.authenticate_jwt(jwt, token, ctx);
+        }
+        drop(jwt);
+        AuthFuture::new(async move {
+            let mut errors = Vec::new();
+            for owner in owners {
+                let Ok(jwt) = UntrustedJwt::parse(token) else {
+                    return Ok(None);
+                };
+                match owner.authenticate_jwt(jwt, token, ctx).await {
+                    Ok(Some(r)) => return Ok(Some(r)),
+                    Ok(None) => {}
+                    Err(e) => errors.push(e),
+                }
+            }
+            match Error::aggregate(errors) {
+                Some(e) => Err(e),
+                None => Ok(None),
+            }
+        })
+    }
+}

@@ -1,0 +1,111 @@
+//! Coalesced, rate-limited key refetching: what an OIDC authenticator does when a token names
+//! a `kid` it does not know (a key rotation at the provider, or an attacker spraying kids).
+//!
+//! [`KeyRefresher::refresh`] runs the fetch at most once per `cooldown`: concurrent callers
+//! wait on the one fetch in flight and then see its result; callers arriving within the
+//! cooldown after a fetch return immediately without fetching. A failed fetch keeps the last
+//! good keys (the fetch closure decides what to install) and still counts for the cooldown,
+//! so an unreachable provider is not hammered. 10^4 random `kid`s in a burst cost one fetch.
+//!
+//! ```
+//! use kube_authn::token::oidc::refresh::KeyRefresher;
+//! use std::sync::{Arc, atomic::{AtomicUsize, Ordering}};
+//! use std::time::Duration;
+//! # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+//! let n = Arc::new(AtomicUsize::new(0));
+//! let m = n.clone();
+//! let r = KeyRefresher::new(Duration::from_secs(10), move || {
+//!     let m = m.clone();
+//!     async move { m.fetch_add(1, Ordering::SeqCst); true }
+//! });
+//! assert!(r.refresh().await);
+//! assert!(!r.refresh().await); // within the cooldown: no fetch
+//! assert_eq!(n.load(Ordering::SeqCst), 1);
+//! # });
+//! ```
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+/// See the [module docs](self).
+pub struct KeyRefresher<F> {
+    fetch: F,
+    cooldown: Duration,
+    last: Mutex<Option<Instant>>,
+    gate: tokio::sync::Mutex<()>,
+}
+
+impl<F, Fut> KeyRefresher<F>
+where
+    F: Fn() -> Fut + Send + Sync,
+    Fut: Future<Output = bool> + Send,
+{
+    /// A refresher running `fetch` (returns whether new keys were installed) at most once per
+    /// `cooldown`.
+    ///
+    /// ```
+    /// let r = kube_authn::token::oidc::refresh::KeyRefresher::new(std::time::Duration::from_secs(1), || async { true });
+    /// ```
+    pub fn new(cooldown: Duration, fetch: F) -> Self {
+        Self {
+            fetch,
+            cooldown,
+            last: Mutex::new(None),
+            gate: tokio::sync::Mutex::new(()),
+        }
+    }
+
+    fn cooling(&self, now: Instant) -> bool {
+        let last = *self.last.lock().unwrap_or_else(|p| p.into_inner());
+        last.is_some_and(|t| now.duration_since(t) < self.cooldown)
+    }
+
+    /// Refetches unless a fetch ran within the cooldown; returns whether *this call* fetched
+    /// and the fetch installed new keys. Callers then retry verification once.
+    ///
+    /// ```
+    /// # use kube_authn::token::oidc::refresh::KeyRefresher;
+    /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+    /// let r = KeyRefresher::new(std::time::Duration::from_secs(1), || async { false });
+    /// assert!(!r.refresh().await); // fetched, but nothing new
+    /// # });
+    /// ```
+    pub async fn refresh(&self) -> bool {
+        if self.cooling(Instant::now()) {
+            return false;
+        }
+        let _guard = self.gate.lock().await;
+        // Someone else fetched while we waited: their result is ours.
+        if self.cooling(Instant::now()) {
+            return false;
+        }
+        let installed = (self.fetch)().await;
+        *self.last.lock().unwrap_or_else(|p| p.into_inner()) = Some(Instant::now());
+        installed
+    }
+}
+
+/// An object-safe handle on a [`KeyRefresher`] (what [`super::OidcAuthenticator`] holds).
+///
+/// ```
+/// use kube_authn::token::oidc::refresh::{KeyRefresher, Refresh};
+/// let r: std::sync::Arc<dyn Refresh> = std::sync::Arc::new(KeyRefresher::new(std::time::Duration::from_secs(1), || async { true }));
+/// ```
+pub trait Refresh: Send + Sync {
+    /// See [`KeyRefresher::refresh`].
+    fn refresh_keys(&self) -> Pin<Box<dyn Future<Output = bool> + Send + '_>>;
+}
+
+impl<F, Fut> Refresh for KeyRefresher<F>
+where
+    F: Fn() -> Fut + Send + Sync,
+    Fut: Future<Output = bool> + Send + 'static,
+{
+    fn refresh_keys(&self) -> Pin<Box<dyn Future<Output = bool> + Send + '_>> {
+        Box::pin(self.refresh())
+    }
+}

@@ -1,0 +1,1077 @@
+//! Service-account token authenticator (kube-apiserver `pkg/serviceaccount`): legacy
+//! (secret-based) and bound (TokenRequest / projected) tokens, signed with the keys of
+//! `--service-account-key-file`.
+//!
+//! Two authenticators are built from the same keys, as in kube-apiserver:
+//! * **legacy**: issuer `kubernetes/serviceaccount`, claims
+//!   `kubernetes.io/serviceaccount/{namespace,secret.name,service-account.name,service-account.uid}`,
+//!   no time checks, optional lookup (`--service-account-lookup`, default true);
+//! * **bound**: issuers = every `--service-account-issuer`, claims under `kubernetes.io`,
+//!   `nbf`/`exp`/`iat` with 60 s leeway, lookups of the service account and of the bound
+//!   secret / pod / node with a 60 s deletion grace.
+//!
+//! The algorithm (§2.4 of the reference notes), exactly:
+//! 1. issuer pre-check ([`UntrustedJwt::parse`] + issuer set): any failure → *not mine*;
+//! 2. `kid` selects keys by Kubernetes key id ([`PublicKey::key_id`]); a `kid` that matches
+//!    nothing (or no keys) → `invalid signature, no keys found`; no `kid` → every key in order;
+//! 3. the first key that verifies wins; otherwise go-jose's
+//!    `go-jose/go-jose: error in cryptographic primitive`;
+//! 4. claims decode (strict; wrong types are errors with go-jose's texts);
+//! 5. audiences: no `aud` (or `[]`) = legacy token → the implicit API audiences; the
+//!    intersection with the requested audiences (in requested order) must be non-empty unless
+//!    there are no API audiences at all:
+//!    `token audiences ["foo"] is invalid for the target audiences ["api"]`;
+//! 6. the legacy or bound validator, with Kubernetes' exact error strings;
+//! 7. user `system:serviceaccount:<ns>:<name>`, uid, groups `system:serviceaccounts`,
+//!    `system:serviceaccounts:<ns>`, extras `authentication.kubernetes.io/{pod-name,pod-uid,
+//!    node-name,node-uid,credential-id}`.
+//!
+//! Lookups go through [`ServiceAccountLookup`], which the embedding application implements
+//! (an informer cache, a REST client). Without a lookup the authenticator answers synchronously
+//! (a ready future, no allocation for the future); with one it is async.
+//!
+//! ```
+//! use kube_authn::token::service_account::{ServiceAccountAuthenticator, LEGACY_ISSUER};
+//! use kube_authn::jwt::key::parse_pem_keys;
+//! use kube_authn::authenticator::{Audiences, Context, TokenAuthenticator};
+//! # let pem = b"-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEH6cuzP8XuD5wal6wf9M6xDljTOPL\nX2i8uIp/C/ASqiIGUeeKQtX0/IR3qCXyThP/dbCiHrF3v1cuhBOHY8CLVg==\n-----END PUBLIC KEY-----\n";
+//! let keys = parse_pem_keys(pem).unwrap();
+//! let sa = ServiceAccountAuthenticator::bound(
+//!     vec!["https://kubernetes.default.svc".into()],
+//!     keys,
+//!     Audiences::default(),
+//!     None,
+//! );
+//! // An opaque token is not ours.
+//! let r = sa.authenticate_token("abc", &Context::default()).into_ready().unwrap();
+//! assert!(r.unwrap().is_none());
+//! ```
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use serde::Deserialize;
+use subtle::ConstantTimeEq;
+
+use crate::authenticator::{
+    Audiences, AuthFuture, AuthResult, Context, Response, TokenAuthenticator,
+};
+use crate::error::{ConfigError, Error, ErrorKind};
+use crate::jwt::alg::AlgorithmSet;
+use crate::jwt::compact::UntrustedJwt;
+use crate::jwt::json::{self, Audience, NumericDate};
+use crate::jwt::key::{KeySet, PublicKey, parse_pem_keys};
+use crate::jwt::router::{IssuerRouter, JwtAuthenticator};
+use crate::jwt::{Clock, SignatureError, SystemClock, go_quote, go_quote_list, verify_signature};
+use crate::user::{
+    ALL_SERVICE_ACCOUNTS_GROUP, CREDENTIAL_ID_KEY, SERVICE_ACCOUNT_USERNAME_PREFIX, UserInfo,
+};
+
+/// The issuer of legacy (secret-based) tokens.
+pub const LEGACY_ISSUER: &str = "kubernetes/serviceaccount";
+/// Leeway for bound-token time claims and deletion timestamps (seconds).
+pub const LEEWAY_SECONDS: i64 = 60;
+/// Extra key: pod name.
+pub const POD_NAME_KEY: &str = "authentication.kubernetes.io/pod-name";
+/// Extra key: pod uid.
+pub const POD_UID_KEY: &str = "authentication.kubernetes.io/pod-uid";
+/// Extra key: node name.
+pub const NODE_NAME_KEY: &str = "authentication.kubernetes.io/node-name";
+/// Extra key: node uid.
+pub const NODE_UID_KEY: &str = "authentication.kubernetes.io/node-uid";
+/// Label marking a legacy token secret invalid.
+pub const LEGACY_TOKEN_INVALID_SINCE_LABEL: &str = "kubernetes.io/legacy-token-invalid-since";
+
+/// go-jose's text for any signature failure (go-jose v2 maps every verify error to it).
+pub const ERR_CRYPTO: &str = "go-jose/go-jose: error in cryptographic primitive";
+/// Kubernetes' text when no key matches the token's `kid`.
+pub const ERR_NO_KEYS: &str = "invalid signature, no keys found";
+/// Bound-token lookup failures.
+pub const ERR_INVALIDATED: &str = "service account token has been invalidated";
+/// A bound token without `kubernetes.io.namespace` or `kubernetes.io.serviceaccount.name`
+/// (Kubernetes would fail the lookup of an empty name; we fail before any lookup).
+pub const ERR_BOUND_CLAIMS_MISSING: &str =
+    "service account token is missing the kubernetes.io namespace or service account claims";
+/// Legacy-token lookup failures.
+pub const ERR_LEGACY_INVALIDATED: &str = "Token has been invalidated";
+
+// ---------------------------------------------------------------------------------------------
+// Lookup
+
+/// Metadata of an object the validator looks up.
+///
+/// ```
+/// let o = kube_authn::token::service_account::ObjectMeta { uid: "u".into(), deletion_timestamp: None };
+/// assert_eq!(o.uid, "u");
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ObjectMeta {
+    /// `metadata.uid`.
+    pub uid: String,
+    /// `metadata.deletionTimestamp` as Unix seconds.
+    pub deletion_timestamp: Option<i64>,
+}
+
+/// A ServiceAccount as the validator needs it.
+///
+/// ```
+/// let sa = kube_authn::token::service_account::ServiceAccount::default();
+/// assert!(sa.secrets.is_empty());
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ServiceAccount {
+    /// Metadata.
+    pub meta: ObjectMeta,
+    /// Names in `secrets[]` (auto-generated legacy token secrets).
+    pub secrets: Vec<String>,
+}
+
+/// A Secret as the legacy validator needs it. `Debug` never shows the token.
+///
+/// ```
+/// let s = kube_authn::token::service_account::Secret { token: Some(b"t".to_vec()), ..Default::default() };
+/// assert!(!format!("{s:?}").contains("\"t\""));
+/// ```
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct Secret {
+    /// Metadata.
+    pub meta: ObjectMeta,
+    /// `data.token`.
+    pub token: Option<Vec<u8>>,
+    /// The `kubernetes.io/legacy-token-invalid-since` label, if set.
+    pub invalid_since: Option<String>,
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Secret")
+            .field("meta", &self.meta)
+            .field("token", &self.token.as_ref().map(|_| "<redacted>"))
+            .field("invalid_since", &self.invalid_since)
+            .finish()
+    }
+}
+
+/// Why a lookup failed. `NotFound` renders as the API server does
+/// (`serviceaccounts "x" not found`).
+///
+/// ```
+/// use kube_authn::token::service_account::LookupError;
+/// let e = LookupError::NotFound { resource: "serviceaccounts", name: "x".into() };
+/// assert_eq!(e.to_string(), r#"serviceaccounts "x" not found"#);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LookupError {
+    /// The object does not exist.
+    NotFound {
+        /// Plural resource name (`serviceaccounts`, `secrets`, `pods`, `nodes`).
+        resource: &'static str,
+        /// Object name.
+        name: String,
+    },
+    /// Any other failure (network, authorization), with its text.
+    Other(String),
+}
+
+impl fmt::Display for LookupError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LookupError::NotFound { resource, name } => {
+                write!(f, "{resource} {} not found", go_quote(name))
+            }
+            LookupError::Other(s) => f.write_str(s),
+        }
+    }
+}
+
+impl std::error::Error for LookupError {}
+
+/// The future a lookup returns.
+pub type LookupFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, LookupError>> + Send + 'a>>;
+
+/// Gets the objects a service-account token is bound to (Kubernetes'
+/// `ServiceAccountTokenGetter`), implemented by the embedding application.
+///
+/// Semantics the validators rely on: return the *current* object (an informer cache is fine);
+/// [`LookupError::NotFound`] when it does not exist; never block without bound (the
+/// authenticator adds no timeout of its own).
+///
+/// ```
+/// use kube_authn::token::service_account::{StaticLookup, ServiceAccount, ObjectMeta, ServiceAccountLookup};
+/// let mut l = StaticLookup::default();
+/// l.service_accounts.insert(("ns".into(), "sa".into()), ServiceAccount { meta: ObjectMeta { uid: "u".into(), deletion_timestamp: None }, secrets: vec![] });
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// assert_eq!(l.service_account("ns", "sa").await.unwrap().meta.uid, "u");
+/// assert!(l.service_account("ns", "other").await.is_err());
+/// # });
+/// ```
+pub trait ServiceAccountLookup: Send + Sync {
+    /// GET serviceaccounts `namespace/name`.
+    fn service_account<'a>(
+        &'a self,
+        namespace: &'a str,
+        name: &'a str,
+    ) -> LookupFuture<'a, ServiceAccount>;
+    /// GET secrets `namespace/name`.
+    fn secret<'a>(&'a self, namespace: &'a str, name: &'a str) -> LookupFuture<'a, Secret>;
+    /// GET pods `namespace/name`.
+    fn pod<'a>(&'a self, namespace: &'a str, name: &'a str) -> LookupFuture<'a, ObjectMeta>;
+    /// GET nodes `name`.
+    fn node<'a>(&'a self, name: &'a str) -> LookupFuture<'a, ObjectMeta>;
+}
+
+/// An in-memory [`ServiceAccountLookup`] (tests, or applications that keep their own cache).
+///
+/// ```
+/// let l = kube_authn::token::service_account::StaticLookup::default();
+/// assert!(l.pods.is_empty());
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct StaticLookup {
+    /// Service accounts by (namespace, name).
+    pub service_accounts: HashMap<(String, String), ServiceAccount>,
+    /// Secrets by (namespace, name).
+    pub secrets: HashMap<(String, String), Secret>,
+    /// Pods by (namespace, name).
+    pub pods: HashMap<(String, String), ObjectMeta>,
+    /// Nodes by name.
+    pub nodes: HashMap<String, ObjectMeta>,
+}
+
+fn found<T: Clone + Send + 'static>(
+    v: Option<&T>,
+    resource: &'static str,
+    name: &str,
+) -> LookupFuture<'static, T> {
+    let r = v.cloned().ok_or_else(|| LookupError::NotFound {
+        resource,
+        name: name.to_owned(),
+    });
+    Box::pin(std::future::ready(r))
+}
+
+impl ServiceAccountLookup for StaticLookup {
+    fn service_account<'a>(
+        &'a self,
+        ns: &'a str,
+        name: &'a str,
+    ) -> LookupFuture<'a, ServiceAccount> {
+        found(
+            self.service_accounts.get(&(ns.to_owned(), name.to_owned())),
+            "serviceaccounts",
+            name,
+        )
+    }
+    fn secret<'a>(&'a self, ns: &'a str, name: &'a str) -> LookupFuture<'a, Secret> {
+        found(
+            self.secrets.get(&(ns.to_owned(), name.to_owned())),
+            "secrets",
+            name,
+        )
+    }
+    fn pod<'a>(&'a self, ns: &'a str, name: &'a str) -> LookupFuture<'a, ObjectMeta> {
+        found(
+            self.pods.get(&(ns.to_owned(), name.to_owned())),
+            "pods",
+            name,
+        )
+    }
+    fn node<'a>(&'a self, name: &'a str) -> LookupFuture<'a, ObjectMeta> {
+        found(self.nodes.get(name), "nodes", name)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Claims
+
+/// Every claim either validator reads (Go decodes the same JSON into the public claims and
+/// the validator's private claims; one struct does both in one pass).
+#[derive(Deserialize)]
+struct PublicClaims<'a> {
+    #[serde(borrow, default)]
+    iss: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    sub: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    aud: Option<Audience<'a>>,
+    #[serde(default)]
+    exp: Option<NumericDate>,
+    #[serde(default)]
+    nbf: Option<NumericDate>,
+    #[serde(default)]
+    iat: Option<NumericDate>,
+    #[serde(borrow, default)]
+    jti: Option<Cow<'a, str>>,
+    #[serde(rename = "kubernetes.io/serviceaccount/namespace", borrow, default)]
+    namespace: Option<Cow<'a, str>>,
+    #[serde(rename = "kubernetes.io/serviceaccount/secret.name", borrow, default)]
+    secret_name: Option<Cow<'a, str>>,
+    #[serde(
+        rename = "kubernetes.io/serviceaccount/service-account.name",
+        borrow,
+        default
+    )]
+    sa_name: Option<Cow<'a, str>>,
+    #[serde(
+        rename = "kubernetes.io/serviceaccount/service-account.uid",
+        borrow,
+        default
+    )]
+    sa_uid: Option<Cow<'a, str>>,
+    #[serde(rename = "kubernetes.io", borrow, default)]
+    kubernetes: Option<KubernetesClaims<'a>>,
+}
+
+#[derive(Deserialize, Default)]
+struct Ref<'a> {
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    uid: Option<Cow<'a, str>>,
+}
+
+impl Ref<'_> {
+    fn name(&self) -> &str {
+        self.name.as_deref().unwrap_or("")
+    }
+    fn uid(&self) -> &str {
+        self.uid.as_deref().unwrap_or("")
+    }
+}
+
+#[derive(Deserialize, Default)]
+struct KubernetesClaims<'a> {
+    #[serde(borrow, default)]
+    namespace: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    serviceaccount: Option<Ref<'a>>,
+    #[serde(borrow, default)]
+    pod: Option<Ref<'a>>,
+    #[serde(borrow, default)]
+    secret: Option<Ref<'a>>,
+    #[serde(borrow, default)]
+    node: Option<Ref<'a>>,
+    /// Decoded so that a wrong type is an error, as in go-jose; the stale-token audit
+    /// annotation it drives is not produced by this crate.
+    #[serde(default, rename = "warnafter")]
+    _warnafter: Option<NumericDate>,
+}
+
+/// What a validated token says about its service account (Kubernetes `ServiceAccountInfo`).
+///
+/// ```
+/// use kube_authn::token::service_account::ServiceAccountInfo;
+/// let info = ServiceAccountInfo { namespace: "ns".into(), name: "sa".into(), uid: "u".into(), ..Default::default() };
+/// let user = info.user_info();
+/// assert_eq!(user.name(), "system:serviceaccount:ns:sa");
+/// assert_eq!(user.groups().collect::<Vec<_>>(), ["system:serviceaccounts", "system:serviceaccounts:ns"]);
+/// assert!(user.extra().is_empty());
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ServiceAccountInfo {
+    /// Namespace.
+    pub namespace: String,
+    /// Service-account name.
+    pub name: String,
+    /// Service-account uid.
+    pub uid: String,
+    /// Bound pod name (from the claims).
+    pub pod_name: String,
+    /// Bound pod uid (from the claims).
+    pub pod_uid: String,
+    /// Bound node name.
+    pub node_name: String,
+    /// Bound node uid.
+    pub node_uid: String,
+    /// `JTI=<jti>` or empty.
+    pub credential_id: String,
+}
+
+impl ServiceAccountInfo {
+    /// The user Kubernetes builds (`serviceaccount.UserInfo`): extras only when set (pod
+    /// name and uid both required; node uid requires node name).
+    ///
+    /// ```
+    /// use kube_authn::token::service_account::ServiceAccountInfo;
+    /// let info = ServiceAccountInfo { namespace: "n".into(), name: "s".into(), node_uid: "x".into(), ..Default::default() };
+    /// assert!(info.user_info().extra().is_empty()); // node uid without node name: nothing
+    /// ```
+    pub fn user_info(&self) -> UserInfo {
+        let mut b = UserInfo::builder(format!(
+            "{SERVICE_ACCOUNT_USERNAME_PREFIX}{}:{}",
+            self.namespace, self.name
+        ))
+        .uid(self.uid.clone())
+        .group(ALL_SERVICE_ACCOUNTS_GROUP)
+        .group(format!("{ALL_SERVICE_ACCOUNTS_GROUP}:{}", self.namespace));
+        if !self.pod_name.is_empty() && !self.pod_uid.is_empty() {
+            b = b
+                .extra(POD_NAME_KEY, [self.pod_name.clone()])
+                .extra(POD_UID_KEY, [self.pod_uid.clone()]);
+        }
+        if !self.credential_id.is_empty() {
+            b = b.extra(CREDENTIAL_ID_KEY, [self.credential_id.clone()]);
+        }
+        if !self.node_name.is_empty() {
+            b = b.extra(NODE_NAME_KEY, [self.node_name.clone()]);
+            if !self.node_uid.is_empty() {
+                b = b.extra(NODE_UID_KEY, [self.node_uid.clone()]);
+            }
+        }
+        b.build()
+    }
+}
+
+/// Kubernetes `serviceaccount.SplitUsername`: `system:serviceaccount:<ns>:<name>` with a valid
+/// namespace (DNS-1123 label) and service-account name (DNS-1123 subdomain).
+///
+/// ```
+/// use kube_authn::token::service_account::split_username;
+/// assert_eq!(split_username("system:serviceaccount:foo:bar"), Some(("foo", "bar")));
+/// assert_eq!(split_username("system:serviceaccount::bar"), None);
+/// assert_eq!(split_username("system:serviceaccount:foo:bar:baz"), None);
+/// ```
+pub fn split_username(username: &str) -> Option<(&str, &str)> {
+    let rest = username.strip_prefix(SERVICE_ACCOUNT_USERNAME_PREFIX)?;
+    let (ns, name) = rest.split_once(':')?;
+    if name.contains(':') || !is_dns1123_label(ns) || !is_dns1123_subdomain(name) {
+        return None;
+    }
+    Some((ns, name))
+}
+
+fn is_dns1123_label(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.len() <= 63
+        && b.iter()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+        && b[0] != b'-'
+        && b[b.len() - 1] != b'-'
+}
+
+fn is_dns1123_subdomain(s: &str) -> bool {
+    s.len() <= 253 && s.split('.').all(is_dns1123_label)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Authenticator
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Legacy,
+    Bound,
+}
+
+/// The service-account token authenticator (one of legacy or bound). See the
+/// [module docs](self).
+pub struct ServiceAccountAuthenticator {
+    kind: Kind,
+    issuers: Vec<Box<str>>,
+    keys: KeySet,
+    implicit_audiences: Audiences,
+    lookup: Option<Arc<dyn ServiceAccountLookup>>,
+    algorithms: AlgorithmSet,
+    clock: Arc<dyn Clock>,
+}
+
+impl fmt::Debug for ServiceAccountAuthenticator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ServiceAccountAuthenticator")
+            .field("kind", &self.kind)
+            .field("issuers", &self.issuers)
+            .field("keys", &self.keys.keys().len())
+            .field("implicit_audiences", &self.implicit_audiences)
+            .field("lookup", &self.lookup.is_some())
+            .finish()
+    }
+}
+
+impl ServiceAccountAuthenticator {
+    /// The legacy authenticator (issuer `kubernetes/serviceaccount`). `lookup` = `None` is
+    /// `--service-account-lookup=false`.
+    ///
+    /// ```
+    /// use kube_authn::token::service_account::ServiceAccountAuthenticator;
+    /// let a = ServiceAccountAuthenticator::legacy(vec![], ["api"].into(), None);
+    /// assert_eq!(a.issuers().collect::<Vec<_>>(), ["kubernetes/serviceaccount"]);
+    /// ```
+    pub fn legacy(
+        keys: Vec<Arc<PublicKey>>,
+        implicit_audiences: Audiences,
+        lookup: Option<Arc<dyn ServiceAccountLookup>>,
+    ) -> Self {
+        Self::new(
+            Kind::Legacy,
+            vec![LEGACY_ISSUER.into()],
+            keys,
+            implicit_audiences,
+            lookup,
+        )
+    }
+
+    /// The bound-token authenticator for `issuers` (all accepted). Kubernetes always looks
+    /// bound tokens up; `lookup = None` trusts the claims (a documented difference for
+    /// embedders without API access).
+    ///
+    /// ```
+    /// use kube_authn::token::service_account::ServiceAccountAuthenticator;
+    /// let a = ServiceAccountAuthenticator::bound(vec!["https://k".into()], vec![], Default::default(), None);
+    /// assert_eq!(a.issuers().count(), 1);
+    /// ```
+    pub fn bound(
+        issuers: Vec<String>,
+        keys: Vec<Arc<PublicKey>>,
+        implicit_audiences: Audiences,
+        lookup: Option<Arc<dyn ServiceAccountLookup>>,
+    ) -> Self {
+        Self::new(
+            Kind::Bound,
+            issuers.into_iter().map(Into::into).collect(),
+            keys,
+            implicit_audiences,
+            lookup,
+        )
+    }
+
+    fn new(
+        kind: Kind,
+        issuers: Vec<Box<str>>,
+        keys: Vec<Arc<PublicKey>>,
+        implicit_audiences: Audiences,
+        lookup: Option<Arc<dyn ServiceAccountLookup>>,
+    ) -> Self {
+        Self {
+            kind,
+            issuers,
+            keys: KeySet::by_key_id(keys),
+            implicit_audiences,
+            lookup,
+            algorithms: AlgorithmSet::KUBERNETES,
+            clock: Arc::new(SystemClock),
+        }
+    }
+
+    /// Replaces the clock (tests).
+    ///
+    /// ```
+    /// use kube_authn::token::service_account::ServiceAccountAuthenticator;
+    /// use kube_authn::jwt::FixedClock;
+    /// let a = ServiceAccountAuthenticator::legacy(vec![], Default::default(), None)
+    ///     .with_clock(std::sync::Arc::new(FixedClock::new(0)));
+    /// ```
+    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    /// Replaces the algorithm allow-list (default: the nine Kubernetes algorithms).
+    ///
+    /// ```
+    /// use kube_authn::token::service_account::ServiceAccountAuthenticator;
+    /// use kube_authn::jwt::alg::AlgorithmSet;
+    /// let a = ServiceAccountAuthenticator::legacy(vec![], Default::default(), None)
+    ///     .with_algorithms(AlgorithmSet::RS256_ONLY);
+    /// ```
+    pub fn with_algorithms(mut self, algorithms: AlgorithmSet) -> Self {
+        self.algorithms = algorithms;
+        self
+    }
+
+    /// The accepted issuers.
+    ///
+    /// ```
+    /// use kube_authn::token::service_account::ServiceAccountAuthenticator;
+    /// let a = ServiceAccountAuthenticator::legacy(vec![], Default::default(), None);
+    /// assert_eq!(a.issuers().next(), Some("kubernetes/serviceaccount"));
+    /// ```
+    pub fn issuers(&self) -> impl Iterator<Item = &str> + '_ {
+        self.issuers.iter().map(|s| &**s)
+    }
+
+    /// Everything up to (not including) the lookups: signature, claims, audiences, time.
+    fn check(&self, jwt: &UntrustedJwt<'_>, ctx: &Context) -> Result<Checked, Error> {
+        let header = jwt
+            .header()
+            .map_err(|e| Error::new(ErrorKind::MalformedCredential, e.to_string()))?;
+        match verify_signature(jwt, header, self.keys.find(header.kid()), self.algorithms) {
+            Ok(_) => {}
+            Err(SignatureError::NoKeys) => return Err(Error::msg(ERR_NO_KEYS)),
+            Err(_) => return Err(Error::msg(ERR_CRYPTO)),
+        }
+        let claims_err = |e: serde_json::Error| Error::msg(json::claims_error_message(&e));
+        let checked = match self.kind {
+            Kind::Legacy => {
+                let c: PublicClaims<'_> =
+                    serde_json::from_slice(jwt.payload()).map_err(claims_err)?;
+                let mut checked = self.common(&c, ctx)?;
+                checked.info = validate_legacy_claims(&c)?;
+                checked.secret = c.secret_name.map(|s| s.into_owned());
+                checked
+            }
+            Kind::Bound => {
+                let c: PublicClaims<'_> =
+                    serde_json::from_slice(jwt.payload()).map_err(claims_err)?;
+                let mut checked = self.common(&c, ctx)?;
+                self.validate_bound_time(&c)?;
+                let k = c.kubernetes.unwrap_or_default();
+                let sa = k.serviceaccount.unwrap_or_default();
+                if k.namespace.as_deref().unwrap_or("").is_empty() || sa.name().is_empty() {
+                    return Err(Error::msg(ERR_BOUND_CLAIMS_MISSING));
+                }
+                let mut info = ServiceAccountInfo {
+                    namespace: k.namespace.as_deref().unwrap_or("").to_owned(),
+                    name: sa.name().to_owned(),
+                    uid: sa.uid().to_owned(),
+                    ..Default::default()
+                };
+                if let Some(jti) = c.jti.as_deref().filter(|j| !j.is_empty()) {
+                    info.credential_id = format!("JTI={jti}");
+                }
+                if let Some(pod) = &k.pod {
+                    info.pod_name = pod.name().to_owned();
+                    info.pod_uid = pod.uid().to_owned();
+                }
+                if let Some(node) = &k.node {
+                    info.node_name = node.name().to_owned();
+                    info.node_uid = node.uid().to_owned();
+                }
+                checked.bound_refs = BoundRefs {
+                    secret: k
+                        .secret
+                        .as_ref()
+                        .map(|r| (r.name().to_owned(), r.uid().to_owned())),
+                    pod: k.pod.is_some(),
+                    node: k.node.is_some(),
+                };
+                checked.info = info;
+                checked
+            }
+        };
+        Ok(checked)
+    }
+
+    fn common(&self, public: &PublicClaims<'_>, ctx: &Context) -> Result<Checked, Error> {
+        let iss = public.iss.as_deref().unwrap_or("");
+        if !self.issuers.iter().any(|i| **i == *iss) {
+            return Err(Error::new(
+                ErrorKind::InvalidCredential,
+                format!("token issuer {} is invalid", go_quote(iss)),
+            ));
+        }
+        let token_auds = match &public.aud {
+            Some(a) if !a.0.is_empty() => Audiences::new(a.0.iter()),
+            _ => self.implicit_audiences.clone(),
+        };
+        let requested = ctx
+            .audiences()
+            .filter(|a| !a.is_empty())
+            .unwrap_or(&self.implicit_audiences);
+        let auds = token_auds.intersect(requested);
+        if auds.is_empty() && !self.implicit_audiences.is_empty() {
+            return Err(Error::new(
+                ErrorKind::InvalidCredential,
+                format!(
+                    "token audiences {} is invalid for the target audiences {}",
+                    go_quote_list(token_auds.iter()),
+                    go_quote_list(requested.iter())
+                ),
+            ));
+        }
+        Ok(Checked {
+            audiences: auds,
+            info: ServiceAccountInfo::default(),
+            secret: None,
+            bound_refs: BoundRefs::default(),
+        })
+    }
+
+    fn validate_bound_time(&self, c: &PublicClaims<'_>) -> Result<(), Error> {
+        let now = self.clock.now_unix();
+        if let Some(NumericDate(nbf)) = c.nbf {
+            if now.saturating_add(LEEWAY_SECONDS) < nbf {
+                return Err(Error::msg("service account token is not valid yet"));
+            }
+        }
+        if let Some(NumericDate(exp)) = c.exp {
+            if now.saturating_sub(LEEWAY_SECONDS) > exp {
+                return Err(Error::msg("service account token has expired"));
+            }
+        }
+        if let Some(NumericDate(iat)) = c.iat {
+            if now.saturating_add(LEEWAY_SECONDS) < iat {
+                return Err(Error::msg("service account token is issued in the future"));
+            }
+        }
+        Ok(())
+    }
+
+    async fn lookup_legacy(
+        &self,
+        lookup: &dyn ServiceAccountLookup,
+        token: &str,
+        info: &ServiceAccountInfo,
+        secret_name: &str,
+    ) -> Result<(), Error> {
+        let invalidated = || Error::msg(ERR_LEGACY_INVALIDATED);
+        let secret = lookup
+            .secret(&info.namespace, secret_name)
+            .await
+            .map_err(|_| invalidated())?;
+        if secret.meta.deletion_timestamp.is_some() {
+            return Err(invalidated());
+        }
+        let stored = secret.token.as_deref().unwrap_or(&[]);
+        if !bool::from(stored.ct_eq(token.as_bytes())) {
+            return Err(Error::msg("Token does not match server's copy"));
+        }
+        let sa = lookup
+            .service_account(&info.namespace, &info.name)
+            .await
+            .map_err(|e| Error::new(ErrorKind::InvalidCredential, e.to_string()))?;
+        if sa.meta.deletion_timestamp.is_some() {
+            return Err(Error::new(
+                ErrorKind::InvalidCredential,
+                format!(
+                    "ServiceAccount {}/{} has been deleted",
+                    info.namespace, info.name
+                ),
+            ));
+        }
+        if sa.meta.uid != info.uid {
+            return Err(Error::new(
+                ErrorKind::InvalidCredential,
+                format!(
+                    "ServiceAccount UID ({}) does not match claim ({})",
+                    sa.meta.uid, info.uid
+                ),
+            ));
+        }
+        if secret
+            .invalid_since
+            .as_deref()
+            .is_some_and(|s| !s.is_empty())
+        {
+            return Err(Error::new(
+                ErrorKind::InvalidCredential,
+                format!(
+                    "the token in secret {}/{} for service account {}/{} has been marked invalid. Use tokens from the TokenRequest API or manually created secret-based tokens, or remove the '{}' label from the secret to temporarily allow use of this token",
+                    info.namespace,
+                    secret_name,
+                    info.namespace,
+                    info.name,
+                    LEGACY_TOKEN_INVALID_SINCE_LABEL
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    async fn lookup_bound(
+        &self,
+        lookup: &dyn ServiceAccountLookup,
+        info: &mut ServiceAccountInfo,
+        refs: &BoundRefs,
+    ) -> Result<(), Error> {
+        let now = self.clock.now_unix();
+        let deleted = |m: &ObjectMeta| {
+            m.deletion_timestamp
+                .is_some_and(|t| t < now - LEEWAY_SECONDS)
+        };
+        let invalidated = || Error::msg(ERR_INVALIDATED);
+        let sa = lookup
+            .service_account(&info.namespace, &info.name)
+            .await
+            .map_err(|e| Error::new(ErrorKind::InvalidCredential, e.to_string()))?;
+        if sa.meta.uid != info.uid {
+            return Err(Error::new(
+                ErrorKind::InvalidCredential,
+                format!(
+                    "service account UID ({}) does not match claim ({})",
+                    sa.meta.uid, info.uid
+                ),
+            ));
+        }
+        if deleted(&sa.meta) {
+            return Err(Error::new(
+                ErrorKind::InvalidCredential,
+                format!(
+                    "service account {}/{} has been deleted",
+                    info.namespace, info.name
+                ),
+            ));
+        }
+        if let Some((name, uid)) = &refs.secret {
+            let s = lookup
+                .secret(&info.namespace, name)
+                .await
+                .map_err(|_| invalidated())?;
+            if s.meta.uid != *uid {
+                return Err(Error::new(
+                    ErrorKind::InvalidCredential,
+                    format!(
+                        "secret UID ({}) does not match service account secret ref claim ({uid})",
+                        s.meta.uid
+                    ),
+                ));
+            }
+            if deleted(&s.meta) {
+                return Err(invalidated());
+            }
+        }
+        if refs.pod {
+            let p = lookup
+                .pod(&info.namespace, &info.pod_name)
+                .await
+                .map_err(|_| invalidated())?;
+            if p.uid != info.pod_uid {
+                return Err(Error::new(
+                    ErrorKind::InvalidCredential,
+                    format!(
+                        "pod UID ({}) does not match service account pod ref claim ({})",
+                        p.uid, info.pod_uid
+                    ),
+                ));
+            }
+            if deleted(&p) {
+                return Err(invalidated());
+            }
+        } else if refs.node {
+            let n = lookup
+                .node(&info.node_name)
+                .await
+                .map_err(|_| invalidated())?;
+            if n.uid != info.node_uid {
+                return Err(Error::new(
+                    ErrorKind::InvalidCredential,
+                    format!(
+                        "node UID ({}) does not match service account node ref claim ({})",
+                        n.uid, info.node_uid
+                    ),
+                ));
+            }
+            if deleted(&n) {
+                return Err(invalidated());
+            }
+        }
+        Ok(())
+    }
+
+    fn respond(info: &ServiceAccountInfo, audiences: Audiences) -> AuthResult {
+        Ok(Some(
+            Response::new(Arc::new(info.user_info())).with_audiences(audiences),
+        ))
+    }
+}
+
+#[derive(Default)]
+struct BoundRefs {
+    secret: Option<(String, String)>,
+    pod: bool,
+    node: bool,
+}
+
+struct Checked {
+    audiences: Audiences,
+    info: ServiceAccountInfo,
+    secret: Option<String>,
+    bound_refs: BoundRefs,
+}
+
+fn validate_legacy_claims(c: &PublicClaims<'_>) -> Result<ServiceAccountInfo, Error> {
+    fn present<'x>(v: &'x Option<Cow<'_, str>>) -> Option<&'x str> {
+        v.as_deref().filter(|s| !s.is_empty())
+    }
+    let sub = present(&c.sub).ok_or(Error::msg("sub claim is missing"))?;
+    let ns = present(&c.namespace).ok_or(Error::msg("namespace claim is missing"))?;
+    present(&c.secret_name).ok_or(Error::msg("secretName claim is missing"))?;
+    let name = present(&c.sa_name).ok_or(Error::msg("serviceAccountName claim is missing"))?;
+    let uid = present(&c.sa_uid).ok_or(Error::msg("serviceAccountUID claim is missing"))?;
+    match split_username(sub) {
+        Some((sub_ns, sub_name)) if sub_ns == ns && sub_name == name => {}
+        _ => return Err(Error::msg("sub claim is invalid")),
+    }
+    Ok(ServiceAccountInfo {
+        namespace: ns.to_owned(),
+        name: name.to_owned(),
+        uid: uid.to_owned(),
+        ..Default::default()
+    })
+}
+
+impl JwtAuthenticator for ServiceAccountAuthenticator {
+    fn authenticate_jwt<'a>(
+        &'a self,
+        jwt: UntrustedJwt<'a>,
+        token: &'a str,
+        ctx: &'a Context,
+    ) -> AuthFuture<'a> {
+        let checked = match self.check(&jwt, ctx) {
+            Ok(c) => c,
+            Err(e) => return AuthFuture::ready(Err(e)),
+        };
+        drop(jwt);
+        let Some(lookup) = self.lookup.as_deref() else {
+            return AuthFuture::ready(Self::respond(&checked.info, checked.audiences));
+        };
+        AuthFuture::new(async move {
+            let mut checked = checked;
+            match self.kind {
+                Kind::Legacy => {
+                    let secret = checked.secret.as_deref().unwrap_or("");
+                    self.lookup_legacy(lookup, token, &checked.info, secret)
+                        .await?;
+                }
+                Kind::Bound => {
+                    let refs = std::mem::take(&mut checked.bound_refs);
+                    self.lookup_bound(lookup, &mut checked.info, &refs).await?;
+                }
+            }
+            Self::respond(&checked.info, checked.audiences)
+        })
+    }
+}
+
+impl TokenAuthenticator for ServiceAccountAuthenticator {
+    fn authenticate_token<'a>(&'a self, token: &'a str, ctx: &'a Context) -> AuthFuture<'a> {
+        let Ok(jwt) = UntrustedJwt::parse(token) else {
+            return AuthFuture::ready(Ok(None));
+        };
+        if !jwt
+            .issuer()
+            .is_some_and(|iss| self.issuers.iter().any(|i| **i == *iss))
+        {
+            return AuthFuture::ready(Ok(None));
+        }
+        self.authenticate_jwt(jwt, token, ctx)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Flags
+
+/// kube-apiserver's service-account flags.
+///
+/// ```
+/// use kube_authn::token::service_account::ServiceAccountOptions;
+/// let o = ServiceAccountOptions { issuers: vec!["https://k".into()], ..Default::default() };
+/// assert_eq!(o.api_audiences(), vec!["https://k".to_string()]);
+/// ```
+#[derive(Clone, Debug)]
+pub struct ServiceAccountOptions {
+    /// `--service-account-key-file` (repeatable).
+    pub key_files: Vec<std::path::PathBuf>,
+    /// `--service-account-issuer` (repeatable; the first one signs, all are accepted).
+    pub issuers: Vec<String>,
+    /// `--api-audiences` (empty: the issuers).
+    pub api_audiences: Vec<String>,
+    /// `--service-account-lookup` (default true).
+    pub lookup: bool,
+}
+
+impl Default for ServiceAccountOptions {
+    fn default() -> Self {
+        Self {
+            key_files: Vec::new(),
+            issuers: Vec::new(),
+            api_audiences: Vec::new(),
+            lookup: true,
+        }
+    }
+}
+
+impl ServiceAccountOptions {
+    /// `--api-audiences`, defaulted to the issuers when unset (as kube-apiserver does).
+    ///
+    /// ```
+    /// use kube_authn::token::service_account::ServiceAccountOptions;
+    /// let o = ServiceAccountOptions { api_audiences: vec!["api".into()], issuers: vec!["i".into()], ..Default::default() };
+    /// assert_eq!(o.api_audiences(), vec!["api".to_string()]);
+    /// ```
+    pub fn api_audiences(&self) -> Vec<String> {
+        if self.api_audiences.is_empty() {
+            self.issuers.clone()
+        } else {
+            self.api_audiences.clone()
+        }
+    }
+
+    /// Reads every key file, in order (Kubernetes concatenates all keys of all files).
+    ///
+    /// ```
+    /// use kube_authn::token::service_account::ServiceAccountOptions;
+    /// let o = ServiceAccountOptions { key_files: vec!["/nonexistent".into()], ..Default::default() };
+    /// assert!(o.load_keys().unwrap_err().to_string().starts_with("error reading public key file /nonexistent"));
+    /// ```
+    pub fn load_keys(&self) -> Result<Vec<Arc<PublicKey>>, ConfigError> {
+        let mut keys = Vec::new();
+        for path in &self.key_files {
+            let data = std::fs::read(path).map_err(|e| {
+                ConfigError::new(format!(
+                    "error reading public key file {}: {e}",
+                    path.display()
+                ))
+            })?;
+            let mut k = parse_pem_keys(&data).map_err(|e| {
+                ConfigError::new(format!(
+                    "error reading public key file {}: {e}",
+                    path.display()
+                ))
+            })?;
+            keys.append(&mut k);
+        }
+        Ok(keys)
+    }
+
+    /// Builds the legacy and bound authenticators and registers them on `router` (legacy
+    /// first, as kube-apiserver orders them). Validation: `service-account-issuer is a
+    /// required flag` when keys are given without issuers.
+    ///
+    /// ```
+    /// use kube_authn::token::service_account::ServiceAccountOptions;
+    /// use kube_authn::jwt::router::IssuerRouter;
+    /// let mut r = IssuerRouter::new();
+    /// let err = ServiceAccountOptions { key_files: vec!["k.pem".into()], ..Default::default() }
+    ///     .register(&mut r, None).unwrap_err();
+    /// assert_eq!(err.to_string(), "service-account-issuer is a required flag");
+    /// ```
+    pub fn register(
+        &self,
+        router: &mut IssuerRouter,
+        lookup: Option<Arc<dyn ServiceAccountLookup>>,
+    ) -> Result<(), ConfigError> {
+        if self.issuers.is_empty() {
+            return Err(ConfigError::new(
+                "service-account-issuer is a required flag",
+            ));
+        }
+        if self.key_files.is_empty() {
+            return Err(ConfigError::new(
+                "either `--service-account-key-file` or `--service-account-signing-endpoint` must be set",
+            ));
+        }
+        let keys = self.load_keys()?;
+        let auds = Audiences::new(self.api_audiences());
+        let legacy_lookup = if self.lookup { lookup.clone() } else { None };
+        let legacy = Arc::new(ServiceAccountAuthenticator::legacy(
+            keys.clone(),
+            auds.clone(),
+            legacy_lookup,
+        ));
+        router.add(LEGACY_ISSUER, legacy);
+        let bound = Arc::new(ServiceAccountAuthenticator::bound(
+            self.issuers.clone(),
+            keys,
+            auds,
+            lookup,
+        ));
+        for iss in &self.issuers {
+            router.add(iss.as_str(), bound.clone());
+        }
+        Ok(())
+    }
+}

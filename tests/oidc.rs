@@ -1,0 +1,812 @@
+//! OIDC authenticator pipeline (reference §3.4–3.6, vectors of `oidc_test.go` `TestToken`)
+//! with tokens minted by jwcrypto. Keys are installed directly (discovery/JWKS fetching is not
+//! on this branch yet; the npm oidc-provider end-to-end test comes with it).
+
+mod jwt_support;
+
+use std::sync::Arc;
+
+use jwt_support::*;
+use kube_authn::authenticator::{Audiences, Context, TokenAuthenticator};
+use kube_authn::jwt::FixedClock;
+use kube_authn::jwt::alg::AlgorithmSet;
+use kube_authn::jwt::key::parse_jwk;
+use kube_authn::jwt::router::IssuerRouter;
+use kube_authn::token::oidc::config::{JwtAuthenticatorConfig, OidcFlags, PrefixedClaim};
+use kube_authn::token::oidc::{ERR_NOT_INITIALIZED, OidcAuthenticator};
+use serde_json::json;
+
+const ISS: &str = "https://auth.example.com";
+const NOW: i64 = 1257894000;
+const VALID: i64 = 1257897600;
+const EXPIRED: i64 = 1257890400;
+
+fn base_cfg() -> JwtAuthenticatorConfig {
+    let mut c = OidcFlags {
+        issuer_url: ISS.into(),
+        client_id: "my-client".into(),
+        ..Default::default()
+    }
+    .to_config(&[])
+    .unwrap();
+    c.username = PrefixedClaim {
+        claim: "username".into(),
+        prefix: String::new(),
+    };
+    c
+}
+
+fn auth(f: &Fixture, cfg: JwtAuthenticatorConfig, jwks: &[&str]) -> OidcAuthenticator {
+    let a = OidcAuthenticator::new(cfg).with_clock(Arc::new(FixedClock::new(NOW)));
+    a.set_keys(
+        jwks.iter()
+            .map(|n| Arc::new(parse_jwk(&f.read(n)).unwrap().unwrap()))
+            .collect(),
+    );
+    a
+}
+
+#[test]
+fn oidc_token_table() {
+    let Some(f) = fixture() else { return };
+    let claims = |extra: serde_json::Value| {
+        let mut c = json!({"iss": ISS, "aud": "my-client", "exp": VALID});
+        for (k, v) in extra.as_object().unwrap() {
+            c[k] = v.clone();
+        }
+        c
+    };
+    type Cfg = Box<dyn Fn(&mut JwtAuthenticatorConfig)>;
+    let none: fn() -> Cfg = || Box::new(|_| {});
+    let rsa = f.key("rsa.pem");
+    type Want = Result<(&'static str, &'static [&'static str]), &'static str>;
+    let cases: Vec<(&str, Cfg, &[&str], serde_json::Value, Want)> = vec![
+        (
+            "token",
+            none(),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"username": "jane"})),
+            ),
+            Ok(("jane", &[])),
+        ),
+        (
+            "no-username",
+            Box::new(|c| c.username.prefix = "prefix:".into()),
+            &["rsa.jwk"],
+            req(&rsa, "RS256", Some("thumbprint"), claims(json!({}))),
+            Err(r#"oidc: parse username claims "username": claim not present"#),
+        ),
+        (
+            "email",
+            Box::new(|c| c.username.claim = "email".into()),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"email": "jane@example.com", "email_verified": true})),
+            ),
+            Ok(("jane@example.com", &[])),
+        ),
+        (
+            "email-not-verified",
+            Box::new(|c| c.username.claim = "email".into()),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"email": "jane@example.com", "email_verified": false})),
+            ),
+            Err("oidc: email not verified"),
+        ),
+        (
+            "no-email-verified-claim",
+            Box::new(|c| c.username.claim = "email".into()),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"email": "jane@example.com"})),
+            ),
+            Ok(("jane@example.com", &[])),
+        ),
+        (
+            "invalid-email-verified-claim",
+            Box::new(|c| c.username.claim = "email".into()),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"email": "jane@example.com", "email_verified": "true"})),
+            ),
+            Err(
+                "oidc: parse 'email_verified' claim: json: cannot unmarshal string into Go value of type bool",
+            ),
+        ),
+        (
+            "groups",
+            Box::new(|c| {
+                c.groups = Some(PrefixedClaim {
+                    claim: "groups".into(),
+                    prefix: String::new(),
+                })
+            }),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"username": "jane", "groups": ["team1", "team2"]})),
+            ),
+            Ok(("jane", &["team1", "team2"])),
+        ),
+        (
+            "group-string-claim",
+            Box::new(|c| {
+                c.groups = Some(PrefixedClaim {
+                    claim: "groups".into(),
+                    prefix: String::new(),
+                })
+            }),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"username": "jane", "groups": "team1"})),
+            ),
+            Ok(("jane", &["team1"])),
+        ),
+        (
+            "no-groups-claim",
+            Box::new(|c| {
+                c.groups = Some(PrefixedClaim {
+                    claim: "groups".into(),
+                    prefix: String::new(),
+                })
+            }),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"username": "jane"})),
+            ),
+            Ok(("jane", &[])),
+        ),
+        (
+            "invalid-groups-claim",
+            Box::new(|c| {
+                c.groups = Some(PrefixedClaim {
+                    claim: "groups".into(),
+                    prefix: String::new(),
+                })
+            }),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"username": "jane", "groups": 42})),
+            ),
+            Err(
+                r#"oidc: parse groups claim "groups": json: cannot unmarshal number into Go value of type string"#,
+            ),
+        ),
+        (
+            "groups-prefix",
+            Box::new(|c| {
+                c.username.prefix = "oidc:".into();
+                c.groups = Some(PrefixedClaim {
+                    claim: "groups".into(),
+                    prefix: "groups:".into(),
+                });
+            }),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"username": "jane", "groups": ["team1", "team2"]})),
+            ),
+            Ok(("oidc:jane", &["groups:team1", "groups:team2"])),
+        ),
+        (
+            "distributed groups refused",
+            Box::new(|c| {
+                c.groups = Some(PrefixedClaim {
+                    claim: "groups".into(),
+                    prefix: String::new(),
+                })
+            }),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(
+                    json!({"username": "jane", "_claim_names": {"groups": "src1"}, "_claim_sources": {"src1": {"endpoint": "https://127.0.0.1:1/groups"}}}),
+                ),
+            ),
+            Err("oidc: distributed claims are not supported yet"),
+        ),
+        (
+            "malformed-claim-names",
+            none(),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(
+                    json!({"username": "jane", "_claim_names": {"groups": "nonexistent-claim-source"}, "_claim_sources": {}}),
+                ),
+            ),
+            Err("oidc: verify token: oidc: source does not exist"),
+        ),
+        (
+            "required-claim",
+            Box::new(|c| {
+                c.required_claims = vec![
+                    ("hd".into(), "example.com".into()),
+                    ("sub".into(), "test".into()),
+                ]
+            }),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"username": "jane", "hd": "example.com", "sub": "test"})),
+            ),
+            Ok(("jane", &[])),
+        ),
+        (
+            "no-required-claim",
+            Box::new(|c| c.required_claims = vec![("hd".into(), "example.com".into())]),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"username": "jane"})),
+            ),
+            Err("oidc: required claim hd not present in ID token"),
+        ),
+        (
+            "invalid-required-claim",
+            Box::new(|c| c.required_claims = vec![("hd".into(), "example.com".into())]),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"username": "jane", "hd": "example.org"})),
+            ),
+            Err(
+                "oidc: required claim hd value does not match. Got = example.org, want = example.com",
+            ),
+        ),
+        (
+            "invalid-signature",
+            none(),
+            &["rsa2.jwk"],
+            req(&rsa, "RS256", None, claims(json!({"username": "jane"}))),
+            Err(
+                "oidc: verify token: failed to verify signature: failed to verify id token signature",
+            ),
+        ),
+        (
+            "unknown kid",
+            none(),
+            &["rsa2.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"username": "jane"})),
+            ),
+            Err(
+                "oidc: verify token: failed to verify signature: failed to verify id token signature",
+            ),
+        ),
+        (
+            "expired",
+            none(),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"username": "jane", "exp": EXPIRED})),
+            ),
+            Err(
+                "oidc: verify token: oidc: token is expired (Token Expiry: 2009-11-10 22:00:00 +0000 UTC)",
+            ),
+        ),
+        (
+            "missing exp",
+            none(),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                json!({"iss": ISS, "aud": "my-client", "username": "jane"}),
+            ),
+            Err(
+                "oidc: verify token: oidc: token is expired (Token Expiry: 0001-01-01 00:00:00 +0000 UTC)",
+            ),
+        ),
+        (
+            "exp as string",
+            none(),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"username": "jane", "exp": "1257897600"})),
+            ),
+            Err(
+                "oidc: verify token: oidc: failed to unmarshal claims: go-jose/go-jose/jwt: expected number value to unmarshal NumericDate",
+            ),
+        ),
+        (
+            "invalid-aud",
+            none(),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"username": "jane", "aud": "not-my-client"})),
+            ),
+            Err(r#"oidc: verify token: oidc: expected audience "my-client" got ["not-my-client"]"#),
+        ),
+        (
+            "aud []",
+            none(),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"username": "jane", "aud": []})),
+            ),
+            Err(r#"oidc: verify token: oidc: expected audience "my-client" got []"#),
+        ),
+        (
+            "multiple-audiences",
+            none(),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(
+                    json!({"username": "jane", "aud": ["not-my-client", "my-client"], "azp": "not-my-client"}),
+                ),
+            ),
+            Ok(("jane", &[])),
+        ),
+        (
+            "multiple configured audiences, no match",
+            Box::new(|c| c.audiences = vec!["random-client".into(), "my-client".into()]),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"username": "jane", "aud": ["not-my-client"]})),
+            ),
+            Err(
+                r#"oidc: verify token: oidc: expected audience in ["my-client" "random-client"] got ["not-my-client"]"#,
+            ),
+        ),
+        (
+            "invalid-signing-alg",
+            none(),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "PS256",
+                Some("thumbprint"),
+                claims(json!({"username": "jane"})),
+            ),
+            Err(
+                r#"oidc: verify token: oidc: id token signed with unsupported algorithm, expected ["RS256"] got "PS256""#,
+            ),
+        ),
+        (
+            "ps256",
+            Box::new(|c| c.signing_algs = AlgorithmSet::parse_kubernetes(["PS256"]).unwrap()),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "PS256",
+                Some("thumbprint"),
+                claims(json!({"username": "jane"})),
+            ),
+            Ok(("jane", &[])),
+        ),
+        (
+            "es512",
+            Box::new(|c| c.signing_algs = AlgorithmSet::parse_kubernetes(["ES512"]).unwrap()),
+            &["ec256.jwk", "ec521.jwk"],
+            req(
+                &f.key("ec521.pem"),
+                "ES512",
+                Some("thumbprint"),
+                claims(json!({"username": "jane"})),
+            ),
+            Ok(("jane", &[])),
+        ),
+        (
+            "alg none",
+            none(),
+            &["rsa.jwk"],
+            json!({"key": rsa, "header_raw": r#"{"alg":"none"}"#, "claims": claims(json!({"username": "jane"}))}),
+            Err(
+                r#"oidc: verify token: oidc: id token signed with unsupported algorithm, expected ["RS256"] got "unsupported""#,
+            ),
+        ),
+        (
+            "credential id",
+            none(),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"username": "jane", "jti": "1234"})),
+            ),
+            Ok(("jane", &[])),
+        ),
+    ];
+    let tokens = mint(&cases.iter().map(|c| c.3.clone()).collect::<Vec<_>>());
+    for ((name, edit, jwks, _, want), token) in cases.into_iter().zip(tokens) {
+        let mut cfg = base_cfg();
+        edit(&mut cfg);
+        let a = auth(f, cfg, jwks);
+        let got = a
+            .authenticate_token(&token, &Context::default())
+            .into_ready()
+            .unwrap();
+        match (want, got) {
+            (Ok((user, groups)), Ok(Some(r))) => {
+                assert_eq!(r.user.name(), user, "{name}");
+                assert_eq!(r.user.groups().collect::<Vec<_>>(), groups, "{name}");
+                if name == "credential id" {
+                    assert_eq!(
+                        r.user.extra()["authentication.kubernetes.io/credential-id"],
+                        ["JTI=1234"]
+                    );
+                }
+            }
+            (Err(msg), Err(e)) => assert_eq!(e.to_string(), msg, "{name}"),
+            (want, got) => panic!("{name}: want {want:?}, got {got:?}"),
+        }
+    }
+}
+
+#[test]
+fn routing_initialisation_and_audience_agnostic() {
+    let Some(f) = fixture() else { return };
+    let tokens = mint(&[
+        req(
+            &f.key("rsa.pem"),
+            "RS256",
+            Some("thumbprint"),
+            json!({"iss": ISS, "aud": "my-client", "exp": VALID, "username": "jane"}),
+        ),
+        req(
+            &f.key("rsa.pem"),
+            "RS256",
+            Some("thumbprint"),
+            json!({"iss": "https://example.com", "aud": "my-client", "exp": VALID, "username": "jane"}),
+        ),
+        req(
+            &f.key("rsa.pem"),
+            "RS256",
+            Some("thumbprint"),
+            json!({"iss": "accounts.google.com", "aud": "my-client", "exp": VALID, "email": "thomas.jefferson@gmail.com"}),
+        ),
+    ]);
+    let a = Arc::new(
+        OidcAuthenticator::new(base_cfg())
+            .with_clock(Arc::new(FixedClock::new(NOW)))
+            .with_api_audiences(Audiences::from(["api"])),
+    );
+    let mut router = IssuerRouter::new();
+    router.add(ISS, a.clone());
+    let ctx = Context::default();
+    let go = |t: &str, ctx: &Context| router.authenticate_token(t, ctx).into_ready().unwrap();
+    // Not initialised: tokens for this issuer fail, others skip.
+    assert_eq!(
+        go(&tokens[0], &ctx).unwrap_err().to_string(),
+        ERR_NOT_INITIALIZED
+    );
+    assert!(
+        go(&tokens[1], &ctx).unwrap().is_none(),
+        "invalid-issuer is not mine"
+    );
+    a.set_keys(vec![Arc::new(
+        parse_jwk(&f.read("rsa.jwk")).unwrap().unwrap(),
+    )]);
+    assert_eq!(go(&tokens[0], &ctx).unwrap().unwrap().user.name(), "jane");
+    // Audience-agnostic: request audiences outside --api-audiences → skip; inside → echoed.
+    assert!(
+        go(
+            &tokens[0],
+            &Context::with_audiences(Audiences::from(["other"]))
+        )
+        .unwrap()
+        .is_none()
+    );
+    let r = go(
+        &tokens[0],
+        &Context::with_audiences(Audiences::from(["api"])),
+    )
+    .unwrap()
+    .unwrap();
+    assert_eq!(r.audiences, Audiences::from(["api"]));
+    // Key rotation: install a new set; the old key stops working.
+    a.set_keys(vec![Arc::new(
+        parse_jwk(&f.read("rsa2.jwk")).unwrap().unwrap(),
+    )]);
+    assert!(go(&tokens[0], &ctx).is_err());
+    // accounts.google.com coalescing.
+    let mut cfg = OidcFlags {
+        issuer_url: "https://accounts.google.com".into(),
+        client_id: "my-client".into(),
+        username_claim: "email".into(),
+        ..Default::default()
+    }
+    .to_config(&[])
+    .unwrap();
+    cfg.signing_algs = AlgorithmSet::RS256_ONLY;
+    let g = OidcAuthenticator::new(cfg).with_clock(Arc::new(FixedClock::new(NOW)));
+    g.set_keys(vec![Arc::new(
+        parse_jwk(&f.read("rsa.jwk")).unwrap().unwrap(),
+    )]);
+    let r = g
+        .authenticate_token(&tokens[2], &ctx)
+        .into_ready()
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_eq!(r.user.name(), "thomas.jefferson@gmail.com");
+}
+
+#[test]
+fn legacy_flag_config_rules() {
+    let base = OidcFlags {
+        issuer_url: ISS.into(),
+        client_id: "my-client".into(),
+        ..Default::default()
+    };
+    assert_eq!(
+        base.to_config(&[]).unwrap().username.prefix,
+        "https://auth.example.com#"
+    );
+    let http = OidcFlags {
+        issuer_url: "http://auth.example.com".into(),
+        ..base.clone()
+    };
+    assert_eq!(
+        http.to_config(&[]).unwrap_err().to_string(),
+        r#"issuer.url: Invalid value: "http://auth.example.com": URL scheme must be https"#
+    );
+    let hs = OidcFlags {
+        signing_algs: vec!["HS256".into()],
+        ..base.clone()
+    };
+    assert_eq!(
+        hs.to_config(&[]).unwrap_err().to_string(),
+        r#"oidc: unsupported signing alg: "HS256""#
+    );
+    let none = OidcFlags {
+        signing_algs: vec!["none".into()],
+        ..base.clone()
+    };
+    assert!(none.to_config(&[]).is_err());
+    for (url, msg) in [
+        (
+            "https://user:pass@issuer-url",
+            "URL must not contain a username or password",
+        ),
+        ("https://issuer-url?query", "URL must not contain a query"),
+        (
+            "https://issuer-url#fragment",
+            "URL must not contain a fragment",
+        ),
+    ] {
+        let f = OidcFlags {
+            issuer_url: url.into(),
+            ..base.clone()
+        };
+        assert!(
+            f.to_config(&[]).unwrap_err().to_string().ends_with(msg),
+            "{url}"
+        );
+    }
+    let groups = OidcFlags {
+        groups_claim: Some("groups".into()),
+        groups_prefix: "g:".into(),
+        required_claims: vec![("hd".into(), "x".into())],
+        ..base.clone()
+    };
+    let c = groups.to_config(&[]).unwrap();
+    assert_eq!(c.groups.unwrap().prefix, "g:");
+    assert_eq!(c.required_claims, vec![("hd".to_string(), "x".to_string())]);
+}
+
+#[tokio::test]
+async fn unknown_kid_triggers_one_refresh_then_succeeds() {
+    let Some(f) = fixture() else { return };
+    let token = mint(&[req(
+        &f.key("rsa.pem"),
+        "RS256",
+        Some("thumbprint"),
+        json!({"iss": ISS, "aud": "my-client", "exp": VALID, "username": "jane"}),
+    )])
+    .remove(0);
+    let a = Arc::new(OidcAuthenticator::new(base_cfg()).with_clock(Arc::new(FixedClock::new(NOW))));
+    a.set_keys(vec![Arc::new(
+        parse_jwk(&f.read("rsa2.jwk")).unwrap().unwrap(),
+    )]); // rotated: old set
+    let fetches = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let (weak, n, rsa_jwk) = (Arc::downgrade(&a), fetches.clone(), f.read("rsa.jwk"));
+    a.set_refresher(Box::new(
+        kube_authn::token::oidc::refresh::KeyRefresher::new(
+            std::time::Duration::from_secs(60),
+            move || {
+                let (weak, n, jwk) = (weak.clone(), n.clone(), rsa_jwk.clone());
+                async move {
+                    n.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    if let Some(a) = weak.upgrade() {
+                        a.set_keys(vec![Arc::new(parse_jwk(&jwk).unwrap().unwrap())]);
+                    }
+                    true
+                }
+            },
+        ),
+    ));
+    let ctx = Context::default();
+    let r = a.authenticate_token(&token, &ctx).await.unwrap().unwrap();
+    assert_eq!(r.user.name(), "jane");
+    assert_eq!(fetches.load(std::sync::atomic::Ordering::SeqCst), 1);
+    // Known kid now: answered synchronously, no fetch.
+    assert!(a.authenticate_token(&token, &ctx).is_ready());
+    // A sprayed unknown kid within the cooldown: no further fetch.
+    let spray = mint(&[req(
+        &f.key("rsa2.pem"),
+        "RS256",
+        Some("thumbprint"),
+        json!({"iss": ISS, "aud": "my-client", "exp": VALID, "username": "x"}),
+    )])
+    .remove(0);
+    assert!(a.authenticate_token(&spray, &ctx).await.is_err());
+    assert_eq!(fetches.load(std::sync::atomic::Ordering::SeqCst), 1);
+}
+
+#[test]
+fn authentication_configuration_file() {
+    use kube_authn::token::oidc::config::load_authentication_configuration as load;
+    let doc = |jwt: &str| {
+        format!(
+            "apiVersion: apiserver.config.k8s.io/v1\nkind: AuthenticationConfiguration\njwt:\n{jwt}"
+        )
+    };
+    let ok = doc(r#"
+- issuer:
+    url: https://issuer-url
+    audiences: [a, b]
+    audienceMatchPolicy: MatchAny
+  claimValidationRules:
+  - {claim: hd, requiredValue: example.com}
+  claimMappings:
+    username: {claim: sub, prefix: "oidc:"}
+    groups: {claim: groups, prefix: ""}
+    uid: {claim: sub}
+"#);
+    let cfgs = load(ok.as_bytes(), &[]).unwrap();
+    assert_eq!(cfgs.len(), 1);
+    assert_eq!(
+        cfgs[0].username,
+        PrefixedClaim {
+            claim: "sub".into(),
+            prefix: "oidc:".into()
+        }
+    );
+    assert_eq!(
+        cfgs[0].required_claims,
+        vec![("hd".to_string(), "example.com".to_string())]
+    );
+    assert_eq!(cfgs[0].signing_algs, AlgorithmSet::KUBERNETES);
+    let cases: Vec<(&str, String, &str)> = vec![
+        (
+            "http url",
+            doc(
+                "- issuer: {url: http://issuer-url, audiences: [a]}\n  claimMappings: {username: {claim: sub, prefix: \"\"}}\n",
+            ),
+            r#"jwt[0].issuer.url: Invalid value: "http://issuer-url": URL scheme must be https"#,
+        ),
+        (
+            "no audiences",
+            doc(
+                "- issuer: {url: https://issuer-url}\n  claimMappings: {username: {claim: sub, prefix: \"\"}}\n",
+            ),
+            "jwt[0].issuer.audiences: Required value: at least one issuer.audiences is required",
+        ),
+        (
+            "two audiences no policy",
+            doc(
+                "- issuer: {url: https://issuer-url, audiences: [a, b]}\n  claimMappings: {username: {claim: sub, prefix: \"\"}}\n",
+            ),
+            r#"jwt[0].issuer.audienceMatchPolicy: Invalid value: "": audienceMatchPolicy must be MatchAny for multiple audiences"#,
+        ),
+        (
+            "prefix required",
+            doc(
+                "- issuer: {url: https://issuer-url, audiences: [a]}\n  claimMappings: {username: {claim: sub}}\n",
+            ),
+            "jwt[0].claimMappings.username.prefix: Required value: prefix is required when claim is set. It can be set to an empty string to disable prefixing",
+        ),
+        (
+            "username required",
+            doc("- issuer: {url: https://issuer-url, audiences: [a]}\n"),
+            "jwt[0].claimMappings.username: Required value: claim or expression is required",
+        ),
+        (
+            "CEL username refused",
+            doc(
+                "- issuer: {url: https://issuer-url, audiences: [a]}\n  claimMappings: {username: {expression: claims.sub}}\n",
+            ),
+            r#"jwt[0].claimMappings.username.expression: Invalid value: "claims.sub": CEL expressions are not supported yet"#,
+        ),
+        (
+            "CEL rule refused",
+            doc(
+                "- issuer: {url: https://issuer-url, audiences: [a]}\n  claimValidationRules: [{expression: 'claims.hd == \"x\"', message: m}]\n  claimMappings: {username: {claim: sub, prefix: \"\"}}\n",
+            ),
+            r#"jwt[0].claimValidationRules[0].expression: Invalid value: "claims.hd == \"x\"": CEL expressions are not supported yet"#,
+        ),
+        (
+            "duplicate issuer",
+            doc(
+                "- issuer: {url: https://issuer-url, audiences: [a]}\n  claimMappings: {username: {claim: sub, prefix: \"\"}}\n- issuer: {url: https://issuer-url, audiences: [a]}\n  claimMappings: {username: {claim: sub, prefix: \"\"}}\n",
+            ),
+            r#"jwt[1].issuer.url: Duplicate value: "https://issuer-url""#,
+        ),
+        (
+            "unknown field",
+            doc(
+                "- issuer: {url: https://issuer-url, audiences: [a], bogus: 1}\n  claimMappings: {username: {claim: sub, prefix: \"\"}}\n",
+            ),
+            "failed to decode authentication configuration",
+        ),
+    ];
+    for (name, yaml, want) in cases {
+        let err = load(yaml.as_bytes(), &[]).unwrap_err().to_string();
+        assert!(err.starts_with(want), "{name}: {err}");
+    }
+    // The service-account issuer is disallowed.
+    let sa = doc(
+        "- issuer: {url: https://kubernetes.default.svc, audiences: [a]}\n  claimMappings: {username: {claim: sub, prefix: \"\"}}\n",
+    );
+    assert_eq!(
+        load(sa.as_bytes(), &["https://kubernetes.default.svc".into()])
+            .unwrap_err()
+            .to_string(),
+        r#"jwt[0].issuer.url: Invalid value: "https://kubernetes.default.svc": URL must not overlap with disallowed issuers: [https://kubernetes.default.svc]"#
+    );
+}
