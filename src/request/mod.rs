@@ -24,10 +24,14 @@
 
 mod basic;
 mod bearer;
+mod front_proxy;
 mod websocket;
 
 pub use basic::Basic;
 pub use bearer::Bearer;
+pub use front_proxy::{
+    decode_extra_key, FrontProxy, RequestHeaderConfig, MAX_EXTRA_VALUES, MAX_GROUPS,
+};
 pub use websocket::{remove_token_protocol, WebSocketProtocol, PROTOCOL_PREFIX};
 
 use http::header::AUTHORIZATION;

@@ -76,7 +76,7 @@ impl RequestClientCert {
             for subject in bundle.subjects() {
                 if !seen.contains(&subject) {
                     seen.push(subject);
-                    names.push(DistinguishedName::from(subject.to_vec()));
+                    names.push(DistinguishedName::in_sequence(subject));
                 }
             }
         }

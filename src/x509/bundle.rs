@@ -226,7 +226,8 @@ impl CaBundle {
         &self.ders
     }
 
-    /// The subjects (DER) of the certificates: the acceptable-CA hint list a TLS server sends.
+    /// The subjects of the certificates (DER content of the `Name` SEQUENCE, without its tag and
+    /// length, as webpki stores them): the acceptable-CA hint list a TLS server sends.
     ///
     /// ```
     /// # let pem = kube_authn::x509::doc_ca_pem();
@@ -304,7 +305,8 @@ mod tests {
 
     #[test]
     fn pem_blocks_follow_go_pem_decode() {
-        let cases: &[(&str, &str, Vec<(&str, bool, &str)>)] = &[
+        type Case<'a> = (&'a str, &'a str, Vec<(&'a str, bool, &'a str)>);
+        let cases: &[Case<'_>] = &[
             ("empty", "", vec![]),
             (
                 "one block with leading text",

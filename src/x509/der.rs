@@ -75,6 +75,8 @@ pub(crate) struct TbsView<'a> {
     pub(crate) not_after: i64,
     /// Content of the subject `Name` SEQUENCE.
     pub(crate) subject: &'a [u8],
+    /// Content of the issuer `Name` SEQUENCE.
+    pub(crate) issuer: &'a [u8],
 }
 
 /// Finds validity and subject in a DER certificate.
@@ -94,10 +96,10 @@ pub(crate) fn tbs_view(cert: &[u8]) -> Option<TbsView<'_>> {
     }
     let _serial = next;
     let _sig_alg = it.next()??;
-    let _issuer = it.next()??;
+    let issuer = it.next()??;
     let validity = it.next()??;
     let subject = it.next()??;
-    if validity.tag != SEQUENCE || subject.tag != SEQUENCE {
+    if validity.tag != SEQUENCE || subject.tag != SEQUENCE || issuer.tag != SEQUENCE {
         return None;
     }
     let mut v = items(validity.content);
@@ -107,6 +109,7 @@ pub(crate) fn tbs_view(cert: &[u8]) -> Option<TbsView<'_>> {
         not_before,
         not_after,
         subject: subject.content,
+        issuer: issuer.content,
     })
 }
 

@@ -127,10 +127,6 @@ pub(crate) fn subject_of(cert: &[u8]) -> Result<Subject, Error> {
 }
 
 /// The common name of a certificate (the last CN), `""` if none or unreadable.
-pub(crate) fn common_name(cert: &[u8]) -> Result<String, Error> {
-    Ok(subject_of(cert)?.common_name)
-}
-
 /// k8s `CommonNameUserConversion`: `Ok(None)` for an empty CN.
 pub(crate) fn user_from_leaf(cert: &[u8]) -> Result<Option<UserInfo>, Error> {
     let subject = subject_of(cert)?;
@@ -180,7 +176,8 @@ mod tests {
     #[test]
     fn asn1_strings_decode_like_go() {
         let t = |tag: u8, content: &'static [u8]| Tlv { tag, content };
-        let cases: Vec<(&str, Tlv<'static>, Option<Result<&str, ()>>)> = vec![
+        type Case = (&'static str, Tlv<'static>, Option<Result<&'static str, ()>>);
+        let cases: Vec<Case> = vec![
             ("utf8", t(0x0c, "héllo".as_bytes()), Some(Ok("héllo"))),
             ("printable", t(0x13, b"abc"), Some(Ok("abc"))),
             ("ia5", t(0x16, b"a@b"), Some(Ok("a@b"))),

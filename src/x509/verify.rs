@@ -147,7 +147,7 @@ pub(crate) fn verify_chain(
     check_bounds(chain)?;
     let leaf_der = &chain[0];
     let leaf_view = der::tbs_view(leaf_der).ok_or(ERR_MALFORMED)?;
-    let leaf = EndEntityCert::try_from(leaf_der).map_err(|_| ERR_MALFORMED)?;
+    let leaf = EndEntityCert::try_from(leaf_der).map_err(|e| map_error(&e))?;
     // Go checks the leaf's validity before anything else.
     check_validity(leaf_view.not_before, leaf_view.not_after, now)?;
 
@@ -202,6 +202,20 @@ pub(crate) fn verify_chain(
                     return Ok(window.get());
                 }
                 return Err(ERR_KEY_USAGE);
+            }
+            // webpki refuses a CA-flagged leaf before looking for its issuer; Go would first
+            // fail to find the issuer. Report what Go reports when no issuer is known.
+            if matches!(e, webpki::Error::CaUsedAsEndEntity) {
+                let issuer_known = bundle
+                    .anchors
+                    .iter()
+                    .any(|a| a.subject.as_ref() == leaf_view.issuer)
+                    || chain[1..]
+                        .iter()
+                        .any(|c| der::tbs_view(c).is_some_and(|v| v.subject == leaf_view.issuer));
+                if !issuer_known {
+                    return Err(map_error(&webpki::Error::UnknownIssuer));
+                }
             }
             Err(map_error(&e))
         }
@@ -310,7 +324,7 @@ fn map_error(e: &webpki::Error) -> Error {
         ),
         W::InvalidSignatureForPublicKey => Error::from_static(
             ErrorKind::InvalidCredential,
-            "x509: certificate signature is invalid",
+            "x509: certificate signature is invalid, or the issuer's key is not accepted (RSA keys must be 2048 to 8192 bits)",
         ),
         W::UnsupportedSignatureAlgorithmContext(_)
         | W::UnsupportedSignatureAlgorithmForPublicKeyContext(_) => Error::from_static(
