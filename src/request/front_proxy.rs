@@ -218,8 +218,11 @@ impl std::fmt::Debug for FrontProxy {
 }
 
 impl FrontProxy {
-    /// Builds the authenticator: validates `config`, loads the CA (a file is reloaded when it
-    /// changes; see [`FrontProxy::spawn_watch`]).
+    /// Builds the authenticator (k8s `headerrequest.New` + `NewDynamicCAVerifier`): header
+    /// names are trimmed and must not be empty (`empty header "<name>"`), the CA is loaded (a
+    /// file is reloaded when it changes; see [`FrontProxy::spawn_watch`]). Flag-level rules
+    /// (standard names, the UID header rule) are [`RequestHeaderConfig::validate`], which
+    /// kube-apiserver applies to flags only; call it for flag input.
     ///
     /// ```
     /// use kube_authn::request::{FrontProxy, RequestHeaderConfig};
@@ -227,7 +230,6 @@ impl FrontProxy {
     /// assert_eq!(err.to_string(), "--requestheader-client-ca-file is required");
     /// ```
     pub fn new(config: RequestHeaderConfig) -> Result<Self, ConfigError> {
-        config.validate()?;
         let ca = match (&config.client_ca_file, &config.client_ca_pem) {
             (Some(path), _) => CaSource::File(CaSource::load_file("request-header", path)?),
             (None, Some(pem)) => {
