@@ -777,3 +777,133 @@ async fn curl_and_reqwest_through_the_front_proxy_over_real_tls() {
     assert_eq!(body["uid"], "42");
     server.stop().await;
 }
+
+fn indent(pem: &str) -> String {
+    pem.lines().map(|l| format!("    {l}\n")).collect()
+}
+
+#[test]
+fn configmap_loader_json_and_kubectl_yaml() {
+    use kube_authn::request::ExtensionApiserverAuthentication;
+    let s = setup();
+    let client_pem = s.client_ca.pem();
+    let rh_pem = s.rh_ca.pem();
+    // As `kubectl get cm -n kube-system extension-apiserver-authentication -o yaml` prints it.
+    let yaml = format!(
+        "apiVersion: v1\ndata:\n  client-ca-file: |\n{}  requestheader-allowed-names: '[\"front-proxy-client\"]'\n  requestheader-client-ca-file: |\n{}  requestheader-extra-headers-prefix: '[\"X-Remote-Extra-\"]'\n  requestheader-group-headers: '[\"X-Remote-Group\"]'\n  requestheader-uid-headers: '[\"X-Remote-Uid\"]'\n  requestheader-username-headers: '[\"X-Remote-User\"]'\nkind: ConfigMap\nmetadata:\n  creationTimestamp: \"2026-11-22T08:00:00Z\"\n  name: extension-apiserver-authentication\n  namespace: kube-system\n  resourceVersion: \"42\"\n  uid: 0a1b2c3d-0000-4000-8000-000000000000\n",
+        indent(&client_pem),
+        indent(&rh_pem)
+    );
+    let got = ExtensionApiserverAuthentication::from_configmap(yaml.as_bytes()).unwrap();
+    assert_eq!(got.client_ca.as_deref(), Some(client_pem.as_bytes()));
+    let rh = got.request_header.clone().unwrap();
+    assert_eq!(rh.client_ca_pem.as_deref(), Some(rh_pem.as_bytes()));
+    assert_eq!(rh.allowed_names, ["front-proxy-client"]);
+    assert_eq!(rh.username_headers, ["X-Remote-User"]);
+    assert_eq!(rh.uid_headers, ["X-Remote-Uid"]);
+    assert_eq!(rh.group_headers, ["X-Remote-Group"]);
+    assert_eq!(rh.extra_headers_prefix, ["X-Remote-Extra-"]);
+    // The same document as JSON parses to the same settings.
+    let json = serde_json::json!({
+        "apiVersion": "v1", "kind": "ConfigMap",
+        "data": {
+            "client-ca-file": client_pem,
+            "requestheader-client-ca-file": rh_pem,
+            "requestheader-allowed-names": "[\"front-proxy-client\"]",
+            "requestheader-username-headers": "[\"X-Remote-User\"]",
+            "requestheader-uid-headers": "[\"X-Remote-Uid\"]",
+            "requestheader-group-headers": "[\"X-Remote-Group\"]",
+            "requestheader-extra-headers-prefix": "[\"X-Remote-Extra-\"]",
+        }
+    });
+    let from_json =
+        ExtensionApiserverAuthentication::from_configmap(json.to_string().as_bytes()).unwrap();
+    assert_eq!(from_json, got);
+    // And it builds a working front proxy.
+    let fp = FrontProxy::new(rh).unwrap();
+    let mut r = http::Request::get("/")
+        .header("X-Remote-User", "jane")
+        .body(())
+        .unwrap();
+    r.extensions_mut()
+        .insert(PeerCertificates::injected(vec![s.proxy_cert.der.clone()]));
+    let (parts, _) = r.into_parts();
+    assert_eq!(
+        fp.authenticate_parts(&parts).unwrap().unwrap().user.name(),
+        "jane"
+    );
+}
+
+#[test]
+fn configmap_loader_vectors() {
+    use kube_authn::request::ExtensionApiserverAuthentication;
+    let ca = doc_ca_pem();
+    let cm = |data: serde_json::Value| {
+        ExtensionApiserverAuthentication::from_configmap(
+            serde_json::json!({"kind": "ConfigMap", "data": data})
+                .to_string()
+                .as_bytes(),
+        )
+        .map(|a| {
+            a.request_header
+                .map(|r| (r.username_headers, r.allowed_names))
+        })
+        .map_err(|e| e.to_string())
+    };
+    type Want = Result<Option<(Vec<String>, Vec<String>)>, &'static str>;
+    let cases: Vec<(&str, serde_json::Value, Want)> = vec![
+        ("empty data", serde_json::json!({}), Ok(None)),
+        (
+            "lists without a request-header CA are ignored (writer rule)",
+            serde_json::json!({"requestheader-username-headers": "[\"a\"]"}),
+            Ok(None),
+        ),
+        (
+            "values",
+            serde_json::json!({"requestheader-client-ca-file": ca, "requestheader-username-headers": "[\"user-val\"]", "requestheader-allowed-names": "[\"names-val\"]"}),
+            Ok(Some((list(&["user-val"]), list(&["names-val"])))),
+        ),
+        (
+            "empty string and null are empty",
+            serde_json::json!({"requestheader-client-ca-file": ca, "requestheader-username-headers": "", "requestheader-allowed-names": "null"}),
+            Ok(Some((vec![], vec![]))),
+        ),
+        (
+            "incorrect-json-array",
+            serde_json::json!({"requestheader-client-ca-file": ca, "requestheader-username-headers": "incorrect-json-array"}),
+            Err("requestheader-username-headers: not a JSON array of strings"),
+        ),
+        (
+            "array of numbers",
+            serde_json::json!({"requestheader-client-ca-file": ca, "requestheader-group-headers": "[1]"}),
+            Err("requestheader-group-headers: not a JSON array of strings"),
+        ),
+    ];
+    for (name, data, want) in cases {
+        let got = cm(data);
+        match want {
+            Ok(w) => assert_eq!(got, Ok(w), "case {name}"),
+            Err(prefix) => {
+                let e = got.expect_err(name);
+                assert!(e.starts_with(prefix), "case {name}: {e}");
+            }
+        }
+    }
+    for (name, input, prefix) in [
+        (
+            "not a ConfigMap",
+            &br#"{"kind":"Secret","data":{}}"#[..],
+            "expected kind ConfigMap",
+        ),
+        ("broken JSON", b"{", "ConfigMap is not valid JSON"),
+        ("broken YAML", b"data: [", "ConfigMap is not valid YAML"),
+        ("data not a map", b"data: 7", "ConfigMap is not valid YAML"),
+    ] {
+        let e = ExtensionApiserverAuthentication::from_configmap(input)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with(prefix), "case {name}: {e}");
+    }
+    let big = vec![b' '; kube_authn::request::MAX_CONFIGMAP_BYTES + 1];
+    assert!(ExtensionApiserverAuthentication::from_configmap(&big).is_err());
+}

@@ -531,3 +531,144 @@ impl RequestAuthenticator for FrontProxy {
         }
     }
 }
+
+/// The largest ConfigMap document read (Kubernetes caps a ConfigMap at 1 MiB).
+pub const MAX_CONFIGMAP_BYTES: usize = 1 << 20;
+
+/// What a delegating (aggregated) API server reads from the
+/// `kube-system/extension-apiserver-authentication` ConfigMap.
+///
+/// ```
+/// use kube_authn::request::ExtensionApiserverAuthentication;
+/// let cm = br#"{"apiVersion":"v1","kind":"ConfigMap","data":{}}"#;
+/// let auth = ExtensionApiserverAuthentication::from_configmap(cm).unwrap();
+/// assert!(auth.client_ca.is_none() && auth.request_header.is_none());
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ExtensionApiserverAuthentication {
+    /// `client-ca-file`: the client CA bundle (PEM), if present and non-empty.
+    pub client_ca: Option<Vec<u8>>,
+    /// The request-header settings; present only when `requestheader-client-ca-file` is
+    /// non-empty (the writer's rule), with the CA in [`RequestHeaderConfig::client_ca_pem`].
+    pub request_header: Option<RequestHeaderConfig>,
+}
+
+#[derive(serde::Deserialize)]
+struct ConfigMapDoc {
+    #[serde(default)]
+    kind: Option<String>,
+    #[serde(default)]
+    data: Option<std::collections::BTreeMap<String, String>>,
+}
+
+/// k8s `deserializeStrings`: `""` and `null` are empty; otherwise a JSON array of strings.
+fn deserialize_strings(key: &str, value: Option<&String>) -> Result<Vec<String>, ConfigError> {
+    let Some(value) = value else {
+        return Ok(Vec::new());
+    };
+    if value.is_empty() {
+        return Ok(Vec::new());
+    }
+    let list: Option<Vec<String>> = serde_json::from_str(value)
+        .map_err(|e| ConfigError::new(format!("{key}: not a JSON array of strings: {e}")))?;
+    Ok(list.unwrap_or_default())
+}
+
+impl ExtensionApiserverAuthentication {
+    /// Parses the ConfigMap as JSON or as YAML (`kubectl get cm -n kube-system
+    /// extension-apiserver-authentication -o yaml`; YAML needs the `yaml` feature). Lists are
+    /// JSON arrays as kube-apiserver writes them; `""` and `null` mean empty.
+    ///
+    /// ```
+    /// use kube_authn::request::ExtensionApiserverAuthentication;
+    /// let cm = br#"{"kind":"ConfigMap","data":{"requestheader-username-headers":"not json"}}"#;
+    /// let err = ExtensionApiserverAuthentication::from_configmap(cm).unwrap_err();
+    /// assert!(err.to_string().starts_with("requestheader-username-headers: not a JSON array of strings"));
+    /// ```
+    pub fn from_configmap(bytes: &[u8]) -> Result<Self, ConfigError> {
+        if bytes.len() > MAX_CONFIGMAP_BYTES {
+            return Err(ConfigError::new(format!(
+                "ConfigMap is larger than {MAX_CONFIGMAP_BYTES} bytes"
+            )));
+        }
+        let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+        let doc: ConfigMapDoc = if first == Some(&b'{') {
+            serde_json::from_slice(bytes)
+                .map_err(|e| ConfigError::new(format!("ConfigMap is not valid JSON: {e}")))?
+        } else {
+            parse_yaml(bytes)?
+        };
+        if let Some(kind) = &doc.kind {
+            if kind != "ConfigMap" {
+                return Err(ConfigError::new(format!(
+                    "expected kind ConfigMap, found {kind:?}"
+                )));
+            }
+        }
+        let data = doc.data.unwrap_or_default();
+        let non_empty = |k: &str| {
+            data.get(k)
+                .filter(|v| !v.trim().is_empty())
+                .map(|v| v.as_bytes().to_vec())
+        };
+        let client_ca = non_empty("client-ca-file");
+        let request_header = match non_empty("requestheader-client-ca-file") {
+            None => None,
+            Some(pem) => Some(RequestHeaderConfig {
+                client_ca_file: None,
+                client_ca_pem: Some(pem),
+                allowed_names: deserialize_strings(
+                    "requestheader-allowed-names",
+                    data.get("requestheader-allowed-names"),
+                )?,
+                username_headers: deserialize_strings(
+                    "requestheader-username-headers",
+                    data.get("requestheader-username-headers"),
+                )?,
+                uid_headers: deserialize_strings(
+                    "requestheader-uid-headers",
+                    data.get("requestheader-uid-headers"),
+                )?,
+                group_headers: deserialize_strings(
+                    "requestheader-group-headers",
+                    data.get("requestheader-group-headers"),
+                )?,
+                extra_headers_prefix: deserialize_strings(
+                    "requestheader-extra-headers-prefix",
+                    data.get("requestheader-extra-headers-prefix"),
+                )?,
+            }),
+        };
+        Ok(Self {
+            client_ca,
+            request_header,
+        })
+    }
+}
+
+impl RequestHeaderConfig {
+    /// The request-header settings of an `extension-apiserver-authentication` ConfigMap
+    /// (`None` when it has no request-header CA). See
+    /// [`ExtensionApiserverAuthentication::from_configmap`].
+    ///
+    /// ```
+    /// use kube_authn::request::RequestHeaderConfig;
+    /// assert!(RequestHeaderConfig::from_configmap(br#"{"data":{}}"#).unwrap().is_none());
+    /// ```
+    pub fn from_configmap(bytes: &[u8]) -> Result<Option<Self>, ConfigError> {
+        Ok(ExtensionApiserverAuthentication::from_configmap(bytes)?.request_header)
+    }
+}
+
+#[cfg(feature = "yaml")]
+fn parse_yaml(bytes: &[u8]) -> Result<ConfigMapDoc, ConfigError> {
+    serde_yaml_ng::from_slice(bytes)
+        .map_err(|e| ConfigError::new(format!("ConfigMap is not valid YAML: {e}")))
+}
+
+#[cfg(not(feature = "yaml"))]
+fn parse_yaml(_: &[u8]) -> Result<ConfigMapDoc, ConfigError> {
+    Err(ConfigError::new(
+        "ConfigMap is not JSON, and YAML support needs the `yaml` feature",
+    ))
+}

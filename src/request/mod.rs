@@ -30,7 +30,8 @@ mod websocket;
 pub use basic::Basic;
 pub use bearer::Bearer;
 pub use front_proxy::{
-    decode_extra_key, FrontProxy, RequestHeaderConfig, MAX_EXTRA_VALUES, MAX_GROUPS,
+    decode_extra_key, ExtensionApiserverAuthentication, FrontProxy, RequestHeaderConfig,
+    MAX_CONFIGMAP_BYTES, MAX_EXTRA_VALUES, MAX_GROUPS,
 };
 pub use websocket::{remove_token_protocol, WebSocketProtocol, PROTOCOL_PREFIX};
 
