@@ -581,8 +581,11 @@ impl ExtensionApiserverAuthentication {
     ///
     /// ```
     /// use kube_authn::request::ExtensionApiserverAuthentication;
-    /// let cm = br#"{"kind":"ConfigMap","data":{"requestheader-username-headers":"not json"}}"#;
-    /// let err = ExtensionApiserverAuthentication::from_configmap(cm).unwrap_err();
+    /// let cm = serde_json::json!({"kind": "ConfigMap", "data": {
+    ///     "requestheader-client-ca-file": kube_authn::x509::doc_ca_pem(),
+    ///     "requestheader-username-headers": "not json",
+    /// }});
+    /// let err = ExtensionApiserverAuthentication::from_configmap(cm.to_string().as_bytes()).unwrap_err();
     /// assert!(err.to_string().starts_with("requestheader-username-headers: not a JSON array of strings"));
     /// ```
     pub fn from_configmap(bytes: &[u8]) -> Result<Self, ConfigError> {
