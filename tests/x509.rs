@@ -905,3 +905,72 @@ async fn stricter_handshake_policies_and_handshake_timeout() {
     );
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn axum_router_served_by_the_accept_loop_sees_peer_certificates() {
+    use axum::extract::Extension;
+    use axum::routing::get;
+    use kube_authn::tls::pki_types::pem::PemObject;
+
+    let f = fixture();
+    let auth = Arc::new(X509Authenticator::new(bundle(&[&f.root])).with_histogram(None));
+    let app = axum::Router::new().route(
+        "/whoami",
+        get(move |Extension(peer): Extension<PeerCertificates>| {
+            let auth = auth.clone();
+            async move {
+                match auth.authenticate_peer(&peer) {
+                    Ok(Some(r)) => r.user.name().to_owned(),
+                    Ok(None) => "anonymous".to_owned(),
+                    Err(e) => e.to_string(),
+                }
+            }
+        }),
+    );
+    let server_ca = f.pki.ca("axum-server-ca", Key::P256);
+    let serving = f.pki.issue(
+        "axum-serving",
+        Spec {
+            subj: "/CN=localhost",
+            issuer: Some(&server_ca),
+            ext: "basicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost",
+            ..Spec::default()
+        },
+    );
+    let key = kube_authn::tls::pki_types::PrivateKeyDer::from_pem_file(&serving.key).unwrap();
+    let config = kube_authn::tls::server_config(
+        vec![serving.der.clone()],
+        key,
+        &ClientCertPolicy::Request { hints: vec![] },
+    )
+    .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(kube_authn::tls::serve(
+        listener,
+        Arc::new(config),
+        app,
+        async {
+            let _ = rx.await;
+        },
+    ));
+    let client = reqwest::Client::builder()
+        .use_rustls_tls()
+        .add_root_certificate(reqwest::Certificate::from_pem(server_ca.pem().as_bytes()).unwrap())
+        .resolve("localhost", addr)
+        .identity(reqwest::Identity::from_pem(&identity(&[&f.leaf], &f.leaf)).unwrap())
+        .build()
+        .unwrap();
+    let body = client
+        .get(format!("https://localhost:{}/whoami", addr.port()))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(body, "alice");
+    tx.send(()).unwrap();
+    task.await.unwrap().unwrap();
+}
