@@ -974,3 +974,82 @@ async fn axum_router_served_by_the_accept_loop_sees_peer_certificates() {
     tx.send(()).unwrap();
     task.await.unwrap().unwrap();
 }
+
+/// A client certificate presented with a private key that does not match it: the handshake's
+/// CertificateVerify must fail even under the "request, don't verify" policy.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn request_policy_still_checks_proof_of_possession() {
+    use kube_authn::tls::pki_types::pem::PemObject;
+    use kube_authn::tls::pki_types::{PrivateKeyDer, ServerName};
+    use kube_authn::tls::rustls;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    #[derive(Debug)]
+    struct Fixed(Arc<rustls::sign::CertifiedKey>);
+    impl rustls::client::ResolvesClientCert for Fixed {
+        fn resolve(
+            &self,
+            _: &[&[u8]],
+            _: &[rustls::SignatureScheme],
+        ) -> Option<Arc<rustls::sign::CertifiedKey>> {
+            Some(self.0.clone())
+        }
+        fn has_certs(&self) -> bool {
+            true
+        }
+    }
+
+    let f = fixture();
+    let auth: Arc<dyn RequestAuthenticator> =
+        Arc::new(X509Authenticator::new(bundle(&[&f.root])).with_histogram(None));
+    let server = TestServer::start(&f.pki, auth, ClientCertPolicy::Request { hints: vec![] }).await;
+    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let mut roots = rustls::RootCertStore::empty();
+    roots
+        .add(CertificateDer::from_pem_file(&server.server_ca).unwrap())
+        .unwrap();
+
+    let get = |key_file: std::path::PathBuf| {
+        let provider = provider.clone();
+        let roots = roots.clone();
+        let leaf = f.leaf.der.clone();
+        let addr = server.addr;
+        async move {
+            let key = provider
+                .key_provider
+                .load_private_key(PrivateKeyDer::from_pem_file(key_file).unwrap())
+                .unwrap();
+            let ck = Arc::new(rustls::sign::CertifiedKey::new(vec![leaf], key));
+            let config = rustls::ClientConfig::builder_with_provider(provider)
+                .with_safe_default_protocol_versions()
+                .unwrap()
+                .with_root_certificates(roots)
+                .with_client_cert_resolver(Arc::new(Fixed(ck)));
+            let connector = kube_authn::tls::tokio_rustls::TlsConnector::from(Arc::new(config));
+            let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+            let mut tls = match connector
+                .connect(ServerName::try_from("localhost").unwrap(), tcp)
+                .await
+            {
+                Ok(t) => t,
+                Err(e) => return Err(e.to_string()),
+            };
+            tls.write_all(b"GET / HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\n\r\n")
+                .await
+                .map_err(|e| e.to_string())?;
+            let mut out = Vec::new();
+            tls.read_to_end(&mut out).await.map_err(|e| e.to_string())?;
+            Ok(String::from_utf8_lossy(&out).into_owned())
+        }
+    };
+    let good = get(f.leaf.key.clone()).await.unwrap();
+    assert!(good.starts_with("HTTP/1.1 200"), "{good}");
+    assert!(good.contains("\"username\":\"alice\""), "{good}");
+    // Alice's certificate, Mallory's key: refused in the handshake, no HTTP response.
+    let bad = get(f.untrusted.key.clone()).await;
+    assert!(
+        bad.as_ref().map_or(true, |body| body.is_empty()),
+        "a certificate without its key must not reach the application: {bad:?}"
+    );
+    server.stop().await;
+}

@@ -39,6 +39,10 @@ mod server;
 #[cfg(feature = "tls")]
 mod verifier;
 
+/// The rustls and tokio-rustls versions this module's API uses (re-exported).
+#[cfg(feature = "tls")]
+pub use {rustls, tokio_rustls};
+
 #[cfg(feature = "tls")]
 pub use server::{serve, TlsServer, DEFAULT_HANDSHAKE_TIMEOUT};
 #[cfg(feature = "tls")]
