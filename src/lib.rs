@@ -68,8 +68,10 @@ pub mod outbound;
 pub mod password;
 pub mod reload;
 pub mod request;
+pub mod tls;
 pub mod token;
 pub mod user;
+pub mod x509;
 
 pub use authenticator::{
     Audiences, AuthFuture, AuthResult, Context, PasswordAuthenticator, RequestAuthenticator,

@@ -24,10 +24,15 @@
 
 mod basic;
 mod bearer;
+mod front_proxy;
 mod websocket;
 
 pub use basic::Basic;
 pub use bearer::Bearer;
+pub use front_proxy::{
+    ExtensionApiserverAuthentication, FrontProxy, MAX_CONFIGMAP_BYTES, MAX_EXTRA_VALUES,
+    MAX_GROUPS, RequestHeaderConfig, decode_extra_key,
+};
 pub use websocket::{PROTOCOL_PREFIX, WebSocketProtocol, remove_token_protocol};
 
 use http::HeaderMap;

@@ -1,0 +1,669 @@
+//! The authenticating front proxy (k8s `headerrequest` behind `x509.NewDynamicCAVerifier`):
+//! a client certificate signed by the request-header CA, with an allowed CN, vouches for the
+//! identity in `X-Remote-User`, `X-Remote-Uid`, `X-Remote-Group` and `X-Remote-Extra-*`.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use http::request::Parts;
+use http::{HeaderMap, HeaderName};
+
+use crate::authenticator::{
+    AuthFuture, AuthResult, Context, Description, RequestAuthenticator, Response,
+};
+use crate::error::{ConfigError, Error, ErrorKind};
+use crate::tls::{CacheEntry, PeerCertificates};
+use crate::user::UserInfo;
+use crate::x509::{self, CaBundle, CaSource, Clock, KeyUsage, now_secs};
+
+/// The most group values (all group headers together) accepted from a proxy; more is an error.
+/// hyper already refuses more than 100 header lines on HTTP/1.1 by default.
+pub const MAX_GROUPS: usize = 4096;
+/// The most extra values (all extra headers together) accepted from a proxy.
+pub const MAX_EXTRA_VALUES: usize = 4096;
+
+/// kube-apiserver's `--requestheader-*` flags (and the keys of the
+/// `kube-system/extension-apiserver-authentication` ConfigMap).
+///
+/// ```
+/// use kube_authn::request::RequestHeaderConfig;
+/// let config = RequestHeaderConfig {
+///     client_ca_file: Some("/etc/kubernetes/pki/front-proxy-ca.crt".into()),
+///     allowed_names: vec!["front-proxy-client".into()],
+///     ..RequestHeaderConfig::standard()
+/// };
+/// assert_eq!(config.username_headers, ["X-Remote-User"]);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RequestHeaderConfig {
+    /// `--requestheader-client-ca-file`: the CA that signs the proxy's client certificate.
+    pub client_ca_file: Option<PathBuf>,
+    /// The same CA as PEM content (from the ConfigMap); used when `client_ca_file` is `None`.
+    pub client_ca_pem: Option<Vec<u8>>,
+    /// `--requestheader-allowed-names`: CNs the proxy certificate may have; empty = any.
+    pub allowed_names: Vec<String>,
+    /// `--requestheader-username-headers`.
+    pub username_headers: Vec<String>,
+    /// `--requestheader-uid-headers`.
+    pub uid_headers: Vec<String>,
+    /// `--requestheader-group-headers`.
+    pub group_headers: Vec<String>,
+    /// `--requestheader-extra-headers-prefix`.
+    pub extra_headers_prefix: Vec<String>,
+}
+
+impl RequestHeaderConfig {
+    /// The header names kube-apiserver's aggregation setups use: `X-Remote-User`,
+    /// `X-Remote-Uid`, `X-Remote-Group`, `X-Remote-Extra-`; no CA.
+    ///
+    /// ```
+    /// let c = kube_authn::request::RequestHeaderConfig::standard();
+    /// assert_eq!(c.extra_headers_prefix, ["X-Remote-Extra-"]);
+    /// ```
+    pub fn standard() -> Self {
+        Self {
+            username_headers: vec!["X-Remote-User".into()],
+            uid_headers: vec!["X-Remote-Uid".into()],
+            group_headers: vec!["X-Remote-Group".into()],
+            extra_headers_prefix: vec!["X-Remote-Extra-".into()],
+            ..Self::default()
+        }
+    }
+
+    /// kube-apiserver's flag validation (`RequestHeaderAuthenticationOptions.Validate` and
+    /// the UID rule); warnings for missing standard names are logged.
+    ///
+    /// ```
+    /// use kube_authn::request::RequestHeaderConfig;
+    /// let mut c = RequestHeaderConfig::standard();
+    /// c.group_headers.push("  ".into());
+    /// assert_eq!(c.validate().unwrap_err().to_string(), "empty value in \"requestheader-group-headers\"");
+    /// ```
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let lists: [(&str, &[String], &str); 4] = [
+            (
+                "requestheader-username-headers",
+                &self.username_headers,
+                "X-Remote-User",
+            ),
+            (
+                "requestheader-group-headers",
+                &self.group_headers,
+                "X-Remote-Group",
+            ),
+            (
+                "requestheader-extra-headers-prefix",
+                &self.extra_headers_prefix,
+                "X-Remote-Extra-",
+            ),
+            (
+                "requestheader-uid-headers",
+                &self.uid_headers,
+                "X-Remote-Uid",
+            ),
+        ];
+        for (flag, list, _) in &lists {
+            if list.iter().any(|v| v.trim().is_empty()) {
+                return Err(ConfigError::new(format!("empty value in {flag:?}")));
+            }
+        }
+        if !self.uid_headers.is_empty()
+            && !self
+                .uid_headers
+                .iter()
+                .any(|h| h.eq_ignore_ascii_case("X-Remote-Uid"))
+        {
+            return Err(ConfigError::new(
+                "--requestheader-uid-headers is set without specifying the standard X-Remote-Uid header - API aggregation will not work",
+            ));
+        }
+        for (flag, list, standard) in &lists[..3] {
+            if !list.is_empty() && !list.iter().any(|h| h.eq_ignore_ascii_case(standard)) {
+                tracing::warn!(
+                    "--{flag} is set without specifying the standard {standard} header - API aggregation will not work"
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuses a front-proxy CA that shares a certificate with the client CA while
+    /// `allowed_names` is empty (kube-apiserver's check): otherwise every ordinary client
+    /// certificate could set identity headers for any user.
+    ///
+    /// ```
+    /// use kube_authn::request::RequestHeaderConfig;
+    /// use kube_authn::x509::{doc_ca_pem, CaBundle};
+    /// let ca = CaBundle::from_pem(doc_ca_pem().as_bytes()).unwrap();
+    /// let err = RequestHeaderConfig::standard().check_ca_overlap(&ca, &ca).unwrap_err();
+    /// assert!(err.to_string().starts_with("--requestheader-client-ca-file and --client-ca-file contain overlapping certificates"));
+    /// ```
+    pub fn check_ca_overlap(
+        &self,
+        client_ca: &CaBundle,
+        request_header_ca: &CaBundle,
+    ) -> Result<(), ConfigError> {
+        if self.allowed_names.is_empty() && client_ca.overlaps(request_header_ca) {
+            return Err(ConfigError::new(
+                "--requestheader-client-ca-file and --client-ca-file contain overlapping certificates; --requestheader-allowed-names must be specified to ensure regular client certificates cannot set authenticating proxy headers for arbitrary users",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Parses configured header names: trimmed, non-empty (`empty header "<original>"`), valid
+/// HTTP header names, lower-cased.
+fn header_names(list: &[String]) -> Result<Box<[HeaderName]>, ConfigError> {
+    list.iter()
+        .map(|raw| {
+            let name = raw.trim();
+            if name.is_empty() {
+                return Err(ConfigError::new(format!("empty header {raw:?}")));
+            }
+            HeaderName::from_bytes(name.to_ascii_lowercase().as_bytes())
+                .map_err(|_| ConfigError::new(format!("invalid header name {raw:?}")))
+        })
+        .collect()
+}
+
+/// Authenticates requests from an authenticating front proxy (kube-apiserver's aggregator,
+/// or any proxy with a request-header client certificate). See the [module docs](self).
+///
+/// ```
+/// use kube_authn::request::{FrontProxy, RequestHeaderConfig};
+/// # let dir = tempfile::tempdir().unwrap();
+/// # let ca_file = dir.path().join("ca.pem");
+/// # std::fs::write(&ca_file, kube_authn::x509::doc_ca_pem()).unwrap();
+/// let proxy = FrontProxy::new(RequestHeaderConfig {
+///     client_ca_file: Some(ca_file),
+///     allowed_names: vec!["doc-admin".into()],
+///     ..RequestHeaderConfig::standard()
+/// })
+/// .unwrap();
+///
+/// # let chain = kube_authn::x509::parse_pem_bundle(kube_authn::x509::doc_client_pem().as_bytes()).unwrap();
+/// let mut req = http::Request::get("/apis").header("X-Remote-User", "jane")
+///     .header("X-Remote-Group", "dev, ops").header("X-Remote-Extra-Acme.com%2Fteam", "a")
+///     .body(()).unwrap();
+/// req.extensions_mut().insert(kube_authn::tls::PeerCertificates::from_handshake(chain));
+/// let (parts, _) = req.into_parts();
+/// let resp = proxy.authenticate_parts(&parts).unwrap().unwrap();
+/// assert_eq!(resp.user.name(), "jane");
+/// assert_eq!(resp.user.groups().collect::<Vec<_>>(), ["dev, ops"]); // never split
+/// assert_eq!(resp.user.extra()["acme.com/team"], ["a"]);
+/// ```
+#[derive(Clone)]
+pub struct FrontProxy {
+    id: u64,
+    ca: CaSource,
+    allowed_names: Arc<[String]>,
+    username: Box<[HeaderName]>,
+    uid: Box<[HeaderName]>,
+    group: Box<[HeaderName]>,
+    extra_prefixes: Box<[String]>,
+    clock: Option<Clock>,
+}
+
+impl std::fmt::Debug for FrontProxy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FrontProxy")
+            .field("allowed_names", &self.allowed_names)
+            .field("username_headers", &self.username)
+            .field("uid_headers", &self.uid)
+            .field("group_headers", &self.group)
+            .field("extra_headers_prefix", &self.extra_prefixes)
+            .finish_non_exhaustive()
+    }
+}
+
+impl FrontProxy {
+    /// Builds the authenticator (k8s `headerrequest.New` + `NewDynamicCAVerifier`): header
+    /// names are trimmed and must not be empty (`empty header "<name>"`), the CA is loaded (a
+    /// file is reloaded when it changes; see [`FrontProxy::spawn_watch`]). Flag-level rules
+    /// (standard names, the UID header rule) are [`RequestHeaderConfig::validate`], which
+    /// kube-apiserver applies to flags only; call it for flag input.
+    ///
+    /// ```
+    /// use kube_authn::request::{FrontProxy, RequestHeaderConfig};
+    /// let err = FrontProxy::new(RequestHeaderConfig::standard()).unwrap_err();
+    /// assert_eq!(err.to_string(), "--requestheader-client-ca-file is required");
+    /// ```
+    pub fn new(config: RequestHeaderConfig) -> Result<Self, ConfigError> {
+        let ca = match (&config.client_ca_file, &config.client_ca_pem) {
+            (Some(path), _) => CaSource::File(CaSource::load_file("request-header", path)?),
+            (None, Some(pem)) => {
+                CaSource::Static(Arc::new(CaBundle::from_pem(pem).map_err(|e| {
+                    ConfigError::new(format!(
+                        "error loading CA bundle for \"request-header\": {e}"
+                    ))
+                })?))
+            }
+            (None, None) => {
+                return Err(ConfigError::new(
+                    "--requestheader-client-ca-file is required",
+                ));
+            }
+        };
+        Ok(Self {
+            id: x509::next_id(),
+            ca,
+            allowed_names: config.allowed_names.clone().into(),
+            username: header_names(&config.username_headers)?,
+            uid: header_names(&config.uid_headers)?,
+            group: header_names(&config.group_headers)?,
+            extra_prefixes: config
+                .extra_headers_prefix
+                .iter()
+                .map(|p| {
+                    let t = p.trim();
+                    if t.is_empty() {
+                        Err(ConfigError::new(format!("empty header {p:?}")))
+                    } else {
+                        Ok(t.to_ascii_lowercase())
+                    }
+                })
+                .collect::<Result<_, _>>()?,
+            clock: None,
+        })
+    }
+
+    /// Uses `clock` instead of the system time (tests).
+    ///
+    /// ```
+    /// # use kube_authn::request::*;
+    /// # let c = RequestHeaderConfig { client_ca_pem: Some(kube_authn::x509::doc_ca_pem().into()), ..RequestHeaderConfig::standard() };
+    /// let p = FrontProxy::new(c).unwrap().with_clock(std::sync::Arc::new(std::time::SystemTime::now));
+    /// ```
+    pub fn with_clock(mut self, clock: Clock) -> Self {
+        self.clock = Some(clock);
+        self
+    }
+
+    /// Polls the CA file every `interval` (`None` when the CA is not a file).
+    ///
+    /// ```
+    /// # use kube_authn::request::*;
+    /// # let c = RequestHeaderConfig { client_ca_pem: Some(kube_authn::x509::doc_ca_pem().into()), ..RequestHeaderConfig::standard() };
+    /// assert!(FrontProxy::new(c).unwrap().spawn_watch(std::time::Duration::from_secs(1)).is_none());
+    /// ```
+    pub fn spawn_watch(&self, interval: std::time::Duration) -> Option<crate::reload::WatchTask> {
+        match &self.ca {
+            CaSource::File(r) => Some(r.spawn_watch(interval)),
+            CaSource::Static(_) => None,
+        }
+    }
+
+    /// The current request-header CA bundle.
+    ///
+    /// ```
+    /// # use kube_authn::request::*;
+    /// # let c = RequestHeaderConfig { client_ca_pem: Some(kube_authn::x509::doc_ca_pem().into()), ..RequestHeaderConfig::standard() };
+    /// assert_eq!(FrontProxy::new(c).unwrap().bundle().certificates().len(), 1);
+    /// ```
+    pub fn bundle(&self) -> Arc<CaBundle> {
+        match &self.ca {
+            CaSource::Static(b) => b.clone(),
+            CaSource::File(r) => r.current_arc(),
+        }
+    }
+
+    /// Verifies the proxy certificate (cached per connection) and checks its CN.
+    /// `Ok(true)`: a trusted proxy; `Ok(false)`: no certificate.
+    fn verify_proxy(&self, peer: Option<&PeerCertificates>) -> Result<bool, Error> {
+        let Some(peer) = peer.filter(|p| !p.is_empty()) else {
+            return Ok(false);
+        };
+        let now = now_secs(&self.clock);
+        self.ca.with(|bundle| {
+            let generation = bundle.generation();
+            if let Some(r) = peer
+                .cache()
+                .get(self.id, generation, now, |e| e.outcome.clone())
+            {
+                return r.map(|_| true);
+            }
+            let (outcome, from, until): (AuthResult, i64, i64) =
+                match x509::verify::verify_chain(bundle, peer.chain(), now, KeyUsage::ClientAuth) {
+                    Ok(w) => match self.check_cn(&peer.chain()[0]) {
+                        Ok(()) => (Ok(None), w.not_before, w.not_after),
+                        Err(e) => (Err(e), w.not_before, w.not_after),
+                    },
+                    Err(e) => (Err(e), now, now),
+                };
+            peer.cache().put(CacheEntry {
+                owner: self.id,
+                generation,
+                valid_from: from,
+                valid_until: until,
+                leaf_not_after: None,
+                outcome: outcome.clone(),
+            });
+            outcome.map(|_| true)
+        })
+    }
+
+    fn check_cn(&self, leaf: &[u8]) -> Result<(), Error> {
+        if self.allowed_names.is_empty() {
+            return Ok(());
+        }
+        let cn = x509::subject::subject_of(leaf)?.common_name;
+        if self.allowed_names.contains(&cn) {
+            Ok(())
+        } else {
+            Err(Error::new(
+                ErrorKind::InvalidCredential,
+                format!("x509: subject with cn={cn} is not in the allowed list"),
+            ))
+        }
+    }
+
+    /// Authenticates a request head (what `authenticate_request` does, synchronously).
+    ///
+    /// ```
+    /// # use kube_authn::request::*;
+    /// # let c = RequestHeaderConfig { client_ca_pem: Some(kube_authn::x509::doc_ca_pem().into()), ..RequestHeaderConfig::standard() };
+    /// let proxy = FrontProxy::new(c).unwrap();
+    /// // No client certificate: not mine, whatever the headers say.
+    /// let (parts, _) = http::Request::get("/").header("X-Remote-User", "admin").body(()).unwrap().into_parts();
+    /// assert!(proxy.authenticate_parts(&parts).unwrap().is_none());
+    /// ```
+    pub fn authenticate_parts(&self, req: &Parts) -> AuthResult {
+        if !self.verify_proxy(req.extensions.get::<PeerCertificates>())? {
+            return Ok(None);
+        }
+        self.user_from_headers(&req.headers)
+    }
+
+    /// Reads the identity from `headers` (no certificate check): k8s `requestheader`
+    /// `AuthenticateRequest`. Public for tests and benchmarks.
+    ///
+    /// ```
+    /// # use kube_authn::request::*;
+    /// # let c = RequestHeaderConfig { client_ca_pem: Some(kube_authn::x509::doc_ca_pem().into()), ..RequestHeaderConfig::standard() };
+    /// let proxy = FrontProxy::new(c).unwrap();
+    /// let mut h = http::HeaderMap::new();
+    /// h.insert("x-remote-user", "bob".parse().unwrap());
+    /// assert_eq!(proxy.user_from_headers(&h).unwrap().unwrap().user.name(), "bob");
+    /// ```
+    pub fn user_from_headers(&self, headers: &HeaderMap) -> AuthResult {
+        let name = first_value(headers, &self.username)?;
+        if name.is_empty() {
+            return Ok(None);
+        }
+        let uid = first_value(headers, &self.uid)?;
+        let mut builder = UserInfo::builder(name).uid(uid);
+        let mut groups = 0usize;
+        for h in self.group.iter() {
+            for v in headers.get_all(h) {
+                let v = value_str(v)?;
+                if v.is_empty() {
+                    continue;
+                }
+                groups += 1;
+                if groups > MAX_GROUPS {
+                    return Err(Error::from_static(
+                        ErrorKind::MalformedCredential,
+                        "request header: too many group values",
+                    ));
+                }
+                builder = builder.group(v);
+            }
+        }
+        let mut extras = 0usize;
+        for prefix in self.extra_prefixes.iter() {
+            for (k, v) in headers.iter() {
+                let k = k.as_str();
+                let Some(rest) = k.strip_prefix(prefix.as_str()) else {
+                    continue;
+                };
+                extras += 1;
+                if extras > MAX_EXTRA_VALUES {
+                    return Err(Error::from_static(
+                        ErrorKind::MalformedCredential,
+                        "request header: too many extra values",
+                    ));
+                }
+                let key = decode_extra_key(rest)?;
+                builder = builder.extra(key, [value_str(v)?]);
+            }
+        }
+        Ok(Some(Response::new(Arc::new(builder.build()))))
+    }
+}
+
+fn value_str(v: &http::HeaderValue) -> Result<&str, Error> {
+    let s = std::str::from_utf8(v.as_bytes()).map_err(|_| {
+        Error::from_static(
+            ErrorKind::MalformedCredential,
+            "request header: identity header value is not valid UTF-8",
+        )
+    })?;
+    if s.chars().any(char::is_control) {
+        return Err(Error::from_static(
+            ErrorKind::MalformedCredential,
+            "request header: identity header value contains a control character",
+        ));
+    }
+    Ok(s)
+}
+
+/// k8s `headerValue`: for each header in order, its **first** value; the first non-empty wins.
+fn first_value<'h>(headers: &'h HeaderMap, names: &[HeaderName]) -> Result<&'h str, Error> {
+    for name in names {
+        if let Some(v) = headers.get(name) {
+            let v = value_str(v)?;
+            if !v.is_empty() {
+                return Ok(v);
+            }
+        }
+    }
+    Ok("")
+}
+
+/// k8s `unescapeExtraKey(ToLower(key))`: lower-case (the header map already did), then
+/// percent-decode once (`url.PathUnescape`); an invalid escape keeps the raw key. A decoded
+/// key that is not UTF-8 or contains control characters is refused (k8s keeps it).
+///
+/// ```
+/// use kube_authn::request::decode_extra_key;
+/// assert_eq!(decode_extra_key("example.com%2fpercent%2520encoded").unwrap(), "example.com/percent%20encoded");
+/// assert_eq!(decode_extra_key("almost%zzpercent").unwrap(), "almost%zzpercent");
+/// assert!(decode_extra_key("bad%ff").is_err());
+/// ```
+pub fn decode_extra_key(key: &str) -> Result<String, Error> {
+    let lower = key.to_ascii_lowercase();
+    if !lower.contains('%') {
+        return Ok(lower);
+    }
+    let b = lower.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let hex = |c: u8| (c as char).to_digit(16);
+            match (
+                b.get(i + 1).and_then(|&c| hex(c)),
+                b.get(i + 2).and_then(|&c| hex(c)),
+            ) {
+                (Some(h), Some(l)) => {
+                    out.push((h * 16 + l) as u8);
+                    i += 3;
+                }
+                _ => return Ok(lower), // invalid escape: the raw (lower-cased) key
+            }
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    let s = String::from_utf8(out).map_err(|_| {
+        Error::from_static(
+            ErrorKind::MalformedCredential,
+            "request header: decoded extra key is not valid UTF-8",
+        )
+    })?;
+    if s.chars().any(char::is_control) {
+        return Err(Error::from_static(
+            ErrorKind::MalformedCredential,
+            "request header: decoded extra key contains a control character",
+        ));
+    }
+    Ok(s)
+}
+
+impl RequestAuthenticator for FrontProxy {
+    fn authenticate_request<'a>(&'a self, req: &'a Parts, _ctx: &'a Context) -> AuthFuture<'a> {
+        AuthFuture::ready(self.authenticate_parts(req))
+    }
+
+    fn describe(&self, description: &mut Description) {
+        for h in self
+            .username
+            .iter()
+            .chain(self.uid.iter())
+            .chain(self.group.iter())
+        {
+            description.add_identity_header(h.clone());
+        }
+        for p in self.extra_prefixes.iter() {
+            description.add_identity_header_prefix(p);
+        }
+    }
+}
+
+/// The largest ConfigMap document read (Kubernetes caps a ConfigMap at 1 MiB).
+pub const MAX_CONFIGMAP_BYTES: usize = 1 << 20;
+
+/// What a delegating (aggregated) API server reads from the
+/// `kube-system/extension-apiserver-authentication` ConfigMap.
+///
+/// ```
+/// use kube_authn::request::ExtensionApiserverAuthentication;
+/// let cm = br#"{"apiVersion":"v1","kind":"ConfigMap","data":{}}"#;
+/// let auth = ExtensionApiserverAuthentication::from_configmap(cm).unwrap();
+/// assert!(auth.client_ca.is_none() && auth.request_header.is_none());
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ExtensionApiserverAuthentication {
+    /// `client-ca-file`: the client CA bundle (PEM), if present and non-empty.
+    pub client_ca: Option<Vec<u8>>,
+    /// The request-header settings; present only when `requestheader-client-ca-file` is
+    /// non-empty (the writer's rule), with the CA in [`RequestHeaderConfig::client_ca_pem`].
+    pub request_header: Option<RequestHeaderConfig>,
+}
+
+#[derive(serde::Deserialize)]
+struct ConfigMapDoc {
+    #[serde(default)]
+    kind: Option<String>,
+    #[serde(default)]
+    data: Option<std::collections::BTreeMap<String, String>>,
+}
+
+/// k8s `deserializeStrings`: `""` and `null` are empty; otherwise a JSON array of strings.
+fn deserialize_strings(key: &str, value: Option<&String>) -> Result<Vec<String>, ConfigError> {
+    let Some(value) = value else {
+        return Ok(Vec::new());
+    };
+    if value.is_empty() {
+        return Ok(Vec::new());
+    }
+    let list: Option<Vec<String>> = serde_json::from_str(value)
+        .map_err(|e| ConfigError::new(format!("{key}: not a JSON array of strings: {e}")))?;
+    Ok(list.unwrap_or_default())
+}
+
+impl ExtensionApiserverAuthentication {
+    /// Parses the ConfigMap as JSON or as YAML (`kubectl get cm -n kube-system
+    /// extension-apiserver-authentication -o yaml`; YAML needs the `yaml` feature). Lists are
+    /// JSON arrays as kube-apiserver writes them; `""` and `null` mean empty.
+    ///
+    /// ```
+    /// use kube_authn::request::ExtensionApiserverAuthentication;
+    /// let cm = serde_json::json!({"kind": "ConfigMap", "data": {
+    ///     "requestheader-client-ca-file": kube_authn::x509::doc_ca_pem(),
+    ///     "requestheader-username-headers": "not json",
+    /// }});
+    /// let err = ExtensionApiserverAuthentication::from_configmap(cm.to_string().as_bytes()).unwrap_err();
+    /// assert!(err.to_string().starts_with("requestheader-username-headers: not a JSON array of strings"));
+    /// ```
+    pub fn from_configmap(bytes: &[u8]) -> Result<Self, ConfigError> {
+        if bytes.len() > MAX_CONFIGMAP_BYTES {
+            return Err(ConfigError::new(format!(
+                "ConfigMap is larger than {MAX_CONFIGMAP_BYTES} bytes"
+            )));
+        }
+        let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+        let doc: ConfigMapDoc = if first == Some(&b'{') {
+            serde_json::from_slice(bytes)
+                .map_err(|e| ConfigError::new(format!("ConfigMap is not valid JSON: {e}")))?
+        } else {
+            parse_yaml(bytes)?
+        };
+        if let Some(kind) = &doc.kind {
+            if kind != "ConfigMap" {
+                return Err(ConfigError::new(format!(
+                    "expected kind ConfigMap, found {kind:?}"
+                )));
+            }
+        }
+        let data = doc.data.unwrap_or_default();
+        let non_empty = |k: &str| {
+            data.get(k)
+                .filter(|v| !v.trim().is_empty())
+                .map(|v| v.as_bytes().to_vec())
+        };
+        let client_ca = non_empty("client-ca-file");
+        let request_header = match non_empty("requestheader-client-ca-file") {
+            None => None,
+            Some(pem) => Some(RequestHeaderConfig {
+                client_ca_file: None,
+                client_ca_pem: Some(pem),
+                allowed_names: deserialize_strings(
+                    "requestheader-allowed-names",
+                    data.get("requestheader-allowed-names"),
+                )?,
+                username_headers: deserialize_strings(
+                    "requestheader-username-headers",
+                    data.get("requestheader-username-headers"),
+                )?,
+                uid_headers: deserialize_strings(
+                    "requestheader-uid-headers",
+                    data.get("requestheader-uid-headers"),
+                )?,
+                group_headers: deserialize_strings(
+                    "requestheader-group-headers",
+                    data.get("requestheader-group-headers"),
+                )?,
+                extra_headers_prefix: deserialize_strings(
+                    "requestheader-extra-headers-prefix",
+                    data.get("requestheader-extra-headers-prefix"),
+                )?,
+            }),
+        };
+        Ok(Self {
+            client_ca,
+            request_header,
+        })
+    }
+}
+
+impl RequestHeaderConfig {
+    /// The request-header settings of an `extension-apiserver-authentication` ConfigMap
+    /// (`None` when it has no request-header CA). See
+    /// [`ExtensionApiserverAuthentication::from_configmap`].
+    ///
+    /// ```
+    /// use kube_authn::request::RequestHeaderConfig;
+    /// assert!(RequestHeaderConfig::from_configmap(br#"{"data":{}}"#).unwrap().is_none());
+    /// ```
+    pub fn from_configmap(bytes: &[u8]) -> Result<Option<Self>, ConfigError> {
+        Ok(ExtensionApiserverAuthentication::from_configmap(bytes)?.request_header)
+    }
+}
+
+fn parse_yaml(bytes: &[u8]) -> Result<ConfigMapDoc, ConfigError> {
+    serde_yaml_ng::from_slice(bytes)
+        .map_err(|e| ConfigError::new(format!("ConfigMap is not valid YAML: {e}")))
+}

@@ -1,0 +1,49 @@
+//! TLS plumbing: the peer certificate chain as a request extension ([`PeerCertificates`]),
+//! and (feature `tls`) a rustls server configuration that requests client certificates the
+//! way kube-apiserver does plus an accept loop that puts the chain on every request.
+//!
+//! # Why the handshake does not verify client certificates
+//!
+//! kube-apiserver's listener uses Go's `tls.RequestClientCert`: it asks for a certificate, does
+//! not require one and does not verify its chain, but still checks the client's proof that it
+//! holds the private key (CertificateVerify). Chains are verified per request by the
+//! authenticators, against *different* CA bundles (the client CA for [`crate::x509`], the
+//! front-proxy CA for [`crate::request::FrontProxy`]), so an untrusted or expired client
+//! certificate does not break a request that also carries a valid bearer token. rustls has no
+//! such mode built in (rustls#446); [`ClientCertPolicy::Request`] is ours: it parses the
+//! certificate (garbage fails the handshake, as in Go) and delegates the CertificateVerify check
+//! to rustls' own webpki-based signature verification. [`ClientCertPolicy::VerifyIfGiven`] and
+//! [`ClientCertPolicy::Require`] are the stricter rustls verifiers, for servers that want to
+//! refuse unknown certificates at the handshake.
+//!
+//! # Getting the chain to the request
+//!
+//! * [`TlsServer`] (feature `tls`): our own accept loop (hyper-util auto: HTTP/1.1 and HTTP/2
+//!   by ALPN, tokio-rustls, a handshake timeout, graceful shutdown). It serves any
+//!   `tower::Service<http::Request<hyper::body::Incoming>>`: an axum `Router`, a tonic
+//!   `Routes`, or a plain `service_fn`, and inserts [`PeerCertificates`] into every request of
+//!   a connection whose client sent a certificate. One `Arc` clone per request.
+//! * Your own TLS termination: insert [`PeerCertificates::injected`] yourself (and reuse the
+//!   value for all requests of the connection so the verification cache works).
+
+mod peer;
+
+/// The certificate types used in this module's API (re-exported `rustls-pki-types`).
+pub use rustls_pki_types as pki_types;
+
+pub(crate) use peer::CacheEntry;
+pub use peer::{CertSource, PeerCertificates};
+
+#[cfg(feature = "tls")]
+mod server;
+#[cfg(feature = "tls")]
+mod verifier;
+
+/// The rustls and tokio-rustls versions this module's API uses (re-exported).
+#[cfg(feature = "tls")]
+pub use {rustls, tokio_rustls};
+
+#[cfg(feature = "tls")]
+pub use server::{DEFAULT_HANDSHAKE_TIMEOUT, TlsServer, serve};
+#[cfg(feature = "tls")]
+pub use verifier::{ClientCertPolicy, RequestClientCert, server_config};

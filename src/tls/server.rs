@@ -1,0 +1,252 @@
+//! Our own TLS accept loop: tokio-rustls handshakes with a timeout, hyper-util's auto builder
+//! (HTTP/1.1 and HTTP/2), graceful shutdown, and [`PeerCertificates`] on every request.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto;
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+use tokio::net::TcpListener;
+use tokio_rustls::TlsAcceptor;
+use tower_service::Service;
+
+use super::PeerCertificates;
+
+/// How long a client may take to complete the TLS handshake (kube-apiserver relies on Go's
+/// `ReadHeaderTimeout`; 10 s is the usual budget).
+pub const DEFAULT_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A TLS server that serves a Tower service with the peer chain on every request.
+///
+/// ```no_run
+/// use std::sync::Arc;
+/// use kube_authn::tls::{server_config, ClientCertPolicy, PeerCertificates, TlsServer};
+/// # use rustls_pki_types::pem::PemObject;
+/// # async fn run() -> std::io::Result<()> {
+/// # let chain = kube_authn::x509::parse_pem_bundle(kube_authn::x509::doc_client_pem().as_bytes()).unwrap();
+/// # let key = rustls_pki_types::PrivateKeyDer::from_pem_slice(kube_authn::x509::doc_client_key_pem().as_bytes()).unwrap();
+/// let config = server_config(chain, key, &ClientCertPolicy::Request { hints: vec![] }).unwrap();
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:8443").await?;
+/// let app = tower::service_fn(|req: http::Request<hyper::body::Incoming>| async move {
+///     let certs = req.extensions().get::<PeerCertificates>().map_or(0, |p| p.chain().len());
+///     Ok::<_, std::convert::Infallible>(http::Response::new(format!("{certs} certificates")))
+/// });
+/// TlsServer::new(Arc::new(config))
+///     .serve(listener, app, async { let _ = tokio::signal::ctrl_c().await; })
+///     .await
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct TlsServer {
+    acceptor: TlsAcceptor,
+    handshake_timeout: Duration,
+    grace: Duration,
+}
+
+impl std::fmt::Debug for TlsServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TlsServer")
+            .field("handshake_timeout", &self.handshake_timeout)
+            .field("grace", &self.grace)
+            .finish_non_exhaustive()
+    }
+}
+
+impl TlsServer {
+    /// A server with `config` (see [`super::server_config`]).
+    ///
+    /// ```
+    /// # use kube_authn::tls::*;
+    /// # use rustls_pki_types::pem::PemObject;
+    /// # let chain = kube_authn::x509::parse_pem_bundle(kube_authn::x509::doc_client_pem().as_bytes()).unwrap();
+    /// # let key = rustls_pki_types::PrivateKeyDer::from_pem_slice(kube_authn::x509::doc_client_key_pem().as_bytes()).unwrap();
+    /// let config = server_config(chain, key, &ClientCertPolicy::None).unwrap();
+    /// let server = TlsServer::new(std::sync::Arc::new(config));
+    /// ```
+    pub fn new(config: Arc<rustls::ServerConfig>) -> Self {
+        Self {
+            acceptor: TlsAcceptor::from(config),
+            handshake_timeout: DEFAULT_HANDSHAKE_TIMEOUT,
+            grace: Duration::from_secs(30),
+        }
+    }
+
+    /// Sets the handshake timeout (default [`DEFAULT_HANDSHAKE_TIMEOUT`]).
+    ///
+    /// ```
+    /// # use kube_authn::tls::*;
+    /// # use rustls_pki_types::pem::PemObject;
+    /// # let chain = kube_authn::x509::parse_pem_bundle(kube_authn::x509::doc_client_pem().as_bytes()).unwrap();
+    /// # let key = rustls_pki_types::PrivateKeyDer::from_pem_slice(kube_authn::x509::doc_client_key_pem().as_bytes()).unwrap();
+    /// # let config = std::sync::Arc::new(server_config(chain, key, &ClientCertPolicy::None).unwrap());
+    /// let server = TlsServer::new(config).handshake_timeout(std::time::Duration::from_secs(5));
+    /// ```
+    pub fn handshake_timeout(mut self, timeout: Duration) -> Self {
+        self.handshake_timeout = timeout;
+        self
+    }
+
+    /// How long open connections may take to finish after shutdown starts (default 30 s).
+    ///
+    /// ```
+    /// # use kube_authn::tls::*;
+    /// # use rustls_pki_types::pem::PemObject;
+    /// # let chain = kube_authn::x509::parse_pem_bundle(kube_authn::x509::doc_client_pem().as_bytes()).unwrap();
+    /// # let key = rustls_pki_types::PrivateKeyDer::from_pem_slice(kube_authn::x509::doc_client_key_pem().as_bytes()).unwrap();
+    /// # let config = std::sync::Arc::new(server_config(chain, key, &ClientCertPolicy::None).unwrap());
+    /// let server = TlsServer::new(config).shutdown_grace(std::time::Duration::from_secs(5));
+    /// ```
+    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
+        self.grace = grace;
+        self
+    }
+
+    /// Accepts connections on `listener` until `shutdown` completes, then stops accepting and
+    /// waits (up to the grace period) for open connections to finish their requests.
+    ///
+    /// Each connection: TLS handshake (bounded by the handshake timeout; failures are logged at
+    /// debug level and dropped), then HTTP/1.1 or HTTP/2 with `service`; when the client sent a
+    /// certificate, every request carries the same [`PeerCertificates`].
+    ///
+    /// See [`TlsServer`] for an example.
+    pub async fn serve<S, B>(
+        self,
+        listener: TcpListener,
+        service: S,
+        shutdown: impl Future<Output = ()>,
+    ) -> std::io::Result<()>
+    where
+        S: Service<http::Request<Incoming>, Response = http::Response<B>> + Clone + Send + 'static,
+        S::Future: Send + 'static,
+        S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+        B: http_body::Body + Send + 'static,
+        B::Data: Send,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let graceful = GracefulShutdown::new();
+        let mut builder = auto::Builder::new(TokioExecutor::new());
+        builder.http1().timer(TokioTimer::new());
+        builder.http2().timer(TokioTimer::new());
+        tokio::pin!(shutdown);
+        loop {
+            tokio::select! {
+                accepted = listener.accept() => {
+                    let (tcp, remote) = match accepted {
+                        Ok(x) => x,
+                        Err(e) => {
+                            // EMFILE and friends: back off instead of spinning.
+                            tracing::warn!(error = %e, "accept failed");
+                            tokio::time::sleep(Duration::from_millis(50)).await;
+                            continue;
+                        }
+                    };
+                    let acceptor = self.acceptor.clone();
+                    let timeout = self.handshake_timeout;
+                    let service = service.clone();
+                    let watcher = graceful.watcher();
+                    let builder = builder.clone();
+                    tokio::spawn(async move {
+                        let tls = match tokio::time::timeout(timeout, acceptor.accept(tcp)).await {
+                            Ok(Ok(tls)) => tls,
+                            Ok(Err(e)) => {
+                                tracing::debug!(%remote, error = %e, "TLS handshake failed");
+                                return;
+                            }
+                            Err(_) => {
+                                tracing::debug!(%remote, "TLS handshake timed out");
+                                return;
+                            }
+                        };
+                        let peer = tls
+                            .get_ref()
+                            .1
+                            .peer_certificates()
+                            .filter(|c| !c.is_empty())
+                            .map(|c| PeerCertificates::from_handshake(c.to_vec()));
+                        let svc = TowerToHyperService::new(AddPeer { inner: service, peer });
+                        let conn = builder
+                            .serve_connection_with_upgrades(TokioIo::new(tls), svc)
+                            .into_owned();
+                        if let Err(e) = watcher.watch(conn).await {
+                            tracing::debug!(%remote, error = %e, "connection ended with an error");
+                        }
+                    });
+                }
+                () = &mut shutdown => break,
+            }
+        }
+        drop(listener);
+        tokio::select! {
+            () = graceful.shutdown() => {}
+            () = tokio::time::sleep(self.grace) => {
+                tracing::warn!("shutdown grace period elapsed with connections still open");
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Serves `service` over TLS on `listener` until `shutdown`: [`TlsServer::new`]`(config)
+/// .serve(listener, service, shutdown)`.
+///
+/// ```no_run
+/// # async fn run(config: std::sync::Arc<rustls::ServerConfig>) -> std::io::Result<()> {
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:8443").await?;
+/// let app = tower::service_fn(|_req: http::Request<hyper::body::Incoming>| async {
+///     Ok::<_, std::convert::Infallible>(http::Response::new(String::from("ok")))
+/// });
+/// kube_authn::tls::serve(listener, config, app, std::future::pending()).await
+/// # }
+/// ```
+pub async fn serve<S, B>(
+    listener: TcpListener,
+    config: Arc<rustls::ServerConfig>,
+    service: S,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()>
+where
+    S: Service<http::Request<Incoming>, Response = http::Response<B>> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+    S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    B: http_body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    TlsServer::new(config)
+        .serve(listener, service, shutdown)
+        .await
+}
+
+/// Inserts the connection's peer chain into every request.
+#[derive(Clone)]
+struct AddPeer<S> {
+    inner: S,
+    peer: Option<PeerCertificates>,
+}
+
+impl<S, B> Service<http::Request<B>> for AddPeer<S>
+where
+    S: Service<http::Request<B>>,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = S::Future;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut req: http::Request<B>) -> S::Future {
+        // Never trust an extension that came from elsewhere: the connection decides.
+        req.extensions_mut().remove::<PeerCertificates>();
+        if let Some(peer) = &self.peer {
+            req.extensions_mut().insert(peer.clone());
+        }
+        self.inner.call(req)
+    }
+}

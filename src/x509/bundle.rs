@@ -1,0 +1,380 @@
+//! CA bundles: PEM parsing with client-go's rules, and the parsed trust anchors.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use base64::Engine as _;
+use rustls_pki_types::{CertificateDer, TrustAnchor};
+
+use super::der;
+use crate::error::ConfigError;
+
+/// The largest CA bundle file read (4 MiB): Kubernetes bundles are a few kilobytes.
+pub const MAX_BUNDLE_BYTES: u64 = 4 << 20;
+/// The most certificates one bundle may hold.
+pub const MAX_BUNDLE_CERTS: usize = 1000;
+
+static GENERATION: AtomicU64 = AtomicU64::new(1);
+
+/// A fresh, process-unique number (bundle generations, authenticator ids).
+pub(crate) fn next_id() -> u64 {
+    GENERATION.fetch_add(1, Ordering::Relaxed)
+}
+
+/// The certificates in a PEM bundle, with client-go's `ParseCertsPEM` rules: blocks are read in
+/// order, blocks that are not `CERTIFICATE` or that carry PEM headers are skipped, text between
+/// blocks is ignored, a certificate that does not parse aborts, and no certificate at all is the
+/// error `data does not contain any valid RSA or ECDSA certificates`.
+///
+/// ```
+/// use kube_authn::x509::parse_pem_bundle;
+/// let err = parse_pem_bundle(b"-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n").unwrap_err();
+/// assert_eq!(err.to_string(), "data does not contain any valid RSA or ECDSA certificates");
+/// ```
+pub fn parse_pem_bundle(data: &[u8]) -> Result<Vec<CertificateDer<'static>>, ConfigError> {
+    let mut certs = Vec::new();
+    for block in PemBlocks(data) {
+        if block.label != b"CERTIFICATE" || block.has_headers {
+            continue;
+        }
+        let der = base64::engine::general_purpose::STANDARD
+            .decode(&block.body)
+            .map_err(|_| ConfigError::new("x509: malformed certificate: invalid base64"))?;
+        // Every certificate must parse (client-go aborts on a DER error).
+        x509_parser::parse_x509_certificate(&der)
+            .map_err(|e| ConfigError::new(format!("x509: malformed certificate: {e}")))?;
+        if certs.len() == MAX_BUNDLE_CERTS {
+            return Err(ConfigError::new(format!(
+                "CA bundle holds more than {MAX_BUNDLE_CERTS} certificates"
+            )));
+        }
+        certs.push(CertificateDer::from(der));
+    }
+    if certs.is_empty() {
+        return Err(ConfigError::new(
+            "data does not contain any valid RSA or ECDSA certificates",
+        ));
+    }
+    Ok(certs)
+}
+
+struct PemBlock<'a> {
+    label: &'a [u8],
+    has_headers: bool,
+    body: Vec<u8>,
+}
+
+/// Iterates PEM blocks like Go's `pem.Decode` called in a loop: anything before a
+/// `-----BEGIN` line is skipped; a malformed block is skipped.
+struct PemBlocks<'a>(&'a [u8]);
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+fn line(input: &[u8]) -> (&[u8], &[u8]) {
+    match input.iter().position(|&b| b == b'\n') {
+        Some(i) => (&input[..i], &input[i + 1..]),
+        None => (input, &[]),
+    }
+}
+
+fn trim(b: &[u8]) -> &[u8] {
+    b.trim_ascii()
+}
+
+impl<'a> Iterator for PemBlocks<'a> {
+    type Item = PemBlock<'a>;
+
+    fn next(&mut self) -> Option<PemBlock<'a>> {
+        loop {
+            let start = find(self.0, b"-----BEGIN ")?;
+            // Go requires BEGIN at the start of a line.
+            if start > 0 && self.0[start - 1] != b'\n' {
+                self.0 = &self.0[start + 11..];
+                continue;
+            }
+            let after = &self.0[start + 11..];
+            let (first, mut rest) = line(after);
+            self.0 = rest;
+            let first = trim(first);
+            let Some(label) = first.strip_suffix(b"-----") else {
+                continue;
+            };
+            let mut has_headers = false;
+            let mut body = Vec::new();
+            let mut in_headers = true;
+            let mut ok = false;
+            while !rest.is_empty() {
+                let (l, r) = line(rest);
+                rest = r;
+                let t = trim(l);
+                if t.starts_with(b"-----END ") {
+                    ok = t
+                        .strip_prefix(b"-----END ".as_slice())
+                        .and_then(|t| t.strip_suffix(b"-----"))
+                        == Some(label);
+                    break;
+                }
+                if in_headers && t.contains(&b':') {
+                    has_headers = true;
+                    continue;
+                }
+                in_headers = false;
+                body.extend(t.iter().copied().filter(|b| !b.is_ascii_whitespace()));
+            }
+            if ok {
+                self.0 = rest;
+                return Some(PemBlock {
+                    label,
+                    has_headers,
+                    body,
+                });
+            }
+            // Malformed: continue the search after the BEGIN line.
+        }
+    }
+}
+
+/// A parsed CA bundle: trust anchors for rustls-webpki plus what webpki does not keep (the
+/// roots' validity, their DER for the pinned-leaf rule). Immutable; a reload builds a new one
+/// with a new [`generation`](CaBundle::generation).
+pub struct CaBundle {
+    pub(crate) anchors: Vec<TrustAnchor<'static>>,
+    /// `(not_before, not_after)` of each anchor, Unix seconds.
+    pub(crate) validity: Vec<(i64, i64)>,
+    pub(crate) ders: Vec<CertificateDer<'static>>,
+    generation: u64,
+}
+
+impl std::fmt::Debug for CaBundle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CaBundle")
+            .field("certificates", &self.ders.len())
+            .field("generation", &self.generation)
+            .finish()
+    }
+}
+
+impl CaBundle {
+    /// Parses a PEM bundle (see [`parse_pem_bundle`]). A certificate that cannot serve as a
+    /// trust anchor is an error.
+    ///
+    /// ```
+    /// use kube_authn::x509::CaBundle;
+    /// assert!(CaBundle::from_pem(b"").is_err());
+    /// ```
+    pub fn from_pem(pem: &[u8]) -> Result<Self, ConfigError> {
+        if pem.iter().all(u8::is_ascii_whitespace) {
+            return Err(ConfigError::new("missing content for CA bundle"));
+        }
+        Self::from_der(parse_pem_bundle(pem)?)
+    }
+
+    /// Builds a bundle from DER certificates.
+    ///
+    /// ```
+    /// use kube_authn::x509::CaBundle;
+    /// assert!(CaBundle::from_der(vec![]).is_err());
+    /// ```
+    pub fn from_der(certs: Vec<CertificateDer<'static>>) -> Result<Self, ConfigError> {
+        if certs.is_empty() {
+            return Err(ConfigError::new(
+                "data does not contain any valid RSA or ECDSA certificates",
+            ));
+        }
+        let mut anchors = Vec::with_capacity(certs.len());
+        let mut validity = Vec::with_capacity(certs.len());
+        for cert in &certs {
+            let anchor = webpki::anchor_from_trusted_cert(cert)
+                .map_err(|e| ConfigError::new(format!("x509: unusable CA certificate: {e:?}")))?
+                .to_owned();
+            let view = der::tbs_view(cert)
+                .ok_or_else(|| ConfigError::new("x509: malformed CA certificate validity"))?;
+            anchors.push(anchor);
+            validity.push((view.not_before, view.not_after));
+        }
+        Ok(Self {
+            anchors,
+            validity,
+            ders: certs,
+            generation: next_id(),
+        })
+    }
+
+    /// A process-unique number identifying this parsed bundle (per-connection caches are keyed
+    /// by it, so a reload invalidates them).
+    ///
+    /// ```
+    /// # let pem = kube_authn::x509::doc_ca_pem();
+    /// let a = kube_authn::x509::CaBundle::from_pem(pem.as_bytes()).unwrap();
+    /// let b = kube_authn::x509::CaBundle::from_pem(pem.as_bytes()).unwrap();
+    /// assert_ne!(a.generation(), b.generation());
+    /// ```
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// The certificates, in file order.
+    ///
+    /// ```
+    /// # let pem = kube_authn::x509::doc_ca_pem();
+    /// let a = kube_authn::x509::CaBundle::from_pem(pem.as_bytes()).unwrap();
+    /// assert_eq!(a.certificates().len(), 1);
+    /// ```
+    pub fn certificates(&self) -> &[CertificateDer<'static>] {
+        &self.ders
+    }
+
+    /// The subjects of the certificates (DER content of the `Name` SEQUENCE, without its tag and
+    /// length, as webpki stores them): the acceptable-CA hint list a TLS server sends.
+    ///
+    /// ```
+    /// # let pem = kube_authn::x509::doc_ca_pem();
+    /// let a = kube_authn::x509::CaBundle::from_pem(pem.as_bytes()).unwrap();
+    /// assert_eq!(a.subjects().count(), 1);
+    /// ```
+    pub fn subjects(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        self.anchors.iter().map(|a| a.subject.as_ref())
+    }
+
+    /// Whether any certificate of `self` also appears (same DER) in `other`.
+    ///
+    /// ```
+    /// # let pem = kube_authn::x509::doc_ca_pem();
+    /// let a = kube_authn::x509::CaBundle::from_pem(pem.as_bytes()).unwrap();
+    /// assert!(a.overlaps(&a));
+    /// ```
+    pub fn overlaps(&self, other: &CaBundle) -> bool {
+        self.ders.iter().any(|d| other.ders.contains(d))
+    }
+}
+
+/// Where an authenticator gets its CA bundle: fixed, or a file reloaded on change.
+#[derive(Clone)]
+pub(crate) enum CaSource {
+    Static(Arc<CaBundle>),
+    File(crate::reload::FileReloader<CaBundle>),
+}
+
+impl CaSource {
+    #[inline]
+    pub(crate) fn with<R>(&self, f: impl FnOnce(&CaBundle) -> R) -> R {
+        match self {
+            CaSource::Static(b) => f(b),
+            CaSource::File(r) => f(&r.current()),
+        }
+    }
+
+    pub(crate) fn load_file(
+        purpose: &str,
+        path: &std::path::Path,
+    ) -> Result<crate::reload::FileReloader<CaBundle>, ConfigError> {
+        let name = format!("{purpose}::{}", path.display());
+        let name2 = name.clone();
+        crate::reload::FileReloader::load(path, MAX_BUNDLE_BYTES, move |bytes| {
+            if bytes.iter().all(u8::is_ascii_whitespace) {
+                return Err(ConfigError::new(format!(
+                    "missing content for CA bundle {name2:?}"
+                )));
+            }
+            CaBundle::from_pem(bytes).map_err(|e| {
+                ConfigError::new(format!("error loading CA bundle for {name2:?}: {e}"))
+            })
+        })
+        .map_err(|e| ConfigError::new(format!("error loading certs from  {}: {e}", path.display())))
+        .inspect(|_| tracing::debug!(%name, "loaded CA bundle"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn labels(data: &str) -> Vec<(String, bool, String)> {
+        PemBlocks(data.as_bytes())
+            .map(|b| {
+                (
+                    String::from_utf8_lossy(b.label).into_owned(),
+                    b.has_headers,
+                    String::from_utf8_lossy(&b.body).into_owned(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn pem_blocks_follow_go_pem_decode() {
+        type Case<'a> = (&'a str, &'a str, Vec<(&'a str, bool, &'a str)>);
+        let cases: &[Case<'_>] = &[
+            ("empty", "", vec![]),
+            (
+                "one block with leading text",
+                "junk\n-----BEGIN CERTIFICATE-----\nQUJD\nREVG\n-----END CERTIFICATE-----\n",
+                vec![("CERTIFICATE", false, "QUJDREVG")],
+            ),
+            (
+                "headers flagged",
+                "-----BEGIN CERTIFICATE-----\nProc-Type: 4,ENCRYPTED\n\nQUJD\n-----END CERTIFICATE-----\n",
+                vec![("CERTIFICATE", true, "QUJD")],
+            ),
+            (
+                "mismatched END skipped",
+                "-----BEGIN CERTIFICATE-----\nQUJD\n-----END KEY-----\n-----BEGIN X-----\nQQ==\n-----END X-----",
+                vec![("X", false, "QQ==")],
+            ),
+            (
+                "BEGIN not at line start ignored",
+                "x-----BEGIN CERTIFICATE-----\nQUJD\n-----END CERTIFICATE-----\n",
+                vec![],
+            ),
+            (
+                "CRLF line endings",
+                "-----BEGIN CERTIFICATE-----\r\nQUJD\r\n-----END CERTIFICATE-----\r\n",
+                vec![("CERTIFICATE", false, "QUJD")],
+            ),
+            (
+                "unterminated",
+                "-----BEGIN CERTIFICATE-----\nQUJD\n",
+                vec![],
+            ),
+        ];
+        for (name, input, want) in cases {
+            let got = labels(input);
+            let want: Vec<_> = want
+                .iter()
+                .map(|(a, b, c)| (a.to_string(), *b, c.to_string()))
+                .collect();
+            assert_eq!(got, want, "case {name}");
+        }
+    }
+
+    #[test]
+    fn bundle_errors() {
+        let cases: &[(&str, &[u8], &str)] = &[
+            ("empty", b"", "missing content for CA bundle"),
+            ("blank", b" \n", "missing content for CA bundle"),
+            (
+                "no certificates",
+                b"hello",
+                "data does not contain any valid RSA or ECDSA certificates",
+            ),
+            (
+                "bad base64",
+                b"-----BEGIN CERTIFICATE-----\n!!!!\n-----END CERTIFICATE-----\n",
+                "x509: malformed certificate: invalid base64",
+            ),
+        ];
+        for (name, input, want) in cases {
+            let err = CaBundle::from_pem(input).unwrap_err();
+            assert_eq!(err.to_string(), *want, "case {name}");
+        }
+        let err =
+            CaBundle::from_pem(b"-----BEGIN CERTIFICATE-----\nQUJD\n-----END CERTIFICATE-----\n")
+                .unwrap_err();
+        assert!(
+            err.to_string().starts_with("x509: malformed certificate"),
+            "{err}"
+        );
+    }
+}

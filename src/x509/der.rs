@@ -1,0 +1,327 @@
+//! A minimal, allocation-free DER reader for the few certificate fields the authenticators need
+//! on the hot path (validity window, subject attributes). Full decoding with x509-parser costs
+//! about 1.4 µs per certificate; this walker reads the same fields in well under 0.1 µs.
+//!
+//! Every function returns `None` on malformed input; nothing here panics or recurses.
+
+/// One TLV: its tag and its content.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Tlv<'a> {
+    pub(crate) tag: u8,
+    pub(crate) content: &'a [u8],
+}
+
+/// Reads one TLV from the start of `input`; returns it and the rest.
+pub(crate) fn read_tlv(input: &[u8]) -> Option<(Tlv<'_>, &[u8])> {
+    let (&tag, rest) = input.split_first()?;
+    if tag & 0x1f == 0x1f {
+        return None; // high tag numbers never occur in the fields we read
+    }
+    let (&first, rest) = rest.split_first()?;
+    let (len, rest) = if first < 0x80 {
+        (first as usize, rest)
+    } else {
+        let n = (first & 0x7f) as usize;
+        if n == 0 || n > 4 || rest.len() < n {
+            return None;
+        }
+        let mut len = 0usize;
+        for &b in &rest[..n] {
+            len = (len << 8) | b as usize;
+        }
+        (len, &rest[n..])
+    };
+    if rest.len() < len {
+        return None;
+    }
+    let (content, rest) = rest.split_at(len);
+    Some((Tlv { tag, content }, rest))
+}
+
+/// Iterates the TLVs inside a constructed value's content.
+pub(crate) struct Items<'a>(&'a [u8]);
+
+impl<'a> Iterator for Items<'a> {
+    type Item = Option<Tlv<'a>>;
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.0.is_empty() {
+            return None;
+        }
+        match read_tlv(self.0) {
+            Some((tlv, rest)) => {
+                self.0 = rest;
+                Some(Some(tlv))
+            }
+            None => {
+                self.0 = &[];
+                Some(None)
+            }
+        }
+    }
+}
+
+pub(crate) fn items(content: &[u8]) -> Items<'_> {
+    Items(content)
+}
+
+const SEQUENCE: u8 = 0x30;
+const SET: u8 = 0x31;
+const OID: u8 = 0x06;
+
+/// The parts of a certificate's TBS that the authenticators read.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TbsView<'a> {
+    pub(crate) not_before: i64,
+    pub(crate) not_after: i64,
+    /// Content of the subject `Name` SEQUENCE.
+    pub(crate) subject: &'a [u8],
+    /// Content of the issuer `Name` SEQUENCE.
+    pub(crate) issuer: &'a [u8],
+}
+
+/// Finds validity and subject in a DER certificate.
+pub(crate) fn tbs_view(cert: &[u8]) -> Option<TbsView<'_>> {
+    let (cert, _) = read_tlv(cert)?;
+    if cert.tag != SEQUENCE {
+        return None;
+    }
+    let (tbs, _) = read_tlv(cert.content)?;
+    if tbs.tag != SEQUENCE {
+        return None;
+    }
+    let mut it = items(tbs.content);
+    let mut next = it.next()??;
+    if next.tag == 0xa0 {
+        next = it.next()??; // version
+    }
+    let _serial = next;
+    let _sig_alg = it.next()??;
+    let issuer = it.next()??;
+    let validity = it.next()??;
+    let subject = it.next()??;
+    if validity.tag != SEQUENCE || subject.tag != SEQUENCE || issuer.tag != SEQUENCE {
+        return None;
+    }
+    let mut v = items(validity.content);
+    let not_before = parse_time(v.next()??)?;
+    let not_after = parse_time(v.next()??)?;
+    Some(TbsView {
+        not_before,
+        not_after,
+        subject: subject.content,
+        issuer: issuer.content,
+    })
+}
+
+/// The TBS bytes (whole TLV), the signature algorithm TLV content and the signature bits.
+/// Used by benchmarks and tests to verify a signature without the chain machinery.
+#[doc(hidden)]
+pub fn signed_parts(cert: &[u8]) -> Option<(&[u8], &[u8], &[u8])> {
+    let (cert, _) = read_tlv(cert)?;
+    let body = cert.content;
+    let (tbs, rest) = read_tlv(body)?;
+    let tbs_len = body.len() - rest.len();
+    let (alg, rest) = read_tlv(rest)?;
+    let (sig, _) = read_tlv(rest)?;
+    if sig.tag != 0x03 || sig.content.first() != Some(&0) {
+        return None;
+    }
+    let _ = tbs;
+    Some((&body[..tbs_len], alg.content, &sig.content[1..]))
+}
+
+/// The `subjectPublicKey` bits of a certificate (for benchmarks).
+#[doc(hidden)]
+pub fn subject_public_key(cert: &[u8]) -> Option<&[u8]> {
+    let (cert, _) = read_tlv(cert)?;
+    let (tbs, _) = read_tlv(cert.content)?;
+    let mut it = items(tbs.content);
+    let mut next = it.next()??;
+    if next.tag == 0xa0 {
+        next = it.next()??;
+    }
+    let _ = next;
+    for _ in 0..4 {
+        it.next()??; // sigalg, issuer, validity, subject
+    }
+    let spki = it.next()??;
+    let mut s = items(spki.content);
+    let _alg = s.next()??;
+    let bits = s.next()??;
+    if bits.tag != 0x03 || bits.content.first() != Some(&0) {
+        return None;
+    }
+    Some(&bits.content[1..])
+}
+
+/// Calls `f(oid, value)` for every attribute of a `Name` in DER order. Returns `None` if the
+/// name is malformed.
+pub(crate) fn for_each_attribute<'a>(
+    name: &'a [u8],
+    mut f: impl FnMut(&'a [u8], Tlv<'a>),
+) -> Option<()> {
+    for rdn in items(name) {
+        let rdn = rdn?;
+        if rdn.tag != SET {
+            return None;
+        }
+        for atv in items(rdn.content) {
+            let atv = atv?;
+            if atv.tag != SEQUENCE {
+                return None;
+            }
+            let mut parts = items(atv.content);
+            let oid = parts.next()??;
+            let value = parts.next()??;
+            if oid.tag != OID || parts.next().is_some() {
+                return None;
+            }
+            f(oid.content, value);
+        }
+    }
+    Some(())
+}
+
+fn digits(b: &[u8]) -> Option<i64> {
+    let mut n = 0i64;
+    for &c in b {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        n = n * 10 + (c - b'0') as i64;
+    }
+    Some(n)
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+pub(crate) fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = if y >= 0 { y } else { y - 399 } / 400;
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// The date of a day number (inverse of [`days_from_civil`]).
+pub(crate) fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = if z >= 0 { z } else { z - 146_096 } / 146_097;
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+/// Formats Unix seconds as RFC 3339 in UTC (Go's `time.RFC3339` for a UTC time).
+pub(crate) fn rfc3339(secs: i64) -> String {
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        (rem / 60) % 60,
+        rem % 60
+    )
+}
+
+/// Parses an X.509 `Time` (UTCTime or GeneralizedTime, `Z` form as DER requires) to Unix
+/// seconds.
+pub(crate) fn parse_time(t: Tlv<'_>) -> Option<i64> {
+    let (year, rest) = match t.tag {
+        0x17 => {
+            let (yy, rest) = t.content.split_at_checked(2)?;
+            let yy = digits(yy)?;
+            (if yy >= 50 { 1900 + yy } else { 2000 + yy }, rest)
+        }
+        0x18 => {
+            let (yyyy, rest) = t.content.split_at_checked(4)?;
+            (digits(yyyy)?, rest)
+        }
+        _ => return None,
+    };
+    if rest.len() != 11 || rest[10] != b'Z' {
+        return None;
+    }
+    let f = |i: usize| digits(&rest[i..i + 2]);
+    let (mo, d, h, mi, s) = (f(0)?, f(2)?, f(4)?, f(6)?, f(8)?);
+    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || s > 59 {
+        return None;
+    }
+    Some(days_from_civil(year, mo, d) * 86_400 + h * 3600 + mi * 60 + s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_parsing_and_formatting_round_trip() {
+        let cases: &[(u8, &str, i64, &str)] = &[
+            (0x17, "700101000000Z", 0, "1970-01-01T00:00:00Z"),
+            (0x17, "491231235959Z", 2_524_607_999, "2049-12-31T23:59:59Z"),
+            (0x17, "901231235900Z", 662_687_940, "1990-12-31T23:59:00Z"),
+            (
+                0x18,
+                "21240912120000Z",
+                4_881_816_000,
+                "2124-09-12T12:00:00Z",
+            ),
+            (
+                0x18,
+                "16001231000000Z",
+                -11_644_560_000,
+                "1600-12-31T00:00:00Z",
+            ),
+        ];
+        for (tag, text, secs, formatted) in cases {
+            let got = parse_time(Tlv {
+                tag: *tag,
+                content: text.as_bytes(),
+            });
+            assert_eq!(got, Some(*secs), "{text}");
+            assert_eq!(rfc3339(*secs), *formatted, "{text}");
+        }
+        for bad in [
+            "7001010000Z",
+            "700101000000",
+            "701301000000Z",
+            "7001010000000",
+            "a00101000000Z",
+        ] {
+            assert_eq!(
+                parse_time(Tlv {
+                    tag: 0x17,
+                    content: bad.as_bytes()
+                }),
+                None,
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn malformed_input_is_none_not_panic() {
+        let inputs: &[&[u8]] = &[
+            b"",
+            b"\x30",
+            b"\x30\x84\xff\xff\xff\xff",
+            b"\x30\x85\x01\x01\x01\x01\x01",
+            b"\x30\x03\x30\x01",
+            b"\x1f\x01\x00",
+            b"\x30\x80",
+        ];
+        for input in inputs {
+            assert!(tbs_view(input).is_none());
+            assert!(signed_parts(input).is_none());
+            assert!(subject_public_key(input).is_none());
+        }
+        assert!(for_each_attribute(b"\x31\x02\x05\x00", |_, _| {}).is_none());
+    }
+}

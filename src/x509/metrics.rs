@@ -1,0 +1,143 @@
+//! `apiserver_client_certificate_expiration_seconds`: the remaining lifetime of the client
+//! certificates that authenticate requests (k8s `x509.go`, ALPHA). Lock-free atomics; one
+//! process-wide instance like Kubernetes' global registry.
+
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Metric name, as in Kubernetes.
+pub const CLIENT_CERT_EXPIRATION_NAME: &str = "apiserver_client_certificate_expiration_seconds";
+
+const HELP: &str = "[ALPHA] Distribution of the remaining lifetime on the certificate used to authenticate a request.";
+
+const HOUR: f64 = 3600.0;
+const DAY: f64 = 24.0 * HOUR;
+
+/// Kubernetes' buckets: 0, 30m, 1h, 2h, 6h, 12h, 1d, 2d, 4d, 7d, 30d, 90d, 180d, 360d.
+pub const BUCKETS: [f64; 14] = [
+    0.0,
+    1800.0,
+    HOUR,
+    2.0 * HOUR,
+    6.0 * HOUR,
+    12.0 * HOUR,
+    DAY,
+    2.0 * DAY,
+    4.0 * DAY,
+    7.0 * DAY,
+    30.0 * DAY,
+    90.0 * DAY,
+    180.0 * DAY,
+    360.0 * DAY,
+];
+
+/// A Prometheus histogram with Kubernetes' client-certificate expiration buckets.
+///
+/// ```
+/// use kube_authn::x509::ExpirationHistogram;
+/// let h = ExpirationHistogram::new();
+/// h.observe(3000.0);
+/// let mut out = String::new();
+/// h.encode(&mut out);
+/// assert!(out.contains("apiserver_client_certificate_expiration_seconds_bucket{le=\"3600\"} 1"));
+/// assert!(out.contains("apiserver_client_certificate_expiration_seconds_bucket{le=\"1800\"} 0"));
+/// assert!(out.contains("apiserver_client_certificate_expiration_seconds_count 1"));
+/// ```
+#[derive(Debug)]
+pub struct ExpirationHistogram {
+    /// Non-cumulative counts per bucket; the last slot is +Inf.
+    buckets: [AtomicU64; 15],
+    count: AtomicU64,
+    sum_bits: AtomicU64,
+}
+
+impl Default for ExpirationHistogram {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ExpirationHistogram {
+    /// An empty histogram.
+    ///
+    /// ```
+    /// let _ = kube_authn::x509::ExpirationHistogram::new();
+    /// ```
+    pub const fn new() -> Self {
+        #[allow(clippy::declare_interior_mutable_const)]
+        const ZERO: AtomicU64 = AtomicU64::new(0);
+        Self {
+            buckets: [ZERO; 15],
+            count: ZERO,
+            sum_bits: ZERO,
+        }
+    }
+
+    /// Records one remaining lifetime in seconds (negative for an expired certificate).
+    ///
+    /// ```
+    /// let h = kube_authn::x509::ExpirationHistogram::new();
+    /// h.observe(-5.0);
+    /// assert_eq!(h.count(), 1);
+    /// ```
+    pub fn observe(&self, seconds: f64) {
+        let idx = BUCKETS
+            .iter()
+            .position(|&b| seconds <= b)
+            .unwrap_or(BUCKETS.len());
+        self.buckets[idx].fetch_add(1, Ordering::Relaxed);
+        self.count.fetch_add(1, Ordering::Relaxed);
+        let mut cur = self.sum_bits.load(Ordering::Relaxed);
+        loop {
+            let new = (f64::from_bits(cur) + seconds).to_bits();
+            match self.sum_bits.compare_exchange_weak(
+                cur,
+                new,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => break,
+                Err(actual) => cur = actual,
+            }
+        }
+    }
+
+    /// How many observations were recorded.
+    ///
+    /// ```
+    /// assert_eq!(kube_authn::x509::ExpirationHistogram::new().count(), 0);
+    /// ```
+    pub fn count(&self) -> u64 {
+        self.count.load(Ordering::Relaxed)
+    }
+
+    /// Appends the histogram in the Prometheus text format (HELP, TYPE, cumulative buckets,
+    /// sum, count).
+    ///
+    /// ```
+    /// let mut s = String::new();
+    /// kube_authn::x509::ExpirationHistogram::new().encode(&mut s);
+    /// assert!(s.starts_with("# HELP apiserver_client_certificate_expiration_seconds"));
+    /// ```
+    pub fn encode(&self, out: &mut String) {
+        let name = CLIENT_CERT_EXPIRATION_NAME;
+        let _ = writeln!(out, "# HELP {name} {HELP}");
+        let _ = writeln!(out, "# TYPE {name} histogram");
+        let mut cumulative = 0;
+        for (i, bound) in BUCKETS.iter().enumerate() {
+            cumulative += self.buckets[i].load(Ordering::Relaxed);
+            let _ = writeln!(out, "{name}_bucket{{le=\"{bound}\"}} {cumulative}");
+        }
+        cumulative += self.buckets[BUCKETS.len()].load(Ordering::Relaxed);
+        let _ = writeln!(out, "{name}_bucket{{le=\"+Inf\"}} {cumulative}");
+        let _ = writeln!(
+            out,
+            "{name}_sum {}",
+            f64::from_bits(self.sum_bits.load(Ordering::Relaxed))
+        );
+        let _ = writeln!(out, "{name}_count {}", self.count());
+    }
+}
+
+/// The process-wide histogram every [`X509Authenticator`](super::X509Authenticator) records to.
+pub static CLIENT_CERT_EXPIRATION: ExpirationHistogram = ExpirationHistogram::new();

@@ -1,0 +1,200 @@
+//! The user of a verified leaf certificate (k8s `CommonNameUserConversion`).
+
+use std::fmt::Write as _;
+
+use super::der::{self, Tlv};
+use super::verify::err;
+use crate::error::{Error, ErrorKind};
+use crate::user::{CREDENTIAL_ID_KEY, UserInfo};
+
+const OID_CN: &[u8] = &[0x55, 0x04, 0x03];
+const OID_O: &[u8] = &[0x55, 0x04, 0x0a];
+/// 1.3.6.1.4.1.57683.2, Kubernetes' UID attribute (apimachinery `X509UID()`).
+const OID_UID: &[u8] = &[0x2b, 0x06, 0x01, 0x04, 0x01, 0x83, 0xc2, 0x53, 0x02];
+
+/// The most organisations (groups) read from one subject.
+pub const MAX_SUBJECT_ATTRIBUTES: usize = 256;
+
+/// Decodes an ASN.1 string the way Go's `parseASN1String` does for the types Go accepts.
+/// `None` for a value that is not a string (Go fails to parse such a certificate).
+pub(crate) fn asn1_string(v: Tlv<'_>) -> Option<Result<String, ()>> {
+    match v.tag {
+        // UTF8String, PrintableString, IA5String, NumericString, T61String (Go keeps T61's raw
+        // bytes; we require them to be UTF-8).
+        0x0c | 0x13 | 0x16 | 0x12 | 0x14 => Some(
+            std::str::from_utf8(v.content)
+                .map(str::to_owned)
+                .map_err(|_| ()),
+        ),
+        // BMPString: UCS-2 big-endian.
+        0x1e => {
+            if v.content.len() % 2 != 0 {
+                return Some(Err(()));
+            }
+            let units = v
+                .content
+                .chunks_exact(2)
+                .map(|c| u16::from_be_bytes([c[0], c[1]]));
+            Some(
+                char::decode_utf16(units)
+                    .collect::<Result<String, _>>()
+                    .map_err(|_| ()),
+            )
+        }
+        _ => None,
+    }
+}
+
+const ERR_NOT_STRING: Error = Error::from_static(
+    ErrorKind::InvalidCredential,
+    "x509: subject attribute is not a valid string",
+);
+const ERR_CONTROL: Error = Error::from_static(
+    ErrorKind::InvalidCredential,
+    "x509: subject attribute contains a control character",
+);
+const ERR_MALFORMED_SUBJECT: Error = Error::from_static(
+    ErrorKind::InvalidCredential,
+    "x509: malformed certificate subject",
+);
+
+fn checked(s: String) -> Result<String, Error> {
+    if s.chars().any(char::is_control) {
+        return Err(ERR_CONTROL);
+    }
+    Ok(s)
+}
+
+/// The identity fields of a subject.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Subject {
+    /// The **last** CN (Go's `pkix.Name.CommonName`).
+    pub(crate) common_name: String,
+    pub(crate) organizations: Vec<String>,
+    pub(crate) uids: Vec<String>,
+}
+
+/// Reads CN (last wins), O (in order) and the UID attribute values of a DER certificate.
+pub(crate) fn subject_of(cert: &[u8]) -> Result<Subject, Error> {
+    let view = der::tbs_view(cert).ok_or(ERR_MALFORMED_SUBJECT)?;
+    let mut out = Subject::default();
+    let mut failure: Option<Error> = None;
+    let mut count = 0usize;
+    der::for_each_attribute(view.subject, |oid, value| {
+        if failure.is_some() {
+            return;
+        }
+        count += 1;
+        if count > MAX_SUBJECT_ATTRIBUTES {
+            failure = Some(Error::from_static(
+                ErrorKind::InvalidCredential,
+                "x509: certificate subject has too many attributes",
+            ));
+            return;
+        }
+        let which = if oid == OID_CN {
+            0
+        } else if oid == OID_O {
+            1
+        } else if oid == OID_UID {
+            2
+        } else {
+            return;
+        };
+        let text = match asn1_string(value) {
+            Some(Ok(s)) => checked(s),
+            Some(Err(())) => Err(ERR_NOT_STRING),
+            None if which == 2 => Err(Error::from_static(
+                ErrorKind::InvalidCredential,
+                "unable to parse UID into a string",
+            )),
+            None => Err(ERR_NOT_STRING),
+        };
+        match text {
+            Ok(s) => match which {
+                0 => out.common_name = s,
+                1 => out.organizations.push(s),
+                _ => out.uids.push(s),
+            },
+            Err(e) => failure = Some(e),
+        }
+    })
+    .ok_or(ERR_MALFORMED_SUBJECT)?;
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(out),
+    }
+}
+
+/// The common name of a certificate (the last CN), `""` if none or unreadable.
+/// k8s `CommonNameUserConversion`: `Ok(None)` for an empty CN.
+pub(crate) fn user_from_leaf(cert: &[u8]) -> Result<Option<UserInfo>, Error> {
+    let subject = subject_of(cert)?;
+    if subject.common_name.is_empty() {
+        return Ok(None);
+    }
+    let uid = match subject.uids.len() {
+        0 => String::new(),
+        1 if subject.uids[0].is_empty() => {
+            return Err(Error::from_static(
+                ErrorKind::InvalidCredential,
+                "UID cannot be an empty string",
+            ));
+        }
+        1 => subject.uids.into_iter().next().unwrap_or_default(),
+        _ => {
+            return Err(err(format!(
+                "expected 1 UID, but found multiple: [{}]",
+                subject.uids.join(" ")
+            )));
+        }
+    };
+    Ok(Some(
+        UserInfo::builder(subject.common_name)
+            .uid(uid)
+            .groups(subject.organizations)
+            .extra(CREDENTIAL_ID_KEY, [credential_id(cert)])
+            .build(),
+    ))
+}
+
+/// `X509SHA256=<lower-case hex SHA-256 of the DER certificate>`.
+pub(crate) fn credential_id(cert: &[u8]) -> String {
+    let digest = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, cert);
+    let mut s = String::with_capacity(11 + 64);
+    s.push_str("X509SHA256=");
+    for b in digest.as_ref() {
+        let _ = write!(s, "{b:02x}");
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn asn1_strings_decode_like_go() {
+        let t = |tag: u8, content: &'static [u8]| Tlv { tag, content };
+        type Case = (&'static str, Tlv<'static>, Option<Result<&'static str, ()>>);
+        let cases: Vec<Case> = vec![
+            ("utf8", t(0x0c, "héllo".as_bytes()), Some(Ok("héllo"))),
+            ("printable", t(0x13, b"abc"), Some(Ok("abc"))),
+            ("ia5", t(0x16, b"a@b"), Some(Ok("a@b"))),
+            ("bmp", t(0x1e, &[0x00, 0x41, 0x00, 0xe9]), Some(Ok("Aé"))),
+            ("bmp odd length", t(0x1e, &[0x00]), Some(Err(()))),
+            ("bmp lone surrogate", t(0x1e, &[0xd8, 0x00]), Some(Err(()))),
+            ("invalid utf8", t(0x0c, &[0xff, 0xfe]), Some(Err(()))),
+            ("sequence is not a string", t(0x30, b""), None),
+            ("integer is not a string", t(0x02, &[1]), None),
+        ];
+        for (name, tlv, want) in cases {
+            let got = asn1_string(tlv);
+            assert_eq!(
+                got.as_ref().map(|r| r.as_deref().map_err(|_| ())),
+                want,
+                "case {name}"
+            );
+        }
+    }
+}

@@ -1,0 +1,443 @@
+//! Chain verification with rustls-webpki, with Go `crypto/x509` behaviour where it is safe:
+//! `anyExtendedKeyUsage` satisfies clientAuth, expired roots are refused, a leaf that is itself
+//! in the CA bundle verifies as a one-element chain. Errors use Go's texts.
+
+use std::cell::Cell;
+
+use rustls_pki_types::{CertificateDer, SignatureVerificationAlgorithm, UnixTime};
+use webpki::{EndEntityCert, ExtendedKeyUsageValidator, KeyPurposeId, KeyPurposeIdIter};
+
+use super::bundle::CaBundle;
+use super::der;
+use crate::error::{Error, ErrorKind};
+
+/// The most certificates a presented chain may hold (leaf included). kubectl and every
+/// Kubernetes component send one to three; webpki itself uses at most six intermediates.
+pub const MAX_CHAIN_LEN: usize = 10;
+/// The largest single certificate accepted, in DER bytes (64 KiB; TLS 1.3 caps a whole
+/// handshake message at 16 MiB, rustls at 64 KiB).
+pub const MAX_CERT_LEN: usize = 64 * 1024;
+
+/// Signature algorithms accepted in chains: webpki's aws-lc-rs set (RSA 2048–8192 PKCS#1 and
+/// PSS with SHA-256/384/512, ECDSA P-256/P-384/P-521, Ed25519). No SHA-1, no RSA below 2048
+/// bits, no RSA above 8192 bits.
+pub(crate) static ALGS: &[&dyn SignatureVerificationAlgorithm] = &[
+    webpki::aws_lc_rs::ECDSA_P256_SHA256,
+    webpki::aws_lc_rs::ECDSA_P256_SHA384,
+    webpki::aws_lc_rs::ECDSA_P384_SHA256,
+    webpki::aws_lc_rs::ECDSA_P384_SHA384,
+    webpki::aws_lc_rs::ECDSA_P521_SHA256,
+    webpki::aws_lc_rs::ECDSA_P521_SHA384,
+    webpki::aws_lc_rs::ECDSA_P521_SHA512,
+    webpki::aws_lc_rs::ED25519,
+    webpki::aws_lc_rs::RSA_PKCS1_2048_8192_SHA256,
+    webpki::aws_lc_rs::RSA_PKCS1_2048_8192_SHA384,
+    webpki::aws_lc_rs::RSA_PKCS1_2048_8192_SHA512,
+    webpki::aws_lc_rs::RSA_PKCS1_2048_8192_SHA256_ABSENT_PARAMS,
+    webpki::aws_lc_rs::RSA_PKCS1_2048_8192_SHA384_ABSENT_PARAMS,
+    webpki::aws_lc_rs::RSA_PKCS1_2048_8192_SHA512_ABSENT_PARAMS,
+    webpki::aws_lc_rs::RSA_PSS_2048_8192_SHA256_LEGACY_KEY,
+    webpki::aws_lc_rs::RSA_PSS_2048_8192_SHA384_LEGACY_KEY,
+    webpki::aws_lc_rs::RSA_PSS_2048_8192_SHA512_LEGACY_KEY,
+];
+
+const EKU_CLIENT_AUTH: &[u8] = &[0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, 0x02];
+const EKU_SERVER_AUTH: &[u8] = &[0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, 0x01];
+/// 2.5.29.37.0
+const EKU_ANY: &[u8] = &[0x55, 0x1d, 0x25, 0x00];
+
+/// Go's EKU rule for one certificate: no EKU extension, `anyExtendedKeyUsage`, or the wanted
+/// usage. (An *empty* EKU extension is rejected by webpki before this runs; Go rejects it too.)
+struct GoEku(&'static [u8]);
+
+impl ExtendedKeyUsageValidator for GoEku {
+    fn validate(&self, iter: KeyPurposeIdIter<'_, '_>) -> Result<(), webpki::Error> {
+        let want = KeyPurposeId::new(self.0);
+        let any = KeyPurposeId::new(EKU_ANY);
+        let mut present_empty = true;
+        for id in iter {
+            present_empty = false;
+            let id = id?;
+            if id == want || id == any {
+                return Ok(());
+            }
+        }
+        // The iterator is empty only when the extension is absent.
+        if present_empty {
+            return Ok(());
+        }
+        Err(webpki::Error::RequiredEkuNotFoundContext(
+            webpki::RequiredEkuNotFoundContext {
+                required: webpki::KeyUsage::required_if_present(self.0),
+                present: Vec::new(),
+            },
+        ))
+    }
+}
+
+/// Which extended key usage chains are verified for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum KeyUsage {
+    /// `clientAuth` (what kube-apiserver uses, `DefaultVerifyOptions`).
+    #[default]
+    ClientAuth,
+    /// `serverAuth` (Go's default when `KeyUsages` is empty; only for tests and odd setups).
+    ServerAuth,
+}
+
+impl KeyUsage {
+    fn validator(self) -> GoEku {
+        match self {
+            KeyUsage::ClientAuth => GoEku(EKU_CLIENT_AUTH),
+            KeyUsage::ServerAuth => GoEku(EKU_SERVER_AUTH),
+        }
+    }
+}
+
+/// A successful verification: the window (Unix seconds, inclusive) in which every certificate
+/// of the verified path, root included, is valid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Window {
+    pub(crate) not_before: i64,
+    pub(crate) not_after: i64,
+}
+
+impl Window {
+    fn new(nb: i64, na: i64) -> Self {
+        Self {
+            not_before: nb,
+            not_after: na,
+        }
+    }
+    fn narrow(&mut self, nb: i64, na: i64) {
+        self.not_before = self.not_before.max(nb);
+        self.not_after = self.not_after.min(na);
+    }
+}
+
+pub(crate) fn err(text: impl Into<String>) -> Error {
+    Error::new(ErrorKind::InvalidCredential, text.into())
+}
+
+/// Checks sizes before any parsing.
+pub(crate) fn check_bounds(chain: &[CertificateDer<'_>]) -> Result<(), Error> {
+    if chain.len() > MAX_CHAIN_LEN {
+        return Err(err(format!(
+            "x509: client certificate chain of {} certificates exceeds the limit of {MAX_CHAIN_LEN}",
+            chain.len()
+        )));
+    }
+    if chain.iter().any(|c| c.len() > MAX_CERT_LEN) {
+        return Err(Error::from_static(
+            ErrorKind::InvalidCredential,
+            "x509: client certificate exceeds the size limit of 65536 bytes",
+        ));
+    }
+    Ok(())
+}
+
+/// Verifies `chain` (leaf first; the rest only as intermediates) against `bundle` at `now`.
+/// The error text is Go's where Go has one, without the `verifying certificate` prefix.
+pub(crate) fn verify_chain(
+    bundle: &CaBundle,
+    chain: &[CertificateDer<'_>],
+    now: i64,
+    usage: KeyUsage,
+) -> Result<Window, Error> {
+    check_bounds(chain)?;
+    let leaf_der = &chain[0];
+    let leaf_view = der::tbs_view(leaf_der).ok_or(ERR_MALFORMED)?;
+    let leaf = EndEntityCert::try_from(leaf_der).map_err(|e| map_error(&e))?;
+    // Go checks the leaf's validity before anything else.
+    check_validity(leaf_view.not_before, leaf_view.not_after, now)?;
+
+    let window = Cell::new(Window::new(leaf_view.not_before, leaf_view.not_after));
+    let check_path = |path: &webpki::VerifiedPath<'_>| -> Result<(), webpki::Error> {
+        let anchor = path.anchor();
+        let idx = bundle
+            .anchors
+            .iter()
+            .position(|a| std::ptr::eq(a, anchor))
+            .ok_or(webpki::Error::UnknownIssuer)?;
+        let (nb, na) = bundle.validity[idx];
+        // webpki does not check roots' validity; Go does. An expired root ends this path and
+        // webpki tries the next candidate.
+        if now < nb {
+            return Err(webpki::Error::CertNotValidYet {
+                time: unix(now),
+                not_before: unix(nb),
+            });
+        }
+        if now > na {
+            return Err(webpki::Error::CertExpired {
+                time: unix(now),
+                not_after: unix(na),
+            });
+        }
+        let mut w = Window::new(leaf_view.not_before, leaf_view.not_after);
+        w.narrow(nb, na);
+        for cert in path.intermediate_certificates() {
+            let der = cert.der();
+            let view = der::tbs_view(&der).ok_or(webpki::Error::BadDer)?;
+            w.narrow(view.not_before, view.not_after);
+        }
+        window.set(w);
+        Ok(())
+    };
+    let now_unix = unix(now);
+    match leaf.verify_for_usage(
+        ALGS,
+        &bundle.anchors,
+        &chain[1..],
+        now_unix,
+        usage.validator(),
+        None,
+        Some(&check_path),
+    ) {
+        Ok(_) => Ok(window.get()),
+        Err(e) => {
+            // Go: a leaf that is itself in the roots verifies as a one-element chain.
+            if bundle.ders.iter().any(|d| d.as_ref() == leaf_der.as_ref()) {
+                if pinned_leaf_ok(leaf_der, usage) {
+                    return Ok(window.get());
+                }
+                return Err(ERR_KEY_USAGE);
+            }
+            // webpki refuses a CA-flagged leaf before looking for its issuer; Go would first
+            // fail to find the issuer. Report what Go reports when no issuer is known.
+            if matches!(e, webpki::Error::CaUsedAsEndEntity) {
+                let issuer_known = bundle
+                    .anchors
+                    .iter()
+                    .any(|a| a.subject.as_ref() == leaf_view.issuer)
+                    || chain[1..]
+                        .iter()
+                        .any(|c| der::tbs_view(c).is_some_and(|v| v.subject == leaf_view.issuer));
+                if !issuer_known {
+                    return Err(map_error(&webpki::Error::UnknownIssuer));
+                }
+            }
+            Err(map_error(&e))
+        }
+    }
+}
+
+fn pinned_leaf_ok(der: &[u8], usage: KeyUsage) -> bool {
+    let Ok((_, cert)) = x509_parser::parse_x509_certificate(der) else {
+        return false;
+    };
+    match cert.extended_key_usage() {
+        Ok(None) => true,
+        Ok(Some(eku)) => {
+            let eku = eku.value;
+            eku.any
+                || match usage {
+                    KeyUsage::ClientAuth => eku.client_auth,
+                    KeyUsage::ServerAuth => eku.server_auth,
+                }
+        }
+        Err(_) => false,
+    }
+}
+
+fn unix(secs: i64) -> UnixTime {
+    UnixTime::since_unix_epoch(std::time::Duration::from_secs(secs.max(0) as u64))
+}
+
+const ERR_MALFORMED: Error =
+    Error::from_static(ErrorKind::InvalidCredential, "x509: malformed certificate");
+const ERR_KEY_USAGE: Error = Error::from_static(
+    ErrorKind::InvalidCredential,
+    "x509: certificate specifies an incompatible key usage",
+);
+
+fn check_validity(nb: i64, na: i64, now: i64) -> Result<(), Error> {
+    if now < nb {
+        return Err(err(format!(
+            "x509: certificate has expired or is not yet valid: current time {} is before {}",
+            der::rfc3339(now),
+            der::rfc3339(nb)
+        )));
+    }
+    if now > na {
+        return Err(err(format!(
+            "x509: certificate has expired or is not yet valid: current time {} is after {}",
+            der::rfc3339(now),
+            der::rfc3339(na)
+        )));
+    }
+    Ok(())
+}
+
+/// Go's message for a webpki error, where Go has an equivalent.
+fn map_error(e: &webpki::Error) -> Error {
+    use webpki::Error as W;
+    let secs = |t: &UnixTime| t.as_secs() as i64;
+    match e {
+        W::UnknownIssuer => Error::from_static(
+            ErrorKind::InvalidCredential,
+            "x509: certificate signed by unknown authority",
+        ),
+        W::CertExpired { time, not_after } => err(format!(
+            "x509: certificate has expired or is not yet valid: current time {} is after {}",
+            der::rfc3339(secs(time)),
+            der::rfc3339(secs(not_after))
+        )),
+        W::CertNotValidYet { time, not_before } => err(format!(
+            "x509: certificate has expired or is not yet valid: current time {} is before {}",
+            der::rfc3339(secs(time)),
+            der::rfc3339(secs(not_before))
+        )),
+        W::RequiredEkuNotFoundContext(_) | W::EmptyEkuExtension => ERR_KEY_USAGE,
+        W::UnsupportedCriticalExtension => Error::from_static(
+            ErrorKind::InvalidCredential,
+            "x509: unhandled critical extension",
+        ),
+        W::CaUsedAsEndEntity => Error::from_static(
+            ErrorKind::InvalidCredential,
+            "x509: a CA certificate (basicConstraints cA=TRUE) cannot be used as a client certificate",
+        ),
+        W::EndEntityUsedAsCa => Error::from_static(
+            ErrorKind::InvalidCredential,
+            "x509: an intermediate certificate is not a CA (basicConstraints cA=FALSE or missing)",
+        ),
+        W::UnsupportedCertVersion => Error::from_static(
+            ErrorKind::InvalidCredential,
+            "x509: only X.509 v3 client and intermediate certificates are supported",
+        ),
+        W::PathLenConstraintViolated => Error::from_static(
+            ErrorKind::InvalidCredential,
+            "x509: too many intermediates for path length constraint",
+        ),
+        W::NameConstraintViolation => Error::from_static(
+            ErrorKind::InvalidCredential,
+            "x509: a certificate violates its issuer's name constraints",
+        ),
+        W::MaximumPathDepthExceeded
+        | W::MaximumSignatureChecksExceeded
+        | W::MaximumPathBuildCallsExceeded
+        | W::MaximumNameConstraintComparisonsExceeded => Error::from_static(
+            ErrorKind::InvalidCredential,
+            "x509: certificate chain too complex to verify",
+        ),
+        W::InvalidSignatureForPublicKey => Error::from_static(
+            ErrorKind::InvalidCredential,
+            "x509: certificate signature is invalid, or the issuer's key is not accepted (RSA keys must be 2048 to 8192 bits)",
+        ),
+        W::UnsupportedSignatureAlgorithmContext(_)
+        | W::UnsupportedSignatureAlgorithmForPublicKeyContext(_) => Error::from_static(
+            ErrorKind::InvalidCredential,
+            "x509: unsupported signature algorithm or key (RSA keys must be 2048 to 8192 bits; SHA-1 is not accepted)",
+        ),
+        W::BadDer | W::BadDerTime | W::TrailingData(_) | W::MalformedExtensions => ERR_MALFORMED,
+        other => err(format!("x509: certificate verification failed: {other:?}")),
+    }
+}
+
+/// Go's `certificateIdentifier`: `SN=<decimal serial>, SKID=<HEX:..>, AKID=<HEX:..>`.
+pub(crate) fn certificate_identifier(der: &[u8]) -> String {
+    let Ok((_, cert)) = x509_parser::parse_x509_certificate(der) else {
+        return "SN=<nil>, SKID=, AKID=".to_owned();
+    };
+    let serial = signed_decimal(cert.tbs_certificate.raw_serial());
+    let mut skid = String::new();
+    let mut akid = String::new();
+    for ext in cert.extensions() {
+        match ext.parsed_extension() {
+            x509_parser::extensions::ParsedExtension::SubjectKeyIdentifier(k) => {
+                skid = hex_colon(k.0)
+            }
+            x509_parser::extensions::ParsedExtension::AuthorityKeyIdentifier(a) => {
+                if let Some(k) = &a.key_identifier {
+                    akid = hex_colon(k.0)
+                }
+            }
+            _ => {}
+        }
+    }
+    format!("SN={serial}, SKID={skid}, AKID={akid}")
+}
+
+fn hex_colon(bytes: &[u8]) -> String {
+    let mut s = String::with_capacity(bytes.len() * 3);
+    for (i, b) in bytes.iter().enumerate() {
+        if i > 0 {
+            s.push(':');
+        }
+        s.push_str(&format!("{b:02X}"));
+    }
+    s
+}
+
+/// The decimal text of a two's-complement big-endian integer (Go's `big.Int` of a serial).
+pub(crate) fn signed_decimal(bytes: &[u8]) -> String {
+    if bytes.is_empty() {
+        return "0".into();
+    }
+    let negative = bytes[0] & 0x80 != 0;
+    let mut mag: Vec<u8> = if negative {
+        // magnitude = two's complement negation
+        let mut v: Vec<u8> = bytes.iter().map(|b| !b).collect();
+        for b in v.iter_mut().rev() {
+            let (r, carry) = b.overflowing_add(1);
+            *b = r;
+            if !carry {
+                break;
+            }
+        }
+        v
+    } else {
+        bytes.to_vec()
+    };
+    let mut digits = Vec::new();
+    while mag.iter().any(|&b| b != 0) {
+        let mut rem = 0u32;
+        for b in mag.iter_mut() {
+            let cur = (rem << 8) | *b as u32;
+            *b = (cur / 10) as u8;
+            rem = cur % 10;
+        }
+        digits.push(b'0' + rem as u8);
+    }
+    if digits.is_empty() {
+        digits.push(b'0');
+    }
+    if negative {
+        digits.push(b'-');
+    }
+    digits.reverse();
+    String::from_utf8(digits).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serial_numbers_render_like_go_big_int() {
+        let cases: &[(&[u8], &str)] = &[
+            (&[0x01], "1"),
+            (&[0x00, 0xff], "255"),
+            (&[0xff], "-1"),
+            (&[0x80], "-128"),
+            (&[0x7f, 0xff], "32767"),
+            (
+                // 654708847004117259890317394342561449606220871090 (the k8s selfSignedCert)
+                &[
+                    0x72, 0xae, 0x28, 0xf9, 0xb7, 0x7f, 0x16, 0x0a, 0x89, 0xa7, 0x9c, 0xa1, 0xa3,
+                    0x88, 0x15, 0x4b, 0x20, 0xeb, 0xf5, 0xb2,
+                ],
+                "654708847004117259890317394342561449606220871090",
+            ),
+        ];
+        for (bytes, want) in cases {
+            assert_eq!(signed_decimal(bytes), *want);
+        }
+    }
+
+    #[test]
+    fn key_ids_render_upper_hex_with_colons() {
+        assert_eq!(hex_colon(&[0x48, 0x70, 0x75, 0xd4]), "48:70:75:D4");
+        assert_eq!(hex_colon(&[]), "");
+    }
+}

@@ -1,0 +1,1061 @@
+//! X.509 client-certificate authentication: k8s `x509_test.go` vectors (regenerated with
+//! RSA-2048 / P-256 keys as the reference notes say), the differences from Go's crypto/x509,
+//! bounds, caching, CA reload, and real clients (curl, reqwest) over real TLS against
+//! kube-authn's own accept loop.
+
+mod x509_support;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use kube_authn::authenticator::RequestAuthenticator;
+use kube_authn::tls::pki_types::CertificateDer;
+use kube_authn::tls::{ClientCertPolicy, PeerCertificates};
+use kube_authn::x509::{CaBundle, ExpirationHistogram, KeyUsage, X509Authenticator};
+use x509_support::*;
+
+const YEAR: i64 = 365 * 86_400;
+
+fn now() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64
+}
+
+fn clock_at(secs: i64) -> kube_authn::x509::Clock {
+    Arc::new(move || {
+        if secs >= 0 {
+            UNIX_EPOCH + Duration::from_secs(secs as u64)
+        } else {
+            UNIX_EPOCH - Duration::from_secs(secs.unsigned_abs())
+        }
+    })
+}
+
+fn bundle(certs: &[&Issued]) -> CaBundle {
+    CaBundle::from_der(certs.iter().map(|c| c.der.clone()).collect()).unwrap()
+}
+
+fn peer(certs: &[&Issued]) -> PeerCertificates {
+    PeerCertificates::injected(certs.iter().map(|c| c.der.clone()).collect())
+}
+
+#[derive(Debug, PartialEq)]
+struct Got {
+    name: String,
+    uid: String,
+    groups: Vec<String>,
+    credential_id: Option<String>,
+}
+
+fn outcome(auth: &X509Authenticator, p: &PeerCertificates) -> Result<Option<Got>, String> {
+    auth.authenticate_peer(p)
+        .map(|o| {
+            o.map(|r| Got {
+                name: r.user.name().into(),
+                uid: r.user.uid().into(),
+                groups: r.user.groups().map(Into::into).collect(),
+                credential_id: r
+                    .user
+                    .extra()
+                    .get(kube_authn::user::CREDENTIAL_ID_KEY)
+                    .map(|v| v.join(",")),
+            })
+        })
+        .map_err(|e| e.to_string())
+}
+
+fn ok(name: &str, uid: &str, groups: &[&str], cert: &Issued) -> Result<Option<Got>, String> {
+    Ok(Some(Got {
+        name: name.into(),
+        uid: uid.into(),
+        groups: groups.iter().map(|s| s.to_string()).collect(),
+        credential_id: Some(format!("X509SHA256={}", sha256_hex(&cert.der))),
+    }))
+}
+
+enum Want {
+    Exact(Result<Option<Got>, String>),
+    /// An error whose text ends with this (after the `verifying certificate … failed: ` prefix).
+    ErrEnds(&'static str),
+    ErrContains(&'static str),
+}
+
+#[test]
+fn k8s_x509_vectors_and_go_differences() {
+    let pki = Pki::new();
+    // §6.6: the root and client certificates, regenerated with RSA-2048 and SHA-256.
+    let root = pki.issue(
+        "root",
+        Spec {
+            subj: "/C=US/ST=My State/L=My City/O=My Org/OU=My Unit/CN=ROOT CA",
+            key: Key::Rsa(2048),
+            ext: CA_EXT,
+            ..Spec::default()
+        },
+    );
+    let client_cn = pki.issue(
+        "clientCN",
+        Spec {
+            subj: "/C=US/ST=My State/L=My City/O=My Org/OU=My Unit/CN=client_cn2/CN=client_cn/kube_uid=client_id",
+            key: Key::Rsa(2048),
+            issuer: Some(&root),
+            ext: "extendedKeyUsage=clientAuth\nbasicConstraints=CA:FALSE\nsubjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid",
+            ..Spec::default()
+        },
+    );
+    let server = pki.issue(
+        "server",
+        Spec {
+            subj: "/O=My Org/CN=127.0.0.1",
+            issuer: Some(&root),
+            ext: "extendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE",
+            serial: 7,
+            ..Spec::default()
+        },
+    );
+    let self_signed = pki.issue(
+        "self1",
+        Spec {
+            subj: "/C=US/ST=My State/L=My City/O=My Org/O=My Unit/CN=self1",
+            ext: "basicConstraints=critical,CA:TRUE\nsubjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid",
+            serial: 0,
+            ..Spec::default()
+        },
+    );
+    let multi_uids = pki.issue(
+        "caWithMultiUIDs",
+        Spec {
+            subj: "/C=US/ST=My State/L=My City/CN=caWithMultiUIDs/kube_uid=client_uid1/kube_uid=client_uid2",
+            ext: "subjectKeyIdentifier=hash",
+            ..Spec::default()
+        },
+    );
+    let with_groups = pki.issue(
+        "caWithGroups",
+        Spec {
+            subj:
+                "/C=US/ST=My State/L=My City/O=My Org/O=My Org 1/O=My Org 2/CN=ROOT CA WITH GROUPS",
+            ext: "basicConstraints=critical,CA:TRUE",
+            ..Spec::default()
+        },
+    );
+    // cfssl testdata: P-256 root → intermediate (EKU clientAuth) → "My Client".
+    let ml_root = pki.ca("Root-CA", Key::P256);
+    let ml_inter = pki.issue(
+        "Intermediate-CA",
+        Spec {
+            subj: "/CN=Intermediate-CA",
+            issuer: Some(&ml_root),
+            ext: "basicConstraints=critical,CA:TRUE\nkeyUsage=critical,digitalSignature,keyEncipherment,keyCertSign,cRLSign\nextendedKeyUsage=clientAuth",
+            ..Spec::default()
+        },
+    );
+    let ml_client = pki.leaf("client-valid", "/CN=My Client", &ml_inter);
+    // Bad inputs and Go differences.
+    let inter_not_ca = pki.issue(
+        "inter-not-ca",
+        Spec {
+            subj: "/CN=not a CA",
+            issuer: Some(&ml_root),
+            ext: "basicConstraints=critical,CA:FALSE",
+            ..Spec::default()
+        },
+    );
+    let under_not_ca = pki.leaf("under-not-ca", "/CN=x", &inter_not_ca);
+    let inter_server_eku = pki.issue(
+        "inter-server-eku",
+        Spec {
+            subj: "/CN=server-only intermediate",
+            issuer: Some(&ml_root),
+            ext: "basicConstraints=critical,CA:TRUE\nextendedKeyUsage=serverAuth",
+            ..Spec::default()
+        },
+    );
+    let under_server_eku = pki.leaf("under-server-eku", "/CN=y", &inter_server_eku);
+    let any_eku = pki.issue(
+        "any-eku",
+        Spec {
+            subj: "/CN=any-eku",
+            issuer: Some(&ml_root),
+            ext: "basicConstraints=CA:FALSE\nextendedKeyUsage=anyExtendedKeyUsage",
+            ..Spec::default()
+        },
+    );
+    let no_eku = pki.issue(
+        "no-eku",
+        Spec {
+            subj: "/CN=no-eku",
+            issuer: Some(&ml_root),
+            ext: "basicConstraints=CA:FALSE",
+            ..Spec::default()
+        },
+    );
+    let ca_leaf = pki.issue(
+        "ca-as-leaf",
+        Spec {
+            subj: "/CN=ca-as-leaf",
+            issuer: Some(&ml_root),
+            ext: "basicConstraints=critical,CA:TRUE\nextendedKeyUsage=clientAuth",
+            ..Spec::default()
+        },
+    );
+    let v1_leaf = pki.issue(
+        "v1-leaf",
+        Spec {
+            subj: "/CN=v1-leaf",
+            issuer: Some(&ml_root),
+            ext: "",
+            ..Spec::default()
+        },
+    );
+    let rsa1024_root = pki.ca("rsa1024-root", Key::Rsa(1024));
+    let rsa1024_leaf = pki.leaf("rsa1024-leaf", "/CN=rsa1024", &rsa1024_root);
+    let sha1_leaf = pki.issue(
+        "sha1-leaf",
+        Spec {
+            subj: "/CN=sha1",
+            issuer: Some(&root),
+            md: "sha1",
+            ext: LEAF_EXT,
+            ..Spec::default()
+        },
+    );
+    let short_root = pki.issue(
+        "short-root",
+        Spec {
+            subj: "/CN=short-lived root",
+            ext: CA_EXT,
+            days: 1,
+            ..Spec::default()
+        },
+    );
+    let under_short_root = pki.leaf("under-short-root", "/CN=z", &short_root);
+    let empty_cn = pki.leaf("empty-cn", "/O=only-org", &root);
+
+    let default = bundle(&[&root]);
+    let multilevel = bundle(&[&ml_root]);
+    let auth = |b: &CaBundle| {
+        X509Authenticator::new(CaBundle::from_der(b.certificates().to_vec()).unwrap())
+            .with_histogram(None)
+    };
+    let t = now();
+
+    type Case<'a> = (&'a str, X509Authenticator, Vec<&'a Issued>, Want);
+    let cases: Vec<Case<'_>> = vec![
+        (
+            "common name and UID (last CN wins)",
+            auth(&default),
+            vec![&client_cn],
+            Want::Exact(ok("client_cn", "client_id", &["My Org"], &client_cn)),
+        ),
+        (
+            "self signed",
+            auth(&default),
+            vec![&self_signed],
+            Want::ErrEnds("failed: x509: certificate signed by unknown authority"),
+        ),
+        (
+            "server cert",
+            auth(&default),
+            vec![&server],
+            Want::ErrEnds("failed: x509: certificate specifies an incompatible key usage"),
+        ),
+        (
+            "server cert allowing non-client cert usages",
+            auth(&default).with_key_usage(KeyUsage::ServerAuth),
+            vec![&server],
+            Want::Exact(ok("127.0.0.1", "", &["My Org"], &server)),
+        ),
+        (
+            "ca with multiple UIDs",
+            auth(&bundle(&[&multi_uids])),
+            vec![&multi_uids],
+            Want::Exact(Err(
+                "expected 1 UID, but found multiple: [client_uid1 client_uid2]".into(),
+            )),
+        ),
+        (
+            "ca with multiple organizations (leaf in roots, CA-flagged)",
+            auth(&bundle(&[&with_groups])),
+            vec![&with_groups],
+            Want::Exact(ok(
+                "ROOT CA WITH GROUPS",
+                "",
+                &["My Org", "My Org 1", "My Org 2"],
+                &with_groups,
+            )),
+        ),
+        (
+            "future cert",
+            auth(&default).with_clock(clock_at(t - 100 * YEAR)),
+            vec![&client_cn],
+            Want::ErrContains("x509: certificate has expired or is not yet valid: current time "),
+        ),
+        (
+            "expired cert",
+            auth(&default).with_clock(clock_at(t + 100 * YEAR)),
+            vec![&client_cn],
+            Want::ErrContains("x509: certificate has expired or is not yet valid: current time "),
+        ),
+        (
+            "multi-level, valid",
+            auth(&multilevel),
+            vec![&ml_client, &ml_inter],
+            Want::Exact(ok("My Client", "", &[], &ml_client)),
+        ),
+        (
+            "multi-level, missing intermediate",
+            auth(&multilevel),
+            vec![&ml_client],
+            Want::ErrEnds("failed: x509: certificate signed by unknown authority"),
+        ),
+        (
+            "multi-level, expired",
+            auth(&multilevel).with_clock(clock_at(t + 20 * YEAR)),
+            vec![&ml_client, &ml_inter],
+            Want::ErrContains("is after"),
+        ),
+        (
+            "peer intermediates are never roots",
+            auth(&default),
+            vec![&ml_client, &ml_inter, &ml_root],
+            Want::ErrEnds("failed: x509: certificate signed by unknown authority"),
+        ),
+        (
+            "empty CN is not mine",
+            auth(&default),
+            vec![&empty_cn],
+            Want::Exact(Ok(None)),
+        ),
+        (
+            "intermediate without CA flag",
+            auth(&multilevel),
+            vec![&under_not_ca, &inter_not_ca],
+            Want::ErrContains("failed: x509: "),
+        ),
+        (
+            "intermediate with serverAuth-only EKU (Go nests EKU too)",
+            auth(&multilevel),
+            vec![&under_server_eku, &inter_server_eku],
+            Want::ErrEnds("failed: x509: certificate specifies an incompatible key usage"),
+        ),
+        (
+            "anyExtendedKeyUsage leaf accepted (Go parity)",
+            auth(&multilevel),
+            vec![&any_eku],
+            Want::Exact(ok("any-eku", "", &[], &any_eku)),
+        ),
+        (
+            "leaf without EKU accepted (Go parity)",
+            auth(&multilevel),
+            vec![&no_eku],
+            Want::Exact(ok("no-eku", "", &[], &no_eku)),
+        ),
+        (
+            "expired root refused (Go parity; webpki alone accepts)",
+            auth(&bundle(&[&short_root])).with_clock(clock_at(t + 3 * 86_400)),
+            vec![&under_short_root],
+            Want::ErrContains("is after"),
+        ),
+        (
+            "DIFFERENCE: CA-flagged leaf not in the bundle",
+            auth(&multilevel),
+            vec![&ca_leaf],
+            Want::ErrEnds("cannot be used as a client certificate"),
+        ),
+        (
+            "DIFFERENCE: X.509 v1 leaf",
+            auth(&multilevel),
+            vec![&v1_leaf],
+            Want::ErrEnds(
+                "failed: x509: only X.509 v3 client and intermediate certificates are supported",
+            ),
+        ),
+        (
+            "DIFFERENCE: RSA-1024 chain",
+            auth(&bundle(&[&rsa1024_root])),
+            vec![&rsa1024_leaf],
+            Want::ErrContains("RSA keys must be 2048 to 8192 bits"),
+        ),
+        (
+            "SHA-1 signature",
+            auth(&default),
+            vec![&sha1_leaf],
+            Want::ErrContains("unsupported signature algorithm or key"),
+        ),
+    ];
+    for (name, auth, chain, want) in cases {
+        let got = outcome(&auth, &peer(&chain));
+        match want {
+            Want::Exact(w) => assert_eq!(got, w, "case {name}"),
+            Want::ErrEnds(s) => {
+                let e = got.expect_err(name);
+                assert!(
+                    e.starts_with("verifying certificate SN="),
+                    "case {name}: {e}"
+                );
+                assert!(e.ends_with(s), "case {name}: {e}");
+            }
+            Want::ErrContains(s) => {
+                let e = got.expect_err(name);
+                assert!(e.contains(s), "case {name}: {e}");
+            }
+        }
+    }
+}
+
+fn openssl_ext(cert: &Issued, ext: &str) -> String {
+    let out = std::process::Command::new("openssl")
+        .args(["x509", "-noout", "-ext", ext, "-in"])
+        .arg(&cert.cert)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    text.lines()
+        .nth(1)
+        .unwrap_or("")
+        .trim()
+        .trim_start_matches("keyid:")
+        .to_owned()
+}
+
+#[test]
+fn certificate_identifier_matches_go() {
+    let pki = Pki::new();
+    let other = pki.ca("other", Key::P256);
+    // The serial of k8s' selfSignedCert.
+    let cert = pki.issue(
+        "self1",
+        Spec {
+            subj: "/CN=self1",
+            ext: "basicConstraints=critical,CA:TRUE\nsubjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid",
+            serial: 0,
+            ..Spec::default()
+        },
+    );
+    // openssl -set_serial takes decimal; u64 is too small for k8s' value, so re-issue via CLI.
+    let big = pki.path("big.pem");
+    assert!(
+        std::process::Command::new("openssl")
+            .args(["x509", "-in"])
+            .arg(&cert.cert)
+            .args(["-signkey"])
+            .arg(&cert.key)
+            .args([
+                "-set_serial",
+                "654708847004117259890317394342561449606220871090",
+                "-out"
+            ])
+            .arg(&big)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let big_cert = Issued {
+        der: kube_authn::x509::parse_pem_bundle(&std::fs::read(&big).unwrap()).unwrap()[0].clone(),
+        cert: big,
+        ..cert.clone()
+    };
+    let skid = openssl_ext(&big_cert, "subjectKeyIdentifier");
+    let akid = openssl_ext(&big_cert, "authorityKeyIdentifier");
+    assert_eq!(skid.len(), 59, "{skid}");
+    let auth = X509Authenticator::new(bundle(&[&other])).with_histogram(None);
+    let err = auth
+        .authenticate_peer(&peer(&[&big_cert]))
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        err,
+        format!(
+            "verifying certificate SN=654708847004117259890317394342561449606220871090, SKID={skid}, AKID={akid} failed: x509: certificate signed by unknown authority"
+        )
+    );
+    // No key identifiers at all: empty strings, as in Go.
+    let bare = pki.issue(
+        "bare",
+        Spec {
+            subj: "/CN=bare",
+            ext: "basicConstraints=CA:FALSE",
+            serial: 1,
+            ..Spec::default()
+        },
+    );
+    let err = auth
+        .authenticate_peer(&peer(&[&bare]))
+        .unwrap_err()
+        .to_string();
+    // OpenSSL 3 adds a subject key identifier by default; there is no AKID.
+    let skid = openssl_ext(&bare, "subjectKeyIdentifier");
+    assert!(
+        err.starts_with(&format!(
+            "verifying certificate SN=1, SKID={skid}, AKID= failed: "
+        )),
+        "{err}"
+    );
+}
+
+fn rcgen_leaf(issuer: &Issued, cn: &str, uid: Option<&str>) -> CertificateDer<'static> {
+    use rcgen::{CertificateParams, DnType, ExtendedKeyUsagePurpose, Issuer, KeyPair};
+    let ca_key = KeyPair::from_pem(&std::fs::read_to_string(&issuer.key).unwrap()).unwrap();
+    let issuer = Issuer::from_ca_cert_pem(&issuer.pem(), ca_key).unwrap();
+    let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
+    params.distinguished_name.push(DnType::CommonName, cn);
+    if let Some(uid) = uid {
+        params
+            .distinguished_name
+            .push(DnType::CustomDnType(vec![1, 3, 6, 1, 4, 1, 57683, 2]), uid);
+    }
+    params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
+    let key = KeyPair::generate().unwrap();
+    params.signed_by(&key, &issuer).unwrap().der().clone()
+}
+
+#[test]
+fn bad_input_has_defined_bounded_outcomes() {
+    let pki = Pki::new();
+    let root = pki.ca("root", Key::P256);
+    let leaf = pki.leaf("leaf", "/CN=ok", &root);
+    let auth = X509Authenticator::new(bundle(&[&root])).with_histogram(None);
+    let run = |chain: Vec<CertificateDer<'static>>| {
+        let start = std::time::Instant::now();
+        let r = auth
+            .authenticate_peer(&PeerCertificates::injected(chain))
+            .map(|o| o.map(|r| r.user.name().to_owned()))
+            .map_err(|e| e.to_string());
+        assert!(start.elapsed() < Duration::from_secs(1), "not bounded");
+        r
+    };
+    type Case = (
+        &'static str,
+        Vec<CertificateDer<'static>>,
+        Result<Option<&'static str>, &'static str>,
+    );
+    let cases: Vec<Case> = vec![
+        ("empty chain", vec![], Ok(None)),
+        (
+            "100 certificates",
+            vec![leaf.der.clone(); 100],
+            Err("x509: client certificate chain of 100 certificates exceeds the limit of 10"),
+        ),
+        (
+            "5 MB certificate",
+            vec![CertificateDer::from(vec![0x30u8; 5 << 20])],
+            Err("x509: client certificate exceeds the size limit of 65536 bytes"),
+        ),
+        (
+            "garbage DER",
+            vec![CertificateDer::from(b"not a certificate".to_vec())],
+            Err("x509: malformed certificate"),
+        ),
+        (
+            "CN with a newline",
+            vec![rcgen_leaf(&root, "evil\nsystem:admin", None)],
+            Err("x509: subject attribute contains a control character"),
+        ),
+        (
+            "CN with NUL",
+            vec![rcgen_leaf(&root, "admin\0x", None)],
+            Err("x509: subject attribute contains a control character"),
+        ),
+        (
+            "empty UID",
+            vec![rcgen_leaf(&root, "u", Some(""))],
+            Err("UID cannot be an empty string"),
+        ),
+        (
+            "one UID",
+            vec![rcgen_leaf(&root, "u", Some("42"))],
+            Ok(Some("u")),
+        ),
+    ];
+    for (name, chain, want) in cases {
+        let got = run(chain);
+        match want {
+            Ok(w) => assert_eq!(got, Ok(w.map(str::to_owned)), "case {name}"),
+            Err(w) => {
+                let e = got.expect_err(name);
+                assert!(e.ends_with(w), "case {name}: {e}");
+            }
+        }
+    }
+}
+
+#[test]
+fn cache_follows_time_and_ca_generation_and_reload_keeps_good_bundle() {
+    let pki = Pki::new();
+    let ca_a = pki.ca("ca-a", Key::P256);
+    let ca_b = pki.ca("ca-b", Key::P256);
+    let leaf = pki.leaf("leaf", "/CN=alice/O=dev", &ca_a);
+    let ca_file = pki.bundle("client-ca.pem", &[&ca_a]);
+    let t = Arc::new(AtomicI64::new(now()));
+    let t2 = t.clone();
+    static HIST: ExpirationHistogram = ExpirationHistogram::new();
+    let auth = X509Authenticator::from_ca_file(&ca_file)
+        .unwrap()
+        .with_histogram(Some(&HIST))
+        .with_clock(Arc::new(move || {
+            UNIX_EPOCH + Duration::from_secs(t2.load(Ordering::Relaxed) as u64)
+        }));
+    let p = peer(&[&leaf]);
+    let name = |a: &X509Authenticator| {
+        a.authenticate_peer(&p)
+            .map(|o| o.map(|r| r.user.name().to_owned()))
+            .map_err(|e| e.to_string())
+    };
+    assert_eq!(name(&auth), Ok(Some("alice".into())));
+    assert_eq!(name(&auth), Ok(Some("alice".into())), "cached");
+    assert_eq!(HIST.count(), 2, "observed on every request, cached or not");
+
+    // The validity window is crossed: the cached success must not be reused.
+    t.fetch_add(11 * YEAR, Ordering::Relaxed);
+    assert!(name(&auth).unwrap_err().contains("is after"));
+    t.fetch_sub(11 * YEAR, Ordering::Relaxed);
+    assert_eq!(name(&auth), Ok(Some("alice".into())));
+
+    // A broken new file keeps the previous bundle (and the cached result stays valid).
+    let r = auth.reloader().unwrap();
+    for broken in [
+        &b""[..],
+        b"garbage",
+        b"-----BEGIN CERTIFICATE-----\nQUJD\n-----END CERTIFICATE-----\n",
+    ] {
+        std::fs::write(&ca_file, broken).unwrap();
+        assert!(r.reload_now().is_err());
+        assert_eq!(name(&auth), Ok(Some("alice".into())));
+    }
+    assert_eq!(r.failures(), 3);
+
+    // A new CA replaces the old one: new generation, the cached success is gone.
+    std::fs::write(&ca_file, ca_b.pem()).unwrap();
+    r.reload_now().unwrap();
+    assert!(
+        name(&auth)
+            .unwrap_err()
+            .ends_with("x509: certificate signed by unknown authority")
+    );
+    let mut text = String::new();
+    HIST.encode(&mut text);
+    // 8 requests: every one observed, cached or not.
+    assert!(
+        text.contains("apiserver_client_certificate_expiration_seconds_count 8\n"),
+        "{text}"
+    );
+    // Only the request at +11 years saw an expired (negative) lifetime; a fresh 10-year
+    // certificate lands in +Inf.
+    for line in [
+        "apiserver_client_certificate_expiration_seconds_bucket{le=\"0\"} 1\n",
+        "apiserver_client_certificate_expiration_seconds_bucket{le=\"31104000\"} 1\n",
+        "apiserver_client_certificate_expiration_seconds_bucket{le=\"+Inf\"} 8\n",
+    ] {
+        assert!(text.contains(line), "{line} in {text}");
+    }
+}
+
+#[test]
+fn leaf_signed_by_other_ca_is_an_error_not_anonymous() {
+    // With anonymous enabled, an error (not "not mine") is what makes the union answer 401.
+    let pki = Pki::new();
+    let client_ca = pki.ca("client-ca", Key::P256);
+    let front_proxy_ca = pki.ca("front-proxy-ca", Key::P256);
+    let proxy_cert = pki.leaf("proxy", "/CN=front-proxy-client", &front_proxy_ca);
+    let auth = X509Authenticator::new(bundle(&[&client_ca])).with_histogram(None);
+    let chain = kube_authn::chain::ChainBuilder::new()
+        .request(auth)
+        .anonymous(kube_authn::chain::anonymous::Anonymous::new())
+        .build();
+    let mut req = http::Request::new(());
+    req.extensions_mut().insert(peer(&[&proxy_cert]));
+    let (parts, _) = req.into_parts();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let result = rt.block_on(chain.authenticate_request(&parts, &Default::default()));
+    assert!(result.is_err(), "{result:?}");
+}
+
+// ---- real TLS, real clients ----
+
+struct Fixture {
+    pki: Pki,
+    root: Issued,
+    inter: Issued,
+    leaf: Issued,
+    chained: Issued,
+    untrusted: Issued,
+}
+
+fn fixture() -> Fixture {
+    let pki = Pki::new();
+    let root = pki.ca("root", Key::P256);
+    let inter = pki.issue(
+        "inter",
+        Spec {
+            subj: "/CN=inter",
+            issuer: Some(&root),
+            ext: CA_EXT,
+            ..Spec::default()
+        },
+    );
+    let leaf = pki.leaf("alice", "/O=system:masters/O=dev/CN=alice", &root);
+    let chained = pki.leaf("bob", "/O=ops/CN=bob", &inter);
+    let other = pki.ca("other", Key::P256);
+    let untrusted = pki.leaf("mallory", "/CN=mallory", &other);
+    Fixture {
+        pki,
+        root,
+        inter,
+        leaf,
+        chained,
+        untrusted,
+    }
+}
+
+fn has_tool(tool: &str) -> bool {
+    std::process::Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn curl_and_reqwest_over_real_tls_request_client_cert() {
+    assert!(has_tool("curl"), "curl is required (ci/install-x509.sh)");
+    let f = fixture();
+    let ca_file = f.pki.bundle("client-ca.pem", &[&f.root]);
+    let auth = Arc::new(
+        X509Authenticator::from_ca_file(&ca_file)
+            .unwrap()
+            .with_histogram(None),
+    );
+    let server = TestServer::start(
+        &f.pki,
+        auth.clone(),
+        ClientCertPolicy::Request {
+            hints: vec![auth.bundle()],
+        },
+    )
+    .await;
+
+    let target = server.target();
+    let leaf = (f.leaf.cert.clone(), f.leaf.key.clone());
+    let untrusted = (f.untrusted.cert.clone(), f.untrusted.key.clone());
+    let chain_file = f.pki.chain_file("bob-chain.pem", &[&f.chained, &f.inter]);
+    let bob_key = f.chained.key.clone();
+    // curl blocks: run it off the runtime that drives the server.
+    let curl_results = tokio::task::spawn_blocking(move || {
+        let s = &target;
+        vec![
+            (
+                "h1 valid cert",
+                curl(s, Some((&leaf.0, &leaf.1)), &["--http1.1"]),
+            ),
+            (
+                "h2 valid cert",
+                curl(s, Some((&leaf.0, &leaf.1)), &["--http2"]),
+            ),
+            (
+                "chain with intermediate",
+                curl(s, Some((&chain_file, &bob_key)), &[]),
+            ),
+            ("no cert", curl(s, None, &[])),
+            (
+                "untrusted cert still connects",
+                curl(s, Some((&untrusted.0, &untrusted.1)), &[]),
+            ),
+        ]
+    })
+    .await
+    .unwrap();
+    for (name, (status, body)) in &curl_results {
+        match *name {
+            "h1 valid cert" | "h2 valid cert" => {
+                assert_eq!(*status, 200, "{name}: {body}");
+                assert_eq!(body["username"], "alice", "{name}");
+                assert_eq!(
+                    body["groups"],
+                    serde_json::json!(["system:masters", "dev"]),
+                    "{name}"
+                );
+                let want_version = if *name == "h2 valid cert" {
+                    "HTTP/2.0"
+                } else {
+                    "HTTP/1.1"
+                };
+                assert_eq!(body["version"], want_version, "{name}");
+                assert_eq!(
+                    body["extra"]["authentication.kubernetes.io/credential-id"][0],
+                    format!("X509SHA256={}", sha256_hex(&f.leaf.der))
+                );
+            }
+            "chain with intermediate" => {
+                assert_eq!(*status, 200, "{name}: {body}");
+                assert_eq!(body["username"], "bob");
+            }
+            "no cert" => {
+                assert_eq!(*status, 401, "{name}");
+                assert_eq!(body["error"], "no credentials");
+            }
+            "untrusted cert still connects" => {
+                assert_eq!(*status, 401, "{name}");
+                let e = body["error"].as_str().unwrap();
+                assert!(e.starts_with("verifying certificate SN=2"), "{e}");
+                assert!(
+                    e.ends_with("failed: x509: certificate signed by unknown authority"),
+                    "{e}"
+                );
+            }
+            _ => unreachable!(),
+        }
+    }
+
+    // reqwest (rustls client) with a client identity, leaf + intermediate.
+    let (status, body) = reqwest_get(
+        &server,
+        Some(identity(&[&f.chained, &f.inter], &f.chained)),
+        &[],
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["username"], "bob");
+    assert_eq!(body["groups"], serde_json::json!(["ops"]));
+    let (status, _) = reqwest_get(&server, None, &[]).await;
+    assert_eq!(status, 401);
+
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stricter_handshake_policies_and_handshake_timeout() {
+    let f = fixture();
+    let roots = Arc::new(bundle(&[&f.root]));
+    let auth: Arc<dyn RequestAuthenticator> =
+        Arc::new(X509Authenticator::new(bundle(&[&f.root])).with_histogram(None));
+
+    // Require: no certificate fails the handshake; a trusted one works.
+    let server = TestServer::start(
+        &f.pki,
+        auth.clone(),
+        ClientCertPolicy::Require {
+            roots: roots.clone(),
+        },
+    )
+    .await;
+    let client = |id: Option<Vec<u8>>| {
+        let ca =
+            reqwest::Certificate::from_pem(&std::fs::read(&server.server_ca).unwrap()).unwrap();
+        let mut b = reqwest::Client::builder()
+            .use_rustls_tls()
+            .add_root_certificate(ca)
+            .resolve("localhost", server.addr);
+        if let Some(id) = id {
+            b = b.identity(reqwest::Identity::from_pem(&id).unwrap());
+        }
+        b.build().unwrap()
+    };
+    assert!(
+        client(None).get(server.url("/")).send().await.is_err(),
+        "Require without a certificate must fail the handshake"
+    );
+    let resp = client(Some(identity(&[&f.leaf], &f.leaf)))
+        .get(server.url("/"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    let untrusted = client(Some(identity(&[&f.untrusted], &f.untrusted)))
+        .get(server.url("/"))
+        .send()
+        .await;
+    assert!(
+        untrusted.is_err(),
+        "Require with an untrusted certificate must fail the handshake"
+    );
+    server.stop().await;
+
+    // VerifyIfGiven: none is fine (401 from the app), untrusted fails the handshake.
+    let server = TestServer::start(
+        &f.pki,
+        auth.clone(),
+        ClientCertPolicy::VerifyIfGiven { roots },
+    )
+    .await;
+    let (status, _) = reqwest_get(&server, None, &[]).await;
+    assert_eq!(status, 401);
+    let ca = reqwest::Certificate::from_pem(&std::fs::read(&server.server_ca).unwrap()).unwrap();
+    let c = reqwest::Client::builder()
+        .use_rustls_tls()
+        .add_root_certificate(ca)
+        .resolve("localhost", server.addr)
+        .identity(reqwest::Identity::from_pem(&identity(&[&f.untrusted], &f.untrusted)).unwrap())
+        .build()
+        .unwrap();
+    assert!(c.get(server.url("/")).send().await.is_err());
+
+    // Handshake timeout: a client that connects and sends nothing is dropped (2 s in tests).
+    use tokio::io::AsyncReadExt;
+    let mut tcp = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let mut buf = [0u8; 16];
+    let start = std::time::Instant::now();
+    let n = tokio::time::timeout(Duration::from_secs(10), tcp.read(&mut buf))
+        .await
+        .expect("server must close the idle handshake")
+        .unwrap_or(0);
+    assert_eq!(n, 0);
+    assert!(
+        start.elapsed() >= Duration::from_millis(1500),
+        "{:?}",
+        start.elapsed()
+    );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn axum_router_served_by_the_accept_loop_sees_peer_certificates() {
+    use axum::extract::Extension;
+    use axum::routing::get;
+    use kube_authn::tls::pki_types::pem::PemObject;
+
+    let f = fixture();
+    let auth = Arc::new(X509Authenticator::new(bundle(&[&f.root])).with_histogram(None));
+    let app = axum::Router::new().route(
+        "/whoami",
+        get(move |Extension(peer): Extension<PeerCertificates>| {
+            let auth = auth.clone();
+            async move {
+                match auth.authenticate_peer(&peer) {
+                    Ok(Some(r)) => r.user.name().to_owned(),
+                    Ok(None) => "anonymous".to_owned(),
+                    Err(e) => e.to_string(),
+                }
+            }
+        }),
+    );
+    let server_ca = f.pki.ca("axum-server-ca", Key::P256);
+    let serving = f.pki.issue(
+        "axum-serving",
+        Spec {
+            subj: "/CN=localhost",
+            issuer: Some(&server_ca),
+            ext: "basicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost",
+            ..Spec::default()
+        },
+    );
+    let key = kube_authn::tls::pki_types::PrivateKeyDer::from_pem_file(&serving.key).unwrap();
+    let config = kube_authn::tls::server_config(
+        vec![serving.der.clone()],
+        key,
+        &ClientCertPolicy::Request { hints: vec![] },
+    )
+    .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(kube_authn::tls::serve(
+        listener,
+        Arc::new(config),
+        app,
+        async {
+            let _ = rx.await;
+        },
+    ));
+    let client = reqwest::Client::builder()
+        .use_rustls_tls()
+        .add_root_certificate(reqwest::Certificate::from_pem(server_ca.pem().as_bytes()).unwrap())
+        .resolve("localhost", addr)
+        .identity(reqwest::Identity::from_pem(&identity(&[&f.leaf], &f.leaf)).unwrap())
+        .build()
+        .unwrap();
+    let body = client
+        .get(format!("https://localhost:{}/whoami", addr.port()))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(body, "alice");
+    tx.send(()).unwrap();
+    task.await.unwrap().unwrap();
+}
+
+/// A client certificate presented with a private key that does not match it: the handshake's
+/// CertificateVerify must fail even under the "request, don't verify" policy.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn request_policy_still_checks_proof_of_possession() {
+    use kube_authn::tls::pki_types::pem::PemObject;
+    use kube_authn::tls::pki_types::{PrivateKeyDer, ServerName};
+    use kube_authn::tls::rustls;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    #[derive(Debug)]
+    struct Fixed(Arc<rustls::sign::CertifiedKey>);
+    impl rustls::client::ResolvesClientCert for Fixed {
+        fn resolve(
+            &self,
+            _: &[&[u8]],
+            _: &[rustls::SignatureScheme],
+        ) -> Option<Arc<rustls::sign::CertifiedKey>> {
+            Some(self.0.clone())
+        }
+        fn has_certs(&self) -> bool {
+            true
+        }
+    }
+
+    let f = fixture();
+    let auth: Arc<dyn RequestAuthenticator> =
+        Arc::new(X509Authenticator::new(bundle(&[&f.root])).with_histogram(None));
+    let server = TestServer::start(&f.pki, auth, ClientCertPolicy::Request { hints: vec![] }).await;
+    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let mut roots = rustls::RootCertStore::empty();
+    roots
+        .add(CertificateDer::from_pem_file(&server.server_ca).unwrap())
+        .unwrap();
+
+    let get = |key_file: std::path::PathBuf| {
+        let provider = provider.clone();
+        let roots = roots.clone();
+        let leaf = f.leaf.der.clone();
+        let addr = server.addr;
+        async move {
+            let key = provider
+                .key_provider
+                .load_private_key(PrivateKeyDer::from_pem_file(key_file).unwrap())
+                .unwrap();
+            let ck = Arc::new(rustls::sign::CertifiedKey::new(vec![leaf], key));
+            let config = rustls::ClientConfig::builder_with_provider(provider)
+                .with_safe_default_protocol_versions()
+                .unwrap()
+                .with_root_certificates(roots)
+                .with_client_cert_resolver(Arc::new(Fixed(ck)));
+            let connector = kube_authn::tls::tokio_rustls::TlsConnector::from(Arc::new(config));
+            let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+            let mut tls = match connector
+                .connect(ServerName::try_from("localhost").unwrap(), tcp)
+                .await
+            {
+                Ok(t) => t,
+                Err(e) => return Err(e.to_string()),
+            };
+            tls.write_all(b"GET / HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\n\r\n")
+                .await
+                .map_err(|e| e.to_string())?;
+            let mut out = Vec::new();
+            tls.read_to_end(&mut out).await.map_err(|e| e.to_string())?;
+            Ok(String::from_utf8_lossy(&out).into_owned())
+        }
+    };
+    let good = get(f.leaf.key.clone()).await.unwrap();
+    assert!(good.starts_with("HTTP/1.1 200"), "{good}");
+    assert!(good.contains("\"username\":\"alice\""), "{good}");
+    // Alice's certificate, Mallory's key: refused in the handshake, no HTTP response.
+    let bad = get(f.untrusted.key.clone()).await;
+    assert!(
+        bad.as_ref().map_or(true, |body| body.is_empty()),
+        "a certificate without its key must not reach the application: {bad:?}"
+    );
+    server.stop().await;
+}
