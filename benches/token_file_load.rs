@@ -37,11 +37,14 @@ impl Rng {
 }
 
 fn main() {
-    // `cargo bench` passes `--bench`; nothing else to parse.
+    // `cargo bench` passes `--bench`: the real measurement (1M rows, release build, targets
+    // enforced). `cargo test --all-targets` runs this binary without it, in a debug build: a
+    // smoke run of the same code on fewer rows, without the time and memory targets.
+    let measuring = std::env::args().any(|a| a == "--bench");
     let rows: usize = std::env::var("TOKEN_FILE_ROWS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(1_000_000);
+        .unwrap_or(if measuring { 1_000_000 } else { 20_000 });
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("tokens.csv");
     let groups = [
@@ -118,11 +121,14 @@ fn main() {
         rss_after as f64 / 1024.0 / file_mib
     );
     let mut failed = false;
-    if cpu > 1.0 {
+    if !measuring {
+        println!("  (smoke run under `cargo test`: targets are enforced only by `cargo bench`)");
+    } else if cpu > 1.0 {
         eprintln!("FAIL: load took more than 1 s of CPU");
         failed = true;
     }
-    if hwm == 0 {
+    if !measuring {
+    } else if hwm == 0 {
         eprintln!("FAIL: could not read VmHWM from /proc/self/status");
         failed = true;
     } else if (hwm * 1024) as f64 > 2.0 * file_bytes as f64 {

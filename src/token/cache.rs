@@ -706,11 +706,10 @@ impl<T: TokenAuthenticator + 'static> Inner<T> {
                 }
             }
         };
-        let result = match rx.wait_for(Option::is_some).await {
+        match rx.wait_for(Option::is_some).await {
             Ok(result) => result.clone().unwrap_or_else(|| Err(crash())),
             Err(_) => Err(crash()),
-        };
-        result
+        }
     }
 
     /// The detached shared lookup: runs the delegate once, stores and publishes the result.
