@@ -6,6 +6,7 @@
 //!
 //! ```text
 //! basic auth (--basic-auth-file, the ≤1.18 position)
+//! client certificates (--client-ca-file)
 //! bearer + WebSocket over union(token file (--token-auth-file, audience-agnostic))
 //! → system:authenticated group adder
 //! → fail-on-error union with anonymous (--anonymous-auth, default true)
@@ -42,6 +43,7 @@ use crate::reload::WatchTask;
 use crate::request::Basic;
 use crate::token::anytoken::AnyToken;
 use crate::token::file::TokenFile;
+use crate::x509::{CaBundle, X509Authenticator};
 
 /// How often watched files are checked for changes.
 pub const DEFAULT_RELOAD_INTERVAL: Duration = Duration::from_secs(1);
@@ -56,6 +58,9 @@ pub const DEFAULT_RELOAD_INTERVAL: Duration = Duration::from_secs(1);
 pub struct AuthenticationOptions {
     /// `--token-auth-file`: static tokens, CSV `token,user,uid,"group1,group2"`.
     pub token_auth_file: Option<PathBuf>,
+    /// `--client-ca-file`: CA bundle that client certificates must chain to; the certificate's
+    /// last CN is the user name and its O values the groups. Reloaded when it changes.
+    pub client_ca_file: Option<PathBuf>,
     /// `--basic-auth-file`: static passwords, CSV `password,user,uid,"group1,group2"`
     /// (removed from kube-apiserver in 1.19).
     pub basic_auth_file: Option<PathBuf>,
@@ -74,6 +79,7 @@ impl Default for AuthenticationOptions {
     fn default() -> Self {
         Self {
             token_auth_file: None,
+            client_ca_file: None,
             basic_auth_file: None,
             anonymous_auth: true,
             api_audiences: Vec::new(),
@@ -97,6 +103,9 @@ pub struct Built {
     pub chain: Chain,
     /// The API audiences to put on each request (see the middleware).
     pub api_audiences: Audiences,
+    /// The `--client-ca-file` bundle as loaded at start-up, for the TLS handshake's list of
+    /// acceptable client CAs (a hint only: certificates are verified per request).
+    pub client_ca: Option<Arc<CaBundle>>,
     /// Reload tasks; dropping them stops reloading.
     pub tasks: Vec<WatchTask>,
 }
@@ -127,6 +136,14 @@ impl AuthenticationOptions {
                 Basic::new(file),
             ));
         }
+        let mut client_ca = None;
+        if let Some(path) = &self.client_ca_file {
+            let x509 = X509Authenticator::from_ca_file(path)
+                .map_err(|e| ConfigError::new(format!("--client-ca-file: {e}")))?;
+            tasks.extend(x509.spawn_watch(self.reload_interval));
+            client_ca = Some(x509.bundle());
+            builder = builder.request(x509);
+        }
         if let Some(path) = &self.token_auth_file {
             let file = TokenFile::open(path)
                 .map_err(|e| ConfigError::new(format!("--token-auth-file: {e}")))?;
@@ -142,6 +159,7 @@ impl AuthenticationOptions {
         Ok(Built {
             chain: builder.build(),
             api_audiences,
+            client_ca,
             tasks,
         })
     }

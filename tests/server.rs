@@ -790,3 +790,80 @@ fn restart_with_cert_dir(dir: tempfile::TempDir, cert_dir: &Path) {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// A CA and a client certificate signed by it (rcgen), written as PEM files into `dir`.
+fn client_pki(dir: &Path, prefix: &str, cn: &str, orgs: &[&str]) -> (PathBuf, PathBuf, PathBuf) {
+    use rcgen::{
+        BasicConstraints, CertificateParams, CertifiedIssuer, DnType, ExtendedKeyUsagePurpose,
+        IsCa, KeyPair,
+    };
+    let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params
+        .distinguished_name
+        .push(DnType::CommonName, format!("{prefix} client CA"));
+    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    let ca = CertifiedIssuer::self_signed(ca_params, KeyPair::generate().unwrap()).unwrap();
+    let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
+    params.distinguished_name.push(DnType::CommonName, cn);
+    for o in orgs {
+        params.distinguished_name.push(DnType::OrganizationName, *o);
+    }
+    params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
+    let key = KeyPair::generate().unwrap();
+    let cert = params.signed_by(&key, &ca).unwrap();
+    let paths = (
+        dir.join(format!("{prefix}-ca.pem")),
+        dir.join(format!("{prefix}-client.pem")),
+        dir.join(format!("{prefix}-client.key")),
+    );
+    std::fs::write(&paths.0, ca.pem()).unwrap();
+    std::fs::write(&paths.1, cert.pem()).unwrap();
+    std::fs::write(&paths.2, key.serialize_pem()).unwrap();
+    paths
+}
+
+#[test]
+fn client_certificates_over_curl() {
+    let pki = tempfile::tempdir().unwrap();
+    // rcgen keeps one value per attribute type; several O values are covered by tests/x509.rs.
+    let (ca, cert, key) = client_pki(pki.path(), "trusted", "alice", &["devs"]);
+    let (_, rogue_cert, rogue_key) =
+        client_pki(pki.path(), "rogue", "mallory", &["system:masters"]);
+    let server = Server::start(&[&format!("--client-ca-file={}", ca.display())]);
+    let cert_args = |c: &Path, k: &Path| {
+        vec![
+            "--cert".to_string(),
+            c.display().to_string(),
+            "--key".into(),
+            k.display().to_string(),
+        ]
+    };
+    // Trusted certificate: the identity comes from the subject, plus the credential id.
+    let args = cert_args(&cert, &key);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, body) = whoami_curl(&server, &args);
+    assert_eq!(code, 201, "{body}");
+    assert_eq!(body["status"]["userInfo"]["username"], "alice");
+    assert_eq!(
+        body["status"]["userInfo"]["groups"],
+        json!(["devs", "system:authenticated"])
+    );
+    let id = body["status"]["userInfo"]["extra"]["authentication.kubernetes.io/credential-id"][0]
+        .as_str()
+        .unwrap();
+    assert!(id.starts_with("X509SHA256=") && id.len() == 11 + 64, "{id}");
+    // An untrusted certificate with anonymous enabled is a 401, never anonymous (kube-apiserver).
+    let args = cert_args(&rogue_cert, &rogue_key);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (body, code, _) = server.curl(&[&args[..], &[server.url("/healthz").as_str()]].concat());
+    assert_eq!(code, 401, "{body}");
+    // A valid bearer token still works next to an untrusted certificate (union: first success).
+    let auth = format!("Authorization: Bearer {JANE_TOKEN}");
+    let mut with_token = args.clone();
+    with_token.extend(["-H", auth.as_str()]);
+    let (code, body) = whoami_curl(&server, &with_token);
+    assert_eq!(
+        (code, body["status"]["userInfo"]["username"].clone()),
+        (201, json!("jane"))
+    );
+}

@@ -9,13 +9,13 @@ use std::time::Duration;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
-use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
 use tower_service::Service;
 
 use super::PeerCertificates;
+use crate::middleware::CloseConnection;
 
 /// How long a client may take to complete the TLS handshake (kube-apiserver relies on Go's
 /// `ReadHeaderTimeout`; 10 s is the usual budget).
@@ -128,11 +128,15 @@ impl TlsServer {
         B::Data: Send,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
-        let graceful = GracefulShutdown::new();
+        // Server shutdown is broadcast to every connection; `active` counts the open ones so
+        // the grace period can end early.
+        let (stop, stopped) = tokio::sync::watch::channel(false);
+        let active = Arc::new(tokio::sync::Semaphore::new(0));
         let mut builder = auto::Builder::new(TokioExecutor::new());
         builder.http1().timer(TokioTimer::new());
         builder.http2().timer(TokioTimer::new());
         tokio::pin!(shutdown);
+        let mut open = 0u32;
         loop {
             tokio::select! {
                 accepted = listener.accept() => {
@@ -148,9 +152,13 @@ impl TlsServer {
                     let acceptor = self.acceptor.clone();
                     let timeout = self.handshake_timeout;
                     let service = service.clone();
-                    let watcher = graceful.watcher();
+                    let mut stopped = stopped.clone();
                     let builder = builder.clone();
+                    let active = active.clone();
+                    open += 1;
                     tokio::spawn(async move {
+                        // Counted as closed however this task ends.
+                        let _closed = CloseGuard(active);
                         let tls = match tokio::time::timeout(timeout, acceptor.accept(tcp)).await {
                             Ok(Ok(tls)) => tls,
                             Ok(Err(e)) => {
@@ -168,11 +176,29 @@ impl TlsServer {
                             .peer_certificates()
                             .filter(|c| !c.is_empty())
                             .map(|c| PeerCertificates::from_handshake(c.to_vec()));
-                        let svc = TowerToHyperService::new(AddPeer { inner: service, peer });
+                        // A response marked `CloseConnection` (a refused or anonymous HTTP/2
+                        // request) ends the connection with GOAWAY, as kube-apiserver's
+                        // `Connection: close` does (CVE-2023-44487 mitigation).
+                        let close = Arc::new(tokio::sync::Notify::new());
+                        let inner = CloseConnection::watch(service, close.clone());
+                        let svc = TowerToHyperService::new(AddPeer { inner, peer });
                         let conn = builder
                             .serve_connection_with_upgrades(TokioIo::new(tls), svc)
                             .into_owned();
-                        if let Err(e) = watcher.watch(conn).await {
+                        tokio::pin!(conn);
+                        let result = tokio::select! {
+                            result = conn.as_mut() => Some(result),
+                            () = close.notified() => None,
+                            _ = stopped.wait_for(|stop| *stop) => None,
+                        };
+                        let result = match result {
+                            Some(result) => result,
+                            None => {
+                                conn.as_mut().graceful_shutdown();
+                                conn.await
+                            }
+                        };
+                        if let Err(e) = result {
                             tracing::debug!(%remote, error = %e, "connection ended with an error");
                         }
                     });
@@ -181,8 +207,10 @@ impl TlsServer {
             }
         }
         drop(listener);
+        let _ = stop.send(true);
+        let all_closed = active.acquire_many(open);
         tokio::select! {
-            () = graceful.shutdown() => {}
+            _ = all_closed => {}
             () = tokio::time::sleep(self.grace) => {
                 tracing::warn!("shutdown grace period elapsed with connections still open");
             }
@@ -248,5 +276,14 @@ where
             req.extensions_mut().insert(peer.clone());
         }
         self.inner.call(req)
+    }
+}
+
+/// Releases one permit when a connection task ends, so shutdown can wait for all of them.
+struct CloseGuard(Arc<tokio::sync::Semaphore>);
+
+impl Drop for CloseGuard {
+    fn drop(&mut self) {
+        self.0.add_permits(1);
     }
 }

@@ -3,7 +3,6 @@
 //! followed by the CA that signed it, `apiserver.key` its key; an existing pair is reused).
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use rcgen::{
     BasicConstraints, CertificateParams, CertifiedIssuer, DistinguishedName, DnType,
@@ -111,20 +110,4 @@ pub fn load(
     let key = PrivateKeyDer::from_pem_file(key_file)
         .map_err(|e| format!("--tls-private-key-file {}: {e}", key_file.display()))?;
     Ok((certs, key))
-}
-
-/// A rustls server configuration (TLS 1.2 and 1.3, h2 and http/1.1) over aws-lc-rs.
-pub fn server_config(
-    certs: Vec<CertificateDer<'static>>,
-    key: PrivateKeyDer<'static>,
-) -> Result<Arc<rustls::ServerConfig>, String> {
-    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
-    let mut config = rustls::ServerConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .map_err(|e| format!("TLS configuration: {e}"))?
-        .with_no_client_auth()
-        .with_single_cert(certs, key)
-        .map_err(|e| format!("TLS certificate and key do not match: {e}"))?;
-    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
-    Ok(Arc::new(config))
 }

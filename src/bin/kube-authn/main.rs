@@ -47,6 +47,12 @@ pub struct ServeArgs {
     #[arg(long = "token-auth-file", value_name = "FILE")]
     pub token_auth_file: Option<PathBuf>,
 
+    /// If set, any request presenting a client certificate signed by one of the authorities in
+    /// the client-ca-file is authenticated with an identity corresponding to the CommonName of
+    /// the client certificate.
+    #[arg(long = "client-ca-file", value_name = "FILE")]
+    pub client_ca_file: Option<PathBuf>,
+
     /// If set, the file that will be used to admit requests to the secure port of the API
     /// server via http basic authentication (removed from kube-apiserver in 1.19).
     #[arg(long = "basic-auth-file", value_name = "FILE")]

@@ -4,15 +4,11 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use hyper_util::rt::{TokioExecutor, TokioIo};
-use hyper_util::server::conn::auto;
-use hyper_util::server::graceful::GracefulShutdown;
-use hyper_util::service::TowerToHyperService;
 use kube_authn::config::AuthenticationOptions;
 use kube_authn::metrics::Metrics;
 use kube_authn::middleware::AuthenticationLayer;
+use kube_authn::tls::{ClientCertPolicy, TlsServer, server_config};
 use tokio::net::TcpListener;
-use tokio_rustls::TlsAcceptor;
 use tower_layer::Layer;
 
 use crate::app::App;
@@ -32,6 +28,7 @@ pub async fn run(mut args: ServeArgs) -> Result<(), String> {
 
     let options = AuthenticationOptions {
         token_auth_file: args.token_auth_file.clone(),
+        client_ca_file: args.client_ca_file.clone(),
         basic_auth_file: args.basic_auth_file.clone(),
         anonymous_auth: args.anonymous_auth,
         api_audiences: args.api_audiences.clone(),
@@ -68,7 +65,15 @@ pub async fn run(mut args: ServeArgs) -> Result<(), String> {
         }
     };
     let (chain_certs, key) = certs::load(&serving.cert_file, &serving.key_file)?;
-    let tls = certs::server_config(chain_certs, key)?;
+    // Like kube-apiserver: with a client CA, the handshake requests (but does not require or
+    // verify) a client certificate; the X.509 authenticator verifies it per request.
+    let policy = match &built.client_ca {
+        Some(bundle) => ClientCertPolicy::Request {
+            hints: vec![bundle.clone()],
+        },
+        None => ClientCertPolicy::None,
+    };
+    let tls = Arc::new(server_config(chain_certs, key, &policy).map_err(|e| e.to_string())?);
 
     let addr = SocketAddr::new(args.bind_address, args.secure_port);
     let listener = TcpListener::bind(addr)
@@ -101,54 +106,13 @@ pub async fn run(mut args: ServeArgs) -> Result<(), String> {
         dev.print_instructions(local, serving.ca_file.as_deref());
     }
 
-    let acceptor = TlsAcceptor::from(tls);
-    let graceful = GracefulShutdown::new();
-    let mut shutdown = std::pin::pin!(shutdown_signal());
-    loop {
-        tokio::select! {
-            accepted = listener.accept() => {
-                let (tcp, peer) = match accepted {
-                    Ok(conn) => conn,
-                    Err(e) => {
-                        tracing::warn!(error = %e, "accept failed");
-                        tokio::time::sleep(Duration::from_millis(50)).await;
-                        continue;
-                    }
-                };
-                let _ = tcp.set_nodelay(true);
-                let acceptor = acceptor.clone();
-                let service = TowerToHyperService::new(service.clone());
-                let watcher = graceful.watcher();
-                tokio::spawn(async move {
-                    let tls = match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(tcp)).await {
-                        Ok(Ok(tls)) => tls,
-                        Ok(Err(e)) => {
-                            tracing::debug!(%peer, error = %e, "TLS handshake failed");
-                            return;
-                        }
-                        Err(_) => {
-                            tracing::debug!(%peer, "TLS handshake timed out");
-                            return;
-                        }
-                    };
-                    let builder = auto::Builder::new(TokioExecutor::new());
-                    let conn = builder.serve_connection_with_upgrades(TokioIo::new(tls), service);
-                    if let Err(e) = watcher.watch(conn.into_owned()).await {
-                        tracing::debug!(%peer, error = %e, "connection error");
-                    }
-                });
-            }
-            () = &mut shutdown => break,
-        }
-    }
-    drop(listener);
-    tracing::info!("shutting down");
-    if tokio::time::timeout(SHUTDOWN_GRACE, graceful.shutdown())
+    TlsServer::new(tls)
+        .handshake_timeout(HANDSHAKE_TIMEOUT)
+        .shutdown_grace(SHUTDOWN_GRACE)
+        .serve(listener, service, shutdown_signal())
         .await
-        .is_err()
-    {
-        tracing::warn!("connections still open after the grace period; closing");
-    }
+        .map_err(|e| format!("serving: {e}"))?;
+    tracing::info!("shut down");
     drop(built.tasks);
     Ok(())
 }
