@@ -61,7 +61,7 @@ fn wycheproof_json_web_signature() {
                     invalid_rejected += 1;
                 }
                 "valid" if key.is_some() && jwk_alg_mismatch(group, jws) => {
-                    // Deliberate: a JWK `alg` pins the key to that algorithm (docs/compat/jwt.md).
+                    // Deliberate: a JWK `alg` pins the key to that algorithm (docs/compatibility.md).
                     assert!(!accepted, "tc {id}: JWK alg must pin the key");
                     pinned += 1;
                 }

@@ -90,7 +90,7 @@ fn key_file_forms_and_key_ids() {
             "{skipped}"
         );
     }
-    // RSA below 2048 bits: refused loudly (deliberate difference, docs/compat/jwt.md).
+    // RSA below 2048 bits: refused loudly (deliberate difference, docs/compatibility.md).
     assert!(
         parse_pem_keys(&f.read("rsa1024.pem"))
             .unwrap_err()

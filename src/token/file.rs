@@ -22,7 +22,7 @@
 //! Records are numbered as Kubernetes numbers them (1-based, counting rows with at least three
 //! columns). Warnings are logged (`tracing`) and kept ([`TokenFile::warnings`]).
 //!
-//! Deliberate differences (see `docs/compat/files.md`): a user name, uid or groups column that is
+//! Deliberate differences (see `docs/compatibility.md`): a user name, uid or groups column that is
 //! not UTF-8 is an error (Go would accept the bytes), the file is capped at
 //! [`DEFAULT_MAX_FILE_BYTES`], and the file is reloaded when it changes (kube-apiserver reads it
 //! once at start-up); a broken new version keeps the previous tokens.
