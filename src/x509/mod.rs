@@ -27,7 +27,7 @@
 //! ends that path (webpki does not look at root validity), and a leaf that is itself a
 //! certificate of the CA bundle verifies as a one-element chain (k8s' "ca with multiple
 //! organizations" case). What remains different, each with a test in `tests/x509.rs` and an
-//! entry in `docs/compat/x509.md`:
+//! entry in `docs/compatibility.md`:
 //!
 //! | input | Go / kube-apiserver | kube-authn |
 //! |---|---|---|
