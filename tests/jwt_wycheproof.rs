@@ -14,7 +14,9 @@ fn wycheproof_json_web_signature() {
     // The project's shared/ directory sits next to the checkout (CI and the workspace alike).
     const FILE: &str = "vectors/wycheproof/json_web_signature_test.json";
     let candidates = [
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared").join(FILE),
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared")
+            .join(FILE),
         std::path::Path::new("/work/shared").join(FILE),
     ];
     let data = candidates
