@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 bash ci/install-test-tools.sh
 cargo test --all-features --all-targets
 cargo test --all-features --doc
+# The conformance vectors again, to print the count per authenticator (already compiled).
+cargo test --all-features --test conformance -- --nocapture
 if [ -x conformance/run.sh ]; then
   conformance/run.sh
 fi
