@@ -209,6 +209,21 @@ mod tests {
                 "err multiple Authorization headers",
                 &[],
             ),
+            // Found by fuzzing (input `bASIC`): a malformed header is malformed for every reader.
+            (
+                "malformed Basic is an error for Bearer too",
+                &["bASIC"],
+                ok,
+                "err malformed basic credentials",
+                &[],
+            ),
+            (
+                "well-formed Basic stays not mine",
+                &["Basic dXNlcjpwYXNz"],
+                ok,
+                "none",
+                &[],
+            ),
         ];
         for (name, headers, answer, want, want_seen) in cases {
             let (seen, tokens) = recording(*answer);

@@ -21,6 +21,11 @@
 //! | token longer than [`MAX_TOKEN_LEN`] | passed on | **error** |
 //! | `Basic` with bad base64, no `:`, non-UTF-8 | no opinion | **error** |
 //! | another scheme (`Digest …`, `Bearer: x`) | no opinion | no opinion |
+//!
+//! The syntax checks belong to the header, not to one authenticator: a malformed `Basic`
+//! header (`Basic`, `Basic  x`, `Basic a b`) is an error for the bearer authenticator too, so
+//! it is a 401 even on a server without basic auth. A well-formed credential of another scheme
+//! stays "not mine".
 
 mod basic;
 mod bearer;
