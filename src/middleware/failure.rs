@@ -220,7 +220,23 @@ fn go_parse_bool(v: &[u8]) -> Option<bool> {
 /// apiserver `isPrettyPrint`: a non-empty `pretty` query value decides (an unparsable one is
 /// `false`); otherwise the User-Agent does.
 pub(crate) fn is_pretty_print(req: &Parts) -> bool {
-    if let Some(query) = req.uri.query() {
+    wants_pretty(&req.uri, &req.headers)
+}
+
+/// Whether kube-apiserver would pretty-print a response to this request (apiserver
+/// `isPrettyPrint`): a non-empty `pretty` query value decides, parsed as a Go bool (an
+/// unparsable value means no); otherwise a `curl`, `Wget` or `Mozilla/5.0` User-Agent does.
+///
+/// ```
+/// use kube_authn::middleware::wants_pretty;
+/// let uri: http::Uri = "/x?pretty=nonsense".parse().unwrap();
+/// let mut headers = http::HeaderMap::new();
+/// headers.insert("user-agent", "curl/8.5.0".parse().unwrap());
+/// assert!(!wants_pretty(&uri, &headers));
+/// assert!(wants_pretty(&"/x".parse().unwrap(), &headers));
+/// ```
+pub fn wants_pretty(uri: &http::Uri, headers: &http::HeaderMap) -> bool {
+    if let Some(query) = uri.query() {
         if query.contains("pretty") {
             // url.ParseQuery: `&`-separated, pairs with `;` rejected, first value wins.
             let value = query
@@ -240,10 +256,7 @@ pub(crate) fn is_pretty_print(req: &Parts) -> bool {
             }
         }
     }
-    let ua = req
-        .headers
-        .get(USER_AGENT)
-        .map_or(&b""[..], |v| v.as_bytes());
+    let ua = headers.get(USER_AGENT).map_or(&b""[..], |v| v.as_bytes());
     ua.starts_with(b"curl") || ua.starts_with(b"Wget") || ua.starts_with(b"Mozilla/5.0")
 }
 

@@ -104,7 +104,7 @@ mod headers;
 mod identity;
 
 pub use failure::{
-    Failure, GrpcUnauthenticated, OnFailure, Reason, Unauthorized, UnavailableAs503,
+    Failure, GrpcUnauthenticated, OnFailure, Reason, Unauthorized, UnavailableAs503, wants_pretty,
 };
 pub use identity::Authenticated;
 #[cfg(feature = "axum")]

@@ -14,12 +14,12 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
-use http::header::{CONTENT_TYPE, USER_AGENT};
+use http::header::CONTENT_TYPE;
 use http::{HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::{BodyExt, Full, Limited};
 use kube_authn::api::{SelfSubjectReview, Status, TokenReview, UserInfo as ApiUserInfo};
 use kube_authn::chain::Chain;
-use kube_authn::middleware::Authenticated;
+use kube_authn::middleware::{Authenticated, wants_pretty};
 use kube_authn::user::UserInfo;
 use kube_authn::{Audiences, Context, RequestAuthenticator};
 
@@ -34,28 +34,6 @@ pub struct App {
     pub api_audiences: Audiences,
     /// Renders `/metrics`.
     pub metrics: Arc<dyn Fn(&mut String) + Send + Sync>,
-}
-
-/// Whether kube-apiserver would pretty-print the response: `?pretty=<true>` (a Go bool, which
-/// wins) or a `curl`, `Wget` or `Mozilla/5.0` user agent.
-pub fn wants_pretty<B>(req: &Request<B>) -> bool {
-    if let Some(query) = req.uri().query() {
-        for pair in query.split('&') {
-            if let Some(value) = pair.strip_prefix("pretty=") {
-                match value {
-                    "1" | "t" | "T" | "true" | "TRUE" | "True" => return true,
-                    "0" | "f" | "F" | "false" | "FALSE" | "False" => return false,
-                    _ => {}
-                }
-            }
-        }
-    }
-    req.headers()
-        .get(USER_AGENT)
-        .map(|ua| ua.as_bytes())
-        .is_some_and(|ua| {
-            ua.starts_with(b"curl") || ua.starts_with(b"Wget") || ua.starts_with(b"Mozilla/5.0")
-        })
 }
 
 /// JSON as kube-apiserver writes it: compact with a trailing newline, or indented without one.
@@ -235,7 +213,7 @@ impl App {
         B: http_body::Body<Data = Bytes>,
         B::Error: std::error::Error + Send + Sync + 'static,
     {
-        let pretty = wants_pretty(&req);
+        let pretty = wants_pretty(req.uri(), req.headers());
         let user = Authenticated::from_request(&req).map(|a| a.user.clone());
         let path = req.uri().path().to_owned();
         let method = req.method().clone();
@@ -471,29 +449,6 @@ mod tests {
         ];
         for (secs, want) in cases {
             assert_eq!(rfc3339(secs), want, "{secs}");
-        }
-    }
-
-    #[test]
-    fn pretty_rules() {
-        let cases = [
-            ("/x", None, false),
-            ("/x", Some("curl/8.5.0"), true),
-            ("/x", Some("Wget/1.21"), true),
-            ("/x", Some("Mozilla/5.0 (X11)"), true),
-            ("/x", Some("kubectl/v1.34"), false),
-            ("/x?pretty=true", None, true),
-            ("/x?pretty=1", None, true),
-            ("/x?pretty=false", Some("curl/8"), false),
-            ("/x?pretty=nonsense", Some("curl/8"), true),
-            ("/x?a=b&pretty=True", None, true),
-        ];
-        for (uri, ua, want) in cases {
-            let mut b = Request::get(uri);
-            if let Some(ua) = ua {
-                b = b.header(USER_AGENT, ua);
-            }
-            assert_eq!(wants_pretty(&b.body(()).unwrap()), want, "{uri} {ua:?}");
         }
     }
 }
