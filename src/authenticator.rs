@@ -526,6 +526,24 @@ pub trait RequestAuthenticator: Send + Sync {
     fn describe(&self, description: &mut Description) {
         let _ = description;
     }
+
+    /// Whether every future this authenticator returns is ready (it never waits on I/O,
+    /// timers or other tasks). The default is `false`. In-memory authenticators return
+    /// `true`, combinators when all their children do. [`AuthenticationLayer`] then
+    /// authenticates inside `Service::call` and allocates no future per request.
+    ///
+    /// Returning `true` and then a pending future is a bug in the implementation; the
+    /// middleware answers such a request as an authentication error (it fails closed).
+    ///
+    /// [`AuthenticationLayer`]: crate::middleware::AuthenticationLayer
+    ///
+    /// ```
+    /// use kube_authn::authenticator::{RequestAuthenticator, SyncRequestFn};
+    /// assert!(SyncRequestFn::new(|_: &http::request::Parts, _: &_| Ok(None)).always_ready());
+    /// ```
+    fn always_ready(&self) -> bool {
+        false
+    }
 }
 
 /// Authenticates a bearer token (k8s `authenticator.Token`).
@@ -542,6 +560,25 @@ pub trait RequestAuthenticator: Send + Sync {
 pub trait TokenAuthenticator: Send + Sync {
     /// Authenticates `token`.
     fn authenticate_token<'a>(&'a self, token: &'a str, ctx: &'a Context) -> AuthFuture<'a>;
+
+    /// Whether every future this authenticator returns is ready (it never waits on I/O,
+    /// timers or other tasks). The default is `false`. In-memory authenticators return
+    /// `true`, combinators when all their children do. [`AuthenticationLayer`] then
+    /// authenticates inside `Service::call` and allocates no future per request.
+    ///
+    /// Returning `true` and then a pending future is a bug in the implementation; the
+    /// middleware answers such a request as an authentication error (it fails closed).
+    ///
+    /// [`AuthenticationLayer`]: crate::middleware::AuthenticationLayer
+    ///
+    /// ```
+    /// use kube_authn::authenticator::{AsyncTokenFn, SyncTokenFn, TokenAuthenticator};
+    /// assert!(SyncTokenFn::new(|_: &str, _: &_| Ok(None)).always_ready());
+    /// assert!(!AsyncTokenFn::new(|_, _| async { Ok(None) }).always_ready());
+    /// ```
+    fn always_ready(&self) -> bool {
+        false
+    }
 }
 
 /// Authenticates a user name and password (k8s `authenticator.Password`, removed from
@@ -564,6 +601,24 @@ pub trait PasswordAuthenticator: Send + Sync {
         password: &'a str,
         ctx: &'a Context,
     ) -> AuthFuture<'a>;
+
+    /// Whether every future this authenticator returns is ready (it never waits on I/O,
+    /// timers or other tasks). The default is `false`. In-memory authenticators return
+    /// `true`, combinators when all their children do. [`AuthenticationLayer`] then
+    /// authenticates inside `Service::call` and allocates no future per request.
+    ///
+    /// Returning `true` and then a pending future is a bug in the implementation; the
+    /// middleware answers such a request as an authentication error (it fails closed).
+    ///
+    /// [`AuthenticationLayer`]: crate::middleware::AuthenticationLayer
+    ///
+    /// ```
+    /// use kube_authn::authenticator::{PasswordAuthenticator, SyncPasswordFn};
+    /// assert!(SyncPasswordFn::new(|_: &str, _: &str, _: &_| Ok(None)).always_ready());
+    /// ```
+    fn always_ready(&self) -> bool {
+        false
+    }
 }
 
 macro_rules! forward_pointer_impls {
@@ -575,15 +630,24 @@ macro_rules! forward_pointer_impls {
             fn describe(&self, description: &mut Description) {
                 (**self).describe(description)
             }
+            fn always_ready(&self) -> bool {
+                (**self).always_ready()
+            }
         }
         impl<T: TokenAuthenticator + ?Sized> TokenAuthenticator for $ptr<T> {
             fn authenticate_token<'a>(&'a self, token: &'a str, ctx: &'a Context) -> AuthFuture<'a> {
                 (**self).authenticate_token(token, ctx)
             }
+            fn always_ready(&self) -> bool {
+                (**self).always_ready()
+            }
         }
         impl<T: PasswordAuthenticator + ?Sized> PasswordAuthenticator for $ptr<T> {
             fn authenticate_password<'a>(&'a self, user: &'a str, password: &'a str, ctx: &'a Context) -> AuthFuture<'a> {
                 (**self).authenticate_password(user, password, ctx)
+            }
+            fn always_ready(&self) -> bool {
+                (**self).always_ready()
             }
         }
     )*};
@@ -619,6 +683,10 @@ where
 {
     fn authenticate_token<'a>(&'a self, token: &'a str, ctx: &'a Context) -> AuthFuture<'a> {
         AuthFuture::ready((self.0)(token, ctx))
+    }
+
+    fn always_ready(&self) -> bool {
+        true
     }
 }
 
@@ -692,6 +760,10 @@ where
     ) -> AuthFuture<'a> {
         AuthFuture::ready((self.0)(user, password, ctx))
     }
+
+    fn always_ready(&self) -> bool {
+        true
+    }
 }
 
 /// A password authenticator from an `async` function (owned user, password and context).
@@ -762,6 +834,10 @@ where
 {
     fn authenticate_request<'a>(&'a self, req: &'a Parts, ctx: &'a Context) -> AuthFuture<'a> {
         AuthFuture::ready((self.0)(req, ctx))
+    }
+
+    fn always_ready(&self) -> bool {
+        true
     }
 }
 

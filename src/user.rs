@@ -12,8 +12,9 @@
 //! uid share one allocation, group names are reference-counted strings (so `system:authenticated`
 //! or a group used by a million token-file rows is stored once), and an empty `extra` map costs
 //! nothing. Cloning a `UserInfo` never copies string data. This is what lets a one-million-row
-//! token file stay under twice its size in memory, and the group adder run with two small
-//! allocations and no string copies.
+//! token file stay under twice its size in memory. The group adder's `system:authenticated` is
+//! a flag that [`UserInfo::groups`] appends, so adding it costs one allocation (the new
+//! `UserInfo`) and no copy of the group list.
 //!
 //! Kubernetes distinguishes a nil from an empty group list in a few Go unit tests; on the wire
 //! (`omitempty`) the two are identical, and this crate does not keep the distinction.
@@ -76,11 +77,13 @@ static AUTHENTICATED_GROUP: LazyLock<SharedStr> = LazyLock::new(|| Arc::from(ALL
 /// assert_eq!(user.groups().collect::<Vec<_>>(), ["developers"]);
 /// assert_eq!(user.extra()["example.org/team"], ["payments"]);
 /// ```
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct UserInfo {
     /// `name` followed by `uid`, in one allocation.
     text: Arc<str>,
     name_len: u32,
+    /// `system:authenticated` follows `groups` (added by the group adder without copying them).
+    authenticated: bool,
     groups: Arc<[SharedStr]>,
     extra: Arc<Extra>,
 }
@@ -146,6 +149,7 @@ impl UserInfo {
         Self {
             text: Arc::from(text),
             name_len,
+            authenticated: false,
             groups,
             extra,
         }
@@ -175,12 +179,18 @@ impl UserInfo {
     /// ```
     /// let u = kube_authn::user::UserInfo::builder("x").group("g").build();
     /// assert_eq!(u.groups().next(), Some("g"));
+    /// assert_eq!(u.groups().len(), 1);
     /// ```
-    pub fn groups(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
-        self.groups.iter().map(|g| &**g)
+    pub fn groups(&self) -> Groups<'_> {
+        Groups {
+            listed: self.groups.iter(),
+            authenticated: self.authenticated,
+        }
     }
 
-    /// The groups as a shared slice (cheap to clone into another `UserInfo`).
+    /// The stored group list, shared by every user built from an identical list (a token file
+    /// stores each distinct list once). This is storage, not the identity: it leaves out the
+    /// `system:authenticated` that the group adder appends; [`groups`](Self::groups) has it.
     ///
     /// ```
     /// let u = kube_authn::user::UserInfo::builder("x").group("g").build();
@@ -198,7 +208,7 @@ impl UserInfo {
     /// assert!(!u.in_group("h"));
     /// ```
     pub fn in_group(&self, group: &str) -> bool {
-        self.groups.iter().any(|g| &**g == group)
+        self.groups().any(|g| g == group)
     }
 
     /// The extra map.
@@ -243,21 +253,97 @@ impl UserInfo {
     /// assert_eq!(u.groups().count(), 2);
     /// ```
     pub fn with_groups_appended(&self, groups: impl IntoIterator<Item = SharedStr>) -> Self {
-        let groups: Arc<[SharedStr]> = self.groups.iter().cloned().chain(groups).collect();
+        let authenticated = self.authenticated.then(|| AUTHENTICATED_GROUP.clone());
+        let groups: Arc<[SharedStr]> = self
+            .groups
+            .iter()
+            .cloned()
+            .chain(authenticated)
+            .chain(groups)
+            .collect();
         Self {
             text: self.text.clone(),
             name_len: self.name_len,
+            authenticated: false,
             groups,
             extra: self.extra.clone(),
         }
     }
 
     /// A new user with `system:authenticated` appended (what the authenticated-group adder
-    /// builds). The static group name is shared, not allocated.
+    /// builds): one allocation, the group list shared with `self`.
     pub(crate) fn with_authenticated_group(&self) -> Self {
-        self.with_groups_appended(std::iter::once(AUTHENTICATED_GROUP.clone()))
+        if self.authenticated {
+            return self.with_group(AUTHENTICATED_GROUP.clone());
+        }
+        Self {
+            text: self.text.clone(),
+            name_len: self.name_len,
+            authenticated: true,
+            groups: self.groups.clone(),
+            extra: self.extra.clone(),
+        }
     }
 }
+
+impl PartialEq for UserInfo {
+    /// Equal name, uid, groups (in order) and extra, however they are stored.
+    fn eq(&self, other: &Self) -> bool {
+        self.name() == other.name()
+            && self.uid() == other.uid()
+            && self.groups().eq(other.groups())
+            && self.extra == other.extra
+    }
+}
+
+impl Eq for UserInfo {}
+
+/// The groups of a [`UserInfo`], in order (see [`UserInfo::groups`]).
+///
+/// ```
+/// let u = kube_authn::user::UserInfo::builder("x").groups(["a", "b"]).build();
+/// let groups: kube_authn::user::Groups<'_> = u.groups();
+/// assert_eq!(groups.rev().collect::<Vec<_>>(), ["b", "a"]);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Groups<'a> {
+    listed: std::slice::Iter<'a, SharedStr>,
+    authenticated: bool,
+}
+
+impl<'a> Iterator for Groups<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        match self.listed.next() {
+            Some(g) => Some(g),
+            None if self.authenticated => {
+                self.authenticated = false;
+                Some(ALL_AUTHENTICATED)
+            }
+            None => None,
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.listed.len() + usize::from(self.authenticated);
+        (n, Some(n))
+    }
+}
+
+impl DoubleEndedIterator for Groups<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        if self.authenticated {
+            self.authenticated = false;
+            return Some(ALL_AUTHENTICATED);
+        }
+        self.listed.next_back().map(|g| &**g)
+    }
+}
+
+impl ExactSizeIterator for Groups<'_> {}
+
+impl std::iter::FusedIterator for Groups<'_> {}
 
 impl fmt::Debug for UserInfo {
     /// Identity data is not secret; credentials are never stored in a `UserInfo`.
@@ -265,7 +351,7 @@ impl fmt::Debug for UserInfo {
         f.debug_struct("UserInfo")
             .field("name", &self.name())
             .field("uid", &self.uid())
-            .field("groups", &self.groups)
+            .field("groups", &self.groups().collect::<Vec<_>>())
             .field("extra", &self.extra)
             .finish()
     }
@@ -381,6 +467,43 @@ pub(crate) fn empty_extra() -> Arc<Extra> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn authenticated_flag_reads_as_a_listed_group() {
+        let base = UserInfo::builder("jane")
+            .uid("1")
+            .groups(["a", "b"])
+            .build();
+        let flagged = base.with_authenticated_group();
+        let listed = base.with_group(ALL_AUTHENTICATED);
+        let want = ["a", "b", ALL_AUTHENTICATED];
+        let cases: [(&str, &UserInfo); 2] = [("flag", &flagged), ("listed", &listed)];
+        for (name, u) in cases {
+            assert_eq!(u.groups().collect::<Vec<_>>(), want, "{name}");
+            assert_eq!(u.groups().len(), 3, "{name}");
+            assert_eq!(u.groups().next_back(), Some(ALL_AUTHENTICATED), "{name}");
+            assert!(u.in_group(ALL_AUTHENTICATED), "{name}");
+            assert!(format!("{u:?}").contains(ALL_AUTHENTICATED), "{name}");
+        }
+        assert_eq!(flagged, listed);
+        assert_ne!(flagged, base);
+        // The flag shares the stored list; nothing was copied or changed.
+        assert!(Arc::ptr_eq(flagged.shared_groups(), base.shared_groups()));
+        assert_eq!(base.groups().collect::<Vec<_>>(), ["a", "b"]);
+        // Appending after the flag keeps Kubernetes' order.
+        assert_eq!(
+            flagged.with_group("c").groups().collect::<Vec<_>>(),
+            ["a", "b", ALL_AUTHENTICATED, "c"]
+        );
+        assert_eq!(
+            flagged
+                .with_authenticated_group()
+                .groups()
+                .filter(|g| *g == ALL_AUTHENTICATED)
+                .count(),
+            2
+        );
+    }
 
     #[test]
     fn name_and_uid_split_correctly() {

@@ -749,6 +749,76 @@ async fn async_chain_runs_exactly_once() {
     assert_eq!(async_calls.load(Ordering::SeqCst), 2);
 }
 
+/// Which chains the middleware may authenticate synchronously (no boxed future): only those
+/// whose every authenticator declares `always_ready`, through every combinator.
+#[test]
+fn always_ready_is_declared_through_the_chain() {
+    use kube_authn::authenticator::AsyncTokenFn;
+    use kube_authn::chain::audiences::AudienceAgnostic;
+    use kube_authn::token::file::TokenFile;
+    let file = || TokenFile::from_csv(b"t,u,1\n".as_slice(), "mem").unwrap();
+    let remote = || AsyncTokenFn::new(|_: String, _: Context| async { Ok(None) });
+    let cases: Vec<(&str, Chain, bool)> = vec![
+        ("empty chain", ChainBuilder::new().build(), true),
+        ("sync tokens + anonymous", chain(true), true),
+        (
+            "token file behind the audience wrapper",
+            ChainBuilder::new()
+                .token(AudienceAgnostic::new(["api"].into(), file()))
+                .anonymous(Anonymous::new())
+                .build(),
+            true,
+        ),
+        (
+            "basic over a sync password function",
+            ChainBuilder::new()
+                .request(Basic::new(SyncPasswordFn::new(
+                    |_: &str, _: &str, _: &Context| Ok(None),
+                )))
+                .build(),
+            true,
+        ),
+        (
+            "one async token authenticator among sync ones",
+            ChainBuilder::new()
+                .token(file())
+                .token(remote())
+                .anonymous(Anonymous::new())
+                .build(),
+            false,
+        ),
+    ];
+    for (name, chain, want) in cases {
+        assert_eq!(chain.always_ready(), want, "{name}");
+    }
+}
+
+/// An authenticator that declares `always_ready` but returns a pending future is a bug; the
+/// middleware must not let the request through (it cannot await a future that borrows the
+/// request head it has already handed on).
+#[tokio::test]
+async fn a_false_always_ready_fails_closed() {
+    struct Liar;
+    impl RequestAuthenticator for Liar {
+        fn authenticate_request<'a>(
+            &'a self,
+            _: &'a http::request::Parts,
+            _: &'a Context,
+        ) -> AuthFuture<'a> {
+            AuthFuture::new(async { Ok(Some(AuthResponse::new(UserInfo::new("mallory").into()))) })
+        }
+        fn always_ready(&self) -> bool {
+            true
+        }
+    }
+    let chain = Chain::from_authenticator(Arc::new(Liar));
+    assert!(chain.always_ready());
+    let layer = AuthenticationLayer::new(chain);
+    let (status, _, body) = send(&layer, get("/", &[])).await;
+    assert_eq!(status, 401);
+    assert_eq!(body, COMPACT_401);
+}
+
 /// Identity headers a chain declares (a front proxy's configured names) are stripped after
 /// any successful authentication, in both spellings.
 #[tokio::test]

@@ -116,6 +116,10 @@ impl RequestAuthenticator for Anonymous {
             Response::new(UserInfo::anonymous()).with_audiences(audiences),
         )))
     }
+
+    fn always_ready(&self) -> bool {
+        true
+    }
 }
 
 /// Percent-decodes a request path the way Go's `url.URL.Path` is derived: every `%XX` is

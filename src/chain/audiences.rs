@@ -97,6 +97,10 @@ impl<A: TokenAuthenticator> TokenAuthenticator for AudienceAgnostic<A> {
                 .map(move |r| apply(r, auds)),
         }
     }
+
+    fn always_ready(&self) -> bool {
+        self.inner.always_ready()
+    }
 }
 
 impl<A: RequestAuthenticator> RequestAuthenticator for AudienceAgnostic<A> {
@@ -113,6 +117,10 @@ impl<A: RequestAuthenticator> RequestAuthenticator for AudienceAgnostic<A> {
 
     fn describe(&self, description: &mut Description) {
         self.inner.describe(description)
+    }
+
+    fn always_ready(&self) -> bool {
+        self.inner.always_ready()
     }
 }
 

@@ -242,4 +242,8 @@ impl RequestAuthenticator for Chain {
     fn describe(&self, description: &mut Description) {
         self.inner.describe(description)
     }
+
+    fn always_ready(&self) -> bool {
+        self.inner.always_ready()
+    }
 }

@@ -80,6 +80,10 @@ impl<A: RequestAuthenticator> RequestAuthenticator for AuthenticatedGroupAdder<A
     fn describe(&self, description: &mut Description) {
         self.inner.describe(description)
     }
+
+    fn always_ready(&self) -> bool {
+        self.inner.always_ready()
+    }
 }
 
 impl<A: TokenAuthenticator> TokenAuthenticator for AuthenticatedGroupAdder<A> {
@@ -87,6 +91,10 @@ impl<A: TokenAuthenticator> TokenAuthenticator for AuthenticatedGroupAdder<A> {
         self.inner
             .authenticate_token(token, ctx)
             .map(add_authenticated)
+    }
+
+    fn always_ready(&self) -> bool {
+        self.inner.always_ready()
     }
 }
 
@@ -140,6 +148,10 @@ impl<A: RequestAuthenticator> RequestAuthenticator for GroupAdder<A> {
     fn describe(&self, description: &mut Description) {
         self.inner.describe(description)
     }
+
+    fn always_ready(&self) -> bool {
+        self.inner.always_ready()
+    }
 }
 
 impl<A: TokenAuthenticator> TokenAuthenticator for GroupAdder<A> {
@@ -147,6 +159,10 @@ impl<A: TokenAuthenticator> TokenAuthenticator for GroupAdder<A> {
         self.inner
             .authenticate_token(token, ctx)
             .map(move |r| self.add(r))
+    }
+
+    fn always_ready(&self) -> bool {
+        self.inner.always_ready()
     }
 }
 

@@ -139,6 +139,10 @@ impl RequestAuthenticator for Union {
     fn describe(&self, description: &mut Description) {
         self.handlers.iter().for_each(|h| h.describe(description));
     }
+
+    fn always_ready(&self) -> bool {
+        self.handlers.iter().all(|h| h.always_ready())
+    }
 }
 
 impl TokenAuthenticator for TokenUnion {
@@ -146,6 +150,10 @@ impl TokenAuthenticator for TokenUnion {
         run(&self.handlers, self.fail_on_error, move |h| {
             h.authenticate_token(token, ctx)
         })
+    }
+
+    fn always_ready(&self) -> bool {
+        self.handlers.iter().all(|h| h.always_ready())
     }
 }
 

@@ -17,6 +17,9 @@ const STANDARD_PREFIX: &str = "x-remote-extra-";
 pub(crate) struct HeaderRules {
     names: Vec<Box<[u8]>>,
     prefixes: Vec<Box<[u8]>>,
+    /// First bytes of every name and prefix (a bit per byte value): most headers on a request
+    /// (`accept`, `user-agent`, …) are rejected by this one test.
+    first: [u64; 4],
 }
 
 fn normalise(name: &str) -> Box<[u8]> {
@@ -42,6 +45,7 @@ impl HeaderRules {
         let mut rules = Self {
             names: Vec::new(),
             prefixes: Vec::new(),
+            first: [0; 4],
         };
         for name in STANDARD_NAMES.iter().copied().chain(
             description
@@ -65,11 +69,25 @@ impl HeaderRules {
                 rules.prefixes.push(p);
             }
         }
+        for rule in rules.names.iter().chain(rules.prefixes.iter()) {
+            if let Some(&b) = rule.first() {
+                rules.first[usize::from(b / 64)] |= 1 << (b % 64);
+                if b == b'-' {
+                    rules.first[usize::from(b'_' / 64)] |= 1 << (b'_' % 64);
+                }
+            }
+        }
         rules
     }
 
     pub(crate) fn matches(&self, name: &HeaderName) -> bool {
         let name = name.as_str().as_bytes();
+        let Some(&b) = name.first() else {
+            return false;
+        };
+        if self.first[usize::from(b / 64)] & (1 << (b % 64)) == 0 {
+            return false;
+        }
         self.names.iter().any(|n| eq_norm(name, n))
             || self
                 .prefixes

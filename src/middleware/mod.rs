@@ -140,6 +140,9 @@ struct Shared<F> {
     rules: HeaderRules,
     on_failure: F,
     metrics: Option<Arc<Metrics>>,
+    /// The chain never suspends ([`RequestAuthenticator::always_ready`]): authenticate inside
+    /// `call`, without a boxed future.
+    ready: bool,
 }
 
 /// Builds an [`AuthenticationLayer`] with options.
@@ -216,6 +219,7 @@ impl<F: OnFailure> Builder<F> {
         let rules = HeaderRules::new(self.chain.description());
         AuthenticationLayer {
             shared: Arc::new(Shared {
+                ready: self.chain.always_ready(),
                 chain: self.chain,
                 context,
                 api_audiences: self.api_audiences,
@@ -520,17 +524,30 @@ fn go_list(audiences: &Audiences) -> String {
 
 /// The outcome of authentication: the (possibly modified) head, and either whether to mark
 /// the response for connection close, or the failure response.
-type Decision = (Parts, Result<bool, Response<Bytes>>);
+type Decision = (Parts, Verdict);
+
+/// What to do with the request once authentication is over.
+enum Verdict {
+    /// Call the inner service; `close` marks the response for connection close.
+    Pass { close: bool },
+    /// Answer with this failure response.
+    Refuse(Response<Bytes>),
+}
 type AuthTask = Pin<Box<dyn Future<Output = Decision> + Send>>;
 
-fn authenticate<F: OnFailure>(shared: Arc<Shared<F>>, parts: Parts) -> AuthTask {
-    let span = tracing::debug_span!(
+fn span(parts: &Parts) -> tracing::Span {
+    tracing::debug_span!(
         "authenticate",
         method = %parts.method,
         path = parts.uri.path(),
         result = tracing::field::Empty,
         user = tracing::field::Empty,
-    );
+    )
+}
+
+/// Authenticates in a boxed future (a chain that may suspend).
+fn authenticate<F: OnFailure>(shared: Arc<Shared<F>>, parts: Parts) -> AuthTask {
+    let span = span(&parts);
     // Without a subscriber interested in the span, skip entering and leaving it on every
     // poll (measured: ~180 instructions per request).
     if span.is_disabled() {
@@ -540,22 +557,54 @@ fn authenticate<F: OnFailure>(shared: Arc<Shared<F>>, parts: Parts) -> AuthTask 
     }
 }
 
-async fn run<F: OnFailure>(shared: Arc<Shared<F>>, parts: Parts, span: tracing::Span) -> Decision {
+async fn run<F: OnFailure>(
+    shared: Arc<Shared<F>>,
+    mut parts: Parts,
+    span: tracing::Span,
+) -> Decision {
     let start = shared.metrics.as_ref().map(|_| Instant::now());
     let result = shared
         .chain
         .authenticate_request(&parts, &shared.context)
         .await;
-    decide(&shared, parts, result, start, &span)
+    let decision = decide(&shared, &mut parts, result, start, &span);
+    (parts, decision)
+}
+
+/// Authenticates on the caller's stack (a chain whose futures are always ready).
+fn authenticate_now<F: OnFailure>(
+    shared: &Shared<F>,
+    parts: &mut Parts,
+) -> Verdict {
+    let span = span(parts);
+    let _entered = (!span.is_disabled()).then(|| span.enter());
+    let start = shared.metrics.as_ref().map(|_| Instant::now());
+    let result = match shared
+        .chain
+        .authenticate_request(parts, &shared.context)
+        .into_ready()
+    {
+        Ok(result) => result,
+        Err(_pending) => {
+            tracing::error!(
+                "an authenticator declared always_ready() but returned a pending future; refusing the request"
+            );
+            Err(Error::from_static(
+                ErrorKind::Internal,
+                "authenticator returned a pending future despite always_ready()",
+            ))
+        }
+    };
+    decide(shared, parts, result, start, &span)
 }
 
 fn decide<F: OnFailure>(
     shared: &Shared<F>,
-    mut parts: Parts,
+    parts: &mut Parts,
     result: crate::authenticator::AuthResult,
     start: Option<Instant>,
     span: &tracing::Span,
-) -> Decision {
+) -> Verdict {
     let record = |outcome: Outcome, user: Option<&str>| {
         if !span.is_disabled() {
             span.record("result", outcome.as_str());
@@ -564,16 +613,16 @@ fn decide<F: OnFailure>(
             m.record(outcome, user, start.elapsed());
         }
     };
-    let http2 = failure::is_http2(&parts);
-    let refuse = |parts: Parts, reason: Reason<'_>| -> Decision {
+    let http2 = failure::is_http2(parts);
+    let refuse = |parts: &Parts, reason: Reason<'_>| {
         let mut res =
             shared
                 .on_failure
-                .on_failure(&Failure::new(&parts, reason, shared.chain.schemes()));
+                .on_failure(&Failure::new(parts, reason, shared.chain.schemes()));
         if http2 {
             res.extensions_mut().insert(CloseConnection);
         }
-        (parts, Err(res))
+        Verdict::Refuse(res)
     };
     match result {
         Ok(Some(response)) => {
@@ -599,7 +648,7 @@ fn decide<F: OnFailure>(
             parts
                 .extensions
                 .insert(Authenticated::new(response.user, response.audiences));
-            (parts, Ok(close))
+            Verdict::Pass { close }
         }
         Ok(None) => {
             record(Outcome::Failure, None);
@@ -629,13 +678,35 @@ where
     fn call(&mut self, req: Request<ReqBody>) -> Self::Future {
         // The service that was polled ready goes with this request; a clone stays behind.
         let clone = self.inner.clone();
-        let inner = std::mem::replace(&mut self.inner, clone);
+        let mut inner = std::mem::replace(&mut self.inner, clone);
         let (parts, body) = req.into_parts();
-        ResponseFuture {
-            auth: Some(authenticate(self.shared.clone(), parts)),
-            pending: Some((inner, body)),
-            close: false,
-            call: None,
+        if !self.shared.ready {
+            return ResponseFuture {
+                auth: Some(authenticate(self.shared.clone(), parts)),
+                pending: Some((inner, body)),
+                close: false,
+                failure: None,
+                call: None,
+            };
+        }
+        // The whole chain answers synchronously: decide now and call the inner service (or
+        // keep the failure response) without allocating a future.
+        let mut parts = parts;
+        match authenticate_now(&self.shared, &mut parts) {
+            Verdict::Pass { close } => ResponseFuture {
+                auth: None,
+                pending: None,
+                close,
+                failure: None,
+                call: Some(inner.call(Request::from_parts(parts, body))),
+            },
+            Verdict::Refuse(res) => ResponseFuture {
+                auth: None,
+                pending: None,
+                close: false,
+                failure: Some(res),
+                call: None,
+            },
         }
     }
 }
@@ -649,6 +720,7 @@ pin_project! {
         auth: Option<AuthTask>,
         pending: Option<(S, B)>,
         close: bool,
+        failure: Option<Response<Bytes>>,
         #[pin]
         call: Option<S::Future>,
     }
@@ -681,6 +753,9 @@ where
                 }
                 return Poll::Ready(Ok(res.map(AuthBody::inner)));
             }
+            if let Some(res) = this.failure.take() {
+                return Poll::Ready(Ok(res.map(AuthBody::failure)));
+            }
             let auth = this
                 .auth
                 .as_mut()
@@ -688,7 +763,7 @@ where
             let (parts, decision) = std::task::ready!(auth.as_mut().poll(cx));
             *this.auth = None;
             match decision {
-                Ok(close) => {
+                Verdict::Pass { close } => {
                     let (mut inner, body) = this
                         .pending
                         .take()
@@ -697,7 +772,7 @@ where
                     this.call
                         .set(Some(inner.call(Request::from_parts(parts, body))));
                 }
-                Err(res) => {
+                Verdict::Refuse(res) => {
                     this.pending.take();
                     return Poll::Ready(Ok(res.map(AuthBody::failure)));
                 }

@@ -311,6 +311,10 @@ impl PasswordAuthenticator for PasswordFile {
     ) -> AuthFuture<'a> {
         AuthFuture::ready(Ok(self.check(user, password).map(Response::new)))
     }
+
+    fn always_ready(&self) -> bool {
+        true
+    }
 }
 
 impl fmt::Debug for PasswordFile {

@@ -90,6 +90,10 @@ impl<T: TokenAuthenticator + ?Sized> RequestAuthenticator for Bearer<T> {
     fn describe(&self, description: &mut Description) {
         description.schemes |= Schemes::BEARER;
     }
+
+    fn always_ready(&self) -> bool {
+        self.tokens.always_ready()
+    }
 }
 
 #[cfg(test)]

@@ -530,6 +530,10 @@ impl RequestAuthenticator for FrontProxy {
             description.add_identity_header_prefix(p);
         }
     }
+
+    fn always_ready(&self) -> bool {
+        true
+    }
 }
 
 /// The largest ConfigMap document read (Kubernetes caps a ConfigMap at 1 MiB).

@@ -102,17 +102,16 @@ pub(crate) fn parse_authorization(headers: &HeaderMap) -> Result<Authorization<'
         return Err(ERR_MULTIPLE);
     }
     // `HeaderValue` already excludes control bytes other than tab, so "visible ASCII" is
-    // "ASCII" here; `is_ascii` and `from_utf8` check a machine word at a time.
-    let bytes = value.as_bytes();
+    // "ASCII" here; `is_ascii` checks a machine word at a time.
+    let bytes = trim_spaces(value.as_bytes());
     if !bytes.is_ascii() {
         return Err(ERR_NOT_ASCII);
     }
-    let text = std::str::from_utf8(bytes).map_err(|_| ERR_NOT_ASCII)?;
-    let text = text.trim_matches(|c: char| c == ' ' || c == '\t');
-    if text.is_empty() {
+    if bytes.is_empty() {
         return Ok(Authorization::Absent);
     }
-    let bytes = text.as_bytes();
+    // ASCII, so valid UTF-8 and every byte offset is a character boundary.
+    let text = std::str::from_utf8(bytes).map_err(|_| ERR_NOT_ASCII)?;
     let scheme_end = bytes
         .iter()
         .position(|&b| is_space(b))
@@ -127,20 +126,14 @@ pub(crate) fn parse_authorization(headers: &HeaderMap) -> Result<Authorization<'
             return Err(ERR_MALFORMED_BEARER);
         }
         // The token runs to the next space (k8s ignores what follows); a tab in it is malformed.
-        // One pass for both (tokens are short; two `memchr` calls cost more here).
         let rest = &bytes[credential_start..];
-        let mut len = 0;
-        while let Some(&b) = rest.get(len) {
-            match b {
-                b' ' => break,
-                b'\t' => return Err(ERR_MALFORMED_BEARER),
-                _ => len += 1,
-            }
+        let len = first_space(rest);
+        if rest.get(len) == Some(&b'\t') {
+            return Err(ERR_MALFORMED_BEARER);
         }
         if len > MAX_TOKEN_LEN {
             return Err(ERR_TOO_LONG);
         }
-        // ASCII only, so every byte offset is a character boundary.
         Ok(Authorization::Bearer(
             &text[credential_start..credential_start + len],
         ))
@@ -148,17 +141,63 @@ pub(crate) fn parse_authorization(headers: &HeaderMap) -> Result<Authorization<'
         if !single_space {
             return Err(ERR_MALFORMED_BASIC);
         }
-        let encoded = &text[credential_start..];
+        let encoded = &bytes[credential_start..];
         if encoded.len() > MAX_TOKEN_LEN {
             return Err(ERR_TOO_LONG);
         }
-        if encoded.bytes().any(is_space) {
+        if encoded.iter().copied().any(is_space) {
             return Err(ERR_MALFORMED_BASIC);
         }
-        Ok(Authorization::Basic(encoded))
+        Ok(Authorization::Basic(&text[credential_start..]))
     } else {
         Ok(Authorization::Other)
     }
+}
+
+/// `bytes` without leading and trailing spaces and tabs.
+fn trim_spaces(mut bytes: &[u8]) -> &[u8] {
+    while let [first, rest @ ..] = bytes {
+        if !is_space(*first) {
+            break;
+        }
+        bytes = rest;
+    }
+    while let [rest @ .., last] = bytes {
+        if !is_space(*last) {
+            break;
+        }
+        bytes = rest;
+    }
+    bytes
+}
+
+/// Index of the first space or tab in `bytes` (or its length), eight bytes at a time: a byte
+/// equal to `c` is a zero byte of `word ^ c…c`, found with the classic has-zero-byte trick
+/// (exact for the lowest match, which is the first byte in little-endian order).
+fn first_space(bytes: &[u8]) -> usize {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+    const SPACES: u64 = u64::from_ne_bytes([b' '; 8]);
+    const TABS: u64 = u64::from_ne_bytes([b'\t'; 8]);
+    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+    let mut chunks = bytes.chunks_exact(8);
+    let mut offset = 0;
+    for chunk in &mut chunks {
+        let mut word = [0; 8];
+        word.copy_from_slice(chunk);
+        let word = u64::from_le_bytes(word);
+        let hits = zero(word ^ SPACES) | zero(word ^ TABS);
+        if hits != 0 {
+            return offset + (hits.trailing_zeros() / 8) as usize;
+        }
+        offset += 8;
+    }
+    offset
+        + chunks
+            .remainder()
+            .iter()
+            .position(|&b| is_space(b))
+            .unwrap_or(chunks.remainder().len())
 }
 
 #[cfg(test)]
@@ -359,6 +398,12 @@ mod tests {
                 let value = format!("Bearer{sep}{t}");
                 let headers = headers_with(value.as_bytes()).unwrap();
                 prop_assert_eq!(parse_authorization(&headers).map_err(|e| e.to_string()), Err(ERR_MALFORMED_BEARER.to_string()));
+            }
+
+            #[test]
+            fn first_space_matches_a_plain_scan(bytes in proptest::collection::vec(prop_oneof![Just(b' '), Just(b'\t'), 0u8..=255], 0..80)) {
+                let want = bytes.iter().position(|&b| b == b' ' || b == b'\t').unwrap_or(bytes.len());
+                prop_assert_eq!(first_space(&bytes), want);
             }
 
             #[test]

@@ -152,6 +152,16 @@ impl<T: TokenAuthenticator + ?Sized> RequestAuthenticator for WebSocketProtocol<
         match extract_token(&req.headers) {
             // The decoded token is owned, so the future owns it too. WebSocket authentication
             // happens once per connection, so this one allocation is off the hot path.
+            Ok(Some(token)) if self.tokens.always_ready() => {
+                // The delegate answers at once: no need for a future that owns the token.
+                match self.tokens.authenticate_token(&token, ctx).into_ready() {
+                    Ok(result) => AuthFuture::ready(claim_token(result)),
+                    Err(_) => AuthFuture::ready(Err(Error::from_static(
+                        ErrorKind::Internal,
+                        "authenticator returned a pending future despite always_ready()",
+                    ))),
+                }
+            }
             Ok(Some(token)) => {
                 let tokens = &self.tokens;
                 AuthFuture::new(
@@ -165,6 +175,10 @@ impl<T: TokenAuthenticator + ?Sized> RequestAuthenticator for WebSocketProtocol<
 
     fn describe(&self, description: &mut Description) {
         description.schemes |= Schemes::BEARER;
+    }
+
+    fn always_ready(&self) -> bool {
+        self.tokens.always_ready()
     }
 }
 

@@ -92,6 +92,10 @@ impl TokenAuthenticator for AnyToken {
     fn authenticate_token<'a>(&'a self, token: &'a str, _ctx: &'a Context) -> AuthFuture<'a> {
         AuthFuture::ready(Ok(self.user_for(token).map(|u| Response::new(Arc::new(u)))))
     }
+
+    fn always_ready(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

@@ -408,6 +408,10 @@ impl TokenAuthenticator for TokenFile {
     fn authenticate_token<'a>(&'a self, token: &'a str, _ctx: &'a Context) -> AuthFuture<'a> {
         AuthFuture::ready(Ok(self.lookup(token).map(Response::new)))
     }
+
+    fn always_ready(&self) -> bool {
+        true
+    }
 }
 
 impl fmt::Debug for TokenFile {

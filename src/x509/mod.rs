@@ -345,6 +345,10 @@ impl RequestAuthenticator for X509Authenticator {
             None => Ok(None),
         })
     }
+
+    fn always_ready(&self) -> bool {
+        true
+    }
 }
 
 /// A P-256 CA used by this crate's documentation examples (valid until 2126).
