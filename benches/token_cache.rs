@@ -23,6 +23,13 @@ fn token_1200(i: usize) -> String {
 }
 
 fn cache_with(tokens: &[String]) -> CachedTokenAuthenticator<impl TokenAuthenticator + 'static> {
+    cache_keyed(tokens, KeyFunc::random().unwrap())
+}
+
+fn cache_keyed(
+    tokens: &[String],
+    keys: KeyFunc,
+) -> CachedTokenAuthenticator<impl TokenAuthenticator + 'static> {
     let user = Arc::new(
         UserInfo::builder("system:serviceaccount:default:bench")
             .uid("5e2d1c1e-0000-4000-8000-000000000001")
@@ -33,6 +40,7 @@ fn cache_with(tokens: &[String]) -> CachedTokenAuthenticator<impl TokenAuthentic
         Ok(Some(Response::new(user.clone())))
     }))
     .success_ttl(Duration::from_secs(3600))
+    .key_func(keys)
     .build();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -59,6 +67,7 @@ fn cache_with(tokens: &[String]) -> CachedTokenAuthenticator<impl TokenAuthentic
 fn hit(c: &mut Criterion) {
     let tokens: Vec<String> = (0..1000).map(token_1200).collect();
     let cache = cache_with(&tokens);
+    let gmac = cache_keyed(&tokens, KeyFunc::gmac_random().unwrap());
     let plain = Context::default();
     let with_auds = Context::with_audiences(Audiences::from(["https://kubernetes.default.svc"]));
     let mut g = c.benchmark_group("token_cache/hit_1.2KB");
@@ -67,6 +76,15 @@ fn hit(c: &mut Criterion) {
         b.iter(|| {
             i = (i + 1) % tokens.len();
             let f = cache.authenticate_token(&tokens[i], &plain);
+            assert!(f.is_ready());
+            f.into_ready().unwrap().unwrap()
+        })
+    });
+    g.bench_function("no audiences, gmac keys", |b| {
+        let mut i = 0;
+        b.iter(|| {
+            i = (i + 1) % tokens.len();
+            let f = gmac.authenticate_token(&tokens[i], &plain);
             assert!(f.is_ready());
             f.into_ready().unwrap().unwrap()
         })
@@ -118,6 +136,15 @@ fn hit_cpu_time(_c: &mut Criterion) {
         let t = &tokens[(i % 1000) as usize];
         std::hint::black_box(cache.authenticate_token(t, &ctx).into_ready().is_ok());
     });
+    let gmac = cache_keyed(&tokens, KeyFunc::gmac_random().unwrap());
+    on_cpu("cache hit 1.2 KB token, gmac keys", 1_000_000, |i| {
+        let t = &tokens[(i % 1000) as usize];
+        std::hint::black_box(gmac.authenticate_token(t, &ctx).into_ready().is_ok());
+    });
+    let g = KeyFunc::gmac(&[7u8; 32]);
+    on_cpu("key gmac 1.2 KB", 1_000_000, |i| {
+        std::hint::black_box(g.key(&tokens[(i % 1000) as usize], None::<&[&str]>));
+    });
     on_cpu("key hmac-sha256 1.2 KB", 1_000_000, |i| {
         std::hint::black_box(f.key(&tokens[(i % 1000) as usize], None::<&[&str]>));
     });
@@ -139,6 +166,31 @@ fn key_hashes(c: &mut Criterion) {
     let f = KeyFunc::new(&[7u8; 32]);
     g.bench_function("hmac-sha256 (k8s keyFunc, used)", |b| {
         b.iter(|| f.key(std::hint::black_box(&token), None::<&[&str]>))
+    });
+    let aws_key = aws_lc_rs::hmac::Key::new(aws_lc_rs::hmac::HMAC_SHA256, &[7u8; 32]);
+    g.bench_function("hmac-sha256 (aws-lc-rs)", |b| {
+        b.iter(|| {
+            let mut ctx = aws_lc_rs::hmac::Context::with_key(&aws_key);
+            ctx.update(&(token.len() as u32).to_be_bytes());
+            ctx.update(std::hint::black_box(token.as_bytes()));
+            ctx.update(&0u32.to_be_bytes());
+            ctx.sign()
+        })
+    });
+    let gcm = aws_lc_rs::aead::LessSafeKey::new(
+        aws_lc_rs::aead::UnboundKey::new(&aws_lc_rs::aead::AES_256_GCM, &[7u8; 32]).unwrap(),
+    );
+    g.bench_function("gmac (aes-256-gcm, aad only; aws-lc-rs)", |b| {
+        b.iter(|| {
+            let nonce = aws_lc_rs::aead::Nonce::assume_unique_for_key([0u8; 12]);
+            let mut empty: [u8; 0] = [];
+            gcm.seal_in_place_separate_tag(
+                nonce,
+                aws_lc_rs::aead::Aad::from(std::hint::black_box(token.as_bytes())),
+                &mut empty,
+            )
+            .unwrap()
+        })
     });
     g.bench_function("sha256", |b| {
         b.iter(|| -> [u8; 32] {

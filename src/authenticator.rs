@@ -167,7 +167,7 @@ impl Audiences {
     /// let a = kube_authn::authenticator::Audiences::from(["a", "b"]);
     /// assert_eq!(a.iter().collect::<Vec<_>>(), ["a", "b"]);
     /// ```
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &str> + Clone + '_ {
         self.0.as_deref().unwrap_or(&[]).iter().map(|s| &**s)
     }
 

@@ -221,7 +221,8 @@ impl BuildHasher for KeyHasherBuilder {
     }
 }
 
-/// Computes k8s' cache key: HMAC-SHA256 over the length-prefixed token and audiences.
+/// Computes the cache key of a token and its audiences: by default k8s' `keyFunc`, HMAC-SHA256
+/// over the length-prefixed token and audiences; optionally AES-GMAC ([`KeyFunc::gmac`]).
 ///
 /// Exposed so its layout can be checked against Kubernetes' `TestKeyFunc` vectors.
 ///
@@ -232,24 +233,30 @@ impl BuildHasher for KeyHasherBuilder {
 /// assert_eq!(f.key("t", None), f.key("t", Some(&[][..])));
 /// ```
 #[derive(Clone)]
-pub struct KeyFunc {
-    mac: Hmac<Sha256>,
+pub struct KeyFunc(Keyed);
+
+#[derive(Clone)]
+enum Keyed {
+    Hmac(Hmac<Sha256>),
+    Gmac(Arc<aws_lc_rs::aead::LessSafeKey>),
 }
 
+/// Audience encodings up to this size are built on the stack (GMAC keys).
+const AUDIENCE_STACK_BYTES: usize = 256;
+
 impl KeyFunc {
-    /// A key function under `secret`.
+    /// Kubernetes' key function (HMAC-SHA256) under `secret`.
     ///
     /// ```
     /// let _ = kube_authn::token::cache::KeyFunc::new(&[0u8; 32]);
     /// ```
     pub fn new(secret: &[u8]) -> Self {
-        Self {
-            mac: <Hmac<Sha256> as Mac>::new_from_slice(secret)
-                .expect("HMAC accepts any key length"),
-        }
+        Self(Keyed::Hmac(
+            <Hmac<Sha256> as Mac>::new_from_slice(secret).expect("HMAC accepts any key length"),
+        ))
     }
 
-    /// A key function under 32 fresh random bytes from the OS.
+    /// Kubernetes' key function (HMAC-SHA256) under 32 fresh random bytes from the OS.
     ///
     /// ```
     /// let a = kube_authn::token::cache::KeyFunc::random().unwrap();
@@ -262,30 +269,103 @@ impl KeyFunc {
         Ok(Self::new(&secret))
     }
 
-    /// The key of `token` with `audiences` (`None` and empty give the same key).
+    /// An opt-in, faster key function: AES-256-GMAC (aws-lc-rs, AES-NI and carry-less
+    /// multiply) under `secret`, with the token as the authenticated data and the same
+    /// length-prefixed audience encoding as Kubernetes as the (never revealed) message. It
+    /// costs ~0.2 µs for a 1.2 KB token where HMAC-SHA256 costs ~0.85 µs (see the module docs).
+    ///
+    /// Why it is sound here: the 128-bit tag is `GHASH_H(token, encoded audiences) ⊕ E_K(J0)`
+    /// under a fixed nonce, so it is a deterministic function of its input; two different
+    /// inputs of at most ℓ blocks collide with probability ≤ (ℓ+1)/2^128 over the secret `H`
+    /// (GHASH is almost-XOR-universal), and neither `H` nor any tag ever leaves the process
+    /// (tags are only map keys). A fixed nonce breaks GCM *encryption* when ciphertexts are
+    /// seen; nothing here is ever seen. The default stays HMAC-SHA256 for parity with
+    /// Kubernetes and a 256-bit key.
+    ///
+    /// ```
+    /// use kube_authn::token::cache::KeyFunc;
+    /// let f = KeyFunc::gmac(&[7u8; 32]);
+    /// assert_eq!(f.key("t", None), f.key("t", Some(&[][..])));
+    /// assert_ne!(f.key("t", None), KeyFunc::gmac(&[8u8; 32]).key("t", None));
+    /// ```
+    pub fn gmac(secret: &[u8; 32]) -> Self {
+        let key = aws_lc_rs::aead::UnboundKey::new(&aws_lc_rs::aead::AES_256_GCM, secret)
+            .expect("a 32-byte key is valid for AES-256-GCM");
+        Self(Keyed::Gmac(Arc::new(aws_lc_rs::aead::LessSafeKey::new(key))))
+    }
+
+    /// [`gmac`](Self::gmac) under 32 fresh random bytes from the OS.
+    ///
+    /// ```
+    /// use kube_authn::token::cache::KeyFunc;
+    /// let (a, b) = (KeyFunc::gmac_random().unwrap(), KeyFunc::gmac_random().unwrap());
+    /// assert_ne!(a.key("t", None), b.key("t", None));
+    /// ```
+    pub fn gmac_random() -> Result<Self, getrandom::Error> {
+        let mut secret = [0u8; 32];
+        getrandom::fill(&mut secret)?;
+        Ok(Self::gmac(&secret))
+    }
+
+    /// The key of `token` with `audiences` (`None` and empty give the same key). `None` only
+    /// for input GMAC cannot take (beyond 64 GiB): such a token is not cached.
     ///
     /// ```
     /// let f = kube_authn::token::cache::KeyFunc::new(b"k");
-    /// assert_eq!(f.key("t", None).len(), 32);
+    /// assert_eq!(f.key("t", None).unwrap().len(), 32);
     /// ```
-    pub fn key(&self, token: &str, audiences: Option<&[&str]>) -> [u8; 32] {
+    pub fn key(&self, token: &str, audiences: Option<&[&str]>) -> Option<[u8; 32]> {
         self.key_iter(token, audiences.unwrap_or(&[]).iter().copied())
     }
 
     fn key_iter<'s>(
         &self,
         token: &str,
-        audiences: impl ExactSizeIterator<Item = &'s str>,
-    ) -> [u8; 32] {
-        let mut mac = self.mac.clone();
-        mac.update(&len32(token.len()));
-        mac.update(token.as_bytes());
-        mac.update(&len32(audiences.len()));
-        for aud in audiences {
-            mac.update(&len32(aud.len()));
-            mac.update(aud.as_bytes());
+        audiences: impl ExactSizeIterator<Item = &'s str> + Clone,
+    ) -> Option<[u8; 32]> {
+        match &self.0 {
+            Keyed::Hmac(keyed) => {
+                let mut mac = keyed.clone();
+                mac.update(&len32(token.len()));
+                mac.update(token.as_bytes());
+                mac.update(&len32(audiences.len()));
+                for aud in audiences {
+                    mac.update(&len32(aud.len()));
+                    mac.update(aud.as_bytes());
+                }
+                Some(mac.finalize().into_bytes().into())
+            }
+            Keyed::Gmac(key) => {
+                let size = 4 + audiences.clone().map(|a| 4 + a.len()).sum::<usize>();
+                let mut stack = [0u8; AUDIENCE_STACK_BYTES];
+                let mut heap = Vec::new();
+                let buf: &mut [u8] = if size <= AUDIENCE_STACK_BYTES {
+                    &mut stack[..size]
+                } else {
+                    heap.resize(size, 0);
+                    &mut heap
+                };
+                buf[..4].copy_from_slice(&len32(audiences.len()));
+                let mut at = 4;
+                for aud in audiences {
+                    buf[at..at + 4].copy_from_slice(&len32(aud.len()));
+                    buf[at + 4..at + 4 + aud.len()].copy_from_slice(aud.as_bytes());
+                    at += 4 + aud.len();
+                }
+                let nonce = aws_lc_rs::aead::Nonce::assume_unique_for_key([0; 12]);
+                // Sealing fails only beyond GCM's input limits (64 GiB): no key, no caching.
+                let tag = key
+                    .seal_in_place_separate_tag(
+                        nonce,
+                        aws_lc_rs::aead::Aad::from(token.as_bytes()),
+                        buf,
+                    )
+                    .ok()?;
+                let mut out = [0u8; 32];
+                out[..16].copy_from_slice(tag.as_ref());
+                Some(out)
+            }
         }
-        mac.finalize().into_bytes().into()
     }
 }
 
@@ -655,12 +735,13 @@ impl<T: TokenAuthenticator + 'static> CachedTokenAuthenticator<T> {
 }
 
 impl<T: TokenAuthenticator + 'static> Inner<T> {
-    fn key(&self, token: &str, ctx: &Context) -> Key {
+    fn key(&self, token: &str, ctx: &Context) -> Option<Key> {
         let auds = ctx.audiences();
-        Key(match auds {
+        match auds {
             Some(a) => self.keys.key_iter(token, a.iter()),
             None => self.keys.key_iter(token, std::iter::empty()),
-        })
+        }
+        .map(Key)
     }
 
     fn fresh(&self, key: &Key) -> Option<AuthResult> {
@@ -796,21 +877,21 @@ impl<T: TokenAuthenticator + 'static> TokenAuthenticator for CachedTokenAuthenti
     fn authenticate_token<'a>(&'a self, token: &'a str, ctx: &'a Context) -> AuthFuture<'a> {
         let inner = &self.inner;
         let key = inner.key(token, ctx);
-        if let Some(result) = inner.fresh(&key) {
+        if let Some(result) = key.as_ref().and_then(|key| inner.fresh(key)) {
             return AuthFuture::ready(result);
         }
         inner.stats.misses.fetch_add(1, Ordering::Relaxed);
         AuthFuture::new(async move {
             // Decided when polled (not when the future is created), inside the caller's runtime.
-            if tokio::runtime::Handle::try_current().is_err() {
-                // No runtime to detach onto: call through, uncached and uncoalesced.
+            // No runtime to detach onto, or no key: call through, uncached and uncoalesced.
+            let Some(key) = key.filter(|_| tokio::runtime::Handle::try_current().is_ok()) else {
                 return match catch_unwind(AssertUnwindSafe(|| {
                     inner.delegate.authenticate_token(token, ctx)
                 })) {
                     Ok(f) => CatchUnwind(f).await.unwrap_or_else(|()| Err(crash())),
                     Err(_) => Err(crash()),
                 };
-            }
+            };
             inner
                 .clone()
                 .lookup(key, token.to_owned(), ctx.clone())
@@ -857,20 +938,61 @@ mod tests {
             ),
         ];
         for (name, a, want) in cases {
-            assert_eq!(hex(&f.key(K8S_JWT, *a)), *want, "{name}");
+            assert_eq!(hex(&f.key(K8S_JWT, *a).unwrap()), *want, "{name}");
         }
-        // Audience order matters; length prefixes keep "ab"+"c" apart from "a"+"bc".
-        assert_ne!(f.key("t", Some(&["a", "b"])), f.key("t", Some(&["b", "a"])));
+    }
+
+    /// What must share a cache entry and what must not, for both key functions.
+    #[test]
+    fn key_functions_separate_what_kubernetes_separates() {
+        let long_audiences: Vec<String> = (0..40).map(|i| format!("aud-{i:03}")).collect();
+        let long: Vec<&str> = long_audiences.iter().map(String::as_str).collect();
+        let funcs = [
+            ("hmac", KeyFunc::new(&[1; 32])),
+            ("gmac", KeyFunc::gmac(&[1; 32])),
+        ];
+        type Input<'a> = (&'a str, Option<&'a [&'a str]>);
+        let same: &[(&str, Input<'_>, Input<'_>)] = &[
+            ("nil and empty audiences", ("t", None), ("t", Some(&[]))),
+            ("identical", ("t", Some(&["a"])), ("t", Some(&["a"]))),
+            (
+                "identical, audiences beyond the stack buffer",
+                ("t", Some(&long)),
+                ("t", Some(&long)),
+            ),
+        ];
+        let different: &[(&str, Input<'_>, Input<'_>)] = &[
+            ("other token", ("t", None), ("u", None)),
+            ("audience order", ("t", Some(&["a", "b"])), ("t", Some(&["b", "a"]))),
+            (
+                "audience boundaries",
+                ("t", Some(&["ab", "c"])),
+                ("t", Some(&["a", "bc"])),
+            ),
+            ("token/audience boundary", ("ta", None), ("t", Some(&["a"]))),
+            ("empty audience string", ("t", None), ("t", Some(&[""]))),
+            ("one audience dropped", ("t", Some(&long)), ("t", Some(&long[1..]))),
+        ];
+        for (fname, f) in &funcs {
+            for (name, a, b) in same {
+                assert_eq!(f.key(a.0, a.1), f.key(b.0, b.1), "{fname}: {name}");
+            }
+            for (name, a, b) in different {
+                assert_ne!(f.key(a.0, a.1), f.key(b.0, b.1), "{fname}: {name}");
+            }
+        }
         assert_ne!(
-            f.key("t", Some(&["ab", "c"])),
-            f.key("t", Some(&["a", "bc"]))
+            funcs[0].1.key("t", None),
+            funcs[1].1.key("t", None),
+            "hmac and gmac keys differ"
         );
-        assert_ne!(f.key("ta", None), f.key("t", Some(&["a"])));
     }
 
     #[test]
     fn debug_never_shows_the_hmac_key() {
         let f = KeyFunc::new(b"super-secret-hmac-key");
         assert!(!format!("{f:?}").contains("super-secret"));
+        let g = KeyFunc::gmac(b"super-secret-gmac-key-32-bytes!!");
+        assert!(!format!("{g:?}").contains("super-secret"));
     }
 }
