@@ -7,7 +7,10 @@
 //! ```text
 //! basic auth (--basic-auth-file, the ≤1.18 position)
 //! client certificates (--client-ca-file)
-//! bearer + WebSocket over union(token file (--token-auth-file, audience-agnostic))
+//! bearer + WebSocket over union(
+//!     token file (--token-auth-file, audience-agnostic),
+//!     webhook TokenReview (--authentication-token-webhook-config-file, behind its own cache),
+//! )
 //! → system:authenticated group adder
 //! → fail-on-error union with anonymous (--anonymous-auth, default true)
 //! ```
@@ -68,6 +71,14 @@ pub struct AuthenticationOptions {
     pub anonymous_auth: bool,
     /// `--api-audiences`.
     pub api_audiences: Vec<String>,
+    /// `--authentication-token-webhook-config-file`: a kubeconfig naming the TokenReview
+    /// webhook (needs the `remote` feature).
+    pub authentication_token_webhook_config_file: Option<PathBuf>,
+    /// `--authentication-token-webhook-version` (`v1` or `v1beta1`, default `v1beta1`).
+    pub authentication_token_webhook_version: String,
+    /// `--authentication-token-webhook-cache-ttl` (default 2m): how long the webhook's
+    /// answers (successes and denials, never errors) are cached.
+    pub authentication_token_webhook_cache_ttl: Duration,
     /// `--insecure-allow-any-token` (removed from kube-apiserver in 1.8): accept **any** bearer
     /// token as `user/group1,group2`. Never use outside throw-away test setups.
     pub insecure_allow_any_token: bool,
@@ -83,6 +94,9 @@ impl Default for AuthenticationOptions {
             basic_auth_file: None,
             anonymous_auth: true,
             api_audiences: Vec::new(),
+            authentication_token_webhook_config_file: None,
+            authentication_token_webhook_version: "v1beta1".into(),
+            authentication_token_webhook_cache_ttl: Duration::from_secs(120),
             insecure_allow_any_token: false,
             reload_interval: DEFAULT_RELOAD_INTERVAL,
         }
@@ -150,6 +164,9 @@ impl AuthenticationOptions {
             tasks.extend(file.watch(self.reload_interval));
             builder = builder.token(AudienceAgnostic::new(api_audiences.clone(), file));
         }
+        if let Some(path) = &self.authentication_token_webhook_config_file {
+            builder = builder.token_arc(self.webhook(path, &api_audiences)?);
+        }
         if self.insecure_allow_any_token {
             builder = builder.token_arc(Arc::new(AnyToken::insecure_allow_any_token()));
         }
@@ -162,5 +179,228 @@ impl AuthenticationOptions {
             client_ca,
             tasks,
         })
+    }
+
+    /// The webhook, cached as kube-apiserver caches it (`cache(webhook, false, ttl, ttl)`).
+    #[cfg(feature = "remote")]
+    fn webhook(
+        &self,
+        path: &std::path::Path,
+        api_audiences: &Audiences,
+    ) -> Result<Arc<dyn crate::authenticator::TokenAuthenticator>, ConfigError> {
+        use crate::token::webhook::{WebhookOptions, WebhookTokenAuthenticator};
+        let opts = WebhookOptions {
+            implicit_audiences: api_audiences.clone(),
+            ..WebhookOptions::default()
+        };
+        let webhook = WebhookTokenAuthenticator::from_flags(
+            path,
+            &self.authentication_token_webhook_version,
+            self.authentication_token_webhook_cache_ttl,
+            opts,
+        )
+        .map_err(|e| {
+            ConfigError::new(format!("--authentication-token-webhook-config-file: {e}"))
+        })?;
+        Ok(Arc::new(webhook))
+    }
+
+    #[cfg(not(feature = "remote"))]
+    fn webhook(
+        &self,
+        _path: &std::path::Path,
+        _api_audiences: &Audiences,
+    ) -> Result<Arc<dyn crate::authenticator::TokenAuthenticator>, ConfigError> {
+        Err(ConfigError::new(
+            "--authentication-token-webhook-config-file: kube-authn was built without the \"remote\" feature",
+        ))
+    }
+}
+
+/// Parses a Go duration (`time.ParseDuration`, what kube-apiserver's duration flags accept):
+/// a sequence of decimal numbers, each with an optional fraction and a unit suffix — `ns`,
+/// `us` (or `µs`, `μs`), `ms`, `s`, `m`, `h` — such as `2m`, `10s`, `1h30m`, `1.5h`, `2m0s`;
+/// a bare `0` is zero. Errors are Go's texts. Unlike Go, a negative duration is refused
+/// (`-1s` means nothing for a TTL or a timeout).
+///
+/// ```
+/// use kube_authn::config::parse_go_duration;
+/// use std::time::Duration;
+/// assert_eq!(parse_go_duration("1h30m").unwrap(), Duration::from_secs(5400));
+/// assert_eq!(parse_go_duration("2m0s").unwrap(), Duration::from_secs(120));
+/// assert_eq!(parse_go_duration("1.5s").unwrap(), Duration::from_millis(1500));
+/// assert_eq!(parse_go_duration("10").unwrap_err().to_string(), r#"time: missing unit in duration "10""#);
+/// ```
+pub fn parse_go_duration(input: &str) -> Result<Duration, ConfigError> {
+    let invalid = || ConfigError::new(format!("time: invalid duration {input:?}"));
+    let (negative, mut s) = match input.as_bytes().first() {
+        Some(b'-') => (true, &input[1..]),
+        Some(b'+') => (false, &input[1..]),
+        _ => (false, input),
+    };
+    if s == "0" {
+        return Ok(Duration::ZERO);
+    }
+    if s.is_empty() {
+        return Err(invalid());
+    }
+    // Go's limit: the total must fit an int64 of nanoseconds.
+    const MAX: u128 = i64::MAX as u128;
+    let mut total: u128 = 0;
+    while !s.is_empty() {
+        let first = s.as_bytes()[0];
+        if !(first == b'.' || first.is_ascii_digit()) {
+            return Err(invalid());
+        }
+        let int_len = s.bytes().take_while(u8::is_ascii_digit).count();
+        let mut whole: u128 = 0;
+        for d in s[..int_len].bytes() {
+            whole = whole * 10 + u128::from(d - b'0');
+            if whole > MAX {
+                return Err(invalid());
+            }
+        }
+        s = &s[int_len..];
+        let mut frac: u128 = 0;
+        let mut scale: f64 = 1.0;
+        let mut frac_len = 0;
+        if let Some(rest) = s.strip_prefix('.') {
+            frac_len = rest.bytes().take_while(u8::is_ascii_digit).count();
+            for d in rest[..frac_len].bytes() {
+                // Digits beyond what an int64 can hold are dropped, as Go does.
+                let next = frac * 10 + u128::from(d - b'0');
+                if frac <= MAX / 10 && next <= MAX + 1 {
+                    frac = next;
+                    scale *= 10.0;
+                }
+            }
+            s = &rest[frac_len..];
+        }
+        if int_len == 0 && frac_len == 0 {
+            return Err(invalid());
+        }
+        let unit_len = s
+            .bytes()
+            .take_while(|b| *b != b'.' && !b.is_ascii_digit())
+            .count();
+        let unit = &s[..unit_len];
+        s = &s[unit_len..];
+        let nanos: u128 = match unit {
+            "" => {
+                return Err(ConfigError::new(format!(
+                    "time: missing unit in duration {input:?}"
+                )));
+            }
+            "ns" => 1,
+            "us" | "\u{b5}s" | "\u{3bc}s" => 1_000,
+            "ms" => 1_000_000,
+            "s" => 1_000_000_000,
+            "m" => 60_000_000_000,
+            "h" => 3_600_000_000_000,
+            other => {
+                return Err(ConfigError::new(format!(
+                    "time: unknown unit {other:?} in duration {input:?}"
+                )));
+            }
+        };
+        let value = whole
+            .checked_mul(nanos)
+            .filter(|v| *v <= MAX)
+            .ok_or_else(invalid)?;
+        total = total
+            // Go scales the fraction in float64; so do we, to round identically.
+            .checked_add(value + (frac as f64 * (nanos as f64 / scale)) as u128)
+            .filter(|v| *v <= MAX)
+            .ok_or_else(invalid)?;
+    }
+    if negative && total > 0 {
+        return Err(ConfigError::new(format!(
+            "negative duration {input:?} is not allowed"
+        )));
+    }
+    Ok(Duration::from_nanos(total as u64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn go_duration_vectors() {
+        // Vectors from Go's time.ParseDuration tests (positive ones; we refuse negatives).
+        let ok: &[(&str, u64)] = &[
+            ("0", 0),
+            ("-0", 0),
+            ("+0", 0),
+            ("5s", 5_000_000_000),
+            ("30s", 30_000_000_000),
+            ("1478s", 1_478_000_000_000),
+            ("+5s", 5_000_000_000),
+            ("5.0s", 5_000_000_000),
+            ("5.6s", 5_600_000_000),
+            ("5.s", 5_000_000_000),
+            (".5s", 500_000_000),
+            ("1.0s", 1_000_000_000),
+            ("1.00s", 1_000_000_000),
+            ("1.004s", 1_004_000_000),
+            ("1.0040s", 1_004_000_000),
+            ("100.00100s", 100_001_000_000),
+            ("10ns", 10),
+            ("11us", 11_000),
+            ("12\u{b5}s", 12_000),
+            ("12\u{3bc}s", 12_000),
+            ("13ms", 13_000_000),
+            ("14s", 14_000_000_000),
+            ("15m", 900_000_000_000),
+            ("16h", 57_600_000_000_000),
+            ("3h30m", 12_600_000_000_000),
+            ("10.5s4m", 250_500_000_000),
+            ("1h1m1s1ms1us1ns", 3_661_001_001_001),
+            ("2m0s", 120_000_000_000),
+            ("39h9m14.425s", 140_954_425_000_000),
+            ("52763797000ns", 52_763_797_000),
+            ("0.3333333333333333333h", 1_200_000_000_000),
+            ("9007199254740993ns", 9_007_199_254_740_993),
+            ("9223372036854775807ns", 9_223_372_036_854_775_807),
+            ("9223372036854775.807us", 9_223_372_036_854_775_807),
+            ("9223372036s854ms775us807ns", 9_223_372_036_854_775_807),
+            ("0.100000000000000000000h", 360_000_000_000),
+            ("0.830103483285477580700h", 2_988_372_539_827),
+        ];
+        for (input, nanos) in ok {
+            assert_eq!(
+                parse_go_duration(input).unwrap(),
+                Duration::from_nanos(*nanos),
+                "{input}"
+            );
+        }
+        let bad: &[(&str, &str)] = &[
+            ("", r#"time: invalid duration """#),
+            ("3", r#"time: missing unit in duration "3""#),
+            ("-", r#"time: invalid duration "-""#),
+            ("s", r#"time: invalid duration "s""#),
+            (".", r#"time: invalid duration ".""#),
+            ("-.", r#"time: invalid duration "-.""#),
+            (".s", r#"time: invalid duration ".s""#),
+            ("+.s", r#"time: invalid duration "+.s""#),
+            ("1d", r#"time: unknown unit "d" in duration "1d""#),
+            ("2m 0s", r#"time: unknown unit "m " in duration "2m 0s""#),
+            (
+                "9223372036854775808ns",
+                r#"time: invalid duration "9223372036854775808ns""#,
+            ),
+            (
+                "9223372036854775.808us",
+                r#"time: invalid duration "9223372036854775.808us""#,
+            ),
+            ("-1s", r#"negative duration "-1s" is not allowed"#),
+        ];
+        for (input, want) in bad {
+            assert_eq!(
+                parse_go_duration(input).unwrap_err().to_string(),
+                *want,
+                "{input}"
+            );
+        }
     }
 }

@@ -39,6 +39,11 @@ fn go_bool(s: &str) -> Result<bool, String> {
     }
 }
 
+/// A Go duration flag value (`2m`, `10s`, `1h30m`), as pflag parses it.
+fn go_duration(s: &str) -> Result<std::time::Duration, String> {
+    kube_authn::config::parse_go_duration(s).map_err(|e| e.to_string())
+}
+
 /// Flags, spelled and defaulted as kube-apiserver spells and defaults them.
 #[derive(Args, Debug, Clone)]
 pub struct ServeArgs {
@@ -69,6 +74,25 @@ pub struct ServeArgs {
     /// tokens used against the API are bound to at least one of these audiences.
     #[arg(long = "api-audiences", value_name = "STRINGS", value_delimiter = ',')]
     pub api_audiences: Vec<String>,
+
+    /// File with webhook configuration for token authentication in kubeconfig format. The API
+    /// server will query the remote service to determine authentication for bearer tokens.
+    #[arg(long = "authentication-token-webhook-config-file", value_name = "FILE")]
+    pub authentication_token_webhook_config_file: Option<PathBuf>,
+
+    /// The API version of the authentication.k8s.io TokenReview to send to and expect from the
+    /// webhook.
+    #[arg(
+        long = "authentication-token-webhook-version",
+        value_name = "STRING",
+        default_value = "v1beta1"
+    )]
+    pub authentication_token_webhook_version: String,
+
+    /// The duration to cache responses from the webhook token authenticator.
+    #[arg(long = "authentication-token-webhook-cache-ttl", value_name = "DURATION",
+          default_value = "2m0s", value_parser = go_duration)]
+    pub authentication_token_webhook_cache_ttl: std::time::Duration,
 
     /// The port on which to serve HTTPS with authentication and authorization.
     #[arg(long = "secure-port", value_name = "INT", default_value_t = 6443)]
@@ -179,5 +203,22 @@ mod tests {
 
         let a = parse(&["--api-audiences=a,b", "--api-audiences", "c"]).unwrap();
         assert_eq!(a.api_audiences, ["a", "b", "c"]);
+
+        // Webhook flags: kube-apiserver's defaults, Go duration syntax.
+        assert_eq!(d.authentication_token_webhook_config_file, None);
+        assert_eq!(d.authentication_token_webhook_version, "v1beta1");
+        assert_eq!(
+            d.authentication_token_webhook_cache_ttl,
+            std::time::Duration::from_secs(120)
+        );
+        let ttl = |v: &str| {
+            parse(&[&format!("--authentication-token-webhook-cache-ttl={v}")])
+                .map(|a| a.authentication_token_webhook_cache_ttl)
+        };
+        assert_eq!(ttl("10s").unwrap(), std::time::Duration::from_secs(10));
+        assert_eq!(ttl("1h30m").unwrap(), std::time::Duration::from_secs(5400));
+        assert_eq!(ttl("0").unwrap(), std::time::Duration::ZERO);
+        let err = ttl("10").unwrap_err();
+        assert!(err.contains("time: missing unit in duration"), "{err}");
     }
 }

@@ -32,6 +32,11 @@ pub async fn run(mut args: ServeArgs) -> Result<(), String> {
         basic_auth_file: args.basic_auth_file.clone(),
         anonymous_auth: args.anonymous_auth,
         api_audiences: args.api_audiences.clone(),
+        authentication_token_webhook_config_file: args
+            .authentication_token_webhook_config_file
+            .clone(),
+        authentication_token_webhook_version: args.authentication_token_webhook_version.clone(),
+        authentication_token_webhook_cache_ttl: args.authentication_token_webhook_cache_ttl,
         insecure_allow_any_token: args.insecure_allow_any_token,
         ..AuthenticationOptions::default()
     };

@@ -1,0 +1,507 @@
+//! End-to-end tests of the remote and proxy authenticators wired into `kube-authn serve`: the
+//! real binary over real TLS on 127.0.0.1, called with curl and reqwest.
+//!
+//! * webhook TokenReview: two chained instances — B serves a token file (and client
+//!   certificates), A sends every bearer token to B's `tokenreviews` endpoint;
+//! * the request-header front proxy;
+//! * service-account tokens minted by PyJWT.
+#![cfg(feature = "server")]
+
+use std::io::{BufRead, BufReader, Read};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// B's administrator (reads B's metrics).
+const ADMIN_TOKEN: &str = "a1b2c3d4e5f60718293a4b5c6d7e8f90";
+/// The credential A presents to B.
+const WEBHOOK_CLIENT_TOKEN: &str = "c0ffee00c0ffee00c0ffee00c0ffee00";
+/// A user only B knows.
+const BOB_TOKEN: &str = "b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0";
+
+struct Server {
+    child: Child,
+    port: u16,
+    dir: tempfile::TempDir,
+    log: Arc<Mutex<String>>,
+    #[allow(dead_code)]
+    stdout: Arc<Mutex<String>>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn capture(stream: impl Read + Send + 'static, into: Arc<Mutex<String>>) {
+    std::thread::spawn(move || {
+        for line in BufReader::new(stream).lines().map_while(Result::ok) {
+            let mut buf = into.lock().unwrap();
+            buf.push_str(&line);
+            buf.push('\n');
+        }
+    });
+}
+
+impl Server {
+    /// Starts `kube-authn serve` with `args` (plus `--cert-dir` in `dir`, 127.0.0.1 and a free
+    /// port) and waits until it answers.
+    fn spawn(dir: tempfile::TempDir, args: &[String]) -> Server {
+        let port = free_port();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_kube-authn"))
+            .arg("serve")
+            .args(args)
+            .arg(format!("--cert-dir={}", dir.path().join("certs").display()))
+            .arg("--bind-address=127.0.0.1")
+            .arg(format!("--secure-port={port}"))
+            .env("RUST_LOG", "debug")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start kube-authn");
+        let log = Arc::new(Mutex::new(String::new()));
+        let stdout = Arc::new(Mutex::new(String::new()));
+        capture(child.stderr.take().unwrap(), log.clone());
+        capture(child.stdout.take().unwrap(), stdout.clone());
+        let server = Server {
+            child,
+            port,
+            dir,
+            log,
+            stdout,
+        };
+        server.wait_ready();
+        server
+    }
+
+    fn wait_ready(&self) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if self.ca().exists() {
+                let out = self.curl(&["-o", "/dev/null", &self.url("/healthz")]);
+                if out.1 != 0 {
+                    return;
+                }
+            }
+            assert!(
+                Instant::now() < deadline,
+                "server did not start; log:\n{}",
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn log(&self) -> String {
+        self.log.lock().unwrap().clone()
+    }
+
+    fn ca(&self) -> PathBuf {
+        self.cert_dir().join("apiserver-ca.crt")
+    }
+
+    fn cert_dir(&self) -> PathBuf {
+        self.dir.path().join("certs")
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("https://127.0.0.1:{}{path}", self.port)
+    }
+
+    /// Runs curl; returns (body, HTTP status, response headers).
+    fn curl(&self, args: &[&str]) -> (String, u16, String) {
+        let headers = self.dir.path().join(format!("headers-{}", free_port()));
+        let out = Command::new("curl")
+            .args(["-sS", "--max-time", "60", "--cacert"])
+            .arg(self.ca())
+            .arg("-D")
+            .arg(&headers)
+            .args(["-w", "\n%{http_code}"])
+            .args(args)
+            .output()
+            .expect("curl is installed");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let (body, code) = text.rsplit_once('\n').unwrap_or(("", "0"));
+        let headers = std::fs::read_to_string(&headers).unwrap_or_default();
+        (body.to_owned(), code.trim().parse().unwrap_or(0), headers)
+    }
+
+    fn reqwest(&self) -> reqwest::Client {
+        let ca = std::fs::read(self.ca()).unwrap();
+        reqwest::Client::builder()
+            .tls_built_in_root_certs(false)
+            .add_root_certificate(reqwest::Certificate::from_pem(&ca).unwrap())
+            .build()
+            .unwrap()
+    }
+
+    /// The value of one Prometheus sample (`name{labels}`), 0 when absent.
+    fn metric(&self, admin_token: &str, sample: &str) -> u64 {
+        let auth = format!("Authorization: Bearer {admin_token}");
+        let (body, code, _) = self.curl(&["-H", &auth, &self.url("/metrics")]);
+        assert_eq!(code, 200, "{body}");
+        body.lines()
+            .find_map(|l| l.strip_prefix(sample)?.strip_prefix(' ')?.parse().ok())
+            .unwrap_or(0)
+    }
+}
+
+const WHOAMI: &str = r#"{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}"#;
+
+/// POSTs a SelfSubjectReview with curl (HTTP/1.1, see tests/server.rs for why).
+fn whoami_curl(server: &Server, auth: &[&str]) -> (u16, Value) {
+    let mut args = vec!["--http1.1"];
+    args.extend_from_slice(auth);
+    let url = server.url("/apis/authentication.k8s.io/v1/selfsubjectreviews");
+    args.extend([
+        "-H",
+        "Content-Type: application/json",
+        "-d",
+        WHOAMI,
+        url.as_str(),
+    ]);
+    let (body, code, _) = server.curl(&args);
+    (code, serde_json::from_str(&body).unwrap_or(Value::Null))
+}
+
+/// A CA and a client certificate signed by it (rcgen), written as PEM files into `dir`:
+/// (CA, client certificate, client key).
+fn client_pki(dir: &Path, prefix: &str, cn: &str, orgs: &[&str]) -> (PathBuf, PathBuf, PathBuf) {
+    use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, DnType, IsCa, KeyPair};
+    let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params
+        .distinguished_name
+        .push(DnType::CommonName, format!("{prefix} CA"));
+    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    let ca = CertifiedIssuer::self_signed(ca_params, KeyPair::generate().unwrap()).unwrap();
+    let paths = (
+        dir.join(format!("{prefix}-ca.pem")),
+        dir.join(format!("{prefix}-client.pem")),
+        dir.join(format!("{prefix}-client.key")),
+    );
+    std::fs::write(&paths.0, ca.pem()).unwrap();
+    let (cert, key) = leaf(&ca, cn, orgs);
+    std::fs::write(&paths.1, cert).unwrap();
+    std::fs::write(&paths.2, key).unwrap();
+    paths
+}
+
+/// A client certificate (PEM) and key signed by `ca`.
+fn leaf(
+    ca: &rcgen::CertifiedIssuer<'_, rcgen::KeyPair>,
+    cn: &str,
+    orgs: &[&str],
+) -> (String, String) {
+    use rcgen::{CertificateParams, DnType, ExtendedKeyUsagePurpose, KeyPair};
+    let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
+    params.distinguished_name.push(DnType::CommonName, cn);
+    for o in orgs {
+        params.distinguished_name.push(DnType::OrganizationName, *o);
+    }
+    params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
+    let key = KeyPair::generate().unwrap();
+    let cert = params.signed_by(&key, ca).unwrap();
+    (cert.pem(), key.serialize_pem())
+}
+
+#[allow(dead_code)]
+fn cert_args(cert: &Path, key: &Path) -> Vec<String> {
+    vec![
+        "--cert".into(),
+        cert.display().to_string(),
+        "--key".into(),
+        key.display().to_string(),
+    ]
+}
+
+// ---------------------------------------------------------------------------------------------
+// Webhook TokenReview: instance A asks instance B.
+
+/// Instance B: a token file (admin, the webhook client, bob) and a client CA that signed a
+/// certificate for `webhook-client-cert`.
+struct Backend {
+    server: Server,
+    client_cert: PathBuf,
+    client_key: PathBuf,
+}
+
+fn start_backend() -> Backend {
+    let dir = tempfile::tempdir().unwrap();
+    let tokens = dir.path().join("tokens.csv");
+    std::fs::write(
+        &tokens,
+        format!(
+            "{ADMIN_TOKEN},admin,1,\"system:masters\"\n\
+             {WEBHOOK_CLIENT_TOKEN},client,2,\"system:auth-delegator\"\n\
+             {BOB_TOKEN},bob,3,\"team-b,on-call\"\n"
+        ),
+    )
+    .unwrap();
+    let (ca, client_cert, client_key) =
+        client_pki(dir.path(), "b-clients", "client", &["delegators"]);
+    let args = vec![
+        format!("--token-auth-file={}", tokens.display()),
+        format!("--client-ca-file={}", ca.display()),
+    ];
+    Backend {
+        server: Server::spawn(dir, &args),
+        client_cert,
+        client_key,
+    }
+}
+
+/// How A authenticates to B.
+#[derive(Clone, Copy, Debug)]
+enum Caller<'a> {
+    Token(&'a str),
+    ClientCert,
+}
+
+/// Writes A's webhook kubeconfig (pointing at B's `version` tokenreviews) into `dir`.
+fn webhook_kubeconfig(dir: &Path, backend: &Backend, version: &str, caller: Caller<'_>) -> PathBuf {
+    let user = match caller {
+        Caller::Token(t) => format!("    token: {t}\n"),
+        Caller::ClientCert => format!(
+            "    client-certificate: {}\n    client-key: {}\n",
+            backend.client_cert.display(),
+            backend.client_key.display()
+        ),
+    };
+    let config = format!(
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: b\n  cluster:\n    server: {}\n    certificate-authority: {}\nusers:\n- name: a\n  user:\n{user}contexts:\n- name: webhook\n  context:\n    cluster: b\n    user: a\ncurrent-context: webhook\n",
+        backend.server.url(&format!(
+            "/apis/authentication.k8s.io/{version}/tokenreviews"
+        )),
+        backend.server.ca().display(),
+    );
+    let path = dir.join("webhook.kubeconfig");
+    std::fs::write(&path, config).unwrap();
+    path
+}
+
+fn start_frontend(backend: &Backend, version: &str, caller: Caller<'_>, extra: &[&str]) -> Server {
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = webhook_kubeconfig(dir.path(), backend, version, caller);
+    let mut args = vec![
+        format!(
+            "--authentication-token-webhook-config-file={}",
+            kubeconfig.display()
+        ),
+        format!("--authentication-token-webhook-version={version}"),
+    ];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    Server::spawn(dir, &args)
+}
+
+#[test]
+fn webhook_two_chained_instances() {
+    let backend = start_backend();
+    type Case<'a> = (&'a str, Caller<'a>, &'a str);
+    let cases: [Case<'_>; 4] = [
+        ("v1beta1", Caller::Token(WEBHOOK_CLIENT_TOKEN), "client"),
+        ("v1", Caller::Token(WEBHOOK_CLIENT_TOKEN), "client"),
+        ("v1beta1", Caller::ClientCert, "client"),
+        ("v1", Caller::ClientCert, "client"),
+    ];
+    // B counts authenticated callers by name (kube's compressUsername keeps `client`, the name both credentials carry),
+    // so the caller's counter at B is the number of reviews A sent.
+    let calls = |caller: &str| {
+        backend.server.metric(
+            ADMIN_TOKEN,
+            &format!("authenticated_user_requests{{username=\"{caller}\"}}"),
+        )
+    };
+    for (version, caller, caller_name) in cases {
+        let case = format!("{version} {caller:?}");
+        let frontend = start_frontend(&backend, version, caller, &[]);
+        let before = calls(caller_name);
+
+        // A token only B knows: B's user, as B's chain saw it.
+        let bob = format!("Authorization: Bearer {BOB_TOKEN}");
+        let (code, body) = whoami_curl(&frontend, &["-H", &bob]);
+        assert_eq!(code, 201, "{case}: {body}\n{}", frontend.log());
+        let user = &body["status"]["userInfo"];
+        assert_eq!(user["username"], "bob", "{case}");
+        assert_eq!(user["uid"], "3", "{case}");
+        assert_eq!(
+            user["groups"],
+            json!(["team-b", "on-call", "system:authenticated"]),
+            "{case}"
+        );
+        assert_eq!(calls(caller_name), before + 1, "{case}: one review at B");
+
+        // Again: answered from A's webhook cache (2m), B is not asked.
+        let (code, _) = whoami_curl(&frontend, &["-H", &bob]);
+        assert_eq!(code, 201, "{case}");
+        assert_eq!(calls(caller_name), before + 1, "{case}: cached");
+
+        // An unknown token: B answers `authenticated: false` with B's chain error
+        // (`invalid bearer token`, as kube-apiserver's TokenReview does), so A answers 401.
+        let (code, body) = whoami_curl(&frontend, &["-H", "Authorization: Bearer nobody-knows-me"]);
+        assert_eq!(code, 401, "{case}: {body}");
+        assert_eq!(body["reason"], "Unauthorized", "{case}");
+        assert_eq!(calls(caller_name), before + 2, "{case}: B was asked");
+        // Errors are never cached by the webhook cache (cacheErrs=false): B is asked again.
+        let (code, _) = whoami_curl(&frontend, &["-H", "Authorization: Bearer nobody-knows-me"]);
+        assert_eq!(code, 401, "{case}");
+        assert_eq!(calls(caller_name), before + 3, "{case}: error not cached");
+
+        // Over reqwest (HTTP/2), TokenReview at A delegates to B as well.
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let review: Value = rt.block_on(async {
+            frontend
+                .reqwest()
+                .post(frontend.url("/apis/authentication.k8s.io/v1/tokenreviews"))
+                .bearer_auth(BOB_TOKEN)
+                .json(&json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview", "spec": {"token": BOB_TOKEN}}))
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap()
+        });
+        assert_eq!(review["status"]["authenticated"], true, "{case}: {review}");
+        assert_eq!(review["status"]["user"]["username"], "bob", "{case}");
+        // No secret in A's log.
+        let log = frontend.log();
+        for secret in [BOB_TOKEN, WEBHOOK_CLIENT_TOKEN, "nobody-knows-me"] {
+            assert!(!log.contains(secret), "{case}: {secret} in A's log:\n{log}");
+        }
+    }
+}
+
+#[test]
+fn webhook_rejected_caller_credential_is_401_and_logged() {
+    let backend = start_backend();
+    let frontend = start_frontend(&backend, "v1", Caller::Token("not-a-token-b-knows"), &[]);
+    let bob = format!("Authorization: Bearer {BOB_TOKEN}");
+    let (code, body) = whoami_curl(&frontend, &["-H", &bob]);
+    assert_eq!(code, 401, "{body}");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !frontend
+        .log()
+        .contains("Failed to make webhook authenticator request")
+    {
+        assert!(
+            Instant::now() < deadline,
+            "webhook error not logged:\n{}",
+            frontend.log()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let log = frontend.log();
+    assert!(
+        log.contains("the server has asked for the client to provide credentials"),
+        "{log}"
+    );
+    assert!(
+        !log.contains("not-a-token-b-knows") && !log.contains(BOB_TOKEN),
+        "{log}"
+    );
+    // B refused A's credential: no caller but the admin reading metrics ever authenticated.
+    assert_eq!(
+        backend.server.metric(
+            ADMIN_TOKEN,
+            "authenticated_user_requests{username=\"client\"}"
+        ),
+        0
+    );
+    assert!(
+        backend
+            .server
+            .metric(ADMIN_TOKEN, "authentication_attempts{result=\"error\"}")
+            >= 1
+    );
+}
+
+#[test]
+fn webhook_backend_down_is_401_in_bounded_time() {
+    let mut backend = start_backend();
+    let frontend = start_frontend(
+        &backend,
+        "v1beta1",
+        Caller::Token(WEBHOOK_CLIENT_TOKEN),
+        &[],
+    );
+    let _ = backend.server.child.kill();
+    let _ = backend.server.child.wait();
+    let bob = format!("Authorization: Bearer {BOB_TOKEN}");
+    let started = Instant::now();
+    let (code, body) = whoami_curl(&frontend, &["-H", &bob]);
+    let took = started.elapsed();
+    assert_eq!(code, 401, "{body}");
+    // A refused connection is not retried (kube-apiserver's rule), so this is fast; the review
+    // deadline (30 s) bounds every other failure.
+    assert!(took < Duration::from_secs(10), "took {took:?}");
+    std::thread::sleep(Duration::from_millis(200));
+    let log = frontend.log();
+    assert!(
+        log.contains("Failed to make webhook authenticator request"),
+        "{log}"
+    );
+}
+
+#[test]
+fn webhook_startup_errors_name_the_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("webhook.kubeconfig");
+    std::fs::write(
+        &kubeconfig,
+        "clusters:\n- name: b\n  cluster:\n    server: https://127.0.0.1:1/\n",
+    )
+    .unwrap();
+    type Case = (&'static str, Vec<String>, &'static str);
+    let cases: Vec<Case> = vec![
+        (
+            "missing kubeconfig",
+            vec!["--authentication-token-webhook-config-file=/nonexistent/kubeconfig".into()],
+            "--authentication-token-webhook-config-file",
+        ),
+        (
+            "bad version",
+            vec![
+                format!(
+                    "--authentication-token-webhook-config-file={}",
+                    kubeconfig.display()
+                ),
+                "--authentication-token-webhook-version=v2".into(),
+            ],
+            r#"unsupported authentication webhook version "v2", supported versions are "v1", "v1beta1""#,
+        ),
+        (
+            "bad ttl",
+            vec!["--authentication-token-webhook-cache-ttl=2 minutes".into()],
+            "time: ",
+        ),
+    ];
+    for (name, args, want) in cases {
+        let out = Command::new(env!("CARGO_BIN_EXE_kube-authn"))
+            .arg("serve")
+            .args(&args)
+            .arg(format!("--cert-dir={}", dir.path().join("certs").display()))
+            .arg("--secure-port=0")
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "case {name} should fail");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(want), "case {name}: {stderr}");
+    }
+}
