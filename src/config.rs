@@ -5,6 +5,7 @@
 //! assembles the chain in kube-apiserver's order (`pkg/kubeapiserver/authenticator/config.go`):
 //!
 //! ```text
+//! front proxy (--requestheader-*, audience-agnostic)
 //! basic auth (--basic-auth-file, the ≤1.18 position)
 //! client certificates (--client-ca-file)
 //! bearer + WebSocket over union(
@@ -43,7 +44,7 @@ use crate::chain::{Chain, ChainBuilder};
 use crate::error::ConfigError;
 use crate::password::file::PasswordFile;
 use crate::reload::WatchTask;
-use crate::request::Basic;
+use crate::request::{Basic, FrontProxy, RequestHeaderConfig};
 use crate::token::anytoken::AnyToken;
 use crate::token::file::TokenFile;
 use crate::x509::{CaBundle, X509Authenticator};
@@ -67,6 +68,12 @@ pub struct AuthenticationOptions {
     /// `--basic-auth-file`: static passwords, CSV `password,user,uid,"group1,group2"`
     /// (removed from kube-apiserver in 1.19).
     pub basic_auth_file: Option<PathBuf>,
+    /// `--requestheader-client-ca-file`, `--requestheader-allowed-names`,
+    /// `--requestheader-{username,uid,group}-headers`, `--requestheader-extra-headers-prefix`:
+    /// the authenticating front proxy, enabled when a CA is set. kube-apiserver's defaults
+    /// are all empty ([`RequestHeaderConfig::default`]); kubeadm sets
+    /// [`RequestHeaderConfig::standard`]'s names and `front-proxy-client`.
+    pub requestheader: RequestHeaderConfig,
     /// `--anonymous-auth` (default true).
     pub anonymous_auth: bool,
     /// `--api-audiences`.
@@ -92,6 +99,7 @@ impl Default for AuthenticationOptions {
             token_auth_file: None,
             client_ca_file: None,
             basic_auth_file: None,
+            requestheader: RequestHeaderConfig::default(),
             anonymous_auth: true,
             api_audiences: Vec::new(),
             authentication_token_webhook_config_file: None,
@@ -120,6 +128,9 @@ pub struct Built {
     /// The `--client-ca-file` bundle as loaded at start-up, for the TLS handshake's list of
     /// acceptable client CAs (a hint only: certificates are verified per request).
     pub client_ca: Option<Arc<CaBundle>>,
+    /// The `--requestheader-client-ca-file` bundle as loaded at start-up (also a handshake
+    /// hint: the front proxy must be asked for its certificate).
+    pub requestheader_ca: Option<Arc<CaBundle>>,
     /// Reload tasks; dropping them stops reloading.
     pub tasks: Vec<WatchTask>,
 }
@@ -141,6 +152,17 @@ impl AuthenticationOptions {
         let api_audiences = Audiences::new(&self.api_audiences);
         let mut builder = ChainBuilder::new();
         let mut tasks = Vec::new();
+        // kube-apiserver validates the request-header flags whether or not a CA is set.
+        self.requestheader.validate()?;
+        let mut requestheader_ca = None;
+        if self.requestheader.client_ca_file.is_some() || self.requestheader.client_ca_pem.is_some()
+        {
+            let proxy = FrontProxy::new(self.requestheader.clone())
+                .map_err(|e| ConfigError::new(format!("--requestheader-client-ca-file: {e}")))?;
+            tasks.extend(proxy.spawn_watch(self.reload_interval));
+            requestheader_ca = Some(proxy.bundle());
+            builder = builder.request(AudienceAgnostic::new(api_audiences.clone(), proxy));
+        }
         if let Some(path) = &self.basic_auth_file {
             let file = PasswordFile::open(path)
                 .map_err(|e| ConfigError::new(format!("--basic-auth-file: {e}")))?;
@@ -157,6 +179,9 @@ impl AuthenticationOptions {
             tasks.extend(x509.spawn_watch(self.reload_interval));
             client_ca = Some(x509.bundle());
             builder = builder.request(x509);
+        }
+        if let (Some(client), Some(proxy)) = (&client_ca, &requestheader_ca) {
+            self.requestheader.check_ca_overlap(client, proxy)?;
         }
         if let Some(path) = &self.token_auth_file {
             let file = TokenFile::open(path)
@@ -177,6 +202,7 @@ impl AuthenticationOptions {
             chain: builder.build(),
             api_audiences,
             client_ca,
+            requestheader_ca,
             tasks,
         })
     }
@@ -324,6 +350,131 @@ pub fn parse_go_duration(input: &str) -> Result<Duration, ConfigError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn requestheader_headers_are_declared_for_stripping_and_ca_is_a_hint() {
+        let dir = tempfile::tempdir().unwrap();
+        let ca = dir.path().join("front-proxy-ca.crt");
+        std::fs::write(&ca, crate::x509::doc_ca_pem()).unwrap();
+        runtime().block_on(async {
+            let options = AuthenticationOptions {
+                requestheader: RequestHeaderConfig {
+                    client_ca_file: Some(ca.clone()),
+                    allowed_names: vec!["front-proxy-client".into()],
+                    username_headers: vec!["X-Remote-User".into(), "X-Proxy-User".into()],
+                    uid_headers: vec!["X-Remote-Uid".into()],
+                    group_headers: vec!["X-Remote-Group".into(), "X-Proxy-Groups".into()],
+                    extra_headers_prefix: vec!["X-Remote-Extra-".into(), "X-Proxy-Extra-".into()],
+                    client_ca_pem: None,
+                },
+                ..AuthenticationOptions::default()
+            };
+            let built = options.build().unwrap();
+            let d = built.chain.description();
+            for h in [
+                "x-remote-user",
+                "x-proxy-user",
+                "x-remote-uid",
+                "x-remote-group",
+                "x-proxy-groups",
+            ] {
+                assert!(
+                    d.identity_headers().iter().any(|n| n.as_str() == h),
+                    "{h} not declared: {:?}",
+                    d.identity_headers()
+                );
+            }
+            for p in ["x-remote-extra-", "x-proxy-extra-"] {
+                assert!(
+                    d.identity_header_prefixes().iter().any(|n| n == p),
+                    "{p} not declared"
+                );
+            }
+            assert_eq!(built.requestheader_ca.unwrap().certificates().len(), 1);
+            assert!(built.client_ca.is_none());
+        });
+    }
+
+    #[test]
+    fn requestheader_flag_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let ca = dir.path().join("ca.crt");
+        std::fs::write(&ca, crate::x509::doc_ca_pem()).unwrap();
+        let with = |r: RequestHeaderConfig, client_ca: bool| AuthenticationOptions {
+            requestheader: r,
+            client_ca_file: client_ca.then(|| ca.clone()),
+            ..AuthenticationOptions::default()
+        };
+        let cases: Vec<(&str, AuthenticationOptions, &str)> = vec![
+            (
+                "empty group header",
+                with(
+                    RequestHeaderConfig {
+                        group_headers: vec![" ".into()],
+                        ..RequestHeaderConfig::default()
+                    },
+                    false,
+                ),
+                "empty value in \"requestheader-group-headers\"",
+            ),
+            (
+                "uid without the standard name",
+                with(
+                    RequestHeaderConfig {
+                        uid_headers: vec!["X-Uid".into()],
+                        ..RequestHeaderConfig::default()
+                    },
+                    false,
+                ),
+                "--requestheader-uid-headers is set without specifying the standard X-Remote-Uid header - API aggregation will not work",
+            ),
+            (
+                "same CA for clients and proxies, no allowed names",
+                with(
+                    RequestHeaderConfig {
+                        client_ca_file: Some(ca.clone()),
+                        ..RequestHeaderConfig::standard()
+                    },
+                    true,
+                ),
+                "--requestheader-client-ca-file and --client-ca-file contain overlapping certificates",
+            ),
+            (
+                "missing CA file",
+                with(
+                    RequestHeaderConfig {
+                        client_ca_file: Some("/nonexistent/ca.crt".into()),
+                        ..RequestHeaderConfig::standard()
+                    },
+                    false,
+                ),
+                "--requestheader-client-ca-file: ",
+            ),
+        ];
+        runtime().block_on(async {
+            for (name, options, want) in cases {
+                let err = options.build().unwrap_err().to_string();
+                assert!(err.contains(want), "{name}: {err}");
+            }
+            // Overlap is fine once the proxy's CN is pinned (kube-apiserver's rule).
+            let pinned = with(
+                RequestHeaderConfig {
+                    client_ca_file: Some(ca.clone()),
+                    allowed_names: vec!["front-proxy-client".into()],
+                    ..RequestHeaderConfig::standard()
+                },
+                true,
+            );
+            assert!(pinned.build().is_ok());
+        });
+    }
 
     #[test]
     fn go_duration_vectors() {

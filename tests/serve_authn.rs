@@ -28,7 +28,6 @@ struct Server {
     port: u16,
     dir: tempfile::TempDir,
     log: Arc<Mutex<String>>,
-    #[allow(dead_code)]
     stdout: Arc<Mutex<String>>,
 }
 
@@ -181,44 +180,47 @@ fn whoami_curl(server: &Server, auth: &[&str]) -> (u16, Value) {
 /// A CA and a client certificate signed by it (rcgen), written as PEM files into `dir`:
 /// (CA, client certificate, client key).
 fn client_pki(dir: &Path, prefix: &str, cn: &str, orgs: &[&str]) -> (PathBuf, PathBuf, PathBuf) {
-    use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, DnType, IsCa, KeyPair};
+    let (ca, mut leaves) = pki(dir, prefix, &[(cn, orgs)]);
+    let (cert, key) = leaves.remove(0);
+    (ca, cert, key)
+}
+
+/// A CA (`<prefix>-ca.pem`) and one client certificate per `(cn, orgs)` signed by it
+/// (`<prefix>-<cn>.pem`, `<prefix>-<cn>.key`).
+fn pki(dir: &Path, prefix: &str, leaves: &[(&str, &[&str])]) -> (PathBuf, Vec<(PathBuf, PathBuf)>) {
+    use rcgen::{
+        BasicConstraints, CertificateParams, CertifiedIssuer, DnType, ExtendedKeyUsagePurpose,
+        IsCa, KeyPair,
+    };
     let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
     ca_params
         .distinguished_name
         .push(DnType::CommonName, format!("{prefix} CA"));
     ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
     let ca = CertifiedIssuer::self_signed(ca_params, KeyPair::generate().unwrap()).unwrap();
-    let paths = (
-        dir.join(format!("{prefix}-ca.pem")),
-        dir.join(format!("{prefix}-client.pem")),
-        dir.join(format!("{prefix}-client.key")),
-    );
-    std::fs::write(&paths.0, ca.pem()).unwrap();
-    let (cert, key) = leaf(&ca, cn, orgs);
-    std::fs::write(&paths.1, cert).unwrap();
-    std::fs::write(&paths.2, key).unwrap();
-    paths
-}
-
-/// A client certificate (PEM) and key signed by `ca`.
-fn leaf(
-    ca: &rcgen::CertifiedIssuer<'_, rcgen::KeyPair>,
-    cn: &str,
-    orgs: &[&str],
-) -> (String, String) {
-    use rcgen::{CertificateParams, DnType, ExtendedKeyUsagePurpose, KeyPair};
-    let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
-    params.distinguished_name.push(DnType::CommonName, cn);
-    for o in orgs {
-        params.distinguished_name.push(DnType::OrganizationName, *o);
+    let ca_path = dir.join(format!("{prefix}-ca.pem"));
+    std::fs::write(&ca_path, ca.pem()).unwrap();
+    let mut out = Vec::new();
+    for (cn, orgs) in leaves {
+        let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
+        params.distinguished_name.push(DnType::CommonName, *cn);
+        for o in *orgs {
+            params.distinguished_name.push(DnType::OrganizationName, *o);
+        }
+        params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
+        let key = KeyPair::generate().unwrap();
+        let cert = params.signed_by(&key, &ca).unwrap();
+        let paths = (
+            dir.join(format!("{prefix}-{cn}.pem")),
+            dir.join(format!("{prefix}-{cn}.key")),
+        );
+        std::fs::write(&paths.0, cert.pem()).unwrap();
+        std::fs::write(&paths.1, key.serialize_pem()).unwrap();
+        out.push(paths);
     }
-    params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
-    let key = KeyPair::generate().unwrap();
-    let cert = params.signed_by(&key, ca).unwrap();
-    (cert.pem(), key.serialize_pem())
+    (ca_path, out)
 }
 
-#[allow(dead_code)]
 fn cert_args(cert: &Path, key: &Path) -> Vec<String> {
     vec![
         "--cert".into(),
@@ -504,4 +506,214 @@ fn webhook_startup_errors_name_the_flag() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(stderr.contains(want), "case {name}: {stderr}");
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Request-header front proxy.
+
+#[test]
+fn front_proxy_headers_need_the_proxy_certificate() {
+    let dir = tempfile::tempdir().unwrap();
+    let (proxy_ca, proxies) = pki(
+        dir.path(),
+        "front-proxy",
+        &[("front-proxy-client", &[]), ("evil-proxy", &[])],
+    );
+    let (client_ca, clients) = pki(dir.path(), "clients", &[("carol", &["qa"])]);
+    let args = vec![
+        format!("--requestheader-client-ca-file={}", proxy_ca.display()),
+        "--requestheader-allowed-names=front-proxy-client".into(),
+        // What kubeadm sets (kube-apiserver's defaults are empty).
+        "--requestheader-username-headers=X-Remote-User".into(),
+        "--requestheader-uid-headers=X-Remote-Uid".into(),
+        "--requestheader-group-headers=X-Remote-Group".into(),
+        "--requestheader-extra-headers-prefix=X-Remote-Extra-".into(),
+        format!("--client-ca-file={}", client_ca.display()),
+    ];
+    let server = Server::spawn(dir, &args);
+    let identity = [
+        "-H",
+        "X-Remote-User: alice",
+        "-H",
+        "X-Remote-Uid: uid-42",
+        "-H",
+        "X-Remote-Group: admins",
+        "-H",
+        "X-Remote-Group: ops",
+        "-H",
+        "X-Remote-Extra-Scopes: read",
+        "-H",
+        "X-Remote-Extra-Scopes: write",
+        "-H",
+        "X-Remote-Extra-Acme.com%2Fteam: blue",
+    ];
+    let with = |cert: Option<&(PathBuf, PathBuf)>, headers: &[&str]| {
+        let mut args: Vec<String> = cert.map(|(c, k)| cert_args(c, k)).unwrap_or_default();
+        args.extend(headers.iter().map(|s| s.to_string()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        whoami_curl(&server, &args)
+    };
+
+    // The proxy certificate with an allowed CN: the headers are the identity.
+    let (code, body) = with(Some(&proxies[0]), &identity);
+    assert_eq!(code, 201, "{body}\n{}", server.log());
+    let user = &body["status"]["userInfo"];
+    assert_eq!(user["username"], "alice");
+    assert_eq!(user["uid"], "uid-42");
+    assert_eq!(
+        user["groups"],
+        json!(["admins", "ops", "system:authenticated"])
+    );
+    assert_eq!(
+        user["extra"],
+        json!({"scopes": ["read", "write"], "acme.com/team": ["blue"]})
+    );
+
+    // The same headers without a certificate: nobody vouches for them, the request is
+    // anonymous (which SelfSubjectReview refuses with 403).
+    let (code, body) = with(None, &identity);
+    assert_eq!(code, 403, "{body}");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("system:anonymous"),
+        "{body}"
+    );
+
+    // The same headers with an ordinary client certificate: the certificate's user, headers
+    // ignored.
+    let (code, body) = with(Some(&clients[0]), &identity);
+    assert_eq!(code, 201, "{body}");
+    assert_eq!(body["status"]["userInfo"]["username"], "carol");
+    assert_eq!(
+        body["status"]["userInfo"]["groups"],
+        json!(["qa", "system:authenticated"])
+    );
+
+    // A certificate from the proxy CA with a CN that is not allowed: 401, never anonymous.
+    let (code, body) = with(Some(&proxies[1]), &identity);
+    assert_eq!(code, 401, "{body}");
+    assert!(
+        server
+            .log()
+            .contains("x509: subject with cn=evil-proxy is not in the allowed list"),
+        "{}",
+        server.log()
+    );
+
+    // The proxy certificate without a user header: the front proxy has no opinion, the
+    // certificate is not a client certificate (other CA) → 401, as kube-apiserver.
+    let (code, body) = with(Some(&proxies[0]), &["-H", "X-Remote-Group: admins"]);
+    assert_eq!(code, 401, "{body}");
+}
+
+#[test]
+fn front_proxy_ca_is_offered_in_the_handshake() {
+    let dir = tempfile::tempdir().unwrap();
+    let (proxy_ca, _) = pki(dir.path(), "front-proxy", &[]);
+    let (client_ca, _) = pki(dir.path(), "clients", &[]);
+    for (name, args, want) in [
+        (
+            "request-header CA only",
+            vec![
+                format!("--requestheader-client-ca-file={}", proxy_ca.display()),
+                "--requestheader-username-headers=X-Remote-User".into(),
+            ],
+            vec!["front-proxy CA"],
+        ),
+        (
+            "both CAs",
+            vec![
+                format!("--requestheader-client-ca-file={}", proxy_ca.display()),
+                format!("--client-ca-file={}", client_ca.display()),
+            ],
+            vec!["front-proxy CA", "clients CA"],
+        ),
+    ] {
+        let server = Server::spawn(tempfile::tempdir().unwrap(), &args);
+        let out = Command::new("openssl")
+            .args(["s_client", "-connect"])
+            .arg(format!("127.0.0.1:{}", server.port))
+            .stdin(Stdio::null())
+            .output()
+            .expect("openssl is installed");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let (_, names) = text
+            .split_once("Acceptable client certificate CA names")
+            .unwrap_or_else(|| panic!("{name}: no CA names offered:\n{text}"));
+        for ca in want {
+            assert!(names.contains(ca), "{name}: {ca} not offered:\n{names}");
+        }
+    }
+}
+
+/// Waits for `serve --dev` to print a curl line matching `pred`, runs it with sh, returns the
+/// parsed JSON answer.
+fn run_printed_line(server: &Server, pred: impl Fn(&str) -> bool) -> (String, Value) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let line = loop {
+        let out = server.stdout.lock().unwrap().clone();
+        if let Some(line) = out.lines().find(|l| l.starts_with("curl") && pred(l)) {
+            break line.to_owned();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no such curl line printed:\n{out}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!("{line} -sS"))
+        .output()
+        .unwrap();
+    let body = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    (
+        format!("{line}\n{}", String::from_utf8_lossy(&out.stderr)),
+        body,
+    )
+}
+
+#[test]
+fn dev_mode_prints_certificate_and_front_proxy_commands_that_work() {
+    let server = Server::spawn(tempfile::tempdir().unwrap(), &["--dev".to_string()]);
+    let certs = server.cert_dir();
+    for file in [
+        "dev-client-ca.crt",
+        "dev-client.crt",
+        "dev-client.key",
+        "front-proxy-ca.crt",
+        "front-proxy-client.crt",
+        "front-proxy-client.key",
+    ] {
+        assert!(
+            certs.join(file).exists(),
+            "{file} not in {}",
+            certs.display()
+        );
+    }
+    let (line, body) = run_printed_line(&server, |l| {
+        l.contains("dev-client.crt") && l.contains("selfsubjectreviews")
+    });
+    assert_eq!(
+        body["status"]["userInfo"]["username"], "dev-cert-user",
+        "{line}"
+    );
+    assert_eq!(
+        body["status"]["userInfo"]["groups"],
+        json!(["developers", "system:authenticated"]),
+        "{line}"
+    );
+    let (line, body) = run_printed_line(&server, |l| {
+        l.contains("front-proxy-client.crt") && l.contains("X-Remote-User")
+    });
+    let user = &body["status"]["userInfo"];
+    assert_eq!(user["username"], "alice", "{line}");
+    assert_eq!(
+        user["groups"],
+        json!(["admins", "system:authenticated"]),
+        "{line}"
+    );
+    assert_eq!(user["extra"], json!({"scopes": ["read"]}), "{line}");
 }

@@ -63,6 +63,55 @@ pub struct ServeArgs {
     #[arg(long = "basic-auth-file", value_name = "FILE")]
     pub basic_auth_file: Option<PathBuf>,
 
+    /// Root certificate bundle to use to verify client certificates on incoming requests
+    /// before trusting usernames in headers specified by --requestheader-username-headers.
+    /// WARNING: generally do not depend on authorization being already done for incoming
+    /// requests.
+    #[arg(long = "requestheader-client-ca-file", value_name = "FILE")]
+    pub requestheader_client_ca_file: Option<PathBuf>,
+
+    /// List of client certificate common names to allow to provide usernames in headers
+    /// specified by --requestheader-username-headers. If empty, any client certificate
+    /// validated by the authorities in --requestheader-client-ca-file is allowed.
+    #[arg(
+        long = "requestheader-allowed-names",
+        value_name = "STRINGS",
+        value_delimiter = ','
+    )]
+    pub requestheader_allowed_names: Vec<String>,
+
+    /// List of request headers to inspect for usernames. X-Remote-User is common.
+    #[arg(
+        long = "requestheader-username-headers",
+        value_name = "STRINGS",
+        value_delimiter = ','
+    )]
+    pub requestheader_username_headers: Vec<String>,
+
+    /// List of request headers to inspect for UIDs. X-Remote-Uid is suggested.
+    #[arg(
+        long = "requestheader-uid-headers",
+        value_name = "STRINGS",
+        value_delimiter = ','
+    )]
+    pub requestheader_uid_headers: Vec<String>,
+
+    /// List of request headers to inspect for groups. X-Remote-Group is suggested.
+    #[arg(
+        long = "requestheader-group-headers",
+        value_name = "STRINGS",
+        value_delimiter = ','
+    )]
+    pub requestheader_group_headers: Vec<String>,
+
+    /// List of request header prefixes to inspect. X-Remote-Extra- is suggested.
+    #[arg(
+        long = "requestheader-extra-headers-prefix",
+        value_name = "STRINGS",
+        value_delimiter = ','
+    )]
+    pub requestheader_extra_headers_prefix: Vec<String>,
+
     /// Enables anonymous requests to the secure port of the API server. Requests that are not
     /// rejected by another authentication method are treated as anonymous requests. Anonymous
     /// requests have a username of system:anonymous, and a group name of system:unauthenticated.
@@ -122,8 +171,9 @@ pub struct ServeArgs {
     )]
     pub cert_dir: PathBuf,
 
-    /// Development mode: listen on 127.0.0.1, generate a self-signed certificate and demo
-    /// token and password files in a temporary directory, and print ready-to-paste commands.
+    /// Development mode: listen on 127.0.0.1, generate a self-signed certificate, demo token
+    /// and password files, a client CA and a front-proxy CA with a client certificate each,
+    /// and print ready-to-paste commands. Flags given explicitly are kept.
     #[arg(long = "dev")]
     pub dev: bool,
 
@@ -203,6 +253,31 @@ mod tests {
 
         let a = parse(&["--api-audiences=a,b", "--api-audiences", "c"]).unwrap();
         assert_eq!(a.api_audiences, ["a", "b", "c"]);
+
+        // Request-header flags: kube-apiserver's defaults are empty (kubeadm sets X-Remote-*).
+        assert_eq!(d.requestheader_client_ca_file, None);
+        assert!(d.requestheader_allowed_names.is_empty());
+        assert!(d.requestheader_username_headers.is_empty());
+        assert!(d.requestheader_uid_headers.is_empty());
+        assert!(d.requestheader_group_headers.is_empty());
+        assert!(d.requestheader_extra_headers_prefix.is_empty());
+        let r = parse(&[
+            "--requestheader-username-headers=X-Remote-User,X-Proxy-User",
+            "--requestheader-group-headers",
+            "X-Remote-Group",
+            "--requestheader-allowed-names=front-proxy-client",
+            "--requestheader-allowed-names=aggregator",
+        ])
+        .unwrap();
+        assert_eq!(
+            r.requestheader_username_headers,
+            ["X-Remote-User", "X-Proxy-User"]
+        );
+        assert_eq!(r.requestheader_group_headers, ["X-Remote-Group"]);
+        assert_eq!(
+            r.requestheader_allowed_names,
+            ["front-proxy-client", "aggregator"]
+        );
 
         // Webhook flags: kube-apiserver's defaults, Go duration syntax.
         assert_eq!(d.authentication_token_webhook_config_file, None);
