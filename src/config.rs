@@ -10,11 +10,15 @@
 //! client certificates (--client-ca-file)
 //! bearer + WebSocket over union(
 //!     token file (--token-auth-file, audience-agnostic),
+//!     service-account tokens, legacy then bound (--service-account-key-file,
+//!         --service-account-issuer; audience-aware), routed by issuer,
 //!     webhook TokenReview (--authentication-token-webhook-config-file, behind its own cache),
 //! )
 //! → system:authenticated group adder
 //! → fail-on-error union with anonymous (--anonymous-auth, default true)
 //! ```
+//!
+//! `--api-audiences` defaults to the `--service-account-issuer` values, as in kube-apiserver.
 //!
 //! Files are watched and reloaded (see [`crate::reload`]); keep the returned [`Built::tasks`]
 //! alive for as long as the chain is used.
@@ -42,11 +46,13 @@ use crate::chain::anonymous::Anonymous;
 use crate::chain::audiences::AudienceAgnostic;
 use crate::chain::{Chain, ChainBuilder};
 use crate::error::ConfigError;
+use crate::jwt::router::IssuerRouter;
 use crate::password::file::PasswordFile;
 use crate::reload::WatchTask;
 use crate::request::{Basic, FrontProxy, RequestHeaderConfig};
 use crate::token::anytoken::AnyToken;
 use crate::token::file::TokenFile;
+use crate::token::service_account::ServiceAccountOptions;
 use crate::x509::{CaBundle, X509Authenticator};
 
 /// How often watched files are checked for changes.
@@ -78,6 +84,17 @@ pub struct AuthenticationOptions {
     pub anonymous_auth: bool,
     /// `--api-audiences`.
     pub api_audiences: Vec<String>,
+    /// `--service-account-key-file` (repeatable): PEM public keys (or RSA / SEC1 EC private
+    /// keys, whose public half is used) that verify service-account tokens. Read at startup.
+    pub service_account_key_files: Vec<PathBuf>,
+    /// `--service-account-issuer` (repeatable): the accepted `iss` values of bound tokens;
+    /// also the default `--api-audiences`.
+    pub service_account_issuers: Vec<String>,
+    /// `--service-account-lookup` (default true): check that the service account (and for
+    /// bound tokens the secret, pod or node) still exists. This chain has no API to look
+    /// objects up in, so `true` together with key files is a startup error; see
+    /// `docs/compatibility.md`.
+    pub service_account_lookup: bool,
     /// `--authentication-token-webhook-config-file`: a kubeconfig naming the TokenReview
     /// webhook (needs the `remote` feature).
     pub authentication_token_webhook_config_file: Option<PathBuf>,
@@ -102,6 +119,9 @@ impl Default for AuthenticationOptions {
             requestheader: RequestHeaderConfig::default(),
             anonymous_auth: true,
             api_audiences: Vec::new(),
+            service_account_key_files: Vec::new(),
+            service_account_issuers: Vec::new(),
+            service_account_lookup: true,
             authentication_token_webhook_config_file: None,
             authentication_token_webhook_version: "v1beta1".into(),
             authentication_token_webhook_cache_ttl: Duration::from_secs(120),
@@ -149,7 +169,8 @@ impl AuthenticationOptions {
     /// # });
     /// ```
     pub fn build(&self) -> Result<Built, ConfigError> {
-        let api_audiences = Audiences::new(&self.api_audiences);
+        self.validate_service_account_issuers()?;
+        let api_audiences = Audiences::new(self.effective_api_audiences());
         let mut builder = ChainBuilder::new();
         let mut tasks = Vec::new();
         // kube-apiserver validates the request-header flags whether or not a CA is set.
@@ -189,6 +210,9 @@ impl AuthenticationOptions {
             tasks.extend(file.watch(self.reload_interval));
             builder = builder.token(AudienceAgnostic::new(api_audiences.clone(), file));
         }
+        if let Some(router) = self.service_accounts()? {
+            builder = builder.token(router);
+        }
         if let Some(path) = &self.authentication_token_webhook_config_file {
             builder = builder.token_arc(self.webhook(path, &api_audiences)?);
         }
@@ -205,6 +229,80 @@ impl AuthenticationOptions {
             requestheader_ca,
             tasks,
         })
+    }
+
+    /// `--api-audiences`, or the service-account issuers when it is empty (kube-apiserver's
+    /// default).
+    ///
+    /// ```
+    /// use kube_authn::config::AuthenticationOptions;
+    /// let o = AuthenticationOptions {
+    ///     service_account_issuers: vec!["https://kubernetes.default.svc".into()],
+    ///     ..Default::default()
+    /// };
+    /// assert_eq!(o.effective_api_audiences(), ["https://kubernetes.default.svc"]);
+    /// ```
+    pub fn effective_api_audiences(&self) -> Vec<String> {
+        if self.api_audiences.is_empty() {
+            self.service_account_issuers.clone()
+        } else {
+            self.api_audiences.clone()
+        }
+    }
+
+    /// kube-apiserver's `--service-account-issuer` checks (first failure).
+    fn validate_service_account_issuers(&self) -> Result<(), ConfigError> {
+        let mut seen = std::collections::HashSet::new();
+        for issuer in &self.service_account_issuers {
+            if issuer.contains(':') {
+                // The cases where Go's url.Parse fails that a flag can realistically hold.
+                let reason = if issuer.starts_with(':') {
+                    Some("missing protocol scheme")
+                } else if issuer.bytes().any(|b| b < 0x20 || b == 0x7f) {
+                    Some("net/url: invalid control character in URL")
+                } else {
+                    None
+                };
+                if let Some(reason) = reason {
+                    return Err(ConfigError::new(format!(
+                        "service-account-issuer {issuer:?} contained a ':' but was not a valid URL: parse {issuer:?}: {reason}"
+                    )));
+                }
+            }
+            if issuer.is_empty() {
+                return Err(ConfigError::new(
+                    "service-account-issuer should not be an empty string",
+                ));
+            }
+            if !seen.insert(issuer.as_str()) {
+                return Err(ConfigError::new(format!(
+                    "service-account-issuer {issuer:?} is already specified"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The legacy and bound service-account authenticators behind one issuer router, or
+    /// `None` when neither keys nor issuers are configured.
+    fn service_accounts(&self) -> Result<Option<IssuerRouter>, ConfigError> {
+        if self.service_account_key_files.is_empty() && self.service_account_issuers.is_empty() {
+            return Ok(None);
+        }
+        if self.service_account_lookup && !self.service_account_key_files.is_empty() {
+            return Err(ConfigError::new(
+                "--service-account-lookup=true needs the cluster's service accounts, secrets, pods and nodes, which this server cannot read: set --service-account-lookup=false (tokens are then valid until they expire, whatever happens to the objects they name)",
+            ));
+        }
+        let options = ServiceAccountOptions {
+            key_files: self.service_account_key_files.clone(),
+            issuers: self.service_account_issuers.clone(),
+            api_audiences: self.effective_api_audiences(),
+            lookup: self.service_account_lookup,
+        };
+        let mut router = IssuerRouter::new();
+        options.register(&mut router, None)?;
+        Ok(Some(router))
     }
 
     /// The webhook, cached as kube-apiserver caches it (`cache(webhook, false, ttl, ttl)`).

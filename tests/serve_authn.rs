@@ -676,7 +676,7 @@ fn run_printed_line(server: &Server, pred: impl Fn(&str) -> bool) -> (String, Va
 }
 
 #[test]
-fn dev_mode_prints_certificate_and_front_proxy_commands_that_work() {
+fn dev_mode_prints_certificate_front_proxy_and_service_account_commands_that_work() {
     let server = Server::spawn(tempfile::tempdir().unwrap(), &["--dev".to_string()]);
     let certs = server.cert_dir();
     for file in [
@@ -716,4 +716,357 @@ fn dev_mode_prints_certificate_and_front_proxy_commands_that_work() {
         "{line}"
     );
     assert_eq!(user["extra"], json!({"scopes": ["read"]}), "{line}");
+    // The service-account line mints its token with `kube-authn dev-token` (ES256, the dev key).
+    let (line, body) = run_printed_line(&server, |l| l.contains("dev-token"));
+    let user = &body["status"]["userInfo"];
+    assert_eq!(
+        user["username"], "system:serviceaccount:default:demo",
+        "{line}"
+    );
+    assert_eq!(
+        user["groups"],
+        json!([
+            "system:serviceaccounts",
+            "system:serviceaccounts:default",
+            "system:authenticated"
+        ]),
+        "{line}"
+    );
+    assert!(
+        user["extra"]["authentication.kubernetes.io/credential-id"][0]
+            .as_str()
+            .is_some_and(|id| id.starts_with("JTI=")),
+        "{line}: {body}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Service-account tokens, minted by PyJWT (an independent JOSE implementation).
+
+/// Generates an RSA-2048 key, an EC P-256 key and a rogue RSA key with pyca/cryptography (public
+/// halves written as `rsa_pub.pem`, `ec_pub.pem` into `dir`), then mints one token per request
+/// with PyJWT: `{"key": "rsa"|"ec"|"rogue", "alg": "RS256"|"ES256", "claims": {…}}`, headers
+/// `{"alg", "kid": Kubernetes' key id}` as kube-apiserver mints them.
+const PYJWT_MINT: &str = r#"
+import base64, hashlib, json, os, sys
+import jwt
+from cryptography.hazmat.primitives import serialization as s
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
+d = sys.argv[1]
+keys = {"rsa": rsa.generate_private_key(65537, 2048), "ec": ec.generate_private_key(ec.SECP256R1()),
+        "rogue": rsa.generate_private_key(65537, 2048)}
+spki = lambda k: k.public_key().public_bytes(s.Encoding.PEM, s.PublicFormat.SubjectPublicKeyInfo)
+open(os.path.join(d, "rsa_pub.pem"), "wb").write(spki(keys["rsa"]))
+open(os.path.join(d, "ec_pub.pem"), "wb").write(spki(keys["ec"]))
+for req in json.load(sys.stdin):
+    k = keys[req["key"]]
+    der = k.public_key().public_bytes(s.Encoding.DER, s.PublicFormat.SubjectPublicKeyInfo)
+    kid = base64.urlsafe_b64encode(hashlib.sha256(der).digest()).rstrip(b"=").decode()
+    print(jwt.encode(req["claims"], k, algorithm=req["alg"], headers={"kid": kid}))
+"#;
+
+fn have_pyjwt() -> bool {
+    let ok = Command::new("python3")
+        .args(["-c", "import jwt, cryptography"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        eprintln!(
+            "\n*** SKIPPED: python3 with PyJWT and cryptography is not installed (ci/install-test-tools.sh installs them) ***\n"
+        );
+    }
+    ok
+}
+
+fn mint(dir: &Path, requests: &Value) -> Vec<String> {
+    let mut child = Command::new("python3")
+        .arg("-c")
+        .arg(PYJWT_MINT)
+        .arg(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write as _;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(requests.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn service_account_tokens_minted_by_pyjwt() {
+    if !have_pyjwt() {
+        return;
+    }
+    const ISSUER: &str = "https://issuer.example";
+    const OLD_ISSUER: &str = "https://old-issuer.example";
+    let dir = tempfile::tempdir().unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let bound = |iss: &str, aud: &[&str], ns: &str, name: &str, iat: u64, exp: u64| {
+        json!({
+            "aud": aud, "exp": exp, "iat": iat, "nbf": iat, "iss": iss,
+            "jti": format!("jti-{name}"),
+            "sub": format!("system:serviceaccount:{ns}:{name}"),
+            "kubernetes.io": {
+                "namespace": ns,
+                "serviceaccount": {"name": name, "uid": format!("uid-{name}")},
+                "pod": {"name": format!("{name}-pod"), "uid": format!("pod-uid-{name}")},
+            },
+        })
+    };
+    let legacy = json!({
+        "iss": "kubernetes/serviceaccount",
+        "sub": "system:serviceaccount:ns2:deployer",
+        "kubernetes.io/serviceaccount/namespace": "ns2",
+        "kubernetes.io/serviceaccount/secret.name": "deployer-token-x2x9z",
+        "kubernetes.io/serviceaccount/service-account.name": "deployer",
+        "kubernetes.io/serviceaccount/service-account.uid": "uid-deployer",
+    });
+    // (case, key, alg, claims, expected user or None for 401)
+    type Case = (
+        &'static str,
+        &'static str,
+        &'static str,
+        Value,
+        Option<Value>,
+    );
+    let cases: Vec<Case> = vec![
+        (
+            "bound RS256, first issuer, pod-bound",
+            "rsa",
+            "RS256",
+            bound(ISSUER, &[ISSUER], "ns1", "builder", now, now + 3600),
+            Some(json!({
+                "username": "system:serviceaccount:ns1:builder",
+                "uid": "uid-builder",
+                "groups": ["system:serviceaccounts", "system:serviceaccounts:ns1", "system:authenticated"],
+                "extra": {
+                    "authentication.kubernetes.io/pod-name": ["builder-pod"],
+                    "authentication.kubernetes.io/pod-uid": ["pod-uid-builder"],
+                    "authentication.kubernetes.io/credential-id": ["JTI=jti-builder"],
+                },
+            })),
+        ),
+        (
+            "bound ES256, second issuer and audience",
+            "ec",
+            "ES256",
+            bound(OLD_ISSUER, &[OLD_ISSUER], "ns3", "runner", now, now + 3600),
+            Some(json!({
+                "username": "system:serviceaccount:ns3:runner",
+                "uid": "uid-runner",
+                "groups": ["system:serviceaccounts", "system:serviceaccounts:ns3", "system:authenticated"],
+                "extra": {
+                    "authentication.kubernetes.io/pod-name": ["runner-pod"],
+                    "authentication.kubernetes.io/pod-uid": ["pod-uid-runner"],
+                    "authentication.kubernetes.io/credential-id": ["JTI=jti-runner"],
+                },
+            })),
+        ),
+        (
+            "legacy secret-based token",
+            "rsa",
+            "RS256",
+            legacy,
+            Some(json!({
+                "username": "system:serviceaccount:ns2:deployer",
+                "uid": "uid-deployer",
+                "groups": ["system:serviceaccounts", "system:serviceaccounts:ns2", "system:authenticated"],
+            })),
+        ),
+        (
+            "wrong issuer",
+            "rsa",
+            "RS256",
+            bound(
+                "https://evil.example",
+                &[ISSUER],
+                "ns1",
+                "builder",
+                now,
+                now + 3600,
+            ),
+            None,
+        ),
+        (
+            "audience that is not an API audience",
+            "rsa",
+            "RS256",
+            bound(
+                ISSUER,
+                &["https://other-api"],
+                "ns1",
+                "builder",
+                now,
+                now + 3600,
+            ),
+            None,
+        ),
+        (
+            "expired (beyond the 60 s leeway)",
+            "rsa",
+            "RS256",
+            bound(ISSUER, &[ISSUER], "ns1", "builder", now - 7200, now - 120),
+            None,
+        ),
+        (
+            "signed by a key the server does not have",
+            "rogue",
+            "RS256",
+            bound(ISSUER, &[ISSUER], "ns1", "builder", now, now + 3600),
+            None,
+        ),
+    ];
+    let requests: Vec<Value> = cases
+        .iter()
+        .map(|(_, key, alg, claims, _)| json!({"key": key, "alg": alg, "claims": claims}))
+        .collect();
+    let tokens = mint(dir.path(), &Value::Array(requests));
+    assert_eq!(tokens.len(), cases.len());
+    let args = vec![
+        format!(
+            "--service-account-key-file={}",
+            dir.path().join("rsa_pub.pem").display()
+        ),
+        format!(
+            "--service-account-key-file={}",
+            dir.path().join("ec_pub.pem").display()
+        ),
+        format!("--service-account-issuer={ISSUER}"),
+        format!("--service-account-issuer={OLD_ISSUER}"),
+        "--service-account-lookup=false".into(),
+    ];
+    let server = Server::spawn(dir, &args);
+    for ((name, _, _, _, want), token) in cases.iter().zip(&tokens) {
+        let auth = format!("Authorization: Bearer {token}");
+        let (code, body) = whoami_curl(&server, &["-H", &auth]);
+        match want {
+            Some(user) => {
+                assert_eq!(code, 201, "{name}: {body}\n{}", server.log());
+                let got = &body["status"]["userInfo"];
+                for field in ["username", "uid", "groups"] {
+                    assert_eq!(got[field], user[field], "{name}: {field}");
+                }
+                if let Some(extra) = user.get("extra") {
+                    assert_eq!(&got["extra"], extra, "{name}: extra");
+                }
+            }
+            None => {
+                assert_eq!(code, 401, "{name}: {body}");
+                assert_eq!(body["reason"], "Unauthorized", "{name}");
+            }
+        }
+    }
+    // The TokenReview view of the first token: audiences are the API audiences (the issuers).
+    let admin = &tokens[0];
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let review: Value = rt.block_on(async {
+        server
+            .reqwest()
+            .post(server.url("/apis/authentication.k8s.io/v1/tokenreviews"))
+            .bearer_auth(admin)
+            .json(&json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview", "spec": {"token": tokens[1]}}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    });
+    assert_eq!(review["status"]["authenticated"], true, "{review}");
+    assert_eq!(
+        review["status"]["audiences"],
+        json!([OLD_ISSUER]),
+        "{review}"
+    );
+    let log = server.log();
+    for token in &tokens {
+        let signature = token.rsplit('.').next().unwrap();
+        assert!(!log.contains(signature), "a token reached the log:\n{log}");
+    }
+}
+
+#[test]
+fn service_account_startup_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = dir.path().join("sa.pub");
+    std::fs::write(
+        &key,
+        "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEH6cuzP8XuD5wal6wf9M6xDljTOPL\nX2i8uIp/C/ASqiIGUeeKQtX0/IR3qCXyThP/dbCiHrF3v1cuhBOHY8CLVg==\n-----END PUBLIC KEY-----\n",
+    )
+    .unwrap();
+    let key_flag = format!("--service-account-key-file={}", key.display());
+    type Case = (&'static str, Vec<String>, &'static str);
+    let cases: Vec<Case> = vec![
+        (
+            "lookup left at its default",
+            vec![
+                key_flag.clone(),
+                "--service-account-issuer=https://i".into(),
+            ],
+            "set --service-account-lookup=false",
+        ),
+        (
+            "keys without an issuer",
+            vec![key_flag.clone(), "--service-account-lookup=false".into()],
+            "service-account-issuer is a required flag",
+        ),
+        (
+            "issuer without keys",
+            vec!["--service-account-issuer=https://i".into()],
+            "either `--service-account-key-file` or `--service-account-signing-endpoint` must be set",
+        ),
+        (
+            "duplicate issuer",
+            vec![
+                key_flag.clone(),
+                "--service-account-lookup=false".into(),
+                "--service-account-issuer=https://i".into(),
+                "--service-account-issuer=https://i".into(),
+            ],
+            r#"service-account-issuer "https://i" is already specified"#,
+        ),
+        (
+            "missing key file",
+            vec![
+                "--service-account-key-file=/nonexistent/sa.pub".into(),
+                "--service-account-issuer=https://i".into(),
+                "--service-account-lookup=false".into(),
+            ],
+            "error reading public key file /nonexistent/sa.pub",
+        ),
+    ];
+    for (name, args, want) in cases {
+        let out = Command::new(env!("CARGO_BIN_EXE_kube-authn"))
+            .arg("serve")
+            .args(&args)
+            .arg(format!("--cert-dir={}", dir.path().join("certs").display()))
+            .arg("--secure-port=0")
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "case {name} should fail");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(want), "case {name}: {stderr}");
+    }
 }

@@ -169,3 +169,18 @@ pub fn write_file(path: &Path, data: String, private: bool) -> Result<(), String
     let _ = private;
     Ok(())
 }
+
+/// Writes a service-account signing key pair (`sa.key`, PKCS#8 EC P-256; `sa.pub`, PKIX) into
+/// `dir` unless both exist; returns their paths. Development only.
+pub fn ensure_service_account_key(dir: &Path) -> Result<(PathBuf, PathBuf), String> {
+    let private = dir.join("sa.key");
+    let public = dir.join("sa.pub");
+    if private.exists() && public.exists() {
+        return Ok((private, public));
+    }
+    std::fs::create_dir_all(dir).map_err(|e| format!("create {}: {e}", dir.display()))?;
+    let key = KeyPair::generate().map_err(|e| format!("generate service-account key: {e}"))?;
+    write_file(&private, key.serialize_pem(), true)?;
+    write_file(&public, key.public_key_pem(), false)?;
+    Ok((private, public))
+}

@@ -5,7 +5,7 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
 
 use crate::ServeArgs;
-use crate::certs::{ClientLeaf, ensure_client_pki};
+use crate::certs::{ClientLeaf, ensure_client_pki, ensure_service_account_key};
 
 /// A demo user written into the dev token and password files.
 struct DemoUser {
@@ -23,7 +23,12 @@ pub struct DevSetup {
     client_cert: Option<(PathBuf, PathBuf)>,
     /// The front proxy's client certificate and key (CN `front-proxy-client`).
     proxy_cert: Option<(PathBuf, PathBuf)>,
+    /// The service-account signing key.
+    sa_key: Option<PathBuf>,
 }
+
+/// The dev service-account issuer (also the default API audience).
+pub const DEV_ISSUER: &str = "https://kube-authn.dev";
 
 /// The dev client certificate's user.
 const DEV_CERT_USER: &str = "dev-cert-user";
@@ -143,11 +148,21 @@ pub fn prepare(args: &mut ServeArgs) -> Result<DevSetup, String> {
             certs.join("front-proxy-client.key"),
         ));
     }
+    let mut sa_key = None;
+    if args.service_account_key_files.is_empty() && args.service_account_issuers.is_empty() {
+        let (private, public) = ensure_service_account_key(&certs)?;
+        args.service_account_key_files = vec![public];
+        args.service_account_issuers = vec![DEV_ISSUER.into()];
+        // There is no cluster to look service accounts up in.
+        args.service_account_lookup = false;
+        sa_key = Some(private);
+    }
     Ok(DevSetup {
         dir,
         users,
         client_cert,
         proxy_cert,
+        sa_key,
     })
 }
 
@@ -225,6 +240,20 @@ impl DevSetup {
                 out,
                 "curl {cacert} --cert {} --key {} -H 'X-Remote-User: alice' -H 'X-Remote-Group: admins' -H 'X-Remote-Extra-Scopes: read' {ssr}\n",
                 cert.display(),
+                key.display()
+            );
+        }
+        if let Some(key) = &self.sa_key {
+            let exe = std::env::current_exe()
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|_| "kube-authn".into());
+            let _ = writeln!(
+                out,
+                "# who am I, with a service-account token (issuer {DEV_ISSUER}, minted by `kube-authn dev-token`):"
+            );
+            let _ = writeln!(
+                out,
+                "curl {cacert} -H \"Authorization: Bearer $({exe} dev-token --key-file {} --namespace default --name demo)\" {ssr}\n",
                 key.display()
             );
         }

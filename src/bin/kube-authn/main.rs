@@ -5,6 +5,7 @@
 mod app;
 mod certs;
 mod dev;
+mod dev_token;
 mod serve;
 
 use std::net::IpAddr;
@@ -28,6 +29,36 @@ struct Cli {
 enum Command {
     /// Serve SelfSubjectReview and TokenReview over HTTPS.
     Serve(Box<ServeArgs>),
+    /// Mint a service-account token (the layout kube-apiserver's TokenRequest mints) with a
+    /// private key, e.g. the one `serve --dev` writes.
+    DevToken(DevTokenArgs),
+}
+
+/// `kube-authn dev-token` flags.
+#[derive(Args, Debug, Clone)]
+pub struct DevTokenArgs {
+    /// PEM private key (EC P-256/P-384/P-521 or RSA; PKCS#8, SEC1 or PKCS#1) that signs.
+    #[arg(long = "key-file", value_name = "FILE")]
+    pub key_file: PathBuf,
+    /// The token's issuer (`iss`); must be one of the server's --service-account-issuer.
+    #[arg(long, value_name = "STRING", default_value = "https://kube-authn.dev")]
+    pub issuer: String,
+    /// Audiences (`aud`, repeatable); default: the issuer (kube-apiserver's default
+    /// --api-audiences).
+    #[arg(long, value_name = "STRING")]
+    pub audience: Vec<String>,
+    /// The service account's namespace.
+    #[arg(long, value_name = "STRING", default_value = "default")]
+    pub namespace: String,
+    /// The service account's name.
+    #[arg(long, value_name = "STRING")]
+    pub name: String,
+    /// The service account's UID (default: a random UUID).
+    #[arg(long, value_name = "STRING")]
+    pub uid: Option<String>,
+    /// Lifetime (Go duration).
+    #[arg(long, value_name = "DURATION", default_value = "1h", value_parser = go_duration)]
+    pub expiration: std::time::Duration,
 }
 
 /// Go `strconv.ParseBool`, as pflag parses boolean flags.
@@ -129,6 +160,27 @@ pub struct ServeArgs {
     #[arg(long = "authentication-token-webhook-config-file", value_name = "FILE")]
     pub authentication_token_webhook_config_file: Option<PathBuf>,
 
+    /// File containing PEM-encoded x509 RSA or ECDSA private or public keys, used to verify
+    /// ServiceAccount tokens. The specified file can contain multiple keys, and the flag can
+    /// be specified multiple times with different files. (Unlike kube-apiserver,
+    /// --tls-private-key-file is not used when this is unspecified.)
+    #[arg(long = "service-account-key-file", value_name = "FILE", action = clap::ArgAction::Append)]
+    pub service_account_key_files: Vec<PathBuf>,
+
+    /// Identifier of the service account token issuer. The issuer will assert this identifier
+    /// in "iss" claim of issued tokens. This value is a string or URI. When this flag is
+    /// specified multiple times, the first is used to generate tokens and all are used to
+    /// determine which issuers are accepted.
+    #[arg(long = "service-account-issuer", value_name = "STRING", action = clap::ArgAction::Append)]
+    pub service_account_issuers: Vec<String>,
+
+    /// If true, validate ServiceAccount tokens exist in etcd as part of authentication.
+    /// kube-authn cannot read the cluster: set this to false when using
+    /// --service-account-key-file.
+    #[arg(long = "service-account-lookup", value_name = "BOOL", default_value = "true",
+          num_args = 0..=1, require_equals = true, default_missing_value = "true", value_parser = go_bool)]
+    pub service_account_lookup: bool,
+
     /// The API version of the authentication.k8s.io TokenReview to send to and expect from the
     /// webhook.
     #[arg(
@@ -205,6 +257,7 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Serve(args) => runtime.block_on(serve::run(*args)),
+        Command::DevToken(args) => dev_token::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -225,6 +278,7 @@ mod tests {
         Cli::try_parse_from(argv)
             .map(|c| match c.command {
                 Command::Serve(a) => *a,
+                Command::DevToken(_) => unreachable!("parsed serve"),
             })
             .map_err(|e| e.to_string())
     }
@@ -278,6 +332,25 @@ mod tests {
             r.requestheader_allowed_names,
             ["front-proxy-client", "aggregator"]
         );
+
+        // Service-account flags: repeatable, never split on commas; lookup defaults to true.
+        assert!(d.service_account_lookup);
+        assert!(d.service_account_key_files.is_empty());
+        let sa = parse(&[
+            "--service-account-key-file=a.pem",
+            "--service-account-key-file",
+            "b,c.pem",
+            "--service-account-issuer=https://a",
+            "--service-account-issuer=https://b,c",
+            "--service-account-lookup=false",
+        ])
+        .unwrap();
+        assert_eq!(
+            sa.service_account_key_files,
+            [PathBuf::from("a.pem"), PathBuf::from("b,c.pem")]
+        );
+        assert_eq!(sa.service_account_issuers, ["https://a", "https://b,c"]);
+        assert!(!sa.service_account_lookup);
 
         // Webhook flags: kube-apiserver's defaults, Go duration syntax.
         assert_eq!(d.authentication_token_webhook_config_file, None);

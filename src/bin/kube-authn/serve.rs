@@ -42,6 +42,9 @@ pub async fn run(mut args: ServeArgs) -> Result<(), String> {
         },
         anonymous_auth: args.anonymous_auth,
         api_audiences: args.api_audiences.clone(),
+        service_account_key_files: args.service_account_key_files.clone(),
+        service_account_issuers: args.service_account_issuers.clone(),
+        service_account_lookup: args.service_account_lookup,
         authentication_token_webhook_config_file: args
             .authentication_token_webhook_config_file
             .clone(),
