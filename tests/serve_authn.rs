@@ -241,7 +241,7 @@ struct Backend {
     client_key: PathBuf,
 }
 
-fn start_backend() -> Backend {
+fn start_backend(extra: &[&str]) -> Backend {
     let dir = tempfile::tempdir().unwrap();
     let tokens = dir.path().join("tokens.csv");
     std::fs::write(
@@ -255,10 +255,11 @@ fn start_backend() -> Backend {
     .unwrap();
     let (ca, client_cert, client_key) =
         client_pki(dir.path(), "b-clients", "client", &["delegators"]);
-    let args = vec![
+    let mut args = vec![
         format!("--token-auth-file={}", tokens.display()),
         format!("--client-ca-file={}", ca.display()),
     ];
+    args.extend(extra.iter().map(|s| s.to_string()));
     Backend {
         server: Server::spawn(dir, &args),
         client_cert,
@@ -311,7 +312,7 @@ fn start_frontend(backend: &Backend, version: &str, caller: Caller<'_>, extra: &
 
 #[test]
 fn webhook_two_chained_instances() {
-    let backend = start_backend();
+    let backend = start_backend(&[]);
     type Case<'a> = (&'a str, Caller<'a>, &'a str);
     let cases: [Case<'_>; 4] = [
         ("v1beta1", Caller::Token(WEBHOOK_CLIENT_TOKEN), "client"),
@@ -391,8 +392,65 @@ fn webhook_two_chained_instances() {
 }
 
 #[test]
+fn webhook_audiences_follow_kube_apiserver() {
+    // A has API audiences, so its reviews carry `spec.audiences`. A backend whose token file is
+    // audience-agnostic with other (or no) API audiences has no opinion for those audiences, as
+    // kube-apiserver's WrapAudienceAgnosticToken: the user is unknown and A answers 401.
+    let bob = format!("Authorization: Bearer {BOB_TOKEN}");
+    for (name, backend_args, want) in [
+        ("backend without API audiences", vec![], 401),
+        (
+            "backend with other API audiences",
+            vec!["--api-audiences=https://b.example"],
+            401,
+        ),
+        (
+            "backend that shares A's audience",
+            vec!["--api-audiences=https://b.example,https://a.example"],
+            201,
+        ),
+    ] {
+        let backend = start_backend(&backend_args);
+        let frontend = start_frontend(
+            &backend,
+            "v1",
+            Caller::Token(WEBHOOK_CLIENT_TOKEN),
+            &["--api-audiences=https://a.example"],
+        );
+        let (code, body) = whoami_curl(&frontend, &["-H", &bob]);
+        assert_eq!(code, want, "{name}: {body}");
+        if want == 201 {
+            assert_eq!(body["status"]["userInfo"]["username"], "bob", "{name}");
+            // TokenReview at A: the audiences A asked for, as B confirmed them.
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            let review: Value = rt.block_on(async {
+                frontend
+                    .reqwest()
+                    .post(frontend.url("/apis/authentication.k8s.io/v1/tokenreviews"))
+                    .bearer_auth(BOB_TOKEN)
+                    .json(&json!({"spec": {"token": BOB_TOKEN}}))
+                    .send()
+                    .await
+                    .unwrap()
+                    .json()
+                    .await
+                    .unwrap()
+            });
+            assert_eq!(
+                review["status"]["audiences"],
+                json!(["https://a.example"]),
+                "{review}"
+            );
+        }
+    }
+}
+
+#[test]
 fn webhook_rejected_caller_credential_is_401_and_logged() {
-    let backend = start_backend();
+    let backend = start_backend(&[]);
     let frontend = start_frontend(&backend, "v1", Caller::Token("not-a-token-b-knows"), &[]);
     let bob = format!("Authorization: Bearer {BOB_TOKEN}");
     let (code, body) = whoami_curl(&frontend, &["-H", &bob]);
@@ -436,7 +494,7 @@ fn webhook_rejected_caller_credential_is_401_and_logged() {
 
 #[test]
 fn webhook_backend_down_is_401_in_bounded_time() {
-    let mut backend = start_backend();
+    let mut backend = start_backend(&[]);
     let frontend = start_frontend(
         &backend,
         "v1beta1",
