@@ -816,6 +816,10 @@ keys = {"rsa": rsa.generate_private_key(65537, 2048), "ec": ec.generate_private_
 spki = lambda k: k.public_key().public_bytes(s.Encoding.PEM, s.PublicFormat.SubjectPublicKeyInfo)
 open(os.path.join(d, "rsa_pub.pem"), "wb").write(spki(keys["rsa"]))
 open(os.path.join(d, "ec_pub.pem"), "wb").write(spki(keys["ec"]))
+# Private halves in Kubernetes' usual encodings (PKCS#1 RSA, SEC1 EC) for `kube-authn dev-token`.
+trad = lambda k: k.private_bytes(s.Encoding.PEM, s.PrivateFormat.TraditionalOpenSSL, s.NoEncryption())
+open(os.path.join(d, "rsa.pem"), "wb").write(trad(keys["rsa"]))
+open(os.path.join(d, "ec.pem"), "wb").write(trad(keys["ec"]))
 for req in json.load(sys.stdin):
     k = keys[req["key"]]
     der = k.public_key().public_bytes(s.Encoding.DER, s.PublicFormat.SubjectPublicKeyInfo)
@@ -999,6 +1003,35 @@ fn service_account_tokens_minted_by_pyjwt() {
         .collect();
     let tokens = mint(dir.path(), &Value::Array(requests));
     assert_eq!(tokens.len(), cases.len());
+    // `kube-authn dev-token` with the same (pyca-generated) private keys: RS256 and ES256.
+    let dev_tokens: Vec<(String, String)> = [("rsa.pem", "tool-rsa"), ("ec.pem", "tool-ec")]
+        .iter()
+        .map(|(key, name)| {
+            let out = Command::new(env!("CARGO_BIN_EXE_kube-authn"))
+                .args([
+                    "dev-token",
+                    "--issuer",
+                    ISSUER,
+                    "--namespace",
+                    "ns9",
+                    "--name",
+                    name,
+                ])
+                .arg("--key-file")
+                .arg(dir.path().join(key))
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            (
+                name.to_string(),
+                String::from_utf8(out.stdout).unwrap().trim().to_owned(),
+            )
+        })
+        .collect();
     let args = vec![
         format!(
             "--service-account-key-file={}",
@@ -1032,6 +1065,15 @@ fn service_account_tokens_minted_by_pyjwt() {
                 assert_eq!(body["reason"], "Unauthorized", "{name}");
             }
         }
+    }
+    for (name, token) in &dev_tokens {
+        let auth = format!("Authorization: Bearer {token}");
+        let (code, body) = whoami_curl(&server, &["-H", &auth]);
+        assert_eq!(code, 201, "dev-token {name}: {body}\n{}", server.log());
+        assert_eq!(
+            body["status"]["userInfo"]["username"],
+            format!("system:serviceaccount:ns9:{name}")
+        );
     }
     // The TokenReview view of the first token: audiences are the API audiences (the issuers).
     let admin = &tokens[0];
