@@ -1170,3 +1170,49 @@ fn service_account_startup_errors() {
         assert!(stderr.contains(want), "case {name}: {stderr}");
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Documentation.
+
+#[test]
+fn readme_flag_table_matches_help() {
+    let out = Command::new(env!("CARGO_BIN_EXE_kube-authn"))
+        .args(["serve", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8(out.stdout).unwrap();
+    let in_help: std::collections::BTreeSet<String> = help
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("--"))
+        .map(|l| {
+            let end = l
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+                .unwrap_or(l.len());
+            format!("--{}", &l[..end])
+        })
+        .filter(|f| f != "--help")
+        .collect();
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let table = readme
+        .split("### Supported flags")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("README has a flag table");
+    let in_readme: std::collections::BTreeSet<String> = table
+        .lines()
+        .filter(|l| l.starts_with("| `--"))
+        .flat_map(|l| {
+            let first = l.split('|').nth(1).unwrap_or_default();
+            first
+                .split('`')
+                .filter(|s| s.starts_with("--"))
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert_eq!(
+        in_help, in_readme,
+        "README's flag table and `serve --help` disagree"
+    );
+}

@@ -155,11 +155,6 @@ pub struct ServeArgs {
     #[arg(long = "api-audiences", value_name = "STRINGS", value_delimiter = ',')]
     pub api_audiences: Vec<String>,
 
-    /// File with webhook configuration for token authentication in kubeconfig format. The API
-    /// server will query the remote service to determine authentication for bearer tokens.
-    #[arg(long = "authentication-token-webhook-config-file", value_name = "FILE")]
-    pub authentication_token_webhook_config_file: Option<PathBuf>,
-
     /// File containing PEM-encoded x509 RSA or ECDSA private or public keys, used to verify
     /// ServiceAccount tokens. The specified file can contain multiple keys, and the flag can
     /// be specified multiple times with different files. (Unlike kube-apiserver,
@@ -180,6 +175,11 @@ pub struct ServeArgs {
     #[arg(long = "service-account-lookup", value_name = "BOOL", default_value = "true",
           num_args = 0..=1, require_equals = true, default_missing_value = "true", value_parser = go_bool)]
     pub service_account_lookup: bool,
+
+    /// File with webhook configuration for token authentication in kubeconfig format. The API
+    /// server will query the remote service to determine authentication for bearer tokens.
+    #[arg(long = "authentication-token-webhook-config-file", value_name = "FILE")]
+    pub authentication_token_webhook_config_file: Option<PathBuf>,
 
     /// The API version of the authentication.k8s.io TokenReview to send to and expect from the
     /// webhook.
@@ -224,8 +224,9 @@ pub struct ServeArgs {
     pub cert_dir: PathBuf,
 
     /// Development mode: listen on 127.0.0.1, generate a self-signed certificate, demo token
-    /// and password files, a client CA and a front-proxy CA with a client certificate each,
-    /// and print ready-to-paste commands. Flags given explicitly are kept.
+    /// and password files, a client CA and a front-proxy CA with a client certificate each, a
+    /// service-account signing key (lookup off), and print ready-to-paste commands. Flags given
+    /// explicitly are kept.
     #[arg(long = "dev")]
     pub dev: bool,
 
