@@ -520,6 +520,59 @@ fn webhook_backend_down_is_401_in_bounded_time() {
 }
 
 #[test]
+fn webhook_hanging_backend_is_401_within_the_review_deadline() {
+    // B accepts connections and never answers (not even the TLS handshake). A's outbound
+    // connect (TCP + TLS) times out after 10 s and the whole review, retries included, has a
+    // 30 s deadline (kube-authn's bounds; see docs/compatibility.md): a 401, never a hang.
+    let backend = start_backend(&[]);
+    let hang = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = hang.local_addr().unwrap().port();
+    let held = Arc::new(Mutex::new(Vec::new()));
+    {
+        let held = held.clone();
+        std::thread::spawn(move || {
+            for conn in hang.incoming().map_while(Result::ok) {
+                held.lock().unwrap().push(conn);
+            }
+        });
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = webhook_kubeconfig(
+        dir.path(),
+        &backend,
+        "v1",
+        Caller::Token(WEBHOOK_CLIENT_TOKEN),
+    );
+    let config = std::fs::read_to_string(&kubeconfig).unwrap().replace(
+        &format!("127.0.0.1:{}", backend.server.port),
+        &format!("127.0.0.1:{port}"),
+    );
+    std::fs::write(&kubeconfig, config).unwrap();
+    let frontend = Server::spawn(
+        dir,
+        &[format!(
+            "--authentication-token-webhook-config-file={}",
+            kubeconfig.display()
+        )],
+    );
+    let bob = format!("Authorization: Bearer {BOB_TOKEN}");
+    let started = Instant::now();
+    let (code, body) = whoami_curl(&frontend, &["-H", &bob]);
+    let took = started.elapsed();
+    assert_eq!(code, 401, "{body}");
+    assert!(took < Duration::from_secs(40), "took {took:?}");
+    assert!(!held.lock().unwrap().is_empty(), "A never connected");
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(
+        frontend
+            .log()
+            .contains("Failed to make webhook authenticator request"),
+        "{}",
+        frontend.log()
+    );
+}
+
+#[test]
 fn webhook_startup_errors_name_the_flag() {
     let dir = tempfile::tempdir().unwrap();
     let kubeconfig = dir.path().join("webhook.kubeconfig");
