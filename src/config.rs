@@ -5,12 +5,20 @@
 //! assembles the chain in kube-apiserver's order (`pkg/kubeapiserver/authenticator/config.go`):
 //!
 //! ```text
+//! front proxy (--requestheader-*, audience-agnostic)
 //! basic auth (--basic-auth-file, the ≤1.18 position)
 //! client certificates (--client-ca-file)
-//! bearer + WebSocket over union(token file (--token-auth-file, audience-agnostic))
+//! bearer + WebSocket over union(
+//!     token file (--token-auth-file, audience-agnostic),
+//!     service-account tokens, legacy then bound (--service-account-key-file,
+//!         --service-account-issuer; audience-aware), routed by issuer,
+//!     webhook TokenReview (--authentication-token-webhook-config-file, behind its own cache),
+//! )
 //! → system:authenticated group adder
 //! → fail-on-error union with anonymous (--anonymous-auth, default true)
 //! ```
+//!
+//! `--api-audiences` defaults to the `--service-account-issuer` values, as in kube-apiserver.
 //!
 //! Files are watched and reloaded (see [`crate::reload`]); keep the returned [`Built::tasks`]
 //! alive for as long as the chain is used.
@@ -38,11 +46,13 @@ use crate::chain::anonymous::Anonymous;
 use crate::chain::audiences::AudienceAgnostic;
 use crate::chain::{Chain, ChainBuilder};
 use crate::error::ConfigError;
+use crate::jwt::router::IssuerRouter;
 use crate::password::file::PasswordFile;
 use crate::reload::WatchTask;
-use crate::request::Basic;
+use crate::request::{Basic, FrontProxy, RequestHeaderConfig};
 use crate::token::anytoken::AnyToken;
 use crate::token::file::TokenFile;
+use crate::token::service_account::ServiceAccountOptions;
 use crate::x509::{CaBundle, X509Authenticator};
 
 /// How often watched files are checked for changes.
@@ -64,10 +74,35 @@ pub struct AuthenticationOptions {
     /// `--basic-auth-file`: static passwords, CSV `password,user,uid,"group1,group2"`
     /// (removed from kube-apiserver in 1.19).
     pub basic_auth_file: Option<PathBuf>,
+    /// `--requestheader-client-ca-file`, `--requestheader-allowed-names`,
+    /// `--requestheader-{username,uid,group}-headers`, `--requestheader-extra-headers-prefix`:
+    /// the authenticating front proxy, enabled when a CA is set. kube-apiserver's defaults
+    /// are all empty ([`RequestHeaderConfig::default`]); kubeadm sets
+    /// [`RequestHeaderConfig::standard`]'s names and `front-proxy-client`.
+    pub requestheader: RequestHeaderConfig,
     /// `--anonymous-auth` (default true).
     pub anonymous_auth: bool,
     /// `--api-audiences`.
     pub api_audiences: Vec<String>,
+    /// `--service-account-key-file` (repeatable): PEM public keys (or RSA / SEC1 EC private
+    /// keys, whose public half is used) that verify service-account tokens. Read at startup.
+    pub service_account_key_files: Vec<PathBuf>,
+    /// `--service-account-issuer` (repeatable): the accepted `iss` values of bound tokens;
+    /// also the default `--api-audiences`.
+    pub service_account_issuers: Vec<String>,
+    /// `--service-account-lookup` (default true): check that the service account (and for
+    /// bound tokens the secret, pod or node) still exists. This chain has no API to look
+    /// objects up in, so `true` together with key files is a startup error; see
+    /// `docs/compatibility.md`.
+    pub service_account_lookup: bool,
+    /// `--authentication-token-webhook-config-file`: a kubeconfig naming the TokenReview
+    /// webhook (needs the `remote` feature).
+    pub authentication_token_webhook_config_file: Option<PathBuf>,
+    /// `--authentication-token-webhook-version` (`v1` or `v1beta1`, default `v1beta1`).
+    pub authentication_token_webhook_version: String,
+    /// `--authentication-token-webhook-cache-ttl` (default 2m): how long the webhook's
+    /// answers (successes and denials, never errors) are cached.
+    pub authentication_token_webhook_cache_ttl: Duration,
     /// `--insecure-allow-any-token` (removed from kube-apiserver in 1.8): accept **any** bearer
     /// token as `user/group1,group2`. Never use outside throw-away test setups.
     pub insecure_allow_any_token: bool,
@@ -81,8 +116,15 @@ impl Default for AuthenticationOptions {
             token_auth_file: None,
             client_ca_file: None,
             basic_auth_file: None,
+            requestheader: RequestHeaderConfig::default(),
             anonymous_auth: true,
             api_audiences: Vec::new(),
+            service_account_key_files: Vec::new(),
+            service_account_issuers: Vec::new(),
+            service_account_lookup: true,
+            authentication_token_webhook_config_file: None,
+            authentication_token_webhook_version: "v1beta1".into(),
+            authentication_token_webhook_cache_ttl: Duration::from_secs(120),
             insecure_allow_any_token: false,
             reload_interval: DEFAULT_RELOAD_INTERVAL,
         }
@@ -106,6 +148,9 @@ pub struct Built {
     /// The `--client-ca-file` bundle as loaded at start-up, for the TLS handshake's list of
     /// acceptable client CAs (a hint only: certificates are verified per request).
     pub client_ca: Option<Arc<CaBundle>>,
+    /// The `--requestheader-client-ca-file` bundle as loaded at start-up (also a handshake
+    /// hint: the front proxy must be asked for its certificate).
+    pub requestheader_ca: Option<Arc<CaBundle>>,
     /// Reload tasks; dropping them stops reloading.
     pub tasks: Vec<WatchTask>,
 }
@@ -124,9 +169,21 @@ impl AuthenticationOptions {
     /// # });
     /// ```
     pub fn build(&self) -> Result<Built, ConfigError> {
-        let api_audiences = Audiences::new(&self.api_audiences);
+        self.validate_service_account_issuers()?;
+        let api_audiences = Audiences::new(self.effective_api_audiences());
         let mut builder = ChainBuilder::new();
         let mut tasks = Vec::new();
+        // kube-apiserver validates the request-header flags whether or not a CA is set.
+        self.requestheader.validate()?;
+        let mut requestheader_ca = None;
+        if self.requestheader.client_ca_file.is_some() || self.requestheader.client_ca_pem.is_some()
+        {
+            let proxy = FrontProxy::new(self.requestheader.clone())
+                .map_err(|e| ConfigError::new(format!("--requestheader-client-ca-file: {e}")))?;
+            tasks.extend(proxy.spawn_watch(self.reload_interval));
+            requestheader_ca = Some(proxy.bundle());
+            builder = builder.request(AudienceAgnostic::new(api_audiences.clone(), proxy));
+        }
         if let Some(path) = &self.basic_auth_file {
             let file = PasswordFile::open(path)
                 .map_err(|e| ConfigError::new(format!("--basic-auth-file: {e}")))?;
@@ -144,11 +201,20 @@ impl AuthenticationOptions {
             client_ca = Some(x509.bundle());
             builder = builder.request(x509);
         }
+        if let (Some(client), Some(proxy)) = (&client_ca, &requestheader_ca) {
+            self.requestheader.check_ca_overlap(client, proxy)?;
+        }
         if let Some(path) = &self.token_auth_file {
             let file = TokenFile::open(path)
                 .map_err(|e| ConfigError::new(format!("--token-auth-file: {e}")))?;
             tasks.extend(file.watch(self.reload_interval));
             builder = builder.token(AudienceAgnostic::new(api_audiences.clone(), file));
+        }
+        if let Some(router) = self.service_accounts()? {
+            builder = builder.token(router);
+        }
+        if let Some(path) = &self.authentication_token_webhook_config_file {
+            builder = builder.token_arc(self.webhook(path, &api_audiences)?);
         }
         if self.insecure_allow_any_token {
             builder = builder.token_arc(Arc::new(AnyToken::insecure_allow_any_token()));
@@ -160,7 +226,430 @@ impl AuthenticationOptions {
             chain: builder.build(),
             api_audiences,
             client_ca,
+            requestheader_ca,
             tasks,
         })
+    }
+
+    /// `--api-audiences`, or the service-account issuers when it is empty (kube-apiserver's
+    /// default).
+    ///
+    /// ```
+    /// use kube_authn::config::AuthenticationOptions;
+    /// let o = AuthenticationOptions {
+    ///     service_account_issuers: vec!["https://kubernetes.default.svc".into()],
+    ///     ..Default::default()
+    /// };
+    /// assert_eq!(o.effective_api_audiences(), ["https://kubernetes.default.svc"]);
+    /// ```
+    pub fn effective_api_audiences(&self) -> Vec<String> {
+        if self.api_audiences.is_empty() {
+            self.service_account_issuers.clone()
+        } else {
+            self.api_audiences.clone()
+        }
+    }
+
+    /// kube-apiserver's `--service-account-issuer` checks (first failure).
+    fn validate_service_account_issuers(&self) -> Result<(), ConfigError> {
+        let mut seen = std::collections::HashSet::new();
+        for issuer in &self.service_account_issuers {
+            if issuer.contains(':') {
+                // The cases where Go's url.Parse fails that a flag can realistically hold.
+                let reason = if issuer.starts_with(':') {
+                    Some("missing protocol scheme")
+                } else if issuer.bytes().any(|b| b < 0x20 || b == 0x7f) {
+                    Some("net/url: invalid control character in URL")
+                } else {
+                    None
+                };
+                if let Some(reason) = reason {
+                    return Err(ConfigError::new(format!(
+                        "service-account-issuer {issuer:?} contained a ':' but was not a valid URL: parse {issuer:?}: {reason}"
+                    )));
+                }
+            }
+            if issuer.is_empty() {
+                return Err(ConfigError::new(
+                    "service-account-issuer should not be an empty string",
+                ));
+            }
+            if !seen.insert(issuer.as_str()) {
+                return Err(ConfigError::new(format!(
+                    "service-account-issuer {issuer:?} is already specified"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The legacy and bound service-account authenticators behind one issuer router, or
+    /// `None` when neither keys nor issuers are configured.
+    fn service_accounts(&self) -> Result<Option<IssuerRouter>, ConfigError> {
+        if self.service_account_key_files.is_empty() && self.service_account_issuers.is_empty() {
+            return Ok(None);
+        }
+        if self.service_account_lookup && !self.service_account_key_files.is_empty() {
+            return Err(ConfigError::new(
+                "--service-account-lookup=true needs the cluster's service accounts, secrets, pods and nodes, which this server cannot read: set --service-account-lookup=false (tokens are then valid until they expire, whatever happens to the objects they name)",
+            ));
+        }
+        let options = ServiceAccountOptions {
+            key_files: self.service_account_key_files.clone(),
+            issuers: self.service_account_issuers.clone(),
+            api_audiences: self.effective_api_audiences(),
+            lookup: self.service_account_lookup,
+        };
+        let mut router = IssuerRouter::new();
+        options.register(&mut router, None)?;
+        Ok(Some(router))
+    }
+
+    /// The webhook, cached as kube-apiserver caches it (`cache(webhook, false, ttl, ttl)`).
+    #[cfg(feature = "remote")]
+    fn webhook(
+        &self,
+        path: &std::path::Path,
+        api_audiences: &Audiences,
+    ) -> Result<Arc<dyn crate::authenticator::TokenAuthenticator>, ConfigError> {
+        use crate::token::webhook::{WebhookOptions, WebhookTokenAuthenticator};
+        let opts = WebhookOptions {
+            implicit_audiences: api_audiences.clone(),
+            ..WebhookOptions::default()
+        };
+        let webhook = WebhookTokenAuthenticator::from_flags(
+            path,
+            &self.authentication_token_webhook_version,
+            self.authentication_token_webhook_cache_ttl,
+            opts,
+        )
+        .map_err(|e| {
+            ConfigError::new(format!("--authentication-token-webhook-config-file: {e}"))
+        })?;
+        Ok(Arc::new(webhook))
+    }
+
+    #[cfg(not(feature = "remote"))]
+    fn webhook(
+        &self,
+        _path: &std::path::Path,
+        _api_audiences: &Audiences,
+    ) -> Result<Arc<dyn crate::authenticator::TokenAuthenticator>, ConfigError> {
+        Err(ConfigError::new(
+            "--authentication-token-webhook-config-file: kube-authn was built without the \"remote\" feature",
+        ))
+    }
+}
+
+/// Parses a Go duration (`time.ParseDuration`, what kube-apiserver's duration flags accept):
+/// a sequence of decimal numbers, each with an optional fraction and a unit suffix — `ns`,
+/// `us` (or `µs`, `μs`), `ms`, `s`, `m`, `h` — such as `2m`, `10s`, `1h30m`, `1.5h`, `2m0s`;
+/// a bare `0` is zero. Errors are Go's texts. Unlike Go, a negative duration is refused
+/// (`-1s` means nothing for a TTL or a timeout).
+///
+/// ```
+/// use kube_authn::config::parse_go_duration;
+/// use std::time::Duration;
+/// assert_eq!(parse_go_duration("1h30m").unwrap(), Duration::from_secs(5400));
+/// assert_eq!(parse_go_duration("2m0s").unwrap(), Duration::from_secs(120));
+/// assert_eq!(parse_go_duration("1.5s").unwrap(), Duration::from_millis(1500));
+/// assert_eq!(parse_go_duration("10").unwrap_err().to_string(), r#"time: missing unit in duration "10""#);
+/// ```
+pub fn parse_go_duration(input: &str) -> Result<Duration, ConfigError> {
+    let invalid = || ConfigError::new(format!("time: invalid duration {input:?}"));
+    let (negative, mut s) = match input.as_bytes().first() {
+        Some(b'-') => (true, &input[1..]),
+        Some(b'+') => (false, &input[1..]),
+        _ => (false, input),
+    };
+    if s == "0" {
+        return Ok(Duration::ZERO);
+    }
+    if s.is_empty() {
+        return Err(invalid());
+    }
+    // Go's limit: the total must fit an int64 of nanoseconds.
+    const MAX: u128 = i64::MAX as u128;
+    let mut total: u128 = 0;
+    while !s.is_empty() {
+        let first = s.as_bytes()[0];
+        if !(first == b'.' || first.is_ascii_digit()) {
+            return Err(invalid());
+        }
+        let int_len = s.bytes().take_while(u8::is_ascii_digit).count();
+        let mut whole: u128 = 0;
+        for d in s[..int_len].bytes() {
+            whole = whole * 10 + u128::from(d - b'0');
+            if whole > MAX {
+                return Err(invalid());
+            }
+        }
+        s = &s[int_len..];
+        let mut frac: u128 = 0;
+        let mut scale: f64 = 1.0;
+        let mut frac_len = 0;
+        if let Some(rest) = s.strip_prefix('.') {
+            frac_len = rest.bytes().take_while(u8::is_ascii_digit).count();
+            for d in rest[..frac_len].bytes() {
+                // Digits beyond what an int64 can hold are dropped, as Go does.
+                let next = frac * 10 + u128::from(d - b'0');
+                if frac <= MAX / 10 && next <= MAX + 1 {
+                    frac = next;
+                    scale *= 10.0;
+                }
+            }
+            s = &rest[frac_len..];
+        }
+        if int_len == 0 && frac_len == 0 {
+            return Err(invalid());
+        }
+        let unit_len = s
+            .bytes()
+            .take_while(|b| *b != b'.' && !b.is_ascii_digit())
+            .count();
+        let unit = &s[..unit_len];
+        s = &s[unit_len..];
+        let nanos: u128 = match unit {
+            "" => {
+                return Err(ConfigError::new(format!(
+                    "time: missing unit in duration {input:?}"
+                )));
+            }
+            "ns" => 1,
+            "us" | "\u{b5}s" | "\u{3bc}s" => 1_000,
+            "ms" => 1_000_000,
+            "s" => 1_000_000_000,
+            "m" => 60_000_000_000,
+            "h" => 3_600_000_000_000,
+            other => {
+                return Err(ConfigError::new(format!(
+                    "time: unknown unit {other:?} in duration {input:?}"
+                )));
+            }
+        };
+        let value = whole
+            .checked_mul(nanos)
+            .filter(|v| *v <= MAX)
+            .ok_or_else(invalid)?;
+        total = total
+            // Go scales the fraction in float64; so do we, to round identically.
+            .checked_add(value + (frac as f64 * (nanos as f64 / scale)) as u128)
+            .filter(|v| *v <= MAX)
+            .ok_or_else(invalid)?;
+    }
+    if negative && total > 0 {
+        return Err(ConfigError::new(format!(
+            "negative duration {input:?} is not allowed"
+        )));
+    }
+    Ok(Duration::from_nanos(total as u64))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn requestheader_headers_are_declared_for_stripping_and_ca_is_a_hint() {
+        let dir = tempfile::tempdir().unwrap();
+        let ca = dir.path().join("front-proxy-ca.crt");
+        std::fs::write(&ca, crate::x509::doc_ca_pem()).unwrap();
+        runtime().block_on(async {
+            let options = AuthenticationOptions {
+                requestheader: RequestHeaderConfig {
+                    client_ca_file: Some(ca.clone()),
+                    allowed_names: vec!["front-proxy-client".into()],
+                    username_headers: vec!["X-Remote-User".into(), "X-Proxy-User".into()],
+                    uid_headers: vec!["X-Remote-Uid".into()],
+                    group_headers: vec!["X-Remote-Group".into(), "X-Proxy-Groups".into()],
+                    extra_headers_prefix: vec!["X-Remote-Extra-".into(), "X-Proxy-Extra-".into()],
+                    client_ca_pem: None,
+                },
+                ..AuthenticationOptions::default()
+            };
+            let built = options.build().unwrap();
+            let d = built.chain.description();
+            for h in [
+                "x-remote-user",
+                "x-proxy-user",
+                "x-remote-uid",
+                "x-remote-group",
+                "x-proxy-groups",
+            ] {
+                assert!(
+                    d.identity_headers().iter().any(|n| n.as_str() == h),
+                    "{h} not declared: {:?}",
+                    d.identity_headers()
+                );
+            }
+            for p in ["x-remote-extra-", "x-proxy-extra-"] {
+                assert!(
+                    d.identity_header_prefixes().iter().any(|n| n == p),
+                    "{p} not declared"
+                );
+            }
+            assert_eq!(built.requestheader_ca.unwrap().certificates().len(), 1);
+            assert!(built.client_ca.is_none());
+        });
+    }
+
+    #[test]
+    fn requestheader_flag_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let ca = dir.path().join("ca.crt");
+        std::fs::write(&ca, crate::x509::doc_ca_pem()).unwrap();
+        let with = |r: RequestHeaderConfig, client_ca: bool| AuthenticationOptions {
+            requestheader: r,
+            client_ca_file: client_ca.then(|| ca.clone()),
+            ..AuthenticationOptions::default()
+        };
+        let cases: Vec<(&str, AuthenticationOptions, &str)> = vec![
+            (
+                "empty group header",
+                with(
+                    RequestHeaderConfig {
+                        group_headers: vec![" ".into()],
+                        ..RequestHeaderConfig::default()
+                    },
+                    false,
+                ),
+                "empty value in \"requestheader-group-headers\"",
+            ),
+            (
+                "uid without the standard name",
+                with(
+                    RequestHeaderConfig {
+                        uid_headers: vec!["X-Uid".into()],
+                        ..RequestHeaderConfig::default()
+                    },
+                    false,
+                ),
+                "--requestheader-uid-headers is set without specifying the standard X-Remote-Uid header - API aggregation will not work",
+            ),
+            (
+                "same CA for clients and proxies, no allowed names",
+                with(
+                    RequestHeaderConfig {
+                        client_ca_file: Some(ca.clone()),
+                        ..RequestHeaderConfig::standard()
+                    },
+                    true,
+                ),
+                "--requestheader-client-ca-file and --client-ca-file contain overlapping certificates",
+            ),
+            (
+                "missing CA file",
+                with(
+                    RequestHeaderConfig {
+                        client_ca_file: Some("/nonexistent/ca.crt".into()),
+                        ..RequestHeaderConfig::standard()
+                    },
+                    false,
+                ),
+                "--requestheader-client-ca-file: ",
+            ),
+        ];
+        runtime().block_on(async {
+            for (name, options, want) in cases {
+                let err = options.build().unwrap_err().to_string();
+                assert!(err.contains(want), "{name}: {err}");
+            }
+            // Overlap is fine once the proxy's CN is pinned (kube-apiserver's rule).
+            let pinned = with(
+                RequestHeaderConfig {
+                    client_ca_file: Some(ca.clone()),
+                    allowed_names: vec!["front-proxy-client".into()],
+                    ..RequestHeaderConfig::standard()
+                },
+                true,
+            );
+            assert!(pinned.build().is_ok());
+        });
+    }
+
+    #[test]
+    fn go_duration_vectors() {
+        // Vectors from Go's time.ParseDuration tests (positive ones; we refuse negatives).
+        let ok: &[(&str, u64)] = &[
+            ("0", 0),
+            ("-0", 0),
+            ("+0", 0),
+            ("5s", 5_000_000_000),
+            ("30s", 30_000_000_000),
+            ("1478s", 1_478_000_000_000),
+            ("+5s", 5_000_000_000),
+            ("5.0s", 5_000_000_000),
+            ("5.6s", 5_600_000_000),
+            ("5.s", 5_000_000_000),
+            (".5s", 500_000_000),
+            ("1.0s", 1_000_000_000),
+            ("1.00s", 1_000_000_000),
+            ("1.004s", 1_004_000_000),
+            ("1.0040s", 1_004_000_000),
+            ("100.00100s", 100_001_000_000),
+            ("10ns", 10),
+            ("11us", 11_000),
+            ("12\u{b5}s", 12_000),
+            ("12\u{3bc}s", 12_000),
+            ("13ms", 13_000_000),
+            ("14s", 14_000_000_000),
+            ("15m", 900_000_000_000),
+            ("16h", 57_600_000_000_000),
+            ("3h30m", 12_600_000_000_000),
+            ("10.5s4m", 250_500_000_000),
+            ("1h1m1s1ms1us1ns", 3_661_001_001_001),
+            ("2m0s", 120_000_000_000),
+            ("39h9m14.425s", 140_954_425_000_000),
+            ("52763797000ns", 52_763_797_000),
+            ("0.3333333333333333333h", 1_200_000_000_000),
+            ("9007199254740993ns", 9_007_199_254_740_993),
+            ("9223372036854775807ns", 9_223_372_036_854_775_807),
+            ("9223372036854775.807us", 9_223_372_036_854_775_807),
+            ("9223372036s854ms775us807ns", 9_223_372_036_854_775_807),
+            ("0.100000000000000000000h", 360_000_000_000),
+            ("0.830103483285477580700h", 2_988_372_539_827),
+        ];
+        for (input, nanos) in ok {
+            assert_eq!(
+                parse_go_duration(input).unwrap(),
+                Duration::from_nanos(*nanos),
+                "{input}"
+            );
+        }
+        let bad: &[(&str, &str)] = &[
+            ("", r#"time: invalid duration """#),
+            ("3", r#"time: missing unit in duration "3""#),
+            ("-", r#"time: invalid duration "-""#),
+            ("s", r#"time: invalid duration "s""#),
+            (".", r#"time: invalid duration ".""#),
+            ("-.", r#"time: invalid duration "-.""#),
+            (".s", r#"time: invalid duration ".s""#),
+            ("+.s", r#"time: invalid duration "+.s""#),
+            ("1d", r#"time: unknown unit "d" in duration "1d""#),
+            ("2m 0s", r#"time: unknown unit "m " in duration "2m 0s""#),
+            (
+                "9223372036854775808ns",
+                r#"time: invalid duration "9223372036854775808ns""#,
+            ),
+            (
+                "9223372036854775.808us",
+                r#"time: invalid duration "9223372036854775.808us""#,
+            ),
+            ("-1s", r#"negative duration "-1s" is not allowed"#),
+        ];
+        for (input, want) in bad {
+            assert_eq!(
+                parse_go_duration(input).unwrap_err().to_string(),
+                *want,
+                "{input}"
+            );
+        }
     }
 }

@@ -70,17 +70,7 @@ pub fn ensure_self_signed(dir: &Path, hosts: &[String]) -> Result<ServingCert, S
     let key = KeyPair::generate().map_err(err)?;
     let cert = params.signed_by(&key, &ca).map_err(err)?;
 
-    let write = |path: &Path, data: String, private: bool| -> Result<(), String> {
-        std::fs::write(path, data).map_err(|e| format!("write {}: {e}", path.display()))?;
-        #[cfg(unix)]
-        if private {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
-                .map_err(|e| format!("chmod {}: {e}", path.display()))?;
-        }
-        let _ = private;
-        Ok(())
-    };
+    let write = write_file;
     write(&cert_file, format!("{}{}", cert.pem(), ca.pem()), false)?;
     write(&key_file, key.serialize_pem(), true)?;
     write(&ca_file, ca.pem(), false)?;
@@ -110,4 +100,87 @@ pub fn load(
     let key = PrivateKeyDer::from_pem_file(key_file)
         .map_err(|e| format!("--tls-private-key-file {}: {e}", key_file.display()))?;
     Ok((certs, key))
+}
+
+/// A client certificate to issue: file names (inside the directory), CN and O values.
+pub struct ClientLeaf<'a> {
+    pub cert: &'a str,
+    pub key: &'a str,
+    pub cn: &'a str,
+    pub orgs: &'a [&'a str],
+}
+
+/// Writes a CA (`ca_file`, CN `ca_cn`) and client certificates it signs (ClientAuth EKU) into
+/// `dir`, unless every file already exists there. Development and tests only.
+pub fn ensure_client_pki(
+    dir: &Path,
+    ca_file: &str,
+    ca_cn: &str,
+    leaves: &[ClientLeaf<'_>],
+) -> Result<(), String> {
+    let all_exist = std::iter::once(ca_file)
+        .chain(leaves.iter().flat_map(|l| [l.cert, l.key]))
+        .all(|f| dir.join(f).exists());
+    if all_exist {
+        return Ok(());
+    }
+    std::fs::create_dir_all(dir).map_err(|e| format!("create {}: {e}", dir.display()))?;
+    let err = |e: rcgen::Error| format!("generate {ca_cn}: {e}");
+    let mut ca_params = CertificateParams::new(Vec::<String>::new()).map_err(err)?;
+    ca_params.distinguished_name = DistinguishedName::new();
+    ca_params.distinguished_name.push(DnType::CommonName, ca_cn);
+    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    ca_params.key_usages = vec![
+        KeyUsagePurpose::KeyCertSign,
+        KeyUsagePurpose::CrlSign,
+        KeyUsagePurpose::DigitalSignature,
+    ];
+    let ca =
+        CertifiedIssuer::self_signed(ca_params, KeyPair::generate().map_err(err)?).map_err(err)?;
+    for leaf in leaves {
+        let mut params = CertificateParams::new(Vec::<String>::new()).map_err(err)?;
+        params.distinguished_name = DistinguishedName::new();
+        params.distinguished_name.push(DnType::CommonName, leaf.cn);
+        for o in leaf.orgs {
+            params.distinguished_name.push(DnType::OrganizationName, *o);
+        }
+        params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
+        params.key_usages = vec![
+            KeyUsagePurpose::DigitalSignature,
+            KeyUsagePurpose::KeyEncipherment,
+        ];
+        let key = KeyPair::generate().map_err(err)?;
+        let cert = params.signed_by(&key, &ca).map_err(err)?;
+        write_file(&dir.join(leaf.cert), cert.pem(), false)?;
+        write_file(&dir.join(leaf.key), key.serialize_pem(), true)?;
+    }
+    write_file(&dir.join(ca_file), ca.pem(), false)
+}
+
+/// Writes `data` to `path`; `private` files are made readable by the owner only.
+pub fn write_file(path: &Path, data: String, private: bool) -> Result<(), String> {
+    std::fs::write(path, data).map_err(|e| format!("write {}: {e}", path.display()))?;
+    #[cfg(unix)]
+    if private {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+            .map_err(|e| format!("chmod {}: {e}", path.display()))?;
+    }
+    let _ = private;
+    Ok(())
+}
+
+/// Writes a service-account signing key pair (`sa.key`, PKCS#8 EC P-256; `sa.pub`, PKIX) into
+/// `dir` unless both exist; returns their paths. Development only.
+pub fn ensure_service_account_key(dir: &Path) -> Result<(PathBuf, PathBuf), String> {
+    let private = dir.join("sa.key");
+    let public = dir.join("sa.pub");
+    if private.exists() && public.exists() {
+        return Ok((private, public));
+    }
+    std::fs::create_dir_all(dir).map_err(|e| format!("create {}: {e}", dir.display()))?;
+    let key = KeyPair::generate().map_err(|e| format!("generate service-account key: {e}"))?;
+    write_file(&private, key.serialize_pem(), true)?;
+    write_file(&public, key.public_key_pem(), false)?;
+    Ok((private, public))
 }

@@ -5,6 +5,7 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
 
 use crate::ServeArgs;
+use crate::certs::{ClientLeaf, ensure_client_pki, ensure_service_account_key};
 
 /// A demo user written into the dev token and password files.
 struct DemoUser {
@@ -18,7 +19,21 @@ struct DemoUser {
 pub struct DevSetup {
     dir: PathBuf,
     users: Vec<DemoUser>,
+    /// A client certificate and key signed by the dev `--client-ca-file`.
+    client_cert: Option<(PathBuf, PathBuf)>,
+    /// The front proxy's client certificate and key (CN `front-proxy-client`).
+    proxy_cert: Option<(PathBuf, PathBuf)>,
+    /// The service-account signing key.
+    sa_key: Option<PathBuf>,
 }
+
+/// The dev service-account issuer (also the default API audience).
+pub const DEV_ISSUER: &str = "https://kube-authn.dev";
+
+/// The dev client certificate's user.
+const DEV_CERT_USER: &str = "dev-cert-user";
+/// The dev front proxy's CN (kubeadm's name).
+const FRONT_PROXY_CN: &str = "front-proxy-client";
 
 fn random_hex(bytes: usize) -> Result<String, String> {
     let mut buf = vec![0u8; bytes];
@@ -73,7 +88,82 @@ pub fn prepare(args: &mut ServeArgs) -> Result<DevSetup, String> {
     if args.cert_dir == Path::new("/var/run/kubernetes") {
         args.cert_dir = dir.join("certs");
     }
-    Ok(DevSetup { dir, users })
+    let certs = args.cert_dir.clone();
+    let mut client_cert = None;
+    if args.client_ca_file.is_none() {
+        ensure_client_pki(
+            &certs,
+            "dev-client-ca.crt",
+            "kube-authn dev client CA",
+            &[ClientLeaf {
+                cert: "dev-client.crt",
+                key: "dev-client.key",
+                cn: DEV_CERT_USER,
+                orgs: &["developers"],
+            }],
+        )?;
+        args.client_ca_file = Some(certs.join("dev-client-ca.crt"));
+        client_cert = Some((certs.join("dev-client.crt"), certs.join("dev-client.key")));
+    }
+    let mut proxy_cert = None;
+    if args.requestheader_client_ca_file.is_none() {
+        // kubeadm's front-proxy setup: its own CA, CN front-proxy-client, the X-Remote-* names.
+        ensure_client_pki(
+            &certs,
+            "front-proxy-ca.crt",
+            "kube-authn dev front-proxy CA",
+            &[ClientLeaf {
+                cert: "front-proxy-client.crt",
+                key: "front-proxy-client.key",
+                cn: FRONT_PROXY_CN,
+                orgs: &[],
+            }],
+        )?;
+        args.requestheader_client_ca_file = Some(certs.join("front-proxy-ca.crt"));
+        let standard = kube_authn::request::RequestHeaderConfig::standard();
+        let fill = |flag: &mut Vec<String>, value: Vec<String>| {
+            if flag.is_empty() {
+                *flag = value;
+            }
+        };
+        fill(
+            &mut args.requestheader_allowed_names,
+            vec![FRONT_PROXY_CN.into()],
+        );
+        fill(
+            &mut args.requestheader_username_headers,
+            standard.username_headers,
+        );
+        fill(&mut args.requestheader_uid_headers, standard.uid_headers);
+        fill(
+            &mut args.requestheader_group_headers,
+            standard.group_headers,
+        );
+        fill(
+            &mut args.requestheader_extra_headers_prefix,
+            standard.extra_headers_prefix,
+        );
+        proxy_cert = Some((
+            certs.join("front-proxy-client.crt"),
+            certs.join("front-proxy-client.key"),
+        ));
+    }
+    let mut sa_key = None;
+    if args.service_account_key_files.is_empty() && args.service_account_issuers.is_empty() {
+        let (private, public) = ensure_service_account_key(&certs)?;
+        args.service_account_key_files = vec![public];
+        args.service_account_issuers = vec![DEV_ISSUER.into()];
+        // There is no cluster to look service accounts up in.
+        args.service_account_lookup = false;
+        sa_key = Some(private);
+    }
+    Ok(DevSetup {
+        dir,
+        users,
+        client_cert,
+        proxy_cert,
+        sa_key,
+    })
 }
 
 fn write_private(path: &Path, content: &str) -> Result<(), String> {
@@ -126,6 +216,47 @@ impl DevSetup {
             "curl {cacert} -H 'Authorization: Bearer {}' -H 'Content-Type: application/json' -d '{{\"apiVersion\":\"authentication.k8s.io/v1\",\"kind\":\"TokenReview\",\"spec\":{{\"token\":\"{}\"}}}}' {base}/apis/authentication.k8s.io/v1/tokenreviews\n",
             admin.token, self.users[1].token
         );
+        let ssr = format!(
+            "-H 'Content-Type: application/json' -d '{whoami}' {base}/apis/authentication.k8s.io/v1/selfsubjectreviews"
+        );
+        if let Some((cert, key)) = &self.client_cert {
+            let _ = writeln!(
+                out,
+                "# who am I, with a client certificate (--client-ca-file; user {DEV_CERT_USER}):"
+            );
+            let _ = writeln!(
+                out,
+                "curl {cacert} --cert {} --key {} {ssr}\n",
+                cert.display(),
+                key.display()
+            );
+        }
+        if let Some((cert, key)) = &self.proxy_cert {
+            let _ = writeln!(
+                out,
+                "# who am I, through the front proxy (its certificate, CN {FRONT_PROXY_CN}, vouches for the X-Remote-* headers):"
+            );
+            let _ = writeln!(
+                out,
+                "curl {cacert} --cert {} --key {} -H 'X-Remote-User: alice' -H 'X-Remote-Group: admins' -H 'X-Remote-Extra-Scopes: read' {ssr}\n",
+                cert.display(),
+                key.display()
+            );
+        }
+        if let Some(key) = &self.sa_key {
+            let exe = std::env::current_exe()
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|_| "kube-authn".into());
+            let _ = writeln!(
+                out,
+                "# who am I, with a service-account token (issuer {DEV_ISSUER}, minted by `kube-authn dev-token`):"
+            );
+            let _ = writeln!(
+                out,
+                "curl {cacert} -H \"Authorization: Bearer $({exe} dev-token --key-file {} --namespace default --name demo)\" {ssr}\n",
+                key.display()
+            );
+        }
         let kubeconfig = self.dir.join("kubeconfig");
         let ca_line = ca
             .map(|p| format!("    certificate-authority: {}\n", p.display()))

@@ -5,6 +5,7 @@
 mod app;
 mod certs;
 mod dev;
+mod dev_token;
 mod serve;
 
 use std::net::IpAddr;
@@ -28,6 +29,36 @@ struct Cli {
 enum Command {
     /// Serve SelfSubjectReview and TokenReview over HTTPS.
     Serve(Box<ServeArgs>),
+    /// Mint a service-account token (the layout kube-apiserver's TokenRequest mints) with a
+    /// private key, e.g. the one `serve --dev` writes.
+    DevToken(DevTokenArgs),
+}
+
+/// `kube-authn dev-token` flags.
+#[derive(Args, Debug, Clone)]
+pub struct DevTokenArgs {
+    /// PEM private key (EC P-256/P-384/P-521 or RSA; PKCS#8, SEC1 or PKCS#1) that signs.
+    #[arg(long = "key-file", value_name = "FILE")]
+    pub key_file: PathBuf,
+    /// The token's issuer (`iss`); must be one of the server's --service-account-issuer.
+    #[arg(long, value_name = "STRING", default_value = "https://kube-authn.dev")]
+    pub issuer: String,
+    /// Audiences (`aud`, repeatable); default: the issuer (kube-apiserver's default
+    /// --api-audiences).
+    #[arg(long, value_name = "STRING")]
+    pub audience: Vec<String>,
+    /// The service account's namespace.
+    #[arg(long, value_name = "STRING", default_value = "default")]
+    pub namespace: String,
+    /// The service account's name.
+    #[arg(long, value_name = "STRING")]
+    pub name: String,
+    /// The service account's UID (default: a random UUID).
+    #[arg(long, value_name = "STRING")]
+    pub uid: Option<String>,
+    /// Lifetime (Go duration).
+    #[arg(long, value_name = "DURATION", default_value = "1h", value_parser = go_duration)]
+    pub expiration: std::time::Duration,
 }
 
 /// Go `strconv.ParseBool`, as pflag parses boolean flags.
@@ -37,6 +68,11 @@ fn go_bool(s: &str) -> Result<bool, String> {
         "0" | "f" | "F" | "false" | "FALSE" | "False" => Ok(false),
         _ => Err(format!("strconv.ParseBool: parsing {s:?}: invalid syntax")),
     }
+}
+
+/// A Go duration flag value (`2m`, `10s`, `1h30m`), as pflag parses it.
+fn go_duration(s: &str) -> Result<std::time::Duration, String> {
+    kube_authn::config::parse_go_duration(s).map_err(|e| e.to_string())
 }
 
 /// Flags, spelled and defaulted as kube-apiserver spells and defaults them.
@@ -58,6 +94,55 @@ pub struct ServeArgs {
     #[arg(long = "basic-auth-file", value_name = "FILE")]
     pub basic_auth_file: Option<PathBuf>,
 
+    /// Root certificate bundle to use to verify client certificates on incoming requests
+    /// before trusting usernames in headers specified by --requestheader-username-headers.
+    /// WARNING: generally do not depend on authorization being already done for incoming
+    /// requests.
+    #[arg(long = "requestheader-client-ca-file", value_name = "FILE")]
+    pub requestheader_client_ca_file: Option<PathBuf>,
+
+    /// List of client certificate common names to allow to provide usernames in headers
+    /// specified by --requestheader-username-headers. If empty, any client certificate
+    /// validated by the authorities in --requestheader-client-ca-file is allowed.
+    #[arg(
+        long = "requestheader-allowed-names",
+        value_name = "STRINGS",
+        value_delimiter = ','
+    )]
+    pub requestheader_allowed_names: Vec<String>,
+
+    /// List of request headers to inspect for usernames. X-Remote-User is common.
+    #[arg(
+        long = "requestheader-username-headers",
+        value_name = "STRINGS",
+        value_delimiter = ','
+    )]
+    pub requestheader_username_headers: Vec<String>,
+
+    /// List of request headers to inspect for UIDs. X-Remote-Uid is suggested.
+    #[arg(
+        long = "requestheader-uid-headers",
+        value_name = "STRINGS",
+        value_delimiter = ','
+    )]
+    pub requestheader_uid_headers: Vec<String>,
+
+    /// List of request headers to inspect for groups. X-Remote-Group is suggested.
+    #[arg(
+        long = "requestheader-group-headers",
+        value_name = "STRINGS",
+        value_delimiter = ','
+    )]
+    pub requestheader_group_headers: Vec<String>,
+
+    /// List of request header prefixes to inspect. X-Remote-Extra- is suggested.
+    #[arg(
+        long = "requestheader-extra-headers-prefix",
+        value_name = "STRINGS",
+        value_delimiter = ','
+    )]
+    pub requestheader_extra_headers_prefix: Vec<String>,
+
     /// Enables anonymous requests to the secure port of the API server. Requests that are not
     /// rejected by another authentication method are treated as anonymous requests. Anonymous
     /// requests have a username of system:anonymous, and a group name of system:unauthenticated.
@@ -69,6 +154,46 @@ pub struct ServeArgs {
     /// tokens used against the API are bound to at least one of these audiences.
     #[arg(long = "api-audiences", value_name = "STRINGS", value_delimiter = ',')]
     pub api_audiences: Vec<String>,
+
+    /// File containing PEM-encoded x509 RSA or ECDSA private or public keys, used to verify
+    /// ServiceAccount tokens. The specified file can contain multiple keys, and the flag can
+    /// be specified multiple times with different files. (Unlike kube-apiserver,
+    /// --tls-private-key-file is not used when this is unspecified.)
+    #[arg(long = "service-account-key-file", value_name = "FILE", action = clap::ArgAction::Append)]
+    pub service_account_key_files: Vec<PathBuf>,
+
+    /// Identifier of the service account token issuer. The issuer will assert this identifier
+    /// in "iss" claim of issued tokens. This value is a string or URI. When this flag is
+    /// specified multiple times, the first is used to generate tokens and all are used to
+    /// determine which issuers are accepted.
+    #[arg(long = "service-account-issuer", value_name = "STRING", action = clap::ArgAction::Append)]
+    pub service_account_issuers: Vec<String>,
+
+    /// If true, validate ServiceAccount tokens exist in etcd as part of authentication.
+    /// kube-authn cannot read the cluster: set this to false when using
+    /// --service-account-key-file.
+    #[arg(long = "service-account-lookup", value_name = "BOOL", default_value = "true",
+          num_args = 0..=1, require_equals = true, default_missing_value = "true", value_parser = go_bool)]
+    pub service_account_lookup: bool,
+
+    /// File with webhook configuration for token authentication in kubeconfig format. The API
+    /// server will query the remote service to determine authentication for bearer tokens.
+    #[arg(long = "authentication-token-webhook-config-file", value_name = "FILE")]
+    pub authentication_token_webhook_config_file: Option<PathBuf>,
+
+    /// The API version of the authentication.k8s.io TokenReview to send to and expect from the
+    /// webhook.
+    #[arg(
+        long = "authentication-token-webhook-version",
+        value_name = "STRING",
+        default_value = "v1beta1"
+    )]
+    pub authentication_token_webhook_version: String,
+
+    /// The duration to cache responses from the webhook token authenticator.
+    #[arg(long = "authentication-token-webhook-cache-ttl", value_name = "DURATION",
+          default_value = "2m0s", value_parser = go_duration)]
+    pub authentication_token_webhook_cache_ttl: std::time::Duration,
 
     /// The port on which to serve HTTPS with authentication and authorization.
     #[arg(long = "secure-port", value_name = "INT", default_value_t = 6443)]
@@ -98,8 +223,10 @@ pub struct ServeArgs {
     )]
     pub cert_dir: PathBuf,
 
-    /// Development mode: listen on 127.0.0.1, generate a self-signed certificate and demo
-    /// token and password files in a temporary directory, and print ready-to-paste commands.
+    /// Development mode: listen on 127.0.0.1, generate a self-signed certificate, demo token
+    /// and password files, a client CA and a front-proxy CA with a client certificate each, a
+    /// service-account signing key (lookup off), and print ready-to-paste commands. Flags given
+    /// explicitly are kept.
     #[arg(long = "dev")]
     pub dev: bool,
 
@@ -131,6 +258,7 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Serve(args) => runtime.block_on(serve::run(*args)),
+        Command::DevToken(args) => dev_token::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -151,6 +279,7 @@ mod tests {
         Cli::try_parse_from(argv)
             .map(|c| match c.command {
                 Command::Serve(a) => *a,
+                Command::DevToken(_) => unreachable!("parsed serve"),
             })
             .map_err(|e| e.to_string())
     }
@@ -179,5 +308,66 @@ mod tests {
 
         let a = parse(&["--api-audiences=a,b", "--api-audiences", "c"]).unwrap();
         assert_eq!(a.api_audiences, ["a", "b", "c"]);
+
+        // Request-header flags: kube-apiserver's defaults are empty (kubeadm sets X-Remote-*).
+        assert_eq!(d.requestheader_client_ca_file, None);
+        assert!(d.requestheader_allowed_names.is_empty());
+        assert!(d.requestheader_username_headers.is_empty());
+        assert!(d.requestheader_uid_headers.is_empty());
+        assert!(d.requestheader_group_headers.is_empty());
+        assert!(d.requestheader_extra_headers_prefix.is_empty());
+        let r = parse(&[
+            "--requestheader-username-headers=X-Remote-User,X-Proxy-User",
+            "--requestheader-group-headers",
+            "X-Remote-Group",
+            "--requestheader-allowed-names=front-proxy-client",
+            "--requestheader-allowed-names=aggregator",
+        ])
+        .unwrap();
+        assert_eq!(
+            r.requestheader_username_headers,
+            ["X-Remote-User", "X-Proxy-User"]
+        );
+        assert_eq!(r.requestheader_group_headers, ["X-Remote-Group"]);
+        assert_eq!(
+            r.requestheader_allowed_names,
+            ["front-proxy-client", "aggregator"]
+        );
+
+        // Service-account flags: repeatable, never split on commas; lookup defaults to true.
+        assert!(d.service_account_lookup);
+        assert!(d.service_account_key_files.is_empty());
+        let sa = parse(&[
+            "--service-account-key-file=a.pem",
+            "--service-account-key-file",
+            "b,c.pem",
+            "--service-account-issuer=https://a",
+            "--service-account-issuer=https://b,c",
+            "--service-account-lookup=false",
+        ])
+        .unwrap();
+        assert_eq!(
+            sa.service_account_key_files,
+            [PathBuf::from("a.pem"), PathBuf::from("b,c.pem")]
+        );
+        assert_eq!(sa.service_account_issuers, ["https://a", "https://b,c"]);
+        assert!(!sa.service_account_lookup);
+
+        // Webhook flags: kube-apiserver's defaults, Go duration syntax.
+        assert_eq!(d.authentication_token_webhook_config_file, None);
+        assert_eq!(d.authentication_token_webhook_version, "v1beta1");
+        assert_eq!(
+            d.authentication_token_webhook_cache_ttl,
+            std::time::Duration::from_secs(120)
+        );
+        let ttl = |v: &str| {
+            parse(&[&format!("--authentication-token-webhook-cache-ttl={v}")])
+                .map(|a| a.authentication_token_webhook_cache_ttl)
+        };
+        assert_eq!(ttl("10s").unwrap(), std::time::Duration::from_secs(10));
+        assert_eq!(ttl("1h30m").unwrap(), std::time::Duration::from_secs(5400));
+        assert_eq!(ttl("0").unwrap(), std::time::Duration::ZERO);
+        let err = ttl("10").unwrap_err();
+        assert!(err.contains("time: missing unit in duration"), "{err}");
     }
 }

@@ -7,6 +7,7 @@ use std::time::Duration;
 use kube_authn::config::AuthenticationOptions;
 use kube_authn::metrics::Metrics;
 use kube_authn::middleware::AuthenticationLayer;
+use kube_authn::request::RequestHeaderConfig;
 use kube_authn::tls::{ClientCertPolicy, TlsServer, server_config};
 use tokio::net::TcpListener;
 use tower_layer::Layer;
@@ -30,8 +31,25 @@ pub async fn run(mut args: ServeArgs) -> Result<(), String> {
         token_auth_file: args.token_auth_file.clone(),
         client_ca_file: args.client_ca_file.clone(),
         basic_auth_file: args.basic_auth_file.clone(),
+        requestheader: RequestHeaderConfig {
+            client_ca_file: args.requestheader_client_ca_file.clone(),
+            client_ca_pem: None,
+            allowed_names: args.requestheader_allowed_names.clone(),
+            username_headers: args.requestheader_username_headers.clone(),
+            uid_headers: args.requestheader_uid_headers.clone(),
+            group_headers: args.requestheader_group_headers.clone(),
+            extra_headers_prefix: args.requestheader_extra_headers_prefix.clone(),
+        },
         anonymous_auth: args.anonymous_auth,
         api_audiences: args.api_audiences.clone(),
+        service_account_key_files: args.service_account_key_files.clone(),
+        service_account_issuers: args.service_account_issuers.clone(),
+        service_account_lookup: args.service_account_lookup,
+        authentication_token_webhook_config_file: args
+            .authentication_token_webhook_config_file
+            .clone(),
+        authentication_token_webhook_version: args.authentication_token_webhook_version.clone(),
+        authentication_token_webhook_cache_ttl: args.authentication_token_webhook_cache_ttl,
         insecure_allow_any_token: args.insecure_allow_any_token,
         ..AuthenticationOptions::default()
     };
@@ -65,13 +83,19 @@ pub async fn run(mut args: ServeArgs) -> Result<(), String> {
         }
     };
     let (chain_certs, key) = certs::load(&serving.cert_file, &serving.key_file)?;
-    // Like kube-apiserver: with a client CA, the handshake requests (but does not require or
-    // verify) a client certificate; the X.509 authenticator verifies it per request.
-    let policy = match &built.client_ca {
-        Some(bundle) => ClientCertPolicy::Request {
-            hints: vec![bundle.clone()],
-        },
-        None => ClientCertPolicy::None,
+    // Like kube-apiserver: with a client CA or a request-header CA, the handshake requests (but
+    // does not require or verify) a client certificate and names both CAs as acceptable; the
+    // X.509 and front-proxy authenticators verify it per request.
+    let hints: Vec<_> = built
+        .client_ca
+        .iter()
+        .chain(built.requestheader_ca.iter())
+        .cloned()
+        .collect();
+    let policy = if hints.is_empty() {
+        ClientCertPolicy::None
+    } else {
+        ClientCertPolicy::Request { hints }
     };
     let tls = Arc::new(server_config(chain_certs, key, &policy).map_err(|e| e.to_string())?);
 

@@ -1,0 +1,1271 @@
+//! End-to-end tests of the remote and proxy authenticators wired into `kube-authn serve`: the
+//! real binary over real TLS on 127.0.0.1, called with curl and reqwest.
+//!
+//! * webhook TokenReview: two chained instances — B serves a token file (and client
+//!   certificates), A sends every bearer token to B's `tokenreviews` endpoint;
+//! * the request-header front proxy;
+//! * service-account tokens minted by PyJWT.
+#![cfg(feature = "server")]
+
+use std::io::{BufRead, BufReader, Read};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// B's administrator (reads B's metrics).
+const ADMIN_TOKEN: &str = "a1b2c3d4e5f60718293a4b5c6d7e8f90";
+/// The credential A presents to B.
+const WEBHOOK_CLIENT_TOKEN: &str = "c0ffee00c0ffee00c0ffee00c0ffee00";
+/// A user only B knows.
+const BOB_TOKEN: &str = "b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0";
+
+struct Server {
+    child: Child,
+    port: u16,
+    dir: tempfile::TempDir,
+    log: Arc<Mutex<String>>,
+    stdout: Arc<Mutex<String>>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn capture(stream: impl Read + Send + 'static, into: Arc<Mutex<String>>) {
+    std::thread::spawn(move || {
+        for line in BufReader::new(stream).lines().map_while(Result::ok) {
+            let mut buf = into.lock().unwrap();
+            buf.push_str(&line);
+            buf.push('\n');
+        }
+    });
+}
+
+impl Server {
+    /// Starts `kube-authn serve` with `args` (plus `--cert-dir` in `dir`, 127.0.0.1 and a free
+    /// port) and waits until it answers.
+    fn spawn(dir: tempfile::TempDir, args: &[String]) -> Server {
+        let port = free_port();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_kube-authn"))
+            .arg("serve")
+            .args(args)
+            .arg(format!("--cert-dir={}", dir.path().join("certs").display()))
+            .arg("--bind-address=127.0.0.1")
+            .arg(format!("--secure-port={port}"))
+            .env("RUST_LOG", "debug")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start kube-authn");
+        let log = Arc::new(Mutex::new(String::new()));
+        let stdout = Arc::new(Mutex::new(String::new()));
+        capture(child.stderr.take().unwrap(), log.clone());
+        capture(child.stdout.take().unwrap(), stdout.clone());
+        let server = Server {
+            child,
+            port,
+            dir,
+            log,
+            stdout,
+        };
+        server.wait_ready();
+        server
+    }
+
+    fn wait_ready(&self) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if self.ca().exists() {
+                let out = self.curl(&["-o", "/dev/null", &self.url("/healthz")]);
+                if out.1 != 0 {
+                    return;
+                }
+            }
+            assert!(
+                Instant::now() < deadline,
+                "server did not start; log:\n{}",
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn log(&self) -> String {
+        self.log.lock().unwrap().clone()
+    }
+
+    fn ca(&self) -> PathBuf {
+        self.cert_dir().join("apiserver-ca.crt")
+    }
+
+    fn cert_dir(&self) -> PathBuf {
+        self.dir.path().join("certs")
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("https://127.0.0.1:{}{path}", self.port)
+    }
+
+    /// Runs curl; returns (body, HTTP status, response headers).
+    fn curl(&self, args: &[&str]) -> (String, u16, String) {
+        let headers = self.dir.path().join(format!("headers-{}", free_port()));
+        let out = Command::new("curl")
+            .args(["-sS", "--max-time", "60", "--cacert"])
+            .arg(self.ca())
+            .arg("-D")
+            .arg(&headers)
+            .args(["-w", "\n%{http_code}"])
+            .args(args)
+            .output()
+            .expect("curl is installed");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let (body, code) = text.rsplit_once('\n').unwrap_or(("", "0"));
+        let headers = std::fs::read_to_string(&headers).unwrap_or_default();
+        (body.to_owned(), code.trim().parse().unwrap_or(0), headers)
+    }
+
+    fn reqwest(&self) -> reqwest::Client {
+        let ca = std::fs::read(self.ca()).unwrap();
+        reqwest::Client::builder()
+            .tls_built_in_root_certs(false)
+            .add_root_certificate(reqwest::Certificate::from_pem(&ca).unwrap())
+            .build()
+            .unwrap()
+    }
+
+    /// The value of one Prometheus sample (`name{labels}`), 0 when absent.
+    fn metric(&self, admin_token: &str, sample: &str) -> u64 {
+        let auth = format!("Authorization: Bearer {admin_token}");
+        let (body, code, _) = self.curl(&["-H", &auth, &self.url("/metrics")]);
+        assert_eq!(code, 200, "{body}");
+        body.lines()
+            .find_map(|l| l.strip_prefix(sample)?.strip_prefix(' ')?.parse().ok())
+            .unwrap_or(0)
+    }
+}
+
+const WHOAMI: &str = r#"{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}"#;
+
+/// POSTs a SelfSubjectReview with curl (HTTP/1.1, see tests/server.rs for why).
+fn whoami_curl(server: &Server, auth: &[&str]) -> (u16, Value) {
+    let mut args = vec!["--http1.1"];
+    args.extend_from_slice(auth);
+    let url = server.url("/apis/authentication.k8s.io/v1/selfsubjectreviews");
+    args.extend([
+        "-H",
+        "Content-Type: application/json",
+        "-d",
+        WHOAMI,
+        url.as_str(),
+    ]);
+    let (body, code, _) = server.curl(&args);
+    (code, serde_json::from_str(&body).unwrap_or(Value::Null))
+}
+
+/// A CA and a client certificate signed by it (rcgen), written as PEM files into `dir`:
+/// (CA, client certificate, client key).
+fn client_pki(dir: &Path, prefix: &str, cn: &str, orgs: &[&str]) -> (PathBuf, PathBuf, PathBuf) {
+    let (ca, mut leaves) = pki(dir, prefix, &[(cn, orgs)]);
+    let (cert, key) = leaves.remove(0);
+    (ca, cert, key)
+}
+
+/// A CA (`<prefix>-ca.pem`) and one client certificate per `(cn, orgs)` signed by it
+/// (`<prefix>-<cn>.pem`, `<prefix>-<cn>.key`).
+fn pki(dir: &Path, prefix: &str, leaves: &[(&str, &[&str])]) -> (PathBuf, Vec<(PathBuf, PathBuf)>) {
+    use rcgen::{
+        BasicConstraints, CertificateParams, CertifiedIssuer, DnType, ExtendedKeyUsagePurpose,
+        IsCa, KeyPair,
+    };
+    let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params
+        .distinguished_name
+        .push(DnType::CommonName, format!("{prefix} CA"));
+    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    let ca = CertifiedIssuer::self_signed(ca_params, KeyPair::generate().unwrap()).unwrap();
+    let ca_path = dir.join(format!("{prefix}-ca.pem"));
+    std::fs::write(&ca_path, ca.pem()).unwrap();
+    let mut out = Vec::new();
+    for (cn, orgs) in leaves {
+        let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
+        params.distinguished_name.push(DnType::CommonName, *cn);
+        for o in *orgs {
+            params.distinguished_name.push(DnType::OrganizationName, *o);
+        }
+        params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
+        let key = KeyPair::generate().unwrap();
+        let cert = params.signed_by(&key, &ca).unwrap();
+        let paths = (
+            dir.join(format!("{prefix}-{cn}.pem")),
+            dir.join(format!("{prefix}-{cn}.key")),
+        );
+        std::fs::write(&paths.0, cert.pem()).unwrap();
+        std::fs::write(&paths.1, key.serialize_pem()).unwrap();
+        out.push(paths);
+    }
+    (ca_path, out)
+}
+
+fn cert_args(cert: &Path, key: &Path) -> Vec<String> {
+    vec![
+        "--cert".into(),
+        cert.display().to_string(),
+        "--key".into(),
+        key.display().to_string(),
+    ]
+}
+
+// ---------------------------------------------------------------------------------------------
+// Webhook TokenReview: instance A asks instance B.
+
+/// Instance B: a token file (admin, the webhook client, bob) and a client CA that signed a
+/// certificate for `webhook-client-cert`.
+struct Backend {
+    server: Server,
+    client_cert: PathBuf,
+    client_key: PathBuf,
+}
+
+fn start_backend(extra: &[&str]) -> Backend {
+    let dir = tempfile::tempdir().unwrap();
+    let tokens = dir.path().join("tokens.csv");
+    std::fs::write(
+        &tokens,
+        format!(
+            "{ADMIN_TOKEN},admin,1,\"system:masters\"\n\
+             {WEBHOOK_CLIENT_TOKEN},client,2,\"system:auth-delegator\"\n\
+             {BOB_TOKEN},bob,3,\"team-b,on-call\"\n"
+        ),
+    )
+    .unwrap();
+    let (ca, client_cert, client_key) =
+        client_pki(dir.path(), "b-clients", "client", &["delegators"]);
+    let mut args = vec![
+        format!("--token-auth-file={}", tokens.display()),
+        format!("--client-ca-file={}", ca.display()),
+    ];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    Backend {
+        server: Server::spawn(dir, &args),
+        client_cert,
+        client_key,
+    }
+}
+
+/// How A authenticates to B.
+#[derive(Clone, Copy, Debug)]
+enum Caller<'a> {
+    Token(&'a str),
+    ClientCert,
+}
+
+/// Writes A's webhook kubeconfig (pointing at B's `version` tokenreviews) into `dir`.
+fn webhook_kubeconfig(dir: &Path, backend: &Backend, version: &str, caller: Caller<'_>) -> PathBuf {
+    let user = match caller {
+        Caller::Token(t) => format!("    token: {t}\n"),
+        Caller::ClientCert => format!(
+            "    client-certificate: {}\n    client-key: {}\n",
+            backend.client_cert.display(),
+            backend.client_key.display()
+        ),
+    };
+    let config = format!(
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: b\n  cluster:\n    server: {}\n    certificate-authority: {}\nusers:\n- name: a\n  user:\n{user}contexts:\n- name: webhook\n  context:\n    cluster: b\n    user: a\ncurrent-context: webhook\n",
+        backend.server.url(&format!(
+            "/apis/authentication.k8s.io/{version}/tokenreviews"
+        )),
+        backend.server.ca().display(),
+    );
+    let path = dir.join("webhook.kubeconfig");
+    std::fs::write(&path, config).unwrap();
+    path
+}
+
+fn start_frontend(backend: &Backend, version: &str, caller: Caller<'_>, extra: &[&str]) -> Server {
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = webhook_kubeconfig(dir.path(), backend, version, caller);
+    let mut args = vec![
+        format!(
+            "--authentication-token-webhook-config-file={}",
+            kubeconfig.display()
+        ),
+        format!("--authentication-token-webhook-version={version}"),
+    ];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    Server::spawn(dir, &args)
+}
+
+#[test]
+fn webhook_two_chained_instances() {
+    let backend = start_backend(&[]);
+    type Case<'a> = (&'a str, Caller<'a>, &'a str);
+    let cases: [Case<'_>; 4] = [
+        ("v1beta1", Caller::Token(WEBHOOK_CLIENT_TOKEN), "client"),
+        ("v1", Caller::Token(WEBHOOK_CLIENT_TOKEN), "client"),
+        ("v1beta1", Caller::ClientCert, "client"),
+        ("v1", Caller::ClientCert, "client"),
+    ];
+    // B counts authenticated callers by name (kube's compressUsername keeps `client`, the name both credentials carry),
+    // so the caller's counter at B is the number of reviews A sent.
+    let calls = |caller: &str| {
+        backend.server.metric(
+            ADMIN_TOKEN,
+            &format!("authenticated_user_requests{{username=\"{caller}\"}}"),
+        )
+    };
+    for (version, caller, caller_name) in cases {
+        let case = format!("{version} {caller:?}");
+        let frontend = start_frontend(&backend, version, caller, &[]);
+        let before = calls(caller_name);
+
+        // A token only B knows: B's user, as B's chain saw it.
+        let bob = format!("Authorization: Bearer {BOB_TOKEN}");
+        let (code, body) = whoami_curl(&frontend, &["-H", &bob]);
+        assert_eq!(code, 201, "{case}: {body}\n{}", frontend.log());
+        let user = &body["status"]["userInfo"];
+        assert_eq!(user["username"], "bob", "{case}");
+        assert_eq!(user["uid"], "3", "{case}");
+        assert_eq!(
+            user["groups"],
+            json!(["team-b", "on-call", "system:authenticated"]),
+            "{case}"
+        );
+        assert_eq!(calls(caller_name), before + 1, "{case}: one review at B");
+
+        // Again: answered from A's webhook cache (2m), B is not asked.
+        let (code, _) = whoami_curl(&frontend, &["-H", &bob]);
+        assert_eq!(code, 201, "{case}");
+        assert_eq!(calls(caller_name), before + 1, "{case}: cached");
+
+        // An unknown token: B answers `authenticated: false` with B's chain error
+        // (`invalid bearer token`, as kube-apiserver's TokenReview does), so A answers 401.
+        let (code, body) = whoami_curl(&frontend, &["-H", "Authorization: Bearer nobody-knows-me"]);
+        assert_eq!(code, 401, "{case}: {body}");
+        assert_eq!(body["reason"], "Unauthorized", "{case}");
+        assert_eq!(calls(caller_name), before + 2, "{case}: B was asked");
+        // Errors are never cached by the webhook cache (cacheErrs=false): B is asked again.
+        let (code, _) = whoami_curl(&frontend, &["-H", "Authorization: Bearer nobody-knows-me"]);
+        assert_eq!(code, 401, "{case}");
+        assert_eq!(calls(caller_name), before + 3, "{case}: error not cached");
+
+        // Over reqwest (HTTP/2), TokenReview at A delegates to B as well.
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let review: Value = rt.block_on(async {
+            frontend
+                .reqwest()
+                .post(frontend.url("/apis/authentication.k8s.io/v1/tokenreviews"))
+                .bearer_auth(BOB_TOKEN)
+                .json(&json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview", "spec": {"token": BOB_TOKEN}}))
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap()
+        });
+        assert_eq!(review["status"]["authenticated"], true, "{case}: {review}");
+        assert_eq!(review["status"]["user"]["username"], "bob", "{case}");
+        // No secret in A's log.
+        let log = frontend.log();
+        for secret in [BOB_TOKEN, WEBHOOK_CLIENT_TOKEN, "nobody-knows-me"] {
+            assert!(!log.contains(secret), "{case}: {secret} in A's log:\n{log}");
+        }
+    }
+}
+
+#[test]
+fn webhook_audiences_follow_kube_apiserver() {
+    // A has API audiences, so its reviews carry `spec.audiences`. A backend whose token file is
+    // audience-agnostic with other (or no) API audiences has no opinion for those audiences, as
+    // kube-apiserver's WrapAudienceAgnosticToken: the user is unknown and A answers 401.
+    let bob = format!("Authorization: Bearer {BOB_TOKEN}");
+    for (name, backend_args, want) in [
+        ("backend without API audiences", vec![], 401),
+        (
+            "backend with other API audiences",
+            vec!["--api-audiences=https://b.example"],
+            401,
+        ),
+        (
+            "backend that shares A's audience",
+            vec!["--api-audiences=https://b.example,https://a.example"],
+            201,
+        ),
+    ] {
+        let backend = start_backend(&backend_args);
+        let frontend = start_frontend(
+            &backend,
+            "v1",
+            Caller::Token(WEBHOOK_CLIENT_TOKEN),
+            &["--api-audiences=https://a.example"],
+        );
+        let (code, body) = whoami_curl(&frontend, &["-H", &bob]);
+        assert_eq!(code, want, "{name}: {body}");
+        if want == 201 {
+            assert_eq!(body["status"]["userInfo"]["username"], "bob", "{name}");
+            // TokenReview at A: the audiences A asked for, as B confirmed them.
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            let review: Value = rt.block_on(async {
+                frontend
+                    .reqwest()
+                    .post(frontend.url("/apis/authentication.k8s.io/v1/tokenreviews"))
+                    .bearer_auth(BOB_TOKEN)
+                    .json(&json!({"spec": {"token": BOB_TOKEN}}))
+                    .send()
+                    .await
+                    .unwrap()
+                    .json()
+                    .await
+                    .unwrap()
+            });
+            assert_eq!(
+                review["status"]["audiences"],
+                json!(["https://a.example"]),
+                "{review}"
+            );
+        }
+    }
+}
+
+#[test]
+fn webhook_rejected_caller_credential_is_401_and_logged() {
+    let backend = start_backend(&[]);
+    let frontend = start_frontend(&backend, "v1", Caller::Token("not-a-token-b-knows"), &[]);
+    let bob = format!("Authorization: Bearer {BOB_TOKEN}");
+    let (code, body) = whoami_curl(&frontend, &["-H", &bob]);
+    assert_eq!(code, 401, "{body}");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !frontend
+        .log()
+        .contains("Failed to make webhook authenticator request")
+    {
+        assert!(
+            Instant::now() < deadline,
+            "webhook error not logged:\n{}",
+            frontend.log()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let log = frontend.log();
+    assert!(
+        log.contains("the server has asked for the client to provide credentials"),
+        "{log}"
+    );
+    assert!(
+        !log.contains("not-a-token-b-knows") && !log.contains(BOB_TOKEN),
+        "{log}"
+    );
+    // B refused A's credential: no caller but the admin reading metrics ever authenticated.
+    assert_eq!(
+        backend.server.metric(
+            ADMIN_TOKEN,
+            "authenticated_user_requests{username=\"client\"}"
+        ),
+        0
+    );
+    assert!(
+        backend
+            .server
+            .metric(ADMIN_TOKEN, "authentication_attempts{result=\"error\"}")
+            >= 1
+    );
+}
+
+#[test]
+fn webhook_backend_down_is_401_in_bounded_time() {
+    let mut backend = start_backend(&[]);
+    let frontend = start_frontend(
+        &backend,
+        "v1beta1",
+        Caller::Token(WEBHOOK_CLIENT_TOKEN),
+        &[],
+    );
+    let _ = backend.server.child.kill();
+    let _ = backend.server.child.wait();
+    let bob = format!("Authorization: Bearer {BOB_TOKEN}");
+    let started = Instant::now();
+    let (code, body) = whoami_curl(&frontend, &["-H", &bob]);
+    let took = started.elapsed();
+    assert_eq!(code, 401, "{body}");
+    // A refused connection is not retried (kube-apiserver's rule), so this is fast; the review
+    // deadline (30 s) bounds every other failure.
+    assert!(took < Duration::from_secs(10), "took {took:?}");
+    std::thread::sleep(Duration::from_millis(200));
+    let log = frontend.log();
+    assert!(
+        log.contains("Failed to make webhook authenticator request"),
+        "{log}"
+    );
+}
+
+#[test]
+fn webhook_hanging_backend_is_401_within_the_review_deadline() {
+    // B accepts connections and never answers (not even the TLS handshake). A's outbound
+    // connect (TCP + TLS) times out after 10 s and the whole review, retries included, has a
+    // 30 s deadline (kube-authn's bounds; see docs/compatibility.md): a 401, never a hang.
+    let backend = start_backend(&[]);
+    let hang = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = hang.local_addr().unwrap().port();
+    let held = Arc::new(Mutex::new(Vec::new()));
+    {
+        let held = held.clone();
+        std::thread::spawn(move || {
+            for conn in hang.incoming().map_while(Result::ok) {
+                held.lock().unwrap().push(conn);
+            }
+        });
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = webhook_kubeconfig(
+        dir.path(),
+        &backend,
+        "v1",
+        Caller::Token(WEBHOOK_CLIENT_TOKEN),
+    );
+    let config = std::fs::read_to_string(&kubeconfig).unwrap().replace(
+        &format!("127.0.0.1:{}", backend.server.port),
+        &format!("127.0.0.1:{port}"),
+    );
+    std::fs::write(&kubeconfig, config).unwrap();
+    let frontend = Server::spawn(
+        dir,
+        &[format!(
+            "--authentication-token-webhook-config-file={}",
+            kubeconfig.display()
+        )],
+    );
+    let bob = format!("Authorization: Bearer {BOB_TOKEN}");
+    let started = Instant::now();
+    let (code, body) = whoami_curl(&frontend, &["-H", &bob]);
+    let took = started.elapsed();
+    assert_eq!(code, 401, "{body}");
+    assert!(took < Duration::from_secs(40), "took {took:?}");
+    assert!(!held.lock().unwrap().is_empty(), "A never connected");
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(
+        frontend
+            .log()
+            .contains("Failed to make webhook authenticator request"),
+        "{}",
+        frontend.log()
+    );
+}
+
+#[test]
+fn webhook_startup_errors_name_the_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("webhook.kubeconfig");
+    std::fs::write(
+        &kubeconfig,
+        "clusters:\n- name: b\n  cluster:\n    server: https://127.0.0.1:1/\n",
+    )
+    .unwrap();
+    type Case = (&'static str, Vec<String>, &'static str);
+    let cases: Vec<Case> = vec![
+        (
+            "missing kubeconfig",
+            vec!["--authentication-token-webhook-config-file=/nonexistent/kubeconfig".into()],
+            "--authentication-token-webhook-config-file",
+        ),
+        (
+            "bad version",
+            vec![
+                format!(
+                    "--authentication-token-webhook-config-file={}",
+                    kubeconfig.display()
+                ),
+                "--authentication-token-webhook-version=v2".into(),
+            ],
+            r#"unsupported authentication webhook version "v2", supported versions are "v1", "v1beta1""#,
+        ),
+        (
+            "bad ttl",
+            vec!["--authentication-token-webhook-cache-ttl=2 minutes".into()],
+            "time: ",
+        ),
+    ];
+    for (name, args, want) in cases {
+        let out = Command::new(env!("CARGO_BIN_EXE_kube-authn"))
+            .arg("serve")
+            .args(&args)
+            .arg(format!("--cert-dir={}", dir.path().join("certs").display()))
+            .arg("--secure-port=0")
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "case {name} should fail");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(want), "case {name}: {stderr}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Request-header front proxy.
+
+#[test]
+fn front_proxy_headers_need_the_proxy_certificate() {
+    let dir = tempfile::tempdir().unwrap();
+    let (proxy_ca, proxies) = pki(
+        dir.path(),
+        "front-proxy",
+        &[("front-proxy-client", &[]), ("evil-proxy", &[])],
+    );
+    let (client_ca, clients) = pki(dir.path(), "clients", &[("carol", &["qa"])]);
+    let args = vec![
+        format!("--requestheader-client-ca-file={}", proxy_ca.display()),
+        "--requestheader-allowed-names=front-proxy-client".into(),
+        // What kubeadm sets (kube-apiserver's defaults are empty).
+        "--requestheader-username-headers=X-Remote-User".into(),
+        "--requestheader-uid-headers=X-Remote-Uid".into(),
+        "--requestheader-group-headers=X-Remote-Group".into(),
+        "--requestheader-extra-headers-prefix=X-Remote-Extra-".into(),
+        format!("--client-ca-file={}", client_ca.display()),
+    ];
+    let server = Server::spawn(dir, &args);
+    let identity = [
+        "-H",
+        "X-Remote-User: alice",
+        "-H",
+        "X-Remote-Uid: uid-42",
+        "-H",
+        "X-Remote-Group: admins",
+        "-H",
+        "X-Remote-Group: ops",
+        "-H",
+        "X-Remote-Extra-Scopes: read",
+        "-H",
+        "X-Remote-Extra-Scopes: write",
+        "-H",
+        "X-Remote-Extra-Acme.com%2Fteam: blue",
+    ];
+    let with = |cert: Option<&(PathBuf, PathBuf)>, headers: &[&str]| {
+        let mut args: Vec<String> = cert.map(|(c, k)| cert_args(c, k)).unwrap_or_default();
+        args.extend(headers.iter().map(|s| s.to_string()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        whoami_curl(&server, &args)
+    };
+
+    // The proxy certificate with an allowed CN: the headers are the identity.
+    let (code, body) = with(Some(&proxies[0]), &identity);
+    assert_eq!(code, 201, "{body}\n{}", server.log());
+    let user = &body["status"]["userInfo"];
+    assert_eq!(user["username"], "alice");
+    assert_eq!(user["uid"], "uid-42");
+    assert_eq!(
+        user["groups"],
+        json!(["admins", "ops", "system:authenticated"])
+    );
+    assert_eq!(
+        user["extra"],
+        json!({"scopes": ["read", "write"], "acme.com/team": ["blue"]})
+    );
+
+    // The same headers without a certificate: nobody vouches for them, the request is
+    // anonymous (which SelfSubjectReview refuses with 403).
+    let (code, body) = with(None, &identity);
+    assert_eq!(code, 403, "{body}");
+    assert!(
+        body["message"]
+            .as_str()
+            .unwrap()
+            .contains("system:anonymous"),
+        "{body}"
+    );
+
+    // The same headers with an ordinary client certificate: the certificate's user, headers
+    // ignored.
+    let (code, body) = with(Some(&clients[0]), &identity);
+    assert_eq!(code, 201, "{body}");
+    assert_eq!(body["status"]["userInfo"]["username"], "carol");
+    assert_eq!(
+        body["status"]["userInfo"]["groups"],
+        json!(["qa", "system:authenticated"])
+    );
+
+    // A certificate from the proxy CA with a CN that is not allowed: 401, never anonymous.
+    let (code, body) = with(Some(&proxies[1]), &identity);
+    assert_eq!(code, 401, "{body}");
+    assert!(
+        server
+            .log()
+            .contains("x509: subject with cn=evil-proxy is not in the allowed list"),
+        "{}",
+        server.log()
+    );
+
+    // The proxy certificate without a user header: the front proxy has no opinion, the
+    // certificate is not a client certificate (other CA) → 401, as kube-apiserver.
+    let (code, body) = with(Some(&proxies[0]), &["-H", "X-Remote-Group: admins"]);
+    assert_eq!(code, 401, "{body}");
+}
+
+#[test]
+fn front_proxy_ca_is_offered_in_the_handshake() {
+    let dir = tempfile::tempdir().unwrap();
+    let (proxy_ca, _) = pki(dir.path(), "front-proxy", &[]);
+    let (client_ca, _) = pki(dir.path(), "clients", &[]);
+    for (name, args, want) in [
+        (
+            "request-header CA only",
+            vec![
+                format!("--requestheader-client-ca-file={}", proxy_ca.display()),
+                "--requestheader-username-headers=X-Remote-User".into(),
+            ],
+            vec!["front-proxy CA"],
+        ),
+        (
+            "both CAs",
+            vec![
+                format!("--requestheader-client-ca-file={}", proxy_ca.display()),
+                format!("--client-ca-file={}", client_ca.display()),
+            ],
+            vec!["front-proxy CA", "clients CA"],
+        ),
+    ] {
+        let server = Server::spawn(tempfile::tempdir().unwrap(), &args);
+        let out = Command::new("openssl")
+            .args(["s_client", "-connect"])
+            .arg(format!("127.0.0.1:{}", server.port))
+            .stdin(Stdio::null())
+            .output()
+            .expect("openssl is installed");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let (_, names) = text
+            .split_once("Acceptable client certificate CA names")
+            .unwrap_or_else(|| panic!("{name}: no CA names offered:\n{text}"));
+        for ca in want {
+            assert!(names.contains(ca), "{name}: {ca} not offered:\n{names}");
+        }
+    }
+}
+
+/// Waits for `serve --dev` to print a curl line matching `pred`, runs it with sh, returns the
+/// parsed JSON answer.
+fn run_printed_line(server: &Server, pred: impl Fn(&str) -> bool) -> (String, Value) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let line = loop {
+        let out = server.stdout.lock().unwrap().clone();
+        if let Some(line) = out.lines().find(|l| l.starts_with("curl") && pred(l)) {
+            break line.to_owned();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no such curl line printed:\n{out}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!("{line} -sS"))
+        .output()
+        .unwrap();
+    let body = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    (
+        format!("{line}\n{}", String::from_utf8_lossy(&out.stderr)),
+        body,
+    )
+}
+
+#[test]
+fn dev_mode_prints_certificate_front_proxy_and_service_account_commands_that_work() {
+    let server = Server::spawn(tempfile::tempdir().unwrap(), &["--dev".to_string()]);
+    let certs = server.cert_dir();
+    for file in [
+        "dev-client-ca.crt",
+        "dev-client.crt",
+        "dev-client.key",
+        "front-proxy-ca.crt",
+        "front-proxy-client.crt",
+        "front-proxy-client.key",
+    ] {
+        assert!(
+            certs.join(file).exists(),
+            "{file} not in {}",
+            certs.display()
+        );
+    }
+    let (line, body) = run_printed_line(&server, |l| {
+        l.contains("dev-client.crt") && l.contains("selfsubjectreviews")
+    });
+    assert_eq!(
+        body["status"]["userInfo"]["username"], "dev-cert-user",
+        "{line}"
+    );
+    assert_eq!(
+        body["status"]["userInfo"]["groups"],
+        json!(["developers", "system:authenticated"]),
+        "{line}"
+    );
+    let (line, body) = run_printed_line(&server, |l| {
+        l.contains("front-proxy-client.crt") && l.contains("X-Remote-User")
+    });
+    let user = &body["status"]["userInfo"];
+    assert_eq!(user["username"], "alice", "{line}");
+    assert_eq!(
+        user["groups"],
+        json!(["admins", "system:authenticated"]),
+        "{line}"
+    );
+    assert_eq!(user["extra"], json!({"scopes": ["read"]}), "{line}");
+    // The service-account line mints its token with `kube-authn dev-token` (ES256, the dev key).
+    let (line, body) = run_printed_line(&server, |l| l.contains("dev-token"));
+    let user = &body["status"]["userInfo"];
+    assert_eq!(
+        user["username"], "system:serviceaccount:default:demo",
+        "{line}"
+    );
+    assert_eq!(
+        user["groups"],
+        json!([
+            "system:serviceaccounts",
+            "system:serviceaccounts:default",
+            "system:authenticated"
+        ]),
+        "{line}"
+    );
+    assert!(
+        user["extra"]["authentication.kubernetes.io/credential-id"][0]
+            .as_str()
+            .is_some_and(|id| id.starts_with("JTI=")),
+        "{line}: {body}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Service-account tokens, minted by PyJWT (an independent JOSE implementation).
+
+/// Generates an RSA-2048 key, an EC P-256 key and a rogue RSA key with pyca/cryptography (public
+/// halves written as `rsa_pub.pem`, `ec_pub.pem` into `dir`), then mints one token per request
+/// with PyJWT: `{"key": "rsa"|"ec"|"rogue", "alg": "RS256"|"ES256", "claims": {…}}`, headers
+/// `{"alg", "kid": Kubernetes' key id}` as kube-apiserver mints them.
+const PYJWT_MINT: &str = r#"
+import base64, hashlib, json, os, sys
+import jwt
+from cryptography.hazmat.primitives import serialization as s
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
+d = sys.argv[1]
+keys = {"rsa": rsa.generate_private_key(65537, 2048), "ec": ec.generate_private_key(ec.SECP256R1()),
+        "rogue": rsa.generate_private_key(65537, 2048)}
+spki = lambda k: k.public_key().public_bytes(s.Encoding.PEM, s.PublicFormat.SubjectPublicKeyInfo)
+open(os.path.join(d, "rsa_pub.pem"), "wb").write(spki(keys["rsa"]))
+open(os.path.join(d, "ec_pub.pem"), "wb").write(spki(keys["ec"]))
+# Private halves in Kubernetes' usual encodings (PKCS#1 RSA, SEC1 EC) for `kube-authn dev-token`.
+trad = lambda k: k.private_bytes(s.Encoding.PEM, s.PrivateFormat.TraditionalOpenSSL, s.NoEncryption())
+open(os.path.join(d, "rsa.pem"), "wb").write(trad(keys["rsa"]))
+open(os.path.join(d, "ec.pem"), "wb").write(trad(keys["ec"]))
+for req in json.load(sys.stdin):
+    k = keys[req["key"]]
+    der = k.public_key().public_bytes(s.Encoding.DER, s.PublicFormat.SubjectPublicKeyInfo)
+    kid = base64.urlsafe_b64encode(hashlib.sha256(der).digest()).rstrip(b"=").decode()
+    print(jwt.encode(req["claims"], k, algorithm=req["alg"], headers={"kid": kid}))
+"#;
+
+fn have_pyjwt() -> bool {
+    let ok = Command::new("python3")
+        .args(["-c", "import jwt, cryptography"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        eprintln!(
+            "\n*** SKIPPED: python3 with PyJWT and cryptography is not installed (ci/install-test-tools.sh installs them) ***\n"
+        );
+    }
+    ok
+}
+
+fn mint(dir: &Path, requests: &Value) -> Vec<String> {
+    let mut child = Command::new("python3")
+        .arg("-c")
+        .arg(PYJWT_MINT)
+        .arg(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write as _;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(requests.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn service_account_tokens_minted_by_pyjwt() {
+    if !have_pyjwt() {
+        return;
+    }
+    const ISSUER: &str = "https://issuer.example";
+    const OLD_ISSUER: &str = "https://old-issuer.example";
+    let dir = tempfile::tempdir().unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let bound = |iss: &str, aud: &[&str], ns: &str, name: &str, iat: u64, exp: u64| {
+        json!({
+            "aud": aud, "exp": exp, "iat": iat, "nbf": iat, "iss": iss,
+            "jti": format!("jti-{name}"),
+            "sub": format!("system:serviceaccount:{ns}:{name}"),
+            "kubernetes.io": {
+                "namespace": ns,
+                "serviceaccount": {"name": name, "uid": format!("uid-{name}")},
+                "pod": {"name": format!("{name}-pod"), "uid": format!("pod-uid-{name}")},
+            },
+        })
+    };
+    let legacy = json!({
+        "iss": "kubernetes/serviceaccount",
+        "sub": "system:serviceaccount:ns2:deployer",
+        "kubernetes.io/serviceaccount/namespace": "ns2",
+        "kubernetes.io/serviceaccount/secret.name": "deployer-token-x2x9z",
+        "kubernetes.io/serviceaccount/service-account.name": "deployer",
+        "kubernetes.io/serviceaccount/service-account.uid": "uid-deployer",
+    });
+    // (case, key, alg, claims, expected user or None for 401)
+    type Case = (
+        &'static str,
+        &'static str,
+        &'static str,
+        Value,
+        Option<Value>,
+    );
+    let cases: Vec<Case> = vec![
+        (
+            "bound RS256, first issuer, pod-bound",
+            "rsa",
+            "RS256",
+            bound(ISSUER, &[ISSUER], "ns1", "builder", now, now + 3600),
+            Some(json!({
+                "username": "system:serviceaccount:ns1:builder",
+                "uid": "uid-builder",
+                "groups": ["system:serviceaccounts", "system:serviceaccounts:ns1", "system:authenticated"],
+                "extra": {
+                    "authentication.kubernetes.io/pod-name": ["builder-pod"],
+                    "authentication.kubernetes.io/pod-uid": ["pod-uid-builder"],
+                    "authentication.kubernetes.io/credential-id": ["JTI=jti-builder"],
+                },
+            })),
+        ),
+        (
+            "bound ES256, second issuer and audience",
+            "ec",
+            "ES256",
+            bound(OLD_ISSUER, &[OLD_ISSUER], "ns3", "runner", now, now + 3600),
+            Some(json!({
+                "username": "system:serviceaccount:ns3:runner",
+                "uid": "uid-runner",
+                "groups": ["system:serviceaccounts", "system:serviceaccounts:ns3", "system:authenticated"],
+                "extra": {
+                    "authentication.kubernetes.io/pod-name": ["runner-pod"],
+                    "authentication.kubernetes.io/pod-uid": ["pod-uid-runner"],
+                    "authentication.kubernetes.io/credential-id": ["JTI=jti-runner"],
+                },
+            })),
+        ),
+        (
+            "legacy secret-based token",
+            "rsa",
+            "RS256",
+            legacy,
+            Some(json!({
+                "username": "system:serviceaccount:ns2:deployer",
+                "uid": "uid-deployer",
+                "groups": ["system:serviceaccounts", "system:serviceaccounts:ns2", "system:authenticated"],
+            })),
+        ),
+        (
+            "wrong issuer",
+            "rsa",
+            "RS256",
+            bound(
+                "https://evil.example",
+                &[ISSUER],
+                "ns1",
+                "builder",
+                now,
+                now + 3600,
+            ),
+            None,
+        ),
+        (
+            "audience that is not an API audience",
+            "rsa",
+            "RS256",
+            bound(
+                ISSUER,
+                &["https://other-api"],
+                "ns1",
+                "builder",
+                now,
+                now + 3600,
+            ),
+            None,
+        ),
+        (
+            "expired (beyond the 60 s leeway)",
+            "rsa",
+            "RS256",
+            bound(ISSUER, &[ISSUER], "ns1", "builder", now - 7200, now - 120),
+            None,
+        ),
+        (
+            "signed by a key the server does not have",
+            "rogue",
+            "RS256",
+            bound(ISSUER, &[ISSUER], "ns1", "builder", now, now + 3600),
+            None,
+        ),
+    ];
+    let requests: Vec<Value> = cases
+        .iter()
+        .map(|(_, key, alg, claims, _)| json!({"key": key, "alg": alg, "claims": claims}))
+        .collect();
+    let tokens = mint(dir.path(), &Value::Array(requests));
+    assert_eq!(tokens.len(), cases.len());
+    // `kube-authn dev-token` with the same (pyca-generated) private keys: RS256 and ES256.
+    let dev_tokens: Vec<(String, String)> = [("rsa.pem", "tool-rsa"), ("ec.pem", "tool-ec")]
+        .iter()
+        .map(|(key, name)| {
+            let out = Command::new(env!("CARGO_BIN_EXE_kube-authn"))
+                .args([
+                    "dev-token",
+                    "--issuer",
+                    ISSUER,
+                    "--namespace",
+                    "ns9",
+                    "--name",
+                    name,
+                ])
+                .arg("--key-file")
+                .arg(dir.path().join(key))
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            (
+                name.to_string(),
+                String::from_utf8(out.stdout).unwrap().trim().to_owned(),
+            )
+        })
+        .collect();
+    let args = vec![
+        format!(
+            "--service-account-key-file={}",
+            dir.path().join("rsa_pub.pem").display()
+        ),
+        format!(
+            "--service-account-key-file={}",
+            dir.path().join("ec_pub.pem").display()
+        ),
+        format!("--service-account-issuer={ISSUER}"),
+        format!("--service-account-issuer={OLD_ISSUER}"),
+        "--service-account-lookup=false".into(),
+    ];
+    let server = Server::spawn(dir, &args);
+    for ((name, _, _, _, want), token) in cases.iter().zip(&tokens) {
+        let auth = format!("Authorization: Bearer {token}");
+        let (code, body) = whoami_curl(&server, &["-H", &auth]);
+        match want {
+            Some(user) => {
+                assert_eq!(code, 201, "{name}: {body}\n{}", server.log());
+                let got = &body["status"]["userInfo"];
+                for field in ["username", "uid", "groups"] {
+                    assert_eq!(got[field], user[field], "{name}: {field}");
+                }
+                if let Some(extra) = user.get("extra") {
+                    assert_eq!(&got["extra"], extra, "{name}: extra");
+                }
+            }
+            None => {
+                assert_eq!(code, 401, "{name}: {body}");
+                assert_eq!(body["reason"], "Unauthorized", "{name}");
+            }
+        }
+    }
+    for (name, token) in &dev_tokens {
+        let auth = format!("Authorization: Bearer {token}");
+        let (code, body) = whoami_curl(&server, &["-H", &auth]);
+        assert_eq!(code, 201, "dev-token {name}: {body}\n{}", server.log());
+        assert_eq!(
+            body["status"]["userInfo"]["username"],
+            format!("system:serviceaccount:ns9:{name}")
+        );
+    }
+    // The TokenReview view of the first token: audiences are the API audiences (the issuers).
+    let admin = &tokens[0];
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let review: Value = rt.block_on(async {
+        server
+            .reqwest()
+            .post(server.url("/apis/authentication.k8s.io/v1/tokenreviews"))
+            .bearer_auth(admin)
+            .json(&json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview", "spec": {"token": tokens[1]}}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    });
+    assert_eq!(review["status"]["authenticated"], true, "{review}");
+    assert_eq!(
+        review["status"]["audiences"],
+        json!([OLD_ISSUER]),
+        "{review}"
+    );
+    let log = server.log();
+    for token in &tokens {
+        let signature = token.rsplit('.').next().unwrap();
+        assert!(!log.contains(signature), "a token reached the log:\n{log}");
+    }
+}
+
+#[test]
+fn service_account_startup_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = dir.path().join("sa.pub");
+    std::fs::write(
+        &key,
+        "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEH6cuzP8XuD5wal6wf9M6xDljTOPL\nX2i8uIp/C/ASqiIGUeeKQtX0/IR3qCXyThP/dbCiHrF3v1cuhBOHY8CLVg==\n-----END PUBLIC KEY-----\n",
+    )
+    .unwrap();
+    let key_flag = format!("--service-account-key-file={}", key.display());
+    type Case = (&'static str, Vec<String>, &'static str);
+    let cases: Vec<Case> = vec![
+        (
+            "lookup left at its default",
+            vec![
+                key_flag.clone(),
+                "--service-account-issuer=https://i".into(),
+            ],
+            "set --service-account-lookup=false",
+        ),
+        (
+            "keys without an issuer",
+            vec![key_flag.clone(), "--service-account-lookup=false".into()],
+            "service-account-issuer is a required flag",
+        ),
+        (
+            "issuer without keys",
+            vec!["--service-account-issuer=https://i".into()],
+            "either `--service-account-key-file` or `--service-account-signing-endpoint` must be set",
+        ),
+        (
+            "duplicate issuer",
+            vec![
+                key_flag.clone(),
+                "--service-account-lookup=false".into(),
+                "--service-account-issuer=https://i".into(),
+                "--service-account-issuer=https://i".into(),
+            ],
+            r#"service-account-issuer "https://i" is already specified"#,
+        ),
+        (
+            "missing key file",
+            vec![
+                "--service-account-key-file=/nonexistent/sa.pub".into(),
+                "--service-account-issuer=https://i".into(),
+                "--service-account-lookup=false".into(),
+            ],
+            "error reading public key file /nonexistent/sa.pub",
+        ),
+    ];
+    for (name, args, want) in cases {
+        let out = Command::new(env!("CARGO_BIN_EXE_kube-authn"))
+            .arg("serve")
+            .args(&args)
+            .arg(format!("--cert-dir={}", dir.path().join("certs").display()))
+            .arg("--secure-port=0")
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "case {name} should fail");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(want), "case {name}: {stderr}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Documentation.
+
+#[test]
+fn readme_flag_table_matches_help() {
+    let out = Command::new(env!("CARGO_BIN_EXE_kube-authn"))
+        .args(["serve", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8(out.stdout).unwrap();
+    let in_help: std::collections::BTreeSet<String> = help
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("--"))
+        .map(|l| {
+            let end = l
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+                .unwrap_or(l.len());
+            format!("--{}", &l[..end])
+        })
+        .filter(|f| f != "--help")
+        .collect();
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let table = readme
+        .split("### Supported flags")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("README has a flag table");
+    let in_readme: std::collections::BTreeSet<String> = table
+        .lines()
+        .filter(|l| l.starts_with("| `--"))
+        .flat_map(|l| {
+            let first = l.split('|').nth(1).unwrap_or_default();
+            first
+                .split('`')
+                .filter(|s| s.starts_with("--"))
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert_eq!(
+        in_help, in_readme,
+        "README's flag table and `serve --help` disagree"
+    );
+}
