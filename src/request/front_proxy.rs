@@ -168,7 +168,7 @@ fn header_names(list: &[String]) -> Result<Box<[HeaderName]>, ConfigError> {
 }
 
 /// Authenticates requests from an authenticating front proxy (kube-apiserver's aggregator,
-/// or any proxy with a request-header client certificate). See the [module docs](self).
+/// or any proxy with a request-header client certificate). See the [`request` module docs](crate::request).
 ///
 /// ```
 /// use kube_authn::request::{FrontProxy, RequestHeaderConfig};
