@@ -213,6 +213,8 @@ fn k8s_x509_vectors_and_go_differences() {
     );
     let rsa1024_root = pki.ca("rsa1024-root", Key::Rsa(1024));
     let rsa1024_leaf = pki.leaf("rsa1024-leaf", "/CN=rsa1024", &rsa1024_root);
+    let rsa8200_root = pki.ca("rsa8200-root", Key::Pem(RSA_8200_KEY));
+    let rsa8200_leaf = pki.leaf("rsa8200-leaf", "/CN=rsa8200", &rsa8200_root);
     let sha1_leaf = pki.issue(
         "sha1-leaf",
         Spec {
@@ -378,6 +380,12 @@ fn k8s_x509_vectors_and_go_differences() {
             "DIFFERENCE: RSA-1024 chain",
             auth(&bundle(&[&rsa1024_root])),
             vec![&rsa1024_leaf],
+            Want::ErrContains("RSA keys must be 2048 to 8192 bits"),
+        ),
+        (
+            "RSA-8200 issuer (above the 8192-bit cap), real key",
+            auth(&bundle(&[&rsa8200_root])),
+            vec![&rsa8200_leaf],
             Want::ErrContains("RSA keys must be 2048 to 8192 bits"),
         ),
         (

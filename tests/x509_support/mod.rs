@@ -17,7 +17,12 @@ pub const UID_OID: &str = "1.3.6.1.4.1.57683.2";
 pub enum Key {
     P256,
     Rsa(u32),
+    /// A checked-in test key (PKCS#8 PEM), for sizes too slow to generate per run.
+    Pem(&'static str),
 }
+
+/// A real 8200-bit RSA key (test material only; generating one takes 30 s or more).
+pub const RSA_8200_KEY: &str = include_str!("rsa8200.key");
 
 pub struct Pki {
     pub dir: tempfile::TempDir,
@@ -97,6 +102,10 @@ impl Pki {
 
     fn genkey(&self, name: &str, key: Key) -> PathBuf {
         let path = self.path(&format!("{name}.key"));
+        if let Key::Pem(pem) = key {
+            std::fs::write(&path, pem).unwrap();
+            return path;
+        }
         let mut cmd = Command::new("openssl");
         cmd.arg("genpkey").arg("-out").arg(&path);
         match key {
@@ -107,6 +116,7 @@ impl Pki {
                 "-pkeyopt",
                 &format!("rsa_keygen_bits:{bits}"),
             ]),
+            Key::Pem(_) => unreachable!("written above"),
         };
         run(&mut cmd);
         path
