@@ -1,6 +1,5 @@
 //! The user of a verified leaf certificate (k8s `CommonNameUserConversion`).
 
-use std::fmt::Write as _;
 
 use super::der::{self, Tlv};
 use super::verify::err;
@@ -161,10 +160,12 @@ pub(crate) fn user_from_leaf(cert: &[u8]) -> Result<Option<UserInfo>, Error> {
 /// `X509SHA256=<lower-case hex SHA-256 of the DER certificate>`.
 pub(crate) fn credential_id(cert: &[u8]) -> String {
     let digest = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, cert);
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut s = String::with_capacity(11 + 64);
     s.push_str("X509SHA256=");
-    for b in digest.as_ref() {
-        let _ = write!(s, "{b:02x}");
+    for &b in digest.as_ref() {
+        s.push(char::from(HEX[usize::from(b >> 4)]));
+        s.push(char::from(HEX[usize::from(b & 0x0f)]));
     }
     s
 }
