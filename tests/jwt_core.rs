@@ -26,7 +26,8 @@ fn rsa_keys_above_8192_bits_are_refused_at_load() {
             .err()
             .unwrap_or_else(|| panic!("{name}: an 8200-bit key was accepted"));
         assert!(
-            err.to_string().contains("RSA key size 8200 bits is outside 2048..=8192"),
+            err.to_string()
+                .contains("RSA key size 8200 bits is outside 2048..=8192"),
             "{name}: {err}"
         );
     }

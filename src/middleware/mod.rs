@@ -576,10 +576,7 @@ async fn run<F: OnFailure>(
 }
 
 /// Authenticates on the caller's stack (a chain whose futures are always ready).
-fn authenticate_now<F: OnFailure>(
-    shared: &Shared<F>,
-    parts: &mut Parts,
-) -> Verdict {
+fn authenticate_now<F: OnFailure>(shared: &Shared<F>, parts: &mut Parts) -> Verdict {
     let span = span(parts);
     let _entered = (!span.is_disabled()).then(|| span.enter());
     let start = shared.metrics.as_ref().map(|_| Instant::now());

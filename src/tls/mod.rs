@@ -23,6 +23,13 @@
 //!   `tower::Service<http::Request<hyper::body::Incoming>>`: an axum `Router`, a tonic
 //!   `Routes`, or a plain `service_fn`, and inserts [`PeerCertificates`] into every request of
 //!   a connection whose client sent a certificate. One `Arc` clone per request.
+//! * `axum::serve` (feature `axum-tls`): [`axum::TlsListener`] terminates TLS for axum's own
+//!   server and [`axum::PeerCertificatesLayer`] hands the chain to the authenticators.
+//! * tonic: a tonic `Routes` (gRPC services) is a Tower service; serve it with [`TlsServer`]
+//!   behind [`AuthenticationLayer`](crate::middleware::AuthenticationLayer) and client
+//!   certificates authenticate gRPC calls (`tests/tls_frameworks.rs`); this is the bridge for
+//!   tonic, with one TLS stack (tonic's own TLS server keeps the chain in a tonic-specific
+//!   extension that the authenticators do not read).
 //! * Your own TLS termination: insert [`PeerCertificates::injected`] yourself (and reuse the
 //!   value for all requests of the connection so the verification cache works).
 
@@ -34,6 +41,8 @@ pub use rustls_pki_types as pki_types;
 pub(crate) use peer::CacheEntry;
 pub use peer::{CertSource, PeerCertificates};
 
+#[cfg(feature = "axum-tls")]
+pub mod axum;
 #[cfg(feature = "tls")]
 mod server;
 #[cfg(feature = "tls")]

@@ -297,7 +297,9 @@ impl KeyFunc {
     pub fn gmac(secret: &[u8; 32]) -> Self {
         let key = aws_lc_rs::aead::UnboundKey::new(&aws_lc_rs::aead::AES_256_GCM, secret)
             .expect("a 32-byte key is valid for AES-256-GCM");
-        Self(Keyed::Gmac(Arc::new(aws_lc_rs::aead::LessSafeKey::new(key))))
+        Self(Keyed::Gmac(Arc::new(aws_lc_rs::aead::LessSafeKey::new(
+            key,
+        ))))
     }
 
     /// [`gmac`](Self::gmac) under 32 fresh random bytes from the OS.
@@ -969,7 +971,11 @@ mod tests {
         ];
         let different: &[(&str, Input<'_>, Input<'_>)] = &[
             ("other token", ("t", None), ("u", None)),
-            ("audience order", ("t", Some(&["a", "b"])), ("t", Some(&["b", "a"]))),
+            (
+                "audience order",
+                ("t", Some(&["a", "b"])),
+                ("t", Some(&["b", "a"])),
+            ),
             (
                 "audience boundaries",
                 ("t", Some(&["ab", "c"])),
@@ -977,7 +983,11 @@ mod tests {
             ),
             ("token/audience boundary", ("ta", None), ("t", Some(&["a"]))),
             ("empty audience string", ("t", None), ("t", Some(&[""]))),
-            ("one audience dropped", ("t", Some(&long)), ("t", Some(&long[1..]))),
+            (
+                "one audience dropped",
+                ("t", Some(&long)),
+                ("t", Some(&long[1..])),
+            ),
         ];
         for (fname, f) in &funcs {
             for (name, a, b) in same {

@@ -1,6 +1,5 @@
 //! The user of a verified leaf certificate (k8s `CommonNameUserConversion`).
 
-
 use super::der::{self, Tlv};
 use super::verify::err;
 use crate::error::{Error, ErrorKind};

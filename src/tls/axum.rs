@@ -1,0 +1,271 @@
+//! `axum::serve` over TLS with client certificates (feature `axum-tls`).
+//!
+//! axum's own `serve` takes any [`axum::serve::Listener`]. [`TlsListener`] is one: it accepts
+//! TCP connections, runs the TLS handshakes concurrently (a client that connects and never
+//! finishes its handshake holds one slot until the handshake timeout, not the accept loop),
+//! and yields the TLS streams together with a [`TlsConnectInfo`]: the remote address and the
+//! client's certificate chain, if it sent one. Serve the router with
+//! `into_make_service_with_connect_info::<TlsConnectInfo>()` and add [`PeerCertificatesLayer`]
+//! *outside* [`AuthenticationLayer`](crate::middleware::AuthenticationLayer): it copies the
+//! chain from axum's `ConnectInfo` into the [`PeerCertificates`] extension that the X.509 and
+//! front-proxy authenticators read. The chain is one shared value per connection, so the
+//! per-connection verification cache works as with [`TlsServer`](super::TlsServer).
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use axum::{Router, routing::get};
+//! use kube_authn::chain::ChainBuilder;
+//! use kube_authn::middleware::{Authenticated, AuthenticationLayer};
+//! use kube_authn::tls::axum::{PeerCertificatesLayer, TlsConnectInfo, TlsListener};
+//! use kube_authn::x509::X509Authenticator;
+//!
+//! # async fn run(config: Arc<rustls::ServerConfig>) -> std::io::Result<()> {
+//! let chain = ChainBuilder::new()
+//!     .request(X509Authenticator::from_ca_file("/etc/kubernetes/pki/ca.crt").unwrap())
+//!     .build();
+//! let app = Router::new()
+//!     .route("/", get(|who: Authenticated| async move { who.user.name().to_owned() }))
+//!     .layer(AuthenticationLayer::new(chain))
+//!     .layer(PeerCertificatesLayer);
+//! let tcp = tokio::net::TcpListener::bind("127.0.0.1:8443").await?;
+//! axum::serve(
+//!     TlsListener::new(tcp, config),
+//!     app.into_make_service_with_connect_info::<TlsConnectInfo>(),
+//! )
+//! .await
+//! # }
+//! ```
+
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::task::{Context as TaskContext, Poll};
+use std::time::Duration;
+
+use axum::extract::ConnectInfo;
+use axum::extract::connect_info::Connected;
+use axum::serve::{IncomingStream, Listener};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::task::JoinSet;
+use tokio_rustls::TlsAcceptor;
+use tokio_rustls::server::TlsStream;
+use tower_layer::Layer;
+use tower_service::Service;
+
+use super::{DEFAULT_HANDSHAKE_TIMEOUT, PeerCertificates};
+
+/// Default bound on handshakes in progress at once.
+pub const DEFAULT_MAX_HANDSHAKES: usize = 1024;
+
+/// What [`TlsListener`] knows about a connection: the remote address and the client's
+/// certificate chain (leaf first), if it sent one.
+///
+/// ```
+/// use kube_authn::tls::axum::TlsConnectInfo;
+/// let info = TlsConnectInfo { remote_addr: "127.0.0.1:5000".parse().unwrap(), peer: None };
+/// assert!(info.peer.is_none());
+/// ```
+#[derive(Clone, Debug)]
+pub struct TlsConnectInfo {
+    /// The client's address.
+    pub remote_addr: SocketAddr,
+    /// The client's certificate chain, if it sent one.
+    pub peer: Option<PeerCertificates>,
+}
+
+impl Connected<IncomingStream<'_, TlsListener>> for TlsConnectInfo {
+    fn connect_info(stream: IncomingStream<'_, TlsListener>) -> Self {
+        stream.remote_addr().clone()
+    }
+}
+
+type Handshake = Option<(TlsStream<TcpStream>, TlsConnectInfo)>;
+
+/// An [`axum::serve::Listener`] that terminates TLS. See the [module docs](self).
+///
+/// ```no_run
+/// # async fn run(config: std::sync::Arc<rustls::ServerConfig>) -> std::io::Result<()> {
+/// let tcp = tokio::net::TcpListener::bind("127.0.0.1:8443").await?;
+/// let listener = kube_authn::tls::axum::TlsListener::new(tcp, config)
+///     .handshake_timeout(std::time::Duration::from_secs(5));
+/// # Ok(()) }
+/// ```
+pub struct TlsListener {
+    tcp: TcpListener,
+    acceptor: TlsAcceptor,
+    handshake_timeout: Duration,
+    max_handshakes: usize,
+    handshakes: JoinSet<Handshake>,
+}
+
+impl std::fmt::Debug for TlsListener {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TlsListener")
+            .field("local_addr", &self.tcp.local_addr().ok())
+            .field("handshake_timeout", &self.handshake_timeout)
+            .field("handshakes_in_progress", &self.handshakes.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl TlsListener {
+    /// Terminates TLS with `config` (see [`server_config`](super::server_config)) on `tcp`.
+    ///
+    /// ```no_run
+    /// # async fn run(config: std::sync::Arc<rustls::ServerConfig>) -> std::io::Result<()> {
+    /// let tcp = tokio::net::TcpListener::bind("127.0.0.1:8443").await?;
+    /// let _listener = kube_authn::tls::axum::TlsListener::new(tcp, config);
+    /// # Ok(()) }
+    /// ```
+    pub fn new(tcp: TcpListener, config: Arc<rustls::ServerConfig>) -> Self {
+        Self {
+            tcp,
+            acceptor: TlsAcceptor::from(config),
+            handshake_timeout: DEFAULT_HANDSHAKE_TIMEOUT,
+            max_handshakes: DEFAULT_MAX_HANDSHAKES,
+            handshakes: JoinSet::new(),
+        }
+    }
+
+    /// Sets the handshake timeout (default [`DEFAULT_HANDSHAKE_TIMEOUT`]).
+    ///
+    /// ```no_run
+    /// # async fn run(config: std::sync::Arc<rustls::ServerConfig>) -> std::io::Result<()> {
+    /// # let tcp = tokio::net::TcpListener::bind("127.0.0.1:8443").await?;
+    /// let l = kube_authn::tls::axum::TlsListener::new(tcp, config)
+    ///     .handshake_timeout(std::time::Duration::from_secs(3));
+    /// # Ok(()) }
+    /// ```
+    pub fn handshake_timeout(mut self, timeout: Duration) -> Self {
+        self.handshake_timeout = timeout;
+        self
+    }
+
+    /// Sets how many handshakes may be in progress at once (default
+    /// [`DEFAULT_MAX_HANDSHAKES`]); beyond that, new connections wait in the kernel's backlog.
+    ///
+    /// ```no_run
+    /// # async fn run(config: std::sync::Arc<rustls::ServerConfig>) -> std::io::Result<()> {
+    /// # let tcp = tokio::net::TcpListener::bind("127.0.0.1:8443").await?;
+    /// let l = kube_authn::tls::axum::TlsListener::new(tcp, config).max_handshakes(64);
+    /// # Ok(()) }
+    /// ```
+    pub fn max_handshakes(mut self, n: usize) -> Self {
+        self.max_handshakes = n.max(1);
+        self
+    }
+
+    fn start_handshake(&mut self, tcp: TcpStream, remote_addr: SocketAddr) {
+        let acceptor = self.acceptor.clone();
+        let timeout = self.handshake_timeout;
+        self.handshakes.spawn(async move {
+            let tls = match tokio::time::timeout(timeout, acceptor.accept(tcp)).await {
+                Ok(Ok(tls)) => tls,
+                Ok(Err(e)) => {
+                    tracing::debug!(%remote_addr, error = %e, "TLS handshake failed");
+                    return None;
+                }
+                Err(_) => {
+                    tracing::debug!(%remote_addr, "TLS handshake timed out");
+                    return None;
+                }
+            };
+            let peer = tls
+                .get_ref()
+                .1
+                .peer_certificates()
+                .filter(|c| !c.is_empty())
+                .map(|c| PeerCertificates::from_handshake(c.to_vec()));
+            Some((tls, TlsConnectInfo { remote_addr, peer }))
+        });
+    }
+}
+
+impl Listener for TlsListener {
+    type Io = TlsStream<TcpStream>;
+    type Addr = TlsConnectInfo;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        loop {
+            let room = self.handshakes.len() < self.max_handshakes;
+            let busy = !self.handshakes.is_empty();
+            tokio::select! {
+                done = self.handshakes.join_next(), if busy => {
+                    if let Some(Ok(Some((tls, info)))) = done {
+                        return (tls, info);
+                    }
+                }
+                accepted = self.tcp.accept(), if room => match accepted {
+                    Ok((tcp, remote)) => self.start_handshake(tcp, remote),
+                    Err(e) => {
+                        // EMFILE and friends: back off instead of spinning.
+                        tracing::warn!(error = %e, "accept failed");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                    }
+                },
+            }
+        }
+    }
+
+    fn local_addr(&self) -> io::Result<Self::Addr> {
+        Ok(TlsConnectInfo {
+            remote_addr: self.tcp.local_addr()?,
+            peer: None,
+        })
+    }
+}
+
+/// Copies the client certificate chain from axum's `ConnectInfo<`[`TlsConnectInfo`]`>` into
+/// the [`PeerCertificates`] request extension. See the [module docs](self).
+///
+/// ```
+/// use tower::Layer;
+/// let svc = kube_authn::tls::axum::PeerCertificatesLayer.layer(tower::service_fn(
+///     |_: http::Request<()>| async { Ok::<_, std::convert::Infallible>(http::Response::new(())) },
+/// ));
+/// # let _ = svc;
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PeerCertificatesLayer;
+
+impl<S> Layer<S> for PeerCertificatesLayer {
+    type Service = PeerCertificatesService<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        PeerCertificatesService { inner }
+    }
+}
+
+/// The service [`PeerCertificatesLayer`] builds.
+///
+/// ```
+/// let _: Option<kube_authn::tls::axum::PeerCertificatesService<()>> = None;
+/// ```
+#[derive(Clone, Debug)]
+pub struct PeerCertificatesService<S> {
+    inner: S,
+}
+
+impl<S, B> Service<http::Request<B>> for PeerCertificatesService<S>
+where
+    S: Service<http::Request<B>>,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = S::Future;
+
+    fn poll_ready(&mut self, cx: &mut TaskContext<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut req: http::Request<B>) -> Self::Future {
+        let peer = req
+            .extensions()
+            .get::<ConnectInfo<TlsConnectInfo>>()
+            .and_then(|info| info.0.peer.clone());
+        if let Some(peer) = peer {
+            req.extensions_mut().insert(peer);
+        }
+        self.inner.call(req)
+    }
+}

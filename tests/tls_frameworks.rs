@@ -1,0 +1,331 @@
+//! Client certificates through the frameworks' own serving paths: `axum::serve` with
+//! [`TlsListener`] + [`PeerCertificatesLayer`], and a tonic `Routes` (gRPC) served by
+//! [`TlsServer`] behind `AuthenticationLayer`. Real TLS on 127.0.0.1, real clients (reqwest,
+//! curl), certificates from the openssl CLI.
+
+#[path = "x509_support/mod.rs"]
+mod x509_support;
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::routing::get;
+use bytes::Bytes;
+use kube_authn::authenticator::{Context, Response as AuthResponse, SyncTokenFn};
+use kube_authn::chain::ChainBuilder;
+use kube_authn::middleware::{Authenticated, AuthenticationLayer, GrpcUnauthenticated};
+use kube_authn::tls::axum::{PeerCertificatesLayer, TlsConnectInfo, TlsListener};
+use kube_authn::tls::pki_types::PrivateKeyDer;
+use kube_authn::tls::pki_types::pem::PemObject;
+use kube_authn::tls::{ClientCertPolicy, TlsServer, server_config};
+use kube_authn::user::UserInfo;
+use kube_authn::x509::{CaBundle, X509Authenticator};
+use tower::Layer;
+use x509_support::*;
+
+struct Setup {
+    pki: Pki,
+    client_ca: Issued,
+    alice: Issued,
+    server_ca: Issued,
+    config: Arc<rustls::ServerConfig>,
+}
+
+fn setup() -> Setup {
+    let pki = Pki::new();
+    let client_ca = pki.ca("client-ca", Key::P256);
+    let alice = pki.leaf("alice", "/O=dev/CN=alice", &client_ca);
+    let server_ca = pki.ca("server-ca", Key::P256);
+    let serving = pki.issue(
+        "serving",
+        Spec {
+            subj: "/CN=localhost",
+            issuer: Some(&server_ca),
+            ext: "basicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1",
+            ..Spec::default()
+        },
+    );
+    let bundle = Arc::new(CaBundle::from_der(vec![client_ca.der.clone()]).unwrap());
+    let key = PrivateKeyDer::from_pem_file(&serving.key).unwrap();
+    let config = server_config(
+        vec![serving.der.clone()],
+        key,
+        &ClientCertPolicy::Request {
+            hints: vec![bundle],
+        },
+    )
+    .unwrap();
+    Setup {
+        pki,
+        client_ca,
+        alice,
+        server_ca,
+        config: Arc::new(config),
+    }
+}
+
+/// Client certificates, or the bearer token `tok` for `bob`.
+fn chain(s: &Setup) -> kube_authn::chain::Chain {
+    ChainBuilder::new()
+        .request(X509Authenticator::new(
+            CaBundle::from_der(vec![s.client_ca.der.clone()]).unwrap(),
+        ))
+        .token(SyncTokenFn::new(|t: &str, _: &Context| {
+            Ok((t == "tok").then(|| AuthResponse::new(Arc::new(UserInfo::new("bob")))))
+        }))
+        .build()
+}
+
+fn client(s: &Setup, addr: std::net::SocketAddr, with_cert: bool) -> reqwest::Client {
+    let ca = reqwest::Certificate::from_pem(&std::fs::read(&s.server_ca.cert).unwrap()).unwrap();
+    let mut b = reqwest::Client::builder()
+        .use_rustls_tls()
+        .add_root_certificate(ca)
+        .resolve("localhost", addr)
+        .timeout(Duration::from_secs(10));
+    if with_cert {
+        b = b.identity(reqwest::Identity::from_pem(&identity(&[&s.alice], &s.alice)).unwrap());
+    }
+    b.build().unwrap()
+}
+
+#[tokio::test]
+async fn axum_serve_with_tls_listener_authenticates_client_certificates() {
+    let s = setup();
+    let app = Router::new()
+        .route(
+            "/",
+            get(|who: Authenticated| async move {
+                format!(
+                    "{} {:?}",
+                    who.user.name(),
+                    who.user.groups().collect::<Vec<_>>()
+                )
+            }),
+        )
+        .layer(AuthenticationLayer::new(chain(&s)))
+        .layer(PeerCertificatesLayer);
+    let tcp = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = tcp.local_addr().unwrap();
+    let listener =
+        TlsListener::new(tcp, s.config.clone()).handshake_timeout(Duration::from_secs(5));
+    let server = tokio::spawn(async move {
+        axum::serve(
+            listener,
+            app.into_make_service_with_connect_info::<TlsConnectInfo>(),
+        )
+        .await
+    });
+
+    // A client that opens a TCP connection and never starts its handshake must not hold up
+    // anyone else (handshakes run concurrently).
+    let _stalled = tokio::net::TcpStream::connect(addr).await.unwrap();
+
+    let url = format!("https://localhost:{}/", addr.port());
+    type Case = (&'static str, bool, Option<&'static str>, u16, &'static str);
+    let cases: [Case; 4] = [
+        (
+            "client certificate",
+            true,
+            None,
+            200,
+            "alice [\"dev\", \"system:authenticated\"]",
+        ),
+        (
+            "bearer token, no certificate",
+            false,
+            Some("tok"),
+            200,
+            "bob [\"system:authenticated\"]",
+        ),
+        ("nothing", false, None, 401, "Unauthorized"),
+        (
+            "certificate wins over a bad token",
+            true,
+            Some("bad"),
+            200,
+            "alice",
+        ),
+    ];
+    for (name, cert, token, status, body) in cases {
+        let mut req = client(&s, addr, cert).get(&url);
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        let resp = tokio::time::timeout(Duration::from_secs(5), req.send())
+            .await
+            .unwrap_or_else(|_| panic!("{name}: timed out (handshakes serialised?)"))
+            .unwrap();
+        assert_eq!(resp.status().as_u16(), status, "{name}");
+        let text = resp.text().await.unwrap();
+        assert!(text.contains(body), "{name}: {text}");
+    }
+    server.abort();
+}
+
+/// A minimal gRPC service for the tonic test: `/kube_authn.test.WhoAmI/Get` answers the
+/// caller's user name as one raw gRPC message (no protobuf), with `grpc-status: 0`.
+#[derive(Clone)]
+struct WhoAmI;
+
+impl tonic::server::NamedService for WhoAmI {
+    const NAME: &'static str = "kube_authn.test.WhoAmI";
+}
+
+impl tower::Service<http::Request<tonic::body::Body>> for WhoAmI {
+    type Response = http::Response<tonic::body::Body>;
+    type Error = Infallible;
+    type Future = std::pin::Pin<
+        Box<dyn std::future::Future<Output = Result<Self::Response, Infallible>> + Send>,
+    >;
+
+    fn poll_ready(
+        &mut self,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Infallible>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, req: http::Request<tonic::body::Body>) -> Self::Future {
+        let name = Authenticated::from_request(&req)
+            .map(|a| a.user.name().to_owned())
+            .unwrap_or_default();
+        Box::pin(async move {
+            // Read the request message first, as a real gRPC server does.
+            let _ = http_body_util::BodyExt::collect(req.into_body()).await;
+            Ok(reply(&name))
+        })
+    }
+}
+
+fn reply(name: &str) -> http::Response<tonic::body::Body> {
+    let mut frame = vec![0u8];
+    frame.extend((name.len() as u32).to_be_bytes());
+    frame.extend(name.as_bytes());
+    let mut trailers = http::HeaderMap::new();
+    trailers.insert("grpc-status", http::HeaderValue::from_static("0"));
+    let body = GrpcReply {
+        data: Some(Bytes::from(frame)),
+        trailers: Some(trailers),
+    };
+    http::Response::builder()
+        .header("content-type", "application/grpc")
+        .body(tonic::body::Body::new(body))
+        .unwrap()
+}
+
+/// One data frame, then the trailers.
+struct GrpcReply {
+    data: Option<Bytes>,
+    trailers: Option<http::HeaderMap>,
+}
+
+impl http_body::Body for GrpcReply {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Bytes>, Infallible>>> {
+        let frame = match self.data.take() {
+            Some(data) => Some(http_body::Frame::data(data)),
+            None => self.trailers.take().map(http_body::Frame::trailers),
+        };
+        std::task::Poll::Ready(frame.map(Ok))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.data.is_none() && self.trailers.is_none()
+    }
+}
+
+#[tokio::test]
+async fn tonic_routes_behind_the_layer_on_tls_server_see_the_certificate_user() {
+    let s = setup();
+    let routes = tonic::service::Routes::new(WhoAmI);
+    let svc = AuthenticationLayer::builder(chain(&s))
+        .on_failure(GrpcUnauthenticated::default())
+        .build()
+        .layer(routes);
+    let tcp = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = tcp.local_addr().unwrap();
+    let config = s.config.clone();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(async move {
+        TlsServer::new(config)
+            .serve(tcp, svc, async {
+                let _ = stopped.await;
+            })
+            .await
+    });
+    let target = Target {
+        addr,
+        server_ca: s.server_ca.cert.clone(),
+    };
+    let grpc = || {
+        let cert = true;
+        let target = target.clone();
+        let (c, k) = (s.alice.cert.clone(), s.alice.key.clone());
+        let (head_file, body_file) = (
+            s.pki.path(&format!("grpc-{cert}.head")),
+            s.pki.path(&format!("grpc-{cert}.body")),
+        );
+        tokio::task::spawn_blocking(move || {
+            let mut cmd = std::process::Command::new("curl");
+            cmd.args(["-sS", "--http2", "--max-time", "10", "-D"])
+                .arg(&head_file)
+                .arg("-o")
+                .arg(&body_file)
+                .arg("--cacert")
+                .arg(&target.server_ca)
+                .arg("--resolve")
+                .arg(format!("localhost:{}:127.0.0.1", target.addr.port()))
+                .args(["-H", "content-type: application/grpc", "-H", "te: trailers"])
+                .args(["--data-binary", "@-"]);
+            if cert {
+                cmd.arg("--cert").arg(&c).arg("--key").arg(&k);
+            }
+            cmd.arg(target.url("/kube_authn.test.WhoAmI/Get"))
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped());
+            let mut child = cmd.spawn().expect("curl is required for this test");
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(&[0, 0, 0, 0, 0])
+                .unwrap();
+            assert!(child.wait().unwrap().success(), "curl failed");
+            (
+                std::fs::read_to_string(&head_file).unwrap(),
+                std::fs::read(&body_file).unwrap_or_default(),
+            )
+        })
+    };
+    // Headers and trailers (curl writes both to the header file), then the body.
+    let (head, body) = grpc().await.unwrap();
+    assert!(head.starts_with("HTTP/2 200"), "{head}");
+    assert!(head.contains("grpc-status: 0"), "{head}");
+    // One gRPC message: flag 0, length 5, "alice".
+    assert_eq!(body, b"\0\0\0\0\x05alice");
+    // Refused: a trailers-only gRPC answer. (reqwest here: the server answers before reading
+    // the request body and resets the stream with NO_ERROR, which curl 7.88 reports as a
+    // failure.)
+    let resp = client(&s, addr, false)
+        .post(target.url("/kube_authn.test.WhoAmI/Get"))
+        .header("content-type", "application/grpc")
+        .header("te", "trailers")
+        .body(vec![0u8; 5])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.version(), http::Version::HTTP_2);
+    assert_eq!(resp.headers()["grpc-status"], "16");
+    assert!(resp.bytes().await.unwrap().is_empty());
+    let _ = stop.send(());
+    server.await.unwrap().unwrap();
+}
