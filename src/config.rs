@@ -55,6 +55,9 @@ use crate::token::file::TokenFile;
 use crate::token::service_account::ServiceAccountOptions;
 use crate::x509::{CaBundle, X509Authenticator};
 
+/// Why `--service-account-lookup=true` cannot start without an API server to ask.
+const NO_LOOKUP: &str = "--service-account-lookup=true needs the cluster's service accounts, secrets, pods and nodes: set --service-account-lookup-kubeconfig (or run in a pod with a service account), or set --service-account-lookup=false (tokens are then valid until they expire, whatever happens to the objects they name)";
+
 /// How often watched files are checked for changes.
 pub const DEFAULT_RELOAD_INTERVAL: Duration = Duration::from_secs(1);
 
@@ -91,10 +94,15 @@ pub struct AuthenticationOptions {
     /// also the default `--api-audiences`.
     pub service_account_issuers: Vec<String>,
     /// `--service-account-lookup` (default true): check that the service account (and for
-    /// bound tokens the secret, pod or node) still exists. This chain has no API to look
-    /// objects up in, so `true` together with key files is a startup error; see
-    /// `docs/compatibility.md`.
+    /// legacy tokens the secret, for bound tokens the pod or node) still exists, through the
+    /// API server named by [`service_account_lookup_kubeconfig`](Self::service_account_lookup_kubeconfig)
+    /// or, inside a pod, the in-cluster configuration (feature `remote`). With neither, `true`
+    /// together with key files is a startup error; see `docs/compatibility.md`.
     pub service_account_lookup: bool,
+    /// `--service-account-lookup-kubeconfig` (kube-authn only): the kubeconfig of the API
+    /// server that service-account lookups ask (`get` on serviceaccounts, secrets, pods,
+    /// nodes).
+    pub service_account_lookup_kubeconfig: Option<PathBuf>,
     /// `--authentication-token-webhook-config-file`: a kubeconfig naming the TokenReview
     /// webhook (needs the `remote` feature).
     pub authentication_token_webhook_config_file: Option<PathBuf>,
@@ -122,6 +130,7 @@ impl Default for AuthenticationOptions {
             service_account_key_files: Vec::new(),
             service_account_issuers: Vec::new(),
             service_account_lookup: true,
+            service_account_lookup_kubeconfig: None,
             authentication_token_webhook_config_file: None,
             authentication_token_webhook_version: "v1beta1".into(),
             authentication_token_webhook_cache_ttl: Duration::from_secs(120),
@@ -210,8 +219,20 @@ impl AuthenticationOptions {
             tasks.extend(file.watch(self.reload_interval));
             builder = builder.token(AudienceAgnostic::new(api_audiences.clone(), file));
         }
-        if let Some(router) = self.service_accounts()? {
-            builder = builder.token(router);
+        if let Some((router, remote_lookup)) = self.service_accounts()? {
+            if remote_lookup {
+                // Every lookup is a request to the API server: cache successes for 10 s, as
+                // kube-apiserver caches its whole token chain (`tokencache.New(…, 10s, 0)`).
+                builder = builder.token(
+                    crate::token::cache::CachedTokenAuthenticator::builder(router)
+                        .success_ttl(Duration::from_secs(10))
+                        .failure_ttl(Duration::ZERO)
+                        .cache_errors(true)
+                        .build(),
+                );
+            } else {
+                builder = builder.token(router);
+            }
         }
         if let Some(path) = &self.authentication_token_webhook_config_file {
             builder = builder.token_arc(self.webhook(path, &api_audiences)?);
@@ -283,17 +304,19 @@ impl AuthenticationOptions {
         Ok(())
     }
 
-    /// The legacy and bound service-account authenticators behind one issuer router, or
-    /// `None` when neither keys nor issuers are configured.
-    fn service_accounts(&self) -> Result<Option<IssuerRouter>, ConfigError> {
+    /// The legacy and bound service-account authenticators behind one issuer router, and
+    /// whether they look objects up over the network; `None` when neither keys nor issuers
+    /// are configured.
+    fn service_accounts(&self) -> Result<Option<(IssuerRouter, bool)>, ConfigError> {
         if self.service_account_key_files.is_empty() && self.service_account_issuers.is_empty() {
             return Ok(None);
         }
-        if self.service_account_lookup && !self.service_account_key_files.is_empty() {
-            return Err(ConfigError::new(
-                "--service-account-lookup=true needs the cluster's service accounts, secrets, pods and nodes, which this server cannot read: set --service-account-lookup=false (tokens are then valid until they expire, whatever happens to the objects they name)",
-            ));
-        }
+        let lookup = if self.service_account_lookup && !self.service_account_key_files.is_empty() {
+            Some(self.service_account_lookup_client()?)
+        } else {
+            None
+        };
+        let remote = lookup.is_some();
         let options = ServiceAccountOptions {
             key_files: self.service_account_key_files.clone(),
             issuers: self.service_account_issuers.clone(),
@@ -301,8 +324,38 @@ impl AuthenticationOptions {
             lookup: self.service_account_lookup,
         };
         let mut router = IssuerRouter::new();
-        options.register(&mut router, None)?;
-        Ok(Some(router))
+        options.register(&mut router, lookup)?;
+        Ok(Some((router, remote)))
+    }
+
+    /// The API client service-account lookups use.
+    #[cfg(feature = "remote")]
+    fn service_account_lookup_client(
+        &self,
+    ) -> Result<Arc<dyn crate::token::service_account::ServiceAccountLookup>, ConfigError> {
+        use crate::token::service_account_rest::RestLookup;
+        if let Some(path) = &self.service_account_lookup_kubeconfig {
+            let lookup = RestLookup::from_kubeconfig(path).map_err(|e| {
+                ConfigError::new(format!("--service-account-lookup-kubeconfig: {e}"))
+            })?;
+            return Ok(Arc::new(lookup));
+        }
+        if std::env::var_os("KUBERNETES_SERVICE_HOST").is_some() {
+            let lookup = RestLookup::in_cluster().map_err(|e| {
+                ConfigError::new(format!(
+                    "--service-account-lookup=true: in-cluster configuration: {e}"
+                ))
+            })?;
+            return Ok(Arc::new(lookup));
+        }
+        Err(ConfigError::new(NO_LOOKUP))
+    }
+
+    #[cfg(not(feature = "remote"))]
+    fn service_account_lookup_client(
+        &self,
+    ) -> Result<Arc<dyn crate::token::service_account::ServiceAccountLookup>, ConfigError> {
+        Err(ConfigError::new(NO_LOOKUP))
     }
 
     /// The webhook, cached as kube-apiserver caches it (`cache(webhook, false, ttl, ttl)`).

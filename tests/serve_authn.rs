@@ -1181,6 +1181,15 @@ fn service_account_startup_errors() {
             "set --service-account-lookup=false",
         ),
         (
+            "lookup kubeconfig that does not exist",
+            vec![
+                key_flag.clone(),
+                "--service-account-issuer=https://i".into(),
+                "--service-account-lookup-kubeconfig=/nonexistent/kubeconfig".into(),
+            ],
+            "--service-account-lookup-kubeconfig: ",
+        ),
+        (
             "keys without an issuer",
             vec![key_flag.clone(), "--service-account-lookup=false".into()],
             "service-account-issuer is a required flag",

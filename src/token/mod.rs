@@ -11,4 +11,6 @@ pub mod file;
 pub mod oidc;
 pub mod service_account;
 #[cfg(feature = "remote")]
+pub mod service_account_rest;
+#[cfg(feature = "remote")]
 pub mod webhook;

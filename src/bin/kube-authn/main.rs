@@ -170,11 +170,17 @@ pub struct ServeArgs {
     pub service_account_issuers: Vec<String>,
 
     /// If true, validate ServiceAccount tokens exist in etcd as part of authentication.
-    /// kube-authn cannot read the cluster: set this to false when using
+    /// kube-authn asks the API server named by --service-account-lookup-kubeconfig (or, in a
+    /// pod, the in-cluster API server); without either, set this to false when using
     /// --service-account-key-file.
     #[arg(long = "service-account-lookup", value_name = "BOOL", default_value = "true",
           num_args = 0..=1, require_equals = true, default_missing_value = "true", value_parser = go_bool)]
     pub service_account_lookup: bool,
+
+    /// (kube-authn only) Kubeconfig of the API server that --service-account-lookup asks for
+    /// service accounts, secrets, pods and nodes (the credential needs `get` on them).
+    #[arg(long = "service-account-lookup-kubeconfig", value_name = "FILE")]
+    pub service_account_lookup_kubeconfig: Option<PathBuf>,
 
     /// File with webhook configuration for token authentication in kubeconfig format. The API
     /// server will query the remote service to determine authentication for bearer tokens.

@@ -45,6 +45,7 @@ pub async fn run(mut args: ServeArgs) -> Result<(), String> {
         service_account_key_files: args.service_account_key_files.clone(),
         service_account_issuers: args.service_account_issuers.clone(),
         service_account_lookup: args.service_account_lookup,
+        service_account_lookup_kubeconfig: args.service_account_lookup_kubeconfig.clone(),
         authentication_token_webhook_config_file: args
             .authentication_token_webhook_config_file
             .clone(),

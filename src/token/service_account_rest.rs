@@ -1,0 +1,421 @@
+//! [`RestLookup`]: a [`ServiceAccountLookup`] that asks a Kubernetes API server through its
+//! REST API (feature `remote`), for the service-account lookup kube-apiserver does against its
+//! own storage (`--service-account-lookup`).
+//!
+//! It GETs `/api/v1/namespaces/{ns}/serviceaccounts/{name}`, `…/secrets/{name}`,
+//! `…/pods/{name}` and `/api/v1/nodes/{name}` with the credentials of an outbound
+//! [`Vault`] (a kubeconfig, the in-cluster service account, or an application's own
+//! provider): the caller needs `get` on those resources. Answers:
+//!
+//! * 200: the object (only the fields the validators read are kept; a Secret's token is never
+//!   logged or shown by `Debug`);
+//! * 404: [`LookupError::NotFound`], which the validators turn into Kubernetes' texts
+//!   (`serviceaccounts "x" not found`, …);
+//! * 401: the credential is marked bad in the vault and the next one is tried (at most
+//!   [`MAX_CREDENTIAL_TRIES`]);
+//! * anything else, a transport error, a body over [`DEFAULT_MAX_BODY_BYTES`] or a request
+//!   over the per-request timeout: [`LookupError::Other`], and the token is refused (fail
+//!   closed: a lookup that cannot be answered never lets a token through).
+//!
+//! Names come from verified token claims, but are still checked to be Kubernetes object names
+//! (RFC 1123 subdomain characters, ≤ 253 bytes) before they go into a URL path.
+//!
+//! There is no cache: every lookup is a request, as with kube-apiserver's storage-backed
+//! getter without its informers. Put a [`crate::token::cache::CachedTokenAuthenticator`] in
+//! front of the service-account authenticator to bound the load (kube-apiserver caches token
+//! results for 10 s).
+//!
+//! ```no_run
+//! //! use kube_authn::jwt::router::IssuerRouter;
+//! use kube_authn::token::service_account::ServiceAccountOptions;
+//! use kube_authn::token::service_account_rest::RestLookup;
+//!
+//! let lookup = RestLookup::from_kubeconfig("/etc/kube-authn/lookup.kubeconfig").unwrap();
+//! let options = ServiceAccountOptions {
+//!     key_files: vec!["/etc/kubernetes/pki/sa.pub".into()],
+//!     issuers: vec!["https://kubernetes.default.svc".into()],
+//!     ..Default::default()
+//! };
+//! let mut router = IssuerRouter::new();
+//! options.register(&mut router, Some(Arc::new(lookup))).unwrap();
+//! ```
+
+use std::path::Path;
+use std::time::Duration;
+
+use base64::Engine;
+use serde::Deserialize;
+
+use super::service_account::{
+    LookupError, LookupFuture, ObjectMeta, Secret, ServiceAccount, ServiceAccountLookup,
+};
+use crate::error::ConfigError;
+use crate::outbound::ConnectionInfo;
+use crate::outbound::kubeconfig::Kubeconfig;
+use crate::outbound::vault::{Credential, Vault};
+
+/// Largest response body read (1 MiB; a Secret is at most 1 MiB in Kubernetes).
+pub const DEFAULT_MAX_BODY_BYTES: usize = 1 << 20;
+/// Default per-request timeout.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Credentials tried for one lookup when the server answers 401.
+pub const MAX_CREDENTIAL_TRIES: usize = 3;
+
+const LEGACY_TOKEN_INVALID_SINCE: &str = "kubernetes.io/legacy-token-invalid-since";
+
+/// See the [module docs](self).
+pub struct RestLookup {
+    vault: Vault,
+    max_body: usize,
+}
+
+impl std::fmt::Debug for RestLookup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RestLookup")
+            .field("vault", &self.vault)
+            .field("max_body", &self.max_body)
+            .finish()
+    }
+}
+
+impl RestLookup {
+    /// Looks objects up with the credentials of `vault` (per-request timeout
+    /// [`DEFAULT_TIMEOUT`] unless the vault sets its own).
+    ///
+    /// ```
+    /// use kube_authn::outbound::{ConnectionInfo, vault::Vault};
+    /// let _ = kube_authn::token::service_account_rest::RestLookup::new(
+    ///     Vault::from_info(ConnectionInfo::new("https://127.0.0.1:6443")),
+    /// );
+    /// ```
+    pub fn new(vault: Vault) -> Self {
+        Self {
+            vault: vault.with_request_timeout(DEFAULT_TIMEOUT),
+            max_body: DEFAULT_MAX_BODY_BYTES,
+        }
+    }
+
+    /// Looks objects up on the API server a kubeconfig names (its current context).
+    ///
+    /// ```
+    /// let e = kube_authn::token::service_account_rest::RestLookup::from_kubeconfig("/nonexistent");
+    /// assert!(e.is_err());
+    /// ```
+    pub fn from_kubeconfig(path: impl AsRef<Path>) -> Result<Self, ConfigError> {
+        let info = Kubeconfig::load(path)?;
+        Credential::new(info.clone(), DEFAULT_TIMEOUT)?;
+        Ok(Self::new(Vault::from_info(info)))
+    }
+
+    /// Looks objects up on the cluster this process runs in (the pod's service account).
+    ///
+    /// ```
+    /// // Outside a pod there is no in-cluster configuration.
+    /// assert!(kube_authn::token::service_account_rest::RestLookup::in_cluster().is_err());
+    /// ```
+    pub fn in_cluster() -> Result<Self, ConfigError> {
+        let info = ConnectionInfo::in_cluster()?;
+        Credential::new(info.clone(), DEFAULT_TIMEOUT)?;
+        Ok(Self::new(Vault::from_info(info)))
+    }
+
+    /// Sets the per-request timeout (default [`DEFAULT_TIMEOUT`]).
+    ///
+    /// ```
+    /// use kube_authn::outbound::{ConnectionInfo, vault::Vault};
+    /// let _ = kube_authn::token::service_account_rest::RestLookup::new(
+    ///     Vault::from_info(ConnectionInfo::new("https://127.0.0.1:6443")),
+    /// ).request_timeout(std::time::Duration::from_secs(2));
+    /// ```
+    pub fn request_timeout(mut self, timeout: Duration) -> Self {
+        self.vault = self.vault.with_request_timeout(timeout);
+        self
+    }
+
+    /// Caps response bodies at `bytes` (default [`DEFAULT_MAX_BODY_BYTES`]).
+    ///
+    /// ```
+    /// use kube_authn::outbound::{ConnectionInfo, vault::Vault};
+    /// let _ = kube_authn::token::service_account_rest::RestLookup::new(
+    ///     Vault::from_info(ConnectionInfo::new("https://127.0.0.1:6443")),
+    /// ).max_body_bytes(64 * 1024);
+    /// ```
+    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
+        self.max_body = bytes;
+        self
+    }
+
+    /// GETs `path` and decodes it as `T`; `resource`/`name` word a 404.
+    async fn get<T: for<'de> Deserialize<'de>>(
+        &self,
+        path: &str,
+        resource: &'static str,
+        name: &str,
+    ) -> Result<T, LookupError> {
+        let other = |what: String| LookupError::Other(format!("{resource} {name:?}: {what}"));
+        let mut cred = self
+            .vault
+            .credential()
+            .await
+            .map_err(|e| other(e.to_string()))?;
+        for tries in 1..=MAX_CREDENTIAL_TRIES {
+            let url = format!("{}{path}", cred.info().server.trim_end_matches('/'));
+            let request = cred
+                .info()
+                .authorize(cred.client().get(url))
+                .header(http::header::ACCEPT, "application/json");
+            let resp = request
+                .send()
+                .await
+                .map_err(|e| other(format!("request failed: {}", root_cause(&e))))?;
+            match resp.status().as_u16() {
+                200 => {
+                    let body = read_capped(resp, self.max_body).await.map_err(other)?;
+                    return serde_json::from_slice(&body)
+                        .map_err(|e| other(format!("malformed response: {e}")));
+                }
+                404 => {
+                    return Err(LookupError::NotFound {
+                        resource,
+                        name: name.to_owned(),
+                    });
+                }
+                401 if tries < MAX_CREDENTIAL_TRIES => {
+                    self.vault.invalidate(&cred);
+                    cred = self
+                        .vault
+                        .credential()
+                        .await
+                        .map_err(|e| other(format!("401 Unauthorized, then {e}")))?;
+                }
+                code => return Err(other(format!("the server answered {code}"))),
+            }
+        }
+        Err(other("401 Unauthorized with every credential".into()))
+    }
+}
+
+fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut cur = e;
+    while let Some(next) = cur.source() {
+        cur = next;
+    }
+    cur.to_string()
+}
+
+async fn read_capped(mut resp: reqwest::Response, max: usize) -> Result<Vec<u8>, String> {
+    let too_big = || format!("response body is larger than {max} bytes");
+    if resp.content_length().is_some_and(|n| n > max as u64) {
+        return Err(too_big());
+    }
+    let mut out = Vec::new();
+    while let Some(chunk) = resp
+        .chunk()
+        .await
+        .map_err(|e| format!("reading response: {}", root_cause(&e)))?
+    {
+        if out.len() + chunk.len() > max {
+            return Err(too_big());
+        }
+        out.extend_from_slice(&chunk);
+    }
+    Ok(out)
+}
+
+/// A Kubernetes object name: non-empty, ≤ 253 bytes, lower-case alphanumerics, `-` and `.`
+/// (RFC 1123 subdomain characters), so it is safe in a URL path.
+fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 253
+        && name != "."
+        && name != ".."
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.')
+}
+
+fn check_names(pairs: &[(&'static str, &str)]) -> Result<(), LookupError> {
+    for (what, name) in pairs {
+        if !valid_name(name) {
+            return Err(LookupError::Other(format!(
+                "invalid {what} name {name:?} in the token"
+            )));
+        }
+    }
+    Ok(())
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct WireMeta {
+    uid: String,
+    #[serde(rename = "deletionTimestamp")]
+    deletion_timestamp: Option<String>,
+    labels: std::collections::BTreeMap<String, String>,
+}
+
+impl WireMeta {
+    fn meta(&self) -> Result<ObjectMeta, LookupError> {
+        let deletion_timestamp =
+            match &self.deletion_timestamp {
+                None => None,
+                Some(t) => Some(parse_rfc3339(t).ok_or_else(|| {
+                    LookupError::Other(format!("malformed deletionTimestamp {t:?}"))
+                })?),
+            };
+        Ok(ObjectMeta {
+            uid: self.uid.clone(),
+            deletion_timestamp,
+        })
+    }
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct WireObject {
+    metadata: WireMeta,
+    secrets: Vec<WireRef>,
+    data: std::collections::BTreeMap<String, String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct WireRef {
+    name: String,
+}
+
+/// `YYYY-MM-DDTHH:MM:SSZ` (what the API server writes for metav1.Time) as Unix seconds.
+fn parse_rfc3339(s: &str) -> Option<i64> {
+    let b = s.as_bytes();
+    if b.len() != 20
+        || b[4] != b'-'
+        || b[7] != b'-'
+        || b[10] != b'T'
+        || b[13] != b':'
+        || b[16] != b':'
+        || b[19] != b'Z'
+    {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| -> Option<i64> {
+        let t = &s[r];
+        t.bytes()
+            .all(|c| c.is_ascii_digit())
+            .then(|| t.parse().ok())?
+    };
+    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (h, mi, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || sec > 60 {
+        return None;
+    }
+    // Days from the civil date (Howard Hinnant's algorithm).
+    let y2 = if mo <= 2 { y - 1 } else { y };
+    let era = y2.div_euclid(400);
+    let yoe = y2 - era * 400;
+    let mp = (mo + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(days * 86_400 + h * 3600 + mi * 60 + sec)
+}
+
+impl ServiceAccountLookup for RestLookup {
+    fn service_account<'a>(
+        &'a self,
+        namespace: &'a str,
+        name: &'a str,
+    ) -> LookupFuture<'a, ServiceAccount> {
+        Box::pin(async move {
+            check_names(&[("namespace", namespace), ("service account", name)])?;
+            let path = format!("/api/v1/namespaces/{namespace}/serviceaccounts/{name}");
+            let o: WireObject = self.get(&path, "serviceaccounts", name).await?;
+            Ok(ServiceAccount {
+                meta: o.metadata.meta()?,
+                secrets: o.secrets.into_iter().map(|r| r.name).collect(),
+            })
+        })
+    }
+
+    fn secret<'a>(&'a self, namespace: &'a str, name: &'a str) -> LookupFuture<'a, Secret> {
+        Box::pin(async move {
+            check_names(&[("namespace", namespace), ("secret", name)])?;
+            let path = format!("/api/v1/namespaces/{namespace}/secrets/{name}");
+            let o: WireObject = self.get(&path, "secrets", name).await?;
+            let token = match o.data.get("token") {
+                None => None,
+                Some(b64) => Some(
+                    base64::engine::general_purpose::STANDARD
+                        .decode(b64)
+                        .map_err(|_| {
+                            LookupError::Other(format!("secret {name:?}: data.token is not base64"))
+                        })?,
+                ),
+            };
+            Ok(Secret {
+                meta: o.metadata.meta()?,
+                token,
+                invalid_since: o.metadata.labels.get(LEGACY_TOKEN_INVALID_SINCE).cloned(),
+            })
+        })
+    }
+
+    fn pod<'a>(&'a self, namespace: &'a str, name: &'a str) -> LookupFuture<'a, ObjectMeta> {
+        Box::pin(async move {
+            check_names(&[("namespace", namespace), ("pod", name)])?;
+            let path = format!("/api/v1/namespaces/{namespace}/pods/{name}");
+            let o: WireObject = self.get(&path, "pods", name).await?;
+            o.metadata.meta()
+        })
+    }
+
+    fn node<'a>(&'a self, name: &'a str) -> LookupFuture<'a, ObjectMeta> {
+        Box::pin(async move {
+            check_names(&[("node", name)])?;
+            let path = format!("/api/v1/nodes/{name}");
+            let o: WireObject = self.get(&path, "nodes", name).await?;
+            o.metadata.meta()
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc3339_table() {
+        let cases: &[(&str, Option<i64>)] = &[
+            ("1970-01-01T00:00:00Z", Some(0)),
+            ("2026-11-22T12:00:00Z", Some(1_795_348_800)),
+            ("2000-02-29T23:59:59Z", Some(951_868_799)),
+            ("2026-13-01T00:00:00Z", None),
+            ("2026-11-22T12:00:00+01:00", None),
+            ("2026-11-22 12:00:00Z", None),
+            ("+026-11-22T12:00:00Z", None),
+            ("", None),
+        ];
+        for (s, want) in cases {
+            assert_eq!(parse_rfc3339(s), *want, "{s}");
+        }
+    }
+
+    #[test]
+    fn names_that_cannot_reach_a_url_path() {
+        let cases: &[(&str, bool)] = &[
+            ("default", true),
+            ("kube-system", true),
+            ("my.app-1", true),
+            ("", false),
+            ("..", false),
+            ("a/b", false),
+            ("a%2Fb", false),
+            ("A", false),
+            ("a?b", false),
+            ("a b", false),
+        ];
+        for (name, ok) in cases {
+            assert_eq!(valid_name(name), *ok, "{name:?}");
+        }
+        assert!(!valid_name(&"a".repeat(254)));
+    }
+}

@@ -1,0 +1,288 @@
+//! `RestLookup` against a Kubernetes-API-shaped server on 127.0.0.1 over TLS. The server is
+//! test-only (no kube-apiserver can run here): it answers the four GET endpoints the lookup
+//! uses with the JSON kube-apiserver returns, and counts the requests. Then the whole path: a
+//! legacy service-account token minted by PyJWT, validated with lookups through `RestLookup`.
+#![cfg(feature = "remote")]
+
+mod jwt_support;
+mod webhook_server;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use jwt_support::*;
+use kube_authn::authenticator::{Audiences, Context, TokenAuthenticator};
+use kube_authn::jwt::FixedClock;
+use kube_authn::jwt::key::parse_pem_keys;
+use kube_authn::outbound::vault::{SyncProvider, Vault};
+use kube_authn::outbound::{ConnectionInfo, Pem, Secret as Token};
+use kube_authn::token::service_account::{
+    LookupError, ServiceAccountAuthenticator, ServiceAccountLookup,
+};
+use kube_authn::token::service_account_rest::RestLookup;
+use serde_json::json;
+use webhook_server::{Pki, Reply, Seen, Server};
+
+const GOOD: &str = "Bearer lookup-token";
+
+/// The API server: objects by path; `Bearer lookup-token` required. The legacy secret's
+/// `data.token` is `secret_token`.
+fn api_with(seen: &Seen, secret_token: &str, invalid_since: Option<&str>) -> Reply {
+    if seen
+        .headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        != Some(GOOD)
+    {
+        return Reply::json(
+            401,
+            json!({"kind": "Status", "code": 401, "reason": "Unauthorized"}),
+        );
+    }
+    let not_found = |kind: &str, name: &str| {
+        Reply::json(
+            404,
+            json!({"kind": "Status", "status": "Failure", "reason": "NotFound", "code": 404,
+                   "message": format!("{kind} \"{name}\" not found")}),
+        )
+    };
+    match seen.uri.as_str() {
+        "/api/v1/namespaces/test/serviceaccounts/my-service-account" => Reply::json(
+            200,
+            json!({"kind": "ServiceAccount", "apiVersion": "v1",
+                   "metadata": {"name": "my-service-account", "namespace": "test", "uid": "12345",
+                                "resourceVersion": "7", "creationTimestamp": "2024-01-01T00:00:00Z"},
+                   "secrets": [{"name": "my-secret"}]}),
+        ),
+        "/api/v1/namespaces/test/secrets/my-secret" => Reply::json(
+            200,
+            json!({"kind": "Secret", "apiVersion": "v1", "type": "kubernetes.io/service-account-token",
+                   "metadata": {"name": "my-secret", "namespace": "test", "uid": "s-1",
+                                "labels": invalid_since
+                                    .map(|d| json!({"kubernetes.io/legacy-token-invalid-since": d}))
+                                    .unwrap_or(json!({}))},
+                   "data": {"token": b64std(secret_token), "namespace": "dGVzdA=="}}),
+        ),
+        "/api/v1/namespaces/test/pods/doomed" => Reply::json(
+            200,
+            json!({"kind": "Pod", "metadata": {"name": "doomed", "uid": "p-1",
+                                               "deletionTimestamp": "2026-11-22T12:00:00Z"}}),
+        ),
+        "/api/v1/nodes/node-1" => Reply::json(
+            200,
+            json!({"kind": "Node", "metadata": {"name": "node-1", "uid": "n-1"}}),
+        ),
+        "/api/v1/nodes/huge" => Reply::Http(200, vec![], vec![b' '; 2 << 20]),
+        "/api/v1/nodes/broken" => Reply::Http(200, vec![], b"<html>".to_vec()),
+        "/api/v1/nodes/flaky" => Reply::json(500, json!({"kind": "Status", "code": 500})),
+        "/api/v1/nodes/slow" => Reply::Hang,
+        uri => {
+            let name = uri.rsplit('/').next().unwrap_or_default();
+            let kind = uri.rsplit('/').nth(1).unwrap_or_default();
+            not_found(kind, name)
+        }
+    }
+}
+
+fn api(seen: &Seen, _: usize) -> Reply {
+    api_with(seen, "secret-token", Some("2024-02-01"))
+}
+
+fn b64std(s: &str) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(s)
+}
+
+fn info(pki: &Pki, server: &Server, token: &str) -> ConnectionInfo {
+    ConnectionInfo::new(server.url(""))
+        .with_ca(Pem::Data(pki.ca_pem.as_bytes().to_vec()))
+        .with_token(Token::new(token))
+}
+
+#[tokio::test]
+async fn lookups_follow_the_api_server() {
+    let pki = Pki::new();
+    let server = Server::start(&pki.server_cert_pem, &pki.server_key_pem, None, api).await;
+    let lookup = RestLookup::new(Vault::from_info(info(&pki, &server, "lookup-token")))
+        .request_timeout(Duration::from_secs(2));
+
+    let sa = lookup
+        .service_account("test", "my-service-account")
+        .await
+        .unwrap();
+    assert_eq!(sa.meta.uid, "12345");
+    assert_eq!(sa.secrets, ["my-secret"]);
+    let secret = lookup.secret("test", "my-secret").await.unwrap();
+    assert_eq!(secret.token.as_deref(), Some(b"secret-token".as_slice()));
+    assert_eq!(secret.invalid_since.as_deref(), Some("2024-02-01"));
+    assert!(!format!("{secret:?}").contains("secret-token"));
+    let pod = lookup.pod("test", "doomed").await.unwrap();
+    assert_eq!(
+        (pod.uid.as_str(), pod.deletion_timestamp),
+        ("p-1", Some(1_795_348_800))
+    );
+    assert_eq!(lookup.node("node-1").await.unwrap().uid, "n-1");
+    assert_eq!(server.last().headers["accept"], "application/json");
+
+    // Kubernetes' NotFound wording comes from the error type.
+    let err = lookup.service_account("test", "gone").await.unwrap_err();
+    assert_eq!(
+        err,
+        LookupError::NotFound {
+            resource: "serviceaccounts",
+            name: "gone".into()
+        }
+    );
+    assert_eq!(err.to_string(), r#"serviceaccounts "gone" not found"#);
+
+    type Case = (&'static str, &'static str, &'static str);
+    let failures: [Case; 4] = [
+        ("body over the cap", "huge", "larger than 1048576 bytes"),
+        ("not JSON", "broken", "malformed response"),
+        ("server error", "flaky", "the server answered 500"),
+        ("hanging server", "slow", "request failed"),
+    ];
+    for (name, node, want) in failures {
+        let start = Instant::now();
+        let err = lookup.node(node).await.unwrap_err().to_string();
+        assert!(err.contains(want), "{name}: {err}");
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "{name}: unbounded"
+        );
+    }
+
+    // Names that are not Kubernetes names never reach the server.
+    let before = server.calls();
+    for bad in ["../nodes/x", "a/b", "A", "", "x%2Fy"] {
+        let err = lookup.node(bad).await.unwrap_err().to_string();
+        assert!(err.contains("invalid node name"), "{bad:?}: {err}");
+        let err = lookup.secret(bad, "s").await.unwrap_err().to_string();
+        assert!(err.contains("invalid namespace name"), "{bad:?}: {err}");
+    }
+    assert_eq!(server.calls(), before);
+}
+
+/// A credential the API server rejects is marked bad and the next one is used; when none is
+/// left the lookup fails (and the token is refused), without looping.
+#[tokio::test]
+async fn a_rejected_credential_moves_to_the_next() {
+    let pki = Pki::new();
+    let server = Server::start(&pki.server_cert_pem, &pki.server_key_pem, None, api).await;
+    let (stale, good) = (
+        info(&pki, &server, "stale"),
+        info(&pki, &server, "lookup-token"),
+    );
+    let lookup = RestLookup::new(Vault::new(vec![Box::new(SyncProvider::new(move || {
+        Ok(vec![stale.clone(), good.clone()])
+    }))]));
+    assert_eq!(lookup.node("node-1").await.unwrap().uid, "n-1");
+    assert_eq!(server.calls(), 2, "one 401, one success");
+    assert_eq!(lookup.node("node-1").await.unwrap().uid, "n-1");
+    assert_eq!(server.calls(), 3, "the bad credential is not tried again");
+
+    let only_bad = info(&pki, &server, "stale");
+    let lookup = RestLookup::new(Vault::new(vec![Box::new(SyncProvider::new(move || {
+        Ok(vec![only_bad.clone()])
+    }))]));
+    let err = lookup.node("node-1").await.unwrap_err().to_string();
+    assert!(err.contains("401"), "{err}");
+}
+
+/// The whole path: a legacy token (PyJWT, kube-apiserver's layout) validated with lookups
+/// through the REST API: the service account and secret exist with matching UIDs and token.
+#[tokio::test]
+async fn legacy_tokens_are_checked_against_the_api_server() {
+    let Some(f) = fixture() else { return };
+    let pki = Pki::new();
+    let secret = Arc::new(std::sync::Mutex::new((String::new(), None::<&'static str>)));
+    let current = secret.clone();
+    let server = Server::start(
+        &pki.server_cert_pem,
+        &pki.server_key_pem,
+        None,
+        move |s, _| {
+            let (token, label) = current.lock().unwrap().clone();
+            api_with(s, &token, label)
+        },
+    )
+    .await;
+    let lookup: Arc<dyn ServiceAccountLookup> = Arc::new(RestLookup::new(Vault::from_info(info(
+        &pki,
+        &server,
+        "lookup-token",
+    ))));
+    let keys = parse_pem_keys(&f.read("rsa_pub.pem")).unwrap();
+    let auth = ServiceAccountAuthenticator::legacy(keys, Audiences::from(["api"]), Some(lookup))
+        .with_clock(Arc::new(FixedClock::new(NOW)));
+    let rsa = f.key("rsa.pem");
+    let mut wrong_uid = legacy_claims();
+    wrong_uid["kubernetes.io/serviceaccount/service-account.uid"] = json!("99999");
+    let mut gone = legacy_claims();
+    gone["kubernetes.io/serviceaccount/service-account.name"] = json!("gone");
+    gone["sub"] = json!("system:serviceaccount:test:gone");
+    let tokens = mint(&[
+        req(&rsa, "RS256", None, legacy_claims()),
+        req(&rsa, "RS256", None, wrong_uid),
+        req(&rsa, "RS256", None, gone),
+    ]);
+    let ctx = Context::default();
+    // (name, token presented, the secret's data.token and invalid-since label, expected user
+    // or error text)
+    type Case<'a> = (
+        &'a str,
+        &'a String,
+        &'a String,
+        Option<&'static str>,
+        Result<&'a str, &'a str>,
+    );
+    let cases: [Case<'_>; 5] = [
+        (
+            "valid",
+            &tokens[0],
+            &tokens[0],
+            None,
+            Ok("system:serviceaccount:test:my-service-account"),
+        ),
+        (
+            "secret holds another token",
+            &tokens[0],
+            &tokens[1],
+            None,
+            Err("Token does not match server's copy"),
+        ),
+        (
+            "secret labelled invalid",
+            &tokens[0],
+            &tokens[0],
+            Some("2024-02-01"),
+            Err("has been marked invalid"),
+        ),
+        (
+            "service account UID differs",
+            &tokens[1],
+            &tokens[1],
+            None,
+            Err("ServiceAccount UID (12345) does not match claim (99999)"),
+        ),
+        (
+            "service account gone",
+            &tokens[2],
+            &tokens[2],
+            None,
+            Err(r#"serviceaccounts "gone" not found"#),
+        ),
+    ];
+    for (name, token, stored, label, want) in cases {
+        *secret.lock().unwrap() = (stored.to_string(), label);
+        let got = auth.authenticate_token(token, &ctx).await;
+        match want {
+            Ok(user) => assert_eq!(got.unwrap().unwrap().user.name(), user, "{name}"),
+            Err(text) => {
+                let err = got.unwrap_err().to_string();
+                assert!(err.contains(text), "{name}: {err}");
+            }
+        }
+    }
+    assert!(server.calls() >= 4);
+}
