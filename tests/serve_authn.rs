@@ -4,8 +4,11 @@
 //! * webhook TokenReview: two chained instances — B serves a token file (and client
 //!   certificates), A sends every bearer token to B's `tokenreviews` endpoint;
 //! * the request-header front proxy;
-//! * service-account tokens minted by PyJWT.
+//! * service-account tokens minted by PyJWT, with and without lookups through an API server
+//!   (a test-only one: no kube-apiserver runs here).
 #![cfg(feature = "server")]
+
+mod webhook_server;
 
 use std::io::{BufRead, BufReader, Read};
 use std::net::TcpListener;
@@ -1158,6 +1161,134 @@ fn service_account_tokens_minted_by_pyjwt() {
         let signature = token.rsplit('.').next().unwrap();
         assert!(!log.contains(signature), "a token reached the log:\n{log}");
     }
+}
+
+/// `--service-account-lookup=true` through `--service-account-lookup-kubeconfig`: the test
+/// API server (test-only, on 127.0.0.1 over TLS) knows service account `ns1/builder` and its
+/// pod; bound tokens naming anything else are refused, and a valid token is looked up once
+/// per 10 s (kube-apiserver's token success cache).
+#[test]
+fn service_account_lookup_through_a_kubeconfig() {
+    if !have_pyjwt() {
+        return;
+    }
+    const ISSUER: &str = "https://issuer.example";
+    let dir = tempfile::tempdir().unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let pki = webhook_server::Pki::new();
+    let api = rt.block_on(webhook_server::Server::start(
+        &pki.server_cert_pem,
+        &pki.server_key_pem,
+        None,
+        |seen, _| {
+            use webhook_server::Reply;
+            if seen.headers.get("authorization").and_then(|v| v.to_str().ok())
+                != Some("Bearer lookup-token")
+            {
+                return Reply::json(401, json!({"kind": "Status", "code": 401}));
+            }
+            match seen.uri.as_str() {
+                "/api/v1/namespaces/ns1/serviceaccounts/builder" => Reply::json(
+                    200,
+                    json!({"kind": "ServiceAccount", "metadata": {"name": "builder", "uid": "uid-builder"}}),
+                ),
+                "/api/v1/namespaces/ns1/pods/builder-pod" => Reply::json(
+                    200,
+                    json!({"kind": "Pod", "metadata": {"name": "builder-pod", "uid": "pod-uid-builder"}}),
+                ),
+                _ => Reply::json(404, json!({"kind": "Status", "code": 404, "reason": "NotFound"})),
+            }
+        },
+    ));
+    let ca = dir.path().join("api-ca.crt");
+    std::fs::write(&ca, &pki.ca_pem).unwrap();
+    let kubeconfig = dir.path().join("lookup.kubeconfig");
+    std::fs::write(
+        &kubeconfig,
+        format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: {}\n    certificate-authority: {}\nusers:\n- name: u\n  user:\n    token: lookup-token\ncontexts:\n- name: x\n  context:\n    cluster: c\n    user: u\ncurrent-context: x\n",
+            api.url(""),
+            ca.display()
+        ),
+    )
+    .unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let bound = |sa: &str, sa_uid: &str, pod_uid: &str| {
+        json!({
+            "aud": [ISSUER], "exp": now + 3600, "iat": now, "nbf": now, "iss": ISSUER,
+            "jti": "jti-1", "sub": format!("system:serviceaccount:ns1:{sa}"),
+            "kubernetes.io": {
+                "namespace": "ns1",
+                "serviceaccount": {"name": sa, "uid": sa_uid},
+                "pod": {"name": "builder-pod", "uid": pod_uid},
+            },
+        })
+    };
+    let cases: [(&str, Value, u16); 4] = [
+        (
+            "service account and pod exist",
+            bound("builder", "uid-builder", "pod-uid-builder"),
+            201,
+        ),
+        (
+            "service account unknown to the API server",
+            bound("ghost", "uid-ghost", "pod-uid-builder"),
+            401,
+        ),
+        (
+            "service account recreated (UID differs)",
+            bound("builder", "uid-old", "pod-uid-builder"),
+            401,
+        ),
+        (
+            "pod recreated (UID differs)",
+            bound("builder", "uid-builder", "pod-uid-old"),
+            401,
+        ),
+    ];
+    let requests: Vec<Value> = cases
+        .iter()
+        .map(|(_, claims, _)| json!({"key": "rsa", "alg": "RS256", "claims": claims}))
+        .collect();
+    let tokens = mint(dir.path(), &Value::Array(requests));
+    let args = vec![
+        format!(
+            "--service-account-key-file={}",
+            dir.path().join("rsa_pub.pem").display()
+        ),
+        format!("--service-account-issuer={ISSUER}"),
+        format!(
+            "--service-account-lookup-kubeconfig={}",
+            kubeconfig.display()
+        ),
+    ];
+    let server = Server::spawn(dir, &args);
+    for ((name, _, want), token) in cases.iter().zip(&tokens) {
+        let auth = format!("Authorization: Bearer {token}");
+        let (code, body) = whoami_curl(&server, &["-H", &auth]);
+        assert_eq!(code, *want, "{name}: {body}\n{}", server.log());
+        if *want == 201 {
+            assert_eq!(
+                body["status"]["userInfo"]["username"],
+                "system:serviceaccount:ns1:builder"
+            );
+        }
+    }
+    // The valid token again: answered from the 10 s cache, no new lookup.
+    let calls = api.calls();
+    let auth = format!("Authorization: Bearer {}", tokens[0]);
+    assert_eq!(whoami_curl(&server, &["-H", &auth]).0, 201);
+    assert_eq!(api.calls(), calls, "a cached token was looked up again");
+    assert!(api.seen.lock().unwrap().iter().all(|s| s.method == "GET"));
+    drop(server);
+    drop(api);
 }
 
 #[test]
