@@ -8,16 +8,17 @@
 //!   (a test-only one: no kube-apiserver runs here).
 #![cfg(feature = "server")]
 
+mod serve_support;
 mod webhook_server;
 
-use std::io::{BufRead, BufReader, Read};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use serve_support::*;
 
 /// B's administrator (reads B's metrics).
 const ADMIN_TOKEN: &str = "a1b2c3d4e5f60718293a4b5c6d7e8f90";
@@ -25,160 +26,6 @@ const ADMIN_TOKEN: &str = "a1b2c3d4e5f60718293a4b5c6d7e8f90";
 const WEBHOOK_CLIENT_TOKEN: &str = "c0ffee00c0ffee00c0ffee00c0ffee00";
 /// A user only B knows.
 const BOB_TOKEN: &str = "b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0";
-
-struct Server {
-    child: Child,
-    port: u16,
-    dir: tempfile::TempDir,
-    log: Arc<Mutex<String>>,
-    stdout: Arc<Mutex<String>>,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-fn capture(stream: impl Read + Send + 'static, into: Arc<Mutex<String>>) {
-    std::thread::spawn(move || {
-        for line in BufReader::new(stream).lines().map_while(Result::ok) {
-            let mut buf = into.lock().unwrap();
-            buf.push_str(&line);
-            buf.push('\n');
-        }
-    });
-}
-
-impl Server {
-    /// Starts `kube-authn serve` with `args` (plus `--cert-dir` in `dir`, 127.0.0.1 and a free
-    /// port) and waits until it answers.
-    fn spawn(dir: tempfile::TempDir, args: &[String]) -> Server {
-        let port = free_port();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_kube-authn"))
-            .arg("serve")
-            .args(args)
-            .arg(format!("--cert-dir={}", dir.path().join("certs").display()))
-            .arg("--bind-address=127.0.0.1")
-            .arg(format!("--secure-port={port}"))
-            .env("RUST_LOG", "debug")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start kube-authn");
-        let log = Arc::new(Mutex::new(String::new()));
-        let stdout = Arc::new(Mutex::new(String::new()));
-        capture(child.stderr.take().unwrap(), log.clone());
-        capture(child.stdout.take().unwrap(), stdout.clone());
-        let server = Server {
-            child,
-            port,
-            dir,
-            log,
-            stdout,
-        };
-        server.wait_ready();
-        server
-    }
-
-    fn wait_ready(&self) {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            if self.ca().exists() {
-                let out = self.curl(&["-o", "/dev/null", &self.url("/healthz")]);
-                if out.1 != 0 {
-                    return;
-                }
-            }
-            assert!(
-                Instant::now() < deadline,
-                "server did not start; log:\n{}",
-                self.log()
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-
-    fn log(&self) -> String {
-        self.log.lock().unwrap().clone()
-    }
-
-    fn ca(&self) -> PathBuf {
-        self.cert_dir().join("apiserver-ca.crt")
-    }
-
-    fn cert_dir(&self) -> PathBuf {
-        self.dir.path().join("certs")
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("https://127.0.0.1:{}{path}", self.port)
-    }
-
-    /// Runs curl; returns (body, HTTP status, response headers).
-    fn curl(&self, args: &[&str]) -> (String, u16, String) {
-        let headers = self.dir.path().join(format!("headers-{}", free_port()));
-        let out = Command::new("curl")
-            .args(["-sS", "--max-time", "60", "--cacert"])
-            .arg(self.ca())
-            .arg("-D")
-            .arg(&headers)
-            .args(["-w", "\n%{http_code}"])
-            .args(args)
-            .output()
-            .expect("curl is installed");
-        let text = String::from_utf8_lossy(&out.stdout).into_owned();
-        let (body, code) = text.rsplit_once('\n').unwrap_or(("", "0"));
-        let headers = std::fs::read_to_string(&headers).unwrap_or_default();
-        (body.to_owned(), code.trim().parse().unwrap_or(0), headers)
-    }
-
-    fn reqwest(&self) -> reqwest::Client {
-        let ca = std::fs::read(self.ca()).unwrap();
-        reqwest::Client::builder()
-            .tls_built_in_root_certs(false)
-            .add_root_certificate(reqwest::Certificate::from_pem(&ca).unwrap())
-            .build()
-            .unwrap()
-    }
-
-    /// The value of one Prometheus sample (`name{labels}`), 0 when absent.
-    fn metric(&self, admin_token: &str, sample: &str) -> u64 {
-        let auth = format!("Authorization: Bearer {admin_token}");
-        let (body, code, _) = self.curl(&["-H", &auth, &self.url("/metrics")]);
-        assert_eq!(code, 200, "{body}");
-        body.lines()
-            .find_map(|l| l.strip_prefix(sample)?.strip_prefix(' ')?.parse().ok())
-            .unwrap_or(0)
-    }
-}
-
-const WHOAMI: &str = r#"{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}"#;
-
-/// POSTs a SelfSubjectReview with curl (HTTP/1.1, see tests/server.rs for why).
-fn whoami_curl(server: &Server, auth: &[&str]) -> (u16, Value) {
-    let mut args = vec!["--http1.1"];
-    args.extend_from_slice(auth);
-    let url = server.url("/apis/authentication.k8s.io/v1/selfsubjectreviews");
-    args.extend([
-        "-H",
-        "Content-Type: application/json",
-        "-d",
-        WHOAMI,
-        url.as_str(),
-    ]);
-    let (body, code, _) = server.curl(&args);
-    (code, serde_json::from_str(&body).unwrap_or(Value::Null))
-}
 
 /// A CA and a client certificate signed by it (rcgen), written as PEM files into `dir`:
 /// (CA, client certificate, client key).

@@ -2,192 +2,51 @@
 //! certificate), and real clients — curl, reqwest, the Python `kubernetes` client and kubectl.
 #![cfg(feature = "server")]
 
-use std::io::{BufRead, BufReader, Read};
-use std::net::TcpListener;
+mod serve_support;
+
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use serve_support::*;
 
 const ADMIN_TOKEN: &str = "f3a9c1d2e4b5a6978877665544332211";
 const JANE_TOKEN: &str = "0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e";
 const ADMIN_PASSWORD: &str = "s3cr3t:with:colons";
 
-struct Server {
-    child: Child,
-    port: u16,
-    dir: tempfile::TempDir,
-    log: Arc<Mutex<String>>,
-    stdout: Arc<Mutex<String>>,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-fn capture(stream: impl Read + Send + 'static, into: Arc<Mutex<String>>) {
-    std::thread::spawn(move || {
-        for line in BufReader::new(stream).lines().map_while(Result::ok) {
-            let mut buf = into.lock().unwrap();
-            buf.push_str(&line);
-            buf.push('\n');
-        }
-    });
-}
-
-impl Server {
-    /// Starts the server with a token file, a password file and `extra` flags.
-    fn start(extra: &[&str]) -> Server {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(
-            dir.path().join("tokens.csv"),
-            format!(
-                "{ADMIN_TOKEN},admin,1,\"system:masters\"\n{JANE_TOKEN},jane,2,\"developers,qa\"\n"
-            ),
-        )
-        .unwrap();
-        std::fs::write(
-            dir.path().join("passwords.csv"),
-            format!("{ADMIN_PASSWORD},admin,1,system:masters\n"),
-        )
-        .unwrap();
-        let mut args: Vec<String> = vec![
-            "serve".into(),
-            format!(
-                "--token-auth-file={}",
-                dir.path().join("tokens.csv").display()
-            ),
-            format!(
-                "--basic-auth-file={}",
-                dir.path().join("passwords.csv").display()
-            ),
-            format!("--cert-dir={}", dir.path().join("certs").display()),
-            "--bind-address=127.0.0.1".into(),
-        ];
-        args.extend(extra.iter().map(|s| s.to_string()));
-        Self::spawn(dir, args)
-    }
-
-    fn spawn(dir: tempfile::TempDir, mut args: Vec<String>) -> Server {
-        let port = free_port();
-        args.push(format!("--secure-port={port}"));
-        let mut child = Command::new(env!("CARGO_BIN_EXE_kube-authn"))
-            .args(&args)
-            .env("RUST_LOG", "debug")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start kube-authn");
-        let log = Arc::new(Mutex::new(String::new()));
-        let stdout = Arc::new(Mutex::new(String::new()));
-        capture(child.stderr.take().unwrap(), log.clone());
-        capture(child.stdout.take().unwrap(), stdout.clone());
-        let server = Server {
-            child,
-            port,
-            dir,
-            log,
-            stdout,
-        };
-        server.wait_ready();
-        server
-    }
-
-    fn wait_ready(&self) {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            if self.ca().exists() {
-                let out = self.curl(&["-o", "/dev/null", &self.url("/healthz")]);
-                if out.1 != 0 {
-                    return;
-                }
-            }
-            assert!(
-                Instant::now() < deadline,
-                "server did not start; log:\n{}",
-                self.log.lock().unwrap()
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-
-    fn ca(&self) -> PathBuf {
-        self.cert_dir().join("apiserver-ca.crt")
-    }
-
-    fn cert_dir(&self) -> PathBuf {
-        self.dir.path().join("certs")
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("https://127.0.0.1:{}{path}", self.port)
-    }
-
-    /// Runs curl; returns (body, HTTP status, response headers).
-    fn curl(&self, args: &[&str]) -> (String, u16, String) {
-        let headers = self.dir.path().join(format!("headers-{}", free_port()));
-        let out = Command::new("curl")
-            .args(["-sS", "--cacert"])
-            .arg(self.ca())
-            .arg("-D")
-            .arg(&headers)
-            .args(["-w", "\n%{http_code}"])
-            .args(args)
-            .output()
-            .expect("curl is installed");
-        let text = String::from_utf8_lossy(&out.stdout).into_owned();
-        let (body, code) = text.rsplit_once('\n').unwrap_or(("", "0"));
-        let headers = std::fs::read_to_string(&headers).unwrap_or_default();
-        (body.to_owned(), code.trim().parse().unwrap_or(0), headers)
-    }
-
-    fn reqwest(&self) -> reqwest::Client {
-        let ca = std::fs::read(self.ca()).unwrap();
-        reqwest::Client::builder()
-            .tls_built_in_root_certs(false)
-            .add_root_certificate(reqwest::Certificate::from_pem(&ca).unwrap())
-            .build()
-            .unwrap()
-    }
-}
-
-const WHOAMI: &str = r#"{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}"#;
-
-fn whoami_curl(server: &Server, auth: &[&str]) -> (u16, Value) {
-    // HTTP/1.1: when the server answers (401, 403) before reading a POST body, hyper's HTTP/2
-    // server ends the stream with RST_STREAM(NO_ERROR) as RFC 9113 §8.1 allows; curl 7.88
-    // (Debian 12) then sometimes drops the response and exits 92 while still uploading.
-    // The HTTP/2 path is covered by the GET tests, reqwest, kubectl and the Python client.
-    let mut args = vec!["--http1.1"];
-    args.extend_from_slice(auth);
-    let url = server.url("/apis/authentication.k8s.io/v1/selfsubjectreviews");
-    args.extend([
-        "-H",
-        "Content-Type: application/json",
-        "-d",
-        WHOAMI,
-        url.as_str(),
-    ]);
-    let (body, code, _) = server.curl(&args);
-    (code, serde_json::from_str(&body).unwrap_or(Value::Null))
+/// Starts the server with a token file, a password file and `extra` flags.
+fn start(extra: &[&str]) -> Server {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("tokens.csv"),
+        format!(
+            "{ADMIN_TOKEN},admin,1,\"system:masters\"\n{JANE_TOKEN},jane,2,\"developers,qa\"\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("passwords.csv"),
+        format!("{ADMIN_PASSWORD},admin,1,system:masters\n"),
+    )
+    .unwrap();
+    let mut args: Vec<String> = vec![
+        format!(
+            "--token-auth-file={}",
+            dir.path().join("tokens.csv").display()
+        ),
+        format!(
+            "--basic-auth-file={}",
+            dir.path().join("passwords.csv").display()
+        ),
+    ];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    Server::spawn(dir, &args)
 }
 
 #[test]
 fn self_subject_review_with_each_credential_over_curl() {
-    let server = Server::start(&[]);
+    let server = start(&[]);
     let bearer_admin = format!("Authorization: Bearer {ADMIN_TOKEN}");
     let bearer_jane = format!("Authorization: Bearer {JANE_TOKEN}");
     let basic = format!("admin:{ADMIN_PASSWORD}");
@@ -266,7 +125,7 @@ fn self_subject_review_with_each_credential_over_curl() {
 
 #[test]
 fn unauthorized_is_kubernetes_status_with_basic_challenge() {
-    let server = Server::start(&[]);
+    let server = start(&[]);
     // curl's user agent gets kube-apiserver's pretty form (no trailing newline).
     let (body, code, headers) =
         server.curl(&["-H", "Authorization: Bearer wrong", &server.url("/healthz")]);
@@ -308,16 +167,13 @@ fn no_basic_challenge_without_basic_auth_and_anonymous_off() {
     )
     .unwrap();
     let args = vec![
-        "serve".to_string(),
         format!(
             "--token-auth-file={}",
             dir.path().join("tokens.csv").display()
         ),
-        format!("--cert-dir={}", dir.path().join("certs").display()),
-        "--bind-address=127.0.0.1".into(),
         "--anonymous-auth=false".into(),
     ];
-    let server = Server::spawn(dir, args);
+    let server = Server::spawn(dir, &args);
     let (_, code, headers) = server.curl(&[&server.url("/healthz")]);
     assert_eq!(code, 401, "anonymous disabled");
     assert!(
@@ -355,7 +211,7 @@ fn review(token: &str, audiences: &[&str]) -> Value {
 
 #[tokio::test]
 async fn token_review_semantics_over_reqwest() {
-    let server = Server::start(&["--api-audiences=api,other"]);
+    let server = start(&["--api-audiences=api,other"]);
     let client = server.reqwest();
     for version in ["v1", "v1beta1"] {
         type Case<'a> = (&'a str, Option<&'a str>, Value, u16, Value);
@@ -499,7 +355,7 @@ async fn token_review_semantics_over_reqwest() {
 
 #[test]
 fn python_kubernetes_client_whoami_and_token_review() {
-    let server = Server::start(&[]);
+    let server = start(&[]);
     let script = r#"
 import json, sys
 from kubernetes import client
@@ -550,7 +406,7 @@ fn kubectl_auth_whoami() {
         );
         return;
     }
-    let server = Server::start(&[]);
+    let server = start(&[]);
     let kubeconfig = server.dir.path().join("kubeconfig");
     std::fs::write(
         &kubeconfig,
@@ -581,7 +437,7 @@ fn kubectl_auth_whoami() {
 
 #[test]
 fn token_file_reloads_and_broken_file_keeps_old_content() {
-    let server = Server::start(&[]);
+    let server = start(&[]);
     let path = server.dir.path().join("tokens.csv");
     let newcomer = "9999aaaabbbbccccddddeeeeffff0000";
     let auth = format!("Authorization: Bearer {newcomer}");
@@ -613,7 +469,7 @@ fn token_file_reloads_and_broken_file_keeps_old_content() {
 
 #[test]
 fn metrics_for_authenticated_callers_only() {
-    let server = Server::start(&[]);
+    let server = start(&[]);
     let auth = format!("Authorization: Bearer {ADMIN_TOKEN}");
     let _ = server.curl(&["-H", "Authorization: Bearer wrong", &server.url("/healthz")]);
     let (body, code, _) = server.curl(&["-H", &auth, &server.url("/metrics")]);
@@ -633,7 +489,7 @@ fn metrics_for_authenticated_callers_only() {
 
 #[test]
 fn credentials_never_reach_the_logs() {
-    let server = Server::start(&[]);
+    let server = start(&[]);
     let secrets = [
         ADMIN_TOKEN,
         JANE_TOKEN,
@@ -714,12 +570,7 @@ fn startup_errors_name_the_flag_and_line() {
 #[test]
 fn dev_mode_prints_commands_that_work() {
     let dir = tempfile::tempdir().unwrap();
-    let args = vec![
-        "serve".to_string(),
-        "--dev".into(),
-        format!("--cert-dir={}", dir.path().join("certs").display()),
-    ];
-    let server = Server::spawn(dir, args);
+    let server = Server::spawn(dir, &["--dev".to_string()]);
     let deadline = Instant::now() + Duration::from_secs(10);
     let line = loop {
         let out = server.stdout.lock().unwrap().clone();
@@ -747,7 +598,7 @@ fn dev_mode_prints_commands_that_work() {
 
 #[test]
 fn generated_certificate_is_reused_across_restarts() {
-    let server = Server::start(&[]);
+    let server = start(&[]);
     let cert_dir: PathBuf = server.cert_dir();
     let first = std::fs::read(cert_dir.join("apiserver.crt")).unwrap();
     assert!(
@@ -829,7 +680,7 @@ fn client_certificates_over_curl() {
     let (ca, cert, key) = client_pki(pki.path(), "trusted", "alice", &["devs"]);
     let (_, rogue_cert, rogue_key) =
         client_pki(pki.path(), "rogue", "mallory", &["system:masters"]);
-    let server = Server::start(&[&format!("--client-ca-file={}", ca.display())]);
+    let server = start(&[&format!("--client-ca-file={}", ca.display())]);
     let cert_args = |c: &Path, k: &Path| {
         vec![
             "--cert".to_string(),

@@ -38,15 +38,8 @@ fn setup() -> Setup {
     let client_ca = pki.ca("client-ca", Key::P256);
     let alice = pki.leaf("alice", "/O=dev/CN=alice", &client_ca);
     let server_ca = pki.ca("server-ca", Key::P256);
-    let serving = pki.issue(
-        "serving",
-        Spec {
-            subj: "/CN=localhost",
-            issuer: Some(&server_ca),
-            ext: "basicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1",
-            ..Spec::default()
-        },
-    );
+    let serving = pki.serving(&server_ca);
+
     let bundle = Arc::new(CaBundle::from_der(vec![client_ca.der.clone()]).unwrap());
     let key = PrivateKeyDer::from_pem_file(&serving.key).unwrap();
     let config = server_config(

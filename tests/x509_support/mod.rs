@@ -188,6 +188,19 @@ impl Pki {
         )
     }
 
+    /// A serving certificate for `localhost` and 127.0.0.1 issued by `ca`.
+    pub fn serving(&self, ca: &Issued) -> Issued {
+        self.issue(
+            "serving",
+            Spec {
+                subj: "/CN=localhost",
+                issuer: Some(ca),
+                ext: "basicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1",
+                ..Spec::default()
+            },
+        )
+    }
+
     /// Writes `certs` as one PEM bundle and returns its path.
     pub fn bundle(&self, file: &str, certs: &[&Issued]) -> PathBuf {
         let path = self.path(file);
@@ -234,15 +247,7 @@ impl TestServer {
         policy: ClientCertPolicy,
     ) -> TestServer {
         let server_ca = pki.ca("server-ca", Key::P256);
-        let serving = pki.issue(
-            "serving",
-            Spec {
-                subj: "/CN=localhost",
-                issuer: Some(&server_ca),
-                ext: "basicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1",
-                ..Spec::default()
-            },
-        );
+        let serving = pki.serving(&server_ca);
         let key = PrivateKeyDer::from_pem_file(&serving.key).unwrap();
         let config = server_config(vec![serving.der.clone()], key, &policy).unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
