@@ -455,18 +455,7 @@ fn webhook_startup_errors_name_the_flag() {
             "time: ",
         ),
     ];
-    for (name, args, want) in cases {
-        let out = Command::new(env!("CARGO_BIN_EXE_kube-authn"))
-            .arg("serve")
-            .args(&args)
-            .arg(format!("--cert-dir={}", dir.path().join("certs").display()))
-            .arg("--secure-port=0")
-            .output()
-            .unwrap();
-        assert!(!out.status.success(), "case {name} should fail");
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.contains(want), "case {name}: {stderr}");
-    }
+    assert_startup_errors(dir.path(), &cases);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1197,18 +1186,7 @@ fn service_account_startup_errors() {
             "error reading public key file /nonexistent/sa.pub",
         ),
     ];
-    for (name, args, want) in cases {
-        let out = Command::new(env!("CARGO_BIN_EXE_kube-authn"))
-            .arg("serve")
-            .args(&args)
-            .arg(format!("--cert-dir={}", dir.path().join("certs").display()))
-            .arg("--secure-port=0")
-            .output()
-            .unwrap();
-        assert!(!out.status.success(), "case {name} should fail");
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.contains(want), "case {name}: {stderr}");
-    }
+    assert_startup_errors(dir.path(), &cases);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -553,18 +553,7 @@ fn startup_errors_name_the_flag_and_line() {
             "invalid syntax",
         ),
     ];
-    for (name, args, want) in cases {
-        let out = Command::new(env!("CARGO_BIN_EXE_kube-authn"))
-            .arg("serve")
-            .args(&args)
-            .arg(format!("--cert-dir={}", dir.path().join("certs").display()))
-            .arg("--secure-port=0")
-            .output()
-            .unwrap();
-        assert!(!out.status.success(), "case {name} should fail");
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.contains(want), "case {name}: {stderr}");
-    }
+    assert_startup_errors(dir.path(), &cases);
 }
 
 #[test]

@@ -169,3 +169,23 @@ pub fn whoami_curl(server: &Server, auth: &[&str]) -> (u16, Value) {
     let (body, code, _) = server.curl(&args);
     (code, serde_json::from_str(&body).unwrap_or(Value::Null))
 }
+
+/// Runs `kube-authn serve` with each case's flags (and `--cert-dir` under `dir`) and asserts
+/// that it refuses to start with a message containing the expected text.
+pub fn assert_startup_errors<A: AsRef<str>>(
+    dir: &std::path::Path,
+    cases: &[(&'static str, Vec<A>, &'static str)],
+) {
+    for (name, args, want) in cases {
+        let out = Command::new(env!("CARGO_BIN_EXE_kube-authn"))
+            .arg("serve")
+            .args(args.iter().map(AsRef::as_ref))
+            .arg(format!("--cert-dir={}", dir.join("certs").display()))
+            .arg("--secure-port=0")
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "case {name} should fail");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(want), "case {name}: {stderr}");
+    }
+}
