@@ -19,6 +19,8 @@ import json
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "vectors")
 
 # Error texts kube-authn uses where it fails closed (src/request/mod.rs).
@@ -1132,6 +1134,261 @@ def filter_cases():
     return cases
 
 
+# ---------------------------------------------------------------------------------------------
+# x509: --client-ca-file (k8s request/x509 with CommonNameUserConversion). Certificates come
+# from conformance/pki.py: fixed keys, serials and dates, deterministic signatures.
+# ---------------------------------------------------------------------------------------------
+CRED_ID = "authentication.kubernetes.io/credential-id"
+R_X509_CONTROL = ("kube-authn refuses control characters (NUL, CR, LF, ...) in a certificate's CN, O "
+                  "or UID: they would reach audit logs and RBAC names verbatim; Go copies them "
+                  "(src/x509/mod.rs; docs/compatibility.md)")
+R_X509_CA_LEAF = ("kube-authn refuses a client certificate with basicConstraints cA=TRUE unless it is "
+                  "itself in the CA bundle (webpki's CaUsedAsEndEntity); Go accepts a CA certificate "
+                  "as the leaf (src/x509/mod.rs; docs/compatibility.md)")
+R_X509_BAD_SIGNATURE_TEXT = ("same outcome (an error, so a 401), different text: webpki reports the candidate "
+                             "issuer's bad signature; Go reports an unknown authority with the signature failure "
+                             "as a hint. The text only reaches logs (docs/compatibility.md)")
+# A case whose kube-authn outcome is a bug, not a decision: the vector keeps Kubernetes'
+# expectation, tests/conformance.rs reports it as a KNOWN BUG (and fails once it is fixed, so the
+# marker is removed).
+KB_X509_ANCHOR_PATHLEN = ("kube-authn ignores the pathLenConstraint of a CA-bundle certificate (webpki "
+                          "does not apply basicConstraints to trust anchors): a root with pathlen:0 "
+                          "still accepts a leaf under an intermediate; fix belongs in src/x509/verify.rs")
+R_X509_RSA_SMALL = ("kube-authn refuses RSA keys below 2048 bits anywhere in the chain; Go accepts "
+                    "1024 (src/x509/verify.rs; docs/compatibility.md)")
+
+
+def peer(*certs):
+    """A request over TLS presenting `certs` (leaf first); no certs = TLS without a client
+    certificate."""
+    i = req([])
+    i["peer_chain"] = [c.pem for c in certs]
+    return i
+
+
+def x509_user(leaf, name, groups=(), uid=""):
+    return user(name, uid, groups, {CRED_ID: [leaf.credential_id()]})
+
+
+def x509_cases():
+    import pki
+    from cryptography.x509.name import _ASN1Type
+    cases = []
+    root = pki.ca("conformance-root")
+    other = pki.ca("conformance-other-root")
+    # Same subject as root, another key: a forged issuer.
+    impostor = pki.ca("conformance-root", key_label="conformance-root-impostor")
+    setup = {"request": {"kind": "x509", "ca": root.pem}}
+    serial = iter(range(1000, 100000))
+
+    def leaf(*attrs, issuer=root, **kw):
+        return pki.issue(pki.name(*attrs), next(serial), f"leaf-{attrs}-{kw.get('alg', '')}",
+                         issuer=issuer, **kw)
+
+    def fail(c, reason):
+        return error(f"verifying certificate {c.identifier()} failed: {reason}")
+
+    def fail_contains(c, reason):
+        return {"result": "error", "error_contains": f"verifying certificate {c.identifier()} failed: {reason}"}
+
+    # Subject mapping.
+    for label, attrs, nm, groups, uid in [
+        ("CN only", [("CN", "alice")], "alice", [], ""),
+        ("CN and one O", [("CN", "alice"), ("O", "dev")], "alice", ["dev"], ""),
+        ("O in subject order", [("O", "b"), ("CN", "alice"), ("O", "a"), ("O", "c")], "alice", ["b", "a", "c"], ""),
+        ("system:masters", [("CN", "kubernetes-admin"), ("O", "system:masters")], "kubernetes-admin", ["system:masters"], ""),
+        ("node identity", [("CN", "system:node:worker-1"), ("O", "system:nodes")], "system:node:worker-1", ["system:nodes"], ""),
+        ("duplicate O kept", [("CN", "alice"), ("O", "g"), ("O", "g")], "alice", ["g", "g"], ""),
+        ("empty O kept", [("CN", "alice"), ("O", "")], "alice", [""], ""),
+        ("O with comma", [("CN", "alice"), ("O", "a,b")], "alice", ["a,b"], ""),
+        ("two CNs: the last wins", [("CN", "first"), ("CN", "second")], "second", [], ""),
+        ("three CNs: the last wins", [("CN", "a"), ("O", "g"), ("CN", "b"), ("CN", "c")], "c", ["g"], ""),
+        ("empty CN after a CN", [("CN", "first"), ("CN", "")], None, None, None),
+        ("multi-valued RDN", [[("CN", "alice"), ("O", "dev")]], "alice", ["dev"], ""),
+        ("OU, C, L and email ignored", [("C", "DE"), ("L", "Berlin"), ("OU", "ops"), ("CN", "alice"), ("EMAIL", "a@example.org")], "alice", [], ""),
+        ("serialNumber attribute ignored", [("CN", "alice"), ("SERIAL", "42")], "alice", [], ""),
+        ("X.500 userid (0.9.2342.19200300.100.1.1) is not the UID", [("CN", "alice"), ("X500UID", "u-1")], "alice", [], ""),
+        ("CN with spaces kept", [("CN", " alice smith ")], " alice smith ", [], ""),
+        ("utf-8 CN", [("CN", "jürgen"), ("O", "entwickler")], "jürgen", ["entwickler"], ""),
+        ("CN with slash and colon", [("CN", "system:serviceaccount:ns/x")], "system:serviceaccount:ns/x", [], ""),
+        ("printable string CN", [("CN", ("alice", _ASN1Type.PrintableString)), ("O", ("dev", _ASN1Type.PrintableString))], "alice", ["dev"], ""),
+        ("IA5 string O", [("CN", "alice"), ("O", ("dev", _ASN1Type.IA5String))], "alice", ["dev"], ""),
+        ("BMP string CN", [("CN", ("alice", _ASN1Type.BMPString))], "alice", [], ""),
+        ("UID attribute", [("CN", "alice"), ("UID", "alice-uid-1")], "alice", [], "alice-uid-1"),
+        ("UID before CN", [("UID", "u-1"), ("CN", "alice"), ("O", "g")], "alice", ["g"], "u-1"),
+        ("UID with spaces", [("CN", "alice"), ("UID", " u 1 ")], "alice", [], " u 1 "),
+        ("UID as printable string", [("CN", "alice"), ("UID", ("u-1", _ASN1Type.PrintableString))], "alice", [], "u-1"),
+        ("no CN", [("O", "dev")], None, None, None),
+        ("empty CN", [("CN", ""), ("O", "dev")], None, None, None),
+        ("empty CN with UID", [("CN", ""), ("UID", "u-1")], None, None, None),
+        ("no subject at all", [], None, None, None),
+    ]:
+        c = leaf(*attrs)
+        expect = not_mine() if nm is None else ok(x509_user(c, nm, groups, uid))
+        cases.append(case(f"subject: {label}", setup, peer(c), expect=expect))
+    for label, attrs, text in [
+        ("two UIDs", [("CN", "alice"), ("UID", "a"), ("UID", "b")], "expected 1 UID, but found multiple: [a b]"),
+        ("three UIDs", [("CN", "alice"), ("UID", "a"), ("UID", "b"), ("UID", "c")], "expected 1 UID, but found multiple: [a b c]"),
+        ("two equal UIDs", [("CN", "alice"), ("UID", "a"), ("UID", "a")], "expected 1 UID, but found multiple: [a a]"),
+        ("empty UID", [("CN", "alice"), ("UID", "")], "UID cannot be an empty string"),
+    ]:
+        cases.append(case(f"subject: {label}", setup, peer(leaf(*attrs)), expect=error(text)))
+    for label, attrs in [
+        ("newline in CN", [("CN", "alice\nadmin")]),
+        ("NUL in O", [("CN", "alice"), ("O", "dev\x00")]),
+        ("carriage return in UID", [("CN", "alice"), ("UID", "u\r1")]),
+    ]:
+        c = leaf(*attrs)
+        d = dict(attrs)
+        cases.append(case(f"subject: {label}", setup, peer(c),
+                          k8s=ok(x509_user(c, d["CN"], [v for a, v in attrs if a == "O"], d.get("UID", ""))),
+                          kube_authn=error("x509: subject attribute contains a control character"),
+                          reason=R_X509_CONTROL))
+
+    # Key algorithms: each signs its own CA and leaf.
+    for alg in ["ed25519", "p256", "rsa2048", "rsa3072"]:
+        r = pki.ca(f"root-{alg}", alg=alg)
+        c = leaf(("CN", f"user-{alg}"), ("O", "g"), issuer=r, alg=alg)
+        s = {"request": {"kind": "x509", "ca": r.pem}}
+        cases.append(case(f"algorithm: {alg} root and leaf", s, peer(c), expect=ok(x509_user(c, f"user-{alg}", ["g"]))))
+        cases.append(case(f"algorithm: {alg} leaf, other root", setup, peer(c),
+                          expect=fail(c, "x509: certificate signed by unknown authority")))
+    # Mixed: P-256 leaf under an RSA root.
+    r = pki.ca("root-rsa2048", alg="rsa2048")
+    c = leaf(("CN", "mixed"), issuer=r, alg="p256")
+    cases.append(case("algorithm: p256 leaf under rsa2048 root", {"request": {"kind": "x509", "ca": r.pem}},
+                      peer(c), expect=ok(x509_user(c, "mixed"))))
+    r = pki.ca("root-rsa1024", alg="rsa1024")
+    c = leaf(("CN", "small"), issuer=r, alg="p256")
+    cases.append(case("algorithm: rsa1024 root", {"request": {"kind": "x509", "ca": r.pem}}, peer(c),
+                      k8s=ok(x509_user(c, "small")),
+                      kube_authn=fail(c, "x509: certificate signature is invalid, or the issuer's key is not accepted (RSA keys must be 2048 to 8192 bits)"),
+                      reason=R_X509_RSA_SMALL))
+
+    # Presence.
+    alice = leaf(("CN", "alice"), ("O", "dev"))
+    cases.append(case("presence: no TLS", setup, req([]), expect=not_mine()))
+    cases.append(case("presence: TLS without a client certificate", setup, peer(), expect=not_mine()))
+    cases.append(case("presence: Authorization header is not a certificate", setup,
+                      req([("Authorization", "Bearer token")]), expect=not_mine()))
+
+    # Trust.
+    cases.append(case("trust: signed by the CA", setup, peer(alice), expect=ok(x509_user(alice, "alice", ["dev"]))))
+    untrusted = leaf(("CN", "alice"), ("O", "dev"), issuer=other)
+    cases.append(case("trust: signed by another CA", setup, peer(untrusted),
+                      expect=fail(untrusted, "x509: certificate signed by unknown authority")))
+    cases.append(case("trust: another CA presented in the chain", setup, peer(untrusted, other),
+                      expect=fail(untrusted, "x509: certificate signed by unknown authority")))
+    forged = leaf(("CN", "alice"), issuer=impostor)
+    cases.append(case("trust: issuer with the CA's name but another key", setup, peer(forged),
+                      k8s=fail(forged, "x509: certificate signed by unknown authority (possibly because of "
+                                       "\"x509: Ed25519 verification failure\" while trying to verify candidate "
+                                       "authority certificate \"conformance-root\")"),
+                      kube_authn=fail(forged, "x509: certificate signature is invalid, or the issuer's key is not "
+                                              "accepted (RSA keys must be 2048 to 8192 bits)"),
+                      reason=R_X509_BAD_SIGNATURE_TEXT))
+    selfsigned = pki.issue(pki.name(("CN", "alice")), 7, "self-signed-alice")
+    cases.append(case("trust: self-signed leaf", setup, peer(selfsigned),
+                      expect=fail(selfsigned, "x509: certificate signed by unknown authority")))
+    both = {"request": {"kind": "x509", "ca": other.pem + root.pem}}
+    cases.append(case("trust: bundle of two, signed by the second", both, peer(alice),
+                      expect=ok(x509_user(alice, "alice", ["dev"]))))
+    cases.append(case("trust: bundle of two, signed by the first", both, peer(untrusted),
+                      expect=ok(x509_user(untrusted, "alice", ["dev"]))))
+    cases.append(case("trust: the CA itself as the client certificate", setup, peer(root),
+                      expect=ok(x509_user(root, "conformance-root"))))
+    cases.append(case("trust: extra unrelated certificates after the leaf", setup, peer(alice, other, untrusted),
+                      expect=ok(x509_user(alice, "alice", ["dev"]))))
+    cases.append(case("trust: the leaf twice", setup, peer(alice, alice),
+                      expect=ok(x509_user(alice, "alice", ["dev"]))))
+
+    # Intermediates from the presented chain.
+    inter = pki.ca("conformance-intermediate", issuer=root, serial=2)
+    inter2 = pki.ca("conformance-intermediate-2", issuer=inter, serial=3)
+    bob = leaf(("CN", "bob"), ("O", "ops"), issuer=inter)
+    carol = leaf(("CN", "carol"), issuer=inter2)
+    cases.append(case("intermediate: presented after the leaf", setup, peer(bob, inter),
+                      expect=ok(x509_user(bob, "bob", ["ops"]))))
+    cases.append(case("intermediate: missing", setup, peer(bob),
+                      expect=fail(bob, "x509: certificate signed by unknown authority")))
+    cases.append(case("intermediate: two levels", setup, peer(carol, inter2, inter),
+                      expect=ok(x509_user(carol, "carol"))))
+    cases.append(case("intermediate: two levels, presented out of order", setup, peer(carol, inter, inter2),
+                      expect=ok(x509_user(carol, "carol"))))
+    cases.append(case("intermediate: two levels, one missing", setup, peer(carol, inter2),
+                      expect=fail(carol, "x509: certificate signed by unknown authority")))
+    cases.append(case("intermediate: the root presented too", setup, peer(bob, inter, root),
+                      expect=ok(x509_user(bob, "bob", ["ops"]))))
+    cases.append(case("intermediate: in the bundle, not presented", {"request": {"kind": "x509", "ca": inter.pem}},
+                      peer(bob), expect=ok(x509_user(bob, "bob", ["ops"]))))
+    cases.append(case("intermediate: a presented intermediate is not a trust anchor", {"request": {"kind": "x509", "ca": other.pem}},
+                      peer(bob, inter), expect=fail(bob, "x509: certificate signed by unknown authority")))
+    cases.append(case("intermediate: the intermediate as the client certificate", setup, peer(inter),
+                      k8s=ok(x509_user(inter, "conformance-intermediate")),
+                      kube_authn=fail(inter, "x509: a CA certificate (basicConstraints cA=TRUE) cannot be used as a client certificate"),
+                      reason=R_X509_CA_LEAF))
+    notca = pki.issue(pki.name(("CN", "not-a-ca")), 4, "not-a-ca", issuer=root, eku=None)
+    dave = leaf(("CN", "dave"), issuer=notca)
+    cases.append(case("intermediate: not a CA", setup, peer(dave, notca),
+                      expect=fail_contains(dave, "x509: ")))
+    plen0 = pki.ca("conformance-pathlen0", path_len=0, serial=5)
+    inter_p = pki.ca("conformance-intermediate-p", issuer=plen0, serial=6)
+    erin = leaf(("CN", "erin"), issuer=inter_p)
+    direct = leaf(("CN", "frank"), issuer=plen0)
+    s0 = {"request": {"kind": "x509", "ca": plen0.pem}}
+    cases.append(case("intermediate: root pathlen 0, direct leaf", s0, peer(direct), expect=ok(x509_user(direct, "frank"))))
+    c = case("intermediate: root pathlen 0, one intermediate", s0, peer(erin, inter_p),
+             expect=fail(erin, "x509: too many intermediates for path length constraint"))
+    c["known_bug"] = KB_X509_ANCHOR_PATHLEN
+    cases.append(c)
+    server_inter = pki.ca("conformance-server-intermediate", issuer=root, serial=8, eku=("server",))
+    gina = leaf(("CN", "gina"), issuer=server_inter)
+    cases.append(case("intermediate: EKU serverAuth only", setup, peer(gina, server_inter),
+                      expect=fail(gina, "x509: certificate specifies an incompatible key usage")))
+    client_inter = pki.ca("conformance-client-intermediate", issuer=root, serial=9, eku=("client",))
+    hank = leaf(("CN", "hank"), issuer=client_inter)
+    cases.append(case("intermediate: EKU clientAuth", setup, peer(hank, client_inter), expect=ok(x509_user(hank, "hank"))))
+    expired_inter = pki.ca("conformance-expired-intermediate", issuer=root, serial=10, validity=pki.EXPIRED)
+    ivan = leaf(("CN", "ivan"), issuer=expired_inter)
+    cases.append(case("intermediate: expired", setup, peer(ivan, expired_inter),
+                      expect=fail_contains(ivan, "x509: certificate has expired or is not yet valid: current time ")))
+
+    # Validity.
+    for label, validity, word in [("expired", pki.EXPIRED, "after 2010-01-01T00:00:00Z"),
+                                  ("not yet valid", pki.NOT_YET, "before 2100-01-01T00:00:00Z")]:
+        c = leaf(("CN", "alice"), ("O", "dev"), validity=validity)
+        cases.append(case(f"validity: leaf {label}", setup, peer(c),
+                          expect=fail_contains(c, "x509: certificate has expired or is not yet valid: current time ")))
+    old_root = pki.ca("conformance-expired-root", validity=pki.EXPIRED)
+    c = leaf(("CN", "judy"), issuer=old_root)
+    cases.append(case("validity: root expired", {"request": {"kind": "x509", "ca": old_root.pem}}, peer(c),
+                      expect=fail_contains(c, "x509: certificate has expired or is not yet valid: current time ")))
+
+    # Extended key usage of the leaf.
+    for label, eku, good in [
+        ("clientAuth", ("client",), True),
+        ("no EKU extension", None, True),
+        ("anyExtendedKeyUsage", ("any",), True),
+        ("clientAuth and serverAuth", ("server", "client"), True),
+        ("serverAuth only", ("server",), False),
+        ("codeSigning only", ("code",), False),
+    ]:
+        c = leaf(("CN", "alice"), ("O", "dev"), eku=eku)
+        expect = ok(x509_user(c, "alice", ["dev"])) if good else fail(c, "x509: certificate specifies an incompatible key usage")
+        cases.append(case(f"eku: {label}", setup, peer(c), expect=expect))
+    # Key usage of the leaf is not checked (Go ignores it for client certificates).
+    c = leaf(("CN", "alice"), key_usage="certsign-only")
+    cases.append(case("key usage: keyCertSign only on the leaf", setup, peer(c), expect=ok(x509_user(c, "alice"))))
+    c = leaf(("CN", "alice"), key_usage="none")
+    cases.append(case("key usage: no keyUsage extension", setup, peer(c), expect=ok(x509_user(c, "alice"))))
+    c = leaf(("CN", "x"), skid=False, issuer=other)
+    cases.append(case("identifier: untrusted leaf without SKID", setup, peer(c),
+                      expect=fail(c, "x509: certificate signed by unknown authority")))
+    c = leaf(("CN", "alice"), skid=False)
+    cases.append(case("identifier: trusted leaf without SKID", setup, peer(c), expect=ok(x509_user(c, "alice"))))
+    return cases
+
+
 SUITES = [
     ("bearer", "Authorization: Bearer parsing and the token authenticator's answers",
      "k8s-request-authn.md §4.1; apiserver pkg/authentication/request/bearertoken", bearer_cases),
@@ -1157,6 +1414,8 @@ SUITES = [
      "k8s-request-authn.md §5.3; kubernetes plugin/pkg/auth/authenticator/token/anytoken", anytoken_cases),
     ("password_file", "--basic-auth-file CSV rules (removed in 1.19; oracle is k8s.io/apiserver v0.18)",
      "k8s-request-authn.md §5.2; apiserver v0.18 plugin/pkg/authenticator/password/passwordfile", password_file_cases),
+    ("x509", "--client-ca-file: client certificate verification and CommonNameUserConversion",
+     "k8s-request-authn.md §6; apiserver pkg/authentication/request/x509", x509_cases),
 ]
 
 

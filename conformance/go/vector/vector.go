@@ -92,6 +92,7 @@ type Node struct {
 	Paths       []string                   `json:"paths"`
 	Implicit    []string                   `json:"implicit"`
 	CSV         string                     `json:"csv"`
+	CA          string                     `json:"ca"`
 	Request     []Node                     `json:"request"`
 	Anonymous   *struct {
 		Paths []string `json:"paths"`
@@ -194,6 +195,9 @@ type Input struct {
 	Token     *Bytes     `json:"token"`
 	User      *Bytes     `json:"user"`
 	Password  *Bytes     `json:"password"`
+	// PeerChain is the client certificate chain (PEM, leaf first) of a request over TLS;
+	// absent = not TLS, [] = TLS without a client certificate.
+	PeerChain *[]string `json:"peer_chain"`
 }
 
 // Case is one vector.

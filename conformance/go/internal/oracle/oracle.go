@@ -3,6 +3,9 @@ package oracle
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"net/http"
@@ -27,6 +30,7 @@ import (
 	"k8s.io/apiserver/pkg/authentication/request/bearertoken"
 	"k8s.io/apiserver/pkg/authentication/request/union"
 	"k8s.io/apiserver/pkg/authentication/request/websocket"
+	x509request "k8s.io/apiserver/pkg/authentication/request/x509"
 	"k8s.io/apiserver/pkg/authentication/token/tokenfile"
 	tokenunion "k8s.io/apiserver/pkg/authentication/token/union"
 	"k8s.io/apiserver/pkg/authentication/user"
@@ -239,8 +243,35 @@ func (b *builder) request(n *vector.Node) (authenticator.Request, error) {
 		return websocket.NewProtocolAuthenticator(t), nil
 	case "chain":
 		return b.chain(n)
+	case "x509":
+		// kube-apiserver --client-ca-file: DefaultVerifyOptions (clientAuth) with the bundle
+		// as roots, CommonNameUserConversion.
+		roots := x509.NewCertPool()
+		if !roots.AppendCertsFromPEM([]byte(n.CA)) {
+			return nil, configError{errors.New("no certificates in the CA bundle")}
+		}
+		opts := x509request.DefaultVerifyOptions()
+		opts.Roots = roots
+		return x509request.New(opts, x509request.CommonNameUserConversion), nil
 	}
 	return nil, fmt.Errorf("%w: request node %q", errUnsupported, n.Kind)
+}
+
+// peerState is the TLS state of a connection whose client presented `chain` (PEM, leaf first).
+func peerState(chain []string) (*tls.ConnectionState, error) {
+	state := &tls.ConnectionState{HandshakeComplete: true}
+	for i, p := range chain {
+		block, _ := pem.Decode([]byte(p))
+		if block == nil {
+			return nil, fmt.Errorf("peer_chain[%d]: not PEM", i)
+		}
+		cert, err := x509.ParseCertificate(block.Bytes)
+		if err != nil {
+			return nil, fmt.Errorf("peer_chain[%d]: %w", i, err)
+		}
+		state.PeerCertificates = append(state.PeerCertificates, cert)
+	}
+	return state, nil
 }
 
 func conditions(paths []string) []apiserver.AnonymousAuthCondition {
@@ -356,6 +387,14 @@ func run(b *builder, c *vector.Case) *vector.Outcome {
 		}
 		for _, h := range c.Input.Headers {
 			req.Header.Add(string(h[0]), string(h[1]))
+		}
+		if c.Input.PeerChain != nil {
+			state, err := peerState(*c.Input.PeerChain)
+			if err != nil {
+				msg := err.Error()
+				return &vector.Outcome{Result: "harness_error", Error: &msg}
+			}
+			req.TLS = state
 		}
 		if a == nil {
 			return &vector.Outcome{Result: "disabled"}
