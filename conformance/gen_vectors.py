@@ -1389,6 +1389,189 @@ def x509_cases():
     return cases
 
 
+# ---------------------------------------------------------------------------------------------
+# request_header: --requestheader-* front proxy (k8s headerrequest.NewDynamicVerifyOptionsSecure:
+# the proxy's client certificate must verify against the request-header CA and carry an allowed
+# CN; then X-Remote-User / -Uid / -Group / -Extra-* are believed).
+# ---------------------------------------------------------------------------------------------
+R_RH_CONTROL = ("kube-authn refuses control characters (TAB, LF, ...) in identity header values and in "
+                "decoded extra keys: they would reach audit logs and RBAC names verbatim; Go copies "
+                "them (src/request/front_proxy.rs; docs/compatibility.md)")
+
+
+def request_header_cases():
+    import pki
+    cases = []
+    fp_ca = pki.ca("front-proxy-ca")
+    client_ca = pki.ca("kubernetes-client-ca")
+    serial = iter(range(2000, 100000))
+
+    def cert(cn, issuer=fp_ca, **kw):
+        return pki.issue(pki.name(("CN", cn)), next(serial), f"proxy-{cn}-{issuer.cert.subject.rfc4514_string()}-{kw}",
+                         issuer=issuer, **kw)
+
+    proxy = cert("front-proxy-client")
+
+    def node(allowed=(), users=("X-Remote-User",), uids=("X-Remote-Uid",), groups=("X-Remote-Group",),
+             extras=("X-Remote-Extra-",), ca_pem=None):
+        return {"request": {"kind": "request_header", "ca": ca_pem or fp_ca.pem, "allowed_names": list(allowed),
+                            "username_headers": list(users), "uid_headers": list(uids),
+                            "group_headers": list(groups), "extra_headers_prefix": list(extras)}}
+
+    def via(headers, *chain):
+        i = req(headers)
+        i["peer_chain"] = [c.pem for c in (chain or (proxy,))]
+        return i
+
+    alice_h = [("X-Remote-User", "alice")]
+    alice = user("alice")
+    std = node()
+    named = node(allowed=["front-proxy-client"])
+
+    # The proxy's certificate.
+    cases.append(case("proxy: no TLS, headers ignored", std, req(alice_h), expect=not_mine()))
+    cases.append(case("proxy: TLS without a client certificate", std, via(alice_h, *[]) | {"peer_chain": []},
+                      expect=not_mine()))
+    cases.append(case("proxy: any CN allowed when the list is empty", std, via(alice_h), expect=ok(alice)))
+    cases.append(case("proxy: CN in the allowed list", named, via(alice_h), expect=ok(alice)))
+    cases.append(case("proxy: CN second in the allowed list", node(allowed=["aggregator", "front-proxy-client"]),
+                      via(alice_h), expect=ok(alice)))
+    for label, allowed in [("CN not in the allowed list", ["aggregator"]),
+                           ("allowed names are case-sensitive", ["Front-Proxy-Client"]),
+                           ("allowed names are not prefixes", ["front-proxy"])]:
+        cases.append(case(f"proxy: {label}", node(allowed=allowed), via(alice_h),
+                          expect=error("x509: subject with cn=front-proxy-client is not in the allowed list")))
+    cases.append(case("proxy: allowed-names check also without identity headers", node(allowed=["aggregator"]),
+                      via([]), expect=error("x509: subject with cn=front-proxy-client is not in the allowed list")))
+    signed_by_client_ca = cert("front-proxy-client", issuer=client_ca)
+    cases.append(case("proxy: certificate from the client CA, not the request-header CA", named,
+                      via(alice_h, signed_by_client_ca),
+                      expect=error("x509: certificate signed by unknown authority")))
+    cases.append(case("proxy: untrusted certificate and no identity headers is still an error", std,
+                      via([], signed_by_client_ca), expect=error("x509: certificate signed by unknown authority")))
+    cases.append(case("proxy: bundle holding both CAs", node(ca_pem=client_ca.pem + fp_ca.pem),
+                      via(alice_h, signed_by_client_ca), expect=ok(alice)))
+    expired = cert("front-proxy-client", validity=pki.EXPIRED)
+    cases.append(case("proxy: expired certificate", named, via(alice_h, expired),
+                      expect={"result": "error", "error_contains": "x509: certificate has expired or is not yet valid: current time "}))
+    future = cert("front-proxy-client", validity=pki.NOT_YET)
+    cases.append(case("proxy: not yet valid certificate", named, via(alice_h, future),
+                      expect={"result": "error", "error_contains": "x509: certificate has expired or is not yet valid: current time "}))
+    server_only = cert("front-proxy-client", eku=("server",))
+    cases.append(case("proxy: serverAuth-only certificate", named, via(alice_h, server_only),
+                      expect=error("x509: certificate specifies an incompatible key usage")))
+    no_eku = cert("front-proxy-client", eku=None)
+    cases.append(case("proxy: certificate without EKU", named, via(alice_h, no_eku), expect=ok(alice)))
+    inter = pki.ca("front-proxy-intermediate", issuer=fp_ca, serial=3)
+    behind = cert("front-proxy-client", issuer=inter)
+    cases.append(case("proxy: intermediate presented", named, via(alice_h, behind, inter), expect=ok(alice)))
+    cases.append(case("proxy: intermediate missing", named, via(alice_h, behind),
+                      expect=error("x509: certificate signed by unknown authority")))
+    other_cn = cert("someone-else")
+    cases.append(case("proxy: trusted certificate with another CN, empty allowed list", std,
+                      via(alice_h, other_cn), expect=ok(alice)))
+
+    # Identity headers, behind a verified proxy.
+    for label, headers, expect in [
+        ("user only", alice_h, ok(alice)),
+        ("no user header", [("X-Remote-Group", "g")], not_mine()),
+        ("empty user", [("X-Remote-User", ""), ("X-Remote-Group", "g")], not_mine()),
+        ("first user value is used", [("X-Remote-User", "alice"), ("X-Remote-User", "bob")], ok(alice)),
+        ("empty first user value hides the second", [("X-Remote-User", ""), ("X-Remote-User", "bob")], not_mine()),
+        ("lower-case header names", [("x-remote-user", "alice"), ("x-remote-group", "g")], ok(user("alice", "", ["g"]))),
+        ("user and uid", alice_h + [("X-Remote-Uid", "alice-uid")], ok(user("alice", "alice-uid"))),
+        ("empty uid", alice_h + [("X-Remote-Uid", "")], ok(alice)),
+        ("first uid value", alice_h + [("X-Remote-Uid", "1"), ("X-Remote-Uid", "2")], ok(user("alice", "1"))),
+        ("groups in order", alice_h + [("X-Remote-Group", "b"), ("X-Remote-Group", "a")], ok(user("alice", "", ["b", "a"]))),
+        ("group values are never split", alice_h + [("X-Remote-Group", "a,b"), ("X-Remote-Group", "c, d")],
+         ok(user("alice", "", ["a,b", "c, d"]))),
+        ("empty group values skipped", alice_h + [("X-Remote-Group", ""), ("X-Remote-Group", "g"), ("X-Remote-Group", "")],
+         ok(user("alice", "", ["g"]))),
+        ("duplicate groups kept", alice_h + [("X-Remote-Group", "g"), ("X-Remote-Group", "g")], ok(user("alice", "", ["g", "g"]))),
+        ("system:masters is believed", alice_h + [("X-Remote-Group", "system:masters")], ok(user("alice", "", ["system:masters"]))),
+        ("spaces kept in the name", [("X-Remote-User", " alice ")], ok(user(" alice "))),
+        ("utf-8 name", [("X-Remote-User", "jürgen"), ("X-Remote-Group", "entwickler")], ok(user("jürgen", "", ["entwickler"]))),
+        ("extra", alice_h + [("X-Remote-Extra-Scopes", "openid")], ok(user("alice", "", [], {"scopes": ["openid"]}))),
+        ("extra values accumulate", alice_h + [("X-Remote-Extra-Scopes", "a"), ("X-Remote-Extra-Scopes", "b")],
+         ok(user("alice", "", [], {"scopes": ["a", "b"]}))),
+        ("extra values are never split", alice_h + [("X-Remote-Extra-Scopes", "a,b")], ok(user("alice", "", [], {"scopes": ["a,b"]}))),
+        ("empty extra value kept", alice_h + [("X-Remote-Extra-Scopes", "")], ok(user("alice", "", [], {"scopes": [""]}))),
+        ("extra key lower-cased", alice_h + [("X-Remote-Extra-Project-ID", "p")], ok(user("alice", "", [], {"project-id": ["p"]}))),
+        ("extra key percent-decoded", alice_h + [("X-Remote-Extra-Acme.com%2Fproject", "p")],
+         ok(user("alice", "", [], {"acme.com/project": ["p"]}))),
+        ("extra key decoded once", alice_h + [("X-Remote-Extra-Example.com%2fpercent%2520encoded", "v")],
+         ok(user("alice", "", [], {"example.com/percent%20encoded": ["v"]}))),
+        ("extra key with an invalid escape kept raw", alice_h + [("X-Remote-Extra-Almost%zzpercent", "v")],
+         ok(user("alice", "", [], {"almost%zzpercent": ["v"]}))),
+        ("extra key with a truncated escape kept raw", alice_h + [("X-Remote-Extra-Trail%2", "v")],
+         ok(user("alice", "", [], {"trail%2": ["v"]}))),
+        ("upper-case escape decoded", alice_h + [("X-Remote-Extra-A%3Ab", "v")], ok(user("alice", "", [], {"a:b": ["v"]}))),
+        ("several extra keys", alice_h + [("X-Remote-Extra-A", "1"), ("X-Remote-Extra-B", "2"), ("X-Remote-Extra-A", "3")],
+         ok(user("alice", "", [], {"a": ["1", "3"], "b": ["2"]}))),
+        ("extra without user", [("X-Remote-Extra-Scopes", "a")], not_mine()),
+        ("prefix look-alike is not extra", alice_h + [("X-Remote-Extras", "x"), ("X-Remote-ExtraFoo", "y")], ok(alice)),
+        ("other headers ignored", alice_h + [("X-Remote-Groups", "x"), ("X-Remote-User-Name", "bob"), ("Authorization", "Bearer t")], ok(alice)),
+        ("everything", [("X-Remote-User", "system:admin"), ("X-Remote-Uid", "u-1"), ("X-Remote-Group", "system:masters"),
+                        ("X-Remote-Group", "dev"), ("X-Remote-Extra-Scopes", "openid"), ("X-Remote-Extra-Scopes", "profile"),
+                        ("X-Remote-Extra-Reason", "support ticket 42")],
+         ok(user("system:admin", "u-1", ["system:masters", "dev"], {"scopes": ["openid", "profile"], "reason": ["support ticket 42"]}))),
+    ]:
+        cases.append(case(f"headers: {label}", named, via(headers), expect=expect))
+
+    # Configured header lists: first non-empty header wins; groups from every listed header.
+    multi = node(users=["X-Remote-User", "X-Forwarded-User"], uids=["X-Remote-Uid", "X-Forwarded-Uid"],
+                 groups=["X-Remote-Group", "X-Forwarded-Groups"], extras=["X-Remote-Extra-", "X-Forwarded-Extra-"])
+    for label, headers, expect in [
+        ("second user header when the first is absent", [("X-Forwarded-User", "bob")], ok(user("bob"))),
+        ("second user header when the first is empty", [("X-Remote-User", ""), ("X-Forwarded-User", "bob")], ok(user("bob"))),
+        ("first user header wins", [("X-Forwarded-User", "bob"), ("X-Remote-User", "alice")], ok(alice)),
+        ("uid from the second header", alice_h + [("X-Forwarded-Uid", "u-2")], ok(user("alice", "u-2"))),
+        ("groups from every header, in configured order", alice_h + [("X-Forwarded-Groups", "f1"), ("X-Remote-Group", "r1"),
+                                                                   ("X-Forwarded-Groups", "f2")],
+         ok(user("alice", "", ["r1", "f1", "f2"]))),
+        ("extras from both prefixes", alice_h + [("X-Remote-Extra-A", "1"), ("X-Forwarded-Extra-B", "2")],
+         ok(user("alice", "", [], {"a": ["1"], "b": ["2"]}))),
+        ("extras of one key from both prefixes, in prefix order", alice_h + [("X-Forwarded-Extra-K", "f"), ("X-Remote-Extra-K", "r")],
+         ok(user("alice", "", [], {"k": ["r", "f"]}))),
+    ]:
+        cases.append(case(f"configured headers: {label}", multi, via(headers), expect=expect))
+
+    # Fail closed on control characters.
+    for label, headers, k8s_user, text in [
+        ("tab in the user name", [("X-Remote-User", "ali\tce")], user("ali\tce"),
+         "request header: identity header value contains a control character"),
+        ("tab in a group", alice_h + [("X-Remote-Group", "g\t1")], user("alice", "", ["g\t1"]),
+         "request header: identity header value contains a control character"),
+        ("newline in a decoded extra key", alice_h + [("X-Remote-Extra-A%0Ab", "v")], user("alice", "", [], {"a\nb": ["v"]}),
+         "request header: decoded extra key contains a control character"),
+    ]:
+        cases.append(case(f"control characters: {label}", named, via(headers),
+                          k8s=ok(k8s_user), kube_authn=error(text), reason=R_RH_CONTROL))
+
+    # In kube-apiserver's chain and filter: the front proxy comes first, the identity headers
+    # never reach the handler, and without a proxy certificate they are stripped and ignored.
+    table = scripted("table", S_NONE, tokens={"alice-token": s_user(user("token-alice", "t1"))})
+    rh = named["request"]
+    chain = {"kind": "chain", "request": [rh], "tokens": [table], "anonymous": {}}
+    filt = {"filter": {"chain": chain}}
+    ident = [("X-Remote-User", "alice"), ("X-Remote-Uid", "u-1"), ("X-Remote-Group", "dev"), ("X-Remote-Extra-Scopes", "s")]
+    stripped = {"x-remote-user": [], "x-remote-uid": [], "x-remote-group": [], "x-remote-extra-scopes": []}
+    for label, inp, expect in [
+        ("proxied request", via(ident),
+         handler(user("alice", "u-1", ["dev", "system:authenticated"], {"scopes": ["s"]}), stripped)),
+        ("proxied request wins over a bearer token", via(ident + [("Authorization", "Bearer alice-token")]),
+         handler(user("alice", "u-1", ["dev", "system:authenticated"], {"scopes": ["s"]}), dict(stripped, authorization=[]))),
+        ("no proxy certificate: headers stripped, anonymous", req(ident), handler(ANON, stripped)),
+        ("no proxy certificate: bearer token used, headers stripped", req(ident + [("Authorization", "Bearer alice-token")]),
+         handler(user("token-alice", "t1", ["system:authenticated"]), stripped)),
+        ("proxy certificate without identity: bearer token used", via([("Authorization", "Bearer alice-token")]),
+         handler(user("token-alice", "t1", ["system:authenticated"]), {"authorization": []})),
+        ("untrusted proxy certificate is a 401", via(ident, signed_by_client_ca), rejected()),
+    ]:
+        cases.append(case(f"filter: {label}", filt, inp, expect=expect))
+    return cases
+
+
 SUITES = [
     ("bearer", "Authorization: Bearer parsing and the token authenticator's answers",
      "k8s-request-authn.md §4.1; apiserver pkg/authentication/request/bearertoken", bearer_cases),
@@ -1416,6 +1599,8 @@ SUITES = [
      "k8s-request-authn.md §5.2; apiserver v0.18 plugin/pkg/authenticator/password/passwordfile", password_file_cases),
     ("x509", "--client-ca-file: client certificate verification and CommonNameUserConversion",
      "k8s-request-authn.md §6; apiserver pkg/authentication/request/x509", x509_cases),
+    ("request_header", "--requestheader-* front proxy: proxy certificate, allowed names, identity headers",
+     "k8s-request-authn.md §7; apiserver pkg/authentication/request/headerrequest", request_header_cases),
 ]
 
 

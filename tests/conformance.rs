@@ -32,7 +32,7 @@ use kube_authn::chain::union::{TokenUnion, Union};
 use kube_authn::chain::{Chain, ChainBuilder};
 use kube_authn::middleware::{Authenticated, AuthenticationLayer};
 use kube_authn::password::file::PasswordFile;
-use kube_authn::request::{Basic, Bearer, WebSocketProtocol};
+use kube_authn::request::{Basic, Bearer, FrontProxy, RequestHeaderConfig, WebSocketProtocol};
 use kube_authn::tls::PeerCertificates;
 use kube_authn::token::anytoken::AnyToken;
 use kube_authn::token::file::TokenFile;
@@ -275,6 +275,20 @@ impl Builder {
                 let bundle = CaBundle::from_pem(pem.as_bytes())
                     .map_err(|e| BuildError::Config(e.to_string()))?;
                 Arc::new(X509Authenticator::new(bundle))
+            }
+            "request_header" => {
+                // --requestheader-*: the CA as PEM content (as the ConfigMap carries it).
+                let pem = n["ca"].as_str().ok_or("request_header without ca")?;
+                let config = RequestHeaderConfig {
+                    client_ca_pem: Some(pem.as_bytes().to_vec()),
+                    allowed_names: strings(n.get("allowed_names")),
+                    username_headers: strings(n.get("username_headers")),
+                    uid_headers: strings(n.get("uid_headers")),
+                    group_headers: strings(n.get("group_headers")),
+                    extra_headers_prefix: strings(n.get("extra_headers_prefix")),
+                    ..RequestHeaderConfig::default()
+                };
+                Arc::new(FrontProxy::new(config).map_err(|e| BuildError::Config(e.to_string()))?)
             }
             other => return Err(BuildError::Harness(format!("unknown request node {other}"))),
         })

@@ -93,8 +93,14 @@ type Node struct {
 	Implicit    []string                   `json:"implicit"`
 	CSV         string                     `json:"csv"`
 	CA          string                     `json:"ca"`
-	Request     []Node                     `json:"request"`
-	Anonymous   *struct {
+	// request_header: --requestheader-* flags.
+	AllowedNames       []string `json:"allowed_names"`
+	UsernameHeaders    []string `json:"username_headers"`
+	UIDHeaders         []string `json:"uid_headers"`
+	GroupHeaders       []string `json:"group_headers"`
+	ExtraHeadersPrefix []string `json:"extra_headers_prefix"`
+	Request            []Node   `json:"request"`
+	Anonymous          *struct {
 		Paths []string `json:"paths"`
 	} `json:"anonymous"`
 	raw json.RawMessage

@@ -28,6 +28,7 @@ import (
 	"k8s.io/apiserver/pkg/authentication/group"
 	"k8s.io/apiserver/pkg/authentication/request/anonymous"
 	"k8s.io/apiserver/pkg/authentication/request/bearertoken"
+	"k8s.io/apiserver/pkg/authentication/request/headerrequest"
 	"k8s.io/apiserver/pkg/authentication/request/union"
 	"k8s.io/apiserver/pkg/authentication/request/websocket"
 	x509request "k8s.io/apiserver/pkg/authentication/request/x509"
@@ -253,6 +254,19 @@ func (b *builder) request(n *vector.Node) (authenticator.Request, error) {
 		opts := x509request.DefaultVerifyOptions()
 		opts.Roots = roots
 		return x509request.New(opts, x509request.CommonNameUserConversion), nil
+	case "request_header":
+		// kube-apiserver --requestheader-*: the proxy certificate verified against the
+		// request-header CA (clientAuth) with an allowed CN, then the identity headers.
+		roots := x509.NewCertPool()
+		if !roots.AppendCertsFromPEM([]byte(n.CA)) {
+			return nil, configError{errors.New("no certificates in the request-header CA bundle")}
+		}
+		opts := x509request.DefaultVerifyOptions()
+		opts.Roots = roots
+		return headerrequest.NewDynamicVerifyOptionsSecure(x509request.StaticVerifierFn(opts),
+			headerrequest.StaticStringSlice(n.AllowedNames), headerrequest.StaticStringSlice(n.UsernameHeaders),
+			headerrequest.StaticStringSlice(n.UIDHeaders), headerrequest.StaticStringSlice(n.GroupHeaders),
+			headerrequest.StaticStringSlice(n.ExtraHeadersPrefix)), nil
 	}
 	return nil, fmt.Errorf("%w: request node %q", errUnsupported, n.Kind)
 }
@@ -462,6 +476,14 @@ func (b *builder) filter(ctx context.Context, c *vector.Case) *vector.Outcome {
 	}
 	for _, hv := range c.Input.Headers {
 		req.Header.Add(string(hv[0]), string(hv[1]))
+	}
+	if c.Input.PeerChain != nil {
+		state, err := peerState(*c.Input.PeerChain)
+		if err != nil {
+			msg := err.Error()
+			return &vector.Outcome{Result: "harness_error", Error: &msg}
+		}
+		req.TLS = state
 	}
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
