@@ -1572,6 +1572,171 @@ def request_header_cases():
     return cases
 
 
+# ---------------------------------------------------------------------------------------------
+# token_cache: k8s pkg/authentication/token/cache (keyFunc and the TTL rules, on a fake clock).
+# The Go oracle reaches the unexported newWithClock and keyFunc with go:linkname
+# (conformance/go/internal/tokencache); kube-authn's CachedTokenAuthenticator gets a ManualClock
+# and a fixed HMAC key.
+# ---------------------------------------------------------------------------------------------
+# cached_token_authenticator_test.go jwtToken (a legacy service-account JWT; data, not a secret).
+K8S_CACHE_JWT = "eyJhbGciOiJSUzI1NiIsImtpZCI6IiJ9.eyJpc3MiOiJrdWJlcm5ldGVzL3NlcnZpY2VhY2NvdW50Iiwia3ViZXJuZXRlcy5pby9zZXJ2aWNlYWNjb3VudC9uYW1lc3BhY2UiOiJvcGVuc2hpZnQtc2RuIiwia3ViZXJuZXRlcy5pby9zZXJ2aWNlYWNjb3VudC9zZWNyZXQubmFtZSI6InNkbi10b2tlbi1nNndtYyIsImt1YmVybmV0ZXMuaW8vc2VydmljZWFjY291bnQvc2VydmljZS1hY2NvdW50Lm5hbWUiOiJzZG4iLCJrdWJlcm5ldGVzLmlvL3NlcnZpY2VhY2NvdW50L3NlcnZpY2UtYWNjb3VudC51aWQiOiIzYzM5YzNhYS1kM2Q5LTExZTktYTVkMC0wMmI3YjllODg1OWUiLCJzdWIiOiJzeXN0ZW06c2VydmljZWFjY291bnQ6b3BlbnNoaWZ0LXNkbjpzZG4ifQ.PIs0rsUTekj5AX8yJeLDyW4vQB17YS4IOgO026yjEvsCY7Wv_2TD0lwyZWqyQh639q3jPh2_3LTQq2Cp0cReBP1PYOIGgprNm3C-3OFZRnkls-GH09kvPYE8J_-a1YwjxucOwytzJvEM5QTC9iXfEJNSTBfLge-HMYT1y0AGKs8DWTSC4rtd_2PedK3OYiAyDg_xHA8qNpG9pRNM8vfjV9VsmqJtlbnTVlTngqC0t5vyMaWrmLNRxN0rTbN2W9L3diXRnYqI8BUfgPQb7uhYcPuXGeypaFrN4d3yNN4NbgVxnkgdd2IXQ8elSJuQn6ynrvLgG0JPMmThOHnwvsZDeA"
+K8S_CACHE_HMAC = "098c9e46-b7f4-4358-bb3c-35cb7495b836"
+K8S_CACHE_AUDS = ["7daf30b7-a85c-429b-8b21-e666aecbb235", "c22aa267-bdde-4acb-8505-998be7818400",
+                  "44f9b4f3-7125-4333-b04c-1446a16c6113"]
+
+
+def cache_key(secret, token, auds):
+    """k8s-token-authn.md §5.2: HMAC-SHA256(secret, u32be(len(token)) token u32be(len(auds))
+    (u32be(len(aud)) aud)*). Checked against k8s' keyFunc by the oracle."""
+    import hashlib
+    import hmac
+    import struct
+    msg = struct.pack(">I", len(token.encode())) + token.encode() + struct.pack(">I", len(auds or []))
+    for a in auds or []:
+        msg += struct.pack(">I", len(a.encode())) + a.encode()
+    return hmac.new(secret.encode(), msg, hashlib.sha256).hexdigest()
+
+
+def steps_input(steps):
+    out = []
+    for s in steps:
+        advance, token = s[0], s[1]
+        st = {"advance_ms": advance, "token": token}
+        if len(s) > 2 and s[2] is not None:
+            st["audiences"] = list(s[2])
+        out.append(st)
+    return {"steps": out}
+
+
+def sequence(outcomes, calls=None):
+    out = {"result": "sequence", "outcomes": outcomes}
+    if calls is not None:
+        out["calls"] = calls
+    return out
+
+
+def token_cache_cases():
+    cases = []
+    # Key layout: k8s TestKeyFunc, then the same layout on more shapes.
+    key_setup = {"cache_key": {"secret": K8S_CACHE_HMAC}}
+    for label, token, auds, want in [
+        ("TestKeyFunc: has audiences", K8S_CACHE_JWT, K8S_CACHE_AUDS,
+         "22f7accd12f5836ca93b400aa133613b0a641fde6c4cd1e1218ada68d99bbbf0"),
+        ("TestKeyFunc: nil audiences", K8S_CACHE_JWT, None,
+         "05346120a58eeab23f8c88b92c650a35e7c8b53efd4b0e932b02cbbf26f9381e"),
+    ]:
+        assert cache_key(K8S_CACHE_HMAC, token, auds) == want, label
+        i = {"token": token}
+        if auds is not None:
+            i["audiences"] = auds
+        cases.append(case(f"key: {label}", key_setup, i, expect={"result": "key", "key": want}))
+    for label, token, auds in [
+        ("empty audience list equals none", K8S_CACHE_JWT, []),
+        ("audiences reversed", K8S_CACHE_JWT, list(reversed(K8S_CACHE_AUDS))),
+        ("one audience", "token", ["api"]),
+        ("one empty audience", "token", [""]),
+        ("two empty audiences", "token", ["", ""]),
+        ("empty token", "", None),
+        ("empty token, one audience", "", ["api"]),
+        ("length prefix: xy + z", "xy", ["z"]),
+        ("length prefix: x + yz", "x", ["yz"]),
+        ("length prefix: token xyz", "xyz", None),
+        ("utf-8 token and audience", "tökén", ["äpi"]),
+        ("1.2 KB token", "a" * 1200, ["https://kubernetes.default.svc"]),
+        ("100 audiences", "token", [f"aud-{i}" for i in range(100)]),
+        ("other secret", "token", ["api"]),
+    ]:
+        secret = "another-secret" if label == "other secret" else K8S_CACHE_HMAC
+        i = {"token": token}
+        if auds is not None:
+            i["audiences"] = auds
+        cases.append(case(f"key: {label}", {"cache_key": {"secret": secret}}, i,
+                          expect={"result": "key", "key": cache_key(secret, token, auds)}))
+
+    # TTL behaviour on a fake clock.
+    alice = user("alice", "a1", ["dev"])
+    answers = {"ok": s_user(alice), "deny": S_NONE, "err": s_err("backend down")}
+    results = {"ok": ok(alice), "deny": not_mine(), "err": error("backend down")}
+    configs = [
+        ("kube-apiserver outer cache (errors cached, success 10s, failure 0)", True, 10_000, 0),
+        ("webhook cache (errors not cached, 2m both)", False, 120_000, 120_000),
+        ("errors cached, success 60s, failure 30s", True, 60_000, 30_000),
+        ("errors not cached, success 60s, failure 30s", False, 60_000, 30_000),
+        ("TTLs zero", True, 0, 0),
+    ]
+
+    def cached_for(kind, cache_errs, s_ttl, f_ttl):
+        if kind == "ok":
+            return s_ttl
+        if kind == "err" and not cache_errs:
+            return 0
+        return f_ttl
+
+    for clabel, cache_errs, s_ttl, f_ttl in configs:
+        for kind in ["ok", "deny", "err"]:
+            ttl = cached_for(kind, cache_errs, s_ttl, f_ttl)
+            node = {"kind": "token_cache", "cache_errors": cache_errs, "success_ttl_ms": s_ttl,
+                    "failure_ttl_ms": f_ttl, "inner": scripted("backend", S_NONE, tokens={"t": answers[kind]})}
+            deltas = sorted({0, 1, 5_000, ttl - 1, ttl, ttl + 1} - {-1}) if ttl else [0, 1]
+            for d in deltas:
+                hit = ttl > 0 and d < ttl
+                calls = {"backend": [["t"]] if hit else [["t"], ["t"]]}
+                cases.append(case(f"ttl: {clabel}: {kind}, again after {d} ms", {"token": node},
+                                  steps_input([(0, "t"), (d, "t")]),
+                                  expect=sequence([results[kind], results[kind]], calls=calls)))
+    # The cached answer outlives a changed backend; the new answer appears after the TTL.
+    seq = {"kind": "token_cache", "cache_errors": True, "success_ttl_ms": 60_000, "failure_ttl_ms": 0,
+           "inner": scripted("backend", S_NONE, tokens={"t": [s_user(alice), s_err("backend down"), S_NONE]})}
+    cases.append(case("ttl: TestCachedTokenAuthenticator: backend fails, cached user still served", {"token": seq},
+                      steps_input([(0, "t"), (1_000, "t"), (30_000, "t")]),
+                      expect=sequence([ok(alice)] * 3, calls={"backend": [["t"]]})))
+    cases.append(case("ttl: TestCachedTokenAuthenticator: after the TTL the backend is asked again (failure TTL 0: nothing else cached)", {"token": seq},
+                      steps_input([(0, "t"), (120_000, "t"), (0, "t")]),
+                      expect=sequence([ok(alice), error("backend down"), not_mine()],
+                                      calls={"backend": [["t"], ["t"], ["t"]]})))
+    nocache_err = dict(seq, cache_errors=False, failure_ttl_ms=60_000,
+                       inner=scripted("backend", S_NONE, tokens={"t": [s_err("backend down"), s_user(alice)]}))
+    cases.append(case("ttl: error not cached, next call succeeds and is cached", {"token": nocache_err},
+                      steps_input([(0, "t"), (0, "t"), (0, "t")]),
+                      expect=sequence([error("backend down"), ok(alice), ok(alice)],
+                                      calls={"backend": [["t"], ["t"]]})))
+    cache_err = dict(nocache_err, cache_errors=True)
+    cases.append(case("ttl: error cached under the failure TTL", {"token": cache_err},
+                      steps_input([(0, "t"), (59_999, "t"), (1, "t"), (0, "t")]),
+                      expect=sequence([error("backend down"), error("backend down"), ok(alice), ok(alice)],
+                                      calls={"backend": [["t"], ["t"]]})))
+    # Several tokens are independent.
+    multi = {"kind": "token_cache", "cache_errors": True, "success_ttl_ms": 10_000, "failure_ttl_ms": 0,
+             "inner": scripted("backend", S_NONE, tokens={
+                 "usertoken1": s_user(user("user1")), "usertoken2": s_user(user("user2")),
+                 "bad1": S_NONE})}
+    cases.append(case("ttl: TestCachedTokenAuthenticator: bad tokens asked twice, good ones once", {"token": multi},
+                      steps_input([(0, "bad1"), (0, "usertoken1"), (0, "usertoken2"), (0, "bad1"),
+                                   (0, "usertoken1"), (0, "usertoken2")]),
+                      expect=sequence([not_mine(), ok(user("user1")), ok(user("user2")), not_mine(),
+                                       ok(user("user1")), ok(user("user2"))],
+                                      calls={"backend": [["bad1"], ["usertoken1"], ["usertoken2"], ["bad1"]]})))
+    cases.append(case("ttl: a token's prefix is another token", {"token": multi},
+                      steps_input([(0, "usertoken1"), (0, "usertoken"), (0, "usertoken1")]),
+                      expect=sequence([ok(user("user1")), not_mine(), ok(user("user1"))],
+                                      calls={"backend": [["usertoken1"], ["usertoken"]]})))
+    # Audiences are part of the key.
+    aud_node = {"kind": "token_cache", "cache_errors": True, "success_ttl_ms": 10_000, "failure_ttl_ms": 0,
+                "inner": scripted("backend", S_NONE, tokens={"t": s_user(alice, ["audA"])})}
+    for label, steps, ncalls in [
+        ("TestCachedTokenAuthenticatorWithAudiences: audA then audB", [(0, "t", ["audA"]), (0, "t", ["audB"])], 2),
+        ("same audiences hit", [(0, "t", ["audA"]), (0, "t", ["audA"])], 1),
+        ("audience order matters", [(0, "t", ["audA", "audB"]), (0, "t", ["audB", "audA"])], 2),
+        ("no audiences and an empty list share a key", [(0, "t", None), (0, "t", [])], 1),
+        ("no audiences and one audience differ", [(0, "t", None), (0, "t", ["audA"])], 2),
+        ("an extra audience differs", [(0, "t", ["audA"]), (0, "t", ["audA", "audA"])], 2),
+    ]:
+        calls = {"backend": [["t"]] * ncalls}
+        cases.append(case(f"audiences: {label}", {"token": aud_node}, steps_input(steps),
+                          expect=sequence([ok(alice, ["audA"])] * len(steps), calls=calls)))
+    return cases
+
+
 SUITES = [
     ("bearer", "Authorization: Bearer parsing and the token authenticator's answers",
      "k8s-request-authn.md §4.1; apiserver pkg/authentication/request/bearertoken", bearer_cases),
@@ -1601,6 +1766,8 @@ SUITES = [
      "k8s-request-authn.md §6; apiserver pkg/authentication/request/x509", x509_cases),
     ("request_header", "--requestheader-* front proxy: proxy certificate, allowed names, identity headers",
      "k8s-request-authn.md §7; apiserver pkg/authentication/request/headerrequest", request_header_cases),
+    ("token_cache", "token cache: key layout (TestKeyFunc) and TTL rules on a fake clock",
+     "k8s-token-authn.md §5; apiserver pkg/authentication/token/cache", token_cache_cases),
 ]
 
 

@@ -35,6 +35,7 @@ use kube_authn::password::file::PasswordFile;
 use kube_authn::request::{Basic, Bearer, FrontProxy, RequestHeaderConfig, WebSocketProtocol};
 use kube_authn::tls::PeerCertificates;
 use kube_authn::token::anytoken::AnyToken;
+use kube_authn::token::cache::{CachedTokenAuthenticator, KeyFunc, ManualClock};
 use kube_authn::token::file::TokenFile;
 use kube_authn::user::UserInfo;
 use kube_authn::x509::{CaBundle, X509Authenticator, parse_pem_bundle};
@@ -150,6 +151,8 @@ impl From<&str> for BuildError {
 struct Builder {
     calls: Calls,
     slow: bool,
+    /// The clock of every token cache in the setup (steps advance it).
+    clock: Arc<ManualClock>,
 }
 
 /// A scripted request authenticator that awaits before answering (the boxed path).
@@ -300,6 +303,7 @@ impl Builder {
                 let id = n["id"].as_str().ok_or("scripted without id")?.to_owned();
                 self.declare(&id);
                 let default = scripted(n.get("outcome"))?;
+                // token → answers (a list answers one per call, the last repeating).
                 let mut by_token = BTreeMap::new();
                 for (tok, out) in n
                     .get("tokens")
@@ -307,12 +311,26 @@ impl Builder {
                     .into_iter()
                     .flatten()
                 {
-                    by_token.insert(tok.clone(), scripted(Some(out))?);
+                    let answers = match out.as_array() {
+                        Some(list) if !list.is_empty() => list
+                            .iter()
+                            .map(|o| scripted(Some(o)))
+                            .collect::<Result<Vec<_>, _>>()?,
+                        Some(_) => return Err("empty scripted answer list".into()),
+                        None => vec![scripted(Some(out))?],
+                    };
+                    by_token.insert(tok.clone(), answers);
                 }
                 let calls = self.calls.clone();
                 let answer = move |token: &str| -> AuthResult {
+                    let before = calls.lock().unwrap().get(&id).map_or(0, |rows| {
+                        rows.iter().filter(|r| r[..] == [token.as_bytes()]).count()
+                    });
                     record(&calls, &id, vec![token.as_bytes().to_vec()]);
-                    respond(by_token.get(token).unwrap_or(&default))
+                    match by_token.get(token) {
+                        Some(answers) => respond(&answers[before.min(answers.len() - 1)]),
+                        None => respond(&default),
+                    }
                 };
                 if self.slow {
                     let answer = Arc::new(answer);
@@ -353,6 +371,19 @@ impl Builder {
                 Audiences::new(strings(n.get("implicit"))),
                 self.token(child(n, "inner")?)?,
             )),
+            "token_cache" => {
+                let ms = |key: &str| std::time::Duration::from_millis(n[key].as_u64().unwrap_or(0));
+                let clock: Arc<dyn kube_authn::token::cache::Clock> = self.clock.clone();
+                Arc::new(
+                    CachedTokenAuthenticator::builder(self.token(child(n, "inner")?)?)
+                        .cache_errors(n["cache_errors"].as_bool().unwrap_or(false))
+                        .success_ttl(ms("success_ttl_ms"))
+                        .failure_ttl(ms("failure_ttl_ms"))
+                        .clock(clock)
+                        .key_func(KeyFunc::new(b"conformance"))
+                        .build(),
+                )
+            }
             "token_file" => token_file(child(n, "csv")?)?,
             "anytoken" => Arc::new(AnyToken::insecure_allow_any_token()),
             other => return Err(BuildError::Harness(format!("unknown token node {other}"))),
@@ -568,6 +599,28 @@ fn diff(want: &Value, got: &Value) -> Option<String> {
                 }
             }
         }
+        Some("key") if want["key"] != got["key"] => {
+            return Some(format!("key: want {}, got {}", want["key"], got["key"]));
+        }
+        Some("sequence") => {
+            let empty = Vec::new();
+            let (wo, go) = (
+                want["outcomes"].as_array().unwrap_or(&empty),
+                got["outcomes"].as_array().unwrap_or(&empty),
+            );
+            if wo.len() != go.len() {
+                return Some(format!(
+                    "steps: want {} outcomes, got {}",
+                    wo.len(),
+                    go.len()
+                ));
+            }
+            for (i, (w, g)) in wo.iter().zip(go).enumerate() {
+                if let Some(d) = diff(w, g) {
+                    return Some(format!("step {i}: {d}"));
+                }
+            }
+        }
         Some("error") | Some("config_error") => {
             let ge = got["error"].as_str().unwrap_or("<none>");
             if let Some(we) = want.get("error").and_then(Value::as_str) {
@@ -725,6 +778,7 @@ async fn run_case(case: &Value, slow: bool) -> Result<Run, String> {
     let b = Builder {
         calls: Calls::default(),
         slow,
+        clock: Arc::new(ManualClock::new()),
     };
     let setup = &case["setup"];
     let input = &case["input"];
@@ -738,6 +792,50 @@ async fn run_case(case: &Value, slow: bool) -> Result<Run, String> {
             Err(BuildError::Pending(why)) => Ok(Run::Pending(why)),
             Err(BuildError::Harness(e)) | Err(BuildError::Config(e)) => Err(e),
         };
+    }
+    if let Some(key) = setup.get("cache_key") {
+        // The token cache's key function with a fixed HMAC secret.
+        let secret = key["secret"].as_str().ok_or("cache_key without secret")?;
+        let auds = input.get("audiences").map(|a| strings(Some(a)));
+        let auds: Option<Vec<&str>> = auds
+            .as_ref()
+            .map(|a| a.iter().map(String::as_str).collect());
+        let k = KeyFunc::new(secret.as_bytes())
+            .key(&text(input, "token")?, auds.as_deref())
+            .ok_or("no key")?;
+        return Ok(Run::Done(
+            serde_json::json!({"result": "key", "key": hex(&k)}),
+        ));
+    }
+    if let (Some(n), Some(steps)) = (
+        setup.get("token"),
+        input.get("steps").and_then(Value::as_array),
+    ) {
+        // Several calls on one authenticator; the clock advances before each.
+        let t = match b.token(n) {
+            Ok(t) => t,
+            Err(BuildError::Pending(why)) => return Ok(Run::Pending(why)),
+            Err(BuildError::Harness(e)) | Err(BuildError::Config(e)) => return Err(e),
+        };
+        let mut outcomes = Vec::new();
+        for step in steps {
+            b.clock.advance(std::time::Duration::from_millis(
+                step["advance_ms"].as_u64().unwrap_or(0),
+            ));
+            let ctx = match step.get("audiences") {
+                Some(a) => Context::with_audiences(Audiences::new(strings(Some(a)))),
+                None => Context::default(),
+            };
+            let result = t.authenticate_token(&text(step, "token")?, &ctx).await;
+            let mut out = observed(result, &Calls::default());
+            if let Some(o) = out.as_object_mut() {
+                o.remove("calls");
+            }
+            outcomes.push(out);
+        }
+        let mut seq = serde_json::json!({"result": "sequence", "outcomes": outcomes});
+        seq["calls"] = observed(Ok(None), &b.calls)["calls"].take();
+        return Ok(Run::Done(seq));
     }
     let built = if let Some(n) = setup.get("request") {
         b.request(n).map(|a| (Some(a), None, None))

@@ -75,6 +75,9 @@ type Outcome struct {
 	Status      int                 `json:"status,omitempty"`
 	ContentType string              `json:"content_type,omitempty"`
 	Body        *string             `json:"body,omitempty"`
+	// "key" (cache_key setups): the key in hex. "sequence" (steps): one outcome per step.
+	Key      string     `json:"key,omitempty"`
+	Outcomes []*Outcome `json:"outcomes,omitempty"`
 }
 
 // Node is one authenticator in a setup tree (see conformance/README.md).
@@ -99,8 +102,12 @@ type Node struct {
 	UIDHeaders         []string `json:"uid_headers"`
 	GroupHeaders       []string `json:"group_headers"`
 	ExtraHeadersPrefix []string `json:"extra_headers_prefix"`
-	Request            []Node   `json:"request"`
-	Anonymous          *struct {
+	// token_cache: cache.New(inner, cache_errors, success TTL, failure TTL) on a fake clock.
+	CacheErrors  bool   `json:"cache_errors"`
+	SuccessTTLMs int64  `json:"success_ttl_ms"`
+	FailureTTLMs int64  `json:"failure_ttl_ms"`
+	Request      []Node `json:"request"`
+	Anonymous    *struct {
 		Paths []string `json:"paths"`
 	} `json:"anonymous"`
 	raw json.RawMessage
@@ -179,12 +186,38 @@ func ParseScripted(raw json.RawMessage) (Scripted, error) {
 	return Scripted{}, fmt.Errorf("scripted outcome has neither user nor error: %s", raw)
 }
 
+// IsSequence reports whether a scripted answer is a list (one answer per call, the last
+// repeating).
+func IsSequence(raw json.RawMessage) bool { return len(raw) > 0 && raw[0] == '[' }
+
+// ParseScriptedAt reads answer number `call` (0-based) of a scripted answer or answer list.
+func ParseScriptedAt(raw json.RawMessage, call int) (Scripted, error) {
+	if !IsSequence(raw) {
+		return ParseScripted(raw)
+	}
+	var list []json.RawMessage
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return Scripted{}, err
+	}
+	if len(list) == 0 {
+		return Scripted{}, fmt.Errorf("empty scripted answer list")
+	}
+	if call >= len(list) {
+		call = len(list) - 1
+	}
+	return ParseScripted(list[call])
+}
+
 // Setup says which kind of authenticator the case builds.
 type Setup struct {
 	Filter   *Filter `json:"filter"`
 	Request  *Node   `json:"request"`
 	Token    *Node   `json:"token"`
 	Password *Node   `json:"password"`
+	// CacheKey: the token cache's key function with a fixed HMAC secret.
+	CacheKey *struct {
+		Secret string `json:"secret"`
+	} `json:"cache_key"`
 }
 
 // Filter is the authentication filter around a chain.
@@ -204,6 +237,15 @@ type Input struct {
 	// PeerChain is the client certificate chain (PEM, leaf first) of a request over TLS;
 	// absent = not TLS, [] = TLS without a client certificate.
 	PeerChain *[]string `json:"peer_chain"`
+	// Steps: several token calls on one authenticator; the clock advances before each.
+	Steps []Step `json:"steps"`
+}
+
+// Step is one call of a multi-step token case.
+type Step struct {
+	AdvanceMs int64     `json:"advance_ms"`
+	Token     Bytes     `json:"token"`
+	Audiences *[]string `json:"audiences"`
 }
 
 // Case is one vector.
@@ -358,6 +400,19 @@ func Diff(want, got *Outcome) string {
 		}
 		if want.Body != nil && (got.Body == nil || *want.Body != *got.Body) {
 			return fmt.Sprintf("body: want %q, got %q", *want.Body, deref(got.Body))
+		}
+	case "key":
+		if want.Key != got.Key {
+			return fmt.Sprintf("key: want %s, got %s", want.Key, got.Key)
+		}
+	case "sequence":
+		if len(want.Outcomes) != len(got.Outcomes) {
+			return fmt.Sprintf("steps: want %d outcomes, got %d", len(want.Outcomes), len(got.Outcomes))
+		}
+		for i := range want.Outcomes {
+			if d := Diff(want.Outcomes[i], got.Outcomes[i]); d != "" {
+				return fmt.Sprintf("step %d: %s", i, d)
+			}
 		}
 	case "error", "config_error":
 		if want.Error != nil && (got.Error == nil || *got.Error != *want.Error) {

@@ -3,8 +3,11 @@ package oracle
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/hex"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -14,6 +17,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -36,6 +41,9 @@ import (
 	tokenunion "k8s.io/apiserver/pkg/authentication/token/union"
 	"k8s.io/apiserver/pkg/authentication/user"
 
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"kube-authn.example/conformance/internal/tokencache"
 	"kube-authn.example/conformance/vector"
 )
 
@@ -49,6 +57,7 @@ type configError struct{ err error }
 func (e configError) Error() string { return e.err.Error() }
 
 type builder struct {
+	clock  *clocktesting.FakeClock
 	calls  map[string][][]vector.Bytes
 	tmpDir string
 	files  int
@@ -94,9 +103,10 @@ func Respond(s vector.Scripted) (*authenticator.Response, bool, error) {
 	return nil, false, nil
 }
 
-func scriptedFor(n *vector.Node, token string) (vector.Scripted, error) {
+// scriptedFor is the answer to `token` on its `call`-th use (0-based).
+func scriptedFor(n *vector.Node, token string, call int) (vector.Scripted, error) {
 	if raw, ok := n.Tokens[token]; ok {
-		return vector.ParseScripted(raw)
+		return vector.ParseScriptedAt(raw, call)
 	}
 	return vector.ParseScripted(n.Outcome)
 }
@@ -117,8 +127,14 @@ func (b *builder) token(n *vector.Node) (authenticator.Token, error) {
 		}
 		node, id := *n, n.ID
 		return authenticator.TokenFunc(func(ctx context.Context, token string) (*authenticator.Response, bool, error) {
+			call := 0
+			for _, row := range b.calls[id] {
+				if len(row) == 1 && string(row[0]) == token {
+					call++
+				}
+			}
 			b.record(id, token)
-			s, err := scriptedFor(&node, token)
+			s, err := scriptedFor(&node, token, call)
 			if err != nil {
 				return nil, false, err
 			}
@@ -157,6 +173,13 @@ func (b *builder) token(n *vector.Node) (authenticator.Token, error) {
 			return nil, err
 		}
 		return authenticator.WrapAudienceAgnosticToken(authenticator.Audiences(n.Implicit), inner), nil
+	case "token_cache":
+		inner, err := b.token(n.Inner)
+		if err != nil {
+			return nil, err
+		}
+		ms := func(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
+		return tokencache.NewWithClock(inner, n.CacheErrors, ms(n.SuccessTTLMs), ms(n.FailureTTLMs), b.clock), nil
 	case "token_file":
 		path, err := b.writeFile(n.CSV)
 		if err != nil {
@@ -356,9 +379,10 @@ func outcome(resp *authenticator.Response, ok bool, err error) *vector.Outcome {
 // Run runs one case and returns the observed outcome ("unsupported" when this oracle cannot
 // build the setup).
 func Run(c *vector.Case, tmpDir string) *vector.Outcome {
-	b := &builder{calls: map[string][][]vector.Bytes{}, tmpDir: tmpDir}
+	b := &builder{calls: map[string][][]vector.Bytes{}, tmpDir: tmpDir,
+		clock: clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))}
 	out := run(b, c)
-	if len(b.calls) > 0 && (out.Result == "authenticated" || out.Result == "not_mine" || out.Result == "error") {
+	if len(b.calls) > 0 && (out.Result == "authenticated" || out.Result == "not_mine" || out.Result == "error" || out.Result == "sequence") {
 		out.Calls = b.calls
 	}
 	return out
@@ -414,6 +438,33 @@ func run(b *builder, c *vector.Case) *vector.Outcome {
 			return &vector.Outcome{Result: "disabled"}
 		}
 		return outcome(a.AuthenticateRequest(req))
+	case c.Setup.CacheKey != nil:
+		secret := []byte(c.Setup.CacheKey.Secret)
+		pool := &sync.Pool{New: func() interface{} { return hmac.New(sha256.New, secret) }}
+		var auds []string
+		if c.Input.Audiences != nil {
+			auds = *c.Input.Audiences
+		}
+		var token string
+		if c.Input.Token != nil {
+			token = string(*c.Input.Token)
+		}
+		return &vector.Outcome{Result: "key", Key: hex.EncodeToString([]byte(tokencache.KeyFunc(pool, auds, token)))}
+	case c.Setup.Token != nil && c.Input.Steps != nil:
+		t, err := b.token(c.Setup.Token)
+		if err != nil {
+			return fail(err)
+		}
+		seq := &vector.Outcome{Result: "sequence"}
+		for _, st := range c.Input.Steps {
+			b.clock.Step(time.Duration(st.AdvanceMs) * time.Millisecond)
+			sctx := context.Background()
+			if st.Audiences != nil {
+				sctx = authenticator.WithAudiences(sctx, authenticator.Audiences(*st.Audiences))
+			}
+			seq.Outcomes = append(seq.Outcomes, outcome(t.AuthenticateToken(sctx, string(st.Token))))
+		}
+		return seq
 	case c.Setup.Token != nil:
 		t, err := b.token(c.Setup.Token)
 		if err != nil {
