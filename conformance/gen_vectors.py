@@ -1737,6 +1737,151 @@ def token_cache_cases():
     return cases
 
 
+# ---------------------------------------------------------------------------------------------
+# webhook: TokenReview responses (k8s plugin/pkg/authenticator/token/webhook), each runner
+# serving the scripted responses from a local HTTP server on 127.0.0.1. Retries use a 1 ms
+# backoff so the retry policy is checked by counting requests, not by waiting.
+# ---------------------------------------------------------------------------------------------
+def token_review(version, status):
+    return json.dumps({"apiVersion": f"authentication.k8s.io/{version}", "kind": "TokenReview",
+                       "status": status}, sort_keys=True)
+
+
+WH_TOKEN = "webhook-token-1"
+R_WH_SCRUB = ("kube-authn removes the token from any text a webhook answers before it becomes an error "
+              "(errors reach logs); Go passes the backend's text through (src/token/webhook.rs; "
+              "docs/compat/vectors.md)")
+KB_WH_403 = ("client-go keeps the body of a 403 as the error message (\"the server's message has details\"); "
+             "kube-authn's status_error (src/token/webhook.rs) uses the generic 403 text. Text only: both are errors")
+KB_WH_STATUS = ("a Status body without \"metadata\" is not decoded by kube-authn (crate::api::Status has no "
+                "serde default on metadata), so its message is lost and the generic 5xx text is used. Text only")
+KB_WH_ARRAY = ("a JSON array body ([]) is decoded by serde as an empty TokenReview (derive(Deserialize) accepts "
+               "the sequence form of a struct), so kube-authn answers not mine where Go fails with a decode "
+               "error; with anonymous enabled such a request becomes anonymous instead of a 401. Fix: reject "
+               "non-object bodies in parse_response (src/token/webhook.rs)")
+
+
+def webhook_cases():
+    cases = []
+    alice_status = {"authenticated": True, "user": {"username": "alice", "uid": "a1", "groups": ["dev", "ops"],
+                                                     "extra": {"scopes": ["openid", "email"]}}}
+    alice = user("alice", "a1", ["dev", "ops"], {"scopes": ["openid", "email"]})
+
+    def wh(responses, version="v1", implicit=(), steps=1):
+        return {"token": {"kind": "webhook", "version": version, "implicit_audiences": list(implicit),
+                          "retry_steps": steps, "responses": responses}}
+
+    def r200(version, status):
+        return {"status": 200, "content_type": "application/json", "body": token_review(version, status)}
+
+    def seen(n=1, auds=""):
+        return {"webhook": [[WH_TOKEN, auds]] * n}
+
+    for version in ["v1", "v1beta1"]:
+        v = version
+        for label, status, expect in [
+            ("authenticated", alice_status, ok(alice, calls=seen())),
+            ("authenticated, name only", {"authenticated": True, "user": {"username": "bob"}}, ok(user("bob"), calls=seen())),
+            ("authenticated, empty user name", {"authenticated": True, "user": {}}, ok(user(""), calls=seen())),
+            ("authenticated, empty extra list", {"authenticated": True, "user": {"username": "bob", "extra": {"k": []}}},
+             ok(user("bob", "", [], {"k": []}), calls=seen())),
+            ("authenticated, system:masters believed", {"authenticated": True, "user": {"username": "x", "groups": ["system:masters"]}},
+             ok(user("x", "", ["system:masters"]), calls=seen())),
+            ("authenticated with an error text too", dict(alice_status, error="ignored"), ok(alice, calls=seen())),
+            ("not authenticated", {"authenticated": False}, not_mine(calls=seen())),
+            ("not authenticated, user ignored", {"authenticated": False, "user": {"username": "alice"}}, not_mine(calls=seen())),
+            ("not authenticated with an error", {"authenticated": False, "error": "token expired"},
+             error("token expired", calls=seen())),
+            ("empty status", {}, not_mine(calls=seen())),
+            ("authenticated with audiences, none requested", dict(alice_status, audiences=["other"]), ok(alice, calls=seen())),
+        ]:
+            cases.append(case(f"{v}: {label}", wh([r200(v, status)], v), {"token": WH_TOKEN}, expect=expect))
+
+        # Audiences: the request's audiences travel in spec.audiences; the answer must intersect.
+        for label, implicit, req_auds, status, expect in [
+            ("status audiences intersect", [], ["api", "x"], dict(alice_status, audiences=["x", "y"]),
+             ok(alice, ["x"], calls=seen(auds="api,x"))),
+            ("status audiences disjoint: not mine", [], ["api"], dict(alice_status, audiences=["other"]),
+             not_mine(calls=seen(auds="api"))),
+            ("no status audiences, implicit intersect", ["api"], ["api"], alice_status,
+             ok(alice, ["api"], calls=seen(auds="api"))),
+            ("no status audiences, no implicit: not mine", [], ["api"], alice_status, not_mine(calls=seen(auds="api"))),
+            ("no status audiences, implicit disjoint: not mine", ["other"], ["api"], alice_status,
+             not_mine(calls=seen(auds="api"))),
+            ("status audiences win over implicit", ["api"], ["api"], dict(alice_status, audiences=["other"]),
+             not_mine(calls=seen(auds="api"))),
+            ("audience mismatch beats the error", [], ["api"], {"authenticated": False, "error": "bad", "audiences": ["other"]},
+             not_mine(calls=seen(auds="api"))),
+            ("audiences match, then the error", [], ["api"], {"authenticated": False, "error": "bad", "audiences": ["api"]},
+             error("bad", calls=seen(auds="api"))),
+            ("audiences match, not authenticated", [], ["api"], {"authenticated": False, "audiences": ["api"]},
+             not_mine(calls=seen(auds="api"))),
+            ("intersection in the answer's order", [], ["c", "b", "a"], dict(alice_status, audiences=["a", "b"]),
+             ok(alice, ["a", "b"], calls=seen(auds="c,b,a"))),
+            ("empty request audiences: nothing can intersect", ["api"], [], alice_status, not_mine(calls=seen())),
+        ]:
+            cases.append(case(f"{v}: audiences: {label}", wh([r200(v, status)], v, implicit), {"token": WH_TOKEN, "audiences": req_auds},
+                              expect=expect))
+
+    # HTTP failures (v1). steps=2: which ones are retried shows in the request count.
+    v = "v1"
+    known = {
+        "403": KB_WH_403,
+        "500 Status without metadata": KB_WH_STATUS,
+    }
+    for label, resp, retried, text in [
+        ("500 text", {"status": 500, "content_type": "text/plain", "body": "boom"}, True, 'an error on the server ("boom") has prevented the request from succeeding'),
+        ("500 Status", {"status": 500, "content_type": "application/json",
+                        "body": json.dumps({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                                            "message": "webhook broke", "reason": "InternalError", "code": 500})},
+         True, "webhook broke"),
+        ("500 Status without metadata", {"status": 500, "content_type": "application/json",
+                                         "body": json.dumps({"kind": "Status", "apiVersion": "v1", "status": "Failure", "message": "webhook broke", "code": 500})},
+         True, "webhook broke"),
+        ("502", {"status": 502, "content_type": "text/plain", "body": "bad gateway"}, True, 'an error on the server ("bad gateway") has prevented the request from succeeding'),
+        ("503 without Retry-After", {"status": 503, "content_type": "text/plain", "body": "unavailable"}, False, "the server is currently unable to handle the request"),
+        ("504", {"status": 504, "content_type": "text/plain", "body": ""}, True, "the server was unable to return a response in the time allotted, but may still be processing the request"),
+        ("429", {"status": 429, "content_type": "text/plain", "body": "slow down"}, True, "the server has received too many requests and has asked us to try again later"),
+        ("401", {"status": 401, "content_type": "text/plain", "body": "who are you"}, False, "the server has asked for the client to provide credentials"),
+        ("403", {"status": 403, "content_type": "text/plain", "body": "no"}, False, "no"),
+        ("404", {"status": 404, "content_type": "text/plain", "body": "not here"}, False, "the server could not find the requested resource"),
+        ("400", {"status": 400, "content_type": "text/plain", "body": "bad"}, False, "the server rejected our request for an unknown reason"),
+    ]:
+        n = 2 if retried else 1
+        c = case(f"http: {label}", wh([resp], v, steps=2), {"token": WH_TOKEN}, expect=error(text, calls=seen(n)))
+        if label in known:
+            c["known_bug"] = known[label]
+        cases.append(c)
+    cases.append(case("http: 500 then 200 succeeds on the retry",
+                      wh([{"status": 500, "content_type": "text/plain", "body": "boom"}, r200(v, alice_status)], v, steps=2),
+                      {"token": WH_TOKEN}, expect=ok(alice, calls=seen(2))))
+    cases.append(case("http: 429 then denial", wh([{"status": 429, "content_type": "text/plain", "body": ""},
+                                                   r200(v, {"authenticated": False})], v, steps=2),
+                      {"token": WH_TOKEN}, expect=not_mine(calls=seen(2))))
+    cases.append(case("http: 500 with one attempt allowed", wh([{"status": 500, "content_type": "text/plain", "body": "boom"},
+                                                               r200(v, alice_status)], v, steps=1),
+                      {"token": WH_TOKEN}, expect=error('an error on the server ("boom") has prevented the request from succeeding', calls=seen(1))))
+    for label, resp in [
+        ("body not JSON", {"status": 200, "content_type": "application/json", "body": "not json"}),
+        ("empty body", {"status": 200, "content_type": "application/json", "body": ""}),
+        ("JSON array", {"status": 200, "content_type": "application/json", "body": "[]"}),
+        ("authenticated is a string", {"status": 200, "content_type": "application/json",
+                                       "body": '{"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","status":{"authenticated":"true"}}'}),
+        ("groups is a string", {"status": 200, "content_type": "application/json",
+                                "body": '{"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","status":{"authenticated":true,"user":{"username":"a","groups":"g"}}}'}),
+    ]:
+        c = case(f"malformed: {label}", wh([resp], v, steps=2), {"token": WH_TOKEN}, expect=error(calls=seen(1)))
+        if label == "JSON array":
+            c["known_bug"] = KB_WH_ARRAY
+        cases.append(c)
+    # The backend echoes the token into its error text.
+    echo = {"authenticated": False, "error": f"token {WH_TOKEN} has expired"}
+    cases.append(case("secrets: error text echoing the token", wh([r200(v, echo)], v), {"token": WH_TOKEN},
+                      k8s=error(f"token {WH_TOKEN} has expired", calls=seen()),
+                      kube_authn=error("token <redacted> has expired", calls=seen()), reason=R_WH_SCRUB))
+    return cases
+
+
 SUITES = [
     ("bearer", "Authorization: Bearer parsing and the token authenticator's answers",
      "k8s-request-authn.md §4.1; apiserver pkg/authentication/request/bearertoken", bearer_cases),
@@ -1768,6 +1913,8 @@ SUITES = [
      "k8s-request-authn.md §7; apiserver pkg/authentication/request/headerrequest", request_header_cases),
     ("token_cache", "token cache: key layout (TestKeyFunc) and TTL rules on a fake clock",
      "k8s-token-authn.md §5; apiserver pkg/authentication/token/cache", token_cache_cases),
+    ("webhook", "TokenReview webhook responses, audiences and HTTP failures (local server on 127.0.0.1)",
+     "k8s-token-authn.md §4; apiserver plugin/pkg/authenticator/token/webhook", webhook_cases),
 ]
 
 

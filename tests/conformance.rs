@@ -149,6 +149,8 @@ impl From<&str> for BuildError {
 }
 
 struct Builder {
+    /// Local servers (webhook backends) of this case, stopped when the case ends.
+    servers: Mutex<Vec<tokio::task::JoinHandle<()>>>,
     calls: Calls,
     slow: bool,
     /// The clock of every token cache in the setup (steps advance it).
@@ -384,6 +386,10 @@ impl Builder {
                         .build(),
                 )
             }
+            #[cfg(feature = "remote")]
+            "webhook" => self.webhook(n)?,
+            #[cfg(not(feature = "remote"))]
+            "webhook" => return Err(BuildError::Pending("webhook needs the `remote` feature")),
             "token_file" => token_file(child(n, "csv")?)?,
             "anytoken" => Arc::new(AnyToken::insecure_allow_any_token()),
             other => return Err(BuildError::Harness(format!("unknown token node {other}"))),
@@ -429,6 +435,85 @@ impl Builder {
                 )));
             }
         })
+    }
+}
+
+#[cfg(feature = "remote")]
+impl Builder {
+    /// kube-authn's webhook authenticator against a local TokenReview server (plain HTTP on
+    /// 127.0.0.1, a test-only backend: no real webhook can run here) that answers the node's
+    /// scripted responses in turn and records `[spec.token, spec.audiences joined by ","]` of
+    /// every request as calls of `webhook`.
+    fn webhook(&self, n: &Value) -> Result<Arc<dyn TokenAuthenticator>, BuildError> {
+        use kube_authn::outbound::{ConnectionInfo, vault::Vault};
+        use kube_authn::token::webhook::{
+            Backoff, Version, WebhookOptions, WebhookTokenAuthenticator,
+        };
+
+        let responses: Vec<(u16, String, String)> = n["responses"]
+            .as_array()
+            .ok_or("webhook without responses")?
+            .iter()
+            .map(|r| {
+                (
+                    r["status"].as_u64().unwrap_or(200) as u16,
+                    r["content_type"].as_str().unwrap_or("").to_owned(),
+                    r["body"].as_str().unwrap_or("").to_owned(),
+                )
+            })
+            .collect();
+        if responses.is_empty() {
+            return Err("webhook without responses".into());
+        }
+        self.declare("webhook");
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
+        listener.set_nonblocking(true).map_err(|e| e.to_string())?;
+        let addr = listener.local_addr().map_err(|e| e.to_string())?;
+        let listener = tokio::net::TcpListener::from_std(listener).map_err(|e| e.to_string())?;
+        let calls = self.calls.clone();
+        let served = Arc::new(Mutex::new(0usize));
+        let responses = Arc::new(responses);
+        let handler = move |body: bytes::Bytes| {
+            let review: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+            let token = review["spec"]["token"].as_str().unwrap_or("").to_owned();
+            let auds = strings(review["spec"].get("audiences")).join(",");
+            record(
+                &calls,
+                "webhook",
+                vec![token.into_bytes(), auds.into_bytes()],
+            );
+            let mut i = served.lock().unwrap();
+            let (status, content_type, body) = responses[(*i).min(responses.len() - 1)].clone();
+            *i += 1;
+            let mut resp = http::Response::builder().status(status);
+            if !content_type.is_empty() {
+                resp = resp.header(http::header::CONTENT_TYPE, content_type);
+            }
+            resp.body(axum::body::Body::from(body)).unwrap()
+        };
+        let app = axum::Router::new().fallback(move |body: bytes::Bytes| {
+            let handler = handler.clone();
+            async move { handler(body) }
+        });
+        let server = tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        self.servers.lock().unwrap().push(server);
+        let mut opts = WebhookOptions::default();
+        opts.version = Version::parse(n["version"].as_str().unwrap_or("v1beta1"))
+            .map_err(|e| BuildError::Config(e.to_string()))?;
+        opts.implicit_audiences = Audiences::new(strings(n.get("implicit_audiences")));
+        opts.backoff = Backoff {
+            initial: std::time::Duration::from_millis(1),
+            factor: 1.0,
+            jitter: 0.0,
+            steps: n["retry_steps"].as_u64().unwrap_or(1) as u32,
+        };
+        let vault = Vault::from_info(ConnectionInfo::new(format!("http://{addr}/")));
+        Ok(Arc::new(
+            WebhookTokenAuthenticator::new(vault, opts)
+                .map_err(|e| BuildError::Config(e.to_string()))?,
+        ))
     }
 }
 
@@ -779,7 +864,16 @@ async fn run_case(case: &Value, slow: bool) -> Result<Run, String> {
         calls: Calls::default(),
         slow,
         clock: Arc::new(ManualClock::new()),
+        servers: Mutex::default(),
     };
+    let result = run_built(&b, case).await;
+    for server in b.servers.lock().unwrap().drain(..) {
+        server.abort();
+    }
+    result
+}
+
+async fn run_built(b: &Builder, case: &Value) -> Result<Run, String> {
     let setup = &case["setup"];
     let input = &case["input"];
     let ctx = match input.get("audiences") {
@@ -787,7 +881,7 @@ async fn run_case(case: &Value, slow: bool) -> Result<Run, String> {
         None => Context::default(),
     };
     if let Some(filter) = setup.get("filter") {
-        return match run_filter(&b, filter, input).await {
+        return match run_filter(b, filter, input).await {
             Ok(run) => Ok(run),
             Err(BuildError::Pending(why)) => Ok(Run::Pending(why)),
             Err(BuildError::Harness(e)) | Err(BuildError::Config(e)) => Err(e),

@@ -103,11 +103,17 @@ type Node struct {
 	GroupHeaders       []string `json:"group_headers"`
 	ExtraHeadersPrefix []string `json:"extra_headers_prefix"`
 	// token_cache: cache.New(inner, cache_errors, success TTL, failure TTL) on a fake clock.
-	CacheErrors  bool   `json:"cache_errors"`
-	SuccessTTLMs int64  `json:"success_ttl_ms"`
-	FailureTTLMs int64  `json:"failure_ttl_ms"`
-	Request      []Node `json:"request"`
-	Anonymous    *struct {
+	CacheErrors bool `json:"cache_errors"`
+	// webhook: TokenReview version, --api-audiences, retry attempts, scripted HTTP responses
+	// (one per request, the last repeating).
+	Version           string            `json:"version"`
+	ImplicitAudiences []string          `json:"implicit_audiences"`
+	RetrySteps        int               `json:"retry_steps"`
+	Responses         []WebhookResponse `json:"responses"`
+	SuccessTTLMs      int64             `json:"success_ttl_ms"`
+	FailureTTLMs      int64             `json:"failure_ttl_ms"`
+	Request           []Node            `json:"request"`
+	Anonymous         *struct {
 		Paths []string `json:"paths"`
 	} `json:"anonymous"`
 	raw json.RawMessage
@@ -239,6 +245,13 @@ type Input struct {
 	PeerChain *[]string `json:"peer_chain"`
 	// Steps: several token calls on one authenticator; the clock advances before each.
 	Steps []Step `json:"steps"`
+}
+
+// WebhookResponse is one scripted HTTP answer of a webhook backend.
+type WebhookResponse struct {
+	Status      int    `json:"status"`
+	ContentType string `json:"content_type"`
+	Body        string `json:"body"`
 }
 
 // Step is one call of a multi-step token case.

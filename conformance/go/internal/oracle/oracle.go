@@ -8,9 +8,11 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/hex"
+	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -41,6 +43,9 @@ import (
 	tokenunion "k8s.io/apiserver/pkg/authentication/token/union"
 	"k8s.io/apiserver/pkg/authentication/user"
 
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apiserver/plugin/pkg/authenticator/token/webhook"
+	"k8s.io/client-go/rest"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"kube-authn.example/conformance/internal/tokencache"
@@ -57,10 +62,11 @@ type configError struct{ err error }
 func (e configError) Error() string { return e.err.Error() }
 
 type builder struct {
-	clock  *clocktesting.FakeClock
-	calls  map[string][][]vector.Bytes
-	tmpDir string
-	files  int
+	clock    *clocktesting.FakeClock
+	cleanups []func()
+	calls    map[string][][]vector.Bytes
+	tmpDir   string
+	files    int
 }
 
 func (b *builder) record(id string, args ...string) {
@@ -180,6 +186,8 @@ func (b *builder) token(n *vector.Node) (authenticator.Token, error) {
 		}
 		ms := func(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
 		return tokencache.NewWithClock(inner, n.CacheErrors, ms(n.SuccessTTLMs), ms(n.FailureTTLMs), b.clock), nil
+	case "webhook":
+		return b.webhook(n)
 	case "token_file":
 		path, err := b.writeFile(n.CSV)
 		if err != nil {
@@ -192,6 +200,54 @@ func (b *builder) token(n *vector.Node) (authenticator.Token, error) {
 		return tf, nil
 	}
 	return nil, fmt.Errorf("%w: token node %q", errUnsupported, n.Kind)
+}
+
+// webhook runs k8s' webhook token authenticator against a local TokenReview server that
+// answers the node's scripted responses and records [spec.token, spec.audiences joined by ","]
+// of every request as calls of "webhook".
+func (b *builder) webhook(n *vector.Node) (authenticator.Token, error) {
+	if len(n.Responses) == 0 {
+		return nil, errors.New("webhook without responses")
+	}
+	b.declare("webhook")
+	var mu sync.Mutex
+	served := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var review struct {
+			Spec struct {
+				Token     string   `json:"token"`
+				Audiences []string `json:"audiences"`
+			} `json:"spec"`
+		}
+		body, _ := io.ReadAll(r.Body)
+		_ = json.Unmarshal(body, &review)
+		mu.Lock()
+		b.record("webhook", review.Spec.Token, strings.Join(review.Spec.Audiences, ","))
+		resp := n.Responses[min(served, len(n.Responses)-1)]
+		served++
+		mu.Unlock()
+		if resp.ContentType != "" {
+			w.Header().Set("Content-Type", resp.ContentType)
+		}
+		w.WriteHeader(resp.Status)
+		_, _ = w.Write([]byte(resp.Body))
+	}))
+	b.cleanups = append(b.cleanups, srv.Close)
+	steps := n.RetrySteps
+	if steps == 0 {
+		steps = 1
+	}
+	backoff := wait.Backoff{Duration: time.Millisecond, Factor: 1, Steps: steps}
+	version := n.Version
+	if version == "" {
+		version = "v1beta1"
+	}
+	a, err := webhook.New(&rest.Config{Host: srv.URL, Timeout: 10 * time.Second}, version,
+		authenticator.Audiences(n.ImplicitAudiences), backoff)
+	if err != nil {
+		return nil, configError{err}
+	}
+	return a, nil
 }
 
 // authenticatedTokenGroupAdder applies k8s' AuthenticatedGroupAdder to a token
@@ -382,6 +438,9 @@ func Run(c *vector.Case, tmpDir string) *vector.Outcome {
 	b := &builder{calls: map[string][][]vector.Bytes{}, tmpDir: tmpDir,
 		clock: clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))}
 	out := run(b, c)
+	for _, f := range b.cleanups {
+		f()
+	}
 	if len(b.calls) > 0 && (out.Result == "authenticated" || out.Result == "not_mine" || out.Result == "error" || out.Result == "sequence") {
 		out.Calls = b.calls
 	}
