@@ -1882,6 +1882,206 @@ def webhook_cases():
     return cases
 
 
+# ---------------------------------------------------------------------------------------------
+# service_account: --service-account-key-file / --service-account-issuer (kubernetes
+# pkg/serviceaccount). That code lives only in k8s.io/kubernetes, which cannot be imported as a
+# module (its go.mod replaces every staging repository with a relative path), so these cases are
+# "oracle": "reference": expectations from k8s-token-authn.md §2 (jwt_test.go
+# TestTokenGenerateAndValidate, claims_test.go TestValidatePrivateClaims, util_test.go).
+# Tokens are minted here (RS256, and RFC 6979 ES256) with conformance/pki.py keys.
+# ---------------------------------------------------------------------------------------------
+REF_SA = ("k8s-token-authn.md §2 (kubernetes pkg/serviceaccount jwt.go, legacy.go, claims.go; "
+          "apiserver pkg/authentication/serviceaccount/util.go): the service-account authenticator "
+          "lives only in k8s.io/kubernetes, which cannot be imported as a Go module, so no Go oracle")
+SA_NOW = 1514764800  # claims_test.go's fixed now
+SA_ISS = "https://kubernetes.default.svc"
+
+
+def sa_cases():
+    import hashlib
+    import pki
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec, padding
+    from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
+
+    rsa_key = pki.key("sa-rsa", "rsa2048")
+    ec_key = pki.key("sa-ec", "p256")
+    other_key = pki.key("sa-other", "rsa2048")
+
+    def pub_pem(k):
+        return k.public_key().public_bytes(serialization.Encoding.PEM,
+                                           serialization.PublicFormat.SubjectPublicKeyInfo).decode()
+
+    def kid(k):
+        der = k.public_key().public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
+        return b64u(hashlib.sha256(der).digest())
+
+    def mint(claims, k=rsa_key, with_kid=True, header=None):
+        alg = "ES256" if isinstance(k, ec.EllipticCurvePrivateKey) else "RS256"
+        h = {"alg": alg}
+        if with_kid:
+            h["kid"] = kid(k)
+        h.update(header or {})
+        signing_input = (b64u(json.dumps(h, separators=(",", ":"), sort_keys=True)) + "." +
+                         b64u(json.dumps(claims, separators=(",", ":"), sort_keys=True)))
+        if alg == "RS256":
+            sig = k.sign(signing_input.encode(), padding.PKCS1v15(), hashes.SHA256())
+        else:
+            r, s = decode_dss_signature(k.sign(signing_input.encode(),
+                                               ec.ECDSA(hashes.SHA256(), deterministic_signing=True)))
+            sig = r.to_bytes(32, "big") + s.to_bytes(32, "big")
+        return signing_input + "." + b64u(sig)
+
+    def ref(c):
+        c["oracle"] = "reference"
+        c["reference"] = REF_SA
+        return c
+
+    cases = []
+    # Legacy (secret-based) tokens, --service-account-lookup=false.
+    legacy_claims = {"iss": "kubernetes/serviceaccount", "sub": "system:serviceaccount:test:my-service-account",
+                     "kubernetes.io/serviceaccount/namespace": "test",
+                     "kubernetes.io/serviceaccount/secret.name": "my-secret",
+                     "kubernetes.io/serviceaccount/service-account.name": "my-service-account",
+                     "kubernetes.io/serviceaccount/service-account.uid": "12345"}
+    sa_user = user("system:serviceaccount:test:my-service-account", "12345",
+                   ["system:serviceaccounts", "system:serviceaccounts:test"])
+
+    def legacy(keys, issuers=None):
+        n = {"kind": "service_account", "mode": "legacy", "keys": "".join(pub_pem(k) for k in keys),
+             "implicit_audiences": ["api"], "now": SA_NOW}
+        if issuers:
+            n["issuers"] = issuers
+        return {"token": n}
+
+    rsa_tok = mint(legacy_claims)
+    ec_tok = mint(legacy_claims, ec_key)
+    for label, setup, tok, expect in [
+        ("valid key (rsa)", legacy([rsa_key]), rsa_tok, ok(sa_user, ["api"])),
+        ("valid key (ecdsa)", legacy([ec_key]), ec_tok, ok(sa_user, ["api"])),
+        ("rotated keys (rsa)", legacy([other_key, ec_key, rsa_key]), rsa_tok, ok(sa_user, ["api"])),
+        ("rotated keys (ecdsa)", legacy([other_key, rsa_key, ec_key]), ec_tok, ok(sa_user, ["api"])),
+        ("invalid keys (rsa)", legacy([other_key, ec_key]), rsa_tok, error("invalid signature, no keys found")),
+        ("invalid keys (ecdsa)", legacy([other_key, rsa_key]), ec_tok, error("invalid signature, no keys found")),
+        ("no kid: every key tried", legacy([other_key, rsa_key]), mint(legacy_claims, with_kid=False), ok(sa_user, ["api"])),
+        ("no kid, no key verifies", legacy([other_key]), mint(legacy_claims, with_kid=False),
+         error("go-jose/go-jose: error in cryptographic primitive")),
+        ("tampered signature", legacy([rsa_key]), rsa_tok[:-4] + ("AAAA" if not rsa_tok.endswith("AAAA") else "BBBB"),
+         error("go-jose/go-jose: error in cryptographic primitive")),
+        ("non-JWT token", legacy([rsa_key]), "invalid token", not_mine()),
+        ("JWS JSON serialisation is not ours", legacy([rsa_key]), '{"payload":"' + rsa_tok.split(".")[1] + '"}', not_mine()),
+        ("two parts", legacy([rsa_key]), ".".join(rsa_tok.split(".")[:2]), not_mine()),
+        ("invalid issuer", legacy([rsa_key]), mint(dict(legacy_claims, iss="foo")), not_mine()),
+        ("bound issuer is not the legacy one", legacy([rsa_key]), mint(dict(legacy_claims, iss=SA_ISS)), not_mine()),
+        ("legacy tokens are not time-checked", legacy([rsa_key]), mint(dict(legacy_claims, exp=SA_NOW - 10_000_000)),
+         ok(sa_user, ["api"])),
+        ("sub claim missing", legacy([rsa_key]), mint({k: v for k, v in legacy_claims.items() if k != "sub"}),
+         error("sub claim is missing")),
+        ("namespace claim missing", legacy([rsa_key]),
+         mint({k: v for k, v in legacy_claims.items() if k != "kubernetes.io/serviceaccount/namespace"}),
+         error("namespace claim is missing")),
+        ("secret name claim missing", legacy([rsa_key]),
+         mint({k: v for k, v in legacy_claims.items() if k != "kubernetes.io/serviceaccount/secret.name"}),
+         error("secretName claim is missing")),
+        ("service account uid claim missing", legacy([rsa_key]),
+         mint({k: v for k, v in legacy_claims.items() if k != "kubernetes.io/serviceaccount/service-account.uid"}),
+         error("serviceAccountUID claim is missing")),
+        ("sub does not match the claims", legacy([rsa_key]),
+         mint(dict(legacy_claims, sub="system:serviceaccount:test:other")), error("sub claim is invalid")),
+        ("sub is not a service account name", legacy([rsa_key]), mint(dict(legacy_claims, sub="alice")),
+         error("sub claim is invalid")),
+    ]:
+        cases.append(ref(case(f"legacy: {label}", setup, {"token": tok}, expect=expect)))
+    cases.append(ref(case("legacy: requested audience outside the implicit ones", legacy([rsa_key]),
+                          {"token": rsa_tok, "audiences": ["other"]},
+                          expect=error('token audiences ["api"] is invalid for the target audiences ["other"]'))))
+    cases.append(ref(case("legacy: requested audience among the implicit ones", legacy([rsa_key]),
+                          {"token": rsa_tok, "audiences": ["x", "api"]}, expect=ok(sa_user, ["api"]))))
+
+    # Bound (TokenRequest) tokens, with lookups of the service account and bound objects.
+    lookup = {"service_accounts": [{"namespace": "ns", "name": "saname", "uid": "sauid"}],
+              "secrets": [{"namespace": "ns", "name": "secretname", "uid": "secretuid"}],
+              "pods": [{"namespace": "ns", "name": "podname", "uid": "poduid"}],
+              "nodes": [{"name": "nodename", "uid": "nodeuid"}]}
+
+    def bound(lk=None, implicit=(SA_ISS,)):
+        return {"token": {"kind": "service_account", "mode": "bound", "issuers": [SA_ISS, "https://other.example"],
+                          "keys": pub_pem(rsa_key) + pub_pem(ec_key), "implicit_audiences": list(implicit),
+                          "now": SA_NOW, "lookup": lk or lookup}}
+
+    def claims(**kw):
+        k8s = {"namespace": "ns", "serviceaccount": {"name": "saname", "uid": "sauid"}}
+        for ref_ in ["pod", "secret", "node"]:
+            if ref_ in kw:
+                k8s[ref_] = kw.pop(ref_)
+        c = {"iss": SA_ISS, "sub": "system:serviceaccount:ns:saname", "aud": [SA_ISS], "exp": SA_NOW + 3600,
+             "iat": SA_NOW, "nbf": SA_NOW, "kubernetes.io": k8s}
+        c.update(kw)
+        return {k: v for k, v in c.items() if v is not None}
+
+    groups = ["system:serviceaccounts", "system:serviceaccounts:ns"]
+    bu = lambda extra=None: user("system:serviceaccount:ns:saname", "sauid", groups, extra)
+    pod = {"name": "podname", "uid": "poduid"}
+    node = {"name": "nodename", "uid": "nodeuid"}
+    secret = {"name": "secretname", "uid": "secretuid"}
+    H = 3600
+    deleted = lambda what, when: {**lookup, what: [dict(lookup[what][0], deletion_timestamp=when)]}
+    for label, setup, c, expect in [
+        ("good", bound(), claims(), ok(bu(), [SA_ISS])),
+        ("signed with the ecdsa key", bound(), claims(), ok(bu(), [SA_ISS])),
+        ("second accepted issuer", bound(), claims(iss="https://other.example"), ok(bu(), [SA_ISS])),
+        ("unknown issuer", bound(), claims(iss="https://unknown.example"), not_mine()),
+        ("jti becomes the credential id", bound(), claims(jti="fixed"),
+         ok(bu({"authentication.kubernetes.io/credential-id": ["JTI=fixed"]}), [SA_ISS])),
+        ("pod ref", bound(), claims(pod=pod),
+         ok(bu({"authentication.kubernetes.io/pod-name": ["podname"], "authentication.kubernetes.io/pod-uid": ["poduid"]}), [SA_ISS])),
+        ("pod and node refs: node from the claims", bound(), claims(pod=pod, node={"name": "n2", "uid": "n2uid"}),
+         ok(bu({"authentication.kubernetes.io/pod-name": ["podname"], "authentication.kubernetes.io/pod-uid": ["poduid"],
+                "authentication.kubernetes.io/node-name": ["n2"], "authentication.kubernetes.io/node-uid": ["n2uid"]}), [SA_ISS])),
+        ("node ref", bound(), claims(node=node),
+         ok(bu({"authentication.kubernetes.io/node-name": ["nodename"], "authentication.kubernetes.io/node-uid": ["nodeuid"]}), [SA_ISS])),
+        ("secret ref", bound(), claims(secret=secret), ok(bu(), [SA_ISS])),
+        ("expired", bound(), claims(exp=SA_NOW - 1000 * H), error("service account token has expired")),
+        ("expired 60 s ago: leeway", bound(), claims(exp=SA_NOW - 60), ok(bu(), [SA_ISS])),
+        ("expired 61 s ago", bound(), claims(exp=SA_NOW - 61), error("service account token has expired")),
+        ("not yet valid", bound(), claims(nbf=SA_NOW + 1000 * H), error("service account token is not valid yet")),
+        ("valid in 60 s: leeway", bound(), claims(nbf=SA_NOW + 60), ok(bu(), [SA_ISS])),
+        ("issued in the future", bound(), claims(iat=SA_NOW + 1000 * H), error("service account token is issued in the future")),
+        ("no exp passes", bound(), claims(exp=None), ok(bu(), [SA_ISS])),
+        ("exp is a string", bound(), claims(exp=str(SA_NOW)),
+         error("go-jose/go-jose/jwt: expected number value to unmarshal NumericDate")),
+        ("missing serviceaccount", bound({**lookup, "service_accounts": []}), claims(),
+         error('serviceaccounts "saname" not found')),
+        ("different uid serviceaccount", bound(), claims(**{"kubernetes.io": None}) | {"kubernetes.io": {"namespace": "ns", "serviceaccount": {"name": "saname", "uid": "sauidold"}}},
+         error("service account UID (sauid) does not match claim (sauidold)")),
+        ("missing pod", bound({**lookup, "pods": []}), claims(pod=pod), error("service account token has been invalidated")),
+        ("different uid pod", bound(), claims(pod={"name": "podname", "uid": "poduidold"}),
+         error("pod UID (poduid) does not match service account pod ref claim (poduidold)")),
+        ("missing secret", bound({**lookup, "secrets": []}), claims(secret=secret), error("service account token has been invalidated")),
+        ("different uid secret", bound(), claims(secret={"name": "secretname", "uid": "secretuidold"}),
+         error("secret UID (secretuid) does not match service account secret ref claim (secretuidold)")),
+        ("missing node", bound({**lookup, "nodes": []}), claims(node=node), error("service account token has been invalidated")),
+        ("different uid node", bound(), claims(node={"name": "nodename", "uid": "nodeuidold"}),
+         error("node UID (nodeuid) does not match service account node ref claim (nodeuidold)")),
+        ("serviceaccount deleted 60 s ago", bound(deleted("service_accounts", SA_NOW - 60)), claims(), ok(bu(), [SA_ISS])),
+        ("serviceaccount deleted 61 s ago", bound(deleted("service_accounts", SA_NOW - 61)), claims(),
+         error("service account ns/saname has been deleted")),
+        ("pod deleted 61 s ago", bound(deleted("pods", SA_NOW - 61)), claims(pod=pod), error("service account token has been invalidated")),
+        ("pod deleting in the future", bound(deleted("pods", SA_NOW + 1)), claims(pod=pod),
+         ok(bu({"authentication.kubernetes.io/pod-name": ["podname"], "authentication.kubernetes.io/pod-uid": ["poduid"]}), [SA_ISS])),
+        ("audience mismatch", bound(), claims(aud=["other"]),
+         error(f'token audiences ["other"] is invalid for the target audiences ["{SA_ISS}"]')),
+        ("aud as a string", bound(), claims(aud=SA_ISS), ok(bu(), [SA_ISS])),
+        ("no aud: the implicit audiences", bound(), claims(aud=None), ok(bu(), [SA_ISS])),
+        ("no implicit audiences: no audience check", bound(implicit=()), claims(aud=["other"]), ok(bu())),
+    ]:
+        k = ec_key if "ecdsa" in label else rsa_key
+        cases.append(ref(case(f"bound: {label}", setup, {"token": mint(c, k)}, expect=expect)))
+    cases.append(ref(case("bound: requested audiences intersect", bound(), {"token": mint(claims(aud=["a", SA_ISS, "b"])), "audiences": ["b", "a"]},
+                          expect=ok(bu(), ["b", "a"]))))
+    return cases
+
+
 SUITES = [
     ("bearer", "Authorization: Bearer parsing and the token authenticator's answers",
      "k8s-request-authn.md §4.1; apiserver pkg/authentication/request/bearertoken", bearer_cases),
@@ -1915,6 +2115,8 @@ SUITES = [
      "k8s-token-authn.md §5; apiserver pkg/authentication/token/cache", token_cache_cases),
     ("webhook", "TokenReview webhook responses, audiences and HTTP failures (local server on 127.0.0.1)",
      "k8s-token-authn.md §4; apiserver plugin/pkg/authenticator/token/webhook", webhook_cases),
+    ("service_account", "service-account JWTs, legacy and bound (reference expectations only: k8s.io/kubernetes)",
+     "k8s-token-authn.md §2; kubernetes pkg/serviceaccount", sa_cases),
 ]
 
 

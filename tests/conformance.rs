@@ -390,6 +390,7 @@ impl Builder {
             "webhook" => self.webhook(n)?,
             #[cfg(not(feature = "remote"))]
             "webhook" => return Err(BuildError::Pending("webhook needs the `remote` feature")),
+            "service_account" => service_account(n)?,
             "token_file" => token_file(child(n, "csv")?)?,
             "anytoken" => Arc::new(AnyToken::insecure_allow_any_token()),
             other => return Err(BuildError::Harness(format!("unknown token node {other}"))),
@@ -515,6 +516,76 @@ impl Builder {
                 .map_err(|e| BuildError::Config(e.to_string()))?,
         ))
     }
+}
+
+/// `--service-account-key-file` / `--service-account-issuer`: the legacy authenticator
+/// (`--service-account-lookup=false`) or the bound one with an in-memory lookup, on a fixed clock.
+fn service_account(n: &Value) -> Result<Arc<dyn TokenAuthenticator>, BuildError> {
+    use kube_authn::token::service_account::{
+        ObjectMeta, Secret, ServiceAccount, ServiceAccountAuthenticator, StaticLookup,
+    };
+    let pem = n["keys"].as_str().unwrap_or("");
+    let keys = if pem.is_empty() {
+        Vec::new()
+    } else {
+        kube_authn::jwt::key::parse_pem_keys(pem.as_bytes())
+            .map_err(|e| BuildError::Config(e.to_string()))?
+    };
+    let implicit = Audiences::new(strings(n.get("implicit_audiences")));
+    let now = n["now"].as_i64().ok_or("service_account without now")?;
+    let meta = |o: &Value| ObjectMeta {
+        uid: o["uid"].as_str().unwrap_or("").to_owned(),
+        deletion_timestamp: o["deletion_timestamp"].as_i64(),
+    };
+    let key = |o: &Value| {
+        (
+            o["namespace"].as_str().unwrap_or("").to_owned(),
+            o["name"].as_str().unwrap_or("").to_owned(),
+        )
+    };
+    let lookup = n.get("lookup").filter(|l| !l.is_null()).map(|l| {
+        let mut s = StaticLookup::default();
+        for o in l["service_accounts"].as_array().into_iter().flatten() {
+            s.service_accounts.insert(
+                key(o),
+                ServiceAccount {
+                    meta: meta(o),
+                    ..Default::default()
+                },
+            );
+        }
+        for o in l["secrets"].as_array().into_iter().flatten() {
+            s.secrets.insert(
+                key(o),
+                Secret {
+                    meta: meta(o),
+                    ..Default::default()
+                },
+            );
+        }
+        for o in l["pods"].as_array().into_iter().flatten() {
+            s.pods.insert(key(o), meta(o));
+        }
+        for o in l["nodes"].as_array().into_iter().flatten() {
+            s.nodes
+                .insert(o["name"].as_str().unwrap_or("").to_owned(), meta(o));
+        }
+        Arc::new(s) as Arc<dyn kube_authn::token::service_account::ServiceAccountLookup>
+    });
+    let sa = match n["mode"].as_str() {
+        Some("legacy") => ServiceAccountAuthenticator::legacy(keys, implicit, lookup),
+        Some("bound") => {
+            ServiceAccountAuthenticator::bound(strings(n.get("issuers")), keys, implicit, lookup)
+        }
+        other => {
+            return Err(BuildError::Harness(format!(
+                "service_account mode {other:?}"
+            )));
+        }
+    };
+    Ok(Arc::new(sa.with_clock(Arc::new(
+        kube_authn::jwt::FixedClock::new(now),
+    ))))
 }
 
 fn anonymous(n: &Value) -> Anonymous {
