@@ -277,6 +277,9 @@ type Case struct {
 	// from the reference notes named in Reference, and no oracle is required to observe it.
 	Oracle    string `json:"oracle"`
 	Reference string `json:"reference"`
+	// KnownBug: kube-authn does not meet this (Kubernetes) expectation yet; the Go side is
+	// checked as usual, tests/conformance.rs reports it instead of failing.
+	KnownBug string `json:"known_bug"`
 }
 
 // ID is "suite/name", the key of observations.
