@@ -391,6 +391,7 @@ impl Builder {
             #[cfg(not(feature = "remote"))]
             "webhook" => return Err(BuildError::Pending("webhook needs the `remote` feature")),
             "service_account" => service_account(n)?,
+            "oidc" => oidc(n)?,
             "token_file" => token_file(child(n, "csv")?)?,
             "anytoken" => Arc::new(AnyToken::insecure_allow_any_token()),
             other => return Err(BuildError::Harness(format!("unknown token node {other}"))),
@@ -586,6 +587,49 @@ fn service_account(n: &Value) -> Result<Arc<dyn TokenAuthenticator>, BuildError>
     Ok(Arc::new(sa.with_clock(Arc::new(
         kube_authn::jwt::FixedClock::new(now),
     ))))
+}
+
+/// The OIDC JWT authenticator with the vector's claim mappings; the JWKS is installed with
+/// `set_keys` (kube-authn's discovery/JWKS fetcher is not on this branch; the Go oracle fetches
+/// the same JWKS over HTTP).
+fn oidc(n: &Value) -> Result<Arc<dyn TokenAuthenticator>, BuildError> {
+    use kube_authn::jwt::alg::AlgorithmSet;
+    use kube_authn::token::oidc::OidcAuthenticator;
+    use kube_authn::token::oidc::config::{JwtAuthenticatorConfig, PrefixedClaim};
+    let text = |k: &str| n[k].as_str().unwrap_or("").to_owned();
+    let cfg = JwtAuthenticatorConfig {
+        issuer_url: text("issuer"),
+        discovery_url: None,
+        certificate_authority: None,
+        audiences: strings(n.get("audiences")),
+        username: PrefixedClaim {
+            claim: text("username_claim"),
+            prefix: text("username_prefix"),
+        },
+        groups: n.get("groups_claim").map(|_| PrefixedClaim {
+            claim: text("groups_claim"),
+            prefix: text("groups_prefix"),
+        }),
+        uid_claim: n.get("uid_claim").map(|_| text("uid_claim")),
+        required_claims: n["required_claims"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|p| {
+                (
+                    p[0].as_str().unwrap_or("").to_owned(),
+                    p[1].as_str().unwrap_or("").to_owned(),
+                )
+            })
+            .collect(),
+        signing_algs: AlgorithmSet::parse_kubernetes(strings(n.get("signing_algs")))
+            .map_err(BuildError::Config)?,
+    };
+    let keys = kube_authn::jwt::key::parse_jwks(text("jwks").as_bytes())
+        .map_err(|e| BuildError::Config(e.to_string()))?;
+    let a = OidcAuthenticator::new(cfg);
+    a.set_keys(keys);
+    Ok(Arc::new(a))
 }
 
 fn anonymous(n: &Value) -> Anonymous {

@@ -110,10 +110,21 @@ type Node struct {
 	ImplicitAudiences []string          `json:"implicit_audiences"`
 	RetrySteps        int               `json:"retry_steps"`
 	Responses         []WebhookResponse `json:"responses"`
-	SuccessTTLMs      int64             `json:"success_ttl_ms"`
-	FailureTTLMs      int64             `json:"failure_ttl_ms"`
-	Request           []Node            `json:"request"`
-	Anonymous         *struct {
+	// oidc: issuer, audiences, JWKS, claim mappings, required claims, signing algorithms.
+	Issuer         string      `json:"issuer"`
+	Audiences      []string    `json:"audiences"`
+	JWKS           string      `json:"jwks"`
+	UsernameClaim  string      `json:"username_claim"`
+	UsernamePrefix *string     `json:"username_prefix"`
+	GroupsClaim    string      `json:"groups_claim"`
+	GroupsPrefix   *string     `json:"groups_prefix"`
+	UIDClaim       string      `json:"uid_claim"`
+	RequiredClaims [][2]string `json:"required_claims"`
+	SigningAlgs    []string    `json:"signing_algs"`
+	SuccessTTLMs   int64       `json:"success_ttl_ms"`
+	FailureTTLMs   int64       `json:"failure_ttl_ms"`
+	Request        []Node      `json:"request"`
+	Anonymous      *struct {
 		Paths []string `json:"paths"`
 	} `json:"anonymous"`
 	raw json.RawMessage

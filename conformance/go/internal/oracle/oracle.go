@@ -22,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	gooidc "github.com/coreos/go-oidc"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -44,6 +45,7 @@ import (
 	"k8s.io/apiserver/pkg/authentication/user"
 
 	"k8s.io/apimachinery/pkg/util/wait"
+	oidcauth "k8s.io/apiserver/plugin/pkg/authenticator/token/oidc"
 	"k8s.io/apiserver/plugin/pkg/authenticator/token/webhook"
 	"k8s.io/client-go/rest"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -188,6 +190,8 @@ func (b *builder) token(n *vector.Node) (authenticator.Token, error) {
 		return tokencache.NewWithClock(inner, n.CacheErrors, ms(n.SuccessTTLMs), ms(n.FailureTTLMs), b.clock), nil
 	case "webhook":
 		return b.webhook(n)
+	case "oidc":
+		return b.oidc(n)
 	case "token_file":
 		path, err := b.writeFile(n.CSV)
 		if err != nil {
@@ -244,6 +248,47 @@ func (b *builder) webhook(n *vector.Node) (authenticator.Token, error) {
 	}
 	a, err := webhook.New(&rest.Config{Host: srv.URL, Timeout: 10 * time.Second}, version,
 		authenticator.Audiences(n.ImplicitAudiences), backoff)
+	if err != nil {
+		return nil, configError{err}
+	}
+	return a, nil
+}
+
+// oidc runs k8s' OIDC authenticator (oidc.New with a claim-based JWTAuthenticator, as
+// kube-apiserver builds from the --oidc-* flags or an AuthenticationConfiguration) whose keys
+// come from go-oidc's RemoteKeySet reading the vector's JWKS from a local server.
+func (b *builder) oidc(n *vector.Node) (authenticator.Token, error) {
+	jwks := n.JWKS
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, jwks)
+	}))
+	b.cleanups = append(b.cleanups, srv.Close)
+	ctx, cancel := context.WithCancel(context.Background())
+	b.cleanups = append(b.cleanups, cancel)
+	jwt := apiserver.JWTAuthenticator{
+		Issuer: apiserver.Issuer{URL: n.Issuer, Audiences: n.Audiences},
+		ClaimMappings: apiserver.ClaimMappings{
+			Username: apiserver.PrefixedClaimOrExpression{Claim: n.UsernameClaim, Prefix: n.UsernamePrefix},
+		},
+	}
+	if len(n.Audiences) > 1 {
+		jwt.Issuer.AudienceMatchPolicy = apiserver.AudienceMatchPolicyMatchAny
+	}
+	if n.GroupsClaim != "" {
+		jwt.ClaimMappings.Groups = apiserver.PrefixedClaimOrExpression{Claim: n.GroupsClaim, Prefix: n.GroupsPrefix}
+	}
+	if n.UIDClaim != "" {
+		jwt.ClaimMappings.UID = apiserver.ClaimOrExpression{Claim: n.UIDClaim}
+	}
+	for _, rc := range n.RequiredClaims {
+		jwt.ClaimValidationRules = append(jwt.ClaimValidationRules, apiserver.ClaimValidationRule{Claim: rc[0], RequiredValue: rc[1]})
+	}
+	a, err := oidcauth.New(ctx, oidcauth.Options{
+		JWTAuthenticator:     jwt,
+		KeySet:               gooidc.NewRemoteKeySet(ctx, srv.URL),
+		SupportedSigningAlgs: n.SigningAlgs,
+	})
 	if err != nil {
 		return nil, configError{err}
 	}
