@@ -19,6 +19,12 @@ if ! command -v python3 >/dev/null 2>&1; then
 		exit 1
 	fi
 fi
+# gen_vectors.py mints the x509, request-header and service-account material with pyca
+# cryptography (>= 44 for deterministic ECDSA in CertificateBuilder.sign).
+if ! python3 -c 'import cryptography, sys; sys.exit(int(cryptography.__version__.split(".")[0]) < 44)' 2>/dev/null; then
+	python3 -m pip install --user --quiet 'cryptography>=44' ||
+		python3 -m pip install --user --quiet --break-system-packages 'cryptography>=44'
+fi
 for dir in conformance/go/vector conformance/go conformance/go/legacy; do
 	(cd "$root/$dir" && go mod download)
 done

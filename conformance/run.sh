@@ -18,13 +18,15 @@ fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-if command -v python3 >/dev/null 2>&1; then
+if command -v python3 >/dev/null 2>&1 && python3 -c "import cryptography" 2>/dev/null; then
 	python3 gen_vectors.py --out "$work/vectors" >/dev/null
 	if ! diff -r -q "$work/vectors" vectors >/dev/null; then
 		echo "conformance: vectors/ differ from what gen_vectors.py writes; run python3 conformance/gen_vectors.py" >&2
 		diff -r -q "$work/vectors" vectors >&2 || true
 		exit 1
 	fi
+else
+	echo "conformance: WARNING: python3 with pyca cryptography not found; NOT checking that vectors/ is what gen_vectors.py writes (see ci/install-conformance.sh)" >&2
 fi
 
 echo "== k8s.io/apiserver v0.37.2 oracle"

@@ -32,10 +32,13 @@ use kube_authn::chain::union::{TokenUnion, Union};
 use kube_authn::chain::{Chain, ChainBuilder};
 use kube_authn::middleware::{Authenticated, AuthenticationLayer};
 use kube_authn::password::file::PasswordFile;
-use kube_authn::request::{Basic, Bearer, WebSocketProtocol};
+use kube_authn::request::{Basic, Bearer, FrontProxy, RequestHeaderConfig, WebSocketProtocol};
+use kube_authn::tls::PeerCertificates;
 use kube_authn::token::anytoken::AnyToken;
+use kube_authn::token::cache::{CachedTokenAuthenticator, KeyFunc, ManualClock};
 use kube_authn::token::file::TokenFile;
 use kube_authn::user::UserInfo;
+use kube_authn::x509::{CaBundle, X509Authenticator, parse_pem_bundle};
 use kube_authn::{Audiences, Error};
 use serde_json::{Map, Value};
 use tower::{Layer, ServiceExt};
@@ -146,8 +149,12 @@ impl From<&str> for BuildError {
 }
 
 struct Builder {
+    /// Local servers (webhook backends) of this case, stopped when the case ends.
+    servers: Mutex<Vec<tokio::task::JoinHandle<()>>>,
     calls: Calls,
     slow: bool,
+    /// The clock of every token cache in the setup (steps advance it).
+    clock: Arc<ManualClock>,
 }
 
 /// A scripted request authenticator that awaits before answering (the boxed path).
@@ -266,6 +273,28 @@ impl Builder {
                 }
                 Arc::new(b.build())
             }
+            "x509" => {
+                // --client-ca-file: the bundle from the vector, system clock (the vectors'
+                // certificates are valid 2020-2120; expired ones ended in 2010).
+                let pem = n["ca"].as_str().ok_or("x509 without ca")?;
+                let bundle = CaBundle::from_pem(pem.as_bytes())
+                    .map_err(|e| BuildError::Config(e.to_string()))?;
+                Arc::new(X509Authenticator::new(bundle))
+            }
+            "request_header" => {
+                // --requestheader-*: the CA as PEM content (as the ConfigMap carries it).
+                let pem = n["ca"].as_str().ok_or("request_header without ca")?;
+                let config = RequestHeaderConfig {
+                    client_ca_pem: Some(pem.as_bytes().to_vec()),
+                    allowed_names: strings(n.get("allowed_names")),
+                    username_headers: strings(n.get("username_headers")),
+                    uid_headers: strings(n.get("uid_headers")),
+                    group_headers: strings(n.get("group_headers")),
+                    extra_headers_prefix: strings(n.get("extra_headers_prefix")),
+                    ..RequestHeaderConfig::default()
+                };
+                Arc::new(FrontProxy::new(config).map_err(|e| BuildError::Config(e.to_string()))?)
+            }
             other => return Err(BuildError::Harness(format!("unknown request node {other}"))),
         })
     }
@@ -276,6 +305,7 @@ impl Builder {
                 let id = n["id"].as_str().ok_or("scripted without id")?.to_owned();
                 self.declare(&id);
                 let default = scripted(n.get("outcome"))?;
+                // token → answers (a list answers one per call, the last repeating).
                 let mut by_token = BTreeMap::new();
                 for (tok, out) in n
                     .get("tokens")
@@ -283,12 +313,26 @@ impl Builder {
                     .into_iter()
                     .flatten()
                 {
-                    by_token.insert(tok.clone(), scripted(Some(out))?);
+                    let answers = match out.as_array() {
+                        Some(list) if !list.is_empty() => list
+                            .iter()
+                            .map(|o| scripted(Some(o)))
+                            .collect::<Result<Vec<_>, _>>()?,
+                        Some(_) => return Err("empty scripted answer list".into()),
+                        None => vec![scripted(Some(out))?],
+                    };
+                    by_token.insert(tok.clone(), answers);
                 }
                 let calls = self.calls.clone();
                 let answer = move |token: &str| -> AuthResult {
+                    let before = calls.lock().unwrap().get(&id).map_or(0, |rows| {
+                        rows.iter().filter(|r| r[..] == [token.as_bytes()]).count()
+                    });
                     record(&calls, &id, vec![token.as_bytes().to_vec()]);
-                    respond(by_token.get(token).unwrap_or(&default))
+                    match by_token.get(token) {
+                        Some(answers) => respond(&answers[before.min(answers.len() - 1)]),
+                        None => respond(&default),
+                    }
                 };
                 if self.slow {
                     let answer = Arc::new(answer);
@@ -329,6 +373,25 @@ impl Builder {
                 Audiences::new(strings(n.get("implicit"))),
                 self.token(child(n, "inner")?)?,
             )),
+            "token_cache" => {
+                let ms = |key: &str| std::time::Duration::from_millis(n[key].as_u64().unwrap_or(0));
+                let clock: Arc<dyn kube_authn::token::cache::Clock> = self.clock.clone();
+                Arc::new(
+                    CachedTokenAuthenticator::builder(self.token(child(n, "inner")?)?)
+                        .cache_errors(n["cache_errors"].as_bool().unwrap_or(false))
+                        .success_ttl(ms("success_ttl_ms"))
+                        .failure_ttl(ms("failure_ttl_ms"))
+                        .clock(clock)
+                        .key_func(KeyFunc::new(b"conformance"))
+                        .build(),
+                )
+            }
+            #[cfg(feature = "remote")]
+            "webhook" => self.webhook(n)?,
+            #[cfg(not(feature = "remote"))]
+            "webhook" => return Err(BuildError::Pending("webhook needs the `remote` feature")),
+            "service_account" => service_account(n)?,
+            "oidc" => oidc(n)?,
             "token_file" => token_file(child(n, "csv")?)?,
             "anytoken" => Arc::new(AnyToken::insecure_allow_any_token()),
             other => return Err(BuildError::Harness(format!("unknown token node {other}"))),
@@ -375,6 +438,198 @@ impl Builder {
             }
         })
     }
+}
+
+#[cfg(feature = "remote")]
+impl Builder {
+    /// kube-authn's webhook authenticator against a local TokenReview server (plain HTTP on
+    /// 127.0.0.1, a test-only backend: no real webhook can run here) that answers the node's
+    /// scripted responses in turn and records `[spec.token, spec.audiences joined by ","]` of
+    /// every request as calls of `webhook`.
+    fn webhook(&self, n: &Value) -> Result<Arc<dyn TokenAuthenticator>, BuildError> {
+        use kube_authn::outbound::{ConnectionInfo, vault::Vault};
+        use kube_authn::token::webhook::{
+            Backoff, Version, WebhookOptions, WebhookTokenAuthenticator,
+        };
+
+        let responses: Vec<(u16, String, String)> = n["responses"]
+            .as_array()
+            .ok_or("webhook without responses")?
+            .iter()
+            .map(|r| {
+                (
+                    r["status"].as_u64().unwrap_or(200) as u16,
+                    r["content_type"].as_str().unwrap_or("").to_owned(),
+                    r["body"].as_str().unwrap_or("").to_owned(),
+                )
+            })
+            .collect();
+        if responses.is_empty() {
+            return Err("webhook without responses".into());
+        }
+        self.declare("webhook");
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
+        listener.set_nonblocking(true).map_err(|e| e.to_string())?;
+        let addr = listener.local_addr().map_err(|e| e.to_string())?;
+        let listener = tokio::net::TcpListener::from_std(listener).map_err(|e| e.to_string())?;
+        let calls = self.calls.clone();
+        let served = Arc::new(Mutex::new(0usize));
+        let responses = Arc::new(responses);
+        let handler = move |body: bytes::Bytes| {
+            let review: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+            let token = review["spec"]["token"].as_str().unwrap_or("").to_owned();
+            let auds = strings(review["spec"].get("audiences")).join(",");
+            record(
+                &calls,
+                "webhook",
+                vec![token.into_bytes(), auds.into_bytes()],
+            );
+            let mut i = served.lock().unwrap();
+            let (status, content_type, body) = responses[(*i).min(responses.len() - 1)].clone();
+            *i += 1;
+            let mut resp = http::Response::builder().status(status);
+            if !content_type.is_empty() {
+                resp = resp.header(http::header::CONTENT_TYPE, content_type);
+            }
+            resp.body(axum::body::Body::from(body)).unwrap()
+        };
+        let app = axum::Router::new().fallback(move |body: bytes::Bytes| {
+            let handler = handler.clone();
+            async move { handler(body) }
+        });
+        let server = tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        self.servers.lock().unwrap().push(server);
+        let mut opts = WebhookOptions::default();
+        opts.version = Version::parse(n["version"].as_str().unwrap_or("v1beta1"))
+            .map_err(|e| BuildError::Config(e.to_string()))?;
+        opts.implicit_audiences = Audiences::new(strings(n.get("implicit_audiences")));
+        opts.backoff = Backoff {
+            initial: std::time::Duration::from_millis(1),
+            factor: 1.0,
+            jitter: 0.0,
+            steps: n["retry_steps"].as_u64().unwrap_or(1) as u32,
+        };
+        let vault = Vault::from_info(ConnectionInfo::new(format!("http://{addr}/")));
+        Ok(Arc::new(
+            WebhookTokenAuthenticator::new(vault, opts)
+                .map_err(|e| BuildError::Config(e.to_string()))?,
+        ))
+    }
+}
+
+/// `--service-account-key-file` / `--service-account-issuer`: the legacy authenticator
+/// (`--service-account-lookup=false`) or the bound one with an in-memory lookup, on a fixed clock.
+fn service_account(n: &Value) -> Result<Arc<dyn TokenAuthenticator>, BuildError> {
+    use kube_authn::token::service_account::{
+        ObjectMeta, Secret, ServiceAccount, ServiceAccountAuthenticator, StaticLookup,
+    };
+    let pem = n["keys"].as_str().unwrap_or("");
+    let keys = if pem.is_empty() {
+        Vec::new()
+    } else {
+        kube_authn::jwt::key::parse_pem_keys(pem.as_bytes())
+            .map_err(|e| BuildError::Config(e.to_string()))?
+    };
+    let implicit = Audiences::new(strings(n.get("implicit_audiences")));
+    let now = n["now"].as_i64().ok_or("service_account without now")?;
+    let meta = |o: &Value| ObjectMeta {
+        uid: o["uid"].as_str().unwrap_or("").to_owned(),
+        deletion_timestamp: o["deletion_timestamp"].as_i64(),
+    };
+    let key = |o: &Value| {
+        (
+            o["namespace"].as_str().unwrap_or("").to_owned(),
+            o["name"].as_str().unwrap_or("").to_owned(),
+        )
+    };
+    let lookup = n.get("lookup").filter(|l| !l.is_null()).map(|l| {
+        let mut s = StaticLookup::default();
+        for o in l["service_accounts"].as_array().into_iter().flatten() {
+            s.service_accounts.insert(
+                key(o),
+                ServiceAccount {
+                    meta: meta(o),
+                    ..Default::default()
+                },
+            );
+        }
+        for o in l["secrets"].as_array().into_iter().flatten() {
+            s.secrets.insert(
+                key(o),
+                Secret {
+                    meta: meta(o),
+                    ..Default::default()
+                },
+            );
+        }
+        for o in l["pods"].as_array().into_iter().flatten() {
+            s.pods.insert(key(o), meta(o));
+        }
+        for o in l["nodes"].as_array().into_iter().flatten() {
+            s.nodes
+                .insert(o["name"].as_str().unwrap_or("").to_owned(), meta(o));
+        }
+        Arc::new(s) as Arc<dyn kube_authn::token::service_account::ServiceAccountLookup>
+    });
+    let sa = match n["mode"].as_str() {
+        Some("legacy") => ServiceAccountAuthenticator::legacy(keys, implicit, lookup),
+        Some("bound") => {
+            ServiceAccountAuthenticator::bound(strings(n.get("issuers")), keys, implicit, lookup)
+        }
+        other => {
+            return Err(BuildError::Harness(format!(
+                "service_account mode {other:?}"
+            )));
+        }
+    };
+    Ok(Arc::new(sa.with_clock(Arc::new(
+        kube_authn::jwt::FixedClock::new(now),
+    ))))
+}
+
+/// The OIDC JWT authenticator with the vector's claim mappings; the JWKS is installed with
+/// `set_keys` (kube-authn's discovery/JWKS fetcher is not on this branch; the Go oracle fetches
+/// the same JWKS over HTTP).
+fn oidc(n: &Value) -> Result<Arc<dyn TokenAuthenticator>, BuildError> {
+    use kube_authn::jwt::alg::AlgorithmSet;
+    use kube_authn::token::oidc::OidcAuthenticator;
+    use kube_authn::token::oidc::config::{JwtAuthenticatorConfig, PrefixedClaim};
+    let text = |k: &str| n[k].as_str().unwrap_or("").to_owned();
+    let cfg = JwtAuthenticatorConfig {
+        issuer_url: text("issuer"),
+        discovery_url: None,
+        certificate_authority: None,
+        audiences: strings(n.get("audiences")),
+        username: PrefixedClaim {
+            claim: text("username_claim"),
+            prefix: text("username_prefix"),
+        },
+        groups: n.get("groups_claim").map(|_| PrefixedClaim {
+            claim: text("groups_claim"),
+            prefix: text("groups_prefix"),
+        }),
+        uid_claim: n.get("uid_claim").map(|_| text("uid_claim")),
+        required_claims: n["required_claims"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|p| {
+                (
+                    p[0].as_str().unwrap_or("").to_owned(),
+                    p[1].as_str().unwrap_or("").to_owned(),
+                )
+            })
+            .collect(),
+        signing_algs: AlgorithmSet::parse_kubernetes(strings(n.get("signing_algs")))
+            .map_err(BuildError::Config)?,
+    };
+    let keys = kube_authn::jwt::key::parse_jwks(text("jwks").as_bytes())
+        .map_err(|e| BuildError::Config(e.to_string()))?;
+    let a = OidcAuthenticator::new(cfg);
+    a.set_keys(keys);
+    Ok(Arc::new(a))
 }
 
 fn anonymous(n: &Value) -> Anonymous {
@@ -544,6 +799,28 @@ fn diff(want: &Value, got: &Value) -> Option<String> {
                 }
             }
         }
+        Some("key") if want["key"] != got["key"] => {
+            return Some(format!("key: want {}, got {}", want["key"], got["key"]));
+        }
+        Some("sequence") => {
+            let empty = Vec::new();
+            let (wo, go) = (
+                want["outcomes"].as_array().unwrap_or(&empty),
+                got["outcomes"].as_array().unwrap_or(&empty),
+            );
+            if wo.len() != go.len() {
+                return Some(format!(
+                    "steps: want {} outcomes, got {}",
+                    wo.len(),
+                    go.len()
+                ));
+            }
+            for (i, (w, g)) in wo.iter().zip(go).enumerate() {
+                if let Some(d) = diff(w, g) {
+                    return Some(format!("step {i}: {d}"));
+                }
+            }
+        }
         Some("error") | Some("config_error") => {
             let ge = got["error"].as_str().unwrap_or("<none>");
             if let Some(we) = want.get("error").and_then(Value::as_str) {
@@ -595,10 +872,23 @@ fn parts(input: &Value) -> Result<Parts, String> {
         let value = HeaderValue::from_bytes(&bytes(&h[1])?).map_err(|e| e.to_string())?;
         b = b.header(name, value);
     }
-    Ok(b.body(())
+    let mut parts = b
+        .body(())
         .map_err(|e| format!("request: {e}"))?
         .into_parts()
-        .0)
+        .0;
+    // A request over TLS: the chain the client presented in the handshake (leaf first).
+    if let Some(chain) = input.get("peer_chain").and_then(Value::as_array) {
+        let mut certs = Vec::new();
+        for pem in chain {
+            let pem = pem.as_str().ok_or("peer_chain entries are PEM text")?;
+            certs.extend(parse_pem_bundle(pem.as_bytes()).map_err(|e| e.to_string())?);
+        }
+        parts
+            .extensions
+            .insert(PeerCertificates::from_handshake(certs));
+    }
+    Ok(parts)
 }
 
 fn text(input: &Value, key: &str) -> Result<String, String> {
@@ -688,7 +978,17 @@ async fn run_case(case: &Value, slow: bool) -> Result<Run, String> {
     let b = Builder {
         calls: Calls::default(),
         slow,
+        clock: Arc::new(ManualClock::new()),
+        servers: Mutex::default(),
     };
+    let result = run_built(&b, case).await;
+    for server in b.servers.lock().unwrap().drain(..) {
+        server.abort();
+    }
+    result
+}
+
+async fn run_built(b: &Builder, case: &Value) -> Result<Run, String> {
     let setup = &case["setup"];
     let input = &case["input"];
     let ctx = match input.get("audiences") {
@@ -696,11 +996,55 @@ async fn run_case(case: &Value, slow: bool) -> Result<Run, String> {
         None => Context::default(),
     };
     if let Some(filter) = setup.get("filter") {
-        return match run_filter(&b, filter, input).await {
+        return match run_filter(b, filter, input).await {
             Ok(run) => Ok(run),
             Err(BuildError::Pending(why)) => Ok(Run::Pending(why)),
             Err(BuildError::Harness(e)) | Err(BuildError::Config(e)) => Err(e),
         };
+    }
+    if let Some(key) = setup.get("cache_key") {
+        // The token cache's key function with a fixed HMAC secret.
+        let secret = key["secret"].as_str().ok_or("cache_key without secret")?;
+        let auds = input.get("audiences").map(|a| strings(Some(a)));
+        let auds: Option<Vec<&str>> = auds
+            .as_ref()
+            .map(|a| a.iter().map(String::as_str).collect());
+        let k = KeyFunc::new(secret.as_bytes())
+            .key(&text(input, "token")?, auds.as_deref())
+            .ok_or("no key")?;
+        return Ok(Run::Done(
+            serde_json::json!({"result": "key", "key": hex(&k)}),
+        ));
+    }
+    if let (Some(n), Some(steps)) = (
+        setup.get("token"),
+        input.get("steps").and_then(Value::as_array),
+    ) {
+        // Several calls on one authenticator; the clock advances before each.
+        let t = match b.token(n) {
+            Ok(t) => t,
+            Err(BuildError::Pending(why)) => return Ok(Run::Pending(why)),
+            Err(BuildError::Harness(e)) | Err(BuildError::Config(e)) => return Err(e),
+        };
+        let mut outcomes = Vec::new();
+        for step in steps {
+            b.clock.advance(std::time::Duration::from_millis(
+                step["advance_ms"].as_u64().unwrap_or(0),
+            ));
+            let ctx = match step.get("audiences") {
+                Some(a) => Context::with_audiences(Audiences::new(strings(Some(a)))),
+                None => Context::default(),
+            };
+            let result = t.authenticate_token(&text(step, "token")?, &ctx).await;
+            let mut out = observed(result, &Calls::default());
+            if let Some(o) = out.as_object_mut() {
+                o.remove("calls");
+            }
+            outcomes.push(out);
+        }
+        let mut seq = serde_json::json!({"result": "sequence", "outcomes": outcomes});
+        seq["calls"] = observed(Ok(None), &b.calls)["calls"].take();
+        return Ok(Run::Done(seq));
     }
     let built = if let Some(n) = setup.get("request") {
         b.request(n).map(|a| (Some(a), None, None))
@@ -740,6 +1084,7 @@ struct Count {
     pending: usize,
     documented_difference: usize,
     reference_only: usize,
+    known_bug: usize,
 }
 
 #[tokio::test]
@@ -755,6 +1100,7 @@ async fn every_vector_matches_kube_authn() {
     let mut counts: BTreeMap<String, Count> = BTreeMap::new();
     let mut pending_why: BTreeMap<&'static str, usize> = BTreeMap::new();
     let mut failures = Vec::new();
+    let mut known_bugs = Vec::new();
     for path in &files {
         let doc: Value = serde_json::from_slice(&std::fs::read(path).unwrap())
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -779,8 +1125,10 @@ async fn every_vector_matches_kube_authn() {
                 }
                 _ => panic!("{suite}/{name}: needs expect, or k8s + kube_authn + reason"),
             };
+            let known_bug = case.get("known_bug").and_then(Value::as_str);
             let mut ok = true;
             let mut pending = None;
+            let failures_before = failures.len();
             for slow in [false, true] {
                 match run_case(case, slow).await {
                     Ok(Run::Pending(why)) => pending = Some(why),
@@ -799,6 +1147,22 @@ async fn every_vector_matches_kube_authn() {
                     }
                 }
             }
+            if let (Some(bug), None) = (known_bug, pending) {
+                // The vector keeps Kubernetes' expectation; kube-authn is known not to meet it.
+                if ok {
+                    failures.push(format!(
+                        "{suite}/{name}: marked known_bug but kube-authn now passes: remove the marker"
+                    ));
+                } else {
+                    let observed: Vec<String> = failures.drain(failures_before..).collect();
+                    known_bugs.push(format!(
+                        "{suite}/{name}: {bug}\n    {}",
+                        observed.join("\n    ")
+                    ));
+                    count.known_bug += 1;
+                }
+                continue;
+            }
             match pending {
                 Some(why) => {
                     count.pending += 1;
@@ -811,32 +1175,43 @@ async fn every_vector_matches_kube_authn() {
     }
 
     let mut report = format!(
-        "\n{:<16} {:>6} {:>7} {:>8} {:>16} {:>15}\n",
-        "authenticator", "cases", "passed", "pending", "documented diff", "reference only"
+        "\n{:<16} {:>6} {:>7} {:>8} {:>16} {:>15} {:>10}\n",
+        "authenticator",
+        "cases",
+        "passed",
+        "pending",
+        "documented diff",
+        "reference only",
+        "known bug"
     );
     let mut total = Count::default();
     for (label, c) in &counts {
         let _ = writeln!(
             report,
-            "{label:<16} {:>6} {:>7} {:>8} {:>16} {:>15}",
-            c.cases, c.passed, c.pending, c.documented_difference, c.reference_only
+            "{label:<16} {:>6} {:>7} {:>8} {:>16} {:>15} {:>10}",
+            c.cases, c.passed, c.pending, c.documented_difference, c.reference_only, c.known_bug
         );
         total.cases += c.cases;
         total.passed += c.passed;
         total.pending += c.pending;
         total.documented_difference += c.documented_difference;
         total.reference_only += c.reference_only;
+        total.known_bug += c.known_bug;
     }
     let _ = writeln!(
         report,
-        "{:<16} {:>6} {:>7} {:>8} {:>16} {:>15}",
+        "{:<16} {:>6} {:>7} {:>8} {:>16} {:>15} {:>10}",
         "total",
         total.cases,
         total.passed,
         total.pending,
         total.documented_difference,
-        total.reference_only
+        total.reference_only,
+        total.known_bug
     );
+    for bug in &known_bugs {
+        let _ = writeln!(report, "KNOWN BUG {bug}");
+    }
     for (why, n) in &pending_why {
         let _ = writeln!(report, "PENDING {n} cases: {why}");
     }

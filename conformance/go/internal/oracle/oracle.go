@@ -3,15 +3,26 @@ package oracle
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/hex"
+	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
+	"time"
 
+	gooidc "github.com/coreos/go-oidc"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -25,12 +36,21 @@ import (
 	"k8s.io/apiserver/pkg/authentication/group"
 	"k8s.io/apiserver/pkg/authentication/request/anonymous"
 	"k8s.io/apiserver/pkg/authentication/request/bearertoken"
+	"k8s.io/apiserver/pkg/authentication/request/headerrequest"
 	"k8s.io/apiserver/pkg/authentication/request/union"
 	"k8s.io/apiserver/pkg/authentication/request/websocket"
+	x509request "k8s.io/apiserver/pkg/authentication/request/x509"
 	"k8s.io/apiserver/pkg/authentication/token/tokenfile"
 	tokenunion "k8s.io/apiserver/pkg/authentication/token/union"
 	"k8s.io/apiserver/pkg/authentication/user"
 
+	"k8s.io/apimachinery/pkg/util/wait"
+	oidcauth "k8s.io/apiserver/plugin/pkg/authenticator/token/oidc"
+	"k8s.io/apiserver/plugin/pkg/authenticator/token/webhook"
+	"k8s.io/client-go/rest"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"kube-authn.example/conformance/internal/tokencache"
 	"kube-authn.example/conformance/vector"
 )
 
@@ -44,9 +64,11 @@ type configError struct{ err error }
 func (e configError) Error() string { return e.err.Error() }
 
 type builder struct {
-	calls  map[string][][]vector.Bytes
-	tmpDir string
-	files  int
+	clock    *clocktesting.FakeClock
+	cleanups []func()
+	calls    map[string][][]vector.Bytes
+	tmpDir   string
+	files    int
 }
 
 func (b *builder) record(id string, args ...string) {
@@ -89,9 +111,10 @@ func Respond(s vector.Scripted) (*authenticator.Response, bool, error) {
 	return nil, false, nil
 }
 
-func scriptedFor(n *vector.Node, token string) (vector.Scripted, error) {
+// scriptedFor is the answer to `token` on its `call`-th use (0-based).
+func scriptedFor(n *vector.Node, token string, call int) (vector.Scripted, error) {
 	if raw, ok := n.Tokens[token]; ok {
-		return vector.ParseScripted(raw)
+		return vector.ParseScriptedAt(raw, call)
 	}
 	return vector.ParseScripted(n.Outcome)
 }
@@ -112,8 +135,14 @@ func (b *builder) token(n *vector.Node) (authenticator.Token, error) {
 		}
 		node, id := *n, n.ID
 		return authenticator.TokenFunc(func(ctx context.Context, token string) (*authenticator.Response, bool, error) {
+			call := 0
+			for _, row := range b.calls[id] {
+				if len(row) == 1 && string(row[0]) == token {
+					call++
+				}
+			}
 			b.record(id, token)
-			s, err := scriptedFor(&node, token)
+			s, err := scriptedFor(&node, token, call)
 			if err != nil {
 				return nil, false, err
 			}
@@ -152,6 +181,17 @@ func (b *builder) token(n *vector.Node) (authenticator.Token, error) {
 			return nil, err
 		}
 		return authenticator.WrapAudienceAgnosticToken(authenticator.Audiences(n.Implicit), inner), nil
+	case "token_cache":
+		inner, err := b.token(n.Inner)
+		if err != nil {
+			return nil, err
+		}
+		ms := func(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
+		return tokencache.NewWithClock(inner, n.CacheErrors, ms(n.SuccessTTLMs), ms(n.FailureTTLMs), b.clock), nil
+	case "webhook":
+		return b.webhook(n)
+	case "oidc":
+		return b.oidc(n)
 	case "token_file":
 		path, err := b.writeFile(n.CSV)
 		if err != nil {
@@ -164,6 +204,95 @@ func (b *builder) token(n *vector.Node) (authenticator.Token, error) {
 		return tf, nil
 	}
 	return nil, fmt.Errorf("%w: token node %q", errUnsupported, n.Kind)
+}
+
+// webhook runs k8s' webhook token authenticator against a local TokenReview server that
+// answers the node's scripted responses and records [spec.token, spec.audiences joined by ","]
+// of every request as calls of "webhook".
+func (b *builder) webhook(n *vector.Node) (authenticator.Token, error) {
+	if len(n.Responses) == 0 {
+		return nil, errors.New("webhook without responses")
+	}
+	b.declare("webhook")
+	var mu sync.Mutex
+	served := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var review struct {
+			Spec struct {
+				Token     string   `json:"token"`
+				Audiences []string `json:"audiences"`
+			} `json:"spec"`
+		}
+		body, _ := io.ReadAll(r.Body)
+		_ = json.Unmarshal(body, &review)
+		mu.Lock()
+		b.record("webhook", review.Spec.Token, strings.Join(review.Spec.Audiences, ","))
+		resp := n.Responses[min(served, len(n.Responses)-1)]
+		served++
+		mu.Unlock()
+		if resp.ContentType != "" {
+			w.Header().Set("Content-Type", resp.ContentType)
+		}
+		w.WriteHeader(resp.Status)
+		_, _ = w.Write([]byte(resp.Body))
+	}))
+	b.cleanups = append(b.cleanups, srv.Close)
+	steps := n.RetrySteps
+	if steps == 0 {
+		steps = 1
+	}
+	backoff := wait.Backoff{Duration: time.Millisecond, Factor: 1, Steps: steps}
+	version := n.Version
+	if version == "" {
+		version = "v1beta1"
+	}
+	a, err := webhook.New(&rest.Config{Host: srv.URL, Timeout: 10 * time.Second}, version,
+		authenticator.Audiences(n.ImplicitAudiences), backoff)
+	if err != nil {
+		return nil, configError{err}
+	}
+	return a, nil
+}
+
+// oidc runs k8s' OIDC authenticator (oidc.New with a claim-based JWTAuthenticator, as
+// kube-apiserver builds from the --oidc-* flags or an AuthenticationConfiguration) whose keys
+// come from go-oidc's RemoteKeySet reading the vector's JWKS from a local server.
+func (b *builder) oidc(n *vector.Node) (authenticator.Token, error) {
+	jwks := n.JWKS
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, jwks)
+	}))
+	b.cleanups = append(b.cleanups, srv.Close)
+	ctx, cancel := context.WithCancel(context.Background())
+	b.cleanups = append(b.cleanups, cancel)
+	jwt := apiserver.JWTAuthenticator{
+		Issuer: apiserver.Issuer{URL: n.Issuer, Audiences: n.Audiences},
+		ClaimMappings: apiserver.ClaimMappings{
+			Username: apiserver.PrefixedClaimOrExpression{Claim: n.UsernameClaim, Prefix: n.UsernamePrefix},
+		},
+	}
+	if len(n.Audiences) > 1 {
+		jwt.Issuer.AudienceMatchPolicy = apiserver.AudienceMatchPolicyMatchAny
+	}
+	if n.GroupsClaim != "" {
+		jwt.ClaimMappings.Groups = apiserver.PrefixedClaimOrExpression{Claim: n.GroupsClaim, Prefix: n.GroupsPrefix}
+	}
+	if n.UIDClaim != "" {
+		jwt.ClaimMappings.UID = apiserver.ClaimOrExpression{Claim: n.UIDClaim}
+	}
+	for _, rc := range n.RequiredClaims {
+		jwt.ClaimValidationRules = append(jwt.ClaimValidationRules, apiserver.ClaimValidationRule{Claim: rc[0], RequiredValue: rc[1]})
+	}
+	a, err := oidcauth.New(ctx, oidcauth.Options{
+		JWTAuthenticator:     jwt,
+		KeySet:               gooidc.NewRemoteKeySet(ctx, srv.URL),
+		SupportedSigningAlgs: n.SigningAlgs,
+	})
+	if err != nil {
+		return nil, configError{err}
+	}
+	return a, nil
 }
 
 // authenticatedTokenGroupAdder applies k8s' AuthenticatedGroupAdder to a token
@@ -239,8 +368,48 @@ func (b *builder) request(n *vector.Node) (authenticator.Request, error) {
 		return websocket.NewProtocolAuthenticator(t), nil
 	case "chain":
 		return b.chain(n)
+	case "x509":
+		// kube-apiserver --client-ca-file: DefaultVerifyOptions (clientAuth) with the bundle
+		// as roots, CommonNameUserConversion.
+		roots := x509.NewCertPool()
+		if !roots.AppendCertsFromPEM([]byte(n.CA)) {
+			return nil, configError{errors.New("no certificates in the CA bundle")}
+		}
+		opts := x509request.DefaultVerifyOptions()
+		opts.Roots = roots
+		return x509request.New(opts, x509request.CommonNameUserConversion), nil
+	case "request_header":
+		// kube-apiserver --requestheader-*: the proxy certificate verified against the
+		// request-header CA (clientAuth) with an allowed CN, then the identity headers.
+		roots := x509.NewCertPool()
+		if !roots.AppendCertsFromPEM([]byte(n.CA)) {
+			return nil, configError{errors.New("no certificates in the request-header CA bundle")}
+		}
+		opts := x509request.DefaultVerifyOptions()
+		opts.Roots = roots
+		return headerrequest.NewDynamicVerifyOptionsSecure(x509request.StaticVerifierFn(opts),
+			headerrequest.StaticStringSlice(n.AllowedNames), headerrequest.StaticStringSlice(n.UsernameHeaders),
+			headerrequest.StaticStringSlice(n.UIDHeaders), headerrequest.StaticStringSlice(n.GroupHeaders),
+			headerrequest.StaticStringSlice(n.ExtraHeadersPrefix)), nil
 	}
 	return nil, fmt.Errorf("%w: request node %q", errUnsupported, n.Kind)
+}
+
+// peerState is the TLS state of a connection whose client presented `chain` (PEM, leaf first).
+func peerState(chain []string) (*tls.ConnectionState, error) {
+	state := &tls.ConnectionState{HandshakeComplete: true}
+	for i, p := range chain {
+		block, _ := pem.Decode([]byte(p))
+		if block == nil {
+			return nil, fmt.Errorf("peer_chain[%d]: not PEM", i)
+		}
+		cert, err := x509.ParseCertificate(block.Bytes)
+		if err != nil {
+			return nil, fmt.Errorf("peer_chain[%d]: %w", i, err)
+		}
+		state.PeerCertificates = append(state.PeerCertificates, cert)
+	}
+	return state, nil
 }
 
 func conditions(paths []string) []apiserver.AnonymousAuthCondition {
@@ -311,9 +480,13 @@ func outcome(resp *authenticator.Response, ok bool, err error) *vector.Outcome {
 // Run runs one case and returns the observed outcome ("unsupported" when this oracle cannot
 // build the setup).
 func Run(c *vector.Case, tmpDir string) *vector.Outcome {
-	b := &builder{calls: map[string][][]vector.Bytes{}, tmpDir: tmpDir}
+	b := &builder{calls: map[string][][]vector.Bytes{}, tmpDir: tmpDir,
+		clock: clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))}
 	out := run(b, c)
-	if len(b.calls) > 0 && (out.Result == "authenticated" || out.Result == "not_mine" || out.Result == "error") {
+	for _, f := range b.cleanups {
+		f()
+	}
+	if len(b.calls) > 0 && (out.Result == "authenticated" || out.Result == "not_mine" || out.Result == "error" || out.Result == "sequence") {
 		out.Calls = b.calls
 	}
 	return out
@@ -357,10 +530,45 @@ func run(b *builder, c *vector.Case) *vector.Outcome {
 		for _, h := range c.Input.Headers {
 			req.Header.Add(string(h[0]), string(h[1]))
 		}
+		if c.Input.PeerChain != nil {
+			state, err := peerState(*c.Input.PeerChain)
+			if err != nil {
+				msg := err.Error()
+				return &vector.Outcome{Result: "harness_error", Error: &msg}
+			}
+			req.TLS = state
+		}
 		if a == nil {
 			return &vector.Outcome{Result: "disabled"}
 		}
 		return outcome(a.AuthenticateRequest(req))
+	case c.Setup.CacheKey != nil:
+		secret := []byte(c.Setup.CacheKey.Secret)
+		pool := &sync.Pool{New: func() interface{} { return hmac.New(sha256.New, secret) }}
+		var auds []string
+		if c.Input.Audiences != nil {
+			auds = *c.Input.Audiences
+		}
+		var token string
+		if c.Input.Token != nil {
+			token = string(*c.Input.Token)
+		}
+		return &vector.Outcome{Result: "key", Key: hex.EncodeToString([]byte(tokencache.KeyFunc(pool, auds, token)))}
+	case c.Setup.Token != nil && c.Input.Steps != nil:
+		t, err := b.token(c.Setup.Token)
+		if err != nil {
+			return fail(err)
+		}
+		seq := &vector.Outcome{Result: "sequence"}
+		for _, st := range c.Input.Steps {
+			b.clock.Step(time.Duration(st.AdvanceMs) * time.Millisecond)
+			sctx := context.Background()
+			if st.Audiences != nil {
+				sctx = authenticator.WithAudiences(sctx, authenticator.Audiences(*st.Audiences))
+			}
+			seq.Outcomes = append(seq.Outcomes, outcome(t.AuthenticateToken(sctx, string(st.Token))))
+		}
+		return seq
 	case c.Setup.Token != nil:
 		t, err := b.token(c.Setup.Token)
 		if err != nil {
@@ -423,6 +631,14 @@ func (b *builder) filter(ctx context.Context, c *vector.Case) *vector.Outcome {
 	}
 	for _, hv := range c.Input.Headers {
 		req.Header.Add(string(hv[0]), string(hv[1]))
+	}
+	if c.Input.PeerChain != nil {
+		state, err := peerState(*c.Input.PeerChain)
+		if err != nil {
+			msg := err.Error()
+			return &vector.Outcome{Result: "harness_error", Error: &msg}
+		}
+		req.TLS = state
 	}
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)

@@ -47,7 +47,7 @@ func main() {
 			observed[id] = append(observed[id], obs{o.Oracle, out})
 		}
 	}
-	type count struct{ total, shared, differs, reference, failed int }
+	type count struct{ total, shared, differs, reference, knownBug, failed int }
 	counts := map[string]*count{}
 	oracleCounts := map[string]int{}
 	failures := 0
@@ -59,6 +59,9 @@ func main() {
 			counts[c.Label()] = n
 		}
 		n.total++
+		if c.KnownBug != "" {
+			n.knownBug++
+		}
 		if c.K8s != nil {
 			n.differs++
 		} else {
@@ -91,18 +94,19 @@ func main() {
 		labels = append(labels, l)
 	}
 	sort.Strings(labels)
-	fmt.Printf("\n%-16s %6s %8s %16s %15s %7s\n", "authenticator", "cases", "shared", "documented diff", "reference only", "failed")
+	fmt.Printf("\n%-16s %6s %8s %16s %15s %10s %7s\n", "authenticator", "cases", "shared", "documented diff", "reference only", "known bug", "failed")
 	total := count{}
 	for _, l := range labels {
 		n := counts[l]
-		fmt.Printf("%-16s %6d %8d %16d %15d %7d\n", l, n.total, n.shared, n.differs, n.reference, n.failed)
+		fmt.Printf("%-16s %6d %8d %16d %15d %10d %7d\n", l, n.total, n.shared, n.differs, n.reference, n.knownBug, n.failed)
 		total.total += n.total
 		total.shared += n.shared
 		total.differs += n.differs
 		total.reference += n.reference
+		total.knownBug += n.knownBug
 		total.failed += n.failed
 	}
-	fmt.Printf("%-16s %6d %8d %16d %15d %7d\n", "total", total.total, total.shared, total.differs, total.reference, total.failed)
+	fmt.Printf("%-16s %6d %8d %16d %15d %10d %7d\n", "total", total.total, total.shared, total.differs, total.reference, total.knownBug, total.failed)
 	oracles := make([]string, 0, len(oracleCounts))
 	for o := range oracleCounts {
 		oracles = append(oracles, o)
