@@ -1148,12 +1148,6 @@ R_X509_CA_LEAF = ("kube-authn refuses a client certificate with basicConstraints
 R_X509_BAD_SIGNATURE_TEXT = ("same outcome (an error, so a 401), different text: webpki reports the candidate "
                              "issuer's bad signature; Go reports an unknown authority with the signature failure "
                              "as a hint. The text only reaches logs (docs/compatibility.md)")
-# A case whose kube-authn outcome is a bug, not a decision: the vector keeps Kubernetes'
-# expectation, tests/conformance.rs reports it as a KNOWN BUG (and fails once it is fixed, so the
-# marker is removed).
-KB_X509_ANCHOR_PATHLEN = ("kube-authn ignores the pathLenConstraint of a CA-bundle certificate (webpki "
-                          "does not apply basicConstraints to trust anchors): a root with pathlen:0 "
-                          "still accepts a leaf under an intermediate; fix belongs in src/x509/verify.rs")
 R_X509_RSA_SMALL = ("kube-authn refuses RSA keys below 2048 bits anywhere in the chain; Go accepts "
                     "1024 (src/x509/verify.rs; docs/compatibility.md)")
 
@@ -1337,10 +1331,8 @@ def x509_cases():
     direct = leaf(("CN", "frank"), issuer=plen0)
     s0 = {"request": {"kind": "x509", "ca": plen0.pem}}
     cases.append(case("intermediate: root pathlen 0, direct leaf", s0, peer(direct), expect=ok(x509_user(direct, "frank"))))
-    c = case("intermediate: root pathlen 0, one intermediate", s0, peer(erin, inter_p),
-             expect=fail(erin, "x509: too many intermediates for path length constraint"))
-    c["known_bug"] = KB_X509_ANCHOR_PATHLEN
-    cases.append(c)
+    cases.append(case("intermediate: root pathlen 0, one intermediate", s0, peer(erin, inter_p),
+                      expect=fail(erin, "x509: too many intermediates for path length constraint")))
     server_inter = pki.ca("conformance-server-intermediate", issuer=root, serial=8, eku=("server",))
     gina = leaf(("CN", "gina"), issuer=server_inter)
     cases.append(case("intermediate: EKU serverAuth only", setup, peer(gina, server_inter),
@@ -1750,15 +1742,7 @@ def token_review(version, status):
 WH_TOKEN = "webhook-token-1"
 R_WH_SCRUB = ("kube-authn removes the token from any text a webhook answers before it becomes an error "
               "(errors reach logs); Go passes the backend's text through (src/token/webhook.rs; "
-              "docs/compat/vectors.md)")
-KB_WH_403 = ("client-go keeps the body of a 403 as the error message (\"the server's message has details\"); "
-             "kube-authn's status_error (src/token/webhook.rs) uses the generic 403 text. Text only: both are errors")
-KB_WH_STATUS = ("a Status body without \"metadata\" is not decoded by kube-authn (crate::api::Status has no "
-                "serde default on metadata), so its message is lost and the generic 5xx text is used. Text only")
-KB_WH_ARRAY = ("a JSON array body ([]) is decoded by serde as an empty TokenReview (derive(Deserialize) accepts "
-               "the sequence form of a struct), so kube-authn answers not mine where Go fails with a decode "
-               "error; with anonymous enabled such a request becomes anonymous instead of a 401. Fix: reject "
-               "non-object bodies in parse_response (src/token/webhook.rs)")
+              "docs/compatibility.md)")
 
 
 def webhook_cases():
@@ -1825,10 +1809,6 @@ def webhook_cases():
 
     # HTTP failures (v1). steps=2: which ones are retried shows in the request count.
     v = "v1"
-    known = {
-        "403": KB_WH_403,
-        "500 Status without metadata": KB_WH_STATUS,
-    }
     for label, resp, retried, text in [
         ("500 text", {"status": 500, "content_type": "text/plain", "body": "boom"}, True, 'an error on the server ("boom") has prevented the request from succeeding'),
         ("500 Status", {"status": 500, "content_type": "application/json",
@@ -1848,10 +1828,7 @@ def webhook_cases():
         ("400", {"status": 400, "content_type": "text/plain", "body": "bad"}, False, "the server rejected our request for an unknown reason"),
     ]:
         n = 2 if retried else 1
-        c = case(f"http: {label}", wh([resp], v, steps=2), {"token": WH_TOKEN}, expect=error(text, calls=seen(n)))
-        if label in known:
-            c["known_bug"] = known[label]
-        cases.append(c)
+        cases.append(case(f"http: {label}", wh([resp], v, steps=2), {"token": WH_TOKEN}, expect=error(text, calls=seen(n))))
     cases.append(case("http: 500 then 200 succeeds on the retry",
                       wh([{"status": 500, "content_type": "text/plain", "body": "boom"}, r200(v, alice_status)], v, steps=2),
                       {"token": WH_TOKEN}, expect=ok(alice, calls=seen(2))))
@@ -1870,10 +1847,7 @@ def webhook_cases():
         ("groups is a string", {"status": 200, "content_type": "application/json",
                                 "body": '{"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","status":{"authenticated":true,"user":{"username":"a","groups":"g"}}}'}),
     ]:
-        c = case(f"malformed: {label}", wh([resp], v, steps=2), {"token": WH_TOKEN}, expect=error(calls=seen(1)))
-        if label == "JSON array":
-            c["known_bug"] = KB_WH_ARRAY
-        cases.append(c)
+        cases.append(case(f"malformed: {label}", wh([resp], v, steps=2), {"token": WH_TOKEN}, expect=error(calls=seen(1))))
     # The backend echoes the token into its error text.
     echo = {"authenticated": False, "error": f"token {WH_TOKEN} has expired"}
     cases.append(case("secrets: error text echoing the token", wh([r200(v, echo)], v), {"token": WH_TOKEN},

@@ -284,12 +284,16 @@ pub struct SelfSubjectReviewStatus {
 #[serde(rename_all = "camelCase")]
 pub struct Status {
     /// `Status`.
+    #[serde(default)]
     pub kind: String,
     /// `v1`.
+    #[serde(default)]
     pub api_version: String,
-    /// Always empty.
+    /// Always empty when we write it; absent in what some servers write.
+    #[serde(default)]
     pub metadata: BTreeMap<String, String>,
     /// `Failure` or `Success`.
+    #[serde(default)]
     pub status: String,
     /// Human-readable description.
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -298,6 +302,7 @@ pub struct Status {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub reason: String,
     /// HTTP status code.
+    #[serde(default)]
     pub code: u16,
 }
 

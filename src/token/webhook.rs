@@ -499,17 +499,21 @@ impl WebhookTokenAuthenticator {
 /// assert!(kube_authn::token::webhook::parse_response(b"<html>").is_err());
 /// ```
 pub fn parse_response(bytes: &[u8]) -> Result<crate::api::TokenReviewStatus, Error> {
-    serde_json::from_slice::<TokenReview>(bytes)
-        .map(|r| r.status)
-        .map_err(|e| {
-            Error::new(
-                ErrorKind::Unavailable,
-                format!(
-                    "webhook: cannot decode TokenReview response: {}",
-                    e.classify_str()
-                ),
-            )
-        })
+    // Only a JSON object is a TokenReview: serde also accepts a struct's sequence form
+    // (`[]`), which must be an error, not an empty review (Go: "couldn't get version/kind").
+    let object = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+    let decoded = serde_json::from_slice::<TokenReview>(bytes).map_err(|e| e.classify_str());
+    match decoded {
+        Ok(review) if object => Ok(review.status),
+        Ok(_) => Err("unexpected JSON shape"),
+        Err(category) => Err(category),
+    }
+    .map_err(|category| {
+        Error::new(
+            ErrorKind::Unavailable,
+            format!("webhook: cannot decode TokenReview response: {category}"),
+        )
+    })
 }
 
 trait ClassifyStr {
@@ -600,6 +604,10 @@ fn transport_error(cred: &Credential, e: &reqwest::Error) -> AttemptError {
 }
 
 /// client-go's error for a non-2xx response (`NewGenericServerResponse` and a decoded `Status`).
+/// Longest piece of an error body shown in an error message (client-go's
+/// `maxUnstructuredResponseTextBytes`).
+const MAX_SHOWN_BODY: usize = 2048;
+
 fn status_error(
     code: reqwest::StatusCode,
     content_type: Option<&str>,
@@ -611,11 +619,27 @@ fn status_error(
             return Error::new(ErrorKind::Unavailable, scrub(&status.message, token));
         }
     }
+    // client-go's `transformUnstructuredResponseError`: a text body (trimmed, at most 2 KiB)
+    // is the server's message, else "unknown".
+    let is_text = content_type.is_some_and(|t| t.starts_with("text/")) || content_type == Some("");
+    let shown = || {
+        let mut end = body.len().min(MAX_SHOWN_BODY);
+        while end > 0 && std::str::from_utf8(&body[..end]).is_err() {
+            end -= 1;
+        }
+        std::str::from_utf8(&body[..end])
+            .ok()
+            .map(str::trim)
+            .filter(|s| is_text && !s.is_empty())
+            .map(|s| scrub(s, token))
+            .unwrap_or_else(|| "unknown".to_owned())
+    };
     let c = code.as_u16();
     let text = match c {
         400 => "the server rejected our request for an unknown reason".to_owned(),
         401 => "the server has asked for the client to provide credentials".to_owned(),
-        403 => "the server does not allow access to the requested resource".to_owned(),
+        // "the server message has details about who is trying to perform what action"
+        403 => shown(),
         404 => "the server could not find the requested resource".to_owned(),
         405 => "the server does not allow this method on the requested resource".to_owned(),
         409 => "the server reported a conflict".to_owned(),
@@ -624,13 +648,7 @@ fn status_error(
         503 => "the server is currently unable to handle the request".to_owned(),
         504 => "the server was unable to return a response in the time allotted, but may still be processing the request".to_owned(),
         c if c >= 500 => {
-            let is_text = content_type.is_some_and(|t| t.starts_with("text/")) || content_type == Some("");
-            let shown = std::str::from_utf8(body)
-                .ok()
-                .filter(|_| is_text && !body.is_empty() && body.len() <= 2048)
-                .map(|s| scrub(s.trim(), token))
-                .unwrap_or_else(|| "unknown".to_owned());
-            format!("an error on the server ({shown:?}) has prevented the request from succeeding")
+            format!("an error on the server ({:?}) has prevented the request from succeeding", shown())
         }
         c => format!("the server responded with the status code {c} but did not return more information"),
     };

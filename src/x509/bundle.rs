@@ -143,6 +143,9 @@ pub struct CaBundle {
     pub(crate) anchors: Vec<TrustAnchor<'static>>,
     /// `(not_before, not_after)` of each anchor, Unix seconds.
     pub(crate) validity: Vec<(i64, i64)>,
+    /// Each root's basicConstraints pathLenConstraint (webpki does not apply a trust
+    /// anchor's constraints; Go does).
+    pub(crate) max_path_len: Vec<Option<u32>>,
     pub(crate) ders: Vec<CertificateDer<'static>>,
     generation: u64,
 }
@@ -154,6 +157,17 @@ impl std::fmt::Debug for CaBundle {
             .field("generation", &self.generation)
             .finish()
     }
+}
+
+/// The pathLenConstraint of a CA certificate's basicConstraints (`None`: absent, not a CA, or
+/// unreadable, in which case webpki's own parse decides).
+fn path_len_constraint(cert: &[u8]) -> Option<u32> {
+    let (_, parsed) = x509_parser::parse_x509_certificate(cert).ok()?;
+    let bc = parsed.basic_constraints().ok()??;
+    if !bc.value.ca {
+        return None;
+    }
+    bc.value.path_len_constraint
 }
 
 impl CaBundle {
@@ -185,6 +199,7 @@ impl CaBundle {
         }
         let mut anchors = Vec::with_capacity(certs.len());
         let mut validity = Vec::with_capacity(certs.len());
+        let mut max_path_len = Vec::with_capacity(certs.len());
         for cert in &certs {
             let anchor = webpki::anchor_from_trusted_cert(cert)
                 .map_err(|e| ConfigError::new(format!("x509: unusable CA certificate: {e:?}")))?
@@ -193,10 +208,12 @@ impl CaBundle {
                 .ok_or_else(|| ConfigError::new("x509: malformed CA certificate validity"))?;
             anchors.push(anchor);
             validity.push((view.not_before, view.not_after));
+            max_path_len.push(path_len_constraint(cert));
         }
         Ok(Self {
             anchors,
             validity,
+            max_path_len,
             ders: certs,
             generation: next_id(),
         })
