@@ -723,6 +723,43 @@ impl ServerCertVerifier for NameOverride {
     }
 }
 
+/// The innermost cause of an error chain (reqwest wraps hyper wraps io…): the text worth
+/// logging.
+pub(crate) fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut cur = e;
+    while let Some(next) = cur.source() {
+        cur = next;
+    }
+    cur.to_string()
+}
+
+/// Why [`read_capped`] stopped.
+pub(crate) enum ReadError {
+    /// The body is larger than the cap.
+    TooLarge,
+    /// The connection failed while reading.
+    Transport(reqwest::Error),
+}
+
+/// Reads a response body of at most `max` bytes (a larger declared or actual body is refused
+/// as soon as it is seen, never buffered).
+pub(crate) async fn read_capped(
+    mut resp: reqwest::Response,
+    max: usize,
+) -> Result<Vec<u8>, ReadError> {
+    if resp.content_length().is_some_and(|n| n > max as u64) {
+        return Err(ReadError::TooLarge);
+    }
+    let mut out = Vec::new();
+    while let Some(chunk) = resp.chunk().await.map_err(ReadError::Transport)? {
+        if out.len() + chunk.len() > max {
+            return Err(ReadError::TooLarge);
+        }
+        out.extend_from_slice(&chunk);
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -50,9 +50,9 @@ use super::service_account::{
     LookupError, LookupFuture, ObjectMeta, Secret, ServiceAccount, ServiceAccountLookup,
 };
 use crate::error::ConfigError;
-use crate::outbound::ConnectionInfo;
 use crate::outbound::kubeconfig::Kubeconfig;
 use crate::outbound::vault::{Credential, Vault};
+use crate::outbound::{ConnectionInfo, ReadError, read_capped, root_cause};
 
 /// Largest response body read (1 MiB; a Secret is at most 1 MiB in Kubernetes).
 pub const DEFAULT_MAX_BODY_BYTES: usize = 1 << 20;
@@ -170,7 +170,17 @@ impl RestLookup {
                 .map_err(|e| other(format!("request failed: {}", root_cause(&e))))?;
             match resp.status().as_u16() {
                 200 => {
-                    let body = read_capped(resp, self.max_body).await.map_err(other)?;
+                    let body = read_capped(resp, self.max_body)
+                        .await
+                        .map_err(|e| match e {
+                            ReadError::TooLarge => other(format!(
+                                "response body is larger than {} bytes",
+                                self.max_body
+                            )),
+                            ReadError::Transport(e) => {
+                                other(format!("reading response: {}", root_cause(&e)))
+                            }
+                        })?;
                     return serde_json::from_slice(&body)
                         .map_err(|e| other(format!("malformed response: {e}")));
                 }
@@ -193,33 +203,6 @@ impl RestLookup {
         }
         Err(other("401 Unauthorized with every credential".into()))
     }
-}
-
-fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut cur = e;
-    while let Some(next) = cur.source() {
-        cur = next;
-    }
-    cur.to_string()
-}
-
-async fn read_capped(mut resp: reqwest::Response, max: usize) -> Result<Vec<u8>, String> {
-    let too_big = || format!("response body is larger than {max} bytes");
-    if resp.content_length().is_some_and(|n| n > max as u64) {
-        return Err(too_big());
-    }
-    let mut out = Vec::new();
-    while let Some(chunk) = resp
-        .chunk()
-        .await
-        .map_err(|e| format!("reading response: {}", root_cause(&e)))?
-    {
-        if out.len() + chunk.len() > max {
-            return Err(too_big());
-        }
-        out.extend_from_slice(&chunk);
-    }
-    Ok(out)
 }
 
 /// A Kubernetes object name: non-empty, ≤ 253 bytes, lower-case alphanumerics, `-` and `.`

@@ -50,6 +50,7 @@ use crate::authenticator::{
 use crate::error::{ConfigError, Error, ErrorKind};
 use crate::outbound::kubeconfig::Kubeconfig;
 use crate::outbound::vault::{Credential, Vault};
+use crate::outbound::{ReadError, root_cause};
 use crate::token::cache::CachedTokenAuthenticator;
 
 /// Default cap on a TokenReview response body (1 MiB).
@@ -545,46 +546,23 @@ fn jittered(d: Duration, jitter: f64) -> Duration {
     d + d.mul_f64(jitter * r)
 }
 
-async fn read_capped(mut resp: reqwest::Response, max: usize) -> Result<Vec<u8>, AttemptError> {
-    let too_big = || {
-        AttemptError::fatal(Error::new(
-            ErrorKind::Unavailable,
-            format!("webhook response body is larger than {max} bytes"),
-        ))
-    };
-    if resp.content_length().is_some_and(|n| n > max as u64) {
-        return Err(too_big());
-    }
-    let mut out = Vec::new();
-    loop {
-        match resp.chunk().await {
-            Ok(Some(chunk)) => {
-                if out.len() + chunk.len() > max {
-                    return Err(too_big());
-                }
-                out.extend_from_slice(&chunk);
-            }
-            Ok(None) => return Ok(out),
-            Err(e) => {
-                return Err(AttemptError {
-                    error: Error::new(
-                        ErrorKind::Unavailable,
-                        format!("webhook: reading response: {}", root_cause(&e)),
-                    ),
-                    retry: !e.is_timeout(),
-                    retry_after: None,
-                });
-            }
-        }
-    }
-}
-
-fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut cur = e;
-    while let Some(next) = cur.source() {
-        cur = next;
-    }
-    cur.to_string()
+async fn read_capped(resp: reqwest::Response, max: usize) -> Result<Vec<u8>, AttemptError> {
+    crate::outbound::read_capped(resp, max)
+        .await
+        .map_err(|e| match e {
+            ReadError::TooLarge => AttemptError::fatal(Error::new(
+                ErrorKind::Unavailable,
+                format!("webhook response body is larger than {max} bytes"),
+            )),
+            ReadError::Transport(e) => AttemptError {
+                error: Error::new(
+                    ErrorKind::Unavailable,
+                    format!("webhook: reading response: {}", root_cause(&e)),
+                ),
+                retry: !e.is_timeout(),
+                retry_after: None,
+            },
+        })
 }
 
 /// Classifies a transport error: dial and TLS failures and timeouts are final (k8s does not
