@@ -41,7 +41,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::authenticator::Audiences;
+use crate::authenticator::{Audiences, RequestAuthenticator};
 use crate::chain::anonymous::Anonymous;
 use crate::chain::audiences::AudienceAgnostic;
 use crate::chain::{Chain, ChainBuilder};
@@ -77,6 +77,12 @@ pub struct AuthenticationOptions {
     /// `--basic-auth-file`: static passwords, CSV `password,user,uid,"group1,group2"`
     /// (removed from kube-apiserver in 1.19).
     pub basic_auth_file: Option<PathBuf>,
+    /// `--experimental-keystone-url` (removed from kube-apiserver in 1.11): Basic credentials
+    /// are checked against this OpenStack Identity v3 endpoint (https only; feature `remote`).
+    pub experimental_keystone_url: Option<String>,
+    /// `--experimental-keystone-ca-file`: the CA bundle that signs the Keystone server's
+    /// certificate (default: the system roots).
+    pub experimental_keystone_ca_file: Option<PathBuf>,
     /// `--requestheader-client-ca-file`, `--requestheader-allowed-names`,
     /// `--requestheader-{username,uid,group}-headers`, `--requestheader-extra-headers-prefix`:
     /// the authenticating front proxy, enabled when a CA is set. kube-apiserver's defaults
@@ -124,6 +130,8 @@ impl Default for AuthenticationOptions {
             token_auth_file: None,
             client_ca_file: None,
             basic_auth_file: None,
+            experimental_keystone_url: None,
+            experimental_keystone_ca_file: None,
             requestheader: RequestHeaderConfig::default(),
             anonymous_auth: true,
             api_audiences: Vec::new(),
@@ -200,6 +208,12 @@ impl AuthenticationOptions {
             builder = builder.request(AudienceAgnostic::new(
                 api_audiences.clone(),
                 Basic::new(file),
+            ));
+        }
+        if let Some(url) = &self.experimental_keystone_url {
+            builder = builder.request(AudienceAgnostic::new(
+                api_audiences.clone(),
+                self.keystone(url)?,
             ));
         }
         let mut client_ca = None;
@@ -356,6 +370,24 @@ impl AuthenticationOptions {
         &self,
     ) -> Result<Arc<dyn crate::token::service_account::ServiceAccountLookup>, ConfigError> {
         Err(ConfigError::new(NO_LOOKUP))
+    }
+
+    /// Basic auth against Keystone (kube-apiserver ≤ 1.10's position: after the password file).
+    #[cfg(feature = "remote")]
+    fn keystone(&self, url: &str) -> Result<Arc<dyn RequestAuthenticator>, ConfigError> {
+        let keystone = crate::password::keystone::KeystoneAuthenticator::new(
+            url,
+            self.experimental_keystone_ca_file.as_deref(),
+        )
+        .map_err(|e| ConfigError::new(format!("--experimental-keystone-url: {e}")))?;
+        Ok(Arc::new(Basic::new(keystone)))
+    }
+
+    #[cfg(not(feature = "remote"))]
+    fn keystone(&self, _url: &str) -> Result<Arc<dyn RequestAuthenticator>, ConfigError> {
+        Err(ConfigError::new(
+            "--experimental-keystone-url needs the `remote` feature",
+        ))
     }
 
     /// The webhook, cached as kube-apiserver caches it (`cache(webhook, false, ttl, ttl)`).

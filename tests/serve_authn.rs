@@ -1127,6 +1127,74 @@ fn service_account_lookup_through_a_kubeconfig() {
     drop(api);
 }
 
+/// `--experimental-keystone-url` / `--experimental-keystone-ca-file`: Basic credentials are
+/// checked against an OpenStack Identity v3 endpoint (a test-only one implementing the
+/// documented `POST /v3/auth/tokens` password method; `tests/keystone.rs` also runs Debian's
+/// real Keystone against the library).
+#[test]
+fn keystone_flags_check_basic_credentials() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let pki = webhook_server::Pki::new();
+    let keystone = rt.block_on(webhook_server::Server::start(
+        &pki.server_cert_pem,
+        &pki.server_key_pem,
+        None,
+        |req, _| {
+            use webhook_server::Reply;
+            let v: Value = serde_json::from_slice(&req.body).unwrap_or_default();
+            let user = &v["auth"]["identity"]["password"]["user"];
+            if req.uri == "/v3/auth/tokens?nocatalog"
+                && user["name"] == "kuser"
+                && user["password"] == "kpass"
+            {
+                Reply::Http(201, vec![("x-subject-token", "t".into())], b"{}".to_vec())
+            } else {
+                Reply::json(
+                    401,
+                    json!({"error": {"code": 401, "title": "Unauthorized"}}),
+                )
+            }
+        },
+    ));
+    let ca = dir.path().join("keystone-ca.crt");
+    std::fs::write(&ca, &pki.ca_pem).unwrap();
+    let args = vec![
+        format!("--experimental-keystone-url={}", keystone.url("")),
+        format!("--experimental-keystone-ca-file={}", ca.display()),
+    ];
+    let server = Server::spawn(dir, &args);
+    let cases: [(&str, &str, u16); 3] = [
+        ("right password", "kuser:kpass", 201),
+        ("wrong password", "kuser:nope", 401),
+        ("unknown user", "other:kpass", 401),
+    ];
+    for (name, creds, want) in cases {
+        let (code, body) = whoami_curl(&server, &["-u", creds]);
+        assert_eq!(code, want, "{name}: {body}\n{}", server.log());
+        if want == 201 {
+            assert_eq!(body["status"]["userInfo"]["username"], "kuser", "{name}");
+        }
+    }
+    assert_eq!(keystone.calls(), 3);
+    assert!(
+        !server.log().contains("kpass"),
+        "a password reached the log"
+    );
+    assert_startup_errors(
+        tempfile::tempdir().unwrap().path(),
+        &[(
+            "keystone over plain http",
+            vec!["--experimental-keystone-url=http://127.0.0.1:5000".to_string()],
+            "Auth URL should be secure and start with https",
+        )],
+    );
+}
+
 #[test]
 fn service_account_startup_errors() {
     let dir = tempfile::tempdir().unwrap();

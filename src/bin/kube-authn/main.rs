@@ -94,6 +94,17 @@ pub struct ServeArgs {
     #[arg(long = "basic-auth-file", value_name = "FILE")]
     pub basic_auth_file: Option<PathBuf>,
 
+    /// If passed, activates the keystone authentication plugin: Basic credentials are checked
+    /// against this OpenStack Identity v3 endpoint (https only; removed from kube-apiserver in
+    /// 1.11).
+    #[arg(long = "experimental-keystone-url", value_name = "URL")]
+    pub experimental_keystone_url: Option<String>,
+
+    /// If set, the Keystone server's certificate will be verified by one of the authorities
+    /// in the experimental-keystone-ca-file, otherwise the host's root CA set will be used.
+    #[arg(long = "experimental-keystone-ca-file", value_name = "FILE")]
+    pub experimental_keystone_ca_file: Option<PathBuf>,
+
     /// Root certificate bundle to use to verify client certificates on incoming requests
     /// before trusting usernames in headers specified by --requestheader-username-headers.
     /// WARNING: generally do not depend on authorization being already done for incoming

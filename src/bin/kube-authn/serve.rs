@@ -31,6 +31,8 @@ pub async fn run(mut args: ServeArgs) -> Result<(), String> {
         token_auth_file: args.token_auth_file.clone(),
         client_ca_file: args.client_ca_file.clone(),
         basic_auth_file: args.basic_auth_file.clone(),
+        experimental_keystone_url: args.experimental_keystone_url.clone(),
+        experimental_keystone_ca_file: args.experimental_keystone_ca_file.clone(),
         requestheader: RequestHeaderConfig {
             client_ca_file: args.requestheader_client_ca_file.clone(),
             client_ca_pem: None,
