@@ -2192,6 +2192,249 @@ def oidc_cases():
     return cases
 
 
+
+# ---------------------------------------------------------------------------------------------
+# keystone: --experimental-keystone-url (kubernetes plugin/pkg/auth/authenticator/password/keystone,
+# removed in 1.11; lived only in k8s.io/kubernetes and needed gophercloud: no importable Go code),
+# so every case is "oracle": "reference", with the outcome contract of k8s-request-authn.md §5.4
+# and the seed's NewKeystoneAuthenticator / AuthenticatePassword.
+#
+# The node: {"kind": "keystone", "auth_url": …, "trust": "server" | "other", "replies": [REPLY…]}.
+# "{server}" in auth_url is the base URL (https://127.0.0.1:port) of a test-only Identity v3
+# server over TLS, "{closed}" a 127.0.0.1 port nobody listens on. REPLY is one answer per
+# request, the last repeating: {"status", "headers": [[name, value]…], "body"}, {"close": true}
+# (drop the connection) or {"hang": true} (never answer; the runner uses a paused clock so the
+# client's 30 s timeout fires at once). The server records every request as a call of
+# "keystone": [method, request target, content-type, body as canonical JSON (sorted keys,
+# compact)].
+# ---------------------------------------------------------------------------------------------
+REF_KEYSTONE = ("k8s-request-authn.md §5.4; /work/shared/seeds/003 (kubernetes "
+                "plugin/pkg/auth/authenticator/password/keystone/keystone.go, removed in 1.11: "
+                "NewKeystoneAuthenticator, AuthenticatePassword). No importable Go code, so no Go "
+                "oracle. The outcome is Kubernetes' contract (success: {Name: user} only; any "
+                "failure: the error \"Failed to authenticate\"); the wire format in `calls` is "
+                "kube-authn's Identity v3 request (Kubernetes went through gophercloud, see the "
+                "\"gophercloud\" cases)")
+E_KS_FAILED = "Failed to authenticate"
+E_KS_EMPTY = "Auth URL is empty"
+E_KS_HTTPS = "Auth URL should be secure and start with https"
+KS_TOKEN_BODY = json.dumps({"token": {"methods": ["password"], "expires_at": "2099-01-01T00:00:00.000000Z",
+                                      "user": {"id": "a1b2", "name": "alice",
+                                               "domain": {"id": "default", "name": "Default"}}}})
+KS_401_BODY = json.dumps({"error": {"code": 401, "title": "Unauthorized",
+                                    "message": "The request you have made requires authentication."}})
+R_KS_V3_DOMAIN = ("Kubernetes passed only Username and Password to gophercloud; against an Identity "
+                  "v3 endpoint gophercloud refuses a user name without DomainID/DomainName "
+                  "(ErrDomainIDOrDomainName) before sending anything, so every login failed and "
+                  "the authenticator only worked with v2.0 endpoints (POST /v2.0/tokens, "
+                  "passwordCredentials), which Keystone removed in Queens (2018). kube-authn "
+                  "speaks v3 only and names the default domain (id \"default\") "
+                  "(src/password/keystone.rs module docs)")
+R_KS_EMPTY_USER = ("gophercloud refuses an empty user name (ErrUsernameOrUserID) before any request; "
+                   "kube-authn sends it and Keystone refuses it: the outcome is the same error")
+R_KS_EMPTY_URL = ("Kubernetes checks the https prefix before emptiness, so its \"Auth URL is empty\" "
+                  "is unreachable and an empty URL gets the https message (kube-apiserver only "
+                  "builds the authenticator for a non-empty flag); kube-authn reports the empty URL "
+                  "as empty")
+R_KS_SCHEME = ("Kubernetes only checks strings.HasPrefix(url, \"https\"), so \"httpsx://…\" starts "
+               "and then every login fails; kube-authn parses the URL and requires the https "
+               "scheme at startup")
+R_KS_NO_BODY = ("kube-authn decides on the status code alone and reads no response body "
+                "(src/password/keystone.rs); gophercloud's v3 token request accepted 201 only and "
+                "decoded the token body, failing on anything else")
+R_KS_2XX = ("kube-authn accepts any 2xx (src/password/keystone.rs module docs); gophercloud's v3 token "
+            "request accepted 201 only (v2.0: 200 and 203). A real Keystone answers a password "
+            "authentication with 201")
+R_KS_BASIC_UTF8 = ("kube-authn fails closed on Basic credentials that are not UTF-8 (src/request/mod.rs); "
+                   "Go passes the bytes on and encoding/json sends them to Keystone as U+FFFD")
+R_KS_TRIM = ("kube-authn trims the auth URL before the https check (src/password/keystone.rs "
+             "with_connection); Kubernetes checks the raw flag value with strings.HasPrefix and "
+             "refuses it")
+
+
+def ks_body(user_, password, domain="default"):
+    body = {"auth": {"identity": {"methods": ["password"], "password": {
+        "user": {"name": user_, "domain": {"id": domain}, "password": password}}}}}
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+KS_TARGET = "/v3/auth/tokens?nocatalog"
+
+
+def ks_call(user_, password, target=KS_TARGET):
+    return ["POST", target, "application/json", ks_body(user_, password)]
+
+
+def ks_reply(status, body="", headers=()):
+    return {"status": status, "headers": [list(h) for h in headers], "body": body}
+
+
+KS_201 = ks_reply(201, KS_TOKEN_BODY, [("X-Subject-Token", "gAAAAAB-issued-token"),
+                                        ("Content-Type", "application/json")])
+KS_401 = ks_reply(401, KS_401_BODY, [("Content-Type", "application/json"),
+                                      ("WWW-Authenticate", 'Keystone uri="https://keystone"')])
+
+
+def keystone_node(replies=(KS_201,), auth_url="{server}", trust="server"):
+    return {"kind": "keystone", "auth_url": auth_url, "trust": trust, "replies": list(replies)}
+
+
+def keystone_cases():
+    cases = []
+    ks = lambda *rows: {"keystone": [list(r) for r in rows]}
+    alice = user("alice")
+
+    def add(c):
+        c["oracle"] = "reference"
+        c["reference"] = REF_KEYSTONE
+        cases.append(c)
+
+    pw = lambda node: {"password": node}
+    creds = {"user": "alice", "password": "wonderland"}
+
+    # Construction (NewKeystoneAuthenticator).
+    for label, url, want in [
+        ("http scheme", "http://127.0.0.1:5000/v3", E_KS_HTTPS),
+        ("no scheme", "keystone:5000", E_KS_HTTPS),
+        ("upper-case HTTPS", "HTTPS://127.0.0.1:5000", E_KS_HTTPS),
+        ("ftp scheme", "ftp://127.0.0.1:5000", E_KS_HTTPS),
+    ]:
+        add(case(f"construction: {label}", pw(keystone_node(auth_url=url)), creds,
+                 expect=config_error(want)))
+    add(case("construction: empty URL", pw(keystone_node(auth_url="")), creds,
+             k8s=config_error(E_KS_HTTPS), kube_authn=config_error(E_KS_EMPTY), reason=R_KS_EMPTY_URL))
+    add(case("construction: https prefix but another scheme", pw(keystone_node(auth_url="httpsx://127.0.0.1:5000")),
+             creds, k8s=error(E_KS_FAILED, calls=ks()), kube_authn=config_error(E_KS_HTTPS), reason=R_KS_SCHEME))
+    c = case("construction: leading space", pw(keystone_node(auth_url=" {server}")), creds,
+             expect=config_error(E_KS_HTTPS))
+    c["known_bug"] = R_KS_TRIM + "; fix in src/password/keystone.rs (check the untrimmed value)"
+    add(c)
+
+    # Where the request goes (the auth URL as given, with or without /v3).
+    for label, url, target in [
+        ("bare", "{server}", KS_TARGET),
+        ("trailing slash", "{server}/", KS_TARGET),
+        ("ends in /v3", "{server}/v3", KS_TARGET),
+        ("ends in /v3/", "{server}/v3/", KS_TARGET),
+        ("path prefix", "{server}/identity", "/identity" + KS_TARGET),
+        ("path prefix and /v3", "{server}/identity/v3", "/identity" + KS_TARGET),
+    ]:
+        add(case(f"auth URL: {label}", pw(keystone_node(auth_url=url)), creds,
+                 expect=ok(alice, calls=ks(ks_call("alice", "wonderland", target)))))
+
+    # Keystone's answers.
+    for label, replies in [
+        ("201 with X-Subject-Token", [KS_201]),
+        ("201 without X-Subject-Token", [ks_reply(201, KS_TOKEN_BODY, [("Content-Type", "application/json")])]),
+    ]:
+        add(case(f"answer: {label}", pw(keystone_node(replies)), creds,
+                 expect=ok(alice, calls=ks(ks_call("alice", "wonderland")))))
+    for label, replies in [
+        ("401 wrong password", [KS_401]),
+        ("400 bad request", [ks_reply(400, '{"error":{"code":400}}')]),
+        ("403", [ks_reply(403, '{"error":{"code":403}}')]),
+        ("404 not an identity endpoint", [ks_reply(404, "404 page not found", [("Content-Type", "text/plain")])]),
+        ("500", [ks_reply(500, "")]),
+        ("503", [ks_reply(503, "<html>down</html>", [("Content-Type", "text/html")])]),
+        ("302 redirect not followed", [ks_reply(302, "", [("Location", "/elsewhere")])]),
+        ("connection dropped", [{"close": True}]),
+        ("no answer: timeout", [{"hang": True}]),
+        ("401 whose body echoes the password", [ks_reply(401, "bad password wonderland")]),
+    ]:
+        add(case(f"answer: {label}", pw(keystone_node(replies)), creds,
+                 expect=error(E_KS_FAILED, calls=ks(ks_call("alice", "wonderland")))))
+    for label, replies in [
+        ("201 with a body that is not JSON", [ks_reply(201, "\x00garbage{", [("X-Subject-Token", "t")])]),
+        ("201 with an empty body", [ks_reply(201, "", [("X-Subject-Token", "t")])]),
+    ]:
+        add(case(f"answer: {label}", pw(keystone_node(replies)), creds,
+                 k8s=error(E_KS_FAILED), kube_authn=ok(alice, calls=ks(ks_call("alice", "wonderland"))),
+                 reason=R_KS_NO_BODY))
+    for status in [200, 202, 204]:
+        add(case(f"answer: {status}", pw(keystone_node([ks_reply(status, KS_TOKEN_BODY if status != 204 else "")])),
+                 creds, k8s=error(E_KS_FAILED),
+                 kube_authn=ok(alice, calls=ks(ks_call("alice", "wonderland"))), reason=R_KS_2XX))
+    for label, node in [
+        ("untrusted server certificate", keystone_node(trust="other")),
+        ("nobody listening", keystone_node(auth_url="{closed}")),
+    ]:
+        add(case(f"transport: {label}", pw(node), creds, expect=error(E_KS_FAILED, calls=ks())))
+
+    # The request body Keystone receives (password method, user name, domain id, password).
+    for label, u, p in [
+        ("plain", "alice", "wonderland"),
+        ("empty password", "alice", ""),
+        ("colons in password", "alice", "a:b:c"),
+        ("JSON specials", 'al"ice', 'p"a\\ss/wörd'),
+        ("control character", "alice", "tab\there\x01"),
+        ("unicode", "Ünïcødé", "пароль🔑"),
+        ("spaces kept", " alice ", " pw "),
+        ("user name with @ and domain-looking text", "alice@corp", "pw"),
+    ]:
+        add(case(f"request body: {label}", pw(keystone_node()), {"user": u, "password": p},
+                 expect=ok(user(u), calls=ks(ks_call(u, p)))))
+    add(case("gophercloud: v3 endpoint and a user name without domain", pw(keystone_node(auth_url="{server}/v3")),
+             creds, k8s=error(E_KS_FAILED, calls=ks()),
+             kube_authn=ok(alice, calls=ks(ks_call("alice", "wonderland"))), reason=R_KS_V3_DOMAIN))
+    add(case("gophercloud: empty user name", pw(keystone_node([KS_401])), {"user": "", "password": "pw"},
+             k8s=error(E_KS_FAILED, calls=ks()), kube_authn=error(E_KS_FAILED, calls=ks(ks_call("", "pw"))),
+             reason=R_KS_EMPTY_USER))
+
+    # Through the Basic request authenticator.
+    basic_ks = lambda replies=(KS_201,): {"request": {"kind": "basic", "password": keystone_node(replies)}}
+    auth = lambda cred, scheme="Basic": req([("Authorization", f"{scheme} {b64(cred)}")])
+    for label, cred, u, p in [
+        ("user and password", "alice:wonderland", "alice", "wonderland"),
+        ("colons in password", "alice:won:der:land", "alice", "won:der:land"),
+        ("empty password", "alice:", "alice", ""),
+        ("utf-8", "ålice:pässwörd", "ålice", "pässwörd"),
+    ]:
+        add(case(f"basic: {label}", basic_ks(), auth(cred), expect=ok(user(u), calls=ks(ks_call(u, p)))))
+    add(case("basic: lower-case scheme", basic_ks(), auth("alice:wonderland", "basic"),
+             expect=ok(alice, calls=ks(ks_call("alice", "wonderland")))))
+    add(case("basic: wrong password", basic_ks([KS_401]), auth("alice:nope"),
+             expect=error(E_KS_FAILED, calls=ks(ks_call("alice", "nope")))))
+    add(case("basic: empty user", basic_ks([KS_401]), auth(":pw"),
+             k8s=error(E_KS_FAILED, calls=ks()), kube_authn=error(E_KS_FAILED, calls=ks(ks_call("", "pw"))),
+             reason=R_KS_EMPTY_USER))
+    for label, headers in [("no header", []), ("bearer", [("Authorization", "Bearer t")]),
+                           ("digest", [("Authorization", "Digest x")])]:
+        add(case(f"basic: not basic: {label}", basic_ks(), req(headers), expect=not_mine(calls=ks())))
+    for label, value in [("no colon", "Basic " + b64("alice")), ("bad base64", "Basic !!!!"),
+                         ("scheme alone", "Basic")]:
+        add(case(f"basic: malformed: {label}", basic_ks(), req([("Authorization", value)]),
+                 k8s=not_mine(calls=ks()), kube_authn=error(E_MALFORMED_BASIC, calls=ks()),
+                 reason=R_BASIC_FAIL_CLOSED))
+    add(case("basic: password not utf-8", basic_ks(), req([("Authorization", "Basic " + b64(b"alice:pw\xff"))]),
+             k8s=ok(alice, calls=ks(ks_call("alice", "pw\ufffd"))),
+             kube_authn=error(E_MALFORMED_BASIC, calls=ks()), reason=R_KS_BASIC_UTF8))
+
+    # kube-apiserver's chain: Basic over Keystone, then anonymous.
+    def chain_ks(replies=(KS_201,), auth_url="{server}"):
+        return {"request": {"kind": "chain", "tokens": [], "anonymous": {},
+                            "request": [{"kind": "basic", "password": keystone_node(replies, auth_url)}]}}
+    alice_auth = user("alice", "", ["system:authenticated"])
+    for label, setup, headers, expect in [
+        ("good password", chain_ks(), [("Authorization", "Basic " + b64("alice:wonderland"))],
+         ok(alice_auth, calls=ks(ks_call("alice", "wonderland")))),
+        ("wrong password is 401, not anonymous", chain_ks([KS_401]), [("Authorization", "Basic " + b64("alice:x"))],
+         error(E_KS_FAILED, calls=ks(ks_call("alice", "x")))),
+        ("Keystone erroring is 401", chain_ks([ks_reply(500)]), [("Authorization", "Basic " + b64("alice:x"))],
+         error(E_KS_FAILED, calls=ks(ks_call("alice", "x")))),
+        ("Keystone unreachable is 401", chain_ks(auth_url="{closed}"), [("Authorization", "Basic " + b64("alice:x"))],
+         error(E_KS_FAILED, calls=ks())),
+        ("no credentials is anonymous", chain_ks(), [], ok(ANON, calls=ks())),
+        ("bearer token is anonymous", chain_ks(), [("Authorization", "Bearer t")], ok(ANON, calls=ks())),
+    ]:
+        add(case(f"chain + anonymous: {label}", setup, req(headers, path="/api"), expect=expect))
+    add(case("chain + anonymous: malformed basic", chain_ks(), req([("Authorization", "Basic !!!!")], path="/api"),
+             k8s=ok(ANON, calls=ks()), kube_authn=error(E_MALFORMED_BASIC, calls=ks()), reason=R_FAIL_CLOSED))
+    add(case("chain + anonymous: basic not utf-8", chain_ks([KS_401]),
+             req([("Authorization", "Basic " + b64(b"alice:\xff"))], path="/api"),
+             k8s=error(E_KS_FAILED, calls=ks(ks_call("alice", "\ufffd"))),
+             kube_authn=error(E_MALFORMED_BASIC, calls=ks()), reason=R_KS_BASIC_UTF8))
+    return cases
+
 SUITES = [
     ("bearer", "Authorization: Bearer parsing and the token authenticator's answers",
      "k8s-request-authn.md §4.1; apiserver pkg/authentication/request/bearertoken", bearer_cases),
@@ -2229,6 +2472,9 @@ SUITES = [
      "k8s-token-authn.md §2; kubernetes pkg/serviceaccount", sa_cases),
     ("oidc", "OIDC JWT authenticator: verification and claim mappings (JWKS from a local server in the Go oracle)",
      "k8s-token-authn.md §3; apiserver plugin/pkg/authenticator/token/oidc", oidc_cases),
+    ("keystone", "--experimental-keystone-url: Basic over OpenStack Identity v3 (removed in 1.11; reference "
+     "expectations only; test-only Identity v3 server on 127.0.0.1 over TLS)",
+     "k8s-request-authn.md §5.4; kubernetes plugin/pkg/auth/authenticator/password/keystone", keystone_cases),
 ]
 
 

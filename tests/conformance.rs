@@ -43,6 +43,12 @@ use kube_authn::{Audiences, Error};
 use serde_json::{Map, Value};
 use tower::{Layer, ServiceExt};
 
+/// The test-only HTTPS server (hyper + rustls on 127.0.0.1, scripted replies) that plays the
+/// OpenStack Identity v3 endpoint of the `keystone` vectors: no real Keystone runs in this test
+/// (`tests/keystone.rs` runs Debian's when installed).
+#[cfg(feature = "remote")]
+mod webhook_server;
+
 fn vectors_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance/vectors")
 }
@@ -151,6 +157,9 @@ impl From<&str> for BuildError {
 struct Builder {
     /// Local servers (webhook backends) of this case, stopped when the case ends.
     servers: Mutex<Vec<tokio::task::JoinHandle<()>>>,
+    /// Local Identity v3 servers (Keystone vectors), stopped when dropped.
+    #[cfg(feature = "remote")]
+    tls_servers: Mutex<Vec<webhook_server::Server>>,
     calls: Calls,
     slow: bool,
     /// The clock of every token cache in the setup (steps advance it).
@@ -431,6 +440,10 @@ impl Builder {
                 }
             }
             "password_file" => password_file(child(n, "csv")?)?,
+            #[cfg(feature = "remote")]
+            "keystone" => self.keystone(n)?,
+            #[cfg(not(feature = "remote"))]
+            "keystone" => return Err(BuildError::Pending("keystone needs the `remote` feature")),
             other => {
                 return Err(BuildError::Harness(format!(
                     "unknown password node {other}"
@@ -516,6 +529,152 @@ impl Builder {
             WebhookTokenAuthenticator::new(vault, opts)
                 .map_err(|e| BuildError::Config(e.to_string()))?,
         ))
+    }
+}
+
+#[cfg(feature = "remote")]
+impl Builder {
+    /// kube-authn's Keystone password authenticator (`--experimental-keystone-url`) against a
+    /// test-only OpenStack Identity v3 server over TLS on 127.0.0.1 that answers the node's
+    /// scripted replies in turn (one per request, the last repeating) and records every request
+    /// as a call of `keystone`: `[method, request target, content-type, body]`, the body as
+    /// canonical JSON (keys sorted, compact) when it parses.
+    fn keystone(&self, n: &Value) -> Result<Arc<dyn PasswordAuthenticator>, BuildError> {
+        use kube_authn::outbound::{ConnectionInfo, Pem};
+        use kube_authn::password::keystone::KeystoneAuthenticator;
+        use webhook_server::{Reply, Server};
+
+        let replies: Vec<Value> = n["replies"]
+            .as_array()
+            .filter(|r| !r.is_empty())
+            .ok_or("keystone without replies")?
+            .clone();
+        self.declare("keystone");
+        let calls = self.calls.clone();
+        let handler = move |seen: &webhook_server::Seen, i: usize| -> Reply {
+            let content_type = seen
+                .headers
+                .get(http::header::CONTENT_TYPE)
+                .map(|v| v.as_bytes().to_vec())
+                .unwrap_or_default();
+            let body = match serde_json::from_slice::<Value>(&seen.body) {
+                Ok(v) => canonical_json(&v).into_bytes(),
+                Err(_) => seen.body.clone(),
+            };
+            record(
+                &calls,
+                "keystone",
+                vec![
+                    seen.method.clone().into_bytes(),
+                    seen.uri.clone().into_bytes(),
+                    content_type,
+                    body,
+                ],
+            );
+            let r = &replies[i.min(replies.len() - 1)];
+            if r["close"].as_bool() == Some(true) {
+                return Reply::Close;
+            }
+            if r["hang"].as_bool() == Some(true) {
+                return Reply::Hang;
+            }
+            let headers = r["headers"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|h| {
+                    let name: &'static str =
+                        Box::leak(h[0].as_str().unwrap_or("").to_ascii_lowercase().into());
+                    (name, h[1].as_str().unwrap_or("").to_owned())
+                })
+                .collect();
+            Reply::Http(
+                r["status"].as_u64().unwrap_or(200) as u16,
+                headers,
+                r["body"].as_str().unwrap_or("").as_bytes().to_vec(),
+            )
+        };
+        let pki = test_pki();
+        let server = Server::start_now(&pki.server_cert_pem, &pki.server_key_pem, None, handler);
+        let base = server.url("");
+        self.tls_servers.lock().unwrap().push(server);
+        let mut url = n["auth_url"]
+            .as_str()
+            .ok_or("keystone without auth_url")?
+            .replace("{server}", &base);
+        if url.contains("{closed}") {
+            let port = std::net::TcpListener::bind("127.0.0.1:0")
+                .and_then(|l| l.local_addr())
+                .map_err(|e| e.to_string())?
+                .port();
+            url = url.replace("{closed}", &format!("https://127.0.0.1:{port}"));
+        }
+        let ca = match n["trust"].as_str().unwrap_or("server") {
+            "server" => pki.ca_pem.clone(),
+            "other" => stranger_pki().ca_pem.clone(),
+            other => return Err(BuildError::Harness(format!("keystone trust {other:?}"))),
+        };
+        let info = ConnectionInfo::new(url)
+            .with_ca(Pem::Data(ca.into_bytes()))
+            .with_trust_env(false);
+        Ok(Arc::new(
+            KeystoneAuthenticator::with_connection(info)
+                .map_err(|e| BuildError::Config(e.to_string()))?,
+        ))
+    }
+}
+
+/// The test PKI of the Identity v3 server (minted once per run).
+#[cfg(feature = "remote")]
+fn test_pki() -> &'static webhook_server::Pki {
+    static PKI: std::sync::OnceLock<webhook_server::Pki> = std::sync::OnceLock::new();
+    PKI.get_or_init(webhook_server::Pki::new)
+}
+
+/// A CA that did not sign the server's certificate.
+#[cfg(feature = "remote")]
+fn stranger_pki() -> &'static webhook_server::Pki {
+    static PKI: std::sync::OnceLock<webhook_server::Pki> = std::sync::OnceLock::new();
+    PKI.get_or_init(webhook_server::Pki::new)
+}
+
+/// JSON with object keys sorted at every level, compact (Python's
+/// `json.dumps(sort_keys=True, separators=(",", ":"), ensure_ascii=False)`).
+#[cfg(feature = "remote")]
+fn canonical_json(v: &Value) -> String {
+    fn sorted(v: &Value) -> Value {
+        match v {
+            Value::Object(o) => {
+                let mut keys: Vec<&String> = o.keys().collect();
+                keys.sort();
+                Value::Object(
+                    keys.into_iter()
+                        .map(|k| (k.clone(), sorted(&o[k])))
+                        .collect(),
+                )
+            }
+            Value::Array(a) => Value::Array(a.iter().map(sorted).collect()),
+            other => other.clone(),
+        }
+    }
+    sorted(v).to_string()
+}
+
+/// Whether the case has a Keystone reply that never comes: it then runs on a paused clock, so
+/// the client's 30 s timeout fires as soon as nothing else can happen.
+fn needs_paused_clock(v: &Value) -> bool {
+    match v {
+        Value::Object(o) => {
+            (o.get("kind").and_then(Value::as_str) == Some("keystone")
+                && o["replies"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|r| r["hang"].as_bool() == Some(true)))
+                || o.values().any(needs_paused_clock)
+        }
+        Value::Array(a) => a.iter().any(needs_paused_clock),
+        _ => false,
     }
 }
 
@@ -980,6 +1139,8 @@ async fn run_case(case: &Value, slow: bool) -> Result<Run, String> {
         slow,
         clock: Arc::new(ManualClock::new()),
         servers: Mutex::default(),
+        #[cfg(feature = "remote")]
+        tls_servers: Mutex::default(),
     };
     let result = run_built(&b, case).await;
     for server in b.servers.lock().unwrap().drain(..) {
@@ -1130,7 +1291,24 @@ async fn every_vector_matches_kube_authn() {
             let mut pending = None;
             let failures_before = failures.len();
             for slow in [false, true] {
-                match run_case(case, slow).await {
+                let run = if needs_paused_clock(&case["setup"]) {
+                    // Its own current-thread runtime on a paused clock (the server runs there
+                    // too, so the runtime idles only when both sides wait).
+                    let case = case.clone();
+                    tokio::task::spawn_blocking(move || {
+                        tokio::runtime::Builder::new_current_thread()
+                            .enable_all()
+                            .start_paused(true)
+                            .build()
+                            .expect("runtime")
+                            .block_on(run_case(&case, slow))
+                    })
+                    .await
+                    .expect("paused-clock case")
+                } else {
+                    run_case(case, slow).await
+                };
+                match run {
                     Ok(Run::Pending(why)) => pending = Some(why),
                     Ok(Run::Done(got)) => {
                         if let Some(d) = diff(want, &got) {

@@ -137,6 +137,17 @@ impl Server {
         client_ca: Option<&str>,
         handler: impl Fn(&Seen, usize) -> Reply + Send + Sync + 'static,
     ) -> Server {
+        Self::start_now(cert_pem, key_pem, client_ca, handler)
+    }
+
+    /// [`start`](Self::start) from synchronous code running inside a Tokio runtime (binds a
+    /// std listener, so nothing needs awaiting).
+    pub fn start_now(
+        cert_pem: &str,
+        key_pem: &str,
+        client_ca: Option<&str>,
+        handler: impl Fn(&Seen, usize) -> Reply + Send + Sync + 'static,
+    ) -> Server {
         let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
         let chain: Vec<CertificateDer<'static>> =
             CertificateDer::pem_slice_iter(cert_pem.as_bytes())
@@ -165,7 +176,9 @@ impl Server {
         let mut config = builder.with_single_cert(chain, key).unwrap();
         config.alpn_protocols = vec![b"http/1.1".to_vec()];
         let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let listener = tokio::net::TcpListener::from_std(listener).unwrap();
         let addr = listener.local_addr().unwrap();
         let calls = Arc::new(AtomicUsize::new(0));
         let seen = Arc::new(Mutex::new(Vec::new()));
