@@ -1152,7 +1152,11 @@ fn keystone_flags_check_basic_credentials() {
                 && user["name"] == "kuser"
                 && user["password"] == "kpass"
             {
-                Reply::Http(201, vec![("x-subject-token", "t".into())], b"{}".to_vec())
+                Reply::Http(
+                    201,
+                    vec![("x-subject-token", "t".into())],
+                    br#"{"token":{"methods":["password"]}}"#.to_vec(),
+                )
             } else {
                 Reply::json(
                     401,

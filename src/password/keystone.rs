@@ -10,12 +10,14 @@
 //!   "password":{"user":{"name":"<user>","domain":{"id":"default"},"password":"<password>"}}}}}
 //! ```
 //!
-//! A `201 Created` (or any 2xx) means the password is right and the user is
-//! `{Name: <user name from the request>}` with no UID or groups. **Any** failure — wrong password,
-//! unknown user, Keystone down, TLS error — is the error `Failed to authenticate`, so it is a
-//! 401 even with anonymous access enabled. The URL must be https (`Auth URL should be secure and
-//! start with https`); an empty one is `Auth URL is empty`. The issued Keystone token is not read
-//! or kept; no response body is read at all.
+//! A `201 Created` whose body is a token (`{"token": {…}}`, at most 1 MiB) means the password is
+//! right — exactly what gophercloud's v3 token request accepted — and the user is
+//! `{Name: <user name from the request>}` with no UID or groups. Any other answer (another 2xx,
+//! a 201 without a token body) and **any** failure — wrong password, unknown user, Keystone
+//! down, TLS error — is the error `Failed to authenticate`, so it is a 401 even with anonymous
+//! access enabled: an auth URL pointing at some other HTTPS service cannot accept passwords.
+//! The URL must be https, checked on the value as given (`Auth URL should be secure and start
+//! with https`); an empty one is `Auth URL is empty`. The issued Keystone token is not kept.
 //!
 //! Kubernetes authenticated through gophercloud with only a user name, which resolves against
 //! the identity API's default domain; this implementation names that domain explicitly
@@ -86,7 +88,8 @@ impl KeystoneAuthenticator {
     /// assert_eq!(k.tokens_url(), "https://k:5000/v3/auth/tokens?nocatalog");
     /// ```
     pub fn with_connection(info: ConnectionInfo) -> Result<Self, ConfigError> {
-        let url = info.server.trim();
+        // The value as given: a leading space is not an https URL (Kubernetes' prefix check).
+        let url = info.server.as_str();
         if url.is_empty() {
             return Err(ConfigError::new("Auth URL is empty"));
         }
@@ -157,8 +160,16 @@ impl KeystoneAuthenticator {
             .send()
             .await;
         match sent {
-            Ok(resp) if resp.status().is_success() => {
-                Ok(Some(Response::new(Arc::new(UserInfo::new(user)))))
+            Ok(resp) if resp.status() == reqwest::StatusCode::CREATED => {
+                match crate::outbound::read_capped(resp, MAX_TOKEN_BODY).await {
+                    Ok(body) if is_token_body(&body) => {
+                        Ok(Some(Response::new(Arc::new(UserInfo::new(user)))))
+                    }
+                    _ => {
+                        tracing::info!("Keystone answered 201 without a token body");
+                        Err(Error::msg(FAILED_TO_AUTHENTICATE))
+                    }
+                }
             }
             Ok(resp) => {
                 tracing::info!(
@@ -176,6 +187,15 @@ impl KeystoneAuthenticator {
             }
         }
     }
+}
+
+/// Largest token body read (Keystone's tokens with `?nocatalog` are a few KiB).
+const MAX_TOKEN_BODY: usize = 1 << 20;
+
+/// Whether `body` is an Identity v3 token answer: a JSON object with a `token` object.
+fn is_token_body(body: &[u8]) -> bool {
+    serde_json::from_slice::<serde_json::Value>(body)
+        .is_ok_and(|v| v.get("token").is_some_and(serde_json::Value::is_object))
 }
 
 impl PasswordAuthenticator for KeystoneAuthenticator {
