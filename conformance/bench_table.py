@@ -50,7 +50,7 @@ for line in open(mapfile):
         continue
     ratio = g[0] / mean
     ahead = ratio > 1.0
-    verdict = "" if ahead else f"**not ahead**: {note or 'REASON TO BE WRITTEN in conformance/bench-map.tsv'}"
+    verdict = note if ahead else f"**not ahead**: {note or 'REASON TO BE WRITTEN in conformance/bench-map.tsv'}"
     rows.append(f"| {op} | {gcell} | {fmt(mean)} (`{ident}`) | {ratio:.2f}× | {verdict} |")
 for bench, results in sorted(rust.items()):
     for ident, mean in results:
