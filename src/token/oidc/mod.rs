@@ -1,17 +1,22 @@
 //! OIDC / JWT authenticator (kube-apiserver `plugin/pkg/authenticator/token/oidc`): the
 //! per-token pipeline of §3.4–3.6 over a key set that a fetcher installs.
 //!
-//! Status on this branch: configuration from the legacy `--oidc-*` flags and from
-//! `--authentication-config` files (claim-based subset, CEL refused) ([`config`]), the
-//! verification order and messages of go-oidc and Kubernetes, claim mapping (username with
-//! the `email`/`email_verified` rule, groups as string or array, uid, credential id, required
-//! claims). Keys are installed with [`OidcAuthenticator::set_keys`]; until then every token for
-//! the issuer fails with `oidc: authenticator not initialized` (Kubernetes' non-blocking
-//! startup). A token whose `kid` is not in the current set triggers one coalesced,
-//! cooldown-limited refetch through the installed [`refresh::Refresh`] (then one retry); known
-//! kids are answered synchronously. The HTTP discovery / JWKS fetcher itself, distributed
-//! claims and CEL are not implemented yet: a token that needs distributed groups is refused
-//! (fail closed).
+//! Status: configuration from the legacy `--oidc-*` flags and from `--authentication-config`
+//! files (claim-based subset, CEL refused) ([`config`]); the verification order and messages of
+//! go-oidc and Kubernetes; claim mapping (username with the `email`/`email_verified` rule,
+//! groups as string or array, uid, credential id, required claims); distributed groups claims
+//! (`_claim_names`/`_claim_sources`, fetched through a [`ClaimFetcher`], the endpoint's JWT
+//! verified like an ID token of this issuer). With the `remote` feature, `discovery` fetches
+//! `/.well-known/openid-configuration` and the JWKS over HTTPS (CA from the configuration,
+//! capped bodies, timeouts, no redirects) in a background task that retries until the issuer
+//! answers, and `remote` turns flags or a configuration file into authenticators on an
+//! [`IssuerRouter`](crate::jwt::router::IssuerRouter). Until the first keys are installed every
+//! token for the issuer fails with `oidc: authenticator not initialized` (Kubernetes'
+//! non-blocking start-up). A token whose `kid` is not in the current set triggers one
+//! coalesced, cooldown-limited refetch through the installed [`refresh::Refresh`] (then one
+//! retry); known kids are answered synchronously. Not implemented: CEL expressions (refused at
+//! load), periodic JWKS refresh without an unknown `kid` (as in go-oidc, a key removed at the
+//! provider stays trusted until the next refetch).
 //!
 //! ```
 //! use kube_authn::token::oidc::{config::OidcFlags, OidcAuthenticator};
@@ -27,9 +32,15 @@
 //! ```
 
 pub mod config;
+#[cfg(feature = "remote")]
+pub mod discovery;
 pub mod refresh;
+#[cfg(feature = "remote")]
+pub mod remote;
 
 use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use arc_swap::ArcSwapOption;
@@ -50,11 +61,35 @@ use config::JwtAuthenticatorConfig;
 /// Text while no keys have been fetched.
 pub const ERR_NOT_INITIALIZED: &str = "oidc: authenticator not initialized";
 
+/// Fetches a distributed claim's JWT (`GET endpoint` with `Authorization: Bearer
+/// <access_token>` when the token is non-empty). [`discovery::spawn`] installs one that uses the
+/// issuer's HTTPS client; errors read like Go's `Get "<url>": <cause>`.
+///
+/// ```
+/// use kube_authn::token::oidc::ClaimFetcher;
+/// use std::{future::Future, pin::Pin};
+/// struct Nothing;
+/// impl ClaimFetcher for Nothing {
+///     fn fetch<'a>(&'a self, endpoint: &'a str, _: &'a str) -> Pin<Box<dyn Future<Output = Result<Vec<u8>, String>> + Send + 'a>> {
+///         Box::pin(async move { Err(format!("Get {endpoint:?}: unreachable")) })
+///     }
+/// }
+/// ```
+pub trait ClaimFetcher: Send + Sync {
+    /// The raw response body (a compact JWT) of `endpoint`.
+    fn fetch<'a>(
+        &'a self,
+        endpoint: &'a str,
+        access_token: &'a str,
+    ) -> Pin<Box<dyn Future<Output = Result<Vec<u8>, String>> + Send + 'a>>;
+}
+
 /// One OIDC issuer's authenticator. See the [module docs](self).
 pub struct OidcAuthenticator {
     cfg: JwtAuthenticatorConfig,
     keys: ArcSwapOption<KeySet>,
     refresher: ArcSwapOption<Box<dyn refresh::Refresh>>,
+    claim_fetcher: ArcSwapOption<Box<dyn ClaimFetcher>>,
     implicit_audiences: Option<Audiences>,
     clock: Arc<dyn Clock>,
 }
@@ -152,6 +187,7 @@ impl OidcAuthenticator {
             cfg,
             keys: ArcSwapOption::empty(),
             refresher: ArcSwapOption::empty(),
+            claim_fetcher: ArcSwapOption::empty(),
             implicit_audiences: None,
             clock: Arc::new(SystemClock),
         }
@@ -207,6 +243,35 @@ impl OidcAuthenticator {
     /// ```
     pub fn set_refresher(&self, refresher: Box<dyn refresh::Refresh>) {
         self.refresher.store(Some(Arc::new(refresher)));
+    }
+
+    /// Installs the fetcher used for distributed claims (`_claim_names`/`_claim_sources`) of
+    /// the groups claim. Without one, a token whose groups are distributed is refused.
+    ///
+    /// ```
+    /// # use kube_authn::token::oidc::{config::OidcFlags, OidcAuthenticator, ClaimFetcher};
+    /// # use std::{future::Future, pin::Pin};
+    /// # struct Nothing;
+    /// # impl ClaimFetcher for Nothing {
+    /// #     fn fetch<'a>(&'a self, _: &'a str, _: &'a str) -> Pin<Box<dyn Future<Output = Result<Vec<u8>, String>> + Send + 'a>> { Box::pin(async { Err("no".into()) }) }
+    /// # }
+    /// # let cfg = OidcFlags { issuer_url: "https://i".into(), client_id: "c".into(), ..Default::default() }.to_config(&[]).unwrap();
+    /// let a = OidcAuthenticator::new(cfg);
+    /// a.set_claim_fetcher(Box::new(Nothing));
+    /// ```
+    pub fn set_claim_fetcher(&self, fetcher: Box<dyn ClaimFetcher>) {
+        self.claim_fetcher.store(Some(Arc::new(fetcher)));
+    }
+
+    /// The configuration.
+    ///
+    /// ```
+    /// # use kube_authn::token::oidc::{config::OidcFlags, OidcAuthenticator};
+    /// # let cfg = OidcFlags { issuer_url: "https://i".into(), client_id: "c".into(), ..Default::default() }.to_config(&[]).unwrap();
+    /// assert_eq!(OidcAuthenticator::new(cfg).config().audiences, ["c"]);
+    /// ```
+    pub fn config(&self) -> &JwtAuthenticatorConfig {
+        &self.cfg
     }
 
     /// Whether keys have been installed.
@@ -335,9 +400,129 @@ impl OidcAuthenticator {
         Ok(())
     }
 
-    fn map_claims(&self, payload: &[u8]) -> Result<UserInfo, Error> {
-        let claims: Map<String, Value> = serde_json::from_slice(payload)
-            .map_err(|e| bad(format!("oidc: parse claims: {}", claims_error_message(&e))))?;
+    /// The distributed source of the groups claim, if it must be fetched (Kubernetes
+    /// `claimResolver.expand`): `Ok(None)` when the claim is present, not distributed, or
+    /// aggregated (an inline `JWT`, unsupported and ignored as in Kubernetes).
+    fn distributed_source(
+        &self,
+        claims: &Map<String, Value>,
+    ) -> Result<Option<(String, String)>, String> {
+        #[derive(serde::Deserialize)]
+        struct Source {
+            #[serde(default)]
+            endpoint: String,
+            #[serde(default)]
+            access_token: String,
+        }
+        let Some(g) = &self.cfg.groups else {
+            return Ok(None);
+        };
+        if claims.contains_key(&g.claim) {
+            return Ok(None);
+        }
+        let Some(names) = claims.get("_claim_names") else {
+            return Ok(None);
+        };
+        let names: std::collections::HashMap<&str, &str> = serde::Deserialize::deserialize(names)
+            .map_err(|e| {
+            format!(
+                "oidc: error parsing distributed claim names: {}",
+                claims_error_message(&e)
+            )
+        })?;
+        let Some(sources) = claims.get("_claim_sources") else {
+            return Err("oidc: no claim sources".into());
+        };
+        let sources: std::collections::HashMap<&str, Source> =
+            serde::Deserialize::deserialize(sources).map_err(|e| {
+                format!(
+                    "oidc: could not parse claim sources: {}",
+                    claims_error_message(&e)
+                )
+            })?;
+        let Some(src) = names.get(g.claim.as_str()) else {
+            return Ok(None);
+        };
+        let Some(source) = sources.get(src) else {
+            return Err(format!(
+                "id token _claim_names contained a source {src} missing in _claims_sources"
+            ));
+        };
+        if source.endpoint.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some((source.endpoint.clone(), source.access_token.clone())))
+    }
+
+    /// Fetches and verifies a distributed groups claim, then maps the user (Kubernetes
+    /// `claimResolver.resolve`): the endpoint's JWT must come from this issuer and pass the
+    /// same verification as an ID token (keys, algorithms, audiences, expiry).
+    async fn resolve_distributed(
+        &self,
+        mut claims: Map<String, Value>,
+        endpoint: String,
+        access_token: String,
+    ) -> AuthResult {
+        let wrap = |e: String| bad(format!("oidc: could not expand distributed claims: {e}"));
+        let claim = self.cfg.groups.as_ref().map_or("", |g| g.claim.as_str());
+        let fetcher = self.claim_fetcher.load_full().ok_or_else(|| {
+            wrap(format!(
+                "while getting distributed claim {}: no HTTP client for distributed claims",
+                go_quote(claim)
+            ))
+        })?;
+        let body = fetcher.fetch(&endpoint, &access_token).await.map_err(|e| {
+            wrap(format!(
+                "while getting distributed claim {}: {e}",
+                go_quote(claim)
+            ))
+        })?;
+        let untrusted = |e: &dyn fmt::Display| {
+            wrap(format!(
+                "getting untrusted issuer from endpoint {endpoint} failed for claim {}: {e}",
+                go_quote(claim)
+            ))
+        };
+        let text = std::str::from_utf8(&body).map_err(|_| untrusted(&"malformed token"))?;
+        let jwt = UntrustedJwt::parse(text).map_err(|e| untrusted(&e))?;
+        let iss = jwt.issuer().unwrap_or("");
+        if !self.owns_issuer(iss) {
+            return Err(wrap(format!(
+                "verifying untrusted issuer {} failed: verifier not initialized for issuer: {}",
+                go_quote(iss),
+                go_quote(iss)
+            )));
+        }
+        let keys = self
+            .keys
+            .load_full()
+            .ok_or_else(|| Error::from_static(ErrorKind::Unavailable, ERR_NOT_INITIALIZED))?;
+        self.verify(&jwt, &keys)
+            .map_err(|e| wrap(format!("verify distributed claim token: {e}")))?;
+        let mut dist: Map<String, Value> = serde_json::from_slice(jwt.payload()).map_err(|e| {
+            wrap(format!(
+                "could not parse distributed claims for claim {claim}: {}",
+                claims_error_message(&e)
+            ))
+        })?;
+        let value = dist.remove(claim).ok_or_else(|| {
+            wrap(format!(
+                "jwt returned by distributed claim endpoint {} did not contain claim: {claim}",
+                go_quote(&endpoint)
+            ))
+        })?;
+        claims.insert(claim.to_owned(), value);
+        let user = self.map_claims(&claims)?;
+        Ok(Some(Response::new(Arc::new(user))))
+    }
+
+    fn owns_issuer(&self, iss: &str) -> bool {
+        iss == self.cfg.issuer_url
+            || (self.cfg.issuer_url == "https://accounts.google.com"
+                && iss == "accounts.google.com")
+    }
+
+    fn map_claims(&self, claims: &Map<String, Value>) -> Result<UserInfo, Error> {
         // Username.
         let uc = &self.cfg.username.claim;
         let raw = claims.get(uc).ok_or_else(|| {
@@ -368,15 +553,7 @@ impl OidcAuthenticator {
         // Groups.
         if let Some(g) = &self.cfg.groups {
             match claims.get(&g.claim) {
-                None => {
-                    let distributed = claims
-                        .get("_claim_names")
-                        .and_then(|n| n.get(&g.claim))
-                        .is_some();
-                    if distributed {
-                        return Err(bad("oidc: distributed claims are not supported yet".into()));
-                    }
-                }
+                None => {} // absent (or aggregated): no groups
                 Some(v) => {
                     let list: Vec<&str> = match v {
                         Value::String(s) => vec![s.as_str()],
@@ -437,19 +614,66 @@ impl OidcAuthenticator {
         Ok(b.build())
     }
 
-    fn authenticate(&self, jwt: &UntrustedJwt<'_>) -> AuthResult {
+    fn authenticate(&self, jwt: &UntrustedJwt<'_>) -> Step {
         let keys = self.keys.load();
         let Some(keys) = keys.as_deref() else {
-            return Err(Error::from_static(
+            return Step::Done(Err(Error::from_static(
                 ErrorKind::Unavailable,
                 ERR_NOT_INITIALIZED,
-            ));
+            )));
         };
-        self.verify(jwt, keys)
-            .map_err(|e| bad(format!("oidc: verify token: {e}")))?;
-        let user = self.map_claims(jwt.payload())?;
-        Ok(Some(Response::new(Arc::new(user))))
+        if let Err(e) = self.verify(jwt, keys) {
+            return Step::Done(Err(bad(format!("oidc: verify token: {e}"))));
+        }
+        let claims: Map<String, Value> = match serde_json::from_slice(jwt.payload()) {
+            Ok(c) => c,
+            Err(e) => {
+                return Step::Done(Err(bad(format!(
+                    "oidc: parse claims: {}",
+                    claims_error_message(&e)
+                ))));
+            }
+        };
+        match self.distributed_source(&claims) {
+            Err(e) => Step::Done(Err(bad(format!(
+                "oidc: could not expand distributed claims: {e}"
+            )))),
+            Ok(Some((endpoint, access_token))) => Step::Distributed {
+                claims,
+                endpoint,
+                access_token,
+            },
+            Ok(None) => Step::Done(
+                self.map_claims(&claims)
+                    .map(|user| Some(Response::new(Arc::new(user)))),
+            ),
+        }
     }
+
+    async fn finish_step(&self, step: Step) -> AuthResult {
+        match step {
+            Step::Done(r) => r,
+            Step::Distributed {
+                claims,
+                endpoint,
+                access_token,
+            } => {
+                self.resolve_distributed(claims, endpoint, access_token)
+                    .await
+            }
+        }
+    }
+}
+
+/// What the synchronous part of the pipeline decided.
+enum Step {
+    Done(AuthResult),
+    /// The groups claim is distributed: fetch it, then map.
+    Distributed {
+        claims: Map<String, Value>,
+        endpoint: String,
+        access_token: String,
+    },
 }
 
 impl JwtAuthenticator for OidcAuthenticator {
@@ -489,11 +713,15 @@ impl JwtAuthenticator for OidcAuthenticator {
             if let Some(refresher) = self.refresher.load_full() {
                 return AuthFuture::new(async move {
                     refresher.refresh_keys().await;
-                    finish(self.authenticate(&jwt))
+                    let step = self.authenticate(&jwt);
+                    finish(self.finish_step(step).await)
                 });
             }
         }
-        AuthFuture::ready(finish(self.authenticate(&jwt)))
+        match self.authenticate(&jwt) {
+            Step::Done(r) => AuthFuture::ready(finish(r)),
+            step => AuthFuture::new(async move { finish(self.finish_step(step).await) }),
+        }
     }
 }
 
