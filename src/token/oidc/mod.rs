@@ -31,6 +31,7 @@
 //! assert_eq!(r.unwrap_err().to_string(), "oidc: authenticator not initialized");
 //! ```
 
+mod claims;
 pub mod config;
 #[cfg(feature = "remote")]
 pub mod discovery;
@@ -44,6 +45,9 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use arc_swap::ArcSwapOption;
+use std::collections::HashMap;
+
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::authenticator::{
@@ -56,6 +60,7 @@ use crate::jwt::key::{KeySet, PublicKey};
 use crate::jwt::router::JwtAuthenticator;
 use crate::jwt::{Clock, SystemClock, go_quote, go_quote_list};
 use crate::user::{CREDENTIAL_ID_KEY, UserInfo};
+use claims::{RawClaims, raw_str, raw_type};
 use config::JwtAuthenticatorConfig;
 
 /// Text while no keys have been fetched.
@@ -146,32 +151,8 @@ pub fn go_time_utc(unix: i64) -> String {
     )
 }
 
-fn go_json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
-
 fn bad(msg: String) -> Error {
     Error::new(ErrorKind::InvalidCredential, msg)
-}
-
-/// A claim as a Go `string`: `null` is `""`; other types are Go's unmarshal error (the value
-/// itself is never echoed).
-fn claim_string(v: &Value) -> Result<&str, String> {
-    match v {
-        Value::String(s) => Ok(s),
-        Value::Null => Ok(""),
-        other => Err(format!(
-            "json: cannot unmarshal {} into Go value of type string",
-            go_json_type(other)
-        )),
-    }
 }
 
 impl OidcAuthenticator {
@@ -405,7 +386,7 @@ impl OidcAuthenticator {
     /// aggregated (an inline `JWT`, unsupported and ignored as in Kubernetes).
     fn distributed_source(
         &self,
-        claims: &Map<String, Value>,
+        claims: &RawClaims<'_>,
     ) -> Result<Option<(String, String)>, String> {
         #[derive(serde::Deserialize)]
         struct Source {
@@ -417,14 +398,13 @@ impl OidcAuthenticator {
         let Some(g) = &self.cfg.groups else {
             return Ok(None);
         };
-        if claims.contains_key(&g.claim) {
+        if claims.get(&g.claim).is_some() {
             return Ok(None);
         }
         let Some(names) = claims.get("_claim_names") else {
             return Ok(None);
         };
-        let names: std::collections::HashMap<&str, &str> = serde::Deserialize::deserialize(names)
-            .map_err(|e| {
+        let names: HashMap<String, String> = serde_json::from_str(names.get()).map_err(|e| {
             format!(
                 "oidc: error parsing distributed claim names: {}",
                 claims_error_message(&e)
@@ -433,8 +413,8 @@ impl OidcAuthenticator {
         let Some(sources) = claims.get("_claim_sources") else {
             return Err("oidc: no claim sources".into());
         };
-        let sources: std::collections::HashMap<&str, Source> =
-            serde::Deserialize::deserialize(sources).map_err(|e| {
+        let sources: HashMap<String, Source> =
+            serde_json::from_str(sources.get()).map_err(|e| {
                 format!(
                     "oidc: could not parse claim sources: {}",
                     claims_error_message(&e)
@@ -459,7 +439,7 @@ impl OidcAuthenticator {
     /// same verification as an ID token (keys, algorithms, audiences, expiry).
     async fn resolve_distributed(
         &self,
-        mut claims: Map<String, Value>,
+        id_token: &UntrustedJwt<'_>,
         endpoint: String,
         access_token: String,
     ) -> AuthResult {
@@ -499,20 +479,21 @@ impl OidcAuthenticator {
             .ok_or_else(|| Error::from_static(ErrorKind::Unavailable, ERR_NOT_INITIALIZED))?;
         self.verify(&jwt, &keys)
             .map_err(|e| wrap(format!("verify distributed claim token: {e}")))?;
-        let mut dist: Map<String, Value> = serde_json::from_slice(jwt.payload()).map_err(|e| {
+        let dist = RawClaims::parse(jwt.payload()).map_err(|e| {
             wrap(format!(
                 "could not parse distributed claims for claim {claim}: {}",
                 claims_error_message(&e)
             ))
         })?;
-        let value = dist.remove(claim).ok_or_else(|| {
+        let value = dist.get(claim).ok_or_else(|| {
             wrap(format!(
                 "jwt returned by distributed claim endpoint {} did not contain claim: {claim}",
                 go_quote(&endpoint)
             ))
         })?;
-        claims.insert(claim.to_owned(), value);
-        let user = self.map_claims(&claims)?;
+        let claims = RawClaims::parse(id_token.payload())
+            .map_err(|e| bad(format!("oidc: parse claims: {}", claims_error_message(&e))))?;
+        let user = self.map_claims(&claims, Some(value))?;
         Ok(Some(Response::new(Arc::new(user))))
     }
 
@@ -522,7 +503,13 @@ impl OidcAuthenticator {
                 && iss == "accounts.google.com")
     }
 
-    fn map_claims(&self, claims: &Map<String, Value>) -> Result<UserInfo, Error> {
+    /// Username, groups (`groups_override`: a resolved distributed value), uid, credential id
+    /// and required claims, in Kubernetes' order.
+    fn map_claims(
+        &self,
+        claims: &RawClaims<'_>,
+        groups_override: Option<&RawValue>,
+    ) -> Result<UserInfo, Error> {
         // Username.
         let uc = &self.cfg.username.claim;
         let raw = claims.get(uc).ok_or_else(|| {
@@ -531,55 +518,64 @@ impl OidcAuthenticator {
                 go_quote(uc)
             ))
         })?;
-        let username = claim_string(raw)
+        let username = raw_str(raw)
             .map_err(|e| bad(format!("oidc: parse username claims {}: {e}", go_quote(uc))))?;
         if uc == "email" {
             if let Some(v) = claims.get("email_verified") {
-                match v {
-                    Value::Bool(true) => {}
-                    Value::Bool(false) | Value::Null => {
-                        return Err(bad("oidc: email not verified".into()));
-                    }
-                    other => {
+                match v.get() {
+                    "true" => {}
+                    "false" | "null" => return Err(bad("oidc: email not verified".into())),
+                    _ => {
                         return Err(bad(format!(
                             "oidc: parse 'email_verified' claim: json: cannot unmarshal {} into Go value of type bool",
-                            go_json_type(other)
+                            raw_type(v)
                         )));
                     }
                 }
             }
         }
-        let mut b = UserInfo::builder(format!("{}{username}", self.cfg.username.prefix));
+        let prefix = &self.cfg.username.prefix;
+        let mut name = String::with_capacity(prefix.len() + username.len());
+        name.push_str(prefix);
+        name.push_str(&username);
+        let mut b = UserInfo::builder(name);
         // Groups.
         if let Some(g) = &self.cfg.groups {
-            match claims.get(&g.claim) {
-                None => {} // absent (or aggregated): no groups
-                Some(v) => {
-                    let list: Vec<&str> = match v {
-                        Value::String(s) => vec![s.as_str()],
-                        Value::Null => vec![],
-                        Value::Array(items) => items
-                            .iter()
-                            .map(claim_string)
-                            .collect::<Result<_, _>>()
-                            .map_err(|e| {
-                                bad(format!(
-                                    "oidc: parse groups claim {}: {e}",
-                                    go_quote(&g.claim)
-                                ))
-                            })?,
-                        other => {
-                            return Err(bad(format!(
-                                "oidc: parse groups claim {}: json: cannot unmarshal {} into Go value of type string",
-                                go_quote(&g.claim),
-                                go_json_type(other)
-                            )));
+            if let Some(v) = groups_override.or_else(|| claims.get(&g.claim)) {
+                let group = |s: &str| -> Arc<str> {
+                    let mut out = String::with_capacity(g.prefix.len() + s.len());
+                    out.push_str(&g.prefix);
+                    out.push_str(s);
+                    Arc::from(out)
+                };
+                let parse_err = |e: String| {
+                    bad(format!(
+                        "oidc: parse groups claim {}: {e}",
+                        go_quote(&g.claim)
+                    ))
+                };
+                match raw_type(v) {
+                    "string" => b = b.groups([group(&raw_str(v).map_err(parse_err)?)]),
+                    "null" => {}
+                    "array" => {
+                        let items: Vec<&RawValue> =
+                            serde_json::from_str(v.get()).map_err(|_| {
+                                parse_err(
+                                    "json: cannot unmarshal array into Go value of type []string"
+                                        .into(),
+                                )
+                            })?;
+                        let mut groups = Vec::with_capacity(items.len());
+                        for item in items {
+                            groups.push(group(&raw_str(item).map_err(parse_err)?));
                         }
-                    };
-                    b = b.groups(
-                        list.into_iter()
-                            .map(|s| Arc::<str>::from(format!("{}{s}", g.prefix))),
-                    );
+                        b = b.groups(groups);
+                    }
+                    other => {
+                        return Err(parse_err(format!(
+                            "json: cannot unmarshal {other} into Go value of type string"
+                        )));
+                    }
                 }
             }
         }
@@ -591,21 +587,23 @@ impl OidcAuthenticator {
                     go_quote(c)
                 ))
             })?;
-            let uid = claim_string(raw)
+            let uid = raw_str(raw)
                 .map_err(|e| bad(format!("oidc: parse uid claim {}: {e}", go_quote(c))))?;
             b = b.uid(uid);
         }
         // Credential id (only a string jti).
-        if let Some(Value::String(jti)) = claims.get("jti") {
-            b = b.extra(CREDENTIAL_ID_KEY, [format!("JTI={jti}")]);
+        if let Some(jti) = claims.get("jti").filter(|v| raw_type(v) == "string") {
+            if let Ok(jti) = raw_str(jti) {
+                b = b.extra(CREDENTIAL_ID_KEY, [format!("JTI={jti}")]);
+            }
         }
         // Required claims, in configuration order.
         for (k, want) in &self.cfg.required_claims {
             let v = claims
                 .get(k)
                 .ok_or_else(|| bad(format!("oidc: required claim {k} not present in ID token")))?;
-            let got = claim_string(v).map_err(|e| bad(format!("oidc: parse claim {k}: {e}")))?;
-            if got != want {
+            let got = raw_str(v).map_err(|e| bad(format!("oidc: parse claim {k}: {e}")))?;
+            if got != want.as_str() {
                 return Err(bad(format!(
                     "oidc: required claim {k} value does not match. Got = {got}, want = {want}"
                 )));
@@ -625,7 +623,7 @@ impl OidcAuthenticator {
         if let Err(e) = self.verify(jwt, keys) {
             return Step::Done(Err(bad(format!("oidc: verify token: {e}"))));
         }
-        let claims: Map<String, Value> = match serde_json::from_slice(jwt.payload()) {
+        let claims = match RawClaims::parse(jwt.payload()) {
             Ok(c) => c,
             Err(e) => {
                 return Step::Done(Err(bad(format!(
@@ -639,28 +637,23 @@ impl OidcAuthenticator {
                 "oidc: could not expand distributed claims: {e}"
             )))),
             Ok(Some((endpoint, access_token))) => Step::Distributed {
-                claims,
                 endpoint,
                 access_token,
             },
             Ok(None) => Step::Done(
-                self.map_claims(&claims)
+                self.map_claims(&claims, None)
                     .map(|user| Some(Response::new(Arc::new(user)))),
             ),
         }
     }
 
-    async fn finish_step(&self, step: Step) -> AuthResult {
+    async fn finish_step(&self, jwt: &UntrustedJwt<'_>, step: Step) -> AuthResult {
         match step {
             Step::Done(r) => r,
             Step::Distributed {
-                claims,
                 endpoint,
                 access_token,
-            } => {
-                self.resolve_distributed(claims, endpoint, access_token)
-                    .await
-            }
+            } => self.resolve_distributed(jwt, endpoint, access_token).await,
         }
     }
 }
@@ -670,7 +663,6 @@ enum Step {
     Done(AuthResult),
     /// The groups claim is distributed: fetch it, then map.
     Distributed {
-        claims: Map<String, Value>,
         endpoint: String,
         access_token: String,
     },
@@ -714,13 +706,13 @@ impl JwtAuthenticator for OidcAuthenticator {
                 return AuthFuture::new(async move {
                     refresher.refresh_keys().await;
                     let step = self.authenticate(&jwt);
-                    finish(self.finish_step(step).await)
+                    finish(self.finish_step(&jwt, step).await)
                 });
             }
         }
         match self.authenticate(&jwt) {
             Step::Done(r) => AuthFuture::ready(finish(r)),
-            step => AuthFuture::new(async move { finish(self.finish_step(step).await) }),
+            step => AuthFuture::new(async move { finish(self.finish_step(&jwt, step).await) }),
         }
     }
 }
