@@ -361,6 +361,65 @@ fn oidc_token_table() {
             ),
         ),
         (
+            "aud as number",
+            none(),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"username": "jane", "aud": 42})),
+            ),
+            Err(
+                "oidc: verify token: oidc: failed to unmarshal claims: go-jose/go-jose/jwt: expected string or array value to unmarshal to Audience",
+            ),
+        ),
+        (
+            "nbf as string",
+            none(),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"username": "jane", "nbf": "1"})),
+            ),
+            Err(
+                "oidc: verify token: oidc: failed to unmarshal claims: go-jose/go-jose/jwt: expected number value to unmarshal NumericDate",
+            ),
+        ),
+        (
+            "_claim_names not an object",
+            none(),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"username": "jane", "_claim_names": "groups"})),
+            ),
+            Err(
+                "oidc: verify token: oidc: failed to unmarshal claims: json: cannot unmarshal claims: a claim has the wrong type",
+            ),
+        ),
+        (
+            "escaped username and groups decode",
+            Box::new(|c| {
+                c.groups = Some(PrefixedClaim {
+                    claim: "groups".into(),
+                    prefix: String::new(),
+                })
+            }),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"username": "ja\"ne\u{e9}", "groups": ["a\nb", null]})),
+            ),
+            Ok(("ja\"ne\u{e9}", &["a\nb", ""])),
+        ),
+        (
             "invalid-aud",
             none(),
             &["rsa.jwk"],

@@ -108,20 +108,57 @@ impl fmt::Debug for OidcAuthenticator {
     }
 }
 
-#[derive(serde::Deserialize)]
+/// The claims go-oidc's verifier reads, taken from the already-split raw claims (one JSON
+/// pass per token); each field decoded with the same typed rules as a struct decode.
 struct VerifyClaims<'a> {
-    #[serde(borrow, default)]
     iss: Option<std::borrow::Cow<'a, str>>,
-    #[serde(borrow, default)]
     aud: Option<Audience<'a>>,
-    #[serde(default)]
     exp: Option<NumericDate>,
-    #[serde(default)]
     nbf: Option<NumericDate>,
-    #[serde(default, rename = "_claim_names")]
     claim_names: Option<Map<String, Value>>,
-    #[serde(default, rename = "_claim_sources")]
     claim_sources: Option<Map<String, Value>>,
+}
+
+impl<'a> VerifyClaims<'a> {
+    fn from_raw(c: &RawClaims<'a>) -> Result<Self, String> {
+        fn field<'a, T: serde::Deserialize<'a>>(
+            c: &RawClaims<'a>,
+            name: &str,
+        ) -> Result<Option<T>, String> {
+            match c.get(name) {
+                None => Ok(None),
+                Some(raw) => serde_json::from_str::<Option<T>>(raw.get()).map_err(|e| {
+                    format!(
+                        "oidc: failed to unmarshal claims: {}",
+                        claims_error_message(&e)
+                    )
+                }),
+            }
+        }
+        let iss = match c.get("iss") {
+            None => None,
+            Some(raw) if raw_type(raw) == "string" => raw_str(raw).ok(),
+            Some(_) => field::<std::borrow::Cow<'a, str>>(c, "iss")?,
+        };
+        Ok(VerifyClaims {
+            iss,
+            aud: field(c, "aud")?,
+            exp: field(c, "exp")?,
+            nbf: field(c, "nbf")?,
+            claim_names: field(c, "_claim_names")?,
+            claim_sources: field(c, "_claim_sources")?,
+        })
+    }
+
+    fn has_aud(&self, want: &str) -> bool {
+        self.aud
+            .as_ref()
+            .is_some_and(|a| a.0.iter().any(|s| s == want))
+    }
+
+    fn aud_list(&self) -> String {
+        go_quote_list(self.aud.as_ref().map_or(&[][..], |a| &a.0[..]))
+    }
 }
 
 /// Go's `time.Time` `%v` in UTC: `2009-11-10 22:00:00 +0000 UTC`.
@@ -278,13 +315,13 @@ impl OidcAuthenticator {
         &self.cfg.issuer_url
     }
 
-    fn verify(&self, jwt: &UntrustedJwt<'_>, keys: &KeySet) -> Result<(), String> {
-        let claims: VerifyClaims<'_> = serde_json::from_slice(jwt.payload()).map_err(|e| {
-            format!(
-                "oidc: failed to unmarshal claims: {}",
-                claims_error_message(&e)
-            )
-        })?;
+    fn verify(
+        &self,
+        jwt: &UntrustedJwt<'_>,
+        raw: &RawClaims<'_>,
+        keys: &KeySet,
+    ) -> Result<(), String> {
+        let claims = VerifyClaims::from_raw(raw)?;
         if let Some(names) = &claims.claim_names {
             for src in names.values() {
                 let src = src.as_str().unwrap_or("");
@@ -310,16 +347,12 @@ impl OidcAuthenticator {
                 go_quote(iss)
             ));
         }
-        let aud: Vec<&str> = claims
-            .aud
-            .as_ref()
-            .map_or(Vec::new(), |a| a.0.iter().map(|s| &**s).collect());
         if let [only] = self.cfg.audiences.as_slice() {
-            if !aud.contains(&only.as_str()) {
+            if !claims.has_aud(only) {
                 return Err(format!(
                     "oidc: expected audience {} got {}",
                     go_quote(only),
-                    go_quote_list(&aud)
+                    claims.aud_list()
                 ));
             }
         }
@@ -367,15 +400,13 @@ impl OidcAuthenticator {
         {
             return Err("failed to verify signature: failed to verify id token signature".into());
         }
-        if self.cfg.audiences.len() > 1
-            && !self.cfg.audiences.iter().any(|a| aud.contains(&a.as_str()))
-        {
+        if self.cfg.audiences.len() > 1 && !self.cfg.audiences.iter().any(|a| claims.has_aud(a)) {
             let mut want = self.cfg.audiences.clone();
             want.sort();
             return Err(format!(
                 "oidc: expected audience in {} got {}",
                 go_quote_list(want),
-                go_quote_list(&aud)
+                claims.aud_list()
             ));
         }
         Ok(())
@@ -477,14 +508,14 @@ impl OidcAuthenticator {
             .keys
             .load_full()
             .ok_or_else(|| Error::from_static(ErrorKind::Unavailable, ERR_NOT_INITIALIZED))?;
-        self.verify(&jwt, &keys)
-            .map_err(|e| wrap(format!("verify distributed claim token: {e}")))?;
         let dist = RawClaims::parse(jwt.payload()).map_err(|e| {
             wrap(format!(
-                "could not parse distributed claims for claim {claim}: {}",
+                "verify distributed claim token: oidc: failed to unmarshal claims: {}",
                 claims_error_message(&e)
             ))
         })?;
+        self.verify(&jwt, &dist, &keys)
+            .map_err(|e| wrap(format!("verify distributed claim token: {e}")))?;
         let value = dist.get(claim).ok_or_else(|| {
             wrap(format!(
                 "jwt returned by distributed claim endpoint {} did not contain claim: {claim}",
@@ -620,18 +651,18 @@ impl OidcAuthenticator {
                 ERR_NOT_INITIALIZED,
             )));
         };
-        if let Err(e) = self.verify(jwt, keys) {
-            return Step::Done(Err(bad(format!("oidc: verify token: {e}"))));
-        }
         let claims = match RawClaims::parse(jwt.payload()) {
             Ok(c) => c,
             Err(e) => {
                 return Step::Done(Err(bad(format!(
-                    "oidc: parse claims: {}",
+                    "oidc: verify token: oidc: failed to unmarshal claims: {}",
                     claims_error_message(&e)
                 ))));
             }
         };
+        if let Err(e) = self.verify(jwt, &claims, keys) {
+            return Step::Done(Err(bad(format!("oidc: verify token: {e}"))));
+        }
         match self.distributed_source(&claims) {
             Err(e) => Step::Done(Err(bad(format!(
                 "oidc: could not expand distributed claims: {e}"
