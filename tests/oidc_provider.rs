@@ -157,7 +157,8 @@ fn launch(
 ) -> (Arc<IssuerRouter>, OidcAuthenticators) {
     let configs = jwt_configs(&flags(dir, issuer), None, &[]).unwrap();
     let mut router = IssuerRouter::new();
-    let oidc = start(configs, None, opts, &mut router).unwrap();
+    // Proxies from the environment would not reach 127.0.0.1.
+    let oidc = start(configs, None, opts.with_trust_env(false), &mut router).unwrap();
     (Arc::new(router), oidc)
 }
 
