@@ -13,8 +13,9 @@ mod webhook_server;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::Arc;
+use std::sync::mpsc;
 use std::time::Duration;
 
 use base64::Engine;
@@ -46,20 +47,35 @@ fn available() -> bool {
     node && pkg
 }
 
-/// The provider process (killed on drop).
+/// The provider process (killed on drop). Its stdout lines arrive through a reader thread so
+/// that every wait is bounded; its stderr goes to a file quoted on failure.
 struct Provider {
     child: Child,
     stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
+    lines: mpsc::Receiver<String>,
+    stderr: PathBuf,
     port: u16,
 }
 
+/// The longest wait for one answer from the provider (start-up included).
+const PROVIDER_WAIT: Duration = Duration::from_secs(60);
+
 impl Provider {
     fn start(dir: &Path, port: u16, jwks: &[&str]) -> Provider {
+        // A start that hangs (seen once under a heavily loaded machine) is retried once.
+        match Self::try_start(dir, port, jwks) {
+            Ok(p) => p,
+            Err(first) => Self::try_start(dir, port, jwks)
+                .unwrap_or_else(|e| panic!("provider did not start twice: {first}; {e}")),
+        }
+    }
+
+    fn try_start(dir: &Path, port: u16, jwks: &[&str]) -> Result<Provider, String> {
         let files: Vec<String> = jwks
             .iter()
             .map(|f| dir.join(f).display().to_string())
             .collect();
+        let stderr = dir.join(format!("provider-{port}-{}.stderr", std::process::id()));
         let mut child = Command::new("node")
             .arg(oidc_dir().join("provider.mjs"))
             .args(["--port", &port.to_string()])
@@ -69,25 +85,48 @@ impl Provider {
             .current_dir(oidc_dir())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(std::fs::File::create(&stderr).unwrap())
             .spawn()
             .expect("start node");
         let stdin = child.stdin.take().unwrap();
-        let mut stdout = BufReader::new(child.stdout.take().unwrap());
-        let mut line = String::new();
-        stdout.read_line(&mut line).unwrap();
-        let port = line
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in stdout.lines() {
+                let Ok(line) = line else { return };
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        let mut p = Provider {
+            child,
+            stdin,
+            lines,
+            stderr,
+            port,
+        };
+        let line = p.next_line().map_err(|e| e.to_string())?;
+        p.port = line
             .strip_prefix("LISTENING ")
-            .unwrap_or_else(|| panic!("provider did not start: {line:?}"))
+            .ok_or_else(|| format!("provider said {line:?}: {}", p.stderr_text()))?
             .trim()
             .parse()
             .unwrap();
-        Provider {
-            child,
-            stdin,
-            stdout,
-            port,
-        }
+        Ok(p)
+    }
+
+    fn stderr_text(&self) -> String {
+        std::fs::read_to_string(&self.stderr).unwrap_or_default()
+    }
+
+    fn next_line(&mut self) -> Result<String, String> {
+        self.lines.recv_timeout(PROVIDER_WAIT).map_err(|e| {
+            format!(
+                "no answer from the provider ({e:?}); stderr: {}",
+                self.stderr_text()
+            )
+        })
     }
 
     fn issuer(&self) -> String {
@@ -96,8 +135,7 @@ impl Provider {
 
     fn call(&mut self, req: Value) -> Value {
         writeln!(self.stdin, "{req}").unwrap();
-        let mut line = String::new();
-        self.stdout.read_line(&mut line).unwrap();
+        let line = self.next_line().unwrap_or_else(|e| panic!("{e}"));
         let v: Value = serde_json::from_str(&line).unwrap();
         assert!(v.get("error").is_none(), "provider: {v}");
         v

@@ -31,6 +31,10 @@ const keys = args.jwks.split(',').map((file) => {
 
 // The issuer must be known before listening: with --port 0 bind first, then build the provider.
 const server = createServer({ cert: readFileSync(args.cert), key: readFileSync(args.key) });
+server.on('error', (e) => {
+  process.stdout.write(`ERROR ${e.code || e}\n`);
+  process.exit(1);
+});
 await new Promise((resolve) => server.listen(port, '127.0.0.1', resolve));
 const actual = server.address().port;
 const issuer = `https://127.0.0.1:${actual}`;
