@@ -1,6 +1,7 @@
 //! OIDC authenticator pipeline (reference §3.4–3.6, vectors of `oidc_test.go` `TestToken`)
-//! with tokens minted by jwcrypto. Keys are installed directly (discovery/JWKS fetching is not
-//! on this branch yet; the npm oidc-provider end-to-end test comes with it).
+//! with tokens minted by jwcrypto. Keys are installed directly here; discovery and JWKS
+//! fetching against a real provider are in tests/oidc_provider.rs, distributed claims in
+//! tests/oidc_discovery.rs.
 
 mod jwt_support;
 
@@ -219,7 +220,7 @@ fn oidc_token_table() {
             Ok(("oidc:jane", &["groups:team1", "groups:team2"])),
         ),
         (
-            "distributed groups refused",
+            "aggregated-not-supported (ignored, no groups)",
             Box::new(|c| {
                 c.groups = Some(PrefixedClaim {
                     claim: "groups".into(),
@@ -232,10 +233,10 @@ fn oidc_token_table() {
                 "RS256",
                 Some("thumbprint"),
                 claims(
-                    json!({"username": "jane", "_claim_names": {"groups": "src1"}, "_claim_sources": {"src1": {"endpoint": "https://127.0.0.1:1/groups"}}}),
+                    json!({"username": "jane", "_claim_names": {"groups": "src1"}, "_claim_sources": {"src1": {"JWT": "some.jwt.token"}}}),
                 ),
             ),
-            Err("oidc: distributed claims are not supported yet"),
+            Ok(("jane", &[])),
         ),
         (
             "malformed-claim-names",
@@ -358,6 +359,65 @@ fn oidc_token_table() {
             Err(
                 "oidc: verify token: oidc: failed to unmarshal claims: go-jose/go-jose/jwt: expected number value to unmarshal NumericDate",
             ),
+        ),
+        (
+            "aud as number",
+            none(),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"username": "jane", "aud": 42})),
+            ),
+            Err(
+                "oidc: verify token: oidc: failed to unmarshal claims: go-jose/go-jose/jwt: expected string or array value to unmarshal to Audience",
+            ),
+        ),
+        (
+            "nbf as string",
+            none(),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"username": "jane", "nbf": "1"})),
+            ),
+            Err(
+                "oidc: verify token: oidc: failed to unmarshal claims: go-jose/go-jose/jwt: expected number value to unmarshal NumericDate",
+            ),
+        ),
+        (
+            "_claim_names not an object",
+            none(),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"username": "jane", "_claim_names": "groups"})),
+            ),
+            Err(
+                "oidc: verify token: oidc: failed to unmarshal claims: json: cannot unmarshal claims: a claim has the wrong type",
+            ),
+        ),
+        (
+            "escaped username and groups decode",
+            Box::new(|c| {
+                c.groups = Some(PrefixedClaim {
+                    claim: "groups".into(),
+                    prefix: String::new(),
+                })
+            }),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"username": "ja\"ne\u{e9}", "groups": ["a\nb", null]})),
+            ),
+            Ok(("ja\"ne\u{e9}", &["a\nb", ""])),
         ),
         (
             "invalid-aud",

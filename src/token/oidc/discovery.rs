@@ -1,0 +1,559 @@
+//! OpenID discovery and JWKS fetching over HTTPS (reqwest + rustls): what turns an
+//! [`OidcAuthenticator`] from "not initialized" into a working verifier, and what refetches
+//! its keys when the provider rotates them.
+//!
+//! # Behaviour (Kubernetes `oidc.go` + go-oidc `NewProvider` / `remoteKeySet`)
+//!
+//! - **Discovery**: `GET <issuer.url without trailing "/">/.well-known/openid-configuration`, or
+//!   exactly `issuer.discoveryURL` when set (Kubernetes rewrites that one request to the
+//!   discovery URL). The document's `issuer` must equal `issuer.url` byte for byte — also when a
+//!   discovery URL is used — else `oidc: issuer did not match the issuer returned by provider,
+//!   expected "…" got "…"`. Its `jwks_uri` must be present (`provider did not return JWKS URL`)
+//!   and `https://`.
+//! - **Transport**: the CA is `--oidc-ca-file` / `certificateAuthority` (PEM), else the system
+//!   roots; proxies from the environment (as Go's `http.ProxyFromEnvironment`); redirects are
+//!   **not** followed (a `3xx` is an error); every request has a timeout
+//!   ([`DiscoveryOptions::timeout`], 30 s like Kubernetes' client); bodies are capped
+//!   ([`MAX_DISCOVERY_BYTES`], [`MAX_JWKS_BYTES`]) and read chunk by chunk, so a huge or endless
+//!   response costs at most the cap.
+//! - **Non-blocking start**: [`spawn`] returns at once; a background task runs discovery and
+//!   the first JWKS fetch, and on failure retries with a doubling delay from
+//!   [`DiscoveryOptions::initial_retry`] up to [`DiscoveryOptions::retry_interval`] (Kubernetes
+//!   polls every 10 s) until it succeeds. Until then tokens for the issuer fail with
+//!   `oidc: authenticator not initialized` (other issuers are unaffected) and
+//!   [`DiscoveryHandle::health`] reports Kubernetes' `oidc: authenticator for issuer "…" is not
+//!   healthy: <last error>`.
+//! - **Rotation**: a token whose `kid` is not in the current key set triggers one JWKS refetch
+//!   through [`KeyRefresher`]: concurrent callers share the one request, and at most one fetch
+//!   happens per [`DiscoveryOptions::refresh_cooldown`] (10^4 random `kid`s cost one fetch). A
+//!   failed or empty fetch keeps the last good keys.
+//!
+//! Start-up errors ([`ConfigError`]) are only local ones: an unreadable CA bundle, no
+//! Tokio runtime.
+//!
+//! ```no_run
+//! # async fn f() -> Result<(), kube_authn::ConfigError> {
+//! use std::sync::Arc;
+//! use kube_authn::token::oidc::{config::OidcFlags, OidcAuthenticator};
+//! use kube_authn::token::oidc::discovery::{spawn, DiscoveryOptions};
+//! let cfg = OidcFlags { issuer_url: "https://issuer.example".into(), client_id: "kube".into(), ..Default::default() }.to_config(&[])?;
+//! let authn = Arc::new(OidcAuthenticator::new(cfg));
+//! let handle = spawn(&authn, DiscoveryOptions::default())?; // returns at once
+//! // keep `handle` alive for as long as `authn` serves; dropping it stops the retry task
+//! # Ok(()) }
+//! ```
+
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::time::Duration;
+
+use super::refresh::KeyRefresher;
+use super::{ClaimFetcher, OidcAuthenticator};
+use crate::error::ConfigError;
+use crate::jwt::go_quote;
+use crate::jwt::key::{PublicKey, parse_jwks};
+use crate::outbound::{ConnectionInfo, Pem};
+
+/// Largest discovery document read (1 MiB).
+pub const MAX_DISCOVERY_BYTES: usize = 1 << 20;
+/// Largest JWKS document read (1 MiB).
+pub const MAX_JWKS_BYTES: usize = 1 << 20;
+/// Largest distributed-claims response read (64 KiB: one JWT).
+pub const MAX_DISTRIBUTED_CLAIM_BYTES: usize = 64 << 10;
+/// How much of an error response body is quoted in an error message.
+const MAX_ERROR_BODY: usize = 256;
+
+/// Tunables of the fetcher. The defaults are Kubernetes' where it has one.
+///
+/// ```
+/// let o = kube_authn::token::oidc::discovery::DiscoveryOptions::default();
+/// assert_eq!(o.retry_interval, std::time::Duration::from_secs(10));
+/// ```
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct DiscoveryOptions {
+    /// Per-request timeout (connect + headers + body). Default 30 s (Kubernetes' client).
+    pub timeout: Duration,
+    /// First retry delay after a failed initialisation; doubles up to `retry_interval`.
+    /// Default 1 s.
+    pub initial_retry: Duration,
+    /// Longest delay between initialisation attempts. Default 10 s (Kubernetes' poll period).
+    pub retry_interval: Duration,
+    /// At most one JWKS refetch (for an unknown `kid`) per this period. Default 10 s.
+    pub refresh_cooldown: Duration,
+    /// Honour `HTTPS_PROXY`/`NO_PROXY` (Go's `ProxyFromEnvironment`). Default `true`.
+    pub trust_env: bool,
+}
+
+impl Default for DiscoveryOptions {
+    fn default() -> Self {
+        Self {
+            timeout: Duration::from_secs(30),
+            initial_retry: Duration::from_secs(1),
+            retry_interval: Duration::from_secs(10),
+            refresh_cooldown: Duration::from_secs(10),
+            trust_env: true,
+        }
+    }
+}
+
+impl DiscoveryOptions {
+    /// Sets the per-request timeout.
+    ///
+    /// ```
+    /// let o = kube_authn::token::oidc::discovery::DiscoveryOptions::default().with_timeout(std::time::Duration::from_secs(5));
+    /// assert_eq!(o.timeout.as_secs(), 5);
+    /// ```
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Sets the first and the longest retry delay of the initialisation task.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let o = kube_authn::token::oidc::discovery::DiscoveryOptions::default()
+    ///     .with_retry(Duration::from_millis(100), Duration::from_secs(1));
+    /// assert_eq!(o.initial_retry, Duration::from_millis(100));
+    /// ```
+    pub fn with_retry(mut self, initial: Duration, max: Duration) -> Self {
+        self.initial_retry = initial;
+        self.retry_interval = max.max(initial);
+        self
+    }
+
+    /// Sets the JWKS refetch cooldown.
+    ///
+    /// ```
+    /// let o = kube_authn::token::oidc::discovery::DiscoveryOptions::default().with_refresh_cooldown(std::time::Duration::from_secs(1));
+    /// assert_eq!(o.refresh_cooldown.as_secs(), 1);
+    /// ```
+    pub fn with_refresh_cooldown(mut self, cooldown: Duration) -> Self {
+        self.refresh_cooldown = cooldown;
+        self
+    }
+
+    /// Sets whether proxy environment variables are honoured.
+    ///
+    /// ```
+    /// assert!(!kube_authn::token::oidc::discovery::DiscoveryOptions::default().with_trust_env(false).trust_env);
+    /// ```
+    pub fn with_trust_env(mut self, yes: bool) -> Self {
+        self.trust_env = yes;
+        self
+    }
+}
+
+/// The discovery URL Kubernetes fetches for `issuer_url` (or `discovery_url` as given).
+///
+/// ```
+/// use kube_authn::token::oidc::discovery::discovery_url;
+/// assert_eq!(discovery_url("https://i.example/a/", None), "https://i.example/a/.well-known/openid-configuration");
+/// assert_eq!(discovery_url("https://i.example", Some("https://in-cluster/x")), "https://in-cluster/x");
+/// ```
+pub fn discovery_url(issuer_url: &str, discovery_url: Option<&str>) -> String {
+    match discovery_url {
+        Some(d) => d.to_owned(),
+        None => format!(
+            "{}/.well-known/openid-configuration",
+            issuer_url.trim_end_matches('/')
+        ),
+    }
+}
+
+/// One issuer's HTTP side: its client, discovery URL and (once discovered) JWKS URL.
+struct Remote {
+    authn: Weak<OidcAuthenticator>,
+    client: reqwest::Client,
+    issuer: String,
+    discovery_url: String,
+    jwks_uri: OnceLock<String>,
+    last_error: Mutex<Option<String>>,
+    jwks_fetches: AtomicU64,
+}
+
+impl Remote {
+    fn set_error(&self, e: Option<String>) {
+        *self.last_error.lock().unwrap_or_else(|p| p.into_inner()) = e;
+    }
+
+    /// Discovery: returns the `jwks_uri`.
+    async fn discover(&self) -> Result<String, String> {
+        #[derive(serde::Deserialize)]
+        struct Doc {
+            #[serde(default)]
+            issuer: String,
+            #[serde(default)]
+            jwks_uri: String,
+        }
+        let (status, ctype, body) =
+            get_capped(&self.client, &self.discovery_url, None, MAX_DISCOVERY_BYTES).await?;
+        if status != reqwest::StatusCode::OK {
+            return Err(format!("{status}: {}", shown_body(&body)));
+        }
+        let doc: Doc = serde_json::from_slice(&body).map_err(|e| {
+            if ctype.as_deref().is_some_and(is_json) {
+                format!("oidc: failed to decode provider discovery object: {e}")
+            } else {
+                format!(
+                    "oidc: failed to decode provider discovery object: got Content-Type = {}, but expected application/json",
+                    ctype.as_deref().unwrap_or("")
+                )
+            }
+        })?;
+        if doc.issuer != self.issuer {
+            return Err(format!(
+                "oidc: issuer did not match the issuer returned by provider, expected {} got {}",
+                go_quote(&self.issuer),
+                go_quote(&doc.issuer)
+            ));
+        }
+        if doc.jwks_uri.is_empty() {
+            return Err("provider did not return JWKS URL".into());
+        }
+        if !doc.jwks_uri.starts_with("https://") {
+            return Err(format!(
+                "oidc: jwks_uri {} is not an https URL",
+                go_quote(&doc.jwks_uri)
+            ));
+        }
+        Ok(doc.jwks_uri)
+    }
+
+    async fn fetch_jwks(&self, uri: &str) -> Result<Vec<Arc<PublicKey>>, String> {
+        self.jwks_fetches.fetch_add(1, Ordering::Relaxed);
+        let (status, _, body) = get_capped(&self.client, uri, None, MAX_JWKS_BYTES)
+            .await
+            .map_err(|e| format!("fetching keys oidc: get keys failed {e}"))?;
+        if status != reqwest::StatusCode::OK {
+            return Err(format!(
+                "oidc: get keys failed: {status} {}",
+                shown_body(&body)
+            ));
+        }
+        let keys = parse_jwks(&body).map_err(|e| format!("oidc: failed to decode keys: {e}"))?;
+        if keys.is_empty() {
+            return Err("oidc: JWKS contains no usable signing key".into());
+        }
+        Ok(keys)
+    }
+
+    /// Discovery (once) + JWKS; installs the keys.
+    async fn initialize(&self) -> Result<(), String> {
+        let uri = match self.jwks_uri.get() {
+            Some(u) => u.clone(),
+            None => {
+                let u = self.discover().await?;
+                self.jwks_uri.get_or_init(|| u).clone()
+            }
+        };
+        let keys = self.fetch_jwks(&uri).await?;
+        let Some(authn) = self.authn.upgrade() else {
+            return Ok(());
+        };
+        authn.set_keys(keys);
+        Ok(())
+    }
+
+    /// A refetch for an unknown `kid`: true when new keys were installed.
+    async fn refetch(&self) -> bool {
+        let Some(uri) = self.jwks_uri.get() else {
+            return false;
+        };
+        match self.fetch_jwks(uri).await {
+            Ok(keys) => match self.authn.upgrade() {
+                Some(a) => {
+                    a.set_keys(keys);
+                    self.set_error(None);
+                    true
+                }
+                None => false,
+            },
+            Err(e) => {
+                tracing::warn!(issuer = %self.issuer, "oidc: JWKS refetch failed, keeping the last good keys: {e}");
+                self.set_error(Some(e));
+                false
+            }
+        }
+    }
+
+    async fn get_distributed(&self, endpoint: &str, access_token: &str) -> Result<Vec<u8>, String> {
+        let token = (!access_token.is_empty()).then_some(access_token);
+        let (status, _, body) =
+            get_capped(&self.client, endpoint, token, MAX_DISTRIBUTED_CLAIM_BYTES).await?;
+        if !(200..=226).contains(&status.as_u16()) {
+            return Err(format!(
+                "error while getting distributed claim JWT: {status}"
+            ));
+        }
+        Ok(body)
+    }
+}
+
+struct RemoteClaims(Arc<Remote>);
+
+impl ClaimFetcher for RemoteClaims {
+    fn fetch<'a>(
+        &'a self,
+        endpoint: &'a str,
+        access_token: &'a str,
+    ) -> std::pin::Pin<Box<dyn Future<Output = Result<Vec<u8>, String>> + Send + 'a>> {
+        Box::pin(self.0.get_distributed(endpoint, access_token))
+    }
+}
+
+fn is_json(ctype: &str) -> bool {
+    ctype
+        .split(';')
+        .next()
+        .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
+}
+
+fn shown_body(body: &[u8]) -> String {
+    let cut = &body[..body.len().min(MAX_ERROR_BODY)];
+    let s = String::from_utf8_lossy(cut);
+    let s: String = s
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if body.len() > MAX_ERROR_BODY {
+        format!("{s}…")
+    } else {
+        s
+    }
+}
+
+/// GET with a bounded body. Errors read like Go's `Get "<url>": <cause>`.
+async fn get_capped(
+    client: &reqwest::Client,
+    url: &str,
+    bearer: Option<&str>,
+    max: usize,
+) -> Result<(reqwest::StatusCode, Option<String>, Vec<u8>), String> {
+    let go_err = |e: &reqwest::Error| format!("Get {}: {}", go_quote(url), root_cause(e));
+    if !url.starts_with("https://") {
+        return Err(format!(
+            "Get {}: only https URLs are fetched",
+            go_quote(url)
+        ));
+    }
+    let mut req = client.get(url);
+    if let Some(t) = bearer {
+        req = req.bearer_auth(t);
+    }
+    let mut resp = req.send().await.map_err(|e| go_err(&e))?;
+    let status = resp.status();
+    let ctype = resp
+        .headers()
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let too_big = || {
+        format!(
+            "Get {}: response body larger than {max} bytes",
+            go_quote(url)
+        )
+    };
+    if resp.content_length().is_some_and(|n| n > max as u64) {
+        return Err(too_big());
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = resp.chunk().await.map_err(|e| go_err(&e))? {
+        if body.len() + chunk.len() > max {
+            return Err(too_big());
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok((status, ctype, body))
+}
+
+fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut cur = e;
+    while let Some(next) = cur.source() {
+        cur = next;
+    }
+    cur.to_string()
+}
+
+/// The background side of one remote OIDC authenticator: the initialisation task, health
+/// and counters. Dropping it stops the initialisation task (a started refetch still
+/// completes); keep it as long as the authenticator serves.
+///
+/// ```no_run
+/// # async fn f(h: kube_authn::token::oidc::discovery::DiscoveryHandle) {
+/// h.initialized().await; // waits until discovery and the first JWKS fetch succeeded
+/// assert!(h.health().is_ok());
+/// # }
+/// ```
+#[must_use = "dropping the handle stops the background initialisation"]
+pub struct DiscoveryHandle {
+    remote: Arc<Remote>,
+    task: tokio::task::JoinHandle<()>,
+    ready: tokio::sync::watch::Receiver<bool>,
+}
+
+impl fmt::Debug for DiscoveryHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DiscoveryHandle")
+            .field("issuer", &self.remote.issuer)
+            .field("initialized", &*self.ready.borrow())
+            .finish()
+    }
+}
+
+impl Drop for DiscoveryHandle {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl DiscoveryHandle {
+    /// The issuer URL.
+    ///
+    /// ```no_run
+    /// # fn f(h: kube_authn::token::oidc::discovery::DiscoveryHandle) {
+    /// println!("{}", h.issuer());
+    /// # }
+    /// ```
+    pub fn issuer(&self) -> &str {
+        &self.remote.issuer
+    }
+
+    /// Whether discovery and the first JWKS fetch have succeeded.
+    ///
+    /// ```no_run
+    /// # fn f(h: kube_authn::token::oidc::discovery::DiscoveryHandle) {
+    /// if !h.is_initialized() { eprintln!("still waiting for {}", h.issuer()); }
+    /// # }
+    /// ```
+    pub fn is_initialized(&self) -> bool {
+        *self.ready.borrow()
+    }
+
+    /// Waits until initialised (forever if the issuer never answers: wrap it in a timeout).
+    ///
+    /// ```no_run
+    /// # async fn f(h: kube_authn::token::oidc::discovery::DiscoveryHandle) {
+    /// tokio::time::timeout(std::time::Duration::from_secs(60), h.initialized()).await.ok();
+    /// # }
+    /// ```
+    pub async fn initialized(&self) {
+        let mut rx = self.ready.clone();
+        let _ = rx.wait_for(|r| *r).await;
+    }
+
+    /// Kubernetes' health check: `Ok` once initialised, else
+    /// `oidc: authenticator for issuer "<url>" is not healthy: <last error>`.
+    ///
+    /// ```no_run
+    /// # fn f(h: kube_authn::token::oidc::discovery::DiscoveryHandle) {
+    /// if let Err(e) = h.health() { eprintln!("{e}"); }
+    /// # }
+    /// ```
+    pub fn health(&self) -> Result<(), String> {
+        if self.is_initialized() {
+            return Ok(());
+        }
+        let last = self
+            .remote
+            .last_error
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+            .unwrap_or_else(|| "oidc: authenticator not initialized".into());
+        Err(format!(
+            "oidc: authenticator for issuer {} is not healthy: {last}",
+            go_quote(&self.remote.issuer)
+        ))
+    }
+
+    /// How many JWKS fetches were attempted (initial, retries and refetches).
+    ///
+    /// ```no_run
+    /// # fn f(h: kube_authn::token::oidc::discovery::DiscoveryHandle) {
+    /// println!("{} JWKS fetches", h.jwks_fetches());
+    /// # }
+    /// ```
+    pub fn jwks_fetches(&self) -> u64 {
+        self.remote.jwks_fetches.load(Ordering::Relaxed)
+    }
+}
+
+/// Connects `authn` to its issuer: builds the HTTPS client (CA from the configuration, else
+/// system roots), installs the coalesced, cooldown-limited JWKS refresher and the
+/// distributed-claims fetcher, and starts the background initialisation task. Returns at
+/// once, whether or not the issuer is reachable. Must be called inside a Tokio runtime.
+///
+/// ```no_run
+/// # async fn f() -> Result<(), kube_authn::ConfigError> {
+/// use std::sync::Arc;
+/// use kube_authn::token::oidc::{config::OidcFlags, OidcAuthenticator, discovery::{spawn, DiscoveryOptions}};
+/// let cfg = OidcFlags { issuer_url: "https://issuer.example".into(), client_id: "kube".into(), ..Default::default() }.to_config(&[])?;
+/// let authn = Arc::new(OidcAuthenticator::new(cfg));
+/// let handle = spawn(&authn, DiscoveryOptions::default())?;
+/// # let _ = handle; Ok(()) }
+/// ```
+pub fn spawn(
+    authn: &Arc<OidcAuthenticator>,
+    opts: DiscoveryOptions,
+) -> Result<DiscoveryHandle, ConfigError> {
+    let rt = tokio::runtime::Handle::try_current()
+        .map_err(|_| ConfigError::new("oidc: the discovery task needs a Tokio runtime"))?;
+    let cfg = authn.config();
+    let mut info = ConnectionInfo::new(cfg.issuer_url.clone()).with_trust_env(opts.trust_env);
+    if let Some(ca) = &cfg.certificate_authority {
+        info = info.with_ca(Pem::Data(ca.as_bytes().to_vec()));
+    }
+    let client = info.client(opts.timeout).map_err(|e| {
+        ConfigError::new(format!("oidc: issuer {}: {e}", go_quote(&cfg.issuer_url)))
+    })?;
+    let remote = Arc::new(Remote {
+        authn: Arc::downgrade(authn),
+        client,
+        issuer: cfg.issuer_url.clone(),
+        discovery_url: discovery_url(&cfg.issuer_url, cfg.discovery_url.as_deref()),
+        jwks_uri: OnceLock::new(),
+        last_error: Mutex::new(None),
+        jwks_fetches: AtomicU64::new(0),
+    });
+    let r = remote.clone();
+    authn.set_refresher(Box::new(KeyRefresher::new(
+        opts.refresh_cooldown,
+        move || {
+            let r = r.clone();
+            async move { r.refetch().await }
+        },
+    )));
+    authn.set_claim_fetcher(Box::new(RemoteClaims(remote.clone())));
+    let (tx, rx) = tokio::sync::watch::channel(false);
+    let r = remote.clone();
+    let task = rt.spawn(async move {
+        let mut delay = opts.initial_retry;
+        loop {
+            if r.authn.strong_count() == 0 {
+                return;
+            }
+            match r.initialize().await {
+                Ok(()) => {
+                    r.set_error(None);
+                    let _ = tx.send(true);
+                    tracing::info!(issuer = %r.issuer, "oidc authenticator initialized");
+                    return;
+                }
+                Err(e) => {
+                    tracing::warn!(issuer = %r.issuer, "oidc authenticator: initializing plugin: {e}");
+                    r.set_error(Some(e));
+                }
+            }
+            tokio::time::sleep(delay).await;
+            delay = (delay * 2).min(opts.retry_interval);
+        }
+    });
+    Ok(DiscoveryHandle {
+        remote,
+        task,
+        ready: rx,
+    })
+}

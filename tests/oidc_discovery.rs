@@ -1,0 +1,617 @@
+//! Discovery / JWKS failure modes and distributed claims, against a **test-only** HTTPS server
+//! (tests/webhook_server: hyper + rustls on 127.0.0.1, scripted replies). A real provider
+//! cannot be made to answer with a wrong issuer, a 1 MiB+ body, a redirect or a distributed
+//! claims endpoint, so these cases use scripted replies; the happy paths against a real
+//! provider are in tests/oidc_provider.rs. ID tokens and distributed-claim JWTs are minted by
+//! jwcrypto (tests/tools/jwt_mint.py).
+
+mod jwt_support;
+mod webhook_server;
+
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use jwt_support::{fixture, mint, req};
+use kube_authn::authenticator::{Context, TokenAuthenticator};
+use kube_authn::token::oidc::OidcAuthenticator;
+use kube_authn::token::oidc::config::{JwtAuthenticatorConfig, OidcFlags, PrefixedClaim};
+use kube_authn::token::oidc::discovery::{DiscoveryHandle, DiscoveryOptions, spawn};
+use kube_authn::token::oidc::go_time_utc;
+use serde_json::{Value, json};
+use webhook_server::{Pki, Reply, Seen, Server};
+
+type Route = dyn Fn(&Seen, &str) -> Reply + Send + Sync;
+
+/// A scripted HTTPS site; `route` gets the request and the site's own base URL.
+async fn site(
+    pki: &Pki,
+    route: impl Fn(&Seen, &str) -> Reply + Send + Sync + 'static,
+) -> (Server, String) {
+    let base: Arc<OnceLock<String>> = Arc::new(OnceLock::new());
+    let b = base.clone();
+    let route: Arc<Route> = Arc::new(route);
+    let server = Server::start(
+        &pki.server_cert_pem,
+        &pki.server_key_pem,
+        None,
+        move |s, _| route(s, b.get().map_or("", |s| s.as_str())),
+    )
+    .await;
+    let url = server.url("");
+    base.set(url.clone()).unwrap();
+    (server, url)
+}
+
+fn cfg(issuer: &str, ca: Option<&str>) -> JwtAuthenticatorConfig {
+    let mut c = OidcFlags {
+        issuer_url: issuer.into(),
+        client_id: "my-client".into(),
+        ..Default::default()
+    }
+    .to_config(&[])
+    .unwrap();
+    c.certificate_authority = ca.map(str::to_owned);
+    c.username = PrefixedClaim {
+        claim: "username".into(),
+        prefix: String::new(),
+    };
+    c
+}
+
+fn fast() -> DiscoveryOptions {
+    DiscoveryOptions::default()
+        .with_retry(Duration::from_millis(50), Duration::from_millis(100))
+        .with_timeout(Duration::from_secs(2))
+        .with_trust_env(false)
+}
+
+/// Waits for the first initialisation error (or success → `Ok`).
+async fn first_outcome(h: &DiscoveryHandle) -> Result<(), String> {
+    for _ in 0..200 {
+        match h.health() {
+            Ok(()) => return Ok(()),
+            Err(e) if !e.ends_with("is not healthy: oidc: authenticator not initialized") => {
+                return Err(e);
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(25)).await,
+        }
+    }
+    panic!("no outcome");
+}
+
+fn json_reply(v: Value) -> Reply {
+    Reply::json(200, v)
+}
+
+fn discovery_doc(base: &str) -> Reply {
+    json_reply(json!({"issuer": base, "jwks_uri": format!("{base}/keys")}))
+}
+
+fn jwks(f: &jwt_support::Fixture, names: &[&str]) -> Vec<u8> {
+    let keys: Vec<Value> = names
+        .iter()
+        .map(|n| serde_json::from_slice(&f.read(n)).unwrap())
+        .collect();
+    json!({ "keys": keys }).to_string().into_bytes()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn discovery_and_jwks_failures_keep_the_authenticator_uninitialised() {
+    let Some(f) = fixture() else { return };
+    let pki = Pki::new();
+    let big = vec![b' '; (1 << 20) + 1];
+    let good_jwks = jwks(f, &["rsa.jwk"]);
+    type Case = (&'static str, Box<Route>, bool, &'static str);
+    fn ok(body: Vec<u8>) -> Reply {
+        Reply::Http(200, vec![("content-type", "application/json".into())], body)
+    }
+    let cases: Vec<Case> = vec![
+        (
+            "issuer mismatch",
+            Box::new(|s: &Seen, _b: &str| match s.uri.as_str() {
+                "/.well-known/openid-configuration" => json_reply(
+                    json!({"issuer": "https://other.example", "jwks_uri": "https://other.example/keys"}),
+                ),
+                _ => Reply::Http(404, vec![], vec![]),
+            }),
+            true,
+            "oidc: issuer did not match the issuer returned by provider, expected \"{URL}\" got \"https://other.example\"",
+        ),
+        (
+            "404",
+            Box::new(|_: &Seen, _: &str| Reply::Http(404, vec![], b"nope".to_vec())),
+            true,
+            "404 Not Found: nope",
+        ),
+        (
+            "redirect not followed",
+            Box::new(|_: &Seen, _: &str| {
+                Reply::Http(
+                    302,
+                    vec![("location", "https://127.0.0.1:1/elsewhere".into())],
+                    vec![],
+                )
+            }),
+            true,
+            "302 Found: ",
+        ),
+        (
+            "not JSON",
+            Box::new(|_: &Seen, _: &str| {
+                Reply::Http(
+                    200,
+                    vec![("content-type", "text/html".into())],
+                    b"<html>".to_vec(),
+                )
+            }),
+            true,
+            "oidc: failed to decode provider discovery object: got Content-Type = text/html, but expected application/json",
+        ),
+        (
+            "no jwks_uri",
+            Box::new(|_: &Seen, b: &str| json_reply(json!({"issuer": b}))),
+            true,
+            "provider did not return JWKS URL",
+        ),
+        (
+            "http jwks_uri",
+            Box::new(|_: &Seen, b: &str| {
+                json_reply(json!({"issuer": b, "jwks_uri": "http://127.0.0.1:1/keys"}))
+            }),
+            true,
+            "oidc: jwks_uri \"http://127.0.0.1:1/keys\" is not an https URL",
+        ),
+        (
+            "discovery larger than 1 MiB",
+            {
+                let big = big.clone();
+                Box::new(move |_: &Seen, _: &str| ok(big.clone()))
+            },
+            true,
+            "Get \"{URL}/.well-known/openid-configuration\": response body larger than 1048576 bytes",
+        ),
+        (
+            "JWKS larger than 1 MiB",
+            {
+                let big = big.clone();
+                Box::new(move |s: &Seen, b: &str| match s.uri.as_str() {
+                    "/keys" => ok(big.clone()),
+                    _ => discovery_doc(b),
+                })
+            },
+            true,
+            "fetching keys oidc: get keys failed Get \"{URL}/keys\": response body larger than 1048576 bytes",
+        ),
+        (
+            "JWKS 500",
+            Box::new(|s: &Seen, b: &str| match s.uri.as_str() {
+                "/keys" => Reply::Http(500, vec![], b"boom".to_vec()),
+                _ => discovery_doc(b),
+            }),
+            true,
+            "oidc: get keys failed: 500 Internal Server Error boom",
+        ),
+        (
+            "JWKS without usable keys",
+            Box::new(|s: &Seen, b: &str| match s.uri.as_str() {
+                "/keys" => json_reply(json!({"keys": [{"kty": "oct", "k": "c2VjcmV0"}]})),
+                _ => discovery_doc(b),
+            }),
+            true,
+            "oidc: JWKS contains no usable signing key",
+        ),
+        (
+            "JWKS malformed",
+            Box::new(|s: &Seen, b: &str| match s.uri.as_str() {
+                "/keys" => ok(b"{\"keys\": 5}".to_vec()),
+                _ => discovery_doc(b),
+            }),
+            true,
+            "oidc: failed to decode keys: malformed JWKS: ",
+        ),
+        (
+            "server not trusted (system roots, no CA configured)",
+            Box::new(|_: &Seen, b: &str| discovery_doc(b)),
+            false,
+            "Get \"{URL}/.well-known/openid-configuration\": invalid peer certificate: UnknownIssuer",
+        ),
+        (
+            "timeout",
+            Box::new(|_: &Seen, _: &str| Reply::Hang),
+            true,
+            "Get \"{URL}/.well-known/openid-configuration\": operation timed out",
+        ),
+        (
+            "success",
+            {
+                let good = good_jwks.clone();
+                Box::new(move |s: &Seen, b: &str| match s.uri.as_str() {
+                    "/keys" => ok(good.clone()),
+                    _ => discovery_doc(b),
+                })
+            },
+            true,
+            "",
+        ),
+    ];
+    for (name, route, with_ca, want) in cases {
+        let (server, url) = site(&pki, move |s, b| route(s, b)).await;
+        let a = Arc::new(OidcAuthenticator::new(cfg(
+            &url,
+            with_ca.then_some(pki.ca_pem.as_str()),
+        )));
+        let h = spawn(&a, fast()).unwrap();
+        let got = first_outcome(&h).await;
+        let want = want.replace("{URL}", &url);
+        match got {
+            Ok(()) => assert!(want.is_empty(), "{name}: initialised"),
+            Err(e) => {
+                let prefix = format!("oidc: authenticator for issuer \"{url}\" is not healthy: ");
+                let rest = e
+                    .strip_prefix(&prefix)
+                    .unwrap_or_else(|| panic!("{name}: {e}"));
+                assert!(
+                    !want.is_empty() && rest.starts_with(&want),
+                    "{name}: {rest}"
+                );
+                assert!(!a.is_initialized(), "{name}");
+                if name == "redirect not followed" {
+                    assert!(
+                        server
+                            .seen
+                            .lock()
+                            .unwrap()
+                            .iter()
+                            .all(|s| s.uri != "/elsewhere")
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn discovery_url_trailing_slash_and_last_good_keys() {
+    let Some(f) = fixture() else { return };
+    let pki = Pki::new();
+    // discoveryURL: fetched as given; the document's issuer must still equal issuer.url
+    // exactly (trailing slash included), and that is the `iss` tokens carry.
+    let issuer = "https://auth.example.com/a/b/foo/";
+    let good = jwks(f, &["rsa.jwk"]);
+    let (server, url) = site(&pki, move |s, b| match s.uri.as_str() {
+        "/c/d/bar/.well-known/openid-configuration" => {
+            json_reply(json!({"issuer": issuer, "jwks_uri": format!("{b}/keys")}))
+        }
+        // first JWKS fetch succeeds, every later one fails: the last good keys stay
+        "/keys" if s.method == "GET" => {
+            let n = KEYS_CALLS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            if n == 0 {
+                Reply::Http(200, vec![], good.clone())
+            } else {
+                Reply::Http(503, vec![], b"down".to_vec())
+            }
+        }
+        _ => Reply::Http(404, vec![], vec![]),
+    })
+    .await;
+    static KEYS_CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let mut c = cfg(issuer, Some(&pki.ca_pem));
+    c.discovery_url = Some(format!("{url}/c/d/bar/.well-known/openid-configuration"));
+    let a = Arc::new(OidcAuthenticator::new(c));
+    let h = spawn(&a, fast().with_refresh_cooldown(Duration::from_secs(60))).unwrap();
+    assert_eq!(first_outcome(&h).await, Ok(()));
+    let exp = 4_000_000_000i64;
+    let claims = |u: &str| json!({"iss": issuer, "aud": "my-client", "exp": exp, "username": u});
+    let tokens = mint(&[
+        req(
+            &f.key("rsa.pem"),
+            "RS256",
+            Some("thumbprint"),
+            claims("jane"),
+        ),
+        req(
+            &f.key("rsa2.pem"),
+            "RS256",
+            Some("thumbprint"),
+            claims("mallory"),
+        ),
+    ]);
+    let ctx = Context::default();
+    let r = a
+        .authenticate_token(&tokens[0], &ctx)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(r.user.name(), "jane");
+    // Unknown kid → one refetch, which fails → error, last good keys kept.
+    let e = a.authenticate_token(&tokens[1], &ctx).await.unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "oidc: verify token: failed to verify signature: failed to verify id token signature"
+    );
+    assert_eq!(h.jwks_fetches(), 2);
+    let r = a
+        .authenticate_token(&tokens[0], &ctx)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(r.user.name(), "jane", "last good keys still verify");
+    assert!(h.health().is_ok(), "initialised stays initialised");
+    drop(server);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn distributed_groups_claims() {
+    let Some(f) = fixture() else { return };
+    let pki = Pki::new();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    let (valid, expired) = (now + 3600, now - 3600);
+    let good = jwks(f, &["rsa.jwk"]);
+    // Claim JWTs served at /groups/<i>; minted once the site URL (the issuer) is known.
+    let served: Arc<OnceLock<Vec<Option<String>>>> = Arc::new(OnceLock::new());
+    let sv = served.clone();
+    let (server, url) = site(&pki, move |s, b| {
+        if s.uri == "/.well-known/openid-configuration" {
+            return discovery_doc(b);
+        }
+        if s.uri == "/keys" {
+            return Reply::Http(200, vec![], good.clone());
+        }
+        let Some(i) = s
+            .uri
+            .strip_prefix("/groups/")
+            .and_then(|i| i.parse::<usize>().ok())
+        else {
+            return Reply::Http(404, vec![], vec![]);
+        };
+        if s.headers.get("authorization").and_then(|v| v.to_str().ok())
+            != Some("Bearer groups_token")
+        {
+            return Reply::Http(401, vec![], vec![]);
+        }
+        match sv.get().and_then(|v| v[i].clone()) {
+            Some(jwt) if jwt == "CLOSE" => Reply::Close,
+            Some(jwt) if jwt == "BIG" => Reply::Http(200, vec![], vec![b'a'; (64 << 10) + 1]),
+            Some(jwt) => Reply::Http(
+                200,
+                vec![("content-type", "application/jwt".into())],
+                jwt.into_bytes(),
+            ),
+            None => Reply::Http(404, vec![], vec![]),
+        }
+    })
+    .await;
+    let rsa = f.key("rsa.pem");
+    let claim_jwt = |c: Value| Some(req(&rsa, "RS256", Some("thumbprint"), c));
+    let ep = |i: usize| format!("{url}/groups/{i}");
+    let id = |i: usize, name: &str, extra: Value, token: &str| {
+        let mut c = json!({
+            "iss": url, "aud": "my-client", "exp": valid, "username": "jane",
+            "_claim_names": {name: "src1"},
+            "_claim_sources": {"src1": {"endpoint": ep(i), "access_token": token}},
+        });
+        for (k, v) in extra.as_object().unwrap() {
+            c[k] = v.clone();
+        }
+        req(&rsa, "RS256", Some("thumbprint"), c)
+    };
+    let dist = |claims: Value| {
+        let mut c = json!({"iss": url, "aud": "my-client", "exp": valid});
+        for (k, v) in claims.as_object().unwrap() {
+            c[k] = v.clone();
+        }
+        claim_jwt(c)
+    };
+    let wrap = "oidc: could not expand distributed claims: ";
+    type Want = Result<Vec<&'static str>, String>;
+    // (name, groups claim, groups prefix, ID token claims, endpoint JWT or a raw reply, want)
+    type Case<'a> = (
+        &'a str,
+        &'a str,
+        &'a str,
+        Value,
+        Option<Value>,
+        Option<&'a str>,
+        Want,
+    );
+    let cases: Vec<Case<'_>> = vec![
+        (
+            "groups-distributed",
+            "groups",
+            "",
+            id(0, "groups", json!({}), "groups_token"),
+            dist(json!({"groups": ["team1", "team2"]})),
+            None,
+            Ok(vec!["team1", "team2"]),
+        ),
+        (
+            "groups-distributed-unusual-name",
+            "rabbits",
+            "",
+            id(1, "rabbits", json!({}), "groups_token"),
+            dist(json!({"rabbits": ["team1", "team2"]})),
+            None,
+            Ok(vec!["team1", "team2"]),
+        ),
+        (
+            "group-string-claim-distributed",
+            "groups",
+            "",
+            id(2, "groups", json!({}), "groups_token"),
+            dist(json!({"groups": "team1"})),
+            None,
+            Ok(vec!["team1"]),
+        ),
+        (
+            "groups-prefix-distributed",
+            "groups",
+            "groups:",
+            id(3, "groups", json!({}), "groups_token"),
+            dist(json!({"groups": ["team1", "team2"]})),
+            None,
+            Ok(vec!["groups:team1", "groups:team2"]),
+        ),
+        (
+            "normal-claim-wins",
+            "groups",
+            "",
+            id(4, "groups", json!({"groups": "team1"}), "groups_token"),
+            dist(json!({"groups": ["team2"]})),
+            None,
+            Ok(vec!["team1"]),
+        ),
+        (
+            "malformed-distributed-claim",
+            "groups",
+            "",
+            id(5, "groups", json!({}), "groups_token"),
+            dist(json!({})),
+            None,
+            Err(format!(
+                "{wrap}jwt returned by distributed claim endpoint \"{}\" did not contain claim: groups",
+                ep(5)
+            )),
+        ),
+        (
+            "wrong-audience",
+            "groups",
+            "",
+            id(6, "groups", json!({}), "groups_token"),
+            dist(json!({"aud": "your-client", "groups": ["team1"]})),
+            None,
+            Err(format!(
+                "{wrap}verify distributed claim token: oidc: expected audience \"my-client\" got [\"your-client\"]"
+            )),
+        ),
+        (
+            "expired-token",
+            "groups",
+            "",
+            id(7, "groups", json!({}), "groups_token"),
+            dist(json!({"exp": expired, "groups": ["team1"]})),
+            None,
+            Err(format!(
+                "{wrap}verify distributed claim token: oidc: token is expired (Token Expiry: {})",
+                go_time_utc(expired)
+            )),
+        ),
+        (
+            "wrong access token (401)",
+            "groups",
+            "",
+            id(8, "groups", json!({}), "s3cr3t-wrong-access-token"),
+            dist(json!({"groups": ["team1"]})),
+            None,
+            Err(format!(
+                "{wrap}while getting distributed claim \"groups\": error while getting distributed claim JWT: 401 Unauthorized"
+            )),
+        ),
+        (
+            "transport error",
+            "groups",
+            "",
+            id(9, "groups", json!({}), "groups_token"),
+            None,
+            Some("CLOSE"),
+            Err(format!(
+                "{wrap}while getting distributed claim \"groups\": Get \"{}\": ",
+                ep(9)
+            )),
+        ),
+        (
+            "another issuer",
+            "groups",
+            "",
+            id(10, "groups", json!({}), "groups_token"),
+            dist(json!({"iss": "https://evil.example", "groups": ["admins"]})),
+            None,
+            Err(format!(
+                "{wrap}verifying untrusted issuer \"https://evil.example\" failed: verifier not initialized for issuer: \"https://evil.example\""
+            )),
+        ),
+        (
+            "response larger than 64 KiB",
+            "groups",
+            "",
+            id(11, "groups", json!({}), "groups_token"),
+            None,
+            Some("BIG"),
+            Err(format!(
+                "{wrap}while getting distributed claim \"groups\": Get \"{}\": response body larger than 65536 bytes",
+                ep(11)
+            )),
+        ),
+        (
+            "plain http endpoint refused",
+            "groups",
+            "",
+            {
+                let mut r = id(12, "groups", json!({}), "groups_token");
+                r["claims"]["_claim_sources"]["src1"]["endpoint"] =
+                    json!("http://127.0.0.1:1/groups");
+                r
+            },
+            None,
+            None,
+            Err(format!(
+                "{wrap}while getting distributed claim \"groups\": Get \"http://127.0.0.1:1/groups\": only https URLs are fetched"
+            )),
+        ),
+    ];
+    // Mint every ID token and endpoint JWT in one jwcrypto run.
+    let mut reqs = Vec::new();
+    for c in &cases {
+        reqs.push(c.3.clone());
+        reqs.push(c.4.clone().unwrap_or_else(|| dist(json!({})).unwrap()));
+    }
+    let minted = mint(&reqs);
+    let served_jwts: Vec<Option<String>> = cases
+        .iter()
+        .enumerate()
+        .map(|(i, c)| match c.5 {
+            Some(raw) => Some(raw.to_owned()),
+            None => c.4.as_ref().map(|_| minted[2 * i + 1].clone()),
+        })
+        .collect();
+    served.set(served_jwts).unwrap();
+    for (i, (name, claim, prefix, _, _, _, want)) in cases.into_iter().enumerate() {
+        let mut c = cfg(&url, Some(&pki.ca_pem));
+        c.groups = Some(PrefixedClaim {
+            claim: claim.into(),
+            prefix: prefix.into(),
+        });
+        let a = Arc::new(OidcAuthenticator::new(c));
+        let h = spawn(&a, fast()).unwrap();
+        assert_eq!(first_outcome(&h).await, Ok(()), "{name}");
+        let before = server.seen.lock().unwrap().len();
+        let got = a
+            .authenticate_token(&minted[2 * i], &Context::default())
+            .await;
+        match (want, got) {
+            (Ok(groups), Ok(Some(r))) => {
+                assert_eq!(r.user.name(), "jane", "{name}");
+                assert_eq!(r.user.groups().collect::<Vec<_>>(), groups, "{name}");
+            }
+            (Err(msg), Err(e)) => {
+                let text = e.to_string();
+                assert!(text.starts_with(&msg), "{name}: {text}");
+                assert!(
+                    !text.contains("s3cr3t") && !format!("{e:?}").contains("s3cr3t"),
+                    "{name}: access token leaked"
+                );
+            }
+            (want, got) => panic!("{name}: want {want:?}, got {got:?}"),
+        }
+        let hit_endpoint = server.seen.lock().unwrap()[before..]
+            .iter()
+            .any(|s| s.uri.starts_with("/groups/"));
+        assert_eq!(
+            hit_endpoint,
+            name != "normal-claim-wins" && name != "plain http endpoint refused",
+            "{name}"
+        );
+    }
+}
