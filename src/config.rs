@@ -109,6 +109,14 @@ pub struct AuthenticationOptions {
     /// server that service-account lookups ask (`get` on serviceaccounts, secrets, pods,
     /// nodes).
     pub service_account_lookup_kubeconfig: Option<PathBuf>,
+    /// `--oidc-issuer-url`, `--oidc-client-id`, `--oidc-ca-file`, `--oidc-username-claim`,
+    /// `--oidc-username-prefix`, `--oidc-groups-claim`, `--oidc-groups-prefix`,
+    /// `--oidc-required-claim`, `--oidc-signing-algs` (feature `remote`): one OpenID Connect
+    /// issuer, discovered in the background (start-up never waits for it).
+    pub oidc: crate::token::oidc::config::OidcFlags,
+    /// `--authentication-config`: an `AuthenticationConfiguration` file whose `jwt[]` issuers
+    /// are authenticated like `--oidc-*` (mutually exclusive with those flags; feature `remote`).
+    pub authentication_config: Option<PathBuf>,
     /// `--authentication-token-webhook-config-file`: a kubeconfig naming the TokenReview
     /// webhook (needs the `remote` feature).
     pub authentication_token_webhook_config_file: Option<PathBuf>,
@@ -139,6 +147,8 @@ impl Default for AuthenticationOptions {
             service_account_issuers: Vec::new(),
             service_account_lookup: true,
             service_account_lookup_kubeconfig: None,
+            oidc: crate::token::oidc::config::OidcFlags::default(),
+            authentication_config: None,
             authentication_token_webhook_config_file: None,
             authentication_token_webhook_version: "v1beta1".into(),
             authentication_token_webhook_cache_ttl: Duration::from_secs(120),
@@ -170,6 +180,10 @@ pub struct Built {
     pub requestheader_ca: Option<Arc<CaBundle>>,
     /// Reload tasks; dropping them stops reloading.
     pub tasks: Vec<WatchTask>,
+    /// The OIDC issuers' authenticators and discovery tasks; dropping them stops the
+    /// background initialisation of issuers not reached yet.
+    #[cfg(feature = "remote")]
+    pub oidc: Option<crate::token::oidc::remote::OidcAuthenticators>,
 }
 
 impl AuthenticationOptions {
@@ -248,6 +262,20 @@ impl AuthenticationOptions {
                 builder = builder.token(router);
             }
         }
+        #[cfg(feature = "remote")]
+        let oidc = match self.oidc_authenticators(&api_audiences)? {
+            Some((router, running)) => {
+                builder = builder.token(router);
+                Some(running)
+            }
+            None => None,
+        };
+        #[cfg(not(feature = "remote"))]
+        if self.oidc.any_set() || self.authentication_config.is_some() {
+            return Err(ConfigError::new(
+                "--oidc-* and --authentication-config need the `remote` feature",
+            ));
+        }
         if let Some(path) = &self.authentication_token_webhook_config_file {
             builder = builder.token_arc(self.webhook(path, &api_audiences)?);
         }
@@ -263,6 +291,8 @@ impl AuthenticationOptions {
             client_ca,
             requestheader_ca,
             tasks,
+            #[cfg(feature = "remote")]
+            oidc,
         })
     }
 
@@ -388,6 +418,34 @@ impl AuthenticationOptions {
         Err(ConfigError::new(
             "--experimental-keystone-url needs the `remote` feature",
         ))
+    }
+
+    /// The JWT (OIDC) authenticators of `--oidc-*` or `--authentication-config`, behind their
+    /// own issuer router, with discovery started; `None` when neither is set. kube-apiserver
+    /// puts them after the service-account authenticators, audience-agnostic when API
+    /// audiences are set.
+    #[cfg(feature = "remote")]
+    fn oidc_authenticators(
+        &self,
+        api_audiences: &Audiences,
+    ) -> Result<Option<(IssuerRouter, crate::token::oidc::remote::OidcAuthenticators)>, ConfigError>
+    {
+        use crate::token::oidc::discovery::DiscoveryOptions;
+        use crate::token::oidc::remote::{jwt_configs, start};
+        let file = match &self.authentication_config {
+            Some(path) => Some(std::fs::read(path).map_err(|e| {
+                ConfigError::new(format!("--authentication-config {}: {e}", path.display()))
+            })?),
+            None => None,
+        };
+        let configs = jwt_configs(&self.oidc, file.as_deref(), &self.service_account_issuers)?;
+        if configs.is_empty() {
+            return Ok(None);
+        }
+        let mut router = IssuerRouter::new();
+        let audiences = (!api_audiences.is_empty()).then(|| api_audiences.clone());
+        let running = start(configs, audiences, DiscoveryOptions::default(), &mut router)?;
+        Ok(Some((router, running)))
     }
 
     /// The webhook, cached as kube-apiserver caches it (`cache(webhook, false, ttl, ttl)`).

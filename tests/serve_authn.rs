@@ -712,6 +712,10 @@ open(os.path.join(d, "ec_pub.pem"), "wb").write(spki(keys["ec"]))
 trad = lambda k: k.private_bytes(s.Encoding.PEM, s.PrivateFormat.TraditionalOpenSSL, s.NoEncryption())
 open(os.path.join(d, "rsa.pem"), "wb").write(trad(keys["rsa"]))
 open(os.path.join(d, "ec.pem"), "wb").write(trad(keys["ec"]))
+kid_of = lambda k: base64.urlsafe_b64encode(hashlib.sha256(k.public_key().public_bytes(s.Encoding.DER, s.PublicFormat.SubjectPublicKeyInfo)).digest()).rstrip(b"=").decode()
+jwk = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(keys["rsa"].public_key()))
+jwk.update({"kid": kid_of(keys["rsa"]), "alg": "RS256", "use": "sig"})
+open(os.path.join(d, "jwks.json"), "w").write(json.dumps({"keys": [jwk]}))
 for req in json.load(sys.stdin):
     k = keys[req["key"]]
     der = k.public_key().public_bytes(s.Encoding.DER, s.PublicFormat.SubjectPublicKeyInfo)
@@ -1196,6 +1200,192 @@ fn keystone_flags_check_basic_credentials() {
             vec!["--experimental-keystone-url=http://127.0.0.1:5000".to_string()],
             "Auth URL should be secure and start with https",
         )],
+    );
+}
+
+/// `--oidc-*` and `--authentication-config`: an OpenID issuer (a test-only HTTPS server on
+/// 127.0.0.1 serving a discovery document and a JWKS; `tests/oidc_provider.rs` runs the real npm
+/// `oidc-provider` against the library) and ID tokens minted by PyJWT. Discovery runs in the
+/// background, so the first requests may see `oidc: authenticator not initialized`.
+#[test]
+fn oidc_flags_and_authentication_config() {
+    if !have_pyjwt() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let pki = webhook_server::Pki::new();
+    let jwks_path = dir.path().join("jwks.json");
+    let issuer = Arc::new(Mutex::new(String::new()));
+    let (jwks, iss) = (jwks_path.clone(), issuer.clone());
+    let provider = rt.block_on(webhook_server::Server::start(
+        &pki.server_cert_pem,
+        &pki.server_key_pem,
+        None,
+        move |req, _| {
+            use webhook_server::Reply;
+            let issuer = iss.lock().unwrap().clone();
+            match req.uri.as_str() {
+                "/.well-known/openid-configuration" => Reply::json(
+                    200,
+                    json!({"issuer": issuer, "jwks_uri": format!("{issuer}/jwks"),
+                           "id_token_signing_alg_values_supported": ["RS256"]}),
+                ),
+                "/jwks" => Reply::Http(
+                    200,
+                    vec![("content-type", "application/json".into())],
+                    std::fs::read(&jwks).unwrap_or_default(),
+                ),
+                _ => Reply::json(404, json!({})),
+            }
+        },
+    ));
+    let url = provider.url("");
+    *issuer.lock().unwrap() = url.clone();
+    let ca = dir.path().join("issuer-ca.crt");
+    std::fs::write(&ca, &pki.ca_pem).unwrap();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let claims = |aud: &str, exp: u64| {
+        json!({"iss": url, "aud": aud, "sub": "alice", "email": "alice@example.com",
+               "email_verified": true, "tier": "gold", "groups": ["dev", "ops"], "iat": now, "exp": exp})
+    };
+    type Case<'a> = (&'a str, &'a str, Value, Option<(&'a str, &'a [&'a str])>);
+    let cases: [Case<'_>; 4] = [
+        (
+            "valid",
+            "rsa",
+            claims("kube", now + 3600),
+            Some(("alice", &["dev", "ops"])),
+        ),
+        ("another audience", "rsa", claims("other", now + 3600), None),
+        ("expired", "rsa", claims("kube", now - 60), None),
+        (
+            "signed by a key the issuer does not publish",
+            "rogue",
+            claims("kube", now + 3600),
+            None,
+        ),
+    ];
+    let requests: Vec<Value> = cases
+        .iter()
+        .map(|(_, key, c, _)| json!({"key": key, "alg": "RS256", "claims": c}))
+        .collect();
+    let tokens = mint(dir.path(), &Value::Array(requests));
+    // Waits out the background discovery, then checks the outcome.
+    let check = |server: &Server, name: &str, token: &str, want: Option<(String, Vec<String>)>| {
+        let auth = format!("Authorization: Bearer {token}");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let (code, body) = whoami_curl(server, &["-H", &auth]);
+            let initialising =
+                code == 401 && server.log().contains("oidc: authenticator not initialized");
+            match &want {
+                Some((user, groups)) if code == 201 => {
+                    assert_eq!(body["status"]["userInfo"]["username"], *user, "{name}");
+                    assert_eq!(
+                        body["status"]["userInfo"]["groups"],
+                        json!(groups),
+                        "{name}"
+                    );
+                    return;
+                }
+                None if code == 401 && !initialising => return,
+                _ if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(200)),
+                _ => panic!("{name}: {code} {body}\n{}", server.log()),
+            }
+        }
+    };
+    // The flags: user names prefixed with the issuer URL (claim `sub`), groups with `oidc:`.
+    let flags = vec![
+        format!("--oidc-issuer-url={url}"),
+        "--oidc-client-id=kube".into(),
+        format!("--oidc-ca-file={}", ca.display()),
+        "--oidc-groups-claim=groups".into(),
+        "--oidc-groups-prefix=oidc:".into(),
+        "--oidc-required-claim=tier=gold".into(),
+    ];
+    let server = Server::spawn(tempfile::tempdir().unwrap(), &flags);
+    for ((name, _, _, want), token) in cases.iter().zip(&tokens) {
+        let want = want.map(|(u, g)| {
+            (
+                format!("{url}#{u}"),
+                g.iter()
+                    .map(|g| format!("oidc:{g}"))
+                    .chain(["system:authenticated".to_string()])
+                    .collect(),
+            )
+        });
+        check(&server, name, token, want);
+    }
+    drop(server);
+    // The same issuer from an AuthenticationConfiguration file: the `email` claim, a prefix.
+    let config = dir.path().join("authn.yaml");
+    std::fs::write(
+        &config,
+        format!(
+            "apiVersion: apiserver.config.k8s.io/v1\nkind: AuthenticationConfiguration\njwt:\n- issuer:\n    url: {url}\n    audiences: [kube]\n    certificateAuthority: |\n{}  claimMappings:\n    username:\n      claim: email\n      prefix: \"cfg:\"\n    groups:\n      claim: groups\n      prefix: \"\"\n",
+            pki.ca_pem.lines().map(|l| format!("      {l}\n")).collect::<String>()
+        ),
+    )
+    .unwrap();
+    let server = Server::spawn(
+        tempfile::tempdir().unwrap(),
+        &[format!("--authentication-config={}", config.display())],
+    );
+    check(
+        &server,
+        "valid, from the file",
+        &tokens[0],
+        Some((
+            "cfg:alice@example.com".into(),
+            vec!["dev".into(), "ops".into(), "system:authenticated".into()],
+        )),
+    );
+    check(&server, "another audience, from the file", &tokens[1], None);
+    let log = server.log();
+    for token in &tokens {
+        let signature = token.rsplit('.').next().unwrap();
+        assert!(!log.contains(signature), "a token reached the log:\n{log}");
+    }
+    drop(server);
+    assert_startup_errors(
+        dir.path(),
+        &[
+            (
+                "flags and file together",
+                vec![
+                    format!("--oidc-issuer-url={url}"),
+                    "--oidc-client-id=kube".into(),
+                    format!("--authentication-config={}", config.display()),
+                ],
+                "authentication-config file and oidc-* flags are mutually exclusive",
+            ),
+            (
+                "client id without issuer",
+                vec!["--oidc-client-id=kube".to_string()],
+                "oidc-issuer-url and oidc-client-id must be specified together",
+            ),
+            (
+                "plain http issuer",
+                vec![
+                    "--oidc-issuer-url=http://127.0.0.1:1".to_string(),
+                    "--oidc-client-id=kube".into(),
+                ],
+                "URL scheme must be https",
+            ),
+            (
+                "required claim without =",
+                vec!["--oidc-required-claim=nope".to_string()],
+                "must be formatted as key=value",
+            ),
+        ],
     );
 }
 

@@ -62,6 +62,14 @@ pub struct DevTokenArgs {
 }
 
 /// Go `strconv.ParseBool`, as pflag parses boolean flags.
+/// pflag's `mapStringString` element: `key=value`.
+fn key_value(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) => Ok((k.to_owned(), v.to_owned())),
+        None => Err(format!("{s} must be formatted as key=value")),
+    }
+}
+
 fn go_bool(s: &str) -> Result<bool, String> {
     match s {
         "1" | "t" | "T" | "true" | "TRUE" | "True" => Ok(true),
@@ -192,6 +200,69 @@ pub struct ServeArgs {
     /// service accounts, secrets, pods and nodes (the credential needs `get` on them).
     #[arg(long = "service-account-lookup-kubeconfig", value_name = "FILE")]
     pub service_account_lookup_kubeconfig: Option<PathBuf>,
+
+    /// The URL of the OpenID issuer, only HTTPS scheme will be accepted. If set, it will be
+    /// used to verify the OIDC JSON Web Token (JWT).
+    #[arg(long = "oidc-issuer-url", value_name = "STRING", default_value = "")]
+    pub oidc_issuer_url: String,
+
+    /// The client ID for the OpenID Connect client, must be set if oidc-issuer-url is set.
+    #[arg(long = "oidc-client-id", value_name = "STRING", default_value = "")]
+    pub oidc_client_id: String,
+
+    /// If set, the OpenID server's certificate will be verified by one of the authorities in
+    /// the oidc-ca-file, otherwise the host's root CA set will be used.
+    #[arg(long = "oidc-ca-file", value_name = "FILE")]
+    pub oidc_ca_file: Option<PathBuf>,
+
+    /// The OpenID claim to use as the user name. Note that claims other than the default
+    /// ('sub') is not guaranteed to be unique and immutable.
+    #[arg(
+        long = "oidc-username-claim",
+        value_name = "STRING",
+        default_value = "sub"
+    )]
+    pub oidc_username_claim: String,
+
+    /// If provided, all usernames will be prefixed with this value. If not provided, username
+    /// claims other than 'email' are prefixed by the issuer URL to avoid clashes. To skip any
+    /// prefixing, provide the value '-'.
+    #[arg(long = "oidc-username-prefix", value_name = "STRING")]
+    pub oidc_username_prefix: Option<String>,
+
+    /// If provided, the name of a custom OpenID Connect claim for specifying user groups. The
+    /// claim value is expected to be a string or array of strings.
+    #[arg(long = "oidc-groups-claim", value_name = "STRING")]
+    pub oidc_groups_claim: Option<String>,
+
+    /// If provided, all groups will be prefixed with this value to prevent conflicts with
+    /// other authentication strategies.
+    #[arg(long = "oidc-groups-prefix", value_name = "STRING", default_value = "")]
+    pub oidc_groups_prefix: String,
+
+    /// A key=value pair that describes a required claim in the ID Token. If set, the claim is
+    /// verified to be present in the ID Token with a matching value. Repeat this flag to
+    /// specify multiple claims.
+    #[arg(long = "oidc-required-claim", value_name = "KEY=VALUE", action = clap::ArgAction::Append,
+          value_delimiter = ',', value_parser = key_value)]
+    pub oidc_required_claims: Vec<(String, String)>,
+
+    /// Comma-separated list of allowed JOSE asymmetric signing algorithms. JWTs with a
+    /// supported 'alg' header values are: RS256, RS384, RS512, ES256, ES384, ES512, PS256,
+    /// PS384, PS512.
+    #[arg(
+        long = "oidc-signing-algs",
+        value_name = "STRINGS",
+        value_delimiter = ',',
+        default_value = "RS256"
+    )]
+    pub oidc_signing_algs: Vec<String>,
+
+    /// File with Authentication Configuration to configure the JWT Token authenticator
+    /// (apiserver.config.k8s.io/v1 AuthenticationConfiguration). Note: This feature is
+    /// mutually exclusive with the oidc-* flags.
+    #[arg(long = "authentication-config", value_name = "FILE")]
+    pub authentication_config: Option<PathBuf>,
 
     /// File with webhook configuration for token authentication in kubeconfig format. The API
     /// server will query the remote service to determine authentication for bearer tokens.

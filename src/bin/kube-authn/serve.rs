@@ -48,6 +48,18 @@ pub async fn run(mut args: ServeArgs) -> Result<(), String> {
         service_account_issuers: args.service_account_issuers.clone(),
         service_account_lookup: args.service_account_lookup,
         service_account_lookup_kubeconfig: args.service_account_lookup_kubeconfig.clone(),
+        oidc: kube_authn::token::oidc::config::OidcFlags {
+            issuer_url: args.oidc_issuer_url.clone(),
+            client_id: args.oidc_client_id.clone(),
+            ca_file: args.oidc_ca_file.clone(),
+            username_claim: args.oidc_username_claim.clone(),
+            username_prefix: args.oidc_username_prefix.clone(),
+            groups_claim: args.oidc_groups_claim.clone(),
+            groups_prefix: args.oidc_groups_prefix.clone(),
+            required_claims: args.oidc_required_claims.clone(),
+            signing_algs: args.oidc_signing_algs.clone(),
+        },
+        authentication_config: args.authentication_config.clone(),
         authentication_token_webhook_config_file: args
             .authentication_token_webhook_config_file
             .clone(),
