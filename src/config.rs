@@ -7,11 +7,13 @@
 //! ```text
 //! front proxy (--requestheader-*, audience-agnostic)
 //! basic auth (--basic-auth-file, the ≤1.18 position)
+//! Keystone Basic auth (--experimental-keystone-url, ≤1.10)
 //! client certificates (--client-ca-file)
 //! bearer + WebSocket over union(
 //!     token file (--token-auth-file, audience-agnostic),
 //!     service-account tokens, legacy then bound (--service-account-key-file,
 //!         --service-account-issuer; audience-aware), routed by issuer,
+//!     OIDC issuers (--oidc-*, --authentication-config; discovered in the background),
 //!     webhook TokenReview (--authentication-token-webhook-config-file, behind its own cache),
 //! )
 //! → system:authenticated group adder
