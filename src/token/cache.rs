@@ -37,6 +37,10 @@
 //! | key: AES-256-GMAC (aws-lc-rs) | 215 |
 //! | key: keyed SipHash-1-3-128 (not a MAC; measured for scale) | 257 |
 //!
+//! Hits from several threads (`token_cache/threads`, aggregate time per hit, HMAC keys): 932 ns
+//! with 1 thread, 478 ns with 2 (1.95× the throughput, on 2 cores), 537 ns with 8 (no collapse:
+//! the cache is sharded and a hit takes one shard's read lock).
+//!
 //! The key hash is ~90 % of a hit; the sharded lookup and clones cost ~70 ns. kube-apiserver's
 //! hit is 1.0–1.8 µs. With HMAC-SHA256 a hit cannot get under 0.5 µs on this CPU: SHA-256 alone
 //! over the same 1.2 KB costs 0.68 µs with SHA-NI, and no SHA-256 implementation measured here
