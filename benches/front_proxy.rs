@@ -46,7 +46,7 @@ fn bench(c: &mut Criterion) {
         .body(())
         .unwrap();
     req.extensions_mut()
-        .insert(PeerCertificates::from_handshake(vec![proxy_cert]));
+        .insert(PeerCertificates::from_handshake(vec![proxy_cert.clone()]));
     let (parts, _) = req.into_parts();
     let user = fp.authenticate_parts(&parts).unwrap().unwrap().user;
     assert_eq!(user.groups().count(), 3);
@@ -58,6 +58,21 @@ fn bench(c: &mut Criterion) {
     });
     g.bench_function("request (cached proxy verify + headers)", |b| {
         b.iter(|| black_box(fp.authenticate_parts(black_box(&parts)).unwrap()))
+    });
+    // A new connection every time: the proxy certificate is verified (what k8s.io/apiserver
+    // does on every request), then the headers are read.
+    g.bench_function("first request (verify proxy cert + headers)", |b| {
+        b.iter_batched(
+            || {
+                let mut parts = parts.clone();
+                parts
+                    .extensions
+                    .insert(PeerCertificates::from_handshake(vec![proxy_cert.clone()]));
+                parts
+            },
+            |parts| black_box(fp.authenticate_parts(&parts).unwrap()),
+            criterion::BatchSize::SmallInput,
+        )
     });
     g.finish();
 }
