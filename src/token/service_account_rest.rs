@@ -26,7 +26,8 @@
 //! results for 10 s).
 //!
 //! ```no_run
-//! //! use kube_authn::jwt::router::IssuerRouter;
+//! use std::sync::Arc;
+//! use kube_authn::jwt::router::IssuerRouter;
 //! use kube_authn::token::service_account::ServiceAccountOptions;
 //! use kube_authn::token::service_account_rest::RestLookup;
 //!
