@@ -1003,6 +1003,31 @@ fn service_account_tokens_minted_by_pyjwt() {
     }
 }
 
+/// A test-only HTTPS server on 127.0.0.1 (`tests/webhook_server`) with scripted replies, on a
+/// runtime of its own so the blocking test body can call the `kube-authn serve` child; keep
+/// the returned runtime alive as long as the server is used.
+fn scripted_https(
+    handler: impl Fn(&webhook_server::Seen, usize) -> webhook_server::Reply + Send + Sync + 'static,
+) -> (
+    tokio::runtime::Runtime,
+    webhook_server::Pki,
+    webhook_server::Server,
+) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let pki = webhook_server::Pki::new();
+    let server = rt.block_on(webhook_server::Server::start(
+        &pki.server_cert_pem,
+        &pki.server_key_pem,
+        None,
+        handler,
+    ));
+    (rt, pki, server)
+}
+
 /// `--service-account-lookup=true` through `--service-account-lookup-kubeconfig`: the test
 /// API server (test-only, on 127.0.0.1 over TLS) knows service account `ns1/builder` and its
 /// pod; bound tokens naming anything else are refused, and a valid token is looked up once
@@ -1014,36 +1039,31 @@ fn service_account_lookup_through_a_kubeconfig() {
     }
     const ISSUER: &str = "https://issuer.example";
     let dir = tempfile::tempdir().unwrap();
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let pki = webhook_server::Pki::new();
-    let api = rt.block_on(webhook_server::Server::start(
-        &pki.server_cert_pem,
-        &pki.server_key_pem,
-        None,
-        |seen, _| {
-            use webhook_server::Reply;
-            if seen.headers.get("authorization").and_then(|v| v.to_str().ok())
-                != Some("Bearer lookup-token")
-            {
-                return Reply::json(401, json!({"kind": "Status", "code": 401}));
-            }
-            match seen.uri.as_str() {
-                "/api/v1/namespaces/ns1/serviceaccounts/builder" => Reply::json(
-                    200,
-                    json!({"kind": "ServiceAccount", "metadata": {"name": "builder", "uid": "uid-builder"}}),
-                ),
-                "/api/v1/namespaces/ns1/pods/builder-pod" => Reply::json(
-                    200,
-                    json!({"kind": "Pod", "metadata": {"name": "builder-pod", "uid": "pod-uid-builder"}}),
-                ),
-                _ => Reply::json(404, json!({"kind": "Status", "code": 404, "reason": "NotFound"})),
-            }
-        },
-    ));
+    let (_rt, pki, api) = scripted_https(|seen, _| {
+        use webhook_server::Reply;
+        if seen
+            .headers
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            != Some("Bearer lookup-token")
+        {
+            return Reply::json(401, json!({"kind": "Status", "code": 401}));
+        }
+        match seen.uri.as_str() {
+            "/api/v1/namespaces/ns1/serviceaccounts/builder" => Reply::json(
+                200,
+                json!({"kind": "ServiceAccount", "metadata": {"name": "builder", "uid": "uid-builder"}}),
+            ),
+            "/api/v1/namespaces/ns1/pods/builder-pod" => Reply::json(
+                200,
+                json!({"kind": "Pod", "metadata": {"name": "builder-pod", "uid": "pod-uid-builder"}}),
+            ),
+            _ => Reply::json(
+                404,
+                json!({"kind": "Status", "code": 404, "reason": "NotFound"}),
+            ),
+        }
+    });
     let ca = dir.path().join("api-ca.crt");
     std::fs::write(&ca, &pki.ca_pem).unwrap();
     let kubeconfig = dir.path().join("lookup.kubeconfig");
@@ -1138,37 +1158,26 @@ fn service_account_lookup_through_a_kubeconfig() {
 #[test]
 fn keystone_flags_check_basic_credentials() {
     let dir = tempfile::tempdir().unwrap();
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let pki = webhook_server::Pki::new();
-    let keystone = rt.block_on(webhook_server::Server::start(
-        &pki.server_cert_pem,
-        &pki.server_key_pem,
-        None,
-        |req, _| {
-            use webhook_server::Reply;
-            let v: Value = serde_json::from_slice(&req.body).unwrap_or_default();
-            let user = &v["auth"]["identity"]["password"]["user"];
-            if req.uri == "/v3/auth/tokens?nocatalog"
-                && user["name"] == "kuser"
-                && user["password"] == "kpass"
-            {
-                Reply::Http(
-                    201,
-                    vec![("x-subject-token", "t".into())],
-                    br#"{"token":{"methods":["password"]}}"#.to_vec(),
-                )
-            } else {
-                Reply::json(
-                    401,
-                    json!({"error": {"code": 401, "title": "Unauthorized"}}),
-                )
-            }
-        },
-    ));
+    let (_rt, pki, keystone) = scripted_https(|req, _| {
+        use webhook_server::Reply;
+        let v: Value = serde_json::from_slice(&req.body).unwrap_or_default();
+        let user = &v["auth"]["identity"]["password"]["user"];
+        if req.uri == "/v3/auth/tokens?nocatalog"
+            && user["name"] == "kuser"
+            && user["password"] == "kpass"
+        {
+            Reply::Http(
+                201,
+                vec![("x-subject-token", "t".into())],
+                br#"{"token":{"methods":["password"]}}"#.to_vec(),
+            )
+        } else {
+            Reply::json(
+                401,
+                json!({"error": {"code": 401, "title": "Unauthorized"}}),
+            )
+        }
+    });
     let ca = dir.path().join("keystone-ca.crt");
     std::fs::write(&ca, &pki.ca_pem).unwrap();
     let args = vec![
@@ -1213,37 +1222,26 @@ fn oidc_flags_and_authentication_config() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let pki = webhook_server::Pki::new();
     let jwks_path = dir.path().join("jwks.json");
     let issuer = Arc::new(Mutex::new(String::new()));
     let (jwks, iss) = (jwks_path.clone(), issuer.clone());
-    let provider = rt.block_on(webhook_server::Server::start(
-        &pki.server_cert_pem,
-        &pki.server_key_pem,
-        None,
-        move |req, _| {
-            use webhook_server::Reply;
-            let issuer = iss.lock().unwrap().clone();
-            match req.uri.as_str() {
-                "/.well-known/openid-configuration" => Reply::json(
-                    200,
-                    json!({"issuer": issuer, "jwks_uri": format!("{issuer}/jwks"),
+    let (_rt, pki, provider) = scripted_https(move |req, _| {
+        use webhook_server::Reply;
+        let issuer = iss.lock().unwrap().clone();
+        match req.uri.as_str() {
+            "/.well-known/openid-configuration" => Reply::json(
+                200,
+                json!({"issuer": issuer, "jwks_uri": format!("{issuer}/jwks"),
                            "id_token_signing_alg_values_supported": ["RS256"]}),
-                ),
-                "/jwks" => Reply::Http(
-                    200,
-                    vec![("content-type", "application/json".into())],
-                    std::fs::read(&jwks).unwrap_or_default(),
-                ),
-                _ => Reply::json(404, json!({})),
-            }
-        },
-    ));
+            ),
+            "/jwks" => Reply::Http(
+                200,
+                vec![("content-type", "application/json".into())],
+                std::fs::read(&jwks).unwrap_or_default(),
+            ),
+            _ => Reply::json(404, json!({})),
+        }
+    });
     let url = provider.url("");
     *issuer.lock().unwrap() = url.clone();
     let ca = dir.path().join("issuer-ca.crt");
