@@ -318,6 +318,21 @@ impl<'a> AuthFuture<'a> {
         matches!(self.0, FutureRepr::Ready(Some(_)))
     }
 
+    /// The result of a future from an authenticator that declares
+    /// [`always_ready`](RequestAuthenticator::always_ready). A pending future breaks that
+    /// promise: it is logged and becomes an internal error (fail closed), never awaited.
+    pub(crate) fn expect_ready(self) -> AuthResult {
+        self.into_ready().unwrap_or_else(|_pending| {
+            tracing::error!(
+                "an authenticator declared always_ready() but returned a pending future; refusing the request"
+            );
+            Err(Error::from_static(
+                ErrorKind::Internal,
+                "authenticator returned a pending future despite always_ready()",
+            ))
+        })
+    }
+
     /// The result if it is already known, otherwise the future back.
     ///
     /// ```

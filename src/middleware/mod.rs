@@ -580,22 +580,10 @@ fn authenticate_now<F: OnFailure>(shared: &Shared<F>, parts: &mut Parts) -> Verd
     let span = span(parts);
     let _entered = (!span.is_disabled()).then(|| span.enter());
     let start = shared.metrics.as_ref().map(|_| Instant::now());
-    let result = match shared
+    let result = shared
         .chain
         .authenticate_request(parts, &shared.context)
-        .into_ready()
-    {
-        Ok(result) => result,
-        Err(_pending) => {
-            tracing::error!(
-                "an authenticator declared always_ready() but returned a pending future; refusing the request"
-            );
-            Err(Error::from_static(
-                ErrorKind::Internal,
-                "authenticator returned a pending future despite always_ready()",
-            ))
-        }
-    };
+        .expect_ready();
     decide(shared, parts, result, start, &span)
 }
 

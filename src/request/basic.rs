@@ -13,7 +13,7 @@ use crate::authenticator::{
     AuthFuture, AuthResult, Context, Description, PasswordAuthenticator, RequestAuthenticator,
     Schemes,
 };
-use crate::error::{Error, ErrorKind};
+use crate::error::Error;
 
 /// Go's `base64.StdEncoding` as `Request.BasicAuth` uses it: padding required, non-canonical
 /// trailing bits accepted.
@@ -109,19 +109,11 @@ impl<P: PasswordAuthenticator + ?Sized> RequestAuthenticator for Basic<P> {
         };
         if self.passwords.always_ready() {
             let (user, password) = (&text[..colon], &text[colon + 1..]);
-            return AuthFuture::ready(
-                match self
-                    .passwords
+            return AuthFuture::ready(invalid_if_unknown(
+                self.passwords
                     .authenticate_password(user, password, ctx)
-                    .into_ready()
-                {
-                    Ok(result) => invalid_if_unknown(result),
-                    Err(_) => Err(Error::from_static(
-                        ErrorKind::Internal,
-                        "authenticator returned a pending future despite always_ready()",
-                    )),
-                },
-            );
+                    .expect_ready(),
+            ));
         }
         // The decoded credential is owned, so a future that borrows it must own it too.
         // Basic auth is legacy (removed from Kubernetes in 1.19); the small allocations here

@@ -154,13 +154,9 @@ impl<T: TokenAuthenticator + ?Sized> RequestAuthenticator for WebSocketProtocol<
             // happens once per connection, so this one allocation is off the hot path.
             Ok(Some(token)) if self.tokens.always_ready() => {
                 // The delegate answers at once: no need for a future that owns the token.
-                match self.tokens.authenticate_token(&token, ctx).into_ready() {
-                    Ok(result) => AuthFuture::ready(claim_token(result)),
-                    Err(_) => AuthFuture::ready(Err(Error::from_static(
-                        ErrorKind::Internal,
-                        "authenticator returned a pending future despite always_ready()",
-                    ))),
-                }
+                AuthFuture::ready(claim_token(
+                    self.tokens.authenticate_token(&token, ctx).expect_ready(),
+                ))
             }
             Ok(Some(token)) => {
                 let tokens = &self.tokens;
