@@ -16,11 +16,19 @@
 //! # Design
 //!
 //! The label sets are closed (3 results, 7 compressed user names), so every series is a fixed
-//! atomic counter: recording is a handful of relaxed `fetch_add`s, with no lock, no map and no
+//! atomic counter: recording is three relaxed `fetch_add`s (the duration bucket, the duration
+//! sum and the compressed user; the attempts counter is the histogram's count), with no lock, no map and no
 //! allocation, and two threads never contend on anything but a cache line. There is no
 //! dependency on the `prometheus` crate. [`Metrics::encode`] writes the Prometheus text format
 //! the way Go's `client_golang` does: families sorted by name, series sorted by label value,
 //! only series that have been observed, floats in Go's `%g` shortest form (`1e+06`, `0.001`).
+//!
+//! The middleware times each attempt with [`quanta`]'s clock (the CPU's invariant time-stamp
+//! counter, calibrated once against the OS monotonic clock; the OS clock itself where the
+//! counter is not invariant): the two readings per request cost ≈30 ns instead of ≈75 ns for
+//! `std::time::Instant` (`clock_gettime` through the vDSO) on the project machine, a tenth of
+//! the whole middleware's budget. The histogram's smallest bucket is 1 ms, far above either
+//! clock's error.
 //!
 //! ```
 //! use kube_authn::metrics::{Metrics, Outcome};
@@ -139,7 +147,6 @@ const BOUNDS_NANOS: [u64; BUCKETS] = {
 struct Histogram {
     /// Non-cumulative counts; index `BUCKETS` is the `+Inf` overflow.
     buckets: [AtomicU64; BUCKETS + 1],
-    count: AtomicU64,
     sum_nanos: AtomicU64,
 }
 
@@ -152,7 +159,11 @@ impl Histogram {
             .unwrap_or(BUCKETS);
         self.buckets[i].fetch_add(1, Relaxed);
         self.sum_nanos.fetch_add(nanos, Relaxed);
-        self.count.fetch_add(1, Relaxed);
+    }
+
+    /// Observations so far: the sum of the buckets (no separate counter to keep in step).
+    fn count(&self) -> u64 {
+        self.buckets.iter().map(|b| b.load(Relaxed)).sum()
     }
 }
 
@@ -167,7 +178,10 @@ impl Histogram {
 /// ```
 #[derive(Default)]
 pub struct Metrics {
-    attempts: [AtomicU64; 3],
+    // `authentication_attempts{result}` is not a counter of its own: every attempt is one
+    // observation of `authentication_duration_seconds{result}`, so the attempts are that
+    // histogram's count (two atomic additions per request fewer, and the two families can
+    // never disagree).
     users: [AtomicU64; USERNAMES.len()],
     latency: [Histogram; 3],
 }
@@ -210,7 +224,6 @@ impl Metrics {
                 self.users[username_index(name)].fetch_add(1, Relaxed);
             }
         }
-        self.attempts[outcome.index()].fetch_add(1, Relaxed);
         self.latency[outcome.index()].observe(elapsed);
     }
 
@@ -220,7 +233,7 @@ impl Metrics {
     /// assert_eq!(kube_authn::metrics::Metrics::new().attempts(kube_authn::metrics::Outcome::Success), 0);
     /// ```
     pub fn attempts(&self, outcome: Outcome) -> u64 {
-        self.attempts[outcome.index()].load(Relaxed)
+        self.latency[outcome.index()].count()
     }
 
     /// `authenticated_user_requests{username}` so far, by compressed name (`admin`, `email_id`,
@@ -302,7 +315,7 @@ impl Metrics {
         let observed: Vec<Outcome> = OUTCOMES
             .iter()
             .copied()
-            .filter(|o| self.latency[o.index()].count.load(Relaxed) > 0)
+            .filter(|o| self.latency[o.index()].count() > 0)
             .collect();
         if observed.is_empty() {
             return;
@@ -465,6 +478,39 @@ mod tests {
                 "0.512", "1.024", "2.048", "4.096", "8.192", "16.384"
             ]
         );
+    }
+
+    #[test]
+    fn attempts_are_the_duration_histograms_count() {
+        let m = Metrics::new();
+        let records = [
+            (Outcome::Success, Duration::from_micros(3)),
+            (Outcome::Success, Duration::from_secs(30)), // +Inf bucket still counts
+            (Outcome::Failure, Duration::from_millis(2)),
+        ];
+        for (o, d) in records {
+            m.record(o, Some("u"), d);
+        }
+        assert_eq!(m.attempts(Outcome::Success), 2);
+        assert_eq!(m.attempts(Outcome::Failure), 1);
+        assert_eq!(m.attempts(Outcome::Error), 0);
+        let mut s = String::new();
+        m.encode(&mut s);
+        for (result, n) in [("success", 2), ("failure", 1)] {
+            assert!(
+                s.contains(&format!(
+                    "authentication_attempts{{result=\"{result}\"}} {n}\n"
+                )),
+                "{s}"
+            );
+            assert!(
+                s.contains(&format!(
+                    "authentication_duration_seconds_count{{result=\"{result}\"}} {n}\n"
+                )),
+                "{s}"
+            );
+        }
+        assert!(!s.contains("result=\"error\""), "{s}");
     }
 
     #[test]

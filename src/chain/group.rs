@@ -32,7 +32,7 @@ use crate::authenticator::{
     AuthFuture, AuthResult, Context, Description, RequestAuthenticator, Response,
     TokenAuthenticator,
 };
-use crate::user::{ALL_AUTHENTICATED, ALL_UNAUTHENTICATED, ANONYMOUS, SharedStr};
+use crate::user::SharedStr;
 
 /// Adds `system:authenticated`. See the [module docs](self).
 #[derive(Debug, Clone)]
@@ -53,21 +53,16 @@ impl<A> AuthenticatedGroupAdder<A> {
 }
 
 fn add_authenticated(result: AuthResult) -> AuthResult {
-    let Ok(Some(response)) = result else {
-        return result;
-    };
-    let user = &response.user;
-    if user.name() == ANONYMOUS
-        || user
-            .groups()
-            .any(|g| g == ALL_AUTHENTICATED || g == ALL_UNAUTHENTICATED)
-    {
-        return Ok(Some(response));
+    match result {
+        Ok(Some(response)) => match response.user.authenticated_twin() {
+            Some(user) => Ok(Some(Response {
+                user,
+                audiences: response.audiences,
+            })),
+            None => Ok(Some(response)),
+        },
+        other => other,
     }
-    Ok(Some(Response {
-        user: Arc::new(user.with_authenticated_group()),
-        audiences: response.audiences,
-    }))
 }
 
 impl<A: RequestAuthenticator> RequestAuthenticator for AuthenticatedGroupAdder<A> {
@@ -224,6 +219,50 @@ mod tests {
                     .build(),
             ));
             assert_eq!(groups_after(&a).await, want, "case {name}");
+        }
+    }
+
+    #[tokio::test]
+    async fn the_added_user_is_built_once_per_user_and_shared() {
+        // The adder's answer for one stored user is the same `Arc` on every request (built on
+        // the first); an exempt user comes back as the very `Arc` the delegate returned.
+        let cases: [(&str, UserInfo, bool); 3] = [
+            ("adds", UserInfo::builder("u").group("g").build(), true),
+            ("anonymous", UserInfo::new("system:anonymous"), false),
+            (
+                "already authenticated",
+                UserInfo::builder("u").group("system:authenticated").build(),
+                false,
+            ),
+        ];
+        for (name, user, adds) in cases {
+            let stored = Arc::new(user);
+            let inner = {
+                let stored = stored.clone();
+                SyncTokenFn::new(move |_: &str, _: &Context| {
+                    Ok(Some(Response::new(stored.clone())))
+                })
+            };
+            let a = AuthenticatedGroupAdder::new(inner);
+            let ctx = Context::default();
+            let first = a.authenticate_token("t", &ctx).await.unwrap().unwrap().user;
+            let second = a.authenticate_token("t", &ctx).await.unwrap().unwrap().user;
+            assert!(Arc::ptr_eq(&first, &second), "case {name}: shared");
+            assert_eq!(!Arc::ptr_eq(&first, &stored), adds, "case {name}");
+            assert_eq!(
+                first
+                    .groups()
+                    .filter(|g| *g == "system:authenticated")
+                    .count(),
+                usize::from(adds || name == "already authenticated"),
+                "case {name}"
+            );
+            // The stored user itself never changes.
+            assert_eq!(
+                stored.groups().any(|g| g == "system:authenticated"),
+                name == "already authenticated",
+                "case {name}"
+            );
         }
     }
 

@@ -119,7 +119,6 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll};
-use std::time::Instant;
 
 use bytes::Bytes;
 use http::request::Parts;
@@ -221,6 +220,11 @@ impl<F: OnFailure> Builder<F> {
             Context::with_audiences(self.api_audiences.clone())
         };
         let rules = HeaderRules::new(self.chain.description());
+        if self.metrics.is_some() {
+            // The first reading calibrates quanta's TSC clock against the OS clock (≈0.6 ms,
+            // once per process): pay it here, not on the first request.
+            let _ = quanta::Instant::now();
+        }
         AuthenticationLayer {
             shared: Arc::new(Shared {
                 ready: self.chain.always_ready(),
@@ -566,7 +570,7 @@ async fn run<F: OnFailure>(
     mut parts: Parts,
     span: tracing::Span,
 ) -> Decision {
-    let start = shared.metrics.as_ref().map(|_| Instant::now());
+    let start = shared.metrics.as_ref().map(|_| quanta::Instant::now());
     let result = shared
         .chain
         .authenticate_request(&parts, &shared.context)
@@ -579,7 +583,7 @@ async fn run<F: OnFailure>(
 fn authenticate_now<F: OnFailure>(shared: &Shared<F>, parts: &mut Parts) -> Verdict {
     let span = span(parts);
     let _entered = (!span.is_disabled()).then(|| span.enter());
-    let start = shared.metrics.as_ref().map(|_| Instant::now());
+    let start = shared.metrics.as_ref().map(|_| quanta::Instant::now());
     let result = shared
         .chain
         .authenticate_request(parts, &shared.context)
@@ -591,7 +595,7 @@ fn decide<F: OnFailure>(
     shared: &Shared<F>,
     parts: &mut Parts,
     result: crate::authenticator::AuthResult,
-    start: Option<Instant>,
+    start: Option<quanta::Instant>,
     span: &tracing::Span,
 ) -> Verdict {
     let record = |outcome: Outcome, user: Option<&str>| {

@@ -112,6 +112,13 @@ pub(crate) fn parse_authorization(headers: &HeaderMap) -> Result<Authorization<'
     }
     // ASCII, so valid UTF-8 and every byte offset is a character boundary.
     let text = std::str::from_utf8(bytes).map_err(|_| ERR_NOT_ASCII)?;
+    // The common case first: `Bearer ` in any case, then a token that does not start with a
+    // space or tab (the same rules as below, without scanning for the scheme's end).
+    if let [b0, b1, b2, b3, b4, b5, b' ', first, ..] = bytes {
+        if [*b0, *b1, *b2, *b3, *b4, *b5].eq_ignore_ascii_case(b"bearer") && !is_space(*first) {
+            return bearer_token(bytes, text, 7);
+        }
+    }
     let scheme_end = bytes
         .iter()
         .position(|&b| is_space(b))
@@ -125,18 +132,7 @@ pub(crate) fn parse_authorization(headers: &HeaderMap) -> Result<Authorization<'
         if !single_space {
             return Err(ERR_MALFORMED_BEARER);
         }
-        // The token runs to the next space (k8s ignores what follows); a tab in it is malformed.
-        let rest = &bytes[credential_start..];
-        let len = first_space(rest);
-        if rest.get(len) == Some(&b'\t') {
-            return Err(ERR_MALFORMED_BEARER);
-        }
-        if len > MAX_TOKEN_LEN {
-            return Err(ERR_TOO_LONG);
-        }
-        Ok(Authorization::Bearer(
-            &text[credential_start..credential_start + len],
-        ))
+        bearer_token(bytes, text, credential_start)
     } else if scheme.eq_ignore_ascii_case(b"basic") {
         if !single_space {
             return Err(ERR_MALFORMED_BASIC);
@@ -152,6 +148,22 @@ pub(crate) fn parse_authorization(headers: &HeaderMap) -> Result<Authorization<'
     } else {
         Ok(Authorization::Other)
     }
+}
+
+/// The bearer token starting at `start` (after `Bearer` and its single space): it runs to the
+/// next space (k8s ignores what follows); a tab in it is malformed. `text` is `bytes` as `str`.
+fn bearer_token<'a>(bytes: &[u8], text: &'a str, start: usize) -> Result<Authorization<'a>, Error> {
+    let rest = bytes.get(start..).unwrap_or_default();
+    let len = first_space(rest);
+    if rest.get(len) == Some(&b'\t') {
+        return Err(ERR_MALFORMED_BEARER);
+    }
+    if len > MAX_TOKEN_LEN {
+        return Err(ERR_TOO_LONG);
+    }
+    text.get(start..start + len)
+        .map(Authorization::Bearer)
+        .ok_or(ERR_MALFORMED_BEARER)
 }
 
 /// `bytes` without leading and trailing spaces and tabs.
