@@ -302,6 +302,7 @@ impl<'a> AuthFuture<'a> {
     /// ```
     /// let _ = kube_authn::authenticator::AuthFuture::ready(Ok(None));
     /// ```
+    #[inline]
     pub fn ready(result: AuthResult) -> Self {
         Self(FutureRepr::Ready(Some(result)))
     }
@@ -346,6 +347,7 @@ impl<'a> AuthFuture<'a> {
     /// use kube_authn::authenticator::AuthFuture;
     /// assert!(AuthFuture::new(async { Ok(None) }).into_ready().is_err());
     /// ```
+    #[inline]
     pub fn into_ready(self) -> Result<AuthResult, Self> {
         match self.0 {
             FutureRepr::Ready(Some(result)) => Ok(result),
@@ -360,6 +362,7 @@ impl<'a> AuthFuture<'a> {
     /// let f = AuthFuture::ready(Ok(None)).map(|_| Err(kube_authn::Error::msg("no")));
     /// assert!(matches!(f.into_ready(), Ok(Err(_))));
     /// ```
+    #[inline]
     pub fn map(self, f: impl FnOnce(AuthResult) -> AuthResult + Send + 'a) -> Self {
         match self.into_ready() {
             Ok(result) => Self::ready(f(result)),

@@ -124,7 +124,7 @@ fn username_index(name: &str) -> usize {
         "kube_proxy" => 3,
         "kubelet" => 4,
         "system:serviceaccount:kube-system:default" => 6,
-        n if n.contains('@') => 2,
+        n if n.as_bytes().contains(&b'@') => 2,
         _ => 5,
     }
 }

@@ -143,6 +143,8 @@ struct Shared<F> {
     rules: HeaderRules,
     on_failure: F,
     metrics: Option<Arc<Metrics>>,
+    /// Times attempts for `metrics` (see the metrics module docs); read raw, scaled once.
+    clock: Option<quanta::Clock>,
     /// The chain never suspends ([`RequestAuthenticator::always_ready`]): authenticate inside
     /// `call`, without a boxed future.
     ready: bool,
@@ -220,11 +222,9 @@ impl<F: OnFailure> Builder<F> {
             Context::with_audiences(self.api_audiences.clone())
         };
         let rules = HeaderRules::new(self.chain.description());
-        if self.metrics.is_some() {
-            // The first reading calibrates quanta's TSC clock against the OS clock (≈0.6 ms,
-            // once per process): pay it here, not on the first request.
-            let _ = quanta::Instant::now();
-        }
+        // Building the first clock calibrates quanta's TSC scale against the OS clock (≈0.6 ms,
+        // once per process): paid here, not on the first request.
+        let clock = self.metrics.as_ref().map(|_| quanta::Clock::new());
         AuthenticationLayer {
             shared: Arc::new(Shared {
                 ready: self.chain.always_ready(),
@@ -234,6 +234,7 @@ impl<F: OnFailure> Builder<F> {
                 rules,
                 on_failure: self.on_failure,
                 metrics: self.metrics,
+                clock,
             }),
         }
     }
@@ -570,7 +571,7 @@ async fn run<F: OnFailure>(
     mut parts: Parts,
     span: tracing::Span,
 ) -> Decision {
-    let start = shared.metrics.as_ref().map(|_| quanta::Instant::now());
+    let start = shared.clock.as_ref().map(quanta::Clock::raw);
     let result = shared
         .chain
         .authenticate_request(&parts, &shared.context)
@@ -583,7 +584,7 @@ async fn run<F: OnFailure>(
 fn authenticate_now<F: OnFailure>(shared: &Shared<F>, parts: &mut Parts) -> Verdict {
     let span = span(parts);
     let _entered = (!span.is_disabled()).then(|| span.enter());
-    let start = shared.metrics.as_ref().map(|_| quanta::Instant::now());
+    let start = shared.clock.as_ref().map(quanta::Clock::raw);
     let result = shared
         .chain
         .authenticate_request(parts, &shared.context)
@@ -595,15 +596,16 @@ fn decide<F: OnFailure>(
     shared: &Shared<F>,
     parts: &mut Parts,
     result: crate::authenticator::AuthResult,
-    start: Option<quanta::Instant>,
+    start: Option<u64>,
     span: &tracing::Span,
 ) -> Verdict {
     let record = |outcome: Outcome, user: Option<&str>| {
         if !span.is_disabled() {
             span.record("result", outcome.as_str());
         }
-        if let (Some(m), Some(start)) = (&shared.metrics, start) {
-            m.record(outcome, user, start.elapsed());
+        if let (Some(m), Some(clock), Some(start)) = (&shared.metrics, &shared.clock, start) {
+            let nanos = clock.delta_as_nanos(start, clock.raw());
+            m.record(outcome, user, std::time::Duration::from_nanos(nanos));
         }
     };
     let http2 = failure::is_http2(parts);
