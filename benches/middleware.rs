@@ -13,7 +13,9 @@
 //! `MW_COUNT=<case>` (`valid_token`, `unknown_token_401`, `anonymous`, `inner_only`) and
 //! `MW_ITERS=<n>` the binary runs the case `n` times outside criterion, for
 //! `valgrind --tool=callgrind` (instructions per request = difference of two runs divided by
-//! the difference of `n`).
+//! the difference of `n`, leaving out `OnceCell::initialize` and `clock_gettime`: quanta's
+//! one-time clock calibration runs a variable number of rounds and would otherwise add
+//! ±200 instructions of noise per request).
 //!
 //! With `MW_ONCPU=<iterations>` it prints each case's on-CPU time per request instead (thread
 //! CPU time from `/proc/thread-self/schedstat`, best of three runs; request construction
