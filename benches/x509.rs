@@ -2,10 +2,21 @@
 //! per-connection cached path.
 //!
 //! `cargo bench --bench x509 -- --warm-up-time 1 --measurement-time 3`
+//!
+//! With `X509_COUNT=<chain>/<case>` (chain `rsa2048/1-level`, …; case `signatures`, `first`
+//! or `cached`) and `X509_ITERS=<n>` the binary runs that case `n` times outside criterion,
+//! for `valgrind --tool=callgrind` (instructions per call = difference of two runs divided by
+//! the difference of `n`). `first` includes building and dropping the `PeerCertificates`, as
+//! the criterion case times its drop (and the chain clone, which criterion does not time).
+//!
+//! With `X509_ONCPU=<n>` it prints, for every chain, the on-CPU time per call of the
+//! signatures alone and of a first request (thread CPU time from `/proc/thread-self/schedstat`,
+//! `n` calls of each in 41 alternating rounds, medians): robust to a shared machine, where
+//! wall-clock figures include time spent descheduled.
 
 use std::hint::black_box;
 
-use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, criterion_group};
 use kube_authn::tls::PeerCertificates;
 use kube_authn::tls::pki_types::CertificateDer;
 use kube_authn::x509::{CaBundle, X509Authenticator, signed_parts, subject_public_key};
@@ -74,6 +85,7 @@ fn chains(pki: &x509_pki::Pki) -> Vec<Chain> {
     out
 }
 
+#[inline(never)]
 fn raw_verify(rsa: bool, signed: &[u8], issuer: &[u8]) {
     use aws_lc_rs::signature::{
         ECDSA_P256_SHA256_ASN1, RSA_PKCS1_2048_8192_SHA256, UnparsedPublicKey,
@@ -125,4 +137,107 @@ fn bench(c: &mut Criterion) {
 }
 
 criterion_group!(benches, bench);
-criterion_main!(benches);
+
+/// Nanoseconds this thread has spent on a CPU (Linux `schedstat`).
+fn thread_cpu_ns() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    s.split_whitespace().next()?.parse().ok()
+}
+
+fn signatures(chain: &Chain) {
+    for (signed, issuer) in &chain.signatures {
+        raw_verify(chain.rsa, black_box(signed), black_box(issuer));
+    }
+}
+
+#[inline(never)]
+fn first_request(auth: &X509Authenticator, chain: &Chain) {
+    let p = PeerCertificates::injected(chain.presented.clone());
+    black_box(auth.authenticate_peer(black_box(&p)).unwrap());
+}
+
+fn main() {
+    let count = std::env::var("X509_COUNT").ok();
+    let oncpu = std::env::var("X509_ONCPU").ok();
+    if count.is_none() && oncpu.is_none() {
+        benches();
+        Criterion::default().configure_from_args().final_summary();
+        return;
+    }
+    let pki = x509_pki::Pki::new();
+    for chain in chains(&pki) {
+        let auth = X509Authenticator::new(CaBundle::from_der(vec![chain.root.clone()]).unwrap())
+            .with_histogram(None);
+        if let Some(case) = &count {
+            let Some(case) = case
+                .strip_prefix(chain.name)
+                .and_then(|c| c.strip_prefix('/'))
+            else {
+                continue;
+            };
+            let n: usize = std::env::var("X509_ITERS")
+                .expect("X509_ITERS")
+                .parse()
+                .expect("X509_ITERS is a number");
+            let cached = PeerCertificates::injected(chain.presented.clone());
+            auth.authenticate_peer(&cached).unwrap();
+            for _ in 0..n {
+                match case {
+                    "signatures" => signatures(&chain),
+                    "first" => first_request(&auth, &chain),
+                    "cached" => {
+                        black_box(auth.authenticate_peer(black_box(&cached)).unwrap());
+                    }
+                    other => panic!("unknown case {other}"),
+                }
+            }
+            continue;
+        }
+        let n: u64 = oncpu
+            .as_deref()
+            .unwrap()
+            .parse()
+            .expect("X509_ONCPU is a number");
+        // Like criterion's `iter_batched`: the inputs are built untimed, the call and the
+        // drop of its input are timed. Short alternating rounds, so that the other load on a
+        // shared machine (and the clock speed it causes) affects both cases alike; the
+        // medians are reported.
+        const ROUNDS: usize = 41;
+        let per_round = (n as usize).div_ceil(ROUNDS).max(1);
+        let mut sigs = Vec::with_capacity(ROUNDS);
+        let mut firsts = Vec::with_capacity(ROUNDS);
+        let mut ratios = Vec::with_capacity(ROUNDS);
+        for _ in 0..ROUNDS {
+            let inputs: Vec<_> = (0..per_round)
+                .map(|_| PeerCertificates::injected(chain.presented.clone()))
+                .collect();
+            let t0 = thread_cpu_ns().expect("Linux schedstat");
+            for _ in 0..per_round {
+                signatures(&chain);
+            }
+            let t1 = thread_cpu_ns().unwrap();
+            for p in inputs {
+                black_box(auth.authenticate_peer(black_box(&p)).unwrap());
+            }
+            let t2 = thread_cpu_ns().unwrap();
+            let (s, f) = (
+                (t1 - t0) as f64 / per_round as f64,
+                (t2 - t1) as f64 / per_round as f64,
+            );
+            sigs.push(s);
+            firsts.push(f);
+            ratios.push(f / s);
+        }
+        let median = |v: &mut Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        };
+        let (sig, first, ratio) = (median(&mut sigs), median(&mut firsts), median(&mut ratios));
+        println!(
+            "on-cpu: {}: signatures {sig:.0} ns, first request {first:.0} ns (+{:.0} ns), \
+             median ratio {ratio:.3}×",
+            chain.name,
+            first - sig,
+        );
+    }
+}

@@ -91,6 +91,7 @@
 //! Serving it over TLS with the peer chain on every request is [`crate::tls::TlsServer`]'s job
 //! (feature `tls`); `tests/x509.rs` runs exactly this with curl and reqwest.
 
+mod anchor_keys;
 mod bundle;
 pub(crate) mod der;
 mod metrics;

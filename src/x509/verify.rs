@@ -5,6 +5,8 @@
 use std::cell::Cell;
 
 use rustls_pki_types::{CertificateDer, SignatureVerificationAlgorithm, UnixTime};
+
+use super::anchor_keys::N_ALGS;
 use webpki::{EndEntityCert, ExtendedKeyUsageValidator, KeyPurposeId, KeyPurposeIdIter};
 
 use super::bundle::CaBundle;
@@ -17,29 +19,6 @@ pub const MAX_CHAIN_LEN: usize = 10;
 /// The largest single certificate accepted, in DER bytes (64 KiB; TLS 1.3 caps a whole
 /// handshake message at 16 MiB, rustls at 64 KiB).
 pub const MAX_CERT_LEN: usize = 64 * 1024;
-
-/// Signature algorithms accepted in chains: webpki's aws-lc-rs set (RSA 2048–8192 PKCS#1 and
-/// PSS with SHA-256/384/512, ECDSA P-256/P-384/P-521, Ed25519). No SHA-1, no RSA below 2048
-/// bits, no RSA above 8192 bits.
-pub(crate) static ALGS: &[&dyn SignatureVerificationAlgorithm] = &[
-    webpki::aws_lc_rs::ECDSA_P256_SHA256,
-    webpki::aws_lc_rs::ECDSA_P256_SHA384,
-    webpki::aws_lc_rs::ECDSA_P384_SHA256,
-    webpki::aws_lc_rs::ECDSA_P384_SHA384,
-    webpki::aws_lc_rs::ECDSA_P521_SHA256,
-    webpki::aws_lc_rs::ECDSA_P521_SHA384,
-    webpki::aws_lc_rs::ECDSA_P521_SHA512,
-    webpki::aws_lc_rs::ED25519,
-    webpki::aws_lc_rs::RSA_PKCS1_2048_8192_SHA256,
-    webpki::aws_lc_rs::RSA_PKCS1_2048_8192_SHA384,
-    webpki::aws_lc_rs::RSA_PKCS1_2048_8192_SHA512,
-    webpki::aws_lc_rs::RSA_PKCS1_2048_8192_SHA256_ABSENT_PARAMS,
-    webpki::aws_lc_rs::RSA_PKCS1_2048_8192_SHA384_ABSENT_PARAMS,
-    webpki::aws_lc_rs::RSA_PKCS1_2048_8192_SHA512_ABSENT_PARAMS,
-    webpki::aws_lc_rs::RSA_PSS_2048_8192_SHA256_LEGACY_KEY,
-    webpki::aws_lc_rs::RSA_PSS_2048_8192_SHA384_LEGACY_KEY,
-    webpki::aws_lc_rs::RSA_PSS_2048_8192_SHA512_LEGACY_KEY,
-];
 
 const EKU_CLIENT_AUTH: &[u8] = &[0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, 0x02];
 const EKU_SERVER_AUTH: &[u8] = &[0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, 0x01];
@@ -192,8 +171,12 @@ pub(crate) fn verify_chain(
         Ok(())
     };
     let now_unix = unix(now);
+    // webpki's algorithms, verifying against this bundle's anchors with keys parsed once.
+    let algs = bundle.keys.algorithms();
+    let algs: [&dyn SignatureVerificationAlgorithm; N_ALGS] =
+        std::array::from_fn(|i| &algs[i] as _);
     match leaf.verify_for_usage(
-        ALGS,
+        &algs,
         &bundle.anchors,
         &chain[1..],
         now_unix,
