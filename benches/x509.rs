@@ -3,11 +3,12 @@
 //!
 //! `cargo bench --bench x509 -- --warm-up-time 1 --measurement-time 3`
 //!
-//! With `X509_COUNT=<chain>/<case>` (chain `rsa2048/1-level`, …; case `signatures`, `first`
-//! or `cached`) and `X509_ITERS=<n>` the binary runs that case `n` times outside criterion,
-//! for `valgrind --tool=callgrind` (instructions per call = difference of two runs divided by
-//! the difference of `n`). `first` includes building and dropping the `PeerCertificates`, as
-//! the criterion case times its drop (and the chain clone, which criterion does not time).
+//! With `X509_COUNT=<chain>/<case>` (chain `rsa2048/1-level`, …; case `signatures`, `first`,
+//! `both` or `cached`) and `X509_ITERS=<n>` the binary runs that case `n` times outside
+//! criterion, for `valgrind --tool=callgrind`. Every run issues new keys, and an RSA key's
+//! Montgomery setup cost varies with its modulus, so compare within one run: with `both`, the
+//! inclusive costs of the functions `x509::signatures` and `x509::first_request` (which, like
+//! the criterion routine, drops its `PeerCertificates`) divided by `n`.
 //!
 //! With `X509_ONCPU=<n>` it prints, for every chain, the on-CPU time per call of the
 //! signatures alone and of a first request (thread CPU time from `/proc/thread-self/schedstat`,
@@ -144,15 +145,16 @@ fn thread_cpu_ns() -> Option<u64> {
     s.split_whitespace().next()?.parse().ok()
 }
 
+#[inline(never)]
 fn signatures(chain: &Chain) {
     for (signed, issuer) in &chain.signatures {
         raw_verify(chain.rsa, black_box(signed), black_box(issuer));
     }
 }
 
+/// A first request on `p`, which is dropped here (as in criterion's timed routine).
 #[inline(never)]
-fn first_request(auth: &X509Authenticator, chain: &Chain) {
-    let p = PeerCertificates::injected(chain.presented.clone());
+fn first_request(auth: &X509Authenticator, p: PeerCertificates) {
     black_box(auth.authenticate_peer(black_box(&p)).unwrap());
 }
 
@@ -181,10 +183,17 @@ fn main() {
                 .expect("X509_ITERS is a number");
             let cached = PeerCertificates::injected(chain.presented.clone());
             auth.authenticate_peer(&cached).unwrap();
-            for _ in 0..n {
+            let inputs: Vec<_> = (0..n)
+                .map(|_| PeerCertificates::injected(chain.presented.clone()))
+                .collect();
+            for p in inputs {
                 match case {
                     "signatures" => signatures(&chain),
-                    "first" => first_request(&auth, &chain),
+                    "first" => first_request(&auth, p),
+                    "both" => {
+                        signatures(&chain);
+                        first_request(&auth, p);
+                    }
                     "cached" => {
                         black_box(auth.authenticate_peer(black_box(&cached)).unwrap());
                     }

@@ -300,23 +300,32 @@ impl X509Authenticator {
             }) {
                 return result;
             }
-            let leaf_not_after = if leaf.len() <= MAX_CERT_LEN {
-                der::tbs_view(leaf).map(|v| v.not_after)
+            // The leaf's TBS is read once, here, for the metric, the verification and the user.
+            let leaf_view = if leaf.len() <= MAX_CERT_LEN {
+                der::tbs_view(leaf)
             } else {
                 None
             };
+            let leaf_not_after = leaf_view.map(|v| v.not_after);
             if let (Some(m), Some(na)) = (self.metric, leaf_not_after) {
                 m.observe((na - now) as f64);
             }
-            let (outcome, valid_from, valid_until) =
-                match verify::verify_chain(bundle, peer.chain(), now, self.usage) {
-                    Ok(window) => {
-                        let outcome = subject::user_from_leaf(leaf)
-                            .map(|u| u.map(|u| Response::new(Arc::new(u))));
-                        (outcome, window.not_before, window.not_after)
-                    }
-                    Err(e) => (Err(prefixed(leaf, &e)), now, now),
-                };
+            let (outcome, valid_from, valid_until) = match verify::verify_chain_with_view(
+                bundle,
+                peer.chain(),
+                leaf_view,
+                now,
+                self.usage,
+            ) {
+                Ok(window) => {
+                    let outcome = leaf_view
+                        .ok_or(subject::ERR_MALFORMED_SUBJECT)
+                        .and_then(|view| subject::user_from_view(leaf, &view))
+                        .map(|u| u.map(|u| Response::new(Arc::new(u))));
+                    (outcome, window.not_before, window.not_after)
+                }
+                Err(e) => (Err(prefixed(leaf, &e)), now, now),
+            };
             peer.cache().put(CacheEntry {
                 owner: self.id,
                 generation,

@@ -123,9 +123,25 @@ pub(crate) fn verify_chain(
     now: i64,
     usage: KeyUsage,
 ) -> Result<Window, Error> {
+    let leaf_view = match chain.first() {
+        Some(leaf) if leaf.len() <= MAX_CERT_LEN => der::tbs_view(leaf),
+        _ => None,
+    };
+    verify_chain_with_view(bundle, chain, leaf_view, now, usage)
+}
+
+/// [`verify_chain`] for a caller that has already read the leaf's TBS (`None`: the leaf is
+/// over [`MAX_CERT_LEN`] or malformed).
+pub(crate) fn verify_chain_with_view(
+    bundle: &CaBundle,
+    chain: &[CertificateDer<'_>],
+    leaf_view: Option<der::TbsView<'_>>,
+    now: i64,
+    usage: KeyUsage,
+) -> Result<Window, Error> {
     check_bounds(chain)?;
     let leaf_der = &chain[0];
-    let leaf_view = der::tbs_view(leaf_der).ok_or(ERR_MALFORMED)?;
+    let leaf_view = leaf_view.ok_or(ERR_MALFORMED)?;
     let leaf = EndEntityCert::try_from(leaf_der).map_err(|e| map_error(&e))?;
     // Go checks the leaf's validity before anything else.
     check_validity(leaf_view.not_before, leaf_view.not_after, now)?;
