@@ -56,32 +56,36 @@
 //! SPKI must. The authenticator does better than that baseline on one point, deliberately:
 //! its [`CaBundle`] keeps each trust anchor's key parsed (an aws-lc-rs `ParsedPublicKey`,
 //! created on first use), so the root's signature check skips the RSA modulus parse and
-//! Montgomery setup (≈ 2.7 µs for RSA-2048; little for P-256) that webpki's own algorithms
-//! repeat on every call. webpki still performs every other part of the verification — path
-//! building, name chaining, validity, `clientAuth` EKU, basicConstraints and pathLen, critical
-//! extensions, the algorithm and key-size policy — and the cached key verifies with the same
-//! aws-lc-rs algorithm webpki's would; presented intermediates' keys are parsed per call. The
-//! bench also shows "signatures only, root key parsed once" so that this part of the
-//! comparison is visible.
+//! Montgomery setup (≈ 2.4 µs for RSA-2048; the point decoding, ≈ 1.4 µs, for P-256) that
+//! webpki's own algorithms repeat on every call. webpki still performs every other part of the
+//! verification — path building, name chaining, validity, `clientAuth` EKU, basicConstraints
+//! and pathLen, critical extensions, the algorithm and key-size policy — and the cached key
+//! verifies with the same aws-lc-rs algorithm webpki's would; presented intermediates' keys
+//! are parsed per call. The bench also shows "signatures only, root key parsed once" so that
+//! this part of the comparison is visible.
 //!
 //! On top of the signatures, a first request pays: SHA-256 of the whole leaf for the
-//! `X509SHA256=` credential id (≈ 0.4 µs with SHA-NI; required by Kubernetes' semantics),
-//! webpki's own parse of the leaf and its path checks, one walk of the leaf's TBS by our DER
-//! reader (shared by the expiration metric, the validity window and the subject), the user
-//! built from subject strings borrowed from the DER, the per-connection cache entry, and the
-//! drop of the connection's state. Measured on-CPU (thread CPU time, medians of 41 alternating
-//! rounds, `X509_ONCPU=20000`, 2-core shared machine):
+//! `X509SHA256=` credential id (≈ 0.5 µs for a 1 KiB leaf with SHA-NI on the bench machine;
+//! required by Kubernetes' semantics), webpki's own parse of the leaf and its path checks, one
+//! walk of the leaf's TBS by our DER reader (shared by the expiration metric, the validity
+//! window and the subject), the user built from subject strings borrowed from the DER, the
+//! per-connection cache entry, and the drop of the connection's state: 1–2 µs in all (2.1 µs
+//! for the one-level RSA-2048 chain, the "vs. root key parsed once" column).
+//! Measured on-CPU (thread CPU time, medians of 41 alternating rounds, `X509_ONCPU=20000`,
+//! three runs on a 2-core machine shared with two compiling engineers):
 //!
 //! | chain | signatures only | first request | ratio | vs. root key parsed once |
 //! |---|---|---|---|---|
-//! | RSA-2048, 1 level | 19.7 µs | 19.0 µs | 0.99× | 1.12× |
-//! | RSA-2048, 2 levels | 36.5 µs | 37.7 µs | 1.03× | 1.11× |
-//! | P-256, 1 level | 51.3 µs | 53.0 µs | 1.03× | 1.06× |
-//! | P-256, 2 levels | 100.7 µs | 103.2 µs | 1.02× | 1.04× |
+//! | RSA-2048, 1 level | 18.1–18.3 µs | 17.7–17.9 µs | 0.97–0.99× | 1.13× |
+//! | RSA-2048, 2 levels | 36.5–37.8 µs | 37.4–38.8 µs | 1.02–1.03× | 1.09× |
+//! | P-256, 1 level | 50.8–52.1 µs | 51.9–54.7 µs | 1.02× (one run 1.07×) | 1.03–1.10× |
+//! | P-256, 2 levels | 102.3–102.9 µs | 104.7–105.6 µs | 1.02–1.03× | 1.03–1.04× |
 //!
-//! (Before the anchor-key cache and the single TBS walk: 1.13×, 1.10×, 1.05–1.07× and 1.04×.)
+//! (Before the anchor-key cache, the single TBS walk, the borrowed subject strings and the
+//! lazily created cache slots, the same harness measured 1.13×, 1.10×, 1.05–1.07× and 1.04×.)
 //! In instructions (callgrind, `X509_COUNT=<chain>/both`, which also counts SHA-256 without
-//! SHA-NI) the first request is 1.036×, 1.028×, 1.018× and 1.013× the signatures.
+//! SHA-NI, as valgrind hides it) the first request is now 1.032×, 1.026×, 1.017× and 1.013× the
+//! signatures (before: 1.134×, 1.077×, 1.042×, 1.025×).
 //!
 //! # Example: an admission webhook that authenticates the API server
 //!
