@@ -348,7 +348,7 @@ impl FrontProxy {
             return Ok(());
         }
         let cn = x509::subject::subject_of(leaf)?.common_name;
-        if self.allowed_names.contains(&cn) {
+        if self.allowed_names.iter().any(|name| **name == *cn) {
             Ok(())
         } else {
             Err(Error::new(

@@ -1,6 +1,6 @@
 //! The peer-chain request extension and its per-connection verification cache.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use arc_swap::ArcSwapOption;
 use rustls_pki_types::CertificateDer;
@@ -146,9 +146,13 @@ const SLOTS: usize = 4;
 
 /// A tiny lock-free cache: a few slots, one per authenticator that looks at the connection
 /// (normally two: front proxy and client CA). Bounded by construction.
+///
+/// A slot's `ArcSwapOption` is created on its first store: loading, storing and dropping an
+/// `ArcSwap` each walk arc-swap's debt lists, so a connection that never fills a slot should
+/// not pay for it (a first request used to load four empty slots twice and drop four).
 #[derive(Default)]
 pub(crate) struct ConnCache {
-    slots: [ArcSwapOption<CacheEntry>; SLOTS],
+    slots: [OnceLock<ArcSwapOption<CacheEntry>>; SLOTS],
 }
 
 impl ConnCache {
@@ -161,7 +165,7 @@ impl ConnCache {
         now: i64,
         f: impl FnOnce(&CacheEntry) -> R,
     ) -> Option<R> {
-        for slot in &self.slots {
+        for slot in self.slots.iter().filter_map(OnceLock::get) {
             let guard = slot.load();
             if let Some(entry) = guard.as_deref() {
                 if entry.owner == owner {
@@ -184,7 +188,8 @@ impl ConnCache {
         let owner = entry.owner;
         let mut target = None;
         for (i, slot) in self.slots.iter().enumerate() {
-            match slot.load().as_deref() {
+            let current = slot.get().map(ArcSwapOption::load);
+            match current.as_ref().and_then(|g| g.as_deref()) {
                 Some(e) if e.owner == owner => {
                     target = Some(i);
                     break;
@@ -194,7 +199,12 @@ impl ConnCache {
             }
         }
         let i = target.unwrap_or((owner as usize) % SLOTS);
-        self.slots[i].store(Some(Arc::new(entry)));
+        let mut entry = Some(Arc::new(entry));
+        let slot = self.slots[i].get_or_init(|| ArcSwapOption::new(entry.take()));
+        // The slot existed already (or another request created it meanwhile): replace.
+        if let Some(entry) = entry {
+            slot.store(Some(entry));
+        }
     }
 }
 
@@ -241,7 +251,11 @@ mod tests {
         for owner in 0..100 {
             c.put(entry(owner, 1));
         }
-        let live = c.slots.iter().filter(|s| s.load().is_some()).count();
+        let live = c
+            .slots
+            .iter()
+            .filter(|s| s.get().is_some_and(|s| s.load().is_some()))
+            .count();
         assert_eq!(live, SLOTS);
         c.put(entry(99, 2));
         assert!(c.get(99, 2, 15, |_| ()).is_some());

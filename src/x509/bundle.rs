@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use base64::Engine as _;
 use rustls_pki_types::{CertificateDer, TrustAnchor};
 
+use super::anchor_keys::AnchorKeys;
 use super::der;
 use crate::error::ConfigError;
 
@@ -147,6 +148,8 @@ pub struct CaBundle {
     /// anchor's constraints; Go does).
     pub(crate) max_path_len: Vec<Option<u32>>,
     pub(crate) ders: Vec<CertificateDer<'static>>,
+    /// The anchors' public keys, parsed once (see `anchor_keys`).
+    pub(crate) keys: AnchorKeys,
     generation: u64,
 }
 
@@ -211,6 +214,7 @@ impl CaBundle {
             max_path_len.push(path_len_constraint(cert));
         }
         Ok(Self {
+            keys: AnchorKeys::new(&anchors),
             anchors,
             validity,
             max_path_len,

@@ -1,9 +1,12 @@
 //! The user of a verified leaf certificate (k8s `CommonNameUserConversion`).
 
-use super::der::{self, Tlv};
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use super::der::{self, TbsView, Tlv};
 use super::verify::err;
 use crate::error::{Error, ErrorKind};
-use crate::user::{CREDENTIAL_ID_KEY, UserInfo};
+use crate::user::{CREDENTIAL_ID_KEY, Extra, SharedStr, UserInfo};
 
 const OID_CN: &[u8] = &[0x55, 0x04, 0x03];
 const OID_O: &[u8] = &[0x55, 0x04, 0x0a];
@@ -13,15 +16,16 @@ const OID_UID: &[u8] = &[0x2b, 0x06, 0x01, 0x04, 0x01, 0x83, 0xc2, 0x53, 0x02];
 /// The most organisations (groups) read from one subject.
 pub const MAX_SUBJECT_ATTRIBUTES: usize = 256;
 
-/// Decodes an ASN.1 string the way Go's `parseASN1String` does for the types Go accepts.
-/// `None` for a value that is not a string (Go fails to parse such a certificate).
-pub(crate) fn asn1_string(v: Tlv<'_>) -> Option<Result<String, ()>> {
+/// Decodes an ASN.1 string the way Go's `parseASN1String` does for the types Go accepts,
+/// borrowing from the DER where the value is already UTF-8. `None` for a value that is not a
+/// string (Go fails to parse such a certificate).
+pub(crate) fn asn1_string(v: Tlv<'_>) -> Option<Result<Cow<'_, str>, ()>> {
     match v.tag {
         // UTF8String, PrintableString, IA5String, NumericString, T61String (Go keeps T61's raw
         // bytes; we require them to be UTF-8).
         0x0c | 0x13 | 0x16 | 0x12 | 0x14 => Some(
             std::str::from_utf8(v.content)
-                .map(str::to_owned)
+                .map(Cow::Borrowed)
                 .map_err(|_| ()),
         ),
         // BMPString: UCS-2 big-endian.
@@ -36,6 +40,7 @@ pub(crate) fn asn1_string(v: Tlv<'_>) -> Option<Result<String, ()>> {
             Some(
                 char::decode_utf16(units)
                     .collect::<Result<String, _>>()
+                    .map(Cow::Owned)
                     .map_err(|_| ()),
             )
         }
@@ -51,30 +56,36 @@ const ERR_CONTROL: Error = Error::from_static(
     ErrorKind::InvalidCredential,
     "x509: subject attribute contains a control character",
 );
-const ERR_MALFORMED_SUBJECT: Error = Error::from_static(
+pub(crate) const ERR_MALFORMED_SUBJECT: Error = Error::from_static(
     ErrorKind::InvalidCredential,
     "x509: malformed certificate subject",
 );
 
-fn checked(s: String) -> Result<String, Error> {
+fn checked(s: Cow<'_, str>) -> Result<Cow<'_, str>, Error> {
     if s.chars().any(char::is_control) {
         return Err(ERR_CONTROL);
     }
     Ok(s)
 }
 
-/// The identity fields of a subject.
+/// The identity fields of a subject, borrowed from the certificate where possible.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub(crate) struct Subject {
+pub(crate) struct Subject<'a> {
     /// The **last** CN (Go's `pkix.Name.CommonName`).
-    pub(crate) common_name: String,
-    pub(crate) organizations: Vec<String>,
-    pub(crate) uids: Vec<String>,
+    pub(crate) common_name: Cow<'a, str>,
+    /// Every O, in order, already in the shared form a user's group list stores.
+    pub(crate) organizations: Vec<SharedStr>,
+    pub(crate) uids: Vec<Cow<'a, str>>,
 }
 
 /// Reads CN (last wins), O (in order) and the UID attribute values of a DER certificate.
-pub(crate) fn subject_of(cert: &[u8]) -> Result<Subject, Error> {
+pub(crate) fn subject_of(cert: &[u8]) -> Result<Subject<'_>, Error> {
     let view = der::tbs_view(cert).ok_or(ERR_MALFORMED_SUBJECT)?;
+    subject_of_view(&view)
+}
+
+/// [`subject_of`] for an already read TBS.
+pub(crate) fn subject_of_view<'a>(view: &TbsView<'a>) -> Result<Subject<'a>, Error> {
     let mut out = Subject::default();
     let mut failure: Option<Error> = None;
     let mut count = 0usize;
@@ -111,7 +122,7 @@ pub(crate) fn subject_of(cert: &[u8]) -> Result<Subject, Error> {
         match text {
             Ok(s) => match which {
                 0 => out.common_name = s,
-                1 => out.organizations.push(s),
+                1 => out.organizations.push(SharedStr::from(&*s)),
                 _ => out.uids.push(s),
             },
             Err(e) => failure = Some(e),
@@ -124,49 +135,57 @@ pub(crate) fn subject_of(cert: &[u8]) -> Result<Subject, Error> {
     }
 }
 
-/// The common name of a certificate (the last CN), `""` if none or unreadable.
+/// The user of a verified leaf certificate whose TBS is `view`.
 /// k8s `CommonNameUserConversion`: `Ok(None)` for an empty CN.
-pub(crate) fn user_from_leaf(cert: &[u8]) -> Result<Option<UserInfo>, Error> {
-    let subject = subject_of(cert)?;
+///
+/// Built directly from the borrowed subject strings: one allocation per group and the few the
+/// user's own storage needs, no intermediate `String`s.
+pub(crate) fn user_from_view(cert: &[u8], view: &TbsView<'_>) -> Result<Option<UserInfo>, Error> {
+    let subject = subject_of_view(view)?;
     if subject.common_name.is_empty() {
         return Ok(None);
     }
-    let uid = match subject.uids.len() {
-        0 => String::new(),
-        1 if subject.uids[0].is_empty() => {
+    let uid: &str = match subject.uids.as_slice() {
+        [] => "",
+        [uid] if uid.is_empty() => {
             return Err(Error::from_static(
                 ErrorKind::InvalidCredential,
                 "UID cannot be an empty string",
             ));
         }
-        1 => subject.uids.into_iter().next().unwrap_or_default(),
-        _ => {
+        [uid] => uid,
+        uids => {
             return Err(err(format!(
                 "expected 1 UID, but found multiple: [{}]",
-                subject.uids.join(" ")
+                uids.join(" ")
             )));
         }
     };
-    Ok(Some(
-        UserInfo::builder(subject.common_name)
-            .uid(uid)
-            .groups(subject.organizations)
-            .extra(CREDENTIAL_ID_KEY, [credential_id(cert)])
-            .build(),
-    ))
+    let mut extra = Extra::new();
+    extra.insert(CREDENTIAL_ID_KEY.to_owned(), vec![credential_id(cert)]);
+    Ok(Some(UserInfo::from_parts(
+        &subject.common_name,
+        uid,
+        Arc::from(subject.organizations),
+        Arc::new(extra),
+    )))
 }
 
 /// `X509SHA256=<lower-case hex SHA-256 of the DER certificate>`.
 pub(crate) fn credential_id(cert: &[u8]) -> String {
     let digest = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, cert);
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(11 + 64);
-    s.push_str("X509SHA256=");
-    for &b in digest.as_ref() {
-        s.push(char::from(HEX[usize::from(b >> 4)]));
-        s.push(char::from(HEX[usize::from(b & 0x0f)]));
+    const PREFIX: &str = "X509SHA256=";
+    let mut out = String::with_capacity(PREFIX.len() + 64);
+    out.push_str(PREFIX);
+    let mut hex = [0u8; 64];
+    for (pair, &b) in hex.chunks_exact_mut(2).zip(digest.as_ref()) {
+        pair[0] = HEX[usize::from(b >> 4)];
+        pair[1] = HEX[usize::from(b & 0x0f)];
     }
-    s
+    // Every byte is an ASCII hex digit.
+    out.push_str(std::str::from_utf8(&hex).unwrap_or_default());
+    out
 }
 
 #[cfg(test)]
@@ -195,6 +214,14 @@ mod tests {
                 want,
                 "case {name}"
             );
+            // Already UTF-8 values are borrowed, not copied.
+            if let Some(Ok(s)) = &got {
+                assert_eq!(
+                    matches!(s, Cow::Borrowed(_)),
+                    tlv.tag != 0x1e,
+                    "case {name}"
+                );
+            }
         }
     }
 }

@@ -5,6 +5,8 @@
 use std::cell::Cell;
 
 use rustls_pki_types::{CertificateDer, SignatureVerificationAlgorithm, UnixTime};
+
+use super::anchor_keys::N_ALGS;
 use webpki::{EndEntityCert, ExtendedKeyUsageValidator, KeyPurposeId, KeyPurposeIdIter};
 
 use super::bundle::CaBundle;
@@ -17,29 +19,6 @@ pub const MAX_CHAIN_LEN: usize = 10;
 /// The largest single certificate accepted, in DER bytes (64 KiB; TLS 1.3 caps a whole
 /// handshake message at 16 MiB, rustls at 64 KiB).
 pub const MAX_CERT_LEN: usize = 64 * 1024;
-
-/// Signature algorithms accepted in chains: webpki's aws-lc-rs set (RSA 2048–8192 PKCS#1 and
-/// PSS with SHA-256/384/512, ECDSA P-256/P-384/P-521, Ed25519). No SHA-1, no RSA below 2048
-/// bits, no RSA above 8192 bits.
-pub(crate) static ALGS: &[&dyn SignatureVerificationAlgorithm] = &[
-    webpki::aws_lc_rs::ECDSA_P256_SHA256,
-    webpki::aws_lc_rs::ECDSA_P256_SHA384,
-    webpki::aws_lc_rs::ECDSA_P384_SHA256,
-    webpki::aws_lc_rs::ECDSA_P384_SHA384,
-    webpki::aws_lc_rs::ECDSA_P521_SHA256,
-    webpki::aws_lc_rs::ECDSA_P521_SHA384,
-    webpki::aws_lc_rs::ECDSA_P521_SHA512,
-    webpki::aws_lc_rs::ED25519,
-    webpki::aws_lc_rs::RSA_PKCS1_2048_8192_SHA256,
-    webpki::aws_lc_rs::RSA_PKCS1_2048_8192_SHA384,
-    webpki::aws_lc_rs::RSA_PKCS1_2048_8192_SHA512,
-    webpki::aws_lc_rs::RSA_PKCS1_2048_8192_SHA256_ABSENT_PARAMS,
-    webpki::aws_lc_rs::RSA_PKCS1_2048_8192_SHA384_ABSENT_PARAMS,
-    webpki::aws_lc_rs::RSA_PKCS1_2048_8192_SHA512_ABSENT_PARAMS,
-    webpki::aws_lc_rs::RSA_PSS_2048_8192_SHA256_LEGACY_KEY,
-    webpki::aws_lc_rs::RSA_PSS_2048_8192_SHA384_LEGACY_KEY,
-    webpki::aws_lc_rs::RSA_PSS_2048_8192_SHA512_LEGACY_KEY,
-];
 
 const EKU_CLIENT_AUTH: &[u8] = &[0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, 0x02];
 const EKU_SERVER_AUTH: &[u8] = &[0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, 0x01];
@@ -144,9 +123,25 @@ pub(crate) fn verify_chain(
     now: i64,
     usage: KeyUsage,
 ) -> Result<Window, Error> {
+    let leaf_view = match chain.first() {
+        Some(leaf) if leaf.len() <= MAX_CERT_LEN => der::tbs_view(leaf),
+        _ => None,
+    };
+    verify_chain_with_view(bundle, chain, leaf_view, now, usage)
+}
+
+/// [`verify_chain`] for a caller that has already read the leaf's TBS (`None`: the leaf is
+/// over [`MAX_CERT_LEN`] or malformed).
+pub(crate) fn verify_chain_with_view(
+    bundle: &CaBundle,
+    chain: &[CertificateDer<'_>],
+    leaf_view: Option<der::TbsView<'_>>,
+    now: i64,
+    usage: KeyUsage,
+) -> Result<Window, Error> {
     check_bounds(chain)?;
     let leaf_der = &chain[0];
-    let leaf_view = der::tbs_view(leaf_der).ok_or(ERR_MALFORMED)?;
+    let leaf_view = leaf_view.ok_or(ERR_MALFORMED)?;
     let leaf = EndEntityCert::try_from(leaf_der).map_err(|e| map_error(&e))?;
     // Go checks the leaf's validity before anything else.
     check_validity(leaf_view.not_before, leaf_view.not_after, now)?;
@@ -192,8 +187,12 @@ pub(crate) fn verify_chain(
         Ok(())
     };
     let now_unix = unix(now);
+    // webpki's algorithms, verifying against this bundle's anchors with keys parsed once.
+    let algs = bundle.keys.algorithms();
+    let algs: [&dyn SignatureVerificationAlgorithm; N_ALGS] =
+        std::array::from_fn(|i| &algs[i] as _);
     match leaf.verify_for_usage(
-        ALGS,
+        &algs,
         &bundle.anchors,
         &chain[1..],
         now_unix,
