@@ -17,8 +17,8 @@
 //!
 //! The label sets are closed (3 results, 7 compressed user names), so every series is a fixed
 //! atomic counter: recording is three relaxed `fetch_add`s (the duration bucket, the duration
-//! sum and the compressed user; the attempts counter is the histogram's count), with no lock, no map and no
-//! allocation, and two threads never contend on anything but a cache line. There is no
+//! sum and the compressed user; the attempts counter is the histogram's count), with no lock,
+//! no map and no allocation, and two threads never contend on anything but a cache line. There is no
 //! dependency on the `prometheus` crate. [`Metrics::encode`] writes the Prometheus text format
 //! the way Go's `client_golang` does: families sorted by name, series sorted by label value,
 //! only series that have been observed, floats in Go's `%g` shortest form (`1e+06`, `0.001`).
