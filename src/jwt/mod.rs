@@ -39,10 +39,10 @@
 //!
 //! | alg | aws-lc-rs verify | SA non-crypto, serde_json (before) | SA non-crypto, now | OIDC non-crypto, before | OIDC non-crypto, now |
 //! |---|---|---|---|---|---|
-//! | RS256 (2048) | 304 k | 60.1 k | 39.7 k | 41.0 k | 31.7 k |
-//! | PS256 (2048) | 327 k | 60.1 k | 39.7 k | 41.0 k | 31.7 k |
-//! | ES256 | 742 k | 57.5 k | 37.8 k | 37.8 k | 29.4 k |
-//! | EdDSA | 497 k | 57.5 k | 37.8 k | — | — |
+//! | RS256 (2048) | 304 k | 60.1 k | 39.5 k | 41.0 k | 30.3 k |
+//! | PS256 (2048) | 327 k | 60.1 k | 39.5 k | 41.0 k | 30.3 k |
+//! | ES256 | 742 k | 57.5 k | 37.6 k | 37.8 k | 28.0 k |
+//! | EdDSA | 497 k | 57.5 k | 37.6 k | — | — |
 //!
 //! Where the SA path's ≈ 40 k instructions go now (RS256): base64 of the three segments
 //! 9 k (the `base64` crate; a hand-written table decoder was measured no faster), the
@@ -50,20 +50,22 @@
 //! response construction 4.5 k (~35 allocations: `UserInfo` owns `String`s and a
 //! `BTreeMap` of extras), header 2 k.
 //!
-//! Criterion, `cargo bench --bench jwt -- --warm-up-time 1 --measurement-time 3` (load
-//! average ≈ 4 from other builds: indicative only, compare within a row):
+//! Criterion, `cargo bench --bench jwt -- --warm-up-time 1 --measurement-time 3` and
+//! `--bench oidc` (load average ≈ 1.5 from other builds: indicative only, ±1 µs run to run;
+//! compare within a row):
 //!
-//! | alg | aws-lc-rs primitive | SA full path | `jsonwebtoken` 10 `decode` |
-//! |---|---|---|---|
-//! | RS256 (2048) | 17.2 µs | 20.3 µs | 25.4 µs |
-//! | PS256 (2048) | 17.3 µs | 21.4 µs | 26.8 µs |
-//! | ES256 | 58.4 µs | 63.7 µs | 62.1 µs |
-//! | EdDSA | 42.4 µs | 46.3 µs | 50.8 µs |
+//! | alg | aws-lc-rs primitive | SA full path | `jsonwebtoken` 10 `decode` | OIDC: primitive → full path |
+//! |---|---|---|---|---|
+//! | RS256 (2048) | 16.6 µs | 20.6 µs | 26.7 µs | 16.2 → 19.4 µs |
+//! | PS256 (2048) | 16.7 µs | 21.4 µs | 25.5 µs | 17.7 → 19.7 µs |
+//! | ES256 | 50.9 µs | 55.1 µs | 61.3 µs | 52.1 → 53.1 µs |
+//! | EdDSA | 40.3 µs | 41.3 µs | 46.8 µs | — |
 //!
-//! So the non-crypto part is ≈ 3–4 µs on this machine (it was ≈ 5 µs): better, still above
-//! the "+ 1 µs" target. Routing alone (parse + route, unknown issuer) stays flat from 1 to
-//! 100 issuers (a short string scan up to [`router::LINEAR_MAX`] issuers, one `HashMap`
-//! lookup beyond).
+//! So the non-crypto part is ≈ 3–4 µs for the service-account path (it was ≈ 5 µs) and
+//! ≈ 1–3 µs for OIDC: better, still above the "+ 1 µs" target. Routing alone (parse +
+//! route, unknown issuer): 21.9 k instructions with 1 issuer, 22.1 k with 100 (was 32.1 k
+//! for both) — flat (a short string scan up to [`router::LINEAR_MAX`] issuers, one
+//! `HashMap` lookup beyond).
 //!
 //! ```
 //! use kube_authn::jwt::{compact::UntrustedJwt, key::{parse_pem_keys, KeySet}, alg::AlgorithmSet, verify_signature};
