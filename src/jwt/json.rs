@@ -61,6 +61,13 @@ pub const ERR_DUPLICATE: &str = "duplicate JSON member name";
 /// Nesting limit: a document may open at most `MAX_DEPTH - 1` (127) arrays/objects inside
 /// each other — exactly serde_json's recursion limit, so both decoders accept the same
 /// documents.
+///
+/// ```
+/// use kube_authn::jwt::json::{check_no_duplicates, MAX_DEPTH};
+/// let nest = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+/// assert!(check_no_duplicates(nest(MAX_DEPTH - 1).as_bytes()).is_ok());
+/// assert!(check_no_duplicates(nest(MAX_DEPTH).as_bytes()).is_err());
+/// ```
 pub const MAX_DEPTH: usize = 128;
 
 /// Checks that `bytes` is one JSON object without duplicate member names (at any depth) and
@@ -843,7 +850,16 @@ impl<'a> RawObject<'a> {
     }
 }
 
-/// Iterator over a [`RawObject`]'s members (see [`RawObject::iter`]).
+/// Iterator over a [`RawObject`]'s members (see [`RawObject::iter`]): decoded name and raw
+/// value, in document order.
+///
+/// ```
+/// let o = kube_authn::jwt::json::validate_object(br#"{"ab":[1]}"#).unwrap();
+/// let mut m = o.iter();
+/// let (name, value) = m.next().unwrap();
+/// assert_eq!((&*name, value.text()), ("ab", "[1]"));
+/// assert!(m.next().is_none());
+/// ```
 #[derive(Clone, Debug)]
 pub struct Members<'a> {
     s: &'a str,
@@ -893,6 +909,12 @@ impl<'a> Iterator for Members<'a> {
 }
 
 /// Iterator over a JSON array's elements (see [`RawJson::as_array`]).
+///
+/// ```
+/// let o = kube_authn::jwt::json::validate_object(br#"{"a":[ "x" , {"y":[]} ]}"#).unwrap();
+/// let items: Vec<_> = o.get("a").unwrap().as_array().unwrap().map(|v| v.text()).collect();
+/// assert_eq!(items, [r#""x""#, r#"{"y":[]}"#]);
+/// ```
 #[derive(Clone, Debug)]
 pub struct Elements<'a> {
     s: &'a str,
@@ -1231,6 +1253,12 @@ impl<'de> Deserialize<'de> for StrOnly<'de> {
 }
 
 /// The fixed text for a claim of the wrong JSON type (never echoes the value).
+///
+/// ```
+/// use kube_authn::jwt::json::{claims_error_message, ERR_CLAIM_TYPE};
+/// let e = serde_json::from_str::<String>("5").unwrap_err();
+/// assert_eq!(claims_error_message(&e), ERR_CLAIM_TYPE);
+/// ```
 pub const ERR_CLAIM_TYPE: &str = "json: cannot unmarshal claims: a claim has the wrong type";
 
 /// A string claim from a validated payload: `null` is `None`, any type but string is
