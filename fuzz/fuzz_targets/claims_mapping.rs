@@ -1,8 +1,11 @@
-//! Claims decoding and mapping: the strict JSON scanner, NumericDate / Audience decoding,
-//! service-account username splitting and user construction. (OIDC claim mappings will be
+//! Claims decoding and mapping: the strict JSON scanner (checked against serde_json: whatever
+//! it accepts, serde_json must parse), the raw claim readers over validated text,
+//! NumericDate / Audience decoding, service-account username splitting and user construction. (OIDC claim mappings will be
 //! added here when `token::oidc` lands.) Must never panic; error texts never echo input.
 #![no_main]
-use kube_authn::jwt::json::{check_no_duplicates, claims_error_message, scan_object, Audience, NumericDate};
+use kube_authn::jwt::json::{
+    check_no_duplicates, claims_error_message, opt_str, scan_object, validate_object, Audience, NumericDate, RawJson,
+};
 use kube_authn::token::service_account::{split_username, ServiceAccountInfo};
 use libfuzzer_sys::fuzz_target;
 
@@ -17,9 +20,38 @@ struct C<'a> {
     sub: Option<std::borrow::Cow<'a, str>>,
 }
 
+fn walk(v: RawJson<'_>, depth: usize) {
+    let _ = (NumericDate::from_raw(v), Audience::from_raw(v), opt_str(v), v.is_null());
+    if depth > 4 {
+        return;
+    }
+    if let Some(o) = v.as_object() {
+        for (k, inner) in o.iter() {
+            assert!(o.get(&k).is_some());
+            walk(inner, depth + 1);
+        }
+    }
+    if let Some(items) = v.as_array() {
+        for item in items {
+            walk(item, depth + 1);
+        }
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
     let _ = scan_object(data);
-    let _ = check_no_duplicates(data);
+    if check_no_duplicates(data).is_ok() {
+        assert!(serde_json::from_slice::<serde_json::Value>(data).is_ok(), "scanner accepted what serde_json refuses");
+    }
+    if let Ok(o) = validate_object(data) {
+        let v: serde_json::Value = serde_json::from_slice(data).unwrap();
+        assert_eq!(o.iter().count(), v.as_object().unwrap().len());
+        for (k, raw) in o.iter() {
+            let want = &v[&*k];
+            assert_eq!(&serde_json::from_str::<serde_json::Value>(raw.text()).unwrap(), want);
+            walk(raw, 0);
+        }
+    }
     if let Err(e) = serde_json::from_slice::<C<'_>>(data) {
         let msg = claims_error_message(&e);
         assert!(msg.len() < 120);

@@ -10,7 +10,9 @@
 //! 3. every segment is unpadded base64url with canonical trailing bits (no `=`, `+`, `/`,
 //!    whitespace); header, payload and signature are decoded into **one** buffer;
 //! 4. the payload is one JSON object without duplicate member names (any depth, bounded
-//!    nesting) whose `iss`, if present, is a string.
+//!    nesting) whose `iss`, if present, is a string — one pass of the hand-written scanner in
+//!    [`json`], which also records the top-level members so that authenticators read claims
+//!    ([`UntrustedJwt::claims`]) without parsing the payload again.
 //!
 //! Any failure of 1–4 means "not a JWT for anyone" (`Err`, which authenticators answer with
 //! *not mine*, as Kubernetes does). The header is parsed too, but a bad header is reported
@@ -40,7 +42,6 @@ use std::ops::Range;
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use serde::Deserialize;
 
 use super::alg::Algorithm;
 use super::json;
@@ -152,28 +153,34 @@ impl fmt::Display for HeaderError {
 
 impl std::error::Error for HeaderError {}
 
-#[derive(Deserialize)]
-struct RawHeader<'a> {
-    #[serde(borrow)]
-    alg: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    kid: Option<Cow<'a, str>>,
-    #[serde(default)]
-    crit: Option<serde::de::IgnoredAny>,
-    #[serde(default)]
-    b64: Option<serde::de::IgnoredAny>,
+/// `null` is absent (as Go decodes it into a nil pointer); any type but string is malformed.
+fn header_str<'a>(v: json::RawJson<'a>) -> Result<Option<Cow<'a, str>>, HeaderError> {
+    if v.is_null() {
+        return Ok(None);
+    }
+    v.as_str().map(Some).ok_or(HeaderError::Malformed)
 }
 
 fn parse_header(bytes: &[u8]) -> Result<Header, HeaderError> {
-    let raw: RawHeader<'_> = json::from_slice_strict(bytes).map_err(|_| HeaderError::Malformed)?;
-    if raw.crit.is_some() || raw.b64.is_some() {
+    let raw = json::validate_object_quiet(bytes).ok_or(HeaderError::Malformed)?;
+    let (mut alg, mut kid, mut critical) = (None, None, false);
+    for (name, value) in raw.iter() {
+        match &*name {
+            "alg" => alg = header_str(value)?,
+            "kid" => kid = header_str(value)?,
+            // Any value but `null` (which Go decodes as absent).
+            "crit" | "b64" => critical |= !value.is_null(),
+            _ => {}
+        }
+    }
+    if critical {
         return Err(HeaderError::UnsupportedCritical);
     }
-    let alg = match raw.alg {
+    let alg = match alg {
         None => return Err(HeaderError::Malformed),
         Some(a) => Algorithm::from_name(&a).map_or(HeaderAlg::Unsupported, HeaderAlg::Known),
     };
-    let kid = match raw.kid {
+    let kid = match kid {
         Some(k) if k.len() > MAX_KID_LEN => return Err(HeaderError::KidTooLong),
         Some(k) if !k.is_empty() => Some(Box::from(&*k)),
         _ => None,
@@ -196,6 +203,10 @@ pub struct UntrustedJwt<'t> {
     signature: Option<Range<usize>>,
     header: Result<Header, HeaderError>,
     iss: Iss,
+    /// The payload object (whitespace trimmed) when it was validated as JSON.
+    claims: Option<Range<usize>>,
+    /// Its top-level members, as the validating scan recorded them.
+    index: json::TopIndex,
 }
 
 impl fmt::Debug for UntrustedJwt<'_> {
@@ -258,21 +269,13 @@ impl<'t> UntrustedJwt<'t> {
         if token.trim_start().starts_with('{') {
             return Err(NotJwt::JsonSerialization);
         }
-        let bytes = token.as_bytes();
-        let mut dots = [0usize; 2];
-        let mut n = 0;
-        for (i, b) in bytes.iter().enumerate() {
-            if *b == b'.' {
-                if n == 2 {
-                    return Err(NotJwt::SegmentCount);
-                }
-                dots[n] = i;
-                n += 1;
-            }
-        }
-        if n != 2 {
+        // memchr-backed searches: three scans of the token, no per-byte loop.
+        let first = token.find('.').ok_or(NotJwt::SegmentCount)?;
+        let second = token[first + 1..].find('.').ok_or(NotJwt::SegmentCount)? + first + 1;
+        if token[second + 1..].contains('.') {
             return Err(NotJwt::SegmentCount);
         }
+        let dots = [first, second];
         let header_b64 = &token[..dots[0]];
         let payload_b64 = &token[dots[0] + 1..dots[1]];
         let sig_b64 = &token[dots[1] + 1..];
@@ -280,18 +283,31 @@ impl<'t> UntrustedJwt<'t> {
         let header_range = decode_into(header_b64, &mut buf).ok_or(NotJwt::Base64)?;
         let payload = decode_into(payload_b64, &mut buf).ok_or(NotJwt::Base64)?;
         let signature = decode_into(sig_b64, &mut buf);
-        let scanned = if json_payload {
-            json::scan_object(&buf[payload.clone()]).map_err(|_| NotJwt::Payload)?
+        let mut index = json::TopIndex::default();
+        let (claims, iss) = if json_payload {
+            let (object, iss) =
+                json::scan_jwt_payload(&buf[payload.clone()], &mut index).ok_or(NotJwt::Payload)?;
+            let at = payload.start;
+            let iss = match iss {
+                None => Iss::None,
+                Some(r) => {
+                    // Inside the quotes; escapes (rare) are decoded once, here.
+                    let body = at + r.start + 1..at + r.end - 1;
+                    if buf[body.clone()].contains(&b'\\') {
+                        let raw = std::str::from_utf8(&buf[at + r.start..at + r.end])
+                            .map_err(|_| NotJwt::Payload)?;
+                        match json::raw_json_unchecked(raw).as_str() {
+                            Some(s) => Iss::Owned(s.into()),
+                            None => return Err(NotJwt::Payload),
+                        }
+                    } else {
+                        Iss::InPayload(body)
+                    }
+                }
+            };
+            (Some(object), iss)
         } else {
-            None
-        };
-        let iss = match scanned {
-            None => Iss::None,
-            Some(Cow::Borrowed(s)) => {
-                let start = s.as_ptr() as usize - buf.as_ptr() as usize;
-                Iss::InPayload(start..start + s.len())
-            }
-            Some(Cow::Owned(s)) => Iss::Owned(s.into()),
+            (None, Iss::None)
         };
         let header = if signature.is_some() {
             parse_header(&buf[header_range])
@@ -305,6 +321,8 @@ impl<'t> UntrustedJwt<'t> {
             signature,
             header,
             iss,
+            claims,
+            index,
         })
     }
 
@@ -332,6 +350,21 @@ impl<'t> UntrustedJwt<'t> {
     /// ```
     pub fn header(&self) -> Result<&Header, HeaderError> {
         self.header.as_ref().map_err(|e| *e)
+    }
+
+    /// The payload's top-level members, walked without re-validation (the pre-check already
+    /// validated it: one JSON object, no duplicate names at any depth). `None` for a JWS
+    /// parsed with [`parse_jws`](Self::parse_jws).
+    ///
+    /// ```
+    /// // {"iss":"a","exp":5}
+    /// let jwt = kube_authn::jwt::compact::UntrustedJwt::parse("e30.eyJpc3MiOiJhIiwiZXhwIjo1fQ.").unwrap();
+    /// assert_eq!(jwt.claims().unwrap().get("exp").unwrap().text(), "5");
+    /// ```
+    pub fn claims(&self) -> Option<json::RawObject<'_>> {
+        let object = self.claims.clone()?;
+        let doc = std::str::from_utf8(self.payload()).ok()?;
+        json::raw_object_indexed(doc, object, &self.index)
     }
 
     /// The decoded payload bytes (a JSON object without duplicate names).

@@ -1,5 +1,9 @@
 //! Issuer routing: every JWT goes, by its unverified `iss`, to the authenticator(s) that own
-//! that issuer — one `HashMap` lookup whatever the number of issuers.
+//! that issuer — a constant-cost lookup whatever the number of issuers: up to
+//! [`LINEAR_MAX`] issuers (the usual case: the legacy and bound service-account issuers and a
+//! few OIDC issuers) a scan comparing lengths first, which is cheaper than SipHashing a
+//! 40-byte URL; beyond that one `HashMap` lookup (SipHash, so an attacker choosing `iss`
+//! cannot aim at a bucket).
 //!
 //! kube-apiserver asks each JWT authenticator in turn (legacy SA, bound SA, then each
 //! `jwt[]` entry) and each one first peeks at `iss` and skips foreign tokens. Because issuers
@@ -52,6 +56,13 @@ pub trait JwtAuthenticator: Send + Sync {
         ctx: &'a Context,
     ) -> AuthFuture<'a>;
 }
+
+/// Up to this many issuers, routing compares strings instead of hashing `iss`.
+///
+/// ```
+/// assert_eq!(kube_authn::jwt::router::LINEAR_MAX, 8);
+/// ```
+pub const LINEAR_MAX: usize = 8;
 
 /// Routes JWTs to their issuer's authenticator. See the [module docs](self).
 #[derive(Clone, Default)]
@@ -112,7 +123,18 @@ impl IssuerRouter {
     /// assert!(!kube_authn::jwt::router::IssuerRouter::new().has_issuer("x"));
     /// ```
     pub fn has_issuer(&self, issuer: &str) -> bool {
-        self.routes.contains_key(issuer)
+        self.owners(issuer).is_some()
+    }
+
+    fn owners(&self, issuer: &str) -> Option<&Vec<Arc<dyn JwtAuthenticator>>> {
+        if self.routes.len() <= LINEAR_MAX {
+            self.routes
+                .iter()
+                .find(|(k, _)| k.len() == issuer.len() && &***k == issuer)
+                .map(|(_, v)| v)
+        } else {
+            self.routes.get(issuer)
+        }
     }
 }
 
@@ -121,7 +143,7 @@ impl TokenAuthenticator for IssuerRouter {
         let Ok(jwt) = UntrustedJwt::parse(token) else {
             return AuthFuture::ready(Ok(None));
         };
-        let Some(owners) = jwt.issuer().and_then(|iss| self.routes.get(iss)) else {
+        let Some(owners) = jwt.issuer().and_then(|iss| self.owners(iss)) else {
             return AuthFuture::ready(Ok(None));
         };
         if let [only] = owners.as_slice() {
@@ -145,5 +167,61 @@ impl TokenAuthenticator for IssuerRouter {
                 None => Ok(None),
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorKind;
+    use base64::Engine;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+
+    struct Owner(usize);
+
+    impl JwtAuthenticator for Owner {
+        fn authenticate_jwt<'a>(
+            &'a self,
+            _: UntrustedJwt<'a>,
+            _: &'a str,
+            _: &'a Context,
+        ) -> AuthFuture<'a> {
+            AuthFuture::ready(Err(Error::new(
+                ErrorKind::InvalidCredential,
+                format!("owner {}", self.0),
+            )))
+        }
+    }
+
+    fn token(iss: &str) -> String {
+        let payload = URL_SAFE_NO_PAD.encode(format!(r#"{{"iss":"{iss}"}}"#));
+        format!("eyJhbGciOiJSUzI1NiJ9.{payload}.c2ln")
+    }
+
+    #[test]
+    fn routes_to_the_owner_below_and_above_the_linear_limit() {
+        for n in [1, LINEAR_MAX, LINEAR_MAX + 1, 100] {
+            let mut router = IssuerRouter::new();
+            for i in 0..n {
+                router.add(format!("https://issuer-{i}.example"), Arc::new(Owner(i)));
+            }
+            let ctx = Context::default();
+            for i in [0, n / 2, n - 1] {
+                let t = token(&format!("https://issuer-{i}.example"));
+                let r = router.authenticate_token(&t, &ctx).into_ready().unwrap();
+                assert_eq!(
+                    r.unwrap_err().to_string(),
+                    format!("owner {i}"),
+                    "{n} issuers"
+                );
+            }
+            for unknown in ["https://issuer-0.example/", "https://issuer-.example", ""] {
+                let t = token(unknown);
+                let r = router.authenticate_token(&t, &ctx).into_ready().unwrap();
+                assert!(r.unwrap().is_none(), "{n} issuers, {unknown:?}");
+                assert!(!router.has_issuer(unknown));
+            }
+            assert!(router.has_issuer("https://issuer-0.example"));
+        }
     }
 }

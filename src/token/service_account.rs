@@ -54,7 +54,6 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use serde::Deserialize;
 use subtle::ConstantTimeEq;
 
 use crate::authenticator::{
@@ -63,12 +62,13 @@ use crate::authenticator::{
 use crate::error::{ConfigError, Error, ErrorKind};
 use crate::jwt::alg::AlgorithmSet;
 use crate::jwt::compact::UntrustedJwt;
-use crate::jwt::json::{self, Audience, NumericDate};
+use crate::jwt::json::{Audience, ERR_CLAIM_TYPE, NumericDate, RawJson, RawObject, opt_str};
 use crate::jwt::key::{KeySet, PublicKey, parse_pem_keys};
 use crate::jwt::router::{IssuerRouter, JwtAuthenticator};
 use crate::jwt::{Clock, SignatureError, SystemClock, go_quote, go_quote_list, verify_signature};
 use crate::user::{
-    ALL_SERVICE_ACCOUNTS_GROUP, CREDENTIAL_ID_KEY, SERVICE_ACCOUNT_USERNAME_PREFIX, UserInfo,
+    ALL_SERVICE_ACCOUNTS_GROUP, CREDENTIAL_ID_KEY, SERVICE_ACCOUNT_USERNAME_PREFIX, SharedStr,
+    UserInfo,
 };
 
 /// The issuer of legacy (secret-based) tokens.
@@ -289,52 +289,80 @@ impl ServiceAccountLookup for StaticLookup {
 // Claims
 
 /// Every claim either validator reads (Go decodes the same JSON into the public claims and
-/// the validator's private claims; one struct does both in one pass).
-#[derive(Deserialize)]
+/// the validator's private claims; one walk over the payload does both). The payload was
+/// validated by the router's pre-check, so this is a walk over known-good JSON text: strings
+/// borrow from the payload (unless escaped), nothing is re-validated. Type errors are
+/// reported for the first offending claim in document order, with go-jose's texts.
+#[derive(Default)]
 struct PublicClaims<'a> {
-    #[serde(borrow, default)]
     iss: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
     sub: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
     aud: Option<Audience<'a>>,
-    #[serde(default)]
     exp: Option<NumericDate>,
-    #[serde(default)]
     nbf: Option<NumericDate>,
-    #[serde(default)]
     iat: Option<NumericDate>,
-    #[serde(borrow, default)]
     jti: Option<Cow<'a, str>>,
-    #[serde(rename = "kubernetes.io/serviceaccount/namespace", borrow, default)]
     namespace: Option<Cow<'a, str>>,
-    #[serde(rename = "kubernetes.io/serviceaccount/secret.name", borrow, default)]
     secret_name: Option<Cow<'a, str>>,
-    #[serde(
-        rename = "kubernetes.io/serviceaccount/service-account.name",
-        borrow,
-        default
-    )]
     sa_name: Option<Cow<'a, str>>,
-    #[serde(
-        rename = "kubernetes.io/serviceaccount/service-account.uid",
-        borrow,
-        default
-    )]
     sa_uid: Option<Cow<'a, str>>,
-    #[serde(rename = "kubernetes.io", borrow, default)]
     kubernetes: Option<KubernetesClaims<'a>>,
 }
 
-#[derive(Deserialize, Default)]
+impl<'a> PublicClaims<'a> {
+    fn decode(claims: RawObject<'a>) -> Result<Self, &'static str> {
+        let mut c = PublicClaims::default();
+        for (name, v) in claims.iter() {
+            match &*name {
+                "iss" => c.iss = opt_str(v)?,
+                "sub" => c.sub = opt_str(v)?,
+                "aud" => c.aud = Audience::from_raw(v)?,
+                "exp" => c.exp = NumericDate::from_raw(v)?,
+                "nbf" => c.nbf = NumericDate::from_raw(v)?,
+                "iat" => c.iat = NumericDate::from_raw(v)?,
+                "jti" => c.jti = opt_str(v)?,
+                "kubernetes.io/serviceaccount/namespace" => c.namespace = opt_str(v)?,
+                "kubernetes.io/serviceaccount/secret.name" => c.secret_name = opt_str(v)?,
+                "kubernetes.io/serviceaccount/service-account.name" => c.sa_name = opt_str(v)?,
+                "kubernetes.io/serviceaccount/service-account.uid" => c.sa_uid = opt_str(v)?,
+                "kubernetes.io" => c.kubernetes = KubernetesClaims::decode(v)?,
+                _ => {}
+            }
+        }
+        Ok(c)
+    }
+}
+
+/// An object claim: `null` is absent; any type but object is [`ERR_CLAIM_TYPE`] (as Go's
+/// `json.Unmarshal` into a struct pointer).
+fn opt_object(v: RawJson<'_>) -> Result<Option<RawObject<'_>>, &'static str> {
+    if v.is_null() {
+        return Ok(None);
+    }
+    v.as_object().map(Some).ok_or(ERR_CLAIM_TYPE)
+}
+
+#[derive(Default)]
 struct Ref<'a> {
-    #[serde(borrow, default)]
     name: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
     uid: Option<Cow<'a, str>>,
 }
 
-impl Ref<'_> {
+impl<'a> Ref<'a> {
+    fn decode(v: RawJson<'a>) -> Result<Option<Self>, &'static str> {
+        let Some(o) = opt_object(v)? else {
+            return Ok(None);
+        };
+        let mut r = Ref::default();
+        for (name, v) in o.iter() {
+            match &*name {
+                "name" => r.name = opt_str(v)?,
+                "uid" => r.uid = opt_str(v)?,
+                _ => {}
+            }
+        }
+        Ok(Some(r))
+    }
     fn name(&self) -> &str {
         self.name.as_deref().unwrap_or("")
     }
@@ -343,22 +371,38 @@ impl Ref<'_> {
     }
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Default)]
 struct KubernetesClaims<'a> {
-    #[serde(borrow, default)]
     namespace: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
     serviceaccount: Option<Ref<'a>>,
-    #[serde(borrow, default)]
     pod: Option<Ref<'a>>,
-    #[serde(borrow, default)]
     secret: Option<Ref<'a>>,
-    #[serde(borrow, default)]
     node: Option<Ref<'a>>,
-    /// Decoded so that a wrong type is an error, as in go-jose; the stale-token audit
-    /// annotation it drives is not produced by this crate.
-    #[serde(default, rename = "warnafter")]
-    _warnafter: Option<NumericDate>,
+}
+
+impl<'a> KubernetesClaims<'a> {
+    fn decode(v: RawJson<'a>) -> Result<Option<Self>, &'static str> {
+        let Some(o) = opt_object(v)? else {
+            return Ok(None);
+        };
+        let mut k = KubernetesClaims::default();
+        for (name, v) in o.iter() {
+            match &*name {
+                "namespace" => k.namespace = opt_str(v)?,
+                "serviceaccount" => k.serviceaccount = Ref::decode(v)?,
+                "pod" => k.pod = Ref::decode(v)?,
+                "secret" => k.secret = Ref::decode(v)?,
+                "node" => k.node = Ref::decode(v)?,
+                // Decoded so that a wrong type is an error, as in go-jose; the stale-token
+                // audit annotation it drives is not produced by this crate.
+                "warnafter" => {
+                    NumericDate::from_raw(v)?;
+                }
+                _ => {}
+            }
+        }
+        Ok(Some(k))
+    }
 }
 
 /// What a validated token says about its service account (Kubernetes `ServiceAccountInfo`).
@@ -401,25 +445,42 @@ impl ServiceAccountInfo {
     /// assert!(info.user_info().extra().is_empty()); // node uid without node name: nothing
     /// ```
     pub fn user_info(&self) -> UserInfo {
-        let mut b = UserInfo::builder(format!(
-            "{SERVICE_ACCOUNT_USERNAME_PREFIX}{}:{}",
-            self.namespace, self.name
-        ))
-        .uid(self.uid.clone())
-        .group(ALL_SERVICE_ACCOUNTS_GROUP)
-        .group(format!("{ALL_SERVICE_ACCOUNTS_GROUP}:{}", self.namespace));
+        self.clone().into_user_info()
+    }
+
+    /// [`user_info`](Self::user_info) without copying: the strings move into the user (the
+    /// request path builds each string once).
+    fn into_user_info(self) -> UserInfo {
+        static ALL: std::sync::LazyLock<SharedStr> =
+            std::sync::LazyLock::new(|| SharedStr::from(ALL_SERVICE_ACCOUNTS_GROUP));
+        let mut name = String::with_capacity(
+            SERVICE_ACCOUNT_USERNAME_PREFIX.len() + self.namespace.len() + 1 + self.name.len(),
+        );
+        name.push_str(SERVICE_ACCOUNT_USERNAME_PREFIX);
+        name.push_str(&self.namespace);
+        name.push(':');
+        name.push_str(&self.name);
+        let mut group =
+            String::with_capacity(ALL_SERVICE_ACCOUNTS_GROUP.len() + 1 + self.namespace.len());
+        group.push_str(ALL_SERVICE_ACCOUNTS_GROUP);
+        group.push(':');
+        group.push_str(&self.namespace);
+        let mut b = UserInfo::builder(name)
+            .uid(self.uid)
+            .group(ALL.clone())
+            .group(group);
         if !self.pod_name.is_empty() && !self.pod_uid.is_empty() {
             b = b
-                .extra(POD_NAME_KEY, [self.pod_name.clone()])
-                .extra(POD_UID_KEY, [self.pod_uid.clone()]);
+                .extra(POD_NAME_KEY, [self.pod_name])
+                .extra(POD_UID_KEY, [self.pod_uid]);
         }
         if !self.credential_id.is_empty() {
-            b = b.extra(CREDENTIAL_ID_KEY, [self.credential_id.clone()]);
+            b = b.extra(CREDENTIAL_ID_KEY, [self.credential_id]);
         }
         if !self.node_name.is_empty() {
-            b = b.extra(NODE_NAME_KEY, [self.node_name.clone()]);
+            b = b.extra(NODE_NAME_KEY, [self.node_name]);
             if !self.node_uid.is_empty() {
-                b = b.extra(NODE_UID_KEY, [self.node_uid.clone()]);
+                b = b.extra(NODE_UID_KEY, [self.node_uid]);
             }
         }
         b.build()
@@ -603,19 +664,18 @@ impl ServiceAccountAuthenticator {
             Err(SignatureError::NoKeys) => return Err(Error::msg(ERR_NO_KEYS)),
             Err(_) => return Err(Error::msg(ERR_CRYPTO)),
         }
-        let claims_err = |e: serde_json::Error| Error::msg(json::claims_error_message(&e));
+        let claims = jwt
+            .claims()
+            .ok_or(Error::msg("json: cannot unmarshal claims: malformed JSON"))?;
+        let c = PublicClaims::decode(claims).map_err(Error::msg)?;
         let checked = match self.kind {
             Kind::Legacy => {
-                let c: PublicClaims<'_> =
-                    serde_json::from_slice(jwt.payload()).map_err(claims_err)?;
                 let mut checked = self.common(&c, ctx)?;
                 checked.info = validate_legacy_claims(&c)?;
                 checked.secret = c.secret_name.map(|s| s.into_owned());
                 checked
             }
             Kind::Bound => {
-                let c: PublicClaims<'_> =
-                    serde_json::from_slice(jwt.payload()).map_err(claims_err)?;
                 let mut checked = self.common(&c, ctx)?;
                 self.validate_bound_time(&c)?;
                 let k = c.kubernetes.unwrap_or_default();
@@ -630,7 +690,10 @@ impl ServiceAccountAuthenticator {
                     ..Default::default()
                 };
                 if let Some(jti) = c.jti.as_deref().filter(|j| !j.is_empty()) {
-                    info.credential_id = format!("JTI={jti}");
+                    let mut id = String::with_capacity(4 + jti.len());
+                    id.push_str("JTI=");
+                    id.push_str(jti);
+                    info.credential_id = id;
                 }
                 if let Some(pod) = &k.pod {
                     info.pod_name = pod.name().to_owned();
@@ -861,9 +924,9 @@ impl ServiceAccountAuthenticator {
         Ok(())
     }
 
-    fn respond(info: &ServiceAccountInfo, audiences: Audiences) -> AuthResult {
+    fn respond(info: ServiceAccountInfo, audiences: Audiences) -> AuthResult {
         Ok(Some(
-            Response::new(Arc::new(info.user_info())).with_audiences(audiences),
+            Response::new(Arc::new(info.into_user_info())).with_audiences(audiences),
         ))
     }
 }
@@ -916,7 +979,7 @@ impl JwtAuthenticator for ServiceAccountAuthenticator {
         };
         drop(jwt);
         let Some(lookup) = self.lookup.as_deref() else {
-            return AuthFuture::ready(Self::respond(&checked.info, checked.audiences));
+            return AuthFuture::ready(Self::respond(checked.info, checked.audiences));
         };
         AuthFuture::new(async move {
             let mut checked = checked;
@@ -931,7 +994,7 @@ impl JwtAuthenticator for ServiceAccountAuthenticator {
                     self.lookup_bound(lookup, &mut checked.info, &refs).await?;
                 }
             }
-            Self::respond(&checked.info, checked.audiences)
+            Self::respond(checked.info, checked.audiences)
         })
     }
 }
@@ -1073,5 +1136,135 @@ impl ServiceAccountOptions {
             router.add(iss.as_str(), bound.clone());
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::jwt::json::{ERR_AUDIENCE, ERR_NUMERIC_DATE, validate_object};
+
+    fn decode(doc: &str) -> Result<PublicClaims<'_>, &'static str> {
+        PublicClaims::decode(validate_object(doc.as_bytes()).expect("valid JSON"))
+    }
+
+    #[test]
+    fn claims_decode_table() {
+        let full = r#"{"iss":"i","sub":"s","aud":["a","b"],"exp":10,"nbf":1.9,"iat":-0,"jti":"j",
+            "kubernetes.io":{"namespace":"ns","serviceaccount":{"name":"sa","uid":"u"},
+              "pod":{"name":"p","uid":"pu"},"secret":{"name":"sec","uid":"su"},
+              "node":{"name":"n","uid":"nu"},"warnafter":5,"other":[1,{"x":2}]},
+            "kubernetes.io/serviceaccount/namespace":"lns","unknown":{"deep":[null]}}"#;
+        let c = decode(full).unwrap();
+        assert_eq!(c.iss.as_deref(), Some("i"));
+        assert_eq!(c.sub.as_deref(), Some("s"));
+        assert_eq!(c.aud.as_ref().unwrap().0, ["a", "b"]);
+        assert_eq!(
+            (c.exp, c.nbf, c.iat),
+            (
+                Some(NumericDate(10)),
+                Some(NumericDate(1)),
+                Some(NumericDate(0))
+            )
+        );
+        assert_eq!(c.jti.as_deref(), Some("j"));
+        assert_eq!(c.namespace.as_deref(), Some("lns"));
+        let k = c.kubernetes.unwrap();
+        assert_eq!(k.namespace.as_deref(), Some("ns"));
+        let sa = k.serviceaccount.unwrap();
+        assert_eq!((sa.name(), sa.uid()), ("sa", "u"));
+        assert_eq!(k.pod.unwrap().uid(), "pu");
+        assert_eq!(k.secret.unwrap().name(), "sec");
+        assert_eq!(k.node.unwrap().name(), "n");
+
+        let wrong = [
+            ("sub number", r#"{"sub":5}"#, ERR_CLAIM_TYPE),
+            ("exp string", r#"{"exp":"5"}"#, ERR_NUMERIC_DATE),
+            (
+                "exp beyond i64",
+                r#"{"exp":9223372036854775808}"#,
+                ERR_NUMERIC_DATE,
+            ),
+            ("aud number", r#"{"aud":5}"#, ERR_AUDIENCE),
+            ("aud with null", r#"{"aud":["a",null]}"#, ERR_AUDIENCE),
+            (
+                "first wrong claim wins (exp)",
+                r#"{"exp":"x","aud":5}"#,
+                ERR_NUMERIC_DATE,
+            ),
+            (
+                "first wrong claim wins (aud)",
+                r#"{"aud":5,"exp":"x"}"#,
+                ERR_AUDIENCE,
+            ),
+            (
+                "kubernetes.io string",
+                r#"{"kubernetes.io":"ns"}"#,
+                ERR_CLAIM_TYPE,
+            ),
+            (
+                "kubernetes.io array (Go refuses)",
+                r#"{"kubernetes.io":["ns"]}"#,
+                ERR_CLAIM_TYPE,
+            ),
+            (
+                "pod array (Go refuses)",
+                r#"{"kubernetes.io":{"pod":["p","u"]}}"#,
+                ERR_CLAIM_TYPE,
+            ),
+            (
+                "pod name number",
+                r#"{"kubernetes.io":{"pod":{"name":1}}}"#,
+                ERR_CLAIM_TYPE,
+            ),
+            (
+                "warnafter string",
+                r#"{"kubernetes.io":{"warnafter":"x"}}"#,
+                ERR_NUMERIC_DATE,
+            ),
+            (
+                "escaped name is the claim",
+                r#"{"\u0065xp":"x"}"#,
+                ERR_NUMERIC_DATE,
+            ),
+        ];
+        for (name, doc, want) in wrong {
+            assert_eq!(decode(doc).err(), Some(want), "{name}");
+        }
+
+        let nulls = decode(r#"{"iss":null,"aud":null,"exp":null,"kubernetes.io":null}"#).unwrap();
+        assert!(
+            nulls.iss.is_none()
+                && nulls.aud.is_none()
+                && nulls.exp.is_none()
+                && nulls.kubernetes.is_none()
+        );
+        let escaped =
+            decode(r#"{"s\u0075b":"a\/b","kubernetes.io":{"namespace":"n\u00e9"}}"#).unwrap();
+        assert_eq!(escaped.sub.as_deref(), Some("a/b"));
+        assert_eq!(escaped.kubernetes.unwrap().namespace.as_deref(), Some("né"));
+    }
+
+    #[test]
+    fn into_user_info_matches_user_info() {
+        let info = ServiceAccountInfo {
+            namespace: "ns".into(),
+            name: "sa".into(),
+            uid: "u".into(),
+            pod_name: "p".into(),
+            pod_uid: "pu".into(),
+            node_name: "n".into(),
+            node_uid: "nu".into(),
+            credential_id: "JTI=j".into(),
+        };
+        let a = info.user_info();
+        assert_eq!(a, info.clone().into_user_info());
+        assert_eq!(a.name(), "system:serviceaccount:ns:sa");
+        assert_eq!(
+            a.groups().collect::<Vec<_>>(),
+            ["system:serviceaccounts", "system:serviceaccounts:ns"]
+        );
+        assert_eq!(a.extra().len(), 5);
+        assert_eq!(a.extra()[CREDENTIAL_ID_KEY], ["JTI=j"]);
     }
 }

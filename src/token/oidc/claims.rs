@@ -1,47 +1,36 @@
-//! The ID token's top-level claims, decoded once without building a `serde_json::Value` tree:
-//! names are borrowed from the payload (unless escaped) and values kept as raw JSON text that
-//! is decoded only for the claims the mapping actually reads. One allocation (the entry
-//! vector) instead of one per claim name and value. Duplicate names never reach here (the
-//! router's pre-check rejects them), so a linear lookup over ~10 entries is exact and fast.
+//! The ID token's top-level claims, taken from the payload the issuer router already
+//! validated (one JSON object, no duplicate names at any depth): one structural walk over the
+//! top level ([`RawObject::iter`]) collects names (borrowed unless escaped) and raw value
+//! texts; a value is handed out as a serde_json `RawValue` only when the mapping reads it.
+//! One allocation (the entry vector) instead of one per claim name and value. Names are
+//! unique, so a linear lookup over ~10 entries is exact and fast.
 
 use std::borrow::Cow;
-use std::fmt;
 
-use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
-use crate::jwt::json::Key;
+use crate::jwt::json::{RawJson, RawObject};
 
-pub(crate) struct RawClaims<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
+pub(crate) struct RawClaims<'a>(Vec<(Cow<'a, str>, RawJson<'a>)>);
 
 impl<'a> RawClaims<'a> {
-    pub(crate) fn parse(payload: &'a [u8]) -> Result<Self, serde_json::Error> {
-        serde_json::from_slice(payload)
+    /// The top-level members of a validated payload ([`crate::jwt::compact::UntrustedJwt::claims`]).
+    pub(crate) fn new(claims: RawObject<'a>) -> Self {
+        let mut out = Vec::with_capacity(16);
+        out.extend(claims.iter());
+        RawClaims(out)
+    }
+
+    /// The raw value of claim `name`, for the typed readers of [`crate::jwt::json`].
+    pub(crate) fn raw(&self, name: &str) -> Option<RawJson<'a>> {
+        self.0.iter().find(|(k, _)| k == name).map(|(_, v)| *v)
     }
 
     pub(crate) fn get(&self, name: &str) -> Option<&'a RawValue> {
-        self.0.iter().find(|(k, _)| k == name).map(|(_, v)| *v)
-    }
-}
-
-impl<'de> Deserialize<'de> for RawClaims<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = RawClaims<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a JSON object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
-                let mut out = Vec::with_capacity(16);
-                while let Some(Key(k)) = m.next_key()? {
-                    let v: &'de RawValue = m.next_value()?;
-                    out.push((k, v));
-                }
-                Ok(RawClaims(out))
-            }
-        }
-        d.deserialize_map(V)
+        let raw = self.raw(name)?;
+        // Valid JSON by construction (the pre-check validated the whole payload); this only
+        // wraps the slice in serde_json's borrowed raw-value type.
+        serde_json::from_str::<&'a RawValue>(raw.text()).ok()
     }
 }
 
@@ -82,7 +71,7 @@ mod tests {
     fn raw_claims_borrow_and_decode() {
         let p =
             br#"{"a":"x","b\u0041":[1,"y"],"n":null,"t":true,"o":{"k":1},"s":"q\"r","num":-1.5}"#;
-        let c = RawClaims::parse(p).unwrap();
+        let c = RawClaims::new(crate::jwt::json::validate_object(p).unwrap());
         assert!(matches!(c.0[0].0, Cow::Borrowed("a")));
         assert_eq!(c.get("bA").unwrap().get(), r#"[1,"y"]"#);
         let table: &[(&str, Result<&str, &str>)] = &[
@@ -115,6 +104,5 @@ mod tests {
             }
         }
         assert!(c.get("missing").is_none());
-        assert!(RawClaims::parse(b"[1]").is_err());
     }
 }

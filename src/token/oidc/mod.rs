@@ -155,11 +155,28 @@ impl<'a> VerifyClaims<'a> {
             Some(raw) if raw_type(raw) == "string" => raw_str(raw).ok(),
             Some(_) => field::<std::borrow::Cow<'a, str>>(c, "iss")?,
         };
+        // The typed readers over the validated payload: the serde rules and texts, without a
+        // second parse (fields still checked in this fixed order, as before).
+        fn typed<T>(r: Result<T, &'static str>) -> Result<T, String> {
+            r.map_err(|e| format!("oidc: failed to unmarshal claims: {e}"))
+        }
+        let aud = match c.raw("aud") {
+            None => None,
+            Some(v) => typed(Audience::from_raw(v))?,
+        };
+        let exp = match c.raw("exp") {
+            None => None,
+            Some(v) => typed(NumericDate::from_raw(v))?,
+        };
+        let nbf = match c.raw("nbf") {
+            None => None,
+            Some(v) => typed(NumericDate::from_raw(v))?,
+        };
         Ok(VerifyClaims {
             iss,
-            aud: field(c, "aud")?,
-            exp: field(c, "exp")?,
-            nbf: field(c, "nbf")?,
+            aud,
+            exp,
+            nbf,
             claim_names: field(c, "_claim_names")?,
             claim_sources: field(c, "_claim_sources")?,
         })
@@ -523,12 +540,9 @@ impl OidcAuthenticator {
             .keys
             .load_full()
             .ok_or_else(|| Error::from_static(ErrorKind::Unavailable, ERR_NOT_INITIALIZED))?;
-        let dist = RawClaims::parse(jwt.payload()).map_err(|e| {
-            wrap(format!(
-                "verify distributed claim token: oidc: failed to unmarshal claims: {}",
-                claims_error_message(&e)
-            ))
-        })?;
+        let dist = RawClaims::new(jwt.claims().ok_or_else(|| {
+            wrap("verify distributed claim token: oidc: failed to unmarshal claims: json: cannot unmarshal claims: malformed JSON".into())
+        })?);
         self.verify(&jwt, &dist, &keys)
             .map_err(|e| wrap(format!("verify distributed claim token: {e}")))?;
         let value = dist.get(claim).ok_or_else(|| {
@@ -537,8 +551,9 @@ impl OidcAuthenticator {
                 go_quote(&endpoint)
             ))
         })?;
-        let claims = RawClaims::parse(id_token.payload())
-            .map_err(|e| bad(format!("oidc: parse claims: {}", claims_error_message(&e))))?;
+        let claims = RawClaims::new(id_token.claims().ok_or_else(|| {
+            bad("oidc: parse claims: json: cannot unmarshal claims: malformed JSON".into())
+        })?);
         let user = self.map_claims(&claims, Some(value))?;
         Ok(Some(Response::new(Arc::new(user))))
     }
@@ -666,14 +681,10 @@ impl OidcAuthenticator {
                 ERR_NOT_INITIALIZED,
             )));
         };
-        let claims = match RawClaims::parse(jwt.payload()) {
-            Ok(c) => c,
-            Err(e) => {
-                return Step::Done(Err(bad(format!(
-                    "oidc: verify token: oidc: failed to unmarshal claims: {}",
-                    claims_error_message(&e)
-                ))));
-            }
+        let Some(claims) = jwt.claims().map(RawClaims::new) else {
+            return Step::Done(Err(bad(
+                "oidc: verify token: oidc: failed to unmarshal claims: json: cannot unmarshal claims: malformed JSON".into(),
+            )));
         };
         if let Err(e) = self.verify(jwt, &claims, keys) {
             return Step::Done(Err(bad(format!("oidc: verify token: {e}"))));
