@@ -267,6 +267,33 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_user_built_per_request_gets_the_group_without_a_cache() {
+        // The delegate builds a new user on every call (as the JWT and x509 authenticators do):
+        // nobody keeps it, so the adder builds its answer directly each time.
+        for (name, user, adds) in [
+            ("adds", "u", true),
+            ("anonymous", "system:anonymous", false),
+        ] {
+            let a = AuthenticatedGroupAdder::new(SyncTokenFn::new(move |_: &str, _: &Context| {
+                Ok(Some(Response::new(Arc::new(
+                    UserInfo::builder(user).group("g").build(),
+                ))))
+            }));
+            let ctx = Context::default();
+            let first = a.authenticate_token("t", &ctx).await.unwrap().unwrap().user;
+            let second = a.authenticate_token("t", &ctx).await.unwrap().unwrap().user;
+            assert!(!Arc::ptr_eq(&first, &second), "case {name}");
+            let want: &[&str] = if adds {
+                &["g", "system:authenticated"]
+            } else {
+                &["g"]
+            };
+            assert_eq!(first.groups().collect::<Vec<_>>(), want, "case {name}");
+            assert_eq!(second.groups().collect::<Vec<_>>(), want, "case {name}");
+        }
+    }
+
+    #[tokio::test]
     async fn adders_never_mutate_the_delegates_response() {
         let shared = Arc::new(
             UserInfo::builder("user")

@@ -399,3 +399,64 @@ impl<'t> UntrustedJwt<'t> {
         self.signing_input.as_bytes()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use base64::Engine;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+
+    fn token(header: &str) -> String {
+        let b = |s: &str| URL_SAFE_NO_PAD.encode(s);
+        format!(
+            "{}.{}.{}",
+            b(header),
+            b(r#"{"iss":"https://issuer.example","sub":"x"}"#),
+            b("sig")
+        )
+    }
+
+    #[test]
+    fn jose_header_table() {
+        // (case, header JSON, Ok(alg name) or the error)
+        let cases: &[(&str, &str, Result<&str, HeaderError>)] = &[
+            ("plain", r#"{"alg":"RS256"}"#, Ok("RS256")),
+            ("kid", r#"{"alg":"ES256","kid":"k1"}"#, Ok("ES256")),
+            // go-jose does not read a header `iss`; its type does not matter there either.
+            ("numeric iss", r#"{"alg":"RS256","iss":1}"#, Ok("RS256")),
+            (
+                "object iss",
+                r#"{"alg":"RS256","iss":{"a":1}}"#,
+                Ok("RS256"),
+            ),
+            ("null kid", r#"{"alg":"RS256","kid":null}"#, Ok("RS256")),
+            ("array header", r#"["RS256"]"#, Err(HeaderError::Malformed)),
+            ("no alg", r#"{"kid":"k"}"#, Err(HeaderError::Malformed)),
+            ("numeric alg", r#"{"alg":256}"#, Err(HeaderError::Malformed)),
+            (
+                "duplicate alg",
+                r#"{"alg":"RS256","alg":"HS256"}"#,
+                Err(HeaderError::Malformed),
+            ),
+            (
+                "escaped duplicate alg",
+                r#"{"alg":"RS256","\u0061lg":"HS256"}"#,
+                Err(HeaderError::Malformed),
+            ),
+            (
+                "crit",
+                r#"{"alg":"RS256","crit":["exp"]}"#,
+                Err(HeaderError::UnsupportedCritical),
+            ),
+        ];
+        for (name, header, want) in cases {
+            let t = token(header);
+            let jwt = UntrustedJwt::parse(&t).expect(name);
+            let got = jwt.header().map(|h| match h.alg() {
+                HeaderAlg::Known(a) => a.name(),
+                HeaderAlg::Unsupported => "unsupported",
+            });
+            assert_eq!(got, *want, "case {name}");
+        }
+    }
+}

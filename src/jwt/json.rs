@@ -134,14 +134,14 @@ pub(crate) fn scan_jwt_payload(
     bytes: &[u8],
     index: &mut TopIndex,
 ) -> Option<(Range<usize>, Option<Range<usize>>)> {
-    let (text, iss) = scan_indexed(bytes, true, Some(index)).ok()?;
+    let (text, iss) = scan_indexed(bytes, true, true, Some(index)).ok()?;
     Some((trim_range(text), iss))
 }
 
 /// [`validate_object`] without building an error: for the JOSE header, whose errors have one
 /// fixed text.
 pub(crate) fn validate_object_quiet(bytes: &[u8]) -> Option<RawObject<'_>> {
-    let (text, _) = scan(bytes, true).ok()?;
+    let (text, _) = scan_indexed(bytes, true, false, None).ok()?;
     Some(RawObject::walk(&text[trim_range(text)]))
 }
 
@@ -204,13 +204,16 @@ impl ScanError {
 /// One pass, no allocation for objects of up to 16 members (names compared as raw slices; a
 /// name with escapes is decoded and compared decoded, so `"i\u0073s"` collides with `iss`).
 fn scan(bytes: &[u8], object: bool) -> Result<(&str, Option<Range<usize>>), ScanError> {
-    scan_indexed(bytes, object, None)
+    scan_indexed(bytes, object, object, None)
 }
 
-/// [`scan`], also recording the top-level members into `index` (when given).
+/// [`scan`], also recording the top-level members into `index` (when given). `claims`: the
+/// document is a claim set, whose top-level `iss` must be a string or `null` (a JOSE header
+/// may carry an `iss` of any type: go-jose does not read it).
 fn scan_indexed<'a>(
     bytes: &'a [u8],
     object: bool,
+    claims: bool,
     index: Option<&mut TopIndex>,
 ) -> Result<(&'a str, Option<Range<usize>>), ScanError> {
     let mut s = Scanner {
@@ -218,6 +221,7 @@ fn scan_indexed<'a>(
         i: 0,
         depth: 0,
         iss: None,
+        claims,
         index,
     };
     s.ws();
@@ -244,6 +248,8 @@ struct Scanner<'a, 'x> {
     i: usize,
     depth: usize,
     iss: Option<Range<usize>>,
+    /// Capture (and type-check) the top-level `iss`.
+    claims: bool,
     index: Option<&'x mut TopIndex>,
 }
 
@@ -395,7 +401,7 @@ impl Scanner<'_, '_> {
             let start = self.i;
             self.value()?;
             if top {
-                if name_is(self.b, name, "iss") {
+                if self.claims && name_is(self.b, name, "iss") {
                     match self.b[start] {
                         b'"' => self.iss = Some(start..self.i),
                         b'n' => {}

@@ -84,6 +84,11 @@ pub(crate) struct AnchorKeys {
     /// `(address, length, anchor index)` of each anchor's subjectPublicKey bytes (the slice
     /// webpki passes to `verify_signature`), sorted by address.
     index: Vec<(usize, usize, usize)>,
+    /// Per anchor, a copy of those bytes: a lookup that matches by address also compares the
+    /// bytes, so the cache stays right even if a later change let an anchor's storage be
+    /// freed and reused while a verification runs (today the bundle is immutable and borrowed
+    /// for the whole verification). A few hundred bytes compared per first request.
+    copies: Vec<Box<[u8]>>,
     /// Per anchor, per algorithm: the key, parsed on first use (`None`: rejected by aws-lc-rs).
     parsed: Vec<[OnceLock<Option<ParsedPublicKey>>; N_ALGS]>,
 }
@@ -91,14 +96,18 @@ pub(crate) struct AnchorKeys {
 impl AnchorKeys {
     pub(crate) fn new(anchors: &[TrustAnchor<'static>]) -> Self {
         let mut index = Vec::with_capacity(anchors.len());
+        let mut copies = Vec::with_capacity(anchors.len());
         for (i, anchor) in anchors.iter().enumerate() {
-            if let Some(key) = spki_key(anchor.subject_public_key_info.as_ref()) {
+            let key = spki_key(anchor.subject_public_key_info.as_ref()).unwrap_or_default();
+            if !key.is_empty() {
                 index.push((key.as_ptr() as usize, key.len(), i));
             }
+            copies.push(Box::from(key));
         }
         index.sort_unstable();
         Self {
             index,
+            copies,
             parsed: anchors
                 .iter()
                 .map(|_| std::array::from_fn(|_| OnceLock::new()))
@@ -119,7 +128,7 @@ impl AnchorKeys {
             .binary_search_by(|&(a, _, _)| a.cmp(&addr))
             .ok()?;
         let (_, len, anchor) = self.index[pos];
-        if len != key.len() {
+        if len != key.len() || *self.copies[anchor] != *key {
             return None;
         }
         self.parsed[anchor][alg]
@@ -246,6 +255,7 @@ mod tests {
             // The key must live where the cache looks: an "anchor" owning exactly these bytes.
             let keys = AnchorKeys {
                 index: vec![(key.as_ptr() as usize, key.len(), 0)],
+                copies: vec![Box::from(&key[..])],
                 parsed: vec![std::array::from_fn(|_| OnceLock::new())],
             };
             let mut bad = sig.clone();
@@ -276,6 +286,7 @@ mod tests {
         let sig = kp.sign(&SystemRandom::new(), b"m").unwrap();
         let keys = AnchorKeys {
             index: vec![(key.as_ptr() as usize, key.len(), 0)],
+            copies: vec![Box::from(&key[..])],
             parsed: vec![std::array::from_fn(|_| OnceLock::new())],
         };
         // Equal bytes elsewhere: not an anchor's storage, not cached, still verified.
@@ -288,12 +299,23 @@ mod tests {
         );
         // A sub-slice of the anchor key is not the anchor key.
         assert!(keys.lookup(0, &key[..key.len() - 1]).is_none());
+        // Other bytes at the anchor's address (storage reused) are not the anchor key either.
+        let mut reused = key.clone();
+        let stale = AnchorKeys {
+            index: vec![(reused.as_ptr() as usize, reused.len(), 0)],
+            copies: vec![Box::from(&key[..])],
+            parsed: vec![std::array::from_fn(|_| OnceLock::new())],
+        };
+        assert!(stale.lookup(0, &reused).is_some());
+        reused[1] ^= 1;
+        assert!(stale.lookup(0, &reused).is_none());
         // An anchor EC key in an encoding webpki refuses (first octet not 02/03/04) is refused
         // without touching the cache.
         let mut odd = key.clone();
         odd[0] = 0x05;
         let odd_keys = AnchorKeys {
             index: vec![(odd.as_ptr() as usize, odd.len(), 0)],
+            copies: vec![Box::from(&odd[..])],
             parsed: vec![std::array::from_fn(|_| OnceLock::new())],
         };
         assert!(
