@@ -81,9 +81,9 @@ static AWS_ALGS: [&dyn VerificationAlgorithm; N_ALGS] = [
 
 /// The per-bundle cache of parsed anchor keys.
 pub(crate) struct AnchorKeys {
-    /// `(address, length, anchor index)` of each anchor's subjectPublicKey bytes (the slice
+    /// `(address, anchor index)` of each anchor's subjectPublicKey bytes (the slice
     /// webpki passes to `verify_signature`), sorted by address.
-    index: Vec<(usize, usize, usize)>,
+    index: Vec<(usize, usize)>,
     /// Per anchor, a copy of those bytes: a lookup that matches by address also compares the
     /// bytes, so the cache stays right even if a later change let an anchor's storage be
     /// freed and reused while a verification runs (today the bundle is immutable and borrowed
@@ -100,7 +100,7 @@ impl AnchorKeys {
         for (i, anchor) in anchors.iter().enumerate() {
             let key = spki_key(anchor.subject_public_key_info.as_ref()).unwrap_or_default();
             if !key.is_empty() {
-                index.push((key.as_ptr() as usize, key.len(), i));
+                index.push((key.as_ptr() as usize, i));
             }
             copies.push(Box::from(key));
         }
@@ -123,12 +123,9 @@ impl AnchorKeys {
     /// The parsed key of the anchor whose key storage `key` is, for algorithm `alg`.
     fn lookup(&self, alg: usize, key: &[u8]) -> Option<&ParsedPublicKey> {
         let addr = key.as_ptr() as usize;
-        let pos = self
-            .index
-            .binary_search_by(|&(a, _, _)| a.cmp(&addr))
-            .ok()?;
-        let (_, len, anchor) = self.index[pos];
-        if len != key.len() || *self.copies[anchor] != *key {
+        let pos = self.index.binary_search_by(|&(a, _)| a.cmp(&addr)).ok()?;
+        let (_, anchor) = self.index[pos];
+        if *self.copies[anchor] != *key {
             return None;
         }
         self.parsed[anchor][alg]
@@ -254,7 +251,7 @@ mod tests {
         for (name, key, sig) in &sigs {
             // The key must live where the cache looks: an "anchor" owning exactly these bytes.
             let keys = AnchorKeys {
-                index: vec![(key.as_ptr() as usize, key.len(), 0)],
+                index: vec![(key.as_ptr() as usize, 0)],
                 copies: vec![Box::from(&key[..])],
                 parsed: vec![std::array::from_fn(|_| OnceLock::new())],
             };
@@ -285,7 +282,7 @@ mod tests {
         let key = kp.public_key().as_ref().to_vec();
         let sig = kp.sign(&SystemRandom::new(), b"m").unwrap();
         let keys = AnchorKeys {
-            index: vec![(key.as_ptr() as usize, key.len(), 0)],
+            index: vec![(key.as_ptr() as usize, 0)],
             copies: vec![Box::from(&key[..])],
             parsed: vec![std::array::from_fn(|_| OnceLock::new())],
         };
@@ -302,7 +299,7 @@ mod tests {
         // Other bytes at the anchor's address (storage reused) are not the anchor key either.
         let mut reused = key.clone();
         let stale = AnchorKeys {
-            index: vec![(reused.as_ptr() as usize, reused.len(), 0)],
+            index: vec![(reused.as_ptr() as usize, 0)],
             copies: vec![Box::from(&key[..])],
             parsed: vec![std::array::from_fn(|_| OnceLock::new())],
         };
@@ -314,7 +311,7 @@ mod tests {
         let mut odd = key.clone();
         odd[0] = 0x05;
         let odd_keys = AnchorKeys {
-            index: vec![(odd.as_ptr() as usize, odd.len(), 0)],
+            index: vec![(odd.as_ptr() as usize, 0)],
             copies: vec![Box::from(&odd[..])],
             parsed: vec![std::array::from_fn(|_| OnceLock::new())],
         };
