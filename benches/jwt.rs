@@ -165,6 +165,26 @@ fn bench(c: &mut Criterion) {
             "{name}"
         );
         let parsed = ParsedPublicKey::new(*prim, &s.spki).unwrap();
+        // Instruction counting (callgrind): `JWT_COUNT=RS256 JWT_ITERS=n` runs the authenticator
+        // n times and exits; `JWT_COUNT=RS256-primitive` runs the bare primitive. The difference
+        // of two runs' totals, divided by the iteration difference, is the per-token cost.
+        if let Ok(want) = std::env::var("JWT_COUNT") {
+            let iters: usize = std::env::var("JWT_ITERS").map_or(1000, |v| v.parse().unwrap());
+            if want == *name {
+                for _ in 0..iters {
+                    black_box(router.authenticate_token(black_box(&s.token), &ctx).into_ready());
+                }
+                std::process::exit(0);
+            }
+            if want == format!("{name}-primitive") {
+                for _ in 0..iters {
+                    black_box(parsed.verify_sig(black_box(&s.message), black_box(&s.signature)))
+                        .unwrap();
+                }
+                std::process::exit(0);
+            }
+            continue;
+        }
         let mut g = c.benchmark_group(format!("verify/{name}"));
         g.bench_function("aws-lc-rs primitive (ParsedPublicKey)", |b| {
             b.iter(|| {
