@@ -16,6 +16,7 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use criterion::{Criterion, criterion_group, criterion_main};
 use kube_authn::authenticator::{Audiences, Context, TokenAuthenticator};
+use kube_authn::jwt::compact::UntrustedJwt;
 use kube_authn::jwt::key::PublicKey;
 use kube_authn::jwt::router::IssuerRouter;
 use kube_authn::token::service_account::ServiceAccountAuthenticator;
@@ -165,27 +166,43 @@ fn bench(c: &mut Criterion) {
             "{name}"
         );
         let parsed = ParsedPublicKey::new(*prim, &s.spki).unwrap();
-        // Instruction counting (callgrind): `JWT_COUNT=RS256 JWT_ITERS=n` runs the authenticator
-        // n times and exits; `JWT_COUNT=RS256-primitive` runs the bare primitive. The difference
-        // of two runs' totals, divided by the iteration difference, is the per-token cost.
+        // Counting modes: `JWT_COUNT=RS256 JWT_ITERS=n` runs the authenticator n times and exits
+        // (`RS256-parse`: the pre-check alone, `RS256-primitive`: the bare primitive), for
+        // callgrind (`--toggle-collect` on the function of interest). With `JWT_ONCPU=1` the
+        // loop's on-CPU time per call is printed: steadier than criterion on a shared machine.
         if let Ok(want) = std::env::var("JWT_COUNT") {
             let iters: usize = std::env::var("JWT_ITERS").map_or(1000, |v| v.parse().unwrap());
-            if want == *name {
+            let run = |f: &dyn Fn()| {
+                let start = on_cpu_ns();
                 for _ in 0..iters {
+                    f();
+                }
+                // On-CPU time of the loop (not wall time: the machine may be shared).
+                if std::env::var_os("JWT_ONCPU").is_some() {
+                    let ns = (on_cpu_ns() - start) as f64 / iters as f64;
+                    println!("{want}: {ns:.1} ns on-CPU per call");
+                }
+                std::process::exit(0);
+            };
+            if want == *name {
+                run(&|| {
                     let _ = black_box(
                         router
                             .authenticate_token(black_box(&s.token), &ctx)
                             .into_ready(),
                     );
-                }
-                std::process::exit(0);
+                });
+            }
+            if want == format!("{name}-parse") {
+                run(&|| {
+                    let _ = black_box(UntrustedJwt::parse(black_box(&s.token)));
+                });
             }
             if want == format!("{name}-primitive") {
-                for _ in 0..iters {
+                run(&|| {
                     black_box(parsed.verify_sig(black_box(&s.message), black_box(&s.signature)))
                         .unwrap();
-                }
-                std::process::exit(0);
+                });
             }
             continue;
         }
@@ -209,6 +226,10 @@ fn bench(c: &mut Criterion) {
                 })
             },
         );
+        // The untrusted pre-check alone (segments, base64url, header, validating payload scan).
+        g.bench_function("pre-check parse only (UntrustedJwt::parse)", |b| {
+            b.iter(|| UntrustedJwt::parse(black_box(&s.token)).unwrap())
+        });
         // jsonwebtoken oracle: the same token, its own validation.
         let dk = match *name {
             "RS256" | "PS256" => {
@@ -306,6 +327,14 @@ fn bench(c: &mut Criterion) {
 
 criterion_group!(benches, bench);
 criterion_main!(benches);
+
+/// This thread's on-CPU time (ns), from `/proc/thread-self/schedstat`.
+fn on_cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
 
 fn strip(b: &[u8]) -> &[u8] {
     let skip = b.iter().take_while(|x| **x == 0).count();

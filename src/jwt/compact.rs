@@ -426,7 +426,10 @@ mod tests {
         let want = URL_SAFE_NO_PAD.decode(segment).ok();
         assert_eq!(got, want, "case {case}: segment {segment:?}");
         if want.is_none() {
-            assert_eq!(buf, b"prefix", "a refused segment leaves the buffer as it was");
+            assert_eq!(
+                buf, b"prefix",
+                "a refused segment leaves the buffer as it was"
+            );
         }
     }
 
@@ -453,8 +456,14 @@ mod tests {
             ("NUL", "QU\0D"),
             ("non-ASCII", "QUJé"),
             ("long (SIMD path)", &long),
-            ("long with a bad byte late", &format!("{}*{}", &long[..900], &long[901..])),
-            ("long with a bad byte in the tail", &format!("{}=", &long[..long.len() - 1])),
+            (
+                "long with a bad byte late",
+                &format!("{}*{}", &long[..900], &long[901..]),
+            ),
+            (
+                "long with a bad byte in the tail",
+                &format!("{}=", &long[..long.len() - 1]),
+            ),
         ];
         for (case, segment) in cases {
             agree(case, segment);

@@ -19,8 +19,10 @@
 //! accepts it (no lone surrogates, no control characters in strings, no leading zeros, numbers
 //! that overflow `f64` refused), duplicate names at every depth and the depth cap, capturing
 //! the top-level `iss` for the router. Strings — most of a JWT — are scanned eight bytes per
-//! step; a member-name set lives on the stack (16 names as raw slices, hashed beyond that;
-//! names with escapes are compared decoded). No allocation for ordinary tokens.
+//! step; member names sit on one fixed stack shared by all open objects (32 names as
+//! fingerprinted raw ranges, a hashed set per object beyond that; names with escapes are
+//! compared decoded), so nesting costs no stack space per level. No allocation for ordinary
+//! tokens.
 //!
 //! The authenticators then read claims through [`RawObject`] / [`RawJson`]: a structural walk
 //! over the validated text (no re-validation, strings borrowed unless escaped), with typed
@@ -223,6 +225,7 @@ fn scan_indexed<'a>(
         iss: None,
         claims,
         index,
+        names: Names::default(),
     };
     s.ws();
     if object {
@@ -251,6 +254,8 @@ struct Scanner<'a, 'x> {
     /// Capture (and type-check) the top-level `iss`.
     claims: bool,
     index: Option<&'x mut TopIndex>,
+    /// Unescaped member names of the objects being scanned, innermost last (see [`Names`]).
+    names: Names,
 }
 
 /// How many top-level members the validating scan records (a Kubernetes service-account
@@ -390,11 +395,12 @@ impl Scanner<'_, '_> {
             self.depth -= 1;
             return Ok(());
         }
-        let mut names = Names::default();
+        let base = self.names.len;
+        let mut decoded = None;
         loop {
             self.expect(b'"')?;
             let name = self.string()?;
-            names.insert(self.b, name)?;
+            self.names.insert(self.b, base, &mut decoded, name)?;
             self.ws();
             self.expect(b':')?;
             self.ws();
@@ -430,6 +436,7 @@ impl Scanner<'_, '_> {
                 Some(b'}') => {
                     self.i += 1;
                     self.depth -= 1;
+                    self.names.len = base;
                     return Ok(());
                 }
                 _ => return Err(ScanError::Syntax),
@@ -630,39 +637,88 @@ fn name_is(b: &[u8], n: NameRef, want: &str) -> bool {
     }
 }
 
-/// Member names of one object: the first 16 as raw slices on the stack (no allocation, no
-/// hashing for ordinary JWT objects). An object with more names, or with any name that has
-/// escapes, switches to a set of decoded names (each name decoded once: no quadratic
-/// decoding an attacker could aim at; SipHash, so no chosen-bucket collisions).
-#[derive(Default)]
+/// How many unescaped member names the scan keeps on its stack, over all open objects.
+const NAME_STACK: usize = 32;
+
+/// Member names seen so far, for the duplicate check: one stack shared by every open object
+/// (an object's names sit above its parent's and are dropped when it closes), so nesting costs
+/// no stack space per level. Each entry is a one-word fingerprint (length and first seven bytes)
+/// and the raw range: most pairs are told apart by one integer comparison, names of up to seven
+/// bytes entirely. An object with a name that has escapes, or whose names do not fit, switches
+/// to a set of decoded names of its own (each name decoded once: no quadratic decoding an
+/// attacker could aim at; SipHash, so no chosen-bucket collisions).
 struct Names {
-    small: [NameRef; 16],
+    stack: [(u64, u32, u32); NAME_STACK],
     len: usize,
-    big: Option<HashSet<String>>,
+}
+
+impl Default for Names {
+    fn default() -> Self {
+        Names {
+            stack: [(0, 0, 0); NAME_STACK],
+            len: 0,
+        }
+    }
+}
+
+/// The name's length in the top byte (saturated) and its first (up to seven) bytes below it:
+/// equal names have equal fingerprints. The closing quote follows a name in the document, so
+/// eight bytes can usually be read at once.
+#[inline]
+fn fingerprint(b: &[u8], start: usize, end: usize) -> u64 {
+    let head = match b.get(start..start + 8) {
+        Some(w) => u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]),
+        None => b[start..]
+            .iter()
+            .take(8)
+            .rev()
+            .fold(0u64, |acc, &c| acc << 8 | u64::from(c)),
+    };
+    let len = end - start;
+    let mask = (1u64 << (len.min(7) * 8)) - 1;
+    (head & mask) | (len.min(255) as u64) << 56
 }
 
 impl Names {
-    fn insert(&mut self, b: &[u8], n: NameRef) -> Result<(), ScanError> {
-        if self.big.is_none() && (n.escaped || self.len == self.small.len()) {
-            let seen = &self.small[..self.len];
-            self.big = Some(seen.iter().map(|s| decode_name(b, *s)).collect());
-        }
-        if let Some(big) = &mut self.big {
-            return if big.insert(decode_name(b, n)) {
+    /// Adds `n` to the object whose names start at `base` on the stack (or to its decoded
+    /// set, `decoded`, once it has one).
+    fn insert(
+        &mut self,
+        b: &[u8],
+        base: usize,
+        decoded: &mut Option<HashSet<String>>,
+        n: NameRef,
+    ) -> Result<(), ScanError> {
+        let small = match (u32::try_from(n.start), u32::try_from(n.end)) {
+            (Ok(s), Ok(e)) if !n.escaped && decoded.is_none() && self.len < NAME_STACK => {
+                Some((s, e))
+            }
+            _ => None,
+        };
+        let Some((start, end)) = small else {
+            let set = decoded.get_or_insert_with(|| {
+                self.stack[base..self.len]
+                    .iter()
+                    .map(|&(_, s, e)| unescape(&b[s as usize..e as usize]))
+                    .collect()
+            });
+            return if set.insert(decode_name(b, n)) {
                 Ok(())
             } else {
                 Err(ScanError::Duplicate)
             };
-        }
-        // Only names without escapes get here: raw comparison is exact.
+        };
+        // Unescaped names only: raw comparison is exact.
+        let fp = fingerprint(b, n.start, n.end);
+        let long = n.end - n.start > 7;
         let raw = &b[n.start..n.end];
-        if self.small[..self.len]
+        if self.stack[base..self.len]
             .iter()
-            .any(|s| &b[s.start..s.end] == raw)
+            .any(|&(f, s, e)| f == fp && (!long || &b[s as usize..e as usize] == raw))
         {
             return Err(ScanError::Duplicate);
         }
-        self.small[self.len] = n;
+        self.stack[self.len] = (fp, start, end);
         self.len += 1;
         Ok(())
     }
@@ -1507,6 +1563,24 @@ mod tests {
         let deep_ok = format!(r#"{{"a":{}}}"#, nest(126, "[", "]", "1"));
         let deep_bad = format!(r#"{{"a":{}}}"#, nest(127, "[", "]", "1"));
         let deep_obj = format!(r#"{{"iss":"x","a":{}}}"#, nest(127, r#"{"b":"#, "}", "1"));
+        // 20 outer names, a nested object of 20 (the stack holds 32), then an outer duplicate.
+        let members = |prefix: &str, n: usize| -> Vec<String> {
+            (0..n).map(|i| format!(r#""{prefix}{i}":{i}"#)).collect()
+        };
+        let inner = format!("{{{}}}", members("in", 20).join(","));
+        let nested_full_dup = format!(
+            r#"{{{},"nested":{inner},"out3":0}}"#,
+            members("out", 20).join(",")
+        );
+        let nested_full_ok = format!(
+            r#"{{{},"nested":{inner},"out20":0}}"#,
+            members("out", 20).join(",")
+        );
+        let inner_dup = format!(r#"{{{},"in3":0}}"#, members("in", 20).join(","));
+        let inner_past_stack_dup = format!(
+            r#"{{{},"nested":{inner_dup}}}"#,
+            members("out", 20).join(",")
+        );
         let many_dup = format!(
             "{{{}\"k7\":0}}",
             (0..40)
@@ -1648,6 +1722,55 @@ mod tests {
             case(
                 "late escaped duplicate past 16",
                 many_esc_dup.as_bytes(),
+                false,
+                None,
+            ),
+            // The name stack (32 unescaped names shared by all open objects).
+            case(
+                "outer duplicate after a nested object filled the stack",
+                nested_full_dup.as_bytes(),
+                false,
+                None,
+            ),
+            case(
+                "names stay distinct across a full stack",
+                nested_full_ok.as_bytes(),
+                true,
+                None,
+            ),
+            case(
+                "inner duplicate beyond the stack",
+                inner_past_stack_dup.as_bytes(),
+                false,
+                None,
+            ),
+            case(
+                "outer name repeated only inside a nested object",
+                br#"{"abcdefghij":{"abcdefghij":1},"abcdefghik":2}"#,
+                true,
+                None,
+            ),
+            case(
+                "long names equal in their first seven bytes",
+                br#"{"kubernetes.io/a":1,"kubernetes.io/b":2}"#,
+                true,
+                None,
+            ),
+            case(
+                "long duplicate",
+                br#"{"kubernetes.io/a":1,"kubernetes.io/a":2}"#,
+                false,
+                None,
+            ),
+            case(
+                "prefix of another name",
+                br#"{"ab":1,"abc":2,"a":3}"#,
+                true,
+                None,
+            ),
+            case(
+                "name at the very end of a nested object",
+                br#"{"x":{"a":1,"a":2}}"#,
                 false,
                 None,
             ),
