@@ -136,14 +136,15 @@ pub(crate) fn scan_jwt_payload(
     bytes: &[u8],
     index: &mut TopIndex,
 ) -> Option<(Range<usize>, Option<Range<usize>>)> {
-    let (text, iss) = scan_indexed(bytes, true, true, Some(index)).ok()?;
-    Some((trim_range(text), iss))
+    let iss = scan_indexed(bytes, true, true, Some(index)).ok()?;
+    Some((trim_bytes(bytes), iss))
 }
 
 /// [`validate_object`] without building an error: for the JOSE header, whose errors have one
 /// fixed text.
 pub(crate) fn validate_object_quiet(bytes: &[u8]) -> Option<RawObject<'_>> {
-    let (text, _) = scan_indexed(bytes, true, false, None).ok()?;
+    scan_indexed(bytes, true, false, None).ok()?;
+    let text = as_text(bytes).ok()?;
     Some(RawObject::walk(&text[trim_range(text)]))
 }
 
@@ -203,21 +204,38 @@ impl ScanError {
 /// With `object`, the document must be an object and its top-level `iss` (a string or `null`)
 /// is returned as the range of its raw value.
 ///
-/// One pass, no allocation for objects of up to 16 members (names compared as raw slices; a
-/// name with escapes is decoded and compared decoded, so `"i\u0073s"` collides with `iss`).
+/// One pass, no allocation for ordinary documents (up to 32 open member names, compared as
+/// raw slices; a name with escapes is decoded and compared decoded, so `"i\u0073s"` collides
+/// with `iss`).
 fn scan(bytes: &[u8], object: bool) -> Result<(&str, Option<Range<usize>>), ScanError> {
-    scan_indexed(bytes, object, object, None)
+    let iss = scan_indexed(bytes, object, object, None)?;
+    Ok((as_text(bytes)?, iss))
+}
+
+/// The scanned document as text. Every string was checked as it was scanned (so errors come
+/// in serde_json's order) and everything outside strings is ASCII: this cannot fail, and is a
+/// fast ASCII run; callers that only need ranges skip it.
+fn as_text(bytes: &[u8]) -> Result<&str, ScanError> {
+    std::str::from_utf8(bytes).map_err(|_| ScanError::Syntax)
+}
+
+/// The range of `bytes` without surrounding JSON whitespace.
+fn trim_bytes(bytes: &[u8]) -> Range<usize> {
+    let ws = |c: &u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r');
+    let start = bytes.iter().position(|c| !ws(c)).unwrap_or(bytes.len());
+    let end = bytes.iter().rposition(|c| !ws(c)).map_or(start, |i| i + 1);
+    start..end
 }
 
 /// [`scan`], also recording the top-level members into `index` (when given). `claims`: the
 /// document is a claim set, whose top-level `iss` must be a string or `null` (a JOSE header
 /// may carry an `iss` of any type: go-jose does not read it).
-fn scan_indexed<'a>(
-    bytes: &'a [u8],
+fn scan_indexed(
+    bytes: &[u8],
     object: bool,
     claims: bool,
     index: Option<&mut TopIndex>,
-) -> Result<(&'a str, Option<Range<usize>>), ScanError> {
+) -> Result<Option<Range<usize>>, ScanError> {
     let mut s = Scanner {
         b: bytes,
         i: 0,
@@ -240,10 +258,7 @@ fn scan_indexed<'a>(
     if s.i != bytes.len() {
         return Err(ScanError::Syntax);
     }
-    // Every string was checked as it was scanned (so errors come in serde_json's order) and
-    // everything outside strings is ASCII: this cannot fail, and is a fast ASCII run.
-    let text = std::str::from_utf8(bytes).map_err(|_| ScanError::Syntax)?;
-    Ok((text, s.iss))
+    Ok(s.iss)
 }
 
 struct Scanner<'a, 'x> {
