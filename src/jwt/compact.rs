@@ -97,7 +97,45 @@ pub enum HeaderAlg {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Header {
     alg: HeaderAlg,
-    kid: Option<Box<str>>,
+    kid: Kid,
+}
+
+/// Longest `kid` kept inline (no allocation): a Kubernetes key id is 43 bytes (unpadded
+/// base64url of a SHA-256), and identity providers' are shorter.
+const INLINE_KID: usize = 64;
+
+/// The `kid` value: inline when short (no allocation per token), boxed otherwise.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Kid {
+    None,
+    Inline { len: u8, bytes: [u8; INLINE_KID] },
+    Boxed(Box<str>),
+}
+
+impl Kid {
+    fn new(kid: &str) -> Kid {
+        match kid.len() {
+            0 => Kid::None,
+            len if len <= INLINE_KID => {
+                let mut bytes = [0; INLINE_KID];
+                bytes[..len].copy_from_slice(kid.as_bytes());
+                Kid::Inline {
+                    len: len as u8,
+                    bytes,
+                }
+            }
+            _ => Kid::Boxed(kid.into()),
+        }
+    }
+
+    fn as_str(&self) -> Option<&str> {
+        match self {
+            Kid::None => None,
+            // Copied from a `&str` whole, so this is valid UTF-8 and never `None`.
+            Kid::Inline { len, bytes } => std::str::from_utf8(&bytes[..usize::from(*len)]).ok(),
+            Kid::Boxed(s) => Some(s),
+        }
+    }
 }
 
 impl Header {
@@ -120,7 +158,7 @@ impl Header {
     /// assert_eq!(jwt.header().unwrap().kid(), None);
     /// ```
     pub fn kid(&self) -> Option<&str> {
-        self.kid.as_deref()
+        self.kid.as_str()
     }
 }
 
@@ -179,8 +217,8 @@ fn parse_header(bytes: &[u8]) -> Result<Header, HeaderError> {
     };
     let kid = match kid {
         Some(k) if k.len() > MAX_KID_LEN => return Err(HeaderError::KidTooLong),
-        Some(k) if !k.is_empty() => Some(Box::from(&*k)),
-        _ => None,
+        Some(k) => Kid::new(&k),
+        None => Kid::None,
     };
     Ok(Header { alg, kid })
 }
@@ -488,6 +526,36 @@ mod tests {
                 agree("random", seg);
             }
         }
+    }
+
+    #[test]
+    fn kid_table() {
+        // (case, kid length, expected: Ok(Some(len)) / Ok(None) / Err)
+        let cases: &[(&str, usize, Result<Option<usize>, HeaderError>)] = &[
+            ("empty kid is absent", 0, Ok(None)),
+            ("Kubernetes kid (43 bytes)", 43, Ok(Some(43))),
+            ("longest inline kid", INLINE_KID, Ok(Some(INLINE_KID))),
+            ("first boxed kid", INLINE_KID + 1, Ok(Some(INLINE_KID + 1))),
+            ("longest kid", MAX_KID_LEN, Ok(Some(MAX_KID_LEN))),
+            (
+                "kid too long",
+                MAX_KID_LEN + 1,
+                Err(HeaderError::KidTooLong),
+            ),
+        ];
+        for (case, len, want) in cases {
+            // Exactly `len` bytes, non-ASCII included (é is two bytes).
+            let kid = format!("{}{}", "é".repeat(len / 2), "k".repeat(len % 2));
+            let t = token(&format!(r#"{{"alg":"RS256","kid":"{kid}"}}"#));
+            let jwt = UntrustedJwt::parse(&t).expect(case);
+            let got = jwt.header().map(|h| h.kid().map(str::to_owned));
+            let want = want.map(|w| w.map(|_| kid.clone()));
+            assert_eq!(got, want, "case {case}");
+        }
+        // An escaped kid is decoded before it is stored.
+        let t = token(r#"{"alg":"RS256","kid":"a\u0062c"}"#);
+        let jwt = UntrustedJwt::parse(&t).unwrap();
+        assert_eq!(jwt.header().unwrap().kid(), Some("abc"));
     }
 
     #[test]
