@@ -262,20 +262,12 @@ impl fmt::Debug for UntrustedJwt<'_> {
 /// (padding, `+`, `/`, whitespace, a 1-character final quantum, non-zero trailing bits), which
 /// the differential test below checks on random and mutated segments.
 fn decode_into(segment: &str, buf: &mut Vec<u8>) -> Option<Range<usize>> {
-    let engine = &base64_simd::URL_SAFE_NO_PAD;
-    let n = engine.decoded_length(segment.as_bytes()).ok()?;
     let start = buf.len();
-    buf.resize(start + n, 0);
-    match engine.decode(
-        segment.as_bytes(),
-        base64_simd::Out::from_slice(&mut buf[start..]),
-    ) {
-        Ok(out) if out.len() == n => Some(start..start + n),
-        _ => {
-            buf.truncate(start);
-            None
-        }
-    }
+    // Decodes into the spare capacity (no zeroing first); on error `buf` keeps its length.
+    base64_simd::URL_SAFE_NO_PAD
+        .decode_append(segment.as_bytes(), buf)
+        .ok()?;
+    Some(start..buf.len())
 }
 
 impl<'t> UntrustedJwt<'t> {
