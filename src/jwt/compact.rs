@@ -197,7 +197,8 @@ fn header_str<'a>(v: json::RawJson<'a>) -> Result<Option<Cow<'a, str>>, HeaderEr
 }
 
 fn parse_header(bytes: &[u8]) -> Result<Header, HeaderError> {
-    let raw = json::validate_object_quiet(bytes).ok_or(HeaderError::Malformed)?;
+    let mut index = json::TopIndex::default();
+    let raw = json::validate_object_quiet(bytes, &mut index).ok_or(HeaderError::Malformed)?;
     let (mut alg, mut kid, mut critical) = (None, None, false);
     for (name, value) in raw.iter() {
         match &*name {
@@ -583,7 +584,29 @@ mod tests {
                 Err(HeaderError::UnsupportedCritical),
             ),
         ];
-        for (name, header, want) in cases {
+        // More members than the scan indexes (24): read by a walk instead, same answers.
+        let many: String = (0..30).map(|i| format!(r#""x{i}":{i},"#)).collect();
+        let many_ok = format!(r#"{{{many}"alg":"ES256","kid":"k"}}"#);
+        let many_crit = format!(r#"{{{many}"alg":"ES256","crit":["x"]}}"#);
+        let many_dup = format!(r#"{{{many}"alg":"ES256","x7":1}}"#);
+        let cases: Vec<(&str, &str, Result<&str, HeaderError>)> = cases
+            .iter()
+            .copied()
+            .chain([
+                ("30 members", many_ok.as_str(), Ok("ES256")),
+                (
+                    "30 members and crit",
+                    many_crit.as_str(),
+                    Err(HeaderError::UnsupportedCritical),
+                ),
+                (
+                    "30 members, duplicate",
+                    many_dup.as_str(),
+                    Err(HeaderError::Malformed),
+                ),
+            ])
+            .collect();
+        for (name, header, want) in &cases {
             let t = token(header);
             let jwt = UntrustedJwt::parse(&t).expect(name);
             let got = jwt.header().map(|h| match h.alg() {

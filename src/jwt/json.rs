@@ -140,12 +140,15 @@ pub(crate) fn scan_jwt_payload(
     Some((trim_bytes(bytes), iss))
 }
 
-/// [`validate_object`] without building an error: for the JOSE header, whose errors have one
-/// fixed text.
-pub(crate) fn validate_object_quiet(bytes: &[u8]) -> Option<RawObject<'_>> {
-    scan_indexed(bytes, true, false, None).ok()?;
+/// [`validate_object`] without building an error, reading members through the scan's
+/// `index` (no second walk): for the JOSE header, whose errors have one fixed text.
+pub(crate) fn validate_object_quiet<'a>(
+    bytes: &'a [u8],
+    index: &'a mut TopIndex,
+) -> Option<RawObject<'a>> {
+    scan_indexed(bytes, true, false, Some(&mut *index)).ok()?;
     let text = as_text(bytes).ok()?;
-    Some(RawObject::walk(&text[trim_range(text)]))
+    raw_object_indexed(text, trim_bytes(bytes), index)
 }
 
 /// A view of the object at `object` in `doc`, which [`scan_jwt_payload`] accepted and

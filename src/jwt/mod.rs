@@ -2,7 +2,7 @@
 //! the issuer router that sends every JWT to the one authenticator that owns its `iss`.
 //!
 //! Used by the service-account authenticator ([`crate::token::service_account`]) and the
-//! OIDC/JWT authenticators (`token::oidc`, not on this branch yet).
+//! OIDC/JWT authenticators ([`crate::token::oidc`]).
 //!
 //! | step | where | rule |
 //! |---|---|---|
