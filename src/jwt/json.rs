@@ -463,7 +463,7 @@ impl Scanner<'_, '_> {
     }
 
     /// A string body (after the opening quote), through the closing quote.
-    #[inline]
+    #[inline(always)]
     fn string(&mut self) -> Result<NameRef, ScanError> {
         let start = self.i;
         let mut escaped = false;
