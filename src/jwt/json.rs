@@ -345,6 +345,9 @@ impl Scanner<'_, '_> {
         }
     }
 
+    /// One value of any type. Inlined into the container loops so that scalars (most of a JWT)
+    /// cost no call; only nested objects and arrays recurse.
+    #[inline(always)]
     fn value(&mut self) -> Result<(), ScanError> {
         match self.peek() {
             Some(b'{') => self.object(false),
