@@ -535,8 +535,24 @@ impl Scanner<'_, '_> {
         Ok(n)
     }
 
+    /// Skips a run of ASCII digits (eight per step: a NumericDate is ten) and returns its
+    /// length.
     fn digits(&mut self) -> usize {
         let start = self.i;
+        while let Some(c) = self.b.get(self.i..self.i + 8) {
+            let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+            let low = w & !HIGHS;
+            // High bit of each byte that is not a digit: `>= 0x80`, `< '0'` or `> '9'` (no
+            // carries between bytes: every addend stays below 0x100).
+            let not_digit =
+                (w | !(low + ONES * (0x80 - b'0') as u64) | (low + ONES * (0x80 - b':') as u64))
+                    & HIGHS;
+            if not_digit != 0 {
+                self.i += (not_digit.trailing_zeros() / 8) as usize;
+                return self.i - start;
+            }
+            self.i += 8;
+        }
         while let Some(b'0'..=b'9') = self.peek() {
             self.i += 1;
         }
@@ -1803,6 +1819,28 @@ mod tests {
                 assert_eq!(iss.as_deref(), c.iss, "{}", c.name);
             }
             agree(&c.doc);
+        }
+    }
+
+    #[test]
+    fn digit_runs_end_at_the_first_non_digit_for_every_byte_and_position() {
+        for c in 0..=255u8 {
+            for pos in 0..20 {
+                let mut doc = vec![b'7'; 20];
+                doc[pos] = c;
+                let mut s = Scanner {
+                    b: &doc,
+                    i: 0,
+                    depth: 0,
+                    iss: None,
+                    claims: false,
+                    index: None,
+                    names: Names::default(),
+                };
+                let want = if c.is_ascii_digit() { 20 } else { pos };
+                assert_eq!(s.digits(), want, "byte {c:#04x} at {pos}");
+                assert_eq!(s.i, want);
+            }
         }
     }
 
