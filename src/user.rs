@@ -155,15 +155,30 @@ impl UserInfo {
         groups: Arc<[SharedStr]>,
         extra: Arc<Extra>,
     ) -> Self {
-        // Names longer than 4 GiB cannot be built: every input path caps sizes far below that.
-        let name_len = u32::try_from(name.len()).unwrap_or(u32::MAX);
-        let name = &name[..name_len as usize];
         let mut text = String::with_capacity(name.len() + uid.len());
         text.push_str(name);
         text.push_str(uid);
+        Self::from_joined(&text, name.len(), groups, extra)
+    }
+
+    /// [`from_parts`](Self::from_parts) for a caller that already has the name followed by
+    /// the uid in one string (`text[..name_len]` is the name): one allocation for both.
+    /// `name_len` must be a character boundary of `text` (a name that is not, or is longer
+    /// than 4 GiB, is cut to the nearest boundary below; every input path caps sizes far below
+    /// that).
+    pub(crate) fn from_joined(
+        text: &str,
+        name_len: usize,
+        groups: Arc<[SharedStr]>,
+        extra: Arc<Extra>,
+    ) -> Self {
+        let mut name_len = name_len.min(text.len()).min(u32::MAX as usize);
+        while !text.is_char_boundary(name_len) {
+            name_len -= 1;
+        }
         Self {
             text: Arc::from(text),
-            name_len,
+            name_len: name_len as u32,
             authenticated: false,
             groups,
             extra,
