@@ -172,7 +172,11 @@ fn bench(c: &mut Criterion) {
             let iters: usize = std::env::var("JWT_ITERS").map_or(1000, |v| v.parse().unwrap());
             if want == *name {
                 for _ in 0..iters {
-                    black_box(router.authenticate_token(black_box(&s.token), &ctx).into_ready());
+                    let _ = black_box(
+                        router
+                            .authenticate_token(black_box(&s.token), &ctx)
+                            .into_ready(),
+                    );
                 }
                 std::process::exit(0);
             }
