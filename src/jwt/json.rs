@@ -1295,7 +1295,9 @@ impl<'a> RawAudience<'a> {
 
     /// Whether the list is empty (`[]`).
     pub(crate) fn is_empty(&self) -> bool {
-        self.0.as_array().is_some_and(|mut items| items.next().is_none())
+        self.0
+            .as_array()
+            .is_some_and(|mut items| items.next().is_none())
     }
 
     /// Whether `want` is one of the audiences.

@@ -447,7 +447,6 @@ impl ServiceAccountInfo {
     pub fn user_info(&self) -> UserInfo {
         InfoRef::from(self).user_info()
     }
-
 }
 
 impl<'c> From<&'c ServiceAccountInfo> for InfoRef<'c> {
@@ -777,12 +776,12 @@ impl ServiceAccountAuthenticator {
             let user = Arc::new(info.user_info());
             return Ok(Checked::Done(Response::new(user).with_audiences(audiences)));
         }
-        Ok(Checked::Lookup(Pending {
+        Ok(Checked::Lookup(Box::new(Pending {
             audiences,
             info: info.to_owned_info(),
             secret: secret.map(str::to_owned),
             bound_refs,
-        }))
+        })))
     }
 
     /// Kubernetes' audience rule: no `aud` (or `[]`) means the implicit API audiences; the
@@ -1011,8 +1010,9 @@ struct BoundRefs {
 enum Checked {
     /// No lookup configured: the answer.
     Done(Response),
-    /// The lookups still to make (outlive the token's payload, so owned).
-    Lookup(Pending),
+    /// The lookups still to make (outlive the token's payload, so owned; boxed: the lookup
+    /// path allocates its future anyway).
+    Lookup(Box<Pending>),
 }
 
 struct Pending {
@@ -1060,7 +1060,7 @@ impl JwtAuthenticator for ServiceAccountAuthenticator {
             return AuthFuture::ready(Self::respond(&pending.info, pending.audiences));
         };
         AuthFuture::new(async move {
-            let mut pending = pending;
+            let mut pending = *pending;
             match self.kind {
                 Kind::Legacy => {
                     let secret = pending.secret.as_deref().unwrap_or("");
