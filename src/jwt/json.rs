@@ -947,6 +947,98 @@ impl<'a> Iterator for Elements<'a> {
     }
 }
 
+/// One forward pass over a validated value, for readers that decode nested objects: each
+/// member's value is read where it stands (a string is scanned once, for its end and its
+/// escapes together; a nested object is walked once, by its reader), instead of being
+/// skipped by the iterator and walked again by the reader ([`Members`]). Used for the
+/// service account's `kubernetes.io` claim. Never panics, whatever the text.
+pub(crate) struct Cursor<'a> {
+    s: &'a str,
+    i: usize,
+}
+
+impl<'a> Cursor<'a> {
+    /// A cursor at the start of `v`.
+    pub(crate) fn new(v: RawJson<'a>) -> Self {
+        Cursor { s: v.0, i: 0 }
+    }
+
+    /// The first byte of the value at the cursor (`"`, `{`, `[`, `n`, `t`, `f`, or a number's).
+    #[inline]
+    pub(crate) fn peek(&self) -> Option<u8> {
+        self.s.as_bytes().get(self.i).copied()
+    }
+
+    /// The value at the cursor, raw, moving past it.
+    pub(crate) fn value(&mut self) -> RawJson<'a> {
+        let end = skip_value(self.s.as_bytes(), self.i);
+        let v = self.s.get(self.i..end).unwrap_or("");
+        self.i = end;
+        RawJson(v)
+    }
+
+    /// A string claim at the cursor: `null` is `None`, any type but string is
+    /// [`ERR_CLAIM_TYPE`] (as [`opt_str`]).
+    pub(crate) fn opt_str(&mut self) -> Result<Option<Cow<'a, str>>, &'static str> {
+        match self.peek() {
+            Some(b'"') => {
+                let (end, escaped) = skip_name(self.s.as_bytes(), self.i);
+                let body = self.s.get(self.i + 1..end.saturating_sub(1)).unwrap_or("");
+                self.i = end;
+                Ok(Some(if escaped {
+                    Cow::Owned(unescape(body.as_bytes()))
+                } else {
+                    Cow::Borrowed(body)
+                }))
+            }
+            Some(b'n') => {
+                self.i += 4;
+                Ok(None)
+            }
+            _ => Err(ERR_CLAIM_TYPE),
+        }
+    }
+
+    /// Walks the object at the cursor, calling `f` with each member's decoded name and the
+    /// cursor at its value; `f` reads the value or leaves it (then it is skipped). The cursor
+    /// ends after the object. Not an object: nothing is called.
+    pub(crate) fn members(
+        &mut self,
+        mut f: impl FnMut(&str, &mut Cursor<'a>) -> Result<(), &'static str>,
+    ) -> Result<(), &'static str> {
+        let b = self.s.as_bytes();
+        if b.get(self.i) != Some(&b'{') {
+            return Ok(());
+        }
+        let mut i = self.i + 1;
+        loop {
+            i = skip_ws(b, i);
+            if b.get(i) == Some(&b',') {
+                i = skip_ws(b, i + 1);
+            }
+            if b.get(i) != Some(&b'"') {
+                // `}` (or the end of a text the scanner would have refused).
+                self.i = (i + 1).min(b.len());
+                return Ok(());
+            }
+            let (name_end, escaped) = skip_name(b, i);
+            let raw = self.s.get(i + 1..name_end.saturating_sub(1)).unwrap_or("");
+            i = skip_ws(b, name_end);
+            i = skip_ws(b, i + 1); // `:`
+            self.i = i;
+            if escaped {
+                f(&unescape(raw.as_bytes()), self)?;
+            } else {
+                f(raw, self)?;
+            }
+            if self.i == i {
+                self.i = skip_value(b, i);
+            }
+            i = self.i;
+        }
+    }
+}
+
 fn skip_ws(b: &[u8], mut i: usize) -> usize {
     while let Some(b' ' | b'\t' | b'\n' | b'\r') = b.get(i) {
         i += 1;

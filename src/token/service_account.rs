@@ -62,7 +62,9 @@ use crate::authenticator::{
 use crate::error::{ConfigError, Error, ErrorKind};
 use crate::jwt::alg::AlgorithmSet;
 use crate::jwt::compact::UntrustedJwt;
-use crate::jwt::json::{ERR_CLAIM_TYPE, NumericDate, RawAudience, RawJson, RawObject, opt_str};
+use crate::jwt::json::{
+    Cursor, ERR_CLAIM_TYPE, NumericDate, RawAudience, RawJson, RawObject, opt_str,
+};
 use crate::jwt::key::{KeySet, PublicKey, parse_pem_keys};
 use crate::jwt::router::{IssuerRouter, JwtAuthenticator};
 use crate::jwt::{Clock, SignatureError, SystemClock, go_quote, go_quote_list, verify_signature};
@@ -333,13 +335,18 @@ impl<'a> PublicClaims<'a> {
     }
 }
 
-/// An object claim: `null` is absent; any type but object is [`ERR_CLAIM_TYPE`] (as Go's
-/// `json.Unmarshal` into a struct pointer).
-fn opt_object(v: RawJson<'_>) -> Result<Option<RawObject<'_>>, &'static str> {
-    if v.is_null() {
-        return Ok(None);
+/// An object claim at the cursor: `Ok(true)` for an object, `Ok(false)` for `null` (absent,
+/// moved past); any other type is [`ERR_CLAIM_TYPE`] (as Go's `json.Unmarshal` into a struct
+/// pointer).
+fn is_object(cur: &mut Cursor<'_>) -> Result<bool, &'static str> {
+    match cur.peek() {
+        Some(b'{') => Ok(true),
+        Some(b'n') => {
+            cur.value();
+            Ok(false)
+        }
+        _ => Err(ERR_CLAIM_TYPE),
     }
-    v.as_object().map(Some).ok_or(ERR_CLAIM_TYPE)
 }
 
 #[derive(Default)]
@@ -349,18 +356,19 @@ struct Ref<'a> {
 }
 
 impl<'a> Ref<'a> {
-    fn decode(v: RawJson<'a>) -> Result<Option<Self>, &'static str> {
-        let Some(o) = opt_object(v)? else {
+    fn read(cur: &mut Cursor<'a>) -> Result<Option<Self>, &'static str> {
+        if !is_object(cur)? {
             return Ok(None);
-        };
+        }
         let mut r = Ref::default();
-        for (name, v) in o.iter() {
-            match &*name {
-                "name" => r.name = opt_str(v)?,
-                "uid" => r.uid = opt_str(v)?,
+        cur.members(|name, cur| {
+            match name {
+                "name" => r.name = cur.opt_str()?,
+                "uid" => r.uid = cur.opt_str()?,
                 _ => {}
             }
-        }
+            Ok(())
+        })?;
         Ok(Some(r))
     }
     fn name(&self) -> &str {
@@ -381,26 +389,29 @@ struct KubernetesClaims<'a> {
 }
 
 impl<'a> KubernetesClaims<'a> {
+    /// One pass over the `kubernetes.io` object: every nested value is read where it stands.
     fn decode(v: RawJson<'a>) -> Result<Option<Self>, &'static str> {
-        let Some(o) = opt_object(v)? else {
+        let mut cur = Cursor::new(v);
+        if !is_object(&mut cur)? {
             return Ok(None);
-        };
+        }
         let mut k = KubernetesClaims::default();
-        for (name, v) in o.iter() {
-            match &*name {
-                "namespace" => k.namespace = opt_str(v)?,
-                "serviceaccount" => k.serviceaccount = Ref::decode(v)?,
-                "pod" => k.pod = Ref::decode(v)?,
-                "secret" => k.secret = Ref::decode(v)?,
-                "node" => k.node = Ref::decode(v)?,
+        cur.members(|name, cur| {
+            match name {
+                "namespace" => k.namespace = cur.opt_str()?,
+                "serviceaccount" => k.serviceaccount = Ref::read(cur)?,
+                "pod" => k.pod = Ref::read(cur)?,
+                "secret" => k.secret = Ref::read(cur)?,
+                "node" => k.node = Ref::read(cur)?,
                 // Decoded so that a wrong type is an error, as in go-jose; the stale-token
                 // audit annotation it drives is not produced by this crate.
                 "warnafter" => {
-                    NumericDate::from_raw(v)?;
+                    NumericDate::from_raw(cur.value())?;
                 }
                 _ => {}
             }
-        }
+            Ok(())
+        })?;
         Ok(Some(k))
     }
 }
