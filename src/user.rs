@@ -64,7 +64,25 @@ pub type SharedStr = Arc<str>;
 
 /// The `extra` map of a user: lower-case keys (by convention namespaced, like
 /// `example.org/foo`) to lists of values. Ordered, so serialisation is deterministic.
-pub type Extra = BTreeMap<String, Vec<String>>;
+///
+/// Keys are [`ExtraKey`]s: the well-known keys authenticators set on every request
+/// ([`CREDENTIAL_ID_KEY`], the service-account pod and node keys) are borrowed `'static`
+/// strings, so building an identity does not copy them; keys read from a request or a file
+/// are owned. Readers see `str` either way: `extra()["key"]`, `extra().get("key")`, and
+/// iteration yields keys that dereference to `str`.
+///
+/// ```
+/// use kube_authn::user::{Extra, ExtraKey};
+/// let mut extra = Extra::new();
+/// extra.insert(ExtraKey::Borrowed("example.org/static"), vec!["a".to_string()]);
+/// extra.insert("example.org/owned".to_string().into(), vec!["b".to_string()]);
+/// assert_eq!(extra["example.org/static"], ["a"]);
+/// assert_eq!(extra.keys().map(|k| &**k).collect::<Vec<_>>(), ["example.org/owned", "example.org/static"]);
+/// ```
+pub type Extra = BTreeMap<ExtraKey, Vec<String>>;
+
+/// A key of the [`Extra`] map: a `'static` string (no allocation) or an owned one.
+pub type ExtraKey = std::borrow::Cow<'static, str>;
 
 static EMPTY_GROUPS: LazyLock<Arc<[SharedStr]>> = LazyLock::new(|| Arc::from(Vec::new()));
 static EMPTY_EXTRA: LazyLock<Arc<Extra>> = LazyLock::new(|| Arc::new(Extra::new()));
@@ -489,7 +507,7 @@ impl UserInfoBuilder {
     /// let u = kube_authn::user::UserInfo::builder("n").extra("k", ["a"]).extra("k", ["b"]).build();
     /// assert_eq!(u.extra()["k"], ["a", "b"]);
     /// ```
-    pub fn extra<I, V>(mut self, key: impl Into<String>, values: I) -> Self
+    pub fn extra<I, V>(mut self, key: impl Into<ExtraKey>, values: I) -> Self
     where
         I: IntoIterator<Item = V>,
         V: Into<String>,

@@ -538,8 +538,8 @@ impl InfoRef<'_> {
         let groups: Arc<[SharedStr]> =
             Arc::from([ALL.clone(), SharedStr::from(&text[..group_end])]);
         let mut extra = Extra::new();
-        let mut put = |key: &str, value: String| {
-            extra.insert(key.to_owned(), vec![value]);
+        let mut put = |key: &'static str, value: String| {
+            extra.insert(key.into(), vec![value]);
         };
         if !self.pod_name.is_empty() && !self.pod_uid.is_empty() {
             put(POD_NAME_KEY, self.pod_name.to_owned());

@@ -671,7 +671,7 @@ impl OidcAuthenticator {
         let extra = match credential_id {
             Some(id) => {
                 let mut extra = Extra::new();
-                extra.insert(CREDENTIAL_ID_KEY.to_owned(), vec![id]);
+                extra.insert(CREDENTIAL_ID_KEY.into(), vec![id]);
                 Arc::new(extra)
             }
             None => empty_extra(),
