@@ -1387,9 +1387,8 @@ impl<'a> RawAudience<'a> {
 
     /// Whether the list is empty (`[]`).
     pub(crate) fn is_empty(&self) -> bool {
-        self.0
-            .as_array()
-            .is_some_and(|mut items| items.next().is_none())
+        let b = self.0.0.as_bytes();
+        b.first() == Some(&b'[') && b.get(skip_ws(b, 1)) == Some(&b']')
     }
 
     /// Whether `want` is one of the audiences.
@@ -1906,6 +1905,44 @@ mod tests {
     }
 
     #[test]
+    fn raw_audience_agrees_with_audience() {
+        let docs = [
+            r#""a""#,
+            r#""a\u0062""#,
+            "[]",
+            "[ ]",
+            r#"["a"]"#,
+            r#"[ "a" , "b" ]"#,
+            r#"["a",null]"#,
+            "[1]",
+            r#"[["a"]]"#,
+            "null",
+            "5",
+            "true",
+            "{}",
+        ];
+        for doc in docs {
+            let wrapped = format!(r#"{{"aud":{doc}}}"#);
+            let o = validate_object(wrapped.as_bytes()).unwrap();
+            let v = o.get("aud").unwrap();
+            let want = Audience::from_raw(v);
+            let got = RawAudience::from_raw(v);
+            match (&want, &got) {
+                (Ok(Some(w)), Ok(Some(g))) => {
+                    assert_eq!(g.iter().collect::<Vec<_>>(), w.0, "{doc}");
+                    assert_eq!(g.is_empty(), w.0.is_empty(), "{doc}");
+                    for a in ["a", "ab", "b", "c"] {
+                        assert_eq!(g.contains(a), w.0.iter().any(|x| x == a), "{doc} {a}");
+                    }
+                }
+                (Ok(None), Ok(None)) => {}
+                (Err(w), Err(g)) => assert_eq!(w, g, "{doc}"),
+                _ => panic!("{doc}: {want:?} vs {got:?}"),
+            }
+        }
+    }
+
+    #[test]
     fn unescape_matches_serde() {
         for s in [
             r#""plain""#,
@@ -1965,6 +2002,46 @@ mod tests {
             let i = at.index(b.len());
             b[i] = byte;
             agree(&b);
+        }
+
+        #[test]
+        fn cursor_walk_matches_members(doc in json_strategy()) {
+            // Each value of an object read by the cursor: the same names and values as the
+            // member iterator, strings decoded alike, and nested objects walked in place.
+            let wrapped = format!("{{\"x\":{doc},\"s\":\"a\\u0062\",\"y\":[{doc}]}}");
+            if let Ok(o) = validate_object(wrapped.as_bytes()) {
+                let want: Vec<(String, String)> =
+                    o.iter().map(|(k, v)| (k.into_owned(), v.text().to_owned())).collect();
+                let mut got = Vec::new();
+                let mut cur = Cursor::new(raw_json_unchecked(o.text()));
+                cur.members(|name, cur| {
+                    let at = cur.i;
+                    if cur.peek() == Some(b'"') {
+                        let text = Cursor { s: cur.s, i: at }.value().text();
+                        let s = cur.opt_str().unwrap().unwrap();
+                        assert_eq!(Some(s), RawJson(text).as_str());
+                        got.push((name.to_owned(), text.to_owned()));
+                    } else if cur.peek() == Some(b'{') {
+                        let text = Cursor { s: cur.s, i: at }.value().text();
+                        let mut inner = Vec::new();
+                        cur.members(|n, _| {
+                            inner.push(n.to_owned());
+                            Ok(())
+                        })
+                        .unwrap();
+                        let names: Vec<String> =
+                            RawJson(text).as_object().unwrap().iter().map(|(k, _)| k.into_owned()).collect();
+                        assert_eq!(inner, names);
+                        assert_eq!(&cur.s[at..cur.i], text);
+                        got.push((name.to_owned(), text.to_owned()));
+                    } else {
+                        got.push((name.to_owned(), cur.value().text().to_owned()));
+                    }
+                    Ok(())
+                })
+                .unwrap();
+                prop_assert_eq!(got, want);
+            }
         }
 
         #[test]

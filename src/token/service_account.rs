@@ -541,19 +541,21 @@ impl InfoRef<'_> {
         let mut put = |key: &'static str, value: String| {
             extra.insert(key.into(), vec![value]);
         };
+        // Inserted in descending key order: each new key is the smallest so far, so the map
+        // compares it once (the keys share a 29-byte prefix).
         if !self.pod_name.is_empty() && !self.pod_uid.is_empty() {
-            put(POD_NAME_KEY, self.pod_name.to_owned());
             put(POD_UID_KEY, self.pod_uid.to_owned());
+            put(POD_NAME_KEY, self.pod_name.to_owned());
+        }
+        if !self.node_name.is_empty() {
+            if !self.node_uid.is_empty() {
+                put(NODE_UID_KEY, self.node_uid.to_owned());
+            }
+            put(NODE_NAME_KEY, self.node_name.to_owned());
         }
         let [prefix, id] = self.credential_id;
         if !id.is_empty() {
             put(CREDENTIAL_ID_KEY, [prefix, id].concat());
-        }
-        if !self.node_name.is_empty() {
-            put(NODE_NAME_KEY, self.node_name.to_owned());
-            if !self.node_uid.is_empty() {
-                put(NODE_UID_KEY, self.node_uid.to_owned());
-            }
         }
         let extra = if extra.is_empty() {
             empty_extra()
