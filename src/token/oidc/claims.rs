@@ -22,7 +22,13 @@ impl<'a> RawClaims<'a> {
 
     /// The raw value of claim `name`, for the typed readers of [`crate::jwt::json`].
     pub(crate) fn get(&self, name: &str) -> Option<RawJson<'a>> {
-        self.0.iter().find(|(k, _)| k == name).map(|(_, v)| *v)
+        // Length and first byte before the full comparison: claim names are short and many
+        // share a length (`iss`, `aud`, `exp`, …), so most candidates fail without a call.
+        let first = name.as_bytes().first();
+        self.0
+            .iter()
+            .find(|(k, _)| k.len() == name.len() && k.as_bytes().first() == first && k == name)
+            .map(|(_, v)| *v)
     }
 }
 
