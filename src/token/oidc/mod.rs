@@ -597,10 +597,12 @@ impl OidcAuthenticator {
             }
         }
         // Groups.
+        // One scratch string serves every prefixed group and then the name+uid text (sized
+        // for common claims: one allocation).
+        let mut scratch = String::with_capacity(128);
         let mut groups: Vec<SharedStr> = Vec::new();
         if let Some(g) = &self.cfg.groups {
             if let Some(v) = groups_override.or_else(|| claims.get(&g.claim)) {
-                let mut scratch = String::new();
                 let mut group = |s: &str| -> SharedStr {
                     if g.prefix.is_empty() {
                         return SharedStr::from(s);
@@ -663,7 +665,8 @@ impl OidcAuthenticator {
             }
         }
         let prefix = &self.cfg.username.prefix;
-        let mut text = String::with_capacity(prefix.len() + username.len() + uid.len());
+        let text = &mut scratch;
+        text.clear();
         text.push_str(prefix);
         text.push_str(&username);
         let name_len = text.len();
@@ -677,7 +680,7 @@ impl OidcAuthenticator {
             None => empty_extra(),
         };
         Ok(UserInfo::from_joined(
-            &text,
+            text,
             name_len,
             shared_groups(groups),
             extra,
