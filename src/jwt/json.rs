@@ -25,7 +25,11 @@
 //! The authenticators then read claims through [`RawObject`] / [`RawJson`]: a structural walk
 //! over the validated text (no re-validation, strings borrowed unless escaped), with typed
 //! readers that keep the serde rules and error texts ([`NumericDate::from_raw`],
-//! [`Audience::from_raw`], [`opt_str`]). serde_json remains for JWKS documents and as the
+//! [`Audience::from_raw`], [`opt_str`]). Nested objects an authenticator decodes (the
+//! service account's `kubernetes.io`) are read with a crate-internal cursor in one pass: each
+//! member's value is read where it stands (a string scanned once for its end and its
+//! escapes), not skipped by the iterator and walked again by the reader; `aud` is checked and
+//! then read in place, without collecting it. serde_json remains for JWKS documents and as the
 //! test oracle: the previous serde-based scanner is kept in the tests, and a proptest checks
 //! that both accept and refuse the same documents (random and byte-mutated JSON).
 //!

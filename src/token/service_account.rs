@@ -26,6 +26,11 @@
 //!    `system:serviceaccounts:<ns>`, extras `authentication.kubernetes.io/{pod-name,pod-uid,
 //!    node-name,node-uid,credential-id}`.
 //!
+//! Without lookups, the request path never copies a claim before the user: the claims are
+//! read borrowed from the validated payload (the `kubernetes.io` object in one pass) and the
+//! user is built from them directly, with the fewest allocations (≈ 11 k instructions per
+//! token after the JWS parse, down from ≈ 16.5 k; see [`crate::jwt`] for the figures).
+//!
 //! Lookups go through [`ServiceAccountLookup`], which the embedding application implements
 //! (an informer cache, a REST client). Without a lookup the authenticator answers synchronously
 //! (a ready future, no allocation for the future); with one it is async.
