@@ -124,6 +124,31 @@ fn bench(c: &mut Criterion) {
             .unwrap();
         assert_eq!(r.user.name(), "jane.doe@example.com");
         let parsed = ParsedPublicKey::new(*prim, spki.as_slice()).unwrap();
+        // Instruction counting (callgrind): `OIDC_COUNT=RS256 OIDC_ITERS=n` runs the
+        // authenticator n times and exits; `OIDC_COUNT=RS256-primitive` runs the bare primitive.
+        if let Ok(want) = std::env::var("OIDC_COUNT") {
+            let iters: usize = std::env::var("OIDC_ITERS").map_or(1000, |v| v.parse().unwrap());
+            if want == *alg {
+                for _ in 0..iters {
+                    let _ = black_box(
+                        router
+                            .authenticate_token(black_box(&token), &ctx)
+                            .into_ready(),
+                    );
+                }
+                std::process::exit(0);
+            }
+            if want == format!("{alg}-primitive") {
+                for _ in 0..iters {
+                    black_box(
+                        parsed.verify_sig(black_box(input.as_bytes()), black_box(&signature)),
+                    )
+                    .unwrap();
+                }
+                std::process::exit(0);
+            }
+            continue;
+        }
         let mut g = c.benchmark_group(format!("oidc/{alg}"));
         g.bench_function("aws-lc-rs primitive (ParsedPublicKey)", |b| {
             b.iter(|| {

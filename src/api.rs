@@ -78,7 +78,11 @@ impl From<&Identity> for UserInfo {
             username: user.name().to_owned(),
             uid: user.uid().to_owned(),
             groups: user.groups().map(str::to_owned).collect(),
-            extra: user.extra().clone(),
+            extra: user
+                .extra()
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
         }
     }
 }

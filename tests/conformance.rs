@@ -829,7 +829,7 @@ fn observed(result: AuthResult, calls: &Calls) -> Value {
                 .user
                 .extra()
                 .iter()
-                .map(|(k, v)| (k.clone(), Value::from(v.clone())))
+                .map(|(k, v)| (k.to_string(), Value::from(v.clone())))
                 .collect();
             out.insert(
                 "user".into(),
@@ -1073,7 +1073,7 @@ async fn run_filter(b: &Builder, filter: &Value, input: &Value) -> Result<Run, B
                 .user
                 .extra()
                 .iter()
-                .map(|(k, v)| (k.clone(), Value::from(v.clone())))
+                .map(|(k, v)| (k.to_string(), Value::from(v.clone())))
                 .collect();
             serde_json::json!({
                 "name": a.user.name(), "uid": a.user.uid(),

@@ -5,7 +5,6 @@
 #[path = "x509_support/mod.rs"]
 mod x509_support;
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use http::HeaderMap;
@@ -13,6 +12,7 @@ use kube_authn::authenticator::{Description, RequestAuthenticator};
 use kube_authn::chain::ChainBuilder;
 use kube_authn::request::{FrontProxy, MAX_GROUPS, RequestHeaderConfig, decode_extra_key};
 use kube_authn::tls::{ClientCertPolicy, PeerCertificates};
+use kube_authn::user::Extra;
 use kube_authn::x509::{CaBundle, X509Authenticator, doc_ca_pem};
 use x509_support::*;
 
@@ -50,7 +50,7 @@ struct User {
     name: String,
     uid: String,
     groups: Vec<String>,
-    extra: BTreeMap<String, Vec<String>>,
+    extra: Extra,
 }
 
 fn user(name: &str, uid: &str, groups: &[&str], extra: &[(&str, &[&str])]) -> Option<User> {
@@ -60,7 +60,7 @@ fn user(name: &str, uid: &str, groups: &[&str], extra: &[(&str, &[&str])]) -> Op
         groups: list(groups),
         extra: extra
             .iter()
-            .map(|(k, v)| (k.to_string(), list(v)))
+            .map(|(k, v)| (k.to_string().into(), list(v)))
             .collect(),
     })
 }

@@ -27,7 +27,11 @@
 //! The authenticators then read claims through [`RawObject`] / [`RawJson`]: a structural walk
 //! over the validated text (no re-validation, strings borrowed unless escaped), with typed
 //! readers that keep the serde rules and error texts ([`NumericDate::from_raw`],
-//! [`Audience::from_raw`], [`opt_str`]). serde_json remains for JWKS documents and as the
+//! [`Audience::from_raw`], [`opt_str`]). Nested objects an authenticator decodes (the
+//! service account's `kubernetes.io`) are read with a crate-internal cursor in one pass: each
+//! member's value is read where it stands (a string scanned once for its end and its
+//! escapes), not skipped by the iterator and walked again by the reader; `aud` is checked and
+//! then read in place, without collecting it. serde_json remains for JWKS documents and as the
 //! test oracle: the previous serde-based scanner is kept in the tests, and a proptest checks
 //! that both accept and refuse the same documents (random and byte-mutated JSON).
 //!
@@ -862,7 +866,7 @@ impl<'a> RawJson<'a> {
 
     fn string_unchecked(&self) -> Cow<'a, str> {
         let body = self.0.get(1..self.0.len().saturating_sub(1)).unwrap_or("");
-        if body.contains('\\') {
+        if has_escape(body.as_bytes()) {
             Cow::Owned(unescape(body.as_bytes()))
         } else {
             Cow::Borrowed(body)
@@ -991,9 +995,9 @@ impl<'a> Iterator for Members<'a> {
             self.i = b.len();
             return None;
         }
-        let key_end = skip_string(b, i);
+        let (key_end, escaped) = skip_name(b, i);
         let raw_key = self.s.get(i + 1..key_end.saturating_sub(1))?;
-        let key = if raw_key.contains('\\') {
+        let key = if escaped {
             Cow::Owned(unescape(raw_key.as_bytes()))
         } else {
             Cow::Borrowed(raw_key)
@@ -1040,6 +1044,98 @@ impl<'a> Iterator for Elements<'a> {
     }
 }
 
+/// One forward pass over a validated value, for readers that decode nested objects: each
+/// member's value is read where it stands (a string is scanned once, for its end and its
+/// escapes together; a nested object is walked once, by its reader), instead of being
+/// skipped by the iterator and walked again by the reader ([`Members`]). Used for the
+/// service account's `kubernetes.io` claim. Never panics, whatever the text.
+pub(crate) struct Cursor<'a> {
+    s: &'a str,
+    i: usize,
+}
+
+impl<'a> Cursor<'a> {
+    /// A cursor at the start of `v`.
+    pub(crate) fn new(v: RawJson<'a>) -> Self {
+        Cursor { s: v.0, i: 0 }
+    }
+
+    /// The first byte of the value at the cursor (`"`, `{`, `[`, `n`, `t`, `f`, or a number's).
+    #[inline]
+    pub(crate) fn peek(&self) -> Option<u8> {
+        self.s.as_bytes().get(self.i).copied()
+    }
+
+    /// The value at the cursor, raw, moving past it.
+    pub(crate) fn value(&mut self) -> RawJson<'a> {
+        let end = skip_value(self.s.as_bytes(), self.i);
+        let v = self.s.get(self.i..end).unwrap_or("");
+        self.i = end;
+        RawJson(v)
+    }
+
+    /// A string claim at the cursor: `null` is `None`, any type but string is
+    /// [`ERR_CLAIM_TYPE`] (as [`opt_str`]).
+    pub(crate) fn opt_str(&mut self) -> Result<Option<Cow<'a, str>>, &'static str> {
+        match self.peek() {
+            Some(b'"') => {
+                let (end, escaped) = skip_name(self.s.as_bytes(), self.i);
+                let body = self.s.get(self.i + 1..end.saturating_sub(1)).unwrap_or("");
+                self.i = end;
+                Ok(Some(if escaped {
+                    Cow::Owned(unescape(body.as_bytes()))
+                } else {
+                    Cow::Borrowed(body)
+                }))
+            }
+            Some(b'n') => {
+                self.i += 4;
+                Ok(None)
+            }
+            _ => Err(ERR_CLAIM_TYPE),
+        }
+    }
+
+    /// Walks the object at the cursor, calling `f` with each member's decoded name and the
+    /// cursor at its value; `f` reads the value or leaves it (then it is skipped). The cursor
+    /// ends after the object. Not an object: nothing is called.
+    pub(crate) fn members(
+        &mut self,
+        mut f: impl FnMut(&str, &mut Cursor<'a>) -> Result<(), &'static str>,
+    ) -> Result<(), &'static str> {
+        let b = self.s.as_bytes();
+        if b.get(self.i) != Some(&b'{') {
+            return Ok(());
+        }
+        let mut i = self.i + 1;
+        loop {
+            i = skip_ws(b, i);
+            if b.get(i) == Some(&b',') {
+                i = skip_ws(b, i + 1);
+            }
+            if b.get(i) != Some(&b'"') {
+                // `}` (or the end of a text the scanner would have refused).
+                self.i = (i + 1).min(b.len());
+                return Ok(());
+            }
+            let (name_end, escaped) = skip_name(b, i);
+            let raw = self.s.get(i + 1..name_end.saturating_sub(1)).unwrap_or("");
+            i = skip_ws(b, name_end);
+            i = skip_ws(b, i + 1); // `:`
+            self.i = i;
+            if escaped {
+                f(&unescape(raw.as_bytes()), self)?;
+            } else {
+                f(raw, self)?;
+            }
+            if self.i == i {
+                self.i = skip_value(b, i);
+            }
+            i = self.i;
+        }
+    }
+}
+
 fn skip_ws(b: &[u8], mut i: usize) -> usize {
     while let Some(b' ' | b'\t' | b'\n' | b'\r') = b.get(i) {
         i += 1;
@@ -1058,6 +1154,25 @@ fn skip_string(b: &[u8], mut i: usize) -> usize {
             None => return b.len(),
         }
     }
+}
+
+/// End (exclusive) of the string starting with the quote at `i`, and whether it has escapes
+/// (for member names: the caller then decodes them without searching again).
+#[inline]
+fn skip_name(b: &[u8], i: usize) -> (usize, bool) {
+    let at = find_quote_or_escape(b, i + 1);
+    match b.get(at) {
+        Some(b'"') => (at + 1, false),
+        Some(_) => (skip_string(b, i), true),
+        None => (b.len(), false),
+    }
+}
+
+/// Whether the body of a validated string (between its quotes, so it holds no bare `"`) has
+/// an escape: eight bytes per step, no call (the bodies are short: names, uids).
+#[inline]
+fn has_escape(body: &[u8]) -> bool {
+    find_quote_or_escape(body, 0) < body.len()
 }
 
 /// End (exclusive) of the (valid) value starting at `i`.
@@ -1207,7 +1322,7 @@ impl NumericDate {
         match t.as_bytes().first() {
             Some(b'n') => Ok(None),
             Some(b'-' | b'0'..=b'9') => {
-                if let Ok(n) = t.parse::<i64>() {
+                if let Some(n) = small_integer(t.as_bytes()) {
                     return Ok(Some(NumericDate(n)));
                 }
                 // Fractions, exponents, integers outside i64: serde_json's own f64 reading,
@@ -1219,6 +1334,28 @@ impl NumericDate {
             _ => Err(ERR_NUMERIC_DATE),
         }
     }
+}
+
+/// A JSON integer of at most 18 digits (so it cannot overflow), as `i64`: the common
+/// `exp`/`iat`/`nbf` without `str::parse`'s generic path. `None` for anything else
+/// (fractions, exponents, longer integers), which the caller reads the general way.
+#[inline]
+fn small_integer(t: &[u8]) -> Option<i64> {
+    let (negative, digits) = match t.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, t),
+    };
+    if digits.is_empty() || digits.len() > 18 {
+        return None;
+    }
+    let mut n: i64 = 0;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        n = n * 10 + i64::from(d - b'0');
+    }
+    Some(if negative { -n } else { n })
 }
 
 /// The `aud` claim: a string (one audience) or an array of strings. `[]` is an empty list.
@@ -1305,6 +1442,55 @@ impl<'a> Audience<'a> {
             out.push(item.as_str().ok_or(ERR_AUDIENCE)?);
         }
         Ok(Some(Audience(out)))
+    }
+}
+
+/// The `aud` claim read in place: the same type rules as [`Audience::from_raw`], but the
+/// value stays the validated JSON text and is iterated when read, so a request costs no
+/// allocation for it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RawAudience<'a>(RawJson<'a>);
+
+impl<'a> RawAudience<'a> {
+    /// `null` is `None`; a string or an array of strings is `Some`; anything else
+    /// (including `null` inside the array) is [`ERR_AUDIENCE`].
+    pub(crate) fn from_raw(v: RawJson<'a>) -> Result<Option<Self>, &'static str> {
+        match v.0.as_bytes().first() {
+            Some(b'n') => Ok(None),
+            Some(b'"') => Ok(Some(RawAudience(v))),
+            Some(b'[') => {
+                let mut items = v.as_array().ok_or(ERR_AUDIENCE)?;
+                if items.all(|item| item.0.starts_with('"')) {
+                    Ok(Some(RawAudience(v)))
+                } else {
+                    Err(ERR_AUDIENCE)
+                }
+            }
+            _ => Err(ERR_AUDIENCE),
+        }
+    }
+
+    /// The audiences, in order (decoded; borrowed unless escaped).
+    pub(crate) fn iter(&self) -> impl Iterator<Item = Cow<'a, str>> + use<'a> {
+        let (single, items) = match self.0.as_array() {
+            Some(items) => (None, Some(items)),
+            None => (Some(self.0), None),
+        };
+        single
+            .into_iter()
+            .chain(items.into_iter().flatten())
+            .map(|v| v.string_unchecked())
+    }
+
+    /// Whether the list is empty (`[]`).
+    pub(crate) fn is_empty(&self) -> bool {
+        let b = self.0.0.as_bytes();
+        b.first() == Some(&b'[') && b.get(skip_ws(b, 1)) == Some(&b']')
+    }
+
+    /// Whether `want` is one of the audiences.
+    pub(crate) fn contains(&self, want: &str) -> bool {
+        self.iter().any(|a| a == want)
     }
 }
 
@@ -1905,6 +2091,44 @@ mod tests {
     }
 
     #[test]
+    fn raw_audience_agrees_with_audience() {
+        let docs = [
+            r#""a""#,
+            r#""a\u0062""#,
+            "[]",
+            "[ ]",
+            r#"["a"]"#,
+            r#"[ "a" , "b" ]"#,
+            r#"["a",null]"#,
+            "[1]",
+            r#"[["a"]]"#,
+            "null",
+            "5",
+            "true",
+            "{}",
+        ];
+        for doc in docs {
+            let wrapped = format!(r#"{{"aud":{doc}}}"#);
+            let o = validate_object(wrapped.as_bytes()).unwrap();
+            let v = o.get("aud").unwrap();
+            let want = Audience::from_raw(v);
+            let got = RawAudience::from_raw(v);
+            match (&want, &got) {
+                (Ok(Some(w)), Ok(Some(g))) => {
+                    assert_eq!(g.iter().collect::<Vec<_>>(), w.0, "{doc}");
+                    assert_eq!(g.is_empty(), w.0.is_empty(), "{doc}");
+                    for a in ["a", "ab", "b", "c"] {
+                        assert_eq!(g.contains(a), w.0.iter().any(|x| x == a), "{doc} {a}");
+                    }
+                }
+                (Ok(None), Ok(None)) => {}
+                (Err(w), Err(g)) => assert_eq!(w, g, "{doc}"),
+                _ => panic!("{doc}: {want:?} vs {got:?}"),
+            }
+        }
+    }
+
+    #[test]
     fn unescape_matches_serde() {
         for s in [
             r#""plain""#,
@@ -1964,6 +2188,46 @@ mod tests {
             let i = at.index(b.len());
             b[i] = byte;
             agree(&b);
+        }
+
+        #[test]
+        fn cursor_walk_matches_members(doc in json_strategy()) {
+            // Each value of an object read by the cursor: the same names and values as the
+            // member iterator, strings decoded alike, and nested objects walked in place.
+            let wrapped = format!("{{\"x\":{doc},\"s\":\"a\\u0062\",\"y\":[{doc}]}}");
+            if let Ok(o) = validate_object(wrapped.as_bytes()) {
+                let want: Vec<(String, String)> =
+                    o.iter().map(|(k, v)| (k.into_owned(), v.text().to_owned())).collect();
+                let mut got = Vec::new();
+                let mut cur = Cursor::new(raw_json_unchecked(o.text()));
+                cur.members(|name, cur| {
+                    let at = cur.i;
+                    if cur.peek() == Some(b'"') {
+                        let text = Cursor { s: cur.s, i: at }.value().text();
+                        let s = cur.opt_str().unwrap().unwrap();
+                        assert_eq!(Some(s), RawJson(text).as_str());
+                        got.push((name.to_owned(), text.to_owned()));
+                    } else if cur.peek() == Some(b'{') {
+                        let text = Cursor { s: cur.s, i: at }.value().text();
+                        let mut inner = Vec::new();
+                        cur.members(|n, _| {
+                            inner.push(n.to_owned());
+                            Ok(())
+                        })
+                        .unwrap();
+                        let names: Vec<String> =
+                            RawJson(text).as_object().unwrap().iter().map(|(k, _)| k.into_owned()).collect();
+                        assert_eq!(inner, names);
+                        assert_eq!(&cur.s[at..cur.i], text);
+                        got.push((name.to_owned(), text.to_owned()));
+                    } else {
+                        got.push((name.to_owned(), cur.value().text().to_owned()));
+                    }
+                    Ok(())
+                })
+                .unwrap();
+                prop_assert_eq!(got, want);
+            }
         }
 
         #[test]

@@ -671,10 +671,23 @@ pub fn parse_jwks(json: &[u8]) -> Result<Vec<Arc<PublicKey>>, KeyError> {
 #[derive(Debug, Default, Clone)]
 pub struct KeySet {
     keys: Vec<Arc<PublicKey>>,
+    /// Each key's id, parallel to `keys` (small sets are searched by a scan of these).
+    ids: Vec<Option<Box<str>>>,
+    /// Key positions by id, for sets larger than [`KeySet::LINEAR_MAX`] (empty otherwise).
     index: HashMap<Box<str>, Vec<usize>>,
 }
 
 impl KeySet {
+    /// Up to this many keys, [`find`](Self::find) compares the `kid` with each key's id
+    /// instead of hashing it (an issuer has one to a few keys: a scan of short strings is
+    /// several times cheaper than SipHash); beyond, one `HashMap` lookup. Both find the same
+    /// keys in the same order.
+    ///
+    /// ```
+    /// assert_eq!(kube_authn::jwt::key::KeySet::LINEAR_MAX, 8);
+    /// ```
+    pub const LINEAR_MAX: usize = 8;
+
     /// Indexes `keys` by their Kubernetes key id (service-account keys).
     ///
     /// ```
@@ -695,13 +708,16 @@ impl KeySet {
     }
 
     fn index_with(keys: Vec<Arc<PublicKey>>, id: impl Fn(&PublicKey) -> Option<&str>) -> KeySet {
+        let ids: Vec<Option<Box<str>>> = keys.iter().map(|k| id(k).map(Box::from)).collect();
         let mut index: HashMap<Box<str>, Vec<usize>> = HashMap::new();
-        for (i, k) in keys.iter().enumerate() {
-            if let Some(id) = id(k) {
-                index.entry(id.into()).or_default().push(i);
+        if keys.len() > Self::LINEAR_MAX {
+            for (i, id) in ids.iter().enumerate() {
+                if let Some(id) = id {
+                    index.entry(id.clone()).or_default().push(i);
+                }
             }
         }
-        KeySet { keys, index }
+        KeySet { keys, ids, index }
     }
 
     /// Keys for a token's `kid`: with a `kid`, exactly the keys with that id (possibly none —
@@ -711,14 +727,30 @@ impl KeySet {
     /// assert_eq!(kube_authn::jwt::key::KeySet::default().find(None).count(), 0);
     /// ```
     pub fn find<'s>(&'s self, kid: Option<&str>) -> impl Iterator<Item = &'s Arc<PublicKey>> + 's {
+        // Small sets: the positions whose id is `kid`, as a bit mask (LINEAR_MAX < 32).
+        let mut matched: u32 = 0;
         let indices: &'s [usize] = match kid {
+            Some(kid) if self.keys.len() <= Self::LINEAR_MAX => {
+                for (i, id) in self.ids.iter().enumerate() {
+                    if id.as_deref() == Some(kid) {
+                        matched |= 1 << i;
+                    }
+                }
+                &[]
+            }
             Some(kid) => self.index.get(kid).map_or(&[], |v| v.as_slice()),
             None => &[],
         };
         let all = kid.is_none();
+        let scanned = self
+            .keys
+            .iter()
+            .enumerate()
+            .filter(move |(i, _)| matched & (1 << i) != 0)
+            .map(|(_, k)| k);
         let by_id = indices.iter().map(|i| &self.keys[*i]);
         let every = self.keys.iter().filter(move |_| all);
-        by_id.chain(every)
+        scanned.chain(by_id).chain(every)
     }
 
     /// All keys in order.
@@ -737,5 +769,43 @@ impl KeySet {
     /// ```
     pub fn is_empty(&self) -> bool {
         self.keys.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use aws_lc_rs::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair, KeyPair};
+
+    fn ec_key() -> Arc<PublicKey> {
+        let pair = EcdsaKeyPair::generate(&ECDSA_P256_SHA256_FIXED_SIGNING).unwrap();
+        let spki = pair.public_key().as_der().unwrap();
+        Arc::new(PublicKey::from_spki_der(spki.as_ref()).unwrap())
+    }
+
+    #[test]
+    fn find_scans_small_sets_and_indexes_large_ones_alike() {
+        // Sizes on both sides of LINEAR_MAX; the first key appears twice (same id), first
+        // and last, so order and duplicates are checked in both modes.
+        for distinct in [1, 3, KeySet::LINEAR_MAX - 1, KeySet::LINEAR_MAX, 20] {
+            let mut keys: Vec<Arc<PublicKey>> = (0..distinct).map(|_| ec_key()).collect();
+            keys.push(keys[0].clone());
+            let set = KeySet::by_key_id(keys.clone());
+            let ids: Vec<&str> = keys.iter().map(|k| k.key_id()).collect();
+            for want in ids.iter().copied().chain(["absent", ""]) {
+                let got: Vec<*const PublicKey> = set.find(Some(want)).map(Arc::as_ptr).collect();
+                let expect: Vec<*const PublicKey> = keys
+                    .iter()
+                    .filter(|k| k.key_id() == want)
+                    .map(Arc::as_ptr)
+                    .collect();
+                assert_eq!(got, expect, "{} keys, kid {want:?}", keys.len());
+            }
+            assert_eq!(set.find(None).count(), keys.len());
+            // A JWK set where no key has a kid: only a token without kid finds them.
+            let anonymous = KeySet::by_jwk_kid(keys.clone());
+            assert_eq!(anonymous.find(Some("x")).count(), 0);
+            assert_eq!(anonymous.find(None).count(), keys.len());
+        }
     }
 }

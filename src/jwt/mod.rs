@@ -37,32 +37,40 @@
 //! claims as kube-apiserver mints them (560-byte payload, bound pod + node + `jti`);
 //! OIDC = `benches/oidc.rs` (username + groups claims).
 //!
-//! | alg | aws-lc-rs verify | SA non-crypto, serde_json (before) | SA non-crypto, now | OIDC non-crypto, before | OIDC non-crypto, now |
-//! |---|---|---|---|---|---|
-//! | RS256 (2048) | 304 k | 60.1 k | 39.5 k | 41.0 k | 30.3 k |
-//! | PS256 (2048) | 327 k | 60.1 k | 39.5 k | 41.0 k | 30.3 k |
-//! | ES256 | 742 k | 57.5 k | 37.6 k | 37.8 k | 28.0 k |
-//! | EdDSA | 497 k | 57.5 k | 37.6 k | — | — |
+//! | alg | aws-lc-rs verify | SA non-crypto: serde_json → raw walk → now | OIDC non-crypto: serde_json → raw walk → now |
+//! |---|---|---|---|
+//! | RS256 (2048) | 304 k | 60.1 → 39.7 → 34.0 k | 41.0 → 30.5 → 23.6 k |
+//! | PS256 (2048) | 327 k | 60.1 → 39.7 → 34.0 k | 41.0 → 30.5 → 23.7 k |
+//! | ES256 | 746 k | 57.5 → 38.5 → 32.6 k | 37.8 → 28.9 → 22.0 k |
+//! | EdDSA | 497 k | 57.5 → 39.3 → 33.4 k | — |
 //!
-//! Where the SA path's ≈ 40 k instructions go now (RS256): base64 of the three segments
-//! 9 k (the `base64` crate; a hand-written table decoder was measured no faster), the
-//! validating JSON scan 9 k, the three `.` searches 2.7 k, the claim walk 5 k, user and
-//! response construction 4.5 k (~35 allocations: `UserInfo` owns `String`s and a
-//! `BTreeMap` of extras), header 2 k.
+//! Where the SA path's ≈ 34 k instructions go now (RS256). The parse, 22.8 k: base64 of
+//! the three segments 9 k (the `base64` crate; a hand-written table decoder was measured no
+//! faster), the validating JSON scan 9 k, the three `.` searches 2.7 k, header 2 k. After
+//! it, ≈ 11 k (was ≈ 16.5 k): `UntrustedJwt::claims` re-checks the payload's UTF-8 (1 k),
+//! the top-level claims ≈ 3.5 k (index walk, `exp`/`iat`/`nbf`, `aud`, audiences, time,
+//! key lookup), the `kubernetes.io` object 3.2 k (one pass, [`json`]'s cursor), the user
+//! 3 k: 17 allocations (name+uid text and the namespace group from one scratch string,
+//! the group list, five extras of one value each, the map and the `Arc`s; the extra keys
+//! are static strings, not copies); 19 allocations per token in all, down from 34 (OIDC: 15,
+//! down from 24). Dropping that user costs another 2.1 k (outside the measured call). The OIDC path after the parse: ≈ 6.7 k (was ≈ 13.6 k):
+//! claims read in place with the typed readers (no serde_json per claim), one scratch
+//! string for the prefixed groups and the name.
 //!
 //! Criterion, `cargo bench --bench jwt -- --warm-up-time 1 --measurement-time 3` and
-//! `--bench oidc` (load average ≈ 1.5 from other builds: indicative only, ±1 µs run to run;
-//! compare within a row):
+//! `--bench oidc` (load average ≈ 2.5–3.3 from other builds: indicative only, ±1–3 µs run
+//! to run; compare within a row; RS256 SA with `--warm-up-time 2 --measurement-time 5`):
 //!
 //! | alg | aws-lc-rs primitive | SA full path | `jsonwebtoken` 10 `decode` | OIDC: primitive → full path |
 //! |---|---|---|---|---|
-//! | RS256 (2048) | 16.6 µs | 20.6 µs | 26.7 µs | 16.2 → 19.4 µs |
-//! | PS256 (2048) | 16.7 µs | 21.4 µs | 25.5 µs | 17.7 → 19.7 µs |
-//! | ES256 | 50.9 µs | 55.1 µs | 61.3 µs | 52.1 → 53.1 µs |
-//! | EdDSA | 40.3 µs | 41.3 µs | 46.8 µs | — |
+//! | RS256 (2048) | 16.1 µs | 18.5 µs | 25.3 µs | 15.6 → 17.6 µs |
+//! | PS256 (2048) | 18.4 µs | 21.3 µs | 26.9 µs | 16.0 → 18.1 µs |
+//! | ES256 | 56.4 µs | 62.8 µs | 63.2 µs | 49.1 → 52.3 µs |
+//! | EdDSA | 49.1 µs | 50.9 µs | 48.2 µs | — |
 //!
-//! So the non-crypto part is ≈ 3–4 µs for the service-account path (it was ≈ 5 µs) and
-//! ≈ 1–3 µs for OIDC: better, still above the "+ 1 µs" target. Routing alone (parse +
+//! So the non-crypto part is ≈ 2.4 µs for the service-account path (it was ≈ 5 µs, then
+//! ≈ 3–4 µs) and ≈ 2 µs for OIDC: better, still above the "+ 1 µs" target; two thirds of
+//! what is left is the parse. Routing alone (parse +
 //! route, unknown issuer): 21.9 k instructions with 1 issuer, 22.1 k with 100 (was 32.1 k
 //! for both) — flat (a short string scan up to [`router::LINEAR_MAX`] issuers, one
 //! `HashMap` lookup beyond).

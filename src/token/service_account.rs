@@ -26,6 +26,11 @@
 //!    `system:serviceaccounts:<ns>`, extras `authentication.kubernetes.io/{pod-name,pod-uid,
 //!    node-name,node-uid,credential-id}`.
 //!
+//! Without lookups, the request path never copies a claim before the user: the claims are
+//! read borrowed from the validated payload (the `kubernetes.io` object in one pass) and the
+//! user is built from them directly, with the fewest allocations (≈ 11 k instructions per
+//! token after the JWS parse, down from ≈ 16.5 k; see [`crate::jwt`] for the figures).
+//!
 //! Lookups go through [`ServiceAccountLookup`], which the embedding application implements
 //! (an informer cache, a REST client). Without a lookup the authenticator answers synchronously
 //! (a ready future, no allocation for the future); with one it is async.
@@ -52,7 +57,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use subtle::ConstantTimeEq;
 
@@ -62,13 +67,15 @@ use crate::authenticator::{
 use crate::error::{ConfigError, Error, ErrorKind};
 use crate::jwt::alg::AlgorithmSet;
 use crate::jwt::compact::UntrustedJwt;
-use crate::jwt::json::{Audience, ERR_CLAIM_TYPE, NumericDate, RawJson, RawObject, opt_str};
+use crate::jwt::json::{
+    Cursor, ERR_CLAIM_TYPE, NumericDate, RawAudience, RawJson, RawObject, opt_str,
+};
 use crate::jwt::key::{KeySet, PublicKey, parse_pem_keys};
 use crate::jwt::router::{IssuerRouter, JwtAuthenticator};
 use crate::jwt::{Clock, SignatureError, SystemClock, go_quote, go_quote_list, verify_signature};
 use crate::user::{
-    ALL_SERVICE_ACCOUNTS_GROUP, CREDENTIAL_ID_KEY, SERVICE_ACCOUNT_USERNAME_PREFIX, SharedStr,
-    UserInfo,
+    ALL_SERVICE_ACCOUNTS_GROUP, CREDENTIAL_ID_KEY, Extra, SERVICE_ACCOUNT_USERNAME_PREFIX,
+    SharedStr, UserInfo, empty_extra,
 };
 
 /// The issuer of legacy (secret-based) tokens.
@@ -297,7 +304,7 @@ impl ServiceAccountLookup for StaticLookup {
 struct PublicClaims<'a> {
     iss: Option<Cow<'a, str>>,
     sub: Option<Cow<'a, str>>,
-    aud: Option<Audience<'a>>,
+    aud: Option<RawAudience<'a>>,
     exp: Option<NumericDate>,
     nbf: Option<NumericDate>,
     iat: Option<NumericDate>,
@@ -316,7 +323,7 @@ impl<'a> PublicClaims<'a> {
             match &*name {
                 "iss" => c.iss = opt_str(v)?,
                 "sub" => c.sub = opt_str(v)?,
-                "aud" => c.aud = Audience::from_raw(v)?,
+                "aud" => c.aud = RawAudience::from_raw(v)?,
                 "exp" => c.exp = NumericDate::from_raw(v)?,
                 "nbf" => c.nbf = NumericDate::from_raw(v)?,
                 "iat" => c.iat = NumericDate::from_raw(v)?,
@@ -333,13 +340,18 @@ impl<'a> PublicClaims<'a> {
     }
 }
 
-/// An object claim: `null` is absent; any type but object is [`ERR_CLAIM_TYPE`] (as Go's
-/// `json.Unmarshal` into a struct pointer).
-fn opt_object(v: RawJson<'_>) -> Result<Option<RawObject<'_>>, &'static str> {
-    if v.is_null() {
-        return Ok(None);
+/// An object claim at the cursor: `Ok(true)` for an object, `Ok(false)` for `null` (absent,
+/// moved past); any other type is [`ERR_CLAIM_TYPE`] (as Go's `json.Unmarshal` into a struct
+/// pointer).
+fn is_object(cur: &mut Cursor<'_>) -> Result<bool, &'static str> {
+    match cur.peek() {
+        Some(b'{') => Ok(true),
+        Some(b'n') => {
+            cur.value();
+            Ok(false)
+        }
+        _ => Err(ERR_CLAIM_TYPE),
     }
-    v.as_object().map(Some).ok_or(ERR_CLAIM_TYPE)
 }
 
 #[derive(Default)]
@@ -349,18 +361,19 @@ struct Ref<'a> {
 }
 
 impl<'a> Ref<'a> {
-    fn decode(v: RawJson<'a>) -> Result<Option<Self>, &'static str> {
-        let Some(o) = opt_object(v)? else {
+    fn read(cur: &mut Cursor<'a>) -> Result<Option<Self>, &'static str> {
+        if !is_object(cur)? {
             return Ok(None);
-        };
+        }
         let mut r = Ref::default();
-        for (name, v) in o.iter() {
-            match &*name {
-                "name" => r.name = opt_str(v)?,
-                "uid" => r.uid = opt_str(v)?,
+        cur.members(|name, cur| {
+            match name {
+                "name" => r.name = cur.opt_str()?,
+                "uid" => r.uid = cur.opt_str()?,
                 _ => {}
             }
-        }
+            Ok(())
+        })?;
         Ok(Some(r))
     }
     fn name(&self) -> &str {
@@ -381,26 +394,29 @@ struct KubernetesClaims<'a> {
 }
 
 impl<'a> KubernetesClaims<'a> {
+    /// One pass over the `kubernetes.io` object: every nested value is read where it stands.
     fn decode(v: RawJson<'a>) -> Result<Option<Self>, &'static str> {
-        let Some(o) = opt_object(v)? else {
+        let mut cur = Cursor::new(v);
+        if !is_object(&mut cur)? {
             return Ok(None);
-        };
+        }
         let mut k = KubernetesClaims::default();
-        for (name, v) in o.iter() {
-            match &*name {
-                "namespace" => k.namespace = opt_str(v)?,
-                "serviceaccount" => k.serviceaccount = Ref::decode(v)?,
-                "pod" => k.pod = Ref::decode(v)?,
-                "secret" => k.secret = Ref::decode(v)?,
-                "node" => k.node = Ref::decode(v)?,
+        cur.members(|name, cur| {
+            match name {
+                "namespace" => k.namespace = cur.opt_str()?,
+                "serviceaccount" => k.serviceaccount = Ref::read(cur)?,
+                "pod" => k.pod = Ref::read(cur)?,
+                "secret" => k.secret = Ref::read(cur)?,
+                "node" => k.node = Ref::read(cur)?,
                 // Decoded so that a wrong type is an error, as in go-jose; the stale-token
                 // audit annotation it drives is not produced by this crate.
                 "warnafter" => {
-                    NumericDate::from_raw(v)?;
+                    NumericDate::from_raw(cur.value())?;
                 }
                 _ => {}
             }
-        }
+            Ok(())
+        })?;
         Ok(Some(k))
     }
 }
@@ -445,45 +461,113 @@ impl ServiceAccountInfo {
     /// assert!(info.user_info().extra().is_empty()); // node uid without node name: nothing
     /// ```
     pub fn user_info(&self) -> UserInfo {
-        self.clone().into_user_info()
+        InfoRef::from(self).user_info()
+    }
+}
+
+impl<'c> From<&'c ServiceAccountInfo> for InfoRef<'c> {
+    fn from(i: &'c ServiceAccountInfo) -> Self {
+        InfoRef {
+            namespace: &i.namespace,
+            name: &i.name,
+            uid: &i.uid,
+            pod_name: &i.pod_name,
+            pod_uid: &i.pod_uid,
+            node_name: &i.node_name,
+            node_uid: &i.node_uid,
+            credential_id: ["", &i.credential_id],
+        }
+    }
+}
+
+/// A [`ServiceAccountInfo`] borrowed from the token's payload: the request path validates
+/// the claims and builds the user straight from the payload text (each string is copied
+/// once, into the user); only the lookup path makes an owned [`ServiceAccountInfo`].
+#[derive(Clone, Copy, Default)]
+struct InfoRef<'c> {
+    namespace: &'c str,
+    name: &'c str,
+    uid: &'c str,
+    pod_name: &'c str,
+    pod_uid: &'c str,
+    node_name: &'c str,
+    node_uid: &'c str,
+    /// The credential id in two parts (`JTI=` and the jti), empty when the second is.
+    credential_id: [&'c str; 2],
+}
+
+impl InfoRef<'_> {
+    fn to_owned_info(self) -> ServiceAccountInfo {
+        let [prefix, id] = self.credential_id;
+        ServiceAccountInfo {
+            namespace: self.namespace.to_owned(),
+            name: self.name.to_owned(),
+            uid: self.uid.to_owned(),
+            pod_name: self.pod_name.to_owned(),
+            pod_uid: self.pod_uid.to_owned(),
+            node_name: self.node_name.to_owned(),
+            node_uid: self.node_uid.to_owned(),
+            credential_id: if id.is_empty() {
+                String::new()
+            } else {
+                [prefix, id].concat()
+            },
+        }
     }
 
-    /// [`user_info`](Self::user_info) without copying: the strings move into the user (the
-    /// request path builds each string once).
-    fn into_user_info(self) -> UserInfo {
-        static ALL: std::sync::LazyLock<SharedStr> =
-            std::sync::LazyLock::new(|| SharedStr::from(ALL_SERVICE_ACCOUNTS_GROUP));
-        let mut name = String::with_capacity(
-            SERVICE_ACCOUNT_USERNAME_PREFIX.len() + self.namespace.len() + 1 + self.name.len(),
+    /// Kubernetes' `serviceaccount.UserInfo` with the fewest allocations: the namespace
+    /// group, the name and the uid are written into one scratch string, from which the group
+    /// and the user's name+uid text are shared strings; `system:serviceaccounts` is one
+    /// static shared string; the extra map is built directly (no builder).
+    fn user_info(&self) -> UserInfo {
+        static ALL: LazyLock<SharedStr> =
+            LazyLock::new(|| SharedStr::from(ALL_SERVICE_ACCOUNTS_GROUP));
+        let ns = self.namespace;
+        let mut text = String::with_capacity(
+            ALL_SERVICE_ACCOUNTS_GROUP.len()
+                + SERVICE_ACCOUNT_USERNAME_PREFIX.len()
+                + 2 * (ns.len() + 1)
+                + self.name.len()
+                + self.uid.len(),
         );
-        name.push_str(SERVICE_ACCOUNT_USERNAME_PREFIX);
-        name.push_str(&self.namespace);
-        name.push(':');
-        name.push_str(&self.name);
-        let mut group =
-            String::with_capacity(ALL_SERVICE_ACCOUNTS_GROUP.len() + 1 + self.namespace.len());
-        group.push_str(ALL_SERVICE_ACCOUNTS_GROUP);
-        group.push(':');
-        group.push_str(&self.namespace);
-        let mut b = UserInfo::builder(name)
-            .uid(self.uid)
-            .group(ALL.clone())
-            .group(group);
+        text.push_str(ALL_SERVICE_ACCOUNTS_GROUP);
+        text.push(':');
+        text.push_str(ns);
+        let group_end = text.len();
+        text.push_str(SERVICE_ACCOUNT_USERNAME_PREFIX);
+        text.push_str(ns);
+        text.push(':');
+        text.push_str(self.name);
+        let name_len = text.len() - group_end;
+        text.push_str(self.uid);
+        let groups: Arc<[SharedStr]> =
+            Arc::from([ALL.clone(), SharedStr::from(&text[..group_end])]);
+        let mut extra = Extra::new();
+        let mut put = |key: &'static str, value: String| {
+            extra.insert(key.into(), vec![value]);
+        };
+        // Inserted in descending key order: each new key is the smallest so far, so the map
+        // compares it once (the keys share a 29-byte prefix).
         if !self.pod_name.is_empty() && !self.pod_uid.is_empty() {
-            b = b
-                .extra(POD_NAME_KEY, [self.pod_name])
-                .extra(POD_UID_KEY, [self.pod_uid]);
-        }
-        if !self.credential_id.is_empty() {
-            b = b.extra(CREDENTIAL_ID_KEY, [self.credential_id]);
+            put(POD_UID_KEY, self.pod_uid.to_owned());
+            put(POD_NAME_KEY, self.pod_name.to_owned());
         }
         if !self.node_name.is_empty() {
-            b = b.extra(NODE_NAME_KEY, [self.node_name]);
             if !self.node_uid.is_empty() {
-                b = b.extra(NODE_UID_KEY, [self.node_uid]);
+                put(NODE_UID_KEY, self.node_uid.to_owned());
             }
+            put(NODE_NAME_KEY, self.node_name.to_owned());
         }
-        b.build()
+        let [prefix, id] = self.credential_id;
+        if !id.is_empty() {
+            put(CREDENTIAL_ID_KEY, [prefix, id].concat());
+        }
+        let extra = if extra.is_empty() {
+            empty_extra()
+        } else {
+            Arc::new(extra)
+        };
+        UserInfo::from_joined(&text[group_end..], name_len, groups, extra)
     }
 }
 
@@ -655,6 +739,7 @@ impl ServiceAccountAuthenticator {
     }
 
     /// Everything up to (not including) the lookups: signature, claims, audiences, time.
+    /// Without a lookup, the answer; with one, what the lookups need (owned).
     fn check(&self, jwt: &UntrustedJwt<'_>, ctx: &Context) -> Result<Checked, Error> {
         let header = jwt
             .header()
@@ -668,57 +753,59 @@ impl ServiceAccountAuthenticator {
             .claims()
             .ok_or(Error::msg("json: cannot unmarshal claims: malformed JSON"))?;
         let c = PublicClaims::decode(claims).map_err(Error::msg)?;
-        let checked = match self.kind {
+        let audiences = self.audiences(&c, ctx)?;
+        let (info, secret, bound_refs) = match self.kind {
             Kind::Legacy => {
-                let mut checked = self.common(&c, ctx)?;
-                checked.info = validate_legacy_claims(&c)?;
-                checked.secret = c.secret_name.map(|s| s.into_owned());
-                checked
+                let info = validate_legacy_claims(&c)?;
+                (info, c.secret_name.as_deref(), BoundRefs::default())
             }
             Kind::Bound => {
-                let mut checked = self.common(&c, ctx)?;
                 self.validate_bound_time(&c)?;
-                let k = c.kubernetes.unwrap_or_default();
-                let sa = k.serviceaccount.unwrap_or_default();
-                if k.namespace.as_deref().unwrap_or("").is_empty() || sa.name().is_empty() {
+                let k = c.kubernetes.as_ref();
+                let ns = k.and_then(|k| k.namespace.as_deref()).unwrap_or("");
+                let sa = k.and_then(|k| k.serviceaccount.as_ref());
+                let (name, uid) = sa.map_or(("", ""), |r| (r.name(), r.uid()));
+                if ns.is_empty() || name.is_empty() {
                     return Err(Error::msg(ERR_BOUND_CLAIMS_MISSING));
                 }
-                let mut info = ServiceAccountInfo {
-                    namespace: k.namespace.as_deref().unwrap_or("").to_owned(),
-                    name: sa.name().to_owned(),
-                    uid: sa.uid().to_owned(),
-                    ..Default::default()
+                let pod = k.and_then(|k| k.pod.as_ref());
+                let node = k.and_then(|k| k.node.as_ref());
+                let info = InfoRef {
+                    namespace: ns,
+                    name,
+                    uid,
+                    pod_name: pod.map_or("", Ref::name),
+                    pod_uid: pod.map_or("", Ref::uid),
+                    node_name: node.map_or("", Ref::name),
+                    node_uid: node.map_or("", Ref::uid),
+                    credential_id: ["JTI=", c.jti.as_deref().unwrap_or("")],
                 };
-                if let Some(jti) = c.jti.as_deref().filter(|j| !j.is_empty()) {
-                    let mut id = String::with_capacity(4 + jti.len());
-                    id.push_str("JTI=");
-                    id.push_str(jti);
-                    info.credential_id = id;
-                }
-                if let Some(pod) = &k.pod {
-                    info.pod_name = pod.name().to_owned();
-                    info.pod_uid = pod.uid().to_owned();
-                }
-                if let Some(node) = &k.node {
-                    info.node_name = node.name().to_owned();
-                    info.node_uid = node.uid().to_owned();
-                }
-                checked.bound_refs = BoundRefs {
+                let refs = BoundRefs {
                     secret: k
-                        .secret
-                        .as_ref()
+                        .and_then(|k| k.secret.as_ref())
                         .map(|r| (r.name().to_owned(), r.uid().to_owned())),
-                    pod: k.pod.is_some(),
-                    node: k.node.is_some(),
+                    pod: pod.is_some(),
+                    node: node.is_some(),
                 };
-                checked.info = info;
-                checked
+                (info, None, refs)
             }
         };
-        Ok(checked)
+        if self.lookup.is_none() {
+            let user = Arc::new(info.user_info());
+            return Ok(Checked::Done(Response::new(user).with_audiences(audiences)));
+        }
+        Ok(Checked::Lookup(Box::new(Pending {
+            audiences,
+            info: info.to_owned_info(),
+            secret: secret.map(str::to_owned),
+            bound_refs,
+        })))
     }
 
-    fn common(&self, public: &PublicClaims<'_>, ctx: &Context) -> Result<Checked, Error> {
+    /// Kubernetes' audience rule: no `aud` (or `[]`) means the implicit API audiences; the
+    /// answer is the requested audiences the token has, in requested order (the requested
+    /// list itself, shared, when the token has them all: no allocation).
+    fn audiences(&self, public: &PublicClaims<'_>, ctx: &Context) -> Result<Audiences, Error> {
         let iss = public.iss.as_deref().unwrap_or("");
         if !self.issuers.iter().any(|i| **i == *iss) {
             return Err(Error::new(
@@ -726,31 +813,30 @@ impl ServiceAccountAuthenticator {
                 format!("token issuer {} is invalid", go_quote(iss)),
             ));
         }
-        let token_auds = match &public.aud {
-            Some(a) if !a.0.is_empty() => Audiences::new(a.0.iter()),
-            _ => self.implicit_audiences.clone(),
-        };
         let requested = ctx
             .audiences()
             .filter(|a| !a.is_empty())
             .unwrap_or(&self.implicit_audiences);
-        let auds = token_auds.intersect(requested);
+        let aud = public.aud.filter(|a| !a.is_empty());
+        let auds = match aud {
+            None => self.implicit_audiences.intersect(requested),
+            Some(a) if requested.iter().all(|r| a.contains(r)) => requested.clone(),
+            Some(a) => Audiences::new(requested.iter().filter(|r| a.contains(r))),
+        };
         if auds.is_empty() && !self.implicit_audiences.is_empty() {
+            let token_auds = match aud {
+                None => go_quote_list(self.implicit_audiences.iter()),
+                Some(a) => go_quote_list(a.iter()),
+            };
             return Err(Error::new(
                 ErrorKind::InvalidCredential,
                 format!(
-                    "token audiences {} is invalid for the target audiences {}",
-                    go_quote_list(token_auds.iter()),
+                    "token audiences {token_auds} is invalid for the target audiences {}",
                     go_quote_list(requested.iter())
                 ),
             ));
         }
-        Ok(Checked {
-            audiences: auds,
-            info: ServiceAccountInfo::default(),
-            secret: None,
-            bound_refs: BoundRefs::default(),
-        })
+        Ok(auds)
     }
 
     fn validate_bound_time(&self, c: &PublicClaims<'_>) -> Result<(), Error> {
@@ -924,9 +1010,9 @@ impl ServiceAccountAuthenticator {
         Ok(())
     }
 
-    fn respond(info: ServiceAccountInfo, audiences: Audiences) -> AuthResult {
+    fn respond(info: &ServiceAccountInfo, audiences: Audiences) -> AuthResult {
         Ok(Some(
-            Response::new(Arc::new(info.into_user_info())).with_audiences(audiences),
+            Response::new(Arc::new(info.user_info())).with_audiences(audiences),
         ))
     }
 }
@@ -938,14 +1024,23 @@ struct BoundRefs {
     node: bool,
 }
 
-struct Checked {
+/// What [`ServiceAccountAuthenticator::check`] decided.
+enum Checked {
+    /// No lookup configured: the answer.
+    Done(Response),
+    /// The lookups still to make (outlive the token's payload, so owned; boxed: the lookup
+    /// path allocates its future anyway).
+    Lookup(Box<Pending>),
+}
+
+struct Pending {
     audiences: Audiences,
     info: ServiceAccountInfo,
     secret: Option<String>,
     bound_refs: BoundRefs,
 }
 
-fn validate_legacy_claims(c: &PublicClaims<'_>) -> Result<ServiceAccountInfo, Error> {
+fn validate_legacy_claims<'c>(c: &'c PublicClaims<'_>) -> Result<InfoRef<'c>, Error> {
     fn present<'x>(v: &'x Option<Cow<'_, str>>) -> Option<&'x str> {
         v.as_deref().filter(|s| !s.is_empty())
     }
@@ -958,10 +1053,10 @@ fn validate_legacy_claims(c: &PublicClaims<'_>) -> Result<ServiceAccountInfo, Er
         Some((sub_ns, sub_name)) if sub_ns == ns && sub_name == name => {}
         _ => return Err(Error::msg("sub claim is invalid")),
     }
-    Ok(ServiceAccountInfo {
-        namespace: ns.to_owned(),
-        name: name.to_owned(),
-        uid: uid.to_owned(),
+    Ok(InfoRef {
+        namespace: ns,
+        name,
+        uid,
         ..Default::default()
     })
 }
@@ -973,28 +1068,29 @@ impl JwtAuthenticator for ServiceAccountAuthenticator {
         token: &'a str,
         ctx: &'a Context,
     ) -> AuthFuture<'a> {
-        let checked = match self.check(&jwt, ctx) {
-            Ok(c) => c,
+        let pending = match self.check(&jwt, ctx) {
+            Ok(Checked::Done(response)) => return AuthFuture::ready(Ok(Some(response))),
+            Ok(Checked::Lookup(p)) => p,
             Err(e) => return AuthFuture::ready(Err(e)),
         };
         drop(jwt);
         let Some(lookup) = self.lookup.as_deref() else {
-            return AuthFuture::ready(Self::respond(checked.info, checked.audiences));
+            return AuthFuture::ready(Self::respond(&pending.info, pending.audiences));
         };
         AuthFuture::new(async move {
-            let mut checked = checked;
+            let mut pending = *pending;
             match self.kind {
                 Kind::Legacy => {
-                    let secret = checked.secret.as_deref().unwrap_or("");
-                    self.lookup_legacy(lookup, token, &checked.info, secret)
+                    let secret = pending.secret.as_deref().unwrap_or("");
+                    self.lookup_legacy(lookup, token, &pending.info, secret)
                         .await?;
                 }
                 Kind::Bound => {
-                    let refs = std::mem::take(&mut checked.bound_refs);
-                    self.lookup_bound(lookup, &mut checked.info, &refs).await?;
+                    let refs = std::mem::take(&mut pending.bound_refs);
+                    self.lookup_bound(lookup, &mut pending.info, &refs).await?;
                 }
             }
-            Self::respond(checked.info, checked.audiences)
+            Self::respond(&pending.info, pending.audiences)
         })
     }
 }
@@ -1158,7 +1254,7 @@ mod tests {
         let c = decode(full).unwrap();
         assert_eq!(c.iss.as_deref(), Some("i"));
         assert_eq!(c.sub.as_deref(), Some("s"));
-        assert_eq!(c.aud.as_ref().unwrap().0, ["a", "b"]);
+        assert_eq!(c.aud.unwrap().iter().collect::<Vec<_>>(), ["a", "b"]);
         assert_eq!(
             (c.exp, c.nbf, c.iat),
             (
@@ -1246,8 +1342,8 @@ mod tests {
     }
 
     #[test]
-    fn into_user_info_matches_user_info() {
-        let info = ServiceAccountInfo {
+    fn user_info_matches_the_builder() {
+        let full = ServiceAccountInfo {
             namespace: "ns".into(),
             name: "sa".into(),
             uid: "u".into(),
@@ -1257,8 +1353,58 @@ mod tests {
             node_uid: "nu".into(),
             credential_id: "JTI=j".into(),
         };
+        let base = || {
+            UserInfo::builder("system:serviceaccount:ns:sa")
+                .uid("u")
+                .groups(["system:serviceaccounts", "system:serviceaccounts:ns"])
+        };
+        let cases = [
+            (
+                "everything",
+                full.clone(),
+                base()
+                    .extra(POD_NAME_KEY, ["p"])
+                    .extra(POD_UID_KEY, ["pu"])
+                    .extra(NODE_NAME_KEY, ["n"])
+                    .extra(NODE_UID_KEY, ["nu"])
+                    .extra(CREDENTIAL_ID_KEY, ["JTI=j"])
+                    .build(),
+            ),
+            (
+                "pod uid without pod name, node uid without node name",
+                ServiceAccountInfo {
+                    pod_name: String::new(),
+                    node_name: String::new(),
+                    credential_id: String::new(),
+                    ..full.clone()
+                },
+                base().build(),
+            ),
+            (
+                "node name only",
+                ServiceAccountInfo {
+                    pod_uid: String::new(),
+                    node_uid: String::new(),
+                    ..full.clone()
+                },
+                base()
+                    .extra(NODE_NAME_KEY, ["n"])
+                    .extra(CREDENTIAL_ID_KEY, ["JTI=j"])
+                    .build(),
+            ),
+        ];
+        for (name, info, want) in cases {
+            assert_eq!(info.user_info(), want, "{name}");
+            // The request path's borrowed form (credential id in two parts) agrees.
+            let mut r = InfoRef::from(&info);
+            if let Some(jti) = info.credential_id.strip_prefix("JTI=") {
+                r.credential_id = ["JTI=", jti];
+            }
+            assert_eq!(r.user_info(), want, "{name} (borrowed)");
+            assert_eq!(r.to_owned_info(), info, "{name} (owned)");
+        }
+        let info = full;
         let a = info.user_info();
-        assert_eq!(a, info.clone().into_user_info());
         assert_eq!(a.name(), "system:serviceaccount:ns:sa");
         assert_eq!(
             a.groups().collect::<Vec<_>>(),

@@ -162,7 +162,7 @@ pub(crate) fn user_from_view(cert: &[u8], view: &TbsView<'_>) -> Result<Option<U
         }
     };
     let mut extra = Extra::new();
-    extra.insert(CREDENTIAL_ID_KEY.to_owned(), vec![credential_id(cert)]);
+    extra.insert(CREDENTIAL_ID_KEY.into(), vec![credential_id(cert)]);
     Ok(Some(UserInfo::from_parts(
         &subject.common_name,
         uid,

@@ -1,13 +1,12 @@
 //! The ID token's top-level claims, taken from the payload the issuer router already
 //! validated (one JSON object, no duplicate names at any depth): one structural walk over the
 //! top level ([`RawObject::iter`]) collects names (borrowed unless escaped) and raw value
-//! texts; a value is handed out as a serde_json `RawValue` only when the mapping reads it.
-//! One allocation (the entry vector) instead of one per claim name and value. Names are
-//! unique, so a linear lookup over ~10 entries is exact and fast.
+//! texts, and the mapping reads values in place with the typed readers of
+//! [`crate::jwt::json`] (no serde pass over a claim; serde_json only for the rare distributed
+//! claims). One allocation (the entry vector) instead of one per claim name and value. Names
+//! are unique, so a linear lookup over ~10 entries is exact and fast.
 
 use std::borrow::Cow;
-
-use serde_json::value::RawValue;
 
 use crate::jwt::json::{RawJson, RawObject};
 
@@ -22,21 +21,20 @@ impl<'a> RawClaims<'a> {
     }
 
     /// The raw value of claim `name`, for the typed readers of [`crate::jwt::json`].
-    pub(crate) fn raw(&self, name: &str) -> Option<RawJson<'a>> {
-        self.0.iter().find(|(k, _)| k == name).map(|(_, v)| *v)
-    }
-
-    pub(crate) fn get(&self, name: &str) -> Option<&'a RawValue> {
-        let raw = self.raw(name)?;
-        // Valid JSON by construction (the pre-check validated the whole payload); this only
-        // wraps the slice in serde_json's borrowed raw-value type.
-        serde_json::from_str::<&'a RawValue>(raw.text()).ok()
+    pub(crate) fn get(&self, name: &str) -> Option<RawJson<'a>> {
+        // Length and first byte before the full comparison: claim names are short and many
+        // share a length (`iss`, `aud`, `exp`, …), so most candidates fail without a call.
+        let first = name.as_bytes().first();
+        self.0
+            .iter()
+            .find(|(k, _)| k.len() == name.len() && k.as_bytes().first() == first && k == name)
+            .map(|(_, v)| *v)
     }
 }
 
 /// Go's name of a JSON value's type, as in `json: cannot unmarshal <type> into …`.
-pub(crate) fn raw_type(v: &RawValue) -> &'static str {
-    match v.get().as_bytes().first() {
+pub(crate) fn raw_type(v: RawJson<'_>) -> &'static str {
+    match v.text().as_bytes().first() {
         Some(b'"') => "string",
         Some(b'[') => "array",
         Some(b'{') => "object",
@@ -48,14 +46,11 @@ pub(crate) fn raw_type(v: &RawValue) -> &'static str {
 
 /// A claim as a Go `string`: `null` is `""`; other types are Go's unmarshal error (the value
 /// itself is never echoed). Borrowed unless the string has escapes.
-pub(crate) fn raw_str(v: &RawValue) -> Result<Cow<'_, str>, String> {
+pub(crate) fn raw_str(v: RawJson<'_>) -> Result<Cow<'_, str>, String> {
+    if let Some(s) = v.as_str() {
+        return Ok(s);
+    }
     match raw_type(v) {
-        "string" => match serde_json::from_str::<&str>(v.get()) {
-            Ok(s) => Ok(Cow::Borrowed(s)),
-            Err(_) => serde_json::from_str::<String>(v.get())
-                .map(Cow::Owned)
-                .map_err(|_| "json: cannot unmarshal string into Go value of type string".into()),
-        },
         "null" => Ok(Cow::Borrowed("")),
         other => Err(format!(
             "json: cannot unmarshal {other} into Go value of type string"
@@ -73,7 +68,7 @@ mod tests {
             br#"{"a":"x","b\u0041":[1,"y"],"n":null,"t":true,"o":{"k":1},"s":"q\"r","num":-1.5}"#;
         let c = RawClaims::new(crate::jwt::json::validate_object(p).unwrap());
         assert!(matches!(c.0[0].0, Cow::Borrowed("a")));
-        assert_eq!(c.get("bA").unwrap().get(), r#"[1,"y"]"#);
+        assert_eq!(c.get("bA").unwrap().text(), r#"[1,"y"]"#);
         let table: &[(&str, Result<&str, &str>)] = &[
             ("a", Ok("x")),
             ("n", Ok("")),

@@ -62,7 +62,6 @@ use std::sync::Arc;
 use arc_swap::ArcSwapOption;
 use std::collections::HashMap;
 
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::authenticator::{
@@ -70,11 +69,11 @@ use crate::authenticator::{
 };
 use crate::error::{Error, ErrorKind};
 use crate::jwt::compact::{HeaderAlg, UntrustedJwt};
-use crate::jwt::json::{Audience, NumericDate, claims_error_message};
+use crate::jwt::json::{NumericDate, RawAudience, RawJson, claims_error_message};
 use crate::jwt::key::{KeySet, PublicKey};
 use crate::jwt::router::JwtAuthenticator;
 use crate::jwt::{Clock, SystemClock, go_quote, go_quote_list};
-use crate::user::{CREDENTIAL_ID_KEY, UserInfo};
+use crate::user::{CREDENTIAL_ID_KEY, Extra, SharedStr, UserInfo, empty_extra, shared_groups};
 use claims::{RawClaims, raw_str, raw_type};
 use config::JwtAuthenticatorConfig;
 
@@ -127,7 +126,7 @@ impl fmt::Debug for OidcAuthenticator {
 /// pass per token); each field decoded with the same typed rules as a struct decode.
 struct VerifyClaims<'a> {
     iss: Option<std::borrow::Cow<'a, str>>,
-    aud: Option<Audience<'a>>,
+    aud: Option<RawAudience<'a>>,
     exp: Option<NumericDate>,
     nbf: Option<NumericDate>,
     claim_names: Option<Map<String, Value>>,
@@ -142,7 +141,7 @@ impl<'a> VerifyClaims<'a> {
         ) -> Result<Option<T>, String> {
             match c.get(name) {
                 None => Ok(None),
-                Some(raw) => serde_json::from_str::<Option<T>>(raw.get()).map_err(|e| {
+                Some(raw) => serde_json::from_str::<Option<T>>(raw.text()).map_err(|e| {
                     format!(
                         "oidc: failed to unmarshal claims: {}",
                         claims_error_message(&e)
@@ -160,15 +159,15 @@ impl<'a> VerifyClaims<'a> {
         fn typed<T>(r: Result<T, &'static str>) -> Result<T, String> {
             r.map_err(|e| format!("oidc: failed to unmarshal claims: {e}"))
         }
-        let aud = match c.raw("aud") {
+        let aud = match c.get("aud") {
             None => None,
-            Some(v) => typed(Audience::from_raw(v))?,
+            Some(v) => typed(RawAudience::from_raw(v))?,
         };
-        let exp = match c.raw("exp") {
+        let exp = match c.get("exp") {
             None => None,
             Some(v) => typed(NumericDate::from_raw(v))?,
         };
-        let nbf = match c.raw("nbf") {
+        let nbf = match c.get("nbf") {
             None => None,
             Some(v) => typed(NumericDate::from_raw(v))?,
         };
@@ -183,13 +182,14 @@ impl<'a> VerifyClaims<'a> {
     }
 
     fn has_aud(&self, want: &str) -> bool {
-        self.aud
-            .as_ref()
-            .is_some_and(|a| a.0.iter().any(|s| s == want))
+        self.aud.is_some_and(|a| a.contains(want))
     }
 
     fn aud_list(&self) -> String {
-        go_quote_list(self.aud.as_ref().map_or(&[][..], |a| &a.0[..]))
+        match self.aud {
+            Some(a) => go_quote_list(a.iter()),
+            None => go_quote_list([""; 0]),
+        }
     }
 }
 
@@ -467,7 +467,7 @@ impl OidcAuthenticator {
         let Some(names) = claims.get("_claim_names") else {
             return Ok(None);
         };
-        let names: HashMap<String, String> = serde_json::from_str(names.get()).map_err(|e| {
+        let names: HashMap<String, String> = serde_json::from_str(names.text()).map_err(|e| {
             format!(
                 "oidc: error parsing distributed claim names: {}",
                 claims_error_message(&e)
@@ -477,7 +477,7 @@ impl OidcAuthenticator {
             return Err("oidc: no claim sources".into());
         };
         let sources: HashMap<String, Source> =
-            serde_json::from_str(sources.get()).map_err(|e| {
+            serde_json::from_str(sources.text()).map_err(|e| {
                 format!(
                     "oidc: could not parse claim sources: {}",
                     claims_error_message(&e)
@@ -565,11 +565,12 @@ impl OidcAuthenticator {
     }
 
     /// Username, groups (`groups_override`: a resolved distributed value), uid, credential id
-    /// and required claims, in Kubernetes' order.
+    /// and required claims, in Kubernetes' order; then the user, built directly: name and
+    /// uid in one string, each group one shared string, no builder.
     fn map_claims(
         &self,
         claims: &RawClaims<'_>,
-        groups_override: Option<&RawValue>,
+        groups_override: Option<RawJson<'_>>,
     ) -> Result<UserInfo, Error> {
         // Username.
         let uc = &self.cfg.username.claim;
@@ -583,7 +584,7 @@ impl OidcAuthenticator {
             .map_err(|e| bad(format!("oidc: parse username claims {}: {e}", go_quote(uc))))?;
         if uc == "email" {
             if let Some(v) = claims.get("email_verified") {
-                match v.get() {
+                match v.text() {
                     "true" => {}
                     "false" | "null" => return Err(bad("oidc: email not verified".into())),
                     _ => {
@@ -595,19 +596,21 @@ impl OidcAuthenticator {
                 }
             }
         }
-        let prefix = &self.cfg.username.prefix;
-        let mut name = String::with_capacity(prefix.len() + username.len());
-        name.push_str(prefix);
-        name.push_str(&username);
-        let mut b = UserInfo::builder(name);
         // Groups.
+        // One scratch string serves every prefixed group and then the name+uid text (sized
+        // for common claims: one allocation).
+        let mut scratch = String::with_capacity(128);
+        let mut groups: Vec<SharedStr> = Vec::new();
         if let Some(g) = &self.cfg.groups {
             if let Some(v) = groups_override.or_else(|| claims.get(&g.claim)) {
-                let group = |s: &str| -> Arc<str> {
-                    let mut out = String::with_capacity(g.prefix.len() + s.len());
-                    out.push_str(&g.prefix);
-                    out.push_str(s);
-                    Arc::from(out)
+                let mut group = |s: &str| -> SharedStr {
+                    if g.prefix.is_empty() {
+                        return SharedStr::from(s);
+                    }
+                    scratch.clear();
+                    scratch.push_str(&g.prefix);
+                    scratch.push_str(s);
+                    SharedStr::from(scratch.as_str())
                 };
                 let parse_err = |e: String| {
                     bad(format!(
@@ -616,21 +619,12 @@ impl OidcAuthenticator {
                     ))
                 };
                 match raw_type(v) {
-                    "string" => b = b.groups([group(&raw_str(v).map_err(parse_err)?)]),
+                    "string" => groups.push(group(&raw_str(v).map_err(parse_err)?)),
                     "null" => {}
                     "array" => {
-                        let items: Vec<&RawValue> =
-                            serde_json::from_str(v.get()).map_err(|_| {
-                                parse_err(
-                                    "json: cannot unmarshal array into Go value of type []string"
-                                        .into(),
-                                )
-                            })?;
-                        let mut groups = Vec::with_capacity(items.len());
-                        for item in items {
+                        for item in v.as_array().into_iter().flatten() {
                             groups.push(group(&raw_str(item).map_err(parse_err)?));
                         }
-                        b = b.groups(groups);
                     }
                     other => {
                         return Err(parse_err(format!(
@@ -641,6 +635,7 @@ impl OidcAuthenticator {
             }
         }
         // UID.
+        let mut uid = std::borrow::Cow::Borrowed("");
         if let Some(c) = &self.cfg.uid_claim {
             let raw = claims.get(c).ok_or_else(|| {
                 bad(format!(
@@ -648,16 +643,15 @@ impl OidcAuthenticator {
                     go_quote(c)
                 ))
             })?;
-            let uid = raw_str(raw)
+            uid = raw_str(raw)
                 .map_err(|e| bad(format!("oidc: parse uid claim {}: {e}", go_quote(c))))?;
-            b = b.uid(uid);
         }
         // Credential id (only a string jti).
-        if let Some(jti) = claims.get("jti").filter(|v| raw_type(v) == "string") {
-            if let Ok(jti) = raw_str(jti) {
-                b = b.extra(CREDENTIAL_ID_KEY, [format!("JTI={jti}")]);
-            }
-        }
+        let credential_id = claims
+            .get("jti")
+            .filter(|v| raw_type(*v) == "string")
+            .and_then(|v| raw_str(v).ok())
+            .map(|jti| ["JTI=", &jti].concat());
         // Required claims, in configuration order.
         for (k, want) in &self.cfg.required_claims {
             let v = claims
@@ -670,7 +664,27 @@ impl OidcAuthenticator {
                 )));
             }
         }
-        Ok(b.build())
+        let prefix = &self.cfg.username.prefix;
+        let text = &mut scratch;
+        text.clear();
+        text.push_str(prefix);
+        text.push_str(&username);
+        let name_len = text.len();
+        text.push_str(&uid);
+        let extra = match credential_id {
+            Some(id) => {
+                let mut extra = Extra::new();
+                extra.insert(CREDENTIAL_ID_KEY.into(), vec![id]);
+                Arc::new(extra)
+            }
+            None => empty_extra(),
+        };
+        Ok(UserInfo::from_joined(
+            text,
+            name_len,
+            shared_groups(groups),
+            extra,
+        ))
     }
 
     fn authenticate(&self, jwt: &UntrustedJwt<'_>) -> Step {
