@@ -13,8 +13,9 @@
 //! or a group used by a million token-file rows is stored once), an empty `extra` map costs
 //! nothing, and the well-known extra keys ([`CREDENTIAL_ID_KEY`], the service-account pod and
 //! node keys) are `'static` strings ([`ExtraKey`]) rather than per-request copies (a bound
-//! service-account token's user: 17 allocations instead of 22). Cloning a `UserInfo` never copies string data. This is what lets a one-million-row
-//! token file stay under twice its size in memory. The group adder's `system:authenticated` is
+//! service-account token's user: 17 allocations instead of 22). Cloning a `UserInfo` never
+//! copies string data. This is what lets a one-million-row token file stay under twice its
+//! size in memory. The group adder's `system:authenticated` is
 //! a flag that [`UserInfo::groups`] appends, so adding it costs one allocation (the new
 //! `UserInfo`) and no copy of the group list, and that new `UserInfo` is kept beside the one it
 //! was built from: a stored identity (a token-file row) gets it built on its first request
