@@ -124,28 +124,38 @@ fn bench(c: &mut Criterion) {
             .unwrap();
         assert_eq!(r.user.name(), "jane.doe@example.com");
         let parsed = ParsedPublicKey::new(*prim, spki.as_slice()).unwrap();
-        // Instruction counting (callgrind): `OIDC_COUNT=RS256 OIDC_ITERS=n` runs the
-        // authenticator n times and exits; `OIDC_COUNT=RS256-primitive` runs the bare primitive.
+        // Counting modes: `OIDC_COUNT=RS256 OIDC_ITERS=n` runs the authenticator n times and
+        // exits (`RS256-primitive`: the bare primitive), for callgrind. With `OIDC_ONCPU=1` the
+        // loop's on-CPU time per call is printed: steadier than criterion on a shared machine.
         if let Ok(want) = std::env::var("OIDC_COUNT") {
             let iters: usize = std::env::var("OIDC_ITERS").map_or(1000, |v| v.parse().unwrap());
-            if want == *alg {
+            let run = |f: &dyn Fn()| {
+                let start = on_cpu_ns();
                 for _ in 0..iters {
+                    f();
+                }
+                if std::env::var_os("OIDC_ONCPU").is_some() {
+                    let ns = (on_cpu_ns() - start) as f64 / iters as f64;
+                    println!("{want}: {ns:.1} ns on-CPU per call");
+                }
+                std::process::exit(0);
+            };
+            if want == *alg {
+                run(&|| {
                     let _ = black_box(
                         router
                             .authenticate_token(black_box(&token), &ctx)
                             .into_ready(),
                     );
-                }
-                std::process::exit(0);
+                });
             }
             if want == format!("{alg}-primitive") {
-                for _ in 0..iters {
+                run(&|| {
                     black_box(
                         parsed.verify_sig(black_box(input.as_bytes()), black_box(&signature)),
                     )
                     .unwrap();
-                }
-                std::process::exit(0);
+                });
             }
             continue;
         }
@@ -172,3 +182,11 @@ fn bench(c: &mut Criterion) {
 
 criterion_group!(benches, bench);
 criterion_main!(benches);
+
+/// This thread's on-CPU time (ns), from `/proc/thread-self/schedstat`.
+fn on_cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
