@@ -29,51 +29,67 @@
 //!
 //! ## Measured
 //!
-//! The issue's target is "verify ≤ aws-lc-rs primitive + 1 µs". Wall-clock figures on the
-//! shared 2-core build machine swing by ±30 %, so the decision metric is **instructions per
-//! request** (`valgrind --tool=callgrind` on the criterion benches, collecting inside
-//! `IssuerRouter::authenticate_token`; "non-crypto" = full path − the aws-lc-rs verify call
-//! inside it). Full path = issuer router + parse + verify + claims + user; service-account
-//! claims as kube-apiserver mints them (560-byte payload, bound pod + node + `jti`);
-//! OIDC = `benches/oidc.rs` (username + groups claims).
+//! The issue's target is "verify ≤ aws-lc-rs primitive + 1 µs". Full path = issuer router +
+//! parse + verify + claims + user; service-account (SA) claims as kube-apiserver mints them
+//! (560-byte payload, bound pod + node + `jti`); OIDC = `benches/oidc.rs` (email,
+//! `email_verified`, three groups, `jti`).
+//!
+//! **Instructions per token** (the decision metric while the shared machine was busy:
+//! `valgrind --tool=callgrind --collect-atstart=no
+//! --toggle-collect='*IssuerRouter*as*TokenAuthenticator*authenticate_token*'` on
+//! `JWT_COUNT=RS256 JWT_ITERS=1000 target/release/deps/jwt-* --bench` (`OIDC_COUNT` for
+//! `oidc-*`); "non-crypto" = that total − the inclusive cost of aws-lc-rs's
+//! `parsed_verify_sig` inside it):
 //!
 //! | alg | aws-lc-rs verify | SA non-crypto: serde_json → raw walk → now | OIDC non-crypto: serde_json → raw walk → now |
 //! |---|---|---|---|
-//! | RS256 (2048) | 304 k | 60.1 → 39.7 → 34.0 k | 41.0 → 30.5 → 23.6 k |
-//! | PS256 (2048) | 327 k | 60.1 → 39.7 → 34.0 k | 41.0 → 30.5 → 23.7 k |
-//! | ES256 | 746 k | 57.5 → 38.5 → 32.6 k | 37.8 → 28.9 → 22.0 k |
-//! | EdDSA | 497 k | 57.5 → 39.3 → 33.4 k | — |
+//! | RS256 (2048) | 304 k | 60.1 → 39.7 → 21.9 k | 41.0 → 30.5 → 15.4 k |
+//! | PS256 (2048) | 327 k | 60.1 → 39.7 → 22.0 k | 41.0 → 30.5 → 15.4 k |
+//! | ES256 | 746 k | 57.5 → 38.5 → 22.4 k | 37.8 → 28.9 → 15.6 k |
+//! | EdDSA | 497 k | 57.5 → 39.3 → 23.1 k | — |
 //!
-//! Where the SA path's ≈ 34 k instructions go now (RS256). The parse, 22.8 k: base64 of
-//! the three segments 9 k (the `base64` crate; a hand-written table decoder was measured no
-//! faster), the validating JSON scan 9 k, the three `.` searches 2.7 k, header 2 k. After
-//! it, ≈ 11 k (was ≈ 16.5 k): `UntrustedJwt::claims` re-checks the payload's UTF-8 (1 k),
-//! the top-level claims ≈ 3.5 k (index walk, `exp`/`iat`/`nbf`, `aud`, audiences, time,
-//! key lookup), the `kubernetes.io` object 3.2 k (one pass, [`json`]'s cursor), the user
-//! 3 k: 17 allocations (name+uid text and the namespace group from one scratch string,
-//! the group list, five extras of one value each, the map and the `Arc`s; the extra keys
-//! are static strings, not copies); 19 allocations per token in all, down from 34 (OIDC: 15,
-//! down from 24). Dropping that user costs another 2.1 k (outside the measured call). The OIDC path after the parse: ≈ 6.7 k (was ≈ 13.6 k):
-//! claims read in place with the typed readers (no serde_json per claim), one scratch
-//! string for the prefixed groups and the name.
+//! Where the SA path's ≈ 22 k go now (RS256):
 //!
-//! Criterion, `cargo bench --bench jwt -- --warm-up-time 1 --measurement-time 3` and
-//! `--bench oidc` (load average ≈ 2.5–3.3 from other builds: indicative only, ±1–3 µs run
-//! to run; compare within a row; RS256 SA with `--warm-up-time 2 --measurement-time 5`):
+//! * **the pre-check, 10.7 k** (was 22.8 k; [`compact::UntrustedJwt::parse`], 0.65 µs alone):
+//!   base64url of the three segments 1.9 k (`base64-simd`, AVX2 chosen at run time; the
+//!   `base64` crate took 8.7 k), the `.` searches 0.3 k (SIMD `memchr`; `str::find` took
+//!   2.7 k), the header 0.7 k (read through the scan's index, `kid` kept inline), and the
+//!   validating payload scan ≈ 7.5 k ([`json`]: strings inlined into the container loops,
+//!   scalars without a call, one fingerprinted name stack shared by all open objects, digits
+//!   eight per step, no whole-document UTF-8 pass);
+//! * **after it, ≈ 11 k** (was ≈ 16.5 k): `UntrustedJwt::claims` converts the payload to
+//!   `str` once (≈ 0.4 k), the top-level claims ≈ 3.5 k (index walk, `exp`/`iat`/`nbf`,
+//!   `aud`, audiences, time, key lookup), the `kubernetes.io` object 3.2 k (one pass,
+//!   [`json`]'s cursor), the user 3 k: 17 allocations (name+uid text and the namespace group
+//!   from one scratch string, the group list, five extras of one value each, the map and the
+//!   `Arc`s; the extra keys are static strings, not copies); 19 allocations per token in
+//!   all, down from 34 (OIDC: 15, down from 24). Dropping that user costs another 2.1 k
+//!   (outside the measured call).
+//!
+//! The OIDC path: pre-check 8.1 k, then ≈ 7.3 k (claims read in place with the typed
+//! readers, no serde_json per claim; one scratch string for the prefixed groups and the
+//! name).
+//!
+//! **Criterion**, quiet machine (load average 0.3–1.0), medians,
+//! `cargo bench --bench jwt -- 'verify/' --warm-up-time 2 --measurement-time 5` and
+//! `cargo bench --bench oidc -- --warm-up-time 2 --measurement-time 5`:
 //!
 //! | alg | aws-lc-rs primitive | SA full path | `jsonwebtoken` 10 `decode` | OIDC: primitive → full path |
 //! |---|---|---|---|---|
-//! | RS256 (2048) | 16.1 µs | 18.5 µs | 25.3 µs | 15.6 → 17.6 µs |
-//! | PS256 (2048) | 18.4 µs | 21.3 µs | 26.9 µs | 16.0 → 18.1 µs |
-//! | ES256 | 56.4 µs | 62.8 µs | 63.2 µs | 49.1 → 52.3 µs |
-//! | EdDSA | 49.1 µs | 50.9 µs | 48.2 µs | — |
+//! | RS256 (2048) | 15.8 µs | 18.2 µs (+2.4) | 23.9 µs | 15.7 → 17.1 µs (+1.4) |
+//! | PS256 (2048) | 16.4 µs | 18.4 µs (+1.9) | 24.9 µs | 16.0 → 17.8 µs (+1.8) |
+//! | ES256 | 49.6 µs | 52.2 µs (+2.6) | 59.0 µs | 49.6 → 52.2 µs (+2.6) |
+//! | EdDSA | 37.7 µs | 40.1 µs (+2.4) | 44.2 µs | — |
 //!
-//! So the non-crypto part is ≈ 2.4 µs for the service-account path (it was ≈ 5 µs, then
-//! ≈ 3–4 µs) and ≈ 2 µs for OIDC: better, still above the "+ 1 µs" target; two thirds of
-//! what is left is the parse. Routing alone (parse +
-//! route, unknown issuer): 21.9 k instructions with 1 issuer, 22.1 k with 100 (was 32.1 k
-//! for both) — flat (a short string scan up to [`router::LINEAR_MAX`] issuers, one
-//! `HashMap` lookup beyond).
+//! So the non-crypto part is ≈ 2–2.5 µs for the service-account path (it was ≈ 5 µs, then
+//! ≈ 3.3 µs) and ≈ 1.4–1.8 µs for OIDC (was ≈ 2.5 µs): still above the "+ 1 µs" target.
+//! What is left is spread thin (no step above 10 %): the validating scan, the claim reads,
+//! and the allocations `UserInfo`'s types require (each extra value is a `Vec<String>`).
+//! The on-CPU loop (`JWT_ONCPU=1 JWT_COUNT=RS256 …`) agrees: 17.7–17.8 vs 15.8 µs.
+//! Routing alone (parse + route): 653 ns for an unknown issuer with 1 or with 100 issuers
+//! configured, 715–723 ns for an owned issuer without keys (`cargo bench --bench jwt --
+//! route/`) — flat (a short string scan up to [`router::LINEAR_MAX`] issuers, one `HashMap`
+//! lookup beyond).
 //!
 //! ```
 //! use kube_authn::jwt::{compact::UntrustedJwt, key::{parse_pem_keys, KeySet}, alg::AlgorithmSet, verify_signature};
