@@ -543,9 +543,8 @@ impl UserInfoBuilder {
     }
 }
 
-/// Builds the shared group list for a user from already shared names (used by loaders that
-/// intern group names).
-#[allow(dead_code)] // used by the file loaders
+/// Builds the shared group list for a user from already shared names (used by the file
+/// loaders, which intern group names, and by the JWT authenticators).
 pub(crate) fn shared_groups(groups: Vec<SharedStr>) -> Arc<[SharedStr]> {
     if groups.is_empty() {
         EMPTY_GROUPS.clone()
@@ -555,7 +554,6 @@ pub(crate) fn shared_groups(groups: Vec<SharedStr>) -> Arc<[SharedStr]> {
 }
 
 /// An empty extra map, shared.
-#[allow(dead_code)] // used by the file loaders
 pub(crate) fn empty_extra() -> Arc<Extra> {
     EMPTY_EXTRA.clone()
 }

@@ -106,11 +106,18 @@ pub struct Header {
 const INLINE_KID: usize = 64;
 
 /// The `kid` value: inline when short (no allocation per token), boxed otherwise.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 enum Kid {
     None,
     Inline { len: u8, bytes: [u8; INLINE_KID] },
     Boxed(Box<str>),
+}
+
+impl fmt::Debug for Kid {
+    /// As the `Option<&str>` it stands for (a key id is public), not as its storage.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.as_str(), f)
+    }
 }
 
 impl Kid {
@@ -550,6 +557,9 @@ mod tests {
         let t = token(r#"{"alg":"RS256","kid":"a\u0062c"}"#);
         let jwt = UntrustedJwt::parse(&t).unwrap();
         assert_eq!(jwt.header().unwrap().kid(), Some("abc"));
+        // Debug shows the key id, not its inline storage.
+        let shown = format!("{:?}", jwt.header().unwrap());
+        assert!(shown.contains(r#"kid: Some("abc")"#), "{shown}");
     }
 
     #[test]
