@@ -5,6 +5,9 @@
 //! Keys are generated here with aws-lc-rs and tokens signed here (the tests use an
 //! independent implementation; the bench only needs realistic sizes).
 
+#[path = "count_support/mod.rs"]
+mod count_support;
+
 use std::hint::black_box;
 use std::sync::Arc;
 
@@ -172,20 +175,8 @@ fn bench(c: &mut Criterion) {
         // loop's on-CPU time per call is printed: steadier than criterion on a shared machine.
         if let Ok(want) = std::env::var("JWT_COUNT") {
             let iters: usize = std::env::var("JWT_ITERS").map_or(1000, |v| v.parse().unwrap());
-            let run = |f: &dyn Fn()| {
-                let start = on_cpu_ns();
-                for _ in 0..iters {
-                    f();
-                }
-                // On-CPU time of the loop (not wall time: the machine may be shared).
-                if std::env::var_os("JWT_ONCPU").is_some() {
-                    let ns = (on_cpu_ns() - start) as f64 / iters as f64;
-                    println!("{want}: {ns:.1} ns on-CPU per call");
-                }
-                std::process::exit(0);
-            };
             if want == *name {
-                run(&|| {
+                count_support::run_and_exit("JWT", &want, iters, &|| {
                     let _ = black_box(
                         router
                             .authenticate_token(black_box(&s.token), &ctx)
@@ -194,12 +185,12 @@ fn bench(c: &mut Criterion) {
                 });
             }
             if want == format!("{name}-parse") {
-                run(&|| {
+                count_support::run_and_exit("JWT", &want, iters, &|| {
                     let _ = black_box(UntrustedJwt::parse(black_box(&s.token)));
                 });
             }
             if want == format!("{name}-primitive") {
-                run(&|| {
+                count_support::run_and_exit("JWT", &want, iters, &|| {
                     black_box(parsed.verify_sig(black_box(&s.message), black_box(&s.signature)))
                         .unwrap();
                 });
@@ -327,14 +318,6 @@ fn bench(c: &mut Criterion) {
 
 criterion_group!(benches, bench);
 criterion_main!(benches);
-
-/// This thread's on-CPU time (ns), from `/proc/thread-self/schedstat`.
-fn on_cpu_ns() -> u64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse().ok())
-        .unwrap_or(0)
-}
 
 fn strip(b: &[u8]) -> &[u8] {
     let skip = b.iter().take_while(|x| **x == 0).count();

@@ -5,6 +5,9 @@
 //!
 //! `cargo bench --bench oidc -- --warm-up-time 1 --measurement-time 3`
 
+#[path = "count_support/mod.rs"]
+mod count_support;
+
 use std::hint::black_box;
 use std::sync::Arc;
 
@@ -129,19 +132,8 @@ fn bench(c: &mut Criterion) {
         // loop's on-CPU time per call is printed: steadier than criterion on a shared machine.
         if let Ok(want) = std::env::var("OIDC_COUNT") {
             let iters: usize = std::env::var("OIDC_ITERS").map_or(1000, |v| v.parse().unwrap());
-            let run = |f: &dyn Fn()| {
-                let start = on_cpu_ns();
-                for _ in 0..iters {
-                    f();
-                }
-                if std::env::var_os("OIDC_ONCPU").is_some() {
-                    let ns = (on_cpu_ns() - start) as f64 / iters as f64;
-                    println!("{want}: {ns:.1} ns on-CPU per call");
-                }
-                std::process::exit(0);
-            };
             if want == *alg {
-                run(&|| {
+                count_support::run_and_exit("OIDC", &want, iters, &|| {
                     let _ = black_box(
                         router
                             .authenticate_token(black_box(&token), &ctx)
@@ -150,7 +142,7 @@ fn bench(c: &mut Criterion) {
                 });
             }
             if want == format!("{alg}-primitive") {
-                run(&|| {
+                count_support::run_and_exit("OIDC", &want, iters, &|| {
                     black_box(
                         parsed.verify_sig(black_box(input.as_bytes()), black_box(&signature)),
                     )
@@ -182,11 +174,3 @@ fn bench(c: &mut Criterion) {
 
 criterion_group!(benches, bench);
 criterion_main!(benches);
-
-/// This thread's on-CPU time (ns), from `/proc/thread-self/schedstat`.
-fn on_cpu_ns() -> u64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse().ok())
-        .unwrap_or(0)
-}
