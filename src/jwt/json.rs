@@ -105,7 +105,7 @@ pub fn scan_object(bytes: &[u8]) -> Result<Option<Cow<'_, str>>, serde_json::Err
 /// ```
 pub fn validate_object(bytes: &[u8]) -> Result<RawObject<'_>, serde_json::Error> {
     let (text, _) = scan(bytes, true).map_err(|e| e.into_serde(bytes))?;
-    Ok(RawObject::walk(&text[trim_range(text)]))
+    Ok(RawObject::walk(&text[trim_bytes(bytes)]))
 }
 
 /// Checks that `bytes` is valid JSON without duplicate member names at any depth.
@@ -171,12 +171,6 @@ pub(crate) fn raw_object_indexed<'a>(
 /// A view of `text`, which must be a value [`scan`] accepted (whitespace trimmed).
 pub(crate) fn raw_json_unchecked(text: &str) -> RawJson<'_> {
     RawJson(text)
-}
-
-fn trim_range(text: &str) -> Range<usize> {
-    let ws = [' ', '\t', '\n', '\r'];
-    let start = text.len() - text.trim_start_matches(ws).len();
-    start..text.trim_end_matches(ws).len()
 }
 
 /// Why [`scan`] refused a document.
