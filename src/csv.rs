@@ -26,7 +26,7 @@ use std::io::BufRead;
 use std::sync::Arc;
 
 use crate::error::ConfigError;
-use crate::user::{SharedStr, UserInfo, empty_extra, shared_groups};
+use crate::user::{Extra, SharedStr, UserInfo, shared_groups};
 
 /// Go's `csv.ParseError` for the two errors this configuration can produce.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -341,7 +341,7 @@ impl Users {
                 }
             },
         };
-        UserInfo::from_parts(name, uid, groups, empty_extra())
+        UserInfo::from_parts(name, uid, groups, Extra::new())
     }
 
     fn group(&mut self, name: &str) -> SharedStr {

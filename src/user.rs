@@ -88,7 +88,8 @@ pub type Extra = BTreeMap<ExtraKey, Vec<String>>;
 pub type ExtraKey = std::borrow::Cow<'static, str>;
 
 static EMPTY_GROUPS: LazyLock<Arc<[SharedStr]>> = LazyLock::new(|| Arc::from(Vec::new()));
-static EMPTY_EXTRA: LazyLock<Arc<Extra>> = LazyLock::new(|| Arc::new(Extra::new()));
+static EMPTY_EXTRA: LazyLock<Arc<ExtraStore>> =
+    LazyLock::new(|| Arc::new(ExtraStore::Map(Extra::new())));
 static AUTHENTICATED_GROUP: LazyLock<SharedStr> = LazyLock::new(|| Arc::from(ALL_AUTHENTICATED));
 
 /// The identity of an authenticated request: name, uid, groups and extra.
@@ -107,13 +108,14 @@ static AUTHENTICATED_GROUP: LazyLock<SharedStr> = LazyLock::new(|| Arc::from(ALL
 /// assert_eq!(user.extra()["example.org/team"], ["payments"]);
 /// ```
 pub struct UserInfo {
-    /// `name` followed by `uid`, in one allocation.
+    /// `name` followed by `uid`, in one allocation (then, for a user whose extra is kept as
+    /// text, the extra values: see [`ExtraStore::Text`]).
     text: Arc<str>,
     name_len: u32,
     /// `system:authenticated` follows `groups` (added by the group adder without copying them).
     authenticated: bool,
     groups: Arc<[SharedStr]>,
-    extra: Arc<Extra>,
+    extra: Arc<ExtraStore>,
     /// What the authenticated-group adder makes of this user (`None`: the user as it is),
     /// decided and built the first time the adder sees this user and shared after that: a
     /// static credential (token file, password file, a cached webhook answer) then costs the
@@ -133,7 +135,7 @@ impl UserInfo {
     /// assert!(u.uid().is_empty());
     /// ```
     pub fn new(name: impl AsRef<str>) -> Self {
-        Self::from_parts(name.as_ref(), "", EMPTY_GROUPS.clone(), EMPTY_EXTRA.clone())
+        Self::from_parts(name.as_ref(), "", EMPTY_GROUPS.clone(), Extra::new())
     }
 
     /// Starts building a user with this name.
@@ -164,7 +166,7 @@ impl UserInfo {
                 ANONYMOUS,
                 "",
                 Arc::from(vec![Arc::<str>::from(ALL_UNAUTHENTICATED)]),
-                EMPTY_EXTRA.clone(),
+                Extra::new(),
             ))
         });
         ANON.clone()
@@ -174,7 +176,7 @@ impl UserInfo {
         name: &str,
         uid: &str,
         groups: Arc<[SharedStr]>,
-        extra: Arc<Extra>,
+        extra: Extra,
     ) -> Self {
         let mut text = String::with_capacity(name.len() + uid.len());
         text.push_str(name);
@@ -191,12 +193,67 @@ impl UserInfo {
         text: &str,
         name_len: usize,
         groups: Arc<[SharedStr]>,
-        extra: Arc<Extra>,
+        extra: Extra,
     ) -> Self {
-        let mut name_len = name_len.min(text.len()).min(u32::MAX as usize);
-        while !text.is_char_boundary(name_len) {
-            name_len -= 1;
+        let extra = if extra.is_empty() {
+            EMPTY_EXTRA.clone()
+        } else {
+            Arc::new(ExtraStore::Map(extra))
+        };
+        Self::from_store(text, name_len, groups, extra)
+    }
+
+    /// A user whose extra map holds one value under each of a few well-known `'static`
+    /// keys, written into the same string as the name and uid: `text` is the name
+    /// (`..name_len`), the uid (`name_len..uid_end`), then the values; `values` gives each
+    /// key's value as a range of `text` after `uid_end`. One allocation holds every string
+    /// and one more the value ranges, whatever the number of values (a bound service-account
+    /// token's user: 6 allocations instead of 17); the [`Extra`] map is built, once, the first
+    /// time [`extra`](Self::extra) is read (a request handler that never reads it never pays
+    /// for it). At most [`TextExtra::MAX`] values (callers pass five at most; debug builds
+    /// assert it). A range that is not inside `text` after the uid, or not on character
+    /// boundaries, is skipped.
+    pub(crate) fn from_text(
+        text: &str,
+        name_len: usize,
+        uid_end: usize,
+        groups: Arc<[SharedStr]>,
+        values: &[(&'static str, std::ops::Range<usize>)],
+    ) -> Self {
+        debug_assert!(values.len() <= TextExtra::MAX, "too many text extras");
+        let uid_end = clamp_boundary(text, uid_end);
+        if values.is_empty() || text.len() > u32::MAX as usize {
+            let extra = EMPTY_EXTRA.clone();
+            return Self::from_store(&text[..uid_end], name_len.min(uid_end), groups, extra);
         }
+        let mut store = TextExtra {
+            uid_end: uid_end as u32,
+            len: 0,
+            entries: [("", 0, 0); TextExtra::MAX],
+            map: OnceBox::new(),
+        };
+        for (key, range) in values.iter().take(TextExtra::MAX) {
+            if range.start < uid_end || text.get(range.clone()).is_none() {
+                continue;
+            }
+            store.entries[usize::from(store.len)] = (key, range.start as u32, range.end as u32);
+            store.len += 1;
+        }
+        if store.len == 0 {
+            let extra = EMPTY_EXTRA.clone();
+            return Self::from_store(&text[..uid_end], name_len.min(uid_end), groups, extra);
+        }
+        let extra = Arc::new(ExtraStore::Text(store));
+        Self::from_store(text, name_len.min(uid_end), groups, extra)
+    }
+
+    fn from_store(
+        text: &str,
+        name_len: usize,
+        groups: Arc<[SharedStr]>,
+        extra: Arc<ExtraStore>,
+    ) -> Self {
+        let name_len = clamp_boundary(text, name_len);
         Self {
             text: Arc::from(text),
             name_len: name_len as u32,
@@ -223,7 +280,11 @@ impl UserInfo {
     /// assert_eq!(u.uid(), "u-1");
     /// ```
     pub fn uid(&self) -> &str {
-        &self.text[self.name_len as usize..]
+        let end = match &*self.extra {
+            ExtraStore::Text(t) => t.uid_end as usize,
+            ExtraStore::Map(_) => self.text.len(),
+        };
+        &self.text[self.name_len as usize..end]
     }
 
     /// The groups, in order. Duplicates are kept, as in Kubernetes.
@@ -270,7 +331,10 @@ impl UserInfo {
     /// assert_eq!(u.extra().get("k").map(Vec::len), Some(1));
     /// ```
     pub fn extra(&self) -> &Extra {
-        &self.extra
+        match &*self.extra {
+            ExtraStore::Map(map) => map,
+            ExtraStore::Text(t) => t.map.get_or_init(|| Box::new(t.build(&self.text))),
+        }
     }
 
     /// Whether this is the anonymous user or a member of `system:unauthenticated`
@@ -388,7 +452,7 @@ impl PartialEq for UserInfo {
         self.name() == other.name()
             && self.uid() == other.uid()
             && self.groups().eq(other.groups())
-            && self.extra == other.extra
+            && self.extra() == other.extra()
     }
 }
 
@@ -448,7 +512,7 @@ impl fmt::Debug for UserInfo {
             .field("name", &self.name())
             .field("uid", &self.uid())
             .field("groups", &self.groups().collect::<Vec<_>>())
-            .field("extra", &self.extra)
+            .field("extra", self.extra())
             .finish()
     }
 }
@@ -537,9 +601,12 @@ impl UserInfoBuilder {
         let extra = if self.extra.is_empty() {
             EMPTY_EXTRA.clone()
         } else {
-            Arc::new(self.extra)
+            Arc::new(ExtraStore::Map(self.extra))
         };
-        UserInfo::from_parts(&self.name, &self.uid, groups, extra)
+        let mut text = String::with_capacity(self.name.len() + self.uid.len());
+        text.push_str(&self.name);
+        text.push_str(&self.uid);
+        UserInfo::from_store(&text, self.name.len(), groups, extra)
     }
 }
 
@@ -553,9 +620,46 @@ pub(crate) fn shared_groups(groups: Vec<SharedStr>) -> Arc<[SharedStr]> {
     }
 }
 
-/// An empty extra map, shared.
-pub(crate) fn empty_extra() -> Arc<Extra> {
-    EMPTY_EXTRA.clone()
+/// The largest index `<= at` that is a character boundary of `text` and fits in a `u32`.
+fn clamp_boundary(text: &str, at: usize) -> usize {
+    let mut at = at.min(text.len()).min(u32::MAX as usize);
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+/// What [`UserInfo::extra`] reads.
+enum ExtraStore {
+    /// A built map (a builder's, a file's, a webhook's, a front proxy's).
+    Map(Extra),
+    /// Values kept in the user's text (see [`UserInfo::from_text`]).
+    Text(TextExtra),
+}
+
+/// Single values under `'static` keys, as ranges of the user's text after the uid, and the
+/// map built from them on first read.
+struct TextExtra {
+    /// Where the uid ends in the user's text (the values follow).
+    uid_end: u32,
+    len: u8,
+    entries: [(&'static str, u32, u32); TextExtra::MAX],
+    map: OnceBox<Extra>,
+}
+
+impl TextExtra {
+    /// The most values a text-backed extra holds (a bound service-account token has five:
+    /// pod name and uid, node name and uid, credential id).
+    const MAX: usize = 6;
+
+    fn build(&self, text: &str) -> Extra {
+        let mut map = Extra::new();
+        for &(key, start, end) in &self.entries[..usize::from(self.len)] {
+            let value = text[start as usize..end as usize].to_owned();
+            map.entry(ExtraKey::Borrowed(key)).or_default().push(value);
+        }
+        map
+    }
 }
 
 #[cfg(test)]
@@ -597,6 +701,112 @@ mod tests {
                 .count(),
             2
         );
+    }
+
+    /// A user whose extra values live in its text reads exactly like the same user built with
+    /// the builder: name, uid, groups, extra (built on first read, then the same map on every
+    /// read), equality both ways, `Debug`, clones and the group adder's twin.
+    #[test]
+    fn text_backed_extra_reads_like_a_built_map() {
+        type Case = (
+            &'static str,
+            &'static str,
+            usize,
+            usize,
+            &'static [(&'static str, std::ops::Range<usize>)],
+            &'static [(&'static str, &'static str)],
+        );
+        // (case, text, name_len, uid_end, value ranges, expected extra)
+        let cases: [Case; 8] = [
+            ("no values", "nameuid", 4, 7, &[], &[]),
+            (
+                "one value",
+                "nameuidJTI=1",
+                4,
+                7,
+                &[("k", 7..12)],
+                &[("k", "JTI=1")],
+            ),
+            (
+                "values in key order and not",
+                "n-u-aabbb",
+                2,
+                4,
+                &[("z", 4..6), ("a", 6..9)],
+                &[("a", "bbb"), ("z", "aa")],
+            ),
+            ("empty uid", "nv", 1, 1, &[("k", 1..2)], &[("k", "v")]),
+            ("empty value", "nu", 1, 2, &[("k", 2..2)], &[("k", "")]),
+            (
+                "range inside the uid is skipped",
+                "nuv",
+                1,
+                2,
+                &[("k", 1..3)],
+                &[],
+            ),
+            (
+                "range past the end is skipped",
+                "nuv",
+                1,
+                2,
+                &[("k", 2..9)],
+                &[],
+            ),
+            (
+                "range off a character boundary is skipped",
+                "nué",
+                1,
+                2,
+                &[("k", 2..3), ("j", 2..4)],
+                &[("j", "é")],
+            ),
+        ];
+        for (case, text, name_len, uid_end, values, want) in cases {
+            let groups: Arc<[SharedStr]> = Arc::from(vec![SharedStr::from("g")]);
+            let u = UserInfo::from_text(text, name_len, uid_end, groups, values);
+            let mut b = UserInfo::builder(&text[..name_len])
+                .uid(&text[name_len..uid_end])
+                .group("g");
+            for (k, v) in want {
+                b = b.extra(*k, [*v]);
+            }
+            let built = b.build();
+            assert_eq!(u.name(), &text[..name_len], "{case}: name");
+            assert_eq!(u.uid(), &text[name_len..uid_end], "{case}: uid");
+            assert_eq!(u.groups().collect::<Vec<_>>(), ["g"], "{case}: groups");
+            let got: Vec<(&str, &[String])> = u
+                .extra()
+                .iter()
+                .map(|(k, v)| (&**k, v.as_slice()))
+                .collect();
+            let expected: Vec<(&str, Vec<String>)> = want
+                .iter()
+                .map(|(k, v)| (*k, vec![v.to_string()]))
+                .collect();
+            assert_eq!(got.len(), expected.len(), "{case}: extra size");
+            for ((gk, gv), (ek, ev)) in got.iter().zip(&expected) {
+                assert_eq!((*gk, *gv), (*ek, ev.as_slice()), "{case}: extra");
+            }
+            assert!(std::ptr::eq(u.extra(), u.extra()), "{case}: built once");
+            assert_eq!(u, built, "{case}: equal to the builder's");
+            assert_eq!(built, u, "{case}: symmetric");
+            assert_eq!(format!("{u:?}"), format!("{built:?}"), "{case}: Debug");
+            let clone = u.clone();
+            assert_eq!(
+                (clone.uid(), clone.extra()),
+                (u.uid(), u.extra()),
+                "{case}: clone"
+            );
+            let twin = u.with_authenticated_group();
+            assert_eq!(twin.uid(), u.uid(), "{case}: twin uid");
+            assert_eq!(twin.extra(), u.extra(), "{case}: twin extra");
+            assert_eq!(
+                twin.groups().collect::<Vec<_>>(),
+                ["g", ALL_AUTHENTICATED],
+                "{case}: twin groups"
+            );
+        }
     }
 
     #[test]

@@ -24,7 +24,7 @@
 use std::sync::Arc;
 
 use crate::authenticator::{AuthFuture, Context, Response, TokenAuthenticator};
-use crate::user::{SharedStr, UserInfo, empty_extra, shared_groups};
+use crate::user::{Extra, SharedStr, UserInfo, shared_groups};
 
 /// Accepts any non-empty token as the identity it spells. **Insecure**; see the
 /// [module docs](self).
@@ -83,7 +83,7 @@ impl AnyToken {
             name,
             "",
             shared_groups(groups),
-            empty_extra(),
+            Extra::new(),
         ))
     }
 }

@@ -74,8 +74,8 @@ use crate::jwt::key::{KeySet, PublicKey, parse_pem_keys};
 use crate::jwt::router::{IssuerRouter, JwtAuthenticator};
 use crate::jwt::{Clock, SignatureError, SystemClock, go_quote, go_quote_list, verify_signature};
 use crate::user::{
-    ALL_SERVICE_ACCOUNTS_GROUP, CREDENTIAL_ID_KEY, Extra, SERVICE_ACCOUNT_USERNAME_PREFIX,
-    SharedStr, UserInfo, empty_extra,
+    ALL_SERVICE_ACCOUNTS_GROUP, CREDENTIAL_ID_KEY, SERVICE_ACCOUNT_USERNAME_PREFIX, SharedStr,
+    UserInfo,
 };
 
 /// The issuer of legacy (secret-based) tokens.
@@ -516,19 +516,28 @@ impl InfoRef<'_> {
     }
 
     /// Kubernetes' `serviceaccount.UserInfo` with the fewest allocations: the namespace
-    /// group, the name and the uid are written into one scratch string, from which the group
-    /// and the user's name+uid text are shared strings; `system:serviceaccounts` is one
-    /// static shared string; the extra map is built directly (no builder).
+    /// group, the name, the uid and the extra values are written into one scratch string;
+    /// the group is shared from it and the rest becomes the user's one text (the extra map is
+    /// built from it only if someone reads it: [`UserInfo::extra`]); `system:serviceaccounts`
+    /// is one static shared string. Six allocations for a bound token with pod, node and
+    /// `jti`, whatever it carries.
     fn user_info(&self) -> UserInfo {
         static ALL: LazyLock<SharedStr> =
             LazyLock::new(|| SharedStr::from(ALL_SERVICE_ACCOUNTS_GROUP));
         let ns = self.namespace;
+        let [prefix, id] = self.credential_id;
         let mut text = String::with_capacity(
             ALL_SERVICE_ACCOUNTS_GROUP.len()
                 + SERVICE_ACCOUNT_USERNAME_PREFIX.len()
                 + 2 * (ns.len() + 1)
                 + self.name.len()
-                + self.uid.len(),
+                + self.uid.len()
+                + self.pod_name.len()
+                + self.pod_uid.len()
+                + self.node_name.len()
+                + self.node_uid.len()
+                + prefix.len()
+                + id.len(),
         );
         text.push_str(ALL_SERVICE_ACCOUNTS_GROUP);
         text.push(':');
@@ -540,34 +549,32 @@ impl InfoRef<'_> {
         text.push_str(self.name);
         let name_len = text.len() - group_end;
         text.push_str(self.uid);
-        let groups: Arc<[SharedStr]> =
-            Arc::from([ALL.clone(), SharedStr::from(&text[..group_end])]);
-        let mut extra = Extra::new();
-        let mut put = |key: &'static str, value: String| {
-            extra.insert(key.into(), vec![value]);
+        let uid_end = text.len() - group_end;
+        let mut values: [(&'static str, std::ops::Range<usize>); 5] = Default::default();
+        let mut n = 0;
+        let mut put = |key: &'static str, parts: [&str; 2]| {
+            let start = text.len() - group_end;
+            text.push_str(parts[0]);
+            text.push_str(parts[1]);
+            values[n] = (key, start..text.len() - group_end);
+            n += 1;
         };
-        // Inserted in descending key order: each new key is the smallest so far, so the map
-        // compares it once (the keys share a 29-byte prefix).
         if !self.pod_name.is_empty() && !self.pod_uid.is_empty() {
-            put(POD_UID_KEY, self.pod_uid.to_owned());
-            put(POD_NAME_KEY, self.pod_name.to_owned());
+            put(POD_NAME_KEY, [self.pod_name, ""]);
+            put(POD_UID_KEY, [self.pod_uid, ""]);
         }
         if !self.node_name.is_empty() {
+            put(NODE_NAME_KEY, [self.node_name, ""]);
             if !self.node_uid.is_empty() {
-                put(NODE_UID_KEY, self.node_uid.to_owned());
+                put(NODE_UID_KEY, [self.node_uid, ""]);
             }
-            put(NODE_NAME_KEY, self.node_name.to_owned());
         }
-        let [prefix, id] = self.credential_id;
         if !id.is_empty() {
-            put(CREDENTIAL_ID_KEY, [prefix, id].concat());
+            put(CREDENTIAL_ID_KEY, [prefix, id]);
         }
-        let extra = if extra.is_empty() {
-            empty_extra()
-        } else {
-            Arc::new(extra)
-        };
-        UserInfo::from_joined(&text[group_end..], name_len, groups, extra)
+        let groups: Arc<[SharedStr]> =
+            Arc::from([ALL.clone(), SharedStr::from(&text[..group_end])]);
+        UserInfo::from_text(&text[group_end..], name_len, uid_end, groups, &values[..n])
     }
 }
 

@@ -167,7 +167,7 @@ pub(crate) fn user_from_view(cert: &[u8], view: &TbsView<'_>) -> Result<Option<U
         &subject.common_name,
         uid,
         Arc::from(subject.organizations),
-        Arc::new(extra),
+        extra,
     )))
 }
 

@@ -73,7 +73,7 @@ use crate::jwt::json::{NumericDate, RawAudience, RawJson, claims_error_message};
 use crate::jwt::key::{KeySet, PublicKey};
 use crate::jwt::router::JwtAuthenticator;
 use crate::jwt::{Clock, SystemClock, go_quote, go_quote_list};
-use crate::user::{CREDENTIAL_ID_KEY, Extra, SharedStr, UserInfo, empty_extra, shared_groups};
+use crate::user::{CREDENTIAL_ID_KEY, SharedStr, UserInfo, shared_groups};
 use claims::{RawClaims, raw_str, raw_type};
 use config::JwtAuthenticatorConfig;
 
@@ -646,12 +646,11 @@ impl OidcAuthenticator {
             uid = raw_str(raw)
                 .map_err(|e| bad(format!("oidc: parse uid claim {}: {e}", go_quote(c))))?;
         }
-        // Credential id (only a string jti).
-        let credential_id = claims
+        // Credential id (only a string jti): written after the uid, see below.
+        let jti = claims
             .get("jti")
             .filter(|v| raw_type(*v) == "string")
-            .and_then(|v| raw_str(v).ok())
-            .map(|jti| ["JTI=", &jti].concat());
+            .and_then(|v| raw_str(v).ok());
         // Required claims, in configuration order.
         for (k, want) in &self.cfg.required_claims {
             let v = claims
@@ -664,6 +663,8 @@ impl OidcAuthenticator {
                 )));
             }
         }
+        // Name, uid and the credential id in one string: the user's one text (its extra map
+        // is built from it only if someone reads it).
         let prefix = &self.cfg.username.prefix;
         let text = &mut scratch;
         text.clear();
@@ -671,19 +672,19 @@ impl OidcAuthenticator {
         text.push_str(&username);
         let name_len = text.len();
         text.push_str(&uid);
-        let extra = match credential_id {
-            Some(id) => {
-                let mut extra = Extra::new();
-                extra.insert(CREDENTIAL_ID_KEY.into(), vec![id]);
-                Arc::new(extra)
-            }
-            None => empty_extra(),
-        };
-        Ok(UserInfo::from_joined(
+        let uid_end = text.len();
+        let mut extra: Option<(&'static str, std::ops::Range<usize>)> = None;
+        if let Some(jti) = &jti {
+            text.push_str("JTI=");
+            text.push_str(jti);
+            extra = Some((CREDENTIAL_ID_KEY, uid_end..text.len()));
+        }
+        Ok(UserInfo::from_text(
             text,
             name_len,
+            uid_end,
             shared_groups(groups),
-            extra,
+            extra.as_slice(),
         ))
     }
 
