@@ -19,9 +19,12 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use criterion::{Criterion, criterion_group, criterion_main};
 use kube_authn::authenticator::{Audiences, Context, TokenAuthenticator};
+use kube_authn::jwt::alg::AlgorithmSet;
 use kube_authn::jwt::compact::UntrustedJwt;
-use kube_authn::jwt::key::PublicKey;
+use kube_authn::jwt::json::{NumericDate, RawAudience, opt_str};
+use kube_authn::jwt::key::{KeySet, PublicKey};
 use kube_authn::jwt::router::IssuerRouter;
+use kube_authn::jwt::verify_signature;
 use kube_authn::token::service_account::ServiceAccountAuthenticator;
 
 const ISS: &str = "https://kubernetes.default.svc.cluster.local";
@@ -38,6 +41,39 @@ fn claims(now: i64) -> String {
             "warnafter": now + 3607}
     })
     .to_string()
+}
+
+/// The shared JWT core alone, through its public API, as both authenticators use it: the
+/// pre-check (segments, base64url, header, validating payload scan), the key by `kid`, the
+/// signature, and the registered claims: `iss` equal to the issuer, `aud` holding the
+/// audience, `exp`/`nbf`/`iat` numbers checked against `now` (the service-account leeway).
+/// What it leaves out is the authenticator's own part: routing, the `kubernetes.io` claims
+/// and building the user (the full-path row has those).
+fn core_verify(token: &str, keys: &KeySet, algs: AlgorithmSet, now: i64) -> bool {
+    const LEEWAY: i64 = 60;
+    let Ok(jwt) = UntrustedJwt::parse(token) else {
+        return false;
+    };
+    let Ok(header) = jwt.header() else {
+        return false;
+    };
+    if verify_signature(&jwt, header, keys.find(header.kid()), algs).is_err() {
+        return false;
+    }
+    let Some(claims) = jwt.claims() else {
+        return false;
+    };
+    let date = |name| claims.get(name).map_or(Ok(None), NumericDate::from_raw);
+    let (Ok(exp), Ok(nbf), Ok(iat)) = (date("exp"), date("nbf"), date("iat")) else {
+        return false;
+    };
+    let iss = claims.get("iss").map(opt_str);
+    let aud = claims.get("aud").map(RawAudience::from_raw);
+    matches!(iss, Some(Ok(Some(i))) if i == ISS)
+        && matches!(aud, Some(Ok(Some(a))) if a.contains(ISS))
+        && exp.is_some_and(|NumericDate(e)| now - LEEWAY <= e)
+        && nbf.is_none_or(|NumericDate(n)| n <= now + LEEWAY)
+        && iat.is_none_or(|NumericDate(i)| i <= now + LEEWAY)
 }
 
 struct Signed {
@@ -152,7 +188,7 @@ fn bench(c: &mut Criterion) {
         algs = algs.with(kube_authn::jwt::alg::Algorithm::EdDSA);
         let sa = ServiceAccountAuthenticator::bound(
             vec![ISS.into()],
-            vec![key],
+            vec![key.clone()],
             Audiences::from([ISS]),
             None,
         )
@@ -168,9 +204,12 @@ fn bench(c: &mut Criterion) {
                 .is_some(),
             "{name}"
         );
+        let keys = KeySet::by_key_id(vec![key.clone()]);
+        assert!(core_verify(&s.token, &keys, algs, now), "{name} core");
         let parsed = ParsedPublicKey::new(*prim, &s.spki).unwrap();
         // Counting modes: `JWT_COUNT=RS256 JWT_ITERS=n` runs the authenticator n times and exits
-        // (`RS256-parse`: the pre-check alone, `RS256-primitive`: the bare primitive), for
+        // (`RS256-parse`: the pre-check alone, `RS256-core`: the shared JWT core alone,
+        // `RS256-primitive`: the bare primitive), for
         // callgrind (`--toggle-collect` on the function of interest). With `JWT_ONCPU=1` the
         // loop's on-CPU time per call is printed: steadier than criterion on a shared machine.
         if let Ok(want) = std::env::var("JWT_COUNT") {
@@ -187,6 +226,11 @@ fn bench(c: &mut Criterion) {
             if want == format!("{name}-parse") {
                 count_support::run_and_exit("JWT", &want, iters, &|| {
                     let _ = black_box(UntrustedJwt::parse(black_box(&s.token)));
+                });
+            }
+            if want == format!("{name}-core") {
+                count_support::run_and_exit("JWT", &want, iters, &|| {
+                    black_box(core_verify(black_box(&s.token), &keys, algs, now));
                 });
             }
             if want == format!("{name}-primitive") {
@@ -216,6 +260,11 @@ fn bench(c: &mut Criterion) {
                         .unwrap()
                 })
             },
+        );
+        // The shared JWT core alone: pre-check, key, signature, registered claims.
+        g.bench_function(
+            "kube-authn JWT core verify (parse+verify+registered claims)",
+            |b| b.iter(|| assert!(core_verify(black_box(&s.token), &keys, algs, now))),
         );
         // The untrusted pre-check alone (segments, base64url, header, validating payload scan).
         g.bench_function("pre-check parse only (UntrustedJwt::parse)", |b| {

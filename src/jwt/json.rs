@@ -235,8 +235,13 @@ fn scan_indexed(
     bytes: &[u8],
     object: bool,
     claims: bool,
-    index: Option<&mut TopIndex>,
+    mut index: Option<&mut TopIndex>,
 ) -> Result<Option<Range<usize>>, ScanError> {
+    if let Some(index) = index.as_deref_mut() {
+        // A reused index starts empty (members of an earlier document never leak in).
+        index.len = 0;
+        index.overflow = false;
+    }
     let mut s = Scanner {
         b: bytes,
         i: 0,
@@ -933,6 +938,22 @@ impl<'a> RawObject<'a> {
     /// assert_eq!(o.get("iss").unwrap().text(), r#""x""#);
     /// ```
     pub fn get(&self, name: &str) -> Option<RawJson<'a>> {
+        // Indexed (a JWT payload): compare raw names, length first, without building a key
+        // per member. Names are unique after decoding (the scan refused duplicates), so a raw
+        // match is the match; only an object with an escaped name needs the decoding walk.
+        if let Some((doc, items)) = self.index {
+            let want = name.as_bytes();
+            let raw = |m: &TopMember| doc.as_bytes().get(m.key.0 as usize..m.key.1 as usize);
+            let hit = items.iter().find(|m| {
+                !m.escaped && (m.key.1 - m.key.0) as usize == want.len() && raw(m) == Some(want)
+            });
+            if let Some(m) = hit {
+                return doc.get(m.value.0 as usize..m.value.1 as usize).map(RawJson);
+            }
+            if !items.iter().any(|m| m.escaped) {
+                return None;
+            }
+        }
         self.iter().find(|(k, _)| k == name).map(|(_, v)| v)
     }
 
@@ -1442,13 +1463,30 @@ impl<'a> Audience<'a> {
 /// The `aud` claim read in place: the same type rules as [`Audience::from_raw`], but the
 /// value stays the validated JSON text and is iterated when read, so a request costs no
 /// allocation for it.
+///
+/// ```
+/// use kube_authn::jwt::json::{validate_object, RawAudience, ERR_AUDIENCE};
+/// let o = validate_object(br#"{"a":"x","b":["x","y"],"c":[],"d":[1],"e":null}"#).unwrap();
+/// let b = RawAudience::from_raw(o.get("b").unwrap()).unwrap().unwrap();
+/// assert!(b.contains("y") && !b.contains("z"));
+/// assert_eq!(b.iter().collect::<Vec<_>>(), ["x", "y"]);
+/// assert!(RawAudience::from_raw(o.get("c").unwrap()).unwrap().unwrap().is_empty());
+/// assert_eq!(RawAudience::from_raw(o.get("d").unwrap()).unwrap_err(), ERR_AUDIENCE);
+/// assert!(RawAudience::from_raw(o.get("e").unwrap()).unwrap().is_none());
+/// ```
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct RawAudience<'a>(RawJson<'a>);
+pub struct RawAudience<'a>(RawJson<'a>);
 
 impl<'a> RawAudience<'a> {
     /// `null` is `None`; a string or an array of strings is `Some`; anything else
     /// (including `null` inside the array) is [`ERR_AUDIENCE`].
-    pub(crate) fn from_raw(v: RawJson<'a>) -> Result<Option<Self>, &'static str> {
+    ///
+    /// ```
+    /// use kube_authn::jwt::json::{validate_object, RawAudience};
+    /// let o = validate_object(br#"{"aud":"x"}"#).unwrap();
+    /// assert!(RawAudience::from_raw(o.get("aud").unwrap()).unwrap().unwrap().contains("x"));
+    /// ```
+    pub fn from_raw(v: RawJson<'a>) -> Result<Option<Self>, &'static str> {
         match v.0.as_bytes().first() {
             Some(b'n') => Ok(None),
             Some(b'"') => Ok(Some(RawAudience(v))),
@@ -1465,7 +1503,14 @@ impl<'a> RawAudience<'a> {
     }
 
     /// The audiences, in order (decoded; borrowed unless escaped).
-    pub(crate) fn iter(&self) -> impl Iterator<Item = Cow<'a, str>> + use<'a> {
+    ///
+    /// ```
+    /// use kube_authn::jwt::json::{validate_object, RawAudience};
+    /// let o = validate_object(br#"{"aud":["a","\u0062"]}"#).unwrap();
+    /// let aud = RawAudience::from_raw(o.get("aud").unwrap()).unwrap().unwrap();
+    /// assert_eq!(aud.iter().collect::<Vec<_>>(), ["a", "b"]);
+    /// ```
+    pub fn iter(&self) -> impl Iterator<Item = Cow<'a, str>> + use<'a> {
         let (single, items) = match self.0.as_array() {
             Some(items) => (None, Some(items)),
             None => (Some(self.0), None),
@@ -1477,13 +1522,26 @@ impl<'a> RawAudience<'a> {
     }
 
     /// Whether the list is empty (`[]`).
-    pub(crate) fn is_empty(&self) -> bool {
+    ///
+    /// ```
+    /// use kube_authn::jwt::json::{validate_object, RawAudience};
+    /// let o = validate_object(br#"{"aud":[ ]}"#).unwrap();
+    /// assert!(RawAudience::from_raw(o.get("aud").unwrap()).unwrap().unwrap().is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
         let b = self.0.0.as_bytes();
         b.first() == Some(&b'[') && b.get(skip_ws(b, 1)) == Some(&b']')
     }
 
     /// Whether `want` is one of the audiences.
-    pub(crate) fn contains(&self, want: &str) -> bool {
+    ///
+    /// ```
+    /// use kube_authn::jwt::json::{validate_object, RawAudience};
+    /// let o = validate_object(br#"{"aud":"a"}"#).unwrap();
+    /// let aud = RawAudience::from_raw(o.get("aud").unwrap()).unwrap().unwrap();
+    /// assert!(aud.contains("a") && !aud.contains("b"));
+    /// ```
+    pub fn contains(&self, want: &str) -> bool {
         self.iter().any(|a| a == want)
     }
 }
@@ -2221,6 +2279,23 @@ mod tests {
                 })
                 .unwrap();
                 prop_assert_eq!(got, want);
+            }
+        }
+
+        #[test]
+        fn indexed_get_matches_the_member_walk(doc in json_strategy()) {
+            // `get` on an object the scan indexed (raw-name fast path, escaped names by the
+            // walk) answers exactly what a walk over the decoded members answers.
+            let wrapped = format!("{{\"x\":{doc},\"i\\u0073\":1,\"y\":[{doc}]}}");
+            let mut index = TopIndex::default();
+            for text in [doc.as_str(), wrapped.as_str()] {
+                if let Some(o) = validate_object_quiet(text.as_bytes(), &mut index) {
+                    prop_assert!(o.index.is_some(), "indexed");
+                    for probe in ["iss", "is", "a", "b", "c", "ab", "", "x", "y", "zz"] {
+                        let walked = o.iter().find(|(k, _)| k == probe).map(|(_, v)| v.text());
+                        prop_assert_eq!(o.get(probe).map(|v| v.text()), walked, "{}", probe);
+                    }
+                }
             }
         }
 
