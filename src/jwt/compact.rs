@@ -205,6 +205,66 @@ fn header_str<'a>(v: json::RawJson<'a>) -> Result<Option<Cow<'a, str>>, HeaderEr
 }
 
 fn parse_header(bytes: &[u8]) -> Result<Header, HeaderError> {
+    compact_header(bytes).unwrap_or_else(|| parse_header_general(bytes))
+}
+
+/// The header as JOSE libraries write it (Kubernetes, Go, Node, Python: no whitespace, each
+/// of `alg`, `kid` and `typ` at most once, plain ASCII string values), read in one
+/// pass without the validating scanner: ≈ 0.2 k instructions instead of ≈ 1.4 k. Anything
+/// else (whitespace, escapes, other members such as `crit`, other value types, a repeated
+/// name, no `alg`) is `None`, and [`parse_header_general`] decides. Where this answers, the
+/// answer is the general path's (a differential proptest checks it).
+fn compact_header(b: &[u8]) -> Option<Result<Header, HeaderError>> {
+    let (mut alg, mut kid, mut typ): (Option<&[u8]>, Option<&[u8]>, bool) = (None, None, false);
+    let mut i = 1;
+    if b.first() != Some(&b'{') {
+        return None;
+    }
+    loop {
+        // `"name":"` then the value through its closing quote.
+        let name = b.get(i..i + 7)?;
+        if name[0] != b'"' || name[4..7] != *b"\":\"" {
+            return None;
+        }
+        let start = i + 7;
+        // Up to the first `"`, `\`, control or non-ASCII byte, eight bytes per step: it must
+        // be the closing quote.
+        let len = json::find_special(b, start) - start;
+        if b.get(start + len) != Some(&b'"') {
+            return None;
+        }
+        let value = &b[start..start + len];
+        let slot_taken = match &name[1..4] {
+            b"alg" => alg.replace(value).is_some(),
+            b"kid" => kid.replace(value).is_some(),
+            b"typ" => std::mem::replace(&mut typ, true),
+            _ => return None,
+        };
+        if slot_taken {
+            return None;
+        }
+        i = start + len + 1;
+        match b.get(i) {
+            Some(b',') => i += 1,
+            Some(b'}') if i + 1 == b.len() => break,
+            _ => return None,
+        }
+    }
+    // ASCII, so these are `str`.
+    let alg = std::str::from_utf8(alg?).ok()?;
+    let alg = Algorithm::from_name(alg).map_or(HeaderAlg::Unsupported, HeaderAlg::Known);
+    let kid = match kid.map(std::str::from_utf8) {
+        None => Kid::None,
+        Some(Ok(k)) if k.len() > MAX_KID_LEN => return Some(Err(HeaderError::KidTooLong)),
+        Some(Ok(k)) => Kid::new(k),
+        Some(Err(_)) => return None,
+    };
+    Some(Ok(Header { alg, kid }))
+}
+
+/// The header through the validating scanner: any JSON object, with the rules in the module
+/// docs.
+fn parse_header_general(bytes: &[u8]) -> Result<Header, HeaderError> {
     let mut index = json::TopIndex::default();
     let raw = json::validate_object_quiet(bytes, &mut index).ok_or(HeaderError::Malformed)?;
     let (mut alg, mut kid, mut critical) = (None, None, false);
@@ -314,17 +374,20 @@ impl<'t> UntrustedJwt<'t> {
         let first = memchr::memchr(b'.', bytes).ok_or(NotJwt::SegmentCount)?;
         let second =
             memchr::memchr(b'.', &bytes[first + 1..]).ok_or(NotJwt::SegmentCount)? + first + 1;
-        if memchr::memchr(b'.', &bytes[second + 1..]).is_some() {
-            return Err(NotJwt::SegmentCount);
-        }
+        // A third `.` is looked for only when the signature does not decode (`.` is not
+        // base64url): one pass over the signature instead of two.
         let dots = [first, second];
         let header_b64 = &token[..dots[0]];
         let payload_b64 = &token[dots[0] + 1..dots[1]];
         let sig_b64 = &token[dots[1] + 1..];
         let mut buf = Vec::with_capacity(token.len() / 4 * 3 + 3);
+        // The signature first, so that a fourth segment is still refused before anything else.
+        let signature = decode_into(sig_b64, &mut buf);
+        if signature.is_none() && memchr::memchr(b'.', sig_b64.as_bytes()).is_some() {
+            return Err(NotJwt::SegmentCount);
+        }
         let header_range = decode_into(header_b64, &mut buf).ok_or(NotJwt::Base64)?;
         let payload = decode_into(payload_b64, &mut buf).ok_or(NotJwt::Base64)?;
-        let signature = decode_into(sig_b64, &mut buf);
         let mut index = json::TopIndex::default();
         let (claims, iss) = if json_payload {
             let (object, iss) =
@@ -525,6 +588,141 @@ mod tests {
             }
             if let Ok(seg) = std::str::from_utf8(&seg) {
                 agree("random", seg);
+            }
+        }
+    }
+
+    #[test]
+    fn segment_table() {
+        // (case, token, the error, or Ok(whether the signature decodes))
+        let cases: &[(&str, &str, Result<bool, NotJwt>)] = &[
+            ("three segments", "e30.e30.c2ln", Ok(true)),
+            ("empty signature", "e30.e30.", Ok(true)),
+            ("bad signature", "e30.e30.c2l!", Ok(false)),
+            ("one dot", "e30.e30", Err(NotJwt::SegmentCount)),
+            ("no dot", "e30", Err(NotJwt::SegmentCount)),
+            (
+                "four segments",
+                "e30.e30.c2ln.c2ln",
+                Err(NotJwt::SegmentCount),
+            ),
+            ("trailing dot", "e30.e30.c2ln.", Err(NotJwt::SegmentCount)),
+            (
+                "four segments, bad header",
+                "e3!.e30.c2ln.x",
+                Err(NotJwt::SegmentCount),
+            ),
+            (
+                "four segments, bad payload",
+                "e30.e3!.c2ln.x",
+                Err(NotJwt::SegmentCount),
+            ),
+            ("bad header", "e3!.e30.c2ln", Err(NotJwt::Base64)),
+            ("bad payload", "e30.e3!.c2ln", Err(NotJwt::Base64)),
+            (
+                "bad header and signature",
+                "e3!.e30.c2l!",
+                Err(NotJwt::Base64),
+            ),
+        ];
+        for (case, token, want) in cases {
+            let got = UntrustedJwt::parse(token)
+                .map(|j| j.header().err() != Some(HeaderError::Signature));
+            assert_eq!(got, *want, "{case}");
+        }
+    }
+
+    /// The compact-header fast path answers the common shapes (so it cannot silently stop
+    /// firing), leaves everything else to the general path, and never disagrees with it.
+    #[test]
+    fn compact_header_table() {
+        let long_kid = "k".repeat(MAX_KID_LEN + 1);
+        let too_long = format!(r#"{{"alg":"RS256","kid":"{long_kid}"}}"#);
+        // (case, header, whether the fast path answers)
+        let cases: &[(&str, &str, bool)] = &[
+            (
+                "Kubernetes",
+                r#"{"alg":"RS256","kid":"JkLs8YcG8Uq8dpW7cQxYv2cJ3nL0hQ9xR5mYzY9P1aQ"}"#,
+                true,
+            ),
+            (
+                "OIDC with typ",
+                r#"{"alg":"ES256","typ":"JWT","kid":"k1"}"#,
+                true,
+            ),
+            ("alg only", r#"{"alg":"EdDSA"}"#, true),
+            ("alg none", r#"{"alg":"none"}"#, true),
+            ("HS256", r#"{"alg":"HS256","kid":"a"}"#, true),
+            ("empty kid", r#"{"alg":"RS256","kid":""}"#, true),
+            ("kid too long", &too_long, true),
+            ("no alg", r#"{"kid":"k"}"#, false),
+            ("empty object", "{}", false),
+            ("whitespace", r#"{ "alg":"RS256"}"#, false),
+            ("whitespace after colon", r#"{"alg": "RS256"}"#, false),
+            ("escaped kid", r#"{"alg":"RS256","kid":"a\u0062c"}"#, false),
+            ("escaped name", r#"{"\u0061lg":"RS256"}"#, false),
+            ("non-ASCII kid", r#"{"alg":"RS256","kid":"é"}"#, false),
+            ("control byte", "{\"alg\":\"RS\u{1}256\"}", false),
+            ("duplicate alg", r#"{"alg":"RS256","alg":"none"}"#, false),
+            (
+                "duplicate typ",
+                r#"{"alg":"RS256","typ":"a","typ":"b"}"#,
+                false,
+            ),
+            ("crit", r#"{"alg":"RS256","crit":["b64"]}"#, false),
+            ("b64", r#"{"alg":"RS256","b64":false}"#, false),
+            ("numeric kid", r#"{"alg":"RS256","kid":1}"#, false),
+            ("null kid", r#"{"alg":"RS256","kid":null}"#, false),
+            ("numeric typ", r#"{"alg":"RS256","typ":1}"#, false),
+            ("trailing bytes", r#"{"alg":"RS256"}x"#, false),
+            ("trailing comma", r#"{"alg":"RS256",}"#, false),
+            ("unterminated", r#"{"alg":"RS256""#, false),
+            ("unterminated value", r#"{"alg":"RS256"#, false),
+            ("short name", r#"{"al":"RS256"}"#, false),
+            (
+                "other member",
+                r#"{"alg":"RS256","x5u":"https://a"}"#,
+                false,
+            ),
+        ];
+        for (case, header, fast) in cases {
+            let got = compact_header(header.as_bytes());
+            assert_eq!(got.is_some(), *fast, "{case}: fast path answers");
+            if let Some(got) = got {
+                assert_eq!(got, parse_header_general(header.as_bytes()), "{case}");
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4000))]
+        #[test]
+        fn compact_header_agrees_with_the_general_path(
+            members in proptest::collection::vec(
+                (
+                    proptest::prop_oneof!["alg", "kid", "typ", "crit", "al", "algx", "[a-z]{3}"],
+                    proptest::prop_oneof![
+                        "\"[ -~]{0,12}\"",
+                        "\"(RS256|ES256|none|HS256|EdDSA)\"",
+                        "\"[a\\\\é\u{1}]{0,3}\"",
+                        "null", "1", "\\[\\]", "\\{\\}",
+                    ],
+                ),
+                0..5,
+            ),
+            at in proptest::prelude::any::<proptest::sample::Index>(),
+            byte in proptest::prelude::any::<u8>(),
+            mutate in proptest::prelude::any::<bool>(),
+        ) {
+            let body: Vec<String> =
+                members.iter().map(|(k, v)| format!("\"{k}\":{v}")).collect();
+            let mut header = format!("{{{}}}", body.join(",")).into_bytes();
+            if mutate {
+                let i = at.index(header.len());
+                header[i] = byte;
+            }
+            if let Some(got) = compact_header(&header) {
+                proptest::prop_assert_eq!(got, parse_header_general(&header));
             }
         }
     }

@@ -622,7 +622,7 @@ fn bytes_eq(w: u64, c: u8) -> u64 {
 /// Index of the first byte at or after `i` that is `"`, `\`, a control character or
 /// non-ASCII (or `b.len()`): eight bytes per step (SWAR), since strings are most of a JWT.
 #[inline]
-fn find_special(b: &[u8], mut i: usize) -> usize {
+pub(crate) fn find_special(b: &[u8], mut i: usize) -> usize {
     while let Some(chunk) = b.get(i..i + 8) {
         let mut word = [0u8; 8];
         word.copy_from_slice(chunk);
