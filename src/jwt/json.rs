@@ -943,9 +943,17 @@ impl<'a> RawObject<'a> {
         // match is the match; only an object with an escaped name needs the decoding walk.
         if let Some((doc, items)) = self.index {
             let want = name.as_bytes();
-            let raw = |m: &TopMember| doc.as_bytes().get(m.key.0 as usize..m.key.1 as usize);
+            let d = doc.as_bytes();
+            let raw = |m: &TopMember| d.get(m.key.0 as usize..m.key.1 as usize);
+            // Length, then first byte, then the rest: claim names are short and many share a
+            // length (`iss`, `aud`, `exp`, …), so most candidates fail without a call.
             let hit = items.iter().find(|m| {
-                !m.escaped && (m.key.1 - m.key.0) as usize == want.len() && raw(m) == Some(want)
+                !m.escaped
+                    && (m.key.1 - m.key.0) as usize == want.len()
+                    && want
+                        .first()
+                        .is_none_or(|c| d.get(m.key.0 as usize) == Some(c))
+                    && raw(m) == Some(want)
             });
             if let Some(m) = hit {
                 return doc.get(m.value.0 as usize..m.value.1 as usize).map(RawJson);
