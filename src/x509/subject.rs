@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::der::{self, TbsView, Tlv};
 use super::verify::err;
 use crate::error::{Error, ErrorKind};
-use crate::user::{CREDENTIAL_ID_KEY, Extra, SharedStr, UserInfo};
+use crate::user::{CREDENTIAL_ID_KEY, SharedStr, UserInfo};
 
 const OID_CN: &[u8] = &[0x55, 0x04, 0x03];
 const OID_O: &[u8] = &[0x55, 0x04, 0x0a];
@@ -161,23 +161,30 @@ pub(crate) fn user_from_view(cert: &[u8], view: &TbsView<'_>) -> Result<Option<U
             )));
         }
     };
-    let mut extra = Extra::new();
-    extra.insert(CREDENTIAL_ID_KEY.into(), vec![credential_id(cert)]);
-    Ok(Some(UserInfo::from_parts(
-        &subject.common_name,
-        uid,
+    // Name, uid and credential id in one string; the extra map is built from it only if
+    // someone reads it ([`UserInfo::extra`]).
+    let mut text = String::with_capacity(subject.common_name.len() + uid.len() + CREDENTIAL_ID_LEN);
+    text.push_str(&subject.common_name);
+    text.push_str(uid);
+    let uid_end = text.len();
+    push_credential_id(cert, &mut text);
+    Ok(Some(UserInfo::from_text(
+        &text,
+        subject.common_name.len(),
+        uid_end,
         Arc::from(subject.organizations),
-        extra,
+        &[(CREDENTIAL_ID_KEY, uid_end..text.len())],
     )))
 }
 
-/// `X509SHA256=<lower-case hex SHA-256 of the DER certificate>`.
-pub(crate) fn credential_id(cert: &[u8]) -> String {
+const CREDENTIAL_ID_PREFIX: &str = "X509SHA256=";
+const CREDENTIAL_ID_LEN: usize = CREDENTIAL_ID_PREFIX.len() + 64;
+
+/// Appends `X509SHA256=<lower-case hex SHA-256 of the DER certificate>` to `out`.
+fn push_credential_id(cert: &[u8], out: &mut String) {
     let digest = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, cert);
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    const PREFIX: &str = "X509SHA256=";
-    let mut out = String::with_capacity(PREFIX.len() + 64);
-    out.push_str(PREFIX);
+    out.push_str(CREDENTIAL_ID_PREFIX);
     let mut hex = [0u8; 64];
     for (pair, &b) in hex.chunks_exact_mut(2).zip(digest.as_ref()) {
         pair[0] = HEX[usize::from(b >> 4)];
@@ -185,7 +192,6 @@ pub(crate) fn credential_id(cert: &[u8]) -> String {
     }
     // Every byte is an ASCII hex digit.
     out.push_str(std::str::from_utf8(&hex).unwrap_or_default());
-    out
 }
 
 #[cfg(test)]
