@@ -24,14 +24,15 @@
 //! the shared pre-check ([`crate::jwt::compact`]); go-oidc's checks and the claim mapping then
 //! read the claims in place from that validated text with the typed readers of
 //! [`crate::jwt::json`] (no serde_json pass per claim), and the user is built directly (one
-//! scratch string for the prefixed name and groups; 15 allocations per token). Per RS256 token
+//! scratch string for the prefixed name and groups; the `jti` credential id is written after
+//! the uid and the extra map built only if read; 11 allocations per token). Per RS256 token
 //! with a typical ID token (`callgrind`, `benches/oidc.rs` `OIDC_COUNT=RS256`, instructions
-//! inside `IssuerRouter::authenticate_token`): 305 k in total, 289.5 k in the aws-lc-rs verify,
-//! 15.4 k elsewhere (was 41 k, then 30.5 k): 8.1 k in the shared pre-check, ≈ 7.3 k for checks,
-//! claims and the user. Criterion on a quiet machine (`cargo bench --bench oidc --
-//! --warm-up-time 2 --measurement-time 5`, medians): RS256 15.7 µs primitive vs 17.1 µs full
-//! path, PS256 16.0 vs 17.8 µs, ES256 49.6 vs 52.2 µs; i.e. ≈ 1.4–2.6 µs above the primitive,
-//! not yet the 1 µs target (see [`crate::jwt`], "Measured", for where the rest goes).
+//! inside `IssuerRouter::authenticate_token`): 303 k in total, 289.5 k in the aws-lc-rs
+//! verify, 13.8 k elsewhere (was 41 k, then 30.5 k, then 15.4 k). Criterion on a quiet
+//! machine (`cargo bench --bench oidc -- --warm-up-time 2 --measurement-time 5`, medians):
+//! RS256 15.56 µs primitive vs 17.00 µs full path, PS256 15.97 vs 17.59 µs, ES256 49.15 vs
+//! 50.89 µs; i.e. ≈ 1.4–1.7 µs above the primitive, not yet the 1 µs target (see
+//! [`crate::jwt`], "Measured", for where the rest goes).
 //!
 //! ```
 //! use kube_authn::token::oidc::{config::OidcFlags, OidcAuthenticator};
