@@ -60,6 +60,14 @@ pub const KUBE_SCHEDULER: &str = "system:kube-scheduler";
 /// Extra key carrying an identifier of the credential that authenticated the request
 /// (`authentication.kubernetes.io/credential-id`), e.g. `X509SHA256=<hex>` or `JTI=<jti>`.
 pub const CREDENTIAL_ID_KEY: &str = "authentication.kubernetes.io/credential-id";
+/// Extra key of a service-account token's pod name (`authentication.kubernetes.io/pod-name`).
+pub const POD_NAME_KEY: &str = "authentication.kubernetes.io/pod-name";
+/// Extra key of a service-account token's pod uid (`authentication.kubernetes.io/pod-uid`).
+pub const POD_UID_KEY: &str = "authentication.kubernetes.io/pod-uid";
+/// Extra key of a service-account token's node name (`authentication.kubernetes.io/node-name`).
+pub const NODE_NAME_KEY: &str = "authentication.kubernetes.io/node-name";
+/// Extra key of a service-account token's node uid (`authentication.kubernetes.io/node-uid`).
+pub const NODE_UID_KEY: &str = "authentication.kubernetes.io/node-uid";
 /// Prefix of service-account user names (`system:serviceaccount:`).
 pub const SERVICE_ACCOUNT_USERNAME_PREFIX: &str = "system:serviceaccount:";
 /// Group of all service accounts (`system:serviceaccounts`).
@@ -206,16 +214,20 @@ impl UserInfo {
         Self::from_store(text, name_len, groups, extra)
     }
 
-    /// A user whose extra map holds one value under each of a few well-known `'static`
-    /// keys, written into the same string as the name and uid: `text` is the name
-    /// (`..name_len`), the uid (`name_len..uid_end`), then the values; `values` gives each
-    /// key's value as a range of `text` after `uid_end`. One allocation holds every string
-    /// and one more the value ranges, whatever the number of values (a bound service-account
-    /// token's user: 6 allocations instead of 17); the [`Extra`] map is built, once, the first
-    /// time [`extra`](Self::extra) is read (a request handler that never reads it never pays
-    /// for it). At most [`TextExtra::MAX`] values (callers pass five at most; debug builds
-    /// assert it). A range that is not inside `text` after the uid, or not on character
-    /// boundaries, is skipped.
+    /// A user whose extra map holds one value under each of a few well-known keys, written
+    /// into the same string as the name and uid: `text` is the name (`..name_len`), the uid
+    /// (`name_len..uid_end`), then the values; `values` gives each key's value as a range of
+    /// `text`. One allocation holds every string and one more the value ends, whatever the
+    /// number of values (a bound service-account token's user: 6 allocations instead of 17);
+    /// the [`Extra`] map is built, once, the first time [`extra`](Self::extra) is read (a
+    /// request handler that never reads it never pays for it).
+    ///
+    /// That compact form takes up to [`TextExtra::MAX`] values under the keys of
+    /// [`TEXT_EXTRA_KEYS`], each value right after the previous one (the first right after
+    /// the uid), which is how this crate's authenticators write them. Anything else (another
+    /// key, a gap, more values) still gives the same user, with its map built at once. A
+    /// range that is not inside `text` after the uid, or not on character boundaries, is
+    /// skipped.
     pub(crate) fn from_text(
         text: &str,
         name_len: usize,
@@ -223,31 +235,53 @@ impl UserInfo {
         groups: Arc<[SharedStr]>,
         values: &[(&'static str, std::ops::Range<usize>)],
     ) -> Self {
-        debug_assert!(values.len() <= TextExtra::MAX, "too many text extras");
         let uid_end = clamp_boundary(text, uid_end);
-        if values.is_empty() || text.len() > u32::MAX as usize {
-            let extra = EMPTY_EXTRA.clone();
-            return Self::from_store(&text[..uid_end], name_len.min(uid_end), groups, extra);
-        }
+        let name_len = name_len.min(uid_end);
         let mut store = TextExtra {
             uid_end: uid_end as u32,
             len: 0,
-            entries: [("", 0, 0); TextExtra::MAX],
+            keys: [0; TextExtra::MAX],
+            ends: [0; TextExtra::MAX],
             map: OnceBox::new(),
         };
-        for (key, range) in values.iter().take(TextExtra::MAX) {
+        let mut end = uid_end;
+        let mut built: Option<Extra> = None;
+        for (key, range) in values {
             if range.start < uid_end || text.get(range.clone()).is_none() {
                 continue;
             }
-            store.entries[usize::from(store.len)] = (key, range.start as u32, range.end as u32);
-            store.len += 1;
+            let slot = TEXT_EXTRA_KEYS.iter().position(|k| k == key);
+            match (slot, &mut built) {
+                (Some(k), None)
+                    if range.start == end
+                        && usize::from(store.len) < TextExtra::MAX
+                        && u32::try_from(range.end).is_ok() =>
+                {
+                    store.keys[usize::from(store.len)] = k as u8;
+                    store.ends[usize::from(store.len)] = range.end as u32;
+                    store.len += 1;
+                    end = range.end;
+                }
+                _ => {
+                    let map = built.get_or_insert_with(|| store.build(text));
+                    let value = text[range.clone()].to_owned();
+                    map.entry(ExtraKey::Borrowed(key)).or_default().push(value);
+                }
+            }
         }
-        if store.len == 0 {
-            let extra = EMPTY_EXTRA.clone();
-            return Self::from_store(&text[..uid_end], name_len.min(uid_end), groups, extra);
-        }
-        let extra = Arc::new(ExtraStore::Text(store));
-        Self::from_store(text, name_len.min(uid_end), groups, extra)
+        let (text, extra) = match built {
+            Some(map) => (&text[..uid_end], Arc::new(ExtraStore::Map(map))),
+            None if store.len == 0 => (&text[..uid_end], EMPTY_EXTRA.clone()),
+            None => (&text[..end], Arc::new(ExtraStore::Text(store))),
+        };
+        Self::from_store(text, name_len, groups, extra)
+    }
+
+    /// Whether this user's extra map is kept as text and not built yet (tests of the compact
+    /// form).
+    #[cfg(test)]
+    fn extra_is_pending_text(&self) -> bool {
+        matches!(&*self.extra, ExtraStore::Text(t) if t.map.get().is_none())
     }
 
     fn from_store(
@@ -640,13 +674,27 @@ enum ExtraStore {
     Text(TextExtra),
 }
 
-/// Single values under `'static` keys, as ranges of the user's text after the uid, and the
-/// map built from them on first read.
+/// The keys a text-backed extra can hold (see [`UserInfo::from_text`]), stored as an index
+/// into this table.
+pub(crate) const TEXT_EXTRA_KEYS: [&str; 5] = [
+    CREDENTIAL_ID_KEY,
+    POD_NAME_KEY,
+    POD_UID_KEY,
+    NODE_NAME_KEY,
+    NODE_UID_KEY,
+];
+
+/// Single values under [`TEXT_EXTRA_KEYS`], kept in the user's text one after the other
+/// from the end of the uid, and the map built from them on first read. 48 bytes, so a user
+/// with a built map (whose [`ExtraStore`] is this size too) pays little for it.
 struct TextExtra {
-    /// Where the uid ends in the user's text (the values follow).
+    /// Where the uid ends in the user's text (the first value starts there).
     uid_end: u32,
     len: u8,
-    entries: [(&'static str, u32, u32); TextExtra::MAX],
+    /// Index into [`TEXT_EXTRA_KEYS`] of each value's key.
+    keys: [u8; TextExtra::MAX],
+    /// Where each value ends in the user's text (the next one starts there).
+    ends: [u32; TextExtra::MAX],
     map: OnceBox<Extra>,
 }
 
@@ -657,9 +705,13 @@ impl TextExtra {
 
     fn build(&self, text: &str) -> Extra {
         let mut map = Extra::new();
-        for &(key, start, end) in &self.entries[..usize::from(self.len)] {
-            let value = text[start as usize..end as usize].to_owned();
+        let mut start = self.uid_end as usize;
+        for i in 0..usize::from(self.len) {
+            let end = self.ends[i] as usize;
+            let key = TEXT_EXTRA_KEYS[usize::from(self.keys[i])];
+            let value = text.get(start..end).unwrap_or_default().to_owned();
             map.entry(ExtraKey::Borrowed(key)).or_default().push(value);
+            start = end;
         }
         map
     }
@@ -708,9 +760,15 @@ mod tests {
 
     /// A user whose extra values live in its text reads exactly like the same user built with
     /// the builder: name, uid, groups, extra (built on first read, then the same map on every
-    /// read), equality both ways, `Debug`, clones and the group adder's twin.
+    /// read), equality both ways, `Debug`, clones, appended groups and the group adder's twin.
+    /// Values the compact form cannot hold (another key, a gap, too many) give the same user
+    /// with its map built at once.
     #[test]
     fn text_backed_extra_reads_like_a_built_map() {
+        const C: &str = CREDENTIAL_ID_KEY;
+        const PN: &str = POD_NAME_KEY;
+        const PU: &str = POD_UID_KEY;
+        const NN: &str = NODE_NAME_KEY;
         type Case = (
             &'static str,
             &'static str,
@@ -718,98 +776,165 @@ mod tests {
             usize,
             &'static [(&'static str, std::ops::Range<usize>)],
             &'static [(&'static str, &'static str)],
+            bool,
         );
-        // (case, text, name_len, uid_end, value ranges, expected extra)
-        let cases: [Case; 8] = [
-            ("no values", "nameuid", 4, 7, &[], &[]),
+        // (case, text, name_len, uid_end, value ranges, expected extra, kept as text)
+        let cases: [Case; 13] = [
+            ("no values", "nameuid", 4, 7, &[], &[], false),
             (
                 "one value",
                 "nameuidJTI=1",
                 4,
                 7,
-                &[("k", 7..12)],
-                &[("k", "JTI=1")],
+                &[(C, 7..12)],
+                &[(C, "JTI=1")],
+                true,
             ),
             (
-                "values in key order and not",
+                "values out of key order",
                 "n-u-aabbb",
                 2,
                 4,
-                &[("z", 4..6), ("a", 6..9)],
-                &[("a", "bbb"), ("z", "aa")],
+                &[(PU, 4..6), (NN, 6..9)],
+                &[(NN, "bbb"), (PU, "aa")],
+                true,
             ),
-            ("empty uid", "nv", 1, 1, &[("k", 1..2)], &[("k", "v")]),
-            ("empty value", "nu", 1, 2, &[("k", 2..2)], &[("k", "")]),
+            ("empty uid", "nv", 1, 1, &[(C, 1..2)], &[(C, "v")], true),
+            ("empty value", "nu", 1, 2, &[(C, 2..2)], &[(C, "")], true),
+            (
+                "unknown key: built at once",
+                "nuab",
+                1,
+                2,
+                &[(C, 2..3), ("example.org/k", 3..4)],
+                &[(C, "a"), ("example.org/k", "b")],
+                false,
+            ),
+            (
+                "a gap: built at once",
+                "nuaxb",
+                1,
+                2,
+                &[(C, 2..3), (PN, 4..5)],
+                &[(C, "a"), (PN, "b")],
+                false,
+            ),
+            (
+                "a repeated key",
+                "nuab",
+                1,
+                2,
+                &[(PN, 2..3), (PN, 3..4)],
+                &[(PN, "a")],
+                true,
+            ),
+            (
+                "more than the compact form holds",
+                "nu1234567",
+                1,
+                2,
+                &[
+                    (C, 2..3),
+                    (C, 3..4),
+                    (C, 4..5),
+                    (C, 5..6),
+                    (C, 6..7),
+                    (C, 7..8),
+                    (C, 8..9),
+                ],
+                &[
+                    (C, "1"),
+                    (C, "2"),
+                    (C, "3"),
+                    (C, "4"),
+                    (C, "5"),
+                    (C, "6"),
+                    (C, "7"),
+                ],
+                false,
+            ),
             (
                 "range inside the uid is skipped",
                 "nuv",
                 1,
                 2,
-                &[("k", 1..3)],
+                &[(C, 1..3)],
                 &[],
+                false,
             ),
             (
                 "range past the end is skipped",
                 "nuv",
                 1,
                 2,
-                &[("k", 2..9)],
+                &[(C, 2..9)],
                 &[],
+                false,
             ),
             (
                 "range off a character boundary is skipped",
                 "nué",
                 1,
                 2,
-                &[("k", 2..3), ("j", 2..4)],
-                &[("j", "é")],
+                &[(C, 2..3), (PN, 2..4)],
+                &[(PN, "é")],
+                true,
+            ),
+            (
+                "trailing text is dropped",
+                "nuvxyz",
+                1,
+                2,
+                &[(C, 2..3)],
+                &[(C, "v")],
+                true,
             ),
         ];
-        for (case, text, name_len, uid_end, values, want) in cases {
+        for (case, text, name_len, uid_end, values, want, as_text) in cases {
             let groups: Arc<[SharedStr]> = Arc::from(vec![SharedStr::from("g")]);
             let u = UserInfo::from_text(text, name_len, uid_end, groups, values);
+            assert_eq!(u.extra_is_pending_text(), as_text, "{case}: kept as text");
             let mut b = UserInfo::builder(&text[..name_len])
                 .uid(&text[name_len..uid_end])
                 .group("g");
             for (k, v) in want {
                 b = b.extra(*k, [*v]);
             }
+            // "a repeated key": two values under one key.
+            if case == "a repeated key" {
+                b = b.extra(PN, ["b"]);
+            }
             let built = b.build();
             assert_eq!(u.name(), &text[..name_len], "{case}: name");
             assert_eq!(u.uid(), &text[name_len..uid_end], "{case}: uid");
             assert_eq!(u.groups().collect::<Vec<_>>(), ["g"], "{case}: groups");
-            let got: Vec<(&str, &[String])> = u
-                .extra()
-                .iter()
-                .map(|(k, v)| (&**k, v.as_slice()))
-                .collect();
-            let expected: Vec<(&str, Vec<String>)> = want
-                .iter()
-                .map(|(k, v)| (*k, vec![v.to_string()]))
-                .collect();
-            assert_eq!(got.len(), expected.len(), "{case}: extra size");
-            for ((gk, gv), (ek, ev)) in got.iter().zip(&expected) {
-                assert_eq!((*gk, *gv), (*ek, ev.as_slice()), "{case}: extra");
-            }
+            assert_eq!(u.extra(), built.extra(), "{case}: extra");
+            assert!(!u.extra_is_pending_text(), "{case}: built once read");
             assert!(std::ptr::eq(u.extra(), u.extra()), "{case}: built once");
             assert_eq!(u, built, "{case}: equal to the builder's");
             assert_eq!(built, u, "{case}: symmetric");
             assert_eq!(format!("{u:?}"), format!("{built:?}"), "{case}: Debug");
-            let clone = u.clone();
-            assert_eq!(
-                (clone.uid(), clone.extra()),
-                (u.uid(), u.extra()),
-                "{case}: clone"
-            );
-            let twin = u.with_authenticated_group();
-            assert_eq!(twin.uid(), u.uid(), "{case}: twin uid");
-            assert_eq!(twin.extra(), u.extra(), "{case}: twin extra");
-            assert_eq!(
-                twin.groups().collect::<Vec<_>>(),
-                ["g", ALL_AUTHENTICATED],
-                "{case}: twin groups"
-            );
+            // Derived users, from a fresh (still pending) one.
+            let fresh = UserInfo::from_text(text, name_len, uid_end, Arc::from(vec![]), values);
+            let derived = [
+                ("clone", fresh.clone()),
+                ("with_group", fresh.with_group("h")),
+                ("twin", fresh.with_authenticated_group()),
+            ];
+            for (how, d) in derived {
+                assert_eq!(d.name(), u.name(), "{case}: {how} name");
+                assert_eq!(d.uid(), u.uid(), "{case}: {how} uid");
+                assert_eq!(d.extra(), built.extra(), "{case}: {how} extra");
+            }
         }
+    }
+
+    /// What a built map costs beside the compact form: the store is one small allocation
+    /// either way (a front proxy builds one per request; a token cache keeps one per entry).
+    #[test]
+    fn extra_store_stays_small() {
+        assert_eq!(std::mem::size_of::<TextExtra>(), 48);
+        assert!(std::mem::size_of::<ExtraStore>() <= 56);
     }
 
     #[test]

@@ -2200,6 +2200,23 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_reused_index_starts_empty() {
+        // A 30-member object overflows the index (its readers walk); the next document scanned
+        // into the same index is indexed again, with only its own members.
+        let big: String = (0..30).map(|i| format!(r#""m{i}":{i},"#)).collect();
+        let big = format!("{{{big}\"iss\":\"a\"}}");
+        let mut index = TopIndex::default();
+        let o = validate_object_quiet(big.as_bytes(), &mut index).unwrap();
+        assert!(o.index.is_none(), "overflowed");
+        assert_eq!(o.get("m29").map(|v| v.text()), Some("29"));
+        let small = br#"{"iss":"b"}"#;
+        let o = validate_object_quiet(small, &mut index).unwrap();
+        assert_eq!(o.index.map(|(_, m)| m.len()), Some(1), "indexed again");
+        assert_eq!(o.get("iss").map(|v| v.text()), Some(r#""b""#));
+        assert!(o.get("m0").is_none());
+    }
+
     fn json_strategy() -> impl Strategy<Value = String> {
         let key = prop_oneof![
             Just("iss".to_string()),
@@ -2292,15 +2309,27 @@ mod tests {
 
         #[test]
         fn indexed_get_matches_the_member_walk(doc in json_strategy()) {
-            // `get` on an object the scan indexed (raw-name fast path, escaped names by the
-            // walk) answers exactly what a walk over the decoded members answers.
-            let wrapped = format!("{{\"x\":{doc},\"i\\u0073\":1,\"y\":[{doc}]}}");
+            // An object the scan indexed reads exactly like the same text walked without the
+            // index: its members (the index's ranges), and `get` (raw-name fast path,
+            // escaped names by the walk) for present and absent, short and long names.
+            let wrapped = format!(
+                "{{\"x\":{doc},\"i\\u0073\":1,\"kubernetes.io/x\":2,\"y\":[{doc}]}}"
+            );
             let mut index = TopIndex::default();
             for text in [doc.as_str(), wrapped.as_str()] {
                 if let Some(o) = validate_object_quiet(text.as_bytes(), &mut index) {
                     prop_assert!(o.index.is_some(), "indexed");
-                    for probe in ["iss", "is", "a", "b", "c", "ab", "", "x", "y", "zz"] {
-                        let walked = o.iter().find(|(k, _)| k == probe).map(|(_, v)| v.text());
+                    let walk = RawObject::walk(o.text());
+                    let members = |x: &RawObject<'_>| -> Vec<(String, String)> {
+                        x.iter().map(|(k, v)| (k.into_owned(), v.text().to_owned())).collect()
+                    };
+                    prop_assert_eq!(members(&o), members(&walk));
+                    let probes = [
+                        "iss", "is", "a", "b", "c", "ab", "", "x", "y", "zz",
+                        "kubernetes.io/x", "kubernetes.io/y",
+                    ];
+                    for probe in probes {
+                        let walked = walk.get(probe).map(|v| v.text());
                         prop_assert_eq!(o.get(probe).map(|v| v.text()), walked, "{}", probe);
                     }
                 }

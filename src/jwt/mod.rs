@@ -55,9 +55,9 @@
 //! | ES256 | 49.31 µs | 50.40 µs (+1.09) | 51.94 µs (+2.63) | 49.15 → 50.89 µs (+1.73) | 56.3 µs |
 //! | EdDSA | 37.69 µs | 38.60 µs (+0.91) | 39.13 µs (+1.44) | — | 44.7 µs |
 //!
-//! The pre-check alone (`verify/*/pre-check parse only`) is 0.59–0.61 µs. So the core is at
-//! the target (±0.1 µs), and the authenticators' full paths are 0.4–0.7 µs above it on RSA
-//! and EdDSA. On ES256 the full path costs more than its instructions predict (+2.6 µs for
+//! The pre-check alone (`verify/*/pre-check parse only`) is 0.59–0.61 µs. So the core meets
+//! the target on PS256 and EdDSA and misses it by 0.01 µs (RS256) and 0.09 µs (ES256), and
+//! the authenticators' full paths are 0.4–0.7 µs above it on RSA and EdDSA. On ES256 the full path costs more than its instructions predict (+2.6 µs for
 //! about the instructions RS256 spends in +1.6): P-256 verification works through large
 //! precomputed tables, and what the request does around it (claims, the user, the
 //! allocator) evicts part of them between iterations.
@@ -78,8 +78,8 @@
 //! | EdDSA | 497 k | 14.0 k | 57.5 → 39.3 → 23.1 → 20.3 k | — |
 //!
 //! Dropping the answer costs 0.6 k more for SA (2.1 k before the user's extra values moved
-//! into its text) and 0.8 k for OIDC. Allocations per token: SA 7 (was 34, then 19), OIDC
-//! 11 (was 24, then 15).
+//! into its text) and 0.8 k for OIDC. Allocations per token (callgrind's count of
+//! `__rust_alloc` calls): SA 7 (was 18: the user's 6 instead of 17), OIDC 11.
 //!
 //! Where the SA path's ≈ 19 k go (RS256):
 //!
@@ -87,9 +87,9 @@
 //!   scan ≈ 6.2 k ([`json`]: strings eight bytes per step, scalars without a call, one
 //!   fingerprinted name stack shared by all open objects, digits eight per step, no
 //!   whole-document UTF-8 pass), base64url of the three segments 1.9 k (`base64-simd`, AVX2
-//!   chosen at run time; the `base64` crate took 8.7 k), the two `.` searches 0.4 k (SIMD
+//!   chosen at run time; the `base64` crate took 8.7 k), the two `.` searches 0.2 k (SIMD
 //!   `memchr`; a third segment is looked for only when the signature fails to decode), the
-//!   header ≈ 0.3 k (the compact form JOSE libraries write is read in one pass; anything
+//!   header 0.6 k (the compact form JOSE libraries write is read in one pass; anything
 //!   else goes through the scanner: it took 1.6 k);
 //! * **after it, ≈ 9 k**: `UntrustedJwt::claims` converts the payload to `str` once
 //!   (≈ 0.4 k), the top-level claims ≈ 3 k (index walk, `exp`/`iat`/`nbf`, `aud`, audiences,

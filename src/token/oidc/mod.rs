@@ -669,6 +669,9 @@ impl OidcAuthenticator {
         let prefix = &self.cfg.username.prefix;
         let text = &mut scratch;
         text.clear();
+        text.reserve(
+            prefix.len() + username.len() + uid.len() + jti.as_ref().map_or(0, |j| 4 + j.len()),
+        );
         text.push_str(prefix);
         text.push_str(&username);
         let name_len = text.len();
