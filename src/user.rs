@@ -222,42 +222,39 @@ impl UserInfo {
     /// the [`Extra`] map is built, once, the first time [`extra`](Self::extra) is read (a
     /// request handler that never reads it never pays for it).
     ///
-    /// That compact form takes up to [`TextExtra::MAX`] values under the keys of
-    /// [`TEXT_EXTRA_KEYS`], each value right after the previous one (the first right after
-    /// the uid), which is how this crate's authenticators write them. Anything else (another
-    /// key, a gap, more values) still gives the same user, with its map built at once. A
-    /// range that is not inside `text` after the uid, or not on character boundaries, is
-    /// skipped.
+    /// That compact form takes up to [`TextExtra::MAX`] values, each right after the previous
+    /// one (the first right after the uid), which is how this crate's authenticators write
+    /// them. Anything else (a gap, more values) still gives the same user, with its map built
+    /// at once. A range that is not inside `text` after the uid, or not on character
+    /// boundaries, is skipped.
     pub(crate) fn from_text(
         text: &str,
         name_len: usize,
         uid_end: usize,
         groups: Arc<[SharedStr]>,
-        values: &[(&'static str, std::ops::Range<usize>)],
+        values: &[(TextKey, std::ops::Range<usize>)],
     ) -> Self {
         let uid_end = clamp_boundary(text, uid_end);
         let name_len = name_len.min(uid_end);
         let mut store = TextExtra {
             uid_end: uid_end as u32,
             len: 0,
-            keys: [0; TextExtra::MAX],
+            keys: [TextKey::CredentialId; TextExtra::MAX],
             ends: [0; TextExtra::MAX],
             map: OnceBox::new(),
         };
         let mut end = uid_end;
         let mut built: Option<Extra> = None;
-        for (key, range) in values {
+        for &(key, ref range) in values {
             if range.start < uid_end || text.get(range.clone()).is_none() {
                 continue;
             }
-            let slot = TEXT_EXTRA_KEYS.iter().position(|k| k == key);
-            match (slot, &mut built) {
-                (Some(k), None)
-                    if range.start == end
-                        && usize::from(store.len) < TextExtra::MAX
-                        && u32::try_from(range.end).is_ok() =>
+            match &mut built {
+                None if range.start == end
+                    && usize::from(store.len) < TextExtra::MAX
+                    && u32::try_from(range.end).is_ok() =>
                 {
-                    store.keys[usize::from(store.len)] = k as u8;
+                    store.keys[usize::from(store.len)] = key;
                     store.ends[usize::from(store.len)] = range.end as u32;
                     store.len += 1;
                     end = range.end;
@@ -265,7 +262,9 @@ impl UserInfo {
                 _ => {
                     let map = built.get_or_insert_with(|| store.build(text));
                     let value = text[range.clone()].to_owned();
-                    map.entry(ExtraKey::Borrowed(key)).or_default().push(value);
+                    map.entry(ExtraKey::Borrowed(key.as_str()))
+                        .or_default()
+                        .push(value);
                 }
             }
         }
@@ -674,25 +673,44 @@ enum ExtraStore {
     Text(TextExtra),
 }
 
-/// The keys a text-backed extra can hold (see [`UserInfo::from_text`]), stored as an index
-/// into this table.
-pub(crate) const TEXT_EXTRA_KEYS: [&str; 5] = [
-    CREDENTIAL_ID_KEY,
-    POD_NAME_KEY,
-    POD_UID_KEY,
-    NODE_NAME_KEY,
-    NODE_UID_KEY,
-];
+/// The keys a text-backed extra can hold (see [`UserInfo::from_text`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub(crate) enum TextKey {
+    /// [`CREDENTIAL_ID_KEY`].
+    CredentialId,
+    /// [`POD_NAME_KEY`].
+    PodName,
+    /// [`POD_UID_KEY`].
+    PodUid,
+    /// [`NODE_NAME_KEY`].
+    NodeName,
+    /// [`NODE_UID_KEY`].
+    NodeUid,
+}
 
-/// Single values under [`TEXT_EXTRA_KEYS`], kept in the user's text one after the other
+impl TextKey {
+    /// The key's text.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            TextKey::CredentialId => CREDENTIAL_ID_KEY,
+            TextKey::PodName => POD_NAME_KEY,
+            TextKey::PodUid => POD_UID_KEY,
+            TextKey::NodeName => NODE_NAME_KEY,
+            TextKey::NodeUid => NODE_UID_KEY,
+        }
+    }
+}
+
+/// Single values under [`TextKey`]s, kept in the user's text one after the other
 /// from the end of the uid, and the map built from them on first read. 48 bytes, so a user
 /// with a built map (whose [`ExtraStore`] is this size too) pays little for it.
 struct TextExtra {
     /// Where the uid ends in the user's text (the first value starts there).
     uid_end: u32,
     len: u8,
-    /// Index into [`TEXT_EXTRA_KEYS`] of each value's key.
-    keys: [u8; TextExtra::MAX],
+    /// Each value's key.
+    keys: [TextKey; TextExtra::MAX],
     /// Where each value ends in the user's text (the next one starts there).
     ends: [u32; TextExtra::MAX],
     map: OnceBox<Extra>,
@@ -708,7 +726,7 @@ impl TextExtra {
         let mut start = self.uid_end as usize;
         for i in 0..usize::from(self.len) {
             let end = self.ends[i] as usize;
-            let key = TEXT_EXTRA_KEYS[usize::from(self.keys[i])];
+            let key = self.keys[i].as_str();
             let value = text.get(start..end).unwrap_or_default().to_owned();
             map.entry(ExtraKey::Borrowed(key)).or_default().push(value);
             start = end;
@@ -765,21 +783,22 @@ mod tests {
     /// with its map built at once.
     #[test]
     fn text_backed_extra_reads_like_a_built_map() {
-        const C: &str = CREDENTIAL_ID_KEY;
-        const PN: &str = POD_NAME_KEY;
-        const PU: &str = POD_UID_KEY;
-        const NN: &str = NODE_NAME_KEY;
+        use TextKey::{CredentialId as C, NodeName as NN, PodName as PN, PodUid as PU};
+        const KC: &str = CREDENTIAL_ID_KEY;
+        const KPN: &str = POD_NAME_KEY;
+        const KPU: &str = POD_UID_KEY;
+        const KNN: &str = NODE_NAME_KEY;
         type Case = (
             &'static str,
             &'static str,
             usize,
             usize,
-            &'static [(&'static str, std::ops::Range<usize>)],
+            &'static [(TextKey, std::ops::Range<usize>)],
             &'static [(&'static str, &'static str)],
             bool,
         );
         // (case, text, name_len, uid_end, value ranges, expected extra, kept as text)
-        let cases: [Case; 13] = [
+        let cases: [Case; 12] = [
             ("no values", "nameuid", 4, 7, &[], &[], false),
             (
                 "one value",
@@ -787,7 +806,7 @@ mod tests {
                 4,
                 7,
                 &[(C, 7..12)],
-                &[(C, "JTI=1")],
+                &[(KC, "JTI=1")],
                 true,
             ),
             (
@@ -796,27 +815,18 @@ mod tests {
                 2,
                 4,
                 &[(PU, 4..6), (NN, 6..9)],
-                &[(NN, "bbb"), (PU, "aa")],
+                &[(KNN, "bbb"), (KPU, "aa")],
                 true,
             ),
-            ("empty uid", "nv", 1, 1, &[(C, 1..2)], &[(C, "v")], true),
-            ("empty value", "nu", 1, 2, &[(C, 2..2)], &[(C, "")], true),
-            (
-                "unknown key: built at once",
-                "nuab",
-                1,
-                2,
-                &[(C, 2..3), ("example.org/k", 3..4)],
-                &[(C, "a"), ("example.org/k", "b")],
-                false,
-            ),
+            ("empty uid", "nv", 1, 1, &[(C, 1..2)], &[(KC, "v")], true),
+            ("empty value", "nu", 1, 2, &[(C, 2..2)], &[(KC, "")], true),
             (
                 "a gap: built at once",
                 "nuaxb",
                 1,
                 2,
                 &[(C, 2..3), (PN, 4..5)],
-                &[(C, "a"), (PN, "b")],
+                &[(KC, "a"), (KPN, "b")],
                 false,
             ),
             (
@@ -825,7 +835,7 @@ mod tests {
                 1,
                 2,
                 &[(PN, 2..3), (PN, 3..4)],
-                &[(PN, "a")],
+                &[(KPN, "a")],
                 true,
             ),
             (
@@ -843,13 +853,13 @@ mod tests {
                     (C, 8..9),
                 ],
                 &[
-                    (C, "1"),
-                    (C, "2"),
-                    (C, "3"),
-                    (C, "4"),
-                    (C, "5"),
-                    (C, "6"),
-                    (C, "7"),
+                    (KC, "1"),
+                    (KC, "2"),
+                    (KC, "3"),
+                    (KC, "4"),
+                    (KC, "5"),
+                    (KC, "6"),
+                    (KC, "7"),
                 ],
                 false,
             ),
@@ -877,7 +887,7 @@ mod tests {
                 1,
                 2,
                 &[(C, 2..3), (PN, 2..4)],
-                &[(PN, "é")],
+                &[(KPN, "é")],
                 true,
             ),
             (
@@ -886,7 +896,7 @@ mod tests {
                 1,
                 2,
                 &[(C, 2..3)],
-                &[(C, "v")],
+                &[(KC, "v")],
                 true,
             ),
         ];
@@ -902,7 +912,7 @@ mod tests {
             }
             // "a repeated key": two values under one key.
             if case == "a repeated key" {
-                b = b.extra(PN, ["b"]);
+                b = b.extra(KPN, ["b"]);
             }
             let built = b.build();
             assert_eq!(u.name(), &text[..name_len], "{case}: name");

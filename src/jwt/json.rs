@@ -1550,7 +1550,20 @@ impl<'a> RawAudience<'a> {
     /// assert!(aud.contains("a") && !aud.contains("b"));
     /// ```
     pub fn contains(&self, want: &str) -> bool {
-        self.iter().any(|a| a == want)
+        // Each string compared where it stands: raw bytes unless it has escapes (then
+        // decoded), without building the decoded iterator.
+        let eq = |v: RawJson<'_>| {
+            let body = v.0.get(1..v.0.len().saturating_sub(1)).unwrap_or("");
+            if has_escape(body.as_bytes()) {
+                unescape(body.as_bytes()) == want
+            } else {
+                body == want
+            }
+        };
+        match self.0.as_array() {
+            Some(mut items) => items.any(eq),
+            None => eq(self.0),
+        }
     }
 }
 
@@ -2155,6 +2168,8 @@ mod tests {
         let docs = [
             r#""a""#,
             r#""a\u0062""#,
+            r#""a\\b""#,
+            r#"["x","a\\b"]"#,
             "[]",
             "[ ]",
             r#"["a"]"#,
@@ -2177,7 +2192,7 @@ mod tests {
                 (Ok(Some(w)), Ok(Some(g))) => {
                     assert_eq!(g.iter().collect::<Vec<_>>(), w.0, "{doc}");
                     assert_eq!(g.is_empty(), w.0.is_empty(), "{doc}");
-                    for a in ["a", "ab", "b", "c"] {
+                    for a in ["a", "ab", "b", "c", r"a\b", r"a\\b"] {
                         assert_eq!(g.contains(a), w.0.iter().any(|x| x == a), "{doc} {a}");
                     }
                 }

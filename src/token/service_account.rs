@@ -75,8 +75,7 @@ use crate::jwt::key::{KeySet, PublicKey, parse_pem_keys};
 use crate::jwt::router::{IssuerRouter, JwtAuthenticator};
 use crate::jwt::{Clock, SignatureError, SystemClock, go_quote, go_quote_list, verify_signature};
 use crate::user::{
-    ALL_SERVICE_ACCOUNTS_GROUP, CREDENTIAL_ID_KEY, SERVICE_ACCOUNT_USERNAME_PREFIX, SharedStr,
-    UserInfo,
+    ALL_SERVICE_ACCOUNTS_GROUP, SERVICE_ACCOUNT_USERNAME_PREFIX, SharedStr, TextKey, UserInfo,
 };
 
 /// The issuer of legacy (secret-based) tokens.
@@ -544,9 +543,10 @@ impl InfoRef<'_> {
         let name_len = text.len() - group_end;
         text.push_str(self.uid);
         let uid_end = text.len() - group_end;
-        let mut values: [(&'static str, std::ops::Range<usize>); 5] = Default::default();
+        let mut values: [(TextKey, std::ops::Range<usize>); 5] =
+            std::array::from_fn(|_| (TextKey::CredentialId, 0..0));
         let mut n = 0;
-        let mut put = |key: &'static str, parts: [&str; 2]| {
+        let mut put = |key: TextKey, parts: [&str; 2]| {
             let start = text.len() - group_end;
             text.push_str(parts[0]);
             text.push_str(parts[1]);
@@ -554,17 +554,17 @@ impl InfoRef<'_> {
             n += 1;
         };
         if !self.pod_name.is_empty() && !self.pod_uid.is_empty() {
-            put(POD_NAME_KEY, [self.pod_name, ""]);
-            put(POD_UID_KEY, [self.pod_uid, ""]);
+            put(TextKey::PodName, [self.pod_name, ""]);
+            put(TextKey::PodUid, [self.pod_uid, ""]);
         }
         if !self.node_name.is_empty() {
-            put(NODE_NAME_KEY, [self.node_name, ""]);
+            put(TextKey::NodeName, [self.node_name, ""]);
             if !self.node_uid.is_empty() {
-                put(NODE_UID_KEY, [self.node_uid, ""]);
+                put(TextKey::NodeUid, [self.node_uid, ""]);
             }
         }
         if !id.is_empty() {
-            put(CREDENTIAL_ID_KEY, [prefix, id]);
+            put(TextKey::CredentialId, [prefix, id]);
         }
         let groups: Arc<[SharedStr]> =
             Arc::from([ALL.clone(), SharedStr::from(&text[..group_end])]);
@@ -1240,6 +1240,7 @@ impl ServiceAccountOptions {
 mod tests {
     use super::*;
     use crate::jwt::json::{ERR_AUDIENCE, ERR_NUMERIC_DATE, validate_object};
+    use crate::user::CREDENTIAL_ID_KEY;
 
     fn decode(doc: &str) -> Result<PublicClaims<'_>, &'static str> {
         PublicClaims::decode(validate_object(doc.as_bytes()).expect("valid JSON"))

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::der::{self, TbsView, Tlv};
 use super::verify::err;
 use crate::error::{Error, ErrorKind};
-use crate::user::{CREDENTIAL_ID_KEY, SharedStr, UserInfo};
+use crate::user::{SharedStr, TextKey, UserInfo};
 
 const OID_CN: &[u8] = &[0x55, 0x04, 0x03];
 const OID_O: &[u8] = &[0x55, 0x04, 0x0a];
@@ -173,7 +173,7 @@ pub(crate) fn user_from_view(cert: &[u8], view: &TbsView<'_>) -> Result<Option<U
         subject.common_name.len(),
         uid_end,
         Arc::from(subject.organizations),
-        &[(CREDENTIAL_ID_KEY, uid_end..text.len())],
+        &[(TextKey::CredentialId, uid_end..text.len())],
     )))
 }
 

@@ -74,7 +74,7 @@ use crate::jwt::json::{NumericDate, RawAudience, RawJson, claims_error_message};
 use crate::jwt::key::{KeySet, PublicKey};
 use crate::jwt::router::JwtAuthenticator;
 use crate::jwt::{Clock, SystemClock, go_quote, go_quote_list};
-use crate::user::{CREDENTIAL_ID_KEY, SharedStr, UserInfo, shared_groups};
+use crate::user::{SharedStr, TextKey, UserInfo, shared_groups};
 use claims::{RawClaims, raw_str, raw_type};
 use config::JwtAuthenticatorConfig;
 
@@ -677,11 +677,11 @@ impl OidcAuthenticator {
         let name_len = text.len();
         text.push_str(&uid);
         let uid_end = text.len();
-        let mut extra: Option<(&'static str, std::ops::Range<usize>)> = None;
+        let mut extra: Option<(TextKey, std::ops::Range<usize>)> = None;
         if let Some(jti) = &jti {
             text.push_str("JTI=");
             text.push_str(jti);
-            extra = Some((CREDENTIAL_ID_KEY, uid_end..text.len()));
+            extra = Some((TextKey::CredentialId, uid_end..text.len()));
         }
         Ok(UserInfo::from_text(
             text,
