@@ -634,15 +634,7 @@ impl UserInfoBuilder {
         } else {
             Arc::from(self.groups)
         };
-        let extra = if self.extra.is_empty() {
-            EMPTY_EXTRA.clone()
-        } else {
-            Arc::new(ExtraStore::Map(self.extra))
-        };
-        let mut text = String::with_capacity(self.name.len() + self.uid.len());
-        text.push_str(&self.name);
-        text.push_str(&self.uid);
-        UserInfo::from_store(&text, self.name.len(), groups, extra)
+        UserInfo::from_parts(&self.name, &self.uid, groups, self.extra)
     }
 }
 

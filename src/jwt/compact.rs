@@ -252,16 +252,27 @@ fn compact_header(b: &[u8]) -> Option<Result<Header, HeaderError>> {
             _ => return None,
         }
     }
-    // ASCII, so these are `str`.
+    // ASCII (`find_special` stops at any other byte), so these are `str`.
     let alg = std::str::from_utf8(alg?).ok()?;
-    let alg = Algorithm::from_name(alg).map_or(HeaderAlg::Unsupported, HeaderAlg::Known);
     let kid = match kid.map(std::str::from_utf8) {
-        None => Kid::None,
-        Some(Ok(k)) if k.len() > MAX_KID_LEN => return Some(Err(HeaderError::KidTooLong)),
-        Some(Ok(k)) => Kid::new(k),
+        None => None,
+        Some(Ok(k)) => Some(k),
         Some(Err(_)) => return None,
     };
-    Some(Ok(Header { alg, kid }))
+    Some(Header::from_members(alg, kid))
+}
+
+impl Header {
+    /// The header from its `alg` and `kid` values, with the rules both parsing paths share.
+    fn from_members(alg: &str, kid: Option<&str>) -> Result<Header, HeaderError> {
+        let alg = Algorithm::from_name(alg).map_or(HeaderAlg::Unsupported, HeaderAlg::Known);
+        let kid = match kid {
+            Some(k) if k.len() > MAX_KID_LEN => return Err(HeaderError::KidTooLong),
+            Some(k) => Kid::new(k),
+            None => Kid::None,
+        };
+        Ok(Header { alg, kid })
+    }
 }
 
 /// The header through the validating scanner: any JSON object, with the rules in the module
@@ -282,16 +293,8 @@ fn parse_header_general(bytes: &[u8]) -> Result<Header, HeaderError> {
     if critical {
         return Err(HeaderError::UnsupportedCritical);
     }
-    let alg = match alg {
-        None => return Err(HeaderError::Malformed),
-        Some(a) => Algorithm::from_name(&a).map_or(HeaderAlg::Unsupported, HeaderAlg::Known),
-    };
-    let kid = match kid {
-        Some(k) if k.len() > MAX_KID_LEN => return Err(HeaderError::KidTooLong),
-        Some(k) => Kid::new(&k),
-        None => Kid::None,
-    };
-    Ok(Header { alg, kid })
+    let alg = alg.ok_or(HeaderError::Malformed)?;
+    Header::from_members(&alg, kid.as_deref())
 }
 
 enum Iss {

@@ -1550,16 +1550,9 @@ impl<'a> RawAudience<'a> {
     /// assert!(aud.contains("a") && !aud.contains("b"));
     /// ```
     pub fn contains(&self, want: &str) -> bool {
-        // Each string compared where it stands: raw bytes unless it has escapes (then
-        // decoded), without building the decoded iterator.
-        let eq = |v: RawJson<'_>| {
-            let body = v.0.get(1..v.0.len().saturating_sub(1)).unwrap_or("");
-            if has_escape(body.as_bytes()) {
-                unescape(body.as_bytes()) == want
-            } else {
-                body == want
-            }
-        };
+        // Each string compared where it stands (borrowed unless it has escapes), without
+        // building the chained iterator of `iter`.
+        let eq = |v: RawJson<'_>| v.string_unchecked() == want;
         match self.0.as_array() {
             Some(mut items) => items.any(eq),
             None => eq(self.0),
