@@ -212,6 +212,8 @@ fn bench(c: &mut Criterion) {
         // `RS256-primitive`: the bare primitive), for
         // callgrind (`--toggle-collect` on the function of interest). With `JWT_ONCPU=1` the
         // loop's on-CPU time per call is printed: steadier than criterion on a shared machine.
+        // `RS256-paired` (JWT_ITERS = rounds) prints the core's and the SA authenticator's time
+        // over the primitive, measured in interleaved pairs (`count_support::paired_overhead`).
         if let Ok(want) = std::env::var("JWT_COUNT") {
             let iters: usize = std::env::var("JWT_ITERS").map_or(1000, |v| v.parse().unwrap());
             if want == *name {
@@ -232,6 +234,41 @@ fn bench(c: &mut Criterion) {
                 count_support::run_and_exit("JWT", &want, iters, &|| {
                     black_box(core_verify(black_box(&s.token), &keys, algs, now));
                 });
+            }
+            if want == format!("{name}-paired") {
+                let rounds = iters.max(10);
+                count_support::paired_overhead(
+                    name,
+                    rounds,
+                    &|| {
+                        black_box(
+                            parsed.verify_sig(black_box(&s.message), black_box(&s.signature)),
+                        )
+                        .unwrap();
+                    },
+                    &[
+                        // What the pre-check costs beside a signature verification (alone,
+                        // in a loop of its own, it is the `pre-check parse only` row).
+                        ("pre-check, then the primitive", &|| {
+                            black_box(UntrustedJwt::parse(black_box(&s.token)).is_ok());
+                            black_box(
+                                parsed.verify_sig(black_box(&s.message), black_box(&s.signature)),
+                            )
+                            .unwrap();
+                        }),
+                        ("JWT core verify", &|| {
+                            assert!(core_verify(black_box(&s.token), &keys, algs, now))
+                        }),
+                        ("SA authenticator", &|| {
+                            drop(black_box(
+                                router
+                                    .authenticate_token(black_box(&s.token), &ctx)
+                                    .into_ready(),
+                            ))
+                        }),
+                    ],
+                );
+                std::process::exit(0);
             }
             if want == format!("{name}-primitive") {
                 count_support::run_and_exit("JWT", &want, iters, &|| {

@@ -130,6 +130,8 @@ fn bench(c: &mut Criterion) {
         // Counting modes: `OIDC_COUNT=RS256 OIDC_ITERS=n` runs the authenticator n times and
         // exits (`RS256-primitive`: the bare primitive), for callgrind. With `OIDC_ONCPU=1` the
         // loop's on-CPU time per call is printed: steadier than criterion on a shared machine.
+        // `RS256-paired` (OIDC_ITERS = rounds) prints the authenticator's time over the
+        // primitive, measured in interleaved pairs (`count_support::paired_overhead`).
         if let Ok(want) = std::env::var("OIDC_COUNT") {
             let iters: usize = std::env::var("OIDC_ITERS").map_or(1000, |v| v.parse().unwrap());
             if want == *alg {
@@ -140,6 +142,26 @@ fn bench(c: &mut Criterion) {
                             .into_ready(),
                     );
                 });
+            }
+            if want == format!("{alg}-paired") {
+                count_support::paired_overhead(
+                    alg,
+                    iters.max(10),
+                    &|| {
+                        black_box(
+                            parsed.verify_sig(black_box(input.as_bytes()), black_box(&signature)),
+                        )
+                        .unwrap();
+                    },
+                    &[("OIDC authenticator", &|| {
+                        drop(black_box(
+                            router
+                                .authenticate_token(black_box(&token), &ctx)
+                                .into_ready(),
+                        ))
+                    })],
+                );
+                std::process::exit(0);
             }
             if want == format!("{alg}-primitive") {
                 count_support::run_and_exit("OIDC", &want, iters, &|| {

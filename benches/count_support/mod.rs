@@ -1,6 +1,7 @@
 //! Counting modes shared by the JWT and OIDC benches: run one operation a fixed number of times
 //! and exit, for callgrind (`--toggle-collect` on the function of interest) or for an on-CPU
-//! timing that a shared machine does not disturb as much as wall time.
+//! timing that a shared machine does not disturb as much as wall time; and the paired
+//! measurement of a path's time over the bare signature primitive.
 
 /// Runs `f` `iters` times and exits the process. With `{prefix}_ONCPU` set, prints the loop's
 /// on-CPU time per call (not wall time: the machine may be shared).
@@ -22,4 +23,44 @@ pub fn on_cpu_ns() -> u64 {
         .ok()
         .and_then(|s| s.split_whitespace().next()?.parse().ok())
         .unwrap_or(0)
+}
+
+/// The time each of `paths` takes beyond `primitive`, per call, measured in pairs: blocks of
+/// 32 calls of the primitive and of each path, interleaved, repeated `rounds` times; printed
+/// as the median and quartiles of the per-round differences. On a shared machine two
+/// separately measured ~16 µs criterion rows drift by ± 0.3 µs, which is as large as the
+/// figure wanted; drift within one round falls on both sides alike.
+pub fn paired_overhead(
+    label: &str,
+    rounds: usize,
+    primitive: &dyn Fn(),
+    paths: &[(&str, &dyn Fn())],
+) {
+    const BLOCK: u32 = 32;
+    let per_call = |f: &dyn Fn()| {
+        let t = std::time::Instant::now();
+        for _ in 0..BLOCK {
+            f();
+        }
+        t.elapsed().as_secs_f64() * 1e9 / f64::from(BLOCK)
+    };
+    let mut diffs = vec![Vec::with_capacity(rounds); paths.len()];
+    for _ in 0..rounds {
+        let before = per_call(primitive);
+        let times: Vec<f64> = paths.iter().map(|(_, f)| per_call(*f)).collect();
+        let after = per_call(primitive);
+        for (d, t) in diffs.iter_mut().zip(times) {
+            d.push(t - (before + after) / 2.0);
+        }
+    }
+    for ((name, _), mut d) in paths.iter().zip(diffs) {
+        d.sort_by(f64::total_cmp);
+        let q = |f: f64| d[((d.len() - 1) as f64 * f) as usize];
+        println!(
+            "{label} {name}: {:.0} ns over the primitive (quartiles {:.0}, {:.0}; {rounds} rounds)",
+            q(0.5),
+            q(0.25),
+            q(0.75)
+        );
+    }
 }
