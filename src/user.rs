@@ -217,8 +217,8 @@ impl UserInfo {
     /// A user whose extra map holds one value under each of a few well-known keys, written
     /// into the same string as the name and uid: `text` is the name (`..name_len`), the uid
     /// (`name_len..uid_end`), then the values; `values` gives each key's value as a range of
-    /// `text`. One allocation holds every string and one more the value ends, whatever the
-    /// number of values (a bound service-account token's user: 6 allocations instead of 17);
+    /// `text`. For up to [`TextExtra::MAX`] values, one allocation holds every string and one
+    /// more the value ends (a bound service-account token's user: 6 allocations instead of 17);
     /// the [`Extra`] map is built, once, the first time [`extra`](Self::extra) is read (a
     /// request handler that never reads it never pays for it).
     ///
@@ -935,7 +935,8 @@ mod tests {
     /// either way (a front proxy builds one per request; a token cache keeps one per entry).
     #[test]
     fn extra_store_stays_small() {
-        assert_eq!(std::mem::size_of::<TextExtra>(), 48);
+        // 48 bytes on 64-bit targets, fewer on 32-bit ones (a smaller pointer).
+        assert!(std::mem::size_of::<TextExtra>() <= 48);
         assert!(std::mem::size_of::<ExtraStore>() <= 56);
     }
 

@@ -138,8 +138,9 @@ pub(crate) fn subject_of_view<'a>(view: &TbsView<'a>) -> Result<Subject<'a>, Err
 /// The user of a verified leaf certificate whose TBS is `view`.
 /// k8s `CommonNameUserConversion`: `Ok(None)` for an empty CN.
 ///
-/// Built directly from the borrowed subject strings: one allocation per group and the few the
-/// user's own storage needs, no intermediate `String`s.
+/// Built from the borrowed subject strings: one allocation per group, one scratch `String`
+/// (name, uid and credential id, copied once into the user's own text) and the few the user's
+/// storage needs.
 pub(crate) fn user_from_view(cert: &[u8], view: &TbsView<'_>) -> Result<Option<UserInfo>, Error> {
     let subject = subject_of_view(view)?;
     if subject.common_name.is_empty() {
