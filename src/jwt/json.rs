@@ -905,11 +905,30 @@ impl<'a> RawJson<'a> {
 /// let names: Vec<_> = o.iter().map(|(k, _)| k).collect();
 /// assert_eq!(names, ["b", "a"]);
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub struct RawObject<'a> {
     text: &'a str,
     /// The scanned document and the members its validating scan recorded, when it did.
     index: Option<(&'a str, &'a [TopMember])>,
+}
+
+impl fmt::Debug for RawObject<'_> {
+    /// The object's text, once (not the scanned document its index points into again).
+    ///
+    /// ```
+    /// // {"iss":"a","exp":5}: a JWT's claims carry the scan's index
+    /// let jwt = kube_authn::jwt::compact::UntrustedJwt::parse("e30.eyJpc3MiOiJhIiwiZXhwIjo1fQ.").unwrap();
+    /// let claims = jwt.claims().unwrap();
+    /// assert_eq!(format!("{claims:?}"), r#"RawObject { text: "{\"iss\":\"a\",\"exp\":5}", indexed: true }"#);
+    /// let o = kube_authn::jwt::json::validate_object(br#"{"a":1}"#).unwrap();
+    /// assert_eq!(format!("{o:?}"), r#"RawObject { text: "{\"a\":1}", indexed: false }"#);
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RawObject")
+            .field("text", &self.text)
+            .field("indexed", &self.index.is_some())
+            .finish()
+    }
 }
 
 impl<'a> RawObject<'a> {
@@ -986,11 +1005,28 @@ impl<'a> RawObject<'a> {
 /// assert_eq!((&*name, value.text()), ("ab", "[1]"));
 /// assert!(m.next().is_none());
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Members<'a> {
     s: &'a str,
     i: usize,
     index: Option<(&'a str, &'a [TopMember])>,
+}
+
+impl fmt::Debug for Members<'_> {
+    /// How many members are left when that is known (an indexed object), not the document.
+    ///
+    /// ```
+    /// // {"iss":"a","exp":5}
+    /// let jwt = kube_authn::jwt::compact::UntrustedJwt::parse("e30.eyJpc3MiOiJhIiwiZXhwIjo1fQ.").unwrap();
+    /// let mut m = jwt.claims().unwrap().iter();
+    /// m.next();
+    /// assert_eq!(format!("{m:?}"), "Members { left: Some(1), .. }");
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Members")
+            .field("left", &self.index.map(|(_, items)| items.len()))
+            .finish_non_exhaustive()
+    }
 }
 
 impl<'a> Iterator for Members<'a> {
