@@ -108,6 +108,8 @@ fn start_backend(extra: &[&str]) -> Backend {
     let mut args = vec![
         format!("--token-auth-file={}", tokens.display()),
         format!("--client-ca-file={}", ca.display()),
+        // A's webhook client: the token user's group and the client certificate's O.
+        "--token-review-groups=system:auth-delegator,delegators".to_string(),
     ];
     args.extend(extra.iter().map(|s| s.to_string()));
     Backend {
@@ -155,6 +157,8 @@ fn start_frontend(backend: &Backend, version: &str, caller: Caller<'_>, extra: &
             kubeconfig.display()
         ),
         format!("--authentication-token-webhook-version={version}"),
+        // bob (team-b), authenticated through B, reviews tokens on A in these tests.
+        "--token-review-groups=team-b".to_string(),
     ];
     args.extend(extra.iter().map(|s| s.to_string()));
     Server::spawn(dir, &args)
@@ -940,6 +944,8 @@ fn service_account_tokens_minted_by_pyjwt() {
         format!("--service-account-issuer={ISSUER}"),
         format!("--service-account-issuer={OLD_ISSUER}"),
         "--service-account-lookup=false".into(),
+        // The TokenReview below is sent with a service-account token.
+        "--token-review-groups=system:serviceaccounts".into(),
     ];
     let server = Server::spawn(dir, &args);
     for ((name, _, _, _, want), token) in cases.iter().zip(&tokens) {

@@ -284,6 +284,14 @@ async fn token_review_semantics_over_reqwest() {
             "Unauthorized",
         ),
         (
+            // Authenticated, but not in --token-review-groups (default system:masters).
+            "caller outside --token-review-groups",
+            Some(JANE_TOKEN),
+            review(ADMIN_TOKEN, &[]),
+            403,
+            "tokenreviews.authentication.k8s.io is forbidden: User \"jane\" cannot create resource \"tokenreviews\" in API group \"authentication.k8s.io\" at the cluster scope",
+        ),
+        (
             "empty token",
             Some(ADMIN_TOKEN),
             review("", &[]),

@@ -8,7 +8,9 @@
 //! * `GET /healthz`, `/livez`, `/readyz` → `ok`; `GET /metrics` → Prometheus text.
 //!
 //! Both reviews need an authenticated, non-anonymous caller (kube-apiserver's default RBAC
-//! gives anonymous neither); others get kube-apiserver's 403 text. Bad bodies get a `Status`
+//! gives anonymous neither), and a TokenReview caller must be in one of
+//! `--token-review-groups` (default RBAC grants it to `system:masters` and the
+//! `system:auth-delegator` binding only); others get kube-apiserver's 403 text. Bad bodies get a `Status`
 //! 400, oversized ones a 413; nothing here can panic on input.
 
 use std::sync::Arc;
@@ -32,6 +34,8 @@ pub struct App {
     pub chain: Chain,
     /// `--api-audiences`.
     pub api_audiences: Audiences,
+    /// `--token-review-groups`: who may create TokenReviews.
+    pub token_review_groups: Vec<String>,
     /// Renders `/metrics`.
     pub metrics: Arc<dyn Fn(&mut String) + Send + Sync>,
 }
@@ -338,9 +342,18 @@ impl App {
         B: http_body::Body<Data = Bytes>,
         B::Error: std::error::Error + Send + Sync + 'static,
     {
-        let Some(_caller) = user.filter(|u| !u.is_anonymous()) else {
+        let Some(caller) = user.filter(|u| !u.is_anonymous()) else {
             return forbidden(&UserInfo::anonymous(), "tokenreviews", pretty);
         };
+        // kube-apiserver's RBAC grants `create` on tokenreviews to system:masters and the
+        // system:auth-delegator binding only: reviewing other people's tokens is not for every
+        // authenticated user.
+        if !caller
+            .groups()
+            .any(|g| self.token_review_groups.iter().any(|allowed| allowed == g))
+        {
+            return forbidden(&caller, "tokenreviews", pretty);
+        }
         // The token must be read from the body, so only JSON is accepted here (kube-apiserver's
         // webhook client and the official clients send TokenReview as JSON).
         if media_type(&req.headers().get(CONTENT_TYPE).cloned()) != Media::Json {

@@ -174,6 +174,19 @@ pub struct ServeArgs {
     #[arg(long = "api-audiences", value_name = "STRINGS", value_delimiter = ',')]
     pub api_audiences: Vec<String>,
 
+    /// (kube-authn only) Groups whose members may create TokenReviews. kube-apiserver leaves
+    /// this to RBAC, where only system:masters and the subjects bound to the
+    /// system:auth-delegator cluster role (kube-apiserver's webhook client, extension API
+    /// servers) may; kube-authn has no authorizer, so it asks for the groups here. Any other
+    /// caller gets kube-apiserver's 403.
+    #[arg(
+        long = "token-review-groups",
+        value_name = "STRINGS",
+        value_delimiter = ',',
+        default_value = "system:masters"
+    )]
+    pub token_review_groups: Vec<String>,
+
     /// File containing PEM-encoded x509 RSA or ECDSA private or public keys, used to verify
     /// ServiceAccount tokens. The specified file can contain multiple keys, and the flag can
     /// be specified multiple times with different files. (Unlike kube-apiserver,
@@ -380,6 +393,9 @@ mod tests {
         assert_eq!(d.bind_address.to_string(), "0.0.0.0");
         assert_eq!(d.cert_dir, PathBuf::from("/var/run/kubernetes"));
         assert!(d.api_audiences.is_empty());
+        assert_eq!(d.token_review_groups, ["system:masters"]);
+        let g = parse(&["--token-review-groups=a,b", "--token-review-groups", "c"]).unwrap();
+        assert_eq!(g.token_review_groups, ["a", "b", "c"]);
 
         let cases: [(&[&str], bool); 6] = [
             (&["--anonymous-auth=false"], false),

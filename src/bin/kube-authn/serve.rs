@@ -126,6 +126,7 @@ pub async fn run(mut args: ServeArgs) -> Result<(), String> {
     let app = Arc::new(App {
         chain: built.chain.clone(),
         api_audiences: built.api_audiences.clone(),
+        token_review_groups: args.token_review_groups.clone(),
         metrics: {
             let metrics = metrics.clone();
             Arc::new(move |out: &mut String| metrics.encode(out))
