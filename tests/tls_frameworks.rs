@@ -322,3 +322,91 @@ async fn tonic_routes_behind_the_layer_on_tls_server_see_the_certificate_user() 
     let _ = stop.send(());
     server.await.unwrap().unwrap();
 }
+
+/// A TLS client that completes the handshake with the test server (trusting its CA) and
+/// then sends nothing.
+async fn silent_client(
+    s: &Setup,
+    addr: std::net::SocketAddr,
+) -> std::io::Result<tokio_rustls::client::TlsStream<tokio::net::TcpStream>> {
+    let mut roots = rustls::RootCertStore::empty();
+    roots.add(s.server_ca.der.clone()).unwrap();
+    let config = rustls::ClientConfig::builder_with_provider(Arc::new(
+        rustls::crypto::aws_lc_rs::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    let tcp = tokio::net::TcpStream::connect(addr).await?;
+    tokio_rustls::TlsConnector::from(Arc::new(config))
+        .connect(
+            rustls::pki_types::ServerName::try_from("localhost").unwrap(),
+            tcp,
+        )
+        .await
+}
+
+/// Starts a [`TlsServer`] answering "ok" to everything, configured by `f`.
+async fn start_plain_server(
+    s: &Setup,
+    f: impl FnOnce(TlsServer) -> TlsServer,
+) -> (std::net::SocketAddr, tokio::sync::oneshot::Sender<()>) {
+    let tcp = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = tcp.local_addr().unwrap();
+    let server = f(TlsServer::new(s.config.clone()));
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let app = tower::service_fn(|_req: http::Request<hyper::body::Incoming>| async {
+        Ok::<_, Infallible>(http::Response::new(String::from("ok")))
+    });
+    tokio::spawn(async move {
+        server
+            .serve(tcp, app, async {
+                let _ = stopped.await;
+            })
+            .await
+    });
+    (addr, stop)
+}
+
+#[tokio::test]
+async fn tls_server_closes_connections_that_send_no_request() {
+    use tokio::io::AsyncReadExt;
+    let s = setup();
+    let (addr, _stop) =
+        start_plain_server(&s, |t| t.first_request_timeout(Duration::from_millis(300))).await;
+    // Handshake done, then silence: the server closes the connection after the timeout
+    // (without it, the socket stays open forever).
+    let mut quiet = silent_client(&s, addr).await.unwrap();
+    let started = std::time::Instant::now();
+    let mut buf = [0u8; 16];
+    let read = tokio::time::timeout(Duration::from_secs(5), quiet.read(&mut buf))
+        .await
+        .expect("the server should close a silent connection");
+    assert!(matches!(read, Ok(0) | Err(_)), "{read:?}");
+    assert!(
+        started.elapsed() >= Duration::from_millis(250),
+        "closed too early"
+    );
+    // A client that does send a request in time is served.
+    let resp = client(&s, addr, false)
+        .get(format!("https://localhost:{}/", addr.port()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.text().await.unwrap(), "ok");
+}
+
+#[tokio::test]
+async fn tls_server_serves_at_most_max_connections() {
+    let s = setup();
+    let (addr, _stop) = start_plain_server(&s, |t| t.max_connections(1)).await;
+    let first = silent_client(&s, addr).await.unwrap();
+    // The only slot is taken: the next client is not accepted, so its handshake stalls.
+    let second = tokio::time::timeout(Duration::from_millis(500), silent_client(&s, addr)).await;
+    assert!(second.is_err(), "a second connection was served");
+    // Once the first closes, a new client gets through.
+    drop(first);
+    let third = tokio::time::timeout(Duration::from_secs(5), silent_client(&s, addr)).await;
+    assert!(matches!(third, Ok(Ok(_))), "{third:?}");
+}

@@ -3,6 +3,7 @@
 
 use std::future::Future;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -20,6 +21,29 @@ use crate::middleware::CloseConnection;
 /// How long a client may take to complete the TLS handshake (kube-apiserver relies on Go's
 /// `ReadHeaderTimeout`; 10 s is the usual budget).
 pub const DEFAULT_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a connection may stay open after its handshake without starting a request:
+/// kube-apiserver's `ReadHeaderTimeout` (32 s). Without it, a client that completes the
+/// handshake and then sends nothing (or only part of the HTTP/2 preface) holds its socket
+/// forever.
+///
+/// ```
+/// assert_eq!(kube_authn::tls::DEFAULT_FIRST_REQUEST_TIMEOUT.as_secs(), 32);
+/// ```
+pub const DEFAULT_FIRST_REQUEST_TIMEOUT: Duration = Duration::from_secs(32);
+
+/// How many connections are served at once (default). Further clients wait in the listen
+/// backlog until one closes, instead of the process running out of file descriptors (a
+/// common soft limit is 1024) and refusing everyone.
+///
+/// ```
+/// assert!(kube_authn::tls::DEFAULT_MAX_CONNECTIONS < 1024);
+/// ```
+pub const DEFAULT_MAX_CONNECTIONS: usize = 900;
+
+/// How long a connection told to close (GOAWAY after a refused HTTP/2 request) may take to
+/// finish: a peer that never acknowledges the GOAWAY's PING must not hold it open.
+const CLOSE_DEADLINE: Duration = Duration::from_secs(5);
 
 /// A TLS server that serves a Tower service with the peer chain on every request.
 ///
@@ -45,6 +69,8 @@ pub const DEFAULT_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 pub struct TlsServer {
     acceptor: TlsAcceptor,
     handshake_timeout: Duration,
+    first_request_timeout: Duration,
+    max_connections: usize,
     grace: Duration,
 }
 
@@ -52,6 +78,8 @@ impl std::fmt::Debug for TlsServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TlsServer")
             .field("handshake_timeout", &self.handshake_timeout)
+            .field("first_request_timeout", &self.first_request_timeout)
+            .field("max_connections", &self.max_connections)
             .field("grace", &self.grace)
             .finish_non_exhaustive()
     }
@@ -72,8 +100,42 @@ impl TlsServer {
         Self {
             acceptor: TlsAcceptor::from(config),
             handshake_timeout: DEFAULT_HANDSHAKE_TIMEOUT,
+            first_request_timeout: DEFAULT_FIRST_REQUEST_TIMEOUT,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
             grace: Duration::from_secs(30),
         }
+    }
+
+    /// Sets how long a connection may stay open after its handshake without starting a
+    /// request (default [`DEFAULT_FIRST_REQUEST_TIMEOUT`]); then it is closed.
+    ///
+    /// ```
+    /// # use kube_authn::tls::*;
+    /// # use rustls_pki_types::pem::PemObject;
+    /// # let chain = kube_authn::x509::parse_pem_bundle(kube_authn::x509::doc_client_pem().as_bytes()).unwrap();
+    /// # let key = rustls_pki_types::PrivateKeyDer::from_pem_slice(kube_authn::x509::doc_client_key_pem().as_bytes()).unwrap();
+    /// # let config = std::sync::Arc::new(server_config(chain, key, &ClientCertPolicy::None).unwrap());
+    /// let server = TlsServer::new(config).first_request_timeout(std::time::Duration::from_secs(10));
+    /// ```
+    pub fn first_request_timeout(mut self, timeout: Duration) -> Self {
+        self.first_request_timeout = timeout;
+        self
+    }
+
+    /// Sets how many connections are served at once (default [`DEFAULT_MAX_CONNECTIONS`];
+    /// at least 1). Keep it below the process's open-file limit.
+    ///
+    /// ```
+    /// # use kube_authn::tls::*;
+    /// # use rustls_pki_types::pem::PemObject;
+    /// # let chain = kube_authn::x509::parse_pem_bundle(kube_authn::x509::doc_client_pem().as_bytes()).unwrap();
+    /// # let key = rustls_pki_types::PrivateKeyDer::from_pem_slice(kube_authn::x509::doc_client_key_pem().as_bytes()).unwrap();
+    /// # let config = std::sync::Arc::new(server_config(chain, key, &ClientCertPolicy::None).unwrap());
+    /// let server = TlsServer::new(config).max_connections(10_000);
+    /// ```
+    pub fn max_connections(mut self, max: usize) -> Self {
+        self.max_connections = max.clamp(1, tokio::sync::Semaphore::MAX_PERMITS);
+        self
     }
 
     /// Sets the handshake timeout (default [`DEFAULT_HANDSHAKE_TIMEOUT`]).
@@ -111,7 +173,9 @@ impl TlsServer {
     ///
     /// Each connection: TLS handshake (bounded by the handshake timeout; failures are logged at
     /// debug level and dropped), then HTTP/1.1 or HTTP/2 with `service`; when the client sent a
-    /// certificate, every request carries the same [`PeerCertificates`].
+    /// certificate, every request carries the same [`PeerCertificates`]. A connection that
+    /// starts no request within the first-request timeout is closed; at most
+    /// `max_connections` are open at once (the rest wait to be accepted).
     ///
     /// See [`TlsServer`] for an example.
     pub async fn serve<S, B>(
@@ -128,87 +192,119 @@ impl TlsServer {
         B::Data: Send,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
-        // Server shutdown is broadcast to every connection; `active` counts the open ones so
-        // the grace period can end early.
+        // Server shutdown is broadcast to every connection. Each open connection holds one of
+        // `slots`' permits, so the accept loop stops at `max_connections` and shutdown can
+        // wait for all of them to come back.
         let (stop, stopped) = tokio::sync::watch::channel(false);
-        let active = Arc::new(tokio::sync::Semaphore::new(0));
+        let slots = Arc::new(tokio::sync::Semaphore::new(self.max_connections));
         let mut builder = auto::Builder::new(TokioExecutor::new());
         builder.http1().timer(TokioTimer::new());
         builder.http2().timer(TokioTimer::new());
         tokio::pin!(shutdown);
-        let mut open = 0u32;
         loop {
-            tokio::select! {
-                accepted = listener.accept() => {
-                    let (tcp, remote) = match accepted {
-                        Ok(x) => x,
-                        Err(e) => {
-                            // EMFILE and friends: back off instead of spinning.
-                            tracing::warn!(error = %e, "accept failed");
-                            tokio::time::sleep(Duration::from_millis(50)).await;
-                            continue;
-                        }
-                    };
-                    let acceptor = self.acceptor.clone();
-                    let timeout = self.handshake_timeout;
-                    let service = service.clone();
-                    let mut stopped = stopped.clone();
-                    let builder = builder.clone();
-                    let active = active.clone();
-                    open += 1;
-                    tokio::spawn(async move {
-                        // Counted as closed however this task ends.
-                        let _closed = CloseGuard(active);
-                        let tls = match tokio::time::timeout(timeout, acceptor.accept(tcp)).await {
-                            Ok(Ok(tls)) => tls,
-                            Ok(Err(e)) => {
-                                tracing::debug!(%remote, error = %e, "TLS handshake failed");
-                                return;
-                            }
-                            Err(_) => {
-                                tracing::debug!(%remote, "TLS handshake timed out");
-                                return;
-                            }
-                        };
-                        let peer = tls
-                            .get_ref()
-                            .1
-                            .peer_certificates()
-                            .filter(|c| !c.is_empty())
-                            .map(|c| PeerCertificates::from_handshake(c.to_vec()));
-                        // A response marked `CloseConnection` (a refused or anonymous HTTP/2
-                        // request) ends the connection with GOAWAY, as kube-apiserver's
-                        // `Connection: close` does (CVE-2023-44487 mitigation).
-                        let close = Arc::new(tokio::sync::Notify::new());
-                        let inner = CloseConnection::watch(service, close.clone());
-                        let svc = TowerToHyperService::new(AddPeer { inner, peer });
-                        let conn = builder
-                            .serve_connection_with_upgrades(TokioIo::new(tls), svc)
-                            .into_owned();
-                        tokio::pin!(conn);
-                        let result = tokio::select! {
-                            result = conn.as_mut() => Some(result),
-                            () = close.notified() => None,
-                            _ = stopped.wait_for(|stop| *stop) => None,
-                        };
-                        let result = match result {
-                            Some(result) => result,
-                            None => {
-                                conn.as_mut().graceful_shutdown();
-                                conn.await
-                            }
-                        };
-                        if let Err(e) = result {
-                            tracing::debug!(%remote, error = %e, "connection ended with an error");
-                        }
-                    });
-                }
+            let slot = tokio::select! {
+                slot = slots.clone().acquire_owned() => match slot {
+                    Ok(slot) => slot,
+                    Err(_) => break, // never closed
+                },
                 () = &mut shutdown => break,
-            }
+            };
+            let (tcp, remote) = tokio::select! {
+                accepted = listener.accept() => match accepted {
+                    Ok(x) => x,
+                    Err(e) => {
+                        // EMFILE and friends: back off instead of spinning.
+                        tracing::warn!(error = %e, "accept failed");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        continue;
+                    }
+                },
+                () = &mut shutdown => break,
+            };
+            let acceptor = self.acceptor.clone();
+            let timeout = self.handshake_timeout;
+            let first_request = self.first_request_timeout;
+            let grace = self.grace;
+            let service = service.clone();
+            let mut stopped = stopped.clone();
+            let builder = builder.clone();
+            tokio::spawn(async move {
+                // The slot is given back however this task ends.
+                let _slot = slot;
+                let tls = match tokio::time::timeout(timeout, acceptor.accept(tcp)).await {
+                    Ok(Ok(tls)) => tls,
+                    Ok(Err(e)) => {
+                        tracing::debug!(%remote, error = %e, "TLS handshake failed");
+                        return;
+                    }
+                    Err(_) => {
+                        tracing::debug!(%remote, "TLS handshake timed out");
+                        return;
+                    }
+                };
+                let peer = tls
+                    .get_ref()
+                    .1
+                    .peer_certificates()
+                    .filter(|c| !c.is_empty())
+                    .map(|c| PeerCertificates::from_handshake(c.to_vec()));
+                // A response marked `CloseConnection` (a refused or anonymous HTTP/2
+                // request) ends the connection with GOAWAY, as kube-apiserver's
+                // `Connection: close` does (CVE-2023-44487 mitigation).
+                let close = Arc::new(tokio::sync::Notify::new());
+                let started = Arc::new(AtomicBool::new(false));
+                let inner = CloseConnection::watch(service, close.clone());
+                let svc = TowerToHyperService::new(AddPeer {
+                    inner,
+                    peer,
+                    started: started.clone(),
+                });
+                let conn = builder
+                    .serve_connection_with_upgrades(TokioIo::new(tls), svc)
+                    .into_owned();
+                tokio::pin!(conn);
+                // Fires once, if no request has started by then; pending forever otherwise.
+                let silent = async {
+                    tokio::time::sleep(first_request).await;
+                    if started.load(Ordering::Relaxed) {
+                        std::future::pending::<()>().await;
+                    }
+                };
+                let result = tokio::select! {
+                    result = conn.as_mut() => Some(result),
+                    () = close.notified() => None,
+                    _ = stopped.wait_for(|stop| *stop) => None,
+                    () = silent => {
+                        tracing::debug!(%remote, "no request before the first-request timeout");
+                        return;
+                    }
+                };
+                let result = match result {
+                    Some(result) => result,
+                    None => {
+                        conn.as_mut().graceful_shutdown();
+                        let deadline = if *stopped.borrow() {
+                            grace
+                        } else {
+                            CLOSE_DEADLINE
+                        };
+                        match tokio::time::timeout(deadline, conn).await {
+                            Ok(result) => result,
+                            Err(_) => {
+                                tracing::debug!(%remote, "connection did not close in time after GOAWAY");
+                                return;
+                            }
+                        }
+                    }
+                };
+                if let Err(e) = result {
+                    tracing::debug!(%remote, error = %e, "connection ended with an error");
+                }
+            });
         }
         drop(listener);
         let _ = stop.send(true);
-        let all_closed = active.acquire_many(open);
+        let all_closed = slots.acquire_many(self.max_connections as u32);
         tokio::select! {
             _ = all_closed => {}
             () = tokio::time::sleep(self.grace) => {
@@ -250,11 +346,12 @@ where
         .await
 }
 
-/// Inserts the connection's peer chain into every request.
+/// Inserts the connection's peer chain into every request, and notes that one started.
 #[derive(Clone)]
 struct AddPeer<S> {
     inner: S,
     peer: Option<PeerCertificates>,
+    started: Arc<AtomicBool>,
 }
 
 impl<S, B> Service<http::Request<B>> for AddPeer<S>
@@ -270,20 +367,12 @@ where
     }
 
     fn call(&mut self, mut req: http::Request<B>) -> S::Future {
+        self.started.store(true, Ordering::Relaxed);
         // Never trust an extension that came from elsewhere: the connection decides.
         req.extensions_mut().remove::<PeerCertificates>();
         if let Some(peer) = &self.peer {
             req.extensions_mut().insert(peer.clone());
         }
         self.inner.call(req)
-    }
-}
-
-/// Releases one permit when a connection task ends, so shutdown can wait for all of them.
-struct CloseGuard(Arc<tokio::sync::Semaphore>);
-
-impl Drop for CloseGuard {
-    fn drop(&mut self) {
-        self.0.add_permits(1);
     }
 }
