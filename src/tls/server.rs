@@ -134,7 +134,8 @@ impl TlsServer {
     /// let server = TlsServer::new(config).max_connections(10_000);
     /// ```
     pub fn max_connections(mut self, max: usize) -> Self {
-        self.max_connections = max.clamp(1, tokio::sync::Semaphore::MAX_PERMITS);
+        let most = tokio::sync::Semaphore::MAX_PERMITS.min(u32::MAX as usize);
+        self.max_connections = max.clamp(1, most);
         self
     }
 
