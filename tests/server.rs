@@ -715,3 +715,70 @@ fn client_certificates_over_curl() {
         (201, json!("jane"))
     );
 }
+
+/// A review whose body never finishes arriving gets kube-apiserver's 504 after
+/// `--request-timeout`, instead of holding the request (and its buffer) open. Raw HTTP/1.1
+/// over rustls, so the body can stop half-way.
+#[tokio::test]
+async fn a_body_that_stops_arriving_gets_504_after_the_request_timeout() {
+    use rustls::pki_types::pem::PemObject;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = start(&["--request-timeout=1s"]);
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in rustls::pki_types::CertificateDer::pem_file_iter(server.ca()).unwrap() {
+        roots.add(cert.unwrap()).unwrap();
+    }
+    let config = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
+        rustls::crypto::aws_lc_rs::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    let tcp = tokio::net::TcpStream::connect(("127.0.0.1", server.port))
+        .await
+        .unwrap();
+    let mut tls = tokio_rustls::TlsConnector::from(std::sync::Arc::new(config))
+        .connect(
+            rustls::pki_types::ServerName::try_from("127.0.0.1").unwrap(),
+            tcp,
+        )
+        .await
+        .unwrap();
+    let head = format!(
+        "POST /apis/authentication.k8s.io/v1/tokenreviews HTTP/1.1\r\nHost: 127.0.0.1\r\n\
+         Authorization: Bearer {ADMIN_TOKEN}\r\nContent-Type: application/json\r\n\
+         Content-Length: 100\r\n\r\n{{\"spec\":"
+    );
+    tls.write_all(head.as_bytes()).await.unwrap();
+    tls.flush().await.unwrap();
+    let started = Instant::now();
+    let mut response = Vec::new();
+    let mut buf = [0u8; 4096];
+    // Read until the server has answered (it then keeps or closes the connection).
+    while !String::from_utf8_lossy(&response).contains("\"code\":504") {
+        let n = tokio::time::timeout(Duration::from_secs(10), tls.read(&mut buf))
+            .await
+            .expect("the server should answer once the request timeout passes")
+            .unwrap();
+        assert!(
+            n > 0,
+            "closed without an answer: {}",
+            String::from_utf8_lossy(&response)
+        );
+        response.extend_from_slice(&buf[..n]);
+    }
+    let text = String::from_utf8_lossy(&response);
+    assert!(text.starts_with("HTTP/1.1 504"), "{text}");
+    assert!(
+        text.contains(r#""reason":"Timeout","#)
+            && text.contains(
+                "Timeout: request did not complete within requested timeout - context deadline exceeded"
+            ),
+        "{text}"
+    );
+    assert!(
+        started.elapsed() >= Duration::from_millis(900),
+        "answered too early"
+    );
+}

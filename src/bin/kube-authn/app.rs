@@ -36,6 +36,8 @@ pub struct App {
     pub api_audiences: Audiences,
     /// `--token-review-groups`: who may create TokenReviews.
     pub token_review_groups: Vec<String>,
+    /// `--request-timeout`: how long a review's body may take to arrive.
+    pub request_timeout: std::time::Duration,
     /// Renders `/metrics`.
     pub metrics: Arc<dyn Fn(&mut String) + Send + Sync>,
 }
@@ -152,12 +154,24 @@ fn decode_error(e: &serde_json::Error) -> String {
     )
 }
 
-async fn read_body<B>(body: B) -> Result<Bytes, Response<Full<Bytes>>>
+async fn read_body<B>(body: B, timeout: std::time::Duration) -> Result<Bytes, Response<Full<Bytes>>>
 where
     B: http_body::Body<Data = Bytes>,
     B::Error: std::error::Error + Send + Sync + 'static,
 {
-    match Limited::new(body, MAX_BODY_BYTES).collect().await {
+    // A client that drips its body (or stops) must not hold the request and its buffer:
+    // kube-apiserver's request timeout, and its 504.
+    let Ok(collected) =
+        tokio::time::timeout(timeout, Limited::new(body, MAX_BODY_BYTES).collect()).await
+    else {
+        return Err(status(
+            StatusCode::GATEWAY_TIMEOUT,
+            "Timeout",
+            "Timeout: request did not complete within requested timeout - context deadline exceeded",
+            false,
+        ));
+    };
+    match collected {
         Ok(collected) => Ok(collected.to_bytes()),
         Err(e)
             if e.downcast_ref::<http_body_util::LengthLimitError>()
@@ -289,7 +303,7 @@ impl App {
             return forbidden(&UserInfo::anonymous(), "selfsubjectreviews", pretty);
         };
         let content_type = req.headers().get(CONTENT_TYPE).cloned();
-        let body = match read_body(req.into_body()).await {
+        let body = match read_body(req.into_body(), self.request_timeout).await {
             Ok(body) => body,
             Err(response) => return response,
         };
@@ -359,7 +373,7 @@ impl App {
         if media_type(&req.headers().get(CONTENT_TYPE).cloned()) != Media::Json {
             return unsupported_media_type(pretty);
         }
-        let body = match read_body(req.into_body()).await {
+        let body = match read_body(req.into_body(), self.request_timeout).await {
             Ok(body) => body,
             Err(response) => return response,
         };

@@ -296,6 +296,13 @@ pub struct ServeArgs {
           default_value = "2m0s", value_parser = go_duration)]
     pub authentication_token_webhook_cache_ttl: std::time::Duration,
 
+    /// An optional field indicating the duration a handler must keep a request open before
+    /// timing it out. (kube-authn applies it to reading a review's request body; a body that
+    /// does not arrive in time gets kube-apiserver's 504.)
+    #[arg(long = "request-timeout", value_name = "DURATION",
+          default_value = "1m0s", value_parser = go_duration)]
+    pub request_timeout: std::time::Duration,
+
     /// The port on which to serve HTTPS with authentication and authorization.
     #[arg(long = "secure-port", value_name = "INT", default_value_t = 6443)]
     pub secure_port: u16,
@@ -394,6 +401,9 @@ mod tests {
         assert_eq!(d.cert_dir, PathBuf::from("/var/run/kubernetes"));
         assert!(d.api_audiences.is_empty());
         assert_eq!(d.token_review_groups, ["system:masters"]);
+        assert_eq!(d.request_timeout, std::time::Duration::from_secs(60));
+        let t = parse(&["--request-timeout=2s"]).unwrap();
+        assert_eq!(t.request_timeout, std::time::Duration::from_secs(2));
         let g = parse(&["--token-review-groups=a,b", "--token-review-groups", "c"]).unwrap();
         assert_eq!(g.token_review_groups, ["a", "b", "c"]);
 

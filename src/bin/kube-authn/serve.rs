@@ -127,6 +127,7 @@ pub async fn run(mut args: ServeArgs) -> Result<(), String> {
         chain: built.chain.clone(),
         api_audiences: built.api_audiences.clone(),
         token_review_groups: args.token_review_groups.clone(),
+        request_timeout: args.request_timeout,
         metrics: {
             let metrics = metrics.clone();
             Arc::new(move |out: &mut String| metrics.encode(out))
