@@ -721,30 +721,9 @@ fn client_certificates_over_curl() {
 /// over rustls, so the body can stop half-way.
 #[tokio::test]
 async fn a_body_that_stops_arriving_gets_504_after_the_request_timeout() {
-    use rustls::pki_types::pem::PemObject;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let server = start(&["--request-timeout=1s"]);
-    let mut roots = rustls::RootCertStore::empty();
-    for cert in rustls::pki_types::CertificateDer::pem_file_iter(server.ca()).unwrap() {
-        roots.add(cert.unwrap()).unwrap();
-    }
-    let config = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
-        rustls::crypto::aws_lc_rs::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .unwrap()
-    .with_root_certificates(roots)
-    .with_no_client_auth();
-    let tcp = tokio::net::TcpStream::connect(("127.0.0.1", server.port))
-        .await
-        .unwrap();
-    let mut tls = tokio_rustls::TlsConnector::from(std::sync::Arc::new(config))
-        .connect(
-            rustls::pki_types::ServerName::try_from("127.0.0.1").unwrap(),
-            tcp,
-        )
-        .await
-        .unwrap();
+    let mut tls = raw_tls(&server).await;
     let head = format!(
         "POST /apis/authentication.k8s.io/v1/tokenreviews HTTP/1.1\r\nHost: 127.0.0.1\r\n\
          Authorization: Bearer {ADMIN_TOKEN}\r\nContent-Type: application/json\r\n\
@@ -781,4 +760,75 @@ async fn a_body_that_stops_arriving_gets_504_after_the_request_timeout() {
         started.elapsed() >= Duration::from_millis(900),
         "answered too early"
     );
+}
+
+/// A raw TLS connection to `server` (HTTP/1.1, no ALPN), trusting its CA.
+async fn raw_tls(server: &Server) -> tokio_rustls::client::TlsStream<tokio::net::TcpStream> {
+    use rustls::pki_types::pem::PemObject;
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in rustls::pki_types::CertificateDer::pem_file_iter(server.ca()).unwrap() {
+        roots.add(cert.unwrap()).unwrap();
+    }
+    let config = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
+        rustls::crypto::aws_lc_rs::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    let tcp = tokio::net::TcpStream::connect(("127.0.0.1", server.port))
+        .await
+        .unwrap();
+    tokio_rustls::TlsConnector::from(std::sync::Arc::new(config))
+        .connect(
+            rustls::pki_types::ServerName::try_from("127.0.0.1").unwrap(),
+            tcp,
+        )
+        .await
+        .unwrap()
+}
+
+/// Past `--max-mutating-requests-inflight` reviews get kube-apiserver's 429 (plain text,
+/// `Retry-After: 1`); members of system:masters are not counted; the slot comes back when
+/// the held request ends.
+#[tokio::test]
+async fn reviews_beyond_the_inflight_limit_get_429() {
+    use tokio::io::AsyncWriteExt;
+    let server = start(&["--max-mutating-requests-inflight=1", "--request-timeout=2s"]);
+    let client = server.reqwest();
+    let ssr = |token: &'static str| {
+        client
+            .post(server.url("/apis/authentication.k8s.io/v1/selfsubjectreviews"))
+            .bearer_auth(token)
+            .json(&json!({"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"}))
+            .send()
+    };
+    assert_eq!(
+        ssr(JANE_TOKEN).await.unwrap().status(),
+        201,
+        "the limit is free"
+    );
+    // jane holds the only slot: her body stops half-way (until the 2 s request timeout).
+    let mut held = raw_tls(&server).await;
+    let head = format!(
+        "POST /apis/authentication.k8s.io/v1/selfsubjectreviews HTTP/1.1\r\nHost: 127.0.0.1\r\n\
+         Authorization: Bearer {JANE_TOKEN}\r\nContent-Type: application/json\r\n\
+         Content-Length: 100\r\n\r\n{{"
+    );
+    held.write_all(head.as_bytes()).await.unwrap();
+    held.flush().await.unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let refused = ssr(JANE_TOKEN).await.unwrap();
+    assert_eq!(refused.status(), 429);
+    assert_eq!(refused.headers()["retry-after"], "1");
+    assert_eq!(
+        refused.text().await.unwrap(),
+        "Too many requests, please try again later.\n"
+    );
+    // system:masters is not counted.
+    assert_eq!(ssr(ADMIN_TOKEN).await.unwrap().status(), 201);
+    // Once the held request times out, the slot is free again.
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    assert_eq!(ssr(JANE_TOKEN).await.unwrap().status(), 201);
+    drop(held);
 }

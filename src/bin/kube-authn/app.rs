@@ -38,6 +38,8 @@ pub struct App {
     pub token_review_groups: Vec<String>,
     /// `--request-timeout`: how long a review's body may take to arrive.
     pub request_timeout: std::time::Duration,
+    /// `--max-mutating-requests-inflight` (`None`: no limit): reviews being answered.
+    pub inflight: Option<Arc<tokio::sync::Semaphore>>,
     /// Renders `/metrics`.
     pub metrics: Arc<dyn Fn(&mut String) + Send + Sync>,
 }
@@ -98,6 +100,32 @@ fn forbidden(user: &UserInfo, resource: &str, pretty: bool) -> Response<Full<Byt
         ),
         pretty,
     )
+}
+
+/// The endpoints that read a request body (and count against the in-flight limit).
+const REVIEW_PATHS: [&str; 3] = [
+    "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+    "/apis/authentication.k8s.io/v1/tokenreviews",
+    "/apis/authentication.k8s.io/v1beta1/tokenreviews",
+];
+
+/// kube-apiserver's answer past the in-flight limit (`tooManyRequests`: Go's `http.Error`).
+fn too_many_requests() -> Response<Full<Bytes>> {
+    let mut response = Response::new(Full::new(Bytes::from_static(
+        b"Too many requests, please try again later.\n",
+    )));
+    *response.status_mut() = StatusCode::TOO_MANY_REQUESTS;
+    let headers = response.headers_mut();
+    headers.insert("retry-after", HeaderValue::from_static("1"));
+    headers.insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    headers.insert(
+        "x-content-type-options",
+        HeaderValue::from_static("nosniff"),
+    );
+    response
 }
 
 /// The first bytes of a Kubernetes protobuf envelope (`k8s\0`).
@@ -235,6 +263,23 @@ impl App {
         let user = Authenticated::from_request(&req).map(|a| a.user.clone());
         let path = req.uri().path().to_owned();
         let method = req.method().clone();
+        // kube-apiserver's max-in-flight filter: reviews are creates (mutating); members of
+        // system:masters are not counted. The permit is held until the answer is built.
+        let _permit = match (&self.inflight, &user) {
+            (Some(slots), user)
+                if method == Method::POST
+                    && REVIEW_PATHS.contains(&path.as_str())
+                    && !user
+                        .as_deref()
+                        .is_some_and(|u| u.groups().any(|g| g == "system:masters")) =>
+            {
+                match slots.clone().try_acquire_owned() {
+                    Ok(permit) => Some(permit),
+                    Err(_) => return too_many_requests(),
+                }
+            }
+            _ => None,
+        };
         match (path.as_str(), method) {
             ("/healthz" | "/livez" | "/readyz", Method::GET | Method::HEAD) => {
                 text(StatusCode::OK, "ok")

@@ -303,6 +303,17 @@ pub struct ServeArgs {
           default_value = "1m0s", value_parser = go_duration)]
     pub request_timeout: std::time::Duration,
 
+    /// This flag limits the maximum number of mutating requests in flight, or a zero value
+    /// disables the limit completely. (kube-authn: SelfSubjectReviews and TokenReviews, which
+    /// kube-apiserver counts as mutating; members of system:masters are not counted, as in
+    /// kube-apiserver. Beyond it: 429 with Retry-After: 1.)
+    #[arg(
+        long = "max-mutating-requests-inflight",
+        value_name = "INT",
+        default_value_t = 200
+    )]
+    pub max_mutating_requests_inflight: usize,
+
     /// The port on which to serve HTTPS with authentication and authorization.
     #[arg(long = "secure-port", value_name = "INT", default_value_t = 6443)]
     pub secure_port: u16,
@@ -402,6 +413,7 @@ mod tests {
         assert!(d.api_audiences.is_empty());
         assert_eq!(d.token_review_groups, ["system:masters"]);
         assert_eq!(d.request_timeout, std::time::Duration::from_secs(60));
+        assert_eq!(d.max_mutating_requests_inflight, 200);
         let t = parse(&["--request-timeout=2s"]).unwrap();
         assert_eq!(t.request_timeout, std::time::Duration::from_secs(2));
         let g = parse(&["--token-review-groups=a,b", "--token-review-groups", "c"]).unwrap();

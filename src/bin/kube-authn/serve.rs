@@ -128,6 +128,12 @@ pub async fn run(mut args: ServeArgs) -> Result<(), String> {
         api_audiences: built.api_audiences.clone(),
         token_review_groups: args.token_review_groups.clone(),
         request_timeout: args.request_timeout,
+        inflight: (args.max_mutating_requests_inflight > 0).then(|| {
+            Arc::new(tokio::sync::Semaphore::new(
+                args.max_mutating_requests_inflight
+                    .min(tokio::sync::Semaphore::MAX_PERMITS),
+            ))
+        }),
         metrics: {
             let metrics = metrics.clone();
             Arc::new(move |out: &mut String| metrics.encode(out))
