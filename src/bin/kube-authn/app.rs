@@ -10,8 +10,9 @@
 //! Both reviews need an authenticated, non-anonymous caller (kube-apiserver's default RBAC
 //! gives anonymous neither), and a TokenReview caller must be in one of
 //! `--token-review-groups` (default RBAC grants it to `system:masters` and the
-//! `system:auth-delegator` binding only); others get kube-apiserver's 403 text. Bad bodies get a `Status`
-//! 400, oversized ones a 413; nothing here can panic on input.
+//! `system:auth-delegator` binding only); others get kube-apiserver's 403 text. Bad bodies
+//! get a `Status` 400, oversized ones a 413, slow ones a 504 (`--request-timeout`); past
+//! `--max-mutating-requests-inflight` reviews get a 429. Nothing here can panic on input.
 
 use std::sync::Arc;
 
