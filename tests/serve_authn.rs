@@ -1285,11 +1285,22 @@ fn oidc_flags_and_authentication_config() {
     // Waits out the background discovery, then checks the outcome.
     let check = |server: &Server, name: &str, token: &str, want: Option<(String, Vec<String>)>| {
         let auth = format!("Authorization: Bearer {token}");
-        let deadline = Instant::now() + Duration::from_secs(20);
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let not_initialized = |s: &Server| {
+            s.log()
+                .matches("oidc: authenticator not initialized")
+                .count()
+        };
         loop {
+            // Only this request's refusal counts: an earlier "not initialized" in the log
+            // (a slow discovery on a busy machine) must not make every later 401 look like one.
+            let before = not_initialized(server);
             let (code, body) = whoami_curl(server, &["-H", &auth]);
-            let initialising =
-                code == 401 && server.log().contains("oidc: authenticator not initialized");
+            let initialising = code == 401 && {
+                // The log is read from the server's stderr by another thread.
+                std::thread::sleep(Duration::from_millis(100));
+                not_initialized(server) > before
+            };
             match &want {
                 Some((user, groups)) if code == 201 => {
                     assert_eq!(body["status"]["userInfo"]["username"], *user, "{name}");
