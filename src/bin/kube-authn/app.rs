@@ -23,7 +23,7 @@ use http_body_util::{BodyExt, Full, Limited};
 use kube_authn::api::{SelfSubjectReview, Status, TokenReview, UserInfo as ApiUserInfo};
 use kube_authn::chain::Chain;
 use kube_authn::middleware::{Authenticated, wants_pretty};
-use kube_authn::user::UserInfo;
+use kube_authn::user::{SYSTEM_PRIVILEGED_GROUP, UserInfo};
 use kube_authn::{Audiences, Context, RequestAuthenticator};
 
 /// kube-apiserver's request body limit (3 MiB).
@@ -112,16 +112,12 @@ const REVIEW_PATHS: [&str; 3] = [
 
 /// kube-apiserver's answer past the in-flight limit (`tooManyRequests`: Go's `http.Error`).
 fn too_many_requests() -> Response<Full<Bytes>> {
-    let mut response = Response::new(Full::new(Bytes::from_static(
-        b"Too many requests, please try again later.\n",
-    )));
-    *response.status_mut() = StatusCode::TOO_MANY_REQUESTS;
+    let mut response = text(
+        StatusCode::TOO_MANY_REQUESTS,
+        "Too many requests, please try again later.\n",
+    );
     let headers = response.headers_mut();
     headers.insert("retry-after", HeaderValue::from_static("1"));
-    headers.insert(
-        CONTENT_TYPE,
-        HeaderValue::from_static("text/plain; charset=utf-8"),
-    );
     headers.insert(
         "x-content-type-options",
         HeaderValue::from_static("nosniff"),
@@ -266,19 +262,16 @@ impl App {
         let method = req.method().clone();
         // kube-apiserver's max-in-flight filter: reviews are creates (mutating); members of
         // system:masters are not counted. The permit is held until the answer is built.
-        let _permit = match (&self.inflight, &user) {
-            (Some(slots), user)
-                if method == Method::POST
-                    && REVIEW_PATHS.contains(&path.as_str())
-                    && !user
-                        .as_deref()
-                        .is_some_and(|u| u.groups().any(|g| g == "system:masters")) =>
-            {
-                match slots.clone().try_acquire_owned() {
-                    Ok(permit) => Some(permit),
-                    Err(_) => return too_many_requests(),
-                }
-            }
+        let counted = method == Method::POST
+            && REVIEW_PATHS.contains(&path.as_str())
+            && !user
+                .as_deref()
+                .is_some_and(|u| u.groups().any(|g| g == SYSTEM_PRIVILEGED_GROUP));
+        let _permit = match &self.inflight {
+            Some(slots) if counted => match slots.clone().try_acquire_owned() {
+                Ok(permit) => Some(permit),
+                Err(_) => return too_many_requests(),
+            },
             _ => None,
         };
         match (path.as_str(), method) {
