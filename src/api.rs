@@ -41,7 +41,8 @@ pub struct ObjectMeta {
     /// `metadata.name` (not used by reviews; accepted and echoed).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub name: String,
-    /// `metadata.namespace`: reviews are cluster-scoped, so a namespace is a 400.
+    /// `metadata.namespace`: reviews are cluster-scoped, so `kube-authn serve` clears one sent
+    /// in a body, as kube-apiserver does.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub namespace: String,
     /// `metadata.creationTimestamp` (RFC 3339), `null` when unset as in Go.

@@ -245,6 +245,13 @@ async fn token_review_semantics_over_reqwest() {
                 json!({"user": {}, "error": "invalid bearer token"}),
             ),
             (
+                "a namespace in the body is cleared (cluster-scoped, as kube-apiserver)",
+                Some(ADMIN_TOKEN),
+                json!({"kind": "TokenReview", "metadata": {"namespace": "ns", "name": "r"}, "spec": {"token": JANE_TOKEN}}),
+                201,
+                json!({"authenticated": true, "user": {"username": "jane", "uid": "2", "groups": ["developers", "qa", "system:authenticated"]}, "audiences": ["api", "other"]}),
+            ),
+            (
                 "token with a space reviews its first word (k8s)",
                 Some(ADMIN_TOKEN),
                 review(&format!("{JANE_TOKEN} trailing"), &[]),
@@ -263,6 +270,8 @@ async fn token_review_semantics_over_reqwest() {
                 "{label}"
             );
             assert_eq!(got["kind"], "TokenReview", "{label}");
+            // Cluster-scoped: a namespace in the body is cleared, as kube-apiserver does.
+            assert!(got["metadata"].get("namespace").is_none(), "{label}: {got}");
             // kube-apiserver echoes the request, token included; the Python client requires it.
             assert!(got["spec"]["token"].is_string(), "{label}: {got}");
         }
@@ -297,13 +306,6 @@ async fn token_review_semantics_over_reqwest() {
             review("", &[]),
             400,
             "token is required for TokenReview in authentication",
-        ),
-        (
-            "namespaced",
-            Some(ADMIN_TOKEN),
-            json!({"kind": "TokenReview", "metadata": {"namespace": "ns"}, "spec": {"token": "x"}}),
-            400,
-            "namespace is not allowed on this type: ns",
         ),
         (
             "wrong kind",

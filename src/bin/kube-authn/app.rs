@@ -435,17 +435,9 @@ impl App {
                 pretty,
             );
         }
-        if !review.metadata.namespace.is_empty() {
-            return status(
-                StatusCode::BAD_REQUEST,
-                "BadRequest",
-                format!(
-                    "namespace is not allowed on this type: {}",
-                    review.metadata.namespace
-                ),
-                pretty,
-            );
-        }
+        // A TokenReview is cluster-scoped: kube-apiserver's create handler clears a namespace
+        // sent in the body (`rest.EnsureObjectNamespaceMatchesRequestNamespace`) and goes on.
+        review.metadata.namespace.clear();
         if review.spec.token.is_empty() {
             return status(
                 StatusCode::BAD_REQUEST,
