@@ -2,7 +2,7 @@
 //! aws-lc-rs primitive and `jsonwebtoken` 10 `decode`, for RS256, PS256, ES256 and EdDSA;
 //! issuer routing with 1 and 100 issuers.
 //!
-//! Keys are generated here with aws-lc-rs and tokens signed here (the tests use an
+//! Keys are fixed (`benches/keys/`) and tokens signed here with aws-lc-rs (the tests use an
 //! independent implementation; the bench only needs realistic sizes).
 
 #[path = "count_support/mod.rs"]
@@ -13,7 +13,6 @@ use std::sync::Arc;
 
 use aws_lc_rs::encoding::AsDer;
 use aws_lc_rs::rand::SystemRandom;
-use aws_lc_rs::rsa::KeySize;
 use aws_lc_rs::signature::{self as sig, KeyPair, ParsedPublicKey};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -114,12 +113,19 @@ fn bench(c: &mut Criterion) {
         .as_secs() as i64;
     let payload = claims(now);
 
-    let rsa = sig::RsaKeyPair::generate(KeySize::Rsa2048).unwrap();
+    // Fixed key material, checked in (`benches/keys/`, PKCS#8 DER made with `openssl
+    // genpkey`): a key generated per run changes the RSA modulus, and with it the primitive's
+    // cost and instruction count, between runs.
+    let rsa = sig::RsaKeyPair::from_pkcs8(include_bytes!("keys/rsa2048.pk8")).unwrap();
     let rsa_spki = rsa.public_key().as_der().unwrap().as_ref().to_vec();
-    let ec = sig::EcdsaKeyPair::generate(&sig::ECDSA_P256_SHA256_FIXED_SIGNING).unwrap();
+    let ec = sig::EcdsaKeyPair::from_pkcs8(
+        &sig::ECDSA_P256_SHA256_FIXED_SIGNING,
+        include_bytes!("keys/p256.pk8"),
+    )
+    .unwrap();
     let ec_spki = ec.public_key().as_der().unwrap().as_ref().to_vec();
-    let ed_pkcs8 = sig::Ed25519KeyPair::generate_pkcs8(&rng).unwrap();
-    let ed = sig::Ed25519KeyPair::from_pkcs8(ed_pkcs8.as_ref()).unwrap();
+    let ed = sig::Ed25519KeyPair::from_pkcs8_maybe_unchecked(include_bytes!("keys/ed25519.pk8"))
+        .unwrap();
     let ed_spki = ed.public_key().as_der().unwrap().as_ref().to_vec();
 
     let rsa_sign = |pad: &'static dyn sig::RsaEncoding| {

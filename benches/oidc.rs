@@ -13,7 +13,6 @@ use std::sync::Arc;
 
 use aws_lc_rs::encoding::AsDer;
 use aws_lc_rs::rand::SystemRandom;
-use aws_lc_rs::rsa::KeySize;
 use aws_lc_rs::signature::{self as sig, KeyPair, ParsedPublicKey};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -39,9 +38,16 @@ fn bench(c: &mut Criterion) {
         "jti": "0a8f2f6c-3f4e-4c1e-8c55-6f3b0f3c7a11", "name": "Jane Doe"
     })
     .to_string();
-    let rsa = sig::RsaKeyPair::generate(KeySize::Rsa2048).unwrap();
+    // Fixed key material, checked in (`benches/keys/`, PKCS#8 DER made with `openssl
+    // genpkey`): a key generated per run changes the RSA modulus, and with it the primitive's
+    // cost and instruction count, between runs.
+    let rsa = sig::RsaKeyPair::from_pkcs8(include_bytes!("keys/rsa2048.pk8")).unwrap();
     let rsa_spki = rsa.public_key().as_der().unwrap().as_ref().to_vec();
-    let ec = sig::EcdsaKeyPair::generate(&sig::ECDSA_P256_SHA256_FIXED_SIGNING).unwrap();
+    let ec = sig::EcdsaKeyPair::from_pkcs8(
+        &sig::ECDSA_P256_SHA256_FIXED_SIGNING,
+        include_bytes!("keys/p256.pk8"),
+    )
+    .unwrap();
     let ec_spki = ec.public_key().as_der().unwrap().as_ref().to_vec();
     let rsa_jwk = {
         let pk = rsa.public_key();
