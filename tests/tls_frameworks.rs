@@ -329,15 +329,25 @@ async fn silent_client(
     s: &Setup,
     addr: std::net::SocketAddr,
 ) -> std::io::Result<tokio_rustls::client::TlsStream<tokio::net::TcpStream>> {
+    tls_client(s, addr, &[]).await
+}
+
+/// A TLS connection to the test server (trusting its CA), offering `alpn`.
+async fn tls_client(
+    s: &Setup,
+    addr: std::net::SocketAddr,
+    alpn: &[&[u8]],
+) -> std::io::Result<tokio_rustls::client::TlsStream<tokio::net::TcpStream>> {
     let mut roots = rustls::RootCertStore::empty();
     roots.add(s.server_ca.der.clone()).unwrap();
-    let config = rustls::ClientConfig::builder_with_provider(Arc::new(
+    let mut config = rustls::ClientConfig::builder_with_provider(Arc::new(
         rustls::crypto::aws_lc_rs::default_provider(),
     ))
     .with_safe_default_protocol_versions()
     .unwrap()
     .with_root_certificates(roots)
     .with_no_client_auth();
+    config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
     let tcp = tokio::net::TcpStream::connect(addr).await?;
     tokio_rustls::TlsConnector::from(Arc::new(config))
         .connect(
@@ -409,4 +419,150 @@ async fn tls_server_serves_at_most_max_connections() {
     drop(first);
     let third = tokio::time::timeout(Duration::from_secs(5), silent_client(&s, addr)).await;
     assert!(matches!(third, Ok(Ok(_))), "{third:?}");
+}
+
+/// A response body that sends `a`, waits, then sends `b`: a response still in progress
+/// (a stream) after the server's idle timeout.
+struct SlowBody {
+    wait: Option<std::pin::Pin<Box<tokio::time::Sleep>>>,
+    step: u8,
+}
+
+impl http_body::Body for SlowBody {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Bytes>, Infallible>>> {
+        use std::task::Poll;
+        match self.step {
+            0 => {
+                self.step = 1;
+                Poll::Ready(Some(Ok(http_body::Frame::data(Bytes::from("a")))))
+            }
+            1 => {
+                if let Some(wait) = self.wait.as_mut() {
+                    std::task::ready!(wait.as_mut().poll(cx));
+                }
+                self.step = 2;
+                Poll::Ready(Some(Ok(http_body::Frame::data(Bytes::from("b")))))
+            }
+            _ => Poll::Ready(None),
+        }
+    }
+}
+
+/// Starts a [`TlsServer`] with a 400 ms idle timeout: `/` answers at once, `/slow` streams
+/// for 1.2 s (three idle timeouts).
+async fn start_idle_server(s: &Setup) -> (std::net::SocketAddr, tokio::sync::oneshot::Sender<()>) {
+    let tcp = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = tcp.local_addr().unwrap();
+    let server = TlsServer::new(s.config.clone()).idle_timeout(Duration::from_millis(400));
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let app = tower::service_fn(|req: http::Request<hyper::body::Incoming>| async move {
+        let wait = (req.uri().path() == "/slow")
+            .then(|| Box::pin(tokio::time::sleep(Duration::from_millis(1200))));
+        let step = if wait.is_some() { 0 } else { 1 };
+        Ok::<_, Infallible>(http::Response::new(SlowBody { wait, step }))
+    });
+    tokio::spawn(async move {
+        server
+            .serve(tcp, app, async {
+                let _ = stopped.await;
+            })
+            .await
+    });
+    (addr, stop)
+}
+
+#[tokio::test]
+async fn tls_server_closes_idle_http2_connections_but_not_busy_ones() {
+    use http_body_util::{BodyExt, Empty};
+    let s = setup();
+    let (addr, _stop) = start_idle_server(&s).await;
+    let tls = tls_client(&s, addr, &[b"h2"]).await.unwrap();
+    assert_eq!(tls.get_ref().1.alpn_protocol(), Some(&b"h2"[..]));
+    let (mut send, conn) = hyper::client::conn::http2::handshake(
+        hyper_util::rt::TokioExecutor::new(),
+        hyper_util::rt::TokioIo::new(tls),
+    )
+    .await
+    .unwrap();
+    let conn = tokio::spawn(conn);
+    let get = |path: &str| {
+        http::Request::get(format!(
+            "https://localhost/{}",
+            path.trim_start_matches('/')
+        ))
+        .body(Empty::<Bytes>::new())
+        .unwrap()
+    };
+    // A response that streams for three idle timeouts keeps its connection: no GOAWAY
+    // meanwhile, so a new request on the same connection right after it is served.
+    let slow = send.send_request(get("/slow")).await.unwrap();
+    let body = slow.into_body().collect().await.unwrap().to_bytes();
+    assert_eq!(body, "ab");
+    assert!(
+        !conn.is_finished(),
+        "closed while a response was in progress"
+    );
+    send.ready()
+        .await
+        .expect("GOAWAY during a response in progress");
+    let quick = send.send_request(get("/")).await.unwrap();
+    assert_eq!(quick.into_body().collect().await.unwrap().to_bytes(), "b");
+    // Then nothing: the server closes the connection (GOAWAY) after the idle timeout.
+    let idle_since = std::time::Instant::now();
+    let closed = tokio::time::timeout(Duration::from_secs(5), conn).await;
+    assert!(matches!(closed, Ok(Ok(Ok(())))), "{closed:?}");
+    let waited = idle_since.elapsed();
+    assert!(
+        waited >= Duration::from_millis(350),
+        "closed after {waited:?}"
+    );
+}
+
+#[tokio::test]
+async fn tls_server_closes_idle_http1_keep_alive_connections() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let s = setup();
+    let (addr, _stop) = start_idle_server(&s).await;
+    let mut tls = tls_client(&s, addr, &[b"http/1.1"]).await.unwrap();
+    tls.write_all(b"GET / HTTP/1.1\r\nhost: localhost\r\n\r\n")
+        .await
+        .unwrap();
+    // The response (chunked: its body is a stream), then the connection stays open for the
+    // next request...
+    let mut got = Vec::new();
+    let mut buf = [0u8; 1024];
+    while !got.ends_with(b"0\r\n\r\n") {
+        let n = tokio::time::timeout(Duration::from_secs(5), tls.read(&mut buf))
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(
+            n > 0,
+            "closed before the response: {:?}",
+            String::from_utf8_lossy(&got)
+        );
+        got.extend_from_slice(&buf[..n]);
+    }
+    assert!(
+        got.starts_with(b"HTTP/1.1 200 OK\r\n"),
+        "{:?}",
+        String::from_utf8_lossy(&got)
+    );
+    // ...until the idle timeout, when the server closes it.
+    let idle_since = std::time::Instant::now();
+    let read = tokio::time::timeout(Duration::from_secs(5), tls.read(&mut buf))
+        .await
+        .expect("the server should close an idle keep-alive connection");
+    assert!(matches!(read, Ok(0) | Err(_)), "{read:?}");
+    let waited = idle_since.elapsed();
+    assert!(
+        waited >= Duration::from_millis(350),
+        "closed after {waited:?}"
+    );
 }

@@ -2,8 +2,9 @@
 //! (HTTP/1.1 and HTTP/2), graceful shutdown, and [`PeerCertificates`] on every request.
 
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -31,6 +32,17 @@ pub const DEFAULT_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// assert_eq!(kube_authn::tls::DEFAULT_FIRST_REQUEST_TIMEOUT.as_secs(), 32);
 /// ```
 pub const DEFAULT_FIRST_REQUEST_TIMEOUT: Duration = Duration::from_secs(32);
+
+/// How long a connection may stay open with no request in progress after its last one
+/// ended: kube-apiserver's `IdleTimeout` (90 s, for HTTP/1.1 keep-alive and for HTTP/2 alike).
+/// A request is in progress from the moment it arrives until its response body is finished
+/// or dropped, so a long response (a stream) keeps its connection. An idle HTTP/2 connection
+/// is closed with GOAWAY.
+///
+/// ```
+/// assert_eq!(kube_authn::tls::DEFAULT_IDLE_TIMEOUT.as_secs(), 90);
+/// ```
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(90);
 
 /// How many connections are served at once (default). Further clients wait in the listen
 /// backlog until one closes, instead of the process running out of file descriptors (a
@@ -70,6 +82,7 @@ pub struct TlsServer {
     acceptor: TlsAcceptor,
     handshake_timeout: Duration,
     first_request_timeout: Duration,
+    idle_timeout: Duration,
     max_connections: usize,
     grace: Duration,
 }
@@ -79,6 +92,7 @@ impl std::fmt::Debug for TlsServer {
         f.debug_struct("TlsServer")
             .field("handshake_timeout", &self.handshake_timeout)
             .field("first_request_timeout", &self.first_request_timeout)
+            .field("idle_timeout", &self.idle_timeout)
             .field("max_connections", &self.max_connections)
             .field("grace", &self.grace)
             .finish_non_exhaustive()
@@ -101,6 +115,7 @@ impl TlsServer {
             acceptor: TlsAcceptor::from(config),
             handshake_timeout: DEFAULT_HANDSHAKE_TIMEOUT,
             first_request_timeout: DEFAULT_FIRST_REQUEST_TIMEOUT,
+            idle_timeout: DEFAULT_IDLE_TIMEOUT,
             max_connections: DEFAULT_MAX_CONNECTIONS,
             grace: Duration::from_secs(30),
         }
@@ -119,6 +134,22 @@ impl TlsServer {
     /// ```
     pub fn first_request_timeout(mut self, timeout: Duration) -> Self {
         self.first_request_timeout = timeout;
+        self
+    }
+
+    /// Sets how long a connection may stay open with no request in progress once it has
+    /// served one (default [`DEFAULT_IDLE_TIMEOUT`]); then it is closed (HTTP/2: GOAWAY).
+    ///
+    /// ```
+    /// # use kube_authn::tls::*;
+    /// # use rustls_pki_types::pem::PemObject;
+    /// # let chain = kube_authn::x509::parse_pem_bundle(kube_authn::x509::doc_client_pem().as_bytes()).unwrap();
+    /// # let key = rustls_pki_types::PrivateKeyDer::from_pem_slice(kube_authn::x509::doc_client_key_pem().as_bytes()).unwrap();
+    /// # let config = std::sync::Arc::new(server_config(chain, key, &ClientCertPolicy::None).unwrap());
+    /// let server = TlsServer::new(config).idle_timeout(std::time::Duration::from_secs(30));
+    /// ```
+    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
+        self.idle_timeout = timeout;
         self
     }
 
@@ -175,8 +206,9 @@ impl TlsServer {
     /// Each connection: TLS handshake (bounded by the handshake timeout; failures are logged at
     /// debug level and dropped), then HTTP/1.1 or HTTP/2 with `service`; when the client sent a
     /// certificate, every request carries the same [`PeerCertificates`]. A connection that
-    /// starts no request within the first-request timeout is closed; at most
-    /// `max_connections` are open at once (the rest wait to be accepted).
+    /// starts no request within the first-request timeout is closed, and so is one that has
+    /// had no request in progress for the idle timeout; at most `max_connections` are open
+    /// at once (the rest wait to be accepted).
     ///
     /// See [`TlsServer`] for an example.
     pub async fn serve<S, B>(
@@ -225,6 +257,7 @@ impl TlsServer {
             let acceptor = self.acceptor.clone();
             let timeout = self.handshake_timeout;
             let first_request = self.first_request_timeout;
+            let idle = self.idle_timeout;
             let grace = self.grace;
             let service = service.clone();
             let mut stopped = stopped.clone();
@@ -253,31 +286,28 @@ impl TlsServer {
                 // request) ends the connection with GOAWAY, as kube-apiserver's
                 // `Connection: close` does (CVE-2023-44487 mitigation).
                 let close = Arc::new(tokio::sync::Notify::new());
-                let started = Arc::new(AtomicBool::new(false));
+                let activity = Arc::new(Activity::default());
                 let inner = CloseConnection::watch(service, close.clone());
                 let svc = TowerToHyperService::new(AddPeer {
                     inner,
                     peer,
-                    started: started.clone(),
+                    activity: activity.clone(),
                 });
                 let conn = builder
                     .serve_connection_with_upgrades(TokioIo::new(tls), svc)
                     .into_owned();
                 tokio::pin!(conn);
-                // Fires once, if no request has started by then; pending forever otherwise.
-                let silent = async {
-                    tokio::time::sleep(first_request).await;
-                    if started.load(Ordering::Relaxed) {
-                        std::future::pending::<()>().await;
-                    }
-                };
                 let result = tokio::select! {
                     result = conn.as_mut() => Some(result),
                     () = close.notified() => None,
                     _ = stopped.wait_for(|stop| *stop) => None,
-                    () = silent => {
-                        tracing::debug!(%remote, "no request before the first-request timeout");
-                        return;
+                    served = activity.idle(first_request, idle) => {
+                        if !served {
+                            tracing::debug!(%remote, "no request before the first-request timeout");
+                            return;
+                        }
+                        tracing::debug!(%remote, "connection idle for the idle timeout");
+                        None
                     }
                 };
                 let result = match result {
@@ -347,33 +377,154 @@ where
         .await
 }
 
-/// Inserts the connection's peer chain into every request, and notes that one started.
+/// What one connection is doing, for its first-request and idle timeouts: how many requests
+/// have started, and how many are in progress (from arrival until the response body is
+/// finished or dropped). Per request: two atomic increments and one decrement; the watcher is
+/// woken only when the last request in progress ends.
+#[derive(Default)]
+struct Activity {
+    started: AtomicU64,
+    in_progress: AtomicUsize,
+    ended: tokio::sync::Notify,
+}
+
+impl Activity {
+    fn start(self: &Arc<Self>) -> InProgress {
+        self.started.fetch_add(1, Ordering::Relaxed);
+        self.in_progress.fetch_add(1, Ordering::AcqRel);
+        InProgress(self.clone())
+    }
+
+    /// Completes when the connection should close for being quiet: `false` when no request
+    /// started within `first_request`, `true` when, after one did, no request was in progress
+    /// for `idle`. Pending while requests are in progress.
+    async fn idle(&self, first_request: Duration, idle: Duration) -> bool {
+        let mut wait = first_request;
+        loop {
+            let seen = self.started.load(Ordering::Relaxed);
+            if self.in_progress.load(Ordering::Acquire) > 0 {
+                // Woken when the last one ends (a permit stored meanwhile wakes at once).
+                self.ended.notified().await;
+                wait = idle;
+                continue;
+            }
+            tokio::select! {
+                () = tokio::time::sleep(wait) => {}
+                // One ended while we slept: the quiet period starts again from now.
+                () = self.ended.notified() => {
+                    wait = idle;
+                    continue;
+                }
+            }
+            if self.started.load(Ordering::Relaxed) == seen
+                && self.in_progress.load(Ordering::Acquire) == 0
+            {
+                return seen > 0;
+            }
+            wait = idle;
+        }
+    }
+}
+
+/// One request in progress on a connection (see [`Activity`]); ends when dropped.
+struct InProgress(Arc<Activity>);
+
+impl Drop for InProgress {
+    fn drop(&mut self) {
+        if self.0.in_progress.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.0.ended.notify_one();
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A response future that keeps its request in progress, then hands that on to the
+    /// response body.
+    struct Tracked<F> {
+        #[pin]
+        inner: F,
+        request: Option<InProgress>,
+    }
+}
+
+impl<F, B, E> Future for Tracked<F>
+where
+    F: Future<Output = Result<http::Response<B>, E>>,
+{
+    type Output = Result<http::Response<TrackedBody<B>>, E>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let result = std::task::ready!(this.inner.poll(cx));
+        let request = this.request.take();
+        Poll::Ready(result.map(|resp| {
+            resp.map(|inner| TrackedBody {
+                inner,
+                _request: request,
+            })
+        }))
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A response body that keeps its request in progress until it is finished or dropped.
+    struct TrackedBody<B> {
+        #[pin]
+        inner: B,
+        _request: Option<InProgress>,
+    }
+}
+
+impl<B: http_body::Body> http_body::Body for TrackedBody<B> {
+    type Data = B::Data;
+    type Error = B::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<B::Data>, B::Error>>> {
+        self.project().inner.poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+/// Inserts the connection's peer chain into every request, and tracks it as in progress.
 #[derive(Clone)]
 struct AddPeer<S> {
     inner: S,
     peer: Option<PeerCertificates>,
-    started: Arc<AtomicBool>,
+    activity: Arc<Activity>,
 }
 
-impl<S, B> Service<http::Request<B>> for AddPeer<S>
+impl<S, B, RB> Service<http::Request<B>> for AddPeer<S>
 where
-    S: Service<http::Request<B>>,
+    S: Service<http::Request<B>, Response = http::Response<RB>>,
 {
-    type Response = S::Response;
+    type Response = http::Response<TrackedBody<RB>>;
     type Error = S::Error;
-    type Future = S::Future;
+    type Future = Tracked<S::Future>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
         self.inner.poll_ready(cx)
     }
 
-    fn call(&mut self, mut req: http::Request<B>) -> S::Future {
-        self.started.store(true, Ordering::Relaxed);
+    fn call(&mut self, mut req: http::Request<B>) -> Self::Future {
+        let request = self.activity.start();
         // Never trust an extension that came from elsewhere: the connection decides.
         req.extensions_mut().remove::<PeerCertificates>();
         if let Some(peer) = &self.peer {
             req.extensions_mut().insert(peer.clone());
         }
-        self.inner.call(req)
+        Tracked {
+            inner: self.inner.call(req),
+            request: Some(request),
+        }
     }
 }
