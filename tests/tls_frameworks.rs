@@ -566,3 +566,50 @@ async fn tls_server_closes_idle_http1_keep_alive_connections() {
         "closed after {waited:?}"
     );
 }
+
+#[tokio::test]
+async fn tls_server_drops_an_http2_peer_that_never_acknowledges_goaway() {
+    // A hand-written HTTP/2 client: the preface, empty SETTINGS, one GET (HPACK: `:method
+    // GET`, `:scheme https`, `:path /` from the static table, `:authority localhost`), then
+    // it only reads: it never acknowledges the server's SETTINGS, nor the PING that follows
+    // the idle timeout's GOAWAY (hyper waits for that PING's ack to send the final GOAWAY).
+    // The server must drop it 5 s (its close deadline) after the GOAWAY, not keep it.
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let s = setup();
+    let (addr, _stop) = start_idle_server(&s).await;
+    let mut tls = tls_client(&s, addr, &[b"h2"]).await.unwrap();
+    assert_eq!(tls.get_ref().1.alpn_protocol(), Some(&b"h2"[..]));
+    let mut out = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
+    out.extend_from_slice(&[0, 0, 0, 0x4, 0, 0, 0, 0, 0]); // SETTINGS, empty
+    let block = [&[0x82, 0x87, 0x84, 0x41, 9][..], b"localhost"].concat();
+    out.extend_from_slice(&[0, 0, block.len() as u8, 0x1, 0x5, 0, 0, 0, 1]); // HEADERS
+    out.extend_from_slice(&block);
+    tls.write_all(&out).await.unwrap();
+    let sent = std::time::Instant::now();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    let closed = tokio::time::timeout(Duration::from_secs(15), async {
+        loop {
+            match tls.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => got.extend_from_slice(&buf[..n]),
+            }
+        }
+    })
+    .await;
+    assert!(closed.is_ok(), "the connection was kept open");
+    let waited = sent.elapsed();
+    // Idle timeout (0.4 s), then the 5 s close deadline.
+    assert!(waited >= Duration::from_secs(5), "dropped after {waited:?}");
+    // Frames received: the response (HEADERS on stream 1), then GOAWAY (type 7).
+    let mut types = Vec::new();
+    let mut at = 0;
+    while at + 9 <= got.len() {
+        let len =
+            usize::from(got[at]) << 16 | usize::from(got[at + 1]) << 8 | usize::from(got[at + 2]);
+        types.push(got[at + 3]);
+        at += 9 + len;
+    }
+    assert!(types.contains(&0x1), "no response: frame types {types:?}");
+    assert!(types.contains(&0x7), "no GOAWAY: frame types {types:?}");
+}
