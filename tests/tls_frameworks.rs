@@ -613,3 +613,33 @@ async fn tls_server_drops_an_http2_peer_that_never_acknowledges_goaway() {
     assert!(types.contains(&0x1), "no response: frame types {types:?}");
     assert!(types.contains(&0x7), "no GOAWAY: frame types {types:?}");
 }
+
+#[tokio::test]
+async fn axum_tls_listener_serves_at_most_max_connections() {
+    let s = setup();
+    let app = Router::new().route("/", get(|| async { "ok" }));
+    let tcp = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = tcp.local_addr().unwrap();
+    let listener = TlsListener::new(tcp, s.config.clone()).max_connections(1);
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let first = silent_client(&s, addr).await.unwrap();
+    // The only slot is taken: the next client is not accepted, so its handshake stalls.
+    let second = tokio::time::timeout(Duration::from_millis(500), silent_client(&s, addr)).await;
+    assert!(second.is_err(), "a second connection was served");
+    // Once the first closes (axum notices at its next read), a new client gets through and
+    // is served.
+    drop(first);
+    let third = tokio::time::timeout(Duration::from_secs(5), silent_client(&s, addr)).await;
+    assert!(matches!(third, Ok(Ok(_))), "{third:?}");
+    drop(third);
+    let resp = tokio::time::timeout(
+        Duration::from_secs(5),
+        client(&s, addr, false)
+            .get(format!("https://localhost:{}/", addr.port()))
+            .send(),
+    )
+    .await
+    .expect("a slot came back")
+    .unwrap();
+    assert_eq!(resp.text().await.unwrap(), "ok");
+}

@@ -11,6 +11,15 @@
 //! front-proxy authenticators read. The chain is one shared value per connection, so the
 //! per-connection verification cache works as with [`TlsServer`](super::TlsServer).
 //!
+//! Bounds: handshakes time out ([`TlsListener::handshake_timeout`]) and at most
+//! [`DEFAULT_MAX_CONNECTIONS`](super::DEFAULT_MAX_CONNECTIONS) connections are open at once,
+//! handshakes included ([`TlsListener::max_connections`]; the rest wait in the listen
+//! backlog). `axum::serve` itself has no first-request or idle timeout: a client that
+//! completes its handshake and then sends nothing keeps its connection (and its slot). Where
+//! that matters, serve the router with [`TlsServer`](super::TlsServer) instead, which has both
+//! and puts the [`PeerCertificates`] on every request itself (no [`PeerCertificatesLayer`]
+//! needed).
+//!
 //! ```no_run
 //! use std::sync::Arc;
 //! use axum::{Router, routing::get};
@@ -38,6 +47,7 @@
 
 use std::io;
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll};
 use std::time::Duration;
@@ -45,14 +55,16 @@ use std::time::Duration;
 use axum::extract::ConnectInfo;
 use axum::extract::connect_info::Connected;
 use axum::serve::{IncomingStream, Listener};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinSet;
 use tokio_rustls::TlsAcceptor;
 use tokio_rustls::server::TlsStream;
 use tower_layer::Layer;
 use tower_service::Service;
 
-use super::{DEFAULT_HANDSHAKE_TIMEOUT, PeerCertificates};
+use super::{DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_MAX_CONNECTIONS, PeerCertificates};
 
 /// Default bound on handshakes in progress at once.
 pub const DEFAULT_MAX_HANDSHAKES: usize = 1024;
@@ -79,7 +91,84 @@ impl Connected<IncomingStream<'_, TlsListener>> for TlsConnectInfo {
     }
 }
 
-type Handshake = Option<(TlsStream<TcpStream>, TlsConnectInfo)>;
+type Handshake = Option<(TlsConnection, TlsConnectInfo)>;
+
+pin_project_lite::pin_project! {
+    /// A connection [`TlsListener`] accepted: the TLS stream, holding one of the listener's
+    /// connection slots until it is dropped.
+    ///
+    /// ```no_run
+    /// use axum::serve::Listener;
+    /// # async fn run(config: std::sync::Arc<rustls::ServerConfig>) -> std::io::Result<()> {
+    /// # let tcp = tokio::net::TcpListener::bind("127.0.0.1:8443").await?;
+    /// let mut listener = kube_authn::tls::axum::TlsListener::new(tcp, config);
+    /// let (conn, info) = listener.accept().await;
+    /// let alpn = conn.get_ref().get_ref().1.alpn_protocol();
+    /// # Ok(()) }
+    /// ```
+    pub struct TlsConnection {
+        #[pin]
+        stream: TlsStream<TcpStream>,
+        slot: OwnedSemaphorePermit,
+    }
+}
+
+impl std::fmt::Debug for TlsConnection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TlsConnection")
+            .field("peer_addr", &self.stream.get_ref().0.peer_addr().ok())
+            .finish_non_exhaustive()
+    }
+}
+
+impl TlsConnection {
+    /// The TLS stream (for its session: ALPN, peer certificates, …).
+    ///
+    /// See [`TlsConnection`] for an example.
+    pub fn get_ref(&self) -> &TlsStream<TcpStream> {
+        &self.stream
+    }
+}
+
+impl AsyncRead for TlsConnection {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut TaskContext<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        self.project().stream.poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for TlsConnection {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut TaskContext<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        self.project().stream.poll_write(cx, buf)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<io::Result<()>> {
+        self.project().stream.poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<io::Result<()>> {
+        self.project().stream.poll_shutdown(cx)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut TaskContext<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.project().stream.poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
+    }
+}
 
 /// An [`axum::serve::Listener`] that terminates TLS. See the [module docs](self).
 ///
@@ -96,6 +185,9 @@ pub struct TlsListener {
     handshake_timeout: Duration,
     max_handshakes: usize,
     handshakes: JoinSet<Handshake>,
+    slots: Arc<Semaphore>,
+    /// A slot taken for the next connection to accept.
+    next_slot: Option<OwnedSemaphorePermit>,
 }
 
 impl std::fmt::Debug for TlsListener {
@@ -104,6 +196,7 @@ impl std::fmt::Debug for TlsListener {
             .field("local_addr", &self.tcp.local_addr().ok())
             .field("handshake_timeout", &self.handshake_timeout)
             .field("handshakes_in_progress", &self.handshakes.len())
+            .field("free_connection_slots", &self.slots.available_permits())
             .finish_non_exhaustive()
     }
 }
@@ -124,7 +217,24 @@ impl TlsListener {
             handshake_timeout: DEFAULT_HANDSHAKE_TIMEOUT,
             max_handshakes: DEFAULT_MAX_HANDSHAKES,
             handshakes: JoinSet::new(),
+            slots: Arc::new(Semaphore::new(DEFAULT_MAX_CONNECTIONS)),
+            next_slot: None,
         }
+    }
+
+    /// Sets how many connections may be open at once, handshakes included (default
+    /// [`DEFAULT_MAX_CONNECTIONS`]; at least 1). Keep it below the process's open-file limit.
+    ///
+    /// ```no_run
+    /// # async fn run(config: std::sync::Arc<rustls::ServerConfig>) -> std::io::Result<()> {
+    /// # let tcp = tokio::net::TcpListener::bind("127.0.0.1:8443").await?;
+    /// let l = kube_authn::tls::axum::TlsListener::new(tcp, config).max_connections(10_000);
+    /// # Ok(()) }
+    /// ```
+    pub fn max_connections(mut self, max: usize) -> Self {
+        self.slots = Arc::new(Semaphore::new(max.clamp(1, Semaphore::MAX_PERMITS)));
+        self.next_slot = None;
+        self
     }
 
     /// Sets the handshake timeout (default [`DEFAULT_HANDSHAKE_TIMEOUT`]).
@@ -155,7 +265,12 @@ impl TlsListener {
         self
     }
 
-    fn start_handshake(&mut self, tcp: TcpStream, remote_addr: SocketAddr) {
+    fn start_handshake(
+        &mut self,
+        tcp: TcpStream,
+        remote_addr: SocketAddr,
+        slot: OwnedSemaphorePermit,
+    ) {
         let acceptor = self.acceptor.clone();
         let timeout = self.handshake_timeout;
         self.handshakes.spawn(async move {
@@ -176,27 +291,39 @@ impl TlsListener {
                 .peer_certificates()
                 .filter(|c| !c.is_empty())
                 .map(|c| PeerCertificates::from_handshake(c.to_vec()));
-            Some((tls, TlsConnectInfo { remote_addr, peer }))
+            Some((
+                TlsConnection { stream: tls, slot },
+                TlsConnectInfo { remote_addr, peer },
+            ))
         });
     }
 }
 
 impl Listener for TlsListener {
-    type Io = TlsStream<TcpStream>;
+    type Io = TlsConnection;
     type Addr = TlsConnectInfo;
 
     async fn accept(&mut self) -> (Self::Io, Self::Addr) {
         loop {
-            let room = self.handshakes.len() < self.max_handshakes;
+            let room = self.handshakes.len() < self.max_handshakes && self.next_slot.is_some();
             let busy = !self.handshakes.is_empty();
+            let need_slot = self.next_slot.is_none();
             tokio::select! {
                 done = self.handshakes.join_next(), if busy => {
                     if let Some(Ok(Some((tls, info)))) = done {
                         return (tls, info);
                     }
                 }
+                // Never closed, so this always yields a permit.
+                slot = self.slots.clone().acquire_owned(), if need_slot => {
+                    self.next_slot = slot.ok();
+                }
                 accepted = self.tcp.accept(), if room => match accepted {
-                    Ok((tcp, remote)) => self.start_handshake(tcp, remote),
+                    Ok((tcp, remote)) => {
+                        if let Some(slot) = self.next_slot.take() {
+                            self.start_handshake(tcp, remote, slot);
+                        }
+                    }
                     Err(e) => {
                         // EMFILE and friends: back off instead of spinning.
                         tracing::warn!(error = %e, "accept failed");
