@@ -17,7 +17,8 @@
 //!     webhook TokenReview (--authentication-token-webhook-config-file, behind its own cache),
 //! )
 //! → system:authenticated group adder
-//! → fail-on-error union with anonymous (--anonymous-auth, default true)
+//! → fail-on-error union with anonymous (--anonymous-auth, default true; or the
+//!   --authentication-config file's `anonymous` section)
 //! ```
 //!
 //! `--api-audiences` defaults to the `--service-account-issuer` values, as in kube-apiserver.
@@ -31,7 +32,7 @@
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! let options = AuthenticationOptions {
 //!     token_auth_file: Some("/etc/kubernetes/tokens.csv".into()),
-//!     anonymous_auth: false,
+//!     anonymous_auth: Some(false),
 //!     ..AuthenticationOptions::default()
 //! };
 //! let built = options.build().expect("valid configuration");
@@ -67,7 +68,7 @@ pub const DEFAULT_RELOAD_INTERVAL: Duration = Duration::from_secs(1);
 ///
 /// ```
 /// let o = kube_authn::config::AuthenticationOptions::default();
-/// assert!(o.anonymous_auth); // kube-apiserver's default
+/// assert_eq!(o.anonymous_auth, None); // not set: anonymous requests allowed, as in kube-apiserver
 /// ```
 #[derive(Clone, Debug)]
 pub struct AuthenticationOptions {
@@ -91,8 +92,10 @@ pub struct AuthenticationOptions {
     /// are all empty ([`RequestHeaderConfig::default`]); kubeadm sets
     /// [`RequestHeaderConfig::standard`]'s names and `front-proxy-client`.
     pub requestheader: RequestHeaderConfig,
-    /// `--anonymous-auth` (default true).
-    pub anonymous_auth: bool,
+    /// `--anonymous-auth`; `None` when not set, which means true unless the
+    /// `--authentication-config` file has an `anonymous` section (that section and an
+    /// explicit flag together are an error, as in kube-apiserver).
+    pub anonymous_auth: Option<bool>,
     /// `--api-audiences`.
     pub api_audiences: Vec<String>,
     /// `--service-account-key-file` (repeatable): PEM public keys (or RSA / SEC1 EC private
@@ -143,7 +146,7 @@ impl Default for AuthenticationOptions {
             experimental_keystone_url: None,
             experimental_keystone_ca_file: None,
             requestheader: RequestHeaderConfig::default(),
-            anonymous_auth: true,
+            anonymous_auth: None,
             api_audiences: Vec::new(),
             service_account_key_files: Vec::new(),
             service_account_issuers: Vec::new(),
@@ -265,13 +268,21 @@ impl AuthenticationOptions {
             }
         }
         #[cfg(feature = "remote")]
-        let oidc = match self.oidc_authenticators(&api_audiences)? {
-            Some((router, running)) => {
-                builder = builder.token(router);
-                Some(running)
-            }
+        let authentication_config = match &self.authentication_config {
+            Some(path) => Some(std::fs::read(path).map_err(|e| {
+                ConfigError::new(format!("--authentication-config {}: {e}", path.display()))
+            })?),
             None => None,
         };
+        #[cfg(feature = "remote")]
+        let oidc =
+            match self.oidc_authenticators(&api_audiences, authentication_config.as_deref())? {
+                Some((router, running)) => {
+                    builder = builder.token(router);
+                    Some(running)
+                }
+                None => None,
+            };
         #[cfg(not(feature = "remote"))]
         if self.oidc.any_set() || self.authentication_config.is_some() {
             return Err(ConfigError::new(
@@ -284,8 +295,24 @@ impl AuthenticationOptions {
         if self.insecure_allow_any_token {
             builder = builder.token_arc(Arc::new(AnyToken::insecure_allow_any_token()));
         }
-        if self.anonymous_auth {
-            builder = builder.anonymous(Anonymous::new());
+        #[cfg(feature = "remote")]
+        let anonymous_from_file = match authentication_config.as_deref() {
+            Some(data) => crate::token::oidc::config::load_anonymous_configuration(data)?,
+            None => None,
+        };
+        #[cfg(not(feature = "remote"))]
+        let anonymous_from_file: Option<crate::chain::anonymous::AnonymousConfig> = None;
+        let anonymous = match (anonymous_from_file, self.anonymous_auth) {
+            (Some(_), Some(_)) => {
+                return Err(ConfigError::new(
+                    "anonymous: Forbidden: --anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file",
+                ));
+            }
+            (Some(from_file), None) => from_file.authenticator(),
+            (None, flag) => flag.unwrap_or(true).then(Anonymous::new),
+        };
+        if let Some(anonymous) = anonymous {
+            builder = builder.anonymous(anonymous);
         }
         Ok(Built {
             chain: builder.build(),
@@ -430,17 +457,16 @@ impl AuthenticationOptions {
     fn oidc_authenticators(
         &self,
         api_audiences: &Audiences,
+        authentication_config: Option<&[u8]>,
     ) -> Result<Option<(IssuerRouter, crate::token::oidc::remote::OidcAuthenticators)>, ConfigError>
     {
         use crate::token::oidc::discovery::DiscoveryOptions;
         use crate::token::oidc::remote::{jwt_configs, start};
-        let file = match &self.authentication_config {
-            Some(path) => Some(std::fs::read(path).map_err(|e| {
-                ConfigError::new(format!("--authentication-config {}: {e}", path.display()))
-            })?),
-            None => None,
-        };
-        let configs = jwt_configs(&self.oidc, file.as_deref(), &self.service_account_issuers)?;
+        let configs = jwt_configs(
+            &self.oidc,
+            authentication_config,
+            &self.service_account_issuers,
+        )?;
         if configs.is_empty() {
             return Ok(None);
         }
@@ -642,6 +668,108 @@ mod tests {
             }
             assert_eq!(built.requestheader_ca.unwrap().certificates().len(), 1);
             assert!(built.client_ca.is_none());
+        });
+    }
+
+    #[cfg(feature = "remote")]
+    #[test]
+    fn anonymous_from_the_authentication_configuration_file() {
+        // The file's `anonymous` section replaces --anonymous-auth (kube-apiserver's
+        // ToAuthenticationConfig): who is anonymous on which path, with no credentials.
+        const HEAD: &str =
+            "apiVersion: apiserver.config.k8s.io/v1\nkind: AuthenticationConfiguration\n";
+        let dir = tempfile::tempdir().unwrap();
+        let cases: Vec<(&str, &str, Option<bool>, Result<[bool; 2], &str>)> = vec![
+            // name, anonymous section, --anonymous-auth, anonymous on [/livez, /api]
+            (
+                "no section, flag unset: every path",
+                "",
+                None,
+                Ok([true, true]),
+            ),
+            (
+                "no section, flag false",
+                "",
+                Some(false),
+                Ok([false, false]),
+            ),
+            (
+                "disabled",
+                "anonymous:\n  enabled: false\n",
+                None,
+                Ok([false, false]),
+            ),
+            (
+                "enabled",
+                "anonymous:\n  enabled: true\n",
+                None,
+                Ok([true, true]),
+            ),
+            (
+                "enabled on /livez only",
+                "anonymous:\n  enabled: true\n  conditions:\n  - path: /livez\n",
+                None,
+                Ok([true, false]),
+            ),
+            (
+                "conditions while disabled",
+                "anonymous:\n  enabled: false\n  conditions:\n  - path: /livez\n",
+                None,
+                Err(
+                    "anonymous.conditions: Invalid value: []apiserver.AnonymousAuthCondition{apiserver.AnonymousAuthCondition{Path:\"/livez\"}}: enabled should be set to true when conditions are defined",
+                ),
+            ),
+            (
+                "section and flag together",
+                "anonymous:\n  enabled: true\n",
+                Some(true),
+                Err(
+                    "anonymous: Forbidden: --anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file",
+                ),
+            ),
+            (
+                "an unknown field in the section",
+                "anonymous:\n  enable: true\n",
+                None,
+                Err("anonymous: unknown field `enable`"),
+            ),
+        ];
+        runtime().block_on(async {
+            for (name, section, flag, want) in cases {
+                let file = dir.path().join("authn.yaml");
+                std::fs::write(&file, format!("{HEAD}{section}")).unwrap();
+                let options = AuthenticationOptions {
+                    authentication_config: Some(file),
+                    anonymous_auth: flag,
+                    ..AuthenticationOptions::default()
+                };
+                let built = match (options.build(), want) {
+                    (Ok(built), Ok(want)) => (built, want),
+                    (Err(e), Err(text)) => {
+                        assert!(e.to_string().contains(text), "{name}: {e}");
+                        continue;
+                    }
+                    (Ok(_), Err(text)) => panic!("{name}: built, want {text:?}"),
+                    (Err(e), Ok(_)) => panic!("{name}: {e}"),
+                };
+                let (built, want) = built;
+                for (path, anonymous) in ["/livez", "/api"].into_iter().zip(want) {
+                    let (parts, ()) = http::Request::get(format!("https://h{path}"))
+                        .body(())
+                        .unwrap()
+                        .into_parts();
+                    let got = built
+                        .chain
+                        .authenticate_request(&parts, &crate::authenticator::Context::default())
+                        .await
+                        .unwrap();
+                    assert_eq!(
+                        got.map(|r| r.user.name().to_owned()),
+                        anonymous.then(|| "system:anonymous".to_owned()),
+                        "{name}: {path}"
+                    );
+                }
+            }
         });
     }
 

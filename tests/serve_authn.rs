@@ -1405,6 +1405,64 @@ fn oidc_flags_and_authentication_config() {
 }
 
 #[test]
+fn anonymous_section_of_the_authentication_config() {
+    // `anonymous` in --authentication-config, instead of --anonymous-auth: anonymous requests
+    // only on /livez; everywhere else a request without credentials is refused.
+    let dir = tempfile::tempdir().unwrap();
+    let head = "apiVersion: apiserver.config.k8s.io/v1\nkind: AuthenticationConfiguration\n";
+    let file = dir.path().join("authn.yaml");
+    std::fs::write(
+        &file,
+        format!("{head}anonymous:\n  enabled: true\n  conditions:\n  - path: /livez\n"),
+    )
+    .unwrap();
+    let errors = dir.path().join("errors");
+    std::fs::create_dir(&errors).unwrap();
+    let conflict = errors.join("conflict.yaml");
+    std::fs::write(&conflict, format!("{head}anonymous:\n  enabled: false\n")).unwrap();
+    let invalid = errors.join("invalid.yaml");
+    std::fs::write(
+        &invalid,
+        format!("{head}anonymous:\n  conditions:\n  - path: /livez\n"),
+    )
+    .unwrap();
+    type Case = (&'static str, Vec<String>, &'static str);
+    let cases: Vec<Case> = vec![
+        (
+            "the section and --anonymous-auth",
+            vec![
+                format!("--authentication-config={}", conflict.display()),
+                "--anonymous-auth=true".into(),
+            ],
+            "anonymous: Forbidden: --anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file",
+        ),
+        (
+            "conditions without enabled",
+            vec![format!("--authentication-config={}", invalid.display())],
+            "enabled should be set to true when conditions are defined",
+        ),
+    ];
+    assert_startup_errors(&errors, &cases);
+
+    let args = [format!("--authentication-config={}", file.display())];
+    let server = Server::spawn(dir, &args);
+    let table = [
+        ("/livez", 200, "ok"),
+        ("/readyz", 401, ""),
+        ("/healthz", 401, ""),
+    ];
+    for (path, want_code, want_body) in table {
+        let (body, code, _) = server.curl(&[&server.url(path)]);
+        assert_eq!(code, want_code, "{path}: {body}");
+        if want_code == 200 {
+            assert_eq!(body, want_body, "{path}");
+        }
+    }
+    let (code, review) = whoami_curl(&server, &[]);
+    assert_eq!(code, 401, "{review}");
+}
+
+#[test]
 fn service_account_startup_errors() {
     let dir = tempfile::tempdir().unwrap();
     let key = dir.path().join("sa.pub");

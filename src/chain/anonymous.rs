@@ -106,6 +106,35 @@ impl Anonymous {
     }
 }
 
+/// The `anonymous` section of an `AuthenticationConfiguration` file (`--authentication-config`):
+/// whether anonymous requests are allowed at all, and on which paths (`conditions[].path`;
+/// none: every path). kube-apiserver takes it instead of `--anonymous-auth`, which may then not
+/// be set.
+///
+/// ```
+/// use kube_authn::chain::anonymous::AnonymousConfig;
+/// let c = AnonymousConfig { enabled: true, paths: vec!["/livez".into()] };
+/// assert!(c.authenticator().unwrap().allowed_paths().contains("/livez"));
+/// assert!(AnonymousConfig::default().authenticator().is_none()); // enabled: false
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AnonymousConfig {
+    /// `enabled`.
+    pub enabled: bool,
+    /// `conditions[].path`, in order.
+    pub paths: Vec<String>,
+}
+
+impl AnonymousConfig {
+    /// The authenticator it configures, or `None` when anonymous requests are disabled.
+    ///
+    /// See [`AnonymousConfig`] for an example.
+    pub fn authenticator(&self) -> Option<Anonymous> {
+        self.enabled
+            .then(|| Anonymous::with_paths(self.paths.iter().cloned()))
+    }
+}
+
 impl RequestAuthenticator for Anonymous {
     fn authenticate_request<'a>(&'a self, req: &'a Parts, ctx: &'a Context) -> AuthFuture<'a> {
         if !self.path_allowed(req.uri.path()) {

@@ -165,9 +165,10 @@ pub struct ServeArgs {
     /// Enables anonymous requests to the secure port of the API server. Requests that are not
     /// rejected by another authentication method are treated as anonymous requests. Anonymous
     /// requests have a username of system:anonymous, and a group name of system:unauthenticated.
-    #[arg(long = "anonymous-auth", value_name = "BOOL", default_value = "true",
+    /// (default true; not with an anonymous section in --authentication-config)
+    #[arg(long = "anonymous-auth", value_name = "BOOL",
           num_args = 0..=1, require_equals = true, default_missing_value = "true", value_parser = go_bool)]
-    pub anonymous_auth: bool,
+    pub anonymous_auth: Option<bool>,
 
     /// Identifiers of the API. The service account token authenticator will validate that
     /// tokens used against the API are bound to at least one of these audiences.
@@ -406,7 +407,8 @@ mod tests {
     #[test]
     fn flags_match_kube_apiserver_defaults_and_syntax() {
         let d = parse(&[]).unwrap();
-        assert!(d.anonymous_auth);
+        assert_eq!(d.anonymous_auth, None); // not set: true, unless the config file says
+
         assert_eq!(d.secure_port, 6443);
         assert_eq!(d.bind_address.to_string(), "0.0.0.0");
         assert_eq!(d.cert_dir, PathBuf::from("/var/run/kubernetes"));
@@ -428,7 +430,7 @@ mod tests {
             (&["--anonymous-auth=t"], true),
         ];
         for (args, want) in cases {
-            assert_eq!(parse(args).unwrap().anonymous_auth, want, "{args:?}");
+            assert_eq!(parse(args).unwrap().anonymous_auth, Some(want), "{args:?}");
         }
         assert!(parse(&["--anonymous-auth=maybe"]).is_err());
 

@@ -299,7 +299,47 @@ struct FileConfig {
     #[serde(default)]
     jwt: Vec<FileJwt>,
     #[serde(default)]
-    anonymous: Option<serde_yaml_ng::Value>,
+    anonymous: Option<FileAnonymous>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileAnonymous {
+    #[serde(default)]
+    enabled: bool,
+    #[serde(default)]
+    conditions: Vec<FileAnonymousCondition>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileAnonymousCondition {
+    #[serde(default)]
+    path: String,
+}
+
+impl FileAnonymous {
+    /// Kubernetes' rule for the section (`ValidateAuthenticationConfiguration`), with its text
+    /// (the value as Go's `%#v` prints it).
+    fn validate(&self) -> Option<String> {
+        if self.enabled || self.conditions.is_empty() {
+            return None;
+        }
+        let conditions: Vec<String> = self
+            .conditions
+            .iter()
+            .map(|c| {
+                format!(
+                    "apiserver.AnonymousAuthCondition{{Path:{}}}",
+                    go_quote(&c.path)
+                )
+            })
+            .collect();
+        Some(format!(
+            "anonymous.conditions: Invalid value: []apiserver.AnonymousAuthCondition{{{}}}: enabled should be set to true when conditions are defined",
+            conditions.join(", ")
+        ))
+    }
 }
 
 #[derive(serde::Deserialize)]
@@ -444,32 +484,11 @@ pub fn load_authentication_configuration(
     data: &[u8],
     disallowed_issuers: &[String],
 ) -> Result<Vec<JwtAuthenticatorConfig>, ConfigError> {
-    if data.len() > 1024 * 1024 {
-        return Err(ConfigError::new(
-            "authentication configuration file too large",
-        ));
-    }
-    let file: FileConfig = serde_yaml_ng::from_slice(data).map_err(|e| {
-        ConfigError::new(format!(
-            "failed to decode authentication configuration: {e}"
-        ))
-    })?;
-    if file.kind != "AuthenticationConfiguration"
-        || !matches!(
-            file.api_version.as_str(),
-            "apiserver.config.k8s.io/v1"
-                | "apiserver.config.k8s.io/v1beta1"
-                | "apiserver.config.k8s.io/v1alpha1"
-        )
-    {
-        return Err(ConfigError::new(format!(
-            "no kind {} is registered for version {}",
-            go_quote(&file.kind),
-            go_quote(&file.api_version)
-        )));
-    }
-    let _ = &file.anonymous; // handled by the anonymous authenticator's configuration
+    let file = decode_authentication_configuration(data)?;
     let mut errs = Vec::new();
+    // The section itself configures the anonymous authenticator
+    // (`load_anonymous_configuration`); its errors are reported with the rest of the file's.
+    errs.extend(file.anonymous.as_ref().and_then(FileAnonymous::validate));
     if file.jwt.len() > MAX_JWT_AUTHENTICATORS {
         errs.push(format!(
             "jwt: Too many: {}: must have at most {MAX_JWT_AUTHENTICATORS} items",
@@ -602,4 +621,61 @@ pub fn load_authentication_configuration(
         1 => Err(ConfigError::new(errs.remove(0))),
         _ => Err(ConfigError::new(format!("[{}]", errs.join(", ")))),
     }
+}
+
+/// Decodes an `AuthenticationConfiguration` file (size cap, strict fields, kind and version).
+fn decode_authentication_configuration(data: &[u8]) -> Result<FileConfig, ConfigError> {
+    if data.len() > 1024 * 1024 {
+        return Err(ConfigError::new(
+            "authentication configuration file too large",
+        ));
+    }
+    let file: FileConfig = serde_yaml_ng::from_slice(data).map_err(|e| {
+        ConfigError::new(format!(
+            "failed to decode authentication configuration: {e}"
+        ))
+    })?;
+    if file.kind != "AuthenticationConfiguration"
+        || !matches!(
+            file.api_version.as_str(),
+            "apiserver.config.k8s.io/v1"
+                | "apiserver.config.k8s.io/v1beta1"
+                | "apiserver.config.k8s.io/v1alpha1"
+        )
+    {
+        return Err(ConfigError::new(format!(
+            "no kind {} is registered for version {}",
+            go_quote(&file.kind),
+            go_quote(&file.api_version)
+        )));
+    }
+    Ok(file)
+}
+
+/// The `anonymous` section of an `AuthenticationConfiguration` file (`--authentication-config`),
+/// if it has one, validated as Kubernetes does (`conditions` need `enabled: true`). The rest of
+/// the file is decoded as strictly as by [`load_authentication_configuration`] but not
+/// validated here.
+///
+/// ```
+/// use kube_authn::token::oidc::config::load_anonymous_configuration;
+/// let yaml = "apiVersion: apiserver.config.k8s.io/v1\nkind: AuthenticationConfiguration\nanonymous:\n  enabled: true\n  conditions:\n  - path: /livez\n";
+/// let anon = load_anonymous_configuration(yaml.as_bytes()).unwrap().unwrap();
+/// assert_eq!((anon.enabled, anon.paths), (true, vec!["/livez".to_owned()]));
+/// let none = "apiVersion: apiserver.config.k8s.io/v1\nkind: AuthenticationConfiguration\n";
+/// assert!(load_anonymous_configuration(none.as_bytes()).unwrap().is_none());
+/// ```
+pub fn load_anonymous_configuration(
+    data: &[u8],
+) -> Result<Option<crate::chain::anonymous::AnonymousConfig>, ConfigError> {
+    let Some(anonymous) = decode_authentication_configuration(data)?.anonymous else {
+        return Ok(None);
+    };
+    if let Some(e) = anonymous.validate() {
+        return Err(ConfigError::new(e));
+    }
+    Ok(Some(crate::chain::anonymous::AnonymousConfig {
+        enabled: anonymous.enabled,
+        paths: anonymous.conditions.into_iter().map(|c| c.path).collect(),
+    }))
 }
