@@ -357,18 +357,26 @@ async fn tls_client(
         .await
 }
 
-/// Starts a [`TlsServer`] answering "ok" to everything, configured by `f`.
-async fn start_plain_server(
-    s: &Setup,
-    f: impl FnOnce(TlsServer) -> TlsServer,
-) -> (std::net::SocketAddr, tokio::sync::oneshot::Sender<()>) {
+/// Serves `app` with `server` on a free 127.0.0.1 port, until the returned sender is used or
+/// dropped.
+async fn serve_on_free_port<S, B>(
+    server: TlsServer,
+    app: S,
+) -> (std::net::SocketAddr, tokio::sync::oneshot::Sender<()>)
+where
+    S: tower::Service<http::Request<hyper::body::Incoming>, Response = http::Response<B>>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+    S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    B: http_body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
     let tcp = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = tcp.local_addr().unwrap();
-    let server = f(TlsServer::new(s.config.clone()));
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let app = tower::service_fn(|_req: http::Request<hyper::body::Incoming>| async {
-        Ok::<_, Infallible>(http::Response::new(String::from("ok")))
-    });
     tokio::spawn(async move {
         server
             .serve(tcp, app, async {
@@ -377,6 +385,17 @@ async fn start_plain_server(
             .await
     });
     (addr, stop)
+}
+
+/// Starts a [`TlsServer`] answering "ok" to everything, configured by `f`.
+async fn start_plain_server(
+    s: &Setup,
+    f: impl FnOnce(TlsServer) -> TlsServer,
+) -> (std::net::SocketAddr, tokio::sync::oneshot::Sender<()>) {
+    let app = tower::service_fn(|_req: http::Request<hyper::body::Incoming>| async {
+        Ok::<_, Infallible>(http::Response::new(String::from("ok")))
+    });
+    serve_on_free_port(f(TlsServer::new(s.config.clone())), app).await
 }
 
 #[tokio::test]
@@ -457,24 +476,14 @@ impl http_body::Body for SlowBody {
 /// Starts a [`TlsServer`] with a 400 ms idle timeout: `/` answers at once, `/slow` streams
 /// for 1.2 s (three idle timeouts).
 async fn start_idle_server(s: &Setup) -> (std::net::SocketAddr, tokio::sync::oneshot::Sender<()>) {
-    let tcp = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = tcp.local_addr().unwrap();
     let server = TlsServer::new(s.config.clone()).idle_timeout(Duration::from_millis(400));
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let app = tower::service_fn(|req: http::Request<hyper::body::Incoming>| async move {
         let wait = (req.uri().path() == "/slow")
             .then(|| Box::pin(tokio::time::sleep(Duration::from_millis(1200))));
         let step = if wait.is_some() { 0 } else { 1 };
         Ok::<_, Infallible>(http::Response::new(SlowBody { wait, step }))
     });
-    tokio::spawn(async move {
-        server
-            .serve(tcp, app, async {
-                let _ = stopped.await;
-            })
-            .await
-    });
-    (addr, stop)
+    serve_on_free_port(server, app).await
 }
 
 #[tokio::test]
