@@ -288,11 +288,12 @@ pub struct SelfSubjectReviewStatus {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Status {
-    /// `Status`.
-    #[serde(default)]
+    /// `Status` (empty only in kube-apiserver's 504 from its timeout filter, which leaves out
+    /// the type; empty is not written).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub kind: String,
-    /// `v1`.
-    #[serde(default)]
+    /// `v1` (see `kind`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub api_version: String,
     /// Always empty when we write it; absent in what some servers write.
     #[serde(default)]
@@ -306,9 +307,35 @@ pub struct Status {
     /// Machine-readable reason (`Unauthorized`, `BadRequest`, …).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub reason: String,
+    /// What the failure is about; kube-apiserver sends it (possibly empty, `{}`) with some
+    /// reasons (`Forbidden`, `NotFound`, `MethodNotAllowed`, `Timeout`) and not with others.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<StatusDetails>,
     /// HTTP status code.
     #[serde(default)]
     pub code: u16,
+}
+
+/// `metav1.StatusDetails`, the part this crate uses: empty fields are left out, as in Go.
+///
+/// ```
+/// use kube_authn::api::StatusDetails;
+/// let d = StatusDetails { group: "authentication.k8s.io".into(), kind: "tokenreviews".into(), ..Default::default() };
+/// assert_eq!(serde_json::to_string(&d).unwrap(), r#"{"group":"authentication.k8s.io","kind":"tokenreviews"}"#);
+/// assert_eq!(serde_json::to_string(&StatusDetails::default()).unwrap(), "{}");
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusDetails {
+    /// The name of the object concerned.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    /// Its API group.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub group: String,
+    /// Its kind (for authorization failures, the resource: `tokenreviews`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub kind: String,
 }
 
 impl Status {
@@ -326,8 +353,22 @@ impl Status {
             status: "Failure".into(),
             message: message.into(),
             reason: reason.into(),
+            details: None,
             code,
         }
+    }
+
+    /// The same status with `details`.
+    ///
+    /// ```
+    /// use kube_authn::api::{Status, StatusDetails};
+    /// let s = Status::failure(404, "NotFound", "the server could not find the requested resource")
+    ///     .with_details(StatusDetails::default());
+    /// assert!(serde_json::to_string(&s).unwrap().ends_with(r#""reason":"NotFound","details":{},"code":404}"#));
+    /// ```
+    pub fn with_details(mut self, details: StatusDetails) -> Self {
+        self.details = Some(details);
+        self
     }
 }
 

@@ -679,8 +679,14 @@ mod tests {
         const HEAD: &str =
             "apiVersion: apiserver.config.k8s.io/v1\nkind: AuthenticationConfiguration\n";
         let dir = tempfile::tempdir().unwrap();
-        let cases: Vec<(&str, &str, Option<bool>, Result<[bool; 2], &str>)> = vec![
-            // name, anonymous section, --anonymous-auth, anonymous on [/livez, /api]
+        /// Name, anonymous section, --anonymous-auth, anonymous on [/livez, /api] (or the error).
+        type Case = (
+            &'static str,
+            &'static str,
+            Option<bool>,
+            Result<[bool; 2], &'static str>,
+        );
+        let cases: Vec<Case> = vec![
             (
                 "no section, flag unset: every path",
                 "",

@@ -328,6 +328,12 @@ async fn token_review_semantics_over_reqwest() {
         assert_eq!(got["kind"], "Status", "{name}");
         assert_eq!(got["message"], want_message, "{name}");
         assert_eq!(got["code"], want_code, "{name}");
+        // kube-apiserver's NewForbidden names the resource; NewBadRequest has no details.
+        let want_details = match want_code {
+            403 => json!({"group": "authentication.k8s.io", "kind": "tokenreviews"}),
+            _ => Value::Null,
+        };
+        assert_eq!(got["details"], want_details, "{name}");
     }
     // Bodies that are not JSON, too large, or sent with the wrong method.
     let url = server.url("/apis/authentication.k8s.io/v1/tokenreviews");
@@ -354,6 +360,10 @@ async fn token_review_semantics_over_reqwest() {
         .await
         .unwrap();
     assert_eq!(resp.status(), 405);
+    assert_eq!(
+        resp.text().await.unwrap(),
+        "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"the server does not allow this method on the requested resource\",\"reason\":\"MethodNotAllowed\",\"details\":{},\"code\":405}\n"
+    );
     let resp = client
         .get(server.url("/nope"))
         .bearer_auth(ADMIN_TOKEN)
@@ -361,6 +371,10 @@ async fn token_review_semantics_over_reqwest() {
         .await
         .unwrap();
     assert_eq!(resp.status(), 404);
+    assert_eq!(
+        resp.text().await.unwrap(),
+        "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"the server could not find the requested resource\",\"reason\":\"NotFound\",\"details\":{},\"code\":404}\n"
+    );
 }
 
 #[test]
@@ -751,12 +765,19 @@ async fn a_body_that_stops_arriving_gets_504_after_the_request_timeout() {
     }
     let text = String::from_utf8_lossy(&response);
     assert!(text.starts_with("HTTP/1.1 504"), "{text}");
+    // kube-apiserver's timeout filter encodes `NewTimeoutError`'s Status as it is: no kind or
+    // apiVersion, `details: {}`, and Go sniffs the content type.
+    let (head, body) = text.split_once("\r\n\r\n").unwrap();
     assert!(
-        text.contains(r#""reason":"Timeout","#)
-            && text.contains(
-                "Timeout: request did not complete within requested timeout - context deadline exceeded"
-            ),
-        "{text}"
+        head.to_ascii_lowercase()
+            .contains("content-type: text/plain; charset=utf-8"),
+        "{head}"
+    );
+    assert!(
+        body.ends_with(
+            "{\"metadata\":{},\"status\":\"Failure\",\"message\":\"Timeout: request did not complete within requested timeout - context deadline exceeded\",\"reason\":\"Timeout\",\"details\":{},\"code\":504}\n"
+        ),
+        "{body}"
     );
     assert!(
         started.elapsed() >= Duration::from_millis(900),

@@ -20,7 +20,9 @@ use bytes::Bytes;
 use http::header::CONTENT_TYPE;
 use http::{HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::{BodyExt, Full, Limited};
-use kube_authn::api::{SelfSubjectReview, Status, TokenReview, UserInfo as ApiUserInfo};
+use kube_authn::api::{
+    SelfSubjectReview, Status, StatusDetails, TokenReview, UserInfo as ApiUserInfo,
+};
 use kube_authn::chain::Chain;
 use kube_authn::middleware::{Authenticated, wants_pretty};
 use kube_authn::user::{SYSTEM_PRIVILEGED_GROUP, UserInfo};
@@ -81,6 +83,42 @@ fn status(
     )
 }
 
+/// A `Status` with `details`, for the reasons kube-apiserver sends them with (its error
+/// constructors fill them: `{}` when there is no object, group and kind for a resource).
+fn status_with_details(
+    code: StatusCode,
+    reason: &str,
+    message: impl Into<String>,
+    details: StatusDetails,
+    pretty: bool,
+) -> Response<Full<Bytes>> {
+    json_response(
+        code,
+        &Status::failure(code.as_u16(), reason, message).with_details(details),
+        pretty,
+    )
+}
+
+/// kube-apiserver's 504 from its timeout filter, byte for byte: the `Status` without its type
+/// (`NewTimeoutError` sets none, and the filter encodes it as it is), with `details: {}`, and the
+/// content type Go's server sniffs from the body.
+fn request_timeout() -> Response<Full<Bytes>> {
+    let mut timeout = Status::failure(
+        504,
+        "Timeout",
+        "Timeout: request did not complete within requested timeout - context deadline exceeded",
+    )
+    .with_details(StatusDetails::default());
+    timeout.kind.clear();
+    timeout.api_version.clear();
+    let mut response = json_response(StatusCode::GATEWAY_TIMEOUT, &timeout, false);
+    response.headers_mut().insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    response
+}
+
 fn text(code: StatusCode, body: &'static str) -> Response<Full<Bytes>> {
     let mut response = Response::new(Full::new(Bytes::from_static(body.as_bytes())));
     *response.status_mut() = code;
@@ -92,13 +130,18 @@ fn text(code: StatusCode, body: &'static str) -> Response<Full<Bytes>> {
 }
 
 fn forbidden(user: &UserInfo, resource: &str, pretty: bool) -> Response<Full<Bytes>> {
-    status(
+    status_with_details(
         StatusCode::FORBIDDEN,
         "Forbidden",
         format!(
             "{resource}.authentication.k8s.io is forbidden: User \"{}\" cannot create resource \"{resource}\" in API group \"authentication.k8s.io\" at the cluster scope",
             user.name()
         ),
+        StatusDetails {
+            group: "authentication.k8s.io".into(),
+            kind: resource.into(),
+            ..StatusDetails::default()
+        },
         pretty,
     )
 }
@@ -189,12 +232,7 @@ where
     let Ok(collected) =
         tokio::time::timeout(timeout, Limited::new(body, MAX_BODY_BYTES).collect()).await
     else {
-        return Err(status(
-            StatusCode::GATEWAY_TIMEOUT,
-            "Timeout",
-            "Timeout: request did not complete within requested timeout - context deadline exceeded",
-            false,
-        ));
+        return Err(request_timeout());
     };
     match collected {
         Ok(collected) => Ok(collected.to_bytes()),
@@ -289,13 +327,14 @@ impl App {
                     );
                     response
                 }
-                _ => status(
+                _ => status_with_details(
                     StatusCode::FORBIDDEN,
                     "Forbidden",
                     format!(
                         "forbidden: User \"{}\" cannot get path \"/metrics\"",
                         user.as_deref().map_or("system:anonymous", UserInfo::name)
                     ),
+                    StatusDetails::default(),
                     pretty,
                 ),
             },
@@ -313,16 +352,18 @@ impl App {
                 | "/apis/authentication.k8s.io/v1/tokenreviews"
                 | "/apis/authentication.k8s.io/v1beta1/tokenreviews",
                 _,
-            ) => status(
+            ) => status_with_details(
                 StatusCode::METHOD_NOT_ALLOWED,
                 "MethodNotAllowed",
                 "the server does not allow this method on the requested resource",
+                StatusDetails::default(),
                 pretty,
             ),
-            _ => status(
+            _ => status_with_details(
                 StatusCode::NOT_FOUND,
                 "NotFound",
                 "the server could not find the requested resource",
+                StatusDetails::default(),
                 pretty,
             ),
         }
