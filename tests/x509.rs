@@ -1067,3 +1067,81 @@ async fn request_policy_still_checks_proof_of_possession() {
     );
     server.stop().await;
 }
+
+#[test]
+fn a_clone_with_another_key_usage_or_clock_does_not_reuse_the_cached_result() {
+    // The per-connection cache is keyed by the authenticator: a clone configured otherwise
+    // (key usage, clock) is another authenticator and must verify for itself.
+    let pki = Pki::new();
+    let root = pki.ca("root", Key::P256);
+    let server = pki.issue(
+        "server-only",
+        Spec {
+            subj: "/O=My Org/CN=127.0.0.1",
+            issuer: Some(&root),
+            ext: "extendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE",
+            serial: 9,
+            ..Spec::default()
+        },
+    );
+    let client = X509Authenticator::new(bundle(&[&root])).with_histogram(None);
+    let for_servers = client.clone().with_key_usage(KeyUsage::ServerAuth);
+    let p = peer(&[&server]);
+    assert!(matches!(outcome(&for_servers, &p), Ok(Some(_))));
+    assert!(
+        outcome(&client, &p)
+            .unwrap_err()
+            .ends_with("x509: certificate specifies an incompatible key usage"),
+        "a clientAuth authenticator accepted a serverAuth-only certificate from the cache"
+    );
+
+    // The same for the clock: a clone that lives 11 years later sees an expired certificate.
+    let leaf = pki.leaf("alice", "/CN=alice", &root);
+    let p = peer(&[&leaf]);
+    let today = X509Authenticator::new(bundle(&[&root])).with_histogram(None);
+    let later = today.clone().with_clock(clock_at(now() + 11 * YEAR));
+    assert!(matches!(outcome(&today, &p), Ok(Some(_))));
+    assert!(outcome(&later, &p).unwrap_err().contains("is after"));
+}
+
+#[test]
+fn a_pinned_leaf_with_an_unknown_critical_extension_is_refused() {
+    // Go's Verify checks the leaf itself (isValid: unhandled critical extensions) before it
+    // takes a leaf that is in the roots as a chain of one.
+    let pki = Pki::new();
+    let pinned = pki.issue(
+        "pinned",
+        Spec {
+            subj: "/CN=pinned",
+            ext: "basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n1.2.3.4=critical,ASN1:UTF8String:x",
+            serial: 11,
+            ..Spec::default()
+        },
+    );
+    let plain = pki.issue(
+        "pinned-plain",
+        Spec {
+            subj: "/CN=pinned-plain",
+            ext: "basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth",
+            serial: 12,
+            ..Spec::default()
+        },
+    );
+    let auth = X509Authenticator::new(bundle(&[&pinned, &plain])).with_histogram(None);
+    type Case<'a> = (&'a str, &'a Issued, Result<&'a str, &'a str>);
+    let cases: [Case<'_>; 2] = [
+        ("pinned, no critical extension", &plain, Ok("pinned-plain")),
+        (
+            "pinned, unknown critical extension",
+            &pinned,
+            Err("x509: unhandled critical extension"),
+        ),
+    ];
+    for (name, cert, want) in cases {
+        match (outcome(&auth, &peer(&[cert])), want) {
+            (Ok(Some(got)), Ok(user)) => assert_eq!(got.name, user, "{name}"),
+            (Err(e), Err(text)) => assert!(e.ends_with(text), "{name}: {e}"),
+            (got, want) => panic!("{name}: got {got:?}, want {want:?}"),
+        }
+    }
+}

@@ -277,6 +277,9 @@ impl FrontProxy {
     /// ```
     pub fn with_clock(mut self, clock: Clock) -> Self {
         self.clock = Some(clock);
+        // A new owner for the per-connection cache: a clone with another clock must not reuse
+        // this one's results.
+        self.id = x509::next_id();
         self
     }
 

@@ -238,6 +238,9 @@ impl X509Authenticator {
     /// ```
     pub fn with_clock(mut self, clock: Clock) -> Self {
         self.clock = Some(clock);
+        // A new owner for the per-connection cache: a clone configured otherwise must not
+        // reuse this one's results.
+        self.id = next_id();
         self
     }
 
@@ -250,6 +253,8 @@ impl X509Authenticator {
     /// ```
     pub fn with_key_usage(mut self, usage: KeyUsage) -> Self {
         self.usage = usage;
+        // As in `with_clock`: the cached outcome depends on the usage.
+        self.id = next_id();
         self
     }
 
