@@ -690,6 +690,113 @@ mod tests {
         }
     }
 
+    /// Go webhooks built on `k8s.io/api` types without `omitempty` send `null` for unset
+    /// slices and maps (and some send it for strings); Go's encoding/json leaves the zero value.
+    #[test]
+    fn null_fields_decode_as_go_zero_values() {
+        struct Case {
+            name: &'static str,
+            body: &'static str,
+            user: &'static str,
+            uid: &'static str,
+            groups: &'static [&'static str],
+            extra: &'static [(&'static str, &'static [&'static str])],
+            auds: &'static [&'static str],
+        }
+        let cases: &[Case] = &[
+            Case {
+                name: "review finding: groups and extra null",
+                body: r#"{"status":{"authenticated":true,"user":{"username":"a","groups":null,"extra":null}}}"#,
+                user: "a",
+                uid: "",
+                groups: &[],
+                extra: &[],
+                auds: &[],
+            },
+            Case {
+                name: "null username",
+                body: r#"{"status":{"authenticated":true,"user":{"username":null,"uid":"u1","groups":["g"]}}}"#,
+                user: "",
+                uid: "u1",
+                groups: &["g"],
+                extra: &[],
+                auds: &[],
+            },
+            Case {
+                name: "null uid",
+                body: r#"{"status":{"authenticated":true,"user":{"username":"b","uid":null}}}"#,
+                user: "b",
+                uid: "",
+                groups: &[],
+                extra: &[],
+                auds: &[],
+            },
+            Case {
+                name: "null extra value list",
+                body: r#"{"status":{"authenticated":true,"user":{"username":"c","extra":{"k":null,"scopes":["s"]}}}}"#,
+                user: "c",
+                uid: "",
+                groups: &[],
+                extra: &[("k", &[]), ("scopes", &["s"])],
+                auds: &[],
+            },
+            Case {
+                name: "null status audiences and error",
+                body: r#"{"status":{"authenticated":true,"user":{"username":"d"},"audiences":null,"error":null}}"#,
+                user: "d",
+                uid: "",
+                groups: &[],
+                extra: &[],
+                auds: &[],
+            },
+            Case {
+                name: "everything a Go v1 TokenReview without omitempty sends",
+                body: r#"{"apiVersion":null,"kind":null,"metadata":null,"spec":{"token":null,"audiences":null},"status":{"authenticated":true,"user":{"username":"e","uid":null,"groups":null,"extra":null},"audiences":["api"],"error":null}}"#,
+                user: "e",
+                uid: "",
+                groups: &[],
+                extra: &[],
+                auds: &["api"],
+            },
+        ];
+        for Case {
+            name,
+            body,
+            user,
+            uid,
+            groups,
+            extra,
+            auds,
+        } in cases
+        {
+            let status = parse_response(body.as_bytes()).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(status.authenticated, "{name}");
+            assert!(status.error.is_empty(), "{name}");
+            assert_eq!(status.audiences, *auds, "{name}");
+            let id = status.user.to_identity();
+            assert_eq!(id.name(), *user, "{name}");
+            assert_eq!(id.uid(), *uid, "{name}");
+            assert_eq!(id.groups().collect::<Vec<_>>(), *groups, "{name}");
+            let got: Vec<(String, Vec<String>)> = id
+                .extra()
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect();
+            let want: Vec<(String, Vec<String>)> = extra
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.iter().map(|s| s.to_string()).collect()))
+                .collect();
+            assert_eq!(got, want, "{name}");
+        }
+        // `null` for a whole object is Go's zero value too; an unauthenticated review.
+        let status = parse_response(br#"{"status":{"authenticated":null,"user":null}}"#).unwrap();
+        assert_eq!(status, crate::api::TokenReviewStatus::default());
+        let status = parse_response(br#"{"status":null}"#).unwrap();
+        assert_eq!(status, crate::api::TokenReviewStatus::default());
+        // A wrong type is still an error, not a zero value.
+        assert!(parse_response(br#"{"status":{"user":{"groups":"g"}}}"#).is_err());
+    }
+
     #[test]
     fn jitter_stays_within_bounds() {
         for _ in 0..100 {
