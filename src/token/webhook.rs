@@ -140,11 +140,15 @@ impl Default for Backoff {
 }
 
 impl Backoff {
-    /// Rejects zero steps (k8s' message).
+    /// Rejects zero steps (k8s' message), and a `factor` or `jitter` that is not a finite
+    /// number >= 0 (k8s does not check them; Go's float-to-duration conversion does not panic,
+    /// Rust's does, and such a value is a mistake either way).
     ///
     /// ```
     /// let b = kube_authn::token::webhook::Backoff { steps: 0, ..Default::default() };
     /// assert_eq!(b.validate().unwrap_err().to_string(), "number of webhook retry attempts must be greater than 0, but is: 0");
+    /// let b = kube_authn::token::webhook::Backoff { factor: f64::INFINITY, ..Default::default() };
+    /// assert!(b.validate().is_err());
     /// ```
     pub fn validate(&self) -> Result<(), ConfigError> {
         if self.steps == 0 {
@@ -152,6 +156,13 @@ impl Backoff {
                 "number of webhook retry attempts must be greater than 0, but is: {}",
                 self.steps
             )));
+        }
+        for (what, v) in [("factor", self.factor), ("jitter", self.jitter)] {
+            if !v.is_finite() || v < 0.0 {
+                return Err(ConfigError::new(format!(
+                    "webhook retry backoff {what} must be a finite number >= 0, but is: {v}"
+                )));
+            }
         }
         Ok(())
     }
@@ -413,7 +424,7 @@ impl WebhookTokenAuthenticator {
                         wait = wait.max(ra);
                     }
                     self.opts.sleeper.sleep(wait).await;
-                    delay = delay.mul_f64(b.factor.max(1.0));
+                    delay = grow(delay, b.factor);
                 }
             }
         }
@@ -534,7 +545,8 @@ impl ClassifyStr for serde_json::Error {
 }
 
 fn jittered(d: Duration, jitter: f64) -> Duration {
-    if jitter <= 0.0 {
+    // No jitter unless jitter > 0 (k8s); NaN included.
+    if jitter.is_nan() || jitter <= 0.0 {
         return d;
     }
     let mut b = [0u8; 4];
@@ -543,7 +555,25 @@ fn jittered(d: Duration, jitter: f64) -> Duration {
     } else {
         0.5
     };
-    d + d.mul_f64(jitter * r)
+    d.saturating_add(scale(d, jitter * r))
+}
+
+/// The next delay (k8s `wait.Backoff.Step`; the delay never shrinks here).
+fn grow(d: Duration, factor: f64) -> Duration {
+    if factor.is_nan() || factor <= 1.0 {
+        return d;
+    }
+    scale(d, factor).max(d)
+}
+
+/// `d × f` without `Duration::mul_f64`'s panics: saturates at [`Duration::MAX`]; a NaN,
+/// negative or zero product is zero.
+fn scale(d: Duration, f: f64) -> Duration {
+    let secs = d.as_secs_f64() * f;
+    if secs.is_nan() || secs <= 0.0 {
+        return Duration::ZERO;
+    }
+    Duration::try_from_secs_f64(secs).unwrap_or(Duration::MAX)
 }
 
 async fn read_capped(resp: reqwest::Response, max: usize) -> Result<Vec<u8>, AttemptError> {
@@ -795,6 +825,98 @@ mod tests {
         assert_eq!(status, crate::api::TokenReviewStatus::default());
         // A wrong type is still an error, not a zero value.
         assert!(parse_response(br#"{"status":{"user":{"groups":"g"}}}"#).is_err());
+    }
+
+    #[test]
+    fn backoff_validation_rejects_non_finite_and_negative_values() {
+        let inf = f64::INFINITY;
+        // (name, factor, jitter, accepted)
+        let cases: &[(&str, f64, f64, bool)] = &[
+            ("default", 1.5, 0.2, true),
+            (
+                "no growth, no jitter (k8s: factor 0 is no growth)",
+                0.0,
+                0.0,
+                true,
+            ),
+            ("huge but finite", f64::MAX, f64::MAX, true),
+            ("factor +inf", inf, 0.2, false),
+            ("factor -inf", -inf, 0.2, false),
+            ("factor NaN", f64::NAN, 0.2, false),
+            ("factor negative", -1.5, 0.2, false),
+            ("jitter +inf", 1.5, inf, false),
+            ("jitter NaN", 1.5, f64::NAN, false),
+            ("jitter negative", 1.5, -0.2, false),
+        ];
+        for &(name, factor, jitter, ok) in cases {
+            let b = Backoff {
+                factor,
+                jitter,
+                ..Backoff::default()
+            };
+            assert_eq!(b.validate().is_ok(), ok, "{name}: {:?}", b.validate());
+        }
+        let e = Backoff {
+            factor: inf,
+            ..Backoff::default()
+        }
+        .validate()
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "webhook retry backoff factor must be a finite number >= 0, but is: inf"
+        );
+        let e = Backoff {
+            jitter: f64::NAN,
+            ..Backoff::default()
+        }
+        .validate()
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "webhook retry backoff jitter must be a finite number >= 0, but is: NaN"
+        );
+    }
+
+    /// The delay arithmetic saturates instead of panicking (`Duration::mul_f64` and `+` panic
+    /// on overflow, a negative or a NaN), whatever an API caller put in `Backoff`.
+    #[test]
+    fn backoff_arithmetic_never_panics() {
+        let delays = [
+            Duration::ZERO,
+            Duration::from_nanos(1),
+            Duration::from_millis(500),
+            Duration::from_secs(u64::MAX / 2),
+            Duration::MAX,
+        ];
+        let values = [
+            0.0,
+            -0.0,
+            f64::MIN_POSITIVE,
+            0.2,
+            1.5,
+            1e300,
+            f64::MAX,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            -1.5,
+        ];
+        for d in delays {
+            for v in values {
+                let g = grow(d, v);
+                assert!(g >= d, "grow({d:?}, {v}) = {g:?} shrank");
+                let j = jittered(d, v);
+                assert!(j >= d, "jittered({d:?}, {v}) = {j:?} shrank");
+            }
+        }
+        assert_eq!(grow(Duration::MAX, 1.5), Duration::MAX);
+        assert_eq!(grow(Duration::from_secs(1), f64::INFINITY), Duration::MAX);
+        assert_eq!(grow(Duration::from_secs(2), 1.5), Duration::from_secs(3));
+        assert_eq!(
+            jittered(Duration::from_secs(1), f64::NAN),
+            Duration::from_secs(1)
+        );
     }
 
     #[test]
