@@ -961,3 +961,38 @@ async fn explicit_proxy_is_used() {
             .is_some()
     );
 }
+
+/// A password in the server URL (`https://u:pw@host/`, which reqwest sends as Basic
+/// credentials) never reaches an error or log: it is shown as `u:***@`, as Go's net/http does
+/// (`stripPassword`). Nothing listens on port 1, so the dial fails and the URL is reported.
+#[tokio::test]
+async fn password_in_server_url_is_masked_in_errors() {
+    let cases = [
+        (
+            "https://u:pw-SECRET@127.0.0.1:1/",
+            "https://u:***@127.0.0.1:1/",
+        ),
+        (
+            "https://u:pw-SECRET@127.0.0.1:1/authn?x=1",
+            "https://u:***@127.0.0.1:1/authn?x=1",
+        ),
+        ("https://u:@127.0.0.1:1/", "https://u:***@127.0.0.1:1/"),
+        ("https://u@127.0.0.1:1/", "https://u@127.0.0.1:1/"),
+    ];
+    for (url, masked) in cases {
+        let info = ConnectionInfo::new(url).with_trust_env(false);
+        let w = webhook(info.clone(), opts(Version::V1, Arc::default()));
+        let e = w
+            .authenticate_token(TOKEN, &Context::default())
+            .await
+            .unwrap_err();
+        for shown in [e.to_string(), format!("{e:?}"), format!("{info:?}")] {
+            assert!(!shown.contains("pw-SECRET"), "{url}: {shown}");
+        }
+        assert!(
+            e.to_string().starts_with(&format!("Post {masked:?}: ")),
+            "{url}: {e}"
+        );
+        assert!(format!("{e:?}").contains(masked), "{url}: {e:?}");
+    }
+}

@@ -50,7 +50,7 @@ use crate::authenticator::{
 use crate::error::{ConfigError, Error, ErrorKind};
 use crate::outbound::kubeconfig::Kubeconfig;
 use crate::outbound::vault::{Credential, Vault};
-use crate::outbound::{ReadError, root_cause};
+use crate::outbound::{ReadError, redact_url, root_cause};
 use crate::token::cache::CachedTokenAuthenticator;
 
 /// Default cap on a TokenReview response body (1 MiB).
@@ -598,7 +598,8 @@ async fn read_capped(resp: reqwest::Response, max: usize) -> Result<Vec<u8>, Att
 /// Classifies a transport error: dial and TLS failures and timeouts are final (k8s does not
 /// retry them); a connection dropped after it was made (reset, closed, HTTP/2 lost) is retried.
 fn transport_error(cred: &Credential, e: &reqwest::Error) -> AttemptError {
-    let url = &cred.info().server;
+    // A password in the URL is shown as `***` (Go's net/http does the same).
+    let url = redact_url(&cred.info().server);
     let error = Error::new(
         ErrorKind::Unavailable,
         format!("Post {url:?}: {}", root_cause(e)),
