@@ -18,7 +18,9 @@
 //! `Retry-After`, TLS or dial errors, or an undecodable body. Redirects are not followed, the
 //! response body is capped ([`DEFAULT_MAX_RESPONSE_BYTES`]), and the whole review — retries
 //! included — has a deadline (30 s), so a hanging backend fails in bounded time. A 401 marks the
-//! credential bad in the [`Vault`] and the next credential is tried.
+//! credential bad in the [`Vault`] and the next credential is tried; with none left the review
+//! fails with the 401. A kubeconfig's credential is all there is, so the next review sends it
+//! again (one 401 fails one review, as in Kubernetes); a rotating provider must yield a new one.
 //!
 //! [`WebhookTokenAuthenticator::from_flags`] returns the authenticator behind its cache exactly as
 //! kube-apiserver builds it: `cache(webhook, cacheErrs=false, ttl, ttl)` — denials cached as long
@@ -454,11 +456,11 @@ impl WebhookTokenAuthenticator {
             let code = resp.status();
             if code == reqwest::StatusCode::UNAUTHORIZED {
                 let err = status_error(code, None, &[], token);
-                self.vault.invalidate(&cred);
                 if tries >= MAX_CREDENTIAL_TRIES {
+                    self.vault.invalidate(&cred);
                     return Err(AttemptError::fatal(err));
                 }
-                match self.vault.credential().await {
+                match self.vault.next_credential(&cred).await {
                     Ok(next) => {
                         cred = next;
                         continue;
