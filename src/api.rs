@@ -18,7 +18,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::user::UserInfo as Identity;
 
@@ -27,6 +27,32 @@ pub const AUTHENTICATION_GROUP: &str = "authentication.k8s.io";
 
 fn is_false(b: &bool) -> bool {
     !*b
+}
+
+/// `null` decodes as the zero value, as Go's encoding/json does for a non-pointer field
+/// (`#[serde(default)]` alone covers only a missing field). Go webhooks whose types lack
+/// `omitempty` send `"groups":null`, `"extra":null`.
+fn null_as_default<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de> + Default,
+{
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
+}
+
+/// [`null_as_default`] for the extra map and each of its value lists (`{"k":null}`).
+fn extra_map<'de, D>(d: D) -> Result<BTreeMap<String, Vec<String>>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    #[derive(Deserialize)]
+    struct Values(#[serde(deserialize_with = "null_as_default")] Vec<String>);
+    let map: Option<BTreeMap<String, Values>> = Option::deserialize(d)?;
+    Ok(map
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(k, Values(v))| (k, v))
+        .collect())
 }
 
 /// Object metadata; only what these objects carry.
@@ -39,11 +65,19 @@ fn is_false(b: &bool) -> bool {
 #[serde(rename_all = "camelCase")]
 pub struct ObjectMeta {
     /// `metadata.name` (not used by reviews; accepted and echoed).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub name: String,
     /// `metadata.namespace`: reviews are cluster-scoped, so `kube-authn serve` clears one sent
     /// in a body, as kube-apiserver does.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub namespace: String,
     /// `metadata.creationTimestamp` (RFC 3339), `null` when unset as in Go.
     #[serde(default)]
@@ -60,16 +94,32 @@ pub struct ObjectMeta {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UserInfo {
     /// User name.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub username: String,
     /// User uid.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub uid: String,
     /// Groups.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub groups: Vec<String>,
     /// Extra attributes.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "extra_map",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
     pub extra: BTreeMap<String, Vec<String>>,
 }
 
@@ -118,19 +168,19 @@ impl UserInfo {
 #[serde(rename_all = "camelCase")]
 pub struct TokenReview {
     /// `authentication.k8s.io/v1` or `authentication.k8s.io/v1beta1`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub api_version: String,
     /// `TokenReview`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub kind: String,
     /// Metadata.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub metadata: ObjectMeta,
     /// The token and audiences to check.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub spec: TokenReviewSpec,
     /// The answer.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub status: TokenReviewStatus,
 }
 
@@ -175,10 +225,18 @@ impl fmt::Debug for TokenReview {
 #[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TokenReviewSpec {
     /// The opaque token.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub token: String,
     /// Audiences the token must be valid for.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub audiences: Vec<String>,
 }
 
@@ -203,16 +261,28 @@ impl fmt::Debug for TokenReviewSpec {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TokenReviewStatus {
     /// Whether the token was authenticated.
-    #[serde(default, skip_serializing_if = "is_false")]
+    #[serde(
+        default,
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "is_false"
+    )]
     pub authenticated: bool,
     /// The user (always serialised, as Go does for a struct field).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub user: UserInfo,
     /// Audiences the token is valid for.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     pub audiences: Vec<String>,
     /// Why the token was not authenticated.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub error: String,
 }
 

@@ -961,3 +961,110 @@ async fn explicit_proxy_is_used() {
             .is_some()
     );
 }
+
+/// A password in the server URL (`https://u:pw@host/`, which reqwest sends as Basic
+/// credentials) never reaches an error or log: it is shown as `u:***@`, as Go's net/http does
+/// (`stripPassword`). Nothing listens on port 1, so the dial fails and the URL is reported.
+#[tokio::test]
+async fn password_in_server_url_is_masked_in_errors() {
+    let cases = [
+        (
+            "https://u:pw-SECRET@127.0.0.1:1/",
+            "https://u:***@127.0.0.1:1/",
+        ),
+        (
+            "https://u:pw-SECRET@127.0.0.1:1/authn?x=1",
+            "https://u:***@127.0.0.1:1/authn?x=1",
+        ),
+        ("https://u:@127.0.0.1:1/", "https://u:***@127.0.0.1:1/"),
+        ("https://u@127.0.0.1:1/", "https://u@127.0.0.1:1/"),
+    ];
+    for (url, masked) in cases {
+        let info = ConnectionInfo::new(url).with_trust_env(false);
+        let w = webhook(info.clone(), opts(Version::V1, Arc::default()));
+        let e = w
+            .authenticate_token(TOKEN, &Context::default())
+            .await
+            .unwrap_err();
+        for shown in [e.to_string(), format!("{e:?}"), format!("{info:?}")] {
+            assert!(!shown.contains("pw-SECRET"), "{url}: {shown}");
+        }
+        assert!(
+            e.to_string().starts_with(&format!("Post {masked:?}: ")),
+            "{url}: {e}"
+        );
+        assert!(format!("{e:?}").contains(masked), "{url}: {e:?}");
+    }
+}
+
+/// A 401 from the backend fails that review only, as in kube-apiserver (e.g. a proxy in front
+/// of a restarting backend): a kubeconfig's credential — or its absence — is all there is, so
+/// it is sent again with the next review instead of being remembered as bad forever.
+#[tokio::test]
+async fn one_401_fails_only_that_review() {
+    let pki = Pki::new();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("ca.pem"), &pki.ca_pem).unwrap();
+    std::fs::write(dir.path().join("client.pem"), &pki.client_cert_pem).unwrap();
+    std::fs::write(dir.path().join("client-key.pem"), &pki.client_key_pem).unwrap();
+    std::fs::write(dir.path().join("token"), "file-token\n").unwrap();
+    // (name, kubeconfig `user` entry, client CA the server requires)
+    let cases: &[(&str, &str, bool)] = &[
+        ("no credential at all", "{}", false),
+        ("bearer token", "{token: kubeconfig-token}", false),
+        ("token file", "{tokenFile: token}", false),
+        ("basic credentials", "{username: u, password: p}", false),
+        (
+            "client certificate",
+            "{client-certificate: client.pem, client-key: client-key.pem}",
+            true,
+        ),
+    ];
+    for &(case, user, mtls) in cases {
+        let server = Server::start(
+            &pki.server_cert_pem,
+            &pki.server_key_pem,
+            mtls.then_some(pki.client_ca_pem.as_str()),
+            |_, n| {
+                if n == 0 {
+                    Reply::Http(401, vec![], vec![])
+                } else {
+                    allow("back")
+                }
+            },
+        )
+        .await;
+        let cfg = dir.path().join("kubeconfig");
+        std::fs::write(
+            &cfg,
+            format!(
+                "clusters:\n- cluster:\n    server: {}\n    certificate-authority: ca.pem\nusers:\n- user: {user}\n",
+                server.url("/")
+            ),
+        )
+        .unwrap();
+        let mut o = opts(Version::V1, Arc::default());
+        o.implicit_audiences = Audiences::default();
+        let w = WebhookTokenAuthenticator::from_flags(&cfg, "v1", Duration::ZERO, o).unwrap();
+        let ctx = Context::default();
+        let e = w.authenticate_token("t1", &ctx).await.unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "the server has asked for the client to provide credentials",
+            "{case}"
+        );
+        assert_eq!(
+            server.calls(),
+            1,
+            "{case}: one request for the failed review"
+        );
+        for (i, token) in ["t2", "t3"].into_iter().enumerate() {
+            assert_eq!(
+                name(&w.authenticate_token(token, &ctx).await).as_deref(),
+                Some("back"),
+                "{case}: review {token}"
+            );
+            assert_eq!(server.calls(), 2 + i, "{case}: one request per review");
+        }
+    }
+}

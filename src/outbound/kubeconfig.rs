@@ -286,7 +286,10 @@ impl Kubeconfig {
             ));
         }
         let url = reqwest::Url::parse(&cluster.server).map_err(|e| {
-            ConfigError::new(format!("invalid server URL {:?}: {e}", cluster.server))
+            ConfigError::new(format!(
+                "invalid server URL {:?}: {e}",
+                super::redact_url(&cluster.server)
+            ))
         })?;
         if url.scheme() != "https" && url.scheme() != "http" {
             return Err(ConfigError::new(format!(
@@ -482,5 +485,22 @@ mod tests {
         )
         .unwrap();
         assert!(!format!("{:?}", ok.connection_info(None).unwrap()).contains("SECRET"));
+        // A password in a server URL that does not parse (bad port) is masked in the error;
+        // one that parses is masked in the connection info's `Debug`.
+        for (server, want) in [
+            ("https://u:pw-SECRET@x:99999/", "https://u:***@x:99999/"),
+            ("https://u:pw-SECRET@x/", "https://u:***@x/"),
+        ] {
+            let k = Kubeconfig::parse(
+                format!("clusters: [{{cluster: {{server: '{server}'}}}}]").as_bytes(),
+            )
+            .unwrap();
+            let shown = match k.connection_info(None) {
+                Ok(info) => format!("{info:?}"),
+                Err(e) => format!("{e} {e:?}"),
+            };
+            assert!(!shown.contains("SECRET"), "{shown}");
+            assert!(shown.contains(want), "{shown}");
+        }
     }
 }

@@ -220,7 +220,7 @@ pub struct BasicCredentials {
 ///     .with_ca(Pem::File("/etc/webhook/ca.crt".into()));
 /// assert_eq!(info.server, "https://127.0.0.1:8443/");
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 #[non_exhaustive]
 pub struct ConnectionInfo {
     /// The full URL requests are sent to (the webhook POSTs to exactly this URL).
@@ -246,6 +246,24 @@ pub struct ConnectionInfo {
     pub trust_env: bool,
     /// When these credentials stop being usable.
     pub expiration: Option<SystemTime>,
+}
+
+impl fmt::Debug for ConnectionInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ConnectionInfo")
+            .field("server", &redact_url(&self.server))
+            .field("certificate_authority", &self.certificate_authority)
+            .field("client_certificate", &self.client_certificate)
+            .field("client_key", &self.client_key)
+            .field("tls_server_name", &self.tls_server_name)
+            .field("insecure_skip_tls_verify", &self.insecure_skip_tls_verify)
+            .field("token", &self.token)
+            .field("basic", &self.basic)
+            .field("proxy_url", &self.proxy_url.as_deref().map(redact_url))
+            .field("trust_env", &self.trust_env)
+            .field("expiration", &self.expiration)
+            .finish()
+    }
 }
 
 impl ConnectionInfo {
@@ -725,6 +743,23 @@ impl ServerCertVerifier for NameOverride {
 
 /// The innermost cause of an error chain (reqwest wraps hyper wraps io…): the text worth
 /// logging.
+/// `url` with the password of its user info shown as `***` (`https://u:***@host/`), for
+/// errors and logs (Go's net/http `stripPassword`). The rest of the text is kept as given, so
+/// even a URL that does not parse can be shown.
+pub(crate) fn redact_url(url: &str) -> std::borrow::Cow<'_, str> {
+    let start = url.find("://").map_or(0, |i| i + 3);
+    let end = url[start..]
+        .find(['/', '?', '#'])
+        .map_or(url.len(), |i| start + i);
+    let Some(at) = url[start..end].rfind('@').map(|i| start + i) else {
+        return url.into();
+    };
+    match url[start..at].find(':').map(|i| start + i) {
+        Some(colon) => format!("{}:***{}", &url[..colon], &url[at..]).into(),
+        None => url.into(),
+    }
+}
+
 pub(crate) fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
     let mut cur = e;
     while let Some(next) = cur.source() {
@@ -763,6 +798,31 @@ pub(crate) async fn read_capped(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn redact_url_masks_only_the_password() {
+        let cases = [
+            ("https://u:pw@host/", "https://u:***@host/"),
+            ("https://u:pw@host", "https://u:***@host"),
+            ("https://u:@host:8443/x", "https://u:***@host:8443/x"),
+            ("https://u:p:w@host/", "https://u:***@host/"),
+            ("https://u:p@w@host/", "https://u:***@host/"),
+            ("https://u@host/", "https://u@host/"),
+            ("https://host/a@b?c=d:e@f", "https://host/a@b?c=d:e@f"),
+            ("https://host:443/", "https://host:443/"),
+            ("u:pw@host", "u:***@host"),
+            ("", ""),
+            ("https://", "https://"),
+        ];
+        for (url, want) in cases {
+            assert_eq!(redact_url(url), want, "{url}");
+        }
+        let info = ConnectionInfo::new("https://u:pw-SECRET@host/")
+            .with_proxy("http://p:proxy-SECRET@proxy:3128");
+        let shown = format!("{info:?}");
+        assert!(!shown.contains("SECRET"), "{shown}");
+        assert!(shown.contains("https://u:***@host/"), "{shown}");
+    }
 
     #[test]
     fn in_cluster_table() {

@@ -10,7 +10,13 @@
 //!   bounded known-bad list, and the next credential is used;
 //! * when none is left, the providers are asked again (one login at a time; concurrent callers
 //!   wait for it), and credentials already known to be bad are not accepted back — so a provider
-//!   that keeps returning the same rejected token ends in an error, never a loop.
+//!   that keeps returning the same rejected token ends in an error, never a loop;
+//! * except from a [fixed](CredentialProvider::is_fixed) provider (a kubeconfig loaded once, the
+//!   in-cluster configuration), which has nothing else to give: when only its known-bad
+//!   credentials are left, [`credential`](Vault::credential) takes them back for the next
+//!   request, so one 401 (a proxy in front of a restarting backend) fails that request only, as
+//!   in Kubernetes. [`next_credential`](Vault::next_credential), used within the request that
+//!   got the 401, never does.
 //!
 //! A token file is re-read when it changes, so a rotated projected token gets a new fingerprint
 //! and becomes usable again without restarting anything.
@@ -142,6 +148,22 @@ pub type ProviderFuture<'a> =
 pub trait CredentialProvider: Send + Sync {
     /// Returns the credentials this provider knows now.
     fn login(&self) -> ProviderFuture<'_>;
+
+    /// Whether [`login`](Self::login) always returns the same credentials (a kubeconfig loaded
+    /// once). Such a credential cannot be replaced by asking again, so after a 401 the
+    /// [`Vault`] uses it again from the next request on ([`Vault::credential`]) instead of
+    /// failing every later request; within the request that got the 401 it is not sent twice
+    /// ([`Vault::next_credential`]). Default `false`: a provider that can rotate (an exec-like
+    /// function) must yield a new credential before the vault has one again.
+    ///
+    /// ```
+    /// use kube_authn::outbound::{ConnectionInfo, vault::{CredentialProvider, StaticProvider, SyncProvider}};
+    /// assert!(StaticProvider(vec![ConnectionInfo::new("https://x")]).is_fixed());
+    /// assert!(!SyncProvider::new(|| Ok(vec![])).is_fixed());
+    /// ```
+    fn is_fixed(&self) -> bool {
+        false
+    }
 }
 
 /// A provider from a synchronous function.
@@ -223,6 +245,10 @@ impl CredentialProvider for StaticProvider {
     fn login(&self) -> ProviderFuture<'_> {
         let list = self.0.clone();
         Box::pin(async move { Ok(list) })
+    }
+
+    fn is_fixed(&self) -> bool {
+        true
     }
 }
 
@@ -336,10 +362,14 @@ impl Vault {
             .cloned()
     }
 
-    /// The first usable credential, asking the providers again when none is left.
+    /// The first usable credential for a new request, asking the providers again when none is
+    /// left. When they have nothing that is not known to be bad, the credentials of
+    /// [fixed](CredentialProvider::is_fixed) providers are taken back: a kubeconfig's
+    /// credential is all there is, so a 401 fails the request that got it, never every later
+    /// one (as in Kubernetes).
     ///
     /// Errors ([`ErrorKind::Unavailable`]) when no provider has a credential that is not
-    /// expired and not known to be bad.
+    /// expired and, for providers that are not fixed, not known to be bad.
     ///
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
@@ -348,6 +378,37 @@ impl Vault {
     /// # });
     /// ```
     pub async fn credential(&self) -> Result<Arc<Credential>, Error> {
+        self.acquire(true).await
+    }
+
+    /// The credential to try after the remote answered 401 for `rejected`, within the same
+    /// request: `rejected` is [invalidate](Self::invalidate)d and the next usable one returned.
+    /// Credentials already known to be bad are not taken back here, and `rejected` is never
+    /// returned; it errors when none is left.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// use kube_authn::outbound::{ConnectionInfo, vault::Vault};
+    /// let v = Vault::from_info(ConnectionInfo::new("https://x"));
+    /// let c = v.credential().await.unwrap();
+    /// assert!(v.next_credential(&c).await.is_err()); // nothing else for this request
+    /// assert!(v.credential().await.is_ok()); // a kubeconfig's credential is used again
+    /// # });
+    /// ```
+    pub async fn next_credential(&self, rejected: &Credential) -> Result<Arc<Credential>, Error> {
+        self.invalidate(rejected);
+        let next = self.acquire(false).await?;
+        // A concurrent request may have taken a fixed credential back meanwhile.
+        if next.fingerprint() == rejected.fingerprint() {
+            return Err(Error::from_static(
+                ErrorKind::Unavailable,
+                "no other credential for the remote service",
+            ));
+        }
+        Ok(next)
+    }
+
+    async fn acquire(&self, take_back_fixed: bool) -> Result<Arc<Credential>, Error> {
         if let Some(c) = self.pick() {
             return Ok(c);
         }
@@ -356,10 +417,14 @@ impl Vault {
             return Ok(c);
         }
         let mut problems = Vec::new();
+        let mut fixed = Vec::new();
         for p in &self.providers {
             match tokio::time::timeout(self.login_timeout, p.login()).await {
                 Ok(Ok(list)) => {
                     for info in list {
+                        if take_back_fixed && p.is_fixed() {
+                            fixed.push(info.clone());
+                        }
                         if let Err(e) = self.add(info) {
                             problems.push(e.to_string());
                         }
@@ -367,6 +432,19 @@ impl Vault {
                 }
                 Ok(Err(e)) => problems.push(e.to_string()),
                 Err(_) => problems.push("credential provider timed out".to_owned()),
+            }
+        }
+        if !fixed.is_empty() && self.pick().is_none() {
+            // Only known-bad credentials of fixed providers are left: take them back.
+            let fps: Vec<[u8; 32]> = fixed.iter().map(ConnectionInfo::fingerprint).collect();
+            self.state
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .bad
+                .retain(|fp| !fps.contains(fp));
+            for info in fixed {
+                // Errors were collected above already.
+                let _ = self.add(info);
             }
         }
         self.pick().ok_or_else(|| {
@@ -383,12 +461,14 @@ impl Vault {
     }
 
     /// Marks `cred`'s current values as bad (the remote answered 401): it is skipped from now
-    /// on, and not accepted back from a provider.
+    /// on, and not accepted back from a provider — except from a
+    /// [fixed](CredentialProvider::is_fixed) one when nothing else is left (see
+    /// [`credential`](Self::credential)).
     ///
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-    /// use kube_authn::outbound::{ConnectionInfo, vault::Vault};
-    /// let v = Vault::from_info(ConnectionInfo::new("https://x"));
+    /// use kube_authn::outbound::{ConnectionInfo, vault::{SyncProvider, Vault}};
+    /// let v = Vault::new(vec![Box::new(SyncProvider::new(|| Ok(vec![ConnectionInfo::new("https://x")])))]);
     /// let c = v.credential().await.unwrap();
     /// v.invalidate(&c);
     /// assert!(v.credential().await.is_err());
@@ -497,6 +577,69 @@ mod tests {
         assert_eq!(logins.load(Ordering::SeqCst), 4);
     }
 
+    /// A fixed provider's (a kubeconfig's) credential is taken back for the next request
+    /// after a 401; a provider that can rotate must yield a new one first.
+    #[tokio::test]
+    async fn fixed_provider_credentials_come_back_on_the_next_request() {
+        type MakeProvider = fn() -> Box<dyn CredentialProvider>;
+        // (name, provider with tokens a and b, taken back)
+        let cases: &[(&str, MakeProvider, bool)] = &[
+            (
+                "static (kubeconfig)",
+                || Box::new(StaticProvider(vec![info("a"), info("b")])),
+                true,
+            ),
+            (
+                "sync function",
+                || Box::new(SyncProvider::new(|| Ok(vec![info("a"), info("b")]))),
+                false,
+            ),
+            (
+                "async function",
+                || {
+                    Box::new(AsyncProvider::new(|| async {
+                        Ok(vec![info("a"), info("b")])
+                    }))
+                },
+                false,
+            ),
+        ];
+        let token = |c: &Credential| {
+            c.info()
+                .token
+                .as_ref()
+                .unwrap()
+                .current()
+                .expose()
+                .to_owned()
+        };
+        for &(name, provider, taken_back) in cases {
+            let vault = Vault::new(vec![provider()]);
+            let a = vault.credential().await.unwrap();
+            assert_eq!(token(&a), "a", "{name}");
+            // Within one request: a, then b, then nothing (never a again).
+            let b = vault.next_credential(&a).await.unwrap();
+            assert_eq!(token(&b), "b", "{name}");
+            assert!(vault.next_credential(&b).await.is_err(), "{name}");
+            // The next request.
+            match vault.credential().await {
+                Ok(again) => {
+                    assert!(taken_back, "{name}: taken back");
+                    assert_eq!(token(&again), "a", "{name}");
+                    // Once taken back, a 401 moves on within the request as before.
+                    assert_eq!(token(&vault.next_credential(&again).await.unwrap()), "b");
+                }
+                Err(e) => {
+                    assert!(!taken_back, "{name}: {e}");
+                    assert!(
+                        e.to_string().starts_with("no valid credentials left"),
+                        "{e}"
+                    );
+                }
+            }
+        }
+    }
+
     #[tokio::test]
     async fn rotated_token_file_is_usable_again() {
         let dir = tempfile::tempdir().unwrap();
@@ -506,8 +649,22 @@ mod tests {
             .with_bearer(crate::outbound::BearerToken::from_file(&path).unwrap());
         let vault = Vault::from_info(file_info);
         let c = vault.credential().await.unwrap();
+        // Not sent twice in the request that got the 401; sent again with the next one.
+        assert!(vault.next_credential(&c).await.is_err());
+        assert_eq!(
+            vault
+                .credential()
+                .await
+                .unwrap()
+                .info()
+                .token
+                .as_ref()
+                .unwrap()
+                .current()
+                .expose(),
+            "old"
+        );
         vault.invalidate(&c);
-        assert!(vault.credential().await.is_err());
         std::fs::write(&path, "new-token-longer").unwrap();
         let again = vault.credential().await.unwrap();
         assert_eq!(

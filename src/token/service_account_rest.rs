@@ -12,7 +12,8 @@
 //! * 404: [`LookupError::NotFound`], which the validators turn into Kubernetes' texts
 //!   (`serviceaccounts "x" not found`, …);
 //! * 401: the credential is marked bad in the vault and the next one is tried (at most
-//!   [`MAX_CREDENTIAL_TRIES`]);
+//!   [`MAX_CREDENTIAL_TRIES`], never the same one twice); a kubeconfig's or the in-cluster
+//!   credential is used again by the next lookup ([`Vault::credential`]);
 //! * anything else, a transport error, a body over [`DEFAULT_MAX_BODY_BYTES`] or a request
 //!   over the per-request timeout: [`LookupError::Other`], and the token is refused (fail
 //!   closed: a lookup that cannot be answered never lets a token through).
@@ -192,10 +193,9 @@ impl RestLookup {
                     });
                 }
                 401 if tries < MAX_CREDENTIAL_TRIES => {
-                    self.vault.invalidate(&cred);
                     cred = self
                         .vault
-                        .credential()
+                        .next_credential(&cred)
                         .await
                         .map_err(|e| other(format!("401 Unauthorized, then {e}")))?;
                 }

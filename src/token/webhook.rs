@@ -18,7 +18,9 @@
 //! `Retry-After`, TLS or dial errors, or an undecodable body. Redirects are not followed, the
 //! response body is capped ([`DEFAULT_MAX_RESPONSE_BYTES`]), and the whole review — retries
 //! included — has a deadline (30 s), so a hanging backend fails in bounded time. A 401 marks the
-//! credential bad in the [`Vault`] and the next credential is tried.
+//! credential bad in the [`Vault`] and the next credential is tried; with none left the review
+//! fails with the 401. A kubeconfig's credential is all there is, so the next review sends it
+//! again (one 401 fails one review, as in Kubernetes); a rotating provider must yield a new one.
 //!
 //! [`WebhookTokenAuthenticator::from_flags`] returns the authenticator behind its cache exactly as
 //! kube-apiserver builds it: `cache(webhook, cacheErrs=false, ttl, ttl)` — denials cached as long
@@ -50,7 +52,7 @@ use crate::authenticator::{
 use crate::error::{ConfigError, Error, ErrorKind};
 use crate::outbound::kubeconfig::Kubeconfig;
 use crate::outbound::vault::{Credential, Vault};
-use crate::outbound::{ReadError, root_cause};
+use crate::outbound::{ReadError, redact_url, root_cause};
 use crate::token::cache::CachedTokenAuthenticator;
 
 /// Default cap on a TokenReview response body (1 MiB).
@@ -140,11 +142,15 @@ impl Default for Backoff {
 }
 
 impl Backoff {
-    /// Rejects zero steps (k8s' message).
+    /// Rejects zero steps (k8s' message), and a `factor` or `jitter` that is not a finite
+    /// number >= 0 (k8s does not check them; Go's float-to-duration conversion does not panic,
+    /// Rust's does, and such a value is a mistake either way).
     ///
     /// ```
     /// let b = kube_authn::token::webhook::Backoff { steps: 0, ..Default::default() };
     /// assert_eq!(b.validate().unwrap_err().to_string(), "number of webhook retry attempts must be greater than 0, but is: 0");
+    /// let b = kube_authn::token::webhook::Backoff { factor: f64::INFINITY, ..Default::default() };
+    /// assert!(b.validate().is_err());
     /// ```
     pub fn validate(&self) -> Result<(), ConfigError> {
         if self.steps == 0 {
@@ -152,6 +158,13 @@ impl Backoff {
                 "number of webhook retry attempts must be greater than 0, but is: {}",
                 self.steps
             )));
+        }
+        for (what, v) in [("factor", self.factor), ("jitter", self.jitter)] {
+            if !v.is_finite() || v < 0.0 {
+                return Err(ConfigError::new(format!(
+                    "webhook retry backoff {what} must be a finite number >= 0, but is: {v}"
+                )));
+            }
         }
         Ok(())
     }
@@ -413,7 +426,7 @@ impl WebhookTokenAuthenticator {
                         wait = wait.max(ra);
                     }
                     self.opts.sleeper.sleep(wait).await;
-                    delay = delay.mul_f64(b.factor.max(1.0));
+                    delay = grow(delay, b.factor);
                 }
             }
         }
@@ -443,11 +456,11 @@ impl WebhookTokenAuthenticator {
             let code = resp.status();
             if code == reqwest::StatusCode::UNAUTHORIZED {
                 let err = status_error(code, None, &[], token);
-                self.vault.invalidate(&cred);
                 if tries >= MAX_CREDENTIAL_TRIES {
+                    self.vault.invalidate(&cred);
                     return Err(AttemptError::fatal(err));
                 }
-                match self.vault.credential().await {
+                match self.vault.next_credential(&cred).await {
                     Ok(next) => {
                         cred = next;
                         continue;
@@ -534,7 +547,8 @@ impl ClassifyStr for serde_json::Error {
 }
 
 fn jittered(d: Duration, jitter: f64) -> Duration {
-    if jitter <= 0.0 {
+    // No jitter unless jitter > 0 (k8s); NaN included.
+    if jitter.is_nan() || jitter <= 0.0 {
         return d;
     }
     let mut b = [0u8; 4];
@@ -543,7 +557,25 @@ fn jittered(d: Duration, jitter: f64) -> Duration {
     } else {
         0.5
     };
-    d + d.mul_f64(jitter * r)
+    d.saturating_add(scale(d, jitter * r))
+}
+
+/// The next delay (k8s `wait.Backoff.Step`; the delay never shrinks here).
+fn grow(d: Duration, factor: f64) -> Duration {
+    if factor.is_nan() || factor <= 1.0 {
+        return d;
+    }
+    scale(d, factor).max(d)
+}
+
+/// `d × f` without `Duration::mul_f64`'s panics: saturates at [`Duration::MAX`]; a NaN,
+/// negative or zero product is zero.
+fn scale(d: Duration, f: f64) -> Duration {
+    let secs = d.as_secs_f64() * f;
+    if secs.is_nan() || secs <= 0.0 {
+        return Duration::ZERO;
+    }
+    Duration::try_from_secs_f64(secs).unwrap_or(Duration::MAX)
 }
 
 async fn read_capped(resp: reqwest::Response, max: usize) -> Result<Vec<u8>, AttemptError> {
@@ -568,7 +600,8 @@ async fn read_capped(resp: reqwest::Response, max: usize) -> Result<Vec<u8>, Att
 /// Classifies a transport error: dial and TLS failures and timeouts are final (k8s does not
 /// retry them); a connection dropped after it was made (reset, closed, HTTP/2 lost) is retried.
 fn transport_error(cred: &Credential, e: &reqwest::Error) -> AttemptError {
-    let url = &cred.info().server;
+    // A password in the URL is shown as `***` (Go's net/http does the same).
+    let url = redact_url(&cred.info().server);
     let error = Error::new(
         ErrorKind::Unavailable,
         format!("Post {url:?}: {}", root_cause(e)),
@@ -688,6 +721,205 @@ mod tests {
             let e = status_error(S::from_u16(*code).unwrap(), *ct, body, "tok-SECRET");
             assert_eq!(e.to_string(), *want, "{code}");
         }
+    }
+
+    /// Go webhooks built on `k8s.io/api` types without `omitempty` send `null` for unset
+    /// slices and maps (and some send it for strings); Go's encoding/json leaves the zero value.
+    #[test]
+    fn null_fields_decode_as_go_zero_values() {
+        struct Case {
+            name: &'static str,
+            body: &'static str,
+            user: &'static str,
+            uid: &'static str,
+            groups: &'static [&'static str],
+            extra: &'static [(&'static str, &'static [&'static str])],
+            auds: &'static [&'static str],
+        }
+        let cases: &[Case] = &[
+            Case {
+                name: "review finding: groups and extra null",
+                body: r#"{"status":{"authenticated":true,"user":{"username":"a","groups":null,"extra":null}}}"#,
+                user: "a",
+                uid: "",
+                groups: &[],
+                extra: &[],
+                auds: &[],
+            },
+            Case {
+                name: "null username",
+                body: r#"{"status":{"authenticated":true,"user":{"username":null,"uid":"u1","groups":["g"]}}}"#,
+                user: "",
+                uid: "u1",
+                groups: &["g"],
+                extra: &[],
+                auds: &[],
+            },
+            Case {
+                name: "null uid",
+                body: r#"{"status":{"authenticated":true,"user":{"username":"b","uid":null}}}"#,
+                user: "b",
+                uid: "",
+                groups: &[],
+                extra: &[],
+                auds: &[],
+            },
+            Case {
+                name: "null extra value list",
+                body: r#"{"status":{"authenticated":true,"user":{"username":"c","extra":{"k":null,"scopes":["s"]}}}}"#,
+                user: "c",
+                uid: "",
+                groups: &[],
+                extra: &[("k", &[]), ("scopes", &["s"])],
+                auds: &[],
+            },
+            Case {
+                name: "null status audiences and error",
+                body: r#"{"status":{"authenticated":true,"user":{"username":"d"},"audiences":null,"error":null}}"#,
+                user: "d",
+                uid: "",
+                groups: &[],
+                extra: &[],
+                auds: &[],
+            },
+            Case {
+                name: "everything a Go v1 TokenReview without omitempty sends",
+                body: r#"{"apiVersion":null,"kind":null,"metadata":null,"spec":{"token":null,"audiences":null},"status":{"authenticated":true,"user":{"username":"e","uid":null,"groups":null,"extra":null},"audiences":["api"],"error":null}}"#,
+                user: "e",
+                uid: "",
+                groups: &[],
+                extra: &[],
+                auds: &["api"],
+            },
+        ];
+        for Case {
+            name,
+            body,
+            user,
+            uid,
+            groups,
+            extra,
+            auds,
+        } in cases
+        {
+            let status = parse_response(body.as_bytes()).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(status.authenticated, "{name}");
+            assert!(status.error.is_empty(), "{name}");
+            assert_eq!(status.audiences, *auds, "{name}");
+            let id = status.user.to_identity();
+            assert_eq!(id.name(), *user, "{name}");
+            assert_eq!(id.uid(), *uid, "{name}");
+            assert_eq!(id.groups().collect::<Vec<_>>(), *groups, "{name}");
+            let got: Vec<(String, Vec<String>)> = id
+                .extra()
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect();
+            let want: Vec<(String, Vec<String>)> = extra
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.iter().map(|s| s.to_string()).collect()))
+                .collect();
+            assert_eq!(got, want, "{name}");
+        }
+        // `null` for a whole object is Go's zero value too; an unauthenticated review.
+        let status = parse_response(br#"{"status":{"authenticated":null,"user":null}}"#).unwrap();
+        assert_eq!(status, crate::api::TokenReviewStatus::default());
+        let status = parse_response(br#"{"status":null}"#).unwrap();
+        assert_eq!(status, crate::api::TokenReviewStatus::default());
+        // A wrong type is still an error, not a zero value.
+        assert!(parse_response(br#"{"status":{"user":{"groups":"g"}}}"#).is_err());
+    }
+
+    #[test]
+    fn backoff_validation_rejects_non_finite_and_negative_values() {
+        let inf = f64::INFINITY;
+        // (name, factor, jitter, accepted)
+        let cases: &[(&str, f64, f64, bool)] = &[
+            ("default", 1.5, 0.2, true),
+            (
+                "no growth, no jitter (k8s: factor 0 is no growth)",
+                0.0,
+                0.0,
+                true,
+            ),
+            ("huge but finite", f64::MAX, f64::MAX, true),
+            ("factor +inf", inf, 0.2, false),
+            ("factor -inf", -inf, 0.2, false),
+            ("factor NaN", f64::NAN, 0.2, false),
+            ("factor negative", -1.5, 0.2, false),
+            ("jitter +inf", 1.5, inf, false),
+            ("jitter NaN", 1.5, f64::NAN, false),
+            ("jitter negative", 1.5, -0.2, false),
+        ];
+        for &(name, factor, jitter, ok) in cases {
+            let b = Backoff {
+                factor,
+                jitter,
+                ..Backoff::default()
+            };
+            assert_eq!(b.validate().is_ok(), ok, "{name}: {:?}", b.validate());
+        }
+        let e = Backoff {
+            factor: inf,
+            ..Backoff::default()
+        }
+        .validate()
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "webhook retry backoff factor must be a finite number >= 0, but is: inf"
+        );
+        let e = Backoff {
+            jitter: f64::NAN,
+            ..Backoff::default()
+        }
+        .validate()
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "webhook retry backoff jitter must be a finite number >= 0, but is: NaN"
+        );
+    }
+
+    /// The delay arithmetic saturates instead of panicking (`Duration::mul_f64` and `+` panic
+    /// on overflow, a negative or a NaN), whatever an API caller put in `Backoff`.
+    #[test]
+    fn backoff_arithmetic_never_panics() {
+        let delays = [
+            Duration::ZERO,
+            Duration::from_nanos(1),
+            Duration::from_millis(500),
+            Duration::from_secs(u64::MAX / 2),
+            Duration::MAX,
+        ];
+        let values = [
+            0.0,
+            -0.0,
+            f64::MIN_POSITIVE,
+            0.2,
+            1.5,
+            1e300,
+            f64::MAX,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            -1.5,
+        ];
+        for d in delays {
+            for v in values {
+                let g = grow(d, v);
+                assert!(g >= d, "grow({d:?}, {v}) = {g:?} shrank");
+                let j = jittered(d, v);
+                assert!(j >= d, "jittered({d:?}, {v}) = {j:?} shrank");
+            }
+        }
+        assert_eq!(grow(Duration::MAX, 1.5), Duration::MAX);
+        assert_eq!(grow(Duration::from_secs(1), f64::INFINITY), Duration::MAX);
+        assert_eq!(grow(Duration::from_secs(2), 1.5), Duration::from_secs(3));
+        assert_eq!(
+            jittered(Duration::from_secs(1), f64::NAN),
+            Duration::from_secs(1)
+        );
     }
 
     #[test]
