@@ -225,6 +225,28 @@ fn bad(msg: String) -> Error {
     Error::new(ErrorKind::InvalidCredential, msg)
 }
 
+/// A distributed claim source's body as Kubernetes reads it: go-jose's `ParseSigned` removes
+/// RE2 `\s` (tab, LF, FF, CR, space; not VT) anywhere, so a trailing newline or a wrapped
+/// token is fine. Kubernetes' `untrustedIssuer` first base64-decodes the payload segment of
+/// the *unstripped* body, where Go's decoder skips only CR and LF: a tab, FF or space there
+/// fails, so such a body is left as it is and refused by the parser. Only for claim sources:
+/// a bearer token is never rewritten.
+fn strip_claim_jwt_whitespace(body: &str) -> std::borrow::Cow<'_, str> {
+    let ws = |b: u8| matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ');
+    if !body.bytes().any(ws) {
+        return std::borrow::Cow::Borrowed(body);
+    }
+    let payload = body.split('.').nth(1).unwrap_or("");
+    if payload.bytes().any(|b| matches!(b, b'\t' | b'\x0c' | b' ')) {
+        return std::borrow::Cow::Borrowed(body);
+    }
+    std::borrow::Cow::Owned(
+        body.chars()
+            .filter(|&c| !(c.is_ascii() && ws(c as u8)))
+            .collect(),
+    )
+}
+
 impl OidcAuthenticator {
     /// An uninitialised authenticator for `cfg` (no keys yet).
     ///
@@ -528,7 +550,8 @@ impl OidcAuthenticator {
             ))
         };
         let text = std::str::from_utf8(&body).map_err(|_| untrusted(&"malformed token"))?;
-        let jwt = UntrustedJwt::parse(text).map_err(|e| untrusted(&e))?;
+        let text = strip_claim_jwt_whitespace(text);
+        let jwt = UntrustedJwt::parse(&text).map_err(|e| untrusted(&e))?;
         let iss = jwt.issuer().unwrap_or("");
         if !self.owns_issuer(iss) {
             return Err(wrap(format!(
