@@ -202,6 +202,118 @@ fn oidc_token_table() {
             ),
         ),
         (
+            "groups-array-with-a-number",
+            Box::new(|c| {
+                c.groups = Some(PrefixedClaim {
+                    claim: "groups".into(),
+                    prefix: String::new(),
+                })
+            }),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"username": "jane", "groups": [1]})),
+            ),
+            Err(
+                r#"oidc: parse groups claim "groups": json: cannot unmarshal array into Go value of type string"#,
+            ),
+        ),
+        (
+            "groups-array-with-a-bool",
+            Box::new(|c| {
+                c.groups = Some(PrefixedClaim {
+                    claim: "groups".into(),
+                    prefix: String::new(),
+                })
+            }),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"username": "jane", "groups": ["team1", true]})),
+            ),
+            Err(
+                r#"oidc: parse groups claim "groups": json: cannot unmarshal array into Go value of type string"#,
+            ),
+        ),
+        (
+            "groups-array-with-an-object",
+            Box::new(|c| {
+                c.groups = Some(PrefixedClaim {
+                    claim: "groups".into(),
+                    prefix: String::new(),
+                })
+            }),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"username": "jane", "groups": [{"name": "team1"}]})),
+            ),
+            Err(
+                r#"oidc: parse groups claim "groups": json: cannot unmarshal array into Go value of type string"#,
+            ),
+        ),
+        (
+            "groups-array-with-an-array",
+            Box::new(|c| {
+                c.groups = Some(PrefixedClaim {
+                    claim: "groups".into(),
+                    prefix: String::new(),
+                })
+            }),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"username": "jane", "groups": [["team1"]]})),
+            ),
+            Err(
+                r#"oidc: parse groups claim "groups": json: cannot unmarshal array into Go value of type string"#,
+            ),
+        ),
+        (
+            "groups-array-with-null (Go: the zero string)",
+            Box::new(|c| {
+                c.groups = Some(PrefixedClaim {
+                    claim: "groups".into(),
+                    prefix: String::new(),
+                })
+            }),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"username": "jane", "groups": [null, "team1"]})),
+            ),
+            Ok(("jane", &["", "team1"])),
+        ),
+        (
+            "groups-object",
+            Box::new(|c| {
+                c.groups = Some(PrefixedClaim {
+                    claim: "groups".into(),
+                    prefix: String::new(),
+                })
+            }),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"username": "jane", "groups": {"team1": true}})),
+            ),
+            Err(
+                r#"oidc: parse groups claim "groups": json: cannot unmarshal object into Go value of type string"#,
+            ),
+        ),
+        (
             "groups-prefix",
             Box::new(|c| {
                 c.username.prefix = "oidc:".into();

@@ -646,8 +646,17 @@ impl OidcAuthenticator {
                     "string" => groups.push(group(&raw_str(v).map_err(parse_err)?)),
                     "null" => {}
                     "array" => {
+                        // Kubernetes' stringOrArray: when the array is not all strings (or
+                        // null, Go's zero string), it retries the value as one string, so
+                        // the error names the array, not the element.
                         for item in v.as_array().into_iter().flatten() {
-                            groups.push(group(&raw_str(item).map_err(parse_err)?));
+                            let item = raw_str(item).map_err(|_| {
+                                parse_err(
+                                    "json: cannot unmarshal array into Go value of type string"
+                                        .into(),
+                                )
+                            })?;
+                            groups.push(group(&item));
                         }
                     }
                     other => {
