@@ -51,6 +51,7 @@ mod claims;
 pub mod config;
 #[cfg(feature = "remote")]
 pub mod discovery;
+mod go_url;
 pub mod refresh;
 #[cfg(feature = "remote")]
 pub mod remote;
