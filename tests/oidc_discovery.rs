@@ -682,3 +682,45 @@ async fn distributed_groups_claims() {
         );
     }
 }
+
+/// Go's `url.Parse` lower-cases the scheme, so Kubernetes accepts an issuer written
+/// `HTTPS://…` and discovers it, fetches its JWKS (also `HTTPS://…` here) and accepts tokens
+/// whose `iss` is that string exactly. Each row: how the issuer's scheme is written.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issuer_scheme_in_any_case_is_discovered() {
+    let Some(f) = fixture() else { return };
+    for scheme in ["HTTPS://", "hTtPs://"] {
+        let pki = Pki::new();
+        let good = jwks(f, &["rsa.jwk"]);
+        let (server, url) = site(&pki, move |s, b| {
+            let issuer = b.replacen("https://", scheme, 1);
+            match s.uri.as_str() {
+                "/.well-known/openid-configuration" => {
+                    json_reply(json!({"issuer": issuer, "jwks_uri": format!("{issuer}/keys")}))
+                }
+                "/keys" => Reply::Http(200, vec![], good.clone()),
+                _ => Reply::Http(404, vec![], vec![]),
+            }
+        })
+        .await;
+        let issuer = url.replacen("https://", scheme, 1);
+        let a = Arc::new(OidcAuthenticator::new(cfg(&issuer, Some(&pki.ca_pem))));
+        let h = spawn(&a, fast()).unwrap();
+        assert_eq!(first_outcome(&h).await, Ok(()), "{scheme}");
+        let token = mint(&[req(
+            &f.key("rsa.pem"),
+            "RS256",
+            Some("thumbprint"),
+            json!({"iss": issuer, "aud": "my-client", "exp": 4_000_000_000i64, "username": "jane"}),
+        )])
+        .remove(0);
+        let r = a
+            .authenticate_token(&token, &Context::default())
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(r.user.name(), "jane", "{scheme}");
+        assert_eq!(h.jwks_fetches(), 1, "{scheme}");
+        drop(server);
+    }
+}
