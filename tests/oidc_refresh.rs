@@ -1,6 +1,7 @@
 //! 10^4 random `kid`s in a burst → at most one JWKS fetch per cooldown (security bad-input
 //! list); fetches resume after the cooldown; a slow fetch coalesces concurrent callers.
 
+use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -104,4 +105,32 @@ async fn cancelled_caller_neither_cancels_nor_uncounts_the_fetch() {
         assert!(!r.refresh().await, "{name}: cooling down");
         assert_eq!(started.load(Ordering::SeqCst), 1, "{name}: still one fetch");
     }
+}
+
+/// Outside a tokio runtime (a caller polling with another executor) the fetch runs inside
+/// the caller's future instead of panicking on `tokio::spawn`; the cooldown still holds.
+#[test]
+fn refresh_outside_a_tokio_runtime_runs_inline() {
+    let fetches = Arc::new(AtomicUsize::new(0));
+    let f = fetches.clone();
+    let r = KeyRefresher::new(Duration::from_secs(10), move || {
+        let f = f.clone();
+        async move {
+            f.fetch_add(1, Ordering::SeqCst);
+            true
+        }
+    });
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    for (call, want) in [
+        ("first call fetches", true),
+        ("second call cools down", false),
+    ] {
+        let mut fut = std::pin::pin!(r.refresh());
+        assert_eq!(
+            fut.as_mut().poll(&mut cx),
+            std::task::Poll::Ready(want),
+            "{call}"
+        );
+    }
+    assert_eq!(fetches.load(Ordering::SeqCst), 1);
 }

@@ -87,7 +87,7 @@ where
     /// Refetches unless a fetch ran within the cooldown; returns whether *this call* fetched
     /// and the fetch installed new keys. Callers then retry verification once. The fetch is
     /// spawned on the current tokio runtime and runs to completion even if this future is
-    /// dropped (see the [module docs](self)).
+    /// dropped (see the [module docs](self)); outside a tokio runtime it runs inline.
     ///
     /// ```
     /// # use kube_authn::token::oidc::refresh::KeyRefresher;
@@ -110,12 +110,17 @@ where
             _gate: guard,
         };
         let fetch = (self.fetch)();
-        let task = tokio::spawn(async move {
+        let run = async move {
             let installed = fetch.await;
             drop(finished);
             installed
-        });
-        task.await.unwrap_or(false)
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(rt) => rt.spawn(run).await.unwrap_or(false),
+            // Polled outside a tokio runtime: the fetch lives in this future. Dropping it
+            // cancels the fetch but still records the cooldown (`Finished` on drop).
+            Err(_) => run.await,
+        }
     }
 }
 
