@@ -202,6 +202,118 @@ fn oidc_token_table() {
             ),
         ),
         (
+            "groups-array-with-a-number",
+            Box::new(|c| {
+                c.groups = Some(PrefixedClaim {
+                    claim: "groups".into(),
+                    prefix: String::new(),
+                })
+            }),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"username": "jane", "groups": [1]})),
+            ),
+            Err(
+                r#"oidc: parse groups claim "groups": json: cannot unmarshal array into Go value of type string"#,
+            ),
+        ),
+        (
+            "groups-array-with-a-bool",
+            Box::new(|c| {
+                c.groups = Some(PrefixedClaim {
+                    claim: "groups".into(),
+                    prefix: String::new(),
+                })
+            }),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"username": "jane", "groups": ["team1", true]})),
+            ),
+            Err(
+                r#"oidc: parse groups claim "groups": json: cannot unmarshal array into Go value of type string"#,
+            ),
+        ),
+        (
+            "groups-array-with-an-object",
+            Box::new(|c| {
+                c.groups = Some(PrefixedClaim {
+                    claim: "groups".into(),
+                    prefix: String::new(),
+                })
+            }),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"username": "jane", "groups": [{"name": "team1"}]})),
+            ),
+            Err(
+                r#"oidc: parse groups claim "groups": json: cannot unmarshal array into Go value of type string"#,
+            ),
+        ),
+        (
+            "groups-array-with-an-array",
+            Box::new(|c| {
+                c.groups = Some(PrefixedClaim {
+                    claim: "groups".into(),
+                    prefix: String::new(),
+                })
+            }),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"username": "jane", "groups": [["team1"]]})),
+            ),
+            Err(
+                r#"oidc: parse groups claim "groups": json: cannot unmarshal array into Go value of type string"#,
+            ),
+        ),
+        (
+            "groups-array-with-null (Go: the zero string)",
+            Box::new(|c| {
+                c.groups = Some(PrefixedClaim {
+                    claim: "groups".into(),
+                    prefix: String::new(),
+                })
+            }),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"username": "jane", "groups": [null, "team1"]})),
+            ),
+            Ok(("jane", &["", "team1"])),
+        ),
+        (
+            "groups-object",
+            Box::new(|c| {
+                c.groups = Some(PrefixedClaim {
+                    claim: "groups".into(),
+                    prefix: String::new(),
+                })
+            }),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"username": "jane", "groups": {"team1": true}})),
+            ),
+            Err(
+                r#"oidc: parse groups claim "groups": json: cannot unmarshal object into Go value of type string"#,
+            ),
+        ),
+        (
             "groups-prefix",
             Box::new(|c| {
                 c.username.prefix = "oidc:".into();
@@ -869,4 +981,308 @@ fn authentication_configuration_file() {
             .to_string(),
         r#"jwt[0].issuer.url: Invalid value: "https://kubernetes.default.svc": URL must not overlap with disallowed issuers: [https://kubernetes.default.svc]"#
     );
+}
+
+/// `issuer.url` / `issuer.discoveryURL` validation as Kubernetes' `validateURL`: Go's
+/// `url.Parse` errors (`parse "<url>": …`, the URL without its fragment unless the fragment
+/// is what failed), every check aggregated (disallowed issuer, scheme, userinfo, query,
+/// fragment), the scheme compared after lower-casing, an empty query (`?`) or fragment (`#`)
+/// allowed. Vectors from reference §3.2 (`validation_test.go`) and Go's `url.Parse`.
+#[test]
+fn issuer_url_validation_matches_go_url_parse() {
+    const SCHEME: &str = "URL scheme must be https";
+    let inv = |url: &str, why: &str| {
+        format!(
+            "issuer.url: Invalid value: {}: {why}",
+            kube_authn::jwt::go_quote(url)
+        )
+    };
+    let parse = |url: &str, failed: &str, why: &str| {
+        inv(
+            url,
+            &format!("parse {}: {why}", kube_authn::jwt::go_quote(failed)),
+        )
+    };
+    let all = |errs: Vec<String>| format!("[{}]", errs.join(", "));
+    // (name, issuer url, discovery url, disallowed issuers, want)
+    type Case = (
+        &'static str,
+        &'static str,
+        Option<&'static str>,
+        &'static [&'static str],
+        Result<(), String>,
+    );
+    let cases: Vec<Case> = vec![
+        ("valid", "https://issuer-url/path", None, &[], Ok(())),
+        ("empty", "", None, &[], Err("issuer.url: Required value".into())),
+        (
+            "invalid port",
+            "https://issuer-url:invalid-port",
+            None,
+            &[],
+            Err(parse(
+                "https://issuer-url:invalid-port",
+                "https://issuer-url:invalid-port",
+                r#"invalid port ":invalid-port" after host"#,
+            )),
+        ),
+        (
+            "http",
+            "http://issuer-url",
+            None,
+            &[],
+            Err(inv("http://issuer-url", SCHEME)),
+        ),
+        (
+            "userinfo",
+            "https://user:pass@issuer-url",
+            None,
+            &[],
+            Err(inv(
+                "https://user:pass@issuer-url",
+                "URL must not contain a username or password",
+            )),
+        ),
+        (
+            "query",
+            "https://issuer-url?query",
+            None,
+            &[],
+            Err(inv(
+                "https://issuer-url?query",
+                "URL must not contain a query",
+            )),
+        ),
+        (
+            "fragment",
+            "https://issuer-url#fragment",
+            None,
+            &[],
+            Err(inv(
+                "https://issuer-url#fragment",
+                "URL must not contain a fragment",
+            )),
+        ),
+        (
+            "disallowed",
+            "https://issuer-url",
+            None,
+            &["b", "https://issuer-url", "a"],
+            Err(inv(
+                "https://issuer-url",
+                "URL must not overlap with disallowed issuers: [a b https://issuer-url]",
+            )),
+        ),
+        ("upper-case scheme", "HTTPS://issuer-url", None, &[], Ok(())),
+        ("empty query", "https://issuer-url?", None, &[], Ok(())),
+        ("empty fragment", "https://issuer-url#", None, &[], Ok(())),
+        (
+            "every check at once",
+            "http://user@issuer-url?q#f",
+            None,
+            &[],
+            Err(all(vec![
+                inv("http://user@issuer-url?q#f", SCHEME),
+                inv(
+                    "http://user@issuer-url?q#f",
+                    "URL must not contain a username or password",
+                ),
+                inv("http://user@issuer-url?q#f", "URL must not contain a query"),
+                inv(
+                    "http://user@issuer-url?q#f",
+                    "URL must not contain a fragment",
+                ),
+            ])),
+        ),
+        (
+            "disallowed and http",
+            "http://k",
+            None,
+            &["http://k"],
+            Err(all(vec![
+                inv(
+                    "http://k",
+                    "URL must not overlap with disallowed issuers: [http://k]",
+                ),
+                inv("http://k", SCHEME),
+            ])),
+        ),
+        (
+            "disallowed and unparsable",
+            "https://k:x",
+            None,
+            &["https://k:x"],
+            Err(all(vec![
+                inv(
+                    "https://k:x",
+                    "URL must not overlap with disallowed issuers: [https://k:x]",
+                ),
+                parse("https://k:x", "https://k:x", r#"invalid port ":x" after host"#),
+            ])),
+        ),
+        (
+            "port error names the URL without its fragment",
+            "https://x:bad#frag",
+            None,
+            &[],
+            Err(parse(
+                "https://x:bad#frag",
+                "https://x:bad",
+                r#"invalid port ":bad" after host"#,
+            )),
+        ),
+        (
+            "fragment escape error names the whole URL",
+            "https://x#%zz",
+            None,
+            &[],
+            Err(parse("https://x#%zz", "https://x#%zz", r#"invalid URL escape "%zz""#)),
+        ),
+        (
+            "missing ]",
+            "https://[::1",
+            None,
+            &[],
+            Err(parse("https://[::1", "https://[::1", "missing ']' in host")),
+        ),
+        (
+            "junk after ]",
+            "https://[::1]x",
+            None,
+            &[],
+            Err(parse(
+                "https://[::1]x",
+                "https://[::1]x",
+                r#"invalid port "x" after host"#,
+            )),
+        ),
+        ("IPv6 with port", "https://[::1]:8443/p", None, &[], Ok(())),
+        (
+            "space in host",
+            "https://issuer url",
+            None,
+            &[],
+            Err(parse(
+                "https://issuer url",
+                "https://issuer url",
+                r#"invalid character " " in host name"#,
+            )),
+        ),
+        (
+            "ASCII escaped in host",
+            "https://x%41",
+            None,
+            &[],
+            Err(parse("https://x%41", "https://x%41", r#"invalid URL escape "%41""#)),
+        ),
+        (
+            "bad escape in path",
+            "https://issuer-url/%zz",
+            None,
+            &[],
+            Err(parse(
+                "https://issuer-url/%zz",
+                "https://issuer-url/%zz",
+                r#"invalid URL escape "%zz""#,
+            )),
+        ),
+        (
+            "control character",
+            "https://issuer-url\n",
+            None,
+            &[],
+            Err(parse(
+                "https://issuer-url\n",
+                "https://issuer-url\n",
+                "net/url: invalid control character in URL",
+            )),
+        ),
+        (
+            "missing scheme",
+            "://issuer-url",
+            None,
+            &[],
+            Err(parse(
+                "://issuer-url",
+                "://issuer-url",
+                "missing protocol scheme",
+            )),
+        ),
+        (
+            "no scheme",
+            "issuer-url",
+            None,
+            &[],
+            Err(inv("issuer-url", SCHEME)),
+        ),
+        (
+            "colon in first segment",
+            "1http://x",
+            None,
+            &[],
+            Err(parse(
+                "1http://x",
+                "1http://x",
+                "first path segment in URL cannot contain colon",
+            )),
+        ),
+        (
+            "bad userinfo",
+            "https://us er@x",
+            None,
+            &[],
+            Err(parse("https://us er@x", "https://us er@x", "net/url: invalid userinfo")),
+        ),
+        // Deliberate difference (docs/compatibility.md): Kubernetes accepts a URL without a
+        // host, at which no issuer can ever be discovered; it is refused here.
+        (
+            "no host",
+            "https://",
+            None,
+            &[],
+            Err(inv("https://", "URL must have a host")),
+        ),
+        (
+            "empty authority",
+            "https:///path",
+            None,
+            &[],
+            Err(inv("https:///path", "URL must have a host")),
+        ),
+        (
+            "opaque",
+            "https:issuer-url",
+            None,
+            &[],
+            Err(inv("https:issuer-url", "URL must have a host")),
+        ),
+        // discoveryURL: compared with the URL first, then the same URL rules.
+        ("empty discoveryURL is unset", "https://issuer-url", Some(""), &[], Ok(())),
+        (
+            "discoveryURL same as URL",
+            "https://issuer-url/",
+            Some("https://issuer-url"),
+            &[],
+            Err(r#"issuer.discoveryURL: Invalid value: "https://issuer-url": discoveryURL must be different from URL"#.into()),
+        ),
+        (
+            "discoveryURL same as URL and http",
+            "http://issuer-url",
+            Some("http://issuer-url///"),
+            &["http://issuer-url///"],
+            Err(all(vec![
+                inv("http://issuer-url", SCHEME),
+                r#"issuer.discoveryURL: Invalid value: "http://issuer-url///": discoveryURL must be different from URL"#.into(),
+                format!(r#"issuer.discoveryURL: Invalid value: "http://issuer-url///": {SCHEME}"#),
+            ])),
+        ),
+    ];
+    for (name, url, discovery, disallowed, want) in cases {
+        let mut c = base_cfg();
+        c.issuer_url = url.into();
+        c.discovery_url = discovery.map(Into::into);
+        let disallowed: Vec<String> = disallowed.iter().map(|s| s.to_string()).collect();
+        let got = c.validate(&disallowed).map_err(|e| e.to_string());
+        assert_eq!(got, want, "{name}");
+    }
 }

@@ -560,6 +560,60 @@ async fn distributed_groups_claims() {
                 "{wrap}while getting distributed claim \"groups\": Get \"http://127.0.0.1:1/groups\": only https URLs are fetched"
             )),
         ),
+        // go-jose's ParseSigned strips white space (RE2 `\s`: tab, LF, FF, CR, space) anywhere
+        // in the claim source's body; the payload segment is also base64-decoded by
+        // Kubernetes' untrustedIssuer, where Go's decoder skips only CR and LF.
+        // `{jwt}` stands for the endpoint JWT of the row.
+        (
+            "trailing newline",
+            "groups",
+            "",
+            id(13, "groups", json!({}), "groups_token"),
+            dist(json!({"groups": ["team1", "team2"]})),
+            Some("{jwt}\n"),
+            Ok(vec!["team1", "team2"]),
+        ),
+        (
+            "surrounding white space",
+            "groups",
+            "",
+            id(14, "groups", json!({}), "groups_token"),
+            dist(json!({"groups": ["team1"]})),
+            Some(" \t\r\n\x0c{jwt}\r\n \t"),
+            Ok(vec!["team1"]),
+        ),
+        (
+            "CRLF-wrapped every 16 characters",
+            "groups",
+            "",
+            id(15, "groups", json!({}), "groups_token"),
+            dist(json!({"groups": ["team1"]})),
+            Some("WRAP"),
+            Ok(vec!["team1"]),
+        ),
+        (
+            "space inside the payload segment",
+            "groups",
+            "",
+            id(16, "groups", json!({}), "groups_token"),
+            dist(json!({"groups": ["team1"]})),
+            Some("SPACE_IN_PAYLOAD"),
+            Err(format!(
+                "{wrap}getting untrusted issuer from endpoint {} failed for claim \"groups\": ",
+                ep(16)
+            )),
+        ),
+        (
+            "vertical tab is not white space to go-jose",
+            "groups",
+            "",
+            id(17, "groups", json!({}), "groups_token"),
+            dist(json!({"groups": ["team1"]})),
+            Some("{jwt}\x0b"),
+            Err(format!(
+                "{wrap}verify distributed claim token: oidc: malformed jwt: "
+            )),
+        ),
     ];
     // Mint every ID token and endpoint JWT in one jwcrypto run.
     let mut reqs = Vec::new();
@@ -572,7 +626,20 @@ async fn distributed_groups_claims() {
         .iter()
         .enumerate()
         .map(|(i, c)| match c.5 {
-            Some(raw) => Some(raw.to_owned()),
+            Some("WRAP") => {
+                let jwt = minted[2 * i + 1].as_bytes();
+                let lines: Vec<&str> = jwt
+                    .chunks(16)
+                    .map(|l| std::str::from_utf8(l).unwrap())
+                    .collect();
+                Some(lines.join("\r\n"))
+            }
+            Some("SPACE_IN_PAYLOAD") => {
+                let jwt = &minted[2 * i + 1];
+                let at = jwt.find('.').unwrap() + 5;
+                Some(format!("{} {}", &jwt[..at], &jwt[at..]))
+            }
+            Some(raw) => Some(raw.replace("{jwt}", &minted[2 * i + 1])),
             None => c.4.as_ref().map(|_| minted[2 * i + 1].clone()),
         })
         .collect();
@@ -613,5 +680,47 @@ async fn distributed_groups_claims() {
             name != "normal-claim-wins" && name != "plain http endpoint refused",
             "{name}"
         );
+    }
+}
+
+/// Go's `url.Parse` lower-cases the scheme, so Kubernetes accepts an issuer written
+/// `HTTPS://…` and discovers it, fetches its JWKS (also `HTTPS://…` here) and accepts tokens
+/// whose `iss` is that string exactly. Each row: how the issuer's scheme is written.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issuer_scheme_in_any_case_is_discovered() {
+    let Some(f) = fixture() else { return };
+    for scheme in ["HTTPS://", "hTtPs://"] {
+        let pki = Pki::new();
+        let good = jwks(f, &["rsa.jwk"]);
+        let (server, url) = site(&pki, move |s, b| {
+            let issuer = b.replacen("https://", scheme, 1);
+            match s.uri.as_str() {
+                "/.well-known/openid-configuration" => {
+                    json_reply(json!({"issuer": issuer, "jwks_uri": format!("{issuer}/keys")}))
+                }
+                "/keys" => Reply::Http(200, vec![], good.clone()),
+                _ => Reply::Http(404, vec![], vec![]),
+            }
+        })
+        .await;
+        let issuer = url.replacen("https://", scheme, 1);
+        let a = Arc::new(OidcAuthenticator::new(cfg(&issuer, Some(&pki.ca_pem))));
+        let h = spawn(&a, fast()).unwrap();
+        assert_eq!(first_outcome(&h).await, Ok(()), "{scheme}");
+        let token = mint(&[req(
+            &f.key("rsa.pem"),
+            "RS256",
+            Some("thumbprint"),
+            json!({"iss": issuer, "aud": "my-client", "exp": 4_000_000_000i64, "username": "jane"}),
+        )])
+        .remove(0);
+        let r = a
+            .authenticate_token(&token, &Context::default())
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(r.user.name(), "jane", "{scheme}");
+        assert_eq!(h.jwks_fetches(), 1, "{scheme}");
+        drop(server);
     }
 }

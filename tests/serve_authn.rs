@@ -1398,7 +1398,7 @@ fn oidc_flags_and_authentication_config() {
             (
                 "required claim without =",
                 vec!["--oidc-required-claim=nope".to_string()],
-                "must be formatted as key=value",
+                "malformed pair, expect string=string",
             ),
         ],
     );

@@ -61,15 +61,17 @@ pub struct DevTokenArgs {
     pub expiration: std::time::Duration,
 }
 
-/// Go `strconv.ParseBool`, as pflag parses boolean flags.
-/// pflag's `mapStringString` element: `key=value`.
+/// One element of component-base's `MapStringString` with `NoSplit` (what kube-apiserver
+/// uses for `--oidc-required-claim`): `key=value` split at the first `=`, both sides trimmed
+/// (Rust's `trim` and Go's `strings.TrimSpace` strip the same Unicode white space).
 fn key_value(s: &str) -> Result<(String, String), String> {
     match s.split_once('=') {
-        Some((k, v)) => Ok((k.to_owned(), v.to_owned())),
-        None => Err(format!("{s} must be formatted as key=value")),
+        Some((k, v)) => Ok((k.trim().to_owned(), v.trim().to_owned())),
+        None => Err("malformed pair, expect string=string".to_owned()),
     }
 }
 
+/// Go `strconv.ParseBool`, as pflag parses boolean flags.
 fn go_bool(s: &str) -> Result<bool, String> {
     match s {
         "1" | "t" | "T" | "true" | "TRUE" | "True" => Ok(true),
@@ -257,9 +259,11 @@ pub struct ServeArgs {
     /// A key=value pair that describes a required claim in the ID Token. If set, the claim is
     /// verified to be present in the ID Token with a matching value. Repeat this flag to
     /// specify multiple claims.
+    // One pair per occurrence, never split on commas; the last duplicate key wins: read it
+    // through `ServeArgs::oidc_required_claims`.
     #[arg(long = "oidc-required-claim", value_name = "KEY=VALUE", action = clap::ArgAction::Append,
-          value_delimiter = ',', value_parser = key_value)]
-    pub oidc_required_claims: Vec<(String, String)>,
+          value_parser = key_value)]
+    oidc_required_claims: Vec<(String, String)>,
 
     /// Comma-separated list of allowed JOSE asymmetric signing algorithms. JWTs with a
     /// supported 'alg' header values are: RS256, RS384, RS512, ES256, ES384, ES512, PS256,
@@ -354,6 +358,21 @@ pub struct ServeArgs {
     /// --insecure-allow-any-token). Insecure: never use outside throw-away test setups.
     #[arg(long = "insecure-allow-any-token", hide = true)]
     pub insecure_allow_any_token: bool,
+}
+
+impl ServeArgs {
+    /// The `--oidc-required-claim` pairs as kube-apiserver's map holds them: one per key, the
+    /// last occurrence's value, in order of each key's first occurrence.
+    pub fn oidc_required_claims(&self) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = Vec::with_capacity(self.oidc_required_claims.len());
+        for (k, v) in &self.oidc_required_claims {
+            match out.iter_mut().find(|(have, _)| have == k) {
+                Some(slot) => slot.1.clone_from(v),
+                None => out.push((k.clone(), v.clone())),
+            }
+        }
+        out
+    }
 }
 
 fn main() -> ExitCode {
@@ -497,5 +516,70 @@ mod tests {
         assert_eq!(ttl("0").unwrap(), std::time::Duration::ZERO);
         let err = ttl("10").unwrap_err();
         assert!(err.contains("time: missing unit in duration"), "{err}");
+    }
+
+    /// `--oidc-required-claim` is kube-apiserver's `NewMapStringStringNoSplit`: one pair per
+    /// occurrence (commas are part of the value), key and value trimmed, the last duplicate
+    /// wins, and a value without `=` is refused.
+    #[test]
+    fn oidc_required_claim_is_one_trimmed_pair_per_flag_last_wins() {
+        type Want = Result<&'static [(&'static str, &'static str)], &'static str>;
+        let cases: [(&str, &[&str], Want); 9] = [
+            ("none", &[], Ok(&[])),
+            ("one", &["--oidc-required-claim=hd=x"], Ok(&[("hd", "x")])),
+            (
+                "comma stays in the value",
+                &["--oidc-required-claim=hd=a,b"],
+                Ok(&[("hd", "a,b")]),
+            ),
+            (
+                "key and value trimmed",
+                &["--oidc-required-claim", "hd = x "],
+                Ok(&[("hd", "x")]),
+            ),
+            (
+                "second = is part of the value",
+                &["--oidc-required-claim=a=b=c"],
+                Ok(&[("a", "b=c")]),
+            ),
+            (
+                "last duplicate wins",
+                &["--oidc-required-claim=hd=a", "--oidc-required-claim=hd=b"],
+                Ok(&[("hd", "b")]),
+            ),
+            (
+                "distinct keys kept in order",
+                &[
+                    "--oidc-required-claim=hd=a",
+                    "--oidc-required-claim=org=o",
+                    "--oidc-required-claim= hd=c",
+                ],
+                Ok(&[("hd", "c"), ("org", "o")]),
+            ),
+            (
+                "no =",
+                &["--oidc-required-claim=hd"],
+                Err("malformed pair, expect string=string"),
+            ),
+            (
+                "empty",
+                &["--oidc-required-claim="],
+                Err("malformed pair, expect string=string"),
+            ),
+        ];
+        for (name, args, want) in cases {
+            let got = parse(args).map(|a| a.oidc_required_claims());
+            match (got, want) {
+                (Ok(got), Ok(want)) => {
+                    let want: Vec<(String, String)> = want
+                        .iter()
+                        .map(|(k, v)| (k.to_string(), v.to_string()))
+                        .collect();
+                    assert_eq!(got, want, "{name}");
+                }
+                (Err(e), Err(want)) => assert!(e.contains(want), "{name}: {e}"),
+                (got, want) => panic!("{name}: got {got:?}, want {want:?}"),
+            }
+        }
     }
 }

@@ -56,7 +56,7 @@ pub async fn run(mut args: ServeArgs) -> Result<(), String> {
             username_prefix: args.oidc_username_prefix.clone(),
             groups_claim: args.oidc_groups_claim.clone(),
             groups_prefix: args.oidc_groups_prefix.clone(),
-            required_claims: args.oidc_required_claims.clone(),
+            required_claims: args.oidc_required_claims(),
             signing_algs: args.oidc_signing_algs.clone(),
         },
         authentication_config: args.authentication_config.clone(),

@@ -183,36 +183,71 @@ impl OidcFlags {
     }
 }
 
-/// Validates an issuer URL with Kubernetes' rules; `field` is the field path.
+/// Validates an issuer URL with Kubernetes' rules (`validateURL`); `field` is the field path.
+/// Several errors are aggregated `[a, b]`, as Kubernetes reports them.
 ///
 /// ```
 /// use kube_authn::token::oidc::config::validate_url;
 /// assert_eq!(validate_url("issuer.url", "http://issuer-url").unwrap_err(),
 ///     r#"issuer.url: Invalid value: "http://issuer-url": URL scheme must be https"#);
+/// assert_eq!(validate_url("issuer.url", "https://issuer-url:invalid-port").unwrap_err(),
+///     r#"issuer.url: Invalid value: "https://issuer-url:invalid-port": parse "https://issuer-url:invalid-port": invalid port ":invalid-port" after host"#);
 /// assert!(validate_url("issuer.url", "https://issuer-url/path").is_ok());
+/// assert!(validate_url("issuer.url", "HTTPS://issuer-url").is_ok()); // Go lower-cases the scheme
 /// ```
 pub fn validate_url(field: &str, url: &str) -> Result<(), String> {
     if url.is_empty() {
         return Err(format!("{field}: Required value"));
     }
+    let mut errs = url_errors(field, url, &[]);
+    match errs.len() {
+        0 => Ok(()),
+        1 => Err(errs.remove(0)),
+        _ => Err(format!("[{}]", errs.join(", "))),
+    }
+}
+
+/// Kubernetes' `validateURL` for a non-empty URL: every error, in Kubernetes' order (the
+/// disallowed issuers, then Go's `url.Parse` error alone, or the scheme, userinfo, query and
+/// fragment checks). One addition: a URL Kubernetes accepts without a host (`https://`,
+/// `https:///p`, `https:x`) is refused here, since no issuer can be discovered at it
+/// (docs/compatibility.md).
+fn url_errors(field: &str, url: &str, disallowed_issuers: &[String]) -> Vec<String> {
     let invalid = |why: &str| format!("{field}: Invalid value: {}: {why}", go_quote(url));
-    let Some(rest) = url.strip_prefix("https://") else {
-        return Err(invalid("URL scheme must be https"));
+    let mut errs = Vec::new();
+    if disallowed_issuers.iter().any(|d| d == url) {
+        let mut d = disallowed_issuers.to_vec();
+        d.sort();
+        d.dedup();
+        errs.push(invalid(&format!(
+            "URL must not overlap with disallowed issuers: [{}]",
+            d.join(" ")
+        )));
+    }
+    let u = match super::go_url::parse(url) {
+        Ok(u) => u,
+        Err(e) => {
+            errs.push(invalid(&e));
+            return errs;
+        }
     };
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    if authority.contains('@') {
-        return Err(invalid("URL must not contain a username or password"));
+    let before = errs.len();
+    if u.scheme != "https" {
+        errs.push(invalid("URL scheme must be https"));
     }
-    if url.contains('?') {
-        return Err(invalid("URL must not contain a query"));
+    if u.user {
+        errs.push(invalid("URL must not contain a username or password"));
     }
-    if url.contains('#') {
-        return Err(invalid("URL must not contain a fragment"));
+    if u.query {
+        errs.push(invalid("URL must not contain a query"));
     }
-    if authority.is_empty() {
-        return Err(invalid("URL must have a host"));
+    if u.fragment {
+        errs.push(invalid("URL must not contain a fragment"));
     }
-    Ok(())
+    if errs.len() == before && !u.host {
+        errs.push(invalid("URL must have a host"));
+    }
+    errs
 }
 
 impl JwtAuthenticatorConfig {
@@ -236,26 +271,26 @@ impl JwtAuthenticatorConfig {
 
     fn validation_errors(&self, disallowed_issuers: &[String]) -> Vec<String> {
         let mut errs = Vec::new();
-        if let Err(e) = validate_url("issuer.url", &self.issuer_url) {
-            errs.push(e);
-        } else if disallowed_issuers.contains(&self.issuer_url) {
-            let mut d = disallowed_issuers.to_vec();
-            d.sort();
-            errs.push(format!(
-                "issuer.url: Invalid value: {}: URL must not overlap with disallowed issuers: [{}]",
-                go_quote(&self.issuer_url),
-                d.join(" ")
+        if self.issuer_url.is_empty() {
+            errs.push("issuer.url: Required value".into());
+        } else {
+            errs.extend(url_errors(
+                "issuer.url",
+                &self.issuer_url,
+                disallowed_issuers,
             ));
         }
-        if let Some(disc) = &self.discovery_url {
-            if let Err(e) = validate_url("issuer.discoveryURL", disc) {
-                errs.push(e);
-            } else if disc.trim_end_matches('/') == self.issuer_url.trim_end_matches('/') {
+        // An empty discoveryURL is unset; it is not checked against the disallowed issuers.
+        if let Some(disc) = self.discovery_url.as_deref().filter(|d| !d.is_empty()) {
+            if !self.issuer_url.is_empty()
+                && disc.trim_end_matches('/') == self.issuer_url.trim_end_matches('/')
+            {
                 errs.push(format!(
                     "issuer.discoveryURL: Invalid value: {}: discoveryURL must be different from URL",
                     go_quote(disc)
                 ));
             }
+            errs.extend(url_errors("issuer.discoveryURL", disc, &[]));
         }
         if self.audiences.is_empty() {
             errs.push(

@@ -152,11 +152,13 @@ impl DiscoveryOptions {
 /// use kube_authn::token::oidc::discovery::discovery_url;
 /// assert_eq!(discovery_url("https://i.example/a/", None), "https://i.example/a/.well-known/openid-configuration");
 /// assert_eq!(discovery_url("https://i.example", Some("https://in-cluster/x")), "https://in-cluster/x");
+/// // An empty discoveryURL is unset, as in Kubernetes.
+/// assert_eq!(discovery_url("https://i.example", Some("")), "https://i.example/.well-known/openid-configuration");
 /// ```
 pub fn discovery_url(issuer_url: &str, discovery_url: Option<&str>) -> String {
     match discovery_url {
-        Some(d) => d.to_owned(),
-        None => format!(
+        Some(d) if !d.is_empty() => d.to_owned(),
+        _ => format!(
             "{}/.well-known/openid-configuration",
             issuer_url.trim_end_matches('/')
         ),
@@ -213,7 +215,7 @@ impl Remote {
         if doc.jwks_uri.is_empty() {
             return Err("provider did not return JWKS URL".into());
         }
-        if !doc.jwks_uri.starts_with("https://") {
+        if !is_https(&doc.jwks_uri) {
             return Err(format!(
                 "oidc: jwks_uri {} is not an https URL",
                 go_quote(&doc.jwks_uri)
@@ -325,6 +327,13 @@ fn shown_body(body: &[u8]) -> String {
     }
 }
 
+/// Whether `url` starts `https://` in any case: Go's url.Parse lower-cases the scheme, so
+/// Kubernetes accepts and fetches `HTTPS://…`.
+fn is_https(url: &str) -> bool {
+    url.get(..8)
+        .is_some_and(|s| s.eq_ignore_ascii_case("https://"))
+}
+
 /// GET with a bounded body. Errors read like Go's `Get "<url>": <cause>`.
 async fn get_capped(
     client: &reqwest::Client,
@@ -333,7 +342,11 @@ async fn get_capped(
     max: usize,
 ) -> Result<(reqwest::StatusCode, Option<String>, Vec<u8>), String> {
     let go_err = |e: &reqwest::Error| format!("Get {}: {}", go_quote(url), root_cause(e));
-    if !url.starts_with("https://") {
+    // Case-insensitive, as Go's url.Parse lower-cases the scheme (`HTTPS://` is valid).
+    if !url
+        .get(..8)
+        .is_some_and(|s| s.eq_ignore_ascii_case("https://"))
+    {
         return Err(format!(
             "Get {}: only https URLs are fetched",
             go_quote(url)

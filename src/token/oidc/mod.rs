@@ -51,6 +51,7 @@ mod claims;
 pub mod config;
 #[cfg(feature = "remote")]
 pub mod discovery;
+mod go_url;
 pub mod refresh;
 #[cfg(feature = "remote")]
 pub mod remote;
@@ -223,6 +224,28 @@ pub fn go_time_utc(unix: i64) -> String {
 
 fn bad(msg: String) -> Error {
     Error::new(ErrorKind::InvalidCredential, msg)
+}
+
+/// A distributed claim source's body as Kubernetes reads it: go-jose's `ParseSigned` removes
+/// RE2 `\s` (tab, LF, FF, CR, space; not VT) anywhere, so a trailing newline or a wrapped
+/// token is fine. Kubernetes' `untrustedIssuer` first base64-decodes the payload segment of
+/// the *unstripped* body, where Go's decoder skips only CR and LF: a tab, FF or space there
+/// fails, so such a body is left as it is and refused by the parser. Only for claim sources:
+/// a bearer token is never rewritten.
+fn strip_claim_jwt_whitespace(body: &str) -> std::borrow::Cow<'_, str> {
+    let ws = |b: u8| matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ');
+    if !body.bytes().any(ws) {
+        return std::borrow::Cow::Borrowed(body);
+    }
+    let payload = body.split('.').nth(1).unwrap_or("");
+    if payload.bytes().any(|b| matches!(b, b'\t' | b'\x0c' | b' ')) {
+        return std::borrow::Cow::Borrowed(body);
+    }
+    std::borrow::Cow::Owned(
+        body.chars()
+            .filter(|&c| !(c.is_ascii() && ws(c as u8)))
+            .collect(),
+    )
 }
 
 impl OidcAuthenticator {
@@ -528,7 +551,8 @@ impl OidcAuthenticator {
             ))
         };
         let text = std::str::from_utf8(&body).map_err(|_| untrusted(&"malformed token"))?;
-        let jwt = UntrustedJwt::parse(text).map_err(|e| untrusted(&e))?;
+        let text = strip_claim_jwt_whitespace(text);
+        let jwt = UntrustedJwt::parse(&text).map_err(|e| untrusted(&e))?;
         let iss = jwt.issuer().unwrap_or("");
         if !self.owns_issuer(iss) {
             return Err(wrap(format!(
@@ -623,8 +647,17 @@ impl OidcAuthenticator {
                     "string" => groups.push(group(&raw_str(v).map_err(parse_err)?)),
                     "null" => {}
                     "array" => {
+                        // Kubernetes' stringOrArray: when the array is not all strings (or
+                        // null, Go's zero string), it retries the value as one string, so
+                        // the error names the array, not the element.
                         for item in v.as_array().into_iter().flatten() {
-                            groups.push(group(&raw_str(item).map_err(parse_err)?));
+                            let item = raw_str(item).map_err(|_| {
+                                parse_err(
+                                    "json: cannot unmarshal array into Go value of type string"
+                                        .into(),
+                                )
+                            })?;
+                            groups.push(group(&item));
                         }
                     }
                     other => {

@@ -7,6 +7,13 @@
 //! good keys (the fetch closure decides what to install) and still counts for the cooldown,
 //! so an unreachable provider is not hammered. 10^4 random `kid`s in a burst cost one fetch.
 //!
+//! The fetch runs in its own spawned task, which holds the gate until it has recorded its
+//! end time; callers only await its handle. A caller that is dropped mid-fetch (a client
+//! resetting its HTTP/2 stream while its unknown `kid` is looked up) therefore neither
+//! cancels the fetch nor skips the cooldown: the next caller waits for the fetch in flight.
+//! Were the fetch part of the caller's future, resetting every stream would drop every
+//! fetch before its cooldown was recorded, and the attacker would set the fetch rate.
+//!
 //! ```
 //! use kube_authn::token::oidc::refresh::KeyRefresher;
 //! use std::sync::{Arc, atomic::{AtomicUsize, Ordering}};
@@ -26,7 +33,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::time::Instant;
@@ -35,14 +42,27 @@ use tokio::time::Instant;
 pub struct KeyRefresher<F> {
     fetch: F,
     cooldown: Duration,
-    last: Mutex<Option<Instant>>,
-    gate: tokio::sync::Mutex<()>,
+    last: Arc<Mutex<Option<Instant>>>,
+    gate: Arc<tokio::sync::Mutex<()>>,
+}
+
+/// Held by the fetch task: records the fetch's end (also if the fetch panics), then releases
+/// the gate, so waiters that get the gate always see the cooldown.
+struct Finished {
+    last: Arc<Mutex<Option<Instant>>>,
+    _gate: tokio::sync::OwnedMutexGuard<()>,
+}
+
+impl Drop for Finished {
+    fn drop(&mut self) {
+        *self.last.lock().unwrap_or_else(|p| p.into_inner()) = Some(Instant::now());
+    }
 }
 
 impl<F, Fut> KeyRefresher<F>
 where
     F: Fn() -> Fut + Send + Sync,
-    Fut: Future<Output = bool> + Send,
+    Fut: Future<Output = bool> + Send + 'static,
 {
     /// A refresher running `fetch` (returns whether new keys were installed) at most once per
     /// `cooldown`.
@@ -54,8 +74,8 @@ where
         Self {
             fetch,
             cooldown,
-            last: Mutex::new(None),
-            gate: tokio::sync::Mutex::new(()),
+            last: Arc::new(Mutex::new(None)),
+            gate: Arc::new(tokio::sync::Mutex::new(())),
         }
     }
 
@@ -65,7 +85,9 @@ where
     }
 
     /// Refetches unless a fetch ran within the cooldown; returns whether *this call* fetched
-    /// and the fetch installed new keys. Callers then retry verification once.
+    /// and the fetch installed new keys. Callers then retry verification once. The fetch is
+    /// spawned on the current tokio runtime and runs to completion even if this future is
+    /// dropped (see the [module docs](self)); outside a tokio runtime it runs inline.
     ///
     /// ```
     /// # use kube_authn::token::oidc::refresh::KeyRefresher;
@@ -78,14 +100,27 @@ where
         if self.cooling(Instant::now()) {
             return false;
         }
-        let _guard = self.gate.lock().await;
+        let guard = self.gate.clone().lock_owned().await;
         // Someone else fetched while we waited: their result is ours.
         if self.cooling(Instant::now()) {
             return false;
         }
-        let installed = (self.fetch)().await;
-        *self.last.lock().unwrap_or_else(|p| p.into_inner()) = Some(Instant::now());
-        installed
+        let finished = Finished {
+            last: self.last.clone(),
+            _gate: guard,
+        };
+        let fetch = (self.fetch)();
+        let run = async move {
+            let installed = fetch.await;
+            drop(finished);
+            installed
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(rt) => rt.spawn(run).await.unwrap_or(false),
+            // Polled outside a tokio runtime: the fetch lives in this future. Dropping it
+            // cancels the fetch but still records the cooldown (`Finished` on drop).
+            Err(_) => run.await,
+        }
     }
 }
 
