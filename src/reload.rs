@@ -386,8 +386,9 @@ impl<T: Send + Sync + 'static> FileReloader<T> {
     }
 
     /// Polls the file every `interval` on the Tokio runtime (in a blocking task, since reading
-    /// and parsing a large file takes a while). The task stops when the returned handle or the
-    /// last clone of this reloader is dropped.
+    /// and parsing a large file takes a while); an interval under [`MIN_POLL_INTERVAL`] is taken
+    /// as that (a zero interval would stop the task before its first poll). The task stops when
+    /// the returned handle or the last clone of this reloader is dropped.
     ///
     /// ```
     /// # use kube_authn::{reload::FileReloader, ConfigError};
@@ -400,7 +401,7 @@ impl<T: Send + Sync + 'static> FileReloader<T> {
     pub fn spawn_watch(&self, interval: Duration) -> WatchTask {
         let weak: Weak<Shared<T>> = Arc::downgrade(&self.shared);
         let handle = tokio::spawn(async move {
-            let mut ticker = tokio::time::interval(interval);
+            let mut ticker = tokio::time::interval(interval.max(MIN_POLL_INTERVAL));
             ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             ticker.tick().await;
             loop {
@@ -413,6 +414,13 @@ impl<T: Send + Sync + 'static> FileReloader<T> {
         WatchTask(handle)
     }
 }
+
+/// The shortest polling interval [`FileReloader::spawn_watch`] uses.
+///
+/// ```
+/// assert_eq!(kube_authn::reload::MIN_POLL_INTERVAL, std::time::Duration::from_millis(1));
+/// ```
+pub const MIN_POLL_INTERVAL: Duration = Duration::from_millis(1);
 
 impl<T> Shared<T> {
     fn check(&self, force: bool) -> Result<Reloaded, ConfigError> {
@@ -544,6 +552,29 @@ mod tests {
         }
         assert_eq!(f.failures(), 2);
         assert_eq!(f.reloads(), 2);
+    }
+
+    #[test]
+    fn watching_with_a_zero_interval_still_reloads() {
+        // tokio's `interval` panics on zero inside the task, which then polls nothing while its
+        // handle looks healthy; the interval is clamped to MIN_POLL_INTERVAL instead.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, "one").unwrap();
+        let f = FileReloader::load(&path, 16, parse).unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let _task = f.spawn_watch(Duration::ZERO);
+            std::fs::write(&path, "two").unwrap();
+            let deadline = std::time::Instant::now() + Duration::from_secs(5);
+            while **f.current() != "two" {
+                assert!(std::time::Instant::now() < deadline, "never reloaded");
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        });
     }
 
     #[test]

@@ -1145,3 +1145,35 @@ fn a_pinned_leaf_with_an_unknown_critical_extension_is_refused() {
         }
     }
 }
+
+#[test]
+fn subjects_with_more_than_256_attributes_are_refused() {
+    // A deliberate bound (Go's pkix.Name takes any number): 256 attributes are read, 257 are
+    // an error, not a partial identity.
+    let pki = Pki::new();
+    let root = pki.ca("root", Key::P256);
+    let auth = X509Authenticator::new(bundle(&[&root])).with_histogram(None);
+    for (orgs, want) in [
+        (255usize, Ok(255usize)),
+        (
+            256,
+            Err("x509: certificate subject has too many attributes"),
+        ),
+    ] {
+        let subj: String = std::iter::once("/CN=many".to_owned())
+            .chain((0..orgs).map(|i| format!("/O=g{i}")))
+            .collect();
+        let leaf = pki.leaf(&format!("many-{orgs}"), &subj, &root);
+        match (outcome(&auth, &peer(&[&leaf])), want) {
+            (Ok(Some(got)), Ok(groups)) => {
+                assert_eq!(
+                    (got.name.as_str(), got.groups.len()),
+                    ("many", groups),
+                    "{orgs}"
+                )
+            }
+            (Err(e), Err(text)) => assert!(e.ends_with(text), "{orgs}: {e}"),
+            (got, want) => panic!("{orgs} organisations: got {got:?}, want {want:?}"),
+        }
+    }
+}

@@ -38,6 +38,7 @@
 //! | chain longer than [`MAX_CHAIN_LEN`], a certificate over [`MAX_CERT_LEN`] bytes | verified | refused before parsing |
 //! | control characters (NUL, CR, LF, …) in CN, O or UID | accepted | refused |
 //! | T61String that is not UTF-8 | raw bytes | refused |
+//! | a subject of more than [`MAX_SUBJECT_ATTRIBUTES`] attributes | accepted | refused |
 //!
 //! # Caching
 //!
