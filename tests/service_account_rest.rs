@@ -286,3 +286,65 @@ async fn legacy_tokens_are_checked_against_the_api_server() {
     }
     assert!(server.calls() >= 4);
 }
+
+#[tokio::test]
+async fn an_api_server_outage_is_unavailable_not_a_bad_credential() {
+    // Kubernetes' texts either way; the kind tells a gone object (a bad credential) from an
+    // API server that could not be asked, so that `UnavailableAs503` can answer 503.
+    use kube_authn::ErrorKind;
+    let Some(f) = fixture() else { return };
+    let pki = Pki::new();
+    // Nothing listens on this port once the listener is dropped.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let down = ConnectionInfo::new(format!("https://{closed}"))
+        .with_ca(Pem::Data(pki.ca_pem.as_bytes().to_vec()))
+        .with_token(Token::new("lookup-token"));
+    let server = Server::start(&pki.server_cert_pem, &pki.server_key_pem, None, api).await;
+    let up = info(&pki, &server, "lookup-token");
+    let keys = parse_pem_keys(&f.read("rsa_pub.pem")).unwrap();
+    let mut gone = legacy_claims();
+    gone["kubernetes.io/serviceaccount/secret.name"] = json!("gone-secret");
+    let tokens = mint(&[
+        req(&f.key("rsa.pem"), "RS256", None, legacy_claims()),
+        req(&f.key("rsa.pem"), "RS256", None, gone),
+    ]);
+    type Case<'a> = (&'a str, ConnectionInfo, &'a String, ErrorKind, &'a str);
+    let cases: [Case<'_>; 2] = [
+        (
+            "API server down",
+            down,
+            &tokens[0],
+            ErrorKind::Unavailable,
+            "Token has been invalidated",
+        ),
+        (
+            "secret not found",
+            up,
+            &tokens[1],
+            ErrorKind::InvalidCredential,
+            "Token has been invalidated",
+        ),
+    ];
+    for (name, api_server, token, kind, text) in cases {
+        let lookup: Arc<dyn ServiceAccountLookup> =
+            Arc::new(RestLookup::new(Vault::from_info(api_server)));
+        let auth = ServiceAccountAuthenticator::legacy(
+            keys.clone(),
+            Audiences::from(["api"]),
+            Some(lookup),
+        )
+        .with_clock(Arc::new(FixedClock::new(NOW)));
+        let err = auth
+            .authenticate_token(token, &Context::default())
+            .await
+            .unwrap_err();
+        assert_eq!(
+            (err.kind(), err.to_string().as_str()),
+            (kind, text),
+            "{name}"
+        );
+    }
+}

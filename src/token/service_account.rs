@@ -190,6 +190,17 @@ impl fmt::Display for LookupError {
 
 impl std::error::Error for LookupError {}
 
+/// A failed lookup as the validator reports it: Kubernetes' text (`error`), and the kind says
+/// whether the credential is bad (the object is gone) or the API server could not be asked
+/// ([`ErrorKind::Unavailable`]: network failure, 5xx, timeout, no permission), so that
+/// [`UnavailableAs503`](crate::middleware::UnavailableAs503) can answer 503 for an outage.
+fn lookup_failed(e: &LookupError, error: Error) -> Error {
+    match e {
+        LookupError::NotFound { .. } => error,
+        LookupError::Other(_) => Error::new(ErrorKind::Unavailable, error.to_string()),
+    }
+}
+
 /// The future a lookup returns.
 pub type LookupFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, LookupError>> + Send + 'a>>;
 
@@ -871,7 +882,7 @@ impl ServiceAccountAuthenticator {
         let secret = lookup
             .secret(&info.namespace, secret_name)
             .await
-            .map_err(|_| invalidated())?;
+            .map_err(|e| lookup_failed(&e, invalidated()))?;
         if secret.meta.deletion_timestamp.is_some() {
             return Err(invalidated());
         }
@@ -882,7 +893,9 @@ impl ServiceAccountAuthenticator {
         let sa = lookup
             .service_account(&info.namespace, &info.name)
             .await
-            .map_err(|e| Error::new(ErrorKind::InvalidCredential, e.to_string()))?;
+            .map_err(|e| {
+                lookup_failed(&e, Error::new(ErrorKind::InvalidCredential, e.to_string()))
+            })?;
         if sa.meta.deletion_timestamp.is_some() {
             return Err(Error::new(
                 ErrorKind::InvalidCredential,
@@ -936,7 +949,9 @@ impl ServiceAccountAuthenticator {
         let sa = lookup
             .service_account(&info.namespace, &info.name)
             .await
-            .map_err(|e| Error::new(ErrorKind::InvalidCredential, e.to_string()))?;
+            .map_err(|e| {
+                lookup_failed(&e, Error::new(ErrorKind::InvalidCredential, e.to_string()))
+            })?;
         if sa.meta.uid != info.uid {
             return Err(Error::new(
                 ErrorKind::InvalidCredential,
@@ -959,7 +974,7 @@ impl ServiceAccountAuthenticator {
             let s = lookup
                 .secret(&info.namespace, name)
                 .await
-                .map_err(|_| invalidated())?;
+                .map_err(|e| lookup_failed(&e, invalidated()))?;
             if s.meta.uid != *uid {
                 return Err(Error::new(
                     ErrorKind::InvalidCredential,
@@ -977,7 +992,7 @@ impl ServiceAccountAuthenticator {
             let p = lookup
                 .pod(&info.namespace, &info.pod_name)
                 .await
-                .map_err(|_| invalidated())?;
+                .map_err(|e| lookup_failed(&e, invalidated()))?;
             if p.uid != info.pod_uid {
                 return Err(Error::new(
                     ErrorKind::InvalidCredential,
@@ -994,7 +1009,7 @@ impl ServiceAccountAuthenticator {
             let n = lookup
                 .node(&info.node_name)
                 .await
-                .map_err(|_| invalidated())?;
+                .map_err(|e| lookup_failed(&e, invalidated()))?;
             if n.uid != info.node_uid {
                 return Err(Error::new(
                     ErrorKind::InvalidCredential,
