@@ -597,8 +597,14 @@ impl ConnectionInfo {
             .timeout(timeout)
             .connect_timeout(timeout.min(Duration::from_secs(10)));
         if let Some(proxy) = &self.proxy_url {
-            let proxy = reqwest::Proxy::all(proxy.as_str())
-                .map_err(|e| ConfigError::new(format!("proxy-url: {e}")))?;
+            // The URL (which may hold a password) never reaches the error.
+            let proxy = reqwest::Proxy::all(proxy.as_str()).map_err(|e| {
+                ConfigError::new(format!(
+                    "proxy-url {}: {}",
+                    redact_url(proxy),
+                    e.without_url()
+                ))
+            })?;
             b = b.proxy(proxy);
         } else if !self.trust_env {
             b = b.no_proxy();
@@ -822,6 +828,21 @@ mod tests {
         let shown = format!("{info:?}");
         assert!(!shown.contains("SECRET"), "{shown}");
         assert!(shown.contains("https://u:***@host/"), "{shown}");
+        // A proxy URL that cannot be used: the client error shows it masked.
+        for bad in [
+            "http://p:proxy-SECRET@[::1",
+            "http://p:proxy-SECRET@ho st:3128",
+        ] {
+            let err = ConnectionInfo::new("https://host/")
+                .with_proxy(bad)
+                .client(Duration::from_secs(1))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                !err.contains("SECRET") && err.starts_with("proxy-url "),
+                "{err}"
+            );
+        }
     }
 
     #[test]
