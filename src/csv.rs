@@ -14,7 +14,8 @@
 //!
 //! Error texts, line and column numbers are Go's (Go ≥ 1.17: 1-based byte columns; a record
 //! spanning lines reports `record on line S; parse error on line L, column C: …`). They are
-//! checked against Go itself by a differential test (`tests/token_file.rs`). Errors never
+//! checked against Go itself by a differential test
+//! (`differential_against_go_encoding_csv`, below). Errors never
 //! contain field content, since fields are secrets.
 //!
 //! Fields are returned as bytes; the caller decides what must be UTF-8. The line and record

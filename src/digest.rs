@@ -18,7 +18,8 @@
 //! SHA-256 + map lookup at ~169 ns per token against a ≤60 ns target for the whole token
 //! authenticator. Measured here as thread CPU time (`benches/static_token.rs`, group `digest`,
 //! 43-byte token): SipHash-2-4/128 32–40 ns, SipHash-1-3/128 20–24 ns, SHA-256 (`sha2`) 66 ns,
-//! std-style SipHash-1-3/64 17 ns; the whole token-file lookup with SipHash-2-4 is 57–62 ns.
+//! std-style SipHash-1-3/64 17 ns; the whole token-file lookup with SipHash-2-4 was 57–62 ns then (≈ 45 ns in the
+//! README's current figures).
 //! SipHash-2-4 is the PRF its authors recommend for secret-keyed use (short inputs, 128-bit
 //! output); SipHash-1-3 would save ~12 ns but has a smaller security margin, so it is not used
 //! for secrets.

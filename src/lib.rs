@@ -78,3 +78,8 @@ pub use authenticator::{
     Response, TokenAuthenticator,
 };
 pub use error::{ConfigError, Error, ErrorKind};
+
+/// The README's Rust quick start, compiled by `cargo test --doc` so that it stays true.
+#[cfg(all(doctest, feature = "axum"))]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -9,7 +9,9 @@
 //! ([`kubeconfig`], the webhook configuration format), from in-cluster service-account files
 //! ([`ConnectionInfo::in_cluster`]), or returned by an application's own sync or async
 //! [`vault::CredentialProvider`]. Credentials live in a [`vault::Vault`] that drops expired
-//! ones, skips one that got a 401, and asks the providers again when none is left.
+//! ones, skips one that got a 401 for the rest of that request (a fixed provider's, such as a
+//! kubeconfig's, is offered again to the next request; a rotating provider must yield a new
+//! one), and asks the providers again when none is left.
 //!
 //! TLS is rustls with the aws-lc-rs provider; HTTP is reqwest with redirects disabled
 //! (a redirect could send the TokenReview, and with it the token, to another host:

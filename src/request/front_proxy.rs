@@ -583,7 +583,7 @@ fn deserialize_strings(key: &str, value: Option<&String>) -> Result<Vec<String>,
 
 impl ExtensionApiserverAuthentication {
     /// Parses the ConfigMap as JSON or as YAML (`kubectl get cm -n kube-system
-    /// extension-apiserver-authentication -o yaml`; YAML needs the `yaml` feature). Lists are
+    /// extension-apiserver-authentication -o yaml`). Lists are
     /// JSON arrays as kube-apiserver writes them; `""` and `null` mean empty.
     ///
     /// ```

@@ -1,5 +1,7 @@
 //! Our own TLS accept loop: tokio-rustls handshakes with a timeout, hyper-util's auto builder
-//! (HTTP/1.1 and HTTP/2), graceful shutdown, and [`PeerCertificates`] on every request.
+//! (HTTP/1.1 and HTTP/2), graceful shutdown, and [`PeerCertificates`] on every request; a
+//! connection that starts no request (32 s) or stays idle (90 s) is closed, and at most 900 are
+//! open at once.
 
 use std::future::Future;
 use std::pin::Pin;

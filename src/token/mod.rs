@@ -3,7 +3,8 @@
 //!
 //! Each authenticator implements [`TokenAuthenticator`](crate::TokenAuthenticator) and is combined
 //! with others through [`crate::chain::union::TokenUnion`], in kube-apiserver's order (token file,
-//! service-account tokens, bootstrap tokens, JWT/OIDC, webhook), optionally behind a cache.
+//! service-account tokens, JWT/OIDC, webhook; bootstrap tokens are not implemented), optionally
+//! behind a cache.
 
 pub mod anytoken;
 pub mod cache;
