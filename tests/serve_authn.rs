@@ -692,6 +692,33 @@ fn dev_mode_prints_certificate_front_proxy_and_service_account_commands_that_wor
             .is_some_and(|id| id.starts_with("JTI=")),
         "{line}: {body}"
     );
+    // The kubectl line, run as printed (with `-o json` to read the answer) when kubectl is
+    // installed (ci/install-test-tools.sh installs it; tests/server.rs requires it there).
+    if Command::new("kubectl")
+        .arg("version")
+        .arg("--client")
+        .output()
+        .is_ok()
+    {
+        let out = server.stdout.lock().unwrap().clone();
+        let line = out
+            .lines()
+            .find(|l| l.contains("kubectl auth whoami"))
+            .unwrap_or_else(|| panic!("no kubectl line printed:\n{out}"))
+            .to_owned();
+        let run = Command::new("sh")
+            .arg("-c")
+            .arg(format!("{line} -o json"))
+            .output()
+            .unwrap();
+        assert!(
+            run.status.success(),
+            "{line}: {}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let review: Value = serde_json::from_slice(&run.stdout).unwrap();
+        assert_eq!(review["status"]["userInfo"]["username"], "jane", "{line}");
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
