@@ -601,18 +601,26 @@ pub fn split_username(username: &str) -> Option<(&str, &str)> {
     Some((ns, name))
 }
 
+/// Kubernetes' `IsDNS1123Label`: at most 63 characters of `[a-z0-9]([-a-z0-9]*[a-z0-9])?`.
 fn is_dns1123_label(s: &str) -> bool {
+    s.len() <= 63 && is_label_shape(s)
+}
+
+/// `[a-z0-9]([-a-z0-9]*[a-z0-9])?`, of any length.
+fn is_label_shape(s: &str) -> bool {
     let b = s.as_bytes();
     !b.is_empty()
-        && b.len() <= 63
         && b.iter()
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
         && b[0] != b'-'
         && b[b.len() - 1] != b'-'
 }
 
+/// Kubernetes' `IsDNS1123Subdomain` (what `ValidateServiceAccountName` is): at most 253
+/// characters, dot-separated labels of the label shape. Unlike a DNS name, a label here may be
+/// longer than 63 characters: Kubernetes' pattern does not bound them.
 fn is_dns1123_subdomain(s: &str) -> bool {
-    s.len() <= 253 && s.split('.').all(is_dns1123_label)
+    s.len() <= 253 && s.split('.').all(is_label_shape)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1356,6 +1364,45 @@ mod tests {
             decode(r#"{"s\u0075b":"a\/b","kubernetes.io":{"namespace":"n\u00e9"}}"#).unwrap();
         assert_eq!(escaped.sub.as_deref(), Some("a/b"));
         assert_eq!(escaped.kubernetes.unwrap().namespace.as_deref(), Some("né"));
+    }
+
+    #[test]
+    fn split_username_follows_kubernetes_name_rules() {
+        // The namespace is a DNS-1123 label (≤ 63); the name a DNS-1123 subdomain (≤ 253, and
+        // Kubernetes' pattern puts no bound on one label).
+        let long = |n: usize| "a".repeat(n);
+        let cases: Vec<(String, Option<(String, String)>)> = vec![
+            (
+                "system:serviceaccount:ns:sa".into(),
+                Some(("ns".into(), "sa".into())),
+            ),
+            (
+                format!("system:serviceaccount:ns:{}", long(64)),
+                Some(("ns".into(), long(64))),
+            ),
+            (
+                format!("system:serviceaccount:ns:{}.b", long(100)),
+                Some(("ns".into(), format!("{}.b", long(100)))),
+            ),
+            (
+                format!("system:serviceaccount:ns:{}", long(253)),
+                Some(("ns".into(), long(253))),
+            ),
+            (format!("system:serviceaccount:ns:{}", long(254)), None),
+            (
+                format!("system:serviceaccount:{}:sa", long(63)),
+                Some((long(63), "sa".into())),
+            ),
+            (format!("system:serviceaccount:{}:sa", long(64)), None),
+            ("system:serviceaccount:ns:a..b".into(), None),
+            ("system:serviceaccount:ns:-a".into(), None),
+            ("system:serviceaccount:ns:A".into(), None),
+            ("system:serviceaccount:ns.x:sa".into(), None),
+        ];
+        for (username, want) in cases {
+            let got = split_username(&username).map(|(n, s)| (n.to_owned(), s.to_owned()));
+            assert_eq!(got, want, "{username}");
+        }
     }
 
     #[test]
