@@ -556,6 +556,18 @@ fn oidc_token_table() {
             Err(r#"oidc: verify token: oidc: expected audience "my-client" got []"#),
         ),
         (
+            "aud null (go-oidc reads it as one empty string)",
+            none(),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"username": "jane", "aud": null})),
+            ),
+            Err(r#"oidc: verify token: oidc: expected audience "my-client" got [""]"#),
+        ),
+        (
             "multiple-audiences",
             none(),
             &["rsa.jwk"],

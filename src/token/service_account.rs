@@ -69,7 +69,7 @@ use crate::error::{ConfigError, Error, ErrorKind};
 use crate::jwt::alg::AlgorithmSet;
 use crate::jwt::compact::UntrustedJwt;
 use crate::jwt::json::{
-    Cursor, ERR_CLAIM_TYPE, NumericDate, RawAudience, RawJson, RawObject, opt_str,
+    Cursor, ERR_AUDIENCE, ERR_CLAIM_TYPE, NumericDate, RawAudience, RawJson, RawObject, opt_str,
 };
 use crate::jwt::key::{KeySet, PublicKey, parse_pem_keys};
 use crate::jwt::router::{IssuerRouter, JwtAuthenticator};
@@ -327,6 +327,9 @@ impl<'a> PublicClaims<'a> {
             match &*name {
                 "iss" => c.iss = opt_str(v)?,
                 "sub" => c.sub = opt_str(v)?,
+                // go-jose's `Audience` is not a pointer: `null` reaches its UnmarshalJSON,
+                // which refuses it (unlike `exp`/`nbf`/`iat`, where `null` is absent).
+                "aud" if v.is_null() => return Err(ERR_AUDIENCE),
                 "aud" => c.aud = RawAudience::from_raw(v)?,
                 "exp" => c.exp = NumericDate::from_raw(v)?,
                 "nbf" => c.nbf = NumericDate::from_raw(v)?,
@@ -1262,7 +1265,7 @@ impl ServiceAccountOptions {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jwt::json::{ERR_AUDIENCE, ERR_NUMERIC_DATE, validate_object};
+    use crate::jwt::json::{ERR_NUMERIC_DATE, validate_object};
     use crate::user::CREDENTIAL_ID_KEY;
 
     fn decode(doc: &str) -> Result<PublicClaims<'_>, &'static str> {
@@ -1309,6 +1312,11 @@ mod tests {
             ("aud number", r#"{"aud":5}"#, ERR_AUDIENCE),
             ("aud with null", r#"{"aud":["a",null]}"#, ERR_AUDIENCE),
             (
+                "aud null (go-jose's Audience is no pointer)",
+                r#"{"aud":null}"#,
+                ERR_AUDIENCE,
+            ),
+            (
                 "first wrong claim wins (exp)",
                 r#"{"exp":"x","aud":5}"#,
                 ERR_NUMERIC_DATE,
@@ -1353,13 +1361,8 @@ mod tests {
             assert_eq!(decode(doc).err(), Some(want), "{name}");
         }
 
-        let nulls = decode(r#"{"iss":null,"aud":null,"exp":null,"kubernetes.io":null}"#).unwrap();
-        assert!(
-            nulls.iss.is_none()
-                && nulls.aud.is_none()
-                && nulls.exp.is_none()
-                && nulls.kubernetes.is_none()
-        );
+        let nulls = decode(r#"{"iss":null,"exp":null,"kubernetes.io":null}"#).unwrap();
+        assert!(nulls.iss.is_none() && nulls.exp.is_none() && nulls.kubernetes.is_none());
         let escaped =
             decode(r#"{"s\u0075b":"a\/b","kubernetes.io":{"namespace":"n\u00e9"}}"#).unwrap();
         assert_eq!(escaped.sub.as_deref(), Some("a/b"));

@@ -163,6 +163,11 @@ impl<'a> VerifyClaims<'a> {
         }
         let aud = match c.get("aud") {
             None => None,
+            // go-oidc's `audience` decodes `null` as one empty string (its UnmarshalJSON reads
+            // `null` into a string first): `[""]`, so the audience check reports `got [""]`.
+            Some(v) if v.is_null() => typed(RawAudience::from_raw(
+                crate::jwt::json::raw_json_unchecked(r#"[""]"#),
+            ))?,
             Some(v) => typed(RawAudience::from_raw(v))?,
         };
         let exp = match c.get("exp") {
