@@ -1298,3 +1298,46 @@ fn issuer_url_validation_matches_go_url_parse() {
         assert_eq!(got, want, "{name}");
     }
 }
+
+/// A clock at a whole second plus some nanoseconds (`FixedClock` knows only whole seconds).
+#[derive(Debug)]
+struct SubSecond(i64, u32);
+
+impl kube_authn::jwt::Clock for SubSecond {
+    fn now_unix(&self) -> i64 {
+        self.0
+    }
+    fn now_unix_nanos(&self) -> (i64, u32) {
+        (self.0, self.1)
+    }
+}
+
+#[test]
+fn expiry_is_compared_to_the_nanosecond_as_in_go_oidc() {
+    // go-oidc: expired when `exp.Before(now)`. With exp = now exactly, that holds as soon as
+    // the current second has begun.
+    let Some(f) = fixture() else { return };
+    let token = &mint(&[req(
+        &f.key("rsa.pem"),
+        "RS256",
+        Some("thumbprint"),
+        json!({"iss": ISS, "aud": "my-client", "exp": NOW, "username": "jane"}),
+    )])[0];
+    let expired =
+        "oidc: verify token: oidc: token is expired (Token Expiry: 2009-11-10 23:00:00 +0000 UTC)";
+    let cases: [(&str, u32, Result<&str, &str>); 2] = [
+        ("exp is now, to the nanosecond", 0, Ok("jane")),
+        ("one nanosecond later", 1, Err(expired)),
+    ];
+    for (name, nanos, want) in cases {
+        let a = auth(f, base_cfg(), &["rsa.jwk"]).with_clock(Arc::new(SubSecond(NOW, nanos)));
+        let got = a
+            .authenticate_token(token, &Context::default())
+            .into_ready()
+            .unwrap();
+        match want {
+            Ok(user) => assert_eq!(got.unwrap().unwrap().user.name(), user, "{name}"),
+            Err(text) => assert_eq!(got.unwrap_err().to_string(), text, "{name}"),
+        }
+    }
+}

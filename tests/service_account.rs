@@ -845,3 +845,55 @@ fn errors_and_debug_never_contain_the_token() {
     assert!(!dbg.contains(tokens[0].rsplit('.').next().unwrap()));
     assert!(!format!("{:?}", keys(f, &["rsa.pem"])).contains("MII"));
 }
+
+/// A clock at a whole second plus some nanoseconds (`FixedClock` knows only whole seconds).
+#[derive(Debug)]
+struct SubSecond(i64, u32);
+
+impl kube_authn::jwt::Clock for SubSecond {
+    fn now_unix(&self) -> i64 {
+        self.0
+    }
+    fn now_unix_nanos(&self) -> (i64, u32) {
+        (self.0, self.1)
+    }
+}
+
+#[test]
+fn expiry_is_compared_to_the_nanosecond_as_in_go() {
+    // go-jose: expired when now - 60 s is after exp. With exp = now - 60 exactly, that holds
+    // as soon as the current second has begun: valid at T + 0 ns, expired at T + 1 ns.
+    let Some(f) = fixture() else { return };
+    let rsa = f.key("rsa.pem");
+    let token = &mint(&[req(
+        &rsa,
+        "RS256",
+        Some("k8s"),
+        bound_claims(ISS, &["api"], NOW - 3600, 3600 - 60),
+    )])[0];
+    let cases: [(&str, u32, Result<&str, &str>); 3] = [
+        (
+            "exp + 60 s is now, to the nanosecond",
+            0,
+            Ok("system:serviceaccount:ns:sa"),
+        ),
+        (
+            "one nanosecond later",
+            1,
+            Err("service account token has expired"),
+        ),
+        (
+            "half a second later",
+            500_000_000,
+            Err("service account token has expired"),
+        ),
+    ];
+    for (name, nanos, want) in cases {
+        let auth = bound(&f, &["rsa_pub.pem"], None).with_clock(Arc::new(SubSecond(NOW, nanos)));
+        let got = run(&auth, token, &Context::default());
+        match want {
+            Ok(user) => assert_eq!(got.unwrap().unwrap().user.name(), user, "{name}"),
+            Err(text) => assert_eq!(got.unwrap_err().to_string(), text, "{name}"),
+        }
+    }
+}

@@ -228,6 +228,33 @@ pub fn verify_signature<'k>(
 pub trait Clock: Send + Sync + fmt::Debug {
     /// Now, in whole seconds since the epoch.
     fn now_unix(&self) -> i64;
+
+    /// Now, as whole seconds since the epoch and the nanoseconds past that second. Go compares
+    /// `time.Time` to the nanosecond, so a token whose `exp` is the current second (after
+    /// leeway) has expired once that second has begun; a clock that only knows whole seconds
+    /// (the default, and [`FixedClock`]) says 0.
+    ///
+    /// ```
+    /// use kube_authn::jwt::{Clock, FixedClock, SystemClock};
+    /// assert_eq!(FixedClock::new(5).now_unix_nanos(), (5, 0));
+    /// assert!(SystemClock.now_unix_nanos().1 < 1_000_000_000);
+    /// ```
+    fn now_unix_nanos(&self) -> (i64, u32) {
+        (self.now_unix(), 0)
+    }
+}
+
+/// Whether the instant `at` (whole seconds, as JWT dates are) is before `now` (seconds and
+/// nanoseconds, see [`Clock::now_unix_nanos`]): Go's `at.Before(now)`.
+///
+/// ```
+/// use kube_authn::jwt::before;
+/// assert!(before(9, (10, 0)));
+/// assert!(!before(10, (10, 0)));
+/// assert!(before(10, (10, 1))); // the second has begun
+/// ```
+pub fn before(at: i64, now: (i64, u32)) -> bool {
+    at < now.0 || (at == now.0 && now.1 > 0)
 }
 
 /// The system clock.
@@ -236,9 +263,13 @@ pub struct SystemClock;
 
 impl Clock for SystemClock {
     fn now_unix(&self) -> i64 {
+        self.now_unix_nanos().0
+    }
+
+    fn now_unix_nanos(&self) -> (i64, u32) {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs() as i64)
+            .map_or((0, 0), |d| (d.as_secs() as i64, d.subsec_nanos()))
     }
 }
 

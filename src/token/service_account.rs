@@ -67,6 +67,7 @@ use crate::authenticator::{
 };
 use crate::error::{ConfigError, Error, ErrorKind};
 use crate::jwt::alg::AlgorithmSet;
+use crate::jwt::before;
 use crate::jwt::compact::UntrustedJwt;
 use crate::jwt::json::{
     Cursor, ERR_AUDIENCE, ERR_CLAIM_TYPE, NumericDate, RawAudience, RawJson, RawObject, opt_str,
@@ -870,7 +871,9 @@ impl ServiceAccountAuthenticator {
             }
         }
         if let Some(NumericDate(exp)) = c.exp {
-            if now.saturating_sub(LEEWAY_SECONDS) > exp {
+            // Go: `now.Add(-leeway).After(exp)`, to the nanosecond.
+            let (secs, nanos) = self.clock.now_unix_nanos();
+            if before(exp, (secs.saturating_sub(LEEWAY_SECONDS), nanos)) {
                 return Err(Error::msg("service account token has expired"));
             }
         }
@@ -951,10 +954,11 @@ impl ServiceAccountAuthenticator {
         info: &mut ServiceAccountInfo,
         refs: &BoundRefs,
     ) -> Result<(), Error> {
-        let now = self.clock.now_unix();
+        // Go: `deletionTimestamp.Before(now.Add(-leeway))`, to the nanosecond.
+        let (secs, nanos) = self.clock.now_unix_nanos();
         let deleted = |m: &ObjectMeta| {
             m.deletion_timestamp
-                .is_some_and(|t| t < now - LEEWAY_SECONDS)
+                .is_some_and(|t| before(t, (secs.saturating_sub(LEEWAY_SECONDS), nanos)))
         };
         let invalidated = || Error::msg(ERR_INVALIDATED);
         let sa = lookup

@@ -417,9 +417,11 @@ impl OidcAuthenticator {
                 ));
             }
         }
-        let now = self.clock.now_unix();
+        // go-oidc: `expiry.Before(now)`, to the nanosecond.
+        let now_nanos = self.clock.now_unix_nanos();
+        let now = now_nanos.0;
         let exp = claims.exp.map_or(i64::MIN, |e| e.0);
-        if exp < now {
+        if crate::jwt::before(exp, now_nanos) {
             let shown = claims
                 .exp
                 .map_or("0001-01-01 00:00:00 +0000 UTC".to_owned(), |e| {
