@@ -879,7 +879,7 @@ fn legacy_flag_config_rules() {
         Option<&'a [&'a str]>,
         Result<AlgorithmSet, &'a str>,
     );
-    let algs: [AlgsRow<'_>; 8] = [
+    let algs: [AlgsRow<'_>; 9] = [
         ("default: RS256", None, Ok(AlgorithmSet::RS256_ONLY)),
         (
             "an explicit list",
@@ -892,6 +892,11 @@ fn legacy_flag_config_rules() {
                 "RS256", "RS384", "RS512", "ES256", "ES384", "ES512", "PS256", "PS384", "PS512",
             ]),
             Ok(AlgorithmSet::KUBERNETES),
+        ),
+        (
+            "an empty list is RS256 (oidc.New's default)",
+            Some(&[]),
+            Ok(AlgorithmSet::RS256_ONLY),
         ),
         (
             "HMAC refused",
