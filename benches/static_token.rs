@@ -9,12 +9,25 @@ use std::hash::Hasher;
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use kube_authn::authenticator::{Context, RequestAuthenticator, TokenAuthenticator};
+use kube_authn::authenticator::{AuthFuture, Context, RequestAuthenticator, TokenAuthenticator};
 use kube_authn::request::Bearer;
 use kube_authn::token::file::TokenFile;
 use sha2::Digest as _;
 
 const N: usize = 10_000;
+
+/// Panics, before any timing, unless the (synchronous) call gives `want`: `Ok(Some(user name))`
+/// authenticated, `Ok(None)` not mine, `Err(error text)`; a bench of the wrong path is no bench.
+fn assert_outcome(case: &str, got: AuthFuture<'_>, want: Result<Option<&str>, &str>) {
+    let got = got
+        .into_ready()
+        .expect("a token file answers synchronously");
+    let got = got
+        .as_ref()
+        .map(|r| r.as_ref().map(|r| r.user.name()))
+        .map_err(|e| e.to_string());
+    assert_eq!(got, want.map_err(str::to_string), "{case}");
+}
 
 fn token(i: usize) -> String {
     // 43 characters, like base64url of 32 random bytes.
@@ -51,6 +64,19 @@ fn bench(c: &mut Criterion<cpu_time::ThreadCpu>) {
     let hit = token(N / 2);
     let miss = token(N + 7);
     let ctx = Context::default();
+    let hit_user = format!("user-{}", N / 2);
+    for (name, authn, token, want) in [
+        ("token_file/hit", &file, &hit, Ok(Some(hit_user.as_str()))),
+        ("token_file/miss", &file, &miss, Ok(None)),
+        (
+            "token_file/hit_in_memory",
+            &memory,
+            &hit,
+            Ok(Some(&hit_user)),
+        ),
+    ] {
+        assert_outcome(name, authn.authenticate_token(token, &ctx), want);
+    }
 
     let mut g = c.benchmark_group("token_file");
     g.bench_function("hit", |b| {
@@ -80,6 +106,21 @@ fn bench(c: &mut Criterion<cpu_time::ThreadCpu>) {
             .0
     };
     let (hit_req, miss_req) = (req(&hit), req(&miss));
+    // The file's "not mine" becomes Kubernetes' `invalid bearer token` behind `Bearer`.
+    for (name, r, want) in [
+        (
+            "bearer_token_file/hit",
+            &hit_req,
+            Ok(Some(hit_user.as_str())),
+        ),
+        (
+            "bearer_token_file/miss",
+            &miss_req,
+            Err("invalid bearer token"),
+        ),
+    ] {
+        assert_outcome(name, bearer.authenticate_request(r, &ctx), want);
+    }
     let mut g = c.benchmark_group("bearer_token_file");
     g.bench_function("hit", |b| {
         b.iter(|| {
@@ -126,6 +167,7 @@ fn bench(c: &mut Criterion<cpu_time::ThreadCpu>) {
         })
     });
     let plain: HashMap<Box<str>, usize> = (0..N).map(|i| (token(i).into_boxed_str(), i)).collect();
+    assert_eq!(plain.get(hit.as_str()), Some(&(N / 2)), "plain map: a hit");
     g.bench_function("insecure_plain_map_lookup", |b| {
         b.iter(|| black_box(plain.get(black_box(hit.as_str()))))
     });

@@ -770,6 +770,9 @@ fn routing_initialisation_and_audience_agnostic() {
     assert_eq!(r.user.name(), "thomas.jefferson@gmail.com");
 }
 
+/// kube-apiserver's mapping of the `--oidc-*` flags (`ToAuthenticationConfig` in
+/// pkg/kubeapiserver/options/authentication.go; the signing algorithms are checked by
+/// k8s.io/apiserver's `oidc.New`), one named row per rule.
 #[test]
 fn legacy_flag_config_rules() {
     let base = OidcFlags {
@@ -777,10 +780,177 @@ fn legacy_flag_config_rules() {
         client_id: "my-client".into(),
         ..Default::default()
     };
-    assert_eq!(
-        base.to_config(&[]).unwrap().username.prefix,
-        "https://auth.example.com#"
+    let issuer_prefix = "https://auth.example.com#";
+
+    // --oidc-username-claim, --oidc-username-prefix (None = flag not given) → claim mapping.
+    type UsernameRow<'a> = (&'a str, &'a str, Option<&'a str>, &'a str);
+    let username: [UsernameRow<'_>; 10] = [
+        (
+            "defaults: sub, no prefix: <issuer-url>#",
+            "sub",
+            None,
+            issuer_prefix,
+        ),
+        (
+            "claim other than email, no prefix: <issuer-url>#",
+            "preferred_username",
+            None,
+            issuer_prefix,
+        ),
+        (
+            "an empty prefix is no prefix given: <issuer-url>#",
+            "sub",
+            Some(""),
+            issuer_prefix,
+        ),
+        ("email, no prefix: none", "email", None, ""),
+        ("email, empty prefix: none", "email", Some(""), ""),
+        ("'-' means no prefix", "sub", Some("-"), ""),
+        ("'-' with email means no prefix", "email", Some("-"), ""),
+        (
+            "an explicit prefix is used as given",
+            "sub",
+            Some("oidc:"),
+            "oidc:",
+        ),
+        (
+            "an explicit prefix with email is used as given",
+            "email",
+            Some("oidc:"),
+            "oidc:",
+        ),
+        ("only '-' itself is special", "sub", Some("--"), "--"),
+    ];
+    for (name, claim, prefix, want) in username {
+        let f = OidcFlags {
+            username_claim: claim.into(),
+            username_prefix: prefix.map(String::from),
+            ..base.clone()
+        };
+        let c = f.to_config(&[]).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let want = PrefixedClaim {
+            claim: claim.into(),
+            prefix: want.into(),
+        };
+        assert_eq!(c.username, want, "{name}");
+    }
+
+    // --oidc-groups-claim, --oidc-groups-prefix → groups mapping (no issuer default, no '-').
+    type GroupsRow<'a> = (
+        &'a str,
+        Option<&'a str>,
+        &'a str,
+        Option<(&'a str, &'a str)>,
     );
+    let groups: [GroupsRow<'_>; 5] = [
+        ("no groups claim: no groups", None, "", None),
+        (
+            "no groups claim: the prefix alone is ignored",
+            None,
+            "g:",
+            None,
+        ),
+        (
+            "groups claim, prefix default: none",
+            Some("groups"),
+            "",
+            Some(("groups", "")),
+        ),
+        (
+            "groups claim, explicit prefix",
+            Some("groups"),
+            "oidc:",
+            Some(("groups", "oidc:")),
+        ),
+        (
+            "groups prefix '-' is not special",
+            Some("groups"),
+            "-",
+            Some(("groups", "-")),
+        ),
+    ];
+    for (name, claim, prefix, want) in groups {
+        let f = OidcFlags {
+            groups_claim: claim.map(String::from),
+            groups_prefix: prefix.into(),
+            ..base.clone()
+        };
+        let c = f.to_config(&[]).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let want = want.map(|(claim, prefix)| PrefixedClaim {
+            claim: claim.into(),
+            prefix: prefix.into(),
+        });
+        assert_eq!(c.groups, want, "{name}");
+    }
+
+    // --oidc-signing-algs: the nine RS/ES/PS algorithms only, Kubernetes' error text otherwise.
+    use kube_authn::jwt::alg::Algorithm;
+    let set = |algs: &[Algorithm]| algs.iter().fold(AlgorithmSet::EMPTY, |s, a| s.with(*a));
+    type AlgsRow<'a> = (
+        &'a str,
+        Option<&'a [&'a str]>,
+        Result<AlgorithmSet, &'a str>,
+    );
+    let algs: [AlgsRow<'_>; 9] = [
+        ("default: RS256", None, Ok(AlgorithmSet::RS256_ONLY)),
+        (
+            "an explicit list",
+            Some(&["ES256", "PS384", "RS512"]),
+            Ok(set(&[Algorithm::ES256, Algorithm::PS384, Algorithm::RS512])),
+        ),
+        (
+            "all nine",
+            Some(&[
+                "RS256", "RS384", "RS512", "ES256", "ES384", "ES512", "PS256", "PS384", "PS512",
+            ]),
+            Ok(AlgorithmSet::KUBERNETES),
+        ),
+        (
+            "an empty list is RS256 (oidc.New's default)",
+            Some(&[]),
+            Ok(AlgorithmSet::RS256_ONLY),
+        ),
+        (
+            "HMAC refused",
+            Some(&["HS256"]),
+            Err(r#"oidc: unsupported signing alg: "HS256""#),
+        ),
+        (
+            "none refused",
+            Some(&["none"]),
+            Err(r#"oidc: unsupported signing alg: "none""#),
+        ),
+        (
+            "EdDSA refused (not in Kubernetes' list)",
+            Some(&["EdDSA"]),
+            Err(r#"oidc: unsupported signing alg: "EdDSA""#),
+        ),
+        (
+            "names are case-sensitive",
+            Some(&["rs256"]),
+            Err(r#"oidc: unsupported signing alg: "rs256""#),
+        ),
+        (
+            "one bad name refuses the list",
+            Some(&["RS256", "HS512"]),
+            Err(r#"oidc: unsupported signing alg: "HS512""#),
+        ),
+    ];
+    for (name, list, want) in algs {
+        let f = OidcFlags {
+            signing_algs: match list {
+                None => OidcFlags::default().signing_algs,
+                Some(l) => l.iter().map(|a| a.to_string()).collect(),
+            },
+            ..base.clone()
+        };
+        let got = f
+            .to_config(&[])
+            .map(|c| c.signing_algs)
+            .map_err(|e| e.to_string());
+        assert_eq!(got, want.map_err(String::from), "{name}");
+    }
+
     let http = OidcFlags {
         issuer_url: "http://auth.example.com".into(),
         ..base.clone()
@@ -789,19 +959,6 @@ fn legacy_flag_config_rules() {
         http.to_config(&[]).unwrap_err().to_string(),
         r#"issuer.url: Invalid value: "http://auth.example.com": URL scheme must be https"#
     );
-    let hs = OidcFlags {
-        signing_algs: vec!["HS256".into()],
-        ..base.clone()
-    };
-    assert_eq!(
-        hs.to_config(&[]).unwrap_err().to_string(),
-        r#"oidc: unsupported signing alg: "HS256""#
-    );
-    let none = OidcFlags {
-        signing_algs: vec!["none".into()],
-        ..base.clone()
-    };
-    assert!(none.to_config(&[]).is_err());
     for (url, msg) in [
         (
             "https://user:pass@issuer-url",
@@ -822,14 +979,11 @@ fn legacy_flag_config_rules() {
             "{url}"
         );
     }
-    let groups = OidcFlags {
-        groups_claim: Some("groups".into()),
-        groups_prefix: "g:".into(),
+    let required = OidcFlags {
         required_claims: vec![("hd".into(), "x".into())],
         ..base.clone()
     };
-    let c = groups.to_config(&[]).unwrap();
-    assert_eq!(c.groups.unwrap().prefix, "g:");
+    let c = required.to_config(&[]).unwrap();
     assert_eq!(c.required_claims, vec![("hd".to_string(), "x".to_string())]);
 }
 

@@ -1373,6 +1373,23 @@ fn oidc_flags_and_authentication_config() {
         check(&server, name, token, want);
     }
     drop(server);
+    // `--oidc-username-prefix=-` with the `email` claim: the bare address (without the `-`
+    // rule the name would be `-alice@example.com`); no groups claim, so no groups from the token.
+    let email_flags = [
+        &flags[..3],
+        &[
+            "--oidc-username-claim=email".into(),
+            "--oidc-username-prefix=-".into(),
+        ],
+    ]
+    .concat();
+    let server = Server::spawn(tempfile::tempdir().unwrap(), &email_flags);
+    let want = (
+        "alice@example.com".into(),
+        vec!["system:authenticated".into()],
+    );
+    check(&server, "email claim, prefix '-'", &tokens[0], Some(want));
+    drop(server);
     // The same issuer from an AuthenticationConfiguration file: the `email` claim, a prefix.
     let config = dir.path().join("authn.yaml");
     std::fs::write(

@@ -41,7 +41,7 @@ pub struct OidcFlags {
     pub groups_prefix: String,
     /// `--oidc-required-claim key=value` (repeatable).
     pub required_claims: Vec<(String, String)>,
-    /// `--oidc-signing-algs` (default `RS256`).
+    /// `--oidc-signing-algs` (default `RS256`; an empty list means `RS256` too, as in Kubernetes).
     pub signing_algs: Vec<String>,
 }
 
@@ -159,8 +159,13 @@ impl OidcFlags {
                     ConfigError::new(format!("Failed to read the CA contents: {e}"))
                 })?),
             };
-        let signing_algs =
-            AlgorithmSet::parse_kubernetes(&self.signing_algs).map_err(ConfigError::new)?;
+        // An empty list is `oidc.New`'s default, RS256 (what `--oidc-signing-algs=` gives
+        // kube-apiserver).
+        let signing_algs = if self.signing_algs.is_empty() {
+            AlgorithmSet::RS256_ONLY
+        } else {
+            AlgorithmSet::parse_kubernetes(&self.signing_algs).map_err(ConfigError::new)?
+        };
         let cfg = JwtAuthenticatorConfig {
             issuer_url: self.issuer_url.clone(),
             discovery_url: None,
