@@ -181,6 +181,11 @@ impl AlgorithmSet {
     ///     AlgorithmSet::parse_kubernetes(["HS256"]).unwrap_err(),
     ///     r#"oidc: unsupported signing alg: "HS256""#
     /// );
+    /// // Quoted as Go's %q quotes it.
+    /// assert_eq!(
+    ///     AlgorithmSet::parse_kubernetes(["RS\u{7f}"]).unwrap_err(),
+    ///     r#"oidc: unsupported signing alg: "RS\x7f""#
+    /// );
     /// ```
     pub fn parse_kubernetes<I, S>(names: I) -> Result<AlgorithmSet, String>
     where
@@ -192,7 +197,13 @@ impl AlgorithmSet {
             let name = name.as_ref();
             match Algorithm::from_name(name) {
                 Some(a) if AlgorithmSet::KUBERNETES.contains(a) => set = set.with(a),
-                _ => return Err(format!("oidc: unsupported signing alg: {name:?}")),
+                // Go's %q (a name from the command line can hold anything).
+                _ => {
+                    return Err(format!(
+                        "oidc: unsupported signing alg: {}",
+                        super::go_quote(name)
+                    ));
+                }
             }
         }
         Ok(set)

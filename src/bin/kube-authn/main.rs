@@ -361,6 +361,26 @@ pub struct ServeArgs {
 }
 
 impl ServeArgs {
+    /// Reads the list flags as pflag's `StringSlice` does: a flag given an empty value
+    /// (`--api-audiences=`) is an empty list, not a list of one empty string.
+    pub fn with_pflag_lists(mut self) -> Self {
+        for list in [
+            &mut self.requestheader_allowed_names,
+            &mut self.requestheader_username_headers,
+            &mut self.requestheader_uid_headers,
+            &mut self.requestheader_group_headers,
+            &mut self.requestheader_extra_headers_prefix,
+            &mut self.api_audiences,
+            &mut self.token_review_groups,
+            &mut self.oidc_signing_algs,
+        ] {
+            if list.len() == 1 && list[0].is_empty() {
+                list.clear();
+            }
+        }
+        self
+    }
+
     /// The `--oidc-required-claim` pairs as kube-apiserver's map holds them: one per key, the
     /// last occurrence's value, in order of each key's first occurrence.
     pub fn oidc_required_claims(&self) -> Vec<(String, String)> {
@@ -396,7 +416,7 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Command::Serve(args) => runtime.block_on(serve::run(*args)),
+        Command::Serve(args) => runtime.block_on(serve::run(args.with_pflag_lists())),
         Command::DevToken(args) => dev_token::run(&args),
     };
     match result {
@@ -417,7 +437,7 @@ mod tests {
         argv.extend_from_slice(args);
         Cli::try_parse_from(argv)
             .map(|c| match c.command {
-                Command::Serve(a) => *a,
+                Command::Serve(a) => a.with_pflag_lists(),
                 Command::DevToken(_) => unreachable!("parsed serve"),
             })
             .map_err(|e| e.to_string())
@@ -455,6 +475,12 @@ mod tests {
 
         let a = parse(&["--api-audiences=a,b", "--api-audiences", "c"]).unwrap();
         assert_eq!(a.api_audiences, ["a", "b", "c"]);
+        // pflag's StringSlice: an empty value is an empty list (kube-apiserver then uses the
+        // default: RS256 for --oidc-signing-algs, the issuers for --api-audiences).
+        let e = parse(&["--api-audiences=", "--oidc-signing-algs="]).unwrap();
+        assert!(e.api_audiences.is_empty() && e.oidc_signing_algs.is_empty());
+        let two = parse(&["--api-audiences=,"]).unwrap();
+        assert_eq!(two.api_audiences, ["", ""]);
 
         // Request-header flags: kube-apiserver's defaults are empty (kubeadm sets X-Remote-*).
         assert_eq!(d.requestheader_client_ca_file, None);
