@@ -889,7 +889,7 @@ fn expiry_is_compared_to_the_nanosecond_as_in_go() {
         ),
     ];
     for (name, nanos, want) in cases {
-        let auth = bound(&f, &["rsa_pub.pem"], None).with_clock(Arc::new(SubSecond(NOW, nanos)));
+        let auth = bound(f, &["rsa_pub.pem"], None).with_clock(Arc::new(SubSecond(NOW, nanos)));
         let got = run(&auth, token, &Context::default());
         match want {
             Ok(user) => assert_eq!(got.unwrap().unwrap().user.name(), user, "{name}"),
