@@ -607,6 +607,39 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
         drop(task);
+        // A different size, so any poll that still ran would see the change.
+        std::fs::write(&path, "two").unwrap();
+        tokio::time::sleep(Duration::from_millis(20 * 10)).await;
+        assert_eq!(**f.current(), "a longer value", "polled after the drop");
+        assert_eq!(f.reloads(), 1);
+    }
+
+    #[test]
+    fn periodic_full_check_sees_a_same_size_edit_with_the_old_mtime() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, "one").unwrap();
+        let f = FileReloader::load(&path, 16, parse).unwrap();
+        let old_mtime = std::fs::metadata(&path).unwrap().modified().unwrap();
+        // Same size, same inode, and the old modification time restored: only the content
+        // differs, so only the periodic full re-read can see it.
+        std::fs::write(&path, "two").unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_times(std::fs::FileTimes::new().set_modified(old_mtime))
+            .unwrap();
+        for poll in 1..FULL_CHECK_EVERY {
+            assert_eq!(
+                f.reload_if_changed().unwrap(),
+                Reloaded::Unchanged,
+                "poll {poll}: the stamp did not change"
+            );
+            assert_eq!(**f.current(), "one", "poll {poll}");
+        }
+        assert_eq!(f.reload_if_changed().unwrap(), Reloaded::Updated);
+        assert_eq!(**f.current(), "two");
     }
 
     #[test]

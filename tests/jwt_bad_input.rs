@@ -31,8 +31,11 @@ fn check(router: &IssuerRouter, name: &str, token: &str, want: Want) {
         .authenticate_token(token, &Context::default())
         .into_ready()
         .expect("no lookup configured: must be ready");
+    // Guards against unbounded work on hostile input (a 1 MB kid, 100k dots, a 10k-deep JSON
+    // payload): each case is bounded by the size cap and the JSON depth limit, so 5 s catches
+    // runaway work, not the slowness of a debug build on a loaded machine.
     assert!(
-        start.elapsed() < Duration::from_millis(200),
+        start.elapsed() < Duration::from_secs(5),
         "{name}: took {:?}",
         start.elapsed()
     );

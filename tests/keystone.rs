@@ -208,7 +208,6 @@ fn construction_errors_match_kubernetes() {
     )
     .unwrap_err();
     assert!(e.to_string().contains("/nonexistent/ca.pem"));
-    let _ = Arc::new(());
 }
 
 /// A real OpenStack Keystone (Debian `python3-keystone`), SQLite-backed, served by its own

@@ -363,12 +363,13 @@ async fn in_flight_lookups_are_bounded() {
     assert_eq!(e.kind(), ErrorKind::Unavailable);
     assert_eq!(e.to_string(), "too many concurrent token lookups");
     // A waiter on an existing lookup is not refused.
-    let joined = {
+    let mut joined = {
         let cache = cache.clone();
         tokio::spawn(async move { cache.authenticate_token("t0", &Context::default()).await })
     };
-    tokio::task::yield_now().await;
-    assert!(!joined.is_finished());
+    // It waits for the hanging lookup instead of being answered.
+    let waited = tokio::time::timeout(Duration::from_millis(50), &mut joined).await;
+    assert!(waited.is_err(), "the waiter was answered: {waited:?}");
     joined.abort();
     for h in hanging {
         h.abort();

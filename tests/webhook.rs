@@ -7,7 +7,7 @@ mod webhook_server;
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -874,7 +874,6 @@ fn flag_validation_and_secret_hygiene() {
         WebhookTokenAuthenticator::new(Vault::from_info(info.clone()), WebhookOptions::default())
             .unwrap();
     assert!(!format!("{info:?} {w:?}").contains("SECRET"));
-    let _ = AtomicBool::new(false);
 }
 
 fn base64_encode(b: &[u8]) -> String {

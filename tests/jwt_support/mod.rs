@@ -12,8 +12,9 @@ use serde_json::Value;
 
 pub const NOW: i64 = 1514764800;
 
+/// Keys under target/tmp (kept, since the fixture lives in a static that is never dropped:
+/// a temporary directory in /tmp would be left behind with private keys on every run).
 pub struct Fixture {
-    _dir: tempfile::TempDir,
     pub path: PathBuf,
 }
 
@@ -51,15 +52,18 @@ pub fn fixture() -> Option<&'static Fixture> {
             eprintln!("\n\n*** SKIPPING: {MSG} ***\n\n");
             return None;
         }
-        let dir = tempfile::tempdir().unwrap();
+        let path = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("jwt-fixture-{}", std::process::id()));
+        // A directory left by an earlier process with the same id.
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).unwrap();
         let st = Command::new("python3")
             .arg(tools().join("jwt_keys.py"))
-            .arg(dir.path())
+            .arg(&path)
             .status()
             .unwrap();
         assert!(st.success(), "jwt_keys.py failed");
-        let path = dir.path().to_path_buf();
-        Some(Fixture { _dir: dir, path })
+        Some(Fixture { path })
     })
     .as_ref()
 }

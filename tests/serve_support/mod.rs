@@ -35,6 +35,28 @@ pub fn free_port() -> u16 {
         .port()
 }
 
+type Captured = Arc<Mutex<String>>;
+
+/// Starts the child on `port` with its stderr and stdout captured.
+fn launch(dir: &tempfile::TempDir, args: &[String], port: u16) -> (Child, Captured, Captured) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kube-authn"))
+        .arg("serve")
+        .args(args)
+        .arg(format!("--cert-dir={}", dir.path().join("certs").display()))
+        .arg("--bind-address=127.0.0.1")
+        .arg(format!("--secure-port={port}"))
+        .env("RUST_LOG", "debug")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start kube-authn");
+    let log = Arc::new(Mutex::new(String::new()));
+    let stdout = Arc::new(Mutex::new(String::new()));
+    capture(child.stderr.take().unwrap(), log.clone());
+    capture(child.stdout.take().unwrap(), stdout.clone());
+    (child, log, stdout)
+}
+
 pub fn capture(stream: impl Read + Send + 'static, into: Arc<Mutex<String>>) {
     std::thread::spawn(move || {
         for line in BufReader::new(stream).lines().map_while(Result::ok) {
@@ -47,42 +69,54 @@ pub fn capture(stream: impl Read + Send + 'static, into: Arc<Mutex<String>>) {
 
 impl Server {
     /// Starts `kube-authn serve` with `args` (plus `--cert-dir` in `dir`, 127.0.0.1 and a free
-    /// port) and waits until it answers.
+    /// port) and waits until it answers. If another process took the port between
+    /// [`free_port`] and the bind, the server is started once more on a new port.
     pub fn spawn(dir: tempfile::TempDir, args: &[String]) -> Server {
         let port = free_port();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_kube-authn"))
-            .arg("serve")
-            .args(args)
-            .arg(format!("--cert-dir={}", dir.path().join("certs").display()))
-            .arg("--bind-address=127.0.0.1")
-            .arg(format!("--secure-port={port}"))
-            .env("RUST_LOG", "debug")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start kube-authn");
-        let log = Arc::new(Mutex::new(String::new()));
-        let stdout = Arc::new(Mutex::new(String::new()));
-        capture(child.stderr.take().unwrap(), log.clone());
-        capture(child.stdout.take().unwrap(), stdout.clone());
-        let server = Server {
+        let (child, log, stdout) = launch(&dir, args, port);
+        let mut server = Server {
             child,
             port,
             dir,
             log,
             stdout,
         };
-        server.wait_ready();
+        if let Err(log) = server.try_wait_ready() {
+            assert!(
+                log.contains("Address already in use"),
+                "server exited at startup; log:\n{log}"
+            );
+            server.port = free_port();
+            (server.child, server.log, server.stdout) = launch(&server.dir, args, server.port);
+            server.wait_ready();
+        }
         server
     }
 
-    pub fn wait_ready(&self) {
+    /// Waits until the server answers; fails at once, with its log, if it exited.
+    pub fn wait_ready(&mut self) {
+        if let Err(log) = self.try_wait_ready() {
+            panic!("server exited at startup; log:\n{log}");
+        }
+    }
+
+    /// Waits until the server answers (`Ok`) or exits (`Err` with its whole log).
+    fn try_wait_ready(&mut self) -> Result<(), String> {
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                // The capture thread drops its clone of `log` at the end of stderr.
+                while Arc::strong_count(&self.log) > 1 && Instant::now() < deadline {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                return Err(format!("({status})\n{}", self.log()));
+            }
             if self.ca().exists() {
-                let out = self.curl(&["-o", "/dev/null", &self.url("/healthz")]);
+                // A short limit: whoever else holds the port may never answer.
+                let url = self.url("/healthz");
+                let out = self.curl(&["--max-time", "5", "-o", "/dev/null", &url]);
                 if out.1 != 0 {
-                    return;
+                    return Ok(());
                 }
             }
             assert!(
@@ -91,6 +125,23 @@ impl Server {
                 self.log()
             );
             std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Polls the captured log until it contains `needle` `times` times; returns the log.
+    /// Fails with the log after `timeout`.
+    pub fn wait_for_log(&self, needle: &str, times: usize, timeout: Duration) -> String {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let log = self.log();
+            if log.matches(needle).count() >= times {
+                return log;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{needle:?} not logged {times} times within {timeout:?}:\n{log}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
         }
     }
 
