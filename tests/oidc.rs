@@ -1453,19 +1453,6 @@ fn issuer_url_validation_matches_go_url_parse() {
     }
 }
 
-/// A clock at a whole second plus some nanoseconds (`FixedClock` knows only whole seconds).
-#[derive(Debug)]
-struct SubSecond(i64, u32);
-
-impl kube_authn::jwt::Clock for SubSecond {
-    fn now_unix(&self) -> i64 {
-        self.0
-    }
-    fn now_unix_nanos(&self) -> (i64, u32) {
-        (self.0, self.1)
-    }
-}
-
 #[test]
 fn expiry_is_compared_to_the_nanosecond_as_in_go_oidc() {
     // go-oidc: expired when `exp.Before(now)`. With exp = now exactly, that holds as soon as

@@ -846,19 +846,6 @@ fn errors_and_debug_never_contain_the_token() {
     assert!(!format!("{:?}", keys(f, &["rsa.pem"])).contains("MII"));
 }
 
-/// A clock at a whole second plus some nanoseconds (`FixedClock` knows only whole seconds).
-#[derive(Debug)]
-struct SubSecond(i64, u32);
-
-impl kube_authn::jwt::Clock for SubSecond {
-    fn now_unix(&self) -> i64 {
-        self.0
-    }
-    fn now_unix_nanos(&self) -> (i64, u32) {
-        (self.0, self.1)
-    }
-}
-
 #[test]
 fn expiry_is_compared_to_the_nanosecond_as_in_go() {
     // go-jose: expired when now - 60 s is after exp. With exp = now - 60 exactly, that holds

@@ -140,3 +140,16 @@ pub fn req(key: &Path, alg: &str, kid: Option<&str>, claims: Value) -> Value {
     }
     serde_json::json!({"key": key, "header": header, "claims": claims})
 }
+
+/// A clock at a whole second plus some nanoseconds (`FixedClock` knows only whole seconds).
+#[derive(Debug)]
+pub struct SubSecond(pub i64, pub u32);
+
+impl kube_authn::jwt::Clock for SubSecond {
+    fn now_unix(&self) -> i64 {
+        self.0
+    }
+    fn now_unix_nanos(&self) -> (i64, u32) {
+        (self.0, self.1)
+    }
+}
