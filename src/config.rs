@@ -471,7 +471,10 @@ impl AuthenticationOptions {
             return Ok(None);
         }
         let mut router = IssuerRouter::new();
-        let audiences = (!api_audiences.is_empty()).then(|| api_audiences.clone());
+        // Always audience-agnostic, even with no API audiences (kube-apiserver's
+        // `WrapAudienceAgnosticToken(apiAudiences, …)`): a review that asks for audiences
+        // none of the (empty) implicit ones meet is "not mine", not a user without audiences.
+        let audiences = Some(api_audiences.clone());
         let running = start(configs, audiences, DiscoveryOptions::default(), &mut router)?;
         Ok(Some((router, running)))
     }
@@ -668,6 +671,60 @@ mod tests {
             }
             assert_eq!(built.requestheader_ca.unwrap().certificates().len(), 1);
             assert!(built.client_ca.is_none());
+        });
+    }
+
+    #[cfg(feature = "remote")]
+    #[test]
+    fn oidc_is_audience_agnostic_even_without_api_audiences() {
+        // kube-apiserver wraps its JWT authenticators in WrapAudienceAgnosticToken(apiAudiences)
+        // whatever the audiences: with none configured, a request for audience "x" finds no
+        // common audience, so the OIDC issuer's token is not mine (then Bearer's "invalid
+        // bearer token"), before the authenticator is even asked.
+        use base64::Engine;
+        let b64 = |s: &str| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(s);
+        let token = format!(
+            "{}.{}.{}",
+            b64(r#"{"alg":"RS256","kid":"k"}"#),
+            b64(r#"{"iss":"https://127.0.0.1:9","aud":"k","exp":4102444800}"#),
+            b64("signature")
+        );
+        runtime().block_on(async {
+            let options = AuthenticationOptions {
+                oidc: crate::token::oidc::config::OidcFlags {
+                    issuer_url: "https://127.0.0.1:9".into(),
+                    client_id: "k".into(),
+                    ..Default::default()
+                },
+                anonymous_auth: Some(false),
+                ..AuthenticationOptions::default()
+            };
+            let built = options.build().unwrap();
+            let (parts, ()) = http::Request::get("https://h/")
+                .header("authorization", format!("Bearer {token}"))
+                .body(())
+                .unwrap()
+                .into_parts();
+            let cases = [
+                (
+                    "audience requested",
+                    crate::authenticator::Context::with_audiences(Audiences::from(["x"])),
+                    "invalid bearer token",
+                ),
+                (
+                    "no audience requested: the issuer's authenticator answers",
+                    crate::authenticator::Context::default(),
+                    "oidc: authenticator not initialized",
+                ),
+            ];
+            for (name, ctx, want) in cases {
+                let err = built
+                    .chain
+                    .authenticate_request(&parts, &ctx)
+                    .await
+                    .unwrap_err();
+                assert!(err.to_string().contains(want), "{name}: {err}");
+            }
         });
     }
 
