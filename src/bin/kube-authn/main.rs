@@ -85,8 +85,11 @@ fn go_duration(s: &str) -> Result<std::time::Duration, String> {
     kube_authn::config::parse_go_duration(s).map_err(|e| e.to_string())
 }
 
-/// Flags, spelled and defaulted as kube-apiserver spells and defaults them.
+/// Flags, spelled and defaulted as kube-apiserver spells and defaults them. As with pflag, a
+/// flag given twice keeps its last value (list flags append), and a value may start with `-`
+/// (`--oidc-groups-prefix -grp:`).
 #[derive(Args, Debug, Clone)]
+#[command(args_override_self = true, allow_hyphen_values = true)]
 pub struct ServeArgs {
     /// If set, the file that will be used to secure the secure port of the API server via
     /// token authentication.
@@ -125,43 +128,23 @@ pub struct ServeArgs {
     /// List of client certificate common names to allow to provide usernames in headers
     /// specified by --requestheader-username-headers. If empty, any client certificate
     /// validated by the authorities in --requestheader-client-ca-file is allowed.
-    #[arg(
-        long = "requestheader-allowed-names",
-        value_name = "STRINGS",
-        value_delimiter = ','
-    )]
+    #[arg(long = "requestheader-allowed-names", value_name = "STRINGS")]
     pub requestheader_allowed_names: Vec<String>,
 
     /// List of request headers to inspect for usernames. X-Remote-User is common.
-    #[arg(
-        long = "requestheader-username-headers",
-        value_name = "STRINGS",
-        value_delimiter = ','
-    )]
+    #[arg(long = "requestheader-username-headers", value_name = "STRINGS")]
     pub requestheader_username_headers: Vec<String>,
 
     /// List of request headers to inspect for UIDs. X-Remote-Uid is suggested.
-    #[arg(
-        long = "requestheader-uid-headers",
-        value_name = "STRINGS",
-        value_delimiter = ','
-    )]
+    #[arg(long = "requestheader-uid-headers", value_name = "STRINGS")]
     pub requestheader_uid_headers: Vec<String>,
 
     /// List of request headers to inspect for groups. X-Remote-Group is suggested.
-    #[arg(
-        long = "requestheader-group-headers",
-        value_name = "STRINGS",
-        value_delimiter = ','
-    )]
+    #[arg(long = "requestheader-group-headers", value_name = "STRINGS")]
     pub requestheader_group_headers: Vec<String>,
 
     /// List of request header prefixes to inspect. X-Remote-Extra- is suggested.
-    #[arg(
-        long = "requestheader-extra-headers-prefix",
-        value_name = "STRINGS",
-        value_delimiter = ','
-    )]
+    #[arg(long = "requestheader-extra-headers-prefix", value_name = "STRINGS")]
     pub requestheader_extra_headers_prefix: Vec<String>,
 
     /// Enables anonymous requests to the secure port of the API server. Requests that are not
@@ -174,7 +157,7 @@ pub struct ServeArgs {
 
     /// Identifiers of the API. The service account token authenticator will validate that
     /// tokens used against the API are bound to at least one of these audiences.
-    #[arg(long = "api-audiences", value_name = "STRINGS", value_delimiter = ',')]
+    #[arg(long = "api-audiences", value_name = "STRINGS")]
     pub api_audiences: Vec<String>,
 
     /// (kube-authn only) Groups whose members may create TokenReviews. kube-apiserver leaves
@@ -185,7 +168,6 @@ pub struct ServeArgs {
     #[arg(
         long = "token-review-groups",
         value_name = "STRINGS",
-        value_delimiter = ',',
         default_value = "system:masters"
     )]
     pub token_review_groups: Vec<String>,
@@ -271,7 +253,6 @@ pub struct ServeArgs {
     #[arg(
         long = "oidc-signing-algs",
         value_name = "STRINGS",
-        value_delimiter = ',',
         default_value = "RS256"
     )]
     pub oidc_signing_algs: Vec<String>,
@@ -360,25 +341,105 @@ pub struct ServeArgs {
     pub insecure_allow_any_token: bool,
 }
 
-impl ServeArgs {
-    /// Reads the list flags as pflag's `StringSlice` does: a flag given an empty value
-    /// (`--api-audiences=`) is an empty list, not a list of one empty string.
-    pub fn with_pflag_lists(mut self) -> Self {
-        for list in [
-            &mut self.requestheader_allowed_names,
-            &mut self.requestheader_username_headers,
-            &mut self.requestheader_uid_headers,
-            &mut self.requestheader_group_headers,
-            &mut self.requestheader_extra_headers_prefix,
-            &mut self.api_audiences,
-            &mut self.token_review_groups,
-            &mut self.oidc_signing_algs,
-        ] {
-            if list.len() == 1 && list[0].is_empty() {
-                list.clear();
+/// One occurrence of a pflag `StringSlice` flag: `""` is no value; otherwise one record of Go's
+/// `encoding/csv` (fields split on `,`; a field may be quoted, `""` inside it is one `"`; a
+/// stray quote is pflag's parse error).
+fn pflag_csv(flag: &str, value: &str) -> Result<Vec<String>, String> {
+    if value.is_empty() {
+        return Ok(Vec::new());
+    }
+    let error = |at: usize, what: &str| {
+        format!(
+            "invalid argument {value:?} for \"--{flag}\" flag: parse error on line 1, column {}: {what}",
+            at + 1
+        )
+    };
+    let b = value.as_bytes();
+    let mut fields = Vec::new();
+    let mut i = 0;
+    loop {
+        if b.get(i) == Some(&b'"') {
+            let mut field = String::new();
+            let mut from = i + 1;
+            let mut j = from;
+            loop {
+                match b.get(j) {
+                    None => return Err(error(j, "extraneous or missing \" in quoted-field")),
+                    Some(b'"') if b.get(j + 1) == Some(&b'"') => {
+                        field.push_str(&value[from..=j]);
+                        j += 2;
+                        from = j;
+                    }
+                    Some(b'"') if matches!(b.get(j + 1), None | Some(b',')) => {
+                        field.push_str(&value[from..j]);
+                        i = j + 1;
+                        break;
+                    }
+                    Some(b'"') => {
+                        return Err(error(j + 1, "extraneous or missing \" in quoted-field"));
+                    }
+                    Some(_) => j += 1,
+                }
             }
+            fields.push(field);
+        } else {
+            let end = value[i..].find(',').map_or(value.len(), |n| i + n);
+            let field = &value[i..end];
+            if let Some(q) = field.find('"') {
+                return Err(error(i + q, "bare \" in non-quoted-field"));
+            }
+            fields.push(field.to_owned());
+            i = end;
         }
-        self
+        if i >= b.len() {
+            return Ok(fields);
+        }
+        // At a `,`: another field follows (empty when the value ends here).
+        i += 1;
+        if i == b.len() {
+            fields.push(String::new());
+            return Ok(fields);
+        }
+    }
+}
+
+impl ServeArgs {
+    /// Reads the list flags as pflag's `StringSlice` does: each occurrence is one CSV record
+    /// (`a,b`, or `"a,b",c` for a value holding a comma), an empty occurrence adds nothing, and
+    /// later occurrences append (`--api-audiences=a --api-audiences=` is `["a"]`).
+    pub fn with_pflag_lists(mut self) -> Result<Self, String> {
+        for (flag, list) in [
+            (
+                "requestheader-allowed-names",
+                &mut self.requestheader_allowed_names,
+            ),
+            (
+                "requestheader-username-headers",
+                &mut self.requestheader_username_headers,
+            ),
+            (
+                "requestheader-uid-headers",
+                &mut self.requestheader_uid_headers,
+            ),
+            (
+                "requestheader-group-headers",
+                &mut self.requestheader_group_headers,
+            ),
+            (
+                "requestheader-extra-headers-prefix",
+                &mut self.requestheader_extra_headers_prefix,
+            ),
+            ("api-audiences", &mut self.api_audiences),
+            ("token-review-groups", &mut self.token_review_groups),
+            ("oidc-signing-algs", &mut self.oidc_signing_algs),
+        ] {
+            let mut values = Vec::new();
+            for occurrence in list.iter() {
+                values.extend(pflag_csv(flag, occurrence)?);
+            }
+            *list = values;
+        }
+        Ok(self)
     }
 
     /// The `--oidc-required-claim` pairs as kube-apiserver's map holds them: one per key, the
@@ -416,7 +477,10 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Command::Serve(args) => runtime.block_on(serve::run(args.with_pflag_lists())),
+        Command::Serve(args) => match args.with_pflag_lists() {
+            Ok(args) => runtime.block_on(serve::run(args)),
+            Err(e) => Err(e),
+        },
         Command::DevToken(args) => dev_token::run(&args),
     };
     match result {
@@ -436,11 +500,11 @@ mod tests {
         let mut argv = vec!["kube-authn", "serve"];
         argv.extend_from_slice(args);
         Cli::try_parse_from(argv)
-            .map(|c| match c.command {
+            .map_err(|e| e.to_string())
+            .and_then(|c| match c.command {
                 Command::Serve(a) => a.with_pflag_lists(),
                 Command::DevToken(_) => unreachable!("parsed serve"),
             })
-            .map_err(|e| e.to_string())
     }
 
     #[test]
@@ -475,12 +539,72 @@ mod tests {
 
         let a = parse(&["--api-audiences=a,b", "--api-audiences", "c"]).unwrap();
         assert_eq!(a.api_audiences, ["a", "b", "c"]);
+        // pflag: a single-value flag given twice keeps the last value; lists append.
+        let twice = parse(&[
+            "--anonymous-auth=true",
+            "--anonymous-auth=false",
+            "--token-auth-file=/a",
+            "--token-auth-file=/b",
+            "--api-audiences=x",
+            "--api-audiences=y",
+        ])
+        .unwrap();
+        assert_eq!(twice.anonymous_auth, Some(false));
+        assert_eq!(twice.token_auth_file, Some(PathBuf::from("/b")));
+        assert_eq!(twice.api_audiences, ["x", "y"]);
+        let hyphen = parse(&[
+            "--oidc-groups-prefix",
+            "-grp:",
+            "--oidc-username-prefix",
+            "-",
+        ])
+        .unwrap();
+        assert_eq!(
+            (
+                hyphen.oidc_groups_prefix.as_str(),
+                hyphen.oidc_username_prefix.as_deref()
+            ),
+            ("-grp:", Some("-"))
+        );
         // pflag's StringSlice: an empty value is an empty list (kube-apiserver then uses the
         // default: RS256 for --oidc-signing-algs, the issuers for --api-audiences).
         let e = parse(&["--api-audiences=", "--oidc-signing-algs="]).unwrap();
         assert!(e.api_audiences.is_empty() && e.oidc_signing_algs.is_empty());
-        let two = parse(&["--api-audiences=,"]).unwrap();
-        assert_eq!(two.api_audiences, ["", ""]);
+        // Each occurrence is one CSV record, as pflag reads it.
+        /// Arguments, then the list or the error text.
+        type ListCase<'a> = (&'a [&'a str], Result<&'a [&'a str], &'a str>);
+        let lists: [ListCase<'_>; 8] = [
+            (&["--api-audiences=,"], Ok(&["", ""])),
+            (&["--api-audiences=a", "--api-audiences="], Ok(&["a"])),
+            (
+                &["--api-audiences=", "--api-audiences=a,b"],
+                Ok(&["a", "b"]),
+            ),
+            (&["--api-audiences=a,"], Ok(&["a", ""])),
+            (&[r#"--api-audiences="a,b",c"#], Ok(&["a,b", "c"])),
+            (
+                &[r#"--api-audiences="say ""hi""",x"#],
+                Ok(&[r#"say "hi""#, "x"]),
+            ),
+            (
+                &[r#"--api-audiences=a"b"#],
+                Err(r#"column 2: bare " in non-quoted-field"#),
+            ),
+            (
+                &[r#"--api-audiences="a"b"#],
+                Err(r#"extraneous or missing " in quoted-field"#),
+            ),
+        ];
+        for (args, want) in lists {
+            match (parse(args), want) {
+                (Ok(got), Ok(want)) => assert_eq!(got.api_audiences, want, "{args:?}"),
+                (Err(e), Err(text)) => assert!(
+                    e.contains(text) && e.contains(r#"for "--api-audiences" flag"#),
+                    "{args:?}: {e}"
+                ),
+                (got, want) => panic!("{args:?}: got {got:?}, want {want:?}"),
+            }
+        }
 
         // Request-header flags: kube-apiserver's defaults are empty (kubeadm sets X-Remote-*).
         assert_eq!(d.requestheader_client_ca_file, None);
