@@ -627,7 +627,7 @@ fn run_printed_line(server: &Server, pred: impl Fn(&str) -> bool) -> (String, Va
 
 #[test]
 fn dev_mode_prints_certificate_front_proxy_and_service_account_commands_that_work() {
-    let server = Server::spawn(tempfile::tempdir().unwrap(), &["--dev".to_string()]);
+    let mut server = Server::spawn(tempfile::tempdir().unwrap(), &["--dev".to_string()]);
     let certs = server.cert_dir();
     for file in [
         "dev-client-ca.crt",
@@ -715,6 +715,44 @@ fn dev_mode_prints_certificate_front_proxy_and_service_account_commands_that_wor
         let review: Value = serde_json::from_slice(&run.stdout).unwrap();
         assert_eq!(review["status"]["userInfo"]["username"], "jane", "{line}");
     }
+    // The demo credentials live in a new, unguessable, owner-only directory (never one that
+    // already existed at a predictable path), written 0600 from the start, and leave with
+    // the server.
+    let out = server.stdout.lock().unwrap().clone();
+    let kubeconfig = out
+        .lines()
+        .find_map(|l| l.strip_prefix("KUBECONFIG="))
+        .and_then(|l| l.split_whitespace().next())
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| panic!("no kubeconfig path printed:\n{out}"));
+    let dev_dir = kubeconfig.parent().unwrap().to_path_buf();
+    let name = dev_dir.file_name().unwrap().to_string_lossy().into_owned();
+    let pid = server.child.id();
+    assert!(
+        name.starts_with(&format!("kube-authn-dev-{pid}-"))
+            && name.len() > format!("kube-authn-dev-{pid}-").len(),
+        "{name}: no random part"
+    );
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&dev_dir), 0o700, "{}", dev_dir.display());
+        for private in ["tokens.csv", "passwords.csv", "kubeconfig"] {
+            assert_eq!(mode(&dev_dir.join(private)), 0o600, "{private}");
+        }
+    }
+    // SIGTERM: graceful shutdown, then the directory is gone.
+    let status = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while server.child.try_wait().unwrap().is_none() {
+        assert!(Instant::now() < deadline, "serve did not stop on SIGTERM");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!dev_dir.exists(), "{} left behind", dev_dir.display());
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -157,17 +157,29 @@ pub fn ensure_client_pki(
     write_file(&dir.join(ca_file), ca.pem(), false)
 }
 
-/// Writes `data` to `path`; `private` files are made readable by the owner only.
+/// Writes `data` to `path` as a new file: whatever was there (a file, or a symlink someone
+/// placed) is removed first and the file is created exclusively (`O_EXCL`, which never follows a
+/// symlink); `private` files are created readable by the owner only (0600 from the start, as
+/// Go's `keyutil.WriteKey`), not made so after being written.
 pub fn write_file(path: &Path, data: String, private: bool) -> Result<(), String> {
-    std::fs::write(path, data).map_err(|e| format!("write {}: {e}", path.display()))?;
+    use std::io::Write;
+    match std::fs::remove_file(path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(format!("replace {}: {e}", path.display())),
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
     #[cfg(unix)]
-    if private {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
-            .map_err(|e| format!("chmod {}: {e}", path.display()))?;
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(if private { 0o600 } else { 0o644 });
     }
     let _ = private;
-    Ok(())
+    options
+        .open(path)
+        .and_then(|mut f| f.write_all(data.as_bytes()))
+        .map_err(|e| format!("write {}: {e}", path.display()))
 }
 
 /// Writes a service-account signing key pair (`sa.key`, PKCS#8 EC P-256; `sa.pub`, PKIX) into

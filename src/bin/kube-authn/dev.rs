@@ -46,8 +46,20 @@ fn random_hex(bytes: usize) -> Result<String, String> {
 
 /// Fills in dev defaults (only where the user did not set the flag) and writes the files.
 pub fn prepare(args: &mut ServeArgs) -> Result<DevSetup, String> {
-    let dir = std::env::temp_dir().join(format!("kube-authn-dev-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| format!("create {}: {e}", dir.display()))?;
+    // A new directory with an unpredictable name, only the owner's (0700): an existing one
+    // (someone else's CA or keys planted at a guessable path) is never reused. Removed when
+    // the server stops (`DevSetup`'s drop).
+    let dir = std::env::temp_dir().join(format!(
+        "kube-authn-dev-{}-{}",
+        std::process::id(),
+        random_hex(6)?
+    ));
+    let mut builder = std::fs::DirBuilder::new();
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder
+        .create(&dir)
+        .map_err(|e| format!("create {}: {e}", dir.display()))?;
     let users = vec![
         DemoUser {
             name: "admin",
@@ -167,14 +179,14 @@ pub fn prepare(args: &mut ServeArgs) -> Result<DevSetup, String> {
 }
 
 fn write_private(path: &Path, content: &str) -> Result<(), String> {
-    std::fs::write(path, content).map_err(|e| format!("write {}: {e}", path.display()))?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
-            .map_err(|e| format!("chmod {}: {e}", path.display()))?;
+    crate::certs::write_file(path, content.to_owned(), true)
+}
+
+impl Drop for DevSetup {
+    /// The demo credentials, keys and certificates go with the server.
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
     }
-    Ok(())
 }
 
 impl DevSetup {
