@@ -298,16 +298,21 @@ impl App {
         let user = Authenticated::from_request(&req).map(|a| a.user.clone());
         let path = req.uri().path().to_owned();
         let method = req.method().clone();
-        // kube-apiserver's max-in-flight filter: reviews are creates (mutating); members of
-        // system:masters are not counted. The permit is held until the answer is built.
-        let counted = method == Method::POST
-            && REVIEW_PATHS.contains(&path.as_str())
-            && !user
-                .as_deref()
-                .is_some_and(|u| u.groups().any(|g| g == SYSTEM_PRIVILEGED_GROUP));
+        // kube-apiserver's max-in-flight filter: reviews are creates (mutating) and take a
+        // slot while there is one; when none is left, members of system:masters are still
+        // served (without a slot) and everyone else gets the 429. The permit is held until the
+        // answer is built.
+        let counted = method == Method::POST && REVIEW_PATHS.contains(&path.as_str());
         let _permit = match &self.inflight {
             Some(slots) if counted => match slots.clone().try_acquire_owned() {
                 Ok(permit) => Some(permit),
+                Err(_)
+                    if user
+                        .as_deref()
+                        .is_some_and(|u| u.groups().any(|g| g == SYSTEM_PRIVILEGED_GROUP)) =>
+                {
+                    None
+                }
                 Err(_) => return too_many_requests(),
             },
             _ => None,

@@ -291,8 +291,8 @@ pub struct ServeArgs {
 
     /// This flag limits the maximum number of mutating requests in flight, or a zero value
     /// disables the limit completely. (kube-authn: SelfSubjectReviews and TokenReviews, which
-    /// kube-apiserver counts as mutating; members of system:masters are not counted, as in
-    /// kube-apiserver. Beyond it: 429 with Retry-After: 1.)
+    /// kube-apiserver counts as mutating. Beyond it: 429 with Retry-After: 1, except for
+    /// members of system:masters, who are still served, as in kube-apiserver.)
     #[arg(
         long = "max-mutating-requests-inflight",
         value_name = "INT",
@@ -331,7 +331,8 @@ pub struct ServeArgs {
     /// Development mode: listen on 127.0.0.1, generate a self-signed certificate, demo token
     /// and password files, a client CA and a front-proxy CA with a client certificate each, a
     /// service-account signing key (lookup off), and print ready-to-paste commands. Flags given
-    /// explicitly are kept.
+    /// explicitly are kept, except a --bind-address or --cert-dir equal to its default
+    /// (0.0.0.0, /var/run/kubernetes), which dev mode replaces as if it were not given.
     #[arg(long = "dev")]
     pub dev: bool,
 
