@@ -259,7 +259,11 @@ async fn token_review_semantics_over_reqwest() {
                 json!({"authenticated": true, "user": {"username": "jane", "uid": "2", "groups": ["developers", "qa", "system:authenticated"]}, "audiences": ["api", "other"]}),
             ),
         ];
-        for (name, caller, body, want_code, want_status) in cases {
+        for (name, caller, mut body, want_code, want_status) in cases {
+            // Each endpoint takes its own version's body (kube-apiserver refuses another).
+            if body.get("apiVersion").is_some() {
+                body["apiVersion"] = json!(format!("authentication.k8s.io/{version}"));
+            }
             let (code, got) = token_review(&client, &server, version, caller, body).await;
             let label = format!("{version} {name}");
             assert_eq!(code, want_code, "{label}: {got}");
@@ -306,6 +310,13 @@ async fn token_review_semantics_over_reqwest() {
             review("", &[]),
             400,
             "token is required for TokenReview in authentication",
+        ),
+        (
+            "a v1beta1 body on the v1 endpoint (kube-apiserver's create handler)",
+            Some(ADMIN_TOKEN),
+            json!({"apiVersion": "authentication.k8s.io/v1beta1", "kind": "TokenReview", "spec": {"token": "x"}}),
+            400,
+            "the API version in the data (authentication.k8s.io/v1beta1) does not match the expected API version (authentication.k8s.io/v1)",
         ),
         (
             "wrong kind",

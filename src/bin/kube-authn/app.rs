@@ -119,6 +119,26 @@ fn request_timeout() -> Response<Full<Bytes>> {
     response
 }
 
+/// kube-apiserver's create handler: a body of another API version than the endpoint's is a
+/// 400 (`apiVersion` left out is the endpoint's own).
+fn api_version_mismatch(
+    api_version: &str,
+    version: &str,
+    pretty: bool,
+) -> Option<Response<Full<Bytes>>> {
+    let expected = format!("authentication.k8s.io/{version}");
+    (!api_version.is_empty() && api_version != expected).then(|| {
+        status(
+            StatusCode::BAD_REQUEST,
+            "BadRequest",
+            format!(
+                "the API version in the data ({api_version}) does not match the expected API version ({expected})"
+            ),
+            pretty,
+        )
+    })
+}
+
 fn text(code: StatusCode, body: &'static str) -> Response<Full<Bytes>> {
     let mut response = Response::new(Full::new(Bytes::from_static(body.as_bytes())));
     *response.status_mut() = code;
@@ -414,7 +434,12 @@ impl App {
                         pretty,
                     );
                 }
-                Ok(_) => {}
+                Ok(review) => {
+                    if let Some(response) = api_version_mismatch(&review.api_version, "v1", pretty)
+                    {
+                        return response;
+                    }
+                }
                 Err(e) => {
                     return status(
                         StatusCode::BAD_REQUEST,
@@ -480,6 +505,9 @@ impl App {
                 format!("not a TokenReview: kind {:?}", review.kind),
                 pretty,
             );
+        }
+        if let Some(response) = api_version_mismatch(&review.api_version, version, pretty) {
+            return response;
         }
         // A TokenReview is cluster-scoped: kube-apiserver's create handler clears a namespace
         // sent in the body (`rest.EnsureObjectNamespaceMatchesRequestNamespace`) and goes on.
