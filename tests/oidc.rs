@@ -59,6 +59,15 @@ fn oidc_token_table() {
     };
     type Cfg = Box<dyn Fn(&mut JwtAuthenticatorConfig)>;
     let none: fn() -> Cfg = || Box::new(|_| {});
+    // The `groups` claim, no prefix (most of the groups rows).
+    let groups: fn() -> Cfg = || {
+        Box::new(|c| {
+            c.groups = Some(PrefixedClaim {
+                claim: "groups".into(),
+                prefix: String::new(),
+            })
+        })
+    };
     let rsa = f.key("rsa.pem");
     type Want = Result<(&'static str, &'static [&'static str]), &'static str>;
     let cases: Vec<(&str, Cfg, &[&str], serde_json::Value, Want)> = vec![
@@ -133,12 +142,7 @@ fn oidc_token_table() {
         ),
         (
             "groups",
-            Box::new(|c| {
-                c.groups = Some(PrefixedClaim {
-                    claim: "groups".into(),
-                    prefix: String::new(),
-                })
-            }),
+            groups(),
             &["rsa.jwk"],
             req(
                 &rsa,
@@ -150,12 +154,7 @@ fn oidc_token_table() {
         ),
         (
             "group-string-claim",
-            Box::new(|c| {
-                c.groups = Some(PrefixedClaim {
-                    claim: "groups".into(),
-                    prefix: String::new(),
-                })
-            }),
+            groups(),
             &["rsa.jwk"],
             req(
                 &rsa,
@@ -167,12 +166,7 @@ fn oidc_token_table() {
         ),
         (
             "no-groups-claim",
-            Box::new(|c| {
-                c.groups = Some(PrefixedClaim {
-                    claim: "groups".into(),
-                    prefix: String::new(),
-                })
-            }),
+            groups(),
             &["rsa.jwk"],
             req(
                 &rsa,
@@ -184,12 +178,7 @@ fn oidc_token_table() {
         ),
         (
             "invalid-groups-claim",
-            Box::new(|c| {
-                c.groups = Some(PrefixedClaim {
-                    claim: "groups".into(),
-                    prefix: String::new(),
-                })
-            }),
+            groups(),
             &["rsa.jwk"],
             req(
                 &rsa,
@@ -203,12 +192,7 @@ fn oidc_token_table() {
         ),
         (
             "groups-array-with-a-number",
-            Box::new(|c| {
-                c.groups = Some(PrefixedClaim {
-                    claim: "groups".into(),
-                    prefix: String::new(),
-                })
-            }),
+            groups(),
             &["rsa.jwk"],
             req(
                 &rsa,
@@ -222,12 +206,7 @@ fn oidc_token_table() {
         ),
         (
             "groups-array-with-a-bool",
-            Box::new(|c| {
-                c.groups = Some(PrefixedClaim {
-                    claim: "groups".into(),
-                    prefix: String::new(),
-                })
-            }),
+            groups(),
             &["rsa.jwk"],
             req(
                 &rsa,
@@ -241,12 +220,7 @@ fn oidc_token_table() {
         ),
         (
             "groups-array-with-an-object",
-            Box::new(|c| {
-                c.groups = Some(PrefixedClaim {
-                    claim: "groups".into(),
-                    prefix: String::new(),
-                })
-            }),
+            groups(),
             &["rsa.jwk"],
             req(
                 &rsa,
@@ -260,12 +234,7 @@ fn oidc_token_table() {
         ),
         (
             "groups-array-with-an-array",
-            Box::new(|c| {
-                c.groups = Some(PrefixedClaim {
-                    claim: "groups".into(),
-                    prefix: String::new(),
-                })
-            }),
+            groups(),
             &["rsa.jwk"],
             req(
                 &rsa,
@@ -279,12 +248,7 @@ fn oidc_token_table() {
         ),
         (
             "groups-array-with-null (Go: the zero string)",
-            Box::new(|c| {
-                c.groups = Some(PrefixedClaim {
-                    claim: "groups".into(),
-                    prefix: String::new(),
-                })
-            }),
+            groups(),
             &["rsa.jwk"],
             req(
                 &rsa,
@@ -296,12 +260,7 @@ fn oidc_token_table() {
         ),
         (
             "groups-object",
-            Box::new(|c| {
-                c.groups = Some(PrefixedClaim {
-                    claim: "groups".into(),
-                    prefix: String::new(),
-                })
-            }),
+            groups(),
             &["rsa.jwk"],
             req(
                 &rsa,
@@ -333,12 +292,7 @@ fn oidc_token_table() {
         ),
         (
             "aggregated-not-supported (ignored, no groups)",
-            Box::new(|c| {
-                c.groups = Some(PrefixedClaim {
-                    claim: "groups".into(),
-                    prefix: String::new(),
-                })
-            }),
+            groups(),
             &["rsa.jwk"],
             req(
                 &rsa,
@@ -516,12 +470,7 @@ fn oidc_token_table() {
         ),
         (
             "escaped username and groups decode",
-            Box::new(|c| {
-                c.groups = Some(PrefixedClaim {
-                    claim: "groups".into(),
-                    prefix: String::new(),
-                })
-            }),
+            groups(),
             &["rsa.jwk"],
             req(
                 &rsa,
