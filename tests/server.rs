@@ -386,6 +386,20 @@ async fn token_review_semantics_over_reqwest() {
         resp.text().await.unwrap(),
         "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"the server could not find the requested resource\",\"reason\":\"NotFound\",\"details\":{},\"code\":404}\n"
     );
+    // A SelfSubjectReview body of another API version: the create handler's 400 there too.
+    let resp = client
+        .post(server.url("/apis/authentication.k8s.io/v1/selfsubjectreviews"))
+        .bearer_auth(JANE_TOKEN)
+        .json(&json!({"apiVersion": "authentication.k8s.io/v1beta1", "kind": "SelfSubjectReview"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 400);
+    let got: Value = resp.json().await.unwrap();
+    assert_eq!(
+        got["message"],
+        "the API version in the data (authentication.k8s.io/v1beta1) does not match the expected API version (authentication.k8s.io/v1)"
+    );
 }
 
 #[test]

@@ -191,14 +191,14 @@ impl fmt::Display for LookupError {
 
 impl std::error::Error for LookupError {}
 
-/// A failed lookup as the validator reports it: Kubernetes' text (`error`), and the kind says
-/// whether the credential is bad (the object is gone) or the API server could not be asked
-/// ([`ErrorKind::Unavailable`]: network failure, 5xx, timeout, no permission), so that
+/// The kind of a failed lookup's error (its text is Kubernetes'): a bad credential when the
+/// object is gone, [`ErrorKind::Unavailable`] when the API server could not be asked (network
+/// failure, 5xx, timeout, no permission), so that
 /// [`UnavailableAs503`](crate::middleware::UnavailableAs503) can answer 503 for an outage.
-fn lookup_failed(e: &LookupError, error: Error) -> Error {
+fn lookup_kind(e: &LookupError) -> ErrorKind {
     match e {
-        LookupError::NotFound { .. } => error,
-        LookupError::Other(_) => Error::new(ErrorKind::Unavailable, error.to_string()),
+        LookupError::NotFound { .. } => ErrorKind::InvalidCredential,
+        LookupError::Other(_) => ErrorKind::Unavailable,
     }
 }
 
@@ -893,10 +893,12 @@ impl ServiceAccountAuthenticator {
         secret_name: &str,
     ) -> Result<(), Error> {
         let invalidated = || Error::msg(ERR_LEGACY_INVALIDATED);
+        let lookup_failed =
+            |e: LookupError| Error::from_static(lookup_kind(&e), ERR_LEGACY_INVALIDATED);
         let secret = lookup
             .secret(&info.namespace, secret_name)
             .await
-            .map_err(|e| lookup_failed(&e, invalidated()))?;
+            .map_err(lookup_failed)?;
         if secret.meta.deletion_timestamp.is_some() {
             return Err(invalidated());
         }
@@ -907,9 +909,7 @@ impl ServiceAccountAuthenticator {
         let sa = lookup
             .service_account(&info.namespace, &info.name)
             .await
-            .map_err(|e| {
-                lookup_failed(&e, Error::new(ErrorKind::InvalidCredential, e.to_string()))
-            })?;
+            .map_err(|e| Error::new(lookup_kind(&e), e.to_string()))?;
         if sa.meta.deletion_timestamp.is_some() {
             return Err(Error::new(
                 ErrorKind::InvalidCredential,
@@ -961,12 +961,11 @@ impl ServiceAccountAuthenticator {
                 .is_some_and(|t| before(t, (secs.saturating_sub(LEEWAY_SECONDS), nanos)))
         };
         let invalidated = || Error::msg(ERR_INVALIDATED);
+        let lookup_failed = |e: LookupError| Error::from_static(lookup_kind(&e), ERR_INVALIDATED);
         let sa = lookup
             .service_account(&info.namespace, &info.name)
             .await
-            .map_err(|e| {
-                lookup_failed(&e, Error::new(ErrorKind::InvalidCredential, e.to_string()))
-            })?;
+            .map_err(|e| Error::new(lookup_kind(&e), e.to_string()))?;
         if sa.meta.uid != info.uid {
             return Err(Error::new(
                 ErrorKind::InvalidCredential,
@@ -989,7 +988,7 @@ impl ServiceAccountAuthenticator {
             let s = lookup
                 .secret(&info.namespace, name)
                 .await
-                .map_err(|e| lookup_failed(&e, invalidated()))?;
+                .map_err(lookup_failed)?;
             if s.meta.uid != *uid {
                 return Err(Error::new(
                     ErrorKind::InvalidCredential,
@@ -1007,7 +1006,7 @@ impl ServiceAccountAuthenticator {
             let p = lookup
                 .pod(&info.namespace, &info.pod_name)
                 .await
-                .map_err(|e| lookup_failed(&e, invalidated()))?;
+                .map_err(lookup_failed)?;
             if p.uid != info.pod_uid {
                 return Err(Error::new(
                     ErrorKind::InvalidCredential,
@@ -1021,10 +1020,7 @@ impl ServiceAccountAuthenticator {
                 return Err(invalidated());
             }
         } else if refs.node {
-            let n = lookup
-                .node(&info.node_name)
-                .await
-                .map_err(|e| lookup_failed(&e, invalidated()))?;
+            let n = lookup.node(&info.node_name).await.map_err(lookup_failed)?;
             if n.uid != info.node_uid {
                 return Err(Error::new(
                     ErrorKind::InvalidCredential,

@@ -351,7 +351,8 @@ fn pflag_csv(flag: &str, value: &str) -> Result<Vec<String>, String> {
     }
     let error = |at: usize, what: &str| {
         format!(
-            "invalid argument {value:?} for \"--{flag}\" flag: parse error on line 1, column {}: {what}",
+            "invalid argument {} for \"--{flag}\" flag: parse error on line 1, column {}: {what}",
+            kube_authn::jwt::go_quote(value),
             at + 1
         )
     };
@@ -478,10 +479,9 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Command::Serve(args) => match args.with_pflag_lists() {
-            Ok(args) => runtime.block_on(serve::run(args)),
-            Err(e) => Err(e),
-        },
+        Command::Serve(args) => args
+            .with_pflag_lists()
+            .and_then(|args| runtime.block_on(serve::run(args))),
         Command::DevToken(args) => dev_token::run(&args),
     };
     match result {

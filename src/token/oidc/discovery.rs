@@ -342,11 +342,7 @@ async fn get_capped(
     max: usize,
 ) -> Result<(reqwest::StatusCode, Option<String>, Vec<u8>), String> {
     let go_err = |e: &reqwest::Error| format!("Get {}: {}", go_quote(url), root_cause(e));
-    // Case-insensitive, as Go's url.Parse lower-cases the scheme (`HTTPS://` is valid).
-    if !url
-        .get(..8)
-        .is_some_and(|s| s.eq_ignore_ascii_case("https://"))
-    {
+    if !is_https(url) {
         return Err(format!(
             "Get {}: only https URLs are fetched",
             go_quote(url)
