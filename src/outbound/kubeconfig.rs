@@ -79,13 +79,16 @@ pub struct NamedCluster {
     pub cluster: Cluster,
 }
 
-/// `clusters[].cluster`.
+/// `clusters[].cluster`. `Debug` masks a password in the server or proxy URL (`u:***@`) and
+/// shows only whether CA data is present (it is long, not secret).
 ///
 /// ```
-/// let c: kube_authn::outbound::kubeconfig::Cluster = serde_yaml_ng::from_str("server: https://x").unwrap();
+/// let c: kube_authn::outbound::kubeconfig::Cluster =
+///     serde_yaml_ng::from_str("server: https://x\nproxy-url: http://u:s3cr3t@proxy:3128").unwrap();
 /// assert_eq!(c.server, "https://x");
+/// assert!(!format!("{c:?}").contains("s3cr3t"));
 /// ```
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Default, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
 pub struct Cluster {
@@ -107,6 +110,25 @@ pub struct Cluster {
     /// Proxy URL.
     #[serde(default)]
     pub proxy_url: Option<String>,
+}
+
+impl std::fmt::Debug for Cluster {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cluster")
+            .field("server", &super::redact_url(&self.server))
+            .field("certificate_authority", &self.certificate_authority)
+            .field(
+                "has_certificate_authority_data",
+                &self.certificate_authority_data.is_some(),
+            )
+            .field("insecure_skip_tls_verify", &self.insecure_skip_tls_verify)
+            .field("tls_server_name", &self.tls_server_name)
+            .field(
+                "proxy_url",
+                &self.proxy_url.as_deref().map(super::redact_url),
+            )
+            .finish()
+    }
 }
 
 /// A named user entry.
@@ -502,5 +524,18 @@ mod tests {
             assert!(!shown.contains("SECRET"), "{shown}");
             assert!(shown.contains(want), "{shown}");
         }
+        // The parsed kubeconfig itself: passwords in the server and proxy URLs are masked.
+        let k = Kubeconfig::parse(
+            b"clusters: [{cluster: {server: 'https://u:pw-SECRET@x/', proxy-url: 'http://p:px-SECRET@proxy:3128', certificate-authority-data: 'LS0t'}}]",
+        )
+        .unwrap();
+        let shown = format!("{k:?}");
+        assert!(!shown.contains("SECRET"), "{shown}");
+        assert!(shown.contains("https://u:***@x/"), "{shown}");
+        assert!(shown.contains("http://p:***@proxy:3128"), "{shown}");
+        assert!(
+            shown.contains("has_certificate_authority_data: true"),
+            "{shown}"
+        );
     }
 }
