@@ -450,6 +450,34 @@ fn flag_validation_and_construction_errors() {
             ),
         ),
         (
+            "blank allowed name (the trailing comma of --requestheader-allowed-names=a,)",
+            RequestHeaderConfig {
+                allowed_names: list(&["front-proxy-client", ""]),
+                ..base()
+            },
+            Err("empty value in \"requestheader-allowed-names\""),
+        ),
+        (
+            "whitespace-only allowed name",
+            RequestHeaderConfig {
+                allowed_names: list(&["  "]),
+                ..base()
+            },
+            Err("empty value in \"requestheader-allowed-names\""),
+        ),
+        (
+            "every error, in kube-apiserver's order, aggregated",
+            RequestHeaderConfig {
+                username_headers: list(&[""]),
+                allowed_names: list(&[" "]),
+                uid_headers: list(&["", "X-Other-Uid"]),
+                ..base()
+            },
+            Err(
+                "[empty value in \"requestheader-username-headers\", empty value in \"requestheader-allowed-names\", empty value in \"requestheader-uid-headers\", --requestheader-uid-headers is set without specifying the standard X-Remote-Uid header - API aggregation will not work]",
+            ),
+        ),
+        (
             "uid header case-insensitive",
             RequestHeaderConfig {
                 uid_headers: list(&["x-remote-uid"]),

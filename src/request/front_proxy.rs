@@ -70,42 +70,66 @@ impl RequestHeaderConfig {
         }
     }
 
-    /// kube-apiserver's flag validation (`RequestHeaderAuthenticationOptions.Validate` and
-    /// the UID rule); warnings for missing standard names are logged.
+    /// kube-apiserver's flag validation (`RequestHeaderAuthenticationOptions.Validate`, UID rule
+    /// included); warnings for missing standard names are logged. Every error is reported, in
+    /// kube-apiserver's order, several as its aggregate `[a, b]`.
     ///
     /// ```
     /// use kube_authn::request::RequestHeaderConfig;
     /// let mut c = RequestHeaderConfig::standard();
     /// c.group_headers.push("  ".into());
     /// assert_eq!(c.validate().unwrap_err().to_string(), "empty value in \"requestheader-group-headers\"");
+    /// c.allowed_names = vec!["front-proxy-client".into(), "".into()];
+    /// assert_eq!(
+    ///     c.validate().unwrap_err().to_string(),
+    ///     "[empty value in \"requestheader-group-headers\", empty value in \"requestheader-allowed-names\"]"
+    /// );
     /// ```
     pub fn validate(&self) -> Result<(), ConfigError> {
-        let lists: [(&str, &[String], &str); 4] = [
+        let mut errors: Vec<String> = Vec::new();
+        let blank = [
+            ("requestheader-username-headers", &self.username_headers),
+            ("requestheader-group-headers", &self.group_headers),
+            (
+                "requestheader-extra-headers-prefix",
+                &self.extra_headers_prefix,
+            ),
+            ("requestheader-allowed-names", &self.allowed_names),
+        ];
+        for (flag, list) in blank {
+            if list.iter().any(|v| v.trim().is_empty()) {
+                errors.push(format!("empty value in {flag:?}"));
+            }
+        }
+        let standards: [(&str, &[String], &str, &str); 3] = [
             (
                 "requestheader-username-headers",
                 &self.username_headers,
                 "X-Remote-User",
+                "header",
             ),
             (
                 "requestheader-group-headers",
                 &self.group_headers,
                 "X-Remote-Group",
+                "header",
             ),
             (
                 "requestheader-extra-headers-prefix",
                 &self.extra_headers_prefix,
                 "X-Remote-Extra-",
-            ),
-            (
-                "requestheader-uid-headers",
-                &self.uid_headers,
-                "X-Remote-Uid",
+                "header prefix",
             ),
         ];
-        for (flag, list, _) in &lists {
-            if list.iter().any(|v| v.trim().is_empty()) {
-                return Err(ConfigError::new(format!("empty value in {flag:?}")));
+        for (flag, list, standard, what) in standards {
+            if !list.is_empty() && !list.iter().any(|h| h.eq_ignore_ascii_case(standard)) {
+                tracing::warn!(
+                    "--{flag} is set without specifying the standard {standard} {what} - API aggregation will not work"
+                );
             }
+        }
+        if self.uid_headers.iter().any(|v| v.trim().is_empty()) {
+            errors.push("empty value in \"requestheader-uid-headers\"".to_owned());
         }
         if !self.uid_headers.is_empty()
             && !self
@@ -113,18 +137,15 @@ impl RequestHeaderConfig {
                 .iter()
                 .any(|h| h.eq_ignore_ascii_case("X-Remote-Uid"))
         {
-            return Err(ConfigError::new(
-                "--requestheader-uid-headers is set without specifying the standard X-Remote-Uid header - API aggregation will not work",
-            ));
+            errors.push(
+                "--requestheader-uid-headers is set without specifying the standard X-Remote-Uid header - API aggregation will not work".to_owned(),
+            );
         }
-        for (flag, list, standard) in &lists[..3] {
-            if !list.is_empty() && !list.iter().any(|h| h.eq_ignore_ascii_case(standard)) {
-                tracing::warn!(
-                    "--{flag} is set without specifying the standard {standard} header - API aggregation will not work"
-                );
-            }
+        match errors.len() {
+            0 => Ok(()),
+            1 => Err(ConfigError::new(errors.remove(0))),
+            _ => Err(ConfigError::new(format!("[{}]", errors.join(", ")))),
         }
-        Ok(())
     }
 
     /// Refuses a front-proxy CA that shares a certificate with the client CA while
