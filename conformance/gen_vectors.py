@@ -30,6 +30,7 @@ E_NOT_ASCII = "Authorization header contains bytes outside visible ASCII"
 E_TOO_LONG = "credential exceeds the maximum length"
 E_MALFORMED_BASIC = "malformed basic credentials"
 E_WS_NOT_TEXT = "Sec-WebSocket-Protocol header contains bytes outside visible ASCII"
+E_WS_EMPTY = "empty base64.bearer.authorization token"
 E_INVALID_BEARER = "invalid bearer token"
 E_INVALID_PASSWORD = "invalid username/password combination"
 
@@ -55,6 +56,9 @@ R_BASIC_TRIM = ("kube-authn trims spaces and tabs around the Authorization value
 R_EMPTY_CHAIN = ("with no authenticator and anonymous disabled kube-apiserver turns "
                  "authentication off (every request passes, no user); kube-authn's ChainBuilder "
                  "rejects every request instead (src/chain/builder.rs)")
+R_WS_EMPTY = ("kube-authn fails closed on an empty token subprotocol, a presented but empty "
+              "credential, as it does on 'Bearer ' (src/request/websocket.rs); Kubernetes has "
+              "no opinion, so with anonymous enabled the request would become anonymous")
 R_WS_UNICODE = ("Go's strings.EqualFold folds Unicode (U+212A KELVIN SIGN equals 'k'), so "
                 "Kubernetes treats 'websoc\u212aet' as a WebSocket upgrade; kube-authn compares "
                 "ASCII only and treats the request as not a WebSocket (not mine)")
@@ -343,8 +347,6 @@ def websocket_cases():
         ("empty header", [""], not_mine(calls=seen())),
         ("other protocol", ["other-protocol"], not_mine(calls=seen())),
         ("several other protocols", ["a, b", "c"], not_mine(calls=seen())),
-        ("empty token", [P], not_mine(calls=seen())),
-        ("empty token and other protocol", [P + ",x"], not_mine(calls=seen())),
         ("prefix in upper case is another protocol", [P.upper() + b64u("token") + ",x"], not_mine(calls=seen())),
         ("prefix without dot is another protocol", [P[:-1] + ",x"], not_mine(calls=seen())),
         ("token alone", [tok], error("missing additional subprotocol", calls=seen())),
@@ -364,6 +366,11 @@ def websocket_cases():
     for label, values, expect in agree:
         cases.append(case(f"protocol: {label}", setup,
                           req(ws + [("Sec-WebSocket-Protocol", v) for v in values]), expect=expect))
+    for label, values in [("empty token", [P]), ("empty token and other protocol", [P + ",x"])]:
+        cases.append(case(f"protocol: {label}", setup,
+                          req(ws + [("Sec-WebSocket-Protocol", v) for v in values]),
+                          k8s=not_mine(calls=seen()),
+                          kube_authn=error(E_WS_EMPTY, calls=seen()), reason=R_WS_EMPTY))
     cases.append(case("protocol: no-break space around token", setup,
                       req(ws + [("Sec-WebSocket-Protocol", "x,\u00a0" + tok)]),
                       k8s=ok(MYUSER, calls=seen("token")),

@@ -38,6 +38,12 @@ const ERR_MULTIPLE_TOKENS: Error =
 const ERR_ENCODING: Error = Error::msg("invalid base64.bearer.authorization token encoding");
 const ERR_INVALID: Error = Error::msg("invalid base64.bearer.authorization token");
 const ERR_MISSING_PROTOCOL: Error = Error::msg("missing additional subprotocol");
+/// A token subprotocol with nothing after the prefix: Kubernetes has no opinion (so the request
+/// may become anonymous); a presented but empty credential fails closed here, as `Bearer ` does.
+const ERR_EMPTY: Error = Error::from_static(
+    ErrorKind::MalformedCredential,
+    "empty base64.bearer.authorization token",
+);
 const ERR_NOT_TEXT: Error = Error::from_static(
     ErrorKind::MalformedCredential,
     "Sec-WebSocket-Protocol header contains bytes outside visible ASCII",
@@ -138,9 +144,10 @@ fn extract_token(headers: &HeaderMap) -> Result<Option<String>, Error> {
         }
     }
     match token {
-        Some(t) if !t.is_empty() && others == 0 => Err(ERR_MISSING_PROTOCOL),
-        Some(t) if !t.is_empty() => Ok(Some(t)),
-        _ => Ok(None),
+        Some(t) if t.is_empty() => Err(ERR_EMPTY),
+        Some(_) if others == 0 => Err(ERR_MISSING_PROTOCOL),
+        Some(t) => Ok(Some(t)),
+        None => Ok(None),
     }
 }
 
@@ -334,10 +341,17 @@ mod tests {
                 &[],
             ),
             (
-                "BadValue empty token",
+                "BadValue empty token (Kubernetes: none; fails closed here)",
                 ws(&["base64url.bearer.authorization.k8s.io."]),
                 ok,
-                "none",
+                "err empty base64.bearer.authorization token",
+                &[],
+            ),
+            (
+                "empty token and another protocol (Kubernetes: none; fails closed here)",
+                ws(&["base64url.bearer.authorization.k8s.io.,dummy"]),
+                ok,
+                "err empty base64.bearer.authorization token",
                 &[],
             ),
             ("empty header", ws(&[""]), ok, "none", &[]),
