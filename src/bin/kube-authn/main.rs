@@ -80,6 +80,13 @@ fn go_bool(s: &str) -> Result<bool, String> {
     }
 }
 
+/// A file flag's value as pflag's `StringVar` takes it: any string, the empty one included
+/// (clap's own path parser refuses `""`). [`ServeArgs::with_pflag_lists`] then reads an empty
+/// value as the flag not set, as kube-apiserver's `len(file) > 0` checks do.
+fn go_path(s: &str) -> Result<PathBuf, String> {
+    Ok(PathBuf::from(s))
+}
+
 /// A Go duration flag value (`2m`, `10s`, `1h30m`), as pflag parses it.
 fn go_duration(s: &str) -> Result<std::time::Duration, String> {
     kube_authn::config::parse_go_duration(s).map_err(|e| e.to_string())
@@ -93,18 +100,18 @@ fn go_duration(s: &str) -> Result<std::time::Duration, String> {
 pub struct ServeArgs {
     /// If set, the file that will be used to secure the secure port of the API server via
     /// token authentication.
-    #[arg(long = "token-auth-file", value_name = "FILE")]
+    #[arg(long = "token-auth-file", value_name = "FILE", value_parser = go_path)]
     pub token_auth_file: Option<PathBuf>,
 
     /// If set, any request presenting a client certificate signed by one of the authorities in
     /// the client-ca-file is authenticated with an identity corresponding to the CommonName of
     /// the client certificate.
-    #[arg(long = "client-ca-file", value_name = "FILE")]
+    #[arg(long = "client-ca-file", value_name = "FILE", value_parser = go_path)]
     pub client_ca_file: Option<PathBuf>,
 
     /// If set, the file that will be used to admit requests to the secure port of the API
     /// server via http basic authentication (removed from kube-apiserver in 1.19).
-    #[arg(long = "basic-auth-file", value_name = "FILE")]
+    #[arg(long = "basic-auth-file", value_name = "FILE", value_parser = go_path)]
     pub basic_auth_file: Option<PathBuf>,
 
     /// If passed, activates the keystone authentication plugin: Basic credentials are checked
@@ -115,14 +122,14 @@ pub struct ServeArgs {
 
     /// If set, the Keystone server's certificate will be verified by one of the authorities
     /// in the experimental-keystone-ca-file, otherwise the host's root CA set will be used.
-    #[arg(long = "experimental-keystone-ca-file", value_name = "FILE")]
+    #[arg(long = "experimental-keystone-ca-file", value_name = "FILE", value_parser = go_path)]
     pub experimental_keystone_ca_file: Option<PathBuf>,
 
     /// Root certificate bundle to use to verify client certificates on incoming requests
     /// before trusting usernames in headers specified by --requestheader-username-headers.
     /// WARNING: generally do not depend on authorization being already done for incoming
     /// requests.
-    #[arg(long = "requestheader-client-ca-file", value_name = "FILE")]
+    #[arg(long = "requestheader-client-ca-file", value_name = "FILE", value_parser = go_path)]
     pub requestheader_client_ca_file: Option<PathBuf>,
 
     /// List of client certificate common names to allow to provide usernames in headers
@@ -196,7 +203,7 @@ pub struct ServeArgs {
 
     /// (kube-authn only) Kubeconfig of the API server that --service-account-lookup asks for
     /// service accounts, secrets, pods and nodes (the credential needs `get` on them).
-    #[arg(long = "service-account-lookup-kubeconfig", value_name = "FILE")]
+    #[arg(long = "service-account-lookup-kubeconfig", value_name = "FILE", value_parser = go_path)]
     pub service_account_lookup_kubeconfig: Option<PathBuf>,
 
     /// The URL of the OpenID issuer, only HTTPS scheme will be accepted. If set, it will be
@@ -210,7 +217,7 @@ pub struct ServeArgs {
 
     /// If set, the OpenID server's certificate will be verified by one of the authorities in
     /// the oidc-ca-file, otherwise the host's root CA set will be used.
-    #[arg(long = "oidc-ca-file", value_name = "FILE")]
+    #[arg(long = "oidc-ca-file", value_name = "FILE", value_parser = go_path)]
     pub oidc_ca_file: Option<PathBuf>,
 
     /// The OpenID claim to use as the user name. Note that claims other than the default
@@ -260,12 +267,12 @@ pub struct ServeArgs {
     /// File with Authentication Configuration to configure the JWT Token authenticator
     /// (apiserver.config.k8s.io/v1 AuthenticationConfiguration). Note: This feature is
     /// mutually exclusive with the oidc-* flags.
-    #[arg(long = "authentication-config", value_name = "FILE")]
+    #[arg(long = "authentication-config", value_name = "FILE", value_parser = go_path)]
     pub authentication_config: Option<PathBuf>,
 
     /// File with webhook configuration for token authentication in kubeconfig format. The API
     /// server will query the remote service to determine authentication for bearer tokens.
-    #[arg(long = "authentication-token-webhook-config-file", value_name = "FILE")]
+    #[arg(long = "authentication-token-webhook-config-file", value_name = "FILE", value_parser = go_path)]
     pub authentication_token_webhook_config_file: Option<PathBuf>,
 
     /// The API version of the authentication.k8s.io TokenReview to send to and expect from the
@@ -312,11 +319,11 @@ pub struct ServeArgs {
     /// after server cert). If HTTPS serving is enabled, and --tls-cert-file and
     /// --tls-private-key-file are not provided, a self-signed certificate and key are generated
     /// for the public address and saved to the directory specified by --cert-dir.
-    #[arg(long = "tls-cert-file", value_name = "FILE")]
+    #[arg(long = "tls-cert-file", value_name = "FILE", value_parser = go_path)]
     pub tls_cert_file: Option<PathBuf>,
 
     /// File containing the default x509 private key matching --tls-cert-file.
-    #[arg(long = "tls-private-key-file", value_name = "FILE")]
+    #[arg(long = "tls-private-key-file", value_name = "FILE", value_parser = go_path)]
     pub tls_private_key_file: Option<PathBuf>,
 
     /// The directory where the TLS certs are located. If --tls-cert-file and
@@ -408,8 +415,30 @@ fn pflag_csv(flag: &str, value: &str) -> Result<Vec<String>, String> {
 impl ServeArgs {
     /// Reads the list flags as pflag's `StringSlice` does: each occurrence is one CSV record
     /// (`a,b`, or `"a,b",c` for a value holding a comma), an empty occurrence adds nothing, and
-    /// later occurrences append (`--api-audiences=a --api-audiences=` is `["a"]`).
+    /// later occurrences append (`--api-audiences=a --api-audiences=` is `["a"]`). A file or
+    /// URL flag given an empty value (`--client-ca-file=`, as templated manifests write them)
+    /// is not set: kube-apiserver guards each with `len(value) > 0`.
     pub fn with_pflag_lists(mut self) -> Result<Self, String> {
+        for path in [
+            &mut self.token_auth_file,
+            &mut self.client_ca_file,
+            &mut self.basic_auth_file,
+            &mut self.experimental_keystone_ca_file,
+            &mut self.requestheader_client_ca_file,
+            &mut self.service_account_lookup_kubeconfig,
+            &mut self.oidc_ca_file,
+            &mut self.authentication_config,
+            &mut self.authentication_token_webhook_config_file,
+            &mut self.tls_cert_file,
+            &mut self.tls_private_key_file,
+        ] {
+            if path.as_ref().is_some_and(|p| p.as_os_str().is_empty()) {
+                *path = None;
+            }
+        }
+        if self.experimental_keystone_url.as_deref() == Some("") {
+            self.experimental_keystone_url = None;
+        }
         for (flag, list) in [
             (
                 "requestheader-allowed-names",
@@ -567,6 +596,53 @@ mod tests {
             ),
             ("-grp:", Some("-"))
         );
+        // A file or URL flag with an empty value is not set (`len(value) > 0` in
+        // kube-apiserver), and a later non-empty value still wins.
+        let empty = parse(&[
+            "--token-auth-file=",
+            "--client-ca-file=",
+            "--basic-auth-file=",
+            "--experimental-keystone-url=",
+            "--experimental-keystone-ca-file=",
+            "--requestheader-client-ca-file=",
+            "--service-account-lookup-kubeconfig=",
+            "--oidc-ca-file=",
+            "--authentication-config=",
+            "--authentication-token-webhook-config-file=",
+            "--tls-cert-file=",
+            "--tls-private-key-file=",
+        ])
+        .unwrap();
+        for (flag, value) in [
+            ("token-auth-file", &empty.token_auth_file),
+            ("client-ca-file", &empty.client_ca_file),
+            ("basic-auth-file", &empty.basic_auth_file),
+            (
+                "experimental-keystone-ca-file",
+                &empty.experimental_keystone_ca_file,
+            ),
+            (
+                "requestheader-client-ca-file",
+                &empty.requestheader_client_ca_file,
+            ),
+            (
+                "service-account-lookup-kubeconfig",
+                &empty.service_account_lookup_kubeconfig,
+            ),
+            ("oidc-ca-file", &empty.oidc_ca_file),
+            ("authentication-config", &empty.authentication_config),
+            (
+                "authentication-token-webhook-config-file",
+                &empty.authentication_token_webhook_config_file,
+            ),
+            ("tls-cert-file", &empty.tls_cert_file),
+            ("tls-private-key-file", &empty.tls_private_key_file),
+        ] {
+            assert_eq!(value, &None, "--{flag}=");
+        }
+        assert_eq!(empty.experimental_keystone_url, None);
+        let later = parse(&["--client-ca-file=", "--client-ca-file=/ca.crt"]).unwrap();
+        assert_eq!(later.client_ca_file, Some(PathBuf::from("/ca.crt")));
         // pflag's StringSlice: an empty value is an empty list (kube-apiserver then uses the
         // default: RS256 for --oidc-signing-algs, the issuers for --api-audiences).
         let e = parse(&["--api-audiences=", "--oidc-signing-algs="]).unwrap();
