@@ -783,6 +783,7 @@ fn oidc(n: &Value) -> Result<Arc<dyn TokenAuthenticator>, BuildError> {
             .collect(),
         signing_algs: AlgorithmSet::parse_kubernetes(strings(n.get("signing_algs")))
             .map_err(BuildError::Config)?,
+        signing_alg_names: strings(n.get("signing_algs")),
     };
     let keys = kube_authn::jwt::key::parse_jwks(text("jwks").as_bytes())
         .map_err(|e| BuildError::Config(e.to_string()))?;

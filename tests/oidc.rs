@@ -103,6 +103,42 @@ fn oidc_token_table() {
             Ok(("jane@example.com", &[])),
         ),
         (
+            "empty username, no prefix: refused (Kubernetes accepts it as \"\")",
+            none(),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"username": ""})),
+            ),
+            Err("oidc: empty username via claim mapping is not allowed"),
+        ),
+        (
+            "empty verified email: refused",
+            Box::new(|c| c.username.claim = "email".into()),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"email": "", "email_verified": true})),
+            ),
+            Err("oidc: empty username via claim mapping is not allowed"),
+        ),
+        (
+            "empty username with a prefix: the prefix alone is the name",
+            Box::new(|c| c.username.prefix = "oidc:".into()),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "RS256",
+                Some("thumbprint"),
+                claims(json!({"username": ""})),
+            ),
+            Ok(("oidc:", &[])),
+        ),
+        (
             "email-not-verified",
             Box::new(|c| c.username.claim = "email".into()),
             &["rsa.jwk"],
@@ -583,6 +619,43 @@ fn oidc_token_table() {
             Ok(("jane", &[])),
         ),
         (
+            "unsupported alg: --oidc-signing-algs listed in flag order",
+            Box::new(|c| {
+                let f = OidcFlags {
+                    issuer_url: ISS.into(),
+                    client_id: "my-client".into(),
+                    signing_algs: vec!["ES256".into(), "RS256".into(), "ES256".into()],
+                    ..Default::default()
+                }
+                .to_config(&[])
+                .unwrap();
+                c.signing_algs = f.signing_algs;
+                c.signing_alg_names = f.signing_alg_names;
+            }),
+            &["rsa.jwk"],
+            req(
+                &rsa,
+                "PS256",
+                Some("thumbprint"),
+                claims(json!({"username": "jane"})),
+            ),
+            Err(
+                r#"oidc: verify token: oidc: id token signed with unsupported algorithm, expected ["ES256" "RS256" "ES256"] got "PS256""#,
+            ),
+        ),
+        (
+            "unsupported alg: an --authentication-config issuer lists all nine, sorted",
+            Box::new(|c| {
+                c.signing_algs = AlgorithmSet::KUBERNETES;
+                c.signing_alg_names = Vec::new();
+            }),
+            &["rsa.jwk"],
+            json!({"key": rsa, "header_raw": r#"{"alg":"none"}"#, "claims": claims(json!({"username": "jane"}))}),
+            Err(
+                r#"oidc: verify token: oidc: id token signed with unsupported algorithm, expected ["ES256" "ES384" "ES512" "PS256" "PS384" "PS512" "RS256" "RS384" "RS512"] got "unsupported""#,
+            ),
+        ),
+        (
             "alg none",
             none(),
             &["rsa.jwk"],
@@ -791,8 +864,14 @@ fn legacy_flag_config_rules() {
         &'a str,
         Option<(&'a str, &'a str)>,
     );
-    let groups: [GroupsRow<'_>; 5] = [
+    let groups: [GroupsRow<'_>; 6] = [
         ("no groups claim: no groups", None, "", None),
+        (
+            "--oidc-groups-claim= (empty) is unset, as `len(GroupsClaim) > 0`",
+            Some(""),
+            "g:",
+            None,
+        ),
         (
             "no groups claim: the prefix alone is ignored",
             None,
@@ -982,6 +1061,84 @@ async fn unknown_kid_triggers_one_refresh_then_succeeds() {
     )])
     .remove(0);
     assert!(a.authenticate_token(&spray, &ctx).await.is_err());
+    assert_eq!(fetches.load(std::sync::atomic::Ordering::SeqCst), 1);
+}
+
+/// go-oidc checks the claims and the algorithm before it looks for a key, so a token that fails
+/// them never causes a JWKS fetch, whatever its `kid`: it is refused at once.
+#[tokio::test]
+async fn tokens_failing_claims_or_algorithm_never_fetch_keys() {
+    let Some(f) = fixture() else { return };
+    let a = Arc::new(OidcAuthenticator::new(base_cfg()).with_clock(Arc::new(FixedClock::new(NOW))));
+    a.set_keys(vec![Arc::new(
+        parse_jwk(&f.read("rsa2.jwk")).unwrap().unwrap(),
+    )]); // the tokens' kid is not in this set
+    let fetches = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let n = fetches.clone();
+    a.set_refresher(Box::new(
+        kube_authn::token::oidc::refresh::KeyRefresher::new(
+            std::time::Duration::from_secs(60),
+            move || {
+                let n = n.clone();
+                async move {
+                    n.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    false
+                }
+            },
+        ),
+    ));
+    let rsa = f.key("rsa.pem");
+    let cases: [(&str, &str, serde_json::Value, &str); 4] = [
+        (
+            "expired",
+            "RS256",
+            json!({"iss": ISS, "aud": "my-client", "exp": EXPIRED, "username": "jane"}),
+            "oidc: verify token: oidc: token is expired (Token Expiry: 2009-11-10 22:00:00 +0000 UTC)",
+        ),
+        (
+            "another audience",
+            "RS256",
+            json!({"iss": ISS, "aud": "other", "exp": VALID, "username": "jane"}),
+            r#"oidc: verify token: oidc: expected audience "my-client" got ["other"]"#,
+        ),
+        (
+            "not yet valid",
+            "RS256",
+            json!({"iss": ISS, "aud": "my-client", "exp": VALID, "nbf": VALID, "username": "jane"}),
+            "oidc: verify token: oidc: current time 2009-11-10 23:00:00 +0000 UTC before the nbf (not before) time: 2009-11-11 00:00:00 +0000 UTC",
+        ),
+        (
+            "algorithm not allowed",
+            "PS256",
+            json!({"iss": ISS, "aud": "my-client", "exp": VALID, "username": "jane"}),
+            r#"oidc: verify token: oidc: id token signed with unsupported algorithm, expected ["RS256"] got "PS256""#,
+        ),
+    ];
+    let ctx = Context::default();
+    for (name, alg, claims, want) in cases {
+        let token = mint(&[req(&rsa, alg, Some("thumbprint"), claims)]).remove(0);
+        let answer = a.authenticate_token(&token, &ctx);
+        assert!(
+            answer.is_ready(),
+            "{name}: answered without waiting for a fetch"
+        );
+        let err = answer.await.unwrap_err();
+        assert_eq!(err.to_string(), want, "{name}");
+        assert_eq!(
+            fetches.load(std::sync::atomic::Ordering::SeqCst),
+            0,
+            "{name}: no JWKS fetch"
+        );
+    }
+    // The same kid on a token that passes those checks does cause the (one) fetch.
+    let good = mint(&[req(
+        &rsa,
+        "RS256",
+        Some("thumbprint"),
+        json!({"iss": ISS, "aud": "my-client", "exp": VALID, "username": "jane"}),
+    )])
+    .remove(0);
+    assert!(a.authenticate_token(&good, &ctx).await.is_err());
     assert_eq!(fetches.load(std::sync::atomic::Ordering::SeqCst), 1);
 }
 

@@ -103,6 +103,11 @@ pub struct JwtAuthenticatorConfig {
     pub required_claims: Vec<(String, String)>,
     /// Allowed signing algorithms.
     pub signing_algs: AlgorithmSet,
+    /// The allowed algorithms as kube-apiserver lists them in its "unsupported algorithm"
+    /// error: `--oidc-signing-algs` as given (order and repeats kept). Used when it names
+    /// exactly the set `signing_algs`; otherwise (or empty) the error lists that set in sorted
+    /// order, as kube-apiserver does for an `--authentication-config` issuer.
+    pub signing_alg_names: Vec<String>,
 }
 
 impl OidcFlags {
@@ -175,13 +180,23 @@ impl OidcFlags {
                 claim: self.username_claim.clone(),
                 prefix,
             },
-            groups: self.groups_claim.as_ref().map(|c| PrefixedClaim {
-                claim: c.clone(),
-                prefix: self.groups_prefix.clone(),
-            }),
+            // `if len(o.OIDC.GroupsClaim) > 0`: `--oidc-groups-claim=` maps no groups.
+            groups: self
+                .groups_claim
+                .as_ref()
+                .filter(|c| !c.is_empty())
+                .map(|c| PrefixedClaim {
+                    claim: c.clone(),
+                    prefix: self.groups_prefix.clone(),
+                }),
             uid_claim: None,
             required_claims: self.required_claims.clone(),
             signing_algs,
+            signing_alg_names: if self.signing_algs.is_empty() {
+                vec!["RS256".into()]
+            } else {
+                self.signing_algs.clone()
+            },
         };
         cfg.validate(disallowed_issuers)?;
         Ok(cfg)
@@ -647,6 +662,8 @@ pub fn load_authentication_configuration(
             uid_claim,
             required_claims: required,
             signing_algs: AlgorithmSet::KUBERNETES,
+            // kube-apiserver passes `oidc.AllValidSigningAlgorithms()`: sorted.
+            signing_alg_names: Vec::new(),
         };
         let mut v = cfg.validation_errors(disallowed_issuers);
         if username.is_none() {

@@ -70,6 +70,7 @@ use crate::authenticator::{
     Audiences, AuthFuture, AuthResult, Context, Response, TokenAuthenticator,
 };
 use crate::error::{Error, ErrorKind};
+use crate::jwt::alg::{Algorithm, AlgorithmSet};
 use crate::jwt::compact::{HeaderAlg, UntrustedJwt};
 use crate::jwt::json::{NumericDate, RawAudience, RawJson, claims_error_message};
 use crate::jwt::key::{KeySet, PublicKey};
@@ -81,6 +82,15 @@ use config::JwtAuthenticatorConfig;
 
 /// Text while no keys have been fetched.
 pub const ERR_NOT_INITIALIZED: &str = "oidc: authenticator not initialized";
+
+/// Text when the username claim maps to an empty name (no prefix): refused, where Kubernetes
+/// refuses only an empty name from a CEL expression (`oidc: empty username via CEL expression
+/// is not allowed`) and lets the claim mapping's through.
+///
+/// ```
+/// assert!(kube_authn::token::oidc::ERR_EMPTY_USERNAME.starts_with("oidc: empty username"));
+/// ```
+pub const ERR_EMPTY_USERNAME: &str = "oidc: empty username via claim mapping is not allowed";
 
 /// Fetches a distributed claim's JWT (`GET endpoint` with `Authorization: Bearer
 /// <access_token>` when the token is non-empty). [`discovery::spawn`] installs one that uses the
@@ -382,6 +392,37 @@ impl OidcAuthenticator {
         raw: &RawClaims<'_>,
         keys: &KeySet,
     ) -> Result<(), String> {
+        let (claims, alg) = self.check_before_signature(jwt, raw)?;
+        let header = jwt
+            .header()
+            .map_err(|e| format!("oidc: malformed jwt: {e}"))?;
+        let (input, sig) = (jwt.signing_input(), jwt.signature());
+        if !keys
+            .find(header.kid())
+            .any(|k| k.verify(alg, input, sig).is_ok())
+        {
+            return Err("failed to verify signature: failed to verify id token signature".into());
+        }
+        if self.cfg.audiences.len() > 1 && !self.cfg.audiences.iter().any(|a| claims.has_aud(a)) {
+            let mut want = self.cfg.audiences.clone();
+            want.sort();
+            return Err(format!(
+                "oidc: expected audience in {} got {}",
+                go_quote_list(want),
+                claims.aud_list()
+            ));
+        }
+        Ok(())
+    }
+
+    /// go-oidc's checks before it looks for a key, in its order: distributed-claim sources,
+    /// issuer, single audience, expiry, not-before, then the header's algorithm. A token that
+    /// fails them never causes a JWKS fetch.
+    fn check_before_signature<'c>(
+        &self,
+        jwt: &UntrustedJwt<'_>,
+        raw: &RawClaims<'c>,
+    ) -> Result<(VerifyClaims<'c>, Algorithm), String> {
         let claims = VerifyClaims::from_raw(raw)?;
         if let Some(names) = &claims.claim_names {
             for src in names.values() {
@@ -448,7 +489,17 @@ impl OidcAuthenticator {
                     HeaderAlg::Known(a) => a.name(),
                     HeaderAlg::Unsupported => "unsupported",
                 };
-                let expected: Vec<&str> = self.cfg.signing_algs.iter().map(|a| a.name()).collect();
+                let names = &self.cfg.signing_alg_names;
+                let listed = !names.is_empty()
+                    && AlgorithmSet::parse_kubernetes(names).ok() == Some(self.cfg.signing_algs);
+                let expected: Vec<&str> = if !listed {
+                    let mut names: Vec<&str> =
+                        self.cfg.signing_algs.iter().map(|a| a.name()).collect();
+                    names.sort_unstable();
+                    names
+                } else {
+                    names.iter().map(String::as_str).collect()
+                };
                 return Err(format!(
                     "oidc: id token signed with unsupported algorithm, expected {} got {}",
                     go_quote_list(expected),
@@ -456,23 +507,7 @@ impl OidcAuthenticator {
                 ));
             }
         };
-        let (input, sig) = (jwt.signing_input(), jwt.signature());
-        if !keys
-            .find(header.kid())
-            .any(|k| k.verify(alg, input, sig).is_ok())
-        {
-            return Err("failed to verify signature: failed to verify id token signature".into());
-        }
-        if self.cfg.audiences.len() > 1 && !self.cfg.audiences.iter().any(|a| claims.has_aud(a)) {
-            let mut want = self.cfg.audiences.clone();
-            want.sort();
-            return Err(format!(
-                "oidc: expected audience in {} got {}",
-                go_quote_list(want),
-                claims.aud_list()
-            ));
-        }
-        Ok(())
+        Ok((claims, alg))
     }
 
     /// The distributed source of the groups claim, if it must be fetched (Kubernetes
@@ -628,6 +663,12 @@ impl OidcAuthenticator {
                 }
             }
         }
+        // Kubernetes refuses an empty name only from a CEL expression; a claim mapping that
+        // yields one (an empty claim, no prefix) is refused too: fail closed
+        // (docs/compatibility.md).
+        if username.is_empty() && self.cfg.username.prefix.is_empty() {
+            return Err(bad(ERR_EMPTY_USERNAME.into()));
+        }
         // Groups.
         // One scratch string serves every prefixed group and then the name+uid text (sized
         // for common claims: one allocation).
@@ -732,6 +773,21 @@ impl OidcAuthenticator {
         ))
     }
 
+    /// The token's claims, or the error go-oidc gives for a payload it cannot unmarshal.
+    fn claims_of<'j>(jwt: &'j UntrustedJwt<'_>) -> Result<RawClaims<'j>, Error> {
+        jwt.claims().map(RawClaims::new).ok_or_else(|| {
+            bad("oidc: verify token: oidc: failed to unmarshal claims: json: cannot unmarshal claims: malformed JSON".into())
+        })
+    }
+
+    /// Everything [`Self::authenticate`] checks before the signature, with its errors.
+    fn check_unsigned(&self, jwt: &UntrustedJwt<'_>) -> Result<(), Error> {
+        let claims = Self::claims_of(jwt)?;
+        self.check_before_signature(jwt, &claims)
+            .map(drop)
+            .map_err(|e| bad(format!("oidc: verify token: {e}")))
+    }
+
     fn authenticate(&self, jwt: &UntrustedJwt<'_>) -> Step {
         let keys = self.keys.load();
         let Some(keys) = keys.as_deref() else {
@@ -740,10 +796,9 @@ impl OidcAuthenticator {
                 ERR_NOT_INITIALIZED,
             )));
         };
-        let Some(claims) = jwt.claims().map(RawClaims::new) else {
-            return Step::Done(Err(bad(
-                "oidc: verify token: oidc: failed to unmarshal claims: json: cannot unmarshal claims: malformed JSON".into(),
-            )));
+        let claims = match Self::claims_of(jwt) {
+            Ok(claims) => claims,
+            Err(e) => return Step::Done(Err(e)),
         };
         if let Err(e) = self.verify(jwt, &claims, keys) {
             return Step::Done(Err(bad(format!("oidc: verify token: {e}"))));
@@ -819,6 +874,11 @@ impl JwtAuthenticator for OidcAuthenticator {
         };
         if unknown_kid {
             if let Some(refresher) = self.refresher.load_full() {
+                // go-oidc checks the claims and the algorithm before it looks for a key: a
+                // token that fails them is refused without a JWKS fetch (and without waiting).
+                if let Err(e) = self.check_unsigned(&jwt) {
+                    return AuthFuture::ready(finish(Err(e)));
+                }
                 return AuthFuture::new(async move {
                     refresher.refresh_keys().await;
                     let step = self.authenticate(&jwt);
