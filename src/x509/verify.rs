@@ -340,12 +340,25 @@ fn map_error(e: &webpki::Error) -> Error {
     }
 }
 
-/// Go's `certificateIdentifier`: `SN=<decimal serial>, SKID=<HEX:..>, AKID=<HEX:..>`.
+/// How many bytes of a serial number or key identifier the error text renders. RFC 5280
+/// serials are at most 20 bytes and key identifiers are usually 20: anything longer is an
+/// attacker's (a self-signed client certificate can carry a 64 KiB serial), and rendering it
+/// would cost quadratic time (decimal) and put kilobytes into every error and log line.
+pub(crate) const MAX_IDENTIFIER_BYTES: usize = 64;
+
+/// Go's `certificateIdentifier`: `SN=<decimal serial>, SKID=<HEX:..>, AKID=<HEX:..>`. A serial
+/// longer than [`MAX_IDENTIFIER_BYTES`] is shown as `<N-byte serial>` and a longer key
+/// identifier is cut there, marked `…(N bytes)` (Go prints them whole).
 pub(crate) fn certificate_identifier(der: &[u8]) -> String {
     let Ok((_, cert)) = x509_parser::parse_x509_certificate(der) else {
         return "SN=<nil>, SKID=, AKID=".to_owned();
     };
-    let serial = signed_decimal(cert.tbs_certificate.raw_serial());
+    let raw_serial = cert.tbs_certificate.raw_serial();
+    let serial = if raw_serial.len() > MAX_IDENTIFIER_BYTES {
+        format!("<{}-byte serial>", raw_serial.len())
+    } else {
+        signed_decimal(raw_serial)
+    };
     let mut skid = String::new();
     let mut akid = String::new();
     for ext in cert.extensions() {
@@ -365,12 +378,17 @@ pub(crate) fn certificate_identifier(der: &[u8]) -> String {
 }
 
 fn hex_colon(bytes: &[u8]) -> String {
-    let mut s = String::with_capacity(bytes.len() * 3);
-    for (i, b) in bytes.iter().enumerate() {
+    use std::fmt::Write as _;
+    let shown = &bytes[..bytes.len().min(MAX_IDENTIFIER_BYTES)];
+    let mut s = String::with_capacity(shown.len() * 3 + 16);
+    for (i, b) in shown.iter().enumerate() {
         if i > 0 {
             s.push(':');
         }
-        s.push_str(&format!("{b:02X}"));
+        let _ = write!(s, "{b:02X}");
+    }
+    if shown.len() < bytes.len() {
+        let _ = write!(s, "…({} bytes)", bytes.len());
     }
     s
 }
@@ -445,5 +463,34 @@ mod tests {
     fn key_ids_render_upper_hex_with_colons() {
         assert_eq!(hex_colon(&[0x48, 0x70, 0x75, 0xd4]), "48:70:75:D4");
         assert_eq!(hex_colon(&[]), "");
+        // Longer than MAX_IDENTIFIER_BYTES: cut, with the length.
+        let long = hex_colon(&[0xab; 1000]);
+        assert!(long.starts_with("AB:AB:"), "{long}");
+        assert!(long.ends_with("AB…(1000 bytes)"), "{long}");
+        assert_eq!(long.matches("AB").count(), MAX_IDENTIFIER_BYTES);
+    }
+
+    /// A self-signed client certificate may carry a 60 KB serial (webpki and x509-parser do
+    /// not bound it): the error text must not render it in quadratic time, nor whole.
+    #[test]
+    fn an_attackers_huge_serial_is_named_in_bounded_time_and_size() {
+        let key = rcgen::KeyPair::generate().unwrap();
+        let mut params = rcgen::CertificateParams::new(vec!["x".into()]).unwrap();
+        params.serial_number = Some(rcgen::SerialNumber::from(vec![0x7f; 60_000]));
+        let der = params.self_signed(&key).unwrap().der().to_vec();
+        let started = std::time::Instant::now();
+        let id = certificate_identifier(&der);
+        let took = started.elapsed();
+        assert!(id.starts_with("SN=<60000-byte serial>, SKID="), "{id:.200}");
+        assert!(id.len() < 1024, "{} bytes", id.len());
+        // Rendering 60 KB in decimal took seconds; the bounded form takes microseconds
+        // (the bound leaves room for a slow, shared CI machine).
+        assert!(took < std::time::Duration::from_millis(200), "{took:?}");
+        // At the bound the serial is still rendered exactly, as Go's big.Int does.
+        let mut at_bound = vec![0u8; MAX_IDENTIFIER_BYTES];
+        at_bound[MAX_IDENTIFIER_BYTES - 1] = 7;
+        params.serial_number = Some(rcgen::SerialNumber::from(at_bound));
+        let der = params.self_signed(&key).unwrap().der().to_vec();
+        assert!(certificate_identifier(&der).starts_with("SN=7, "));
     }
 }
