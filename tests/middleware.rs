@@ -21,7 +21,7 @@ use kube_authn::middleware::{
 use kube_authn::request::Basic;
 use kube_authn::user::UserInfo;
 use kube_authn::{Error, ErrorKind, Response as AuthResponse};
-use tower::{Layer, ServiceExt, service_fn};
+use tower::{Layer, Service, ServiceExt, service_fn};
 
 const COMPACT_401: &str = "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"Unauthorized\",\"reason\":\"Unauthorized\",\"code\":401}\n";
 const PRETTY_401: &str = "{\n  \"kind\": \"Status\",\n  \"apiVersion\": \"v1\",\n  \"metadata\": {},\n  \"status\": \"Failure\",\n  \"message\": \"Unauthorized\",\n  \"reason\": \"Unauthorized\",\n  \"code\": 401\n}";
@@ -94,6 +94,59 @@ fn get(uri: &str, headers: &[(&str, &str)]) -> Request<Full<Bytes>> {
         b = b.header(*k, *v);
     }
     b.body(Full::default()).unwrap()
+}
+
+/// An inner service that counts how often it is cloned (axum's routes are boxed services whose
+/// clone allocates).
+#[derive(Default)]
+struct CountsClones {
+    clones: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Clone for CountsClones {
+    fn clone(&self) -> Self {
+        self.clones
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        CountsClones {
+            clones: self.clones.clone(),
+        }
+    }
+}
+
+impl Service<Request<Full<Bytes>>> for CountsClones {
+    type Response = Response<Full<Bytes>>;
+    type Error = Infallible;
+    type Future = std::future::Ready<Result<Self::Response, Infallible>>;
+    fn poll_ready(
+        &mut self,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Infallible>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+    fn call(&mut self, _: Request<Full<Bytes>>) -> Self::Future {
+        std::future::ready(Ok(Response::new(Full::default())))
+    }
+}
+
+#[tokio::test]
+async fn synchronous_chains_never_clone_the_inner_service() {
+    let inner = CountsClones::default();
+    let clones = inner.clones.clone();
+    let mut svc = AuthenticationLayer::new(chain(false)).layer(inner);
+    let auth = format!("Bearer {TOKEN}");
+    for (name, req, status) in [
+        ("authenticated", get("/", &[("authorization", &auth)]), 200),
+        (
+            "refused",
+            get("/", &[("authorization", "Bearer nope")]),
+            401,
+        ),
+        ("no credential", get("/", &[]), 401),
+    ] {
+        let res = svc.ready().await.unwrap().call(req).await.unwrap();
+        assert_eq!(res.status(), status, "{name}");
+    }
+    assert_eq!(clones.load(std::sync::atomic::Ordering::SeqCst), 0);
 }
 
 #[tokio::test]
@@ -511,8 +564,28 @@ async fn secrets_never_reach_the_logs() {
     ] {
         assert!(!text.contains(secret), "{secret} leaked into:\n{text}");
     }
-    // Debug of the layer and of a response future do not show credentials either.
-    assert!(!format!("{layer:?}").contains(TOKEN));
+    // Debug of the layer, its service and an in-flight response future do not show the
+    // credential either: with an asynchronous chain the future holds the request's parts
+    // (headers included) while it authenticates.
+    use kube_authn::authenticator::AsyncTokenFn;
+    let waiting = AuthenticationLayer::new(
+        ChainBuilder::new()
+            .token(AsyncTokenFn::new(|_: String, _: Context| async {
+                tokio::task::yield_now().await;
+                Ok(None)
+            }))
+            .build(),
+    );
+    let mut svc = waiting.layer(service_fn(echo));
+    let fut = svc
+        .ready()
+        .await
+        .unwrap()
+        .call(get("/", &[("authorization", &good)]));
+    let shown = format!("{layer:?} {waiting:?} {svc:?} {fut:?}");
+    assert!(shown.contains("ResponseFuture"), "{shown}");
+    assert!(!shown.contains(TOKEN), "{shown}");
+    assert_eq!(fut.await.unwrap().status(), 401);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -904,5 +977,35 @@ async fn close_mark_only_for_unauthenticated_http2() {
         let res = layer.layer(service_fn(echo)).oneshot(req).await.unwrap();
         assert_eq!(CloseConnection::is_set(&res), *want, "{name}");
         assert!(res.headers().get("connection").is_none(), "{name}");
+    }
+    // kube-apiserver's `anonymous_group` case: a user that is not system:anonymous but is in
+    // system:unauthenticated is marked too; a user merely named like a group is not.
+    for (name, user, want) in [
+        (
+            "in system:unauthenticated",
+            UserInfo::builder("odd")
+                .group("system:unauthenticated")
+                .build(),
+            true,
+        ),
+        (
+            "named system:unauthenticated, in no such group",
+            UserInfo::new("system:unauthenticated"),
+            false,
+        ),
+    ] {
+        let user = Arc::new(user);
+        let fixed = AuthenticationLayer::new(
+            ChainBuilder::new()
+                .token(SyncTokenFn::new(move |_: &str, _: &Context| {
+                    Ok(Some(AuthResponse::new(user.clone())))
+                }))
+                .build(),
+        );
+        let mut req = get("/", &[("authorization", &bearer)]);
+        *req.version_mut() = http::Version::HTTP_2;
+        let res = fixed.layer(service_fn(echo)).oneshot(req).await.unwrap();
+        assert_eq!(res.status(), 200, "{name}");
+        assert_eq!(CloseConnection::is_set(&res), want, "{name}");
     }
 }

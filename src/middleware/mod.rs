@@ -682,11 +682,14 @@ where
     }
 
     fn call(&mut self, req: Request<ReqBody>) -> Self::Future {
-        // The service that was polled ready goes with this request; a clone stays behind.
-        let clone = self.inner.clone();
-        let mut inner = std::mem::replace(&mut self.inner, clone);
         let (parts, body) = req.into_parts();
         if !self.shared.ready {
+            // The inner service is called after an await: the service that was polled ready
+            // goes with this request and a clone stays behind (tower's pattern). The
+            // synchronous path below calls it in place, so it clones nothing (with axum each
+            // route is a boxed service whose clone allocates).
+            let clone = self.inner.clone();
+            let inner = std::mem::replace(&mut self.inner, clone);
             return ResponseFuture {
                 auth: Some(authenticate(self.shared.clone(), parts)),
                 pending: Some((inner, body)),
@@ -704,7 +707,7 @@ where
                 pending: None,
                 close,
                 failure: None,
-                call: Some(inner.call(Request::from_parts(parts, body))),
+                call: Some(self.inner.call(Request::from_parts(parts, body))),
             },
             Verdict::Refuse(res) => ResponseFuture {
                 auth: None,

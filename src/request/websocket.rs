@@ -199,11 +199,10 @@ impl<T: TokenAuthenticator + ?Sized> RequestAuthenticator for WebSocketProtocol<
 /// assert_eq!(h.get_all("sec-websocket-protocol").iter().collect::<Vec<_>>(), ["dummy,dummy2"]);
 /// ```
 pub fn remove_token_protocol(headers: &mut HeaderMap) {
-    let has_token = headers.get_all(SEC_WEBSOCKET_PROTOCOL).iter().any(|v| {
-        v.as_bytes()
-            .windows(PROTOCOL_PREFIX.len())
-            .any(|w| w == PROTOCOL_PREFIX.as_bytes())
-    });
+    let has_token = headers
+        .get_all(SEC_WEBSOCKET_PROTOCOL)
+        .iter()
+        .any(|v| memchr::memmem::find(v.as_bytes(), PROTOCOL_PREFIX.as_bytes()).is_some());
     if !has_token {
         return;
     }
