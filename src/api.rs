@@ -406,6 +406,29 @@ pub struct StatusDetails {
     /// Its kind (for authorization failures, the resource: `tokenreviews`).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub kind: String,
+    /// The causes (`NewInternalError` gives one: the error's message).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub causes: Vec<StatusCause>,
+}
+
+/// `metav1.StatusCause`: empty fields are left out, as in Go.
+///
+/// ```
+/// use kube_authn::api::StatusCause;
+/// let c = StatusCause { message: "error validating audiences".into(), ..Default::default() };
+/// assert_eq!(serde_json::to_string(&c).unwrap(), r#"{"message":"error validating audiences"}"#);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StatusCause {
+    /// A machine-readable reason.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+    /// A human-readable message.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub message: String,
+    /// The field concerned.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub field: String,
 }
 
 impl Status {

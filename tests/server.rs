@@ -123,6 +123,72 @@ fn self_subject_review_with_each_credential_over_curl() {
     }
 }
 
+/// kube-apiserver's `WithCacheControl`: every answer says `Cache-Control: no-cache, private`
+/// (the 401 from the middleware, and everything the server answers); health checks also say
+/// `X-Content-Type-Options: nosniff`.
+#[test]
+fn every_answer_says_no_cache() {
+    let server = start(&[]);
+    let auth = format!("Authorization: Bearer {JANE_TOKEN}");
+    let review = r#"{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}"#;
+    let cases: [(&str, Vec<String>, u16, bool); 6] = [
+        ("healthz", vec![server.url("/healthz")], 200, true),
+        ("unknown path", vec![server.url("/nope")], 404, false),
+        (
+            "metrics, anonymous",
+            vec![server.url("/metrics")],
+            403,
+            false,
+        ),
+        (
+            "metrics",
+            vec!["-H".into(), auth.clone(), server.url("/metrics")],
+            200,
+            false,
+        ),
+        (
+            "self subject review",
+            vec![
+                "-H".into(),
+                auth.clone(),
+                "-H".into(),
+                "Content-Type: application/json".into(),
+                "-d".into(),
+                review.into(),
+                server.url("/apis/authentication.k8s.io/v1/selfsubjectreviews"),
+            ],
+            201,
+            false,
+        ),
+        (
+            "refused credential",
+            vec![
+                "-H".into(),
+                "Authorization: Bearer wrong".into(),
+                server.url("/healthz"),
+            ],
+            401,
+            false,
+        ),
+    ];
+    for (name, args, want, nosniff) in cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (_, code, headers) = server.curl(&args);
+        let headers = headers.to_ascii_lowercase();
+        assert_eq!(code, want, "{name}: {headers}");
+        assert_eq!(
+            headers.matches("cache-control: no-cache, private").count(),
+            1,
+            "{name}: {headers}"
+        );
+        assert_eq!(
+            headers.contains("x-content-type-options: nosniff"),
+            nosniff,
+            "{name}: {headers}"
+        );
+    }
+}
+
 #[test]
 fn unauthorized_is_kubernetes_status_with_basic_challenge() {
     let server = start(&[]);

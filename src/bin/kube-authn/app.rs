@@ -21,7 +21,7 @@ use http::header::CONTENT_TYPE;
 use http::{HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::{BodyExt, Full, Limited};
 use kube_authn::api::{
-    SelfSubjectReview, Status, StatusDetails, TokenReview, UserInfo as ApiUserInfo,
+    SelfSubjectReview, Status, StatusCause, StatusDetails, TokenReview, UserInfo as ApiUserInfo,
 };
 use kube_authn::chain::Chain;
 use kube_authn::middleware::{Authenticated, wants_pretty};
@@ -308,8 +308,23 @@ pub fn rfc3339(secs: i64) -> String {
 }
 
 impl App {
-    /// Answers one request that already went through the authentication middleware.
+    /// Answers one request that already went through the authentication middleware. Every
+    /// answer says `Cache-Control: no-cache, private` unless it set its own, as
+    /// kube-apiserver's `WithCacheControl` filter does.
     pub async fn handle<B>(self: Arc<Self>, req: Request<B>) -> Response<Full<Bytes>>
+    where
+        B: http_body::Body<Data = Bytes>,
+        B::Error: std::error::Error + Send + Sync + 'static,
+    {
+        let mut response = self.answer(req).await;
+        response
+            .headers_mut()
+            .entry(http::header::CACHE_CONTROL)
+            .or_insert(HeaderValue::from_static("no-cache, private"));
+        response
+    }
+
+    async fn answer<B>(self: Arc<Self>, req: Request<B>) -> Response<Full<Bytes>>
     where
         B: http_body::Body<Data = Bytes>,
         B::Error: std::error::Error + Send + Sync + 'static,
@@ -339,7 +354,13 @@ impl App {
         };
         match (path.as_str(), method) {
             ("/healthz" | "/livez" | "/readyz", Method::GET | Method::HEAD) => {
-                text(StatusCode::OK, "ok")
+                // k8s.io/apiserver's healthz handler.
+                let mut response = text(StatusCode::OK, "ok");
+                response.headers_mut().insert(
+                    "x-content-type-options",
+                    HeaderValue::from_static("nosniff"),
+                );
+                response
             }
             ("/metrics", Method::GET) => match user {
                 Some(u) if !u.is_anonymous() => {
@@ -549,10 +570,18 @@ impl App {
             Ok(Some(response)) => {
                 if !audiences.is_empty() && !audiences.intersects(&response.audiences) {
                     tracing::error!(want = ?audiences, got = ?response.audiences, "error validating audience");
-                    return status(
+                    // apierrors.NewInternalError(errors.New("error validating audiences")).
+                    return status_with_details(
                         StatusCode::INTERNAL_SERVER_ERROR,
                         "InternalError",
                         "Internal error occurred: error validating audiences",
+                        StatusDetails {
+                            causes: vec![StatusCause {
+                                message: "error validating audiences".into(),
+                                ..StatusCause::default()
+                            }],
+                            ..StatusDetails::default()
+                        },
                         pretty,
                     );
                 }
@@ -582,5 +611,52 @@ mod tests {
         for (secs, want) in cases {
             assert_eq!(rfc3339(secs), want, "{secs}");
         }
+    }
+
+    /// An authenticator that answers for audiences the review did not ask for is
+    /// kube-apiserver's `NewInternalError("error validating audiences")`, byte for byte. (No
+    /// authenticator `serve` assembles does that: it is a guard, reached here with a custom
+    /// chain.)
+    #[tokio::test]
+    async fn token_review_audience_mismatch_is_kubernetes_internal_error() {
+        use kube_authn::authenticator::{Response as AuthResponse, SyncTokenFn};
+        use kube_authn::chain::ChainBuilder;
+        use kube_authn::middleware::Authenticated;
+        let chain = ChainBuilder::new()
+            .token(SyncTokenFn::new(|_: &str, _: &Context| {
+                Ok(Some(
+                    AuthResponse::new(Arc::new(UserInfo::new("x")))
+                        .with_audiences(Audiences::from(["other"])),
+                ))
+            }))
+            .build();
+        let app = Arc::new(App {
+            chain,
+            api_audiences: Audiences::default(),
+            token_review_groups: vec!["system:masters".into()],
+            request_timeout: std::time::Duration::from_secs(5),
+            inflight: None,
+            metrics: Arc::new(|_: &mut String| {}),
+        });
+        let mut req = Request::post("/apis/authentication.k8s.io/v1/tokenreviews")
+            .header(CONTENT_TYPE, "application/json")
+            .body(Full::new(Bytes::from_static(
+                br#"{"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","spec":{"token":"t","audiences":["api"]}}"#,
+            )))
+            .unwrap();
+        req.extensions_mut().insert(Authenticated::new(
+            Arc::new(UserInfo::builder("admin").group("system:masters").build()),
+            Audiences::default(),
+        ));
+        let res = app.handle(req).await;
+        assert_eq!(res.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        let body = http_body_util::BodyExt::collect(res.into_body())
+            .await
+            .unwrap()
+            .to_bytes();
+        assert_eq!(
+            std::str::from_utf8(&body).unwrap(),
+            "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"Internal error occurred: error validating audiences\",\"reason\":\"InternalError\",\"details\":{\"causes\":[{\"message\":\"error validating audiences\"}]},\"code\":500}\n"
+        );
     }
 }
