@@ -22,6 +22,31 @@ fn name(r: &AuthResult) -> Option<String> {
         .map(|r| r.user.name().to_owned())
 }
 
+/// A TTL past the clock's range ("never expire") caches instead of overflowing (the store ran
+/// in a detached task whose panic turned every success into an error).
+#[tokio::test]
+async fn a_ttl_of_duration_max_caches_instead_of_panicking() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let c = calls.clone();
+    let backend = SyncTokenFn::new(move |_: &str, _: &Context| {
+        c.fetch_add(1, Ordering::SeqCst);
+        user("forever")
+    });
+    let clock = Arc::new(ManualClock::new());
+    let cache = CachedTokenAuthenticator::builder(backend)
+        .success_ttl(Duration::MAX)
+        .failure_ttl(Duration::MAX)
+        .clock(clock.clone())
+        .build();
+    let ctx = Context::default();
+    for _ in 0..3 {
+        let got = cache.authenticate_token("t", &ctx).await;
+        assert_eq!(name(&got).as_deref(), Some("forever"), "{got:?}");
+        clock.advance(Duration::from_secs(365 * 24 * 3600));
+    }
+    assert_eq!(calls.load(Ordering::SeqCst), 1, "cached, not recomputed");
+}
+
 /// k8s `TestCachedTokenAuthenticator`: successes cached for 1 min, failures not cached.
 #[tokio::test]
 async fn successes_cached_failures_not_then_expire_with_the_clock() {

@@ -362,6 +362,28 @@ async fn faults_have_defined_outcomes() {
             sleeps: 0,
         },
         Case {
+            name: "503, Retry-After: 0: not retried (SuggestsClientDelay wants > 0)",
+            script: Box::new(|_, _| Reply::Http(503, vec![("retry-after", "0".into())], vec![])),
+            want_ok: None,
+            want_err: "the server is currently unable to handle the request",
+            calls: 1,
+            sleeps: 0,
+        },
+        Case {
+            name: "207 with an authenticated review is an error (client-go: 200..=206 only)",
+            script: Box::new(|_, _| {
+                Reply::Http(
+                    207,
+                    vec![("content-type", "application/json".into())],
+                    br#"{"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","status":{"authenticated":true,"user":{"username":"multi"}}}"#.to_vec(),
+                )
+            }),
+            want_ok: None,
+            want_err: "the server responded with the status code 207 but did not return more information",
+            calls: 1,
+            sleeps: 0,
+        },
+        Case {
             name: "503 with Retry-After retried",
             script: Box::new(|_, n| {
                 if n == 0 {
@@ -645,19 +667,25 @@ async fn down_hanging_and_wrong_certificate() {
     assert_eq!(good.calls(), 0);
     assert!(sleeper.0.lock().unwrap().is_empty());
 
-    // Server requires a client certificate and none is presented.
+    // Server requires a client certificate and none is presented. Under TLS 1.3 the server's
+    // alert arrives on the first read, after the client's handshake is done: still a TLS
+    // error, not retried (Go's DefaultShouldRetry).
+    let sleeper = Arc::new(RecordingSleeper::default());
     let w = webhook(
         ConnectionInfo::new(good.url("/"))
             .with_ca(Pem::Data(pki.ca_pem.clone().into_bytes()))
             .with_trust_env(false),
-        opts(Version::V1, Arc::default()),
+        opts(Version::V1, sleeper.clone()),
     );
-    assert!(
-        w.authenticate_token(TOKEN, &Context::default())
-            .await
-            .is_err()
-    );
+    let e = w
+        .authenticate_token(TOKEN, &Context::default())
+        .await
+        .unwrap_err();
     assert_eq!(good.calls(), 0);
+    assert!(
+        sleeper.0.lock().unwrap().is_empty(),
+        "a refused client certificate is not retried: {e}"
+    );
 
     // tls-server-name: the certificate is for "localhost"; verifying another name fails.
     let w = webhook(

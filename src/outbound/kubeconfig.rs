@@ -131,6 +131,29 @@ impl std::fmt::Debug for Cluster {
     }
 }
 
+/// A YAML error with the values it quotes (`invalid type: string "<value>"`, where the value
+/// may be a token or password in the wrong place) replaced by `"…"`. Field names stay: serde
+/// writes them in backticks.
+fn without_quoted_values(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut quoted = false;
+    for c in message.chars() {
+        match (c, quoted) {
+            ('"', false) => {
+                out.push_str("\"…");
+                quoted = true;
+            }
+            ('"', true) => {
+                out.push('"');
+                quoted = false;
+            }
+            (_, true) => {}
+            (c, false) => out.push(c),
+        }
+    }
+    out
+}
+
 /// A named user entry.
 ///
 /// ```
@@ -250,7 +273,12 @@ impl Kubeconfig {
                 "invalid configuration: no configuration has been provided",
             ));
         }
-        serde_yaml_ng::from_slice(bytes).map_err(|e| ConfigError::new(format!("kubeconfig: {e}")))
+        serde_yaml_ng::from_slice(bytes).map_err(|e| {
+            ConfigError::new(format!(
+                "kubeconfig: {}",
+                without_quoted_values(&e.to_string())
+            ))
+        })
     }
 
     /// Reads and parses `path` (at most 1 MiB) and resolves its connection info, with relative
@@ -524,6 +552,11 @@ mod tests {
             assert!(!shown.contains("SECRET"), "{shown}");
             assert!(shown.contains(want), "{shown}");
         }
+        // A secret in the wrong place is not quoted by the YAML error.
+        let e = Kubeconfig::parse(b"users: [{name: u, user: \"tok-SECRET\"}]").unwrap_err();
+        assert!(!e.to_string().contains("SECRET"), "{e}");
+        assert!(e.to_string().starts_with("kubeconfig: "), "{e}");
+        assert!(e.to_string().contains("invalid type: string \"…\""), "{e}");
         // The parsed kubeconfig itself: passwords in the server and proxy URLs are masked.
         let k = Kubeconfig::parse(
             b"clusters: [{cluster: {server: 'https://u:pw-SECRET@x/', proxy-url: 'http://p:px-SECRET@proxy:3128', certificate-authority-data: 'LS0t'}}]",

@@ -615,23 +615,48 @@ impl ConnectionInfo {
             .map_err(|e| ConfigError::new(format!("HTTP client: {e}")))
     }
 
-    /// Adds this connection's `Authorization` header (bearer token, else basic) to `request`,
-    /// marked sensitive.
+    /// Sets this connection's `Authorization` header (bearer token, else basic) on `request`,
+    /// marked sensitive. It replaces the Basic header reqwest derives from a `user:password@`
+    /// in the URL, as Go's `net/http` uses the URL's user only when no `Authorization` header
+    /// is set (a request never carries two).
     ///
     /// ```
     /// use kube_authn::outbound::{ConnectionInfo, Secret};
     /// let info = ConnectionInfo::new("https://x").with_token(Secret::new("t"));
     /// let client = info.client(std::time::Duration::from_secs(1)).unwrap();
-    /// let req = info.authorize(client.post("https://x")).build().unwrap();
+    /// let req = info.authorize(client.post("https://u:p@x")).build().unwrap();
+    /// assert_eq!(req.headers().get_all("authorization").iter().count(), 1);
     /// assert!(req.headers()["authorization"].is_sensitive());
+    /// assert_eq!(req.headers()["authorization"], "Bearer t");
     /// ```
     pub fn authorize(&self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
-        if let Some(t) = &self.token {
-            request.bearer_auth(t.current().expose())
+        use base64::Engine as _;
+        let value = if let Some(t) = &self.token {
+            format!("Bearer {}", t.current().expose())
         } else if let Some(b) = &self.basic {
-            request.basic_auth(&b.username, Some(b.password.expose()))
+            let pair = format!("{}:{}", b.username, b.password.expose());
+            format!(
+                "Basic {}",
+                base64::engine::general_purpose::STANDARD.encode(pair)
+            )
         } else {
-            request
+            return request;
+        };
+        match http::HeaderValue::from_str(&value) {
+            Ok(mut value) => {
+                value.set_sensitive(true);
+                let mut headers = http::HeaderMap::new();
+                headers.insert(http::header::AUTHORIZATION, value);
+                // `headers` replaces an existing value; `header` would append a second one.
+                request.headers(headers)
+            }
+            // Not a valid header value: let reqwest's own setter report it as a builder error
+            // (its message does not include the value).
+            Err(_) => match (&self.token, &self.basic) {
+                (Some(t), _) => request.bearer_auth(t.current().expose()),
+                (None, Some(b)) => request.basic_auth(&b.username, Some(b.password.expose())),
+                (None, None) => request,
+            },
         }
     }
 }

@@ -852,8 +852,14 @@ impl<T: TokenAuthenticator + 'static> Inner<T> {
         }
         // Store before publishing, and publish before deregistering: a new caller then finds
         // either the in-flight lookup (whose value is already sent) or the stored entry.
-        if let Some(ttl) = self.ttl_for(&result) {
-            let expires = self.clock.now() + ttl;
+        // A TTL past the clock's range (`Duration::MAX` for "never expire") is held for a
+        // century instead of overflowing.
+        let now = self.clock.now();
+        let expires = self.ttl_for(&result).and_then(|ttl| {
+            now.checked_add(ttl)
+                .or_else(|| now.checked_add(Duration::from_secs(100 * 365 * 24 * 3600)))
+        });
+        if let Some(expires) = expires {
             self.store.insert(
                 key,
                 Entry {

@@ -81,8 +81,9 @@ impl std::fmt::Debug for RestLookup {
 }
 
 impl RestLookup {
-    /// Looks objects up with the credentials of `vault` (per-request timeout
-    /// [`DEFAULT_TIMEOUT`] unless the vault sets its own).
+    /// Looks objects up with the credentials of `vault`, with a per-request timeout of
+    /// [`DEFAULT_TIMEOUT`] (it replaces the vault's own; change it with
+    /// [`Self::request_timeout`]).
     ///
     /// ```
     /// use kube_authn::outbound::{ConnectionInfo, vault::Vault};

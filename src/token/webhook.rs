@@ -481,9 +481,13 @@ impl WebhookTokenAuthenticator {
                 .unwrap_or("")
                 .to_owned();
             let bytes = read_capped(resp, self.opts.max_response_bytes).await?;
-            if !code.is_success() {
+            // client-go's `transformResponse`: a status outside 200..=206 is an error.
+            if !(200..=206).contains(&code.as_u16()) {
                 let c = code.as_u16();
-                let retryable = c == 429 || (c >= 500 && (c != 503 || retry_after.is_some()));
+                // A 503 is retried only when it suggests a delay (`SuggestsClientDelay`:
+                // `Retry-After` above zero).
+                let retryable = c == 429
+                    || (c >= 500 && (c != 503 || retry_after.is_some_and(|d| !d.is_zero())));
                 return Err(AttemptError {
                     error: status_error(code, Some(&content_type), &bytes, token),
                     retry: retryable,
@@ -606,12 +610,37 @@ fn transport_error(cred: &Credential, e: &reqwest::Error) -> AttemptError {
         ErrorKind::Unavailable,
         format!("Post {url:?}: {}", root_cause(e)),
     );
-    let retry = !(e.is_connect() || e.is_timeout() || e.is_builder() || e.is_redirect());
+    let retry =
+        !(e.is_connect() || e.is_timeout() || e.is_builder() || e.is_redirect() || is_tls_error(e));
     AttemptError {
         error,
         retry,
         retry_after: None,
     }
+}
+
+/// Whether a TLS error is in `e`'s chain: a failed handshake, or an alert from the server (a
+/// refused client certificate: under TLS 1.3 the client has finished its handshake by then, so
+/// the alert arrives on the first read and reqwest does not call it a connect error). Go's
+/// `DefaultShouldRetry` retries none of them (`remote error: tls: …`).
+fn is_tls_error(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cur = Some(e);
+    while let Some(err) = cur {
+        if err.downcast_ref::<rustls::Error>().is_some() {
+            return true;
+        }
+        // `io::Error::source` skips the error it wraps: look at it directly.
+        if let Some(inner) = err
+            .downcast_ref::<std::io::Error>()
+            .and_then(std::io::Error::get_ref)
+        {
+            if inner.downcast_ref::<rustls::Error>().is_some() {
+                return true;
+            }
+        }
+        cur = err.source();
+    }
+    false
 }
 
 /// client-go's error for a non-2xx response (`NewGenericServerResponse` and a decoded `Status`).
@@ -634,16 +663,20 @@ fn status_error(
     // is the server's message, else "unknown".
     let is_text = content_type.is_some_and(|t| t.starts_with("text/")) || content_type == Some("");
     let shown = || {
-        let mut end = body.len().min(MAX_SHOWN_BODY);
-        while end > 0 && std::str::from_utf8(&body[..end]).is_err() {
+        if !is_text {
+            return "unknown".to_owned();
+        }
+        // The token is removed from the whole body before it is cut, so an occurrence across
+        // the cut cannot leave its first bytes behind; a cut that ends in what could be the
+        // start of the token is redacted too.
+        let text = scrub(&String::from_utf8_lossy(body), token);
+        let mut end = text.len().min(MAX_SHOWN_BODY);
+        while !text.is_char_boundary(end) {
             end -= 1;
         }
-        std::str::from_utf8(&body[..end])
-            .ok()
-            .map(str::trim)
-            .filter(|s| is_text && !s.is_empty())
-            .map(|s| scrub(s, token))
-            .unwrap_or_else(|| "unknown".to_owned())
+        let mut shown = text[..end].trim().to_owned();
+        redact_token_prefix_at_end(&mut shown, token);
+        shown
     };
     let c = code.as_u16();
     let text = match c {
@@ -664,6 +697,20 @@ fn status_error(
         c => format!("the server responded with the status code {c} but did not return more information"),
     };
     Error::new(ErrorKind::Unavailable, text)
+}
+
+/// Replaces a tail of `text` that is the first four or more bytes of `token` (what a cut
+/// through the token would leave).
+fn redact_token_prefix_at_end(text: &mut String, token: &str) {
+    for len in (4..token.len()).rev() {
+        if let Some(prefix) = token.get(..len) {
+            if text.ends_with(prefix) {
+                text.truncate(text.len() - len);
+                text.push_str("<redacted>");
+                return;
+            }
+        }
+    }
 }
 
 /// Never let a backend echo the token into an error message (and from there into logs).
@@ -716,11 +763,64 @@ mod tests {
             (504, None, b"", "the server was unable to return a response in the time allotted, but may still be processing the request"),
             (301, None, b"", "the server responded with the status code 301 but did not return more information"),
             (403, Some("application/json"), br#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"denied by policy","code":403}"#, "denied by policy"),
+            // client-go: an empty text body is the message "" (not "unknown").
+            (500, Some("text/plain"), b"", r#"an error on the server ("") has prevented the request from succeeding"#),
+            (500, Some(""), b"  \n", r#"an error on the server ("") has prevented the request from succeeding"#),
+            (403, Some("text/plain"), b"", ""),
+            (207, None, b"", "the server responded with the status code 207 but did not return more information"),
         ];
         for (code, ct, body, want) in cases {
             let e = status_error(S::from_u16(*code).unwrap(), *ct, body, "tok-SECRET");
             assert_eq!(e.to_string(), *want, "{code}");
         }
+    }
+
+    /// The token is removed before the body is cut to 2 KiB: neither an occurrence across the
+    /// cut nor a body that ends in the token's first bytes leaves any of it in the message.
+    #[test]
+    fn error_bodies_never_show_part_of_the_token() {
+        use reqwest::StatusCode as S;
+        let token = "tok-0123456789abcdefghij";
+        let pad = |n: usize| "x".repeat(n);
+        let cases = [
+            ("token across the cut", format!("{}{token} tail", pad(2040))),
+            (
+                "token longer than what is left",
+                format!("{}{token}", pad(2046)),
+            ),
+            (
+                "body ends in the token's start",
+                format!("{}{}", pad(100), &token[..9]),
+            ),
+            ("token after the cut", format!("{}{token}", pad(4000))),
+        ];
+        for (name, body) in cases {
+            for code in [500, 403] {
+                let e = status_error(
+                    S::from_u16(code).unwrap(),
+                    Some("text/plain"),
+                    body.as_bytes(),
+                    token,
+                );
+                let text = e.to_string();
+                assert!(
+                    !text.contains("tok-0123"),
+                    "{name} {code}: …{}",
+                    &text[text.len().saturating_sub(40)..]
+                );
+                assert!(text.len() < 2200, "{name} {code}");
+            }
+        }
+        let e = status_error(
+            S::INTERNAL_SERVER_ERROR,
+            Some("text/plain"),
+            format!("{}{}", pad(10), &token[..9]).as_bytes(),
+            token,
+        );
+        assert_eq!(
+            e.to_string(),
+            r#"an error on the server ("xxxxxxxxxx<redacted>") has prevented the request from succeeding"#
+        );
     }
 
     /// Go webhooks built on `k8s.io/api` types without `omitempty` send `null` for unset
