@@ -236,6 +236,34 @@ fn k8s_x509_vectors_and_go_differences() {
     );
     let under_short_root = pki.leaf("under-short-root", "/CN=z", &short_root);
     let empty_cn = pki.leaf("empty-cn", "/O=only-org", &root);
+    // Roots with an extendedKeyUsage: Go's checkChainForKeyUsage checks the root too.
+    let server_root = pki.issue(
+        "server-eku-root",
+        Spec {
+            subj: "/CN=serverAuth-only root",
+            ext: "basicConstraints=critical,CA:TRUE\nextendedKeyUsage=serverAuth",
+            ..Spec::default()
+        },
+    );
+    let under_server_root = pki.leaf("under-server-root", "/CN=s", &server_root);
+    let any_root = pki.issue(
+        "any-eku-root",
+        Spec {
+            subj: "/CN=anyExtendedKeyUsage root",
+            ext: "basicConstraints=critical,CA:TRUE\nextendedKeyUsage=anyExtendedKeyUsage",
+            ..Spec::default()
+        },
+    );
+    let under_any_root = pki.leaf("under-any-root", "/CN=a", &any_root);
+    let client_root = pki.issue(
+        "client-eku-root",
+        Spec {
+            subj: "/CN=clientAuth root",
+            ext: "basicConstraints=critical,CA:TRUE\nextendedKeyUsage=clientAuth,serverAuth",
+            ..Spec::default()
+        },
+    );
+    let under_client_root = pki.leaf("under-client-root", "/CN=c", &client_root);
 
     let default = bundle(&[&root]);
     let multilevel = bundle(&[&ml_root]);
@@ -264,6 +292,24 @@ fn k8s_x509_vectors_and_go_differences() {
             auth(&default),
             vec![&server],
             Want::ErrEnds("failed: x509: certificate specifies an incompatible key usage"),
+        ),
+        (
+            "root whose extendedKeyUsage is serverAuth only (Go checks the root too)",
+            auth(&bundle(&[&server_root])),
+            vec![&under_server_root],
+            Want::ErrEnds("failed: x509: certificate specifies an incompatible key usage"),
+        ),
+        (
+            "root with anyExtendedKeyUsage",
+            auth(&bundle(&[&any_root])),
+            vec![&under_any_root],
+            Want::Exact(ok("a", "", &[], &under_any_root)),
+        ),
+        (
+            "root with clientAuth among its usages",
+            auth(&bundle(&[&client_root])),
+            vec![&under_client_root],
+            Want::Exact(ok("c", "", &[], &under_client_root)),
         ),
         (
             "server cert allowing non-client cert usages",

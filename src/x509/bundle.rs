@@ -147,6 +147,9 @@ pub struct CaBundle {
     /// Each root's basicConstraints pathLenConstraint (webpki does not apply a trust
     /// anchor's constraints; Go does).
     pub(crate) max_path_len: Vec<Option<u32>>,
+    /// Each root's extendedKeyUsage (webpki keeps none for a trust anchor; Go's
+    /// `checkChainForKeyUsage` checks the root too).
+    pub(crate) root_eku: Vec<RootEku>,
     pub(crate) ders: Vec<CertificateDer<'static>>,
     /// The anchors' public keys, parsed once (see `anchor_keys`).
     pub(crate) keys: AnchorKeys,
@@ -159,6 +162,48 @@ impl std::fmt::Debug for CaBundle {
             .field("certificates", &self.ders.len())
             .field("generation", &self.generation)
             .finish()
+    }
+}
+
+/// A root's extendedKeyUsage, as Go reads it for the chain check.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct RootEku {
+    /// The extension is present (absent: any usage).
+    pub(crate) present: bool,
+    /// `anyExtendedKeyUsage`.
+    pub(crate) any: bool,
+    /// `clientAuth`.
+    pub(crate) client_auth: bool,
+    /// `serverAuth`.
+    pub(crate) server_auth: bool,
+}
+
+impl RootEku {
+    fn of(cert: &[u8]) -> Self {
+        let Ok((_, parsed)) = x509_parser::parse_x509_certificate(cert) else {
+            return RootEku::default();
+        };
+        match parsed.extended_key_usage() {
+            Ok(Some(eku)) => RootEku {
+                present: true,
+                any: eku.value.any,
+                client_auth: eku.value.client_auth,
+                server_auth: eku.value.server_auth,
+            },
+            // Absent (or unreadable: webpki's parse of the anchor decides).
+            _ => RootEku::default(),
+        }
+    }
+
+    /// Go's rule for one certificate of the chain: no EKU, `anyExtendedKeyUsage`, or the usage.
+    pub(crate) fn allows(self, client_auth: bool) -> bool {
+        !self.present
+            || self.any
+            || if client_auth {
+                self.client_auth
+            } else {
+                self.server_auth
+            }
     }
 }
 
@@ -203,6 +248,7 @@ impl CaBundle {
         let mut anchors = Vec::with_capacity(certs.len());
         let mut validity = Vec::with_capacity(certs.len());
         let mut max_path_len = Vec::with_capacity(certs.len());
+        let mut root_eku = Vec::with_capacity(certs.len());
         for cert in &certs {
             let anchor = webpki::anchor_from_trusted_cert(cert)
                 .map_err(|e| ConfigError::new(format!("x509: unusable CA certificate: {e:?}")))?
@@ -212,12 +258,14 @@ impl CaBundle {
             anchors.push(anchor);
             validity.push((view.not_before, view.not_after));
             max_path_len.push(path_len_constraint(cert));
+            root_eku.push(RootEku::of(cert));
         }
         Ok(Self {
             keys: AnchorKeys::new(&anchors),
             anchors,
             validity,
             max_path_len,
+            root_eku,
             ders: certs,
             generation: next_id(),
         })

@@ -176,6 +176,16 @@ pub(crate) fn verify_chain_with_view(
                 return Err(webpki::Error::PathLenConstraintViolated);
             }
         }
+        // Go's `checkChainForKeyUsage` walks the whole chain, root included; webpki checks
+        // the leaf and intermediates only.
+        if !bundle.root_eku[idx].allows(usage == KeyUsage::ClientAuth) {
+            return Err(webpki::Error::RequiredEkuNotFoundContext(
+                webpki::RequiredEkuNotFoundContext {
+                    required: webpki::KeyUsage::required_if_present(usage.validator().0),
+                    present: Vec::new(),
+                },
+            ));
+        }
         let mut w = Window::new(leaf_view.not_before, leaf_view.not_after);
         w.narrow(nb, na);
         for cert in path.intermediate_certificates() {
