@@ -233,6 +233,78 @@ async fn unauthorized_bodies_are_exact() {
             &[("user-agent", "kubectl/v1.31.0 (linux/amd64)")],
             COMPACT_401,
         ),
+        // Content negotiation (apimachinery's NegotiateMediaTypeOptions).
+        (
+            "accept json",
+            "/api",
+            &[("accept", "application/json")],
+            COMPACT_401,
+        ),
+        ("accept anything", "/api", &[("accept", "*/*")], COMPACT_401),
+        ("accept bare star", "/api", &[("accept", "*")], COMPACT_401),
+        (
+            "accept application/*",
+            "/api",
+            &[("accept", "application/*")],
+            COMPACT_401,
+        ),
+        (
+            "no acceptable type: WriteRawJSON's indented form",
+            "/api",
+            &[("accept", "text/plain")],
+            PRETTY_401,
+        ),
+        (
+            "types are compared case-sensitively",
+            "/api",
+            &[("accept", "Application/JSON")],
+            PRETTY_401,
+        ),
+        (
+            "a conversion is not acceptable here",
+            "/api",
+            &[("accept", "application/json;as=Table;v=v1;g=meta.k8s.io")],
+            PRETTY_401,
+        ),
+        (
+            "the next clause is",
+            "/api",
+            &[(
+                "accept",
+                "application/json;as=Table;v=v1;g=meta.k8s.io, application/json",
+            )],
+            COMPACT_401,
+        ),
+        (
+            "pretty=1 on the accepted clause",
+            "/api",
+            &[("accept", "application/json;pretty=1")],
+            PRETTY_401,
+        ),
+        (
+            "pretty=true is not 1",
+            "/api",
+            &[("accept", "application/json;pretty=true")],
+            COMPACT_401,
+        ),
+        (
+            "the higher q decides which clause's pretty counts",
+            "/api",
+            &[(
+                "accept",
+                "application/json;q=0.5, application/json;pretty=1;q=0.9",
+            )],
+            PRETTY_401,
+        ),
+        (
+            "prometheus' Accept ends in */*",
+            "/api",
+            &[(
+                "accept",
+                "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5,*/*;q=0.1",
+            )],
+            COMPACT_401,
+        ),
     ];
     for (name, uri, headers, want) in cases {
         let (status, h, body) = send(&layer, get(uri, headers)).await;

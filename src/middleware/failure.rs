@@ -138,7 +138,9 @@ pub trait OnFailure: Send + Sync + 'static {
 /// kube-apiserver's answer (`Unauthorized`): `401` with a `v1` `Status` body, JSON, compact
 /// with a trailing newline, or indented without one when the client asked for `?pretty=true`
 /// or looks like a person (`User-Agent` starting with `curl`, `Wget` or `Mozilla/5.0`), as
-/// apiserver's `isPrettyPrint` decides. `Cache-Control: no-cache, private` as
+/// apiserver's `isPrettyPrint` decides, or the accepted `Accept` clause says `pretty=1`; an
+/// `Accept` header that names no type kube-apiserver writes (`text/plain`) also gets the
+/// indented form (Go's `WriteRawJSON` fallback). `Cache-Control: no-cache, private` as
 /// `WithCacheControl` sets it, and `WWW-Authenticate: Basic realm="kubernetes-master"` when
 /// the chain accepts Basic (Kubernetes 1.6–1.18, while basic auth existed). There is no
 /// `Bearer` challenge, as in every Kubernetes version.
@@ -272,9 +274,106 @@ fn json_response(status: StatusCode, body: Bytes) -> http::Response<Bytes> {
     r
 }
 
+/// The media types kube-apiserver's codecs can write a `Status` in (`SupportedMediaTypes`).
+const STATUS_MEDIA_TYPES: [(&str, &str); 3] = [
+    ("application", "json"),
+    ("application", "yaml"),
+    ("application", "vnd.kubernetes.protobuf"),
+];
+
+/// apimachinery's `NegotiateMediaTypeOptions` for a `Status` answer: `Some(pretty)` when a
+/// clause of the first `Accept` header matches a type the server writes (no header, or an
+/// empty one, means JSON), `pretty` being that clause's `pretty=1` parameter; `None` when none
+/// matches, in which case `WriteObjectNegotiated` falls back to `WriteRawJSON` (indented).
+/// Clauses are read as goautoneg's `ParseAccept` reads them: highest `q` first (ties in header
+/// order), types compared case-sensitively, `*` alone meaning `*/*`, a clause asking for a
+/// conversion (`as`, `g`, `v`) or a stream other than `watch` not accepted.
+fn negotiate_status(headers: &http::HeaderMap) -> Option<bool> {
+    let accept = match headers.get(http::header::ACCEPT) {
+        None => return Some(false),
+        Some(v) if v.is_empty() => return Some(false),
+        Some(v) => String::from_utf8_lossy(v.as_bytes()).into_owned(),
+    };
+    struct Clause<'a> {
+        typ: &'a str,
+        sub: &'a str,
+        q: f32,
+        params: Vec<(&'a str, &'a str)>,
+    }
+    let mut clauses: Vec<Clause<'_>> = Vec::new();
+    for part in accept.split(',') {
+        let mut pieces = part.split(';');
+        let range = pieces.next().unwrap_or("");
+        let mut sp = range.split('/');
+        let typ = sp.next().unwrap_or("").trim_matches(' ');
+        let (typ, sub) = match (sp.next(), sp.next()) {
+            (None, _) if typ == "*" => ("*", "*"),
+            (Some(sub), None) => (typ, sub.trim_matches(' ')),
+            _ => continue,
+        };
+        let mut clause = Clause {
+            typ,
+            sub,
+            q: 1.0,
+            params: Vec::new(),
+        };
+        for param in pieces {
+            let Some((k, v)) = param.split_once('=') else {
+                continue;
+            };
+            let k = k.trim_matches(' ');
+            if k == "q" {
+                // Go: `a.Q, _ = strconv.ParseFloat(…)`: an unparsable q is 0.
+                clause.q = v.parse().unwrap_or(0.0);
+            } else {
+                clause.params.push((k, v.trim_matches(' ')));
+            }
+        }
+        clauses.push(clause);
+    }
+    // goautoneg's order: higher q first, then the more specific range.
+    let specificity = |c: &Clause<'_>| u8::from(c.typ != "*") + u8::from(c.sub != "*");
+    clauses.sort_by(|a, b| {
+        b.q.partial_cmp(&a.q)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then_with(|| specificity(b).cmp(&specificity(a)))
+    });
+    for clause in &clauses {
+        for (typ, sub) in STATUS_MEDIA_TYPES {
+            let matches = (clause.typ == typ && (clause.sub == sub || clause.sub == "*"))
+                || (clause.typ == "*" && clause.sub == "*");
+            if !matches {
+                continue;
+            }
+            let mut pretty = false;
+            let mut acceptable = true;
+            for &(k, v) in &clause.params {
+                match k {
+                    "as" | "g" | "v" => acceptable = false,
+                    // Only JSON has a stream serializer, and only `watch` is allowed.
+                    "stream" if !v.is_empty() && (v != "watch" || sub != "json") => {
+                        acceptable = false
+                    }
+                    "pretty" => pretty = v == "1",
+                    _ => {}
+                }
+            }
+            if acceptable {
+                return Some(pretty);
+            }
+        }
+    }
+    None
+}
+
 impl OnFailure for Unauthorized {
     fn on_failure(&self, failure: &Failure<'_>) -> http::Response<Bytes> {
-        let body = if is_pretty_print(failure.request()) {
+        let pretty = match negotiate_status(&failure.request().headers) {
+            Some(pretty_param) => pretty_param || is_pretty_print(failure.request()),
+            // No acceptable type: Go writes the Status with `WriteRawJSON` (indented).
+            None => true,
+        };
+        let body = if pretty {
             PRETTY_401.clone()
         } else {
             COMPACT_401.clone()
