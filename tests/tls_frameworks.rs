@@ -440,6 +440,72 @@ async fn tls_server_serves_at_most_max_connections() {
     assert!(matches!(third, Ok(Ok(_))), "{third:?}");
 }
 
+/// An upgraded connection (WebSocket, SPDY: exec, attach, port-forward) keeps its connection
+/// slot while the upgraded stream is open: hyper hands the stream over and ends the
+/// connection's task, which must not give the slot back.
+#[tokio::test]
+async fn tls_server_upgraded_connections_keep_their_slot() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let s = setup();
+    let app = tower::service_fn(|mut req: http::Request<hyper::body::Incoming>| async move {
+        let upgrade = hyper::upgrade::on(&mut req);
+        tokio::spawn(async move {
+            // Echo nothing; hold the upgraded stream until the client closes it.
+            if let Ok(upgraded) = upgrade.await {
+                let mut io = hyper_util::rt::TokioIo::new(upgraded);
+                let mut buf = [0u8; 64];
+                while matches!(io.read(&mut buf).await, Ok(n) if n > 0) {}
+            }
+        });
+        let mut res = http::Response::new(String::new());
+        *res.status_mut() = http::StatusCode::SWITCHING_PROTOCOLS;
+        res.headers_mut()
+            .insert(http::header::CONNECTION, "upgrade".parse().unwrap());
+        res.headers_mut()
+            .insert(http::header::UPGRADE, "websocket".parse().unwrap());
+        Ok::<_, Infallible>(res)
+    });
+    let (addr, _stop) =
+        serve_on_free_port(TlsServer::new(s.config.clone()).max_connections(1), app).await;
+    let mut upgraded = tls_client(&s, addr, &[b"http/1.1"]).await.unwrap();
+    upgraded
+        .write_all(
+            b"GET / HTTP/1.1\r\nHost: localhost\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\n",
+        )
+        .await
+        .unwrap();
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        let n = tokio::time::timeout(Duration::from_secs(5), upgraded.read(&mut byte))
+            .await
+            .expect("the 101 arrives")
+            .unwrap();
+        assert_eq!(
+            n,
+            1,
+            "closed before the 101: {:?}",
+            String::from_utf8_lossy(&head)
+        );
+        head.push(byte[0]);
+    }
+    assert!(
+        head.starts_with(b"HTTP/1.1 101"),
+        "{:?}",
+        String::from_utf8_lossy(&head)
+    );
+    // The upgraded stream holds the only slot: the next client is not accepted.
+    let second = tokio::time::timeout(Duration::from_millis(500), silent_client(&s, addr)).await;
+    assert!(
+        second.is_err(),
+        "a second connection was served beside an upgraded one"
+    );
+    // Closing the upgraded stream gives the slot back.
+    drop(upgraded);
+    let third = tokio::time::timeout(Duration::from_secs(5), silent_client(&s, addr)).await;
+    assert!(matches!(third, Ok(Ok(_))), "{third:?}");
+}
+
 /// A response body that sends `a`, waits, then sends `b`: a response still in progress
 /// (a stream) after the server's idle timeout.
 struct SlowBody {

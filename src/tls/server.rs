@@ -265,8 +265,6 @@ impl TlsServer {
             let mut stopped = stopped.clone();
             let builder = builder.clone();
             tokio::spawn(async move {
-                // The slot is given back however this task ends.
-                let _slot = slot;
                 let tls = match tokio::time::timeout(timeout, acceptor.accept(tcp)).await {
                     Ok(Ok(tls)) => tls,
                     Ok(Err(e)) => {
@@ -295,8 +293,15 @@ impl TlsServer {
                     peer,
                     activity: activity.clone(),
                 });
+                // The stream carries its slot: given back when the connection ends, or, for
+                // an upgraded one (WebSocket, SPDY), when the upgraded stream is dropped (hyper
+                // hands the stream over and this task ends first).
+                let io = Slotted {
+                    io: tls,
+                    _slot: slot,
+                };
                 let conn = builder
-                    .serve_connection_with_upgrades(TokioIo::new(tls), svc)
+                    .serve_connection_with_upgrades(TokioIo::new(io), svc)
                     .into_owned();
                 tokio::pin!(conn);
                 let result = tokio::select! {
@@ -528,5 +533,54 @@ where
             inner: self.inner.call(req),
             request: Some(request),
         }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A connection's stream with the connection slot it holds ([`TlsServer::max_connections`]).
+    struct Slotted<T> {
+        #[pin]
+        io: T,
+        _slot: tokio::sync::OwnedSemaphorePermit,
+    }
+}
+
+impl<T: tokio::io::AsyncRead> tokio::io::AsyncRead for Slotted<T> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        self.project().io.poll_read(cx, buf)
+    }
+}
+
+impl<T: tokio::io::AsyncWrite> tokio::io::AsyncWrite for Slotted<T> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        self.project().io.poll_write(cx, buf)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        self.project().io.poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        self.project().io.poll_shutdown(cx)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        self.project().io.poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.io.is_write_vectored()
     }
 }
