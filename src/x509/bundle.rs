@@ -24,8 +24,9 @@ pub(crate) fn next_id() -> u64 {
 
 /// The certificates in a PEM bundle, with client-go's `ParseCertsPEM` rules: blocks are read in
 /// order, blocks that are not `CERTIFICATE` or that carry PEM headers are skipped, text between
-/// blocks is ignored, a certificate that does not parse aborts, and no certificate at all is the
-/// error `data does not contain any valid RSA or ECDSA certificates`.
+/// blocks is ignored, a block whose base64 does not decode is skipped (Go's `pem.Decode` moves
+/// on to the next block), a certificate that does not parse aborts, and no certificate at all
+/// is the error `data does not contain any valid RSA or ECDSA certificates`.
 ///
 /// ```
 /// use kube_authn::x509::parse_pem_bundle;
@@ -38,9 +39,9 @@ pub fn parse_pem_bundle(data: &[u8]) -> Result<Vec<CertificateDer<'static>>, Con
         if block.label != b"CERTIFICATE" || block.has_headers {
             continue;
         }
-        let der = base64::engine::general_purpose::STANDARD
-            .decode(&block.body)
-            .map_err(|_| ConfigError::new("x509: malformed certificate: invalid base64"))?;
+        let Ok(der) = base64::engine::general_purpose::STANDARD.decode(&block.body) else {
+            continue;
+        };
         // Every certificate must parse (client-go aborts on a DER error).
         x509_parser::parse_x509_certificate(&der)
             .map_err(|e| ConfigError::new(format!("x509: malformed certificate: {e}")))?;
@@ -98,7 +99,9 @@ impl<'a> Iterator for PemBlocks<'a> {
             let after = &self.0[start + 11..];
             let (first, mut rest) = line(after);
             self.0 = rest;
-            let first = trim(first);
+            // Go's `getLine` trims the right side only: `-----BEGIN  CERTIFICATE-----` is
+            // the type " CERTIFICATE", which is not a certificate.
+            let first = first.trim_ascii_end();
             let Some(label) = first.strip_suffix(b"-----") else {
                 continue;
             };
@@ -407,6 +410,11 @@ mod tests {
                 "-----BEGIN CERTIFICATE-----\nQUJD\n",
                 vec![],
             ),
+            (
+                "the type line is trimmed on the right only (getLine)",
+                "-----BEGIN  CERTIFICATE-----  \nQUJD\n-----END  CERTIFICATE-----\n",
+                vec![(" CERTIFICATE", false, "QUJD")],
+            ),
         ];
         for (name, input, want) in cases {
             let got = labels(input);
@@ -429,14 +437,26 @@ mod tests {
                 "data does not contain any valid RSA or ECDSA certificates",
             ),
             (
-                "bad base64",
+                "bad base64 is skipped (pem.Decode), leaving nothing",
                 b"-----BEGIN CERTIFICATE-----\n!!!!\n-----END CERTIFICATE-----\n",
-                "x509: malformed certificate: invalid base64",
+                "data does not contain any valid RSA or ECDSA certificates",
             ),
         ];
         for (name, input, want) in cases {
             let err = CaBundle::from_pem(input).unwrap_err();
             assert_eq!(err.to_string(), *want, "case {name}");
+        }
+        // A valid certificate beside a block whose base64 does not decode, or whose type line
+        // has a space after BEGIN: Go keeps the one certificate, and so do we.
+        let good = crate::x509::doc_ca_pem();
+        for extra in [
+            "-----BEGIN CERTIFICATE-----\n!!!!\n-----END CERTIFICATE-----\n",
+            "-----BEGIN  CERTIFICATE-----\nQUJD\n-----END  CERTIFICATE-----\n",
+        ] {
+            for pem in [format!("{good}{extra}"), format!("{extra}{good}")] {
+                let bundle = CaBundle::from_pem(pem.as_bytes()).unwrap();
+                assert_eq!(bundle.certificates().len(), 1, "{pem}");
+            }
         }
         let err =
             CaBundle::from_pem(b"-----BEGIN CERTIFICATE-----\nQUJD\n-----END CERTIFICATE-----\n")

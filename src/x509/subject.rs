@@ -20,6 +20,22 @@ pub const MAX_SUBJECT_ATTRIBUTES: usize = 256;
 /// borrowing from the DER where the value is already UTF-8. `None` for a value that is not a
 /// string (Go fails to parse such a certificate).
 pub(crate) fn asn1_string(v: Tlv<'_>) -> Option<Result<Cow<'_, str>, ()>> {
+    // The character sets Go's parser enforces (a value outside one is a parse error there).
+    let allowed = match v.tag {
+        // PrintableString, plus the '*' and '&' Go tolerates ("existing practice").
+        0x13 => v
+            .content
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || b" '()+,-./:=?*&".contains(&b)),
+        // IA5String: ASCII.
+        0x16 => v.content.is_ascii(),
+        // NumericString: digits and space.
+        0x12 => v.content.iter().all(|&b| b.is_ascii_digit() || b == b' '),
+        _ => true,
+    };
+    if !allowed {
+        return Some(Err(()));
+    }
     match v.tag {
         // UTF8String, PrintableString, IA5String, NumericString, T61String (Go keeps T61's raw
         // bytes; we require them to be UTF-8).
@@ -207,6 +223,21 @@ mod tests {
             ("utf8", t(0x0c, "héllo".as_bytes()), Some(Ok("héllo"))),
             ("printable", t(0x13, b"abc"), Some(Ok("abc"))),
             ("ia5", t(0x16, b"a@b"), Some(Ok("a@b"))),
+            // Go's character sets (parseASN1String).
+            (
+                "printable with every allowed punctuation",
+                t(0x13, b"A z 0 '()+,-./:=?*&"),
+                Some(Ok("A z 0 '()+,-./:=?*&")),
+            ),
+            ("printable with @", t(0x13, b"a@b"), Some(Err(()))),
+            (
+                "printable with UTF-8",
+                t(0x13, "ädmin".as_bytes()),
+                Some(Err(())),
+            ),
+            ("ia5 with UTF-8", t(0x16, "ädmin".as_bytes()), Some(Err(()))),
+            ("numeric", t(0x12, b"12 34"), Some(Ok("12 34"))),
+            ("numeric with a letter", t(0x12, b"12a"), Some(Err(()))),
             ("bmp", t(0x1e, &[0x00, 0x41, 0x00, 0xe9]), Some(Ok("Aé"))),
             ("bmp odd length", t(0x1e, &[0x00]), Some(Err(()))),
             ("bmp lone surrogate", t(0x1e, &[0xd8, 0x00]), Some(Err(()))),
