@@ -97,6 +97,13 @@
 //! `clock_gettime` is slow); `Bearer ` is matched before the general scheme scan.
 //! kube-apiserver's authentication filter does the same work in ≈1.21 µs (`docs/performance.md`:
 //! the whole request, 393.9 ns here, is 3.07× faster).
+//! * **Readiness is the inner service's** (tower's convention: `poll_ready` asks the inner
+//!   service, and the call that follows uses the readiness it reserved). A concurrency limit
+//!   placed *inside* this layer therefore also holds back requests that will be refused, and
+//!   with an asynchronous chain (webhook, OIDC) a request keeps the slot it reserved while it
+//!   authenticates. kube-apiserver runs its in-flight limits after authentication; to get that,
+//!   put the limit in the application behind the layer (as `kube-authn serve` does for reviews)
+//!   or check the limit in the handler, not as a tower layer under this one.
 //! * **The failure is pluggable** ([`OnFailure`]): [`Unauthorized`] (Kubernetes' 401),
 //!   [`UnavailableAs503`] (opt-in 503 when a backend is down, so clients retry),
 //!   [`GrpcUnauthenticated`] (`grpc-status: 16` for tonic).
