@@ -2089,6 +2089,7 @@ def sa_cases():
 # Tokens: exp 2120, iat 2020 (real clocks on both sides); expired ones ended in 2010.
 # ---------------------------------------------------------------------------------------------
 OIDC_ISS = "https://issuer.example"
+OIDC_UNMARSHAL = "oidc: verify token: oidc: failed to unmarshal claims: "
 OIDC_EXP, OIDC_IAT = 4733510400, 1577836800  # 2120-01-01, 2020-01-01
 
 
@@ -2098,10 +2099,16 @@ OIDC_DIFFERENCES = {
         error('oidc: verify token: oidc: id token signed with unsupported algorithm, expected ["RS256"] got "unsupported"'),
         "kube-authn does not copy an algorithm name it does not support from the attacker's header into "
         "errors and logs; the outcome is the same error (src/jwt/compact.rs)"),
-    "sub is a number": (
-        error('oidc: parse username claims "sub": json: cannot unmarshal number into Go value of type string'),
-        "kube-authn decodes claims once, at the mapping that reads them, so a non-string sub is reported "
-        "there instead of by go-oidc's struct decoding while verifying; the outcome is the same error"),
+    "exp as a quoted number": (
+        error("oidc: verify token: oidc: failed to unmarshal claims: json: cannot unmarshal string into Go struct field idToken.exp of type json.Number"),
+        "go-oidc reads exp/iat/nbf through json.Number, which also takes a quoted number; kube-authn "
+        "requires a JSON number (a NumericDate of another JSON type is refused: the type-confusion "
+        "class of CVE-2026-25537, src/token/oidc/mod.rs)"),
+    "nbf as a quoted number": (
+        error("oidc: verify token: oidc: failed to unmarshal claims: json: cannot unmarshal string into Go struct field idToken.nbf of type json.Number"),
+        "go-oidc reads exp/iat/nbf through json.Number, which also takes a quoted number; kube-authn "
+        "requires a JSON number (a NumericDate of another JSON type is refused: the type-confusion "
+        "class of CVE-2026-25537, src/token/oidc/mod.rs)"),
 }
 
 
@@ -2215,6 +2222,37 @@ def oidc_cases():
          error("oidc: parse claim hd: json: cannot unmarshal array into Go value of type string")),
         ("groups with an empty string", std, mint(claims(groups=["", "dev"])), ok(user(P + "alice", "", ["oidc:", "oidc:dev"]))),
         ("groups is a number", std, mint(claims(groups=7)), error('oidc: parse groups claim "groups": json: cannot unmarshal number into Go value of type string')),
+        # go-oidc v2's idToken decoding: exp/iat/nbf through json.Number, aud as a string or
+        # a []string, sub/nonce/at_hash strings, _claim_names/_claim_sources typed maps.
+        ("exp as a quoted number", std, mint(claims(exp=str(OIDC_EXP))), ok(alice)),
+        ("nbf as a quoted number", std, mint(claims(nbf=str(OIDC_IAT))), ok(alice)),
+        ("exp as a float", std, mint(claims(exp=OIDC_EXP + 0.5)), ok(alice)),
+        ("exp as a word", std, mint(claims(exp="soon")), error(OIDC_UNMARSHAL + 'json: invalid number literal, trying to unmarshal "\\"soon\\"" into Number')),
+        ("exp is null", std, mint(dict(claims(), exp=None)), error(OIDC_UNMARSHAL + 'strconv.ParseFloat: parsing "": invalid syntax')),
+        ("iat is true", std, mint(claims(iat=True)), error(OIDC_UNMARSHAL + "json: cannot unmarshal bool into Go struct field idToken.iat of type json.Number")),
+        ("iat is null", std, mint(dict(claims(), iat=None)), error(OIDC_UNMARSHAL + 'strconv.ParseFloat: parsing "": invalid syntax')),
+        ("iat as a word", std, mint(claims(iat="then")), error(OIDC_UNMARSHAL + 'json: invalid number literal, trying to unmarshal "\\"then\\"" into Number')),
+        ("aud is a number", std, mint(claims(aud=42)), error(OIDC_UNMARSHAL + "json: cannot unmarshal number into Go struct field idToken.aud of type []string")),
+        ("aud list with a null", std, mint(claims(aud=["kube", None])), ok(alice)),
+        ("aud list with a number", std, mint(claims(aud=["kube", 5])), error(OIDC_UNMARSHAL + "json: cannot unmarshal number into Go struct field idToken.aud of type string")),
+        ("nonce is a number", std, mint(claims(nonce=5)), error(OIDC_UNMARSHAL + "json: cannot unmarshal number into Go struct field idToken.nonce of type string")),
+        ("at_hash is an object", std, mint(claims(at_hash={})), error(OIDC_UNMARSHAL + "json: cannot unmarshal object into Go struct field idToken.at_hash of type string")),
+        ("sub is null", node(username=("email", "")), mint(dict(claims(email="a@example.org"), sub=None)),
+         ok(user("a@example.org", "", ["oidc:dev", "oidc:ops"]))),
+        ("sub is a number, username from email", node(username=("email", "")), mint(claims(sub=5, email="a@example.org")),
+         error(OIDC_UNMARSHAL + "json: cannot unmarshal number into Go struct field idToken.sub of type string")),
+        ("_claim_names value is a number", std, mint(claims(_claim_names={"x": 5})), error(OIDC_UNMARSHAL + "json: cannot unmarshal number into Go struct field idToken._claim_names of type string")),
+        ("_claim_names is a string", std, mint(claims(_claim_names="groups")),
+         error(OIDC_UNMARSHAL + "json: cannot unmarshal string into Go struct field idToken._claim_names of type map[string]string")),
+        ("_claim_sources is a list", std, mint(claims(_claim_sources=[])),
+         error(OIDC_UNMARSHAL + "json: cannot unmarshal array into Go struct field idToken._claim_sources of type map[string]oidc.claimSource")),
+        ("_claim_names value is null", std, mint(claims(_claim_names={"groups": None})),
+         error("oidc: verify token: oidc: failed to obtain source from claim name")),
+        ("_claim_sources entry is a string", std, mint(claims(_claim_sources={"s": "x"})), error(OIDC_UNMARSHAL + "json: cannot unmarshal string into Go struct field idToken._claim_sources of type oidc.claimSource")),
+        ("a type error before a time error: the time error wins", std, mint(claims(at_hash=5, iat=True)),
+         error(OIDC_UNMARSHAL + "json: cannot unmarshal bool into Go struct field idToken.iat of type json.Number")),
+        ("two type errors: the first is reported", std, mint(claims(at_hash=5, nonce=5)),
+         error(OIDC_UNMARSHAL + "json: cannot unmarshal number into Go struct field idToken.at_hash of type string")),
     ]:
         if label in OIDC_DIFFERENCES:
             theirs, reason = OIDC_DIFFERENCES[label]

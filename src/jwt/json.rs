@@ -1562,7 +1562,35 @@ impl<'a> RawAudience<'a> {
         single
             .into_iter()
             .chain(items.into_iter().flatten())
-            .map(|v| v.string_unchecked())
+            .map(|v| audience_item(v))
+    }
+
+    /// go-oidc v2's `audience` (what Kubernetes' OIDC authenticator decodes `aud` with): a
+    /// string, `null` (one empty audience), or an array of strings and `null`s (each `null` an
+    /// empty audience). Anything else is Go's `json: cannot unmarshal <type> into Go struct
+    /// field idToken.aud of type []string` (`… of type string` for a bad element).
+    pub(crate) fn from_raw_go_oidc(v: RawJson<'a>) -> Result<Self, String> {
+        const NULL_AUDIENCE: RawJson<'static> = RawJson(r#"[""]"#);
+        match v.0.as_bytes().first() {
+            Some(b'n') => Ok(RawAudience(NULL_AUDIENCE)),
+            Some(b'"') => Ok(RawAudience(v)),
+            Some(b'[') => {
+                let items = v.as_array().into_iter().flatten();
+                for item in items {
+                    let kind = json_kind(item);
+                    if kind != "string" && kind != "null" {
+                        return Err(format!(
+                            "json: cannot unmarshal {kind} into Go struct field idToken.aud of type string"
+                        ));
+                    }
+                }
+                Ok(RawAudience(v))
+            }
+            _ => Err(format!(
+                "json: cannot unmarshal {} into Go struct field idToken.aud of type []string",
+                json_kind(v)
+            )),
+        }
     }
 
     /// Whether the list is empty (`[]`).
@@ -1588,11 +1616,69 @@ impl<'a> RawAudience<'a> {
     pub fn contains(&self, want: &str) -> bool {
         // Each string compared where it stands (borrowed unless it has escapes), without
         // building the chained iterator of `iter`.
-        let eq = |v: RawJson<'_>| v.string_unchecked() == want;
+        let eq = |v: RawJson<'_>| audience_item(v) == want;
         match self.0.as_array() {
             Some(mut items) => items.any(eq),
             None => eq(self.0),
         }
+    }
+}
+
+/// Whether `s` is a JSON number literal (Go's `isValidNumber`).
+pub(crate) fn is_json_number(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = usize::from(b.first() == Some(&b'-'));
+    match b.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => {
+            while b.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+        }
+        _ => return false,
+    }
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        if !b.get(i).is_some_and(u8::is_ascii_digit) {
+            return false;
+        }
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if !b.get(i).is_some_and(u8::is_ascii_digit) {
+            return false;
+        }
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+    }
+    i == b.len()
+}
+
+/// One audience: a string's text, or `""` for the `null` go-oidc allows in the list.
+fn audience_item(v: RawJson<'_>) -> Cow<'_, str> {
+    if v.is_null() {
+        Cow::Borrowed("")
+    } else {
+        v.string_unchecked()
+    }
+}
+
+/// Go's name of a JSON value's type (`json: cannot unmarshal <type> into …`).
+pub(crate) fn json_kind(v: RawJson<'_>) -> &'static str {
+    match v.0.as_bytes().first() {
+        Some(b'"') => "string",
+        Some(b'[') => "array",
+        Some(b'{') => "object",
+        Some(b't' | b'f') => "bool",
+        Some(b'n') => "null",
+        _ => "number",
     }
 }
 

@@ -20,6 +20,11 @@ impl<'a> RawClaims<'a> {
         RawClaims(out)
     }
 
+    /// The claims in document order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, RawJson<'a>)> {
+        self.0.iter().map(|(k, v)| (k.as_ref(), *v))
+    }
+
     /// The raw value of claim `name`, for the typed readers of [`crate::jwt::json`].
     pub(crate) fn get(&self, name: &str) -> Option<RawJson<'a>> {
         // Length and first byte before the full comparison: claim names are short and many

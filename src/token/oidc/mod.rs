@@ -72,7 +72,7 @@ use crate::authenticator::{
 use crate::error::{Error, ErrorKind};
 use crate::jwt::alg::{Algorithm, AlgorithmSet};
 use crate::jwt::compact::{HeaderAlg, UntrustedJwt};
-use crate::jwt::json::{NumericDate, RawAudience, RawJson, claims_error_message};
+use crate::jwt::json::{RawAudience, RawJson, claims_error_message};
 use crate::jwt::key::{KeySet, PublicKey};
 use crate::jwt::router::JwtAuthenticator;
 use crate::jwt::{Clock, SystemClock, go_quote, go_quote_list};
@@ -135,69 +135,151 @@ impl fmt::Debug for OidcAuthenticator {
 }
 
 /// The claims go-oidc's verifier reads, taken from the already-split raw claims (one JSON
-/// pass per token); each field decoded with the same typed rules as a struct decode.
+/// pass per token), decoded as go-oidc v2.5.0 (what Kubernetes vendors) decodes its `idToken`
+/// struct with `encoding/json`: members in document order; `exp`/`iat`/`nbf` through
+/// `json.Number` and `aud` through go-oidc's `audience` (custom decoders: their error ends the
+/// decoding at once), `iss`/`sub`/`nonce`/`at_hash` as strings and the distributed-claim maps
+/// typed (a type error is kept and reported at the end, the first one only), `null` leaving a
+/// field unset. Go's texts, checked against k8s.io/apiserver by the `oidc` conformance vectors.
+/// One deliberate difference: a quoted number (`"exp": "1700000000"`), which `json.Number`
+/// accepts, is refused (a NumericDate must be a number: the issue's type-confusion rule).
 struct VerifyClaims<'a> {
     iss: Option<std::borrow::Cow<'a, str>>,
     aud: Option<RawAudience<'a>>,
-    exp: Option<NumericDate>,
-    nbf: Option<NumericDate>,
+    exp: Option<i64>,
+    nbf: Option<i64>,
     claim_names: Option<Map<String, Value>>,
     claim_sources: Option<Map<String, Value>>,
 }
 
-impl<'a> VerifyClaims<'a> {
-    fn from_raw(c: &RawClaims<'a>) -> Result<Self, String> {
-        fn field<'a, T: serde::Deserialize<'a>>(
-            c: &RawClaims<'a>,
-            name: &str,
-        ) -> Result<Option<T>, String> {
-            match c.get(name) {
-                None => Ok(None),
-                Some(raw) => serde_json::from_str::<Option<T>>(raw.text()).map_err(|e| {
-                    format!(
-                        "oidc: failed to unmarshal claims: {}",
-                        claims_error_message(&e)
-                    )
-                }),
+/// Go's name of a decoded JSON value's type.
+fn value_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// go-oidc's `jsonTime.UnmarshalJSON` for claim `name`: a JSON number (an integer, or a float
+/// truncated toward zero); `null` reads as the empty `json.Number`, which Go then fails to
+/// parse. Integers outside `i64` and floats beyond it are refused (Go wraps them).
+fn go_oidc_time(name: &str, v: RawJson<'_>) -> Result<i64, String> {
+    let text = v.text();
+    match crate::jwt::json::json_kind(v) {
+        "number" => {
+            if let Ok(n) = text.parse::<i64>() {
+                return Ok(n);
+            }
+            match text.parse::<f64>() {
+                Ok(f) if f.is_finite() && f > -9.3e18 && f < 9.3e18 => Ok(f.trunc() as i64),
+                Ok(_) => Err(format!(
+                    "strconv.ParseFloat: parsing {}: value out of range",
+                    go_quote(text)
+                )),
+                Err(_) => Err(format!(
+                    "strconv.ParseFloat: parsing {}: invalid syntax",
+                    go_quote(text)
+                )),
             }
         }
-        let iss = match c.get("iss") {
-            None => None,
-            Some(raw) if raw_type(raw) == "string" => raw_str(raw).ok(),
-            Some(_) => field::<std::borrow::Cow<'a, str>>(c, "iss")?,
-        };
-        // The typed readers over the validated payload: the serde rules and texts, without a
-        // second parse (fields still checked in this fixed order, as before).
-        fn typed<T>(r: Result<T, &'static str>) -> Result<T, String> {
-            r.map_err(|e| format!("oidc: failed to unmarshal claims: {e}"))
+        "null" => Err(r#"strconv.ParseFloat: parsing "": invalid syntax"#.to_owned()),
+        "string" => {
+            let body = raw_str(v).unwrap_or_default();
+            if crate::jwt::json::is_json_number(&body) {
+                // `json.Number` takes a quoted number; kube-authn does not.
+                Err(format!(
+                    "json: cannot unmarshal string into Go struct field idToken.{name} of type json.Number"
+                ))
+            } else {
+                Err(format!(
+                    "json: invalid number literal, trying to unmarshal {} into Number",
+                    go_quote(text)
+                ))
+            }
         }
-        let aud = match c.get("aud") {
-            None => None,
-            // go-oidc's `audience` decodes `null` as one empty string (its UnmarshalJSON reads
-            // `null` into a string first): `[""]`, so the audience check reports `got [""]`.
-            Some(v) if v.is_null() => typed(RawAudience::from_raw(
-                crate::jwt::json::raw_json_unchecked(r#"[""]"#),
-            ))?,
-            Some(v) => typed(RawAudience::from_raw(v))?,
-        };
-        let exp = match c.get("exp") {
-            None => None,
-            Some(v) => typed(NumericDate::from_raw(v))?,
-        };
-        let nbf = match c.get("nbf") {
-            None => None,
-            Some(v) => typed(NumericDate::from_raw(v))?,
-        };
-        Ok(VerifyClaims {
-            iss,
-            aud,
-            exp,
-            nbf,
-            claim_names: field(c, "_claim_names")?,
-            claim_sources: field(c, "_claim_sources")?,
-        })
+        kind => Err(format!(
+            "json: cannot unmarshal {kind} into Go struct field idToken.{name} of type json.Number"
+        )),
     }
+}
 
+impl<'a> VerifyClaims<'a> {
+    fn from_raw(c: &RawClaims<'a>) -> Result<Self, String> {
+        let fail = |e: String| format!("oidc: failed to unmarshal claims: {e}");
+        let mut out = VerifyClaims {
+            iss: None,
+            aud: None,
+            exp: None,
+            nbf: None,
+            claim_names: None,
+            claim_sources: None,
+        };
+        // encoding/json keeps the first type error and goes on; a custom decoder's error ends
+        // the decoding at once.
+        let mut kept: Option<String> = None;
+        let mut keep = |e: String| {
+            kept.get_or_insert(e);
+        };
+        let type_error = |kind: &str, field: &str, go_type: &str| {
+            format!(
+                "json: cannot unmarshal {kind} into Go struct field idToken.{field} of type {go_type}"
+            )
+        };
+        for (name, value) in c.iter() {
+            let kind = raw_type(value);
+            match name {
+                "iss" | "sub" | "nonce" | "at_hash" => match kind {
+                    "string" if name == "iss" => out.iss = raw_str(value).ok(),
+                    "string" | "null" => {}
+                    _ => keep(type_error(kind, name, "string")),
+                },
+                "aud" => out.aud = Some(RawAudience::from_raw_go_oidc(value).map_err(fail)?),
+                "exp" => out.exp = Some(go_oidc_time("exp", value).map_err(fail)?),
+                "iat" => {
+                    go_oidc_time("iat", value).map_err(fail)?;
+                }
+                "nbf" => out.nbf = Some(go_oidc_time("nbf", value).map_err(fail)?),
+                "_claim_names" | "_claim_sources" => {
+                    let (element, map_type) = if name == "_claim_names" {
+                        ("string", "map[string]string")
+                    } else {
+                        ("object", "map[string]oidc.claimSource")
+                    };
+                    match kind {
+                        "null" => {}
+                        "object" => {
+                            let map: Map<String, Value> = serde_json::from_str(value.text())
+                                .map_err(|e| fail(claims_error_message(&e).to_string()))?;
+                            let go_element = if element == "string" {
+                                "string"
+                            } else {
+                                "oidc.claimSource"
+                            };
+                            let bad = map.values().find_map(|v| {
+                                let k = value_kind(v);
+                                (k != element && k != "null").then_some(k)
+                            });
+                            match bad {
+                                Some(k) => keep(type_error(k, name, go_element)),
+                                None if name == "_claim_names" => out.claim_names = Some(map),
+                                None => out.claim_sources = Some(map),
+                            }
+                        }
+                        _ => keep(type_error(kind, name, map_type)),
+                    }
+                }
+                _ => {}
+            }
+        }
+        match kept {
+            Some(e) => Err(fail(e)),
+            None => Ok(out),
+        }
+    }
     fn has_aud(&self, want: &str) -> bool {
         self.aud.is_some_and(|a| a.contains(want))
     }
@@ -461,16 +543,14 @@ impl OidcAuthenticator {
         // go-oidc: `expiry.Before(now)`, to the nanosecond.
         let now_nanos = self.clock.now_unix_nanos();
         let now = now_nanos.0;
-        let exp = claims.exp.map_or(i64::MIN, |e| e.0);
+        let exp = claims.exp.unwrap_or(i64::MIN);
         if crate::jwt::before(exp, now_nanos) {
             let shown = claims
                 .exp
-                .map_or("0001-01-01 00:00:00 +0000 UTC".to_owned(), |e| {
-                    go_time_utc(e.0)
-                });
+                .map_or("0001-01-01 00:00:00 +0000 UTC".to_owned(), go_time_utc);
             return Err(format!("oidc: token is expired (Token Expiry: {shown})"));
         }
-        if let Some(NumericDate(nbf)) = claims.nbf {
+        if let Some(nbf) = claims.nbf {
             if now.saturating_add(60) < nbf {
                 return Err(format!(
                     "oidc: current time {} before the nbf (not before) time: {}",
