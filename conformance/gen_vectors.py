@@ -2186,6 +2186,7 @@ def oidc_cases():
         ("uid claim", node(uid="oid"), mint(claims(oid="0000-1111")), ok(user(P + "alice", "0000-1111", ["oidc:dev", "oidc:ops"]))),
         ("jti becomes the credential id", std, mint(claims(jti="token-id-1")),
          ok(dict(alice, extra={"authentication.kubernetes.io/credential-id": ["JTI=token-id-1"]}))),
+        ("an empty jti is no credential id", std, mint(claims(jti="")), ok(alice)),
         ("ES256 allowed", node(algs=("RS256", "ES256")), mint(claims(), ec_key, "ec-1"), ok(alice)),
         ("required claim present", node(required=[("hd", "example.org")]), mint(claims(hd="example.org")), ok(alice)),
         ("other issuer is not mine", std, mint(claims(iss="https://other.example")), not_mine()),

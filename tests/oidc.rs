@@ -1178,6 +1178,14 @@ fn authentication_configuration_file() {
         vec![("hd".to_string(), "example.com".to_string())]
     );
     assert_eq!(cfgs[0].signing_algs, AlgorithmSet::KUBERNETES);
+    // Valid, as in Kubernetes: a groups mapping without a claim maps no groups (it is not
+    // required, unlike the username's), and two issuers may both leave discoveryURL empty.
+    let optional = doc(
+        "- issuer: {url: https://one, audiences: [a], discoveryURL: \"\"}\n  claimMappings: {username: {claim: sub, prefix: \"\"}, groups: {prefix: \"g:\"}}\n- issuer: {url: https://two, audiences: [a], discoveryURL: \"\"}\n  claimMappings: {username: {claim: sub, prefix: \"\"}, groups: {}}\n",
+    );
+    let cfgs = load(optional.as_bytes(), &[]).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(cfgs.len(), 2);
+    assert!(cfgs.iter().all(|c| c.groups.is_none()));
     let cases: Vec<(&str, String, &str)> = vec![
         (
             "http url",
@@ -1191,7 +1199,35 @@ fn authentication_configuration_file() {
             doc(
                 "- issuer: {url: https://issuer-url}\n  claimMappings: {username: {claim: sub, prefix: \"\"}}\n",
             ),
-            "jwt[0].issuer.audiences: Required value: at least one issuer.audiences is required",
+            "jwt[0].issuer.audiences: Required value: at least one jwt[0].issuer.audiences is required",
+        ),
+        (
+            "a claim rule with a message (Go prints the message) and a duplicate claim",
+            doc(
+                "- issuer: {url: https://issuer-url, audiences: [a]}\n  claimValidationRules:\n  - {claim: hd, requiredValue: x, message: be nice}\n  - {claim: hd, requiredValue: y}\n  claimMappings: {username: {claim: sub, prefix: \"\"}}\n",
+            ),
+            r#"[jwt[0].claimValidationRules[0].message: Invalid value: "be nice": may not be specified when claim is set, jwt[0].claimValidationRules[1].claim: Duplicate value: "hd"]"#,
+        ),
+        (
+            "a certificateAuthority without a certificate",
+            doc(
+                "- issuer: {url: https://issuer-url, audiences: [a], certificateAuthority: not-a-pem}\n  claimMappings: {username: {claim: sub, prefix: \"\"}}\n",
+            ),
+            r#"jwt[0].issuer.certificateAuthority: Invalid value: "<omitted>": data does not contain any valid RSA or ECDSA certificates"#,
+        ),
+        (
+            "a claim rule with both claim and expression",
+            doc(
+                "- issuer: {url: https://issuer-url, audiences: [a]}\n  claimValidationRules:\n  - {claim: hd, expression: 'claims.hd == \"x\"'}\n  claimMappings: {username: {claim: sub, prefix: \"\"}}\n",
+            ),
+            r#"jwt[0].claimValidationRules[0]: Invalid value: "hd": claim and expression can't both be set"#,
+        ),
+        (
+            "a username mapping with both claim and expression",
+            doc(
+                "- issuer: {url: https://issuer-url, audiences: [a]}\n  claimMappings: {username: {claim: sub, expression: claims.sub}}\n",
+            ),
+            r#"jwt[0].claimMappings.username: Invalid value: "": claim and expression can't both be set"#,
         ),
         (
             "two audiences no policy",

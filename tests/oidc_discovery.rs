@@ -270,6 +270,23 @@ async fn discovery_and_jwks_failures_keep_the_authenticator_uninitialised() {
     }
 }
 
+/// An empty `certificateAuthority` (or an empty `--oidc-ca-file`) is no CA, as in Kubernetes
+/// (`len(CertificateAuthority) > 0`): the system roots are used. It used to stop start-up
+/// (`CA bundle: no valid certificate found`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn empty_certificate_authority_means_system_roots() {
+    let pki = Pki::new();
+    let (_server, url) = site(&pki, |_: &Seen, b: &str| discovery_doc(b)).await;
+    let a = Arc::new(OidcAuthenticator::new(cfg(&url, Some(""))));
+    let h = spawn(&a, fast()).expect("an empty CA is not an error");
+    let e = first_outcome(&h).await.unwrap_err();
+    // The test server's CA is not a system root: refused by the system roots.
+    assert!(
+        e.ends_with("invalid peer certificate: UnknownIssuer"),
+        "{e}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn discovery_url_trailing_slash_and_last_good_keys() {
     let Some(f) = fixture() else { return };

@@ -328,6 +328,19 @@ impl JwtAuthenticatorConfig {
                 ));
             }
         }
+        // `validateCertificateAuthority`: a CA that is set must hold a certificate (its
+        // contents are not echoed).
+        if let Some(ca) = self
+            .certificate_authority
+            .as_ref()
+            .filter(|ca| !ca.is_empty())
+        {
+            if let Err(e) = crate::x509::parse_pem_bundle(ca.as_bytes()) {
+                errs.push(format!(
+                    "issuer.certificateAuthority: Invalid value: \"<omitted>\": {e}"
+                ));
+            }
+        }
         if self.username.claim.is_empty() {
             errs.push(
                 "claimMappings.username: Required value: claim or expression is required".into(),
@@ -484,8 +497,27 @@ struct FileUid {
 
 const CEL_UNSUPPORTED: &str = "CEL expressions are not supported yet";
 
-fn mapping(field: &str, m: &FilePrefixed, errs: &mut Vec<String>) -> Option<PrefixedClaim> {
+/// Kubernetes' `validatePrefixClaimOrExpression`: `required` is false for `groups` (a mapping
+/// with neither claim nor expression maps nothing).
+fn mapping(
+    field: &str,
+    m: &FilePrefixed,
+    required: bool,
+    errs: &mut Vec<String>,
+) -> Option<PrefixedClaim> {
+    if !m.expression.is_empty() && !m.claim.is_empty() {
+        errs.push(format!(
+            "{field}: Invalid value: \"\": claim and expression can't both be set"
+        ));
+        return None;
+    }
     if !m.expression.is_empty() {
+        if let Some(p) = &m.prefix {
+            errs.push(format!(
+                "{field}.prefix: Invalid value: {}: may not be specified when expression is set",
+                go_quote(p)
+            ));
+        }
         errs.push(format!(
             "{field}.expression: Invalid value: {}: {CEL_UNSUPPORTED}",
             go_quote(&m.expression)
@@ -493,9 +525,11 @@ fn mapping(field: &str, m: &FilePrefixed, errs: &mut Vec<String>) -> Option<Pref
         return None;
     }
     if m.claim.is_empty() {
-        errs.push(format!(
-            "{field}: Required value: claim or expression is required"
-        ));
+        if required {
+            errs.push(format!(
+                "{field}: Required value: claim or expression is required"
+            ));
+        }
         return None;
     }
     match &m.prefix {
@@ -563,7 +597,8 @@ pub fn load_authentication_configuration(
             ));
         }
         seen_urls.push(&j.issuer.url);
-        if let Some(d) = &j.issuer.discovery_url {
+        // Kubernetes checks discoveryURL duplicates only when it is set (`len(…) > 0`).
+        if let Some(d) = j.issuer.discovery_url.as_ref().filter(|d| !d.is_empty()) {
             if seen_discovery.contains(&d.as_str()) {
                 errs.push(format!(
                     "{p}.issuer.discoveryURL: Duplicate value: {}",
@@ -590,42 +625,59 @@ pub fn load_authentication_configuration(
                 go_quote(e)
             ));
         }
-        let mut required = Vec::new();
+        // Kubernetes' `validateClaimValidationRules`, its errors in its order.
+        let mut required: Vec<(String, String)> = Vec::new();
         for (r, rule) in j.claim_validation_rules.iter().enumerate() {
             let f = format!("claimValidationRules[{r}]");
-            if !rule.expression.is_empty() {
-                local.push(format!(
-                    "{f}.expression: Invalid value: {}: {CEL_UNSUPPORTED}",
-                    go_quote(&rule.expression)
-                ));
-            } else if rule.claim.is_empty() {
-                local.push(format!(
-                    "{f}: Required value: claim or expression is required"
-                ));
-            } else if !rule.message.is_empty() {
-                local.push(format!("{f}.message: Invalid value: \"message\": may not be specified when claim is set"));
-            } else if required
-                .iter()
-                .any(|(c, _): &(String, String)| *c == rule.claim)
-            {
-                local.push(format!(
-                    "{f}.claim: Duplicate value: {}",
+            match (rule.claim.is_empty(), rule.expression.is_empty()) {
+                (false, false) => local.push(format!(
+                    "{f}: Invalid value: {}: claim and expression can't both be set",
                     go_quote(&rule.claim)
-                ));
-            } else {
-                required.push((rule.claim.clone(), rule.required_value.clone()));
+                )),
+                (true, true) => local.push(format!(
+                    "{f}: Required value: claim or expression is required"
+                )),
+                (false, true) => {
+                    if !rule.message.is_empty() {
+                        local.push(format!(
+                            "{f}.message: Invalid value: {}: may not be specified when claim is set",
+                            go_quote(&rule.message)
+                        ));
+                    }
+                    if required.iter().any(|(c, _)| *c == rule.claim) {
+                        local.push(format!(
+                            "{f}.claim: Duplicate value: {}",
+                            go_quote(&rule.claim)
+                        ));
+                    } else {
+                        required.push((rule.claim.clone(), rule.required_value.clone()));
+                    }
+                }
+                (true, false) => {
+                    if !rule.required_value.is_empty() {
+                        local.push(format!(
+                            "{f}.requiredValue: Invalid value: {}: may not be specified when expression is set",
+                            go_quote(&rule.required_value)
+                        ));
+                    }
+                    local.push(format!(
+                        "{f}.expression: Invalid value: {}: {CEL_UNSUPPORTED}",
+                        go_quote(&rule.expression)
+                    ));
+                }
             }
         }
         let username = mapping(
             "claimMappings.username",
             &j.claim_mappings.username,
+            true,
             &mut local,
         );
         let groups = j
             .claim_mappings
             .groups
             .as_ref()
-            .and_then(|g| mapping("claimMappings.groups", g, &mut local));
+            .and_then(|g| mapping("claimMappings.groups", g, false, &mut local));
         let uid_claim = match &j.claim_mappings.uid {
             Some(u) if !u.expression.is_empty() => {
                 local.push(format!(
@@ -670,7 +722,13 @@ pub fn load_authentication_configuration(
             v.retain(|e| !e.starts_with("claimMappings.username"));
         }
         local.extend(v);
-        errs.extend(local.into_iter().map(|e| format!("{p}.{e}")));
+        // Go writes the full field path into this detail too (`atLeastOneRequiredErrFmt`).
+        errs.extend(local.into_iter().map(|e| {
+            format!("{p}.{e}").replace(
+                "at least one issuer.audiences is required",
+                &format!("at least one {p}.issuer.audiences is required"),
+            )
+        }));
         out.push(cfg);
     }
     match errs.len() {

@@ -512,7 +512,12 @@ pub fn spawn(
         .map_err(|_| ConfigError::new("oidc: the discovery task needs a Tokio runtime"))?;
     let cfg = authn.config();
     let mut info = ConnectionInfo::new(cfg.issuer_url.clone()).with_trust_env(opts.trust_env);
-    if let Some(ca) = &cfg.certificate_authority {
+    // An empty CA means the system roots (`len(CertificateAuthority) > 0` in Kubernetes).
+    if let Some(ca) = cfg
+        .certificate_authority
+        .as_ref()
+        .filter(|ca| !ca.is_empty())
+    {
         info = info.with_ca(Pem::Data(ca.as_bytes().to_vec()));
     }
     let client = info.client(opts.timeout).map_err(|e| {

@@ -812,7 +812,9 @@ impl OidcAuthenticator {
         let jti = claims
             .get("jti")
             .filter(|v| raw_type(*v) == "string")
-            .and_then(|v| raw_str(v).ok());
+            .and_then(|v| raw_str(v).ok())
+            // `CredentialIDForJTI("")` is "": no credential id.
+            .filter(|jti| !jti.is_empty());
         // Required claims, in configuration order.
         for (k, want) in &self.cfg.required_claims {
             let v = claims
