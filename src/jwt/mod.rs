@@ -312,29 +312,87 @@ impl Clock for FixedClock {
     }
 }
 
-/// Go's `%q` for a string (`strconv.Quote`): used to reproduce Kubernetes' error texts.
+/// Go's `%q` for a string (`strconv.Quote`): used to reproduce Kubernetes' error texts, and
+/// to keep untrusted text on one visible line in logs. Printable characters stay; `\a \b \f
+/// \n \r \t \v` are named; other control characters are `\xHH`; characters Go's
+/// `strconv.IsPrint` refuses (white space other than the ASCII space, format characters such
+/// as bidi overrides and U+FEFF, private use, noncharacters) are `\uHHHH` / `\UHHHHHHHH`.
+/// (Unassigned code points, which Go also escapes, are kept: std has no Unicode tables.)
 ///
 /// ```
-/// assert_eq!(kube_authn::jwt::go_quote("a\"b\n"), r#""a\"b\n""#);
+/// use kube_authn::jwt::go_quote;
+/// assert_eq!(go_quote("a\"b\n"), r#""a\"b\n""#);
+/// assert_eq!(go_quote("\u{7}\u{b}\u{0}\u{85}\u{a0}\u{2028}\u{202e}\u{feff}é"), r#""\a\v\x00\u0085\u00a0\u2028\u202e\ufeffé""#);
 /// ```
 pub fn go_quote(s: &str) -> String {
+    use std::fmt::Write as _;
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
+            '\u{b}' => out.push_str("\\v"),
             c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32));
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c if !go_is_print(c) => {
+                if (c as u32) < 0x10000 {
+                    let _ = write!(out, "\\u{:04x}", c as u32);
+                } else {
+                    let _ = write!(out, "\\U{:08x}", c as u32);
+                }
             }
             c => out.push(c),
         }
     }
     out.push('"');
     out
+}
+
+/// Go's `strconv.IsPrint`, without the unassigned code points: not a control character, not
+/// white space other than the ASCII space, not a format character (Cf), not private use, not a
+/// noncharacter.
+fn go_is_print(c: char) -> bool {
+    let u = c as u32;
+    if c == ' ' {
+        return true;
+    }
+    if c.is_control() || c.is_whitespace() {
+        return false;
+    }
+    let format = matches!(
+        u,
+        0xad | 0x600..=0x605
+            | 0x61c
+            | 0x6dd
+            | 0x70f
+            | 0x890..=0x891
+            | 0x8e2
+            | 0x180e
+            | 0x200b..=0x200f
+            | 0x202a..=0x202e
+            | 0x2060..=0x2064
+            | 0x2066..=0x206f
+            | 0xfeff
+            | 0xfff9..=0xfffb
+            | 0x110bd
+            | 0x110cd
+            | 0x13430..=0x1343f
+            | 0x1bca0..=0x1bca3
+            | 0x1d173..=0x1d17a
+            | 0xe0001
+            | 0xe0020..=0xe007f
+    );
+    let private = matches!(u, 0xe000..=0xf8ff | 0xf0000..=0xffffd | 0x100000..=0x10fffd);
+    let nonchar = (0xfdd0..=0xfdef).contains(&u) || u & 0xfffe == 0xfffe;
+    !(format || private || nonchar)
 }
 
 /// Go's `%q` for a `[]string`: `["a" "b"]`.
@@ -349,4 +407,30 @@ where
 {
     let parts: Vec<String> = items.into_iter().map(|s| go_quote(s.as_ref())).collect();
     format!("[{}]", parts.join(" "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::go_quote;
+
+    /// Expected texts printed by Go 1.x `strconv.Quote` for the same inputs.
+    #[test]
+    fn go_quote_matches_strconv_quote() {
+        let cases = [
+            (
+                "\u{7}\u{b}\u{0}\u{85}\u{a0}\u{2028}\u{202e}\u{feff}é",
+                r#""\a\v\x00\u0085\u00a0\u2028\u202e\ufeffé""#,
+            ),
+            (
+                "\u{ad}\u{200b}\u{2066}\u{e000}\u{f0000}\u{fdd0}\u{ffff}\u{1fffe}",
+                r#""\u00ad\u200b\u2066\ue000\U000f0000\ufdd0\uffff\U0001fffe""#,
+            ),
+            ("a\u{3000}b\u{1680}c", r#""a\u3000b\u1680c""#),
+            ("tab\there \"q\" \\", r#""tab\there \"q\" \\""#),
+            ("\u{1F600} ok", "\"\u{1F600} ok\""),
+        ];
+        for (input, want) in cases {
+            assert_eq!(go_quote(input), want, "{input:?}");
+        }
+    }
 }
