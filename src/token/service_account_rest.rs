@@ -219,15 +219,17 @@ fn valid_name(name: &str) -> bool {
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.')
 }
 
-fn check_names(pairs: &[(&'static str, &str)]) -> Result<(), LookupError> {
-    for (what, name) in pairs {
-        if !valid_name(name) {
-            return Err(LookupError::Other(format!(
-                "invalid {what} name {name:?} in the token"
-            )));
-        }
+/// Refuses names no object can have (they never reach a URL). Such an object does not exist,
+/// so the answer is the API server's: not found (a 401 for the token, not an outage).
+fn check_names(resource: &'static str, parts: &[&str], name: &str) -> Result<(), LookupError> {
+    if parts.iter().all(|p| valid_name(p)) {
+        Ok(())
+    } else {
+        Err(LookupError::NotFound {
+            resource,
+            name: name.to_owned(),
+        })
     }
-    Ok(())
 }
 
 #[derive(Deserialize, Default)]
@@ -304,7 +306,7 @@ impl ServiceAccountLookup for RestLookup {
         name: &'a str,
     ) -> LookupFuture<'a, ServiceAccount> {
         Box::pin(async move {
-            check_names(&[("namespace", namespace), ("service account", name)])?;
+            check_names("serviceaccounts", &[namespace, name], name)?;
             let path = format!("/api/v1/namespaces/{namespace}/serviceaccounts/{name}");
             let o: WireObject = self.get(&path, "serviceaccounts", name).await?;
             Ok(ServiceAccount {
@@ -316,7 +318,7 @@ impl ServiceAccountLookup for RestLookup {
 
     fn secret<'a>(&'a self, namespace: &'a str, name: &'a str) -> LookupFuture<'a, Secret> {
         Box::pin(async move {
-            check_names(&[("namespace", namespace), ("secret", name)])?;
+            check_names("secrets", &[namespace, name], name)?;
             let path = format!("/api/v1/namespaces/{namespace}/secrets/{name}");
             let o: WireObject = self.get(&path, "secrets", name).await?;
             let token = match o.data.get("token") {
@@ -339,7 +341,7 @@ impl ServiceAccountLookup for RestLookup {
 
     fn pod<'a>(&'a self, namespace: &'a str, name: &'a str) -> LookupFuture<'a, ObjectMeta> {
         Box::pin(async move {
-            check_names(&[("namespace", namespace), ("pod", name)])?;
+            check_names("pods", &[namespace, name], name)?;
             let path = format!("/api/v1/namespaces/{namespace}/pods/{name}");
             let o: WireObject = self.get(&path, "pods", name).await?;
             o.metadata.meta()
@@ -348,7 +350,7 @@ impl ServiceAccountLookup for RestLookup {
 
     fn node<'a>(&'a self, name: &'a str) -> LookupFuture<'a, ObjectMeta> {
         Box::pin(async move {
-            check_names(&[("node", name)])?;
+            check_names("nodes", &[name], name)?;
             let path = format!("/api/v1/nodes/{name}");
             let o: WireObject = self.get(&path, "nodes", name).await?;
             o.metadata.meta()
