@@ -472,40 +472,13 @@ pub const MAX_PEM_LEN: usize = 4 * 1024 * 1024;
 /// assert_eq!(blocks, vec![vec![1u8, 2]]);
 /// ```
 pub fn pem_blocks(data: &[u8]) -> Vec<Vec<u8>> {
-    let data = &data[..data.len().min(MAX_PEM_LEN)];
-    let text = String::from_utf8_lossy(data);
-    let mut out = Vec::new();
-    let mut lines = text.lines();
-    while let Some(line) = lines.next() {
-        let line = line.trim();
-        let Some(label) = line
-            .strip_prefix("-----BEGIN ")
-            .and_then(|l| l.strip_suffix("-----"))
-        else {
-            continue;
-        };
-        let end = format!("-----END {label}-----");
-        let mut body = String::new();
-        let mut closed = false;
-        let mut has_headers = false;
-        for l in lines.by_ref() {
-            let l = l.trim();
-            if l == end {
-                closed = true;
-                break;
-            }
-            if l.contains(':') {
-                has_headers = true; // RFC 1421 headers (e.g. encrypted keys): not supported
-            }
-            body.push_str(l);
-        }
-        if closed && !has_headers {
-            if let Ok(der_bytes) = STANDARD.decode(body.as_bytes()) {
-                out.push(der_bytes);
-            }
-        }
-    }
-    out
+    // Go's `pem.Decode` loop (shared with CA bundles): BEGIN at a line start, a block without
+    // its END line skipped and the search resumed after its BEGIN line (it never swallows the
+    // next block), RFC 1421 headers left out of the body (an encrypted key then fails to parse
+    // and is skipped, as in Kubernetes), a body that is not base64 skipped.
+    crate::x509::bundle::PemBlocks(data)
+        .filter_map(|block| STANDARD.decode(&block.body).ok())
+        .collect()
 }
 
 /// Parses every key in PEM `data` (see the [module docs](self)). Zero keys is Kubernetes'
@@ -516,6 +489,11 @@ pub fn pem_blocks(data: &[u8]) -> Vec<Vec<u8>> {
 /// assert_eq!(err.to_string(), "data does not contain any valid RSA or ECDSA public keys");
 /// ```
 pub fn parse_pem_keys(data: &[u8]) -> Result<Vec<Arc<PublicKey>>, KeyError> {
+    if data.len() > MAX_PEM_LEN {
+        return Err(KeyError::new(format!(
+            "key data is larger than {MAX_PEM_LEN} bytes"
+        )));
+    }
     let mut keys = Vec::new();
     for block in pem_blocks(data) {
         if let Some(key) = key_from_der(&block)? {
@@ -781,6 +759,47 @@ mod tests {
         let pair = EcdsaKeyPair::generate(&ECDSA_P256_SHA256_FIXED_SIGNING).unwrap();
         let spki = pair.public_key().as_der().unwrap();
         Arc::new(PublicKey::from_spki_der(spki.as_ref()).unwrap())
+    }
+
+    /// Key files are read as Go's `pem.Decode` loop reads them (`keyutil.ParsePublicKeysPEM`).
+    #[test]
+    fn pem_key_files_follow_go_pem_decode() {
+        const KEY: &str = "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEH6cuzP8XuD5wal6wf9M6xDljTOPL\nX2i8uIp/C/ASqiIGUeeKQtX0/IR3qCXyThP/dbCiHrF3v1cuhBOHY8CLVg==\n-----END PUBLIC KEY-----\n";
+        let body = KEY.lines().nth(1).unwrap();
+        let cases: Vec<(&str, String, Result<usize, &str>)> = vec![
+            ("one key", KEY.into(), Ok(1)),
+            (
+                "a block closed by another label does not hide the next",
+                format!("-----BEGIN PUBLIC KEY-----\n{body}\n-----END RSA PUBLIC KEY-----\n{KEY}"),
+                Ok(1),
+            ),
+            (
+                "a body that is not base64 is skipped",
+                format!("-----BEGIN PUBLIC KEY-----\n!!!!\n-----END PUBLIC KEY-----\n{KEY}"),
+                Ok(1),
+            ),
+            (
+                "RFC 1421 headers are left out of the body",
+                KEY.replacen("-----\n", "-----\nComment: rotated 2026\n\n", 1),
+                Ok(1),
+            ),
+            (
+                "an encrypted key is not a key",
+                "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,00\n\nAAAA\n-----END RSA PRIVATE KEY-----\n".into(),
+                Err("data does not contain any valid RSA or ECDSA public keys"),
+            ),
+            (
+                "larger than MAX_PEM_LEN is an error, not a silent cut",
+                format!("{KEY}{}", " ".repeat(MAX_PEM_LEN)),
+                Err("key data is larger than 4194304 bytes"),
+            ),
+        ];
+        for (name, input, want) in cases {
+            let got = parse_pem_keys(input.as_bytes())
+                .map(|k| k.len())
+                .map_err(|e| e.to_string());
+            assert_eq!(got, want.map_err(str::to_owned), "{name}");
+        }
     }
 
     #[test]

@@ -60,15 +60,16 @@ pub fn parse_pem_bundle(data: &[u8]) -> Result<Vec<CertificateDer<'static>>, Con
     Ok(certs)
 }
 
-struct PemBlock<'a> {
-    label: &'a [u8],
-    has_headers: bool,
-    body: Vec<u8>,
+pub(crate) struct PemBlock<'a> {
+    pub(crate) label: &'a [u8],
+    pub(crate) has_headers: bool,
+    /// The base64 text, white space removed (not decoded yet).
+    pub(crate) body: Vec<u8>,
 }
 
 /// Iterates PEM blocks like Go's `pem.Decode` called in a loop: anything before a
 /// `-----BEGIN` line is skipped; a malformed block is skipped.
-struct PemBlocks<'a>(&'a [u8]);
+pub(crate) struct PemBlocks<'a>(pub(crate) &'a [u8]);
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)

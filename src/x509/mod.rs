@@ -127,7 +127,7 @@
 //! (feature `tls`); `tests/x509.rs` runs exactly this with curl and reqwest.
 
 mod anchor_keys;
-mod bundle;
+pub(crate) mod bundle;
 pub(crate) mod der;
 mod metrics;
 pub(crate) mod subject;
