@@ -357,6 +357,74 @@ async fn discovery_url_trailing_slash_and_last_good_keys() {
     drop(server);
 }
 
+/// A distributed-claim JWT signed by a key the cached set does not hold yet (a rotation)
+/// causes one refetch of the issuer's keys, as an ID token with an unknown `kid` does (go-oidc's
+/// remote key set serves both); it used to be checked against the cached keys only.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn distributed_claim_jwt_with_a_new_key_refetches_the_keys() {
+    let Some(f) = fixture() else { return };
+    let pki = Pki::new();
+    let valid = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64
+        + 3600;
+    let (old_set, new_set) = (jwks(f, &["rsa.jwk"]), jwks(f, &["rsa.jwk", "rsa2.jwk"]));
+    let rotated = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let claim_jwt: Arc<OnceLock<String>> = Arc::new(OnceLock::new());
+    let (r, cj) = (rotated.clone(), claim_jwt.clone());
+    let (server, url) = site(&pki, move |s, b| match s.uri.as_str() {
+        "/.well-known/openid-configuration" => discovery_doc(b),
+        "/keys" if r.load(std::sync::atomic::Ordering::SeqCst) => {
+            Reply::Http(200, vec![], new_set.clone())
+        }
+        "/keys" => Reply::Http(200, vec![], old_set.clone()),
+        "/groups" => Reply::Http(
+            200,
+            vec![],
+            cj.get().cloned().unwrap_or_default().into_bytes(),
+        ),
+        _ => Reply::Http(404, vec![], vec![]),
+    })
+    .await;
+    let minted = mint(&[
+        req(
+            &f.key("rsa.pem"),
+            "RS256",
+            Some("thumbprint"),
+            json!({"iss": url, "aud": "my-client", "exp": valid, "username": "jane",
+                   "_claim_names": {"groups": "src1"},
+                   "_claim_sources": {"src1": {"endpoint": format!("{url}/groups")}}}),
+        ),
+        req(
+            &f.key("rsa2.pem"),
+            "RS256",
+            Some("thumbprint"),
+            json!({"iss": url, "aud": "my-client", "exp": valid, "groups": ["team1"]}),
+        ),
+    ]);
+    claim_jwt.set(minted[1].clone()).unwrap();
+    let mut c = cfg(&url, Some(&pki.ca_pem));
+    c.groups = Some(PrefixedClaim {
+        claim: "groups".into(),
+        prefix: String::new(),
+    });
+    let a = Arc::new(OidcAuthenticator::new(c));
+    let h = spawn(&a, fast().with_refresh_cooldown(Duration::ZERO)).unwrap();
+    assert_eq!(first_outcome(&h).await, Ok(()));
+    assert_eq!(h.jwks_fetches(), 1);
+    // The provider rotates: the claim JWT's key is published only now.
+    rotated.store(true, std::sync::atomic::Ordering::SeqCst);
+    let r = a
+        .authenticate_token(&minted[0], &Context::default())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(r.user.groups().collect::<Vec<_>>(), ["team1"]);
+    assert_eq!(h.jwks_fetches(), 2, "one refetch for the new key");
+    drop(server);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn distributed_groups_claims() {
     let Some(f) = fixture() else { return };

@@ -683,13 +683,27 @@ impl OidcAuthenticator {
                 go_quote(iss)
             )));
         }
+        let dist = RawClaims::new(jwt.claims().ok_or_else(|| {
+            wrap("verify distributed claim token: oidc: failed to unmarshal claims: json: cannot unmarshal claims: malformed JSON".into())
+        })?);
+        // The claim JWT goes through the issuer's key set like an ID token: a `kid` it does not
+        // hold (a rotation) causes one refetch (coalesced, rate-limited), after the claims and
+        // algorithm have passed (go-oidc's order).
+        let unknown_kid = match (jwt.header(), self.keys.load().as_deref()) {
+            (Ok(h), Some(keys)) => h
+                .kid()
+                .is_some_and(|kid| keys.find(Some(kid)).next().is_none()),
+            _ => false,
+        };
+        if unknown_kid && self.check_before_signature(&jwt, &dist).is_ok() {
+            if let Some(refresher) = self.refresher.load_full() {
+                refresher.refresh_keys().await;
+            }
+        }
         let keys = self
             .keys
             .load_full()
             .ok_or_else(|| Error::from_static(ErrorKind::Unavailable, ERR_NOT_INITIALIZED))?;
-        let dist = RawClaims::new(jwt.claims().ok_or_else(|| {
-            wrap("verify distributed claim token: oidc: failed to unmarshal claims: json: cannot unmarshal claims: malformed JSON".into())
-        })?);
         self.verify(&jwt, &dist, &keys)
             .map_err(|e| wrap(format!("verify distributed claim token: {e}")))?;
         let value = dist.get(claim).ok_or_else(|| {
