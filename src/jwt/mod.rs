@@ -75,6 +75,10 @@
 //! | ES256 | 0.54 / 0.71 µs | 0.99 / 1.01 µs | 1.90 / 2.20 µs | 1.84 / 1.94 µs |
 //! | EdDSA | 0.67 / 0.65 µs | 0.89 / 0.81 µs | 1.78 / 1.74 µs | — |
 //!
+//! A later run (2026-11-23 01:49 UTC, load average 0.3–0.9, fixed bench keys): pre-check
+//! 0.67 / 0.65 / 0.74 / 0.63 µs, core 0.98 / 1.07 / 1.06 / 0.83 µs, SA full path 1.88 / 1.84 /
+//! 2.25 / 1.77 µs (RS256 / PS256 / ES256 / EdDSA): the same picture.
+//!
 //! So the core is *at* the target (0.81–1.03 µs over the primitive), not under it with a
 //! margin, and the full paths miss it by 0.4–1.2 µs. The pre-check is 0.59–0.62 µs in a
 //! loop of its own (`verify/*/pre-check parse only`) and 0.54–0.78 µs (0.68 on average)
@@ -99,6 +103,11 @@
 //! | PS256 (2048) | 327 k | 12.9 k | 60.1 → 39.7 → 22.0 → 19.1 k | 41.0 → 30.5 → 15.4 → 13.8 k |
 //! | ES256 | 746 k | 13.3 k | 57.5 → 38.5 → 22.4 → 19.5 k | 37.8 → 28.9 → 15.6 → 14.1 k |
 //! | EdDSA | 497 k | 14.0 k | 57.5 → 39.3 → 23.1 → 20.3 k | — |
+//!
+//! Since then the OIDC path decodes the ID token's claims as go-oidc v2.5.0 does (every
+//! member looked at once, `iat` read, typed distributed-claim maps: Kubernetes' exact errors),
+//! and the session's other fixes landed: RS256 OIDC is 14.9 k now (SA 19.9 k, core 12.8 k;
+//! `OIDC_COUNT=RS256` minus `OIDC_COUNT=RS256-primitive` over 1,000 calls).
 //!
 //! Dropping the answer costs 0.6 k more for SA (2.1 k before the user's extra values moved
 //! into its text) and 0.8 k for OIDC. Allocations per token (callgrind's count of
