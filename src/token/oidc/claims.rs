@@ -38,16 +38,7 @@ impl<'a> RawClaims<'a> {
 }
 
 /// Go's name of a JSON value's type, as in `json: cannot unmarshal <type> into …`.
-pub(crate) fn raw_type(v: RawJson<'_>) -> &'static str {
-    match v.text().as_bytes().first() {
-        Some(b'"') => "string",
-        Some(b'[') => "array",
-        Some(b'{') => "object",
-        Some(b't' | b'f') => "bool",
-        Some(b'n') => "null",
-        _ => "number",
-    }
-}
+pub(crate) use crate::jwt::json::json_kind as raw_type;
 
 /// A claim as a Go `string`: `null` is `""`; other types are Go's unmarshal error (the value
 /// itself is never echoed). Borrowed unless the string has escapes.
