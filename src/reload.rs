@@ -93,7 +93,7 @@ fn stream<T>(
     let mut reader = std::io::BufReader::with_capacity(
         64 * 1024,
         HashingReader {
-            inner: file.take(max_bytes + 1),
+            inner: file.take(max_bytes.saturating_add(1)),
             hasher: siphasher::sip::SipHasher13::new(),
             read: 0,
         },
@@ -198,7 +198,7 @@ fn read_bounded(path: &Path, max_bytes: u64) -> Result<Vec<u8>, ConfigError> {
     let file =
         File::open(path).map_err(|e| ConfigError::new(format!("open {}: {e}", path.display())))?;
     let mut bytes = Vec::new();
-    file.take(max_bytes + 1)
+    file.take(max_bytes.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(|e| ConfigError::new(format!("read {}: {e}", path.display())))?;
     if bytes.len() as u64 > max_bytes {
@@ -423,6 +423,23 @@ impl<T: Send + Sync + 'static> FileReloader<T> {
 pub const MIN_POLL_INTERVAL: Duration = Duration::from_millis(1);
 
 impl<T> Shared<T> {
+    /// Whether the file changed while it was read (its stamp before the read is `before`; `read`
+    /// is how many bytes were read, when known): a writer rewriting it in place was caught in
+    /// the middle, and what was parsed may be a valid-looking prefix (a token list cut short, a
+    /// groups column cut to another group). Nothing is swapped in; the next poll sees the new
+    /// stamp and reads the file again. (A writer paused in the middle of an in-place write
+    /// cannot be told from a finished one: write files atomically, by rename.)
+    fn torn(&self, before: Option<Stamp>, read: Option<u64>) -> bool {
+        let after = stamp(&self.path).ok();
+        let torn = before.is_none()
+            || after != before
+            || read.is_some_and(|n| before.is_some_and(|b| b.len != n));
+        if torn {
+            tracing::info!(path = %self.path.display(), "file changed while it was read; reading it again at the next check");
+        }
+        torn
+    }
+
     fn check(&self, force: bool) -> Result<Reloaded, ConfigError> {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         state.polls = state.polls.wrapping_add(1);
@@ -440,6 +457,9 @@ impl<T> Shared<T> {
                 }
                 failed_hash = Some(hash);
                 let value = parse(&bytes)?;
+                if self.torn(now, Some(bytes.len() as u64)) {
+                    return Ok((Reloaded::Unchanged, state.content_hash));
+                }
                 self.current.store(Arc::new(value));
                 Ok((Reloaded::Updated, hash))
             }),
@@ -456,6 +476,9 @@ impl<T> Shared<T> {
                     failed_hash = Some(parsed_hash);
                     let value =
                         value.ok_or_else(|| ConfigError::new("internal: no value parsed"))?;
+                    if self.torn(now, None) {
+                        return Ok((Reloaded::Unchanged, state.content_hash));
+                    }
                     self.current.store(Arc::new(value));
                     Ok((Reloaded::Updated, parsed_hash))
                 })
@@ -514,6 +537,72 @@ mod tests {
             return Err(ConfigError::new("bad content"));
         }
         Ok(s.to_owned())
+    }
+
+    /// A writer rewriting the file in place while it is read: what was read is not swapped in
+    /// (it may be a valid-looking prefix); the next check reads the finished file. Both parser
+    /// kinds; the "writer" is the parser itself, rewriting the file in the middle of a reload.
+    #[test]
+    fn a_file_rewritten_while_it_is_read_is_not_swapped_in() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, "one").unwrap();
+        let writer = |path: PathBuf| {
+            move |content: &str| {
+                if content == "two-partial" {
+                    // The rest of the write lands while the reload is still parsing.
+                    std::fs::write(&path, "two-partial-and-the-rest").unwrap();
+                }
+            }
+        };
+        let write_bytes = writer(path.clone());
+        let bytes = FileReloader::load(&path, 64, move |b: &[u8]| {
+            let s = parse(b)?;
+            write_bytes(&s);
+            Ok(s)
+        })
+        .unwrap();
+        let write_stream = writer(path.clone());
+        let streamed = FileReloader::load_streaming(&path, 64, move |r: &mut dyn BufRead, _| {
+            let mut s = String::new();
+            r.read_to_string(&mut s)
+                .map_err(|e| ConfigError::new(e.to_string()))?;
+            write_stream(&s);
+            Ok(s)
+        })
+        .unwrap();
+        for (name, f) in [("bytes", &bytes), ("streaming", &streamed)] {
+            std::fs::write(&path, "two-partial").unwrap();
+            assert_eq!(f.reload_now().unwrap(), Reloaded::Unchanged, "{name}");
+            assert_eq!(
+                **f.current(),
+                "one",
+                "{name}: the torn read is not swapped in"
+            );
+            assert_eq!(f.reload_now().unwrap(), Reloaded::Updated, "{name}");
+            assert_eq!(**f.current(), "two-partial-and-the-rest", "{name}");
+            std::fs::write(&path, "one").unwrap();
+            f.reload_now().unwrap();
+        }
+    }
+
+    /// `u64::MAX` ("no limit") reads the whole file (`max_bytes + 1` overflowed: a panic in
+    /// debug builds, an empty read in release builds).
+    #[test]
+    fn a_limit_of_u64_max_reads_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, "one").unwrap();
+        let f = FileReloader::load(&path, u64::MAX, parse).unwrap();
+        assert_eq!(**f.current(), "one");
+        let s = FileReloader::load_streaming(&path, u64::MAX, |r: &mut dyn BufRead, _| {
+            let mut s = String::new();
+            r.read_to_string(&mut s)
+                .map_err(|e| ConfigError::new(e.to_string()))?;
+            Ok(s)
+        })
+        .unwrap();
+        assert_eq!(**s.current(), "one");
     }
 
     #[test]
