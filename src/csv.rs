@@ -373,6 +373,35 @@ pub(crate) fn text<'a>(
     })
 }
 
+/// The groups column of a row, refused when it names more than
+/// [`MAX_GROUPS`](crate::request::MAX_GROUPS) groups: each `,` costs a list entry (16 bytes and
+/// more), so an unbounded column would turn a file under the size cap into gigabytes. Kubernetes
+/// has no such limit (docs/compatibility.md).
+pub(crate) fn groups<'a>(
+    field: &'a [u8],
+    kind: &str,
+    path: &str,
+    record: usize,
+) -> Result<&'a str, ConfigError> {
+    let column = text(field, "groups", kind, path, record)?;
+    if memchr::memchr_iter(b',', column.as_bytes()).count() >= crate::request::MAX_GROUPS {
+        return Err(ConfigError::new(format!(
+            "{kind} file '{path}', record number '{record}': more than {} groups",
+            crate::request::MAX_GROUPS
+        )));
+    }
+    Ok(column)
+}
+
+/// The error of reading a file's records: an I/O failure names the file as Go's
+/// `read <path>: <cause>` does; a CSV error has its own text.
+pub(crate) fn read_error(e: Error, path: &str) -> ConfigError {
+    match e {
+        Error::Io(e) => ConfigError::new(format!("read {path}: {e}")),
+        Error::Parse(e) => ConfigError::new(e.to_string()),
+    }
+}
+
 /// A rough upper bound on the number of records (lines of at least three bytes, the shortest
 /// valid row being `t,,`), to pre-size maps without over-allocating for blank lines.
 pub(crate) fn record_hint(bytes: &[u8]) -> usize {

@@ -192,6 +192,15 @@ fn construction_errors_match_kubernetes() {
             "keystone:5000",
             "Auth URL should be secure and start with https",
         ),
+        // kube-authn only: the tokens path is appended, which a query or fragment would swallow.
+        (
+            "https://keystone:5000/v3#x",
+            "invalid Keystone auth URL: a query or fragment is not allowed",
+        ),
+        (
+            "https://keystone:5000/v3?a=b",
+            "invalid Keystone auth URL: a query or fragment is not allowed",
+        ),
     ];
     for (url, want) in cases {
         assert_eq!(
@@ -208,6 +217,53 @@ fn construction_errors_match_kubernetes() {
     )
     .unwrap_err();
     assert!(e.to_string().contains("/nonexistent/ca.pem"));
+    // A password in the auth URL never reaches Debug.
+    let k = KeystoneAuthenticator::new("https://u:pw-SECRET@keystone:5000", None).unwrap();
+    assert!(!format!("{k:?}").contains("SECRET"), "{k:?}");
+}
+
+/// Logins in flight are bounded: past the limit a login fails at once (Unavailable, the same
+/// text), without a request, instead of piling up tasks and connections to Keystone.
+#[tokio::test]
+async fn logins_in_flight_are_bounded() {
+    let pki = Pki::new();
+    let hang = Server::start(&pki.server_cert_pem, &pki.server_key_pem, None, |_, _| {
+        Reply::Hang
+    })
+    .await;
+    let k = std::sync::Arc::new(
+        KeystoneAuthenticator::with_connection(
+            ConnectionInfo::new(hang.url(""))
+                .with_ca(Pem::Data(pki.ca_pem.clone().into_bytes()))
+                .with_trust_env(false),
+        )
+        .unwrap()
+        .with_max_in_flight(1),
+    );
+    let held = {
+        let k = k.clone();
+        tokio::spawn(async move {
+            k.authenticate_password("alice", "one", &Context::default())
+                .await
+        })
+    };
+    for _ in 0..200 {
+        if hang.calls() == 1 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert_eq!(hang.calls(), 1, "the first login reached Keystone");
+    let started = std::time::Instant::now();
+    let e = k
+        .authenticate_password("bob", "two", &Context::default())
+        .await
+        .unwrap_err();
+    assert_eq!(e.to_string(), "Failed to authenticate");
+    assert_eq!(e.kind(), kube_authn::ErrorKind::Unavailable);
+    assert!(started.elapsed() < std::time::Duration::from_secs(1));
+    assert_eq!(hang.calls(), 1, "no request for the refused login");
+    held.abort();
 }
 
 /// A real OpenStack Keystone (Debian `python3-keystone`), SQLite-backed, served by its own

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use kube_authn::authenticator::{Context, RequestAuthenticator, TokenAuthenticator};
+use kube_authn::password::file::PasswordFile;
 use kube_authn::request::Bearer;
 use kube_authn::token::file::{DEFAULT_MAX_FILE_BYTES, TokenFile};
 use proptest::prelude::*;
@@ -116,6 +117,36 @@ fn k8s_test_empty_token_token_file() {
         ["empty token has been found in token file 'f', record number '1'"]
     );
     assert_eq!(who(&file, ""), None);
+}
+
+/// A groups column is bounded (4,096 groups): each `,` costs a list entry, so an unbounded
+/// column turns a file under the size cap into gigabytes. Kubernetes has no such limit.
+#[test]
+fn a_row_with_more_than_4096_groups_is_refused() {
+    let row = |groups: usize| format!("t,u,1,\"{}\"\n", vec!["g"; groups].join(","));
+    let ok = TokenFile::from_csv(row(4096).as_bytes(), "f").unwrap();
+    assert_eq!(who(&ok, "t").unwrap().2.len(), 4096);
+    let err = TokenFile::from_csv(row(4097).as_bytes(), "f").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "token file 'f', record number '1': more than 4096 groups"
+    );
+    let err = PasswordFile::from_csv(row(100_000).as_bytes(), "p").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "password file 'p', record number '1': more than 4096 groups"
+    );
+}
+
+/// A read failure names the file, as Go's `read <path>: <cause>` does.
+#[test]
+fn a_read_error_names_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().display().to_string();
+    let err = TokenFile::open(dir.path()).unwrap_err().to_string();
+    assert!(err.starts_with(&format!("read {path}: ")), "{err}");
+    let err = PasswordFile::open(dir.path()).unwrap_err().to_string();
+    assert!(err.starts_with(&format!("read {path}: ")), "{err}");
 }
 
 #[test]

@@ -101,10 +101,7 @@ fn parse<R: BufRead>(src: R, capacity: usize, path: &str) -> Result<PasswordTabl
     let mut users = Users::new();
     let mut reader = csv::Reader::new(src);
     let mut record_num = 0usize;
-    while let Some(record) = reader
-        .read_record()
-        .map_err(|e| ConfigError::new(e.to_string()))?
-    {
+    while let Some(record) = reader.read_record().map_err(|e| csv::read_error(e, path))? {
         if record.len() < 3 {
             return Err(ConfigError::new(format!(
                 "password file '{path}' must have at least 3 columns (password, user name, user uid), found {}",
@@ -115,13 +112,7 @@ fn parse<R: BufRead>(src: R, capacity: usize, path: &str) -> Result<PasswordTabl
         let name = csv::text(record.get(1), "user name", "password", path, record_num)?;
         let uid = csv::text(record.get(2), "user uid", "password", path, record_num)?;
         let groups = if record.len() >= 4 {
-            Some(csv::text(
-                record.get(3),
-                "groups",
-                "password",
-                path,
-                record_num,
-            )?)
+            Some(csv::groups(record.get(3), "password", path, record_num)?)
         } else {
             None
         };

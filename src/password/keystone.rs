@@ -39,12 +39,17 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::authenticator::{AuthFuture, AuthResult, Context, PasswordAuthenticator, Response};
-use crate::error::{ConfigError, Error};
+use crate::error::{ConfigError, Error, ErrorKind};
 use crate::outbound::{ConnectionInfo, Pem};
 use crate::user::UserInfo;
 
 /// The error every Keystone failure becomes (Kubernetes' text).
 pub const FAILED_TO_AUTHENTICATE: &str = "Failed to authenticate";
+
+/// How many Keystone logins may be in flight at once by default (each Basic request is one
+/// outbound POST of up to 30 s: unbounded, anyone could hold that many tasks and connections
+/// open and spray passwords at Keystone through this server).
+pub const DEFAULT_MAX_IN_FLIGHT: usize = 256;
 
 /// Authenticates user name and password against Keystone. See the [module docs](self).
 #[derive(Clone)]
@@ -52,12 +57,13 @@ pub struct KeystoneAuthenticator {
     tokens_url: String,
     client: reqwest::Client,
     user_domain_id: String,
+    in_flight: Arc<tokio::sync::Semaphore>,
 }
 
 impl fmt::Debug for KeystoneAuthenticator {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("KeystoneAuthenticator")
-            .field("tokens_url", &self.tokens_url)
+            .field("tokens_url", &crate::outbound::redact_url(&self.tokens_url))
             .field("user_domain_id", &self.user_domain_id)
             .finish_non_exhaustive()
     }
@@ -105,6 +111,12 @@ impl KeystoneAuthenticator {
                 "Auth URL should be secure and start with https",
             ));
         }
+        // The tokens path is appended to the URL: a query or fragment would swallow it.
+        if parsed.query().is_some() || parsed.fragment().is_some() {
+            return Err(ConfigError::new(
+                "invalid Keystone auth URL: a query or fragment is not allowed",
+            ));
+        }
         let base = url.trim_end_matches('/');
         let tokens_url = if base.ends_with("/v3") {
             format!("{base}/auth/tokens?nocatalog")
@@ -116,7 +128,21 @@ impl KeystoneAuthenticator {
             tokens_url,
             client,
             user_domain_id: "default".to_owned(),
+            in_flight: Arc::new(tokio::sync::Semaphore::new(DEFAULT_MAX_IN_FLIGHT)),
         })
+    }
+
+    /// At most `max` logins in flight (default [`DEFAULT_MAX_IN_FLIGHT`]); beyond that a login
+    /// fails at once with `Failed to authenticate` of kind
+    /// [`ErrorKind::Unavailable`](crate::ErrorKind::Unavailable), without a request.
+    ///
+    /// ```
+    /// use kube_authn::password::keystone::KeystoneAuthenticator;
+    /// let _ = KeystoneAuthenticator::new("https://k", None).unwrap().with_max_in_flight(16);
+    /// ```
+    pub fn with_max_in_flight(mut self, max: usize) -> Self {
+        self.in_flight = Arc::new(tokio::sync::Semaphore::new(max.max(1)));
+        self
     }
 
     /// Uses another user domain than `default`.
@@ -141,6 +167,10 @@ impl KeystoneAuthenticator {
     }
 
     async fn check(&self, user: &str, password: &str) -> AuthResult {
+        let Ok(_slot) = self.in_flight.clone().try_acquire_owned() else {
+            tracing::warn!("too many Keystone logins in flight; refusing this one");
+            return Err(Error::new(ErrorKind::Unavailable, FAILED_TO_AUTHENTICATE));
+        };
         let body = serde_json::json!({
             "auth": {"identity": {
                 "methods": ["password"],

@@ -138,10 +138,7 @@ fn parse<R: BufRead>(src: R, capacity: usize, path: &str) -> Result<TokenTable, 
     let mut users = Users::new();
     let mut reader = csv::Reader::new(src);
     let mut record_num = 0usize;
-    while let Some(record) = reader
-        .read_record()
-        .map_err(|e| ConfigError::new(e.to_string()))?
-    {
+    while let Some(record) = reader.read_record().map_err(|e| csv::read_error(e, path))? {
         if record.len() < 3 {
             return Err(ConfigError::new(format!(
                 "token file '{path}' must have at least 3 columns (token, user name, user uid), found {}",
@@ -158,13 +155,7 @@ fn parse<R: BufRead>(src: R, capacity: usize, path: &str) -> Result<TokenTable, 
         let name = csv::text(record.get(1), "user name", "token", path, record_num)?;
         let uid = csv::text(record.get(2), "user uid", "token", path, record_num)?;
         let groups = if record.len() >= 4 {
-            Some(csv::text(
-                record.get(3),
-                "groups",
-                "token",
-                path,
-                record_num,
-            )?)
+            Some(csv::groups(record.get(3), "token", path, record_num)?)
         } else {
             None
         };
