@@ -16,5 +16,5 @@ fi
 go version
 # cargo-fuzz for fuzz/ (token_csv, password_csv).
 if ! cargo fuzz --version >/dev/null 2>&1; then
-  cargo install cargo-fuzz
+  cargo install cargo-fuzz --locked --version 0.13.2
 fi

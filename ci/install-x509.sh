@@ -13,5 +13,5 @@ if ((${#need[@]})); then
 fi
 # Fuzzing (optional, used by `cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz build -s none`).
 if [[ "${KUBE_AUTHN_FUZZ:-0}" == "1" ]] && ! cargo fuzz --version >/dev/null 2>&1; then
-    cargo install cargo-fuzz --locked
+    cargo install cargo-fuzz --locked --version 0.13.2
 fi

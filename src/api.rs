@@ -59,7 +59,7 @@ where
 ///
 /// ```
 /// let m = kube_authn::api::ObjectMeta::default();
-/// assert_eq!(serde_json::to_string(&m).unwrap(), r#"{"creationTimestamp":null}"#);
+/// assert_eq!(serde_json::to_string(&m).unwrap(), "{}");
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -79,8 +79,9 @@ pub struct ObjectMeta {
         skip_serializing_if = "String::is_empty"
     )]
     pub namespace: String,
-    /// `metadata.creationTimestamp` (RFC 3339), `null` when unset as in Go.
-    #[serde(default)]
+    /// `metadata.creationTimestamp` (RFC 3339), left out when unset, as apimachinery's
+    /// `omitempty,omitzero` tag does (older releases wrote `null`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub creation_timestamp: Option<String>,
 }
 

@@ -1,5 +1,5 @@
-//! Wycheproof JOSE signature vectors (`/work/shared/vectors/wycheproof/json_web_signature_test.json`,
-//! falling back to `tests/vectors/` if copied) against the compact-JWS verifier.
+//! Wycheproof JOSE signature vectors (`tests/vectors/wycheproof/json_web_signature_test.json`,
+//! Apache-2.0, copied unchanged) against the compact-JWS verifier.
 //!
 //! Rule: an `invalid` vector must never verify; a `valid` vector must verify whenever its
 //! algorithm and key type are ones we support (asymmetric RS/PS/ES/EdDSA); vectors using
@@ -11,18 +11,9 @@ use kube_authn::jwt::key::parse_jwk;
 
 #[test]
 fn wycheproof_json_web_signature() {
-    // The project's shared/ directory sits next to the checkout (CI and the workspace alike).
-    const FILE: &str = "vectors/wycheproof/json_web_signature_test.json";
-    let candidates = [
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../shared")
-            .join(FILE),
-        std::path::Path::new("/work/shared").join(FILE),
-    ];
-    let data = candidates
-        .iter()
-        .find_map(|p| std::fs::read(p).ok())
-        .unwrap_or_else(|| panic!("Wycheproof vectors not found at {candidates:?}"));
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/vectors/wycheproof/json_web_signature_test.json");
+    let data = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let doc: serde_json::Value = serde_json::from_slice(&data).unwrap();
     let (mut valid_ok, mut invalid_rejected, mut skipped, mut pinned) = (0, 0, 0, 0);
     for group in doc["testGroups"].as_array().unwrap() {

@@ -340,8 +340,13 @@ async fn token_review_semantics_over_reqwest() {
                 "{label}"
             );
             assert_eq!(got["kind"], "TokenReview", "{label}");
-            // Cluster-scoped: a namespace in the body is cleared, as kube-apiserver does.
+            // Cluster-scoped: a namespace in the body is cleared, as kube-apiserver does; an
+            // unset creationTimestamp is left out (apimachinery's omitzero), not `null`.
             assert!(got["metadata"].get("namespace").is_none(), "{label}: {got}");
+            assert!(
+                got["metadata"].get("creationTimestamp").is_none(),
+                "{label}: {got}"
+            );
             // kube-apiserver echoes the request, token included; the Python client requires it.
             assert!(got["spec"]["token"].is_string(), "{label}: {got}");
         }
@@ -735,6 +740,52 @@ fn dev_mode_prints_commands_that_work() {
     );
 }
 
+/// With its own `--token-auth-file`, `--dev` does not print the demo users' bearer lines or a
+/// kubeconfig with their token (they are not in that file: every such line was a 401); the
+/// basic-auth line stays (dev wrote the password file), and the anonymous line says 401 when
+/// anonymous is off.
+#[test]
+fn dev_mode_prints_only_credentials_the_server_has() {
+    let dir = tempfile::tempdir().unwrap();
+    let tokens = dir.path().join("own-tokens.csv");
+    std::fs::write(&tokens, format!("{JANE_TOKEN},jane,2\n")).unwrap();
+    let server = Server::spawn(
+        dir,
+        &[
+            "--dev".to_string(),
+            format!("--token-auth-file={}", tokens.display()),
+            "--anonymous-auth=false".to_string(),
+        ],
+    );
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let out = loop {
+        let out = server.stdout.lock().unwrap().clone();
+        if out.contains("Bearer wrong") {
+            break out;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "instructions not printed:\n{out}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(!out.contains("(bearer token)"), "{out}");
+    assert!(!out.contains("TokenReview"), "{out}");
+    assert!(!out.contains("KUBECONFIG="), "{out}");
+    assert!(out.contains("401: --anonymous-auth=false"), "{out}");
+    let basic = out
+        .lines()
+        .find(|l| l.starts_with("curl") && l.contains(" -u 'admin:"))
+        .unwrap_or_else(|| panic!("no basic-auth line:\n{out}"));
+    let got = Command::new("sh")
+        .arg("-c")
+        .arg(format!("{basic} -sS"))
+        .output()
+        .unwrap();
+    let body: Value = serde_json::from_slice(&got.stdout).unwrap_or(Value::Null);
+    assert_eq!(body["status"]["userInfo"]["username"], "admin", "{basic}");
+}
+
 #[test]
 fn generated_certificate_is_reused_across_restarts() {
     let server = start(&[]);
@@ -842,6 +893,15 @@ fn client_certificates_over_curl() {
         .as_str()
         .unwrap();
     assert!(id.starts_with("X509SHA256=") && id.len() == 11 + 64, "{id}");
+    // The certificate's remaining lifetime was observed and is served on /metrics, as
+    // kube-apiserver serves apiserver_client_certificate_expiration_seconds.
+    let (metrics, code, _) = server.curl(&[&args[..], &[server.url("/metrics").as_str()]].concat());
+    assert_eq!(code, 200, "{metrics}");
+    let count = metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("apiserver_client_certificate_expiration_seconds_count "))
+        .unwrap_or_else(|| panic!("no expiration histogram in:\n{metrics}"));
+    assert!(count.parse::<u64>().unwrap() >= 1, "{count}");
     // An untrusted certificate with anonymous enabled is a 401, never anonymous (kube-apiserver).
     let args = cert_args(&rogue_cert, &rogue_key);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();

@@ -228,15 +228,33 @@ pub fn assert_startup_errors<A: AsRef<str>>(
     cases: &[(&'static str, Vec<A>, &'static str)],
 ) {
     for (name, args, want) in cases {
-        let out = Command::new(env!("CARGO_BIN_EXE_kube-authn"))
+        let mut child = Command::new(env!("CARGO_BIN_EXE_kube-authn"))
             .arg("serve")
             .args(args.iter().map(AsRef::as_ref))
             .arg(format!("--cert-dir={}", dir.join("certs").display()))
             .arg("--secure-port=0")
-            .output()
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
             .unwrap();
-        assert!(!out.status.success(), "case {name} should fail");
-        let stderr = String::from_utf8_lossy(&out.stderr);
+        // A server that starts after all (a regression) must fail the case, not hang the run.
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("case {name}: the server started instead of refusing to");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let mut stderr = String::new();
+        if let Some(mut err) = child.stderr.take() {
+            let _ = std::io::Read::read_to_string(&mut err, &mut stderr);
+        }
+        assert!(!status.success(), "case {name} should fail");
         assert!(stderr.contains(want), "case {name}: {stderr}");
     }
 }

@@ -19,6 +19,13 @@ struct DemoUser {
 pub struct DevSetup {
     dir: PathBuf,
     users: Vec<DemoUser>,
+    /// The demo users' tokens are in the served token file (dev wrote it: no
+    /// `--token-auth-file` was given).
+    demo_tokens: bool,
+    /// Their passwords are in the served password file (no `--basic-auth-file` was given).
+    demo_passwords: bool,
+    /// Anonymous requests are refused (`--anonymous-auth=false`).
+    anonymous_off: bool,
     /// A client certificate and key signed by the dev `--client-ca-file`.
     client_cert: Option<(PathBuf, PathBuf)>,
     /// The front proxy's client certificate and key (CN `front-proxy-client`).
@@ -76,6 +83,8 @@ pub fn prepare(args: &mut ServeArgs) -> Result<DevSetup, String> {
             password: random_hex(8)?,
         },
     ];
+    let demo_tokens = args.token_auth_file.is_none();
+    let demo_passwords = args.basic_auth_file.is_none();
     if args.token_auth_file.is_none() {
         let path = dir.join("tokens.csv");
         let csv: String = users
@@ -172,6 +181,9 @@ pub fn prepare(args: &mut ServeArgs) -> Result<DevSetup, String> {
     Ok(DevSetup {
         dir,
         users,
+        demo_tokens,
+        demo_passwords,
+        anonymous_off: args.anonymous_auth == Some(false),
         client_cert,
         proxy_cert,
         sa_key,
@@ -204,30 +216,38 @@ impl DevSetup {
             "\nkube-authn dev server on {base} (files in {})\n",
             self.dir.display()
         );
-        for u in &self.users {
-            let _ = writeln!(out, "# who am I, as {} (bearer token):", u.name);
+        // The demo users exist only in the files dev wrote: with a given --token-auth-file or
+        // --basic-auth-file their lines would only get 401s.
+        let admin = &self.users[0];
+        if self.demo_tokens {
+            for u in &self.users {
+                let _ = writeln!(out, "# who am I, as {} (bearer token):", u.name);
+                let _ = writeln!(
+                    out,
+                    "curl {cacert} -H 'Authorization: Bearer {}' -H 'Content-Type: application/json' -d '{whoami}' {base}/apis/authentication.k8s.io/v1/selfsubjectreviews\n",
+                    u.token
+                );
+            }
+        }
+        if self.demo_passwords {
+            let _ = writeln!(out, "# who am I, with basic auth:");
             let _ = writeln!(
                 out,
-                "curl {cacert} -H 'Authorization: Bearer {}' -H 'Content-Type: application/json' -d '{whoami}' {base}/apis/authentication.k8s.io/v1/selfsubjectreviews\n",
-                u.token
+                "curl {cacert} -u '{}:{}' -H 'Content-Type: application/json' -d '{whoami}' {base}/apis/authentication.k8s.io/v1/selfsubjectreviews\n",
+                admin.name, admin.password
             );
         }
-        let admin = &self.users[0];
-        let _ = writeln!(out, "# the same with basic auth:");
-        let _ = writeln!(
-            out,
-            "curl {cacert} -u '{}:{}' -H 'Content-Type: application/json' -d '{whoami}' {base}/apis/authentication.k8s.io/v1/selfsubjectreviews\n",
-            admin.name, admin.password
-        );
-        let _ = writeln!(
-            out,
-            "# review another user's token (TokenReview, as a webhook would):"
-        );
-        let _ = writeln!(
-            out,
-            "curl {cacert} -H 'Authorization: Bearer {}' -H 'Content-Type: application/json' -d '{{\"apiVersion\":\"authentication.k8s.io/v1\",\"kind\":\"TokenReview\",\"spec\":{{\"token\":\"{}\"}}}}' {base}/apis/authentication.k8s.io/v1/tokenreviews\n",
-            admin.token, self.users[1].token
-        );
+        if self.demo_tokens {
+            let _ = writeln!(
+                out,
+                "# review another user's token (TokenReview, as a webhook would):"
+            );
+            let _ = writeln!(
+                out,
+                "curl {cacert} -H 'Authorization: Bearer {}' -H 'Content-Type: application/json' -d '{{\"apiVersion\":\"authentication.k8s.io/v1\",\"kind\":\"TokenReview\",\"spec\":{{\"token\":\"{}\"}}}}' {base}/apis/authentication.k8s.io/v1/tokenreviews\n",
+                admin.token, self.users[1].token
+            );
+        }
         let ssr = format!(
             "-H 'Content-Type: application/json' -d '{whoami}' {base}/apis/authentication.k8s.io/v1/selfsubjectreviews"
         );
@@ -277,7 +297,7 @@ impl DevSetup {
             "apiVersion: v1\nkind: Config\nclusters:\n- name: kube-authn-dev\n  cluster:\n    server: {base}\n{ca_line}users:\n- name: jane\n  user:\n    token: {}\ncontexts:\n- name: dev\n  context:\n    cluster: kube-authn-dev\n    user: jane\ncurrent-context: dev\n",
             self.users[1].token
         );
-        if write_private(&kubeconfig, &config).is_ok() {
+        if self.demo_tokens && write_private(&kubeconfig, &config).is_ok() {
             let _ = writeln!(out, "# kubectl:");
             let _ = writeln!(
                 out,
@@ -285,7 +305,14 @@ impl DevSetup {
                 kubeconfig.display()
             );
         }
-        let _ = writeln!(out, "# unauthenticated (anonymous) and a bad token (401):");
+        if self.anonymous_off {
+            let _ = writeln!(
+                out,
+                "# unauthenticated (401: --anonymous-auth=false) and a bad token (401):"
+            );
+        } else {
+            let _ = writeln!(out, "# unauthenticated (anonymous) and a bad token (401):");
+        }
         let _ = writeln!(out, "curl {cacert} {base}/healthz");
         let _ = writeln!(
             out,

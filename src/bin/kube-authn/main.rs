@@ -338,8 +338,10 @@ pub struct ServeArgs {
     /// Development mode: listen on 127.0.0.1, generate a self-signed certificate, demo token
     /// and password files, a client CA and a front-proxy CA with a client certificate each, a
     /// service-account signing key (lookup off), and print ready-to-paste commands. Flags given
-    /// explicitly are kept, except a --bind-address or --cert-dir equal to its default
-    /// (0.0.0.0, /var/run/kubernetes), which dev mode replaces as if it were not given.
+    /// explicitly are kept, except a --bind-address that is a wildcard (0.0.0.0, the default,
+    /// or ::) and a --cert-dir equal to its default (/var/run/kubernetes), which dev mode
+    /// replaces as if they were not given. Demo commands are printed only for credentials the
+    /// server has (none for the demo tokens with your own --token-auth-file).
     #[arg(long = "dev")]
     pub dev: bool,
 

@@ -136,7 +136,12 @@ pub async fn run(mut args: ServeArgs) -> Result<(), String> {
         }),
         metrics: {
             let metrics = metrics.clone();
-            Arc::new(move |out: &mut String| metrics.encode(out))
+            Arc::new(move |out: &mut String| {
+                // Families in name order, as client_golang writes them: the client-certificate
+                // expiration histogram the x509 authenticator records to, then the filter's.
+                kube_authn::x509::CLIENT_CERT_EXPIRATION.encode(out);
+                metrics.encode(out);
+            })
         },
     });
     let layer = AuthenticationLayer::builder(built.chain.clone())
