@@ -333,7 +333,9 @@ impl TokenFile {
     }
 
     /// Re-reads the file now (if it changed); a broken new file keeps the previous tokens and
-    /// returns the error. In-memory sources never change.
+    /// returns the error the first time it is seen (the same broken content again is
+    /// `Ok(Reloaded::Unchanged)`: it is not parsed and logged on every check). In-memory
+    /// sources never change.
     ///
     /// ```
     /// # let dir = tempfile::tempdir().unwrap(); let p = dir.path().join("t.csv");
