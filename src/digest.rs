@@ -41,8 +41,8 @@ pub(crate) enum Domain {
     Token = 0,
     /// A user name from a password file (the map key).
     User = 1,
-    /// A password from a password file.
-    Password = 2,
+    /// A user name and password together (the password file's lookup key).
+    Credential = 2,
 }
 
 struct Keys([(u64, u64); 3]);
@@ -73,16 +73,6 @@ pub(crate) struct Digest {
     hi: u64,
 }
 
-impl Digest {
-    /// The digest as 16 bytes (for constant-time comparison).
-    pub(crate) fn to_bytes(self) -> [u8; 16] {
-        let mut out = [0u8; 16];
-        out[..8].copy_from_slice(&self.lo.to_le_bytes());
-        out[8..].copy_from_slice(&self.hi.to_le_bytes());
-        out
-    }
-}
-
 impl std::fmt::Debug for Digest {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // Even a keyed digest is not printed.
@@ -100,6 +90,19 @@ impl Hash for Digest {
 pub(crate) fn digest(domain: Domain, secret: &[u8]) -> Digest {
     let (k0, k1) = KEYS.0[domain as usize];
     let h = SipHasher24::new_with_keys(k0, k1).hash(secret);
+    Digest { lo: h.h1, hi: h.h2 }
+}
+
+/// Keyed digest of a user name and password together ([`Domain::Credential`]): the name's
+/// length first, so `("ab", "c")` and `("a", "bc")` differ. Incremental: no allocation.
+pub(crate) fn credential_digest(user: &[u8], password: &[u8]) -> Digest {
+    use siphasher::sip128::Hasher128;
+    let (k0, k1) = KEYS.0[Domain::Credential as usize];
+    let mut h = SipHasher24::new_with_keys(k0, k1);
+    h.write(&(user.len() as u64).to_le_bytes());
+    h.write(user);
+    h.write(password);
+    let h = h.finish128();
     Digest { lo: h.h1, hi: h.h2 }
 }
 
@@ -219,8 +222,17 @@ mod tests {
     fn digests_are_deterministic_per_domain_and_separated_between_domains() {
         let a = digest(Domain::Token, b"secret");
         assert_eq!(a, digest(Domain::Token, b"secret"));
-        assert_ne!(a, digest(Domain::Password, b"secret"));
+        assert_ne!(a, digest(Domain::Credential, b"secret"));
         assert_ne!(a, digest(Domain::User, b"secret"));
+        // The credential digest frames the user name with its length.
+        assert_eq!(
+            credential_digest(b"ab", b"c"),
+            credential_digest(b"ab", b"c")
+        );
+        assert_ne!(
+            credential_digest(b"ab", b"c"),
+            credential_digest(b"a", b"bc")
+        );
         assert_ne!(a, digest(Domain::Token, b"secret2"));
         assert_ne!(digest(Domain::Token, b""), digest(Domain::Token, b"\0"));
     }

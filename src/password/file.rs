@@ -18,13 +18,15 @@
 //!
 //! # Secrets and timing
 //!
-//! Neither passwords nor user names are kept raw: the map is keyed by a keyed digest of the
-//! user name and holds a keyed digest of the password (SipHash-2-4, per-process random keys,
-//! one per purpose; see the crate-private `digest` module). A check digests the user name and
-//! the password, probes the map, and compares the password digests with
-//! [`subtle::ConstantTimeEq`]. For an unknown user the password digest is compared, in constant
-//! time, against a dummy digest, so known and unknown users cost the same work (Kubernetes
-//! returned early for unknown users, which revealed which user names exist).
+//! Neither passwords nor user names are kept raw: the lookup map is keyed by a keyed digest
+//! of user name and password together (SipHash-2-4, a per-process random key; see the
+//! crate-private `digest` module), so a check is one digest and one probe for a random-looking
+//! key. A wrong password for a known user and any password for an unknown user take exactly the
+//! same path, a miss on a key that depends on the password too: neither the answer's time nor
+//! the memory it touches says whether the user exists (Kubernetes returned early for unknown
+//! users, which revealed which user names exist). Only a correct credential is a hit, which
+//! the answer reveals anyway. Loading keys a second map by user name, for "last one wins" and
+//! the duplicate warnings, and drops it.
 //!
 //! Wrong password and unknown user are both "not mine" (`Ok(None)`); through
 //! [`crate::request::Basic`] that becomes `invalid username/password combination`.
@@ -48,11 +50,9 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use subtle::ConstantTimeEq;
-
 use crate::authenticator::{AuthFuture, Context, PasswordAuthenticator, Response};
 use crate::csv::{self, Users};
-use crate::digest::{Digest, DigestMap, Domain, digest, digest_map};
+use crate::digest::{Digest, DigestMap, Domain, credential_digest, digest, digest_map};
 use crate::error::ConfigError;
 use crate::reload::{FileReloader, Reloaded, WatchTask};
 use crate::user::UserInfo;
@@ -62,16 +62,9 @@ pub const DEFAULT_MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
 
 const MAX_KEPT_WARNINGS: usize = 100;
 
-struct Entry {
-    password: Digest,
-    user: Arc<UserInfo>,
-}
-
 struct PasswordTable {
-    map: DigestMap<Entry>,
-    /// Compared against for unknown users; random, so no password matches it in practice, and
-    /// a match would still not authenticate anyone.
-    dummy: Digest,
+    /// Keyed by the digest of user name and password together.
+    map: DigestMap<Arc<UserInfo>>,
     warnings: Vec<String>,
 }
 
@@ -84,20 +77,14 @@ impl PasswordTable {
     }
 }
 
-fn dummy_digest() -> Digest {
-    let mut seed = [0u8; 32];
-    // Any failure leaves zeros: the dummy only has to cost the same as a real compare.
-    let _ = getrandom::fill(&mut seed);
-    digest(Domain::Password, &seed)
-}
-
 /// Parses password-file CSV from `src`; `capacity` is a guess of the number of rows.
 fn parse<R: BufRead>(src: R, capacity: usize, path: &str) -> Result<PasswordTable, ConfigError> {
     let mut table = PasswordTable {
-        map: digest_map(capacity),
-        dummy: dummy_digest(),
+        map: digest_map(0),
         warnings: Vec::new(),
     };
+    // By user name while loading: the last row of a user wins, with Kubernetes' warning.
+    let mut by_user: DigestMap<(Digest, Arc<UserInfo>)> = digest_map(capacity);
     let mut users = Users::new();
     let mut reader = csv::Reader::new(src);
     let mut record_num = 0usize;
@@ -116,12 +103,11 @@ fn parse<R: BufRead>(src: R, capacity: usize, path: &str) -> Result<PasswordTabl
         } else {
             None
         };
-        let entry = Entry {
-            password: digest(Domain::Password, record.get(0)),
-            user: Arc::new(users.user(name, uid, groups)),
-        };
-        if table
-            .map
+        let entry = (
+            credential_digest(name.as_bytes(), record.get(0)),
+            Arc::new(users.user(name, uid, groups)),
+        );
+        if by_user
             .insert(digest(Domain::User, name.as_bytes()), entry)
             .is_some()
         {
@@ -130,6 +116,7 @@ fn parse<R: BufRead>(src: R, capacity: usize, path: &str) -> Result<PasswordTabl
             ));
         }
     }
+    table.map = by_user.into_values().collect();
     table.map.shrink_to_fit();
     Ok(table)
 }
@@ -267,7 +254,7 @@ impl PasswordFile {
     }
 
     /// Checks a user name and password (what [`PasswordAuthenticator::authenticate_password`]
-    /// does, without the future). Same work for known and unknown users.
+    /// does, without the future). A wrong password and an unknown user take the same path.
     ///
     /// ```
     /// let p = kube_authn::password::file::PasswordFile::from_csv(b",empty,1\n", "x").unwrap();
@@ -275,21 +262,8 @@ impl PasswordFile {
     /// assert!(p.check("empty", "x").is_none());
     /// ```
     pub fn check(&self, user: &str, password: &str) -> Option<Arc<UserInfo>> {
-        let presented = digest(Domain::Password, password.as_bytes()).to_bytes();
-        let key = digest(Domain::User, user.as_bytes());
-        self.with_table(|t| {
-            let (expected, user) = match t.map.get(&key) {
-                Some(e) => (e.password, Some(&e.user)),
-                None => (t.dummy, None),
-            };
-            let equal: bool = presented.ct_eq(&expected.to_bytes()).into();
-            #[cfg(test)]
-            tests::COMPARES.with(|c| c.set(c.get() + 1));
-            match user {
-                Some(user) if equal => Some(user.clone()),
-                _ => None,
-            }
-        })
+        let key = credential_digest(user.as_bytes(), password.as_bytes());
+        self.with_table(|t| t.map.get(&key).cloned())
     }
 }
 
@@ -322,25 +296,30 @@ impl fmt::Debug for PasswordFile {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::cell::Cell;
 
-    thread_local! {
-        pub(super) static COMPARES: Cell<u32> = const { Cell::new(0) };
-    }
-
-    /// Known user with a wrong password, known user with the right one, and an unknown user
-    /// all do exactly one constant-time digest comparison (no early return for unknown users).
+    /// The lookup key depends on user name and password together: a wrong password for a
+    /// known user is the same miss as an unknown user (no path that only known users take), and
+    /// the name's length is part of the key (`("ab", "c")` is not `("a", "bc")`).
     #[test]
-    fn unknown_users_cost_one_constant_time_compare_too() {
-        let p = PasswordFile::from_csv(b"pw,alice,1\n", "f").unwrap();
+    fn the_lookup_key_is_user_and_password_together() {
+        let p = PasswordFile::from_csv(b"c,ab,1\npw,alice,2\n", "f").unwrap();
         for (user, password, ok) in [
             ("alice", "pw", true),
             ("alice", "no", false),
             ("mallory", "pw", false),
+            ("ab", "c", true),
+            ("a", "bc", false),
+            ("abc", "", false),
         ] {
-            let before = COMPARES.with(Cell::get);
             assert_eq!(p.check(user, password).is_some(), ok, "{user}/{password}");
-            assert_eq!(COMPARES.with(Cell::get) - before, 1, "{user}/{password}");
         }
+        let key = |u: &str, pw: &str| credential_digest(u.as_bytes(), pw.as_bytes());
+        p.with_table(|t| {
+            assert_eq!(t.map.len(), 2);
+            // Nothing keyed by the user name alone remains to be found.
+            assert!(!t.map.contains_key(&digest(Domain::User, b"alice")));
+            assert!(t.map.contains_key(&key("alice", "pw")));
+            assert!(!t.map.contains_key(&key("alice", "no")));
+        });
     }
 }
