@@ -2230,6 +2230,7 @@ def oidc_cases():
         ("exp as a float", std, mint(claims(exp=OIDC_EXP + 0.5)), ok(alice)),
         ("exp as a word", std, mint(claims(exp="soon")), error(OIDC_UNMARSHAL + 'json: invalid number literal, trying to unmarshal "\\"soon\\"" into Number')),
         ("exp is null", std, mint(dict(claims(), exp=None)), error(OIDC_UNMARSHAL + 'strconv.ParseFloat: parsing "": invalid syntax')),
+        ("nbf is null (a pointer field: unset)", std, mint(dict(claims(), nbf=None)), ok(alice)),
         ("iat is true", std, mint(claims(iat=True)), error(OIDC_UNMARSHAL + "json: cannot unmarshal bool into Go struct field idToken.iat of type json.Number")),
         ("iat is null", std, mint(dict(claims(), iat=None)), error(OIDC_UNMARSHAL + 'strconv.ParseFloat: parsing "": invalid syntax')),
         ("iat as a word", std, mint(claims(iat="then")), error(OIDC_UNMARSHAL + 'json: invalid number literal, trying to unmarshal "\\"then\\"" into Number')),

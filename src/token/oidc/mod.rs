@@ -242,6 +242,9 @@ impl<'a> VerifyClaims<'a> {
                 "iat" => {
                     go_oidc_time("iat", value).map_err(fail)?;
                 }
+                // `NotBefore *jsonTime`: a pointer, so `null` leaves it unset (unlike the
+                // `exp`/`iat` values, whose decoder sees the `null`).
+                "nbf" if kind == "null" => {}
                 "nbf" => out.nbf = Some(go_oidc_time("nbf", value).map_err(fail)?),
                 "_claim_names" | "_claim_sources" => {
                     let (element, map_type) = if name == "_claim_names" {
