@@ -423,17 +423,17 @@ impl<T: Send + Sync + 'static> FileReloader<T> {
 pub const MIN_POLL_INTERVAL: Duration = Duration::from_millis(1);
 
 impl<T> Shared<T> {
-    /// Whether the file changed while it was read (its stamp before the read is `before`; `read`
-    /// is how many bytes were read, when known): a writer rewriting it in place was caught in
+    /// Whether the file changed while it was read (its stamp before the read is `before`): a
+    /// writer rewriting it in place was caught in
     /// the middle, and what was parsed may be a valid-looking prefix (a token list cut short, a
     /// groups column cut to another group). Nothing is swapped in; the next poll sees the new
     /// stamp and reads the file again. (A writer paused in the middle of an in-place write
     /// cannot be told from a finished one: write files atomically, by rename.)
-    fn torn(&self, before: Option<Stamp>, read: Option<u64>) -> bool {
+    fn torn(&self, before: Option<Stamp>) -> bool {
+        // Only the stamp: a read shorter than the stat size proves nothing on files whose size
+        // is not their content's (procfs-like or some FUSE mounts), which would never reload.
         let after = stamp(&self.path).ok();
-        let torn = before.is_none()
-            || after != before
-            || read.is_some_and(|n| before.is_some_and(|b| b.len != n));
+        let torn = before.is_none() || after != before;
         if torn {
             tracing::info!(path = %self.path.display(), "file changed while it was read; reading it again at the next check");
         }
@@ -457,7 +457,7 @@ impl<T> Shared<T> {
                 }
                 failed_hash = Some(hash);
                 let value = parse(&bytes)?;
-                if self.torn(now, Some(bytes.len() as u64)) {
+                if self.torn(now) {
                     return Ok((Reloaded::Unchanged, state.content_hash));
                 }
                 self.current.store(Arc::new(value));
@@ -476,7 +476,7 @@ impl<T> Shared<T> {
                     failed_hash = Some(parsed_hash);
                     let value =
                         value.ok_or_else(|| ConfigError::new("internal: no value parsed"))?;
-                    if self.torn(now, None) {
+                    if self.torn(now) {
                         return Ok((Reloaded::Unchanged, state.content_hash));
                     }
                     self.current.store(Arc::new(value));
@@ -495,6 +495,9 @@ impl<T> Shared<T> {
                 }
                 Ok(outcome)
             }
+            // A half-written file that does not parse is no failure either: the next check
+            // reads the finished one.
+            Err(_) if now.is_some() && self.torn(now) => Ok(Reloaded::Unchanged),
             Err(e) => {
                 // Remember the failing version so it is not parsed (and logged) on every poll;
                 // a later change is picked up again.
@@ -584,6 +587,23 @@ mod tests {
             std::fs::write(&path, "one").unwrap();
             f.reload_now().unwrap();
         }
+        assert_eq!(bytes.failures() + streamed.failures(), 0);
+        // A half-written version that does not even parse is no failure either.
+        let write_bad = writer(path.clone());
+        let strict = FileReloader::load(&path, 64, move |b: &[u8]| {
+            let s = parse(b)?;
+            write_bad(&s);
+            if s == "two-partial" {
+                return Err(ConfigError::new("cut in the middle"));
+            }
+            Ok(s)
+        })
+        .unwrap();
+        std::fs::write(&path, "two-partial").unwrap();
+        assert_eq!(strict.reload_now().unwrap(), Reloaded::Unchanged);
+        assert_eq!(strict.failures(), 0);
+        assert_eq!(strict.reload_now().unwrap(), Reloaded::Updated);
+        assert_eq!(**strict.current(), "two-partial-and-the-rest");
     }
 
     /// `u64::MAX` ("no limit") reads the whole file (`max_bytes + 1` overflowed: a panic in
