@@ -1223,6 +1223,13 @@ fn authentication_configuration_file() {
             r#"jwt[0].claimValidationRules[0]: Invalid value: "hd": claim and expression can't both be set"#,
         ),
         (
+            "a uid mapping with both claim and expression",
+            doc(
+                "- issuer: {url: https://issuer-url, audiences: [a]}\n  claimMappings: {username: {claim: sub, prefix: \"\"}, uid: {claim: sub, expression: claims.sub}}\n",
+            ),
+            r#"jwt[0].claimMappings.uid: Invalid value: "": claim and expression can't both be set"#,
+        ),
+        (
             "a username mapping with both claim and expression",
             doc(
                 "- issuer: {url: https://issuer-url, audiences: [a]}\n  claimMappings: {username: {claim: sub, expression: claims.sub}}\n",

@@ -692,7 +692,10 @@ fn status_error(
         503 => "the server is currently unable to handle the request".to_owned(),
         504 => "the server was unable to return a response in the time allotted, but may still be processing the request".to_owned(),
         c if c >= 500 => {
-            format!("an error on the server ({:?}) has prevented the request from succeeding", shown())
+            format!(
+                "an error on the server ({}) has prevented the request from succeeding",
+                crate::jwt::go_quote(&shown())
+            )
         }
         c => format!("the server responded with the status code {c} but did not return more information"),
     };
@@ -768,6 +771,8 @@ mod tests {
             (500, Some(""), b"  \n", r#"an error on the server ("") has prevented the request from succeeding"#),
             (403, Some("text/plain"), b"", ""),
             (207, None, b"", "the server responded with the status code 207 but did not return more information"),
+            // Go's %q: a control byte is \x1b (Rust's {:?} would say \u{1b}).
+            (500, Some("text/plain"), b"a\x1bb", r#"an error on the server ("a\x1bb") has prevented the request from succeeding"#),
         ];
         for (code, ct, body, want) in cases {
             let e = status_error(S::from_u16(*code).unwrap(), *ct, body, "tok-SECRET");

@@ -679,6 +679,13 @@ pub fn load_authentication_configuration(
             .as_ref()
             .and_then(|g| mapping("claimMappings.groups", g, false, &mut local));
         let uid_claim = match &j.claim_mappings.uid {
+            Some(u) if !u.expression.is_empty() && !u.claim.is_empty() => {
+                local.push(
+                    "claimMappings.uid: Invalid value: \"\": claim and expression can't both be set"
+                        .into(),
+                );
+                None
+            }
             Some(u) if !u.expression.is_empty() => {
                 local.push(format!(
                     "claimMappings.uid.expression: Invalid value: {}: {CEL_UNSUPPORTED}",
