@@ -285,85 +285,170 @@ const STATUS_MEDIA_TYPES: [(&str, &str); 3] = [
 /// clause of the first `Accept` header matches a type the server writes (no header, or an
 /// empty one, means JSON), `pretty` being that clause's `pretty=1` parameter; `None` when none
 /// matches, in which case `WriteObjectNegotiated` falls back to `WriteRawJSON` (indented).
-/// Clauses are read as goautoneg's `ParseAccept` reads them: highest `q` first (ties in header
-/// order), types compared case-sensitively, `*` alone meaning `*/*`, a clause asking for a
-/// conversion (`as`, `g`, `v`) or a stream other than `watch` not accepted.
+/// Clauses are read as goautoneg's `ParseAccept` reads them (spaces trimmed, `*` alone is
+/// `*/*`, malformed ranges and parameters skipped, `q` parsed as a float32 or 0) and ordered
+/// by its comparator with Go's insertion sort (what `sort.Sort` does for up to 12 clauses);
+/// types are compared case-sensitively; a clause asking for a conversion (`as`, `g`, `v`) or a
+/// stream other than JSON's `watch` is not accepted. No allocation for up to 12 clauses.
 fn negotiate_status(headers: &http::HeaderMap) -> Option<bool> {
-    let accept = match headers.get(http::header::ACCEPT) {
+    let value = match headers.get(http::header::ACCEPT) {
         None => return Some(false),
         Some(v) if v.is_empty() => return Some(false),
-        Some(v) => String::from_utf8_lossy(v.as_bytes()).into_owned(),
+        Some(v) => v,
     };
-    struct Clause<'a> {
-        typ: &'a str,
-        sub: &'a str,
-        q: f32,
-        params: Vec<(&'a str, &'a str)>,
+    // What clients send most: no parsing.
+    if matches!(
+        value.as_bytes(),
+        b"application/json" | b"*/*" | b"application/json, */*"
+    ) {
+        return Some(false);
     }
-    let mut clauses: Vec<Clause<'_>> = Vec::new();
+    let accept: std::borrow::Cow<'_, str> = match value.to_str() {
+        Ok(s) => s.into(),
+        Err(_) => String::from_utf8_lossy(value.as_bytes())
+            .into_owned()
+            .into(),
+    };
+    const INLINE: usize = 12;
+    let mut inline = [AcceptClause::NONE; INLINE];
+    let mut spilled: Vec<AcceptClause<'_>> = Vec::new();
+    let mut len = 0;
     for part in accept.split(',') {
-        let mut pieces = part.split(';');
-        let range = pieces.next().unwrap_or("");
-        let mut sp = range.split('/');
-        let typ = sp.next().unwrap_or("").trim_matches(' ');
-        let (typ, sub) = match (sp.next(), sp.next()) {
-            (None, _) if typ == "*" => ("*", "*"),
-            (Some(sub), None) => (typ, sub.trim_matches(' ')),
-            _ => continue,
+        let Some(clause) = AcceptClause::parse(part) else {
+            continue;
         };
-        let mut clause = Clause {
-            typ,
-            sub,
-            q: 1.0,
-            params: Vec::new(),
-        };
-        for param in pieces {
-            let Some((k, v)) = param.split_once('=') else {
-                continue;
-            };
-            let k = k.trim_matches(' ');
-            if k == "q" {
-                // Go: `a.Q, _ = strconv.ParseFloat(…)`: an unparsable q is 0.
-                clause.q = v.parse().unwrap_or(0.0);
-            } else {
-                clause.params.push((k, v.trim_matches(' ')));
+        if len < INLINE {
+            inline[len] = clause;
+        } else {
+            if spilled.is_empty() {
+                spilled.extend_from_slice(&inline);
             }
+            spilled.push(clause);
         }
-        clauses.push(clause);
+        len += 1;
     }
-    // goautoneg's order: higher q first, then the more specific range.
-    let specificity = |c: &Clause<'_>| u8::from(c.typ != "*") + u8::from(c.sub != "*");
-    clauses.sort_by(|a, b| {
-        b.q.partial_cmp(&a.q)
-            .unwrap_or(std::cmp::Ordering::Equal)
-            .then_with(|| specificity(b).cmp(&specificity(a)))
-    });
-    for clause in &clauses {
+    let clauses: &mut [AcceptClause<'_>] = if len > INLINE {
+        &mut spilled
+    } else {
+        &mut inline[..len]
+    };
+    // Go's `insertionSort` with goautoneg's `Less` (not a strict weak order, so the algorithm
+    // matters: this is the one Go runs for up to 12 clauses).
+    for i in 1..clauses.len() {
+        let mut j = i;
+        while j > 0 && clauses[j].less(&clauses[j - 1]) {
+            clauses.swap(j, j - 1);
+            j -= 1;
+        }
+    }
+    for clause in clauses.iter() {
         for (typ, sub) in STATUS_MEDIA_TYPES {
             let matches = (clause.typ == typ && (clause.sub == sub || clause.sub == "*"))
                 || (clause.typ == "*" && clause.sub == "*");
-            if !matches {
-                continue;
-            }
-            let mut pretty = false;
-            let mut acceptable = true;
-            for &(k, v) in &clause.params {
-                match k {
-                    "as" | "g" | "v" => acceptable = false,
-                    // Only JSON has a stream serializer, and only `watch` is allowed.
-                    "stream" if !v.is_empty() && (v != "watch" || sub != "json") => {
-                        acceptable = false
-                    }
-                    "pretty" => pretty = v == "1",
-                    _ => {}
+            if matches {
+                if let Some(pretty) = clause.acceptable(sub) {
+                    return Some(pretty);
                 }
-            }
-            if acceptable {
-                return Some(pretty);
             }
         }
     }
     None
+}
+
+/// One clause of an `Accept` header, as goautoneg's `ParseAccept` reads it.
+#[derive(Clone, Copy)]
+struct AcceptClause<'a> {
+    typ: &'a str,
+    sub: &'a str,
+    q: f32,
+    /// The parameters' text (after the first `;`), read when the clause is considered.
+    params: &'a str,
+}
+
+impl<'a> AcceptClause<'a> {
+    const NONE: AcceptClause<'static> = AcceptClause {
+        typ: "",
+        sub: "",
+        q: 0.0,
+        params: "",
+    };
+
+    fn parse(part: &'a str) -> Option<Self> {
+        // Go's `nextSplitElement`: the text before the first separator and the rest ("" when
+        // there is none, or nothing after it).
+        fn next<'s>(s: &'s str, sep: char) -> (&'s str, &'s str) {
+            s.split_once(sep).unwrap_or((s, ""))
+        }
+        let part = part.trim_matches(' ');
+        let (range, params) = next(part, ';');
+        let (typ, rest) = next(range, '/');
+        let typ = typ.trim_matches(' ');
+        let sub = if rest.is_empty() {
+            // `*` alone (or `*/`) is `*/*`; `text` or `text/` is skipped.
+            if typ != "*" {
+                return None;
+            }
+            "*"
+        } else {
+            let (sub, more) = next(rest, '/');
+            if !more.is_empty() {
+                return None;
+            }
+            sub.trim_matches(' ')
+        };
+        let mut q = 1.0;
+        for (k, v) in Self::pairs(params) {
+            if k == "q" {
+                q = v.parse::<f32>().unwrap_or(0.0);
+            }
+        }
+        Some(AcceptClause {
+            typ,
+            sub,
+            q,
+            params,
+        })
+    }
+
+    /// The `key=value` parameters goautoneg keeps (a segment without `=`, or with two, is
+    /// skipped); keys trimmed of spaces, `q`'s value not (Go parses it untrimmed).
+    fn pairs(params: &'a str) -> impl Iterator<Item = (&'a str, &'a str)> {
+        params
+            .split(';')
+            .filter(|s| !s.is_empty())
+            .filter_map(|seg| {
+                let (k, v) = seg.split_once('=')?;
+                if v.contains('=') {
+                    return None;
+                }
+                let k = k.trim_matches(' ');
+                Some((k, if k == "q" { v } else { v.trim_matches(' ') }))
+            })
+    }
+
+    /// goautoneg's `Less`.
+    fn less(&self, other: &Self) -> bool {
+        self.q > other.q
+            || (self.typ != "*" && other.typ == "*")
+            || (self.sub != "*" && other.sub == "*")
+    }
+
+    /// apimachinery's `acceptMediaTypeOptions` with the default endpoint restrictions:
+    /// `Some(pretty)` if this clause can be served as `sub`, `None` if it asks for a conversion
+    /// or a stream the endpoint does not allow. Repeated parameters: the last one counts (Go
+    /// keeps them in a map).
+    fn acceptable(&self, sub: &str) -> Option<bool> {
+        let mut pretty = false;
+        for (k, v) in Self::pairs(self.params) {
+            match k {
+                "as" | "g" | "v" => return None,
+                "stream" if !v.is_empty() && (v != "watch" || sub != "json") => return None,
+                "pretty" => pretty = v == "1",
+                _ => {}
+            }
+        }
+        Some(pretty)
+    }
 }
 
 impl OnFailure for Unauthorized {
