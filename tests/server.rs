@@ -1026,7 +1026,11 @@ async fn reviews_beyond_the_inflight_limit_get_429() {
     );
     held.write_all(head.as_bytes()).await.unwrap();
     held.flush().await.unwrap();
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Slept, not polled: a probe is itself a review, so one in flight when the held request
+    // arrives would take the slot first (the held one then gets the 429, or, for an admin,
+    // goes through without a slot). 1 s is ample for the head to reach the handler and well
+    // inside the 2 s request timeout that ends the held request.
+    tokio::time::sleep(Duration::from_millis(1000)).await;
     let refused = ssr(JANE_TOKEN).await.unwrap();
     assert_eq!(refused.status(), 429);
     assert_eq!(refused.headers()["retry-after"], "1");
@@ -1047,7 +1051,7 @@ async fn reviews_beyond_the_inflight_limit_get_429() {
         .await
         .unwrap();
     held.flush().await.unwrap();
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    tokio::time::sleep(Duration::from_millis(1000)).await;
     assert_eq!(ssr(JANE_TOKEN).await.unwrap().status(), 429);
     drop(held);
 }

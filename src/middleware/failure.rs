@@ -376,7 +376,7 @@ impl<'a> AcceptClause<'a> {
     fn parse(part: &'a str) -> Option<Self> {
         // Go's `nextSplitElement`: the text before the first separator and the rest ("" when
         // there is none, or nothing after it).
-        fn next<'s>(s: &'s str, sep: char) -> (&'s str, &'s str) {
+        fn next(s: &str, sep: char) -> (&str, &str) {
             s.split_once(sep).unwrap_or((s, ""))
         }
         let part = part.trim_matches(' ');
