@@ -506,6 +506,67 @@ async fn tls_server_upgraded_connections_keep_their_slot() {
     assert!(matches!(third, Ok(Ok(_))), "{third:?}");
 }
 
+/// Shutdown waits for connections, not for upgraded streams (as Go's `Shutdown` does not wait
+/// for hijacked connections): with a WebSocket open it returns at once, not after the grace.
+#[tokio::test]
+async fn tls_server_shutdown_does_not_wait_for_upgraded_streams() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let s = setup();
+    let app = tower::service_fn(|mut req: http::Request<hyper::body::Incoming>| async move {
+        let upgrade = hyper::upgrade::on(&mut req);
+        tokio::spawn(async move {
+            if let Ok(upgraded) = upgrade.await {
+                let mut io = hyper_util::rt::TokioIo::new(upgraded);
+                let mut buf = [0u8; 64];
+                while matches!(io.read(&mut buf).await, Ok(n) if n > 0) {}
+            }
+        });
+        let mut res = http::Response::new(String::new());
+        *res.status_mut() = http::StatusCode::SWITCHING_PROTOCOLS;
+        res.headers_mut()
+            .insert(http::header::CONNECTION, "upgrade".parse().unwrap());
+        res.headers_mut()
+            .insert(http::header::UPGRADE, "websocket".parse().unwrap());
+        Ok::<_, Infallible>(res)
+    });
+    let tcp = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = tcp.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = TlsServer::new(s.config.clone()).shutdown_grace(Duration::from_secs(20));
+    let serving = tokio::spawn(async move {
+        server
+            .serve(tcp, app, async {
+                let _ = stopped.await;
+            })
+            .await
+    });
+    let mut upgraded = tls_client(&s, addr, &[b"http/1.1"]).await.unwrap();
+    upgraded
+        .write_all(
+            b"GET / HTTP/1.1\r\nHost: localhost\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\n",
+        )
+        .await
+        .unwrap();
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        let n = tokio::time::timeout(Duration::from_secs(5), upgraded.read(&mut byte))
+            .await
+            .expect("the 101 arrives")
+            .unwrap();
+        assert_eq!(n, 1);
+        head.push(byte[0]);
+    }
+    assert!(head.starts_with(b"HTTP/1.1 101"));
+    stop.send(()).unwrap();
+    let done = tokio::time::timeout(Duration::from_secs(5), serving).await;
+    assert!(
+        matches!(done, Ok(Ok(Ok(())))),
+        "shutdown waited for the upgraded stream: {done:?}"
+    );
+    drop(upgraded);
+}
+
 /// A response body that sends `a`, waits, then sends `b`: a response still in progress
 /// (a stream) after the server's idle timeout.
 struct SlowBody {

@@ -232,6 +232,10 @@ impl TlsServer {
         // wait for all of them to come back.
         let (stop, stopped) = tokio::sync::watch::channel(false);
         let slots = Arc::new(tokio::sync::Semaphore::new(self.max_connections));
+        // Connection tasks, which shutdown waits for. An upgraded stream (WebSocket, SPDY) keeps
+        // its slot but not its task, so shutdown does not wait for it, as Go's
+        // `http.Server.Shutdown` does not wait for hijacked connections.
+        let tasks = Arc::new(tokio::sync::Semaphore::new(self.max_connections));
         let mut builder = auto::Builder::new(TokioExecutor::new());
         builder.http1().timer(TokioTimer::new());
         builder.http2().timer(TokioTimer::new());
@@ -264,7 +268,10 @@ impl TlsServer {
             let service = service.clone();
             let mut stopped = stopped.clone();
             let builder = builder.clone();
+            // Never waits: a task holds a slot, so there are never more tasks than slots.
+            let task = tasks.clone().try_acquire_owned().ok();
             tokio::spawn(async move {
+                let _task = task;
                 let tls = match tokio::time::timeout(timeout, acceptor.accept(tcp)).await {
                     Ok(Ok(tls)) => tls,
                     Ok(Err(e)) => {
@@ -342,7 +349,7 @@ impl TlsServer {
         }
         drop(listener);
         let _ = stop.send(true);
-        let all_closed = slots.acquire_many(self.max_connections as u32);
+        let all_closed = tasks.acquire_many(self.max_connections as u32);
         tokio::select! {
             _ = all_closed => {}
             () = tokio::time::sleep(self.grace) => {
