@@ -440,17 +440,20 @@ async fn tls_server_serves_at_most_max_connections() {
     assert!(matches!(third, Ok(Ok(_))), "{third:?}");
 }
 
-/// An upgraded connection (WebSocket, SPDY: exec, attach, port-forward) keeps its connection
-/// slot while the upgraded stream is open: hyper hands the stream over and ends the
-/// connection's task, which must not give the slot back.
-#[tokio::test]
-async fn tls_server_upgraded_connections_keep_their_slot() {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let s = setup();
-    let app = tower::service_fn(|mut req: http::Request<hyper::body::Incoming>| async move {
+/// A service that answers every request with `101 Switching Protocols` (WebSocket) and holds
+/// the upgraded stream open until the client closes it.
+fn upgrading_app() -> impl tower::Service<
+    http::Request<hyper::body::Incoming>,
+    Response = http::Response<String>,
+    Error = Infallible,
+    Future = impl std::future::Future<Output = Result<http::Response<String>, Infallible>> + Send,
+> + Clone
++ Send
++ 'static {
+    tower::service_fn(|mut req: http::Request<hyper::body::Incoming>| async move {
+        use tokio::io::AsyncReadExt;
         let upgrade = hyper::upgrade::on(&mut req);
         tokio::spawn(async move {
-            // Echo nothing; hold the upgraded stream until the client closes it.
             if let Ok(upgraded) = upgrade.await {
                 let mut io = hyper_util::rt::TokioIo::new(upgraded);
                 let mut buf = [0u8; 64];
@@ -464,10 +467,16 @@ async fn tls_server_upgraded_connections_keep_their_slot() {
         res.headers_mut()
             .insert(http::header::UPGRADE, "websocket".parse().unwrap());
         Ok::<_, Infallible>(res)
-    });
-    let (addr, _stop) =
-        serve_on_free_port(TlsServer::new(s.config.clone()).max_connections(1), app).await;
-    let mut upgraded = tls_client(&s, addr, &[b"http/1.1"]).await.unwrap();
+    })
+}
+
+/// A TLS connection upgraded to WebSocket (the `101` read).
+async fn upgraded_client(
+    s: &Setup,
+    addr: std::net::SocketAddr,
+) -> tokio_rustls::client::TlsStream<tokio::net::TcpStream> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut upgraded = tls_client(s, addr, &[b"http/1.1"]).await.unwrap();
     upgraded
         .write_all(
             b"GET / HTTP/1.1\r\nHost: localhost\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\n",
@@ -494,6 +503,21 @@ async fn tls_server_upgraded_connections_keep_their_slot() {
         "{:?}",
         String::from_utf8_lossy(&head)
     );
+    upgraded
+}
+
+/// An upgraded connection (WebSocket, SPDY: exec, attach, port-forward) keeps its connection
+/// slot while the upgraded stream is open: hyper hands the stream over and ends the
+/// connection's task, which must not give the slot back.
+#[tokio::test]
+async fn tls_server_upgraded_connections_keep_their_slot() {
+    let s = setup();
+    let (addr, _stop) = serve_on_free_port(
+        TlsServer::new(s.config.clone()).max_connections(1),
+        upgrading_app(),
+    )
+    .await;
+    let upgraded = upgraded_client(&s, addr).await;
     // The upgraded stream holds the only slot: the next client is not accepted.
     let second = tokio::time::timeout(Duration::from_millis(500), silent_client(&s, addr)).await;
     assert!(
@@ -510,54 +534,19 @@ async fn tls_server_upgraded_connections_keep_their_slot() {
 /// for hijacked connections): with a WebSocket open it returns at once, not after the grace.
 #[tokio::test]
 async fn tls_server_shutdown_does_not_wait_for_upgraded_streams() {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let s = setup();
-    let app = tower::service_fn(|mut req: http::Request<hyper::body::Incoming>| async move {
-        let upgrade = hyper::upgrade::on(&mut req);
-        tokio::spawn(async move {
-            if let Ok(upgraded) = upgrade.await {
-                let mut io = hyper_util::rt::TokioIo::new(upgraded);
-                let mut buf = [0u8; 64];
-                while matches!(io.read(&mut buf).await, Ok(n) if n > 0) {}
-            }
-        });
-        let mut res = http::Response::new(String::new());
-        *res.status_mut() = http::StatusCode::SWITCHING_PROTOCOLS;
-        res.headers_mut()
-            .insert(http::header::CONNECTION, "upgrade".parse().unwrap());
-        res.headers_mut()
-            .insert(http::header::UPGRADE, "websocket".parse().unwrap());
-        Ok::<_, Infallible>(res)
-    });
     let tcp = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = tcp.local_addr().unwrap();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let server = TlsServer::new(s.config.clone()).shutdown_grace(Duration::from_secs(20));
     let serving = tokio::spawn(async move {
         server
-            .serve(tcp, app, async {
+            .serve(tcp, upgrading_app(), async {
                 let _ = stopped.await;
             })
             .await
     });
-    let mut upgraded = tls_client(&s, addr, &[b"http/1.1"]).await.unwrap();
-    upgraded
-        .write_all(
-            b"GET / HTTP/1.1\r\nHost: localhost\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\n",
-        )
-        .await
-        .unwrap();
-    let mut head = Vec::new();
-    let mut byte = [0u8; 1];
-    while !head.ends_with(b"\r\n\r\n") {
-        let n = tokio::time::timeout(Duration::from_secs(5), upgraded.read(&mut byte))
-            .await
-            .expect("the 101 arrives")
-            .unwrap();
-        assert_eq!(n, 1);
-        head.push(byte[0]);
-    }
-    assert!(head.starts_with(b"HTTP/1.1 101"));
+    let upgraded = upgraded_client(&s, addr).await;
     stop.send(()).unwrap();
     let done = tokio::time::timeout(Duration::from_secs(5), serving).await;
     assert!(
