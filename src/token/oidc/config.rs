@@ -281,7 +281,7 @@ impl JwtAuthenticatorConfig {
     ///     r#"issuer.url: Invalid value: "https://k": URL must not overlap with disallowed issuers: [https://k]"#);
     /// ```
     pub fn validate(&self, disallowed_issuers: &[String]) -> Result<(), ConfigError> {
-        let mut errs = self.validation_errors(disallowed_issuers);
+        let mut errs = self.validation_errors(disallowed_issuers, "");
         match errs.len() {
             0 => Ok(()),
             1 => Err(ConfigError::new(errs.remove(0))),
@@ -289,7 +289,10 @@ impl JwtAuthenticatorConfig {
         }
     }
 
-    fn validation_errors(&self, disallowed_issuers: &[String]) -> Vec<String> {
+    /// The validation errors, their field paths relative to this authenticator; `path` is its
+    /// own path (`jwt[0].` in a configuration file, `""` for flags), which Kubernetes also
+    /// writes into the audiences-required detail (`atLeastOneRequiredErrFmt`).
+    fn validation_errors(&self, disallowed_issuers: &[String], path: &str) -> Vec<String> {
         let mut errs = Vec::new();
         if self.issuer_url.is_empty() {
             errs.push("issuer.url: Required value".into());
@@ -313,10 +316,9 @@ impl JwtAuthenticatorConfig {
             errs.extend(url_errors("issuer.discoveryURL", disc, &[]));
         }
         if self.audiences.is_empty() {
-            errs.push(
-                "issuer.audiences: Required value: at least one issuer.audiences is required"
-                    .into(),
-            );
+            errs.push(format!(
+                "issuer.audiences: Required value: at least one {path}issuer.audiences is required"
+            ));
         }
         for (i, a) in self.audiences.iter().enumerate() {
             if a.is_empty() {
@@ -724,18 +726,12 @@ pub fn load_authentication_configuration(
             // kube-apiserver passes `oidc.AllValidSigningAlgorithms()`: sorted.
             signing_alg_names: Vec::new(),
         };
-        let mut v = cfg.validation_errors(disallowed_issuers);
+        let mut v = cfg.validation_errors(disallowed_issuers, &format!("{p}."));
         if username.is_none() {
             v.retain(|e| !e.starts_with("claimMappings.username"));
         }
         local.extend(v);
-        // Go writes the full field path into this detail too (`atLeastOneRequiredErrFmt`).
-        errs.extend(local.into_iter().map(|e| {
-            format!("{p}.{e}").replace(
-                "at least one issuer.audiences is required",
-                &format!("at least one {p}.issuer.audiences is required"),
-            )
-        }));
+        errs.extend(local.into_iter().map(|e| format!("{p}.{e}")));
         out.push(cfg);
     }
     match errs.len() {

@@ -247,21 +247,17 @@ impl<'a> VerifyClaims<'a> {
                 "nbf" if kind == "null" => {}
                 "nbf" => out.nbf = Some(go_oidc_time("nbf", value).map_err(fail)?),
                 "_claim_names" | "_claim_sources" => {
-                    let (element, map_type) = if name == "_claim_names" {
-                        ("string", "map[string]string")
+                    // (JSON type of an entry, its Go type, the map's Go type)
+                    let (element, go_element, map_type) = if name == "_claim_names" {
+                        ("string", "string", "map[string]string")
                     } else {
-                        ("object", "map[string]oidc.claimSource")
+                        ("object", "oidc.claimSource", "map[string]oidc.claimSource")
                     };
                     match kind {
                         "null" => {}
                         "object" => {
                             let map: Map<String, Value> = serde_json::from_str(value.text())
                                 .map_err(|e| fail(claims_error_message(&e).to_string()))?;
-                            let go_element = if element == "string" {
-                                "string"
-                            } else {
-                                "oidc.claimSource"
-                            };
                             let bad = map.values().find_map(|v| {
                                 let k = value_kind(v);
                                 (k != element && k != "null").then_some(k)
