@@ -1,7 +1,7 @@
 //! Claims decoding and mapping: the strict JSON scanner (checked against serde_json: whatever
 //! it accepts, serde_json must parse), the raw claim readers over validated text,
-//! NumericDate / Audience decoding, service-account username splitting and user construction. (OIDC claim mappings will be
-//! added here when `token::oidc` lands.) Must never panic; error texts never echo input.
+//! NumericDate / Audience decoding, service-account username splitting and user construction (the OIDC claim mapping has its own target,
+//! `oidc_claims`). Must never panic; error texts never echo input.
 #![no_main]
 use kube_authn::jwt::json::{
     check_no_duplicates, claims_error_message, opt_str, scan_object, validate_object, Audience, NumericDate, RawJson,
