@@ -680,6 +680,62 @@ fn credentials_never_reach_the_logs() {
     }
 }
 
+/// `--insecure-allow-any-token`: listed in `--help` with its warning, logs one at startup,
+/// and then accepts any bearer token as the user and groups it names, after the token file
+/// (kube-apiserver's order: the token file is consulted first).
+#[test]
+fn insecure_allow_any_token_flag() {
+    let out = Command::new(env!("CARGO_BIN_EXE_kube-authn"))
+        .args(["serve", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        help.contains("--insecure-allow-any-token") && help.contains("INSECURE"),
+        "{help}"
+    );
+    let server = start(&["--insecure-allow-any-token"]);
+    server.wait_for_log(
+        "INSECURE: the any-token authenticator is enabled",
+        1,
+        Duration::from_secs(30),
+    );
+    let admin = format!("Authorization: Bearer {ADMIN_TOKEN}");
+    type Case<'a> = (&'a str, String, u16, Option<(&'a str, Vec<&'a str>)>);
+    let cases: Vec<Case<'_>> = vec![
+        (
+            "user and groups",
+            "Authorization: Bearer bob/dev,ops".into(),
+            201,
+            Some(("bob", vec!["dev", "ops", "system:authenticated"])),
+        ),
+        (
+            "user only",
+            "Authorization: Bearer carol".into(),
+            201,
+            Some(("carol", vec!["system:authenticated"])),
+        ),
+        (
+            "a token-file token is still its own user",
+            admin,
+            201,
+            Some(("admin", vec!["system:masters", "system:authenticated"])),
+        ),
+    ];
+    for (name, header, want_code, want_user) in cases {
+        let (code, body) = whoami_curl(&server, &["-H", &header]);
+        assert_eq!(code, want_code, "case {name}: {body}");
+        if let Some((user, groups)) = want_user {
+            assert_eq!(body["status"]["userInfo"]["username"], user, "case {name}");
+            assert_eq!(
+                body["status"]["userInfo"]["groups"],
+                json!(groups),
+                "case {name}"
+            );
+        }
+    }
+}
+
 #[test]
 fn startup_errors_name_the_flag_and_line() {
     let dir = tempfile::tempdir().unwrap();

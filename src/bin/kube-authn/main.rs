@@ -345,9 +345,11 @@ pub struct ServeArgs {
     #[arg(long = "dev")]
     pub dev: bool,
 
-    /// Accept any bearer token as `user/group1,group2` (kube-apiserver's removed
-    /// --insecure-allow-any-token). Insecure: never use outside throw-away test setups.
-    #[arg(long = "insecure-allow-any-token", hide = true)]
+    /// INSECURE: accept ANY bearer token as the user and groups it names, `user/group1,group2`
+    /// (kube-apiserver's --insecure-allow-any-token, removed in 1.8). Anyone can then claim to
+    /// be anyone, system:masters included. Only for throw-away local experiments; a warning is
+    /// logged at startup.
+    #[arg(long = "insecure-allow-any-token")]
     pub insecure_allow_any_token: bool,
 }
 
