@@ -660,6 +660,61 @@ async fn secrets_never_reach_the_logs() {
     assert_eq!(fut.await.unwrap().status(), 401);
 }
 
+/// An attempt whose authentication never finishes (hyper drops the request future when the
+/// client goes away while a webhook or lookup is pending) is still counted, as an `error`
+/// (kube-apiserver: the cancelled context fails the authenticator and its deferred metrics
+/// call records it); one that finishes is counted once, with its own result.
+#[tokio::test]
+async fn abandoned_attempts_are_counted_as_errors() {
+    use kube_authn::authenticator::AsyncTokenFn;
+    type Case = (&'static str, bool, &'static str);
+    let cases: &[Case] = &[
+        ("dropped while the chain waits", false, "error"),
+        ("answers after a suspension", true, "success"),
+    ];
+    for (name, answers, want) in cases {
+        let answers = *answers;
+        let chain = ChainBuilder::new()
+            .token(AsyncTokenFn::new(move |_: String, _: Context| async move {
+                tokio::task::yield_now().await;
+                if !answers {
+                    std::future::pending::<()>().await;
+                }
+                Ok(Some(AuthResponse::new(UserInfo::new("admin").into())))
+            }))
+            .build();
+        let metrics = Arc::new(Metrics::new());
+        let layer = AuthenticationLayer::builder(chain)
+            .metrics(metrics.clone())
+            .build();
+        let mut svc = layer.layer(service_fn(echo));
+        let fut = svc
+            .ready()
+            .await
+            .unwrap()
+            .call(get("/", &[("authorization", "Bearer t")]));
+        let done = tokio::time::timeout(std::time::Duration::from_millis(200), fut).await;
+        assert_eq!(done.is_ok(), answers, "{name}");
+        let mut text = String::new();
+        metrics.encode(&mut text);
+        assert!(
+            text.contains(&format!("authentication_attempts{{result=\"{want}\"}} 1\n")),
+            "{name}: {text}"
+        );
+        assert!(
+            text.contains(&format!(
+                "authentication_duration_seconds_count{{result=\"{want}\"}} 1\n"
+            )),
+            "{name}: {text}"
+        );
+        assert_eq!(
+            text.matches("authentication_attempts{").count(),
+            1,
+            "{name}: {text}"
+        );
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // A real hyper server.
 

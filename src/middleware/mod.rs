@@ -590,12 +590,43 @@ async fn run<F: OnFailure>(
     span: tracing::Span,
 ) -> Decision {
     let start = shared.clock.as_ref().map(quanta::Clock::raw);
+    let abandoned = Abandoned {
+        shared: &shared,
+        start,
+        span: &span,
+    };
     let result = shared
         .chain
         .authenticate_request(&parts, &shared.context)
         .await;
+    std::mem::forget(abandoned);
     let decision = decide(&shared, &mut parts, result, start, &span);
     (parts, decision)
+}
+
+/// Records an attempt whose authentication never finished (the connection closed, or the
+/// server dropped the request, while the chain was waiting on a webhook, a JWKS or a lookup)
+/// as an `error`, as kube-apiserver does: there the cancelled request context makes the
+/// authenticator return an error, which its deferred metrics call records. Without it,
+/// errors would go uncounted exactly when a backend is slow.
+struct Abandoned<'a, F> {
+    shared: &'a Shared<F>,
+    start: Option<u64>,
+    span: &'a tracing::Span,
+}
+
+impl<F> Drop for Abandoned<'_, F> {
+    fn drop(&mut self) {
+        if !self.span.is_disabled() {
+            self.span.record("result", Outcome::Error.as_str());
+        }
+        if let (Some(m), Some(clock), Some(start)) =
+            (&self.shared.metrics, &self.shared.clock, self.start)
+        {
+            let nanos = clock.delta_as_nanos(start, clock.raw());
+            m.record(Outcome::Error, None, std::time::Duration::from_nanos(nanos));
+        }
+    }
 }
 
 /// Authenticates on the caller's stack (a chain whose futures are always ready).
