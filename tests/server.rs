@@ -736,6 +736,86 @@ fn insecure_allow_any_token_flag() {
     }
 }
 
+/// Oversized request heads, over HTTP/1.1 and HTTP/2: a token over the 64 KiB credential
+/// limit is a 401 (kube-apiserver passes it on to its authenticators); a head over the HTTP
+/// layer's limit (HTTP/1.1: hyper's ≈ 400 KiB; HTTP/2: a 128 KiB header list,
+/// `HTTP2_MAX_HEADER_LIST_SIZE`) is refused before authentication (Go: 431 past 1 MiB). The
+/// server keeps serving. curl sends at most 64 KiB of headers over HTTP/2 and stalls on heads
+/// over ≈ 128 KiB, so the large cases use reqwest (hyper's client).
+#[tokio::test]
+async fn oversized_request_heads() {
+    let server = start(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    // (case, token length, curl's protocol flag, status)
+    type Case = (&'static str, usize, &'static str, u16);
+    let cases: &[Case] = &[
+        (
+            "20 KiB token, HTTP/2 (over hyper's 16 KiB default)",
+            20 << 10,
+            "--http2",
+            401,
+        ),
+        ("60 KiB token, HTTP/2", 60 << 10, "--http2", 401),
+        ("70 KiB token, HTTP/1.1", 70 << 10, "--http1.1", 401),
+    ];
+    for (name, len, version, want) in cases {
+        let file = dir.path().join("head.txt");
+        std::fs::write(&file, format!("Authorization: Bearer {}", "a".repeat(*len))).unwrap();
+        let at = format!("@{}", file.display());
+        // A GET: the 401 comes before any handler, and no upload can race it (see
+        // `whoami_curl`).
+        let (body, code, _) = server.curl(&[version, "-H", &at, &server.url("/healthz")]);
+        assert_eq!(code, *want, "case {name}: {body:.200}");
+    }
+    let ca = reqwest::Certificate::from_pem(&std::fs::read(server.ca()).unwrap()).unwrap();
+    let http1 = reqwest::Client::builder()
+        .tls_built_in_root_certs(false)
+        .add_root_certificate(ca)
+        .http1_only()
+        .build()
+        .unwrap();
+    let resp = http1
+        .get(server.url("/healthz"))
+        .bearer_auth("a".repeat(300 << 10))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        (resp.version(), resp.status().as_u16()),
+        (reqwest::Version::HTTP_11, 401),
+        "300 KiB, HTTP/1.1"
+    );
+    let resp = http1
+        .get(server.url("/healthz"))
+        .bearer_auth("a".repeat(1 << 20))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 431, "1 MiB, HTTP/1.1");
+    let http2 = server.reqwest();
+    match http2
+        .get(server.url("/healthz"))
+        .bearer_auth("a".repeat(200 << 10))
+        .send()
+        .await
+    {
+        Ok(resp) => assert_eq!(resp.status(), 431, "200 KiB, HTTP/2"),
+        // The client refuses to send it (the server announced its limit) or the server
+        // resets the stream: either way, never authenticated.
+        Err(e) => assert!(!e.is_timeout(), "200 KiB, HTTP/2: {e}"),
+    }
+    let ok = http2
+        .get(server.url("/healthz"))
+        .bearer_auth(ADMIN_TOKEN)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        (ok.version(), ok.status().as_u16()),
+        (reqwest::Version::HTTP_2, 200)
+    );
+}
+
 #[test]
 fn startup_errors_name_the_flag_and_line() {
     let dir = tempfile::tempdir().unwrap();

@@ -56,7 +56,7 @@ pub use {rustls, tokio_rustls};
 #[cfg(feature = "tls")]
 pub use server::{
     DEFAULT_FIRST_REQUEST_TIMEOUT, DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_IDLE_TIMEOUT,
-    DEFAULT_MAX_CONNECTIONS, TlsServer, serve,
+    DEFAULT_MAX_CONNECTIONS, HTTP2_MAX_HEADER_LIST_SIZE, TlsServer, serve,
 };
 #[cfg(feature = "tls")]
 pub use verifier::{ClientCertPolicy, RequestClientCert, server_config};

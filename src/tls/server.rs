@@ -55,6 +55,19 @@ pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(90);
 /// ```
 pub const DEFAULT_MAX_CONNECTIONS: usize = 900;
 
+/// The largest HTTP/2 header list a request may carry (`SETTINGS_MAX_HEADER_LIST_SIZE`):
+/// 128 KiB, room for a bearer token at [`crate::request::MAX_TOKEN_LEN`] (64 KiB) and the
+/// other headers. hyper's own default, 16 KiB, would refuse over HTTP/2 a 16–64 KiB token
+/// (an ID token with many groups) that HTTP/1.1 carries (hyper's HTTP/1.1 head limit is about
+/// 400 KiB); a larger header list is refused before authentication. kube-apiserver allows
+/// 1 MiB for both (Go's `MaxHeaderBytes`); a smaller bound keeps the memory an attacker can
+/// hold per stream small.
+///
+/// ```
+/// assert_eq!(kube_authn::tls::HTTP2_MAX_HEADER_LIST_SIZE, 128 * 1024);
+/// ```
+pub const HTTP2_MAX_HEADER_LIST_SIZE: u32 = 128 * 1024;
+
 /// How long a connection told to close (GOAWAY after a refused HTTP/2 request) may take to
 /// finish: a peer that never acknowledges the GOAWAY's PING must not hold it open.
 const CLOSE_DEADLINE: Duration = Duration::from_secs(5);
@@ -238,7 +251,10 @@ impl TlsServer {
         let tasks = Arc::new(tokio::sync::Semaphore::new(self.max_connections));
         let mut builder = auto::Builder::new(TokioExecutor::new());
         builder.http1().timer(TokioTimer::new());
-        builder.http2().timer(TokioTimer::new());
+        builder
+            .http2()
+            .timer(TokioTimer::new())
+            .max_header_list_size(HTTP2_MAX_HEADER_LIST_SIZE);
         tokio::pin!(shutdown);
         loop {
             let slot = tokio::select! {
