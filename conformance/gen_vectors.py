@@ -1052,8 +1052,14 @@ def handler(u, headers=None):
     return out
 
 
-def rejected(body=COMPACT_401):
-    return {"result": "rejected", "status": 401, "content_type": "application/json", "body": body}
+# The 401 Status in Kubernetes' protobuf envelope (`k8s\0` + runtime.Unknown{v1 Status}), as
+# k8s.io/apiserver writes it for `Accept: application/vnd.kubernetes.protobuf`.
+PROTOBUF_401 = {"hex": "6b3873000a0c0a027631120653746174757312300a060a0012001a0012074661696c7572651a0c556e617574686f72697a6564220c556e617574686f72697a65643091031a002200"}
+YAML_401 = "apiVersion: v1\ncode: 401\nkind: Status\nmessage: Unauthorized\nmetadata: {}\nreason: Unauthorized\nstatus: Failure\n"
+
+
+def rejected(body=COMPACT_401, content_type="application/json"):
+    return {"result": "rejected", "status": 401, "content_type": content_type, "body": body}
 
 
 def filter_cases():
@@ -1141,6 +1147,21 @@ def filter_cases():
          [("Authorization", "Bearer nope"), ("Accept", "application/json;q= 0.9;pretty=1, application/json;q=0.1")], rejected()),
         ("Accept: prometheus' list ends in */*", "/api/v1/namespaces",
          [("Authorization", "Bearer nope"), ("Accept", "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5,*/*;q=0.1")], rejected()),
+        ("Accept: application/yaml", "/api/v1/namespaces",
+         [("Authorization", "Bearer nope"), ("Accept", "application/yaml")], rejected(YAML_401, "application/yaml")),
+        ("Accept: application/yaml;pretty=1 (YAML has no pretty form)", "/api/v1/namespaces",
+         [("Authorization", "Bearer nope"), ("Accept", "application/yaml;pretty=1")], rejected(YAML_401, "application/yaml")),
+        ("Accept: yaml preferred over json by q", "/api/v1/namespaces",
+         [("Authorization", "Bearer nope"), ("Accept", "application/json;q=0.5, application/yaml")], rejected(YAML_401, "application/yaml")),
+        ("Accept: protobuf", "/api/v1/namespaces",
+         [("Authorization", "Bearer nope"), ("Accept", "application/vnd.kubernetes.protobuf")],
+         rejected(PROTOBUF_401, "application/vnd.kubernetes.protobuf")),
+        ("Accept: protobuf, then JSON", "/api/v1/namespaces",
+         [("Authorization", "Bearer nope"), ("Accept", "application/vnd.kubernetes.protobuf, application/json")],
+         rejected(PROTOBUF_401, "application/vnd.kubernetes.protobuf")),
+        ("Accept: yaml from a curl User-Agent is not indented", "/api/v1/namespaces",
+         [("Authorization", "Bearer nope"), ("Accept", "application/yaml"), ("User-Agent", "curl/8.5.0")],
+         rejected(YAML_401, "application/yaml")),
         ("401 on a non-resource path", "/healthz", [("Authorization", "Bearer nope")], rejected()),
         ("401 on an API group path", "/apis/apps/v1/deployments", [("Authorization", "Bearer nope")], rejected()),
     ]:

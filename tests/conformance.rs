@@ -953,9 +953,15 @@ fn diff(want: &Value, got: &Value) -> Option<String> {
             }
         }
         Some("rejected") => {
-            for key in ["status", "content_type", "body"] {
+            for key in ["status", "content_type"] {
                 if want.get(key).is_some() && want[key] != got[key] {
                     return Some(format!("{key}: want {}, got {}", want[key], got[key]));
+                }
+            }
+            // Bytes, so a {"hex"} form and a string form of the same bytes agree.
+            if let Some(body) = want.get("body") {
+                if bytes(body).ok() != bytes(&got["body"]).ok() {
+                    return Some(format!("body: want {body}, got {}", got["body"]));
                 }
             }
         }
@@ -1120,7 +1126,10 @@ async fn run_filter(b: &Builder, filter: &Value, input: &Value) -> Result<Run, B
         .to_bytes();
     Ok(Run::Done(serde_json::json!({
         "result": "rejected", "status": status, "content_type": content_type,
-        "body": String::from_utf8_lossy(&body),
+        "body": match std::str::from_utf8(&body) {
+            Ok(text) => Value::from(text),
+            Err(_) => serde_json::json!({ "hex": hex(&body) }),
+        },
     })))
 }
 

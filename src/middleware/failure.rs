@@ -135,12 +135,15 @@ pub trait OnFailure: Send + Sync + 'static {
     fn on_failure(&self, failure: &Failure<'_>) -> http::Response<Bytes>;
 }
 
-/// kube-apiserver's answer (`Unauthorized`): `401` with a `v1` `Status` body, JSON, compact
-/// with a trailing newline, or indented without one when the client asked for `?pretty=true`
-/// or looks like a person (`User-Agent` starting with `curl`, `Wget` or `Mozilla/5.0`), as
-/// apiserver's `isPrettyPrint` decides, or the accepted `Accept` clause says `pretty=1`; an
-/// `Accept` header that names no type kube-apiserver writes (`text/plain`) also gets the
-/// indented form (Go's `WriteRawJSON` fallback). `Cache-Control: no-cache, private` as
+/// kube-apiserver's answer (`Unauthorized`): `401` with a `v1` `Status` body in the type the
+/// `Accept` header negotiates, as apimachinery's `ErrorNegotiated` writes it: JSON (the
+/// default), compact with a trailing newline, or indented without one when the client asked
+/// for `?pretty=true` or looks like a person (`User-Agent` starting with `curl`, `Wget` or
+/// `Mozilla/5.0`), as apiserver's `isPrettyPrint` decides, or the accepted `Accept` clause
+/// says `pretty=1`; YAML (`application/yaml`); or Kubernetes' protobuf envelope
+/// (`application/vnd.kubernetes.protobuf`). An `Accept` header that names no type
+/// kube-apiserver writes (`text/plain`) gets the indented JSON (Go's `WriteRawJSON`
+/// fallback). `Cache-Control: no-cache, private` as
 /// `WithCacheControl` sets it, and `WWW-Authenticate: Basic realm="kubernetes-master"` when
 /// the chain accepts Basic (Kubernetes 1.6–1.18, while basic auth existed). There is no
 /// `Bearer` challenge, as in every Kubernetes version.
@@ -153,6 +156,10 @@ pub trait OnFailure: Send + Sync + 'static {
 /// assert_eq!(r.status(), 401);
 /// assert_eq!(r.body().as_ref(), &br#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}
 /// "#[..]);
+/// let (parts, _) = http::Request::get("/api").header("accept", "application/yaml").body(()).unwrap().into_parts();
+/// let r = Unauthorized.on_failure(&Failure::new(&parts, Reason::NotAuthenticated, Schemes::BEARER));
+/// assert_eq!(r.headers()["content-type"], "application/yaml");
+/// assert!(r.body().starts_with(b"apiVersion: v1\ncode: 401\nkind: Status\n"));
 /// ```
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Unauthorized;
@@ -161,6 +168,16 @@ static COMPACT_401: LazyLock<Bytes> =
     LazyLock::new(|| status_body(&Status::failure(401, "Unauthorized", "Unauthorized"), false));
 static PRETTY_401: LazyLock<Bytes> =
     LazyLock::new(|| status_body(&Status::failure(401, "Unauthorized", "Unauthorized"), true));
+
+/// The 401 `Status` as apimachinery's YAML serializer writes it (JSON converted by
+/// `sigs.k8s.io/yaml`: keys sorted, a trailing newline).
+const YAML_401: &[u8] = b"apiVersion: v1\ncode: 401\nkind: Status\nmessage: Unauthorized\nmetadata: {}\nreason: Unauthorized\nstatus: Failure\n";
+
+/// The 401 `Status` in Kubernetes' protobuf envelope: the magic `k8s\0`, then a
+/// `runtime.Unknown` holding the type (`v1`, `Status`) and the `Status` message (empty list
+/// metadata strings, `Failure`, `Unauthorized` twice, code 401), with empty content encoding
+/// and type. Checked byte for byte against k8s.io/apiserver by the conformance vectors.
+const PROTOBUF_401: &[u8] = b"k8s\0\n\x0c\n\x02v1\x12\x06Status\x120\n\x06\n\0\x12\0\x1a\0\x12\x07Failure\x1a\x0cUnauthorized\"\x0cUnauthorized0\x91\x03\x1a\0\"\0";
 
 /// A `Status` as apimachinery writes it: compact with a newline (`json.Encoder`), or pretty
 /// with two-space indents and no newline (`json.MarshalIndent(obj, "", "  ")`).
@@ -264,6 +281,8 @@ pub fn wants_pretty(uri: &http::Uri, headers: &http::HeaderMap) -> bool {
 
 const BASIC_CHALLENGE: HeaderValue = HeaderValue::from_static("Basic realm=\"kubernetes-master\"");
 const JSON: HeaderValue = HeaderValue::from_static("application/json");
+const YAML: HeaderValue = HeaderValue::from_static("application/yaml");
+const PROTOBUF: HeaderValue = HeaderValue::from_static("application/vnd.kubernetes.protobuf");
 const NO_CACHE: HeaderValue = HeaderValue::from_static("no-cache, private");
 
 fn json_response(status: StatusCode, body: Bytes) -> http::Response<Bytes> {
@@ -281,19 +300,31 @@ const STATUS_MEDIA_TYPES: [(&str, &str); 3] = [
     ("application", "vnd.kubernetes.protobuf"),
 ];
 
-/// apimachinery's `NegotiateMediaTypeOptions` for a `Status` answer: `Some(pretty)` when a
-/// clause of the first `Accept` header matches a type the server writes (no header, or an
-/// empty one, means JSON), `pretty` being that clause's `pretty=1` parameter; `None` when none
-/// matches, in which case `WriteObjectNegotiated` falls back to `WriteRawJSON` (indented).
+/// The type a negotiated `Status` is written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum StatusType {
+    /// JSON; `pretty` when the accepted clause says `pretty=1`.
+    Json {
+        pretty: bool,
+    },
+    Yaml,
+    Protobuf,
+}
+
+/// apimachinery's `NegotiateMediaTypeOptions` for a `Status` answer: the type of the first
+/// clause of the `Accept` header that matches a type the server writes (no header, or an
+/// empty one, means JSON), with that clause's `pretty=1` for JSON; `None` when none matches,
+/// in which case `WriteObjectNegotiated` falls back to `WriteRawJSON` (indented JSON).
 /// Clauses are read as goautoneg's `ParseAccept` reads them (spaces trimmed, `*` alone is
 /// `*/*`, malformed ranges and parameters skipped, `q` parsed as a float32 or 0) and ordered
 /// by its comparator with Go's insertion sort (what `sort.Sort` does for up to 12 clauses);
 /// types are compared case-sensitively; a clause asking for a conversion (`as`, `g`, `v`) or a
 /// stream other than JSON's `watch` is not accepted. No allocation for up to 12 clauses.
-fn negotiate_status(headers: &http::HeaderMap) -> Option<bool> {
+fn negotiate_status(headers: &http::HeaderMap) -> Option<StatusType> {
+    const PLAIN: Option<StatusType> = Some(StatusType::Json { pretty: false });
     let value = match headers.get(http::header::ACCEPT) {
-        None => return Some(false),
-        Some(v) if v.is_empty() => return Some(false),
+        None => return PLAIN,
+        Some(v) if v.is_empty() => return PLAIN,
         Some(v) => v,
     };
     // What clients send most: no parsing.
@@ -301,7 +332,7 @@ fn negotiate_status(headers: &http::HeaderMap) -> Option<bool> {
         value.as_bytes(),
         b"application/json" | b"*/*" | b"application/json, */*"
     ) {
-        return Some(false);
+        return PLAIN;
     }
     let accept: std::borrow::Cow<'_, str> = match value.to_str() {
         Ok(s) => s.into(),
@@ -347,7 +378,11 @@ fn negotiate_status(headers: &http::HeaderMap) -> Option<bool> {
                 || (clause.typ == "*" && clause.sub == "*");
             if matches {
                 if let Some(pretty) = clause.acceptable(sub) {
-                    return Some(pretty);
+                    return Some(match sub {
+                        "json" => StatusType::Json { pretty },
+                        "yaml" => StatusType::Yaml,
+                        _ => StatusType::Protobuf,
+                    });
                 }
             }
         }
@@ -454,16 +489,31 @@ impl<'a> AcceptClause<'a> {
 impl OnFailure for Unauthorized {
     fn on_failure(&self, failure: &Failure<'_>) -> http::Response<Bytes> {
         let pretty = match negotiate_status(&failure.request().headers) {
-            Some(pretty_param) => pretty_param || is_pretty_print(failure.request()),
+            Some(StatusType::Json { pretty }) => pretty || is_pretty_print(failure.request()),
+            Some(StatusType::Yaml) => false,
+            Some(StatusType::Protobuf) => false,
             // No acceptable type: Go writes the Status with `WriteRawJSON` (indented).
             None => true,
         };
-        let body = if pretty {
-            PRETTY_401.clone()
-        } else {
-            COMPACT_401.clone()
+        let mut r = match negotiate_status(&failure.request().headers) {
+            Some(StatusType::Yaml) => {
+                let mut r = json_response(StatusCode::UNAUTHORIZED, Bytes::from_static(YAML_401));
+                r.headers_mut().insert(CONTENT_TYPE, YAML);
+                r
+            }
+            Some(StatusType::Protobuf) => {
+                let mut r =
+                    json_response(StatusCode::UNAUTHORIZED, Bytes::from_static(PROTOBUF_401));
+                r.headers_mut().insert(CONTENT_TYPE, PROTOBUF);
+                r
+            }
+            Some(StatusType::Json { .. }) | None if pretty => {
+                json_response(StatusCode::UNAUTHORIZED, PRETTY_401.clone())
+            }
+            Some(StatusType::Json { .. }) | None => {
+                json_response(StatusCode::UNAUTHORIZED, COMPACT_401.clone())
+            }
         };
-        let mut r = json_response(StatusCode::UNAUTHORIZED, body);
         if failure.schemes().basic() {
             r.headers_mut().insert(WWW_AUTHENTICATE, BASIC_CHALLENGE);
         }

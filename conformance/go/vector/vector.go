@@ -74,7 +74,7 @@ type Outcome struct {
 	Headers     map[string][]string `json:"headers,omitempty"`
 	Status      int                 `json:"status,omitempty"`
 	ContentType string              `json:"content_type,omitempty"`
-	Body        *string             `json:"body,omitempty"`
+	Body        *Bytes              `json:"body,omitempty"`
 	// "key" (cache_key setups): the key in hex. "sequence" (steps): one outcome per step.
 	Key      string     `json:"key,omitempty"`
 	Outcomes []*Outcome `json:"outcomes,omitempty"`
@@ -426,7 +426,7 @@ func Diff(want, got *Outcome) string {
 			return fmt.Sprintf("response: want %d %q, got %d %q", want.Status, want.ContentType, got.Status, got.ContentType)
 		}
 		if want.Body != nil && (got.Body == nil || *want.Body != *got.Body) {
-			return fmt.Sprintf("body: want %q, got %q", *want.Body, deref(got.Body))
+			return fmt.Sprintf("body: want %q, got %q", string(*want.Body), string(derefBytes(got.Body)))
 		}
 	case "key":
 		if want.Key != got.Key {
@@ -480,4 +480,11 @@ func detail(o *Outcome) string {
 		return fmt.Sprintf(" (%s)", o.Note)
 	}
 	return ""
+}
+
+func derefBytes(b *Bytes) Bytes {
+	if b == nil {
+		return ""
+	}
+	return *b
 }

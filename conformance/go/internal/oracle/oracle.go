@@ -645,7 +645,7 @@ func (b *builder) filter(ctx context.Context, c *vector.Case) *vector.Outcome {
 	if seen != nil {
 		return seen
 	}
-	body := rec.Body.String()
+	body := vector.Bytes(rec.Body.String())
 	return &vector.Outcome{Result: "rejected", Status: rec.Code, ContentType: rec.Header().Get("Content-Type"), Body: &body}
 }
 
