@@ -488,14 +488,14 @@ impl<'a> AcceptClause<'a> {
 
 impl OnFailure for Unauthorized {
     fn on_failure(&self, failure: &Failure<'_>) -> http::Response<Bytes> {
-        let pretty = match negotiate_status(&failure.request().headers) {
+        let negotiated = negotiate_status(&failure.request().headers);
+        let pretty = match negotiated {
             Some(StatusType::Json { pretty }) => pretty || is_pretty_print(failure.request()),
-            Some(StatusType::Yaml) => false,
-            Some(StatusType::Protobuf) => false,
+            Some(StatusType::Yaml | StatusType::Protobuf) => false,
             // No acceptable type: Go writes the Status with `WriteRawJSON` (indented).
             None => true,
         };
-        let mut r = match negotiate_status(&failure.request().headers) {
+        let mut r = match negotiated {
             Some(StatusType::Yaml) => {
                 let mut r = json_response(StatusCode::UNAUTHORIZED, Bytes::from_static(YAML_401));
                 r.headers_mut().insert(CONTENT_TYPE, YAML);
