@@ -15,6 +15,16 @@ use std::fmt;
 use std::sync::Arc;
 
 /// What kind of failure an [`Error`] reports.
+///
+/// ```
+/// use kube_authn::{Error, ErrorKind};
+///
+/// assert_eq!(Error::msg("bad token").kind(), ErrorKind::InvalidCredential);
+/// let down = Error::from_static(ErrorKind::Unavailable, "webhook unreachable");
+/// assert_eq!(down.kind(), ErrorKind::Unavailable);
+/// let both = Error::aggregate(vec![Error::msg("a"), down]).unwrap();
+/// assert_eq!(both.kind(), ErrorKind::Aggregate);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ErrorKind {
@@ -58,6 +68,12 @@ enum Repr {
 
 /// Text of the error the bearer and WebSocket authenticators return when no token
 /// authenticator accepted the token (Kubernetes' `invalid bearer token`).
+///
+/// ```
+/// use kube_authn::error::INVALID_BEARER_TOKEN;
+/// assert_eq!(INVALID_BEARER_TOKEN, "invalid bearer token");
+/// assert_eq!(kube_authn::Error::invalid_bearer_token().to_string(), INVALID_BEARER_TOKEN);
+/// ```
 pub const INVALID_BEARER_TOKEN: &str = "invalid bearer token";
 
 impl Error {

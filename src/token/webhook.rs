@@ -180,10 +180,45 @@ impl Backoff {
 /// ```
 pub trait Sleeper: Send + Sync {
     /// Waits `duration`.
+    ///
+    /// A test sleeper that records the back-off instead of waiting:
+    ///
+    /// ```
+    /// use std::future::Future;
+    /// use std::pin::Pin;
+    /// use std::sync::{Arc, Mutex};
+    /// use std::time::Duration;
+    /// use kube_authn::token::webhook::Sleeper;
+    ///
+    /// #[derive(Default)]
+    /// struct Recorder(Arc<Mutex<Vec<Duration>>>);
+    /// impl Sleeper for Recorder {
+    ///     fn sleep(&self, d: Duration) -> Pin<Box<dyn Future<Output = ()> + Send>> {
+    ///         self.0.lock().unwrap().push(d);
+    ///         Box::pin(std::future::ready(()))
+    ///     }
+    /// }
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let r = Recorder::default();
+    /// r.sleep(Duration::from_millis(500)).await;
+    /// assert_eq!(*r.0.lock().unwrap(), [Duration::from_millis(500)]);
+    /// # });
+    /// ```
     fn sleep(&self, duration: Duration) -> Pin<Box<dyn Future<Output = ()> + Send>>;
 }
 
-/// [`tokio::time::sleep`].
+/// [`tokio::time::sleep`]: the sleeper the webhook uses unless a test injects another.
+///
+/// ```
+/// use std::time::Duration;
+/// use kube_authn::token::webhook::{Sleeper, TokioSleeper};
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// tokio::time::pause(); // Tokio's test clock: the sleep completes without waiting
+/// let start = tokio::time::Instant::now();
+/// TokioSleeper.sleep(Duration::from_secs(30)).await;
+/// assert!(start.elapsed() >= Duration::from_secs(30));
+/// # });
+/// ```
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TokioSleeper;
 

@@ -155,6 +155,25 @@ use crate::reload::{FileReloader, WatchTask};
 use crate::tls::{CacheEntry, PeerCertificates};
 
 /// A source of the current time (Unix seconds), injectable for tests.
+///
+/// ```
+/// use std::sync::Arc;
+/// use std::time::{Duration, UNIX_EPOCH};
+/// use kube_authn::tls::PeerCertificates;
+/// use kube_authn::x509::{CaBundle, Clock, X509Authenticator, doc_ca_pem, doc_client_pem, parse_pem_bundle};
+///
+/// let chain = parse_pem_bundle(doc_client_pem().as_bytes()).unwrap();
+/// let peer = PeerCertificates::injected(chain);
+/// let at = |secs: u64| -> Clock { Arc::new(move || UNIX_EPOCH + Duration::from_secs(secs)) };
+/// let auth = |clock| {
+///     X509Authenticator::new(CaBundle::from_pem(doc_ca_pem().as_bytes()).unwrap()).with_clock(clock)
+/// };
+/// // 2030: within the documentation certificates' validity (2026 to 2126).
+/// assert!(auth(at(1_900_000_000)).authenticate_peer(&peer).unwrap().is_some());
+/// // 2020: before it.
+/// let err = auth(at(1_600_000_000)).authenticate_peer(&peer).unwrap_err();
+/// assert!(err.to_string().contains("certificate has expired or is not yet valid"), "{err}");
+/// ```
 pub type Clock = Arc<dyn Fn() -> SystemTime + Send + Sync>;
 
 pub(crate) fn now_secs(clock: &Option<Clock>) -> i64 {
