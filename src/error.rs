@@ -9,6 +9,23 @@
 //! [`Error::aggregate`] follows apimachinery's `utilerrors.NewAggregate`: no errors is no error,
 //! one error is that error, and several are flattened, de-duplicated by message (first wins),
 //! joined with `", "` and wrapped in brackets unless only one distinct message remains.
+//!
+//! ```
+//! use kube_authn::{ConfigError, Error, ErrorKind};
+//!
+//! // What a union of three failed authenticators reports (nested aggregates are flattened).
+//! let inner = Error::aggregate(vec![Error::msg("token has expired"), Error::invalid_bearer_token()]);
+//! let all = Error::aggregate(vec![inner.unwrap(), Error::msg("token has expired")]).unwrap();
+//! assert_eq!(all.to_string(), "[token has expired, invalid bearer token]");
+//! assert_eq!(all.kind(), ErrorKind::Aggregate);
+//!
+//! // A backend outage is its own kind, so a failure handler can answer 503.
+//! let down = Error::from_static(ErrorKind::Unavailable, "webhook unreachable");
+//! assert_eq!(down.kind(), ErrorKind::Unavailable);
+//!
+//! // Startup errors are a separate type.
+//! assert_eq!(ConfigError::new("bad flag").to_string(), "bad flag");
+//! ```
 
 use std::error::Error as StdError;
 use std::fmt;
