@@ -424,18 +424,37 @@ impl RequestAuthenticator for X509Authenticator {
 }
 
 /// A P-256 CA used by this crate's documentation examples (valid until 2126).
+///
+/// ```
+/// let ca = kube_authn::x509::CaBundle::from_pem(kube_authn::x509::doc_ca_pem().as_bytes()).unwrap();
+/// assert_eq!(ca.certificates().len(), 1);
+/// ```
 #[doc(hidden)]
 pub fn doc_ca_pem() -> &'static str {
     include_str!("testdata/doc-ca.pem")
 }
 
 /// A client certificate (`CN=doc-admin, O=system:masters, O=dev`) issued by [`doc_ca_pem`].
+///
+/// ```
+/// use kube_authn::x509::{CaBundle, X509Authenticator, doc_ca_pem, doc_client_pem, parse_pem_bundle};
+/// let auth = X509Authenticator::new(CaBundle::from_pem(doc_ca_pem().as_bytes()).unwrap());
+/// let peer = kube_authn::tls::PeerCertificates::injected(parse_pem_bundle(doc_client_pem().as_bytes()).unwrap());
+/// let user = auth.authenticate_peer(&peer).unwrap().unwrap().user;
+/// assert_eq!(user.groups().collect::<Vec<_>>(), ["system:masters", "dev"]);
+/// ```
 #[doc(hidden)]
 pub fn doc_client_pem() -> &'static str {
     include_str!("testdata/doc-client.pem")
 }
 
 /// The private key of [`doc_client_pem`] (documentation only; not a secret).
+///
+/// ```
+/// use rustls_pki_types::{PrivateKeyDer, pem::PemObject};
+/// let key = PrivateKeyDer::from_pem_slice(kube_authn::x509::doc_client_key_pem().as_bytes()).unwrap();
+/// assert!(matches!(key, PrivateKeyDer::Pkcs8(_)));
+/// ```
 #[doc(hidden)]
 pub fn doc_client_key_pem() -> &'static str {
     include_str!("testdata/doc-client.key")
