@@ -23,6 +23,13 @@ use serde::{Deserialize, Deserializer, Serialize};
 use crate::user::UserInfo as Identity;
 
 /// API group of the review objects.
+///
+/// ```
+/// use kube_authn::api::{AUTHENTICATION_GROUP, TokenReview};
+/// assert_eq!(AUTHENTICATION_GROUP, "authentication.k8s.io");
+/// let review = TokenReview::request("v1", "t", vec![]);
+/// assert_eq!(review.api_version, "authentication.k8s.io/v1");
+/// ```
 pub const AUTHENTICATION_GROUP: &str = "authentication.k8s.io";
 
 fn is_false(b: &bool) -> bool {

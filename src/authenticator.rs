@@ -61,7 +61,27 @@ use crate::error::{Error, ErrorKind};
 use crate::user::UserInfo;
 
 /// The result of one authentication attempt: `Ok(Some(_))` authenticated, `Ok(None)` not mine,
-/// `Err(_)` mine and bad. See the [module docs](self).
+/// `Err(_)` mine and bad (the table in the [module docs](self) maps them to Kubernetes').
+///
+/// ```
+/// use kube_authn::authenticator::{Context, Response, SyncTokenFn, TokenAuthenticator};
+/// use kube_authn::user::UserInfo;
+/// use kube_authn::{AuthResult, Error};
+///
+/// // Owns the tokens that start with `team-`.
+/// let teams = SyncTokenFn::new(|token: &str, _: &Context| -> AuthResult {
+///     match token.strip_prefix("team-") {
+///         None => Ok(None),
+///         Some("payments") => Ok(Some(Response::new(UserInfo::new("payments-bot").into()))),
+///         Some(_) => Err(Error::msg("unknown team token")),
+///     }
+/// });
+/// let ctx = Context::default();
+/// let outcome = |token| teams.authenticate_token(token, &ctx).into_ready().unwrap();
+/// assert_eq!(outcome("team-payments").unwrap().unwrap().user.name(), "payments-bot");
+/// assert!(outcome("eyJhbGciOi...").unwrap().is_none()); // not mine: the next one is asked
+/// assert_eq!(outcome("team-nobody").unwrap_err().to_string(), "unknown team token");
+/// ```
 pub type AuthResult = Result<Option<Response>, Error>;
 
 /// A successful authentication: the user and the audiences the credential was validated for.
@@ -420,10 +440,37 @@ impl fmt::Debug for Schemes {
 
 impl Schemes {
     /// No `Authorization` scheme.
+    ///
+    /// ```
+    /// use kube_authn::authenticator::Schemes;
+    /// assert!(!Schemes::NONE.basic() && !Schemes::NONE.bearer());
+    /// assert_eq!(Schemes::NONE, Schemes::default());
+    /// assert_eq!(Schemes::NONE | Schemes::BASIC, Schemes::BASIC);
+    /// ```
     pub const NONE: Schemes = Schemes(0);
     /// `Authorization: Basic`.
+    ///
+    /// ```
+    /// use kube_authn::authenticator::{Description, RequestAuthenticator, Schemes, SyncPasswordFn};
+    /// use kube_authn::request::Basic;
+    /// let mut d = Description::default();
+    /// Basic::new(SyncPasswordFn::new(|_: &str, _: &str, _: &_| Ok(None))).describe(&mut d);
+    /// assert_eq!(d.schemes, Schemes::BASIC);
+    /// assert!(Schemes::BASIC.basic() && !Schemes::BASIC.bearer());
+    /// ```
     pub const BASIC: Schemes = Schemes(1);
     /// `Authorization: Bearer` (and the WebSocket bearer subprotocol).
+    ///
+    /// ```
+    /// use kube_authn::authenticator::{Description, RequestAuthenticator, Schemes, SyncTokenFn};
+    /// use kube_authn::request::{Bearer, WebSocketProtocol};
+    /// let tokens = || SyncTokenFn::new(|_: &str, _: &_| Ok(None));
+    /// let mut d = Description::default();
+    /// Bearer::new(tokens()).describe(&mut d);
+    /// WebSocketProtocol::new(tokens()).describe(&mut d);
+    /// assert_eq!(d.schemes, Schemes::BEARER);
+    /// assert_eq!(format!("{:?}", Schemes::BEARER | Schemes::BASIC), "Basic|Bearer");
+    /// ```
     pub const BEARER: Schemes = Schemes(2);
 
     /// Whether Basic is accepted.
@@ -543,11 +590,57 @@ impl Description {
 /// }
 /// ```
 pub trait RequestAuthenticator: Send + Sync {
-    /// Authenticates `req`.
+    /// Authenticates `req`: `Ok(Some)` with the user, `Ok(None)` when the request carries no
+    /// credential of this kind, `Err` when it carries one that is bad. `ctx` has the API
+    /// audiences the credential must be valid for.
+    ///
+    /// ```
+    /// use kube_authn::authenticator::{Context, RequestAuthenticator, Response, SyncTokenFn};
+    /// use kube_authn::request::Bearer;
+    /// use kube_authn::user::UserInfo;
+    ///
+    /// let bearer = Bearer::new(SyncTokenFn::new(|t: &str, _: &Context| {
+    ///     Ok((t == "s3cret").then(|| Response::new(UserInfo::new("jane").into())))
+    /// }));
+    /// let head = |auth: Option<&str>| {
+    ///     let mut req = http::Request::get("/api");
+    ///     if let Some(a) = auth {
+    ///         req = req.header("authorization", a);
+    ///     }
+    ///     req.body(()).unwrap().into_parts().0
+    /// };
+    /// let ctx = Context::default();
+    /// let run = |parts| bearer.authenticate_request(&parts, &ctx).into_ready().unwrap();
+    /// assert_eq!(run(head(Some("Bearer s3cret"))).unwrap().unwrap().user.name(), "jane");
+    /// assert!(run(head(None)).unwrap().is_none());
+    /// assert_eq!(run(head(Some("Bearer wrong"))).unwrap_err().to_string(), "invalid bearer token");
+    /// ```
     fn authenticate_request<'a>(&'a self, req: &'a Parts, ctx: &'a Context) -> AuthFuture<'a>;
 
     /// Adds what this authenticator accepts (schemes, identity headers) to `description`.
     /// Combinators forward to their children. The default declares nothing.
+    ///
+    /// An authenticator that trusts a header declares it, so that the middleware strips it
+    /// before the application sees the request:
+    ///
+    /// ```
+    /// use kube_authn::authenticator::{AuthFuture, Context, Description, RequestAuthenticator, Response};
+    /// use kube_authn::user::UserInfo;
+    ///
+    /// struct LocalSidecar;
+    /// impl RequestAuthenticator for LocalSidecar {
+    ///     fn authenticate_request<'a>(&'a self, req: &'a http::request::Parts, _: &'a Context) -> AuthFuture<'a> {
+    ///         let user = req.headers.get("x-sidecar-user").and_then(|v| v.to_str().ok());
+    ///         AuthFuture::ready(Ok(user.map(|u| Response::new(UserInfo::new(u).into()))))
+    ///     }
+    ///     fn describe(&self, description: &mut Description) {
+    ///         description.add_identity_header(http::HeaderName::from_static("x-sidecar-user"));
+    ///     }
+    /// }
+    /// let mut d = Description::default();
+    /// LocalSidecar.describe(&mut d);
+    /// assert_eq!(d.identity_headers(), ["x-sidecar-user"]);
+    /// ```
     fn describe(&self, description: &mut Description) {
         let _ = description;
     }
@@ -583,7 +676,26 @@ pub trait RequestAuthenticator: Send + Sync {
 /// }
 /// ```
 pub trait TokenAuthenticator: Send + Sync {
-    /// Authenticates `token`.
+    /// Authenticates `token` (already taken out of the request by [`Bearer`] or
+    /// [`WebSocketProtocol`]): `Ok(None)` when the token is not one this authenticator
+    /// knows, `Err` when it is one of its own and invalid.
+    ///
+    /// [`Bearer`]: crate::request::Bearer
+    /// [`WebSocketProtocol`]: crate::request::WebSocketProtocol
+    ///
+    /// ```
+    /// use kube_authn::authenticator::{Context, Response, SyncTokenFn, TokenAuthenticator};
+    /// use kube_authn::user::UserInfo;
+    /// let tokens = SyncTokenFn::new(|t: &str, _: &Context| {
+    ///     Ok((t == "s3cret").then(|| Response::new(UserInfo::new("jane").into())))
+    /// });
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let ctx = Context::default();
+    /// let resp = tokens.authenticate_token("s3cret", &ctx).await.unwrap().unwrap();
+    /// assert_eq!(resp.user.name(), "jane");
+    /// assert!(tokens.authenticate_token("other", &ctx).await.unwrap().is_none());
+    /// # });
+    /// ```
     fn authenticate_token<'a>(&'a self, token: &'a str, ctx: &'a Context) -> AuthFuture<'a>;
 
     /// Whether every future this authenticator returns is ready (it never waits on I/O,
@@ -619,7 +731,26 @@ pub trait TokenAuthenticator: Send + Sync {
 /// }
 /// ```
 pub trait PasswordAuthenticator: Send + Sync {
-    /// Authenticates `user` with `password`.
+    /// Authenticates `user` with `password` (taken out of `Authorization: Basic` by
+    /// [`Basic`](crate::request::Basic)).
+    ///
+    /// ```
+    /// use kube_authn::authenticator::{Context, PasswordAuthenticator, Response, SyncPasswordFn};
+    /// use kube_authn::user::UserInfo;
+    /// use kube_authn::Error;
+    /// let passwords = SyncPasswordFn::new(|user: &str, password: &str, _: &Context| match user {
+    ///     "admin" if password == "correct horse" => Ok(Some(Response::new(UserInfo::new("admin").into()))),
+    ///     "admin" => Err(Error::msg("wrong password")),
+    ///     _ => Ok(None),
+    /// });
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let ctx = Context::default();
+    /// let ok = passwords.authenticate_password("admin", "correct horse", &ctx).await;
+    /// assert_eq!(ok.unwrap().unwrap().user.name(), "admin");
+    /// assert!(passwords.authenticate_password("admin", "guess", &ctx).await.is_err());
+    /// assert!(passwords.authenticate_password("bob", "x", &ctx).await.unwrap().is_none());
+    /// # });
+    /// ```
     fn authenticate_password<'a>(
         &'a self,
         user: &'a str,

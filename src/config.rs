@@ -62,6 +62,13 @@ use crate::x509::{CaBundle, X509Authenticator};
 const NO_LOOKUP: &str = "--service-account-lookup=true needs the cluster's service accounts, secrets, pods and nodes: set --service-account-lookup-kubeconfig (or run in a pod with a service account), or set --service-account-lookup=false (tokens are then valid until they expire, whatever happens to the objects they name)";
 
 /// How often watched files are checked for changes.
+///
+/// ```
+/// use std::time::Duration;
+/// use kube_authn::config::{AuthenticationOptions, DEFAULT_RELOAD_INTERVAL};
+/// assert_eq!(DEFAULT_RELOAD_INTERVAL, Duration::from_secs(1));
+/// assert_eq!(AuthenticationOptions::default().reload_interval, DEFAULT_RELOAD_INTERVAL);
+/// ```
 pub const DEFAULT_RELOAD_INTERVAL: Duration = Duration::from_secs(1);
 
 /// kube-apiserver's authentication flags. See the [module docs](self).

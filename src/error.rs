@@ -9,12 +9,39 @@
 //! [`Error::aggregate`] follows apimachinery's `utilerrors.NewAggregate`: no errors is no error,
 //! one error is that error, and several are flattened, de-duplicated by message (first wins),
 //! joined with `", "` and wrapped in brackets unless only one distinct message remains.
+//!
+//! ```
+//! use kube_authn::{ConfigError, Error, ErrorKind};
+//!
+//! // What a union of three failed authenticators reports (nested aggregates are flattened).
+//! let inner = Error::aggregate(vec![Error::msg("token has expired"), Error::invalid_bearer_token()]);
+//! let all = Error::aggregate(vec![inner.unwrap(), Error::msg("token has expired")]).unwrap();
+//! assert_eq!(all.to_string(), "[token has expired, invalid bearer token]");
+//! assert_eq!(all.kind(), ErrorKind::Aggregate);
+//!
+//! // A backend outage is its own kind, so a failure handler can answer 503.
+//! let down = Error::from_static(ErrorKind::Unavailable, "webhook unreachable");
+//! assert_eq!(down.kind(), ErrorKind::Unavailable);
+//!
+//! // Startup errors are a separate type.
+//! assert_eq!(ConfigError::new("bad flag").to_string(), "bad flag");
+//! ```
 
 use std::error::Error as StdError;
 use std::fmt;
 use std::sync::Arc;
 
 /// What kind of failure an [`Error`] reports.
+///
+/// ```
+/// use kube_authn::{Error, ErrorKind};
+///
+/// assert_eq!(Error::msg("bad token").kind(), ErrorKind::InvalidCredential);
+/// let down = Error::from_static(ErrorKind::Unavailable, "webhook unreachable");
+/// assert_eq!(down.kind(), ErrorKind::Unavailable);
+/// let both = Error::aggregate(vec![Error::msg("a"), down]).unwrap();
+/// assert_eq!(both.kind(), ErrorKind::Aggregate);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ErrorKind {
@@ -58,6 +85,12 @@ enum Repr {
 
 /// Text of the error the bearer and WebSocket authenticators return when no token
 /// authenticator accepted the token (Kubernetes' `invalid bearer token`).
+///
+/// ```
+/// use kube_authn::error::INVALID_BEARER_TOKEN;
+/// assert_eq!(INVALID_BEARER_TOKEN, "invalid bearer token");
+/// assert_eq!(kube_authn::Error::invalid_bearer_token().to_string(), INVALID_BEARER_TOKEN);
+/// ```
 pub const INVALID_BEARER_TOKEN: &str = "invalid bearer token";
 
 impl Error {

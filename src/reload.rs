@@ -51,6 +51,29 @@ use crate::error::ConfigError;
 
 /// Every this many polls the content is read and compared even if size, time and inode are
 /// unchanged.
+///
+/// ```
+/// use kube_authn::reload::{FULL_CHECK_EVERY, FileReloader, Reloaded};
+/// use kube_authn::ConfigError;
+/// assert_eq!(FULL_CHECK_EVERY, 60);
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("f");
+/// std::fs::write(&path, "aa").unwrap();
+/// let file = FileReloader::load(&path, 10, |b| Ok::<_, ConfigError>(b.to_vec())).unwrap();
+///
+/// // A same-size edit that keeps the modification time: the metadata looks unchanged ...
+/// let mtime = std::fs::metadata(&path).unwrap().modified().unwrap();
+/// std::fs::write(&path, "bb").unwrap();
+/// std::fs::File::options().write(true).open(&path).unwrap().set_modified(mtime).unwrap();
+/// for _ in 1..FULL_CHECK_EVERY {
+///     assert_eq!(file.reload_if_changed().unwrap(), Reloaded::Unchanged);
+/// }
+/// assert_eq!(**file.current(), b"aa");
+/// // ... until the periodic full check reads the content.
+/// assert_eq!(file.reload_if_changed().unwrap(), Reloaded::Updated);
+/// assert_eq!(**file.current(), b"bb");
+/// ```
 pub const FULL_CHECK_EVERY: u32 = 60;
 
 /// How a reloader turns the file into a value: from the whole content in memory, or from a
@@ -128,6 +151,19 @@ fn stream<T>(
 }
 
 /// What a reload check did.
+///
+/// ```
+/// use kube_authn::reload::{FileReloader, Reloaded};
+/// use kube_authn::ConfigError;
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("f");
+/// std::fs::write(&path, "one").unwrap();
+/// let file = FileReloader::load(&path, 64, |b| Ok::<_, ConfigError>(b.len())).unwrap();
+/// assert_eq!(file.reload_if_changed().unwrap(), Reloaded::Unchanged);
+/// std::fs::write(&path, "three").unwrap();
+/// assert_eq!(file.reload_if_changed().unwrap(), Reloaded::Updated);
+/// assert_eq!(file.reload_now().unwrap(), Reloaded::Unchanged); // same content again
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reloaded {
     /// The file had not changed.
@@ -136,7 +172,35 @@ pub enum Reloaded {
     Updated,
 }
 
-/// A file whose parsed content is reloaded when it changes. See the [module docs](self).
+/// A file whose parsed content is reloaded when it changes: readers get the current value
+/// without a lock, and a new file that fails to load keeps the previous value. Change
+/// detection and failure handling are described in the [module docs](self).
+///
+/// Clones share the same content and counters.
+///
+/// ```
+/// use kube_authn::reload::FileReloader;
+/// use kube_authn::ConfigError;
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("users");
+/// std::fs::write(&path, "alice\nbob\n").unwrap();
+/// let users = FileReloader::load(&path, 1024, |b| {
+///     let text = std::str::from_utf8(b).map_err(|_| ConfigError::new("not UTF-8"))?;
+///     Ok(text.lines().map(str::to_owned).collect::<Vec<_>>())
+/// })
+/// .unwrap();
+/// let reader = users.clone();
+///
+/// std::fs::write(&path, "carol\n").unwrap();
+/// users.reload_if_changed().unwrap();
+/// assert_eq!(**reader.current(), ["carol"]);
+/// assert_eq!(reader.reloads(), 1);
+///
+/// std::fs::write(&path, [0xff, 0xfe]).unwrap(); // not UTF-8: refused, old content kept
+/// assert!(users.reload_if_changed().is_err());
+/// assert_eq!(**reader.current(), ["carol"]);
+/// assert_eq!(reader.failures(), 1);
+/// ```
 pub struct FileReloader<T> {
     shared: Arc<Shared<T>>,
 }
@@ -521,6 +585,33 @@ impl<T> std::fmt::Debug for FileReloader<T> {
 }
 
 /// The polling task of [`FileReloader::spawn_watch`]; stops it when dropped.
+///
+/// ```
+/// use std::time::Duration;
+/// use kube_authn::reload::FileReloader;
+/// use kube_authn::ConfigError;
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("f");
+/// std::fs::write(&path, "1").unwrap();
+/// let file = FileReloader::load(&path, 64, |b| Ok::<_, ConfigError>(b.len())).unwrap();
+/// let task = file.spawn_watch(Duration::from_millis(5));
+///
+/// std::fs::write(&path, "22").unwrap();
+/// tokio::time::timeout(Duration::from_secs(10), async {
+///     while **file.current() != 2 {
+///         tokio::time::sleep(Duration::from_millis(5)).await;
+///     }
+/// })
+/// .await
+/// .expect("the watch task reloads the file");
+///
+/// drop(task); // no more polling
+/// std::fs::write(&path, "333").unwrap();
+/// tokio::time::sleep(Duration::from_millis(50)).await;
+/// assert_eq!(**file.current(), 2);
+/// # });
+/// ```
 #[derive(Debug)]
 pub struct WatchTask(tokio::task::JoinHandle<()>);
 

@@ -30,6 +30,27 @@
 //!
 //! Kubernetes distinguishes a nil from an empty group list in a few Go unit tests; on the wire
 //! (`omitempty`) the two are identical, and this crate does not keep the distinction.
+//!
+//! # Example
+//!
+//! ```
+//! use std::sync::Arc;
+//! use kube_authn::user::{ALL_AUTHENTICATED, CREDENTIAL_ID_KEY, UserInfo};
+//!
+//! let jane = Arc::new(
+//!     UserInfo::builder("jane")
+//!         .uid("1001")
+//!         .groups(["developers", "oncall"])
+//!         .extra(CREDENTIAL_ID_KEY, ["JTI=4f1c"])
+//!         .build(),
+//! );
+//! // Adding a group builds a new identity; the shared one is unchanged.
+//! let with_authenticated = jane.with_group(ALL_AUTHENTICATED);
+//! assert_eq!(jane.groups().collect::<Vec<_>>(), ["developers", "oncall"]);
+//! assert!(with_authenticated.in_group("system:authenticated"));
+//! assert_eq!(with_authenticated.extra()[CREDENTIAL_ID_KEY], ["JTI=4f1c"]);
+//! assert!(!jane.is_anonymous() && UserInfo::anonymous().is_anonymous());
+//! ```
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -38,42 +59,140 @@ use std::sync::{Arc, LazyLock};
 use once_cell::race::OnceBox;
 
 /// Group of the cluster administrators (`system:masters`).
+///
+/// ```
+/// use kube_authn::user::SYSTEM_PRIVILEGED_GROUP;
+/// assert_eq!(SYSTEM_PRIVILEGED_GROUP, "system:masters");
+/// ```
 pub const SYSTEM_PRIVILEGED_GROUP: &str = "system:masters";
 /// Group of the kubelets (`system:nodes`).
+///
+/// ```
+/// use kube_authn::user::NODES_GROUP;
+/// assert_eq!(NODES_GROUP, "system:nodes");
+/// ```
 pub const NODES_GROUP: &str = "system:nodes";
 /// Group allowed to read monitoring endpoints (`system:monitoring`).
+///
+/// ```
+/// use kube_authn::user::MONITORING_GROUP;
+/// assert_eq!(MONITORING_GROUP, "system:monitoring");
+/// ```
 pub const MONITORING_GROUP: &str = "system:monitoring";
 /// Group every unauthenticated (anonymous) request is in (`system:unauthenticated`).
+///
+/// ```
+/// use kube_authn::user::ALL_UNAUTHENTICATED;
+/// assert_eq!(ALL_UNAUTHENTICATED, "system:unauthenticated");
+/// assert!(kube_authn::user::UserInfo::anonymous().in_group(ALL_UNAUTHENTICATED));
+/// ```
 pub const ALL_UNAUTHENTICATED: &str = "system:unauthenticated";
 /// Group every authenticated request is in (`system:authenticated`).
+///
+/// ```
+/// use kube_authn::user::ALL_AUTHENTICATED;
+/// assert_eq!(ALL_AUTHENTICATED, "system:authenticated");
+/// ```
 pub const ALL_AUTHENTICATED: &str = "system:authenticated";
 /// The user name given to anonymous requests (`system:anonymous`).
+///
+/// ```
+/// use kube_authn::user::ANONYMOUS;
+/// assert_eq!(ANONYMOUS, "system:anonymous");
+/// assert_eq!(kube_authn::user::UserInfo::anonymous().name(), ANONYMOUS);
+/// ```
 pub const ANONYMOUS: &str = "system:anonymous";
 /// The API server's own loopback identity (`system:apiserver`).
+///
+/// ```
+/// use kube_authn::user::APISERVER_USER;
+/// assert_eq!(APISERVER_USER, "system:apiserver");
+/// ```
 pub const APISERVER_USER: &str = "system:apiserver";
 /// The kube-proxy identity (`system:kube-proxy`).
+///
+/// ```
+/// use kube_authn::user::KUBE_PROXY;
+/// assert_eq!(KUBE_PROXY, "system:kube-proxy");
+/// ```
 pub const KUBE_PROXY: &str = "system:kube-proxy";
 /// The controller-manager identity (`system:kube-controller-manager`).
+///
+/// ```
+/// use kube_authn::user::KUBE_CONTROLLER_MANAGER;
+/// assert_eq!(KUBE_CONTROLLER_MANAGER, "system:kube-controller-manager");
+/// ```
 pub const KUBE_CONTROLLER_MANAGER: &str = "system:kube-controller-manager";
 /// The scheduler identity (`system:kube-scheduler`).
+///
+/// ```
+/// use kube_authn::user::KUBE_SCHEDULER;
+/// assert_eq!(KUBE_SCHEDULER, "system:kube-scheduler");
+/// ```
 pub const KUBE_SCHEDULER: &str = "system:kube-scheduler";
 /// Extra key carrying an identifier of the credential that authenticated the request
 /// (`authentication.kubernetes.io/credential-id`), e.g. `X509SHA256=<hex>` or `JTI=<jti>`.
+///
+/// ```
+/// use kube_authn::user::CREDENTIAL_ID_KEY;
+/// assert_eq!(CREDENTIAL_ID_KEY, "authentication.kubernetes.io/credential-id");
+/// ```
 pub const CREDENTIAL_ID_KEY: &str = "authentication.kubernetes.io/credential-id";
 /// Extra key of a service-account token's pod name (`authentication.kubernetes.io/pod-name`).
+///
+/// ```
+/// use kube_authn::user::POD_NAME_KEY;
+/// assert_eq!(POD_NAME_KEY, "authentication.kubernetes.io/pod-name");
+/// ```
 pub const POD_NAME_KEY: &str = "authentication.kubernetes.io/pod-name";
 /// Extra key of a service-account token's pod uid (`authentication.kubernetes.io/pod-uid`).
+///
+/// ```
+/// use kube_authn::user::POD_UID_KEY;
+/// assert_eq!(POD_UID_KEY, "authentication.kubernetes.io/pod-uid");
+/// ```
 pub const POD_UID_KEY: &str = "authentication.kubernetes.io/pod-uid";
 /// Extra key of a service-account token's node name (`authentication.kubernetes.io/node-name`).
+///
+/// ```
+/// use kube_authn::user::NODE_NAME_KEY;
+/// assert_eq!(NODE_NAME_KEY, "authentication.kubernetes.io/node-name");
+/// ```
 pub const NODE_NAME_KEY: &str = "authentication.kubernetes.io/node-name";
 /// Extra key of a service-account token's node uid (`authentication.kubernetes.io/node-uid`).
+///
+/// ```
+/// use kube_authn::user::NODE_UID_KEY;
+/// assert_eq!(NODE_UID_KEY, "authentication.kubernetes.io/node-uid");
+/// ```
 pub const NODE_UID_KEY: &str = "authentication.kubernetes.io/node-uid";
 /// Prefix of service-account user names (`system:serviceaccount:`).
+///
+/// ```
+/// use kube_authn::user::SERVICE_ACCOUNT_USERNAME_PREFIX;
+/// assert_eq!(SERVICE_ACCOUNT_USERNAME_PREFIX, "system:serviceaccount:");
+/// ```
 pub const SERVICE_ACCOUNT_USERNAME_PREFIX: &str = "system:serviceaccount:";
 /// Group of all service accounts (`system:serviceaccounts`).
+///
+/// ```
+/// use kube_authn::user::ALL_SERVICE_ACCOUNTS_GROUP;
+/// assert_eq!(ALL_SERVICE_ACCOUNTS_GROUP, "system:serviceaccounts");
+/// ```
 pub const ALL_SERVICE_ACCOUNTS_GROUP: &str = "system:serviceaccounts";
 
 /// An immutable, cheaply clonable string used for group names and extra values.
+///
+/// Clones share one allocation, so a group used by many users is stored once.
+///
+/// ```
+/// use kube_authn::user::{SharedStr, UserInfo};
+/// let team: SharedStr = "payments".into();
+/// let a = UserInfo::builder("a").group(team.clone()).build();
+/// let b = UserInfo::builder("b").group(team.clone()).build();
+/// assert!(std::sync::Arc::ptr_eq(&a.shared_groups()[0], &b.shared_groups()[0]));
+/// assert_eq!(&*team, "payments");
+/// ```
 pub type SharedStr = Arc<str>;
 
 /// The `extra` map of a user: lower-case keys (by convention namespaced, like
@@ -96,6 +215,19 @@ pub type SharedStr = Arc<str>;
 pub type Extra = BTreeMap<ExtraKey, Vec<String>>;
 
 /// A key of the [`Extra`] map: a `'static` string (no allocation) or an owned one.
+///
+/// ```
+/// use kube_authn::user::{CREDENTIAL_ID_KEY, ExtraKey, UserInfo};
+/// let well_known = ExtraKey::Borrowed(CREDENTIAL_ID_KEY); // no copy
+/// let read_from_request: ExtraKey = "example.org/team".to_owned().into();
+/// let user = UserInfo::builder("jane")
+///     .extra(well_known, ["JTI=abc"])
+///     .extra(read_from_request, ["payments"])
+///     .build();
+/// // Lookups take a `&str` whichever kind the key is.
+/// assert_eq!(user.extra()["authentication.kubernetes.io/credential-id"], ["JTI=abc"]);
+/// assert_eq!(user.extra()["example.org/team"], ["payments"]);
+/// ```
 pub type ExtraKey = std::borrow::Cow<'static, str>;
 
 static EMPTY_GROUPS: LazyLock<Arc<[SharedStr]>> = LazyLock::new(|| Arc::from(Vec::new()));

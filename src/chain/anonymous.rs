@@ -53,7 +53,21 @@ use http::request::Parts;
 use crate::authenticator::{AuthFuture, Context, RequestAuthenticator, Response};
 use crate::user::UserInfo;
 
-/// The anonymous authenticator. See the [module docs](self).
+/// Authenticates every request (or, with [`with_paths`](Self::with_paths), every request to
+/// one of the listed paths) as `system:anonymous` in group `system:unauthenticated`, with the
+/// request's audiences. How paths are compared is in the [module docs](self).
+///
+/// ```
+/// use kube_authn::authenticator::{Audiences, Context, RequestAuthenticator};
+/// use kube_authn::chain::anonymous::Anonymous;
+///
+/// let (req, _) = http::Request::get("/version").body(()).unwrap().into_parts();
+/// let ctx = Context::with_audiences(Audiences::from(["api"]));
+/// let r = Anonymous::new().authenticate_request(&req, &ctx).into_ready().unwrap().unwrap().unwrap();
+/// assert_eq!(r.user.name(), "system:anonymous");
+/// assert_eq!(r.user.groups().collect::<Vec<_>>(), ["system:unauthenticated"]);
+/// assert_eq!(r.audiences, Audiences::from(["api"]));
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct Anonymous {
     allowed_paths: HashSet<String>,
@@ -128,7 +142,22 @@ pub struct AnonymousConfig {
 impl AnonymousConfig {
     /// The authenticator it configures, or `None` when anonymous requests are disabled.
     ///
-    /// See [`AnonymousConfig`] for an example.
+    /// ```
+    /// use kube_authn::authenticator::{Context, RequestAuthenticator};
+    /// use kube_authn::chain::anonymous::AnonymousConfig;
+    ///
+    /// let config = AnonymousConfig { enabled: true, paths: vec!["/livez".into(), "/readyz".into()] };
+    /// let anon = config.authenticator().unwrap();
+    /// let ask = |path: &str| {
+    ///     let (req, _) = http::Request::get(path).body(()).unwrap().into_parts();
+    ///     anon.authenticate_request(&req, &Context::default()).into_ready().unwrap().unwrap()
+    /// };
+    /// assert!(ask("/livez").is_some());
+    /// assert!(ask("/api/v1/pods").is_none()); // not mine: the request gets a 401
+    ///
+    /// let disabled = AnonymousConfig { enabled: false, paths: vec!["/livez".into()] };
+    /// assert!(disabled.authenticator().is_none());
+    /// ```
     pub fn authenticator(&self) -> Option<Anonymous> {
         self.enabled
             .then(|| Anonymous::with_paths(self.paths.iter().cloned()))

@@ -36,7 +36,31 @@ use crate::authenticator::{
 };
 use crate::error::{Error, ErrorKind};
 
-/// Audience-agnostic wrapper. See the [module docs](self).
+/// Makes an authenticator that knows nothing about audiences usable on a server with API
+/// audiences, by answering for the server's implicit audiences (the rules are in the
+/// [module docs](self)).
+///
+/// ```
+/// use kube_authn::authenticator::{Audiences, Context, Response, SyncTokenFn, TokenAuthenticator};
+/// use kube_authn::chain::audiences::AudienceAgnostic;
+/// use kube_authn::user::UserInfo;
+///
+/// // A delegate that (wrongly, for this wrapper) answers with its own audiences.
+/// let aware = SyncTokenFn::new(|_: &str, _: &Context| {
+///     Ok(Some(Response::new(UserInfo::new("u").into()).with_audiences(Audiences::from(["a"]))))
+/// });
+/// let wrapped = AudienceAgnostic::new(Audiences::from(["api"]), aware);
+/// let ask = |ctx: &Context| wrapped.authenticate_token("t", ctx).into_ready().unwrap();
+///
+/// // No audiences requested: the delegate's answer, unchanged.
+/// assert_eq!(ask(&Context::default()).unwrap().unwrap().audiences, Audiences::from(["a"]));
+/// // Audiences requested: a delegate that returns its own is an error.
+/// let err = ask(&Context::with_audiences(Audiences::from(["api"]))).unwrap_err();
+/// assert_eq!(
+///     err.to_string(),
+///     r#"audience agnostic authenticator wrapped an authenticator that returned audiences: ["a"]"#
+/// );
+/// ```
 #[derive(Debug, Clone)]
 pub struct AudienceAgnostic<A> {
     implicit: Audiences,

@@ -34,7 +34,30 @@ use crate::authenticator::{
 };
 use crate::user::SharedStr;
 
-/// Adds `system:authenticated`. See the [module docs](self).
+/// Appends `system:authenticated` to every authenticated user except the anonymous one and
+/// users already in `system:authenticated` or `system:unauthenticated` (the rules are in the
+/// [module docs](self)).
+///
+/// ```
+/// use std::sync::Arc;
+/// use kube_authn::authenticator::{Context, Response, SyncTokenFn, TokenAuthenticator};
+/// use kube_authn::chain::group::AuthenticatedGroupAdder;
+/// use kube_authn::user::UserInfo;
+///
+/// // A stored identity, as a token file or cache keeps it.
+/// let stored = Arc::new(UserInfo::builder("jane").group("dev").build());
+/// let shared = stored.clone();
+/// let adder = AuthenticatedGroupAdder::new(SyncTokenFn::new(move |t: &str, _: &Context| {
+///     Ok(Some(Response::new(match t {
+///         "anon" => UserInfo::anonymous(),
+///         _ => shared.clone(),
+///     })))
+/// }));
+/// let ask = |t| adder.authenticate_token(t, &Context::default()).into_ready().unwrap().unwrap().unwrap();
+/// assert_eq!(ask("jane").user.groups().collect::<Vec<_>>(), ["dev", "system:authenticated"]);
+/// assert_eq!(stored.groups().collect::<Vec<_>>(), ["dev"]); // the stored identity is unchanged
+/// assert_eq!(ask("anon").user.groups().collect::<Vec<_>>(), ["system:unauthenticated"]);
+/// ```
 #[derive(Debug, Clone)]
 pub struct AuthenticatedGroupAdder<A> {
     inner: A,
@@ -93,7 +116,23 @@ impl<A: TokenAuthenticator> TokenAuthenticator for AuthenticatedGroupAdder<A> {
     }
 }
 
-/// Appends fixed groups. See the [module docs](self).
+/// Appends fixed groups to every authenticated user, without de-duplication, as Kubernetes'
+/// `NewGroupAdder` does (see the [module docs](self)).
+///
+/// ```
+/// use kube_authn::authenticator::{Context, Response, SyncTokenFn, TokenAuthenticator};
+/// use kube_authn::chain::group::GroupAdder;
+/// use kube_authn::user::UserInfo;
+///
+/// let inner = SyncTokenFn::new(|t: &str, _: &Context| {
+///     Ok((t == "known").then(|| Response::new(UserInfo::builder("jane").group("ops").build().into())))
+/// });
+/// let adder = GroupAdder::new(inner, ["ops", "tenant-a"]);
+/// let ask = |t| adder.authenticate_token(t, &Context::default()).into_ready().unwrap().unwrap();
+/// let user = ask("known").unwrap().user;
+/// assert_eq!(user.groups().collect::<Vec<_>>(), ["ops", "ops", "tenant-a"]);
+/// assert!(ask("unknown").is_none()); // "not mine" passes through
+/// ```
 #[derive(Debug, Clone)]
 pub struct GroupAdder<A> {
     inner: A,

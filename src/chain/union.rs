@@ -37,13 +37,55 @@ use crate::authenticator::{
 };
 use crate::error::Error;
 
-/// A union of request authenticators. See the [module docs](self).
+/// A union of request authenticators: the first success wins; otherwise the errors are
+/// aggregated, or (with [`fail_on_error`](Union::fail_on_error)) the first error ends it.
+/// Details in the [module docs](self).
+///
+/// ```
+/// use std::sync::Arc;
+/// use kube_authn::authenticator::{Context, RequestAuthenticator, SyncRequestFn};
+/// use kube_authn::chain::union::Union;
+/// use kube_authn::Error;
+///
+/// let fails = |msg: &'static str| Arc::new(SyncRequestFn::new(move |_: &http::request::Parts, _: &Context| Err(Error::msg(msg))));
+/// let not_mine = Arc::new(SyncRequestFn::new(|_: &http::request::Parts, _: &Context| Ok(None)));
+/// let (req, _) = http::Request::get("/").body(()).unwrap().into_parts();
+/// let ctx = Context::default();
+///
+/// let union = Union::new(vec![fails("a"), not_mine.clone(), fails("b"), fails("a")]);
+/// let err = union.authenticate_request(&req, &ctx).into_ready().unwrap().unwrap_err();
+/// assert_eq!(err.to_string(), "[a, b]");
+///
+/// let nobody = Union::new(vec![not_mine.clone(), not_mine]);
+/// assert!(nobody.authenticate_request(&req, &ctx).into_ready().unwrap().unwrap().is_none());
+/// ```
 pub struct Union {
     handlers: Vec<Arc<dyn RequestAuthenticator>>,
     fail_on_error: bool,
 }
 
-/// A union of token authenticators. See the [module docs](self).
+/// A union of token authenticators, with the same rules as [`Union`] (see the
+/// [module docs](self)).
+///
+/// ```
+/// use std::sync::Arc;
+/// use kube_authn::authenticator::{Context, Response, SyncTokenFn, TokenAuthenticator};
+/// use kube_authn::chain::union::TokenUnion;
+/// use kube_authn::user::UserInfo;
+/// use kube_authn::Error;
+///
+/// let file = Arc::new(SyncTokenFn::new(|t: &str, _: &Context| {
+///     Ok((t == "from-file").then(|| Response::new(UserInfo::new("file-user").into())))
+/// }));
+/// let strict = Arc::new(SyncTokenFn::new(|t: &str, _: &Context| {
+///     if t.starts_with("sk-") { Err(Error::msg("revoked key")) } else { Ok(None) }
+/// }));
+/// let union = TokenUnion::new(vec![file, strict]);
+/// let ask = |t| union.authenticate_token(t, &Context::default()).into_ready().unwrap();
+/// assert_eq!(ask("from-file").unwrap().unwrap().user.name(), "file-user");
+/// assert_eq!(ask("sk-123").unwrap_err().to_string(), "revoked key");
+/// assert!(ask("other").unwrap().is_none());
+/// ```
 pub struct TokenUnion {
     handlers: Vec<Arc<dyn TokenAuthenticator>>,
     fail_on_error: bool,

@@ -17,6 +17,14 @@
 use std::fmt;
 
 /// A JWS `alg` this crate can verify.
+///
+/// ```
+/// use kube_authn::jwt::alg::Algorithm;
+/// let alg = Algorithm::from_name("ES384").unwrap();
+/// assert_eq!(alg, Algorithm::ES384);
+/// assert_eq!(alg.to_string(), "ES384");
+/// assert_eq!(Algorithm::from_name("HS256"), None); // symmetric: not representable
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[allow(clippy::upper_case_acronyms)]
 pub enum Algorithm {
@@ -44,6 +52,13 @@ pub enum Algorithm {
 
 impl Algorithm {
     /// All algorithms, in a fixed order (the bit order of [`AlgorithmSet`]).
+    ///
+    /// ```
+    /// use kube_authn::jwt::alg::Algorithm;
+    /// assert_eq!(Algorithm::ALL.len(), 10);
+    /// assert_eq!(Algorithm::ALL[0], Algorithm::RS256);
+    /// assert_eq!(Algorithm::ALL[9], Algorithm::EdDSA);
+    /// ```
     pub const ALL: [Algorithm; 10] = [
         Algorithm::RS256,
         Algorithm::RS384,
@@ -124,11 +139,31 @@ pub struct AlgorithmSet(u16);
 
 impl AlgorithmSet {
     /// No algorithm.
+    ///
+    /// ```
+    /// use kube_authn::jwt::alg::{Algorithm, AlgorithmSet};
+    /// assert_eq!(AlgorithmSet::EMPTY.iter().count(), 0);
+    /// assert_eq!(AlgorithmSet::EMPTY, AlgorithmSet::default());
+    /// ```
     pub const EMPTY: AlgorithmSet = AlgorithmSet(0);
     /// The nine algorithms Kubernetes accepts: RS/PS/ES 256–512 (what service-account tokens
     /// may use and what `--authentication-config` allows).
+    ///
+    /// ```
+    /// use kube_authn::jwt::alg::{Algorithm, AlgorithmSet};
+    /// let names: Vec<_> = AlgorithmSet::KUBERNETES.iter().map(Algorithm::name).collect();
+    /// assert_eq!(
+    ///     names,
+    ///     ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512"]
+    /// );
+    /// ```
     pub const KUBERNETES: AlgorithmSet = AlgorithmSet(0b01_1111_1111);
     /// `--oidc-signing-algs` default: `RS256` only.
+    ///
+    /// ```
+    /// use kube_authn::jwt::alg::{Algorithm, AlgorithmSet};
+    /// assert_eq!(AlgorithmSet::RS256_ONLY.iter().collect::<Vec<_>>(), [Algorithm::RS256]);
+    /// ```
     pub const RS256_ONLY: AlgorithmSet = AlgorithmSet(1);
 
     /// This set plus `alg`.

@@ -47,11 +47,30 @@ use super::alg::Algorithm;
 use super::json;
 
 /// Largest compact JWS accepted (bytes): the same bound as the bearer-token extractor.
+///
+/// ```
+/// use kube_authn::jwt::compact::MAX_JWT_LEN;
+/// assert_eq!(MAX_JWT_LEN, 64 * 1024);
+/// assert_eq!(MAX_JWT_LEN, kube_authn::request::MAX_TOKEN_LEN);
+/// ```
 pub const MAX_JWT_LEN: usize = 64 * 1024;
 /// Largest `kid` header value accepted (bytes).
+///
+/// ```
+/// assert_eq!(kube_authn::jwt::compact::MAX_KID_LEN, 1024);
+/// ```
 pub const MAX_KID_LEN: usize = 1024;
 
 /// Why a string is not a compact JWS anyone could claim (the pre-check's "skip" reasons).
+///
+/// ```
+/// use kube_authn::jwt::compact::{MAX_JWT_LEN, NotJwt, UntrustedJwt};
+/// assert_eq!(UntrustedJwt::parse("e30.e30").unwrap_err(), NotJwt::SegmentCount);
+/// assert_eq!(UntrustedJwt::parse("e30.W10.c2ln").unwrap_err(), NotJwt::Payload); // `[]`
+/// let long = "a".repeat(MAX_JWT_LEN + 1);
+/// assert_eq!(UntrustedJwt::parse(&long).unwrap_err(), NotJwt::TooLong);
+/// assert_eq!(NotJwt::SegmentCount.to_string(), "token does not have three segments");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NotJwt {
     /// Longer than [`MAX_JWT_LEN`].
@@ -81,6 +100,17 @@ impl fmt::Display for NotJwt {
 impl std::error::Error for NotJwt {}
 
 /// The `alg` header value.
+///
+/// ```
+/// use kube_authn::jwt::alg::Algorithm;
+/// use kube_authn::jwt::compact::{HeaderAlg, UntrustedJwt};
+/// // {"alg":"HS256"}: parsed, but never verifies
+/// let hs = UntrustedJwt::parse("eyJhbGciOiJIUzI1NiJ9.e30.c2ln").unwrap();
+/// assert_eq!(hs.header().unwrap().alg(), HeaderAlg::Unsupported);
+/// // {"alg":"ES256"}
+/// let es = UntrustedJwt::parse("eyJhbGciOiJFUzI1NiJ9.e30.c2ln").unwrap();
+/// assert_eq!(es.header().unwrap().alg(), HeaderAlg::Known(Algorithm::ES256));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HeaderAlg {
     /// One of the algorithms this crate verifies.
@@ -173,6 +203,17 @@ impl Header {
 }
 
 /// Why a header was refused.
+///
+/// ```
+/// use kube_authn::jwt::compact::{HeaderError, UntrustedJwt};
+/// // `{}`: no `alg`
+/// let jwt = UntrustedJwt::parse("e30.e30.c2ln").unwrap();
+/// assert_eq!(jwt.header().unwrap_err(), HeaderError::Malformed);
+/// // a signature segment that is not unpadded base64url
+/// let jwt = UntrustedJwt::parse("eyJhbGciOiJFUzI1NiJ9.e30.c2ln=").unwrap();
+/// assert_eq!(jwt.header().unwrap_err(), HeaderError::Signature);
+/// assert_eq!(HeaderError::Signature.to_string(), "malformed JWS signature");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HeaderError {
     /// Not a JSON object, duplicate names, `alg` missing or not a string, `kid` not a string.
@@ -303,8 +344,21 @@ enum Iss {
     Owned(Box<str>),
 }
 
-/// A compact JWS that passed the pre-check; nothing in it is verified yet.
-/// See the [module docs](self).
+/// A compact JWS that passed the pre-check (size, three base64url segments, a JSON payload
+/// with a string `iss`); nothing in it is verified yet. The rules are in the
+/// [module docs](self).
+///
+/// ```
+/// use kube_authn::jwt::compact::UntrustedJwt;
+/// // {"alg":"RS256","kid":"k"} . {"iss":"https://issuer"} . "sig"
+/// let t = "eyJhbGciOiJSUzI1NiIsImtpZCI6ImsifQ.eyJpc3MiOiJodHRwczovL2lzc3VlciJ9.c2ln";
+/// let jwt = UntrustedJwt::parse(t).unwrap();
+/// assert_eq!(jwt.issuer(), Some("https://issuer"));
+/// assert_eq!(jwt.payload(), br#"{"iss":"https://issuer"}"#);
+/// assert_eq!(jwt.signature(), b"sig");
+/// // `Debug` never shows the token or its signature
+/// assert!(!format!("{jwt:?}").contains("c2ln"));
+/// ```
 pub struct UntrustedJwt<'t> {
     signing_input: &'t str,
     buf: Vec<u8>,

@@ -11,16 +11,52 @@
 //! ```
 
 /// DER tag of SEQUENCE.
+///
+/// ```
+/// use kube_authn::jwt::der::{SEQUENCE, read_tlv};
+/// assert_eq!(SEQUENCE, 0x30);
+/// assert_eq!(read_tlv(&[0x30, 0x03, 0x02, 0x01, 0x05]).unwrap().0, SEQUENCE);
+/// ```
 pub const SEQUENCE: u8 = 0x30;
 /// DER tag of INTEGER.
+///
+/// ```
+/// use kube_authn::jwt::der::{INTEGER, read_tlv};
+/// assert_eq!(INTEGER, 0x02);
+/// assert_eq!(read_tlv(&[0x02, 0x01, 0x05]).unwrap().0, INTEGER);
+/// ```
 pub const INTEGER: u8 = 0x02;
 /// DER tag of BIT STRING.
+///
+/// ```
+/// use kube_authn::jwt::der::{BIT_STRING, read_tlv};
+/// assert_eq!(BIT_STRING, 0x03);
+/// assert_eq!(read_tlv(&[0x03, 0x02, 0x00, 0xff]).unwrap().0, BIT_STRING);
+/// ```
 pub const BIT_STRING: u8 = 0x03;
 /// DER tag of OCTET STRING.
+///
+/// ```
+/// use kube_authn::jwt::der::{OCTET_STRING, read_tlv};
+/// assert_eq!(OCTET_STRING, 0x04);
+/// assert_eq!(read_tlv(&[0x04, 0x01, 0xaa]).unwrap().0, OCTET_STRING);
+/// ```
 pub const OCTET_STRING: u8 = 0x04;
 /// DER tag of OBJECT IDENTIFIER.
+///
+/// ```
+/// use kube_authn::jwt::der::{OID, read_tlv};
+/// assert_eq!(OID, 0x06);
+/// assert_eq!(read_tlv(&[0x06, 0x03, 0x2b, 0x65, 0x70]).unwrap().0, OID);
+/// ```
 pub const OID: u8 = 0x06;
 /// DER tag of NULL.
+///
+/// ```
+/// use kube_authn::jwt::der::{NULL, read_tlv};
+/// assert_eq!(NULL, 0x05);
+/// assert_eq!(read_tlv(&[0x05, 0x00]).unwrap().0, NULL);
+/// ```
 pub const NULL: u8 = 0x05;
 
 /// Reads one tag-length-value: `(tag, value, rest)`. Only single-byte tags.

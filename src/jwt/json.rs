@@ -56,12 +56,30 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 
 /// go-jose's text for a non-numeric `exp`/`nbf`/`iat`.
+///
+/// ```
+/// use kube_authn::jwt::json::ERR_NUMERIC_DATE;
+/// assert_eq!(ERR_NUMERIC_DATE, "go-jose/go-jose/jwt: expected number value to unmarshal NumericDate");
+/// ```
 pub const ERR_NUMERIC_DATE: &str =
     "go-jose/go-jose/jwt: expected number value to unmarshal NumericDate";
 /// go-jose's text for an `aud` that is neither a string nor an array of strings.
+///
+/// ```
+/// use kube_authn::jwt::json::ERR_AUDIENCE;
+/// assert_eq!(
+///     ERR_AUDIENCE,
+///     "go-jose/go-jose/jwt: expected string or array value to unmarshal to Audience"
+/// );
+/// ```
 pub const ERR_AUDIENCE: &str =
     "go-jose/go-jose/jwt: expected string or array value to unmarshal to Audience";
 /// Our text for a duplicated JSON member name.
+///
+/// ```
+/// use kube_authn::jwt::json::ERR_DUPLICATE;
+/// assert_eq!(ERR_DUPLICATE, "duplicate JSON member name");
+/// ```
 pub const ERR_DUPLICATE: &str = "duplicate JSON member name";
 
 /// Nesting limit: a document may open at most `MAX_DEPTH - 1` (127) arrays/objects inside

@@ -44,10 +44,36 @@ use super::alg::Algorithm;
 use super::der;
 
 /// Smallest RSA modulus accepted (bits).
+///
+/// ```
+/// use kube_authn::jwt::key::{MIN_RSA_BITS, parse_jwk};
+/// assert_eq!(MIN_RSA_BITS, 2048);
+/// // a 1024-bit modulus
+/// let jwk = format!(r#"{{"kty":"RSA","n":"g{}","e":"AQAB"}}"#, "A".repeat(170));
+/// let err = parse_jwk(jwk.as_bytes()).unwrap_err();
+/// assert_eq!(err.to_string(), "RSA key size 1024 bits is outside 2048..=8192");
+/// ```
 pub const MIN_RSA_BITS: usize = 2048;
 /// Largest RSA modulus accepted (bits).
+///
+/// ```
+/// use kube_authn::jwt::key::{MAX_RSA_BITS, parse_jwk};
+/// assert_eq!(MAX_RSA_BITS, 8192);
+/// // an 8193-bit modulus
+/// let jwk = format!(r#"{{"kty":"RSA","n":"AQ{}","e":"AQAB"}}"#, "A".repeat(1365));
+/// let err = parse_jwk(jwk.as_bytes()).unwrap_err();
+/// assert_eq!(err.to_string(), "RSA key size 8193 bits is outside 2048..=8192");
+/// ```
 pub const MAX_RSA_BITS: usize = 8192;
 /// Most keys read from one JWKS document (later ones are ignored).
+///
+/// ```
+/// use kube_authn::jwt::key::{MAX_JWKS_KEYS, parse_jwks};
+/// assert_eq!(MAX_JWKS_KEYS, 100);
+/// let jwk = r#"{"kty":"OKP","crv":"Ed25519","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}"#;
+/// let jwks = format!(r#"{{"keys":[{}]}}"#, vec![jwk; MAX_JWKS_KEYS + 5].join(","));
+/// assert_eq!(parse_jwks(jwks.as_bytes()).unwrap().len(), MAX_JWKS_KEYS);
+/// ```
 pub const MAX_JWKS_KEYS: usize = 100;
 
 const OID_RSA: &[u8] = &[0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01];
@@ -58,6 +84,14 @@ const OID_P521: &[u8] = &[0x2b, 0x81, 0x04, 0x00, 0x23];
 const OID_ED25519: &[u8] = &[0x2b, 0x65, 0x70];
 
 /// The type of a key.
+///
+/// ```
+/// use kube_authn::jwt::key::{KeyType, parse_jwks, parse_pem_keys};
+/// # let pem = b"-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEH6cuzP8XuD5wal6wf9M6xDljTOPL\nX2i8uIp/C/ASqiIGUeeKQtX0/IR3qCXyThP/dbCiHrF3v1cuhBOHY8CLVg==\n-----END PUBLIC KEY-----\n";
+/// assert_eq!(parse_pem_keys(pem).unwrap()[0].key_type(), KeyType::P256);
+/// let jwks = br#"{"keys":[{"kty":"OKP","crv":"Ed25519","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}]}"#;
+/// assert_eq!(parse_jwks(jwks).unwrap()[0].key_type(), KeyType::Ed25519);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KeyType {
     /// RSA with the modulus size in bits.
@@ -100,7 +134,15 @@ fn verification_algorithm(alg: Algorithm) -> &'static dyn VerificationAlgorithm 
     }
 }
 
-/// Why key material was refused.
+/// Why key material was refused. Its text names the problem, never the key bytes.
+///
+/// ```
+/// use kube_authn::jwt::key::{parse_jwk, parse_pem_keys};
+/// let err = parse_pem_keys(b"not a key").unwrap_err();
+/// assert_eq!(err.to_string(), "data does not contain any valid RSA or ECDSA public keys");
+/// let err = parse_jwk(br#"{"kty":"EC","crv":"P-256","x":"AQ","y":"AQ"}"#).unwrap_err();
+/// assert_eq!(err.to_string(), "JWK EC coordinates have the wrong length");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KeyError(String);
 
@@ -119,6 +161,17 @@ impl fmt::Display for KeyError {
 impl std::error::Error for KeyError {}
 
 /// Why a signature did not verify against a key.
+///
+/// ```
+/// use kube_authn::jwt::alg::Algorithm;
+/// use kube_authn::jwt::key::{VerifyError, parse_pem_keys};
+/// # let pem = b"-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEH6cuzP8XuD5wal6wf9M6xDljTOPL\nX2i8uIp/C/ASqiIGUeeKQtX0/IR3qCXyThP/dbCiHrF3v1cuhBOHY8CLVg==\n-----END PUBLIC KEY-----\n";
+/// let key = &parse_pem_keys(pem).unwrap()[0];
+/// // a P-256 key verifies ES256 only
+/// assert_eq!(key.verify(Algorithm::PS256, b"msg", &[0; 256]), Err(VerifyError::AlgorithmMismatch));
+/// assert_eq!(key.verify(Algorithm::ES256, b"msg", &[1; 64]), Err(VerifyError::BadSignature));
+/// assert_eq!(VerifyError::BadSignature.to_string(), "invalid signature");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum VerifyError {
     /// The key cannot verify this algorithm (wrong type, curve, or JWK `alg`).
@@ -141,6 +194,23 @@ impl std::error::Error for VerifyError {}
 /// A public verification key, parsed once. Cheap to share (`Arc`).
 ///
 /// `Debug` shows the type and ids only.
+///
+/// ```
+/// use aws_lc_rs::encoding::AsDer;
+/// use aws_lc_rs::signature::{Ed25519KeyPair, KeyPair};
+/// use kube_authn::jwt::alg::Algorithm;
+/// use kube_authn::jwt::key::{KeyType, PublicKey};
+///
+/// let rng = aws_lc_rs::rand::SystemRandom::new();
+/// let pkcs8 = Ed25519KeyPair::generate_pkcs8(&rng).unwrap();
+/// let pair = Ed25519KeyPair::from_pkcs8(pkcs8.as_ref()).unwrap();
+/// let key = PublicKey::from_spki_der(pair.public_key().as_der().unwrap().as_ref()).unwrap();
+///
+/// let sig = pair.sign(b"header.payload");
+/// assert!(key.verify(Algorithm::EdDSA, b"header.payload", sig.as_ref()).is_ok());
+/// assert!(key.verify(Algorithm::EdDSA, b"header.other", sig.as_ref()).is_err());
+/// assert!(format!("{key:?}").starts_with("PublicKey { type: Ed25519"));
+/// ```
 pub struct PublicKey {
     key_type: KeyType,
     key_id: Box<str>,
@@ -462,6 +532,13 @@ fn is_spki(input: &[u8]) -> bool {
 }
 
 /// Largest PEM input read (bytes).
+///
+/// ```
+/// use kube_authn::jwt::key::{MAX_PEM_LEN, parse_pem_keys};
+/// assert_eq!(MAX_PEM_LEN, 4 * 1024 * 1024);
+/// let err = parse_pem_keys(&vec![b'\n'; MAX_PEM_LEN + 1]).unwrap_err();
+/// assert_eq!(err.to_string(), "key data is larger than 4194304 bytes");
+/// ```
 pub const MAX_PEM_LEN: usize = 4 * 1024 * 1024;
 
 /// Iterates the DER bodies of the PEM blocks in `data` (labels ignored, text between blocks

@@ -176,6 +176,30 @@ use compact::{Header, HeaderAlg, UntrustedJwt};
 use key::PublicKey;
 
 /// Why a signature check failed.
+///
+/// ```
+/// use std::sync::Arc;
+/// use kube_authn::jwt::alg::AlgorithmSet;
+/// use kube_authn::jwt::compact::UntrustedJwt;
+/// use kube_authn::jwt::key::parse_jwks;
+/// use kube_authn::jwt::{SignatureError, verify_signature};
+///
+/// let keys = parse_jwks(br#"{"keys":[{"kty":"OKP","crv":"Ed25519","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}]}"#).unwrap();
+/// // {"alg":"EdDSA"}, a 64-byte signature of zeros
+/// let sig = "A".repeat(86);
+/// let token = format!("eyJhbGciOiJFZERTQSJ9.e30.{sig}");
+/// let jwt = UntrustedJwt::parse(&token).unwrap();
+/// let header = jwt.header().unwrap();
+/// let check = |allowed| verify_signature(&jwt, header, keys.iter(), allowed).unwrap_err();
+/// // EdDSA is not among Kubernetes' algorithms
+/// assert_eq!(check(AlgorithmSet::KUBERNETES), SignatureError::AlgorithmNotAllowed);
+/// let with_eddsa = AlgorithmSet::KUBERNETES.with(kube_authn::jwt::alg::Algorithm::EdDSA);
+/// assert_eq!(check(with_eddsa), SignatureError::Invalid);
+/// let none: [Arc<_>; 0] = [];
+/// let err = verify_signature(&jwt, header, none.iter(), with_eddsa).unwrap_err();
+/// assert_eq!(err, SignatureError::NoKeys);
+/// assert_eq!(err.to_string(), "no keys found");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SignatureError {
     /// No key matched the token's `kid` (or the key set is empty).
@@ -236,6 +260,12 @@ pub fn verify_signature<'k>(
 /// ```
 pub trait Clock: Send + Sync + fmt::Debug {
     /// Now, in whole seconds since the epoch.
+    ///
+    /// ```
+    /// use kube_authn::jwt::{Clock, FixedClock};
+    /// let clock = FixedClock::new(1_514_764_800); // 2018-01-01T00:00:00Z
+    /// assert_eq!(clock.now_unix(), 1_514_764_800);
+    /// ```
     fn now_unix(&self) -> i64;
 
     /// Now, as whole seconds since the epoch and the nanoseconds past that second. Go compares
@@ -267,6 +297,13 @@ pub fn before(at: i64, now: (i64, u32)) -> bool {
 }
 
 /// The system clock.
+///
+/// ```
+/// use kube_authn::jwt::{Clock, SystemClock};
+/// let (secs, nanos) = SystemClock.now_unix_nanos();
+/// assert!(secs > 1_700_000_000 && nanos < 1_000_000_000);
+/// assert!(SystemClock.now_unix() >= secs);
+/// ```
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SystemClock;
 

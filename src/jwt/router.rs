@@ -48,7 +48,34 @@ use crate::error::Error;
 /// ```
 pub trait JwtAuthenticator: Send + Sync {
     /// Authenticates `jwt` (already parsed from `token`; its issuer is one this
-    /// authenticator was registered for).
+    /// authenticator was registered for). The JWT is *untrusted*: the implementation must
+    /// verify its signature before believing any claim.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use kube_authn::authenticator::{AuthFuture, Context, Response, TokenAuthenticator};
+    /// use kube_authn::jwt::compact::UntrustedJwt;
+    /// use kube_authn::jwt::router::{IssuerRouter, JwtAuthenticator};
+    /// use kube_authn::user::UserInfo;
+    ///
+    ///     /// Trusts `sub` without checking the signature: a sketch, never do this.
+    /// struct SubOnly;
+    /// impl JwtAuthenticator for SubOnly {
+    ///     fn authenticate_jwt<'a>(&'a self, jwt: UntrustedJwt<'a>, _: &'a str, _: &'a Context) -> AuthFuture<'a> {
+    ///         let sub = jwt.claims().and_then(|c| c.get("sub")).and_then(|v| v.as_str());
+    ///         AuthFuture::ready(match sub {
+    ///             Some(sub) => Ok(Some(Response::new(UserInfo::new(&*sub).into()))),
+    ///             None => Err(kube_authn::Error::msg("sub claim is missing")),
+    ///         })
+    ///     }
+    /// }
+    /// let jwt = UntrustedJwt::parse("e30.eyJzdWIiOiJqYW5lIn0.c2ln").unwrap(); // {"sub":"jane"}
+    /// let r = SubOnly.authenticate_jwt(jwt, "", &Context::default()).into_ready().unwrap();
+    /// assert_eq!(r.unwrap().unwrap().user.name(), "jane");
+    /// let jwt = UntrustedJwt::parse("e30.e30.c2ln").unwrap(); // {}
+    /// let r = SubOnly.authenticate_jwt(jwt, "", &Context::default()).into_ready().unwrap();
+    /// assert_eq!(r.unwrap_err().to_string(), "sub claim is missing");
+    /// ```
     fn authenticate_jwt<'a>(
         &'a self,
         jwt: UntrustedJwt<'a>,
@@ -64,7 +91,40 @@ pub trait JwtAuthenticator: Send + Sync {
 /// ```
 pub const LINEAR_MAX: usize = 8;
 
-/// Routes JWTs to their issuer's authenticator. See the [module docs](self).
+/// A token authenticator that sends each JWT, by its unverified `iss`, to the
+/// authenticator(s) registered for that issuer; opaque tokens and unknown issuers are
+/// *not mine*. Why this matches Kubernetes is in the [module docs](self).
+///
+/// ```
+/// use std::sync::Arc;
+/// use kube_authn::authenticator::{AuthFuture, Context, Response, TokenAuthenticator};
+/// use kube_authn::jwt::compact::UntrustedJwt;
+/// use kube_authn::jwt::router::{IssuerRouter, JwtAuthenticator};
+/// use kube_authn::user::UserInfo;
+///
+/// /// Trusts `sub` without checking the signature: a sketch, never do this.
+/// struct SubOnly;
+/// impl JwtAuthenticator for SubOnly {
+///     fn authenticate_jwt<'a>(&'a self, jwt: UntrustedJwt<'a>, _: &'a str, _: &'a Context) -> AuthFuture<'a> {
+///         let sub = jwt.claims().and_then(|c| c.get("sub")).and_then(|v| v.as_str());
+///         AuthFuture::ready(match sub {
+///             Some(sub) => Ok(Some(Response::new(UserInfo::new(&*sub).into()))),
+///             None => Err(kube_authn::Error::msg("sub claim is missing")),
+///         })
+///     }
+/// }
+/// let mut router = IssuerRouter::new();
+/// router.add("https://issuer", Arc::new(SubOnly));
+/// let ask = |t| router.authenticate_token(t, &Context::default()).into_ready().unwrap();
+///
+/// // {"alg":"RS256","kid":"k"} . {"iss":"https://issuer","sub":"jane"} . "sig"
+/// let ours = "eyJhbGciOiJSUzI1NiIsImtpZCI6ImsifQ.eyJpc3MiOiJodHRwczovL2lzc3VlciIsInN1YiI6ImphbmUifQ.c2ln";
+/// assert_eq!(ask(ours).unwrap().unwrap().user.name(), "jane");
+/// // {"iss":"https://other","sub":"jane"}: nobody owns that issuer
+/// let foreign = "eyJhbGciOiJSUzI1NiIsImtpZCI6ImsifQ.eyJpc3MiOiJodHRwczovL290aGVyIiwic3ViIjoiamFuZSJ9.c2ln";
+/// assert!(ask(foreign).unwrap().is_none());
+/// assert!(ask("an-opaque-token").unwrap().is_none());
+/// ```
 #[derive(Clone, Default)]
 pub struct IssuerRouter {
     routes: HashMap<Box<str>, Vec<Arc<dyn JwtAuthenticator>>>,

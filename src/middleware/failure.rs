@@ -131,7 +131,29 @@ impl<'a> Failure<'a> {
 /// }
 /// ```
 pub trait OnFailure: Send + Sync + 'static {
-    /// The response for `failure`.
+    /// The response for `failure`: called once per refused request, with the request head
+    /// and why it was refused.
+    ///
+    /// ```
+    /// use bytes::Bytes;
+    /// use kube_authn::authenticator::Schemes;
+    /// use kube_authn::middleware::{Failure, OnFailure, Reason};
+    ///
+    /// /// A plain-text 401 that names the refused path.
+    /// struct Plain;
+    /// impl OnFailure for Plain {
+    ///     fn on_failure(&self, failure: &Failure<'_>) -> http::Response<Bytes> {
+    ///         let text = format!("not authenticated for {}\n", failure.request().uri.path());
+    ///         let mut r = http::Response::new(Bytes::from(text));
+    ///         *r.status_mut() = http::StatusCode::UNAUTHORIZED;
+    ///         r
+    ///     }
+    /// }
+    /// let (parts, _) = http::Request::get("/api/v1/pods").body(()).unwrap().into_parts();
+    /// let res = Plain.on_failure(&Failure::new(&parts, Reason::NotAuthenticated, Schemes::BEARER));
+    /// assert_eq!(res.status(), 401);
+    /// assert_eq!(res.body(), "not authenticated for /api/v1/pods\n");
+    /// ```
     fn on_failure(&self, failure: &Failure<'_>) -> http::Response<Bytes>;
 }
 

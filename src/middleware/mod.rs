@@ -505,7 +505,38 @@ where
 }
 
 pin_project! {
-    /// The future of [`WatchClose`].
+    /// The future of [`WatchClose`]: the inner service's response, and a signal to the
+    /// connection's `Notify` when that response carries [`CloseConnection`].
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use kube_authn::middleware::{CloseConnection, WatchCloseFuture};
+    /// use tower::{Service, service_fn};
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let notify = Arc::new(tokio::sync::Notify::new());
+    /// let mut svc = CloseConnection::watch(
+    ///     service_fn(|req: http::Request<bool>| async move {
+    ///         let mut res = http::Response::new(());
+    ///         if *req.body() {
+    ///             res.extensions_mut().insert(CloseConnection);
+    ///         }
+    ///         Ok::<_, ()>(res)
+    ///     }),
+    ///     notify.clone(),
+    /// );
+    /// let wait = std::time::Duration::from_millis(20);
+    ///
+    /// // An unmarked response: no signal.
+    /// let fut: WatchCloseFuture<_> = svc.call(http::Request::new(false));
+    /// fut.await.unwrap();
+    /// assert!(tokio::time::timeout(wait, notify.notified()).await.is_err());
+    ///
+    /// // A marked response signals the connection task.
+    /// let res = svc.call(http::Request::new(true)).await.unwrap();
+    /// assert!(CloseConnection::is_set(&res));
+    /// assert!(tokio::time::timeout(wait, notify.notified()).await.is_ok());
+    /// # });
+    /// ```
     pub struct WatchCloseFuture<F> {
         #[pin]
         future: F,
@@ -759,7 +790,35 @@ where
 }
 
 pin_project! {
-    /// The future of [`AuthenticationService`].
+    /// The future of [`AuthenticationService`]: authentication (when the chain has to wait),
+    /// then the inner service's response, or the failure response.
+    ///
+    /// ```
+    /// use kube_authn::authenticator::{Context, Response, SyncTokenFn};
+    /// use kube_authn::chain::ChainBuilder;
+    /// use kube_authn::middleware::{AuthBody, AuthenticationLayer};
+    /// use kube_authn::user::UserInfo;
+    /// use http_body_util::BodyExt;
+    /// use tower::{Layer, Service, service_fn};
+    ///
+    /// let chain = ChainBuilder::new()
+    ///     .token(SyncTokenFn::new(|t: &str, _: &Context| {
+    ///         Ok((t == "s3cret").then(|| Response::new(UserInfo::new("jane").into())))
+    ///     }))
+    ///     .build();
+    /// let mut svc = AuthenticationLayer::new(chain).layer(service_fn(|_: http::Request<()>| async {
+    ///     Ok::<_, std::convert::Infallible>(http::Response::new(String::from("hello")))
+    /// }));
+    /// let req = |token: &str| {
+    ///     http::Request::get("/").header("authorization", format!("Bearer {token}")).body(()).unwrap()
+    /// };
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let ok = svc.call(req("s3cret")).await.unwrap();
+    /// assert_eq!(ok.status(), 200);
+    /// let refused = svc.call(req("wrong")).await.unwrap();
+    /// assert_eq!(refused.status(), 401);
+    /// # });
+    /// ```
     pub struct ResponseFuture<S, B>
     where
         S: Service<Request<B>>,
@@ -831,6 +890,34 @@ where
 pin_project! {
     /// The response body of [`AuthenticationService`]: the inner service's body, or the
     /// failure body.
+    ///
+    /// ```
+    /// use kube_authn::authenticator::{Context, Response, SyncTokenFn};
+    /// use kube_authn::chain::ChainBuilder;
+    /// use kube_authn::middleware::{AuthBody, AuthenticationLayer};
+    /// use kube_authn::user::UserInfo;
+    /// use http_body_util::BodyExt;
+    /// use tower::{Layer, Service, service_fn};
+    ///
+    /// let chain = ChainBuilder::new()
+    ///     .token(SyncTokenFn::new(|t: &str, _: &Context| {
+    ///         Ok((t == "s3cret").then(|| Response::new(UserInfo::new("jane").into())))
+    ///     }))
+    ///     .build();
+    /// let mut svc = AuthenticationLayer::new(chain).layer(service_fn(|_: http::Request<()>| async {
+    ///     Ok::<_, std::convert::Infallible>(http::Response::new(String::from("hello")))
+    /// }));
+    /// let req = |token: &str| {
+    ///     http::Request::get("/").header("authorization", format!("Bearer {token}")).body(()).unwrap()
+    /// };
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let ok: http::Response<AuthBody<String>> = svc.call(req("s3cret")).await.unwrap();
+    /// assert_eq!(ok.into_body().collect().await.unwrap().to_bytes(), "hello");
+    /// let refused = svc.call(req("wrong")).await.unwrap();
+    /// let body = refused.into_body().collect().await.unwrap().to_bytes();
+    /// assert!(std::str::from_utf8(&body).unwrap().contains(r#""reason":"Unauthorized""#));
+    /// # });
+    /// ```
     pub struct AuthBody<B> {
         #[pin]
         kind: Kind<B>,

@@ -47,6 +47,16 @@ use crate::error::ConfigError;
 use crate::reload::FileReloader;
 
 /// Largest PEM or token file read (1 MiB).
+///
+/// ```
+/// use kube_authn::outbound::{BearerToken, MAX_FILE_BYTES};
+/// assert_eq!(MAX_FILE_BYTES, 1024 * 1024);
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("token");
+/// std::fs::write(&path, "t".repeat(MAX_FILE_BYTES as usize + 1)).unwrap();
+/// let err = BearerToken::from_file(&path).unwrap_err();
+/// assert!(err.to_string().ends_with("is larger than the limit of 1048576 bytes"), "{err}");
+/// ```
 pub const MAX_FILE_BYTES: u64 = 1 << 20;
 
 /// A secret string (token, password). `Debug` and `Display` never show it.

@@ -50,9 +50,24 @@ use std::time::{Duration, SystemTime};
 use super::ConnectionInfo;
 use crate::error::{ConfigError, Error, ErrorKind};
 
-/// How many known-bad fingerprints are remembered.
+/// How many known-bad fingerprints are remembered (the oldest is forgotten first).
+///
+/// ```
+/// assert_eq!(kube_authn::outbound::vault::MAX_KNOWN_BAD, 1024);
+/// ```
 pub const MAX_KNOWN_BAD: usize = 1024;
-/// How many credentials the vault holds at most.
+/// How many credentials the vault holds at most (adding one more drops the oldest).
+///
+/// ```
+/// use kube_authn::outbound::{ConnectionInfo, Secret, vault::{MAX_CREDENTIALS, Vault}};
+/// assert_eq!(MAX_CREDENTIALS, 64);
+/// let vault = Vault::new(vec![]);
+/// for i in 0..=MAX_CREDENTIALS {
+///     let info = ConnectionInfo::new("https://x").with_token(Secret::new(format!("t{i}")));
+///     assert!(vault.add(info).unwrap());
+/// }
+/// assert_eq!(vault.len(), MAX_CREDENTIALS);
+/// ```
 pub const MAX_CREDENTIALS: usize = 64;
 
 /// A usable credential: connection info plus the HTTP client built for it.
@@ -130,7 +145,16 @@ impl Credential {
     }
 }
 
-/// The future a provider returns.
+/// The future a provider returns: the credentials it knows now, or why it has none.
+///
+/// ```
+/// use kube_authn::outbound::{ConnectionInfo, vault::ProviderFuture};
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let server = String::from("https://authn.example");
+/// let login: ProviderFuture<'_> = Box::pin(async { Ok(vec![ConnectionInfo::new(server.as_str())]) });
+/// assert_eq!(login.await.unwrap().len(), 1);
+/// # });
+/// ```
 pub type ProviderFuture<'a> =
     Pin<Box<dyn Future<Output = Result<Vec<ConnectionInfo>, ConfigError>> + Send + 'a>>;
 
@@ -146,7 +170,32 @@ pub type ProviderFuture<'a> =
 /// }
 /// ```
 pub trait CredentialProvider: Send + Sync {
-    /// Returns the credentials this provider knows now.
+    /// Returns the credentials this provider knows now. The [`Vault`] calls it when it has
+    /// no usable credential left (one login at a time).
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use kube_authn::outbound::{ConnectionInfo, Secret, vault::{CredentialProvider, ProviderFuture, Vault}};
+    ///
+    /// /// Issues a new token on every login, as an exec plugin would.
+    /// struct Rotating(AtomicUsize);
+    /// impl CredentialProvider for Rotating {
+    ///     fn login(&self) -> ProviderFuture<'_> {
+    ///         let n = self.0.fetch_add(1, Ordering::Relaxed);
+    ///         let token = Secret::new(format!("token-{n}"));
+    ///         Box::pin(async move { Ok(vec![ConnectionInfo::new("https://authn.example").with_token(token)]) })
+    ///     }
+    /// }
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let provider = Rotating(AtomicUsize::new(0));
+    /// assert_eq!(provider.login().await.unwrap().len(), 1);
+    /// let vault = Vault::new(vec![Box::new(provider)]);
+    /// let first = vault.credential().await.unwrap();
+    /// vault.invalidate(&first); // a 401: the vault logs in again and gets a new token
+    /// let second = vault.credential().await.unwrap();
+    /// assert_ne!(first.fingerprint(), second.fingerprint());
+    /// # });
+    /// ```
     fn login(&self) -> ProviderFuture<'_>;
 
     /// Whether [`login`](Self::login) always returns the same credentials (a kubeconfig loaded
@@ -258,7 +307,24 @@ struct State {
     bad: VecDeque<[u8; 32]>,
 }
 
-/// The credential vault. See the [module docs](self).
+/// Hands out the first usable credential from its providers, drops expired ones, and skips
+/// credentials the remote refused; the rules are in the [module docs](self).
+///
+/// ```
+/// use kube_authn::outbound::{ConnectionInfo, Secret, vault::Vault};
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let info = ConnectionInfo::new("https://authn.example").with_token(Secret::new("t"));
+/// let vault = Vault::from_info(info);
+/// assert!(vault.is_empty()); // nothing until the first login
+/// let cred = vault.credential().await.unwrap();
+/// assert_eq!(vault.len(), 1);
+/// // A fixed provider's only credential: after a 401 it is not retried within that request ...
+/// vault.invalidate(&cred);
+/// assert!(vault.next_credential(&cred).await.is_err());
+/// // ... but the next request may use it again (as Kubernetes' clients do).
+/// assert_eq!(vault.credential().await.unwrap().fingerprint(), cred.fingerprint());
+/// # });
+/// ```
 pub struct Vault {
     providers: Vec<Box<dyn CredentialProvider>>,
     state: Mutex<State>,

@@ -58,6 +58,10 @@ use crate::reload::{FileReloader, Reloaded, WatchTask};
 use crate::user::UserInfo;
 
 /// Largest password file [`PasswordFile::open`] reads: 256 MiB.
+///
+/// ```
+/// assert_eq!(kube_authn::password::file::DEFAULT_MAX_FILE_BYTES, 256 * 1024 * 1024);
+/// ```
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
 
 const MAX_KEPT_WARNINGS: usize = 100;

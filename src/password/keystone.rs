@@ -44,14 +44,41 @@ use crate::outbound::{ConnectionInfo, Pem};
 use crate::user::UserInfo;
 
 /// The error every Keystone failure becomes (Kubernetes' text).
+///
+/// ```
+/// use kube_authn::password::keystone::FAILED_TO_AUTHENTICATE;
+/// assert_eq!(FAILED_TO_AUTHENTICATE, "Failed to authenticate");
+/// ```
 pub const FAILED_TO_AUTHENTICATE: &str = "Failed to authenticate";
 
 /// How many Keystone logins may be in flight at once by default (each Basic request is one
 /// outbound POST of up to 30 s: unbounded, anyone could hold that many tasks and connections
 /// open and spray passwords at Keystone through this server).
+///
+/// ```
+/// assert_eq!(kube_authn::password::keystone::DEFAULT_MAX_IN_FLIGHT, 256);
+/// ```
 pub const DEFAULT_MAX_IN_FLIGHT: usize = 256;
 
-/// Authenticates user name and password against Keystone. See the [module docs](self).
+/// Authenticates user name and password with an OpenStack Identity v3 password login
+/// (`201 Created` with a token: the user; anything else: `Failed to authenticate`). The
+/// protocol and the differences from Kubernetes are in the [module docs](self).
+///
+/// Every failure is an error, so it is a 401 even with anonymous access enabled. Here the
+/// Keystone address refuses connections:
+///
+/// ```
+/// use kube_authn::authenticator::{Context, PasswordAuthenticator};
+/// use kube_authn::password::keystone::{FAILED_TO_AUTHENTICATE, KeystoneAuthenticator};
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// // Port 1 on the loopback address: nothing listens there.
+/// let keystone = KeystoneAuthenticator::new("https://127.0.0.1:1/v3", None).unwrap();
+/// let err = keystone.authenticate_password("alice", "s3cret", &Context::default()).await.unwrap_err();
+/// assert_eq!(err.to_string(), FAILED_TO_AUTHENTICATE);
+/// // The password is never part of the error or of `Debug`.
+/// assert!(!format!("{err:?} {keystone:?}").contains("s3cret"));
+/// # });
+/// ```
 #[derive(Clone)]
 pub struct KeystoneAuthenticator {
     tokens_url: String,

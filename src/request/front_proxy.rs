@@ -18,8 +18,38 @@ use crate::x509::{self, CaBundle, CaSource, Clock, KeyUsage, now_secs};
 
 /// The most group values (all group headers together) accepted from a proxy; more is an error.
 /// hyper already refuses more than 100 header lines on HTTP/1.1 by default.
+///
+/// ```
+/// use kube_authn::request::{FrontProxy, MAX_GROUPS, RequestHeaderConfig};
+/// assert_eq!(MAX_GROUPS, 4096);
+/// # let config = RequestHeaderConfig { client_ca_pem: Some(kube_authn::x509::doc_ca_pem().into()), ..RequestHeaderConfig::standard() };
+/// let proxy = FrontProxy::new(config).unwrap();
+/// let mut headers = http::HeaderMap::new();
+/// headers.insert("x-remote-user", "bob".parse().unwrap());
+/// for i in 0..MAX_GROUPS {
+///     headers.append("x-remote-group", format!("g{i}").parse().unwrap());
+/// }
+/// assert_eq!(proxy.user_from_headers(&headers).unwrap().unwrap().user.groups().len(), 4096);
+/// headers.append("x-remote-group", "one-more".parse().unwrap());
+/// let err = proxy.user_from_headers(&headers).unwrap_err();
+/// assert_eq!(err.to_string(), "request header: too many group values");
+/// ```
 pub const MAX_GROUPS: usize = 4096;
 /// The most extra values (all extra headers together) accepted from a proxy.
+///
+/// ```
+/// use kube_authn::request::{FrontProxy, MAX_EXTRA_VALUES, RequestHeaderConfig};
+/// assert_eq!(MAX_EXTRA_VALUES, 4096);
+/// # let config = RequestHeaderConfig { client_ca_pem: Some(kube_authn::x509::doc_ca_pem().into()), ..RequestHeaderConfig::standard() };
+/// let proxy = FrontProxy::new(config).unwrap();
+/// let mut headers = http::HeaderMap::new();
+/// headers.insert("x-remote-user", "bob".parse().unwrap());
+/// for i in 0..=MAX_EXTRA_VALUES {
+///     headers.append("x-remote-extra-scopes", format!("s{i}").parse().unwrap());
+/// }
+/// let err = proxy.user_from_headers(&headers).unwrap_err();
+/// assert_eq!(err.to_string(), "request header: too many extra values");
+/// ```
 pub const MAX_EXTRA_VALUES: usize = 4096;
 
 /// kube-apiserver's `--requestheader-*` flags (and the keys of the
@@ -561,6 +591,14 @@ impl RequestAuthenticator for FrontProxy {
 }
 
 /// The largest ConfigMap document read (Kubernetes caps a ConfigMap at 1 MiB).
+///
+/// ```
+/// use kube_authn::request::{ExtensionApiserverAuthentication, MAX_CONFIGMAP_BYTES};
+/// assert_eq!(MAX_CONFIGMAP_BYTES, 1024 * 1024);
+/// let huge = vec![b' '; MAX_CONFIGMAP_BYTES + 1];
+/// let err = ExtensionApiserverAuthentication::from_configmap(&huge).unwrap_err();
+/// assert_eq!(err.to_string(), "ConfigMap is larger than 1048576 bytes");
+/// ```
 pub const MAX_CONFIGMAP_BYTES: usize = 1 << 20;
 
 /// What a delegating (aggregated) API server reads from the

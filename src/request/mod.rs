@@ -26,6 +26,33 @@
 //! header (`Basic`, `Basic  x`, `Basic a b`) is an error for the bearer authenticator too, so
 //! it is a 401 even on a server without basic auth. A well-formed credential of another scheme
 //! stays "not mine".
+//!
+//! ```
+//! use kube_authn::authenticator::{Context, RequestAuthenticator, Response, SyncPasswordFn, SyncTokenFn};
+//! use kube_authn::request::{Basic, Bearer};
+//! use kube_authn::user::UserInfo;
+//!
+//! let bearer = Bearer::new(SyncTokenFn::new(|t: &str, _: &Context| {
+//!     Ok((t == "s3cret").then(|| Response::new(UserInfo::new("jane").into())))
+//! }));
+//! let basic = Basic::new(SyncPasswordFn::new(|u: &str, p: &str, _: &Context| {
+//!     Ok((u == "admin" && p == "pw").then(|| Response::new(UserInfo::new("admin").into())))
+//! }));
+//! let head = |value: &str| {
+//!     let req = http::Request::get("/").header("authorization", value).body(()).unwrap();
+//!     req.into_parts().0
+//! };
+//! let ctx = Context::default();
+//! let ask = |auth: &dyn RequestAuthenticator, value| auth.authenticate_request(&head(value), &ctx).into_ready().unwrap();
+//!
+//! assert_eq!(ask(&bearer, "bearer s3cret").unwrap().unwrap().user.name(), "jane");
+//! assert_eq!(ask(&basic, "Basic YWRtaW46cHc=").unwrap().unwrap().user.name(), "admin"); // admin:pw
+//! // Another scheme, well formed: not mine.
+//! assert!(ask(&bearer, "Digest username=\"x\"").unwrap().is_none());
+//! // Malformed: an error where Kubernetes would fall through to anonymous.
+//! assert!(ask(&bearer, "Bearer  s3cret").is_err()); // two spaces
+//! assert!(ask(&bearer, "Basic").is_err()); // a broken Basic header fails the bearer check too
+//! ```
 
 mod basic;
 mod bearer;
@@ -49,6 +76,25 @@ use crate::error::{Error, ErrorKind};
 /// 64 KiB. Longer credentials are rejected before any authenticator sees them, so the cost of
 /// hashing or parsing an attacker's token is bounded. Real tokens (service-account JWTs, OIDC
 /// ID tokens with large group claims) stay well under 16 KiB.
+///
+/// ```
+/// use kube_authn::authenticator::{Context, RequestAuthenticator, Response, SyncTokenFn};
+/// use kube_authn::request::{Bearer, MAX_TOKEN_LEN};
+/// use kube_authn::user::UserInfo;
+/// assert_eq!(MAX_TOKEN_LEN, 64 * 1024);
+///
+/// // Accepts any token and names the user after its length.
+/// let bearer = Bearer::new(SyncTokenFn::new(|t: &str, _: &Context| {
+///     Ok(Some(Response::new(UserInfo::new(format!("len-{}", t.len())).into())))
+/// }));
+/// let ask = |len: usize| {
+///     let value = format!("Bearer {}", "a".repeat(len));
+///     let (req, _) = http::Request::get("/").header("authorization", value).body(()).unwrap().into_parts();
+///     bearer.authenticate_request(&req, &Context::default()).into_ready().unwrap()
+/// };
+/// assert_eq!(ask(MAX_TOKEN_LEN).unwrap().unwrap().user.name(), "len-65536");
+/// assert_eq!(ask(MAX_TOKEN_LEN + 1).unwrap_err().to_string(), "credential exceeds the maximum length");
+/// ```
 pub const MAX_TOKEN_LEN: usize = 64 * 1024;
 
 pub(crate) const ERR_MULTIPLE: Error = Error::from_static(

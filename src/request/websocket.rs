@@ -23,6 +23,18 @@ use crate::authenticator::{
 use crate::error::{Error, ErrorKind};
 
 /// The subprotocol prefix that carries a base64url (unpadded) bearer token.
+///
+/// ```
+/// use kube_authn::request::{PROTOCOL_PREFIX, remove_token_protocol};
+/// assert_eq!(PROTOCOL_PREFIX, "base64url.bearer.authorization.k8s.io.");
+///
+/// // `dG9rZW4` is base64url("token"); the middleware strips it before the application sees it.
+/// let mut headers = http::HeaderMap::new();
+/// let offered = format!("{PROTOCOL_PREFIX}dG9rZW4, v4.channel.k8s.io");
+/// headers.insert("sec-websocket-protocol", offered.parse().unwrap());
+/// remove_token_protocol(&mut headers);
+/// assert_eq!(headers["sec-websocket-protocol"], "v4.channel.k8s.io");
+/// ```
 pub const PROTOCOL_PREFIX: &str = "base64url.bearer.authorization.k8s.io.";
 
 /// Go's `base64.RawURLEncoding`: URL alphabet, no padding, non-canonical trailing bits allowed.

@@ -67,6 +67,10 @@ use tower_service::Service;
 use super::{DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_MAX_CONNECTIONS, PeerCertificates};
 
 /// Default bound on handshakes in progress at once.
+///
+/// ```
+/// assert_eq!(kube_authn::tls::axum::DEFAULT_MAX_HANDSHAKES, 1024);
+/// ```
 pub const DEFAULT_MAX_HANDSHAKES: usize = 1024;
 
 /// What [`TlsListener`] knows about a connection: the remote address and the client's
@@ -124,7 +128,45 @@ impl std::fmt::Debug for TlsConnection {
 impl TlsConnection {
     /// The TLS stream (for its session: ALPN, peer certificates, …).
     ///
-    /// See [`TlsConnection`] for an example.
+    /// ```
+    /// use std::sync::Arc;
+    /// use axum::serve::Listener;
+    /// use kube_authn::tls::axum::TlsListener;
+    /// use kube_authn::tls::{ClientCertPolicy, rustls, server_config, tokio_rustls};
+    /// use rustls_pki_types::{PrivateKeyDer, ServerName, pem::PemObject};
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// // A self-signed server certificate for `localhost`.
+    /// let key = rcgen::KeyPair::generate().unwrap();
+    /// let cert = rcgen::CertificateParams::new(vec!["localhost".into()]).unwrap().self_signed(&key).unwrap();
+    /// let server_key = PrivateKeyDer::from_pem_slice(key.serialize_pem().as_bytes()).unwrap();
+    /// let config = server_config(vec![cert.der().clone()], server_key, &ClientCertPolicy::None).unwrap();
+    /// let tcp = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    /// let addr = tcp.local_addr().unwrap();
+    /// let mut listener = TlsListener::new(tcp, Arc::new(config));
+    ///
+    /// // A client that offers HTTP/2 by ALPN.
+    /// let mut roots = rustls::RootCertStore::empty();
+    /// roots.add(cert.der().clone()).unwrap();
+    /// let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    /// let mut client = rustls::ClientConfig::builder_with_provider(provider)
+    ///     .with_safe_default_protocol_versions()
+    ///     .unwrap()
+    ///     .with_root_certificates(roots)
+    ///     .with_no_client_auth();
+    /// client.alpn_protocols = vec![b"h2".to_vec()];
+    /// let connector = tokio_rustls::TlsConnector::from(Arc::new(client));
+    /// let dial = tokio::spawn(async move {
+    ///     let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    ///     connector.connect(ServerName::try_from("localhost").unwrap(), tcp).await.unwrap()
+    /// });
+    ///
+    /// let (conn, info) = listener.accept().await;
+    /// let (_tcp, session) = conn.get_ref().get_ref();
+    /// assert_eq!(session.alpn_protocol(), Some(&b"h2"[..]));
+    /// assert!(info.peer.is_none()); // no client certificate
+    /// dial.await.unwrap();
+    /// # });
+    /// ```
     pub fn get_ref(&self) -> &TlsStream<TcpStream> {
         &self.stream
     }

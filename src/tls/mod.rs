@@ -33,6 +33,27 @@
 //!   extension that the authenticators do not read).
 //! * Your own TLS termination: insert [`PeerCertificates::injected`] yourself (and reuse the
 //!   value for all requests of the connection so the verification cache works).
+//!
+//! ```
+//! use kube_authn::authenticator::{Context, RequestAuthenticator};
+//! use kube_authn::tls::PeerCertificates;
+//! use kube_authn::x509::{CaBundle, X509Authenticator, doc_ca_pem, doc_client_pem, parse_pem_bundle};
+//!
+//! let x509 = X509Authenticator::new(CaBundle::from_pem(doc_ca_pem().as_bytes()).unwrap());
+//! // Once per connection, after your own handshake: the client's chain, leaf first.
+//! let connection = PeerCertificates::injected(parse_pem_bundle(doc_client_pem().as_bytes()).unwrap());
+//! // On every request of that connection: a clone (one reference-count increment).
+//! for path in ["/api", "/apis"] {
+//!     let mut req = http::Request::get(path).body(()).unwrap();
+//!     req.extensions_mut().insert(connection.clone());
+//!     let (parts, _) = req.into_parts();
+//!     let r = x509.authenticate_request(&parts, &Context::default()).into_ready().unwrap();
+//!     assert_eq!(r.unwrap().unwrap().user.name(), "doc-admin");
+//! }
+//! // A request without the extension is not the X.509 authenticator's.
+//! let (plain, _) = http::Request::get("/api").body(()).unwrap().into_parts();
+//! assert!(x509.authenticate_request(&plain, &Context::default()).into_ready().unwrap().unwrap().is_none());
+//! ```
 
 mod peer;
 

@@ -8,6 +8,12 @@ use rustls_pki_types::CertificateDer;
 use crate::authenticator::AuthResult;
 
 /// How a [`PeerCertificates`] came to be.
+///
+/// ```
+/// use kube_authn::tls::{CertSource, PeerCertificates};
+/// assert_eq!(PeerCertificates::from_handshake(vec![]).source(), CertSource::Handshake);
+/// assert_eq!(PeerCertificates::injected(vec![]).source(), CertSource::Injected);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum CertSource {

@@ -20,6 +20,19 @@
 //!
 //! An empty token is "not mine" (Kubernetes' bearer extractor never passed one; this
 //! authenticator refuses it even when called directly).
+//!
+//! ```
+//! use kube_authn::token::anytoken::AnyToken;
+//!
+//! let any = AnyToken::insecure_allow_any_token();
+//! let user = |token| any.user_for(token).map(|u| (u.name().to_owned(), u.groups().map(str::to_owned).collect::<Vec<_>>()));
+//! assert_eq!(user("joe"), Some(("joe".into(), vec![])));
+//! assert_eq!(user("scheme/joe/"), Some(("scheme/joe".into(), vec![])));
+//! assert_eq!(user("joe/group1,group2"), Some(("joe".into(), vec!["group1".into(), "group2".into()])));
+//! // Anyone can claim cluster-admin: that is why this authenticator is insecure.
+//! assert_eq!(user("mallory/system:masters").unwrap().1, ["system:masters"]);
+//! assert_eq!(user(""), None);
+//! ```
 
 use std::sync::Arc;
 

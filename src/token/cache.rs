@@ -94,13 +94,41 @@ use crate::authenticator::{AuthFuture, AuthResult, Context, TokenAuthenticator};
 use crate::error::{Error, ErrorKind};
 
 /// Default bound on cached entries.
+///
+/// ```
+/// assert_eq!(kube_authn::token::cache::DEFAULT_MAX_ENTRIES, 65_536);
+/// ```
 pub const DEFAULT_MAX_ENTRIES: usize = 65_536;
 /// Default bound on concurrently running (detached) delegate lookups.
+///
+/// ```
+/// assert_eq!(kube_authn::token::cache::DEFAULT_MAX_IN_FLIGHT, 4_096);
+/// ```
 pub const DEFAULT_MAX_IN_FLIGHT: usize = 4_096;
 /// Default bound on one delegate lookup (k8s `sharedLookupTimeout`).
+///
+/// ```
+/// use std::time::Duration;
+/// assert_eq!(kube_authn::token::cache::DEFAULT_LOOKUP_TIMEOUT, Duration::from_secs(30));
+/// ```
 pub const DEFAULT_LOOKUP_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The error a panicking delegate turns into (k8s `errAuthnCrash`).
+///
+/// ```
+/// use kube_authn::authenticator::{Context, SyncTokenFn, TokenAuthenticator};
+/// use kube_authn::token::cache::{AUTHN_CRASH, CachedTokenAuthenticator};
+/// use kube_authn::ErrorKind;
+/// assert_eq!(AUTHN_CRASH, "authentication failed unexpectedly");
+///
+/// let buggy = SyncTokenFn::new(|_: &str, _: &Context| -> kube_authn::AuthResult { panic!("bug") });
+/// let cached = CachedTokenAuthenticator::builder(buggy).build();
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let err = cached.authenticate_token("t", &Context::default()).await.unwrap_err();
+/// assert_eq!(err.to_string(), AUTHN_CRASH);
+/// assert_eq!(err.kind(), ErrorKind::Internal);
+/// # });
+/// ```
 pub const AUTHN_CRASH: &str = "authentication failed unexpectedly";
 
 /// A source of monotonic time, injectable for tests.
@@ -111,7 +139,41 @@ pub const AUTHN_CRASH: &str = "authentication failed unexpectedly";
 /// assert!(SystemClock.now() >= a);
 /// ```
 pub trait Clock: Send + Sync + 'static {
-    /// The current instant.
+    /// The current instant. The cache compares it with each entry's store time, so a
+    /// manual clock makes TTLs testable without waiting:
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::time::Duration;
+    /// use kube_authn::authenticator::{Context, Response, SyncTokenFn, TokenAuthenticator};
+    /// use kube_authn::token::cache::{CachedTokenAuthenticator, Clock, ManualClock};
+    /// use kube_authn::user::UserInfo;
+    ///
+    /// let calls = Arc::new(AtomicUsize::new(0));
+    /// let counted = calls.clone();
+    /// let backend = SyncTokenFn::new(move |_: &str, _: &Context| {
+    ///     counted.fetch_add(1, Ordering::SeqCst);
+    ///     Ok(Some(Response::new(UserInfo::new("alice").into())))
+    /// });
+    /// let clock = Arc::new(ManualClock::new());
+    /// let start = clock.now();
+    /// let cached = CachedTokenAuthenticator::builder(backend)
+    ///     .success_ttl(Duration::from_secs(10))
+    ///     .clock(clock.clone())
+    ///     .build();
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// let ctx = Context::default();
+    /// cached.authenticate_token("t", &ctx).await.unwrap();
+    /// clock.advance(Duration::from_secs(9));
+    /// cached.authenticate_token("t", &ctx).await.unwrap(); // a hit
+    /// assert_eq!(calls.load(Ordering::SeqCst), 1);
+    /// clock.advance(Duration::from_secs(1)); // now = stored + ttl: expired
+    /// assert_eq!(clock.now() - start, Duration::from_secs(10));
+    /// cached.authenticate_token("t", &ctx).await.unwrap();
+    /// assert_eq!(calls.load(Ordering::SeqCst), 2);
+    /// # });
+    /// ```
     fn now(&self) -> Instant;
 }
 

@@ -89,6 +89,10 @@ use crate::user::UserInfo;
 /// Largest token file [`TokenFile::open`] reads: 256 MiB (about two million typical rows).
 /// Larger files are refused with an error naming the limit; use
 /// [`TokenFile::open_with_limit`] to change it.
+///
+/// ```
+/// assert_eq!(kube_authn::token::file::DEFAULT_MAX_FILE_BYTES, 256 * 1024 * 1024);
+/// ```
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
 
 /// How many warnings are kept per load (all are logged).

@@ -80,24 +80,69 @@ use crate::user::{
 };
 
 /// The issuer of legacy (secret-based) tokens.
+///
+/// ```
+/// use kube_authn::token::service_account::LEGACY_ISSUER;
+/// assert_eq!(LEGACY_ISSUER, "kubernetes/serviceaccount");
+/// let legacy = kube_authn::token::service_account::ServiceAccountAuthenticator::legacy(vec![], Default::default(), None);
+/// assert_eq!(legacy.issuers().collect::<Vec<_>>(), [LEGACY_ISSUER]);
+/// ```
 pub const LEGACY_ISSUER: &str = "kubernetes/serviceaccount";
 /// Leeway for bound-token time claims and deletion timestamps (seconds).
+///
+/// ```
+/// use kube_authn::token::service_account::LEEWAY_SECONDS;
+/// assert_eq!(LEEWAY_SECONDS, 60);
+/// ```
 pub const LEEWAY_SECONDS: i64 = 60;
 pub use crate::user::{NODE_NAME_KEY, NODE_UID_KEY, POD_NAME_KEY, POD_UID_KEY};
 /// Label marking a legacy token secret invalid.
+///
+/// ```
+/// use kube_authn::token::service_account::LEGACY_TOKEN_INVALID_SINCE_LABEL;
+/// assert_eq!(LEGACY_TOKEN_INVALID_SINCE_LABEL, "kubernetes.io/legacy-token-invalid-since");
+/// ```
 pub const LEGACY_TOKEN_INVALID_SINCE_LABEL: &str = "kubernetes.io/legacy-token-invalid-since";
 
 /// go-jose's text for any signature failure (go-jose v2 maps every verify error to it).
+///
+/// ```
+/// use kube_authn::token::service_account::ERR_CRYPTO;
+/// assert_eq!(ERR_CRYPTO, "go-jose/go-jose: error in cryptographic primitive");
+/// ```
 pub const ERR_CRYPTO: &str = "go-jose/go-jose: error in cryptographic primitive";
 /// Kubernetes' text when no key matches the token's `kid`.
+///
+/// ```
+/// use kube_authn::token::service_account::ERR_NO_KEYS;
+/// assert_eq!(ERR_NO_KEYS, "invalid signature, no keys found");
+/// ```
 pub const ERR_NO_KEYS: &str = "invalid signature, no keys found";
 /// Bound-token lookup failures.
+///
+/// ```
+/// use kube_authn::token::service_account::ERR_INVALIDATED;
+/// assert_eq!(ERR_INVALIDATED, "service account token has been invalidated");
+/// ```
 pub const ERR_INVALIDATED: &str = "service account token has been invalidated";
 /// A bound token without `kubernetes.io.namespace` or `kubernetes.io.serviceaccount.name`
 /// (Kubernetes would fail the lookup of an empty name; we fail before any lookup).
+///
+/// ```
+/// use kube_authn::token::service_account::ERR_BOUND_CLAIMS_MISSING;
+/// assert_eq!(
+///     ERR_BOUND_CLAIMS_MISSING,
+///     "service account token is missing the kubernetes.io namespace or service account claims"
+/// );
+/// ```
 pub const ERR_BOUND_CLAIMS_MISSING: &str =
     "service account token is missing the kubernetes.io namespace or service account claims";
 /// Legacy-token lookup failures.
+///
+/// ```
+/// use kube_authn::token::service_account::ERR_LEGACY_INVALIDATED;
+/// assert_eq!(ERR_LEGACY_INVALIDATED, "Token has been invalidated");
+/// ```
 pub const ERR_LEGACY_INVALIDATED: &str = "Token has been invalidated";
 
 // ---------------------------------------------------------------------------------------------
@@ -202,7 +247,17 @@ fn lookup_kind(e: &LookupError) -> ErrorKind {
     }
 }
 
-/// The future a lookup returns.
+/// The future a lookup returns: the object, or why it could not be had.
+///
+/// ```
+/// use kube_authn::token::service_account::{LookupError, LookupFuture, ObjectMeta};
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let node: LookupFuture<'_, ObjectMeta> = Box::pin(async {
+///     Err(LookupError::NotFound { resource: "nodes", name: "worker-1".into() })
+/// });
+/// assert_eq!(node.await.unwrap_err().to_string(), r#"nodes "worker-1" not found"#);
+/// # });
+/// ```
 pub type LookupFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, LookupError>> + Send + 'a>>;
 
 /// Gets the objects a service-account token is bound to (Kubernetes'
@@ -223,16 +278,65 @@ pub type LookupFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, LookupError
 /// ```
 pub trait ServiceAccountLookup: Send + Sync {
     /// GET serviceaccounts `namespace/name`.
+    ///
+    /// ```
+    /// use kube_authn::token::service_account::{ServiceAccount, ServiceAccountLookup, StaticLookup};
+    /// let mut lookup = StaticLookup::default();
+    /// let builder = ServiceAccount { secrets: vec!["builder-token".into()], ..Default::default() };
+    /// lookup.service_accounts.insert(("ci".into(), "builder".into()), builder);
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// assert_eq!(lookup.service_account("ci", "builder").await.unwrap().secrets, ["builder-token"]);
+    /// let err = lookup.service_account("ci", "deployer").await.unwrap_err();
+    /// assert_eq!(err.to_string(), r#"serviceaccounts "deployer" not found"#);
+    /// # });
+    /// ```
     fn service_account<'a>(
         &'a self,
         namespace: &'a str,
         name: &'a str,
     ) -> LookupFuture<'a, ServiceAccount>;
     /// GET secrets `namespace/name`.
+    ///
+    /// ```
+    /// use kube_authn::token::service_account::{Secret, ServiceAccountLookup, StaticLookup};
+    /// let mut lookup = StaticLookup::default();
+    /// let secret = Secret { token: Some(b"stored-token".to_vec()), ..Default::default() };
+    /// lookup.secrets.insert(("ci".into(), "builder-token".into()), secret);
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let found = lookup.secret("ci", "builder-token").await.unwrap();
+    /// assert_eq!(found.token.as_deref(), Some(&b"stored-token"[..]));
+    /// let err = lookup.secret("default", "builder-token").await.unwrap_err();
+    /// assert_eq!(err.to_string(), r#"secrets "builder-token" not found"#);
+    /// # });
+    /// ```
     fn secret<'a>(&'a self, namespace: &'a str, name: &'a str) -> LookupFuture<'a, Secret>;
     /// GET pods `namespace/name`.
+    ///
+    /// ```
+    /// use kube_authn::token::service_account::{ObjectMeta, ServiceAccountLookup, StaticLookup};
+    /// let meta = |uid: &str| ObjectMeta { uid: uid.into(), deletion_timestamp: None };
+    /// let mut lookup = StaticLookup::default();
+    /// lookup.pods.insert(("ci".into(), "runner-0".into()), meta("pod-uid"));
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// assert_eq!(lookup.pod("ci", "runner-0").await.unwrap().uid, "pod-uid");
+    /// let err = lookup.pod("ci", "runner-1").await.unwrap_err();
+    /// assert_eq!(err.to_string(), r#"pods "runner-1" not found"#);
+    /// # });
+    /// ```
     fn pod<'a>(&'a self, namespace: &'a str, name: &'a str) -> LookupFuture<'a, ObjectMeta>;
     /// GET nodes `name`.
+    ///
+    /// ```
+    /// use kube_authn::token::service_account::{ObjectMeta, ServiceAccountLookup, StaticLookup};
+    /// let meta = |uid: &str| ObjectMeta { uid: uid.into(), deletion_timestamp: None };
+    /// let mut lookup = StaticLookup::default();
+    /// lookup.nodes.insert("worker-1".into(), meta("node-uid"));
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// assert_eq!(lookup.node("worker-1").await.unwrap().uid, "node-uid");
+    /// let err = lookup.node("worker-2").await.unwrap_err();
+    /// assert_eq!(err.to_string(), r#"nodes "worker-2" not found"#);
+    /// # });
+    /// ```
     fn node<'a>(&'a self, name: &'a str) -> LookupFuture<'a, ObjectMeta>;
 }
 
@@ -636,8 +740,68 @@ enum Kind {
     Bound,
 }
 
-/// The service-account token authenticator (one of legacy or bound). See the
+/// Authenticates service-account JWTs signed with the cluster's service-account keys: either
+/// the legacy (secret-based) or the bound (TokenRequest) kind. The validation steps are in the
 /// [module docs](self).
+///
+/// A legacy token, minted here with an ES256 key, checked against the secret that holds it:
+///
+/// ```
+/// use std::sync::Arc;
+/// use aws_lc_rs::encoding::AsDer;
+/// use aws_lc_rs::rand::SystemRandom;
+/// use aws_lc_rs::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair, KeyPair};
+/// use base64::{Engine, engine::general_purpose::URL_SAFE_NO_PAD as B64};
+/// use kube_authn::authenticator::{Context, TokenAuthenticator};
+/// use kube_authn::jwt::key::PublicKey;
+/// use kube_authn::token::service_account::*;
+///
+/// // The service-account signing key (`--service-account-key-file` holds its public half).
+/// let rng = SystemRandom::new();
+/// let pair = EcdsaKeyPair::generate(&ECDSA_P256_SHA256_FIXED_SIGNING).unwrap();
+/// let public = PublicKey::from_spki_der(pair.public_key().as_der().unwrap().as_ref()).unwrap();
+/// let keys = vec![Arc::new(public)];
+/// let claims = r#"{"iss":"kubernetes/serviceaccount","sub":"system:serviceaccount:ci:builder",
+///     "kubernetes.io/serviceaccount/namespace":"ci",
+///     "kubernetes.io/serviceaccount/secret.name":"builder-token",
+///     "kubernetes.io/serviceaccount/service-account.name":"builder",
+///     "kubernetes.io/serviceaccount/service-account.uid":"7f3e"}"#;
+/// let input = format!("{}.{}", B64.encode(r#"{"alg":"ES256"}"#), B64.encode(claims));
+/// let sig = pair.sign(&rng, input.as_bytes()).unwrap();
+/// let token = format!("{input}.{}", B64.encode(sig.as_ref()));
+///
+/// // What the API server holds: the service account and its token secret.
+/// let meta = |uid: &str| ObjectMeta { uid: uid.into(), deletion_timestamp: None };
+/// let mut lookup = StaticLookup::default();
+/// lookup.service_accounts.insert(
+///     ("ci".into(), "builder".into()),
+///     ServiceAccount { meta: meta("7f3e"), secrets: vec!["builder-token".into()] },
+/// );
+/// let secret = Secret { meta: meta("s1"), token: Some(token.clone().into_bytes()), invalid_since: None };
+/// lookup.secrets.insert(("ci".into(), "builder-token".into()), secret);
+/// let lookup = Arc::new(lookup);
+///
+/// let sa = ServiceAccountAuthenticator::legacy(keys.clone(), Default::default(), Some(lookup.clone()));
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let ctx = Context::default();
+/// let user = sa.authenticate_token(&token, &ctx).await.unwrap().unwrap().user;
+/// assert_eq!(user.name(), "system:serviceaccount:ci:builder");
+/// assert_eq!(user.uid(), "7f3e");
+/// assert_eq!(user.groups().collect::<Vec<_>>(), ["system:serviceaccounts", "system:serviceaccounts:ci"]);
+///
+/// // A changed signature: go-jose's error text.
+/// let forged = format!("{input}.{}", B64.encode([0u8; 64]));
+/// let err = sa.authenticate_token(&forged, &ctx).await.unwrap_err();
+/// assert_eq!(err.to_string(), ERR_CRYPTO);
+///
+/// // The secret is gone: the token is no longer valid.
+/// let mut emptied = (*lookup).clone();
+/// emptied.secrets.clear();
+/// let sa = ServiceAccountAuthenticator::legacy(keys, Default::default(), Some(Arc::new(emptied)));
+/// let err = sa.authenticate_token(&token, &ctx).await.unwrap_err();
+/// assert_eq!(err.to_string(), ERR_LEGACY_INVALIDATED);
+/// # });
+/// ```
 pub struct ServiceAccountAuthenticator {
     kind: Kind,
     issuers: Vec<Box<str>>,

@@ -57,15 +57,76 @@ use crate::outbound::vault::{Credential, Vault};
 use crate::outbound::{ConnectionInfo, ReadError, read_capped, root_cause};
 
 /// Largest response body read (1 MiB; a Secret is at most 1 MiB in Kubernetes).
+///
+/// ```
+/// assert_eq!(kube_authn::token::service_account_rest::DEFAULT_MAX_BODY_BYTES, 1024 * 1024);
+/// ```
 pub const DEFAULT_MAX_BODY_BYTES: usize = 1 << 20;
 /// Default per-request timeout.
+///
+/// ```
+/// use std::time::Duration;
+/// assert_eq!(kube_authn::token::service_account_rest::DEFAULT_TIMEOUT, Duration::from_secs(10));
+/// ```
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Credentials tried for one lookup when the server answers 401.
+///
+/// ```
+/// assert_eq!(kube_authn::token::service_account_rest::MAX_CREDENTIAL_TRIES, 3);
+/// ```
 pub const MAX_CREDENTIAL_TRIES: usize = 3;
 
 const LEGACY_TOKEN_INVALID_SINCE: &str = "kubernetes.io/legacy-token-invalid-since";
 
-/// See the [module docs](self).
+/// A [`ServiceAccountLookup`] that GETs service accounts, secrets, pods and nodes from a
+/// Kubernetes API server with the credentials of a [`Vault`]; 404 is
+/// [`LookupError::NotFound`], any other failure refuses the token. Details in the
+/// [module docs](self).
+///
+/// Against a stand-in API server (a raw HTTP/1.1 responder on 127.0.0.1, since no real API
+/// server runs in a doctest):
+///
+/// ```
+/// use kube_authn::outbound::{ConnectionInfo, Secret, vault::Vault};
+/// use kube_authn::token::service_account::{LookupError, ServiceAccountLookup};
+/// use kube_authn::token::service_account_rest::RestLookup;
+/// use tokio::io::{AsyncReadExt, AsyncWriteExt};
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+/// let server = format!("http://{}", listener.local_addr().unwrap());
+/// tokio::spawn(async move {
+///     loop {
+///         let (mut conn, _) = listener.accept().await.unwrap();
+///         let mut buf = vec![0; 4096];
+///         let n = conn.read(&mut buf).await.unwrap();
+///         let head = String::from_utf8_lossy(&buf[..n]).to_lowercase();
+///         let sa = "get /api/v1/namespaces/ci/serviceaccounts/builder ";
+///         let (status, body) = if !head.contains("authorization: bearer lookup-token") {
+///             ("401 Unauthorized", "{}")
+///         } else if head.starts_with(sa) {
+///             ("200 OK", r#"{"metadata":{"uid":"7f3e"},"secrets":[{"name":"builder-token"}]}"#)
+///         } else {
+///             ("404 Not Found", "{}")
+///         };
+///         let response = format!("HTTP/1.1 {status}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len());
+///         conn.write_all(response.as_bytes()).await.unwrap();
+///     }
+/// });
+///
+/// let info = ConnectionInfo::new(server).with_token(Secret::new("lookup-token"));
+/// let lookup = RestLookup::new(Vault::from_info(info));
+/// let sa = lookup.service_account("ci", "builder").await.unwrap();
+/// assert_eq!((sa.meta.uid.as_str(), sa.secrets.as_slice()), ("7f3e", &["builder-token".to_owned()][..]));
+/// let gone = lookup.pod("ci", "runner-0").await.unwrap_err();
+/// assert_eq!(gone.to_string(), r#"pods "runner-0" not found"#);
+/// // A name no object can have never reaches a URL.
+/// assert!(matches!(lookup.secret("ci", "../nodes/x").await, Err(LookupError::NotFound { .. })));
+///
+/// // An unreachable API server: the lookup fails, so the token is refused.
+/// let down = RestLookup::new(Vault::from_info(ConnectionInfo::new("http://127.0.0.1:1")));
+/// assert!(matches!(down.node("worker-1").await, Err(LookupError::Other(_))));
+/// # });
+/// ```
 pub struct RestLookup {
     vault: Vault,
     max_body: usize,

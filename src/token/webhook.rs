@@ -56,10 +56,25 @@ use crate::outbound::{ReadError, redact_url, root_cause};
 use crate::token::cache::CachedTokenAuthenticator;
 
 /// Default cap on a TokenReview response body (1 MiB).
+///
+/// ```
+/// use kube_authn::token::webhook::{DEFAULT_MAX_RESPONSE_BYTES, WebhookOptions};
+/// assert_eq!(DEFAULT_MAX_RESPONSE_BYTES, 1024 * 1024);
+/// assert_eq!(WebhookOptions::default().max_response_bytes, DEFAULT_MAX_RESPONSE_BYTES);
+/// ```
 pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 1 << 20;
 /// Default TTL of the webhook cache (`--authentication-token-webhook-cache-ttl`).
+///
+/// ```
+/// use std::time::Duration;
+/// assert_eq!(kube_authn::token::webhook::DEFAULT_CACHE_TTL, Duration::from_secs(2 * 60));
+/// ```
 pub const DEFAULT_CACHE_TTL: Duration = Duration::from_secs(120);
 /// How many distinct credentials one attempt may try after 401s.
+///
+/// ```
+/// assert_eq!(kube_authn::token::webhook::MAX_CREDENTIAL_TRIES, 4);
+/// ```
 pub const MAX_CREDENTIAL_TRIES: usize = 4;
 
 /// The TokenReview API version spoken to the webhook.
@@ -180,10 +195,45 @@ impl Backoff {
 /// ```
 pub trait Sleeper: Send + Sync {
     /// Waits `duration`.
+    ///
+    /// A test sleeper that records the back-off instead of waiting:
+    ///
+    /// ```
+    /// use std::future::Future;
+    /// use std::pin::Pin;
+    /// use std::sync::{Arc, Mutex};
+    /// use std::time::Duration;
+    /// use kube_authn::token::webhook::Sleeper;
+    ///
+    /// #[derive(Default)]
+    /// struct Recorder(Arc<Mutex<Vec<Duration>>>);
+    /// impl Sleeper for Recorder {
+    ///     fn sleep(&self, d: Duration) -> Pin<Box<dyn Future<Output = ()> + Send>> {
+    ///         self.0.lock().unwrap().push(d);
+    ///         Box::pin(std::future::ready(()))
+    ///     }
+    /// }
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let r = Recorder::default();
+    /// r.sleep(Duration::from_millis(500)).await;
+    /// assert_eq!(*r.0.lock().unwrap(), [Duration::from_millis(500)]);
+    /// # });
+    /// ```
     fn sleep(&self, duration: Duration) -> Pin<Box<dyn Future<Output = ()> + Send>>;
 }
 
-/// [`tokio::time::sleep`].
+/// [`tokio::time::sleep`]: the sleeper the webhook uses unless a test injects another.
+///
+/// ```
+/// use std::time::Duration;
+/// use kube_authn::token::webhook::{Sleeper, TokioSleeper};
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// tokio::time::pause(); // Tokio's test clock: the sleep completes without waiting
+/// let start = tokio::time::Instant::now();
+/// TokioSleeper.sleep(Duration::from_secs(30)).await;
+/// assert!(start.elapsed() >= Duration::from_secs(30));
+/// # });
+/// ```
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TokioSleeper;
 
@@ -247,8 +297,65 @@ impl fmt::Debug for WebhookOptions {
     }
 }
 
-/// The webhook token authenticator (uncached; see [`from_flags`](Self::from_flags) or
-/// [`cached`](Self::cached) for kube-apiserver's wiring). See the [module docs](self).
+/// Asks a remote service whether a token is valid by POSTing a `TokenReview` to it, and
+/// believes its answer (uncached; see [`from_flags`](Self::from_flags) or
+/// [`cached`](Self::cached) for kube-apiserver's wiring). Retries, bounds and outcomes are in
+/// the [module docs](self).
+///
+/// Against a stand-in webhook (a raw HTTP/1.1 responder on 127.0.0.1, since no real
+/// TokenReview service runs in a doctest):
+///
+/// ```
+/// use kube_authn::authenticator::{Context, TokenAuthenticator};
+/// use kube_authn::outbound::{ConnectionInfo, vault::Vault};
+/// use kube_authn::token::webhook::WebhookTokenAuthenticator;
+/// use tokio::io::{AsyncReadExt, AsyncWriteExt};
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+/// let url = format!("http://{}/review", listener.local_addr().unwrap());
+/// tokio::spawn(async move {
+///     loop {
+///         let (mut conn, _) = listener.accept().await.unwrap();
+///         // Read the whole request: the head, then `content-length` bytes of body.
+///         let mut req = Vec::new();
+///         let mut chunk = [0u8; 4096];
+///         let body = loop {
+///             let n = conn.read(&mut chunk).await.unwrap();
+///             req.extend_from_slice(&chunk[..n]);
+///             let text = String::from_utf8_lossy(&req).into_owned();
+///             if let Some(end) = text.find("\r\n\r\n") {
+///                 let len: usize = text[..end].lines()
+///                     .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse().unwrap()))
+///                     .unwrap_or(0);
+///                 if n == 0 || text.len() >= end + 4 + len {
+///                     break text[end + 4..].to_owned();
+///                 }
+///             }
+///         };
+///         let status = if body.contains(r#""token":"s3cret""#) {
+///             r#"{"authenticated":true,"user":{"username":"jane","uid":"42","groups":["dev"]}}"#
+///         } else if body.contains(r#""token":"old-token""#) {
+///             r#"{"authenticated":false,"error":"token old-token was revoked"}"#
+///         } else {
+///             r#"{"authenticated":false}"#
+///         };
+///         let answer = format!(r#"{{"apiVersion":"authentication.k8s.io/v1beta1","kind":"TokenReview","status":{status}}}"#);
+///         let response = format!("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{answer}", answer.len());
+///         conn.write_all(response.as_bytes()).await.unwrap();
+///     }
+/// });
+///
+/// let webhook = WebhookTokenAuthenticator::new(Vault::from_info(ConnectionInfo::new(url)), Default::default()).unwrap();
+/// let ctx = Context::default();
+/// let jane = webhook.authenticate_token("s3cret", &ctx).await.unwrap().unwrap().user;
+/// assert_eq!((jane.name(), jane.uid()), ("jane", "42"));
+/// assert_eq!(jane.groups().collect::<Vec<_>>(), ["dev"]);
+/// assert!(webhook.authenticate_token("unknown", &ctx).await.unwrap().is_none());
+/// // The webhook's error, with the token it quoted redacted.
+/// let err = webhook.authenticate_token("old-token", &ctx).await.unwrap_err();
+/// assert_eq!(err.to_string(), "token <redacted> was revoked");
+/// # });
+/// ```
 pub struct WebhookTokenAuthenticator {
     vault: Arc<Vault>,
     opts: WebhookOptions,

@@ -11,8 +11,29 @@ use super::der;
 use crate::error::ConfigError;
 
 /// The largest CA bundle file read (4 MiB): Kubernetes bundles are a few kilobytes.
+///
+/// ```
+/// use kube_authn::x509::{MAX_BUNDLE_BYTES, X509Authenticator};
+/// assert_eq!(MAX_BUNDLE_BYTES, 4 * 1024 * 1024);
+/// let dir = tempfile::tempdir().unwrap();
+/// let path = dir.path().join("ca.pem");
+/// let mut pem = kube_authn::x509::doc_ca_pem().to_owned();
+/// pem.push_str(&"\n".repeat(MAX_BUNDLE_BYTES as usize));
+/// std::fs::write(&path, pem).unwrap();
+/// let err = X509Authenticator::from_ca_file(&path).unwrap_err();
+/// assert!(err.to_string().ends_with("is larger than the limit of 4194304 bytes"), "{err}");
+/// ```
 pub const MAX_BUNDLE_BYTES: u64 = 4 << 20;
 /// The most certificates one bundle may hold.
+///
+/// ```
+/// use kube_authn::x509::{MAX_BUNDLE_CERTS, parse_pem_bundle};
+/// assert_eq!(MAX_BUNDLE_CERTS, 1000);
+/// let one = kube_authn::x509::doc_ca_pem();
+/// assert_eq!(parse_pem_bundle(one.repeat(MAX_BUNDLE_CERTS).as_bytes()).unwrap().len(), 1000);
+/// let err = parse_pem_bundle(one.repeat(MAX_BUNDLE_CERTS + 1).as_bytes()).unwrap_err();
+/// assert_eq!(err.to_string(), "CA bundle holds more than 1000 certificates");
+/// ```
 pub const MAX_BUNDLE_CERTS: usize = 1000;
 
 static GENERATION: AtomicU64 = AtomicU64::new(1);
@@ -144,6 +165,16 @@ impl<'a> Iterator for PemBlocks<'a> {
 /// A parsed CA bundle: trust anchors for rustls-webpki plus what webpki does not keep (the
 /// roots' validity, their DER for the pinned-leaf rule). Immutable; a reload builds a new one
 /// with a new [`generation`](CaBundle::generation).
+///
+/// ```
+/// use kube_authn::x509::{CaBundle, X509Authenticator, doc_ca_pem};
+/// let bundle = CaBundle::from_pem(doc_ca_pem().as_bytes()).unwrap();
+/// assert_eq!(bundle.certificates().len(), 1);
+/// assert!(bundle.overlaps(&CaBundle::from_pem(doc_ca_pem().as_bytes()).unwrap()));
+/// assert!(format!("{bundle:?}").starts_with("CaBundle { certificates: 1"));
+/// let auth = X509Authenticator::new(bundle);
+/// assert_eq!(auth.bundle().certificates().len(), 1);
+/// ```
 pub struct CaBundle {
     pub(crate) anchors: Vec<TrustAnchor<'static>>,
     /// `(not_before, not_after)` of each anchor, Unix seconds.

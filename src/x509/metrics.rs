@@ -6,6 +6,11 @@ use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Metric name, as in Kubernetes.
+///
+/// ```
+/// use kube_authn::x509::CLIENT_CERT_EXPIRATION_NAME;
+/// assert_eq!(CLIENT_CERT_EXPIRATION_NAME, "apiserver_client_certificate_expiration_seconds");
+/// ```
 pub const CLIENT_CERT_EXPIRATION_NAME: &str = "apiserver_client_certificate_expiration_seconds";
 
 const HELP: &str = "[ALPHA] Distribution of the remaining lifetime on the certificate used to authenticate a request.";
@@ -14,6 +19,15 @@ const HOUR: f64 = 3600.0;
 const DAY: f64 = 24.0 * HOUR;
 
 /// Kubernetes' buckets: 0, 30m, 1h, 2h, 6h, 12h, 1d, 2d, 4d, 7d, 30d, 90d, 180d, 360d.
+///
+/// ```
+/// use kube_authn::x509::BUCKETS;
+/// let (h, d) = (3600.0, 86400.0);
+/// assert_eq!(
+///     BUCKETS,
+///     [0.0, 1800.0, h, 2.0 * h, 6.0 * h, 12.0 * h, d, 2.0 * d, 4.0 * d, 7.0 * d, 30.0 * d, 90.0 * d, 180.0 * d, 360.0 * d]
+/// );
+/// ```
 pub const BUCKETS: [f64; 14] = [
     0.0,
     1800.0,
@@ -140,4 +154,17 @@ impl ExpirationHistogram {
 }
 
 /// The process-wide histogram every [`X509Authenticator`](super::X509Authenticator) records to.
+///
+/// ```
+/// use kube_authn::tls::PeerCertificates;
+/// use kube_authn::x509::{CLIENT_CERT_EXPIRATION, CaBundle, X509Authenticator, doc_ca_pem, doc_client_pem, parse_pem_bundle};
+/// let auth = X509Authenticator::new(CaBundle::from_pem(doc_ca_pem().as_bytes()).unwrap());
+/// let peer = PeerCertificates::injected(parse_pem_bundle(doc_client_pem().as_bytes()).unwrap());
+/// let before = CLIENT_CERT_EXPIRATION.count();
+/// auth.authenticate_peer(&peer).unwrap().unwrap();
+/// assert!(CLIENT_CERT_EXPIRATION.count() > before);
+/// let mut text = String::new();
+/// CLIENT_CERT_EXPIRATION.encode(&mut text);
+/// assert!(text.contains("apiserver_client_certificate_expiration_seconds_bucket"));
+/// ```
 pub static CLIENT_CERT_EXPIRATION: ExpirationHistogram = ExpirationHistogram::new();

@@ -155,6 +155,25 @@ use crate::reload::{FileReloader, WatchTask};
 use crate::tls::{CacheEntry, PeerCertificates};
 
 /// A source of the current time (Unix seconds), injectable for tests.
+///
+/// ```
+/// use std::sync::Arc;
+/// use std::time::{Duration, UNIX_EPOCH};
+/// use kube_authn::tls::PeerCertificates;
+/// use kube_authn::x509::{CaBundle, Clock, X509Authenticator, doc_ca_pem, doc_client_pem, parse_pem_bundle};
+///
+/// let chain = parse_pem_bundle(doc_client_pem().as_bytes()).unwrap();
+/// let peer = PeerCertificates::injected(chain);
+/// let at = |secs: u64| -> Clock { Arc::new(move || UNIX_EPOCH + Duration::from_secs(secs)) };
+/// let auth = |clock| {
+///     X509Authenticator::new(CaBundle::from_pem(doc_ca_pem().as_bytes()).unwrap()).with_clock(clock)
+/// };
+/// // 2030: within the documentation certificates' validity (2026 to 2126).
+/// assert!(auth(at(1_900_000_000)).authenticate_peer(&peer).unwrap().is_some());
+/// // 2020: before it.
+/// let err = auth(at(1_600_000_000)).authenticate_peer(&peer).unwrap_err();
+/// assert!(err.to_string().contains("certificate has expired or is not yet valid"), "{err}");
+/// ```
 pub type Clock = Arc<dyn Fn() -> SystemTime + Send + Sync>;
 
 pub(crate) fn now_secs(clock: &Option<Clock>) -> i64 {
@@ -405,18 +424,37 @@ impl RequestAuthenticator for X509Authenticator {
 }
 
 /// A P-256 CA used by this crate's documentation examples (valid until 2126).
+///
+/// ```
+/// let ca = kube_authn::x509::CaBundle::from_pem(kube_authn::x509::doc_ca_pem().as_bytes()).unwrap();
+/// assert_eq!(ca.certificates().len(), 1);
+/// ```
 #[doc(hidden)]
 pub fn doc_ca_pem() -> &'static str {
     include_str!("testdata/doc-ca.pem")
 }
 
 /// A client certificate (`CN=doc-admin, O=system:masters, O=dev`) issued by [`doc_ca_pem`].
+///
+/// ```
+/// use kube_authn::x509::{CaBundle, X509Authenticator, doc_ca_pem, doc_client_pem, parse_pem_bundle};
+/// let auth = X509Authenticator::new(CaBundle::from_pem(doc_ca_pem().as_bytes()).unwrap());
+/// let peer = kube_authn::tls::PeerCertificates::injected(parse_pem_bundle(doc_client_pem().as_bytes()).unwrap());
+/// let user = auth.authenticate_peer(&peer).unwrap().unwrap().user;
+/// assert_eq!(user.groups().collect::<Vec<_>>(), ["system:masters", "dev"]);
+/// ```
 #[doc(hidden)]
 pub fn doc_client_pem() -> &'static str {
     include_str!("testdata/doc-client.pem")
 }
 
 /// The private key of [`doc_client_pem`] (documentation only; not a secret).
+///
+/// ```
+/// use rustls_pki_types::{PrivateKeyDer, pem::PemObject};
+/// let key = PrivateKeyDer::from_pem_slice(kube_authn::x509::doc_client_key_pem().as_bytes()).unwrap();
+/// assert!(matches!(key, PrivateKeyDer::Pkcs8(_)));
+/// ```
 #[doc(hidden)]
 pub fn doc_client_key_pem() -> &'static str {
     include_str!("testdata/doc-client.key")

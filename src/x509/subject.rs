@@ -14,6 +14,10 @@ const OID_O: &[u8] = &[0x55, 0x04, 0x0a];
 const OID_UID: &[u8] = &[0x2b, 0x06, 0x01, 0x04, 0x01, 0x83, 0xc2, 0x53, 0x02];
 
 /// The most organisations (groups) read from one subject.
+///
+/// ```
+/// assert_eq!(kube_authn::x509::MAX_SUBJECT_ATTRIBUTES, 256);
+/// ```
 pub const MAX_SUBJECT_ATTRIBUTES: usize = 256;
 
 /// Decodes an ASN.1 string the way Go's `parseASN1String` does for the types Go accepts,

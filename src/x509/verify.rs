@@ -15,9 +15,32 @@ use crate::error::{Error, ErrorKind};
 
 /// The most certificates a presented chain may hold (leaf included). kubectl and every
 /// Kubernetes component send one to three; webpki itself uses at most six intermediates.
+///
+/// ```
+/// use kube_authn::tls::PeerCertificates;
+/// use kube_authn::x509::{CaBundle, MAX_CHAIN_LEN, X509Authenticator, doc_ca_pem, doc_client_pem, parse_pem_bundle};
+/// assert_eq!(MAX_CHAIN_LEN, 10);
+/// let auth = X509Authenticator::new(CaBundle::from_pem(doc_ca_pem().as_bytes()).unwrap());
+/// let leaf = parse_pem_bundle(doc_client_pem().as_bytes()).unwrap().remove(0);
+/// let peer = PeerCertificates::injected(vec![leaf; MAX_CHAIN_LEN + 1]);
+/// let err = auth.authenticate_peer(&peer).unwrap_err().to_string();
+/// // "verifying certificate SN=…, SKID=…, AKID=… failed: x509: client certificate chain …"
+/// assert!(err.ends_with(" failed: x509: client certificate chain of 11 certificates exceeds the limit of 10"), "{err}");
+/// ```
 pub const MAX_CHAIN_LEN: usize = 10;
 /// The largest single certificate accepted, in DER bytes (64 KiB; TLS 1.3 caps a whole
 /// handshake message at 16 MiB, rustls at 64 KiB).
+///
+/// ```
+/// use kube_authn::tls::{PeerCertificates, pki_types::CertificateDer};
+/// use kube_authn::x509::{CaBundle, MAX_CERT_LEN, X509Authenticator, doc_ca_pem};
+/// assert_eq!(MAX_CERT_LEN, 64 * 1024);
+/// let auth = X509Authenticator::new(CaBundle::from_pem(doc_ca_pem().as_bytes()).unwrap());
+/// let huge = CertificateDer::from(vec![0x30; MAX_CERT_LEN + 1]);
+/// let err = auth.authenticate_peer(&PeerCertificates::injected(vec![huge])).unwrap_err();
+/// let err = err.to_string();
+/// assert!(err.ends_with(" failed: x509: client certificate exceeds the size limit of 65536 bytes"), "{err}");
+/// ```
 pub const MAX_CERT_LEN: usize = 64 * 1024;
 
 const EKU_CLIENT_AUTH: &[u8] = &[0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, 0x02];
@@ -55,6 +78,19 @@ impl ExtendedKeyUsageValidator for GoEku {
 }
 
 /// Which extended key usage chains are verified for.
+///
+/// ```
+/// use kube_authn::tls::PeerCertificates;
+/// use kube_authn::x509::{CaBundle, KeyUsage, X509Authenticator, doc_ca_pem, doc_client_pem, parse_pem_bundle};
+/// let bundle = || CaBundle::from_pem(doc_ca_pem().as_bytes()).unwrap();
+/// // The documentation client certificate has the clientAuth usage only.
+/// let peer = PeerCertificates::injected(parse_pem_bundle(doc_client_pem().as_bytes()).unwrap());
+/// assert_eq!(KeyUsage::default(), KeyUsage::ClientAuth);
+/// assert!(X509Authenticator::new(bundle()).authenticate_peer(&peer).unwrap().is_some());
+/// let server = X509Authenticator::new(bundle()).with_key_usage(KeyUsage::ServerAuth);
+/// let err = server.authenticate_peer(&peer).unwrap_err();
+/// assert!(err.to_string().contains("incompatible key usage"), "{err}");
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum KeyUsage {
     /// `clientAuth` (what kube-apiserver uses, `DefaultVerifyOptions`).

@@ -359,6 +359,18 @@ impl JwtAuthenticatorConfig {
 // --authentication-config (apiserver.config.k8s.io AuthenticationConfiguration)
 
 /// Most `jwt[]` entries accepted (Kubernetes' limit).
+///
+/// ```
+/// use kube_authn::token::oidc::config::{MAX_JWT_AUTHENTICATORS, load_authentication_configuration};
+/// assert_eq!(MAX_JWT_AUTHENTICATORS, 64);
+/// let mut yaml = String::from("apiVersion: apiserver.config.k8s.io/v1\nkind: AuthenticationConfiguration\njwt:\n");
+/// for i in 0..=MAX_JWT_AUTHENTICATORS {
+///     yaml += &format!("- issuer: {{url: \"https://issuer-{i}.example\", audiences: [app]}}\n");
+///     yaml += "  claimMappings: {username: {claim: sub, prefix: \"\"}}\n";
+/// }
+/// let err = load_authentication_configuration(yaml.as_bytes(), &[]).unwrap_err().to_string();
+/// assert!(err.contains("jwt: Too many: 65: must have at most 64 items"), "{err}");
+/// ```
 pub const MAX_JWT_AUTHENTICATORS: usize = 64;
 
 #[derive(serde::Deserialize)]

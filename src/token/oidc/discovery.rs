@@ -56,10 +56,24 @@ use crate::jwt::key::{PublicKey, parse_jwks};
 use crate::outbound::{ConnectionInfo, Pem};
 
 /// Largest discovery document read (1 MiB).
+///
+/// ```
+/// assert_eq!(kube_authn::token::oidc::discovery::MAX_DISCOVERY_BYTES, 1024 * 1024);
+/// ```
 pub const MAX_DISCOVERY_BYTES: usize = 1 << 20;
 /// Largest JWKS document read (1 MiB).
+///
+/// ```
+/// assert_eq!(kube_authn::token::oidc::discovery::MAX_JWKS_BYTES, 1024 * 1024);
+/// ```
 pub const MAX_JWKS_BYTES: usize = 1 << 20;
 /// Largest distributed-claims response read (64 KiB: one JWT).
+///
+/// ```
+/// use kube_authn::token::oidc::discovery::MAX_DISTRIBUTED_CLAIM_BYTES;
+/// assert_eq!(MAX_DISTRIBUTED_CLAIM_BYTES, 64 * 1024);
+/// assert_eq!(MAX_DISTRIBUTED_CLAIM_BYTES, kube_authn::jwt::compact::MAX_JWT_LEN);
+/// ```
 pub const MAX_DISTRIBUTED_CLAIM_BYTES: usize = 64 << 10;
 /// How much of an error response body is quoted in an error message.
 const MAX_ERROR_BODY: usize = 256;

@@ -81,6 +81,18 @@ use claims::{RawClaims, raw_str, raw_type};
 use config::JwtAuthenticatorConfig;
 
 /// Text while no keys have been fetched.
+///
+/// ```
+/// use kube_authn::authenticator::{Context, TokenAuthenticator};
+/// use kube_authn::token::oidc::{ERR_NOT_INITIALIZED, OidcAuthenticator, config::OidcFlags};
+/// assert_eq!(ERR_NOT_INITIALIZED, "oidc: authenticator not initialized");
+/// let flags = OidcFlags { issuer_url: "https://issuer.example".into(), client_id: "kubectl".into(), ..Default::default() };
+/// let oidc = OidcAuthenticator::new(flags.to_config(&[]).unwrap());
+/// // {"alg":"RS256"} . {"iss":"https://issuer.example"} . "sig"
+/// let token = "eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOiJodHRwczovL2lzc3Vlci5leGFtcGxlIn0.c2ln";
+/// let err = oidc.authenticate_token(token, &Context::default()).into_ready().unwrap().unwrap_err();
+/// assert_eq!(err.to_string(), ERR_NOT_INITIALIZED);
+/// ```
 pub const ERR_NOT_INITIALIZED: &str = "oidc: authenticator not initialized";
 
 /// Text when the username claim maps to an empty name (no prefix): refused, where Kubernetes
@@ -107,7 +119,30 @@ pub const ERR_EMPTY_USERNAME: &str = "oidc: empty username via claim mapping is 
 /// }
 /// ```
 pub trait ClaimFetcher: Send + Sync {
-    /// The raw response body (a compact JWT) of `endpoint`.
+    /// The raw response body (a compact JWT) of `endpoint`, fetched with `access_token` as
+    /// the bearer token when it is non-empty.
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use std::{future::Future, pin::Pin};
+    /// use kube_authn::token::oidc::ClaimFetcher;
+    ///
+    /// /// Serves fixed bodies (tests, or claims cached by the application).
+    /// struct Fixed(HashMap<String, Vec<u8>>);
+    /// impl ClaimFetcher for Fixed {
+    ///     fn fetch<'a>(&'a self, endpoint: &'a str, _: &'a str) -> Pin<Box<dyn Future<Output = Result<Vec<u8>, String>> + Send + 'a>> {
+    ///         Box::pin(async move {
+    ///             self.0.get(endpoint).cloned().ok_or_else(|| format!("Get {endpoint:?}: 404 Not Found"))
+    ///         })
+    ///     }
+    /// }
+    /// let fixed = Fixed(HashMap::from([("https://groups.example/claims".into(), b"e30.e30.c2ln".to_vec())]));
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// assert_eq!(fixed.fetch("https://groups.example/claims", "at").await.unwrap(), b"e30.e30.c2ln");
+    /// let err = fixed.fetch("https://elsewhere.example/", "").await.unwrap_err();
+    /// assert_eq!(err, r#"Get "https://elsewhere.example/": 404 Not Found"#);
+    /// # });
+    /// ```
     fn fetch<'a>(
         &'a self,
         endpoint: &'a str,
@@ -115,7 +150,55 @@ pub trait ClaimFetcher: Send + Sync {
     ) -> Pin<Box<dyn Future<Output = Result<Vec<u8>, String>> + Send + 'a>>;
 }
 
-/// One OIDC issuer's authenticator. See the [module docs](self).
+/// Verifies the ID tokens (JWTs) of one OIDC issuer, with that issuer's keys, and maps
+/// their claims to a user as kube-apiserver's `--oidc-*` flags or a `jwt[]` entry of
+/// `--authentication-config` say. The pipeline and its measured cost are in the
+/// [module docs](self); [`discovery`] fetches the keys in a real deployment.
+///
+/// Here the issuer's key is installed by hand and an ES256 ID token is minted with it:
+///
+/// ```
+/// use std::sync::Arc;
+/// use aws_lc_rs::encoding::AsDer;
+/// use aws_lc_rs::rand::SystemRandom;
+/// use aws_lc_rs::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair, KeyPair};
+/// use base64::{Engine, engine::general_purpose::URL_SAFE_NO_PAD as B64};
+/// use kube_authn::authenticator::{Context, TokenAuthenticator};
+/// use kube_authn::jwt::{FixedClock, key::PublicKey};
+/// use kube_authn::token::oidc::{OidcAuthenticator, config::OidcFlags};
+///
+/// let flags = OidcFlags {
+///     issuer_url: "https://issuer.example".into(),
+///     client_id: "kubectl".into(),
+///     signing_algs: vec!["ES256".into()],
+///     ..Default::default()
+/// };
+/// let oidc = OidcAuthenticator::new(flags.to_config(&[]).unwrap())
+///     .with_clock(Arc::new(FixedClock::new(1_900_000_000)));
+///
+/// // The provider's signing key; the authenticator gets its public half.
+/// let rng = SystemRandom::new();
+/// let pair = EcdsaKeyPair::generate(&ECDSA_P256_SHA256_FIXED_SIGNING).unwrap();
+/// let public = PublicKey::from_spki_der(pair.public_key().as_der().unwrap().as_ref()).unwrap();
+/// oidc.set_keys(vec![Arc::new(public)]);
+///
+/// let mint = |claims: &str| {
+///     let input = format!("{}.{}", B64.encode(r#"{"alg":"ES256"}"#), B64.encode(claims));
+///     let sig = pair.sign(&rng, input.as_bytes()).unwrap();
+///     format!("{input}.{}", B64.encode(sig.as_ref()))
+/// };
+/// let ctx = Context::default();
+/// let ask = |token: &str| oidc.authenticate_token(token, &ctx).into_ready().unwrap();
+///
+/// let token = mint(r#"{"iss":"https://issuer.example","aud":"kubectl","sub":"jane","exp":2000000000}"#);
+/// // Without --oidc-username-prefix, a `sub` user name is prefixed with the issuer and `#`.
+/// assert_eq!(ask(&token).unwrap().unwrap().user.name(), "https://issuer.example#jane");
+///
+/// let expired = mint(r#"{"iss":"https://issuer.example","aud":"kubectl","sub":"jane","exp":1800000000}"#);
+/// assert!(ask(&expired).unwrap_err().to_string().contains("token is expired"));
+/// let other_client = mint(r#"{"iss":"https://issuer.example","aud":"someone","sub":"jane","exp":2000000000}"#);
+/// assert!(ask(&other_client).is_err());
+/// ```
 pub struct OidcAuthenticator {
     cfg: JwtAuthenticatorConfig,
     keys: ArcSwapOption<KeySet>,

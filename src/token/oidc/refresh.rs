@@ -38,7 +38,43 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-/// See the [module docs](self).
+/// Runs a key fetch at most once per cooldown, however many callers ask at once: concurrent
+/// callers share the fetch in flight, later ones within the cooldown return at once. The
+/// rules are in the [module docs](self).
+///
+/// ```
+/// use std::sync::Arc;
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// use std::time::Duration;
+/// use kube_authn::token::oidc::refresh::KeyRefresher;
+/// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+/// tokio::time::pause(); // Tokio's test clock: sleeps and the cooldown pass without waiting
+/// let fetches = Arc::new(AtomicUsize::new(0));
+/// let counter = fetches.clone();
+/// let refresher = Arc::new(KeyRefresher::new(Duration::from_secs(10), move || {
+///     let counter = counter.clone();
+///     async move {
+///         counter.fetch_add(1, Ordering::SeqCst);
+///         tokio::time::sleep(Duration::from_millis(200)).await; // the JWKS request
+///         true
+///     }
+/// }));
+///
+/// // A burst of 100 tokens with unknown `kid`s: one fetch; only the caller that ran it says so.
+/// let mut burst = tokio::task::JoinSet::new();
+/// for _ in 0..100 {
+///     let r = refresher.clone();
+///     burst.spawn(async move { r.refresh().await });
+/// }
+/// let fetched = burst.join_all().await.into_iter().filter(|&f| f).count();
+/// assert_eq!((fetched, fetches.load(Ordering::SeqCst)), (1, 1));
+///
+/// // After the cooldown the next unknown `kid` fetches again.
+/// tokio::time::advance(Duration::from_secs(10)).await;
+/// assert!(refresher.refresh().await);
+/// assert_eq!(fetches.load(Ordering::SeqCst), 2);
+/// # });
+/// ```
 pub struct KeyRefresher<F> {
     fetch: F,
     cooldown: Duration,
@@ -131,7 +167,19 @@ where
 /// let r: std::sync::Arc<dyn Refresh> = std::sync::Arc::new(KeyRefresher::new(std::time::Duration::from_secs(1), || async { true }));
 /// ```
 pub trait Refresh: Send + Sync {
-    /// See [`KeyRefresher::refresh`].
+    /// Refetches unless a fetch ran within the cooldown; whether this call fetched new keys
+    /// (see [`KeyRefresher::refresh`]).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use std::time::Duration;
+    /// use kube_authn::token::oidc::refresh::{KeyRefresher, Refresh};
+    /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+    /// let r: Arc<dyn Refresh> = Arc::new(KeyRefresher::new(Duration::from_secs(60), || async { true }));
+    /// assert!(r.refresh_keys().await); // fetched and installed new keys
+    /// assert!(!r.refresh_keys().await); // within the cooldown: nothing fetched
+    /// # });
+    /// ```
     fn refresh_keys(&self) -> Pin<Box<dyn Future<Output = bool> + Send + '_>>;
 }
 
