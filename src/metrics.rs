@@ -366,7 +366,7 @@ impl Metrics {
 
 /// Writes `v` as Go's `strconv.FormatFloat(v, 'g', -1, 64)` (what `client_golang` uses), with
 /// Prometheus' spellings of the special values.
-fn write_go_float(out: &mut String, v: f64) {
+pub(crate) fn write_go_float(out: &mut String, v: f64) {
     if v.is_nan() {
         out.push_str("NaN");
         return;

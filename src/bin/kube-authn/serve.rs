@@ -136,10 +136,15 @@ pub async fn run(mut args: ServeArgs) -> Result<(), String> {
         }),
         metrics: {
             let metrics = metrics.clone();
+            // kube-apiserver registers the client-certificate histogram only when it builds an
+            // x509 authenticator (`--client-ca-file`).
+            let x509 = built.client_ca.is_some();
             Arc::new(move |out: &mut String| {
                 // Families in name order, as client_golang writes them: the client-certificate
                 // expiration histogram the x509 authenticator records to, then the filter's.
-                kube_authn::x509::CLIENT_CERT_EXPIRATION.encode(out);
+                if x509 {
+                    kube_authn::x509::CLIENT_CERT_EXPIRATION.encode(out);
+                }
                 metrics.encode(out);
             })
         },
