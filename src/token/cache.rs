@@ -22,8 +22,13 @@
 //!   at once (beyond that a miss fails closed with [`ErrorKind::Unavailable`]). k8s' expiring map
 //!   is bounded only by its TTL; a flood of random tokens could grow it without limit.
 //! * **Hot path** — a hit is answered with a *ready* [`AuthFuture`]: one HMAC, one sharded read
-//!   lock, two `Arc` clones, no allocation. Cached responses are shared immutably
-//!   (`Arc<UserInfo>`); wrappers such as the group adder build new ones.
+//!   lock, two `Arc` clones, two clock readings and one relaxed add on a per-thread striped
+//!   counter (the [metrics](CacheMetrics)), no allocation. Cached responses are shared
+//!   immutably (`Arc<UserInfo>`); wrappers such as the group adder build new ones.
+//! * **Metrics** — Kubernetes' `authentication_token_cache_*` families ([`CacheMetrics`]).
+//!   Timing every request as Kubernetes does costs a hit ≈ 30 ns on-CPU (A/B on the same
+//!   loaded machine, `cargo bench --bench token_cache`, on-cpu lines: 876 → 910 ns with HMAC
+//!   keys, 280 → 307 ns with GMAC keys): one clock reading more and the counter.
 //!
 //! # Measured (AMD EPYC with SHA-NI; `cargo bench --bench token_cache -- hit_1.2KB`, on-CPU time per op)
 //!

@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::metrics::write_go_float;
+use crate::metrics::{add_f64, write_go_float};
 
 /// Metric name, as in Kubernetes.
 pub const CLIENT_CERT_EXPIRATION_NAME: &str = "apiserver_client_certificate_expiration_seconds";
@@ -89,19 +89,7 @@ impl ExpirationHistogram {
             .unwrap_or(BUCKETS.len());
         self.buckets[idx].fetch_add(1, Ordering::Relaxed);
         self.count.fetch_add(1, Ordering::Relaxed);
-        let mut cur = self.sum_bits.load(Ordering::Relaxed);
-        loop {
-            let new = (f64::from_bits(cur) + seconds).to_bits();
-            match self.sum_bits.compare_exchange_weak(
-                cur,
-                new,
-                Ordering::Relaxed,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => break,
-                Err(actual) => cur = actual,
-            }
-        }
+        add_f64(&self.sum_bits, seconds);
     }
 
     /// How many observations were recorded.
