@@ -242,6 +242,45 @@ fn webhook_two_chained_instances() {
         for secret in [BOB_TOKEN, WEBHOOK_CLIENT_TOKEN, "nobody-knows-me"] {
             assert!(!log.contains(secret), "{case}: {secret} in A's log:\n{log}");
         }
+
+        // A's webhook cache, under kube-apiserver's metric names: 3 misses (bob once, the
+        // unknown token twice: errors are not cached), one `ok` and two `error` fetches, and
+        // everything else with bob (the review, this read) answered from the cache.
+        let text = frontend.metrics_text(BOB_TOKEN);
+        for line in [
+            "authentication_token_cache_active_fetch_count{status=\"blocked\"} 0\n",
+            "authentication_token_cache_active_fetch_count{status=\"in_flight\"} 0\n",
+            "authentication_token_cache_fetch_total{status=\"error\"} 2\n",
+            "authentication_token_cache_fetch_total{status=\"ok\"} 1\n",
+            "authentication_token_cache_request_duration_seconds_count{status=\"miss\"} 3\n",
+            "authentication_token_cache_request_total{status=\"miss\"} 3\n",
+            "# HELP authentication_token_cache_request_total [ALPHA] \n",
+        ] {
+            assert!(text.contains(line), "{case}: {line:?} in\n{text}");
+        }
+        let hits = text
+            .lines()
+            .find_map(|l| {
+                l.strip_prefix("authentication_token_cache_request_total{status=\"hit\"} ")
+            })
+            .and_then(|v| v.parse::<u64>().ok());
+        assert!(hits.is_some_and(|h| h >= 2), "{case}: {text}");
+        // A has no --client-ca-file and no service-account keys: neither family is exported.
+        for absent in [
+            "apiserver_client_certificate_expiration_seconds",
+            "serviceaccount_",
+        ] {
+            assert!(!text.contains(absent), "{case}: {absent} in\n{text}");
+        }
+    }
+    // B has a client CA (the histogram is exported) and no token cache.
+    let text = backend.server.metrics_text(ADMIN_TOKEN);
+    assert!(
+        text.contains("# TYPE apiserver_client_certificate_expiration_seconds histogram\n"),
+        "{text}"
+    );
+    for absent in ["authentication_token_cache_", "serviceaccount_"] {
+        assert!(!text.contains(absent), "B: {absent} in\n{text}");
     }
 }
 
@@ -922,6 +961,26 @@ fn service_account_tokens_minted_by_pyjwt() {
             })),
         ),
         (
+            "bound, warnafter ahead: counted valid",
+            "rsa",
+            "RS256",
+            with_warnafter(
+                bound(ISSUER, &[ISSUER], "ns1", "fresh", now, now + 7200),
+                now + 3600,
+            ),
+            Some(bound_user("ns1", "fresh")),
+        ),
+        (
+            "bound, warnafter passed: counted stale",
+            "rsa",
+            "RS256",
+            with_warnafter(
+                bound(ISSUER, &[ISSUER], "ns1", "stale", now - 3700, now + 3500),
+                now - 100,
+            ),
+            Some(bound_user("ns1", "stale")),
+        ),
+        (
             "wrong issuer",
             "rsa",
             "RS256",
@@ -1069,11 +1128,47 @@ fn service_account_tokens_minted_by_pyjwt() {
         json!([OLD_ISSUER]),
         "{review}"
     );
+    // kube-apiserver's service-account counters, all six (plain counters: exported from the
+    // start): one audience-less (legacy) token, one fresh and one stale `warnafter`; no
+    // lookups, so no legacy secret counters. No client CA, no token cache: not exported.
+    let text = server.metrics_text(admin);
+    for (name, value) in [
+        ("serviceaccount_invalid_legacy_auto_token_uses_total", 0),
+        ("serviceaccount_legacy_auto_token_uses_total", 0),
+        ("serviceaccount_legacy_manual_token_uses_total", 0),
+        ("serviceaccount_legacy_tokens_total", 1),
+        ("serviceaccount_stale_tokens_total", 1),
+        ("serviceaccount_valid_tokens_total", 1),
+    ] {
+        let line = format!("# TYPE {name} counter\n{name} {value}\n");
+        assert!(text.contains(&line), "{line:?} in\n{text}");
+    }
+    for absent in [
+        "apiserver_client_certificate_expiration_seconds",
+        "authentication_token_cache_",
+    ] {
+        assert!(!text.contains(absent), "{absent} in\n{text}");
+    }
     let log = server.log();
     for token in &tokens {
         let signature = token.rsplit('.').next().unwrap();
         assert!(!log.contains(signature), "a token reached the log:\n{log}");
     }
+}
+
+/// `claims` with `kubernetes.io.warnafter` set.
+fn with_warnafter(mut claims: Value, warnafter: u64) -> Value {
+    claims["kubernetes.io"]["warnafter"] = json!(warnafter);
+    claims
+}
+
+/// The user of a pod-bound token made by `service_account_tokens_minted_by_pyjwt`'s `bound`.
+fn bound_user(ns: &str, name: &str) -> Value {
+    json!({
+        "username": format!("system:serviceaccount:{ns}:{name}"),
+        "uid": format!("uid-{name}"),
+        "groups": ["system:serviceaccounts", format!("system:serviceaccounts:{ns}"), "system:authenticated"],
+    })
 }
 
 /// A test-only HTTPS server on 127.0.0.1 (`tests/webhook_server`) with scripted replies, on a

@@ -625,6 +625,16 @@ fn metrics_for_authenticated_callers_only() {
     ] {
         assert!(body.contains(needle), "missing {needle:?} in\n{body}");
     }
+    // Token and password files only: no x509 authenticator, no token cache, no
+    // service-account tokens, so none of their families (kube-apiserver would not register
+    // the first and last; the cache's have no series).
+    for absent in [
+        "apiserver_client_certificate_expiration_seconds",
+        "authentication_token_cache_",
+        "serviceaccount_",
+    ] {
+        assert!(!body.contains(absent), "{absent} in\n{body}");
+    }
     let (_, code, _) = server.curl(&[&server.url("/metrics")]);
     assert_eq!(code, 403, "anonymous must not read metrics");
 }

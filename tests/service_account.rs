@@ -884,3 +884,300 @@ fn expiry_is_compared_to_the_nanosecond_as_in_go() {
         }
     }
 }
+
+/// A lookup world for the legacy token of [`legacy_claims`]: its secret holds `token`, is
+/// listed in the service account's `secrets` when `auto`, and carries `invalid_since`.
+fn legacy_world(token: &str, auto: bool, invalid_since: Option<&str>) -> StaticLookup {
+    let mut l = StaticLookup::default();
+    l.service_accounts.insert(
+        ("test".into(), "my-service-account".into()),
+        ServiceAccount {
+            meta: meta("12345", None),
+            secrets: if auto {
+                vec!["my-secret".into()]
+            } else {
+                vec![]
+            },
+        },
+    );
+    l.secrets.insert(
+        ("test".into(), "my-secret".into()),
+        Secret {
+            meta: meta("s-uid", None),
+            token: Some(token.as_bytes().to_vec()),
+            invalid_since: invalid_since.map(Into::into),
+        },
+    );
+    l
+}
+
+/// kube-apiserver's `serviceaccount_*` counters (pkg/serviceaccount/metrics.go), driven by
+/// jwcrypto-minted tokens through the real authenticators: which counter moves for which
+/// token, with and without lookups, at the `warnafter` boundary (Go: `now.After(warnafter)`,
+/// to the nanosecond), and the exact exposition afterwards.
+#[test]
+fn service_account_metrics_table() {
+    let Some(f) = fixture() else { return };
+    static METRICS: ServiceAccountMetrics = ServiceAccountMetrics::new();
+    let rsa = f.key("rsa.pem");
+    let edit = |ttl: i64, e: &dyn Fn(&mut serde_json::Value)| {
+        let mut v = bound_claims(ISS, &["api"], NOW, ttl);
+        e(&mut v);
+        v
+    };
+    let tokens = mint(&[
+        req(&rsa, "RS256", Some("k8s"), legacy_claims()),
+        // warnafter = NOW + 3607, exp = NOW + 7200.
+        req(&rsa, "RS256", Some("k8s"), edit(7200, &|_| {})),
+        req(
+            &rsa,
+            "RS256",
+            Some("k8s"),
+            edit(7200, &|v| {
+                v["kubernetes.io"]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("warnafter");
+            }),
+        ),
+        req(
+            &rsa,
+            "RS256",
+            Some("k8s"),
+            edit(7200, &|v| v["kubernetes.io"]["warnafter"] = json!(0)),
+        ),
+        req(
+            &rsa,
+            "RS256",
+            Some("k8s"),
+            edit(7200, &|v| {
+                v.as_object_mut().unwrap().remove("aud");
+            }),
+        ),
+        req(
+            &rsa,
+            "RS256",
+            Some("k8s"),
+            edit(7200, &|v| v["aud"] = json!(["other"])),
+        ),
+    ]);
+    let (legacy_t, bound_t, no_warn_t, zero_warn_t, no_aud_t, other_aud_t) = (
+        &tokens[0], &tokens[1], &tokens[2], &tokens[3], &tokens[4], &tokens[5],
+    );
+    const WARN: i64 = NOW + 3607;
+    enum Kind {
+        Legacy(Option<StaticLookup>),
+        Bound(Option<StaticLookup>),
+    }
+    struct Case<'a> {
+        name: &'a str,
+        kind: Kind,
+        token: &'a str,
+        now: (i64, u32),
+        requested: &'a [&'a str],
+        ok: bool,
+        /// (invalid auto, auto, manual, legacy, stale, valid) added by this request.
+        delta: [u64; 6],
+    }
+    let api: &[&str] = &["api"];
+    let cases = vec![
+        Case {
+            name: "legacy token, no lookup: legacy only",
+            kind: Kind::Legacy(None),
+            token: legacy_t,
+            now: (NOW, 0),
+            requested: api,
+            ok: true,
+            delta: [0, 0, 0, 1, 0, 0],
+        },
+        Case {
+            name: "legacy token, auto-generated secret",
+            kind: Kind::Legacy(Some(legacy_world(legacy_t, true, None))),
+            token: legacy_t,
+            now: (NOW, 0),
+            requested: api,
+            ok: true,
+            delta: [0, 1, 0, 1, 0, 0],
+        },
+        Case {
+            name: "legacy token, manually created secret",
+            kind: Kind::Legacy(Some(legacy_world(legacy_t, false, None))),
+            token: legacy_t,
+            now: (NOW, 0),
+            requested: api,
+            ok: true,
+            delta: [0, 0, 1, 1, 0, 0],
+        },
+        Case {
+            name: "legacy token, secret marked invalid: refused and counted",
+            kind: Kind::Legacy(Some(legacy_world(legacy_t, true, Some("2024-01-01")))),
+            token: legacy_t,
+            now: (NOW, 0),
+            requested: api,
+            ok: false,
+            delta: [1, 0, 0, 1, 0, 0],
+        },
+        Case {
+            name: "legacy token, secret holds another token: legacy only",
+            kind: Kind::Legacy(Some(legacy_world("other", true, None))),
+            token: legacy_t,
+            now: (NOW, 0),
+            requested: api,
+            ok: false,
+            delta: [0, 0, 0, 1, 0, 0],
+        },
+        Case {
+            name: "legacy token for other audiences: counted before the audience check",
+            kind: Kind::Legacy(None),
+            token: legacy_t,
+            now: (NOW, 0),
+            requested: &["other"],
+            ok: false,
+            delta: [0, 0, 0, 1, 0, 0],
+        },
+        Case {
+            name: "bound token before warnafter: valid",
+            kind: Kind::Bound(None),
+            token: bound_t,
+            now: (NOW, 0),
+            requested: api,
+            ok: true,
+            delta: [0, 0, 0, 0, 0, 1],
+        },
+        Case {
+            name: "bound token exactly at warnafter: still valid",
+            kind: Kind::Bound(None),
+            token: bound_t,
+            now: (WARN, 0),
+            requested: api,
+            ok: true,
+            delta: [0, 0, 0, 0, 0, 1],
+        },
+        Case {
+            name: "bound token 1 ns after warnafter: stale",
+            kind: Kind::Bound(None),
+            token: bound_t,
+            now: (WARN, 1),
+            requested: api,
+            ok: true,
+            delta: [0, 0, 0, 0, 1, 0],
+        },
+        Case {
+            name: "bound token after warnafter, lookups pass: stale",
+            kind: Kind::Bound(Some(world())),
+            token: bound_t,
+            now: (WARN + 1, 0),
+            requested: api,
+            ok: true,
+            delta: [0, 0, 0, 0, 1, 0],
+        },
+        Case {
+            name: "bound token, lookups fail: not counted",
+            kind: Kind::Bound(Some(StaticLookup::default())),
+            token: bound_t,
+            now: (NOW, 0),
+            requested: api,
+            ok: false,
+            delta: [0; 6],
+        },
+        Case {
+            name: "bound token without warnafter: neither",
+            kind: Kind::Bound(None),
+            token: no_warn_t,
+            now: (NOW, 0),
+            requested: api,
+            ok: true,
+            delta: [0; 6],
+        },
+        Case {
+            name: "bound token with warnafter 0: neither",
+            kind: Kind::Bound(None),
+            token: zero_warn_t,
+            now: (NOW, 0),
+            requested: api,
+            ok: true,
+            delta: [0; 6],
+        },
+        Case {
+            name: "bound token without aud: legacy and valid",
+            kind: Kind::Bound(None),
+            token: no_aud_t,
+            now: (NOW, 0),
+            requested: api,
+            ok: true,
+            delta: [0, 0, 0, 1, 0, 1],
+        },
+        Case {
+            name: "bound token for other audiences: refused, nothing counted",
+            kind: Kind::Bound(None),
+            token: other_aud_t,
+            now: (NOW, 0),
+            requested: api,
+            ok: false,
+            delta: [0; 6],
+        },
+    ];
+    let names = [
+        "serviceaccount_invalid_legacy_auto_token_uses_total",
+        "serviceaccount_legacy_auto_token_uses_total",
+        "serviceaccount_legacy_manual_token_uses_total",
+        "serviceaccount_legacy_tokens_total",
+        "serviceaccount_stale_tokens_total",
+        "serviceaccount_valid_tokens_total",
+    ];
+    let read = || names.map(|n| METRICS.get(n).unwrap());
+    let mut total = [0u64; 6];
+    for case in cases {
+        let clock = Arc::new(SubSecond(case.now.0, case.now.1));
+        let keys = keys(f, &["rsa.pem"]);
+        let auds = Audiences::from(["api"]);
+        let a = match case.kind {
+            Kind::Legacy(l) => ServiceAccountAuthenticator::legacy(
+                keys,
+                auds,
+                l.map(|l| Arc::new(l) as Arc<dyn ServiceAccountLookup>),
+            ),
+            Kind::Bound(l) => ServiceAccountAuthenticator::bound(
+                vec![ISS.into()],
+                keys,
+                auds,
+                l.map(|l| Arc::new(l) as Arc<dyn ServiceAccountLookup>),
+            ),
+        }
+        .with_clock(clock)
+        .with_metrics(&METRICS);
+        let before = read();
+        let ctx = Context::with_audiences(Audiences::new(case.requested.iter().copied()));
+        let got = run(&a, case.token, &ctx);
+        assert_eq!(
+            matches!(got, Ok(Some(_))),
+            case.ok,
+            "{}: {got:?}",
+            case.name
+        );
+        let after = read();
+        let delta: Vec<u64> = after.iter().zip(before).map(|(a, b)| a - b).collect();
+        assert_eq!(delta, case.delta, "{}", case.name);
+        for (t, d) in total.iter_mut().zip(case.delta) {
+            *t += d;
+        }
+    }
+    let mut text = String::new();
+    METRICS.encode(&mut text);
+    let helps = [
+        "Cumulative invalid auto-generated legacy tokens used",
+        "Cumulative auto-generated legacy tokens used",
+        "Cumulative manually created legacy tokens used",
+        "Cumulative legacy service account tokens used",
+        "Cumulative stale projected service account tokens used",
+        "Cumulative valid projected service account tokens used",
+    ];
+    let want: String = names
+        .iter()
+        .zip(helps)
+        .zip(total)
+        .map(|((n, h), v)| format!("# HELP {n} [ALPHA] {h}\n# TYPE {n} counter\n{n} {v}\n"))
+        .collect();
+    assert_eq!(text, want);
+    assert_eq!(total, [1, 1, 1, 7, 2, 3]);
+}

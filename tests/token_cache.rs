@@ -7,7 +7,7 @@ use std::time::Duration;
 use kube_authn::authenticator::{
     AsyncTokenFn, Audiences, AuthResult, Context, Response, SyncTokenFn, TokenAuthenticator,
 };
-use kube_authn::token::cache::{AUTHN_CRASH, CachedTokenAuthenticator, ManualClock};
+use kube_authn::token::cache::{AUTHN_CRASH, CacheMetrics, CachedTokenAuthenticator, ManualClock};
 use kube_authn::user::UserInfo;
 use kube_authn::{Error, ErrorKind};
 
@@ -496,4 +496,157 @@ fn future_created_outside_the_runtime_is_cached_when_polled_inside() {
     assert!(rt.block_on(f).unwrap().is_some());
     assert!(cache.authenticate_token("t", &ctx).is_ready());
     assert_eq!(cache.stats().fetch_ok, 1);
+}
+
+/// The Prometheus text of `authentication_token_cache_request_duration_seconds` for one
+/// `status`: cumulative counts per default bucket (0.005 … 10, +Inf), sum and count.
+fn duration_series(status: &str, cumulative: [u64; 12], sum: &str) -> String {
+    let bounds = [
+        "0.005", "0.01", "0.025", "0.05", "0.1", "0.25", "0.5", "1", "2.5", "5", "10", "+Inf",
+    ];
+    let mut s = String::new();
+    for (le, n) in bounds.iter().zip(cumulative) {
+        s += &format!(
+            "authentication_token_cache_request_duration_seconds_bucket{{status=\"{status}\",le=\"{le}\"}} {n}\n"
+        );
+    }
+    s += &format!(
+        "authentication_token_cache_request_duration_seconds_sum{{status=\"{status}\"}} {sum}\n"
+    );
+    s += &format!(
+        "authentication_token_cache_request_duration_seconds_count{{status=\"{status}\"}} {}\n",
+        cumulative[11]
+    );
+    s
+}
+
+/// k8s `stats.go`: every request is a hit or a miss, timed (truncated to milliseconds) from
+/// before the key to the answer; every delegate call is an `ok` or `error` fetch. The clock
+/// only moves inside the delegate, so the latencies are exact.
+#[tokio::test]
+async fn metrics_count_hits_misses_and_fetches_with_kubernetes_names() {
+    static METRICS: CacheMetrics = CacheMetrics::new();
+    let clock = Arc::new(ManualClock::new());
+    let c = clock.clone();
+    let backend = SyncTokenFn::new(move |token: &str, _: &Context| match token {
+        "good" => {
+            c.advance(Duration::from_micros(7_900)); // observed as 0.007
+            user("good")
+        }
+        "broken" => {
+            c.advance(Duration::from_millis(30));
+            Err(Error::msg("backend down"))
+        }
+        "slow" => {
+            c.advance(Duration::from_secs(12));
+            Ok(None)
+        }
+        _ => Ok(None),
+    });
+    let cache = CachedTokenAuthenticator::builder(backend)
+        .success_ttl(Duration::from_secs(60))
+        .failure_ttl(Duration::ZERO)
+        .cache_errors(false)
+        .clock(clock.clone())
+        .metrics(&METRICS)
+        .build();
+    let ctx = Context::default();
+    // (token, user expected, error expected)
+    let steps: &[(&str, Option<&str>, bool)] = &[
+        ("good", Some("good"), false), // miss 0.007, fetch ok
+        ("good", Some("good"), false), // hit
+        ("good", Some("good"), false), // hit
+        ("broken", None, true),        // miss 0.03, fetch error (not cached)
+        ("broken", None, true),        // miss 0.03, fetch error
+        ("nobody", None, false),       // miss 0, fetch ok (failure TTL 0: not cached)
+        ("slow", None, false),         // miss 12 s: +Inf
+    ];
+    for (token, want_user, want_err) in steps {
+        let got = cache.authenticate_token(token, &ctx).await;
+        assert_eq!(name(&got).as_deref(), *want_user, "{token}");
+        assert_eq!(got.is_err(), *want_err, "{token}");
+    }
+    let mut text = String::new();
+    METRICS.encode(&mut text);
+    let want = [
+        "# HELP authentication_token_cache_active_fetch_count [ALPHA] \n",
+        "# TYPE authentication_token_cache_active_fetch_count gauge\n",
+        "authentication_token_cache_active_fetch_count{status=\"blocked\"} 0\n",
+        "authentication_token_cache_active_fetch_count{status=\"in_flight\"} 0\n",
+        "# HELP authentication_token_cache_fetch_total [ALPHA] \n",
+        "# TYPE authentication_token_cache_fetch_total counter\n",
+        "authentication_token_cache_fetch_total{status=\"error\"} 2\n",
+        "authentication_token_cache_fetch_total{status=\"ok\"} 3\n",
+        "# HELP authentication_token_cache_request_duration_seconds [ALPHA] \n",
+        "# TYPE authentication_token_cache_request_duration_seconds histogram\n",
+        &duration_series("hit", [2; 12], "0"),
+        &duration_series("miss", [1, 2, 2, 4, 4, 4, 4, 4, 4, 4, 4, 5], "12.067"),
+        "# HELP authentication_token_cache_request_total [ALPHA] \n",
+        "# TYPE authentication_token_cache_request_total counter\n",
+        "authentication_token_cache_request_total{status=\"hit\"} 2\n",
+        "authentication_token_cache_request_total{status=\"miss\"} 5\n",
+    ]
+    .concat();
+    assert_eq!(text, want);
+    assert_eq!(cache.stats().misses, 5);
+}
+
+/// `active_fetch_count`: every waiting miss is `blocked` (the caller that started the lookup
+/// too), the shared delegate call is one `in_flight`; a caller that goes away stops being
+/// blocked and is still counted as a miss, as Kubernetes counts a cancelled context.
+#[tokio::test]
+async fn metrics_gauge_blocked_callers_and_in_flight_lookups() {
+    static METRICS: CacheMetrics = CacheMetrics::new();
+    let (release_tx, release_rx) = tokio::sync::watch::channel(false);
+    let backend = AsyncTokenFn::new(move |_t: String, _: Context| {
+        let mut rx = release_rx.clone();
+        async move {
+            let _ = rx.wait_for(|go| *go).await;
+            user("waited")
+        }
+    });
+    let cache = Arc::new(
+        CachedTokenAuthenticator::builder(backend)
+            .metrics(&METRICS)
+            .build(),
+    );
+    let gauges = || {
+        let mut text = String::new();
+        METRICS.encode(&mut text);
+        let value = |status: &str| {
+            let prefix =
+                format!("authentication_token_cache_active_fetch_count{{status=\"{status}\"}} ");
+            text.lines()
+                .find_map(|l| l.strip_prefix(prefix.as_str()))
+                .map(str::to_owned)
+        };
+        (value("blocked"), value("in_flight"))
+    };
+    assert_eq!(gauges(), (None, None), "no series before the first miss");
+    let spawn = || {
+        let cache = cache.clone();
+        tokio::spawn(async move { cache.authenticate_token("tok", &Context::default()).await })
+    };
+    let (a, b, gone) = (spawn(), spawn(), spawn());
+    while cache.stats().misses < 3 || cache.stats().in_flight == 0 {
+        tokio::task::yield_now().await;
+    }
+    assert_eq!(gauges(), (Some("3".into()), Some("1".into())));
+    gone.abort();
+    let _ = gone.await;
+    assert_eq!(gauges(), (Some("2".into()), Some("1".into())));
+    release_tx.send(true).unwrap();
+    for t in [a, b] {
+        assert_eq!(name(&t.await.unwrap()).as_deref(), Some("waited"));
+    }
+    assert_eq!(gauges(), (Some("0".into()), Some("0".into())));
+    let mut text = String::new();
+    METRICS.encode(&mut text);
+    for line in [
+        "authentication_token_cache_fetch_total{status=\"ok\"} 1\n",
+        "authentication_token_cache_request_total{status=\"miss\"} 3\n",
+    ] {
+        assert!(text.contains(line), "{line} in\n{text}");
+    }
+    assert!(!text.contains("status=\"hit\""), "{text}");
 }

@@ -701,7 +701,7 @@ fn cache_follows_time_and_ca_generation_and_reload_keeps_good_bundle() {
     // certificate lands in +Inf.
     for line in [
         "apiserver_client_certificate_expiration_seconds_bucket{le=\"0\"} 1\n",
-        "apiserver_client_certificate_expiration_seconds_bucket{le=\"31104000\"} 1\n",
+        "apiserver_client_certificate_expiration_seconds_bucket{le=\"3.1104e+07\"} 1\n",
         "apiserver_client_certificate_expiration_seconds_bucket{le=\"+Inf\"} 8\n",
     ] {
         assert!(text.contains(line), "{line} in {text}");

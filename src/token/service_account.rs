@@ -75,6 +75,10 @@ use crate::jwt::json::{
 use crate::jwt::key::{KeySet, PublicKey, parse_pem_keys};
 use crate::jwt::router::{IssuerRouter, JwtAuthenticator};
 use crate::jwt::{Clock, SignatureError, SystemClock, go_quote, go_quote_list, verify_signature};
+mod metrics;
+use metrics::Counter;
+pub use metrics::{SERVICE_ACCOUNT_METRICS, ServiceAccountMetrics};
+
 use crate::user::{
     ALL_SERVICE_ACCOUNTS_GROUP, SERVICE_ACCOUNT_USERNAME_PREFIX, SharedStr, TextKey, UserInfo,
 };
@@ -503,6 +507,7 @@ struct KubernetesClaims<'a> {
     pod: Option<Ref<'a>>,
     secret: Option<Ref<'a>>,
     node: Option<Ref<'a>>,
+    warnafter: Option<NumericDate>,
 }
 
 impl<'a> KubernetesClaims<'a> {
@@ -520,11 +525,9 @@ impl<'a> KubernetesClaims<'a> {
                 "pod" => k.pod = Ref::read(cur)?,
                 "secret" => k.secret = Ref::read(cur)?,
                 "node" => k.node = Ref::read(cur)?,
-                // Decoded so that a wrong type is an error, as in go-jose; the stale-token
-                // audit annotation it drives is not produced by this crate.
-                "warnafter" => {
-                    NumericDate::from_raw(cur.value())?;
-                }
+                // Drives the stale/valid token counters (the stale-token audit annotation is
+                // not produced by this crate); a wrong type is an error, as in go-jose.
+                "warnafter" => k.warnafter = NumericDate::from_raw(cur.value())?,
                 _ => {}
             }
             Ok(())
@@ -810,6 +813,7 @@ pub struct ServiceAccountAuthenticator {
     lookup: Option<Arc<dyn ServiceAccountLookup>>,
     algorithms: AlgorithmSet,
     clock: Arc<dyn Clock>,
+    metrics: &'static ServiceAccountMetrics,
 }
 
 impl fmt::Debug for ServiceAccountAuthenticator {
@@ -886,7 +890,20 @@ impl ServiceAccountAuthenticator {
             lookup,
             algorithms: AlgorithmSet::KUBERNETES,
             clock: Arc::new(SystemClock),
+            metrics: &SERVICE_ACCOUNT_METRICS,
         }
+    }
+
+    /// Counts into `metrics` instead of the process-wide [`SERVICE_ACCOUNT_METRICS`].
+    ///
+    /// ```
+    /// use kube_authn::token::service_account::{ServiceAccountAuthenticator, ServiceAccountMetrics};
+    /// static MINE: ServiceAccountMetrics = ServiceAccountMetrics::new();
+    /// let a = ServiceAccountAuthenticator::legacy(vec![], Default::default(), None).with_metrics(&MINE);
+    /// ```
+    pub fn with_metrics(mut self, metrics: &'static ServiceAccountMetrics) -> Self {
+        self.metrics = metrics;
+        self
     }
 
     /// Replaces the clock (tests).
@@ -942,13 +959,29 @@ impl ServiceAccountAuthenticator {
             .ok_or(Error::msg("json: cannot unmarshal claims: malformed JSON"))?;
         let c = PublicClaims::decode(claims).map_err(Error::msg)?;
         let audiences = self.audiences(&c, ctx)?;
+        let mut warn = None;
         let (info, secret, bound_refs) = match self.kind {
             Kind::Legacy => {
                 let info = validate_legacy_claims(&c)?;
                 (info, c.secret_name.as_deref(), BoundRefs::default())
             }
             Kind::Bound => {
+                // Go reads the clock once, at the start of the validator.
+                let now = self.clock.now_unix_nanos();
                 self.validate_bound_time(&c)?;
+                // `warnafter` set and non-zero: stale once `now.After(warnafter)`.
+                warn = c
+                    .kubernetes
+                    .as_ref()
+                    .and_then(|k| k.warnafter)
+                    .filter(|w| w.0 != 0)
+                    .map(|w| {
+                        if before(w.0, now) {
+                            Counter::Stale
+                        } else {
+                            Counter::Valid
+                        }
+                    });
                 let k = c.kubernetes.as_ref();
                 let ns = k.and_then(|k| k.namespace.as_deref()).unwrap_or("");
                 let sa = k.and_then(|k| k.serviceaccount.as_ref());
@@ -979,6 +1012,9 @@ impl ServiceAccountAuthenticator {
             }
         };
         if self.lookup.is_none() {
+            if let Some(counter) = warn {
+                self.metrics.inc(counter);
+            }
             let user = Arc::new(info.user_info());
             return Ok(Checked::Done(Response::new(user).with_audiences(audiences)));
         }
@@ -987,6 +1023,7 @@ impl ServiceAccountAuthenticator {
             info: info.to_owned_info(),
             secret: secret.map(str::to_owned),
             bound_refs,
+            warn,
         })))
     }
 
@@ -1006,6 +1043,10 @@ impl ServiceAccountAuthenticator {
             .filter(|a| !a.is_empty())
             .unwrap_or(&self.implicit_audiences);
         let aud = public.aud.filter(|a| !a.is_empty());
+        if aud.is_none() {
+            // Kubernetes counts a legacy (audience-less) token before the audience check.
+            self.metrics.inc(Counter::LegacyTokens);
+        }
         let auds = match aud {
             None => self.implicit_audiences.intersect(requested),
             Some(a) if requested.iter().all(|r| a.contains(r)) => requested.clone(),
@@ -1097,6 +1138,7 @@ impl ServiceAccountAuthenticator {
             .as_deref()
             .is_some_and(|s| !s.is_empty())
         {
+            self.metrics.inc(Counter::InvalidLegacyAuto);
             return Err(Error::new(
                 ErrorKind::InvalidCredential,
                 format!(
@@ -1109,6 +1151,13 @@ impl ServiceAccountAuthenticator {
                 ),
             ));
         }
+        // Auto-generated: the service account lists the secret (its token controller made it).
+        self.metrics
+            .inc(if sa.secrets.iter().any(|s| s == secret_name) {
+                Counter::LegacyAuto
+            } else {
+                Counter::LegacyManual
+            });
         Ok(())
     }
 
@@ -1229,6 +1278,8 @@ struct Pending {
     info: ServiceAccountInfo,
     secret: Option<String>,
     bound_refs: BoundRefs,
+    /// The stale/valid counter to bump if the lookups accept the token.
+    warn: Option<Counter>,
 }
 
 fn validate_legacy_claims<'c>(c: &'c PublicClaims<'_>) -> Result<InfoRef<'c>, Error> {
@@ -1279,6 +1330,9 @@ impl JwtAuthenticator for ServiceAccountAuthenticator {
                 Kind::Bound => {
                     let refs = std::mem::take(&mut pending.bound_refs);
                     self.lookup_bound(lookup, &mut pending.info, &refs).await?;
+                    if let Some(counter) = pending.warn {
+                        self.metrics.inc(counter);
+                    }
                 }
             }
             Self::respond(&pending.info, pending.audiences)

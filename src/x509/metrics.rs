@@ -5,6 +5,8 @@
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::metrics::{add_f64, write_go_float};
+
 /// Metric name, as in Kubernetes.
 ///
 /// ```
@@ -101,19 +103,7 @@ impl ExpirationHistogram {
             .unwrap_or(BUCKETS.len());
         self.buckets[idx].fetch_add(1, Ordering::Relaxed);
         self.count.fetch_add(1, Ordering::Relaxed);
-        let mut cur = self.sum_bits.load(Ordering::Relaxed);
-        loop {
-            let new = (f64::from_bits(cur) + seconds).to_bits();
-            match self.sum_bits.compare_exchange_weak(
-                cur,
-                new,
-                Ordering::Relaxed,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => break,
-                Err(actual) => cur = actual,
-            }
-        }
+        add_f64(&self.sum_bits, seconds);
     }
 
     /// How many observations were recorded.
@@ -137,19 +127,26 @@ impl ExpirationHistogram {
         let name = CLIENT_CERT_EXPIRATION_NAME;
         let _ = writeln!(out, "# HELP {name} {HELP}");
         let _ = writeln!(out, "# TYPE {name} histogram");
+        // Numbers as Go's client writes them (`strconv.FormatFloat(v, 'g', -1, 64)`):
+        // `le="2.592e+06"`, a count of a million is `1e+06`.
         let mut cumulative = 0;
         for (i, bound) in BUCKETS.iter().enumerate() {
             cumulative += self.buckets[i].load(Ordering::Relaxed);
-            let _ = writeln!(out, "{name}_bucket{{le=\"{bound}\"}} {cumulative}");
+            let _ = write!(out, "{name}_bucket{{le=\"");
+            write_go_float(out, *bound);
+            out.push_str("\"} ");
+            write_go_float(out, cumulative as f64);
+            out.push('\n');
         }
         cumulative += self.buckets[BUCKETS.len()].load(Ordering::Relaxed);
-        let _ = writeln!(out, "{name}_bucket{{le=\"+Inf\"}} {cumulative}");
-        let _ = writeln!(
-            out,
-            "{name}_sum {}",
-            f64::from_bits(self.sum_bits.load(Ordering::Relaxed))
-        );
-        let _ = writeln!(out, "{name}_count {}", self.count());
+        let _ = write!(out, "{name}_bucket{{le=\"+Inf\"}} ");
+        write_go_float(out, cumulative as f64);
+        let _ = write!(out, "\n{name}_sum ");
+        write_go_float(out, f64::from_bits(self.sum_bits.load(Ordering::Relaxed)));
+        // The count is the buckets' total, so `+Inf` and `_count` agree even mid-update.
+        let _ = write!(out, "\n{name}_count ");
+        write_go_float(out, cumulative as f64);
+        out.push('\n');
     }
 }
 
@@ -168,3 +165,53 @@ impl ExpirationHistogram {
 /// assert!(text.contains("apiserver_client_certificate_expiration_seconds_bucket"));
 /// ```
 pub static CLIENT_CERT_EXPIRATION: ExpirationHistogram = ExpirationHistogram::new();
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exposition_is_go_formatted() {
+        let h = ExpirationHistogram::new();
+        for seconds in [-1.5, 1000.0, 100.0 * DAY, 400.0 * DAY] {
+            h.observe(seconds);
+        }
+        let mut s = String::new();
+        h.encode(&mut s);
+        let n = CLIENT_CERT_EXPIRATION_NAME;
+        let want = format!(
+            "# HELP {n} [ALPHA] Distribution of the remaining lifetime on the certificate used to authenticate a request.\n\
+             # TYPE {n} histogram\n\
+             {n}_bucket{{le=\"0\"}} 1\n\
+             {n}_bucket{{le=\"1800\"}} 2\n\
+             {n}_bucket{{le=\"3600\"}} 2\n\
+             {n}_bucket{{le=\"7200\"}} 2\n\
+             {n}_bucket{{le=\"21600\"}} 2\n\
+             {n}_bucket{{le=\"43200\"}} 2\n\
+             {n}_bucket{{le=\"86400\"}} 2\n\
+             {n}_bucket{{le=\"172800\"}} 2\n\
+             {n}_bucket{{le=\"345600\"}} 2\n\
+             {n}_bucket{{le=\"604800\"}} 2\n\
+             {n}_bucket{{le=\"2.592e+06\"}} 2\n\
+             {n}_bucket{{le=\"7.776e+06\"}} 2\n\
+             {n}_bucket{{le=\"1.5552e+07\"}} 3\n\
+             {n}_bucket{{le=\"3.1104e+07\"}} 3\n\
+             {n}_bucket{{le=\"+Inf\"}} 4\n\
+             {n}_sum 4.32009985e+07\n\
+             {n}_count 4\n"
+        );
+        assert_eq!(s, want);
+    }
+
+    #[test]
+    fn a_million_observations_print_as_go_does() {
+        let h = ExpirationHistogram::new();
+        h.buckets[BUCKETS.len()].store(1_000_000, Ordering::Relaxed);
+        h.count.store(1_000_000, Ordering::Relaxed);
+        let mut s = String::new();
+        h.encode(&mut s);
+        assert!(s.contains("_bucket{le=\"+Inf\"} 1e+06\n"), "{s}");
+        assert!(s.contains("_count 1e+06\n"), "{s}");
+        assert!(s.contains("_bucket{le=\"0\"} 0\n"), "{s}");
+    }
+}

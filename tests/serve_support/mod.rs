@@ -188,12 +188,18 @@ impl Server {
             .unwrap()
     }
 
-    /// The value of one Prometheus sample (`name{labels}`), 0 when absent.
-    pub fn metric(&self, admin_token: &str, sample: &str) -> u64 {
-        let auth = format!("Authorization: Bearer {admin_token}");
+    /// The whole `/metrics` page, read with `token`.
+    pub fn metrics_text(&self, token: &str) -> String {
+        let auth = format!("Authorization: Bearer {token}");
         let (body, code, _) = self.curl(&["-H", &auth, &self.url("/metrics")]);
         assert_eq!(code, 200, "{body}");
-        body.lines()
+        body
+    }
+
+    /// The value of one Prometheus sample (`name{labels}`), 0 when absent.
+    pub fn metric(&self, admin_token: &str, sample: &str) -> u64 {
+        self.metrics_text(admin_token)
+            .lines()
             .find_map(|l| l.strip_prefix(sample)?.strip_prefix(' ')?.parse().ok())
             .unwrap_or(0)
     }

@@ -136,11 +136,24 @@ pub async fn run(mut args: ServeArgs) -> Result<(), String> {
         }),
         metrics: {
             let metrics = metrics.clone();
+            // Only the families kube-apiserver would register for these flags: the
+            // client-certificate histogram when it builds an x509 authenticator
+            // (`--client-ca-file`), the service-account counters with service-account tokens.
+            // The token caches' families are all labelled, so they have no series (and are not
+            // written) until a cache (webhook, service-account lookups) has seen a request.
+            let x509 = built.client_ca.is_some();
+            let service_accounts = !options.service_account_key_files.is_empty()
+                || !options.service_account_issuers.is_empty();
             Arc::new(move |out: &mut String| {
-                // Families in name order, as client_golang writes them: the client-certificate
-                // expiration histogram the x509 authenticator records to, then the filter's.
-                kube_authn::x509::CLIENT_CERT_EXPIRATION.encode(out);
+                // Families in name order, as client_golang writes them.
+                if x509 {
+                    kube_authn::x509::CLIENT_CERT_EXPIRATION.encode(out);
+                }
                 metrics.encode(out);
+                kube_authn::token::cache::TOKEN_CACHE_METRICS.encode(out);
+                if service_accounts {
+                    kube_authn::token::service_account::SERVICE_ACCOUNT_METRICS.encode(out);
+                }
             })
         },
     });
