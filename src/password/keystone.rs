@@ -161,7 +161,7 @@ impl KeystoneAuthenticator {
 
     /// At most `max` logins in flight (default [`DEFAULT_MAX_IN_FLIGHT`]); beyond that a login
     /// fails at once with `Failed to authenticate` of kind
-    /// [`ErrorKind::Unavailable`](crate::ErrorKind::Unavailable), without a request.
+    /// [`ErrorKind::Unavailable`], without a request.
     ///
     /// ```
     /// use kube_authn::password::keystone::KeystoneAuthenticator;

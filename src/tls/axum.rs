@@ -12,7 +12,7 @@
 //! per-connection verification cache works as with [`TlsServer`](super::TlsServer).
 //!
 //! Bounds: handshakes time out ([`TlsListener::handshake_timeout`]) and at most
-//! [`DEFAULT_MAX_CONNECTIONS`](super::DEFAULT_MAX_CONNECTIONS) connections are open at once,
+//! [`DEFAULT_MAX_CONNECTIONS`] connections are open at once,
 //! handshakes included ([`TlsListener::max_connections`]; the rest wait in the listen
 //! backlog). `axum::serve` itself has no first-request or idle timeout: a client that
 //! completes its handshake and then sends nothing keeps its connection (and its slot). Where
