@@ -1562,8 +1562,21 @@ fn oidc_flags_and_authentication_config() {
                 "authentication-config file and oidc-* flags are mutually exclusive",
             ),
             (
+                "a flag given with its default value and the file (pflag's Changed)",
+                vec![
+                    "--oidc-username-claim=sub".to_string(),
+                    format!("--authentication-config={}", config.display()),
+                ],
+                "authentication-config file and oidc-* flags are mutually exclusive",
+            ),
+            (
                 "client id without issuer",
                 vec!["--oidc-client-id=kube".to_string()],
+                "oidc-issuer-url and oidc-client-id must be specified together",
+            ),
+            (
+                "a default-valued flag alone still asks for issuer and client id",
+                vec!["--oidc-signing-algs=RS256".to_string()],
                 "oidc-issuer-url and oidc-client-id must be specified together",
             ),
             (

@@ -12,7 +12,8 @@ use std::net::IpAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand};
+use clap::parser::ValueSource;
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -270,6 +271,11 @@ pub struct ServeArgs {
     #[arg(long = "authentication-config", value_name = "FILE", value_parser = go_path)]
     pub authentication_config: Option<PathBuf>,
 
+    /// Whether some `--oidc-*` flag was on the command line, whatever its value (pflag's
+    /// `Changed`, kube-apiserver's test for "set"); filled in by [`parse_cli`].
+    #[arg(skip)]
+    pub oidc_flags_given: bool,
+
     /// File with webhook configuration for token authentication in kubeconfig format. The API
     /// server will query the remote service to determine authentication for bearer tokens.
     #[arg(long = "authentication-token-webhook-config-file", value_name = "FILE", value_parser = go_path)]
@@ -491,8 +497,35 @@ impl ServeArgs {
     }
 }
 
+/// Parses the command line, recording whether some `--oidc-*` flag was given (clap's value
+/// source: a default value is not "given", a typed one is, even when equal to the default);
+/// kube-apiserver's `AreLegacyFlagsSet` asks pflag the same of each `--oidc-*` flag.
+fn parse_cli<I, T>(argv: I) -> Result<Cli, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let command = Cli::command();
+    let matches = command.clone().try_get_matches_from(argv)?;
+    let mut cli = Cli::from_arg_matches(&matches)?;
+    if let (Command::Serve(args), Some(("serve", m)), Some(serve)) = (
+        &mut cli.command,
+        matches.subcommand(),
+        command.find_subcommand("serve"),
+    ) {
+        args.oidc_flags_given = serve.get_arguments().any(|arg| {
+            arg.get_long().is_some_and(|l| l.starts_with("oidc-"))
+                && m.value_source(arg.get_id().as_str()) == Some(ValueSource::CommandLine)
+        });
+    }
+    Ok(cli)
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match parse_cli(std::env::args_os()) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
@@ -533,12 +566,47 @@ mod tests {
     fn parse(args: &[&str]) -> Result<ServeArgs, String> {
         let mut argv = vec!["kube-authn", "serve"];
         argv.extend_from_slice(args);
-        Cli::try_parse_from(argv)
+        parse_cli(argv)
             .map_err(|e| e.to_string())
             .and_then(|c| match c.command {
                 Command::Serve(a) => a.with_pflag_lists(),
                 Command::DevToken(_) => unreachable!("parsed serve"),
             })
+    }
+
+    /// pflag's `Changed`: a typed `--oidc-*` flag counts as given even with its default value;
+    /// defaults and other flags do not.
+    #[test]
+    fn oidc_flags_given_is_what_was_typed() {
+        let cases: &[(&str, &[&str], bool)] = &[
+            ("nothing", &[], false),
+            (
+                "other flags only",
+                &["--anonymous-auth=false", "--api-audiences=a"],
+                false,
+            ),
+            (
+                "a default value typed",
+                &["--oidc-username-claim=sub"],
+                true,
+            ),
+            (
+                "empty groups prefix typed",
+                &["--oidc-groups-prefix="],
+                true,
+            ),
+            (
+                "signing algs typed",
+                &["--oidc-signing-algs", "RS256"],
+                true,
+            ),
+            ("required claim", &["--oidc-required-claim=a=b"], true),
+            ("issuer", &["--oidc-issuer-url=https://i"], true),
+        ];
+        for (name, args, want) in cases {
+            let got = parse(args).unwrap().oidc_flags_given;
+            assert_eq!(got, *want, "{name}");
+        }
     }
 
     #[test]

@@ -58,6 +58,7 @@ pub async fn run(mut args: ServeArgs) -> Result<(), String> {
             groups_prefix: args.oidc_groups_prefix.clone(),
             required_claims: args.oidc_required_claims(),
             signing_algs: args.oidc_signing_algs.clone(),
+            given: args.oidc_flags_given,
         },
         authentication_config: args.authentication_config.clone(),
         authentication_token_webhook_config_file: args

@@ -43,6 +43,11 @@ pub struct OidcFlags {
     pub required_claims: Vec<(String, String)>,
     /// `--oidc-signing-algs` (default `RS256`; an empty list means `RS256` too, as in Kubernetes).
     pub signing_algs: Vec<String>,
+    /// Some `--oidc-*` flag was given on the command line, whatever its value (pflag's
+    /// `Changed`): kube-apiserver's test for "set", so `--oidc-username-claim=sub` alone counts.
+    /// A caller that cannot tell leaves it `false`, and [`any_set`](Self::any_set) then falls
+    /// back to comparing the values with the defaults.
+    pub given: bool,
 }
 
 impl Default for OidcFlags {
@@ -57,6 +62,7 @@ impl Default for OidcFlags {
             groups_prefix: String::new(),
             required_claims: Vec::new(),
             signing_algs: vec!["RS256".into()],
+            given: false,
         }
     }
 }
@@ -111,14 +117,19 @@ pub struct JwtAuthenticatorConfig {
 }
 
 impl OidcFlags {
-    /// Whether any `--oidc-*` flag was set (beyond defaults).
+    /// Whether any `--oidc-*` flag was set: [`given`](Self::given), or a value that differs
+    /// from its default.
     ///
     /// ```
-    /// assert!(!kube_authn::token::oidc::config::OidcFlags::default().any_set());
+    /// use kube_authn::token::oidc::config::OidcFlags;
+    /// assert!(!OidcFlags::default().any_set());
+    /// assert!(OidcFlags { given: true, ..Default::default() }.any_set());
+    /// assert!(OidcFlags { client_id: "c".into(), ..Default::default() }.any_set());
     /// ```
     pub fn any_set(&self) -> bool {
         let d = OidcFlags::default();
-        !self.issuer_url.is_empty()
+        self.given
+            || !self.issuer_url.is_empty()
             || !self.client_id.is_empty()
             || self.ca_file.is_some()
             || self.username_claim != d.username_claim
