@@ -28,6 +28,7 @@
 //! ```
 
 pub mod kubeconfig;
+mod proxy;
 pub mod vault;
 
 use std::fmt;
@@ -618,8 +619,15 @@ impl ConnectionInfo {
                 ))
             })?;
             b = b.proxy(proxy);
-        } else if !self.trust_env {
+        } else {
+            // Never reqwest's own environment rules: Go's (`proxy` module docs) or none.
             b = b.no_proxy();
+            if self.trust_env {
+                let env = proxy::EnvProxy::from_env();
+                if !env.is_empty() {
+                    b = b.proxy(reqwest::Proxy::custom(move |url| env.proxy_for(url)));
+                }
+            }
         }
         b.build()
             .map_err(|e| ConfigError::new(format!("HTTP client: {e}")))

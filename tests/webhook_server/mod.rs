@@ -48,8 +48,11 @@ fn leaf(issuer: &Issuer<'static, KeyPair>, sans: &[&str], cn: &str) -> (String, 
 impl Pki {
     pub fn new() -> Self {
         let (ca_pem, server_ca) = ca("webhook-test-ca");
-        let (server_cert_pem, server_key_pem) =
-            leaf(&server_ca, &["127.0.0.1", "localhost"], "server");
+        let (server_cert_pem, server_key_pem) = leaf(
+            &server_ca,
+            &["127.0.0.1", "localhost", "webhook.example"],
+            "server",
+        );
         let (client_ca_pem, client_ca) = ca("webhook-client-ca");
         let (client_cert_pem, client_key_pem) = leaf(&client_ca, &[], "kube-apiserver");
         Self {

@@ -1,0 +1,449 @@
+//! The proxy an outbound request takes when the connection names none (kubeconfig
+//! `proxy-url`) and honours the environment: Go's `http.ProxyFromEnvironment`
+//! (`golang.org/x/net/http/httpproxy`), which client-go's transports use, rather than reqwest's
+//! own environment rules. The differences that matter: Go never proxies `localhost` or a
+//! loopback address (a webhook or sidecar on the same host is reached directly), reads no
+//! `ALL_PROXY`, and matches `NO_PROXY` its own way (below).
+//!
+//! * `HTTPS_PROXY` (else `https_proxy`) for `https` URLs, `HTTP_PROXY` (else `http_proxy`) for
+//!   `http` URLs; an empty value counts as unset. A value without a scheme gets `http://`; a
+//!   value that does not parse is ignored (no proxy), as in Go.
+//! * `NO_PROXY` (else `no_proxy`): comma-separated, case-insensitive entries; `*` matches
+//!   everything; an IP address (with an optional `:port`, IPv6 in brackets) or a CIDR matches
+//!   IP hosts; a domain `example.com` matches itself and its subdomains, `.example.com` and
+//!   `*.example.com` only subdomains, each with an optional `:port`.
+//! * Go refuses `HTTP_PROXY` under CGI (`REQUEST_METHOD` set); a server is not a CGI program,
+//!   so that case is not reproduced.
+//!
+//! The environment is read once, when the HTTP client is built (Go reads it once per process).
+
+use std::net::IpAddr;
+
+use reqwest::Url;
+
+/// Proxies chosen from the environment (see the module docs).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct EnvProxy {
+    http: Option<Url>,
+    https: Option<Url>,
+    no_proxy: NoProxy,
+}
+
+#[derive(Clone, Debug, Default)]
+struct NoProxy {
+    all: bool,
+    ips: Vec<(IpAddr, Option<String>)>,
+    cidrs: Vec<(IpAddr, u8)>,
+    /// (".suffix", port, the entry also matches the bare domain)
+    domains: Vec<(String, Option<String>, bool)>,
+}
+
+impl EnvProxy {
+    /// From the process environment.
+    pub(crate) fn from_env() -> Self {
+        Self::from_vars(|name| std::env::var(name).ok())
+    }
+
+    /// From `get` (a variable's value by name).
+    pub(crate) fn from_vars(get: impl Fn(&str) -> Option<String>) -> Self {
+        let any = |names: [&str; 2]| {
+            names
+                .iter()
+                .find_map(|n| get(n).filter(|v| !v.is_empty()))
+                .unwrap_or_default()
+        };
+        EnvProxy {
+            http: parse_proxy(&any(["HTTP_PROXY", "http_proxy"])),
+            https: parse_proxy(&any(["HTTPS_PROXY", "https_proxy"])),
+            no_proxy: NoProxy::parse(&any(["NO_PROXY", "no_proxy"])),
+        }
+    }
+
+    /// Whether any proxy is configured at all.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.http.is_none() && self.https.is_none()
+    }
+
+    /// The proxy for `url`, or `None` to connect directly.
+    pub(crate) fn proxy_for(&self, url: &Url) -> Option<Url> {
+        let proxy = match url.scheme() {
+            "https" => self.https.as_ref()?,
+            "http" => self.http.as_ref()?,
+            _ => return None,
+        };
+        let host = url.host_str()?;
+        let host = host
+            .strip_prefix('[')
+            .and_then(|h| h.strip_suffix(']'))
+            .unwrap_or(host);
+        let port = url.port_or_known_default().map(|p| p.to_string());
+        self.use_proxy(host, port.as_deref().unwrap_or(""))
+            .then(|| proxy.clone())
+    }
+
+    /// Go's `useProxy` for a canonical host (IPv6 without brackets, punycode) and port.
+    fn use_proxy(&self, host: &str, port: &str) -> bool {
+        if host == "localhost" {
+            return false;
+        }
+        let ip = host.parse::<IpAddr>().ok();
+        if ip.is_some_and(|ip| ip.is_loopback()) {
+            return false;
+        }
+        let host = host.trim().to_ascii_lowercase();
+        let n = &self.no_proxy;
+        if n.all {
+            return false;
+        }
+        let port_ok = |want: &Option<String>| want.as_deref().is_none_or(|w| w == port);
+        if let Some(ip) = ip {
+            if n.ips.iter().any(|(m, p)| *m == ip && port_ok(p))
+                || n.cidrs.iter().any(|&(net, bits)| in_cidr(ip, net, bits))
+            {
+                return false;
+            }
+            return true;
+        }
+        !n.domains.iter().any(|(suffix, p, bare)| {
+            (host.ends_with(suffix.as_str()) || (*bare && host == suffix[1..])) && port_ok(p)
+        })
+    }
+}
+
+/// Go's `parseProxy`: the URL, or `http://` + the value when that is what parses.
+fn parse_proxy(value: &str) -> Option<Url> {
+    if value.is_empty() {
+        return None;
+    }
+    match Url::parse(value) {
+        Ok(u) if u.has_host() && !u.scheme().is_empty() => Some(u),
+        _ => Url::parse(&format!("http://{value}")).ok(),
+    }
+}
+
+impl NoProxy {
+    fn parse(value: &str) -> Self {
+        let mut n = NoProxy::default();
+        for entry in value.split(',') {
+            let p = entry.trim().to_ascii_lowercase();
+            if p.is_empty() {
+                continue;
+            }
+            if p == "*" {
+                return NoProxy {
+                    all: true,
+                    ..NoProxy::default()
+                };
+            }
+            if let Some((net, bits)) = parse_cidr(&p) {
+                n.cidrs.push((net, bits));
+                continue;
+            }
+            let (host, port) = match split_host_port(&p) {
+                Some(("", _)) => continue,
+                Some((h, port)) => (h.to_owned(), Some(port.to_owned())),
+                None => (p.clone(), None),
+            };
+            if let Ok(ip) = host.parse::<IpAddr>() {
+                n.ips.push((ip, port));
+                continue;
+            }
+            if host.is_empty() {
+                continue;
+            }
+            let host = host
+                .strip_prefix('*')
+                .filter(|h| h.starts_with('.'))
+                .unwrap_or(&host);
+            let (suffix, bare) = match host.strip_prefix('.') {
+                Some(_) => (host.to_owned(), false),
+                None => (format!(".{host}"), true),
+            };
+            n.domains.push((idna_suffix(&suffix), port, bare));
+        }
+        n
+    }
+}
+
+/// A domain suffix (`.example.com`) in its ASCII (punycode) form, as request hosts are.
+fn idna_suffix(suffix: &str) -> String {
+    if suffix.is_ascii() {
+        return suffix.to_owned();
+    }
+    Url::parse(&format!("http://x{suffix}"))
+        .ok()
+        .and_then(|u| u.host_str().map(|h| h[1..].to_owned()))
+        .unwrap_or_else(|| suffix.to_owned())
+}
+
+/// Go's `net.SplitHostPort` for a `NO_PROXY` entry: `host:port` or `[v6]:port` (brackets
+/// removed); `None` when the entry has no port.
+fn split_host_port(p: &str) -> Option<(&str, &str)> {
+    if let Some(rest) = p.strip_prefix('[') {
+        let (host, after) = rest.split_once(']')?;
+        let port = after.strip_prefix(':')?;
+        return Some((host, port));
+    }
+    let (host, port) = p.rsplit_once(':')?;
+    // More than one colon without brackets (a bare IPv6 address): no port.
+    if host.contains(':') {
+        return None;
+    }
+    Some((host, port))
+}
+
+/// Go's `net.ParseCIDR`: `ip/bits`.
+fn parse_cidr(p: &str) -> Option<(IpAddr, u8)> {
+    let (ip, bits) = p.split_once('/')?;
+    let ip: IpAddr = ip.parse().ok()?;
+    let bits: u8 = bits.parse().ok()?;
+    let max = if ip.is_ipv4() { 32 } else { 128 };
+    (bits <= max && !p.contains('+')).then_some((ip, bits))
+}
+
+fn in_cidr(ip: IpAddr, net: IpAddr, bits: u8) -> bool {
+    let mask = |len: u32| {
+        if bits == 0 {
+            0u128
+        } else {
+            u128::MAX << (len - u32::from(bits))
+        }
+    };
+    match (ip, net) {
+        (IpAddr::V4(a), IpAddr::V4(b)) => {
+            let m = mask(32) as u32;
+            u32::from(a) & m == u32::from(b) & m
+        }
+        (IpAddr::V6(a), IpAddr::V6(b)) => {
+            let m = mask(128);
+            u128::from(a) & m == u128::from(b) & m
+        }
+        // Go compares an IPv4 address with an IPv4-mapped IPv6 network and back.
+        (IpAddr::V4(a), IpAddr::V6(b)) => b
+            .to_ipv4_mapped()
+            .is_some_and(|b| bits >= 96 && in_cidr(IpAddr::V4(a), IpAddr::V4(b), bits - 96)),
+        (IpAddr::V6(a), IpAddr::V4(b)) => a
+            .to_ipv4_mapped()
+            .is_some_and(|a| in_cidr(IpAddr::V4(a), IpAddr::V4(b), bits)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(vars: &[(&str, &str)]) -> EnvProxy {
+        EnvProxy::from_vars(|n| {
+            vars.iter()
+                .find(|(k, _)| *k == n)
+                .map(|(_, v)| (*v).to_owned())
+        })
+    }
+
+    fn proxy(e: &EnvProxy, url: &str) -> String {
+        e.proxy_for(&Url::parse(url).unwrap())
+            .map_or("<nil>".into(), |u| {
+                u.as_str().trim_end_matches('/').to_owned()
+            })
+    }
+
+    /// golang.org/x/net/http/httpproxy `proxyForURLTests` (the CGI case left out, see the
+    /// module docs), default request `http://example.com`.
+    #[test]
+    fn proxy_for_url_go_vectors() {
+        type Case = (
+            &'static [(&'static str, &'static str)],
+            &'static str,
+            &'static str,
+        );
+        let cases: &[Case] = &[
+            (
+                &[("HTTP_PROXY", "127.0.0.1:8080")],
+                "",
+                "http://127.0.0.1:8080",
+            ),
+            (
+                &[("HTTP_PROXY", "cache.corp.example.com:1234")],
+                "",
+                "http://cache.corp.example.com:1234",
+            ),
+            (
+                &[("HTTP_PROXY", "cache.corp.example.com")],
+                "",
+                "http://cache.corp.example.com",
+            ),
+            (&[("HTTP_PROXY", "localhost")], "", "http://localhost"),
+            (
+                &[("HTTP_PROXY", "https://cache.corp.example.com")],
+                "",
+                "https://cache.corp.example.com",
+            ),
+            (
+                &[("HTTP_PROXY", "http://127.0.0.1:8080")],
+                "",
+                "http://127.0.0.1:8080",
+            ),
+            (
+                &[("HTTP_PROXY", "https://127.0.0.1:8080")],
+                "",
+                "https://127.0.0.1:8080",
+            ),
+            (
+                &[("HTTP_PROXY", "socks5://127.0.0.1")],
+                "",
+                "socks5://127.0.0.1",
+            ),
+            (&[("HTTP_PROXY", "foo://host")], "", "foo://host"),
+            (
+                &[
+                    ("HTTP_PROXY", "http.proxy.tld"),
+                    ("HTTPS_PROXY", "secure.proxy.tld"),
+                ],
+                "http://insecure.tld/",
+                "http://http.proxy.tld",
+            ),
+            (
+                &[
+                    ("HTTP_PROXY", "http.proxy.tld"),
+                    ("HTTPS_PROXY", "secure.proxy.tld"),
+                ],
+                "https://secure.tld/",
+                "http://secure.proxy.tld",
+            ),
+            (
+                &[
+                    ("HTTP_PROXY", "http.proxy.tld"),
+                    ("HTTPS_PROXY", "https://secure.proxy.tld"),
+                ],
+                "https://secure.tld/",
+                "https://secure.proxy.tld",
+            ),
+            (
+                &[("HTTP_PROXY", "http.proxy.tld")],
+                "https://secure.tld/",
+                "<nil>",
+            ),
+            (
+                &[("HTTP_PROXY", "http.proxy.tld")],
+                "ftp://insecure.tld/",
+                "<nil>",
+            ),
+            (&[], "", "<nil>"),
+            (
+                &[("NO_PROXY", "example.com"), ("HTTP_PROXY", "proxy")],
+                "http://example.com/",
+                "<nil>",
+            ),
+            (
+                &[("NO_PROXY", ".example.com"), ("HTTP_PROXY", "proxy")],
+                "http://example.com/",
+                "http://proxy",
+            ),
+            (
+                &[("NO_PROXY", "ample.com"), ("HTTP_PROXY", "proxy")],
+                "http://example.com/",
+                "http://proxy",
+            ),
+            (
+                &[("NO_PROXY", "example.com"), ("HTTP_PROXY", "proxy")],
+                "http://foo.example.com/",
+                "<nil>",
+            ),
+            (
+                &[("NO_PROXY", ".foo.com"), ("HTTP_PROXY", "proxy")],
+                "http://example.com/",
+                "http://proxy",
+            ),
+            (
+                &[("NO_PROXY", ".示例.com"), ("HTTP_PROXY", "proxy")],
+                "http://www.示例.com",
+                "<nil>",
+            ),
+            (
+                &[("NO_PROXY", "xn--fsq092h.com"), ("HTTP_PROXY", "proxy")],
+                "http://www.示例.com",
+                "<nil>",
+            ),
+            (
+                &[("NO_PROXY", "示例.com"), ("HTTP_PROXY", "proxy")],
+                "http://www.xn--fsq092h.com",
+                "<nil>",
+            ),
+            // Upper case first, lower case when it is unset or empty (Go's getEnvAny).
+            (
+                &[("HTTPS_PROXY", ""), ("https_proxy", "lower")],
+                "https://x/",
+                "http://lower",
+            ),
+            (
+                &[("HTTPS_PROXY", "upper"), ("https_proxy", "lower")],
+                "https://x/",
+                "http://upper",
+            ),
+            // No ALL_PROXY in Go.
+            (&[("ALL_PROXY", "all")], "https://x/", "<nil>"),
+        ];
+        for (vars, req, want) in cases {
+            let req = if req.is_empty() {
+                "http://example.com"
+            } else {
+                req
+            };
+            assert_eq!(proxy(&env(vars), req), *want, "{vars:?} {req}");
+        }
+    }
+
+    /// golang.org/x/net/http/httpproxy `UseProxyTests` with its `NO_PROXY`: `true` = the
+    /// request goes through the proxy.
+    #[test]
+    fn use_proxy_go_vectors() {
+        let no_proxy = "foobar.com, .barbaz.net, *.wildcard.io, 192.168.1.1, 192.168.1.2:81, 192.168.1.3:80, 10.0.0.0/30, 2001:db8::52:0:1, [2001:db8::52:0:2]:443, [2001:db8::52:0:3]:80, 2002:db8:a::45/64";
+        let e = env(&[("HTTP_PROXY", "proxy"), ("NO_PROXY", no_proxy)]);
+        let cases: &[(&str, bool)] = &[
+            ("localhost", false),
+            ("127.0.0.1", false),
+            ("127.0.0.2", false),
+            ("[::1]", false),
+            ("[::2]", true),
+            ("192.168.1.1", false),
+            ("192.168.1.2", true),
+            ("192.168.1.3", false),
+            ("192.168.1.4", true),
+            ("10.0.0.2", false),
+            ("[2001:db8::52:0:1]", false),
+            ("[2001:db8::52:0:2]", true),
+            ("[2001:db8::52:0:3]", false),
+            ("[2002:db8:a::123]", false),
+            ("[fe80::424b:c8be:1643:a1b6]", true),
+            ("barbaz.net", true),
+            ("www.barbaz.net", false),
+            ("foobar.com", false),
+            ("www.foobar.com", false),
+            ("foofoobar.com", true),
+            ("baz.com", true),
+            ("localhost.net", true),
+            ("local.localhost", true),
+            ("barbarbaz.net", true),
+            ("wildcard.io", true),
+            ("nested.wildcard.io", false),
+            ("awildcard.io", true),
+        ];
+        for (host, want) in cases {
+            let url = format!("http://{host}:80/");
+            assert_eq!(proxy(&e, &url) != "<nil>", *want, "{host}");
+        }
+        // `*` alone: nothing is proxied.
+        let all = env(&[("HTTP_PROXY", "proxy"), ("NO_PROXY", "*")]);
+        assert_eq!(proxy(&all, "http://example.com"), "<nil>");
+        // Without NO_PROXY everything but loopback is proxied.
+        let none = env(&[("HTTP_PROXY", "proxy")]);
+        for (host, _) in cases {
+            let want = !matches!(*host, "localhost" | "127.0.0.1" | "127.0.0.2" | "[::1]");
+            assert_eq!(
+                proxy(&none, &format!("http://{host}/")) != "<nil>",
+                want,
+                "{host}"
+            );
+        }
+    }
+}
