@@ -1095,3 +1095,63 @@ async fn one_401_fails_only_that_review() {
         }
     }
 }
+
+/// Client certificate and key *files* are re-read when they change (client-go rotates them):
+/// each new connection presents the pair on disk. The server drops the connection of every
+/// other request unanswered, so each review's retry is a new TLS handshake (over HTTP/2 a
+/// `Connection: close` answer would not end the connection). A half-written rotation (a certificate
+/// whose key does not match) keeps the previous pair; a pair the server does not trust is
+/// refused by the server once it is in use; rotating back recovers.
+#[tokio::test]
+async fn client_certificate_files_rotate() {
+    let pki = Pki::new();
+    let stranger = Pki::new();
+    let server = Server::start(
+        &pki.server_cert_pem,
+        &pki.server_key_pem,
+        Some(&pki.client_ca_pem),
+        |_, n| if n % 2 == 1 { Reply::Close } else { allow("x") },
+    )
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let (cert, key) = (dir.path().join("client.crt"), dir.path().join("client.key"));
+    let write = |c: &str, k: &str| {
+        std::fs::write(&cert, c).unwrap();
+        std::fs::write(&key, k).unwrap();
+    };
+    write(&pki.client_cert_pem, &pki.client_key_pem);
+    let info = ConnectionInfo::new(server.url("/"))
+        .with_ca(Pem::Data(pki.ca_pem.clone().into_bytes()))
+        .with_client_cert(Pem::File(cert.clone()), Pem::File(key.clone()))
+        .with_trust_env(false);
+    let w = webhook(info, opts(Version::V1, Arc::default()));
+    // (case, new certificate and key, the review succeeds)
+    type Case<'a> = (&'a str, Option<(&'a str, &'a str)>, bool);
+    let cases: [Case<'_>; 4] = [
+        ("the pair at startup", None, true),
+        (
+            "a half-written rotation keeps the previous pair",
+            Some((&pki.client_cert_pem, &stranger.client_key_pem)),
+            true,
+        ),
+        (
+            "a pair from another CA is presented, and refused by the server",
+            Some((&stranger.client_cert_pem, &stranger.client_key_pem)),
+            false,
+        ),
+        (
+            "rotating back recovers",
+            Some((&pki.client_cert_pem, &pki.client_key_pem)),
+            true,
+        ),
+    ];
+    for (name, pair, ok) in cases {
+        if let Some((c, k)) = pair {
+            write(c, k);
+            // The files are looked at once a second at most.
+            tokio::time::sleep(Duration::from_millis(1100)).await;
+        }
+        let r = w.authenticate_token(TOKEN, &Context::default()).await;
+        assert_eq!(r.is_ok(), ok, "case {name}: {r:?}");
+    }
+}

@@ -27,6 +27,7 @@
 //! # let _ = client;
 //! ```
 
+mod client_cert;
 pub mod kubeconfig;
 mod proxy;
 pub mod vault;
@@ -532,10 +533,10 @@ impl ConnectionInfo {
             }
             builder
                 .dangerous()
-                .with_custom_certificate_verifier(Arc::new(NoVerification(provider)))
+                .with_custom_certificate_verifier(Arc::new(NoVerification(provider.clone())))
         } else {
             let roots = Arc::new(self.root_store()?);
-            let verifier = WebPkiServerVerifier::builder_with_provider(roots, provider)
+            let verifier = WebPkiServerVerifier::builder_with_provider(roots, provider.clone())
                 .build()
                 .map_err(|e| ConfigError::new(format!("TLS configuration: {e}")))?;
             match &self.tls_server_name {
@@ -551,6 +552,15 @@ impl ConnectionInfo {
             }
         };
         let mut config = match (&self.client_certificate, &self.client_key) {
+            // Files: re-read when they change, for each new connection (client-go rotates
+            // them too; see `client_cert`).
+            (Some(Pem::File(cert)), Some(Pem::File(key))) => {
+                builder.with_client_cert_resolver(Arc::new(client_cert::RotatingClientCert::new(
+                    cert.clone(),
+                    key.clone(),
+                    provider.clone(),
+                )?))
+            }
             (Some(cert), Some(key)) => {
                 let cert_pem = cert.bytes()?;
                 let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(&cert_pem)
@@ -573,6 +583,10 @@ impl ConnectionInfo {
             }
         };
         config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+        // No session resumption, as client-go (its `tls.Config` has no `ClientSessionCache`):
+        // every new connection is a full handshake, so the server sees the client certificate
+        // on disk now (a rotated or replaced pair), not the identity of a resumed session.
+        config.resumption = rustls::client::Resumption::disabled();
         Ok(config)
     }
 
