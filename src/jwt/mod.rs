@@ -77,7 +77,16 @@
 //!
 //! A later run (2026-11-23 01:49 UTC, load average 0.3–0.9, fixed bench keys): pre-check
 //! 0.67 / 0.65 / 0.74 / 0.63 µs, core 0.98 / 1.07 / 1.06 / 0.83 µs, SA full path 1.88 / 1.84 /
-//! 2.25 / 1.77 µs (RS256 / PS256 / ES256 / EdDSA): the same picture.
+//! 2.25 / 1.77 µs (RS256 / PS256 / ES256 / EdDSA): the same picture. Again at 04:22 UTC (load
+//! average 0.3–1.2): pre-check 0.76 / 0.68 / 0.76 / 0.65 µs, core 1.00 / 1.03 / 1.18 / 0.84 µs,
+//! SA full path 1.88 / 1.95 / 2.13 / 1.73 µs.
+//!
+//! Tried since and reverted: a 16-byte string scan written so that the compiler vectorizes it
+//! without `unsafe` (one load, three compares: it does become SSE2) instead of the 8-byte SWAR
+//! scan: +0.3 k instructions per token (short names pay for the wider step) and no change in the
+//! paired figures. Explicit SSE2 intrinsics are not callable without `unsafe` in a crate that
+//! forbids it (Rust 1.95 still requires `#[target_feature]` on the caller, even for x86-64's
+//! baseline features).
 //!
 //! So the core is *at* the target (0.81–1.03 µs over the primitive), not under it with a
 //! margin, and the full paths miss it by 0.4–1.2 µs. The pre-check is 0.59–0.62 µs in a
