@@ -1164,19 +1164,20 @@ fn service_account_metrics_table() {
     }
     let mut text = String::new();
     METRICS.encode(&mut text);
+    // Kubernetes 1.37: the legacy, stale and valid counters are BETA (kubernetes#137072).
     let helps = [
-        "Cumulative invalid auto-generated legacy tokens used",
-        "Cumulative auto-generated legacy tokens used",
-        "Cumulative manually created legacy tokens used",
-        "Cumulative legacy service account tokens used",
-        "Cumulative stale projected service account tokens used",
-        "Cumulative valid projected service account tokens used",
+        "[ALPHA] Cumulative invalid auto-generated legacy tokens used",
+        "[ALPHA] Cumulative auto-generated legacy tokens used",
+        "[ALPHA] Cumulative manually created legacy tokens used",
+        "[BETA] Cumulative legacy service account tokens used",
+        "[BETA] Cumulative stale projected service account tokens used",
+        "[BETA] Cumulative valid projected service account tokens used",
     ];
     let want: String = names
         .iter()
         .zip(helps)
         .zip(total)
-        .map(|((n, h), v)| format!("# HELP {n} [ALPHA] {h}\n# TYPE {n} counter\n{n} {v}\n"))
+        .map(|((n, h), v)| format!("# HELP {n} {h}\n# TYPE {n} counter\n{n} {v}\n"))
         .collect();
     assert_eq!(text, want);
     assert_eq!(total, [1, 1, 1, 7, 2, 3]);

@@ -40,30 +40,38 @@ pub(crate) enum Counter {
     Valid = 5,
 }
 
-/// Names and HELP texts, in name order (how Go's client sorts families).
-const FAMILIES: [(&str, &str); 6] = [
+/// Names, stability levels and HELP texts, in name order (how Go's client sorts families).
+/// Kubernetes 1.37 graduated the legacy, stale and valid counters to BETA
+/// (kubernetes/kubernetes#137072); the other three are ALPHA.
+const FAMILIES: [(&str, &str, &str); 6] = [
     (
         "serviceaccount_invalid_legacy_auto_token_uses_total",
+        "ALPHA",
         "Cumulative invalid auto-generated legacy tokens used",
     ),
     (
         "serviceaccount_legacy_auto_token_uses_total",
+        "ALPHA",
         "Cumulative auto-generated legacy tokens used",
     ),
     (
         "serviceaccount_legacy_manual_token_uses_total",
+        "ALPHA",
         "Cumulative manually created legacy tokens used",
     ),
     (
         "serviceaccount_legacy_tokens_total",
+        "BETA",
         "Cumulative legacy service account tokens used",
     ),
     (
         "serviceaccount_stale_tokens_total",
+        "BETA",
         "Cumulative stale projected service account tokens used",
     ),
     (
         "serviceaccount_valid_tokens_total",
+        "BETA",
         "Cumulative valid projected service account tokens used",
     ),
 ];
@@ -119,7 +127,7 @@ impl ServiceAccountMetrics {
     pub fn get(&self, name: &str) -> Option<u64> {
         FAMILIES
             .iter()
-            .position(|(n, _)| *n == name)
+            .position(|(n, _, _)| *n == name)
             .map(|i| self.counters[i].load(Relaxed))
     }
 
@@ -131,10 +139,10 @@ impl ServiceAccountMetrics {
     /// assert!(text.contains("# TYPE serviceaccount_stale_tokens_total counter\nserviceaccount_stale_tokens_total 0\n"));
     /// ```
     pub fn encode(&self, out: &mut String) {
-        for ((name, help), value) in FAMILIES.iter().zip(&self.counters) {
+        for ((name, level, help), value) in FAMILIES.iter().zip(&self.counters) {
             let _ = write!(
                 out,
-                "# HELP {name} [ALPHA] {help}\n# TYPE {name} counter\n{name} "
+                "# HELP {name} [{level}] {help}\n# TYPE {name} counter\n{name} "
             );
             write_go_float(out, value.load(Relaxed) as f64);
             out.push('\n');
