@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/install-test-tools.sh
+# Where a `pip install --user` puts console scripts (kubectl), for the tests too.
+export PATH="$HOME/.local/bin:$PATH"
 # The tools are installed: a test that would skip for lack of one fails instead.
 export KUBE_AUTHN_REQUIRE_TEST_TOOLS=1
 cargo test --all-features --all-targets

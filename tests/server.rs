@@ -626,8 +626,9 @@ fn metrics_for_authenticated_callers_only() {
         assert!(body.contains(needle), "missing {needle:?} in\n{body}");
     }
     // Token and password files only: no x509 authenticator, no token cache, no
-    // service-account tokens, so none of their families (kube-apiserver would not register
-    // the first and last; the cache's have no series).
+    // service-account tokens, so none of their families. (kube-apiserver would not register
+    // the first and last; it would show token-cache series, because it caches the whole token
+    // union, where kube-authn caches only remote lookups: a documented difference.)
     for absent in [
         "apiserver_client_certificate_expiration_seconds",
         "authentication_token_cache_",
@@ -795,13 +796,18 @@ async fn oversized_request_heads() {
         (reqwest::Version::HTTP_11, 401),
         "300 KiB, HTTP/1.1"
     );
-    let resp = http1
+    match http1
         .get(server.url("/healthz"))
         .bearer_auth("a".repeat(1 << 20))
         .send()
         .await
-        .unwrap();
-    assert_eq!(resp.status(), 431, "1 MiB, HTTP/1.1");
+    {
+        Ok(resp) => assert_eq!(resp.status(), 431, "1 MiB, HTTP/1.1"),
+        // hyper answers 431 after reading ≈ 400 KiB and closes the socket with the rest of the
+        // head unread: a client still writing it may see the reset instead of the answer.
+        // Either way, never authenticated.
+        Err(e) => assert!(!e.is_timeout(), "1 MiB, HTTP/1.1: {e}"),
+    }
     let http2 = server.reqwest();
     match http2
         .get(server.url("/healthz"))

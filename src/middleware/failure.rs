@@ -499,7 +499,10 @@ impl<'a> AcceptClause<'a> {
         for (k, v) in Self::pairs(self.params) {
             match k {
                 "as" | "g" | "v" => return None,
-                "stream" if !v.is_empty() && (v != "watch" || sub != "json") => return None,
+                // Only `watch`, and only for types with a stream serializer (JSON, protobuf).
+                "stream" if !v.is_empty() && (v != "watch" || sub == "yaml") => return None,
+                // No server version is allowed by the default endpoint restrictions.
+                "sv" if !v.is_empty() => return None,
                 "pretty" => pretty = v == "1",
                 _ => {}
             }
