@@ -174,6 +174,22 @@ async fn environment_proxies() {
             &[],
         ),
         (
+            "a SOCKS proxy (unsupported here) fails closed instead of connecting directly",
+            &[("HTTPS_PROXY", "socks5://127.0.0.1:1")],
+            "webhook.example",
+            true,
+            false,
+            &[],
+        ),
+        (
+            "a SOCKS proxy is not used for loopback either",
+            &[("HTTPS_PROXY", "socks5://127.0.0.1:1")],
+            "127.0.0.1",
+            true,
+            true,
+            &[],
+        ),
+        (
             "ALL_PROXY is not read (Go has none)",
             &[("ALL_PROXY", "P")],
             "webhook.example",
@@ -245,11 +261,20 @@ async fn child() {
     let info = ConnectionInfo::new(var("PROXY_CASE_URL"))
         .with_ca(Pem::File(var("PROXY_CASE_CA").into()))
         .with_trust_env(var("PROXY_CASE_TRUST_ENV") == "true");
-    let webhook =
-        WebhookTokenAuthenticator::new(Vault::from_info(info), WebhookOptions::default()).unwrap();
-    let result = webhook
-        .authenticate_token("token", &Context::default())
-        .await;
+    // One attempt: a failure is the outcome under test, not something to retry.
+    let mut options = WebhookOptions::default();
+    options.backoff.steps = 1;
+    let result = match WebhookTokenAuthenticator::new(Vault::from_info(info), options) {
+        Ok(webhook) => {
+            webhook
+                .authenticate_token("token", &Context::default())
+                .await
+        }
+        Err(e) => Err(kube_authn::Error::new(
+            kube_authn::ErrorKind::Internal,
+            e.to_string(),
+        )),
+    };
     let user = match &result {
         Ok(Some(r)) => Some(r.user.name().to_owned()),
         _ => None,

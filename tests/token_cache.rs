@@ -628,10 +628,14 @@ async fn metrics_gauge_blocked_callers_and_in_flight_lookups() {
         tokio::spawn(async move { cache.authenticate_token("tok", &Context::default()).await })
     };
     let (a, b, gone) = (spawn(), spawn(), spawn());
-    while cache.stats().misses < 3 || cache.stats().in_flight == 0 {
+    // Wait for the gauges themselves (the fetch task sets `in_flight` when it first runs,
+    // after the lookup is registered), bounded.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while gauges() != (Some("3".into()), Some("1".into())) {
+        assert!(std::time::Instant::now() < deadline, "gauges: {:?}", gauges());
         tokio::task::yield_now().await;
     }
-    assert_eq!(gauges(), (Some("3".into()), Some("1".into())));
+    assert_eq!(cache.stats().misses, 3);
     gone.abort();
     let _ = gone.await;
     assert_eq!(gauges(), (Some("2".into()), Some("1".into())));

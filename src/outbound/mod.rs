@@ -638,6 +638,14 @@ impl ConnectionInfo {
             b = b.no_proxy();
             if self.trust_env {
                 let env = proxy::EnvProxy::from_env();
+                let unsupported = reqwest::Url::parse(&self.server)
+                    .ok()
+                    .and_then(|url| env.unsupported(&url));
+                if let Some((var, scheme)) = unsupported {
+                    return Err(ConfigError::new(format!(
+                        "{var}: unsupported proxy scheme {scheme:?} (http and https are supported)"
+                    )));
+                }
                 if !env.is_empty() {
                     b = b.proxy(reqwest::Proxy::custom(move |url| env.proxy_for(url)));
                 }

@@ -64,6 +64,20 @@ impl EnvProxy {
         self.http.is_none() && self.https.is_none()
     }
 
+    /// The proxy `url` would take when its scheme is one this client cannot speak (anything
+    /// but `http` and `https`, for example `socks5`): the variable's name and the proxy's
+    /// scheme. reqwest would silently connect directly instead; Go would use a SOCKS proxy or
+    /// fail the request. A URL that is not proxied (loopback, `NO_PROXY`) is never refused.
+    pub(crate) fn unsupported(&self, url: &Url) -> Option<(&'static str, String)> {
+        let proxy = self.proxy_for(url)?;
+        let var = if url.scheme() == "https" {
+            "HTTPS_PROXY"
+        } else {
+            "HTTP_PROXY"
+        };
+        (!matches!(proxy.scheme(), "http" | "https")).then(|| (var, proxy.scheme().to_owned()))
+    }
+
     /// The proxy for `url`, or `None` to connect directly.
     pub(crate) fn proxy_for(&self, url: &Url) -> Option<Url> {
         let proxy = match url.scheme() {
@@ -86,7 +100,8 @@ impl EnvProxy {
         if host == "localhost" {
             return false;
         }
-        let ip = host.parse::<IpAddr>().ok();
+        // An IPv4-mapped IPv6 address is its IPv4 address (Go's `To4`, `IP.Equal`).
+        let ip = host.parse::<IpAddr>().ok().map(|ip| ip.to_canonical());
         if ip.is_some_and(|ip| ip.is_loopback()) {
             return false;
         }
@@ -139,13 +154,17 @@ impl NoProxy {
                 n.cidrs.push((net, bits));
                 continue;
             }
+            // An empty port (`example.com:`) matches any port, as no port does.
             let (host, port) = match split_host_port(&p) {
                 Some(("", _)) => continue,
-                Some((h, port)) => (h.to_owned(), Some(port.to_owned())),
+                Some((h, port)) => (
+                    h.to_owned(),
+                    Some(port.to_owned()).filter(|p| !p.is_empty()),
+                ),
                 None => (p.clone(), None),
             };
             if let Ok(ip) = host.parse::<IpAddr>() {
-                n.ips.push((ip, port));
+                n.ips.push((ip.to_canonical(), port));
                 continue;
             }
             if host.is_empty() {
@@ -218,13 +237,9 @@ fn in_cidr(ip: IpAddr, net: IpAddr, bits: u8) -> bool {
             let m = mask(128);
             u128::from(a) & m == u128::from(b) & m
         }
-        // Go compares an IPv4 address with an IPv4-mapped IPv6 network and back.
-        (IpAddr::V4(a), IpAddr::V6(b)) => b
-            .to_ipv4_mapped()
-            .is_some_and(|b| bits >= 96 && in_cidr(IpAddr::V4(a), IpAddr::V4(b), bits - 96)),
-        (IpAddr::V6(a), IpAddr::V4(b)) => a
-            .to_ipv4_mapped()
-            .is_some_and(|a| in_cidr(IpAddr::V4(a), IpAddr::V4(b), bits)),
+        // Go's `IPNet.Contains`: the host (IPv4-mapped already made IPv4) and the network
+        // must be of one family.
+        _ => false,
     }
 }
 
@@ -383,6 +398,14 @@ mod tests {
             // No ALL_PROXY in Go.
             (&[("ALL_PROXY", "all")], "https://x/", "<nil>"),
         ];
+        let socks = env(&[("HTTPS_PROXY", "socks5://s")]);
+        let url = |u: &str| Url::parse(u).unwrap();
+        let https = Some(("HTTPS_PROXY", "socks5".to_owned()));
+        assert_eq!(socks.unsupported(&url("https://x/")), https);
+        assert_eq!(socks.unsupported(&url("http://x/")), None);
+        assert_eq!(socks.unsupported(&url("https://127.0.0.1/")), None);
+        let fine = env(&[("HTTPS_PROXY", "https://s")]);
+        assert_eq!(fine.unsupported(&url("https://x/")), None);
         for (vars, req, want) in cases {
             let req = if req.is_empty() {
                 "http://example.com"
@@ -432,6 +455,23 @@ mod tests {
             let url = format!("http://{host}:80/");
             assert_eq!(proxy(&e, &url) != "<nil>", *want, "{host}");
         }
+        // IPv4-mapped IPv6 hosts are their IPv4 address; an empty port matches any.
+        let mapped = env(&[
+            ("HTTP_PROXY", "proxy"),
+            ("NO_PROXY", "1.2.3.4,example.com:"),
+        ]);
+        for (url, want) in [
+            ("http://[::ffff:127.0.0.1]/", "<nil>"),
+            ("http://[::ffff:1.2.3.4]/", "<nil>"),
+            ("http://[::ffff:1.2.3.5]/", "http://proxy"),
+            ("http://example.com:8080/", "<nil>"),
+        ] {
+            assert_eq!(proxy(&mapped, url), want, "{url}");
+        }
+        // A CIDR matches hosts of its own family only.
+        let v4net = env(&[("HTTP_PROXY", "proxy"), ("NO_PROXY", "10.0.0.0/8")]);
+        assert_eq!(proxy(&v4net, "http://[::ffff:10.1.2.3]/"), "<nil>");
+        assert_eq!(proxy(&v4net, "http://[2001:db8::1]/"), "http://proxy");
         // `*` alone: nothing is proxied.
         let all = env(&[("HTTP_PROXY", "proxy"), ("NO_PROXY", "*")]);
         assert_eq!(proxy(&all, "http://example.com"), "<nil>");
