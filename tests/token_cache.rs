@@ -632,7 +632,11 @@ async fn metrics_gauge_blocked_callers_and_in_flight_lookups() {
     // after the lookup is registered), bounded.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     while gauges() != (Some("3".into()), Some("1".into())) {
-        assert!(std::time::Instant::now() < deadline, "gauges: {:?}", gauges());
+        assert!(
+            std::time::Instant::now() < deadline,
+            "gauges: {:?}",
+            gauges()
+        );
         tokio::task::yield_now().await;
     }
     assert_eq!(cache.stats().misses, 3);
