@@ -383,18 +383,18 @@ fn bench(c: &mut Criterion) {
             vec![],
         )
         .token;
+        let last = format!("https://issuer-{}.example", n - 1);
+        let owned = sign(
+            "RS256",
+            "x",
+            &claims(now).replace(ISS, &last),
+            |_| vec![1; 256],
+            vec![],
+        )
+        .token;
         // `JWT_COUNT=route-<n>` (and `route-<n>-owned`): the rows below for callgrind.
         if let Ok(want) = std::env::var("JWT_COUNT") {
             let iters: usize = std::env::var("JWT_ITERS").map_or(1000, |v| v.parse().unwrap());
-            let last = format!("https://issuer-{}.example", n - 1);
-            let owned = sign(
-                "RS256",
-                "x",
-                &claims(now).replace(ISS, &last),
-                |_| vec![1; 256],
-                vec![],
-            )
-            .token;
             for (mode, token) in [
                 (format!("route-{n}"), &foreign),
                 (format!("route-{n}-owned"), &owned),
@@ -420,15 +420,6 @@ fn bench(c: &mut Criterion) {
                     .unwrap()
             })
         });
-        let last = format!("https://issuer-{}.example", n - 1);
-        let owned = sign(
-            "RS256",
-            "x",
-            &claims(now).replace(ISS, &last),
-            |_| vec![1; 256],
-            vec![],
-        )
-        .token;
         g.bench_function(
             format!("{n} issuers, owned issuer (no keys → error)"),
             |b| {
