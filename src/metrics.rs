@@ -324,42 +324,14 @@ impl Metrics {
         out.push_str("# TYPE authentication_duration_seconds histogram\n");
         for outcome in observed {
             let h = &self.latency[outcome.index()];
-            let result = outcome.as_str();
-            // Read the buckets first and derive the count from them, so the exposition is
-            // consistent (`+Inf` bucket == count) even while other threads record.
-            let mut cumulative = 0u64;
-            let mut bound = 0.001f64;
-            for bucket in &h.buckets[..BUCKETS] {
-                cumulative += bucket.load(Relaxed);
-                let _ = write!(
-                    out,
-                    "authentication_duration_seconds_bucket{{result=\"{result}\",le=\""
-                );
-                write_go_float(out, bound);
-                out.push_str("\"} ");
-                write_go_float(out, cumulative as f64);
-                out.push('\n');
-                bound *= 2.0;
-            }
-            cumulative += h.buckets[BUCKETS].load(Relaxed);
-            let _ = write!(
+            write_histogram_series(
                 out,
-                "authentication_duration_seconds_bucket{{result=\"{result}\",le=\"+Inf\"}} "
+                "authentication_duration_seconds",
+                &format!("result=\"{}\"", outcome.as_str()),
+                (0..BUCKETS as i32).map(|i| 0.001 * 2f64.powi(i)),
+                h.buckets.iter().map(|b| b.load(Relaxed)),
+                h.sum_nanos.load(Relaxed) as f64 / 1e9,
             );
-            write_go_float(out, cumulative as f64);
-            out.push('\n');
-            let _ = write!(
-                out,
-                "authentication_duration_seconds_sum{{result=\"{result}\"}} "
-            );
-            write_go_float(out, h.sum_nanos.load(Relaxed) as f64 / 1e9);
-            out.push('\n');
-            let _ = write!(
-                out,
-                "authentication_duration_seconds_count{{result=\"{result}\"}} "
-            );
-            write_go_float(out, cumulative as f64);
-            out.push('\n');
         }
     }
 }
@@ -401,6 +373,46 @@ fn stripe() -> usize {
         static SLOT: usize = NEXT.fetch_add(1, Relaxed) % STRIPES;
     }
     SLOT.with(|s| *s)
+}
+
+/// Writes one histogram series as Go's client does: `{name}_bucket{<labels>,le="<bound>"}` with
+/// the cumulative count for each bound and `+Inf`, then `{name}_sum` and `{name}_count`.
+/// `labels` is the series' label pairs (`result="success"`), or empty; `counts` are the
+/// non-cumulative bucket counts, one per bound and then the `+Inf` overflow. The count is the
+/// buckets' total, so `+Inf` and `_count` agree even while other threads record. Returns it.
+pub(crate) fn write_histogram_series(
+    out: &mut String,
+    name: &str,
+    labels: &str,
+    bounds: impl IntoIterator<Item = f64>,
+    counts: impl IntoIterator<Item = u64>,
+    sum: f64,
+) -> u64 {
+    let sep = if labels.is_empty() { "" } else { "," };
+    let mut cumulative = 0u64;
+    let mut bounds = bounds.into_iter();
+    for count in counts {
+        cumulative += count;
+        let _ = write!(out, "{name}_bucket{{{labels}{sep}le=\"");
+        match bounds.next() {
+            Some(bound) => write_go_float(out, bound),
+            None => out.push_str("+Inf"),
+        }
+        out.push_str("\"} ");
+        write_go_float(out, cumulative as f64);
+        out.push('\n');
+    }
+    let braced = if labels.is_empty() {
+        String::new()
+    } else {
+        format!("{{{labels}}}")
+    };
+    let _ = write!(out, "{name}_sum{braced} ");
+    write_go_float(out, sum);
+    let _ = write!(out, "\n{name}_count{braced} ");
+    write_go_float(out, cumulative as f64);
+    out.push('\n');
+    cumulative
 }
 
 /// Adds `v` to the `f64` stored as bits in `sum` (Go's histogram sum is a float sum too).

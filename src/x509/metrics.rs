@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::metrics::{add_f64, write_go_float};
+use crate::metrics::{add_f64, write_histogram_series};
 
 /// Metric name, as in Kubernetes.
 ///
@@ -129,24 +129,14 @@ impl ExpirationHistogram {
         let _ = writeln!(out, "# TYPE {name} histogram");
         // Numbers as Go's client writes them (`strconv.FormatFloat(v, 'g', -1, 64)`):
         // `le="2.592e+06"`, a count of a million is `1e+06`.
-        let mut cumulative = 0;
-        for (i, bound) in BUCKETS.iter().enumerate() {
-            cumulative += self.buckets[i].load(Ordering::Relaxed);
-            let _ = write!(out, "{name}_bucket{{le=\"");
-            write_go_float(out, *bound);
-            out.push_str("\"} ");
-            write_go_float(out, cumulative as f64);
-            out.push('\n');
-        }
-        cumulative += self.buckets[BUCKETS.len()].load(Ordering::Relaxed);
-        let _ = write!(out, "{name}_bucket{{le=\"+Inf\"}} ");
-        write_go_float(out, cumulative as f64);
-        let _ = write!(out, "\n{name}_sum ");
-        write_go_float(out, f64::from_bits(self.sum_bits.load(Ordering::Relaxed)));
-        // The count is the buckets' total, so `+Inf` and `_count` agree even mid-update.
-        let _ = write!(out, "\n{name}_count ");
-        write_go_float(out, cumulative as f64);
-        out.push('\n');
+        write_histogram_series(
+            out,
+            name,
+            "",
+            BUCKETS,
+            self.buckets.iter().map(|b| b.load(Ordering::Relaxed)),
+            f64::from_bits(self.sum_bits.load(Ordering::Relaxed)),
+        );
     }
 }
 

@@ -37,7 +37,7 @@ use std::fmt::Write as _;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering::Relaxed};
 use std::time::Duration;
 
-use crate::metrics::{Striped, add_f64, write_go_float};
+use crate::metrics::{Striped, add_f64, write_go_float, write_histogram_series};
 
 /// Prometheus' `DefBuckets` (what a Kubernetes histogram without `Buckets` gets).
 const BUCKETS: [f64; 11] = [
@@ -96,14 +96,12 @@ impl Latency {
         }
     }
 
-    /// Cumulative bucket counts (the last is `+Inf`, the count).
-    fn cumulative(&self) -> [u64; BUCKETS.len() + 1] {
+    /// A snapshot of the non-cumulative bucket counts (the last is `+Inf`).
+    fn counts(&self) -> [u64; BUCKETS.len() + 1] {
         let mut out = [0; BUCKETS.len() + 1];
-        let mut total = self.first.get();
-        out[0] = total;
-        for (i, c) in self.rest.iter().enumerate() {
-            total += c.load(Relaxed);
-            out[i + 1] = total;
+        out[0] = self.first.get();
+        for (slot, c) in out[1..].iter_mut().zip(&self.rest) {
+            *slot = c.load(Relaxed);
         }
         out
     }
@@ -205,7 +203,7 @@ impl CacheMetrics {
     }
 
     fn requests(&self, lookup: Lookup) -> u64 {
-        self.latency[lookup as usize].cumulative()[BUCKETS.len()]
+        self.latency[lookup as usize].counts().iter().sum()
     }
 
     /// One answered request: counted and its latency observed.
@@ -254,30 +252,26 @@ impl CacheMetrics {
 
         let observed: Vec<_> = LOOKUPS
             .iter()
-            .map(|(l, s)| (*s, self.latency[*l as usize].cumulative(), *l))
-            .filter(|(_, c, _)| c[BUCKETS.len()] > 0)
+            .map(|(l, s)| (*s, self.latency[*l as usize].counts(), *l))
+            .filter(|(_, c, _)| c.iter().sum::<u64>() > 0)
             .collect();
         if !observed.is_empty() {
             help_and_type(out, REQUEST_DURATION, "histogram");
-            for (status, cumulative, lookup) in &observed {
-                for (bound, count) in BUCKETS.iter().chain([&f64::INFINITY]).zip(cumulative) {
-                    let _ = write!(out, "{REQUEST_DURATION}_bucket{{status=\"{status}\",le=\"");
-                    write_go_float(out, *bound);
-                    out.push_str("\"} ");
-                    write_go_float(out, *count as f64);
-                    out.push('\n');
-                }
-                let _ = write!(out, "{REQUEST_DURATION}_sum{{status=\"{status}\"}} ");
+            for (status, counts, lookup) in &observed {
                 let sum = self.latency[*lookup as usize].sum_bits.load(Relaxed);
-                write_go_float(out, f64::from_bits(sum));
-                let _ = write!(out, "\n{REQUEST_DURATION}_count{{status=\"{status}\"}} ");
-                write_go_float(out, cumulative[BUCKETS.len()] as f64);
-                out.push('\n');
+                write_histogram_series(
+                    out,
+                    REQUEST_DURATION,
+                    &format!("status=\"{status}\""),
+                    BUCKETS,
+                    counts.iter().copied(),
+                    f64::from_bits(sum),
+                );
             }
         }
         let requests: Vec<_> = observed
             .iter()
-            .map(|(s, c, _)| (*s, c[BUCKETS.len()] as f64))
+            .map(|(s, c, _)| (*s, c.iter().sum::<u64>() as f64))
             .collect();
         write_family(out, REQUEST_TOTAL, "counter", &requests);
     }
