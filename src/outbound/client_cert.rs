@@ -34,12 +34,12 @@ fn stamp(cert: &Path, key: &Path) -> Stamp {
     })
 }
 
-/// Parses a certificate chain and its key (PEM) into a pair rustls can present.
-pub(crate) fn certified_key(
+/// Parses a client certificate chain and its key (PEM). Errors name what failed, never the
+/// key's contents.
+pub(crate) fn parse_pair(
     cert_pem: &[u8],
     key_pem: &[u8],
-    provider: &CryptoProvider,
-) -> Result<CertifiedKey, ConfigError> {
+) -> Result<(Vec<CertificateDer<'static>>, PrivateKeyDer<'static>), ConfigError> {
     let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(cert_pem)
         .collect::<Result<_, _>>()
         .map_err(|e| ConfigError::new(format!("client certificate: {e}")))?;
@@ -48,6 +48,16 @@ pub(crate) fn certified_key(
     }
     let key = PrivateKeyDer::from_pem_slice(key_pem)
         .map_err(|e| ConfigError::new(format!("client key: {e}")))?;
+    Ok((chain, key))
+}
+
+/// [`parse_pair`], as a pair rustls can present (the key checked against the certificate).
+fn certified_key(
+    cert_pem: &[u8],
+    key_pem: &[u8],
+    provider: &CryptoProvider,
+) -> Result<CertifiedKey, ConfigError> {
+    let (chain, key) = parse_pair(cert_pem, key_pem)?;
     CertifiedKey::from_der(chain, key, provider)
         .map_err(|e| ConfigError::new(format!("client certificate/key: {e}")))
 }
@@ -143,5 +153,41 @@ impl ResolvesClientCert for RotatingClientCert {
 
     fn has_certs(&self) -> bool {
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Startup errors name what failed, never a key's contents.
+    #[test]
+    fn unusable_pairs_at_startup() {
+        let dir = tempfile::tempdir().unwrap();
+        let secret = "-----BEGIN PRIVATE KEY-----\nU0VDUkVULUtFWS1NQVRFUklBTA==\n-----END PRIVATE KEY-----\n";
+        let write = |name: &str, text: &str| {
+            let p = dir.path().join(name);
+            std::fs::write(&p, text).unwrap();
+            p
+        };
+        let empty = write("empty.crt", "");
+        let key = write("secret.key", secret);
+        let missing = dir.path().join("missing.crt");
+        let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+        let cases: [(&str, &PathBuf, &str); 2] = [
+            ("missing certificate file", &missing, "missing.crt"),
+            (
+                "no certificate in the file",
+                &empty,
+                "client certificate: no certificate found",
+            ),
+        ];
+        for (name, cert, want) in cases {
+            let err = RotatingClientCert::new(cert.clone(), key.clone(), provider.clone())
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(want), "{name}: {err}");
+            assert!(!err.contains("U0VDUkVU"), "{name}: {err}");
+        }
     }
 }

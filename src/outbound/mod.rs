@@ -42,7 +42,7 @@ use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, Server
 use rustls::crypto::CryptoProvider;
 use rustls::{DigitallySignedStruct, RootCertStore, SignatureScheme};
 use rustls_pki_types::pem::PemObject;
-use rustls_pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
+use rustls_pki_types::{CertificateDer, ServerName, UnixTime};
 use sha2::{Digest, Sha256};
 
 use crate::error::ConfigError;
@@ -562,15 +562,7 @@ impl ConnectionInfo {
                 )?))
             }
             (Some(cert), Some(key)) => {
-                let cert_pem = cert.bytes()?;
-                let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(&cert_pem)
-                    .collect::<Result<_, _>>()
-                    .map_err(|e| ConfigError::new(format!("client certificate: {e}")))?;
-                if chain.is_empty() {
-                    return Err(ConfigError::new("client certificate: no certificate found"));
-                }
-                let key = PrivateKeyDer::from_pem_slice(&key.bytes()?)
-                    .map_err(|e| ConfigError::new(format!("client key: {e}")))?;
+                let (chain, key) = client_cert::parse_pair(&cert.bytes()?, &key.bytes()?)?;
                 builder
                     .with_client_auth_cert(chain, key)
                     .map_err(|e| ConfigError::new(format!("client certificate/key: {e}")))?
