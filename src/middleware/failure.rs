@@ -307,10 +307,14 @@ const YAML: HeaderValue = HeaderValue::from_static("application/yaml");
 const PROTOBUF: HeaderValue = HeaderValue::from_static("application/vnd.kubernetes.protobuf");
 const NO_CACHE: HeaderValue = HeaderValue::from_static("no-cache, private");
 
-fn json_response(status: StatusCode, body: Bytes) -> http::Response<Bytes> {
+fn status_response(
+    status: StatusCode,
+    content_type: HeaderValue,
+    body: Bytes,
+) -> http::Response<Bytes> {
     let mut r = http::Response::new(body);
     *r.status_mut() = status;
-    r.headers_mut().insert(CONTENT_TYPE, JSON);
+    r.headers_mut().insert(CONTENT_TYPE, content_type);
     r.headers_mut().insert(CACHE_CONTROL, NO_CACHE);
     r
 }
@@ -513,32 +517,17 @@ impl<'a> AcceptClause<'a> {
 
 impl OnFailure for Unauthorized {
     fn on_failure(&self, failure: &Failure<'_>) -> http::Response<Bytes> {
-        let negotiated = negotiate_status(&failure.request().headers);
-        let pretty = match negotiated {
-            Some(StatusType::Json { pretty }) => pretty || is_pretty_print(failure.request()),
-            Some(StatusType::Yaml | StatusType::Protobuf) => false,
+        let (content_type, body) = match negotiate_status(&failure.request().headers) {
+            Some(StatusType::Yaml) => (YAML, Bytes::from_static(YAML_401)),
+            Some(StatusType::Protobuf) => (PROTOBUF, Bytes::from_static(PROTOBUF_401)),
+            Some(StatusType::Json { pretty }) if pretty || is_pretty_print(failure.request()) => {
+                (JSON, PRETTY_401.clone())
+            }
+            Some(StatusType::Json { .. }) => (JSON, COMPACT_401.clone()),
             // No acceptable type: Go writes the Status with `WriteRawJSON` (indented).
-            None => true,
+            None => (JSON, PRETTY_401.clone()),
         };
-        let mut r = match negotiated {
-            Some(StatusType::Yaml) => {
-                let mut r = json_response(StatusCode::UNAUTHORIZED, Bytes::from_static(YAML_401));
-                r.headers_mut().insert(CONTENT_TYPE, YAML);
-                r
-            }
-            Some(StatusType::Protobuf) => {
-                let mut r =
-                    json_response(StatusCode::UNAUTHORIZED, Bytes::from_static(PROTOBUF_401));
-                r.headers_mut().insert(CONTENT_TYPE, PROTOBUF);
-                r
-            }
-            Some(StatusType::Json { .. }) | None if pretty => {
-                json_response(StatusCode::UNAUTHORIZED, PRETTY_401.clone())
-            }
-            Some(StatusType::Json { .. }) | None => {
-                json_response(StatusCode::UNAUTHORIZED, COMPACT_401.clone())
-            }
-        };
+        let mut r = status_response(StatusCode::UNAUTHORIZED, content_type, body);
         if failure.schemes().basic() {
             r.headers_mut().insert(WWW_AUTHENTICATE, BASIC_CHALLENGE);
         }
@@ -610,7 +599,7 @@ impl<F: OnFailure> OnFailure for UnavailableAs503<F> {
                 } else {
                     COMPACT_503.clone()
                 };
-                let mut r = json_response(StatusCode::SERVICE_UNAVAILABLE, body);
+                let mut r = status_response(StatusCode::SERVICE_UNAVAILABLE, JSON, body);
                 r.headers_mut()
                     .insert(http::header::RETRY_AFTER, HeaderValue::from_static("1"));
                 r

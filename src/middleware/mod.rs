@@ -648,15 +648,24 @@ struct Abandoned<'a, F> {
 
 impl<F> Drop for Abandoned<'_, F> {
     fn drop(&mut self) {
-        if !self.span.is_disabled() {
-            self.span.record("result", Outcome::Error.as_str());
-        }
-        if let (Some(m), Some(clock), Some(start)) =
-            (&self.shared.metrics, &self.shared.clock, self.start)
-        {
-            let nanos = clock.delta_as_nanos(start, clock.raw());
-            m.record(Outcome::Error, None, std::time::Duration::from_nanos(nanos));
-        }
+        record(self.shared, self.span, self.start, Outcome::Error, None);
+    }
+}
+
+/// Records an attempt's outcome on its span and in the metrics (with the time since `start`).
+fn record<F>(
+    shared: &Shared<F>,
+    span: &tracing::Span,
+    start: Option<u64>,
+    outcome: Outcome,
+    user: Option<&str>,
+) {
+    if !span.is_disabled() {
+        span.record("result", outcome.as_str());
+    }
+    if let (Some(m), Some(clock), Some(start)) = (&shared.metrics, &shared.clock, start) {
+        let nanos = clock.delta_as_nanos(start, clock.raw());
+        m.record(outcome, user, std::time::Duration::from_nanos(nanos));
     }
 }
 
@@ -679,15 +688,7 @@ fn decide<F: OnFailure>(
     start: Option<u64>,
     span: &tracing::Span,
 ) -> Verdict {
-    let record = |outcome: Outcome, user: Option<&str>| {
-        if !span.is_disabled() {
-            span.record("result", outcome.as_str());
-        }
-        if let (Some(m), Some(clock), Some(start)) = (&shared.metrics, &shared.clock, start) {
-            let nanos = clock.delta_as_nanos(start, clock.raw());
-            m.record(outcome, user, std::time::Duration::from_nanos(nanos));
-        }
-    };
+    let record = |outcome: Outcome, user: Option<&str>| record(shared, span, start, outcome, user);
     let http2 = failure::is_http2(parts);
     let refuse = |parts: &Parts, reason: Reason<'_>| {
         let mut res =
