@@ -845,13 +845,11 @@ impl<T: TokenAuthenticator + 'static> Inner<T> {
         .map(Key)
     }
 
-    fn fresh(&self, key: &Key) -> Option<AuthResult> {
+    /// The cached answer for `key` if it has not expired, and the clock reading that says so.
+    fn fresh(&self, key: &Key) -> Option<(AuthResult, Instant)> {
         let entry = self.store.get(key)?;
-        if self.clock.now() < entry.expires {
-            Some(entry.result)
-        } else {
-            None
-        }
+        let now = self.clock.now();
+        (now < entry.expires).then_some((entry.result, now))
     }
 
     fn ttl_for(&self, result: &AuthResult) -> Option<Duration> {
@@ -869,7 +867,7 @@ impl<T: TokenAuthenticator + 'static> Inner<T> {
             let mut in_flight = self.in_flight.lock().unwrap_or_else(|p| p.into_inner());
             // A lookup may have finished between the caller's miss and here. Kubernetes makes
             // this check inside its shared lookup, which therefore counts as a fetch.
-            if let Some(result) = self.fresh(&key) {
+            if let Some((result, _)) = self.fresh(&key) {
                 self.metrics.fetching().done(result.is_ok());
                 return result;
             }
@@ -1007,14 +1005,11 @@ impl<T: TokenAuthenticator + 'static> TokenAuthenticator for CachedTokenAuthenti
         // Timed from before the key, as Kubernetes times `doAuthenticateToken`.
         let start = inner.clock.now();
         let key = inner.key(token, ctx);
-        if let Some(entry) = key.as_ref().and_then(|key| inner.store.get(key)) {
-            let now = inner.clock.now();
-            if now < entry.expires {
-                inner
-                    .metrics
-                    .request(Lookup::Hit, now.saturating_duration_since(start));
-                return AuthFuture::ready(entry.result);
-            }
+        if let Some((result, now)) = key.as_ref().and_then(|key| inner.fresh(key)) {
+            inner
+                .metrics
+                .request(Lookup::Hit, now.saturating_duration_since(start));
+            return AuthFuture::ready(result);
         }
         inner.stats.misses.fetch_add(1, Ordering::Relaxed);
         let miss = Miss {
