@@ -174,7 +174,7 @@ async fn environment_proxies() {
             &[],
         ),
         (
-            "a SOCKS proxy (unsupported here) fails closed instead of connecting directly",
+            "a SOCKS proxy (unsupported here) is refused, naming the variable",
             &[("HTTPS_PROXY", "socks5://127.0.0.1:1")],
             "webhook.example",
             true,
@@ -230,6 +230,13 @@ async fn environment_proxies() {
         for (k, v) in env.iter() {
             child.env(k, if *v == "P" { proxy.as_str() } else { v });
         }
+        // The SOCKS case must fail on the proxy, not on the name lookup a direct attempt makes.
+        if name.contains("SOCKS proxy (unsupported here) is refused") {
+            child.env(
+                "PROXY_CASE_ERROR",
+                "HTTPS_PROXY: unsupported proxy scheme \"socks5\"",
+            );
+        }
         let out = tokio::task::spawn_blocking(move || child.output().unwrap())
             .await
             .unwrap();
@@ -283,5 +290,8 @@ async fn child() {
         assert_eq!(user.as_deref(), Some("alice"), "{name}: {result:?}");
     } else {
         assert!(result.is_err(), "{name}: {result:?}");
+        if let (Ok(want), Err(e)) = (std::env::var("PROXY_CASE_ERROR"), &result) {
+            assert!(e.to_string().contains(&want), "{name}: {e}");
+        }
     }
 }

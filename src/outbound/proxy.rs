@@ -66,8 +66,9 @@ impl EnvProxy {
 
     /// The proxy `url` would take when its scheme is one this client cannot speak (anything
     /// but `http` and `https`, for example `socks5`): the variable's name and the proxy's
-    /// scheme. reqwest would silently connect directly instead; Go would use a SOCKS proxy or
-    /// fail the request. A URL that is not proxied (loopback, `NO_PROXY`) is never refused.
+    /// scheme, so that the client is refused when it is built, naming the variable (reqwest,
+    /// built without SOCKS, would fail every request with "unsupported scheme"; Go would use a
+    /// SOCKS proxy). A URL that is not proxied (loopback, `NO_PROXY`) is never refused.
     pub(crate) fn unsupported(&self, url: &Url) -> Option<(&'static str, String)> {
         let proxy = self.proxy_for(url)?;
         let var = if url.scheme() == "https" {
