@@ -21,8 +21,9 @@ use std::net::IpAddr;
 
 use reqwest::Url;
 
-/// Proxies chosen from the environment (see the module docs).
-#[derive(Clone, Debug, Default)]
+/// Proxies chosen from the environment (see the module docs). No `Debug`: a proxy URL may
+/// hold a password.
+#[derive(Clone, Default)]
 pub(crate) struct EnvProxy {
     http: Option<Url>,
     https: Option<Url>,
