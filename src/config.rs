@@ -142,6 +142,9 @@ pub struct AuthenticationOptions {
     pub insecure_allow_any_token: bool,
     /// How often watched files are checked for changes.
     pub reload_interval: Duration,
+    /// The API server identity the OIDC authenticators' JWKS fetch metrics carry (as
+    /// `apiserver_id_hash`); see [`crate::token::oidc::metrics::apiserver_id`]. Default empty.
+    pub apiserver_id: String,
 }
 
 impl Default for AuthenticationOptions {
@@ -166,6 +169,7 @@ impl Default for AuthenticationOptions {
             authentication_token_webhook_cache_ttl: Duration::from_secs(120),
             insecure_allow_any_token: false,
             reload_interval: DEFAULT_RELOAD_INTERVAL,
+            apiserver_id: String::new(),
         }
     }
 }
@@ -482,7 +486,8 @@ impl AuthenticationOptions {
         // `WrapAudienceAgnosticToken(apiAudiences, …)`): a review that asks for audiences
         // none of the (empty) implicit ones meet is "not mine", not a user without audiences.
         let audiences = Some(api_audiences.clone());
-        let running = start(configs, audiences, DiscoveryOptions::default(), &mut router)?;
+        let opts = DiscoveryOptions::default().with_apiserver_id(self.apiserver_id.clone());
+        let running = start(configs, audiences, opts, &mut router)?;
         Ok(Some((router, running)))
     }
 

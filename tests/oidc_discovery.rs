@@ -809,3 +809,227 @@ async fn issuer_scheme_in_any_case_is_discovered() {
         drop(server);
     }
 }
+
+/// The value of the one line of `text` that starts with `prefix` (a series name and labels).
+fn series_value(text: &str, prefix: &str) -> Option<f64> {
+    let mut found = text.lines().filter_map(|l| l.strip_prefix(prefix));
+    let v = found.next()?.trim().parse().ok();
+    assert!(found.next().is_none(), "two series {prefix}");
+    v
+}
+
+fn unix_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64()
+}
+
+/// Kubernetes' `apiserver_authentication_jwt_authenticator_*` metrics over a JWKS that first
+/// answers and then fails: the latency of each token the authenticator owns by result (none for
+/// another issuer's token or one whose audiences it cannot serve), the last fetch time by
+/// result, and the hash of the last key set fetched, labelled with the issuer's and the API
+/// server identity's hashes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn jwt_authenticator_metrics() {
+    use kube_authn::token::oidc::metrics::{JwtAuthenticatorMetrics, hash_label};
+    static METRICS: JwtAuthenticatorMetrics = JwtAuthenticatorMetrics::new();
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let Some(f) = fixture() else { return };
+    let pki = Pki::new();
+    let good = jwks(f, &["rsa.jwk"]);
+    let served = good.clone();
+    let (server, url) = site(&pki, move |s, b| match s.uri.as_str() {
+        "/.well-known/openid-configuration" => discovery_doc(b),
+        "/keys" => match CALLS.fetch_add(1, std::sync::atomic::Ordering::SeqCst) {
+            0 => Reply::Http(200, vec![], served.clone()),
+            _ => Reply::Http(503, vec![], b"down".to_vec()),
+        },
+        _ => Reply::Http(404, vec![], vec![]),
+    })
+    .await;
+    let before = unix_now();
+    let a = Arc::new(
+        OidcAuthenticator::new(cfg(&url, Some(&pki.ca_pem)))
+            .with_metrics(&METRICS)
+            .with_api_audiences(["api"].into()),
+    );
+    let h = spawn(
+        &a,
+        fast()
+            .with_refresh_cooldown(Duration::from_secs(60))
+            .with_apiserver_id("apiserver-test"),
+    )
+    .unwrap();
+    assert_eq!(first_outcome(&h).await, Ok(()));
+    let iss_hash = hash_label(&url);
+    let api_hash = hash_label("apiserver-test");
+    let mut text = String::new();
+    METRICS.encode(&mut text);
+    let info = format!(
+        "apiserver_authentication_jwt_authenticator_jwks_fetch_last_key_set_info{{apiserver_id_hash=\"{api_hash}\",hash=\"{}\",jwt_issuer_hash=\"{iss_hash}\"}} ",
+        hash_label(std::str::from_utf8(&good).unwrap())
+    );
+    let stamp = |result: &str| {
+        format!(
+            "apiserver_authentication_jwt_authenticator_jwks_fetch_last_timestamp_seconds{{apiserver_id_hash=\"{api_hash}\",jwt_issuer_hash=\"{iss_hash}\",result=\"{result}\"}} "
+        )
+    };
+    assert_eq!(series_value(&text, &info), Some(1.0), "{text}");
+    let ok_at = series_value(&text, &stamp("success")).expect("success timestamp");
+    assert!((before..=unix_now()).contains(&ok_at), "{ok_at} {text}");
+    assert_eq!(series_value(&text, &stamp("failure")), None, "{text}");
+    assert!(
+        !text.contains("jwt_authenticator_latency_seconds"),
+        "no latency series before a token: {text}"
+    );
+
+    let claims =
+        |u: &str| json!({"iss": url, "aud": "my-client", "exp": 4_000_000_000i64, "username": u});
+    let tokens = mint(&[
+        req(
+            &f.key("rsa.pem"),
+            "RS256",
+            Some("thumbprint"),
+            claims("jane"),
+        ),
+        req(
+            &f.key("rsa2.pem"),
+            "RS256",
+            Some("thumbprint"),
+            claims("mallory"),
+        ),
+        req(
+            &f.key("rsa.pem"),
+            "RS256",
+            Some("thumbprint"),
+            json!({"iss": "https://other.example", "aud": "my-client", "exp": 4_000_000_000i64, "username": "x"}),
+        ),
+    ]);
+    // (name, token, requested audiences, answered with a user / an error / not mine)
+    type Row<'a> = (&'a str, &'a str, Option<&'a [&'a str]>, Option<bool>);
+    let rows: [Row<'_>; 5] = [
+        ("owned, valid", &tokens[0], None, Some(true)),
+        (
+            "owned, unknown key: refetch fails",
+            &tokens[1],
+            None,
+            Some(false),
+        ),
+        (
+            "owned, valid again: last good keys",
+            &tokens[0],
+            Some(&["api"]),
+            Some(true),
+        ),
+        (
+            "owned, audiences it cannot serve",
+            &tokens[0],
+            Some(&["other"]),
+            None,
+        ),
+        ("another issuer", &tokens[2], None, None),
+    ];
+    let (mut ok, mut failed) = (0, 0);
+    for (name, token, audiences, want) in rows {
+        let ctx = match audiences {
+            Some(a) => {
+                Context::with_audiences(a.iter().map(|s| s.to_string()).collect::<Vec<_>>().into())
+            }
+            None => Context::default(),
+        };
+        let got = a.authenticate_token(token, &ctx).await;
+        match want {
+            Some(true) => {
+                assert!(matches!(got, Ok(Some(_))), "{name}: {got:?}");
+                ok += 1;
+            }
+            Some(false) => {
+                assert!(got.is_err(), "{name}: {got:?}");
+                failed += 1;
+            }
+            None => assert!(matches!(got, Ok(None)), "{name}: {got:?}"),
+        }
+        assert_eq!(METRICS.latency_count(&url, true), ok, "{name}");
+        assert_eq!(METRICS.latency_count(&url, false), failed, "{name}");
+    }
+    let mut text = String::new();
+    METRICS.encode(&mut text);
+    // The failed refetch: a failure time, the success time and the key set hash unchanged.
+    let failed_at = series_value(&text, &stamp("failure")).expect("failure timestamp");
+    assert!(failed_at >= ok_at && failed_at <= unix_now(), "{text}");
+    assert_eq!(
+        series_value(&text, &stamp("success")),
+        Some(ok_at),
+        "{text}"
+    );
+    assert_eq!(series_value(&text, &info), Some(1.0), "{text}");
+    for (result, n) in [("success", 2.0), ("failure", 1.0)] {
+        let count = format!(
+            "apiserver_authentication_jwt_authenticator_latency_seconds_count{{jwt_issuer_hash=\"{iss_hash}\",result=\"{result}\"}} "
+        );
+        assert_eq!(series_value(&text, &count), Some(n), "{result}: {text}");
+    }
+    assert!(
+        !text.contains(&hash_label("https://other.example")),
+        "{text}"
+    );
+    drop(server);
+}
+
+/// A `200` whose body is a key set without a usable key is a successful *fetch* for the
+/// metrics (Kubernetes checks only that it decodes as a JWKS), though the authenticator stays
+/// uninitialised; a body that is not a key set is a failed one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn jwks_fetch_metrics_success_means_a_decodable_key_set() {
+    use kube_authn::token::oidc::metrics::{JwtAuthenticatorMetrics, hash_label};
+    static METRICS: JwtAuthenticatorMetrics = JwtAuthenticatorMetrics::new();
+    // (name, JWKS body, a fetch that succeeded?)
+    let rows: [(&str, &'static [u8], bool); 3] = [
+        ("no usable key", br#"{"keys":[]}"#, true),
+        ("not a key set", br#"{"keys":5}"#, false),
+        ("not JSON", b"<html>", false),
+    ];
+    for (name, body, success) in rows {
+        let pki = Pki::new();
+        let (server, url) = site(&pki, move |s, b| match s.uri.as_str() {
+            "/.well-known/openid-configuration" => discovery_doc(b),
+            "/keys" => Reply::Http(200, vec![], body.to_vec()),
+            _ => Reply::Http(404, vec![], vec![]),
+        })
+        .await;
+        let a =
+            Arc::new(OidcAuthenticator::new(cfg(&url, Some(&pki.ca_pem))).with_metrics(&METRICS));
+        let h = spawn(&a, fast()).unwrap();
+        assert!(first_outcome(&h).await.is_err(), "{name}");
+        let mut text = String::new();
+        METRICS.encode(&mut text);
+        let iss_hash = hash_label(&url);
+        let stamp = |result: &str| {
+            format!(
+                "apiserver_authentication_jwt_authenticator_jwks_fetch_last_timestamp_seconds{{apiserver_id_hash=\"\",jwt_issuer_hash=\"{iss_hash}\",result=\"{result}\"}} "
+            )
+        };
+        let info = format!(
+            "apiserver_authentication_jwt_authenticator_jwks_fetch_last_key_set_info{{apiserver_id_hash=\"\",hash=\"{}\",jwt_issuer_hash=\"{iss_hash}\"}} ",
+            hash_label(std::str::from_utf8(body).unwrap())
+        );
+        assert_eq!(
+            series_value(&text, &stamp("success")).is_some(),
+            success,
+            "{name}: {text}"
+        );
+        assert_eq!(
+            series_value(&text, &stamp("failure")).is_some(),
+            !success,
+            "{name}: {text}"
+        );
+        assert_eq!(
+            series_value(&text, &info).is_some(),
+            success,
+            "{name}: {text}"
+        );
+        drop(h);
+        drop(server);
+    }
+}

@@ -1501,6 +1501,56 @@ fn oidc_flags_and_authentication_config() {
         });
         check(&server, name, token, want);
     }
+    // kube-apiserver's JWT authenticator metrics, read by the OIDC user itself (one more
+    // success): latency by result for this issuer, and the JWKS fetch labelled with the
+    // server's identity (kube-apiserver's scheme over this host's name, identity `kube-authn`).
+    let text = server.metrics_text(&tokens[0]);
+    let sha = |s: &str| kube_authn::token::oidc::metrics::hash_label(s);
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
+    let api_hash = sha(&kube_authn::token::oidc::metrics::apiserver_id(
+        host.trim_end_matches('\n'),
+        "kube-authn",
+    ));
+    let value = |prefix: String| -> f64 {
+        let line = text.lines().find_map(|l| l.strip_prefix(&prefix));
+        line.unwrap_or_else(|| panic!("no {prefix}\n{text}"))
+            .trim()
+            .parse()
+            .unwrap()
+    };
+    let latency = "apiserver_authentication_jwt_authenticator_latency_seconds_count";
+    // Exactly two successes ("valid" and this read); at least the three refusals (requests
+    // that met the authenticator before discovery finished are failures too).
+    assert_eq!(
+        value(format!(
+            "{latency}{{jwt_issuer_hash=\"{}\",result=\"success\"}} ",
+            sha(&url)
+        )),
+        2.0
+    );
+    assert!(
+        value(format!(
+            "{latency}{{jwt_issuer_hash=\"{}\",result=\"failure\"}} ",
+            sha(&url)
+        )) >= 3.0
+    );
+    let jwks_text = String::from_utf8(std::fs::read(&jwks_path).unwrap()).unwrap();
+    assert_eq!(
+        value(format!(
+            "apiserver_authentication_jwt_authenticator_jwks_fetch_last_key_set_info{{apiserver_id_hash=\"{api_hash}\",hash=\"{}\",jwt_issuer_hash=\"{}\"}} ",
+            sha(&jwks_text),
+            sha(&url)
+        )),
+        1.0
+    );
+    let fetched_at = value(format!(
+        "apiserver_authentication_jwt_authenticator_jwks_fetch_last_timestamp_seconds{{apiserver_id_hash=\"{api_hash}\",jwt_issuer_hash=\"{}\",result=\"success\"}} ",
+        sha(&url)
+    ));
+    assert!(
+        (now as f64 - 60.0..=now as f64 + 600.0).contains(&fetched_at),
+        "{fetched_at}"
+    );
     drop(server);
     // `--oidc-username-prefix=-` with the `email` claim: the bare address (without the `-`
     // rule the name would be `-alice@example.com`); no groups claim, so no groups from the token.

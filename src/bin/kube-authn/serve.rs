@@ -67,6 +67,8 @@ pub async fn run(mut args: ServeArgs) -> Result<(), String> {
         authentication_token_webhook_version: args.authentication_token_webhook_version.clone(),
         authentication_token_webhook_cache_ttl: args.authentication_token_webhook_cache_ttl,
         insecure_allow_any_token: args.insecure_allow_any_token,
+        // kube-apiserver's identity scheme, with our own identity value.
+        apiserver_id: kube_authn::token::oidc::metrics::apiserver_id(&hostname(), "kube-authn"),
         ..AuthenticationOptions::default()
     };
     let built = options.build().map_err(|e| e.to_string())?;
@@ -146,7 +148,10 @@ pub async fn run(mut args: ServeArgs) -> Result<(), String> {
             let service_accounts = !options.service_account_key_files.is_empty()
                 || !options.service_account_issuers.is_empty();
             Arc::new(move |out: &mut String| {
-                // Families in name order, as client_golang writes them.
+                // Families in name order, as client_golang writes them. The JWT
+                // authenticator families have no series (and are not written) until an OIDC
+                // authenticator has answered a token or fetched a JWKS.
+                kube_authn::token::oidc::metrics::JWT_AUTHENTICATOR_METRICS.encode(out);
                 if x509 {
                     kube_authn::x509::CLIENT_CERT_EXPIRATION.encode(out);
                 }
@@ -202,4 +207,15 @@ async fn shutdown_signal() {
         () = ctrl_c => {},
         () = term => {},
     }
+}
+
+/// The host name as Go's `os.Hostname` reads it on Linux (`/proc/sys/kernel/hostname`), else
+/// `$HOSTNAME`, else empty.
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|h| h.trim_end_matches('\n').to_owned())
+        .filter(|h| !h.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_default()
 }

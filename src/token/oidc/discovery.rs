@@ -46,8 +46,9 @@
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
+use super::metrics::JwtAuthenticatorMetrics;
 use super::refresh::KeyRefresher;
 use super::{ClaimFetcher, OidcAuthenticator};
 use crate::error::ConfigError;
@@ -98,6 +99,10 @@ pub struct DiscoveryOptions {
     pub refresh_cooldown: Duration,
     /// Honour `HTTPS_PROXY`/`NO_PROXY` (Go's `ProxyFromEnvironment`). Default `true`.
     pub trust_env: bool,
+    /// The API server identity the JWKS fetch metrics are labelled with (hashed, as
+    /// `apiserver_id_hash`; see [`super::metrics`]). Default empty (the label is then empty
+    /// too); `kube-authn serve` sets [`super::metrics::apiserver_id`] of its host name.
+    pub apiserver_id: String,
 }
 
 impl Default for DiscoveryOptions {
@@ -108,6 +113,7 @@ impl Default for DiscoveryOptions {
             retry_interval: Duration::from_secs(10),
             refresh_cooldown: Duration::from_secs(10),
             trust_env: true,
+            apiserver_id: String::new(),
         }
     }
 }
@@ -158,6 +164,18 @@ impl DiscoveryOptions {
         self.trust_env = yes;
         self
     }
+
+    /// Sets the API server identity of the JWKS fetch metrics.
+    ///
+    /// ```
+    /// use kube_authn::token::oidc::{discovery::DiscoveryOptions, metrics::apiserver_id};
+    /// let o = DiscoveryOptions::default().with_apiserver_id(apiserver_id("node-1", "kube-authn"));
+    /// assert_eq!(o.apiserver_id, "apiserver-5uhjv4vtnsm7ovkbhdfg4ua2ya");
+    /// ```
+    pub fn with_apiserver_id(mut self, id: impl Into<String>) -> Self {
+        self.apiserver_id = id.into();
+        self
+    }
 }
 
 /// The discovery URL Kubernetes fetches for `issuer_url` (or `discovery_url` as given).
@@ -188,6 +206,8 @@ struct Remote {
     jwks_uri: OnceLock<String>,
     last_error: Mutex<Option<String>>,
     jwks_fetches: AtomicU64,
+    metrics: &'static JwtAuthenticatorMetrics,
+    apiserver_id: String,
 }
 
 impl Remote {
@@ -240,16 +260,34 @@ impl Remote {
 
     async fn fetch_jwks(&self, uri: &str) -> Result<Vec<Arc<PublicKey>>, String> {
         self.jwks_fetches.fetch_add(1, Ordering::Relaxed);
-        let (status, _, body) = get_capped(&self.client, uri, None, MAX_JWKS_BYTES)
-            .await
-            .map_err(|e| format!("fetching keys oidc: get keys failed {e}"))?;
-        if status != reqwest::StatusCode::OK {
-            return Err(format!(
-                "oidc: get keys failed: {status} {}",
-                shown_body(&body)
-            ));
+        let fetched = get_capped(&self.client, uri, None, MAX_JWKS_BYTES).await;
+        // Kubernetes' metrics round tripper: a success is a 200 whose body decodes as a key
+        // set (usable keys or not); everything else is a failure.
+        let decoded = match &fetched {
+            Ok((reqwest::StatusCode::OK, _, body)) => Some(parse_jwks(body)),
+            _ => None,
+        };
+        let now = SystemTime::now();
+        match (&fetched, &decoded) {
+            (Ok((_, _, body)), Some(Ok(_))) => {
+                self.metrics
+                    .record_jwks_fetch(&self.issuer, &self.apiserver_id, Ok(body), now)
+            }
+            _ => self
+                .metrics
+                .record_jwks_fetch(&self.issuer, &self.apiserver_id, Err(()), now),
         }
-        let keys = parse_jwks(&body).map_err(|e| format!("oidc: failed to decode keys: {e}"))?;
+        let (status, _, body) =
+            fetched.map_err(|e| format!("fetching keys oidc: get keys failed {e}"))?;
+        let keys = match decoded {
+            Some(decoded) => decoded.map_err(|e| format!("oidc: failed to decode keys: {e}"))?,
+            None => {
+                return Err(format!(
+                    "oidc: get keys failed: {status} {}",
+                    shown_body(&body)
+                ));
+            }
+        };
         if keys.is_empty() {
             return Err("oidc: JWKS contains no usable signing key".into());
         }
@@ -545,6 +583,8 @@ pub fn spawn(
         jwks_uri: OnceLock::new(),
         last_error: Mutex::new(None),
         jwks_fetches: AtomicU64::new(0),
+        metrics: authn.metrics(),
+        apiserver_id: opts.apiserver_id.clone(),
     });
     let r = remote.clone();
     authn.set_refresher(Box::new(KeyRefresher::new(

@@ -52,6 +52,7 @@ pub mod config;
 #[cfg(feature = "remote")]
 pub mod discovery;
 mod go_url;
+pub mod metrics;
 pub mod refresh;
 #[cfg(feature = "remote")]
 pub mod remote;
@@ -79,6 +80,7 @@ use crate::jwt::{Clock, SystemClock, go_quote, go_quote_list};
 use crate::user::{SharedStr, TextKey, UserInfo, shared_groups};
 use claims::{RawClaims, raw_str, raw_type};
 use config::JwtAuthenticatorConfig;
+use metrics::{IssuerLatency, JWT_AUTHENTICATOR_METRICS, JwtAuthenticatorMetrics};
 
 /// Text while no keys have been fetched.
 ///
@@ -206,6 +208,9 @@ pub struct OidcAuthenticator {
     claim_fetcher: ArcSwapOption<Box<dyn ClaimFetcher>>,
     implicit_audiences: Option<Audiences>,
     clock: Arc<dyn Clock>,
+    metrics: &'static JwtAuthenticatorMetrics,
+    /// This issuer's latency series in `metrics`.
+    latency: Arc<IssuerLatency>,
 }
 
 impl fmt::Debug for OidcAuthenticator {
@@ -436,6 +441,7 @@ impl OidcAuthenticator {
     /// assert!(!OidcAuthenticator::new(cfg).is_initialized());
     /// ```
     pub fn new(cfg: JwtAuthenticatorConfig) -> Self {
+        let latency = JWT_AUTHENTICATOR_METRICS.issuer(&cfg.issuer_url);
         Self {
             cfg,
             keys: ArcSwapOption::empty(),
@@ -443,7 +449,32 @@ impl OidcAuthenticator {
             claim_fetcher: ArcSwapOption::empty(),
             implicit_audiences: None,
             clock: Arc::new(SystemClock),
+            metrics: &JWT_AUTHENTICATOR_METRICS,
+            latency,
         }
+    }
+
+    /// Records into `metrics` instead of the process-wide
+    /// [`JWT_AUTHENTICATOR_METRICS`] (the latency of the
+    /// tokens it answers, and the JWKS fetches its discovery task makes).
+    ///
+    /// ```
+    /// # use kube_authn::token::oidc::{config::OidcFlags, OidcAuthenticator};
+    /// use kube_authn::token::oidc::metrics::JwtAuthenticatorMetrics;
+    /// static MINE: JwtAuthenticatorMetrics = JwtAuthenticatorMetrics::new();
+    /// # let cfg = OidcFlags { issuer_url: "https://i".into(), client_id: "c".into(), ..Default::default() }.to_config(&[]).unwrap();
+    /// let a = OidcAuthenticator::new(cfg).with_metrics(&MINE);
+    /// ```
+    pub fn with_metrics(mut self, metrics: &'static JwtAuthenticatorMetrics) -> Self {
+        self.latency = metrics.issuer(&self.cfg.issuer_url);
+        self.metrics = metrics;
+        self
+    }
+
+    /// The metrics this authenticator records into.
+    #[cfg_attr(not(feature = "remote"), allow(dead_code))]
+    pub(crate) fn metrics(&self) -> &'static JwtAuthenticatorMetrics {
+        self.metrics
     }
 
     /// Makes the authenticator audience-agnostic with the server's API audiences (as
@@ -1035,7 +1066,16 @@ impl JwtAuthenticator for OidcAuthenticator {
             }
             _ => None,
         };
+        // kube-apiserver's instrumented JWT authenticator sits inside the audience-agnostic
+        // wrapper: from here on the token is this authenticator's, and its answer is timed.
+        let start = std::time::Instant::now();
+        let latency = &self.latency;
         let finish = move |r: AuthResult| {
+            match &r {
+                Ok(Some(_)) => latency.observe(true, start.elapsed()),
+                Err(_) => latency.observe(false, start.elapsed()),
+                Ok(None) => {}
+            }
             r.map(|o| {
                 o.map(|resp| match target {
                     Some(t) => resp.with_audiences(t),
