@@ -200,6 +200,10 @@ pub struct Built {
     /// background initialisation of issuers not reached yet.
     #[cfg(feature = "remote")]
     pub oidc: Option<crate::token::oidc::remote::OidcAuthenticators>,
+    /// The `--authentication-config` file's reloader (its JWT authenticators); dropping it
+    /// stops reloading.
+    #[cfg(feature = "remote")]
+    pub authentication_config: Option<crate::token::oidc::reload::AuthenticationConfigReloader>,
 }
 
 impl AuthenticationOptions {
@@ -286,14 +290,25 @@ impl AuthenticationOptions {
             None => None,
         };
         #[cfg(feature = "remote")]
-        let oidc =
-            match self.oidc_authenticators(&api_audiences, authentication_config.as_deref())? {
+        let mut authentication_config_reloader = None;
+        #[cfg(feature = "remote")]
+        let oidc = match (&self.authentication_config, &authentication_config) {
+            // The file: its JWT authenticators are reloaded when it changes, as kube-apiserver
+            // does (always in the chain, even with no `jwt` entries yet).
+            (Some(path), Some(data)) => {
+                let reloader = self.authentication_config_reloader(path, data, &api_audiences)?;
+                builder = builder.token_arc(reloader.authenticator());
+                authentication_config_reloader = Some(reloader);
+                None
+            }
+            _ => match self.oidc_authenticators(&api_audiences, None)? {
                 Some((router, running)) => {
                     builder = builder.token(router);
                     Some(running)
                 }
                 None => None,
-            };
+            },
+        };
         #[cfg(not(feature = "remote"))]
         if self.oidc.any_set() || self.authentication_config.is_some() {
             return Err(ConfigError::new(
@@ -333,6 +348,8 @@ impl AuthenticationOptions {
             tasks,
             #[cfg(feature = "remote")]
             oidc,
+            #[cfg(feature = "remote")]
+            authentication_config: authentication_config_reloader,
         })
     }
 
@@ -489,6 +506,38 @@ impl AuthenticationOptions {
         let opts = DiscoveryOptions::default().with_apiserver_id(self.apiserver_id.clone());
         let running = start(configs, audiences, opts, &mut router)?;
         Ok(Some((router, running)))
+    }
+
+    /// The `--authentication-config` file's JWT authenticators, reloaded when the file
+    /// changes (every `reload_interval`), audience-agnostic as kube-apiserver wraps them.
+    #[cfg(feature = "remote")]
+    fn authentication_config_reloader(
+        &self,
+        path: &std::path::Path,
+        data: &[u8],
+        api_audiences: &Audiences,
+    ) -> Result<crate::token::oidc::reload::AuthenticationConfigReloader, ConfigError> {
+        use crate::token::oidc::discovery::DiscoveryOptions;
+        use crate::token::oidc::reload::{AuthenticationConfigReloader, ReloadOptions};
+        // The flags and the file are mutually exclusive; the file's errors, as at start-up.
+        crate::token::oidc::remote::jwt_configs(
+            &self.oidc,
+            Some(data),
+            &self.service_account_issuers,
+        )?;
+        let reload = ReloadOptions::default().with_apiserver_id(self.apiserver_id.clone());
+        let reload = ReloadOptions {
+            poll_interval: self.reload_interval.max(Duration::from_millis(1)),
+            ..reload
+        };
+        AuthenticationConfigReloader::start(
+            path.to_path_buf(),
+            data.to_vec(),
+            Some(api_audiences.clone()),
+            self.service_account_issuers.clone(),
+            DiscoveryOptions::default().with_apiserver_id(self.apiserver_id.clone()),
+            reload,
+        )
     }
 
     /// The webhook, cached as kube-apiserver caches it (`cache(webhook, false, ttl, ttl)`).

@@ -1033,3 +1033,210 @@ async fn jwks_fetch_metrics_success_means_a_decodable_key_set() {
         drop(server);
     }
 }
+
+/// An AuthenticationConfiguration for `issuer` (CA inline): user names from `username` with
+/// `prefix`, audience `my-client`; `extra` is appended (another section).
+fn authn_config(issuer: &str, ca_pem: &str, prefix: &str, extra: &str) -> String {
+    let ca: String = ca_pem.lines().map(|l| format!("      {l}\n")).collect();
+    format!(
+        "apiVersion: apiserver.config.k8s.io/v1\nkind: AuthenticationConfiguration\njwt:\n- issuer:\n    url: {issuer}\n    audiences: [my-client]\n    certificateAuthority: |\n{ca}  claimMappings:\n    username:\n      claim: username\n      prefix: \"{prefix}\"\n{extra}"
+    )
+}
+
+/// kube-apiserver's automatic reload of `--authentication-config`, row by row: what the file is
+/// changed to, whether the attempt counts as a success or a failure (or is no attempt), and
+/// the user the same token then maps to (the configuration in effect). Invalid text is tried
+/// once (tracked); an unreadable file or an issuer that does not come up in time is tried again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn authentication_config_reload() {
+    use kube_authn::token::oidc::metrics::{ConfigControllerMetrics, hash_label};
+    use kube_authn::token::oidc::reload::{AuthenticationConfigReloader, ReloadOptions};
+    static METRICS: ConfigControllerMetrics = ConfigControllerMetrics::new();
+    let Some(f) = fixture() else { return };
+    let pki = Pki::new();
+    let good = jwks(f, &["rsa.jwk"]);
+    let (server, url) = site(&pki, move |s, b| match s.uri.as_str() {
+        "/.well-known/openid-configuration" => discovery_doc(b),
+        "/keys" => Reply::Http(200, vec![], good.clone()),
+        _ => Reply::Http(404, vec![], vec![]),
+    })
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("authn.yaml");
+    let config = |prefix: &str, extra: &str| authn_config(&url, &pki.ca_pem, prefix, extra);
+    let first = config("a:", "");
+    std::fs::write(&path, &first).unwrap();
+    let reloader = AuthenticationConfigReloader::start(
+        path.clone(),
+        first.clone().into_bytes(),
+        None,
+        vec!["https://kubernetes.default.svc".into()],
+        fast(),
+        ReloadOptions::default()
+            .with_timing(
+                Duration::from_millis(20),
+                Duration::from_millis(1500),
+                Duration::from_millis(300),
+            )
+            .with_apiserver_id("apiserver-test")
+            .with_metrics(&METRICS),
+    )
+    .unwrap();
+    let authn = reloader.authenticator();
+    let token = mint(&[req(
+        &f.key("rsa.pem"),
+        "RS256",
+        Some("thumbprint"),
+        json!({"iss": url, "aud": "my-client", "exp": 4_000_000_000i64, "username": "jane"}),
+    )])
+    .remove(0);
+    let user = || async {
+        match authn.authenticate_token(&token, &Context::default()).await {
+            Ok(Some(r)) => Ok(r.user.name().to_owned()),
+            Ok(None) => Err("not mine".to_owned()),
+            Err(e) => Err(e.to_string()),
+        }
+    };
+    // Waits (bounded) until `pred` holds.
+    async fn until(what: &str, mut pred: impl FnMut() -> bool) {
+        for _ in 0..400 {
+            if pred() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        panic!("timed out waiting for {what}");
+    }
+    let mut last = Err(String::new());
+    for _ in 0..200 {
+        last = user().await;
+        if last.is_ok() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert_eq!(last.as_deref(), Ok("a:jane"));
+    let info = |text: &str| {
+        let mut m = String::new();
+        METRICS.encode(&mut m);
+        m.contains(&format!(
+            "apiserver_authentication_config_controller_last_config_info{{apiserver_id_hash=\"{}\",hash=\"{}\"}} 1\n",
+            hash_label("apiserver-test"),
+            hash_label(text)
+        ))
+    };
+    assert!(info(&first), "the start-up configuration's hash");
+
+    enum Change {
+        Write(String),
+        Remove,
+    }
+    // (name, change, new successes and failures it causes, retried?, user afterwards)
+    let unreachable = authn_config("https://127.0.0.1:9", &pki.ca_pem, "x:", "");
+    type Row<'a> = (&'a str, Change, (u64, u64), bool, &'a str);
+    let rows: Vec<Row<'_>> = vec![
+        (
+            "the same text: no attempt",
+            Change::Write(first.clone()),
+            (0, 0),
+            false,
+            "a:jane",
+        ),
+        (
+            "a new prefix",
+            Change::Write(config("b:", "")),
+            (1, 0),
+            false,
+            "b:jane",
+        ),
+        (
+            "not YAML: tried once",
+            Change::Write("{".into()),
+            (0, 1),
+            false,
+            "b:jane",
+        ),
+        (
+            "an anonymous section the server did not start with",
+            Change::Write(config("c:", "anonymous:\n  enabled: true\n")),
+            (0, 1),
+            false,
+            "b:jane",
+        ),
+        (
+            "a service-account issuer",
+            Change::Write(authn_config(
+                "https://kubernetes.default.svc",
+                &pki.ca_pem,
+                "d:",
+                "",
+            )),
+            (0, 1),
+            false,
+            "b:jane",
+        ),
+        (
+            "an issuer that never comes up: tried again",
+            Change::Write(unreachable),
+            (0, 2),
+            true,
+            "b:jane",
+        ),
+        (
+            "the file removed: tried again",
+            Change::Remove,
+            (0, 2),
+            true,
+            "b:jane",
+        ),
+        (
+            "back to the first",
+            Change::Write(first.clone()),
+            (1, 0),
+            false,
+            "a:jane",
+        ),
+    ];
+    let mut previous_retried = false;
+    for (name, change, (new_ok, new_failed), retried, want_user) in rows {
+        let (ok0, failed0) = (METRICS.reloads(true), METRICS.reloads(false));
+        let text = match change {
+            Change::Write(t) => {
+                std::fs::write(&path, &t).unwrap();
+                Some(t)
+            }
+            Change::Remove => {
+                std::fs::remove_file(&path).unwrap();
+                None
+            }
+        };
+        until(name, || {
+            METRICS.reloads(true) == ok0 + new_ok && METRICS.reloads(false) >= failed0 + new_failed
+        })
+        .await;
+        if !retried {
+            // Tracked (or applied): nothing more happens while the file stays as it is.
+            let failed = METRICS.reloads(false);
+            tokio::time::sleep(Duration::from_millis(400)).await;
+            assert_eq!(
+                METRICS.reloads(false),
+                failed,
+                "{name}: no further attempts"
+            );
+            if !previous_retried {
+                // (After a retried row, one of its attempts may end within this one.)
+                assert_eq!(failed, failed0 + new_failed, "{name}");
+            }
+        }
+        assert_eq!(METRICS.reloads(true), ok0 + new_ok, "{name}");
+        assert_eq!(user().await.as_deref(), Ok(want_user), "{name}");
+        if let (Some(t), 1) = (&text, new_ok) {
+            assert!(info(t), "{name}: the applied configuration's hash");
+        }
+        previous_retried = retried;
+    }
+    assert!(info(&first), "the last applied configuration's hash");
+    assert_eq!(reloader.issuers(), 1);
+    drop(reloader);
+    drop(server);
+}

@@ -1593,6 +1593,44 @@ fn oidc_flags_and_authentication_config() {
         )),
     );
     check(&server, "another audience, from the file", &tokens[1], None);
+    // kube-apiserver reloads the file when it changes: a new prefix takes effect without a
+    // restart, and the reload is counted, with the new text's hash as the configuration in
+    // effect.
+    let reloaded = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace("prefix: \"cfg:\"", "prefix: \"reloaded:\"");
+    assert!(reloaded.contains("reloaded:"));
+    std::fs::write(&config, &reloaded).unwrap();
+    let auth = format!("Authorization: Bearer {}", tokens[0]);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (code, body) = whoami_curl(&server, &["-H", &auth]);
+        assert_eq!(code, 201, "{body}");
+        match body["status"]["userInfo"]["username"].as_str() {
+            Some("reloaded:alice@example.com") => break,
+            Some("cfg:alice@example.com") if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(200))
+            }
+            other => panic!("after the reload: {other:?}\n{}", server.log()),
+        }
+    }
+    let text = server.metrics_text(&tokens[0]);
+    let api_hash = sha(&kube_authn::token::oidc::metrics::apiserver_id(
+        host.trim_end_matches('\n'),
+        "kube-authn",
+    ));
+    for line in [
+        format!(
+            "apiserver_authentication_config_controller_automatic_reloads_total{{apiserver_id_hash=\"{api_hash}\",status=\"success\"}} 1\n"
+        ),
+        format!(
+            "apiserver_authentication_config_controller_last_config_info{{apiserver_id_hash=\"{api_hash}\",hash=\"{}\"}} 1\n",
+            sha(&reloaded)
+        ),
+    ] {
+        assert!(text.contains(&line), "{line}\n{text}");
+    }
+    assert!(server.log().contains("reloaded authentication config"));
     let log = server.log();
     for token in &tokens {
         let signature = token.rsplit('.').next().unwrap();

@@ -268,10 +268,7 @@ impl JwtAuthenticatorMetrics {
         result: Result<&[u8], ()>,
         now: SystemTime,
     ) {
-        let seconds = match now.duration_since(SystemTime::UNIX_EPOCH) {
-            Ok(d) => d.as_nanos() as f64 / 1e9,
-            Err(e) => -(e.duration().as_nanos() as f64) / 1e9,
-        };
+        let seconds = unix_seconds(now);
         let key = (hash_label(apiserver_id), hash_label(issuer));
         // Hashed outside the lock (Go hashes `string(body)`: the bytes as they are).
         let body_hash = result.ok().map(|body| {
@@ -288,6 +285,14 @@ impl JwtAuthenticatorMetrics {
         if let Some(h) = body_hash {
             entry.key_set_hash = Some(h);
         }
+    }
+
+    /// Forgets the JWKS series of `issuer` for `apiserver_id` (Kubernetes'
+    /// `DeleteJWKSFetchMetrics`, called when a reload removes the issuer).
+    #[cfg_attr(not(feature = "remote"), allow(dead_code))]
+    pub(crate) fn delete_jwks(&self, issuer: &str, apiserver_id: &str) {
+        let key = (hash_label(apiserver_id), hash_label(issuer));
+        lock(&self.jwks).remove(&key);
     }
 
     /// How many tokens of `issuer` were answered with `success` (or not): the histogram's
@@ -388,6 +393,186 @@ impl JwtAuthenticatorMetrics {
             let labels = format!("jwt_issuer_hash=\"{iss}\",result=\"{result}\"");
             write_histogram_series(out, LATENCY, &labels, BUCKETS, counts, sum);
         }
+    }
+}
+
+const RELOADS_TOTAL: &str = "apiserver_authentication_config_controller_automatic_reloads_total";
+const RELOADS_TOTAL_HELP: &str = "[BETA] Total number of automatic reloads of authentication configuration split by status and apiserver identity.";
+const RELOAD_TIMESTAMP: &str =
+    "apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds";
+const RELOAD_TIMESTAMP_HELP: &str = "[BETA] Timestamp of the last automatic reload of authentication configuration split by status and apiserver identity.";
+const LAST_CONFIG_INFO: &str = "apiserver_authentication_config_controller_last_config_info";
+const LAST_CONFIG_INFO_HELP: &str = "[ALPHA] Information about the last applied authentication configuration with hash as label, split by apiserver identity.";
+
+/// kube-apiserver's `apiserver_authentication_config_controller_*` families
+/// (`k8s.io/apiserver/pkg/server/options/authenticationconfig/metrics`), recorded by the
+/// `--authentication-config` reloader ([`super::reload`]):
+///
+/// | metric | type | labels | recorded |
+/// |---|---|---|---|
+/// | `…_automatic_reloads_total` | counter (`BETA`) | `status` (`success`, `failure`), `apiserver_id_hash` | each reload attempt of a changed (or unreadable) file |
+/// | `…_automatic_reload_last_timestamp_seconds` | gauge (`BETA`) | `status`, `apiserver_id_hash` | the time of that attempt |
+/// | `…_last_config_info` | gauge, always 1 (`ALPHA`) | `apiserver_id_hash`, `hash` | at start-up and on each successful reload: the hash of the file's text |
+///
+/// ```
+/// use kube_authn::token::oidc::metrics::ConfigControllerMetrics;
+/// static M: ConfigControllerMetrics = ConfigControllerMetrics::new();
+/// M.record_config("apiserver-x", "apiVersion: apiserver.config.k8s.io/v1\n");
+/// let mut text = String::new();
+/// M.encode(&mut text);
+/// assert!(text.contains("apiserver_authentication_config_controller_last_config_info{apiserver_id_hash=\"sha256:"));
+/// ```
+pub struct ConfigControllerMetrics {
+    state: Mutex<ControllerState>,
+}
+
+#[derive(Default)]
+struct ControllerState {
+    /// (`apiserver_id_hash`, success) → (count, last time in seconds).
+    reloads: BTreeMap<(String, bool), (u64, f64)>,
+    /// (`apiserver_id_hash`, `hash`) of the configuration in effect.
+    last_config: Option<(String, String)>,
+}
+
+impl std::fmt::Debug for ConfigControllerMetrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConfigControllerMetrics")
+            .field("series", &lock(&self.state).reloads.len())
+            .finish()
+    }
+}
+
+impl Default for ConfigControllerMetrics {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The process-wide configuration-controller metrics; what `kube-authn serve` exposes.
+///
+/// ```
+/// let mut text = String::new();
+/// kube_authn::token::oidc::metrics::AUTHENTICATION_CONFIG_CONTROLLER_METRICS.encode(&mut text);
+/// ```
+pub static AUTHENTICATION_CONFIG_CONTROLLER_METRICS: ConfigControllerMetrics =
+    ConfigControllerMetrics::new();
+
+impl ConfigControllerMetrics {
+    /// No series.
+    ///
+    /// ```
+    /// static M: kube_authn::token::oidc::metrics::ConfigControllerMetrics =
+    ///     kube_authn::token::oidc::metrics::ConfigControllerMetrics::new();
+    /// ```
+    pub const fn new() -> Self {
+        Self {
+            state: Mutex::new(ControllerState {
+                reloads: BTreeMap::new(),
+                last_config: None,
+            }),
+        }
+    }
+
+    /// Records the configuration in effect (Kubernetes'
+    /// `RecordAuthenticationConfigLastConfigInfo`): `data` is the file's text.
+    ///
+    /// ```
+    /// let m = kube_authn::token::oidc::metrics::ConfigControllerMetrics::new();
+    /// m.record_config("", "kind: AuthenticationConfiguration\n");
+    /// ```
+    pub fn record_config(&self, apiserver_id: &str, data: &str) {
+        let entry = (hash_label(apiserver_id), hash_label(data));
+        lock(&self.state).last_config = Some(entry);
+    }
+
+    /// Records one automatic reload at `now`: a success also records `data` as the
+    /// configuration in effect.
+    #[cfg_attr(not(feature = "remote"), allow(dead_code))]
+    pub(crate) fn record_reload(&self, apiserver_id: &str, success: Option<&str>, now: SystemTime) {
+        let seconds = unix_seconds(now);
+        let api = hash_label(apiserver_id);
+        let config = success.map(hash_label);
+        let mut state = lock(&self.state);
+        let slot = state
+            .reloads
+            .entry((api.clone(), config.is_some()))
+            .or_insert((0, 0.0));
+        slot.0 += 1;
+        slot.1 = seconds;
+        if let Some(hash) = config {
+            state.last_config = Some((api, hash));
+        }
+    }
+
+    /// How many reloads ended with `success` (or not), over all API server identities.
+    ///
+    /// ```
+    /// let m = kube_authn::token::oidc::metrics::ConfigControllerMetrics::new();
+    /// assert_eq!(m.reloads(true), 0);
+    /// ```
+    pub fn reloads(&self, success: bool) -> u64 {
+        lock(&self.state)
+            .reloads
+            .iter()
+            .filter(|((_, s), _)| *s == success)
+            .map(|(_, (n, _))| n)
+            .sum()
+    }
+
+    /// Writes the families that have series, as Go's client writes them (families by name,
+    /// series by label values).
+    ///
+    /// ```
+    /// let mut text = String::new();
+    /// kube_authn::token::oidc::metrics::ConfigControllerMetrics::new().encode(&mut text);
+    /// assert_eq!(text, "");
+    /// ```
+    pub fn encode(&self, out: &mut String) {
+        let state = lock(&self.state);
+        let status = |success: bool| if success { "success" } else { "failure" };
+        if !state.reloads.is_empty() {
+            let _ = write!(
+                out,
+                "# HELP {RELOAD_TIMESTAMP} {RELOAD_TIMESTAMP_HELP}\n# TYPE {RELOAD_TIMESTAMP} gauge\n"
+            );
+            for ((api, success), (_, at)) in &state.reloads {
+                let _ = write!(
+                    out,
+                    "{RELOAD_TIMESTAMP}{{apiserver_id_hash=\"{api}\",status=\"{}\"}} ",
+                    status(*success)
+                );
+                write_go_float(out, *at);
+                out.push('\n');
+            }
+            let _ = write!(
+                out,
+                "# HELP {RELOADS_TOTAL} {RELOADS_TOTAL_HELP}\n# TYPE {RELOADS_TOTAL} counter\n"
+            );
+            for ((api, success), (n, _)) in &state.reloads {
+                let _ = write!(
+                    out,
+                    "{RELOADS_TOTAL}{{apiserver_id_hash=\"{api}\",status=\"{}\"}} ",
+                    status(*success)
+                );
+                write_go_float(out, *n as f64);
+                out.push('\n');
+            }
+        }
+        if let Some((api, hash)) = &state.last_config {
+            let _ = write!(
+                out,
+                "# HELP {LAST_CONFIG_INFO} {LAST_CONFIG_INFO_HELP}\n# TYPE {LAST_CONFIG_INFO} gauge\n\
+                 {LAST_CONFIG_INFO}{{apiserver_id_hash=\"{api}\",hash=\"{hash}\"}} 1\n"
+            );
+        }
+    }
+}
+
+/// Go's `SetToCurrentTime`: `float64(UnixNano) / 1e9`.
+fn unix_seconds(now: SystemTime) -> f64 {
+    match now.duration_since(SystemTime::UNIX_EPOCH) {
+        Ok(d) => d.as_nanos() as f64 / 1e9,
+        Err(e) => -(e.duration().as_nanos() as f64) / 1e9,
     }
 }
 
@@ -528,5 +713,38 @@ mod tests {
         assert_eq!(m.latency_count("https://b.example", false), 1);
         assert_eq!(m.latency_count("https://b.example", true), 1);
         assert_eq!(m.latency_count("https://c.example", true), 0);
+    }
+
+    #[test]
+    fn config_controller_exposition() {
+        let m = ConfigControllerMetrics::new();
+        let mut text = String::new();
+        m.encode(&mut text);
+        assert_eq!(text, "", "nothing before the first configuration");
+        m.record_config("testAPIServerID", "a");
+        let at = SystemTime::UNIX_EPOCH + Duration::from_secs(1_763_890_812);
+        m.record_reload("testAPIServerID", None, at);
+        m.record_reload("testAPIServerID", None, at);
+        m.record_reload("testAPIServerID", Some("b"), at);
+        let mut text = String::new();
+        m.encode(&mut text);
+        // The API server ID hash is the one in Kubernetes' own metrics test.
+        let api = "sha256:14f9d63e669337ac6bfda2e2162915ee6a6067743eddd4e5c374b572f951ff37";
+        assert_eq!(hash_label("testAPIServerID"), api);
+        let b = hash_label("b");
+        assert_eq!(
+            text,
+            format!(
+                "# HELP {RELOAD_TIMESTAMP} {RELOAD_TIMESTAMP_HELP}\n# TYPE {RELOAD_TIMESTAMP} gauge\n\
+                 {RELOAD_TIMESTAMP}{{apiserver_id_hash=\"{api}\",status=\"failure\"}} 1.763890812e+09\n\
+                 {RELOAD_TIMESTAMP}{{apiserver_id_hash=\"{api}\",status=\"success\"}} 1.763890812e+09\n\
+                 # HELP {RELOADS_TOTAL} {RELOADS_TOTAL_HELP}\n# TYPE {RELOADS_TOTAL} counter\n\
+                 {RELOADS_TOTAL}{{apiserver_id_hash=\"{api}\",status=\"failure\"}} 2\n\
+                 {RELOADS_TOTAL}{{apiserver_id_hash=\"{api}\",status=\"success\"}} 1\n\
+                 # HELP {LAST_CONFIG_INFO} {LAST_CONFIG_INFO_HELP}\n# TYPE {LAST_CONFIG_INFO} gauge\n\
+                 {LAST_CONFIG_INFO}{{apiserver_id_hash=\"{api}\",hash=\"{b}\"}} 1\n"
+            )
+        );
+        assert_eq!((m.reloads(true), m.reloads(false)), (1, 2));
     }
 }

@@ -55,6 +55,8 @@ mod go_url;
 pub mod metrics;
 pub mod refresh;
 #[cfg(feature = "remote")]
+pub mod reload;
+#[cfg(feature = "remote")]
 pub mod remote;
 
 use std::fmt;

@@ -1,0 +1,394 @@
+//! Automatic reloading of an `--authentication-config` file, as kube-apiserver does it
+//! (`pkg/kubeapiserver/options/authentication.go`, `ApplyTo`):
+//!
+//! * the file is read again every [`ReloadOptions::poll_interval`]; text equal to the last text
+//!   tracked changes nothing;
+//! * text that does not decode or validate (Kubernetes' rules, the service-account issuers
+//!   still refused), or whose `anonymous` section differs from the one the server started with
+//!   (`anonymous: Forbidden: changed from initial configuration file`), is a **failure** and is
+//!   tracked, so it is not retried until the file changes again;
+//! * otherwise new JWT authenticators are built and started; once every issuer is initialised
+//!   (discovery and keys), within [`ReloadOptions::update_timeout`] (Kubernetes: one minute),
+//!   they replace the old ones atomically and the reload is a **success**. An issuer that does
+//!   not come up in time, or a file that cannot be read, is a failure that is **not** tracked:
+//!   it is tried again after [`ReloadOptions::retry_interval`];
+//! * every attempt is counted in [`ConfigControllerMetrics`], which also carries the hash of the
+//!   configuration in effect from start-up on.
+//!
+//! Until a reload succeeds, the authenticators of the previous configuration keep answering. A
+//! request already inside an old authenticator finishes with it (it holds it); Kubernetes
+//! instead cancels the old authenticators one minute after the swap.
+//!
+//! ```no_run
+//! # async fn f() -> Result<(), kube_authn::ConfigError> {
+//! use kube_authn::token::oidc::discovery::DiscoveryOptions;
+//! use kube_authn::token::oidc::reload::{AuthenticationConfigReloader, ReloadOptions};
+//! let path = std::path::PathBuf::from("/etc/kubernetes/authn.yaml");
+//! let data = std::fs::read(&path).unwrap();
+//! let reloader = AuthenticationConfigReloader::start(
+//!     path, data, None, vec![], DiscoveryOptions::default(), ReloadOptions::default())?;
+//! let authenticator = reloader.authenticator(); // put it in the token chain
+//! # let _ = authenticator; Ok(()) }
+//! ```
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use arc_swap::ArcSwap;
+
+use super::config::load_anonymous_configuration;
+use super::discovery::DiscoveryOptions;
+use super::metrics::{AUTHENTICATION_CONFIG_CONTROLLER_METRICS, ConfigControllerMetrics};
+use super::remote::{OidcAuthenticators, jwt_configs, start};
+use crate::authenticator::{Audiences, AuthFuture, Context, TokenAuthenticator};
+use crate::chain::anonymous::AnonymousConfig;
+use crate::error::ConfigError;
+use crate::jwt::router::IssuerRouter;
+
+/// How the reloader polls and waits.
+///
+/// ```
+/// let o = kube_authn::token::oidc::reload::ReloadOptions::default();
+/// assert_eq!(o.update_timeout, std::time::Duration::from_secs(60));
+/// ```
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct ReloadOptions {
+    /// How often the file is read and compared. Default 1 s (Kubernetes watches the file and
+    /// also polls it every minute).
+    pub poll_interval: Duration,
+    /// How long new authenticators may take to initialise before the reload fails.
+    /// Default 60 s (Kubernetes' `UpdateAuthenticationConfigTimeout`).
+    pub update_timeout: Duration,
+    /// Wait before retrying after a failure that is not tracked (an unreadable file, an issuer
+    /// that did not come up). Default 60 s (Kubernetes' poll period).
+    pub retry_interval: Duration,
+    /// The API server identity the metrics are labelled with (hashed). Default empty.
+    pub apiserver_id: String,
+    /// Where attempts are counted. Default the process-wide
+    /// [`AUTHENTICATION_CONFIG_CONTROLLER_METRICS`].
+    pub metrics: &'static ConfigControllerMetrics,
+}
+
+impl Default for ReloadOptions {
+    fn default() -> Self {
+        Self {
+            poll_interval: Duration::from_secs(1),
+            update_timeout: Duration::from_secs(60),
+            retry_interval: Duration::from_secs(60),
+            apiserver_id: String::new(),
+            metrics: &AUTHENTICATION_CONFIG_CONTROLLER_METRICS,
+        }
+    }
+}
+
+impl ReloadOptions {
+    /// Sets the poll interval, the update timeout and the retry interval.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let o = kube_authn::token::oidc::reload::ReloadOptions::default()
+    ///     .with_timing(Duration::from_millis(50), Duration::from_secs(2), Duration::from_millis(200));
+    /// assert_eq!(o.poll_interval, Duration::from_millis(50));
+    /// ```
+    pub fn with_timing(
+        mut self,
+        poll: Duration,
+        update_timeout: Duration,
+        retry: Duration,
+    ) -> Self {
+        self.poll_interval = poll.max(Duration::from_millis(1));
+        self.update_timeout = update_timeout;
+        self.retry_interval = retry.max(Duration::from_millis(1));
+        self
+    }
+
+    /// Sets the API server identity of the metrics.
+    ///
+    /// ```
+    /// let o = kube_authn::token::oidc::reload::ReloadOptions::default().with_apiserver_id("apiserver-x");
+    /// assert_eq!(o.apiserver_id, "apiserver-x");
+    /// ```
+    pub fn with_apiserver_id(mut self, id: impl Into<String>) -> Self {
+        self.apiserver_id = id.into();
+        self
+    }
+
+    /// Counts into `metrics` instead of the process-wide registry.
+    ///
+    /// ```
+    /// use kube_authn::token::oidc::metrics::ConfigControllerMetrics;
+    /// static MINE: ConfigControllerMetrics = ConfigControllerMetrics::new();
+    /// let o = kube_authn::token::oidc::reload::ReloadOptions::default().with_metrics(&MINE);
+    /// ```
+    pub fn with_metrics(mut self, metrics: &'static ConfigControllerMetrics) -> Self {
+        self.metrics = metrics;
+        self
+    }
+}
+
+/// One configuration's authenticators: the router the chain asks, and what keeps their
+/// discovery running.
+struct Generation {
+    router: IssuerRouter,
+    running: Option<OidcAuthenticators>,
+}
+
+impl Generation {
+    fn issuer_urls(&self) -> Vec<String> {
+        self.running.as_ref().map_or_else(Vec::new, |r| {
+            r.authenticators
+                .iter()
+                .map(|a| a.issuer_url().to_owned())
+                .collect()
+        })
+    }
+}
+
+struct Shared {
+    current: ArcSwap<Generation>,
+}
+
+/// The token authenticator of the configuration in effect (see [`AuthenticationConfigReloader::authenticator`]).
+struct Current(Arc<Shared>);
+
+impl TokenAuthenticator for Current {
+    fn authenticate_token<'a>(&'a self, token: &'a str, ctx: &'a Context) -> AuthFuture<'a> {
+        {
+            // The common case answers at once: no reference count is taken.
+            let generation = self.0.current.load();
+            if let Ok(result) = generation
+                .router
+                .authenticate_token(token, ctx)
+                .into_ready()
+            {
+                return AuthFuture::ready(result);
+            }
+        }
+        // It has to wait (a key refetch, distributed claims): the future owns the generation,
+        // so a reload meanwhile does not pull it away. (The first, unpolled future did no work
+        // a second call repeats with a different result.)
+        let generation = self.0.current.load_full();
+        AuthFuture::new(async move { generation.router.authenticate_token(token, ctx).await })
+    }
+}
+
+/// An `--authentication-config` file's JWT authenticators, reloaded when the file changes (see
+/// the [module docs](self)). Dropping it stops the reloading; the authenticator it handed out
+/// keeps the configuration last in effect.
+///
+/// ```no_run
+/// # fn f(r: kube_authn::token::oidc::reload::AuthenticationConfigReloader) {
+/// let chain_part = r.authenticator();
+/// # let _ = chain_part; }
+/// ```
+pub struct AuthenticationConfigReloader {
+    shared: Arc<Shared>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl std::fmt::Debug for AuthenticationConfigReloader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AuthenticationConfigReloader")
+            .field("issuers", &self.issuers())
+            .finish()
+    }
+}
+
+impl Drop for AuthenticationConfigReloader {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// What a reload needs besides the file: the server's fixed settings.
+struct Settings {
+    path: PathBuf,
+    api_audiences: Option<Audiences>,
+    disallowed_issuers: Vec<String>,
+    discovery: DiscoveryOptions,
+    reload: ReloadOptions,
+    /// The `anonymous` section the server started with; a reload may not change it.
+    anonymous: Option<AnonymousConfig>,
+}
+
+impl AuthenticationConfigReloader {
+    /// Builds the authenticators of `data` (the file's text at start-up, already read from
+    /// `path`), starts their discovery, and starts watching `path`. Errors in `data` are
+    /// returned (the server does not start); later errors only fail a reload. Must be called
+    /// inside a Tokio runtime.
+    ///
+    /// ```no_run
+    /// # async fn f() -> Result<(), kube_authn::ConfigError> {
+    /// use kube_authn::token::oidc::{discovery::DiscoveryOptions, reload::{AuthenticationConfigReloader, ReloadOptions}};
+    /// let data = b"apiVersion: apiserver.config.k8s.io/v1\nkind: AuthenticationConfiguration\n".to_vec();
+    /// let r = AuthenticationConfigReloader::start("authn.yaml".into(), data, None, vec![],
+    ///     DiscoveryOptions::default(), ReloadOptions::default())?;
+    /// # drop(r); Ok(()) }
+    /// ```
+    pub fn start(
+        path: PathBuf,
+        data: Vec<u8>,
+        api_audiences: Option<Audiences>,
+        disallowed_issuers: Vec<String>,
+        discovery: DiscoveryOptions,
+        reload: ReloadOptions,
+    ) -> Result<Self, ConfigError> {
+        let rt = tokio::runtime::Handle::try_current().map_err(|_| {
+            ConfigError::new("--authentication-config: reloading needs a Tokio runtime")
+        })?;
+        let settings = Settings {
+            anonymous: load_anonymous_configuration(&data)?,
+            path,
+            api_audiences,
+            disallowed_issuers,
+            discovery,
+            reload,
+        };
+        let first = settings.build(&data)?;
+        let text = String::from_utf8_lossy(&data).into_owned();
+        settings
+            .reload
+            .metrics
+            .record_config(&settings.reload.apiserver_id, &text);
+        let shared = Arc::new(Shared {
+            current: ArcSwap::from_pointee(first),
+        });
+        let task = rt.spawn(watch(shared.clone(), settings, data));
+        Ok(Self { shared, task })
+    }
+
+    /// The token authenticator of the configuration in effect, for the chain (kube-apiserver
+    /// wraps it audience-agnostic; the authenticators built here already are when
+    /// `api_audiences` was given).
+    ///
+    /// ```no_run
+    /// # fn f(r: kube_authn::token::oidc::reload::AuthenticationConfigReloader) {
+    /// let a: std::sync::Arc<dyn kube_authn::authenticator::TokenAuthenticator> = r.authenticator();
+    /// # }
+    /// ```
+    pub fn authenticator(&self) -> Arc<dyn TokenAuthenticator> {
+        Arc::new(Current(self.shared.clone()))
+    }
+
+    /// The issuers of the configuration in effect.
+    ///
+    /// ```no_run
+    /// # fn f(r: kube_authn::token::oidc::reload::AuthenticationConfigReloader) {
+    /// println!("{} issuers", r.issuers());
+    /// # }
+    /// ```
+    pub fn issuers(&self) -> usize {
+        self.shared
+            .current
+            .load()
+            .running
+            .as_ref()
+            .map_or(0, |r| r.authenticators.len())
+    }
+}
+
+impl Settings {
+    /// Decodes and validates `data` and starts its authenticators (discovery in the
+    /// background).
+    fn build(&self, data: &[u8]) -> Result<Generation, ConfigError> {
+        let configs = jwt_configs(&Default::default(), Some(data), &self.disallowed_issuers)?;
+        let mut router = IssuerRouter::new();
+        let running = if configs.is_empty() {
+            None
+        } else {
+            Some(start(
+                configs,
+                self.api_audiences.clone(),
+                self.discovery.clone(),
+                &mut router,
+            )?)
+        };
+        Ok(Generation { router, running })
+    }
+
+    /// Everything short of waiting for the issuers: the new generation, or why this text can
+    /// never be applied.
+    fn prepare(&self, data: &[u8]) -> Result<Generation, ConfigError> {
+        if data.is_empty() {
+            return Err(ConfigError::new("empty config data"));
+        }
+        if load_anonymous_configuration(data)? != self.anonymous {
+            return Err(ConfigError::new(
+                "anonymous: Forbidden: changed from initial configuration file",
+            ));
+        }
+        self.build(data)
+    }
+}
+
+/// Polls the file and applies changes until aborted.
+async fn watch(shared: Arc<Shared>, settings: Settings, initial: Vec<u8>) {
+    let mut tracked = initial;
+    let metrics = settings.reload.metrics;
+    let id = settings.reload.apiserver_id.clone();
+    loop {
+        tokio::time::sleep(settings.reload.poll_interval).await;
+        let data = match tokio::fs::read(&settings.path).await {
+            Ok(d) => d,
+            Err(e) => {
+                tracing::error!(path = %settings.path.display(), "failed to read authentication config file: {e}");
+                metrics.record_reload(&id, None, SystemTime::now());
+                // Not tracked: the file may come back.
+                tokio::time::sleep(settings.reload.retry_interval).await;
+                continue;
+            }
+        };
+        if data == tracked {
+            continue;
+        }
+        let generation = match settings.prepare(&data) {
+            Ok(g) => g,
+            Err(e) => {
+                tracing::error!("failed to load authentication config: {e}");
+                metrics.record_reload(&id, None, SystemTime::now());
+                // This text will never be valid: wait for the file to change.
+                tracked = data;
+                continue;
+            }
+        };
+        let ready = match &generation.running {
+            Some(running) => {
+                tokio::time::timeout(settings.reload.update_timeout, running.initialized())
+                    .await
+                    .map_err(|_| {
+                        running
+                            .health()
+                            .err()
+                            .unwrap_or_else(|| "timed out".to_owned())
+                    })
+            }
+            None => Ok(()),
+        };
+        if let Err(e) = ready {
+            tracing::error!("failed to update authentication config: {e}");
+            metrics.record_reload(&id, None, SystemTime::now());
+            drop(generation);
+            // Not tracked: the issuer may come up; try again later.
+            tokio::time::sleep(settings.reload.retry_interval).await;
+            continue;
+        }
+        // Issuers the new configuration dropped lose their JWKS series (Kubernetes'
+        // `DeleteJWKSFetchMetrics`).
+        let kept = generation.issuer_urls();
+        if let Some(old) = &shared.current.load().running {
+            for a in &old.authenticators {
+                if !kept.iter().any(|k| k == a.issuer_url()) {
+                    a.metrics()
+                        .delete_jwks(a.issuer_url(), &settings.discovery.apiserver_id);
+                }
+            }
+        }
+        shared.current.store(Arc::new(generation));
+        let text = String::from_utf8_lossy(&data).into_owned();
+        metrics.record_reload(&id, Some(&text), SystemTime::now());
+        tracing::info!("reloaded authentication config");
+        tracked = data;
+    }
+}
