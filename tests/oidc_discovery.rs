@@ -1202,7 +1202,11 @@ async fn authentication_config_reload() {
         let (ok0, failed0) = (METRICS.reloads(true), METRICS.reloads(false));
         let text = match change {
             Change::Write(t) => {
-                std::fs::write(&path, &t).unwrap();
+                // Atomically (a rename), as a ConfigMap update lands: a reader of a file being
+                // rewritten in place may see it empty or cut short, which is a failed attempt.
+                let tmp = dir.path().join("authn.yaml.tmp");
+                std::fs::write(&tmp, &t).unwrap();
+                std::fs::rename(&tmp, &path).unwrap();
                 Some(t)
             }
             Change::Remove => {

@@ -1600,7 +1600,10 @@ fn oidc_flags_and_authentication_config() {
         .unwrap()
         .replace("prefix: \"cfg:\"", "prefix: \"reloaded:\"");
     assert!(reloaded.contains("reloaded:"));
-    std::fs::write(&config, &reloaded).unwrap();
+    // Atomically: a file rewritten in place may be read half-written (a failed attempt).
+    let tmp = dir.path().join("authn.yaml.tmp");
+    std::fs::write(&tmp, &reloaded).unwrap();
+    std::fs::rename(&tmp, &config).unwrap();
     let auth = format!("Authorization: Bearer {}", tokens[0]);
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
