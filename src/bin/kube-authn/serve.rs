@@ -220,7 +220,7 @@ async fn shutdown_signal() {
 fn hostname() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .ok()
-        .map(|h| h.trim_end_matches('\n').to_owned())
+        .map(|h| h.strip_suffix('\n').unwrap_or(&h).to_owned())
         .filter(|h| !h.is_empty())
         .or_else(|| std::env::var("HOSTNAME").ok())
         .unwrap_or_default()

@@ -44,7 +44,7 @@
 //! ```
 
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, SystemTime};
 
@@ -208,6 +208,10 @@ struct Remote {
     jwks_fetches: AtomicU64,
     metrics: &'static JwtAuthenticatorMetrics,
     apiserver_id: String,
+    /// Set when the handle is dropped or retired (a reload replaced the configuration): a
+    /// fetch that still completes records no metrics (Kubernetes' `shouldRecordMetrics`, tied
+    /// to the old authenticator's lifecycle).
+    retired: AtomicBool,
 }
 
 impl Remote {
@@ -269,6 +273,7 @@ impl Remote {
         };
         let now = SystemTime::now();
         match (&fetched, &decoded) {
+            _ if self.retired.load(Ordering::Relaxed) => {}
             (Ok((_, _, body)), Some(Ok(_))) => {
                 self.metrics
                     .record_jwks_fetch(&self.issuer, &self.apiserver_id, Ok(body), now)
@@ -464,8 +469,17 @@ impl fmt::Debug for DiscoveryHandle {
     }
 }
 
+impl DiscoveryHandle {
+    /// Stops recording metrics for this issuer's fetches (its configuration was replaced);
+    /// the authenticator itself keeps working for requests that still hold it.
+    pub(crate) fn retire(&self) {
+        self.remote.retired.store(true, Ordering::Relaxed);
+    }
+}
+
 impl Drop for DiscoveryHandle {
     fn drop(&mut self) {
+        self.retire();
         self.task.abort();
     }
 }
@@ -585,6 +599,7 @@ pub fn spawn(
         jwks_fetches: AtomicU64::new(0),
         metrics: authn.metrics(),
         apiserver_id: opts.apiserver_id.clone(),
+        retired: AtomicBool::new(false),
     });
     let r = remote.clone();
     authn.set_refresher(Box::new(KeyRefresher::new(

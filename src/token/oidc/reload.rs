@@ -8,10 +8,13 @@
 //!   (`anonymous: Forbidden: changed from initial configuration file`), is a **failure** and is
 //!   tracked, so it is not retried until the file changes again;
 //! * otherwise new JWT authenticators are built and started; once every issuer is initialised
-//!   (discovery and keys), within [`ReloadOptions::update_timeout`] (Kubernetes: one minute),
-//!   they replace the old ones atomically and the reload is a **success**. An issuer that does
-//!   not come up in time, or a file that cannot be read, is a failure that is **not** tracked:
-//!   it is tried again after [`ReloadOptions::retry_interval`];
+//!   (discovery and a key set with a usable key), within [`ReloadOptions::update_timeout`]
+//!   (Kubernetes: one minute), they replace the old ones atomically and the reload is a
+//!   **success**. An issuer that does not come up in time, or a file that cannot be read, is a
+//!   failure that is **not** tracked: it is tried again after [`ReloadOptions::retry_interval`],
+//!   or as soon as the file changes;
+//! * replaced (or never applied) authenticators stop recording JWKS metrics, and the series of
+//!   issuers the configuration in effect does not have are removed;
 //! * every attempt is counted in [`ConfigControllerMetrics`], which also carries the hash of the
 //!   configuration in effect from start-up on.
 //!
@@ -136,6 +139,22 @@ struct Generation {
 }
 
 impl Generation {
+    /// Retires this generation's discovery (no more metrics from it) and forgets the JWKS
+    /// series of its issuers that `current` does not have (Kubernetes'
+    /// `DeleteJWKSFetchMetrics`).
+    fn retire(&self, current: &Generation, apiserver_id: &str) {
+        let Some(running) = &self.running else {
+            return;
+        };
+        running.retire();
+        let kept = current.issuer_urls();
+        for a in &running.authenticators {
+            if !kept.iter().any(|k| k == a.issuer_url()) {
+                a.metrics().delete_jwks(a.issuer_url(), apiserver_id);
+            }
+        }
+    }
+
     fn issuer_urls(&self) -> Vec<String> {
         self.running.as_ref().map_or_else(Vec::new, |r| {
             r.authenticators
@@ -167,8 +186,10 @@ impl TokenAuthenticator for Current {
             }
         }
         // It has to wait (a key refetch, distributed claims): the future owns the generation,
-        // so a reload meanwhile does not pull it away. (The first, unpolled future did no work
-        // a second call repeats with a different result.)
+        // so a reload meanwhile does not pull it away. The synchronous checks the first call
+        // made (claims, and on the distributed-claims path the signature) are made again: the
+        // price of not counting references on the common path. The first future was never
+        // polled, so nothing was fetched or recorded twice.
         let generation = self.0.current.load_full();
         AuthFuture::new(async move { generation.router.authenticate_token(token, ctx).await })
     }
@@ -328,6 +349,7 @@ async fn watch(shared: Arc<Shared>, settings: Settings, initial: Vec<u8>) {
     let mut tracked = initial;
     let metrics = settings.reload.metrics;
     let id = settings.reload.apiserver_id.clone();
+    let jwks_id = settings.discovery.apiserver_id.clone();
     loop {
         tokio::time::sleep(settings.reload.poll_interval).await;
         let data = match tokio::fs::read(&settings.path).await {
@@ -336,7 +358,7 @@ async fn watch(shared: Arc<Shared>, settings: Settings, initial: Vec<u8>) {
                 tracing::error!(path = %settings.path.display(), "failed to read authentication config file: {e}");
                 metrics.record_reload(&id, None, SystemTime::now());
                 // Not tracked: the file may come back.
-                tokio::time::sleep(settings.reload.retry_interval).await;
+                settings.wait_retry(None).await;
                 continue;
             }
         };
@@ -369,26 +391,35 @@ async fn watch(shared: Arc<Shared>, settings: Settings, initial: Vec<u8>) {
         if let Err(e) = ready {
             tracing::error!("failed to update authentication config: {e}");
             metrics.record_reload(&id, None, SystemTime::now());
+            generation.retire(&shared.current.load(), &jwks_id);
             drop(generation);
-            // Not tracked: the issuer may come up; try again later.
-            tokio::time::sleep(settings.reload.retry_interval).await;
+            // Not tracked: the issuer may come up; try again later (or when the file changes).
+            settings.wait_retry(Some(&data)).await;
             continue;
         }
-        // Issuers the new configuration dropped lose their JWKS series (Kubernetes'
-        // `DeleteJWKSFetchMetrics`).
-        let kept = generation.issuer_urls();
-        if let Some(old) = &shared.current.load().running {
-            for a in &old.authenticators {
-                if !kept.iter().any(|k| k == a.issuer_url()) {
-                    a.metrics()
-                        .delete_jwks(a.issuer_url(), &settings.discovery.apiserver_id);
-                }
-            }
-        }
-        shared.current.store(Arc::new(generation));
+        let generation = Arc::new(generation);
+        let old = shared.current.swap(generation.clone());
+        old.retire(&generation, &jwks_id);
         let text = String::from_utf8_lossy(&data).into_owned();
         metrics.record_reload(&id, Some(&text), SystemTime::now());
         tracing::info!("reloaded authentication config");
         tracked = data;
+    }
+}
+
+impl Settings {
+    /// After a failure that is tried again: waits `retry_interval`, or less if the file
+    /// changes meanwhile (`failed`: the text that failed, `None` when it could not be read),
+    /// as kube-apiserver reacts to a file event at once.
+    async fn wait_retry(&self, failed: Option<&[u8]>) {
+        let deadline = tokio::time::Instant::now() + self.reload.retry_interval;
+        while tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(self.reload.poll_interval).await;
+            match (tokio::fs::read(&self.path).await, failed) {
+                (Ok(now), Some(failed)) if now != failed => return,
+                (Ok(_), None) => return,
+                _ => {}
+            }
+        }
     }
 }

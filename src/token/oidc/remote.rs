@@ -87,6 +87,11 @@ impl OidcAuthenticators {
         self.handles.iter().try_for_each(|h| h.health())
     }
 
+    /// Stops recording JWKS metrics for these issuers (a reload replaced them).
+    pub(crate) fn retire(&self) {
+        self.handles.iter().for_each(DiscoveryHandle::retire);
+    }
+
     /// Waits until every issuer is initialised (forever if one never answers).
     ///
     /// ```no_run
