@@ -306,8 +306,16 @@ const TOP_CAP: usize = 24;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct TopMember {
     key: (u32, u32),
-    escaped: bool,
     value: (u32, u32),
+    /// The raw name's [`fingerprint`] ([`RawObject::get`] compares one word per member), or
+    /// [`NO_FP`] when the name has escapes.
+    fp: u64,
+}
+
+impl TopMember {
+    fn escaped(&self) -> bool {
+        self.fp == NO_FP
+    }
 }
 
 /// The top-level members of a validated object, recorded by the validating scan so that
@@ -442,7 +450,7 @@ impl Scanner<'_, '_> {
         loop {
             self.expect(b'"')?;
             let name = self.string()?;
-            self.names.insert(self.b, base, &mut decoded, name)?;
+            let fp = self.names.insert(self.b, base, &mut decoded, name)?;
             self.ws();
             self.expect(b':')?;
             self.ws();
@@ -460,8 +468,8 @@ impl Scanner<'_, '_> {
                     if index.len < TOP_CAP && self.i <= u32::MAX as usize {
                         index.items[index.len] = TopMember {
                             key: (name.start as u32, name.end as u32),
-                            escaped: name.escaped,
                             value: (start as u32, self.i as u32),
+                            fp,
                         };
                         index.len += 1;
                     } else {
@@ -737,6 +745,15 @@ fn fingerprint(b: &[u8], start: usize, end: usize) -> u64 {
     (head & mask) | (len.min(255) as u64) << 56
 }
 
+/// [`fingerprint`] of a name given as bytes (not in a document).
+#[inline]
+fn fingerprint_of(name: &[u8]) -> u64 {
+    let mut head = [0u8; 8];
+    let n = name.len().min(7);
+    head[..n].copy_from_slice(&name[..n]);
+    u64::from_le_bytes(head) | (name.len().min(255) as u64) << 56
+}
+
 impl Names {
     /// Adds `n` to the object whose names start at `base` on the stack (or to its decoded
     /// set, `decoded`, once it has one).
@@ -746,7 +763,7 @@ impl Names {
         base: usize,
         decoded: &mut Option<HashSet<String>>,
         n: NameRef,
-    ) -> Result<(), ScanError> {
+    ) -> Result<u64, ScanError> {
         let small = match (u32::try_from(n.start), u32::try_from(n.end)) {
             (Ok(s), Ok(e)) if !n.escaped && decoded.is_none() && self.len < NAME_STACK => {
                 Some((s, e))
@@ -761,7 +778,11 @@ impl Names {
                     .collect()
             });
             return if set.insert(decode_name(b, n)) {
-                Ok(())
+                Ok(if n.escaped {
+                    NO_FP
+                } else {
+                    fingerprint(b, n.start, n.end)
+                })
             } else {
                 Err(ScanError::Duplicate)
             };
@@ -778,9 +799,14 @@ impl Names {
         }
         self.stack[self.len] = (fp, start, end);
         self.len += 1;
-        Ok(())
+        Ok(fp)
     }
 }
+
+/// The [`TopMember::fp`] of a name with escapes: no [`fingerprint`] is all ones (its bytes
+/// would be `0xFF`, which is never in a JSON string), so [`RawObject::get`]'s one-word
+/// comparison never matches it and the decoding walk decides.
+const NO_FP: u64 = u64::MAX;
 
 fn decode_name(b: &[u8], n: NameRef) -> String {
     unescape(&b[n.start..n.end])
@@ -982,20 +1008,17 @@ impl<'a> RawObject<'a> {
             let want = name.as_bytes();
             let d = doc.as_bytes();
             let raw = |m: &TopMember| d.get(m.key.0 as usize..m.key.1 as usize);
-            // Length, then first byte, then the rest: claim names are short and many share a
-            // length (`iss`, `aud`, `exp`, …), so most candidates fail without a call.
-            let hit = items.iter().find(|m| {
-                !m.escaped
-                    && (m.key.1 - m.key.0) as usize == want.len()
-                    && want
-                        .first()
-                        .is_none_or(|c| d.get(m.key.0 as usize) == Some(c))
-                    && raw(m) == Some(want)
-            });
+            // One word per member: the fingerprint holds the length and the first seven bytes,
+            // so it decides names of up to seven bytes (every registered claim) alone; longer
+            // ones are compared in full.
+            let fp = fingerprint_of(want);
+            let hit = items
+                .iter()
+                .find(|m| m.fp == fp && (want.len() <= 7 || raw(m) == Some(want)));
             if let Some(m) = hit {
                 return doc.get(m.value.0 as usize..m.value.1 as usize).map(RawJson);
             }
-            if !items.iter().any(|m| m.escaped) {
+            if !items.iter().any(TopMember::escaped) {
                 return None;
             }
         }
@@ -1055,7 +1078,7 @@ impl<'a> Iterator for Members<'a> {
             let (m, rest) = items.split_first()?;
             *items = rest;
             let raw_key = doc.get(m.key.0 as usize..m.key.1 as usize)?;
-            let key = if m.escaped {
+            let key = if m.escaped() {
                 Cow::Owned(unescape(raw_key.as_bytes()))
             } else {
                 Cow::Borrowed(raw_key)
@@ -1426,7 +1449,27 @@ fn small_integer(t: &[u8]) -> Option<i64> {
         return None;
     }
     let mut n: i64 = 0;
-    for &d in digits {
+    let mut rest = digits;
+    // Eight digits per step (a NumericDate is ten): check them all in one word, then combine
+    // pairs, quads and the two halves with three multiplications.
+    while let Some((head, tail)) = rest.split_first_chunk::<8>() {
+        let w = u64::from_le_bytes(*head);
+        // Every byte in '0'..='9': the high nibble is 3, and adding 6 does not carry out of
+        // the low nibble.
+        if w & 0xF0F0_F0F0_F0F0_F0F0 != 0x3030_3030_3030_3030
+            || (w.wrapping_add(0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0)
+                != 0x3030_3030_3030_3030
+        {
+            return None;
+        }
+        let w = w - 0x3030_3030_3030_3030;
+        let w = (w.wrapping_mul(10) + (w >> 8)) & 0x00FF_00FF_00FF_00FF;
+        let w = (w.wrapping_mul(100) + (w >> 16)) & 0x0000_FFFF_0000_FFFF;
+        let w = w.wrapping_mul(10_000) + (w >> 32);
+        n = n * 100_000_000 + (w & 0xFFFF_FFFF) as i64;
+        rest = tail;
+    }
+    for &d in rest {
         if !d.is_ascii_digit() {
             return None;
         }
@@ -1800,6 +1843,71 @@ mod tests {
     //! is checked against (table-driven cases and a proptest over random JSON).
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn indexed_get_tells_names_apart() {
+        // Names that share a fingerprint prefix, a length, or both; an escaped name.
+        let doc = br#"{"abcdefgh1":1,"abcdefgh2":2,"abcdefg":3,"abcdefgX":4,"iss":"x","i\u0061t":6,"":7}"#;
+        let mut index = TopIndex::default();
+        scan_indexed(doc, true, true, Some(&mut index)).unwrap();
+        let text = std::str::from_utf8(doc).unwrap();
+        let claims = raw_object_indexed(text, 0..text.len(), &index).unwrap();
+        let cases = [
+            ("abcdefgh1", Some("1")),
+            ("abcdefgh2", Some("2")),
+            ("abcdefg", Some("3")),
+            ("abcdefgX", Some("4")),
+            ("iss", Some("\"x\"")),
+            ("iat", Some("6")),
+            ("", Some("7")),
+            ("abcdefgh", None),
+            ("abcdefgh3", None),
+            ("is", None),
+        ];
+        for (name, want) in cases {
+            assert_eq!(claims.get(name).map(|v| v.text()), want, "{name:?}");
+        }
+    }
+
+    #[test]
+    fn small_integer_table() {
+        // (text, value): eight digits per step, then one at a time; anything else is None
+        // (the caller then reads the number as serde_json does).
+        let cases: [(&str, Option<i64>); 16] = [
+            ("0", Some(0)),
+            ("7", Some(7)),
+            ("12345678", Some(12_345_678)),
+            ("123456789", Some(123_456_789)),
+            ("1700000000", Some(1_700_000_000)),
+            ("-1700000000", Some(-1_700_000_000)),
+            ("9876543210987654", Some(9_876_543_210_987_654)),
+            ("999999999999999999", Some(999_999_999_999_999_999)),
+            ("1000000000000000000", None),
+            ("", None),
+            ("-", None),
+            ("1234567a", None),
+            ("12345678a", None),
+            ("123:5678", None),
+            ("123/5678", None),
+            ("1.5", None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(small_integer(text.as_bytes()), want, "{text:?}");
+        }
+        // Every single byte in each position of an eight-digit run.
+        for pos in 0..8 {
+            for b in 0..=255u8 {
+                let mut t = *b"12345678";
+                t[pos] = b;
+                let digits = t.strip_prefix(b"-").unwrap_or(&t);
+                let want = digits
+                    .iter()
+                    .all(u8::is_ascii_digit)
+                    .then(|| std::str::from_utf8(&t).unwrap().parse::<i64>().unwrap());
+                assert_eq!(small_integer(&t), want, "{t:?}");
+            }
+        }
+    }
 
     mod oracle {
         use super::super::ERR_DUPLICATE;
