@@ -74,12 +74,17 @@ const BUCKETS: [f64; 12] = [
 /// );
 /// ```
 pub fn hash_label(data: &str) -> String {
+    hash_bytes_label(data.as_bytes())
+}
+
+/// [`hash_label`] of bytes (Go hashes `string(body)`: the bytes as they are).
+fn hash_bytes_label(data: &[u8]) -> String {
     if data.is_empty() {
         return String::new();
     }
     let mut out = String::with_capacity(7 + 64);
     out.push_str("sha256:");
-    for b in Sha256::digest(data.as_bytes()) {
+    for b in Sha256::digest(data) {
         let _ = write!(out, "{b:02x}");
     }
     out
@@ -270,15 +275,8 @@ impl JwtAuthenticatorMetrics {
     ) {
         let seconds = unix_seconds(now);
         let key = (hash_label(apiserver_id), hash_label(issuer));
-        // Hashed outside the lock (Go hashes `string(body)`: the bytes as they are).
-        let body_hash = result.ok().map(|body| {
-            let mut out = String::with_capacity(7 + 64);
-            out.push_str("sha256:");
-            for b in Sha256::digest(body) {
-                let _ = write!(out, "{b:02x}");
-            }
-            out
-        });
+        // Hashed outside the lock.
+        let body_hash = result.ok().map(hash_bytes_label);
         let mut all = lock(&self.jwks);
         let entry = all.entry(key).or_default();
         entry.last[usize::from(body_hash.is_some())] = Some(seconds);
@@ -529,33 +527,36 @@ impl ConfigControllerMetrics {
     /// ```
     pub fn encode(&self, out: &mut String) {
         let state = lock(&self.state);
-        let status = |success: bool| if success { "success" } else { "failure" };
         if !state.reloads.is_empty() {
-            let _ = write!(
-                out,
-                "# HELP {RELOAD_TIMESTAMP} {RELOAD_TIMESTAMP_HELP}\n# TYPE {RELOAD_TIMESTAMP} gauge\n"
+            // Both families have the same series: (apiserver_id_hash, status).
+            type Family = (
+                &'static str,
+                &'static str,
+                &'static str,
+                fn(&(u64, f64)) -> f64,
             );
-            for ((api, success), (_, at)) in &state.reloads {
-                let _ = write!(
-                    out,
-                    "{RELOAD_TIMESTAMP}{{apiserver_id_hash=\"{api}\",status=\"{}\"}} ",
-                    status(*success)
-                );
-                write_go_float(out, *at);
-                out.push('\n');
-            }
-            let _ = write!(
-                out,
-                "# HELP {RELOADS_TOTAL} {RELOADS_TOTAL_HELP}\n# TYPE {RELOADS_TOTAL} counter\n"
-            );
-            for ((api, success), (n, _)) in &state.reloads {
-                let _ = write!(
-                    out,
-                    "{RELOADS_TOTAL}{{apiserver_id_hash=\"{api}\",status=\"{}\"}} ",
-                    status(*success)
-                );
-                write_go_float(out, *n as f64);
-                out.push('\n');
+            let families: [Family; 2] = [
+                (
+                    RELOAD_TIMESTAMP,
+                    RELOAD_TIMESTAMP_HELP,
+                    "gauge",
+                    |&(_, at)| at,
+                ),
+                (RELOADS_TOTAL, RELOADS_TOTAL_HELP, "counter", |&(n, _)| {
+                    n as f64
+                }),
+            ];
+            for (name, help, kind, value) in families {
+                let _ = write!(out, "# HELP {name} {help}\n# TYPE {name} {kind}\n");
+                for ((api, success), v) in &state.reloads {
+                    let status = if *success { "success" } else { "failure" };
+                    let _ = write!(
+                        out,
+                        "{name}{{apiserver_id_hash=\"{api}\",status=\"{status}\"}} "
+                    );
+                    write_go_float(out, value(v));
+                    out.push('\n');
+                }
             }
         }
         if let Some((api, hash)) = &state.last_config {
