@@ -7,7 +7,8 @@
 //! rotation at the provider (restart with a new key) is picked up by one refetch and the old
 //! key's tokens are then refused; the provider down at start-up → `oidc: authenticator not
 //! initialized`, then working once it comes up; 10^4 random `kid`s in a burst → one JWKS fetch
-//! per cooldown, counted at the provider.
+//! per cooldown, counted at the provider; an `--authentication-config` reload that switches
+//! from one provider to another (the old provider's JWKS series removed).
 
 mod webhook_server;
 
@@ -475,4 +476,118 @@ async fn burst_of_random_kids_costs_one_jwks_fetch_per_cooldown() {
     // A real token still works throughout.
     let t = jane(&mut p);
     assert!(authenticate(&router, &t).await.is_ok());
+}
+
+/// `--authentication-config` reloading against two real providers: the file names provider A;
+/// it is replaced (atomically) by one naming provider B with another user-name prefix. After the
+/// reload B's tokens authenticate with the new mapping, A's are no longer this chain's, the
+/// reload is counted, and A's JWKS series (fetched from the real provider) are removed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn authentication_config_reload_switches_providers() {
+    use kube_authn::token::oidc::metrics::{
+        ConfigControllerMetrics, JWT_AUTHENTICATOR_METRICS, hash_label,
+    };
+    use kube_authn::token::oidc::reload::{AuthenticationConfigReloader, ReloadOptions};
+    static METRICS: ConfigControllerMetrics = ConfigControllerMetrics::new();
+    if !available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let pki = write_pki(dir.path());
+    let mut a = Provider::start(dir.path(), 0, &["k1.json"]);
+    let mut b = Provider::start(dir.path(), 0, &["k2.json"]);
+    let config = |issuer: &str, prefix: &str| {
+        let ca: String = pki.ca_pem.lines().map(|l| format!("      {l}\n")).collect();
+        format!(
+            "apiVersion: apiserver.config.k8s.io/v1\nkind: AuthenticationConfiguration\njwt:\n- issuer:\n    url: {issuer}\n    audiences: [kube]\n    certificateAuthority: |\n{ca}  claimMappings:\n    username:\n      claim: email\n      prefix: \"{prefix}\"\n    groups:\n      claim: groups\n      prefix: \"\"\n"
+        )
+    };
+    let path = dir.path().join("authn.yaml");
+    let first = config(&a.issuer(), "a:");
+    std::fs::write(&path, &first).unwrap();
+    let api_id = "apiserver-provider-reload";
+    let reloader = AuthenticationConfigReloader::start(
+        path.clone(),
+        first.into_bytes(),
+        None,
+        vec![],
+        DiscoveryOptions::default()
+            .with_trust_env(false)
+            .with_apiserver_id(api_id),
+        ReloadOptions::default()
+            .with_timing(
+                Duration::from_millis(50),
+                Duration::from_secs(20),
+                Duration::from_secs(1),
+            )
+            .with_metrics(&METRICS),
+    )
+    .unwrap();
+    let chain = reloader.authenticator();
+    let user = |token: String| {
+        let chain = chain.clone();
+        async move {
+            match chain.authenticate_token(&token, &Context::default()).await {
+                Ok(Some(r)) => Ok(r.user.name().to_owned()),
+                Ok(None) => Err("not mine".to_owned()),
+                Err(e) => Err(e.to_string()),
+            }
+        }
+    };
+    let (ta, tb) = (jane(&mut a), jane(&mut b));
+    let mut got = Err(String::new());
+    for _ in 0..400 {
+        got = user(ta.clone()).await;
+        if got.is_ok() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(got.as_deref(), Ok("a:jane@example.com"));
+    assert_eq!(user(tb.clone()).await, Err("not mine".to_owned()));
+    let a_series = format!(
+        "_jwks_fetch_last_key_set_info{{apiserver_id_hash=\"{}\",",
+        hash_label(api_id)
+    );
+    let jwks_text = || {
+        let mut t = String::new();
+        JWT_AUTHENTICATOR_METRICS.encode(&mut t);
+        t
+    };
+    let a_hash = format!("jwt_issuer_hash=\"{}\"", hash_label(&a.issuer()));
+    let b_hash = format!("jwt_issuer_hash=\"{}\"", hash_label(&b.issuer()));
+    let has = |text: &str, issuer_hash: &str| {
+        text.lines()
+            .any(|l| l.contains(&a_series) && l.contains(issuer_hash))
+    };
+    assert!(has(&jwks_text(), &a_hash), "A's key set fetched");
+
+    let second = config(&b.issuer(), "b:");
+    let tmp = dir.path().join("authn.yaml.tmp");
+    std::fs::write(&tmp, &second).unwrap();
+    std::fs::rename(&tmp, &path).unwrap();
+    let mut got = Err(String::new());
+    for _ in 0..400 {
+        got = user(tb.clone()).await;
+        if got.is_ok() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        got.as_deref(),
+        Ok("b:jane@example.com"),
+        "B after the reload"
+    );
+    assert_eq!(
+        user(ta.clone()).await,
+        Err("not mine".to_owned()),
+        "A after the reload"
+    );
+    assert_eq!((METRICS.reloads(true), METRICS.reloads(false)), (1, 0));
+    let text = jwks_text();
+    assert!(has(&text, &b_hash), "B's key set fetched: {text}");
+    assert!(!has(&text, &a_hash), "A's series removed with A: {text}");
+    assert_eq!(reloader.issuers(), 1);
+    assert_eq!(b.stats().0, 1, "B discovered once");
 }
