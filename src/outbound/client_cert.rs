@@ -4,7 +4,9 @@
 //! [`CHECK_EVERY`]. A changed pair that cannot be used (unreadable, not PEM, a key that does not
 //! match the certificate: the typical half-written rotation) keeps the previous one, is logged,
 //! and is tried again at the next check. Connections already open keep the certificate they
-//! were made with (the server checked it at their handshake).
+//! were made with (the server checked it at their handshake); a rotation makes
+//! [`Credential::client`](super::vault::Credential::client) return a new client, so they are
+//! not reused for later requests.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -73,6 +75,8 @@ struct State {
     checked: Instant,
     stamp: Stamp,
     current: Arc<CertifiedKey>,
+    /// How many times a new pair was loaded.
+    generation: u64,
 }
 
 impl fmt::Debug for RotatingClientCert {
@@ -101,6 +105,7 @@ impl RotatingClientCert {
                 checked: Instant::now(),
                 stamp,
                 current,
+                generation: 0,
             }),
         })
     }
@@ -118,6 +123,18 @@ impl RotatingClientCert {
     /// The pair to present now, re-reading the files when they changed (at most once per
     /// [`CHECK_EVERY`]).
     pub(crate) fn current(&self) -> Arc<CertifiedKey> {
+        self.refresh().current.clone()
+    }
+
+    /// How many times a new pair has been loaded, after the same check as
+    /// [`current`](Self::current): it changes when the pair presented by new connections does.
+    pub(crate) fn generation(&self) -> u64 {
+        self.refresh().generation
+    }
+
+    /// The state, after re-reading the files when they changed (at most once per
+    /// [`CHECK_EVERY`]).
+    fn refresh(&self) -> std::sync::MutexGuard<'_, State> {
         let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
         if s.checked.elapsed() >= CHECK_EVERY {
             s.checked = Instant::now();
@@ -127,6 +144,7 @@ impl RotatingClientCert {
                     Ok(pair) => {
                         s.current = Arc::new(pair);
                         s.stamp = now;
+                        s.generation += 1;
                         tracing::info!(cert = %self.cert.display(), "client certificate reloaded");
                     }
                     // Not recorded as seen: tried again at the next check.
@@ -138,7 +156,7 @@ impl RotatingClientCert {
                 }
             }
         }
-        s.current.clone()
+        s
     }
 }
 

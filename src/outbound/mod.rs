@@ -521,6 +521,20 @@ impl ConnectionInfo {
     /// # let _ = cfg;
     /// ```
     pub fn tls_config(&self) -> Result<rustls::ClientConfig, ConfigError> {
+        self.tls_config_parts().map(|(config, _)| config)
+    }
+
+    /// [`tls_config`](Self::tls_config), and the rotating client certificate it presents when
+    /// the pair comes from files.
+    fn tls_config_parts(
+        &self,
+    ) -> Result<
+        (
+            rustls::ClientConfig,
+            Option<Arc<client_cert::RotatingClientCert>>,
+        ),
+        ConfigError,
+    > {
         let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
         let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
             .with_safe_default_protocol_versions()
@@ -551,15 +565,18 @@ impl ConnectionInfo {
                 None => builder.with_webpki_verifier(verifier),
             }
         };
+        let mut rotating = None;
         let mut config = match (&self.client_certificate, &self.client_key) {
             // Files: re-read when they change, for each new connection (client-go rotates
             // them too; see `client_cert`).
             (Some(Pem::File(cert)), Some(Pem::File(key))) => {
-                builder.with_client_cert_resolver(Arc::new(client_cert::RotatingClientCert::new(
+                let resolver = Arc::new(client_cert::RotatingClientCert::new(
                     cert.clone(),
                     key.clone(),
                     provider.clone(),
-                )?))
+                )?);
+                rotating = Some(resolver.clone());
+                builder.with_client_cert_resolver(resolver)
             }
             (Some(cert), Some(key)) => {
                 let (chain, key) = client_cert::parse_pair(&cert.bytes()?, &key.bytes()?)?;
@@ -579,7 +596,7 @@ impl ConnectionInfo {
         // every new connection is a full handshake, so the server sees the client certificate
         // on disk now (a rotated or replaced pair), not the identity of a resumed session.
         config.resumption = rustls::client::Resumption::disabled();
-        Ok(config)
+        Ok((config, rotating))
     }
 
     fn root_store(&self) -> Result<RootCertStore, ConfigError> {
@@ -610,8 +627,30 @@ impl ConnectionInfo {
     /// assert!(c.is_ok());
     /// ```
     pub fn client(&self, timeout: Duration) -> Result<reqwest::Client, ConfigError> {
+        self.client_with_tls(self.tls_config()?, timeout)
+    }
+
+    /// A client that is rebuilt when its client certificate files rotate, so that connections
+    /// made with the previous pair are not used again (client-go closes them).
+    pub(crate) fn rotating_client(&self, timeout: Duration) -> Result<RotatingClient, ConfigError> {
+        let (tls, rotation) = self.tls_config_parts()?;
+        let generation = rotation.as_ref().map_or(0, |r| r.generation());
+        let client = self.client_with_tls(tls.clone(), timeout)?;
+        Ok(RotatingClient {
+            tls,
+            timeout,
+            rotation,
+            current: arc_swap::ArcSwap::from_pointee((generation, client)),
+        })
+    }
+
+    fn client_with_tls(
+        &self,
+        tls: rustls::ClientConfig,
+        timeout: Duration,
+    ) -> Result<reqwest::Client, ConfigError> {
         let mut b = reqwest::Client::builder()
-            .use_preconfigured_tls(self.tls_config()?)
+            .use_preconfigured_tls(tls)
             .redirect(reqwest::redirect::Policy::none())
             .timeout(timeout)
             .connect_timeout(timeout.min(Duration::from_secs(10)));
@@ -689,6 +728,51 @@ impl ConnectionInfo {
                 (None, Some(b)) => request.basic_auth(&b.username, Some(b.password.expose())),
                 (None, None) => request,
             },
+        }
+    }
+}
+
+/// An HTTP client whose client certificate comes from files: when the files rotate (checked at
+/// most once per second, as each request asks for the client), a new client is built with the
+/// same settings, and the previous one (its pooled connections, made with the old pair) is
+/// dropped once no request uses it. client-go closes all connections on rotation instead;
+/// either way no new request goes out with the old certificate.
+pub(crate) struct RotatingClient {
+    tls: rustls::ClientConfig,
+    timeout: Duration,
+    rotation: Option<Arc<client_cert::RotatingClientCert>>,
+    /// The client, with the certificate generation it was built for.
+    current: arc_swap::ArcSwap<(u64, reqwest::Client)>,
+}
+
+impl fmt::Debug for RotatingClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RotatingClient")
+            .field("generation", &self.current.load().0)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RotatingClient {
+    /// The client for a request now (`info`: the connection it was built from).
+    pub(crate) fn get(&self, info: &ConnectionInfo) -> reqwest::Client {
+        let current = self.current.load();
+        let Some(rotation) = &self.rotation else {
+            return current.1.clone();
+        };
+        let generation = rotation.generation();
+        if generation == current.0 {
+            return current.1.clone();
+        }
+        // The same TLS settings (and the same rotating pair, now the new one): only the pool
+        // is new. Building cannot fail where it succeeded before; if it did, keep the old one.
+        match info.client_with_tls(self.tls.clone(), self.timeout) {
+            Ok(client) => {
+                tracing::info!(server = %redact_url(&info.server), "client certificate rotated: new connections from now on");
+                self.current.store(Arc::new((generation, client.clone())));
+                client
+            }
+            Err(_) => current.1.clone(),
         }
     }
 }

@@ -80,7 +80,8 @@ pub const MAX_CREDENTIALS: usize = 64;
 #[derive(Clone, Debug)]
 pub struct Credential {
     info: Arc<ConnectionInfo>,
-    client: reqwest::Client,
+    /// Rebuilt when client certificate files rotate (see [`client`](Self::client)).
+    client: Arc<super::RotatingClient>,
 }
 
 impl Credential {
@@ -91,7 +92,7 @@ impl Credential {
     /// assert!(Credential::new(ConnectionInfo::new("https://x"), std::time::Duration::from_secs(1)).is_ok());
     /// ```
     pub fn new(info: ConnectionInfo, timeout: Duration) -> Result<Self, ConfigError> {
-        let client = info.client(timeout)?;
+        let client = Arc::new(info.rotating_client(timeout)?);
         Ok(Self {
             info: Arc::new(info),
             client,
@@ -109,15 +110,19 @@ impl Credential {
         &self.info
     }
 
-    /// The HTTP client.
+    /// The HTTP client for a request now. With client certificate *files*, a rotation (the
+    /// files are checked at most once a second) gives a new client, so that no request goes out
+    /// on a connection made with the previous pair: the previous client and its pooled
+    /// connections are dropped when the requests using them finish (client-go closes its
+    /// connections on rotation).
     ///
     /// ```
     /// # use kube_authn::outbound::{ConnectionInfo, vault::Credential};
     /// # let c = Credential::new(ConnectionInfo::new("https://x"), std::time::Duration::from_secs(1)).unwrap();
-    /// let _ = c.client();
+    /// let client: reqwest::Client = c.client();
     /// ```
-    pub fn client(&self) -> &reqwest::Client {
-        &self.client
+    pub fn client(&self) -> reqwest::Client {
+        self.client.get(&self.info)
     }
 
     /// A POST to the server URL with this credential's `Authorization` header.
@@ -130,7 +135,7 @@ impl Credential {
     /// ```
     pub fn post(&self) -> reqwest::RequestBuilder {
         self.info
-            .authorize(self.client.post(self.info.server.as_str()))
+            .authorize(self.client().post(self.info.server.as_str()))
     }
 
     /// The fingerprint of the current credential values ([`ConnectionInfo::fingerprint`]).
