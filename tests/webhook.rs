@@ -1097,11 +1097,11 @@ async fn one_401_fails_only_that_review() {
 }
 
 /// Client certificate and key *files* are re-read when they change (client-go rotates them):
-/// each new connection presents the pair on disk. The server drops the connection of every
-/// other request unanswered, so each review's retry is a new TLS handshake (over HTTP/2 a
-/// `Connection: close` answer would not end the connection). A half-written rotation (a certificate
-/// whose key does not match) keeps the previous pair; a pair the server does not trust is
-/// refused by the server once it is in use; rotating back recovers.
+/// each new connection presents the pair on disk, and a rotation replaces the HTTP client, so
+/// the kept-alive connection made with the previous pair is not used again (without that, the
+/// third case would pass on the old connection). A half-written rotation (a certificate whose
+/// key does not match) keeps the previous pair; a pair the server does not trust is refused by
+/// the server once it is in use; rotating back recovers.
 #[tokio::test]
 async fn client_certificate_files_rotate() {
     let pki = Pki::new();

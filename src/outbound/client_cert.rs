@@ -3,13 +3,15 @@
 //! renewals): each new TLS connection presents the pair on disk, checked at most once per
 //! [`CHECK_EVERY`]. A changed pair that cannot be used (unreadable, not PEM, a key that does not
 //! match the certificate: the typical half-written rotation) keeps the previous one, is logged,
-//! and is tried again at the next check. Connections already open keep the certificate they
-//! were made with (the server checked it at their handshake); a rotation makes
-//! [`Credential::client`](super::vault::Credential::client) return a new client, so they are
-//! not reused for later requests.
+//! and is tried again at the next check; files rewritten with the same bytes are not a rotation.
+//! Connections already open keep the certificate they were made with (the server checked it at
+//! their handshake); a rotation makes
+//! [`Credential::client`](super::vault::Credential::client) return a new client, so they are not
+//! reused for later requests.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -23,7 +25,8 @@ use rustls_pki_types::{CertificateDer, PrivateKeyDer};
 use super::Pem;
 use crate::error::ConfigError;
 
-/// How often, at most, the files are looked at (on a new connection only).
+/// How often, at most, the files are looked at (by a new connection's handshake, or by a
+/// request asking its credential for the client).
 pub(crate) const CHECK_EVERY: Duration = Duration::from_secs(1);
 
 /// What identifies one version of the two files: modification time and length of each.
@@ -68,14 +71,22 @@ pub(crate) struct RotatingClientCert {
     cert: PathBuf,
     key: PathBuf,
     provider: Arc<CryptoProvider>,
+    /// When the next look at the files is due, in nanoseconds after `base`: before it,
+    /// [`generation`](Self::generation) takes no lock.
+    base: Instant,
+    next_check: AtomicU64,
+    /// [`State::generation`], readable without the lock.
+    generation: AtomicU64,
     state: Mutex<State>,
 }
 
 struct State {
-    checked: Instant,
     stamp: Stamp,
+    /// SHA-256 of the certificate and key files as loaded: a file rewritten with the same
+    /// bytes (or only touched) is not a rotation.
+    digest: [u8; 32],
     current: Arc<CertifiedKey>,
-    /// How many times a new pair was loaded.
+    /// How many times a different pair was loaded.
     generation: u64,
 }
 
@@ -96,15 +107,19 @@ impl RotatingClientCert {
         provider: Arc<CryptoProvider>,
     ) -> Result<Self, ConfigError> {
         let stamp = stamp(&cert, &key);
-        let current = Arc::new(Self::load(&cert, &key, &provider)?);
+        let (current, digest) = Self::load(&cert, &key, &provider)?;
+        let base = Instant::now();
         Ok(Self {
             cert,
             key,
             provider,
+            base,
+            next_check: AtomicU64::new(CHECK_EVERY.as_nanos() as u64),
+            generation: AtomicU64::new(0),
             state: Mutex::new(State {
-                checked: Instant::now(),
                 stamp,
-                current,
+                digest,
+                current: Arc::new(current),
                 generation: 0,
             }),
         })
@@ -114,21 +129,36 @@ impl RotatingClientCert {
         cert: &Path,
         key: &Path,
         provider: &CryptoProvider,
-    ) -> Result<CertifiedKey, ConfigError> {
+    ) -> Result<(CertifiedKey, [u8; 32]), ConfigError> {
+        use sha2::{Digest, Sha256};
         let cert_pem = Pem::File(cert.to_owned()).bytes()?;
         let key_pem = Pem::File(key.to_owned()).bytes()?;
-        certified_key(&cert_pem, &key_pem, provider)
+        let pair = certified_key(&cert_pem, &key_pem, provider)?;
+        let mut h = Sha256::new();
+        for part in [&cert_pem, &key_pem] {
+            h.update((part.len() as u64).to_be_bytes());
+            h.update(part);
+        }
+        Ok((pair, h.finalize().into()))
     }
 
-    /// The pair to present now, re-reading the files when they changed (at most once per
-    /// [`CHECK_EVERY`]).
+    fn now_nanos(&self) -> u64 {
+        u64::try_from(self.base.elapsed().as_nanos()).unwrap_or(u64::MAX)
+    }
+
+    /// The pair to present now (a new connection's handshake), re-reading the files when they
+    /// changed (at most once per [`CHECK_EVERY`]).
     pub(crate) fn current(&self) -> Arc<CertifiedKey> {
         self.refresh().current.clone()
     }
 
-    /// How many times a new pair has been loaded, after the same check as
-    /// [`current`](Self::current): it changes when the pair presented by new connections does.
+    /// How many times a different pair has been loaded, after the same check as
+    /// [`current`](Self::current): it changes when the pair new connections present does.
+    /// Between checks (every request asks) it is one atomic read.
     pub(crate) fn generation(&self) -> u64 {
+        if self.now_nanos() < self.next_check.load(Ordering::Acquire) {
+            return self.generation.load(Ordering::Acquire);
+        }
         self.refresh().generation
     }
 
@@ -136,16 +166,24 @@ impl RotatingClientCert {
     /// [`CHECK_EVERY`]).
     fn refresh(&self) -> std::sync::MutexGuard<'_, State> {
         let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        if s.checked.elapsed() >= CHECK_EVERY {
-            s.checked = Instant::now();
-            let now = stamp(&self.cert, &self.key);
-            if now != s.stamp {
+        let now = self.now_nanos();
+        if now >= self.next_check.load(Ordering::Acquire) {
+            self.next_check.store(
+                now.saturating_add(CHECK_EVERY.as_nanos() as u64),
+                Ordering::Release,
+            );
+            let stamp_now = stamp(&self.cert, &self.key);
+            if stamp_now != s.stamp {
                 match Self::load(&self.cert, &self.key, &self.provider) {
-                    Ok(pair) => {
-                        s.current = Arc::new(pair);
-                        s.stamp = now;
-                        s.generation += 1;
-                        tracing::info!(cert = %self.cert.display(), "client certificate reloaded");
+                    Ok((pair, digest)) => {
+                        s.stamp = stamp_now;
+                        if digest != s.digest {
+                            s.digest = digest;
+                            s.current = Arc::new(pair);
+                            s.generation += 1;
+                            self.generation.store(s.generation, Ordering::Release);
+                            tracing::info!(cert = %self.cert.display(), "client certificate reloaded");
+                        }
                     }
                     // Not recorded as seen: tried again at the next check.
                     Err(e) => tracing::warn!(
@@ -177,6 +215,44 @@ impl ResolvesClientCert for RotatingClientCert {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The generation moves only when a pair with other content is loaded: rewriting the same
+    /// bytes (a new modification time) or a pair that cannot be used does not move it.
+    #[test]
+    fn generation_counts_rotations_by_content() {
+        let dir = tempfile::tempdir().unwrap();
+        let (cert, key) = (dir.path().join("c.crt"), dir.path().join("c.key"));
+        let pair = |cn: &str| {
+            let k = rcgen::KeyPair::generate().unwrap();
+            let c = rcgen::CertificateParams::new(vec![cn.to_owned()])
+                .unwrap()
+                .self_signed(&k)
+                .unwrap();
+            (c.pem(), k.serialize_pem())
+        };
+        let write = |(c, k): &(String, String)| {
+            std::fs::write(&cert, c).unwrap();
+            std::fs::write(&key, k).unwrap();
+        };
+        let (a, b) = (pair("a"), pair("b"));
+        write(&a);
+        let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+        let r = RotatingClientCert::new(cert.clone(), key.clone(), provider).unwrap();
+        let mismatched = (b.0.clone(), a.1.clone());
+        // (step, files written, generation after the next check)
+        let steps: [(&str, &(String, String), u64); 4] = [
+            ("the same bytes again", &a, 0),
+            ("a pair whose key does not match", &mismatched, 0),
+            ("a new pair", &b, 1),
+            ("back to the first pair", &a, 2),
+        ];
+        for (step, files, want) in steps {
+            write(files);
+            std::thread::sleep(CHECK_EVERY + Duration::from_millis(100));
+            assert_eq!(r.generation(), want, "{step}");
+            assert_eq!(r.generation(), want, "{step}: between checks");
+        }
+    }
 
     /// Startup errors name what failed, never a key's contents.
     #[test]

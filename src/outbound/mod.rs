@@ -630,20 +630,6 @@ impl ConnectionInfo {
         self.client_with_tls(self.tls_config()?, timeout)
     }
 
-    /// A client that is rebuilt when its client certificate files rotate, so that connections
-    /// made with the previous pair are not used again (client-go closes them).
-    pub(crate) fn rotating_client(&self, timeout: Duration) -> Result<RotatingClient, ConfigError> {
-        let (tls, rotation) = self.tls_config_parts()?;
-        let generation = rotation.as_ref().map_or(0, |r| r.generation());
-        let client = self.client_with_tls(tls.clone(), timeout)?;
-        Ok(RotatingClient {
-            tls,
-            timeout,
-            rotation,
-            current: arc_swap::ArcSwap::from_pointee((generation, client)),
-        })
-    }
-
     fn client_with_tls(
         &self,
         tls: rustls::ClientConfig,
@@ -738,6 +724,7 @@ impl ConnectionInfo {
 /// dropped once no request uses it. client-go closes all connections on rotation instead;
 /// either way no new request goes out with the old certificate.
 pub(crate) struct RotatingClient {
+    info: Arc<ConnectionInfo>,
     tls: rustls::ClientConfig,
     timeout: Duration,
     rotation: Option<Arc<client_cert::RotatingClientCert>>,
@@ -754,9 +741,23 @@ impl fmt::Debug for RotatingClient {
 }
 
 impl RotatingClient {
-    /// The client for a request now (`info`: the connection it was built from).
-    pub(crate) fn get(&self, info: &ConnectionInfo) -> reqwest::Client {
-        let current = self.current.load();
+    /// The client for `info` (per-request `timeout`).
+    pub(crate) fn new(info: Arc<ConnectionInfo>, timeout: Duration) -> Result<Self, ConfigError> {
+        let (tls, rotation) = info.tls_config_parts()?;
+        let generation = rotation.as_ref().map_or(0, |r| r.generation());
+        let client = info.client_with_tls(tls.clone(), timeout)?;
+        Ok(Self {
+            info,
+            tls,
+            timeout,
+            rotation,
+            current: arc_swap::ArcSwap::from_pointee((generation, client)),
+        })
+    }
+
+    /// The client for a request now.
+    pub(crate) fn get(&self) -> reqwest::Client {
+        let current = self.current.load_full();
         let Some(rotation) = &self.rotation else {
             return current.1.clone();
         };
@@ -765,15 +766,25 @@ impl RotatingClient {
             return current.1.clone();
         }
         // The same TLS settings (and the same rotating pair, now the new one): only the pool
-        // is new. Building cannot fail where it succeeded before; if it did, keep the old one.
-        match info.client_with_tls(self.tls.clone(), self.timeout) {
-            Ok(client) => {
-                tracing::info!(server = %redact_url(&info.server), "client certificate rotated: new connections from now on");
-                self.current.store(Arc::new((generation, client.clone())));
-                client
+        // is new. Building re-reads the proxy environment, which could now be unusable: then
+        // the old client is kept for this generation (and said so once).
+        let (next, rebuilt) = match self.info.client_with_tls(self.tls.clone(), self.timeout) {
+            Ok(client) => (Arc::new((generation, client)), true),
+            Err(e) => {
+                tracing::warn!(server = %redact_url(&self.info.server), error = %e, "client certificate rotated, but a new HTTP client cannot be built; keeping the current connections");
+                (Arc::new((generation, current.1.clone())), false)
             }
-            Err(_) => current.1.clone(),
+        };
+        // Requests racing here build a client each; the first to swap wins and the others use
+        // its client.
+        let previous = self.current.compare_and_swap(&current, next.clone());
+        if !Arc::ptr_eq(&previous, &current) {
+            return previous.1.clone();
         }
+        if rebuilt {
+            tracing::info!(server = %redact_url(&self.info.server), "client certificate rotated: new connections from now on");
+        }
+        next.1.clone()
     }
 }
 

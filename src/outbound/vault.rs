@@ -92,11 +92,9 @@ impl Credential {
     /// assert!(Credential::new(ConnectionInfo::new("https://x"), std::time::Duration::from_secs(1)).is_ok());
     /// ```
     pub fn new(info: ConnectionInfo, timeout: Duration) -> Result<Self, ConfigError> {
-        let client = Arc::new(info.rotating_client(timeout)?);
-        Ok(Self {
-            info: Arc::new(info),
-            client,
-        })
+        let info = Arc::new(info);
+        let client = Arc::new(super::RotatingClient::new(info.clone(), timeout)?);
+        Ok(Self { info, client })
     }
 
     /// The connection info.
@@ -122,7 +120,7 @@ impl Credential {
     /// let client: reqwest::Client = c.client();
     /// ```
     pub fn client(&self) -> reqwest::Client {
-        self.client.get(&self.info)
+        self.client.get()
     }
 
     /// A POST to the server URL with this credential's `Authorization` header.

@@ -272,16 +272,17 @@ impl Remote {
             _ => None,
         };
         let now = SystemTime::now();
-        match (&fetched, &decoded) {
-            _ if self.retired.load(Ordering::Relaxed) => {}
-            (Ok((_, _, body)), Some(Ok(_))) => {
-                self.metrics
-                    .record_jwks_fetch(&self.issuer, &self.apiserver_id, Ok(body), now)
-            }
-            _ => self
-                .metrics
-                .record_jwks_fetch(&self.issuer, &self.apiserver_id, Err(()), now),
-        }
+        let outcome = match (&fetched, &decoded) {
+            (Ok((_, _, body)), Some(Ok(_))) => Ok(body.as_slice()),
+            _ => Err(()),
+        };
+        self.metrics.record_jwks_fetch(
+            &self.issuer,
+            &self.apiserver_id,
+            outcome,
+            now,
+            &self.retired,
+        );
         let (status, _, body) =
             fetched.map_err(|e| format!("fetching keys oidc: get keys failed {e}"))?;
         let keys = match decoded {

@@ -264,7 +264,9 @@ impl JwtAuthenticatorMetrics {
     }
 
     /// Records a JWKS fetch for `issuer` by the API server `apiserver_id` that ended at `now`:
-    /// `Ok(body)` for a key set that decoded (its text is hashed), `Err(())` for a failure.
+    /// `Ok(body)` for a key set that decoded (its text is hashed), `Err(())` for a failure;
+    /// nothing once `retired` is set (read under the lock [`delete_jwks`](Self::delete_jwks)
+    /// takes, so a fetch that ends during a reload cannot bring back a removed series).
     #[cfg_attr(not(feature = "remote"), allow(dead_code))]
     pub(crate) fn record_jwks_fetch(
         &self,
@@ -272,12 +274,16 @@ impl JwtAuthenticatorMetrics {
         apiserver_id: &str,
         result: Result<&[u8], ()>,
         now: SystemTime,
+        retired: &std::sync::atomic::AtomicBool,
     ) {
         let seconds = unix_seconds(now);
         let key = (hash_label(apiserver_id), hash_label(issuer));
         // Hashed outside the lock.
         let body_hash = result.ok().map(hash_bytes_label);
         let mut all = lock(&self.jwks);
+        if retired.load(Relaxed) {
+            return;
+        }
         let entry = all.entry(key).or_default();
         entry.last[usize::from(body_hash.is_some())] = Some(seconds);
         if let Some(h) = body_hash {
@@ -645,9 +651,12 @@ mod tests {
         // Go: `float64(UnixNano) / 1e9`, formatted by strconv: 1.7638908122499998e+09 (checked
         // with Go).
         let at = SystemTime::UNIX_EPOCH + Duration::from_millis(1_763_890_812_250);
-        m.record_jwks_fetch("https://a.example", "", Err(()), at);
-        m.record_jwks_fetch("https://a.example", "", Ok(b"{\"keys\":[]}"), at);
-        m.record_jwks_fetch("https://b.example", "apiserver-x", Err(()), at);
+        let live = std::sync::atomic::AtomicBool::new(false);
+        m.record_jwks_fetch("https://a.example", "", Err(()), at, &live);
+        m.record_jwks_fetch("https://a.example", "", Ok(b"{\"keys\":[]}"), at, &live);
+        m.record_jwks_fetch("https://b.example", "apiserver-x", Err(()), at, &live);
+        let retired = std::sync::atomic::AtomicBool::new(true);
+        m.record_jwks_fetch("https://c.example", "", Err(()), at, &retired);
         let mut text = String::new();
         m.encode(&mut text);
         let ha = hash_label("https://a.example");
