@@ -757,7 +757,8 @@ impl RotatingClient {
 
     /// The client for a request now.
     pub(crate) fn get(&self) -> reqwest::Client {
-        let current = self.current.load_full();
+        // A guard, not a reference count: the common case touches no shared counter.
+        let current = self.current.load();
         let Some(rotation) = &self.rotation else {
             return current.1.clone();
         };
