@@ -423,3 +423,41 @@ impl Settings {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Start-up errors: no runtime to watch on, and a configuration that does not validate
+    /// (returned at once: the server does not start, as kube-apiserver's does not).
+    #[test]
+    fn start_errors() {
+        let path = PathBuf::from("authn.yaml");
+        let empty = b"apiVersion: apiserver.config.k8s.io/v1\nkind: AuthenticationConfiguration\n";
+        let start = |data: &[u8]| {
+            AuthenticationConfigReloader::start(
+                path.clone(),
+                data.to_vec(),
+                None,
+                vec!["https://kubernetes.default.svc".into()],
+                DiscoveryOptions::default(),
+                ReloadOptions::default(),
+            )
+            .map(drop)
+            .map_err(|e| e.to_string())
+        };
+        assert_eq!(
+            start(empty),
+            Err("--authentication-config: reloading needs a Tokio runtime".to_owned())
+        );
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let _guard = rt.enter();
+        assert_eq!(start(empty), Ok(()));
+        let sa_issuer = b"apiVersion: apiserver.config.k8s.io/v1\nkind: AuthenticationConfiguration\njwt:\n- issuer:\n    url: https://kubernetes.default.svc\n    audiences: [a]\n  claimMappings:\n    username:\n      claim: sub\n      prefix: \"\"\n";
+        let err = start(sa_issuer).unwrap_err();
+        assert!(err.contains("https://kubernetes.default.svc"), "{err}");
+    }
+}
