@@ -29,4 +29,8 @@ fi
 for dir in conformance/go/vector conformance/go conformance/go/legacy; do
 	(cd "$root/$dir" && go mod download)
 done
+# Compile k8s.io/apiserver into Go's build cache now, one build at a time: the test that builds
+# cmd/webhookclient (tests/serve_authn.rs) then only links, instead of compiling for a minute
+# beside timing-sensitive tests.
+(cd "$root/conformance/go" && go build ./cmd/...)
 echo "install-conformance: ready ($(go version))"

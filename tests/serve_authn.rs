@@ -795,6 +795,224 @@ fn dev_mode_prints_certificate_front_proxy_and_service_account_commands_that_wor
 }
 
 // ---------------------------------------------------------------------------------------------
+// kube-apiserver's own webhook client, with `serve` as its backend.
+
+/// Builds `conformance/go/cmd/webhookclient` (kube-apiserver's webhook token authentication
+/// from k8s.io/apiserver v0.37.2) into `dir`; `None` (the test skips) when Go is missing and
+/// the test tools are not required.
+fn go_webhook_client(dir: &Path) -> Option<PathBuf> {
+    if Command::new("go").arg("version").output().is_err() {
+        const MSG: &str = "go is not installed (ci/install-conformance.sh installs it)";
+        assert!(
+            std::env::var_os("KUBE_AUTHN_REQUIRE_TEST_TOOLS").is_none(),
+            "{}",
+            MSG
+        );
+        eprintln!("\n*** SKIPPED: {MSG} ***\n");
+        return None;
+    }
+    let bin = dir.join("webhookclient");
+    let out = Command::new("go")
+        .args(["build", "-o"])
+        .arg(&bin)
+        .arg("./cmd/webhookclient")
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance/go"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "go build ./cmd/webhookclient: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(bin)
+}
+
+/// `serve` as the authentication webhook of kube-apiserver's own client code: the Go program
+/// builds the chain kube-apiserver builds for `--authentication-token-webhook-config-file`
+/// (kubeconfig, `webhook.New`, token cache, bearer token, group adder) and authenticates
+/// bearer tokens through B's `tokenreviews`, for both API versions and both ways of
+/// authenticating to B. A service-account token (minted by PyJWT) shows that B's extra
+/// reaches kube-apiserver's user unchanged.
+#[test]
+fn kube_apiserver_webhook_client_uses_serve_as_its_backend() {
+    if !have_pyjwt() {
+        return;
+    }
+    let tools = tempfile::tempdir().unwrap();
+    let Some(client) = go_webhook_client(tools.path()) else {
+        return;
+    };
+    const ISSUER: &str = "https://issuer.example";
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let sa_token = mint(
+        tools.path(),
+        &json!([{"key": "rsa", "alg": "RS256", "claims": {
+            "aud": [ISSUER], "iss": ISSUER, "iat": now, "nbf": now, "exp": now + 3600,
+            "jti": "jti-builder", "sub": "system:serviceaccount:ns1:builder",
+            "kubernetes.io": {
+                "namespace": "ns1",
+                "serviceaccount": {"name": "builder", "uid": "uid-builder"},
+                "pod": {"name": "builder-pod", "uid": "pod-uid-builder"},
+            },
+        }}]),
+    )
+    .remove(0);
+    // One signature character changed (still valid base64url): a well-formed token whose
+    // signature does not verify.
+    let forged = {
+        let mut t = sa_token.clone().into_bytes();
+        let i = t.len() - 10;
+        t[i] = if t[i] == b'A' { b'B' } else { b'A' };
+        String::from_utf8(t).unwrap()
+    };
+    let backend = start_backend(&[
+        &format!(
+            "--service-account-key-file={}",
+            tools.path().join("rsa_pub.pem").display()
+        ),
+        &format!("--service-account-issuer={ISSUER}"),
+        "--service-account-lookup=false",
+        // B's API audiences: the issuer (its service-account tokens) and the one kube-apiserver
+        // (the Go client) asks for.
+        &format!("--api-audiences={ISSUER},https://a.example"),
+    ]);
+    let bob = json!({
+        "username": "bob", "uid": "3",
+        "groups": ["team-b", "on-call", "system:authenticated"], "extra": null,
+    });
+    let builder = json!({
+        "username": "system:serviceaccount:ns1:builder", "uid": "uid-builder",
+        "groups": ["system:serviceaccounts", "system:serviceaccounts:ns1", "system:authenticated"],
+        "extra": {
+            "authentication.kubernetes.io/credential-id": ["JTI=jti-builder"],
+            "authentication.kubernetes.io/pod-name": ["builder-pod"],
+            "authentication.kubernetes.io/pod-uid": ["pod-uid-builder"],
+        },
+    });
+    // (name, token, audiences kube-apiserver asks for, user, audiences of the answer, error)
+    type Case<'a> = (&'a str, &'a str, &'a [&'a str], Value, Value, &'a str);
+    let cases: [Case<'_>; 6] = [
+        (
+            "token-file user",
+            BOB_TOKEN,
+            &[],
+            bob.clone(),
+            Value::Null,
+            "",
+        ),
+        (
+            "token-file user, an audience B shares",
+            BOB_TOKEN,
+            &["https://a.example"],
+            bob,
+            json!(["https://a.example"]),
+            "",
+        ),
+        (
+            // B does not know the audience: "not mine", which the Go client's bearer-token
+            // authenticator turns into its own error.
+            "token-file user, an audience B does not have",
+            BOB_TOKEN,
+            &["https://elsewhere.example"],
+            Value::Null,
+            Value::Null,
+            "invalid bearer token",
+        ),
+        (
+            "bound service-account token: extra carried through",
+            &sa_token,
+            &[ISSUER],
+            builder,
+            json!([ISSUER]),
+            "",
+        ),
+        (
+            "unknown token",
+            "not-a-token-anyone-knows",
+            &[],
+            Value::Null,
+            Value::Null,
+            "invalid bearer token",
+        ),
+        (
+            // B's service-account authenticator claims it (B's issuer) and fails it with
+            // kube-apiserver's own text for a bad signature; the text travels in `status.error`
+            // and becomes the Go client's error.
+            "forged service-account token: B's error reaches kube-apiserver",
+            &forged,
+            &[],
+            Value::Null,
+            Value::Null,
+            "go-jose/go-jose: error in cryptographic primitive",
+        ),
+    ];
+    let input: String = cases
+        .iter()
+        .map(|(name, token, auds, ..)| {
+            format!(
+                "{}\n",
+                json!({"name": name, "token": token, "audiences": auds})
+            )
+        })
+        .collect();
+    for (version, caller) in [
+        ("v1", Caller::Token(WEBHOOK_CLIENT_TOKEN)),
+        ("v1beta1", Caller::Token(WEBHOOK_CLIENT_TOKEN)),
+        ("v1", Caller::ClientCert),
+        ("v1beta1", Caller::ClientCert),
+    ] {
+        let config = tempfile::tempdir().unwrap();
+        let kubeconfig = webhook_kubeconfig(config.path(), &backend, version, caller);
+        let mut child = Command::new(&client)
+            .arg(format!("-kubeconfig={}", kubeconfig.display()))
+            .arg(format!("-version={version}"))
+            .arg("-api-audiences=https://a.example")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write as _;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{version} {caller:?}: {stderr}");
+        let results: Vec<Value> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(results.len(), cases.len(), "{version} {caller:?}: {stderr}");
+        for ((name, _, _, user, audiences, error), got) in cases.iter().zip(&results) {
+            let case = format!("{version} {caller:?}: {name}");
+            assert_eq!(got["name"], *name, "{case}");
+            assert_eq!(got["authenticated"], !user.is_null(), "{case}: {got}");
+            assert_eq!(got["user"], *user, "{case}: {got}");
+            assert_eq!(got["audiences"], *audiences, "{case}: {got}");
+            assert_eq!(
+                got["error"],
+                *error,
+                "{case}: {got}\n{}",
+                backend.server.log()
+            );
+        }
+    }
+    // The reviewed tokens never reach B's log.
+    let log = backend.server.log();
+    for secret in [BOB_TOKEN, sa_token.rsplit('.').next().unwrap()] {
+        assert!(!log.contains(secret), "a token reached the log:\n{log}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Service-account tokens, minted by PyJWT (an independent JOSE implementation).
 
 /// Generates an RSA-2048 key, an EC P-256 key and a rogue RSA key with pyca/cryptography (public
