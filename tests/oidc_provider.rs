@@ -8,8 +8,12 @@
 //! key's tokens are then refused; the provider down at start-up → `oidc: authenticator not
 //! initialized`, then working once it comes up; 10^4 random `kid`s in a burst → one JWKS fetch
 //! per cooldown, counted at the provider; an `--authentication-config` reload that switches
-//! from one provider to another (the old provider's JWKS series removed).
+//! from one provider to another (the old provider's JWKS series removed); and kube-apiserver's
+//! own JWT authenticator (k8s.io/apiserver, `conformance/go/cmd/oidcclient`) beside kube-authn
+//! on one configuration file and one provider: the same answer, user or error text, for each of
+//! 15 tokens.
 
+mod go_support;
 mod webhook_server;
 
 use std::io::{BufRead, BufReader, Write};
@@ -591,4 +595,212 @@ async fn authentication_config_reload_switches_providers() {
     assert!(!has(&text, &a_hash), "A's series removed with A: {text}");
     assert_eq!(reloader.issuers(), 1);
     assert!(b.stats().0 >= 1, "B discovered");
+}
+
+/// kube-apiserver's own JWT authenticator (k8s.io/apiserver v0.37.2, built as
+/// `--authentication-config` builds it: `conformance/go/cmd/oidcclient`) and kube-authn's, from
+/// one AuthenticationConfiguration file, against the same real provider: each does its own
+/// discovery and JWKS fetch over TLS, then both judge the same provider-minted tokens and must
+/// give the same answer, user or error text, token by token.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kube_apiserver_and_kube_authn_agree_on_provider_tokens() {
+    if !available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let Some(go_client) = go_support::go_build("oidcclient", dir.path()) else {
+        return;
+    };
+    let pki = write_pki(dir.path());
+    let mut p = Provider::start(dir.path(), 0, &["k1.json"]);
+    let issuer = p.issuer();
+    let ca: String = pki.ca_pem.lines().map(|l| format!("      {l}\n")).collect();
+    let config = format!(
+        "apiVersion: apiserver.config.k8s.io/v1\nkind: AuthenticationConfiguration\njwt:\n- issuer:\n    url: {issuer}\n    audiences: [kube]\n    certificateAuthority: |\n{ca}  claimValidationRules:\n  - claim: hd\n    requiredValue: example.com\n  claimMappings:\n    username:\n      claim: email\n      prefix: \"oidc:\"\n    groups:\n      claim: groups\n      prefix: \"group:\"\n    uid:\n      claim: sub\n"
+    );
+    let path = dir.path().join("authn.yaml");
+    std::fs::write(&path, &config).unwrap();
+
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let hd = |mut claims: Value| {
+        claims["hd"] = json!("example.com");
+        claims
+    };
+    // (name, sub, claims, exp (None: the provider's 1 h), authenticated)
+    type Case = (&'static str, &'static str, Value, Option<u64>, bool);
+    let cases: Vec<Case> = vec![
+        (
+            "email, verified, groups as an array",
+            "jane-sub",
+            hd(
+                json!({"email": "jane@example.com", "email_verified": true, "groups": ["dev", "ops"]}),
+            ),
+            None,
+            true,
+        ),
+        (
+            "groups as one string",
+            "solo-sub",
+            hd(json!({"email": "solo@example.com", "email_verified": true, "groups": "solo"})),
+            None,
+            true,
+        ),
+        (
+            "no groups claim, no email_verified",
+            "bare-sub",
+            hd(json!({"email": "bare@example.com"})),
+            None,
+            true,
+        ),
+        (
+            "email_verified false",
+            "x",
+            hd(json!({"email": "x@example.com", "email_verified": false})),
+            None,
+            false,
+        ),
+        (
+            "email_verified as a string",
+            "x",
+            hd(json!({"email": "x@example.com", "email_verified": "true"})),
+            None,
+            false,
+        ),
+        ("no email claim", "x", hd(json!({"name": "x"})), None, false),
+        (
+            "email as a number",
+            "x",
+            hd(json!({"email": 7})),
+            None,
+            false,
+        ),
+        (
+            "required claim with another value",
+            "x",
+            json!({"email": "x@example.com", "email_verified": true, "hd": "evil.com"}),
+            None,
+            false,
+        ),
+        (
+            "required claim missing",
+            "x",
+            json!({"email": "x@example.com", "email_verified": true}),
+            None,
+            false,
+        ),
+        (
+            "groups of the wrong type",
+            "x",
+            hd(json!({"email": "x@example.com", "groups": {"a": 1}})),
+            None,
+            false,
+        ),
+        (
+            "expired an hour ago",
+            "x",
+            hd(json!({"email": "x@example.com"})),
+            Some(now - 3600),
+            false,
+        ),
+    ];
+    let mut tokens: Vec<(String, String, Option<bool>)> = cases
+        .iter()
+        .map(|(name, sub, claims, exp, ok)| {
+            let mut req = json!({"cmd": "mint", "sub": sub, "claims": claims});
+            if let Some(exp) = exp {
+                req["exp"] = json!(exp);
+            }
+            let token = p.call(req)["token"].as_str().unwrap().to_owned();
+            (name.to_string(), token, Some(*ok))
+        })
+        .collect();
+    // Not minted by the provider: a signature that does not verify, an unknown `kid` (both
+    // refetch the key set once), another issuer's token and an opaque token (neither
+    // authenticator's: "not mine").
+    let jane = tokens[0].1.clone();
+    let (head, sig) = jane.rsplit_once('.').unwrap();
+    let mut bad = sig.as_bytes().to_vec();
+    bad[10] = if bad[10] == b'A' { b'B' } else { b'A' };
+    tokens.push((
+        "signature that does not verify".into(),
+        format!("{head}.{}", String::from_utf8(bad).unwrap()),
+        Some(false),
+    ));
+    tokens.push((
+        "unknown kid".into(),
+        random_kid_token(&issuer, 1),
+        Some(false),
+    ));
+    tokens.push((
+        "another issuer".into(),
+        random_kid_token("https://elsewhere.example", 2),
+        None,
+    ));
+    tokens.push(("opaque token".into(), "0123456789abcdef".into(), None));
+
+    // kube-authn: the same file, through the library.
+    let configs = jwt_configs(&OidcFlags::default(), Some(config.as_bytes()), &[]).unwrap();
+    let mut router = IssuerRouter::new();
+    let oidc = start(
+        configs,
+        None,
+        DiscoveryOptions::default().with_trust_env(false),
+        &mut router,
+    )
+    .unwrap();
+    tokio::time::timeout(Duration::from_secs(20), oidc.initialized())
+        .await
+        .expect("kube-authn initialised from the provider");
+    let mut ours = Vec::new();
+    for (name, token, _) in &tokens {
+        let got = match router.authenticate_token(token, &Context::default()).await {
+            Ok(Some(r)) => json!({
+                "name": name, "authenticated": true, "error": "",
+                "user": {
+                    "username": r.user.name(), "uid": r.user.uid(),
+                    "groups": r.user.groups().collect::<Vec<_>>(),
+                    "extra": if r.user.extra().is_empty() { Value::Null } else { json!(r.user.extra()) },
+                },
+            }),
+            Ok(None) => json!({"name": name, "authenticated": false, "user": null, "error": ""}),
+            Err(e) => {
+                json!({"name": name, "authenticated": false, "user": null, "error": e.to_string()})
+            }
+        };
+        ours.push(got);
+    }
+
+    // kube-apiserver: the same file, the same tokens (a separate process, so its own
+    // discovery and key set).
+    let lines: Vec<Value> = tokens
+        .iter()
+        .map(|(name, token, _)| json!({"name": name, "token": token}))
+        .collect();
+    let go = tokio::task::spawn_blocking(move || {
+        go_support::run_lines(
+            &go_client,
+            &[format!("-authentication-config={}", path.display())],
+            &lines,
+        )
+    })
+    .await
+    .unwrap();
+
+    for (((name, _, want), go), ours) in tokens.iter().zip(&go).zip(&ours) {
+        assert_eq!(
+            ours, go,
+            "{name}: kube-authn (left) vs kube-apiserver (right)"
+        );
+        match want {
+            Some(ok) => assert_eq!(go["authenticated"], *ok, "{name}: {go}"),
+            None => assert_eq!(go["error"], "", "{name}: not mine: {go}"),
+        }
+    }
+    assert_eq!(
+        ours[0]["user"],
+        json!({"username": "oidc:jane@example.com", "uid": "jane-sub", "groups": ["group:dev", "group:ops"], "extra": null})
+    );
 }

@@ -8,6 +8,7 @@
 //!   (a test-only one: no kube-apiserver runs here).
 #![cfg(feature = "server")]
 
+mod go_support;
 mod serve_support;
 mod webhook_server;
 
@@ -797,36 +798,6 @@ fn dev_mode_prints_certificate_front_proxy_and_service_account_commands_that_wor
 // ---------------------------------------------------------------------------------------------
 // kube-apiserver's own webhook client, with `serve` as its backend.
 
-/// Builds `conformance/go/cmd/webhookclient` (kube-apiserver's webhook token authentication
-/// from k8s.io/apiserver v0.37.2) into `dir`; `None` (the test skips) when Go is missing and
-/// the test tools are not required.
-fn go_webhook_client(dir: &Path) -> Option<PathBuf> {
-    if Command::new("go").arg("version").output().is_err() {
-        const MSG: &str = "go is not installed (ci/install-conformance.sh installs it)";
-        assert!(
-            std::env::var_os("KUBE_AUTHN_REQUIRE_TEST_TOOLS").is_none(),
-            "{}",
-            MSG
-        );
-        eprintln!("\n*** SKIPPED: {MSG} ***\n");
-        return None;
-    }
-    let bin = dir.join("webhookclient");
-    let out = Command::new("go")
-        .args(["build", "-o"])
-        .arg(&bin)
-        .arg("./cmd/webhookclient")
-        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("conformance/go"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "go build ./cmd/webhookclient: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(bin)
-}
-
 /// `serve` as the authentication webhook of kube-apiserver's own client code: the Go program
 /// builds the chain kube-apiserver builds for `--authentication-token-webhook-config-file`
 /// (kubeconfig, `webhook.New`, token cache, bearer token, group adder) and authenticates
@@ -839,7 +810,7 @@ fn kube_apiserver_webhook_client_uses_serve_as_its_backend() {
         return;
     }
     let tools = tempfile::tempdir().unwrap();
-    let Some(client) = go_webhook_client(tools.path()) else {
+    let Some(client) = go_support::go_build("webhookclient", tools.path()) else {
         return;
     };
     const ISSUER: &str = "https://issuer.example";
@@ -949,14 +920,9 @@ fn kube_apiserver_webhook_client_uses_serve_as_its_backend() {
             "go-jose/go-jose: error in cryptographic primitive",
         ),
     ];
-    let input: String = cases
+    let input: Vec<Value> = cases
         .iter()
-        .map(|(name, token, auds, ..)| {
-            format!(
-                "{}\n",
-                json!({"name": name, "token": token, "audiences": auds})
-            )
-        })
+        .map(|(name, token, auds, ..)| json!({"name": name, "token": token, "audiences": auds}))
         .collect();
     for (version, caller) in [
         ("v1", Caller::Token(WEBHOOK_CLIENT_TOKEN)),
@@ -966,31 +932,15 @@ fn kube_apiserver_webhook_client_uses_serve_as_its_backend() {
     ] {
         let config = tempfile::tempdir().unwrap();
         let kubeconfig = webhook_kubeconfig(config.path(), &backend, version, caller);
-        let mut child = Command::new(&client)
-            .arg(format!("-kubeconfig={}", kubeconfig.display()))
-            .arg(format!("-version={version}"))
-            .arg("-api-audiences=https://a.example")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        use std::io::Write as _;
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(out.status.success(), "{version} {caller:?}: {stderr}");
-        let results: Vec<Value> = String::from_utf8(out.stdout)
-            .unwrap()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
-        assert_eq!(results.len(), cases.len(), "{version} {caller:?}: {stderr}");
+        let results = go_support::run_lines(
+            &client,
+            &[
+                format!("-kubeconfig={}", kubeconfig.display()),
+                format!("-version={version}"),
+                "-api-audiences=https://a.example".into(),
+            ],
+            &input,
+        );
         for ((name, _, _, user, audiences, error), got) in cases.iter().zip(&results) {
             let case = format!("{version} {caller:?}: {name}");
             assert_eq!(got["name"], *name, "{case}");

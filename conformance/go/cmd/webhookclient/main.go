@@ -106,7 +106,9 @@ func main() {
 		}
 		if ok {
 			u := resp.User
-			res.User = &userOut{Name: u.GetName(), UID: u.GetUID(), Groups: u.GetGroups(), Extra: u.GetExtra()}
+			// No groups is [] (a nil and an empty list are the same user on the wire).
+			groups := append([]string{}, u.GetGroups()...)
+			res.User = &userOut{Name: u.GetName(), UID: u.GetUID(), Groups: groups, Extra: u.GetExtra()}
 			res.Audiences = resp.Audiences
 		}
 		if err := out.Encode(res); err != nil {
