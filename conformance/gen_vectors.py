@@ -1922,15 +1922,14 @@ def webhook_cases():
 
 # ---------------------------------------------------------------------------------------------
 # service_account: --service-account-key-file / --service-account-issuer (kubernetes
-# pkg/serviceaccount). That code lives only in k8s.io/kubernetes, which cannot be imported as a
-# module (its go.mod replaces every staging repository with a relative path), so these cases are
-# "oracle": "reference": expectations from k8s-token-authn.md §2 (jwt_test.go
-# TestTokenGenerateAndValidate, claims_test.go TestValidatePrivateClaims, util_test.go).
-# Tokens are minted here (RS256, and RFC 6979 ES256) with conformance/pki.py keys.
+# pkg/serviceaccount, v1.37.2). The Go oracle imports k8s.io/kubernetes (its staging modules
+# replaced by the published v0.37.2 ones in conformance/go/go.mod) and builds the legacy and bound
+# authenticators as kube-apiserver does, with pkg/serviceaccount's clock bound to the vector's
+# "now" and the bound validator's lookups answered from the vector's objects. Expectations were
+# first written from k8s-token-authn.md §2 (jwt_test.go TestTokenGenerateAndValidate,
+# claims_test.go TestValidatePrivateClaims, util_test.go). Tokens are minted here (RS256, and
+# RFC 6979 ES256) with conformance/pki.py keys.
 # ---------------------------------------------------------------------------------------------
-REF_SA = ("k8s-token-authn.md §2 (kubernetes pkg/serviceaccount jwt.go, legacy.go, claims.go; "
-          "apiserver pkg/authentication/serviceaccount/util.go): the service-account authenticator "
-          "lives only in k8s.io/kubernetes, which cannot be imported as a Go module, so no Go oracle")
 SA_NOW = 1514764800  # claims_test.go's fixed now
 SA_ISS = "https://kubernetes.default.svc"
 
@@ -1971,8 +1970,6 @@ def sa_cases():
         return signing_input + "." + b64u(sig)
 
     def ref(c):
-        c["oracle"] = "reference"
-        c["reference"] = REF_SA
         return c
 
     cases = []
@@ -2117,6 +2114,111 @@ def sa_cases():
         cases.append(ref(case(f"bound: {label}", setup, {"token": mint(c, k)}, expect=expect)))
     cases.append(ref(case("bound: requested audiences intersect", bound(), {"token": mint(claims(aud=["a", SA_ISS, "b"])), "audiences": ["b", "a"]},
                           expect=ok(bu(), ["b", "a"]))))
+
+    # Claim shapes and JOSE headers: what kube-apiserver routes, refuses, or lets through, and
+    # with which text (each outcome observed from k8s.io/kubernetes v1.37.2 by the oracle).
+    def mint_raw(header, payload, k=rsa_key):
+        signing_input = b64u(header) + "." + b64u(payload)
+        sig = k.sign(signing_input.encode(), padding.PKCS1v15(), hashes.SHA256())
+        return signing_input + "." + b64u(sig)
+
+    def k8s_claims(**kw):
+        c = claims()
+        c["kubernetes.io"] = dict(c["kubernetes.io"], **kw)
+        return c
+
+    hdr = json.dumps({"alg": "RS256", "kid": kid(rsa_key)}, separators=(",", ":"))
+    rsa_pub = rsa_key.public_key().public_numbers()
+    rsa_jwk = {"kty": "RSA", "n": b64u(rsa_pub.n.to_bytes(256, "big")), "e": b64u(rsa_pub.e.to_bytes(3, "big"))}
+    good = json.dumps(claims(), separators=(",", ":"), sort_keys=True)
+    ok_ = ok(bu(), [SA_ISS])
+    crypto = error("go-jose/go-jose: error in cryptographic primitive")
+    webhook_bound = error('feature gate "APIServerWebhookAuthenticationToken" is disabled, but token is webhook bound')
+    unmarshal = lambda kind, go: error(f"json: cannot unmarshal {kind} into Go value of type {go}")
+    numeric_date = error("go-jose/go-jose/jwt: expected number value to unmarshal NumericDate")
+    audience = error("go-jose/go-jose/jwt: expected string or array value to unmarshal to Audience")
+    R_UNREAD = ("kube-authn never reads jwk/x5c (keys come only from configuration): the token is judged by its "
+                "signature; go-jose parses them and fails ParseSigned on one it cannot decode, which "
+                "Kubernetes answers with not mine")
+    R_DUP_DEPTH = ("duplicate member names are refused at any depth (one JSON dialect for router and verifier); "
+                   "go-jose checks only the objects it decodes into Go values")
+    R_HEADER = ("a token naming our issuer whose JOSE header does not parse is an error (fail closed), not a "
+                "token passed on down the chain")
+    probes = [
+        ("validating webhook ref", mint(k8s_claims(validatingwebhookconfiguration={"name": "vwc", "uid": "vwcuid"})), webhook_bound),
+        ("mutating webhook ref", mint(k8s_claims(mutatingwebhookconfiguration={"name": "mwc", "uid": "mwcuid"})), webhook_bound),
+        ("webhook ref null", mint(k8s_claims(validatingwebhookconfiguration=None)), ok_),
+        ("webhook ref empty object", mint(k8s_claims(mutatingwebhookconfiguration={})), webhook_bound),
+        ("kubernetes.io is a string", mint(dict(claims(), **{"kubernetes.io": "x"})), unmarshal("string", "serviceaccount.kubernetes")),
+        ("kubernetes.io is null", mint(dict(claims(), **{"kubernetes.io": None})), error('serviceaccounts "" not found')),
+        ("no kubernetes.io", mint({k: v for k, v in claims().items() if k != "kubernetes.io"}), error('serviceaccounts "" not found')),
+        ("pod ref is an array", mint(k8s_claims(pod=["podname"])), unmarshal("array", "serviceaccount.ref")),
+        ("pod name is a number", mint(k8s_claims(pod={"name": 1, "uid": "poduid"})), unmarshal("number", "string")),
+        ("namespace is a number", mint(k8s_claims(namespace=5)), unmarshal("number", "string")),
+        ("no namespace", mint({**claims(), "kubernetes.io": {"serviceaccount": {"name": "saname", "uid": "sauid"}}}),
+         error('serviceaccounts "saname" not found')),
+        ("no serviceaccount", mint({**claims(), "kubernetes.io": {"namespace": "ns"}}), error('serviceaccounts "" not found')),
+        ("warnafter is a string", mint(k8s_claims(warnafter="x")), numeric_date),
+        ("attestations is a number", mint(k8s_claims(attestations=5)),
+         unmarshal("number", "map[string]authentication.AttestationValue")),
+        ("attestation is a string", mint(k8s_claims(attestations={"a": "b"})), unmarshal("string", "authentication.AttestationValue")),
+        ("attestations of the right shape", mint(k8s_claims(attestations={"a": ["b"]})), ok_),
+        ("attestations with null values", mint(k8s_claims(attestations={"a": None, "b": ["x", None]})), ok_),
+        ("aud is []", mint(claims(aud=[])), ok_),
+        ("aud is null", mint_raw(hdr, good.replace('"aud":["https://kubernetes.default.svc"]', '"aud":null')), audience),
+        ("aud is a number", mint(claims(aud=5)), audience),
+        ("aud holds a number", mint(claims(aud=[SA_ISS, 5])), audience),
+        ("iss is a number", mint(claims(iss=5)), not_mine()),
+        ("sub is a number", mint(claims(sub=5)), unmarshal("number", "string")),
+        ("jti is a number", mint(claims(jti=5)), unmarshal("number", "string")),
+        ("nbf is a string", mint(claims(nbf="x")), numeric_date),
+        ("iat is a boolean", mint(claims(iat=True)), numeric_date),
+        ("exp null", mint_raw(hdr, good.replace('"exp":%d' % (SA_NOW + 3600), '"exp":null')), ok_),
+        ("exp with a fraction", mint(claims(exp=SA_NOW + 3600.5)), ok_),
+        ("exp in exponent form", mint_raw(hdr, good.replace('"exp":%d' % (SA_NOW + 3600), '"exp":1.5147684e9')), ok_),
+        ("duplicate iss", mint_raw(hdr, good.replace('{', '{"iss":"https://kubernetes.default.svc",', 1)),
+         error("json: duplicate key 'iss' in object")),
+        ("duplicate iss, another issuer last", mint_raw(hdr, good.replace('{', '{"iss":"https://kubernetes.default.svc",', 1)
+                                                      .replace('"iss":"https://kubernetes.default.svc"}', '"iss":"https://elsewhere.example"}')
+                                                      .replace(',"iss":"https://kubernetes.default.svc",', ',"iss":"https://elsewhere.example",')),
+         not_mine()),
+        ("duplicate iss, the last one null", mint_raw(hdr, good.replace('{', '{"iss":null,', 1).replace('"iss":"https://kubernetes.default.svc"', '"iss":null,"iss":"https://kubernetes.default.svc","iss":null', 1)),
+         error("json: duplicate key 'iss' in object")),
+        ("duplicate iss, one of them a number", mint_raw(hdr, good.replace('{', '{"iss":5,', 1)), not_mine()),
+        ("duplicate namespace", mint_raw(hdr, good.replace('"namespace":"ns"', '"namespace":"ns","namespace":"ns"')),
+         error("json: duplicate key 'namespace' in object")),
+        ("duplicate unknown top-level member", mint_raw(hdr, good.replace('{', '{"x":1,"x":2,', 1)),
+         error("json: duplicate key 'x' in object")),
+        ("duplicate iss, signature not ours", mint_raw(hdr, good.replace('{', '{"iss":"https://kubernetes.default.svc",', 1), other_key),
+         crypto),
+        ("escaped member name", mint_raw(hdr, good.replace('"namespace":"ns"', '"n\\u0061mespace":"ns"')), ok_),
+        ("alg none", b64u('{"alg":"none"}') + "." + b64u(good) + ".", crypto),
+        ("alg HS256", b64u('{"alg":"HS256"}') + "." + b64u(good) + "." + b64u(b"x" * 32), crypto),
+        ("header alg lower case", mint_raw(json.dumps({"alg": "rs256", "kid": kid(rsa_key)}), good), crypto),
+        ("header jwk, a public RSA key", mint_raw(json.dumps({"alg": "RS256", "kid": kid(rsa_key), "jwk": rsa_jwk}), good), ok_),
+        ("header jku", mint_raw(json.dumps({"alg": "RS256", "kid": kid(rsa_key), "jku": "https://127.0.0.1:1/jwks"}), good), ok_),
+        ("header x5u", mint_raw(json.dumps({"alg": "RS256", "kid": kid(rsa_key), "x5u": "https://127.0.0.1:1/x5u"}), good), ok_),
+        ("header typ", mint_raw(json.dumps({"alg": "RS256", "kid": kid(rsa_key), "typ": "JWT"}), good), ok_),
+        ("crit header", mint_raw(json.dumps({"alg": "RS256", "kid": kid(rsa_key), "crit": ["x"], "x": 1}), good), crypto),
+        ("unknown kid", mint_raw(json.dumps({"alg": "RS256", "kid": "nope"}), good), error("invalid signature, no keys found")),
+        ("RS256 token, alg header ES256", mint_raw(json.dumps({"alg": "ES256", "kid": kid(rsa_key)}), good), crypto),
+        ("RS256 token, alg header PS256", mint_raw(json.dumps({"alg": "PS256", "kid": kid(rsa_key)}), good), crypto),
+        ("payload not JSON", mint_raw(hdr, "not json"), not_mine()),
+        ("payload a JSON array", mint_raw(hdr, "[1]"), not_mine()),
+    ]
+    for label, tok, expect in probes:
+        cases.append(ref(case(f"bound: {label}", bound(), {"token": tok}, expect=expect)))
+    for label, tok, k8s_out, ours, reason in [
+        ("duplicate member of an unknown nested object", mint_raw(hdr, good.replace('{', '{"x":{"a":1,"a":2},', 1)),
+         ok_, error("json: duplicate key 'a' in object"), R_DUP_DEPTH),
+        ("header jwk go-jose cannot decode", mint_raw(json.dumps({"alg": "RS256", "kid": kid(rsa_key), "jwk": {"kty": "oct", "k": "AA"}}), good),
+         not_mine(), ok_, R_UNREAD),
+        ("header x5c that is no certificate", mint_raw(json.dumps({"alg": "RS256", "kid": kid(rsa_key), "x5c": ["AAAA"]}), good),
+         not_mine(), ok_, R_UNREAD),
+        ("kid is a number", mint_raw(json.dumps({"alg": "RS256", "kid": 5}), good), not_mine(), error("malformed JWS header"), R_HEADER),
+        ("padded signature", mint(claims()) + "==", not_mine(), error("malformed JWS signature"), R_HEADER),
+    ]:
+        cases.append(ref(case(f"bound: {label}", bound(), {"token": tok}, k8s=k8s_out, kube_authn=ours, reason=reason)))
     return cases
 
 
@@ -2133,6 +2235,11 @@ OIDC_EXP, OIDC_IAT = 4733510400, 1577836800  # 2120-01-01, 2020-01-01
 
 # Deliberate text differences (both sides refuse the token; the texts only reach logs).
 OIDC_DIFFERENCES = {
+    "a repeated claim name (the last value is what go-oidc reads)": (
+        error("oidc: verify token: oidc: failed to unmarshal claims: json: duplicate key 'sub' in object"),
+        "go-oidc decodes the claims with encoding/json, where the last of repeated names wins; kube-authn "
+        "refuses a payload that repeats a name (one JSON dialect for router and verifier, security.md "
+        "§2.5), with an error from the issuer's authenticator rather than not mine"),
     "alg none": (
         error('oidc: verify token: oidc: id token signed with unsupported algorithm, expected ["RS256"] got "unsupported"'),
         "kube-authn does not copy an algorithm name it does not support from the attacker's header into "
@@ -2171,13 +2278,15 @@ def oidc_cases():
 
     jwks = json.dumps({"keys": [jwk(rsa_key, "rsa-1"), jwk(ec_key, "ec-1")]}, sort_keys=True)
 
-    def mint(claims, k=rsa_key, kid="rsa-1", alg=None):
+    def mint(claims, k=rsa_key, kid="rsa-1", alg=None, raw=None):
         alg = alg or ("ES256" if isinstance(k, ec.EllipticCurvePrivateKey) else "RS256")
         h = {"alg": alg, "typ": "JWT"}
         if kid:
             h["kid"] = kid
-        si = (b64u(json.dumps(h, separators=(",", ":"), sort_keys=True)) + "." +
-              b64u(json.dumps(claims, separators=(",", ":"), sort_keys=True)))
+        payload = json.dumps(claims, separators=(",", ":"), sort_keys=True)
+        if raw:
+            payload = raw(payload)
+        si = (b64u(json.dumps(h, separators=(",", ":"), sort_keys=True)) + "." + b64u(payload))
         if alg.startswith("RS"):
             sig = k.sign(si.encode(), padding.PKCS1v15(), hashes.SHA256())
         else:
@@ -2291,6 +2400,8 @@ def oidc_cases():
         ("_claim_sources entry is a string", std, mint(claims(_claim_sources={"s": "x"})), error(OIDC_UNMARSHAL + "json: cannot unmarshal string into Go struct field idToken._claim_sources of type oidc.claimSource")),
         ("a type error before a time error: the time error wins", std, mint(claims(at_hash=5, iat=True)),
          error(OIDC_UNMARSHAL + "json: cannot unmarshal bool into Go struct field idToken.iat of type json.Number")),
+        ("a repeated claim name (the last value is what go-oidc reads)", std,
+         mint(claims(), raw=lambda p: p.replace('"sub":"alice"', '"sub":"mallory","sub":"alice"')), ok(alice)),
         ("two type errors: the first is reported", std, mint(claims(at_hash=5, nonce=5)),
          error(OIDC_UNMARSHAL + "json: cannot unmarshal number into Go struct field idToken.at_hash of type string")),
     ]:
@@ -2565,7 +2676,7 @@ SUITES = [
      "k8s-token-authn.md §5; apiserver pkg/authentication/token/cache", token_cache_cases),
     ("webhook", "TokenReview webhook responses, audiences and HTTP failures (local server on 127.0.0.1)",
      "k8s-token-authn.md §4; apiserver plugin/pkg/authenticator/token/webhook", webhook_cases),
-    ("service_account", "service-account JWTs, legacy and bound (reference expectations only: k8s.io/kubernetes)",
+    ("service_account", "service-account JWTs, legacy and bound (k8s.io/kubernetes v1.37.2 pkg/serviceaccount)",
      "k8s-token-authn.md §2; kubernetes pkg/serviceaccount", sa_cases),
     ("oidc", "OIDC JWT authenticator: verification and claim mappings (JWKS from a local server in the Go oracle)",
      "k8s-token-authn.md §3; apiserver plugin/pkg/authenticator/token/oidc", oidc_cases),

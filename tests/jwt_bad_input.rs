@@ -207,11 +207,29 @@ fn security_reference_bad_inputs() {
             good[3].clone(),
             Want::Err("malformed JWS header"),
         ),
-        ("duplicate iss in payload", good[4].clone(), Want::NotMine),
+        // Routed as kube-apiserver routes it (by the last `iss`, with Go's encoding/json), then
+        // refused after the signature with go-jose's text: an error, never *not mine*, for a
+        // token our key signed.
         (
+            "duplicate iss in payload",
+            good[4].clone(),
+            Want::Err("json: duplicate key 'iss' in object"),
+        ),
+        (
+            "duplicate iss in payload, signature not ours",
+            {
+                let (signed, sig) = good[4].rsplit_once('.').unwrap();
+                let mut sig = sig.as_bytes().to_vec();
+                sig[5] = if sig[5] == b'A' { b'B' } else { b'A' };
+                format!("{signed}.{}", String::from_utf8(sig).unwrap())
+            },
+            Want::Err(ERR_CRYPTO),
+        ),
+        (
+            // Refused, with go-jose's text (it parses `crit` and refuses it when verifying).
             "crit with unknown name",
             good[5].clone(),
-            Want::Err("unsupported critical JWS header"),
+            Want::Err(ERR_CRYPTO),
         ),
         (
             "email_verified string is just another claim",
@@ -412,7 +430,7 @@ fn claim_type_confusion_with_valid_signatures() {
                 c["sub"] = json!(5);
                 c
             },
-            Want::Err("json: cannot unmarshal claims: a claim has the wrong type"),
+            Want::Err("json: cannot unmarshal number into Go value of type string"),
         ),
     ];
     let mut reqs = Vec::new();

@@ -345,7 +345,22 @@ fn bound_tokens_table() {
                 }),
             ),
             keys: &["rsa.pem"],
-            want: Err(ERR_BOUND_CLAIMS_MISSING),
+            // kube-apiserver looks up the service account "" in namespace "": NotFound.
+            want: Err(r#"serviceaccounts "" not found"#),
+        },
+        Case {
+            name: "bound to a validating webhook configuration (gate off, as in 1.37)",
+            req: req(
+                &rsa,
+                "RS256",
+                Some("k8s"),
+                c(&|v| {
+                    v["kubernetes.io"]["validatingwebhookconfiguration"] =
+                        json!({"name": "vwc", "uid": "vwc-uid"});
+                }),
+            ),
+            keys: &["rsa.pem"],
+            want: Err(ERR_WEBHOOK_BOUND),
         },
     ];
     let reqs: Vec<_> = cases.iter().map(|c| c.req.clone()).collect();

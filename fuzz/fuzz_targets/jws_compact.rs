@@ -33,6 +33,8 @@ fuzz_target!(|data: &[u8]| {
     let (keys, router) = state();
     if let Ok(jwt) = UntrustedJwt::parse(s) {
         let _ = jwt.issuer();
+        // A parsed JWT either has claims or says why not (a repeated member name).
+        assert!(jwt.claims().is_some() != jwt.claims_error().is_some());
         if let Ok(h) = jwt.header() {
             let verified = kube_authn::jwt::verify_signature(&jwt, h, keys.find(h.kid()), AlgorithmSet::KUBERNETES);
             assert!(verified.is_err(), "a signature verified without the private key");

@@ -18,7 +18,12 @@
 //!    ([`UntrustedJwt::claims`]) without parsing the payload again.
 //!
 //! Any failure of 1–4 means "not a JWT for anyone" (`Err`, which authenticators answer with
-//! *not mine*, as Kubernetes does). The header is parsed too, but a bad header is reported
+//! *not mine*, as Kubernetes does), with one exception: a payload that is a JSON object with a
+//! string `iss` but repeats a member name is what kube-apiserver still routes (its issuer peek
+//! is Go's `encoding/json`, where the last `iss` wins) and refuses only after the signature.
+//! Such a token is parsed, routed by its last `iss`, and its claims are refused with go-jose's
+//! text ([`UntrustedJwt::claims_error`]): an error from the owner, not a token that falls
+//! through the chain. The header is parsed too, but a bad header is reported
 //! only when the token's issuer is claimed by someone ([`UntrustedJwt::header`]): from then
 //! on it is that authenticator's token and a bad header is an error (fail closed).
 //!
@@ -81,7 +86,10 @@ pub enum NotJwt {
     SegmentCount,
     /// A segment is not unpadded base64url.
     Base64,
-    /// The payload is not a JSON object without duplicate names, or `iss` is not a string.
+    /// The payload is not a JSON object with a string (or no) `iss`, or it is refused by the
+    /// strict JSON rules for another reason than a repeated member name (a payload whose only
+    /// fault is a repeated name is parsed, its claims refused: see
+    /// [`UntrustedJwt::claims_error`]).
     Payload,
 }
 
@@ -370,6 +378,9 @@ pub struct UntrustedJwt<'t> {
     claims: Option<Range<usize>>,
     /// Its top-level members, as the validating scan recorded them.
     index: json::TopIndex,
+    /// Why the claims are refused, for a payload routed although the validating scan refused
+    /// it (see [`UntrustedJwt::claims_error`]).
+    refusal: Option<Box<str>>,
 }
 
 impl fmt::Debug for UntrustedJwt<'_> {
@@ -449,9 +460,32 @@ impl<'t> UntrustedJwt<'t> {
         let header_range = decode_into(header_b64, &mut buf).ok_or(NotJwt::Base64)?;
         let payload = decode_into(payload_b64, &mut buf).ok_or(NotJwt::Base64)?;
         let mut index = json::TopIndex::default();
+        let mut refusal = None;
         let (claims, iss) = if json_payload {
-            let (object, iss) =
-                json::scan_jwt_payload(&buf[payload.clone()], &mut index).ok_or(NotJwt::Payload)?;
+            let Some((object, iss)) = json::scan_jwt_payload(&buf[payload.clone()], &mut index)
+            else {
+                // Still routed when kube-apiserver would route it (repeated member names: see
+                // `claims_error`); otherwise not a JWT for anyone.
+                let (iss, why) =
+                    json::refused_payload(&buf[payload.clone()]).ok_or(NotJwt::Payload)?;
+                refusal = Some(why.into_boxed_str());
+                let header = if signature.is_some() {
+                    parse_header(&buf[header_range])
+                } else {
+                    Err(HeaderError::Signature)
+                };
+                return Ok(UntrustedJwt {
+                    signing_input: &token[..dots[1]],
+                    buf,
+                    payload,
+                    signature,
+                    header,
+                    iss: Iss::Owned(iss.into_boxed_str()),
+                    claims: None,
+                    index,
+                    refusal,
+                });
+            };
             let at = payload.start;
             let iss = match iss {
                 None => Iss::None,
@@ -488,6 +522,7 @@ impl<'t> UntrustedJwt<'t> {
             iss,
             claims,
             index,
+            refusal,
         })
     }
 
@@ -519,7 +554,8 @@ impl<'t> UntrustedJwt<'t> {
 
     /// The payload's top-level members, walked without re-validation (the pre-check already
     /// validated it: one JSON object, no duplicate names at any depth). `None` for a JWS
-    /// parsed with [`parse_jws`](Self::parse_jws).
+    /// parsed with [`parse_jws`](Self::parse_jws), and for a payload with a repeated member
+    /// name ([`claims_error`](Self::claims_error) says why).
     ///
     /// ```
     /// // {"iss":"a","exp":5}
@@ -532,7 +568,28 @@ impl<'t> UntrustedJwt<'t> {
         json::raw_object_indexed(doc, object, &self.index)
     }
 
-    /// The decoded payload bytes (a JSON object without duplicate names).
+    /// Why [`claims`](Self::claims) is `None` for a token that was parsed as a JWT all the
+    /// same: its payload is a JSON object with a string `iss` but repeats a member name, which
+    /// kube-apiserver routes by the last `iss` and then refuses after the signature, with
+    /// go-jose's text. Authenticators report this text once the signature has verified
+    /// (*not mine* would let a token signed by a trusted key fall through to the rest of the
+    /// chain).
+    ///
+    /// ```
+    /// use base64::Engine;
+    /// let b64 = |s: &str| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(s);
+    /// let token = format!("{}.{}.c2ln", b64("{}"), b64(r#"{"iss":"a","sub":"x","iss":"b"}"#));
+    /// let jwt = kube_authn::jwt::compact::UntrustedJwt::parse(&token).unwrap();
+    /// assert_eq!(jwt.issuer(), Some("b")); // the last one, as Go's encoding/json reads it
+    /// assert!(jwt.claims().is_none());
+    /// assert_eq!(jwt.claims_error(), Some("json: duplicate key 'iss' in object"));
+    /// ```
+    pub fn claims_error(&self) -> Option<&str> {
+        self.refusal.as_deref()
+    }
+
+    /// The decoded payload bytes (a JSON object; without duplicate names unless
+    /// [`claims_error`](Self::claims_error) says otherwise).
     ///
     /// ```
     /// let jwt = kube_authn::jwt::compact::UntrustedJwt::parse("e30.e30.").unwrap();
@@ -921,5 +978,79 @@ mod tests {
             });
             assert_eq!(got, *want, "case {name}");
         }
+    }
+
+    /// Payloads the validating scan refuses: routed as kube-apiserver routes them (the last
+    /// `iss`, by Go's `encoding/json`) when the only fault is a repeated member name, with
+    /// go-jose's text for the claims; anything else stays "not a JWT".
+    #[test]
+    fn refused_payload_table() {
+        let b = |s: &str| URL_SAFE_NO_PAD.encode(s);
+        // (case, payload, Ok((issuer, claims error)) or Err(NotJwt))
+        type Want = Result<(&'static str, &'static str), NotJwt>;
+        let cases: &[(&str, &str, Want)] = &[
+            (
+                "repeated iss: the last one routes",
+                r#"{"iss":"a","iss":"b"}"#,
+                Ok(("b", "json: duplicate key 'iss' in object")),
+            ),
+            (
+                "repeat deep inside: the first repeat in document order is named",
+                r#"{"iss":"a","x":{"y":[{"k":1,"k":2}]},"z":1,"z":2}"#,
+                Ok(("a", "json: duplicate key 'k' in object")),
+            ),
+            (
+                "an escaped repeat is named decoded",
+                r#"{"iss":"a","sub":"x","s\u0075b":"y"}"#,
+                Ok(("a", "json: duplicate key 'sub' in object")),
+            ),
+            (
+                "repeated name, no iss: nobody's",
+                r#"{"sub":"x","sub":"y"}"#,
+                Err(NotJwt::Payload),
+            ),
+            (
+                "repeated name, iss a number: nobody's (Go's peek fails too)",
+                r#"{"iss":5,"sub":"x","sub":"y"}"#,
+                Err(NotJwt::Payload),
+            ),
+            (
+                "the last iss null: Go's decoder keeps the string before it",
+                r#"{"iss":"a","iss":null}"#,
+                Ok(("a", "json: duplicate key 'iss' in object")),
+            ),
+            (
+                "one iss of another type: Go's peek fails",
+                r#"{"iss":"a","iss":"b","iss":[]}"#,
+                Err(NotJwt::Payload),
+            ),
+            (
+                "only null issuers: no issuer",
+                r#"{"iss":null,"iss":null}"#,
+                Err(NotJwt::Payload),
+            ),
+            (
+                "an array with repeats inside: not a claim set",
+                r#"[{"iss":"a","iss":"b"}]"#,
+                Err(NotJwt::Payload),
+            ),
+            ("not JSON", r#"{"iss":"a","iss":"b""#, Err(NotJwt::Payload)),
+        ];
+        for (name, payload, want) in cases {
+            let token = format!("{}.{}.{}", b(r#"{"alg":"RS256"}"#), b(payload), b("sig"));
+            let got = UntrustedJwt::parse(&token).map(|jwt| {
+                assert!(jwt.claims().is_none(), "{name}");
+                (
+                    jwt.issuer().unwrap().to_owned(),
+                    jwt.claims_error().unwrap().to_owned(),
+                )
+            });
+            let want = want.map(|(i, e)| (i.to_owned(), e.to_owned()));
+            assert_eq!(got, want, "{name}");
+        }
+        // A valid payload has claims and no claims error.
+        let valid = token(r#"{"alg":"RS256"}"#);
+        let jwt = UntrustedJwt::parse(&valid).unwrap();
+        assert!(jwt.claims().is_some() && jwt.claims_error().is_none());
     }
 }

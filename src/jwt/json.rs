@@ -162,6 +162,75 @@ pub(crate) fn scan_jwt_payload(
     Some((trim_bytes(bytes), iss))
 }
 
+/// For a payload [`scan_jwt_payload`] refused, kube-apiserver's reading of it, for routing
+/// only: `(iss, why the claims are refused)`. kube-apiserver peeks at `iss` with Go's
+/// `encoding/json`, where a repeated member name is allowed and the last one wins, and leaves
+/// the duplicate to go-jose, which refuses it (`json: duplicate key 'NAME' in object`) after
+/// the signature. So a payload that is a JSON object apart from repeated names is routed by its
+/// last `iss` string and its claims are refused with go-jose's text (the name is the first
+/// repeat in document order, at any depth). `None`: not a JWT payload for anyone (not JSON,
+/// not an object, no string `iss`), as in kube-apiserver. Error path only: serde_json (whose
+/// maps keep the last of repeated names) parses the refused payload once more.
+pub(crate) fn refused_payload(bytes: &[u8]) -> Option<(String, String)> {
+    let iss = serde_json::from_slice::<GoIssuerPeek>(bytes).ok()?.0?;
+    let mut s = Scanner {
+        b: bytes,
+        i: 0,
+        depth: 0,
+        iss: None,
+        claims: false,
+        index: None,
+        names: Names::default(),
+    };
+    s.ws();
+    let why = match (s.object(true), s.names.dup) {
+        (Err(ScanError::Duplicate), Some(name)) => {
+            format!(
+                "json: duplicate key '{}' in object",
+                decode_name(bytes, name)
+            )
+        }
+        // serde_json accepted what the scanner refused for another reason: cannot happen while
+        // the two agree (a proptest checks it); refused all the same.
+        _ => "json: cannot unmarshal claims: malformed JSON".to_owned(),
+    };
+    Some((iss, why))
+}
+
+/// kube-apiserver's unverified issuer peek (`json.Unmarshal` of the payload into a struct with
+/// one string field `iss`), over a payload that may repeat member names: every top-level `iss`
+/// is decoded in document order, a string replaces the value, `null` leaves it, any other type
+/// fails the peek (`None`, as does an empty result: no issuer is `""`).
+struct GoIssuerPeek(Option<String>);
+
+impl<'de> Deserialize<'de> for GoIssuerPeek {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = GoIssuerPeek;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<GoIssuerPeek, A::Error> {
+                let (mut iss, mut bad) = (String::new(), false);
+                while let Some(name) = map.next_key::<Cow<'de, str>>()? {
+                    if name == "iss" {
+                        match map.next_value::<serde_json::Value>()? {
+                            serde_json::Value::String(s) => iss = s,
+                            serde_json::Value::Null => {}
+                            _ => bad = true,
+                        }
+                    } else {
+                        map.next_value::<de::IgnoredAny>()?;
+                    }
+                }
+                Ok(GoIssuerPeek((!bad && !iss.is_empty()).then_some(iss)))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
 /// [`validate_object`] without building an error, reading members through the scan's
 /// `index` (no second walk): for the JOSE header, whose errors have one fixed text.
 pub(crate) fn validate_object_quiet<'a>(
@@ -450,7 +519,13 @@ impl Scanner<'_, '_> {
         loop {
             self.expect(b'"')?;
             let name = self.string()?;
-            let fp = self.names.insert(self.b, base, &mut decoded, name)?;
+            let fp = match self.names.insert(self.b, base, &mut decoded, name) {
+                Ok(fp) => fp,
+                Err(e) => {
+                    self.names.dup = Some(name);
+                    return Err(e);
+                }
+            };
             self.ws();
             self.expect(b':')?;
             self.ws();
@@ -716,6 +791,8 @@ const NAME_STACK: usize = 32;
 struct Names {
     stack: [(u64, u32, u32); NAME_STACK],
     len: usize,
+    /// The name that was found twice (set when the scan fails with [`ScanError::Duplicate`]).
+    dup: Option<NameRef>,
 }
 
 impl Default for Names {
@@ -723,6 +800,7 @@ impl Default for Names {
         Names {
             stack: [(0, 0, 0); NAME_STACK],
             len: 0,
+            dup: None,
         }
     }
 }

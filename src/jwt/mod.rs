@@ -7,7 +7,7 @@
 //! | step | where | rule |
 //! |---|---|---|
 //! | shape | [`compact`] | ≤ 64 KiB, no leading `{`, exactly 3 segments, unpadded canonical base64url |
-//! | payload | [`json`] | one JSON object, duplicate names rejected at any depth, depth ≤ 128, string `iss` |
+//! | payload | [`json`] | one JSON object, duplicate names rejected at any depth (routed by the last `iss`, as kube-apiserver does, then refused by the owner after the signature), depth ≤ 128, string `iss` |
 //! | route | [`router`] | `iss` → owner (string scan up to 8 issuers, one `HashMap` lookup beyond); nobody's issuer → *not mine* |
 //! | header | [`compact`] | `alg` string from [`alg::Algorithm`] only (no `none`, no `HS*`); `crit`/`b64` rejected; `jwk`/`jku`/`x5u`/`x5c` never read; `kid` ≤ 1 KiB |
 //! | keys | [`key`] | selected by `kid` (no fallback when a `kid` matches nothing), per-issuer allow-list, key type must fit `alg` |

@@ -66,7 +66,7 @@ use crate::authenticator::{
 use crate::error::{ConfigError, Error, ErrorKind};
 use crate::jwt::alg::AlgorithmSet;
 use crate::jwt::before;
-use crate::jwt::compact::UntrustedJwt;
+use crate::jwt::compact::{HeaderError, UntrustedJwt};
 use crate::jwt::json::{
     Cursor, ERR_AUDIENCE, ERR_CLAIM_TYPE, NumericDate, RawAudience, RawJson, RawObject, opt_str,
 };
@@ -127,18 +127,20 @@ pub const ERR_NO_KEYS: &str = "invalid signature, no keys found";
 /// assert_eq!(ERR_INVALIDATED, "service account token has been invalidated");
 /// ```
 pub const ERR_INVALIDATED: &str = "service account token has been invalidated";
-/// A bound token without `kubernetes.io.namespace` or `kubernetes.io.serviceaccount.name`
-/// (Kubernetes would fail the lookup of an empty name; we fail before any lookup).
+/// A bound token whose `kubernetes.io` claims bind it to a validating or mutating webhook
+/// configuration: kube-apiserver 1.37 refuses it while its alpha feature gate
+/// `APIServerWebhookAuthenticationToken` is off (the default), and so does kube-authn, which
+/// does not implement webhook-bound tokens.
 ///
 /// ```
-/// use kube_authn::token::service_account::ERR_BOUND_CLAIMS_MISSING;
+/// use kube_authn::token::service_account::ERR_WEBHOOK_BOUND;
 /// assert_eq!(
-///     ERR_BOUND_CLAIMS_MISSING,
-///     "service account token is missing the kubernetes.io namespace or service account claims"
+///     ERR_WEBHOOK_BOUND,
+///     r#"feature gate "APIServerWebhookAuthenticationToken" is disabled, but token is webhook bound"#
 /// );
 /// ```
-pub const ERR_BOUND_CLAIMS_MISSING: &str =
-    "service account token is missing the kubernetes.io namespace or service account claims";
+pub const ERR_WEBHOOK_BOUND: &str =
+    r#"feature gate "APIServerWebhookAuthenticationToken" is disabled, but token is webhook bound"#;
 /// Legacy-token lookup failures.
 ///
 /// ```
@@ -432,8 +434,8 @@ impl<'a> PublicClaims<'a> {
         let mut c = PublicClaims::default();
         for (name, v) in claims.iter() {
             match &*name {
-                "iss" => c.iss = opt_str(v)?,
-                "sub" => c.sub = opt_str(v)?,
+                "iss" => c.iss = go_str(v)?,
+                "sub" => c.sub = go_str(v)?,
                 // go-jose's `Audience` is not a pointer: `null` reaches its UnmarshalJSON,
                 // which refuses it (unlike `exp`/`nbf`/`iat`, where `null` is absent).
                 "aud" if v.is_null() => return Err(ERR_AUDIENCE),
@@ -441,11 +443,11 @@ impl<'a> PublicClaims<'a> {
                 "exp" => c.exp = NumericDate::from_raw(v)?,
                 "nbf" => c.nbf = NumericDate::from_raw(v)?,
                 "iat" => c.iat = NumericDate::from_raw(v)?,
-                "jti" => c.jti = opt_str(v)?,
-                "kubernetes.io/serviceaccount/namespace" => c.namespace = opt_str(v)?,
-                "kubernetes.io/serviceaccount/secret.name" => c.secret_name = opt_str(v)?,
-                "kubernetes.io/serviceaccount/service-account.name" => c.sa_name = opt_str(v)?,
-                "kubernetes.io/serviceaccount/service-account.uid" => c.sa_uid = opt_str(v)?,
+                "jti" => c.jti = go_str(v)?,
+                "kubernetes.io/serviceaccount/namespace" => c.namespace = go_str(v)?,
+                "kubernetes.io/serviceaccount/secret.name" => c.secret_name = go_str(v)?,
+                "kubernetes.io/serviceaccount/service-account.name" => c.sa_name = go_str(v)?,
+                "kubernetes.io/serviceaccount/service-account.uid" => c.sa_uid = go_str(v)?,
                 "kubernetes.io" => c.kubernetes = KubernetesClaims::decode(v)?,
                 _ => {}
             }
@@ -454,17 +456,80 @@ impl<'a> PublicClaims<'a> {
     }
 }
 
+/// The Go types kube-apiserver decodes service-account claims into, for go-jose's type-error
+/// texts ([`type_error`]).
+#[derive(Clone, Copy)]
+enum GoType {
+    String,
+    /// `kubernetes.io` (`serviceaccount.kubernetes`).
+    Kubernetes,
+    /// An object reference (`serviceaccount.ref`).
+    Ref,
+    /// `kubernetes.io.attestations` (`map[string]authentication.AttestationValue`).
+    Attestations,
+    /// One attestation (`authentication.AttestationValue`, a `[]string`).
+    AttestationValue,
+}
+
+/// go-jose's (`encoding/json`'s) text for a claim of the wrong JSON type, `json: cannot
+/// unmarshal <JSON type> into Go value of type <Go type>`, from the first byte of the value.
+fn type_error(first: Option<u8>, go: GoType) -> &'static str {
+    macro_rules! texts {
+        ($go:literal) => {
+            [
+                concat!("json: cannot unmarshal string into Go value of type ", $go),
+                concat!("json: cannot unmarshal number into Go value of type ", $go),
+                concat!("json: cannot unmarshal bool into Go value of type ", $go),
+                concat!("json: cannot unmarshal array into Go value of type ", $go),
+                concat!("json: cannot unmarshal object into Go value of type ", $go),
+            ]
+        };
+    }
+    const STRING: [&str; 5] = texts!("string");
+    const KUBERNETES: [&str; 5] = texts!("serviceaccount.kubernetes");
+    const REF: [&str; 5] = texts!("serviceaccount.ref");
+    const ATTESTATIONS: [&str; 5] = texts!("map[string]authentication.AttestationValue");
+    const ATTESTATION_VALUE: [&str; 5] = texts!("authentication.AttestationValue");
+    let i = match first {
+        Some(b'"') => 0,
+        Some(b'-' | b'0'..=b'9') => 1,
+        Some(b't' | b'f') => 2,
+        Some(b'[') => 3,
+        Some(b'{') => 4,
+        // `null` is never a type error; anything else is not JSON the scanner accepted.
+        _ => return ERR_CLAIM_TYPE,
+    };
+    match go {
+        GoType::String => STRING[i],
+        GoType::Kubernetes => KUBERNETES[i],
+        GoType::Ref => REF[i],
+        GoType::Attestations => ATTESTATIONS[i],
+        GoType::AttestationValue => ATTESTATION_VALUE[i],
+    }
+}
+
+/// A string claim (`null`: absent), any other type refused with go-jose's text.
+fn go_str(v: RawJson<'_>) -> Result<Option<Cow<'_, str>>, &'static str> {
+    opt_str(v).map_err(|_| type_error(v.text().as_bytes().first().copied(), GoType::String))
+}
+
+/// [`go_str`] for the value at the cursor.
+fn cur_str<'a>(cur: &mut Cursor<'a>) -> Result<Option<Cow<'a, str>>, &'static str> {
+    let first = cur.peek();
+    cur.opt_str().map_err(|_| type_error(first, GoType::String))
+}
+
 /// An object claim at the cursor: `Ok(true)` for an object, `Ok(false)` for `null` (absent,
-/// moved past); any other type is [`ERR_CLAIM_TYPE`] (as Go's `json.Unmarshal` into a struct
-/// pointer).
-fn is_object(cur: &mut Cursor<'_>) -> Result<bool, &'static str> {
+/// moved past); any other type is refused with go-jose's text for `go` (as Go's
+/// `json.Unmarshal` into a struct pointer or a map).
+fn is_object(cur: &mut Cursor<'_>, go: GoType) -> Result<bool, &'static str> {
     match cur.peek() {
         Some(b'{') => Ok(true),
         Some(b'n') => {
             cur.value();
             Ok(false)
         }
-        _ => Err(ERR_CLAIM_TYPE),
+        first => Err(type_error(first, go)),
     }
 }
 
@@ -476,14 +541,14 @@ struct Ref<'a> {
 
 impl<'a> Ref<'a> {
     fn read(cur: &mut Cursor<'a>) -> Result<Option<Self>, &'static str> {
-        if !is_object(cur)? {
+        if !is_object(cur, GoType::Ref)? {
             return Ok(None);
         }
         let mut r = Ref::default();
         cur.members(|name, cur| {
             match name {
-                "name" => r.name = cur.opt_str()?,
-                "uid" => r.uid = cur.opt_str()?,
+                "name" => r.name = cur_str(cur)?,
+                "uid" => r.uid = cur_str(cur)?,
                 _ => {}
             }
             Ok(())
@@ -506,19 +571,22 @@ struct KubernetesClaims<'a> {
     secret: Option<Ref<'a>>,
     node: Option<Ref<'a>>,
     warnafter: Option<NumericDate>,
+    /// A `validatingwebhookconfiguration` or `mutatingwebhookconfiguration` reference (an
+    /// object, even `{}`; `null` is no reference).
+    webhook_bound: bool,
 }
 
 impl<'a> KubernetesClaims<'a> {
     /// One pass over the `kubernetes.io` object: every nested value is read where it stands.
     fn decode(v: RawJson<'a>) -> Result<Option<Self>, &'static str> {
         let mut cur = Cursor::new(v);
-        if !is_object(&mut cur)? {
+        if !is_object(&mut cur, GoType::Kubernetes)? {
             return Ok(None);
         }
         let mut k = KubernetesClaims::default();
         cur.members(|name, cur| {
             match name {
-                "namespace" => k.namespace = cur.opt_str()?,
+                "namespace" => k.namespace = cur_str(cur)?,
                 "serviceaccount" => k.serviceaccount = Ref::read(cur)?,
                 "pod" => k.pod = Ref::read(cur)?,
                 "secret" => k.secret = Ref::read(cur)?,
@@ -526,12 +594,44 @@ impl<'a> KubernetesClaims<'a> {
                 // Drives the stale/valid token counters (the stale-token audit annotation is
                 // not produced by this crate); a wrong type is an error, as in go-jose.
                 "warnafter" => k.warnafter = NumericDate::from_raw(cur.value())?,
+                "validatingwebhookconfiguration" | "mutatingwebhookconfiguration" => {
+                    k.webhook_bound |= Ref::read(cur)?.is_some();
+                }
+                // Read by kube-apiserver only for webhook-bound tokens, but decoded (so
+                // type-checked: a map of string lists) for every bound token.
+                "attestations" => check_attestations(cur)?,
                 _ => {}
             }
             Ok(())
         })?;
         Ok(Some(k))
     }
+}
+
+/// `kubernetes.io.attestations` as Go decodes it (`map[string]AttestationValue`, a value being
+/// `[]string`): an object of arrays of strings, or `null` anywhere Go accepts `null`.
+fn check_attestations(cur: &mut Cursor<'_>) -> Result<(), &'static str> {
+    if !is_object(cur, GoType::Attestations)? {
+        return Ok(());
+    }
+    cur.members(|_, cur| {
+        match cur.peek() {
+            Some(b'n') => {
+                cur.value();
+            }
+            Some(b'[') => {
+                let list = cur.value();
+                for item in list.as_array().into_iter().flatten() {
+                    if !(item.is_null() || item.as_str().is_some()) {
+                        let first = item.text().as_bytes().first().copied();
+                        return Err(type_error(first, GoType::String));
+                    }
+                }
+            }
+            first => return Err(type_error(first, GoType::AttestationValue)),
+        }
+        Ok(())
+    })
 }
 
 /// What a validated token says about its service account (Kubernetes `ServiceAccountInfo`).
@@ -944,17 +1044,22 @@ impl ServiceAccountAuthenticator {
     /// Everything up to (not including) the lookups: signature, claims, audiences, time.
     /// Without a lookup, the answer; with one, what the lookups need (owned).
     fn check(&self, jwt: &UntrustedJwt<'_>, ctx: &Context) -> Result<Checked, Error> {
-        let header = jwt
-            .header()
-            .map_err(|e| Error::new(ErrorKind::MalformedCredential, e.to_string()))?;
+        let header = jwt.header().map_err(|e| match e {
+            // go-jose parses a `crit` header and refuses it when verifying: its crypto text.
+            HeaderError::UnsupportedCritical => Error::msg(ERR_CRYPTO),
+            e => Error::new(ErrorKind::MalformedCredential, e.to_string()),
+        })?;
         match verify_signature(jwt, header, self.keys.find(header.kid()), self.algorithms) {
             Ok(_) => {}
             Err(SignatureError::NoKeys) => return Err(Error::msg(ERR_NO_KEYS)),
             Err(_) => return Err(Error::msg(ERR_CRYPTO)),
         }
-        let claims = jwt
-            .claims()
-            .ok_or(Error::msg("json: cannot unmarshal claims: malformed JSON"))?;
+        // A payload with a repeated member name reaches this point (as in kube-apiserver,
+        // whose go-jose refuses it after the signature), with go-jose's text.
+        let claims = jwt.claims().ok_or_else(|| match jwt.claims_error() {
+            Some(why) => Error::new(ErrorKind::InvalidCredential, why),
+            None => Error::msg("json: cannot unmarshal claims: malformed JSON"),
+        })?;
         let c = PublicClaims::decode(claims).map_err(Error::msg)?;
         let audiences = self.audiences(&c, ctx)?;
         let mut warn = None;
@@ -985,7 +1090,13 @@ impl ServiceAccountAuthenticator {
                 let sa = k.and_then(|k| k.serviceaccount.as_ref());
                 let (name, uid) = sa.map_or(("", ""), |r| (r.name(), r.uid()));
                 if ns.is_empty() || name.is_empty() {
-                    return Err(Error::msg(ERR_BOUND_CLAIMS_MISSING));
+                    // kube-apiserver looks up the service account `name` in namespace `ns`;
+                    // with either empty no such object can exist, and the lookup's NotFound
+                    // text is the answer (given here without asking the API server).
+                    return Err(Error::new(
+                        ErrorKind::InvalidCredential,
+                        format!("serviceaccounts {} not found", go_quote(name)),
+                    ));
                 }
                 let pod = k.and_then(|k| k.pod.as_ref());
                 let node = k.and_then(|k| k.node.as_ref());
@@ -1005,7 +1116,13 @@ impl ServiceAccountAuthenticator {
                         .map(|r| (r.name().to_owned(), r.uid().to_owned())),
                     pod: pod.is_some(),
                     node: node.is_some(),
+                    webhook: k.is_some_and(|k| k.webhook_bound),
                 };
+                // Without lookups this is where kube-apiserver's check of webhook-bound
+                // tokens comes (it follows the lookups).
+                if refs.webhook && self.lookup.is_none() {
+                    return Err(Error::msg(ERR_WEBHOOK_BOUND));
+                }
                 (info, None, refs)
             }
         };
@@ -1248,6 +1365,9 @@ impl ServiceAccountAuthenticator {
                 return Err(invalidated());
             }
         }
+        if refs.webhook {
+            return Err(Error::msg(ERR_WEBHOOK_BOUND));
+        }
         Ok(())
     }
 
@@ -1263,6 +1383,8 @@ struct BoundRefs {
     secret: Option<(String, String)>,
     pod: bool,
     node: bool,
+    /// Bound to a webhook configuration: refused ([`ERR_WEBHOOK_BOUND`]) after the lookups.
+    webhook: bool,
 }
 
 /// What [`ServiceAccountAuthenticator::check`] decided.
@@ -1521,7 +1643,16 @@ mod tests {
         assert_eq!(k.node.unwrap().name(), "n");
 
         let wrong = [
-            ("sub number", r#"{"sub":5}"#, ERR_CLAIM_TYPE),
+            (
+                "sub number",
+                r#"{"sub":5}"#,
+                "json: cannot unmarshal number into Go value of type string",
+            ),
+            (
+                "legacy namespace bool",
+                r#"{"kubernetes.io/serviceaccount/namespace":true}"#,
+                "json: cannot unmarshal bool into Go value of type string",
+            ),
             ("exp string", r#"{"exp":"5"}"#, ERR_NUMERIC_DATE),
             (
                 "exp beyond i64",
@@ -1548,22 +1679,42 @@ mod tests {
             (
                 "kubernetes.io string",
                 r#"{"kubernetes.io":"ns"}"#,
-                ERR_CLAIM_TYPE,
+                "json: cannot unmarshal string into Go value of type serviceaccount.kubernetes",
             ),
             (
                 "kubernetes.io array (Go refuses)",
                 r#"{"kubernetes.io":["ns"]}"#,
-                ERR_CLAIM_TYPE,
+                "json: cannot unmarshal array into Go value of type serviceaccount.kubernetes",
             ),
             (
                 "pod array (Go refuses)",
                 r#"{"kubernetes.io":{"pod":["p","u"]}}"#,
-                ERR_CLAIM_TYPE,
+                "json: cannot unmarshal array into Go value of type serviceaccount.ref",
             ),
             (
                 "pod name number",
                 r#"{"kubernetes.io":{"pod":{"name":1}}}"#,
-                ERR_CLAIM_TYPE,
+                "json: cannot unmarshal number into Go value of type string",
+            ),
+            (
+                "webhook reference string",
+                r#"{"kubernetes.io":{"mutatingwebhookconfiguration":"m"}}"#,
+                "json: cannot unmarshal string into Go value of type serviceaccount.ref",
+            ),
+            (
+                "attestations array",
+                r#"{"kubernetes.io":{"attestations":[]}}"#,
+                "json: cannot unmarshal array into Go value of type map[string]authentication.AttestationValue",
+            ),
+            (
+                "attestation value string",
+                r#"{"kubernetes.io":{"attestations":{"a":"b"}}}"#,
+                "json: cannot unmarshal string into Go value of type authentication.AttestationValue",
+            ),
+            (
+                "attestation item object",
+                r#"{"kubernetes.io":{"attestations":{"a":["b",{}]}}}"#,
+                "json: cannot unmarshal object into Go value of type string",
             ),
             (
                 "warnafter string",

@@ -80,6 +80,15 @@ type Outcome struct {
 	Outcomes []*Outcome `json:"outcomes,omitempty"`
 }
 
+// Object is an API object a service-account validator looks up: namespace (empty for nodes),
+// name, uid and, when it is being deleted, its deletion timestamp (unix seconds).
+type Object struct {
+	Namespace         string `json:"namespace"`
+	Name              string `json:"name"`
+	UID               string `json:"uid"`
+	DeletionTimestamp *int64 `json:"deletion_timestamp"`
+}
+
 // Node is one authenticator in a setup tree (see conformance/README.md).
 type Node struct {
 	Kind        string                     `json:"kind"`
@@ -121,10 +130,23 @@ type Node struct {
 	UIDClaim       string      `json:"uid_claim"`
 	RequiredClaims [][2]string `json:"required_claims"`
 	SigningAlgs    []string    `json:"signing_algs"`
-	SuccessTTLMs   int64       `json:"success_ttl_ms"`
-	FailureTTLMs   int64       `json:"failure_ttl_ms"`
-	Request        []Node      `json:"request"`
-	Anonymous      *struct {
+	// service_account: --service-account-key-file (PEM), --service-account-issuer, the
+	// authenticator kind ("legacy" or "bound"), the validator's clock (unix seconds) and the
+	// objects the bound validator looks up.
+	Mode    string   `json:"mode"`
+	Keys    string   `json:"keys"`
+	Issuers []string `json:"issuers"`
+	Now     int64    `json:"now"`
+	Lookup  *struct {
+		ServiceAccounts []Object `json:"service_accounts"`
+		Secrets         []Object `json:"secrets"`
+		Pods            []Object `json:"pods"`
+		Nodes           []Object `json:"nodes"`
+	} `json:"lookup"`
+	SuccessTTLMs int64  `json:"success_ttl_ms"`
+	FailureTTLMs int64  `json:"failure_ttl_ms"`
+	Request      []Node `json:"request"`
+	Anonymous    *struct {
 		Paths []string `json:"paths"`
 	} `json:"anonymous"`
 	raw json.RawMessage

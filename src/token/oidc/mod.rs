@@ -412,6 +412,14 @@ fn bad(msg: String) -> Error {
     Error::new(ErrorKind::InvalidCredential, msg)
 }
 
+/// Why a routed token's claims are refused (a payload with a repeated member name: go-oidc
+/// would read it with the last value winning; kube-authn refuses it, see
+/// docs/compatibility.md).
+fn refusal<'j>(jwt: &'j UntrustedJwt<'_>) -> &'j str {
+    jwt.claims_error()
+        .unwrap_or("json: cannot unmarshal claims: malformed JSON")
+}
+
 /// A distributed claim source's body as Kubernetes reads it: go-jose's `ParseSigned` removes
 /// RE2 `\s` (tab, LF, FF, CR, space; not VT) anywhere, so a trailing newline or a wrapped
 /// token is fine. Kubernetes' `untrustedIssuer` first base64-decodes the payload segment of
@@ -799,7 +807,10 @@ impl OidcAuthenticator {
             )));
         }
         let dist = RawClaims::new(jwt.claims().ok_or_else(|| {
-            wrap("verify distributed claim token: oidc: failed to unmarshal claims: json: cannot unmarshal claims: malformed JSON".into())
+            wrap(format!(
+                "verify distributed claim token: oidc: failed to unmarshal claims: {}",
+                refusal(&jwt)
+            ))
         })?);
         // The claim JWT goes through the issuer's key set like an ID token: a `kid` it does not
         // hold (a rotation) causes one refetch (coalesced, rate-limited), after the claims and
@@ -827,9 +838,11 @@ impl OidcAuthenticator {
                 go_quote(&endpoint)
             ))
         })?;
-        let claims = RawClaims::new(id_token.claims().ok_or_else(|| {
-            bad("oidc: parse claims: json: cannot unmarshal claims: malformed JSON".into())
-        })?);
+        let claims = RawClaims::new(
+            id_token
+                .claims()
+                .ok_or_else(|| bad(format!("oidc: parse claims: {}", refusal(id_token))))?,
+        );
         let user = self.map_claims(&claims, Some(value))?;
         Ok(Some(Response::new(Arc::new(user))))
     }
@@ -987,7 +1000,10 @@ impl OidcAuthenticator {
     /// The token's claims, or the error go-oidc gives for a payload it cannot unmarshal.
     fn claims_of<'j>(jwt: &'j UntrustedJwt<'_>) -> Result<RawClaims<'j>, Error> {
         jwt.claims().map(RawClaims::new).ok_or_else(|| {
-            bad("oidc: verify token: oidc: failed to unmarshal claims: json: cannot unmarshal claims: malformed JSON".into())
+            bad(format!(
+                "oidc: verify token: oidc: failed to unmarshal claims: {}",
+                refusal(jwt)
+            ))
         })
     }
 

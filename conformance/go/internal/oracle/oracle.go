@@ -55,7 +55,7 @@ import (
 )
 
 // Name identifies this oracle in observations.
-const Name = "k8s.io/apiserver v0.37.2"
+const Name = "k8s.io/apiserver v0.37.2 (service accounts: k8s.io/kubernetes v1.37.2)"
 
 var errUnsupported = errors.New("unsupported")
 
@@ -192,6 +192,8 @@ func (b *builder) token(n *vector.Node) (authenticator.Token, error) {
 		return b.webhook(n)
 	case "oidc":
 		return b.oidc(n)
+	case "service_account":
+		return b.serviceAccount(n)
 	case "token_file":
 		path, err := b.writeFile(n.CSV)
 		if err != nil {

@@ -119,5 +119,5 @@ func main() {
 		fmt.Printf("\n%d of %d cases differ from k8s.io/apiserver\n", failures, len(cases))
 		os.Exit(1)
 	}
-	fmt.Printf("\nall %d cases checked against k8s.io/apiserver match; %d have no Go code to run and carry expectations from the reference notes\n", len(cases)-total.reference, total.reference)
+	fmt.Printf("\nall %d cases checked against Kubernetes' Go code match; %d have no Go code to run and carry expectations from the reference notes\n", len(cases)-total.reference, total.reference)
 }
