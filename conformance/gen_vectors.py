@@ -2033,6 +2033,41 @@ def sa_cases():
     cases.append(ref(case("legacy: requested audience among the implicit ones", legacy([rsa_key]),
                           {"token": rsa_tok, "audiences": ["x", "api"]}, expect=ok(sa_user, ["api"]))))
 
+    # Legacy tokens with --service-account-lookup (the default): the secret must exist, not be
+    # deleting, hold this very token, not carry the invalid-since label; the service account
+    # must exist, not be deleting, and have the claimed uid.
+    def legacy_lookup(secret=None, sa=None, secrets=True, sas=True):
+        s = {"namespace": "test", "name": "my-secret", "uid": "secretuid", "token": rsa_tok}
+        a = {"namespace": "test", "name": "my-service-account", "uid": "12345", "secrets": ["my-secret"]}
+        s.update(secret or {})
+        a.update(sa or {})
+        setup = legacy([rsa_key])
+        setup["token"]["lookup"] = {"secrets": [s] if secrets else [], "service_accounts": [a] if sas else []}
+        return setup
+
+    invalid_text = ("the token in secret test/my-secret for service account test/my-service-account has been "
+                    "marked invalid. Use tokens from the TokenRequest API or manually created secret-based tokens, "
+                    "or remove the 'kubernetes.io/legacy-token-invalid-since' label from the secret to temporarily "
+                    "allow use of this token")
+    for label, setup, expect in [
+        ("the secret holds this token", legacy_lookup(), ok(sa_user, ["api"])),
+        ("a manually created secret (not listed by the service account)", legacy_lookup(sa={"secrets": []}),
+         ok(sa_user, ["api"])),
+        ("secret missing", legacy_lookup(secrets=False), error("Token has been invalidated")),
+        ("secret being deleted", legacy_lookup(secret={"deletion_timestamp": SA_NOW + 3600}), error("Token has been invalidated")),
+        ("secret holds another token", legacy_lookup(secret={"token": rsa_tok[:-4] + "AAAA"}),
+         error("Token does not match server's copy")),
+        ("secret without data", legacy_lookup(secret={"token": None}), error("Token does not match server's copy")),
+        ("service account missing", legacy_lookup(sas=False), error('serviceaccounts "my-service-account" not found')),
+        ("service account being deleted", legacy_lookup(sa={"deletion_timestamp": SA_NOW + 3600}),
+         error("ServiceAccount test/my-service-account has been deleted")),
+        ("service account uid differs", legacy_lookup(sa={"uid": "other"}),
+         error("ServiceAccount UID (other) does not match claim (12345)")),
+        ("secret marked invalid", legacy_lookup(secret={"invalid_since": "2023-01-01"}), error(invalid_text)),
+        ("empty invalid-since label", legacy_lookup(secret={"invalid_since": ""}), ok(sa_user, ["api"])),
+    ]:
+        cases.append(ref(case(f"legacy lookup: {label}", setup, {"token": rsa_tok}, expect=expect)))
+
     # Bound (TokenRequest) tokens, with lookups of the service account and bound objects.
     lookup = {"service_accounts": [{"namespace": "ns", "name": "saname", "uid": "sauid"}],
               "secrets": [{"namespace": "ns", "name": "secretname", "uid": "secretuid"}],

@@ -710,7 +710,7 @@ fn service_account(n: &Value) -> Result<Arc<dyn TokenAuthenticator>, BuildError>
                 key(o),
                 ServiceAccount {
                     meta: meta(o),
-                    ..Default::default()
+                    secrets: strings(o.get("secrets")),
                 },
             );
         }
@@ -719,7 +719,8 @@ fn service_account(n: &Value) -> Result<Arc<dyn TokenAuthenticator>, BuildError>
                 key(o),
                 Secret {
                     meta: meta(o),
-                    ..Default::default()
+                    token: o["token"].as_str().map(|t| t.as_bytes().to_vec()),
+                    invalid_since: o["invalid_since"].as_str().map(str::to_owned),
                 },
             );
         }

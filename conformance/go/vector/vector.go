@@ -81,12 +81,17 @@ type Outcome struct {
 }
 
 // Object is an API object a service-account validator looks up: namespace (empty for nodes),
-// name, uid and, when it is being deleted, its deletion timestamp (unix seconds).
+// name, uid and, when it is being deleted, its deletion timestamp (unix seconds). A secret may
+// carry its data.token and the kubernetes.io/legacy-token-invalid-since label; a service
+// account the names of its secrets.
 type Object struct {
-	Namespace         string `json:"namespace"`
-	Name              string `json:"name"`
-	UID               string `json:"uid"`
-	DeletionTimestamp *int64 `json:"deletion_timestamp"`
+	Namespace         string   `json:"namespace"`
+	Name              string   `json:"name"`
+	UID               string   `json:"uid"`
+	DeletionTimestamp *int64   `json:"deletion_timestamp"`
+	Token             *string  `json:"token"`
+	InvalidSince      *string  `json:"invalid_since"`
+	Secrets           []string `json:"secrets"`
 }
 
 // Node is one authenticator in a setup tree (see conformance/README.md).

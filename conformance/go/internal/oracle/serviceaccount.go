@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apiserver/pkg/authentication/authenticator"
+	typedv1core "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/util/keyutil"
 	"k8s.io/kubernetes/pkg/serviceaccount"
 
@@ -46,30 +47,37 @@ func (b *builder) serviceAccount(n *vector.Node) (authenticator.Token, error) {
 	saNow = func() time.Time { return now }
 	b.cleanups = append(b.cleanups, func() { saNow = time.Now })
 	auds := authenticator.Audiences(n.ImplicitAudiences)
+	objects := objectGetter{}
+	if n.Lookup != nil {
+		objects = objectGetter{
+			serviceAccounts: n.Lookup.ServiceAccounts, secrets: n.Lookup.Secrets,
+			pods: n.Lookup.Pods, nodes: n.Lookup.Nodes,
+		}
+	}
 	switch n.Mode {
 	case "legacy":
+		// --service-account-lookup: with lookups the validator also patches the secret's
+		// last-used label through the API (accepted and dropped here).
+		issuers := []string{serviceaccount.LegacyIssuer}
 		if n.Lookup != nil {
-			return nil, errors.New("legacy service-account cases with lookups are not supported by this oracle")
+			v, err := serviceaccount.NewLegacyValidator(true, objects, secretsWriter{})
+			if err != nil {
+				return nil, configError{err}
+			}
+			return serviceaccount.JWTTokenAuthenticator(issuers, getter, auds, v), nil
 		}
 		v, err := serviceaccount.NewLegacyValidator(false, nil, nil)
 		if err != nil {
 			return nil, configError{err}
 		}
-		return serviceaccount.JWTTokenAuthenticator([]string{serviceaccount.LegacyIssuer}, getter, auds, v), nil
+		return serviceaccount.JWTTokenAuthenticator(issuers, getter, auds, v), nil
 	case "bound":
-		objects := objectGetter{}
-		if n.Lookup != nil {
-			objects = objectGetter{
-				serviceAccounts: n.Lookup.ServiceAccounts, secrets: n.Lookup.Secrets,
-				pods: n.Lookup.Pods, nodes: n.Lookup.Nodes,
-			}
-		}
 		return serviceaccount.JWTTokenAuthenticator(n.Issuers, getter, auds, serviceaccount.NewValidator(objects)), nil
 	}
 	return nil, errors.New("service_account: unknown mode " + n.Mode)
 }
 
-// objectGetter is the API server's object store for the bound validator (in kube-apiserver,
+// objectGetter is the API server's object store for the validators (in kube-apiserver,
 // informer listers over etcd): it answers from the vector's objects, and a missing object is
 // the API's NotFound error, whose text the validator passes on for service accounts.
 type objectGetter struct {
@@ -95,7 +103,15 @@ func (g objectGetter) GetServiceAccount(_ context.Context, namespace, name strin
 	if err != nil {
 		return nil, err
 	}
-	return &v1.ServiceAccount{ObjectMeta: meta}, nil
+	sa := &v1.ServiceAccount{ObjectMeta: meta}
+	for _, o := range g.serviceAccounts {
+		if o.Namespace == namespace && o.Name == name {
+			for _, s := range o.Secrets {
+				sa.Secrets = append(sa.Secrets, v1.ObjectReference{Name: s})
+			}
+		}
+	}
+	return sa, nil
 }
 
 func (g objectGetter) GetPod(_ context.Context, namespace, name string) (*v1.Pod, error) {
@@ -111,7 +127,18 @@ func (g objectGetter) GetSecret(_ context.Context, namespace, name string) (*v1.
 	if err != nil {
 		return nil, err
 	}
-	return &v1.Secret{ObjectMeta: meta}, nil
+	secret := &v1.Secret{ObjectMeta: meta}
+	for _, o := range g.secrets {
+		if o.Namespace == namespace && o.Name == name {
+			if o.Token != nil {
+				secret.Data = map[string][]byte{v1.ServiceAccountTokenKey: []byte(*o.Token)}
+			}
+			if o.InvalidSince != nil {
+				secret.Labels = map[string]string{serviceaccount.InvalidSinceLabelKey: *o.InvalidSince}
+			}
+		}
+	}
+	return secret, nil
 }
 
 func (g objectGetter) GetNode(_ context.Context, name string) (*v1.Node, error) {
@@ -128,4 +155,17 @@ func (g objectGetter) GetValidatingWebhookConfiguration(_ context.Context, name 
 
 func (g objectGetter) GetMutatingWebhookConfiguration(_ context.Context, name string) (*admissionregistrationv1.MutatingWebhookConfiguration, error) {
 	return nil, apierrors.NewNotFound(schema.GroupResource{Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations"}, name)
+}
+
+// secretsWriter is where the legacy validator patches a secret's last-used label (in
+// kube-apiserver, the API): the patch is accepted and dropped.
+type secretsWriter struct{}
+
+func (secretsWriter) Secrets(string) typedv1core.SecretInterface { return patchOnlySecrets{} }
+
+// patchOnlySecrets implements the one method the legacy validator calls.
+type patchOnlySecrets struct{ typedv1core.SecretInterface }
+
+func (patchOnlySecrets) Patch(context.Context, string, types.PatchType, []byte, metav1.PatchOptions, ...string) (*v1.Secret, error) {
+	return nil, nil
 }
