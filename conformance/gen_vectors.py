@@ -2243,6 +2243,39 @@ def sa_cases():
     ]
     for label, tok, expect in probes:
         cases.append(ref(case(f"bound: {label}", bound(), {"token": tok}, expect=expect)))
+    # Every algorithm kube-apiserver's service-account keys can verify (RSA and ECDSA key files;
+    # go-jose takes any `alg` the key fits), and mismatches between `alg` and key.
+    p384_key = pki.key("sa-p384", "p384")
+    p521_key = pki.key("sa-p521", "p521")
+
+    def sign_alg(alg, k, payload, header_alg=None):
+        h = json.dumps({"alg": header_alg or alg, "kid": kid(k)}, separators=(",", ":"))
+        si = (b64u(h) + "." + b64u(payload)).encode()
+        hash_ = {"256": hashes.SHA256(), "384": hashes.SHA384(), "512": hashes.SHA512()}[alg[2:]]
+        if alg.startswith("RS"):
+            sig = k.sign(si, padding.PKCS1v15(), hash_)
+        elif alg.startswith("PS"):
+            sig = k.sign(si, padding.PSS(padding.MGF1(hash_), hash_.digest_size), hash_)
+        else:
+            size = (k.curve.key_size + 7) // 8
+            r, s_ = decode_dss_signature(k.sign(si, ec.ECDSA(hash_, deterministic_signing=True)))
+            sig = r.to_bytes(size, "big") + s_.to_bytes(size, "big")
+        return si.decode() + "." + b64u(sig)
+
+    all_keys = bound()
+    all_keys["token"]["keys"] = "".join(pub_pem(k) for k in [rsa_key, ec_key, p384_key, p521_key])
+    for alg, k in [("RS384", rsa_key), ("RS512", rsa_key), ("PS256", rsa_key), ("PS384", rsa_key), ("PS512", rsa_key),
+                   ("ES384", p384_key), ("ES512", p521_key)]:
+        cases.append(ref(case(f"bound: {alg}", all_keys, {"token": sign_alg(alg, k, good)}, expect=ok_)))
+    for label, tok in [
+        ("ES256 header on a P-384 signature", sign_alg("ES384", p384_key, good, header_alg="ES256")),
+        ("ES512 header on a P-384 signature", sign_alg("ES384", p384_key, good, header_alg="ES512")),
+        ("PS256 header on a PKCS #1 v1.5 signature", sign_alg("RS256", rsa_key, good, header_alg="PS256")),
+        ("RS256 header on a PSS signature", sign_alg("PS256", rsa_key, good, header_alg="RS256")),
+        ("ES384 header with an RSA key id", sign_alg("RS384", rsa_key, good, header_alg="ES384")),
+    ]:
+        cases.append(ref(case(f"bound: {label}", all_keys, {"token": tok}, expect=crypto)))
+
     for label, tok, k8s_out, ours, reason in [
         ("duplicate member of an unknown nested object", mint_raw(hdr, good.replace('{', '{"x":{"a":1,"a":2},', 1)),
          ok_, error("json: duplicate key 'a' in object"), R_DUP_DEPTH),

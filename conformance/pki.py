@@ -91,6 +91,13 @@ def key(label, alg="ed25519"):
         elif alg == "p256":
             n = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
             _KEYS[k] = ec.derive_private_key(int.from_bytes(seed, "big") % (n - 1) + 1, ec.SECP256R1())
+        elif alg == "p384":
+            n = int("FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFC7634D81F4372DDF581A0DB248B0A77AECEC196ACCC52973", 16)
+            _KEYS[k] = ec.derive_private_key(int.from_bytes(seed, "big") % (n - 1) + 1, ec.SECP384R1())
+        elif alg == "p521":
+            n = int("01FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFA51868783BF2F966B7FCC0148F709A5D"
+                    "03BB5C9B8899C47AEBB6FB71E91386409", 16)
+            _KEYS[k] = ec.derive_private_key(int.from_bytes(seed, "big") % (n - 1) + 1, ec.SECP521R1())
         elif alg.startswith("rsa"):
             _KEYS[k] = _rsa(label, int(alg[3:]))
         else:
