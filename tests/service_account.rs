@@ -345,8 +345,8 @@ fn bound_tokens_table() {
                 }),
             ),
             keys: &["rsa.pem"],
-            // kube-apiserver looks up the service account "" in namespace "": NotFound.
-            want: Err(r#"serviceaccounts "" not found"#),
+            // kube-apiserver's lookup of the service account "": client-go refuses the GET.
+            want: Err("resource name may not be empty"),
         },
         Case {
             name: "bound to a validating webhook configuration (gate off, as in 1.37)",
@@ -975,9 +975,19 @@ fn service_account_metrics_table() {
             Some("k8s"),
             edit(7200, &|v| v["aud"] = json!(["other"])),
         ),
+        // warnafter set, bound to a webhook configuration: refused before the counters.
+        req(
+            &rsa,
+            "RS256",
+            Some("k8s"),
+            edit(7200, &|v| {
+                v["kubernetes.io"]["mutatingwebhookconfiguration"] =
+                    json!({"name": "m", "uid": "m-uid"});
+            }),
+        ),
     ]);
-    let (legacy_t, bound_t, no_warn_t, zero_warn_t, no_aud_t, other_aud_t) = (
-        &tokens[0], &tokens[1], &tokens[2], &tokens[3], &tokens[4], &tokens[5],
+    let (legacy_t, bound_t, no_warn_t, zero_warn_t, no_aud_t, other_aud_t, webhook_t) = (
+        &tokens[0], &tokens[1], &tokens[2], &tokens[3], &tokens[4], &tokens[5], &tokens[6],
     );
     const WARN: i64 = NOW + 3607;
     enum Kind {
@@ -1121,6 +1131,24 @@ fn service_account_metrics_table() {
             requested: api,
             ok: true,
             delta: [0, 0, 0, 1, 0, 1],
+        },
+        Case {
+            name: "webhook-bound token with warnafter, no lookup: refused, nothing counted",
+            kind: Kind::Bound(None),
+            token: webhook_t,
+            now: (WARN + 1, 0),
+            requested: api,
+            ok: false,
+            delta: [0; 6],
+        },
+        Case {
+            name: "webhook-bound token with warnafter, lookups pass: refused, nothing counted",
+            kind: Kind::Bound(Some(world())),
+            token: webhook_t,
+            now: (WARN + 1, 0),
+            requested: api,
+            ok: false,
+            delta: [0; 6],
         },
         Case {
             name: "bound token for other audiences: refused, nothing counted",

@@ -571,9 +571,10 @@ impl<'t> UntrustedJwt<'t> {
     /// Why [`claims`](Self::claims) is `None` for a token that was parsed as a JWT all the
     /// same: its payload is a JSON object with a string `iss` but repeats a member name, which
     /// kube-apiserver routes by the last `iss` and then refuses after the signature, with
-    /// go-jose's text. Authenticators report this text once the signature has verified
-    /// (*not mine* would let a token signed by a trusted key fall through to the rest of the
-    /// chain).
+    /// go-jose's text. The owning authenticator reports it as an error where it reads the
+    /// claims (the service-account authenticator after the signature, as Kubernetes; OIDC,
+    /// whose claims are checked before the signature as in go-oidc, before it): *not mine*
+    /// would let a token signed by a trusted key fall through to the rest of the chain.
     ///
     /// ```
     /// use base64::Engine;
@@ -1035,6 +1036,26 @@ mod tests {
                 Err(NotJwt::Payload),
             ),
             ("not JSON", r#"{"iss":"a","iss":"b""#, Err(NotJwt::Payload)),
+            (
+                "a number beyond f64 (no repeat): nobody's",
+                r#"{"iss":"a","x":1e400}"#,
+                Err(NotJwt::Payload),
+            ),
+            (
+                "a lone surrogate (no repeat): nobody's",
+                r#"{"iss":"a","x":"\ud800"}"#,
+                Err(NotJwt::Payload),
+            ),
+            (
+                "a number beyond f64 before a repeat: nobody's",
+                r#"{"iss":"a","x":1e400,"iss":"a"}"#,
+                Err(NotJwt::Payload),
+            ),
+            (
+                "a repeat before a number beyond f64: routed",
+                r#"{"iss":"a","iss":"a","x":1e400}"#,
+                Ok(("a", "json: duplicate key 'iss' in object")),
+            ),
         ];
         for (name, payload, want) in cases {
             let token = format!("{}.{}.{}", b(r#"{"alg":"RS256"}"#), b(payload), b("sig"));
@@ -1048,6 +1069,15 @@ mod tests {
             let want = want.map(|(i, e)| (i.to_owned(), e.to_owned()));
             assert_eq!(got, want, "{name}");
         }
+        // Raw invalid UTF-8 in a value (no repeat): nobody's.
+        let raw = [&br#"{"iss":"a","x":""#[..], &[0xFF], &br#""}"#[..]].concat();
+        let token_raw = format!(
+            "{}.{}.{}",
+            b(r#"{"alg":"RS256"}"#),
+            URL_SAFE_NO_PAD.encode(raw),
+            b("sig")
+        );
+        assert_eq!(UntrustedJwt::parse(&token_raw).err(), Some(NotJwt::Payload));
         // A valid payload has claims and no claims error.
         let valid = token(r#"{"alg":"RS256"}"#);
         let jwt = UntrustedJwt::parse(&valid).unwrap();

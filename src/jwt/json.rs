@@ -166,13 +166,13 @@ pub(crate) fn scan_jwt_payload(
 /// only: `(iss, why the claims are refused)`. kube-apiserver peeks at `iss` with Go's
 /// `encoding/json`, where a repeated member name is allowed and the last one wins, and leaves
 /// the duplicate to go-jose, which refuses it (`json: duplicate key 'NAME' in object`) after
-/// the signature. So a payload that is a JSON object apart from repeated names is routed by its
-/// last `iss` string and its claims are refused with go-jose's text (the name is the first
-/// repeat in document order, at any depth). `None`: not a JWT payload for anyone (not JSON,
-/// not an object, no string `iss`), as in kube-apiserver. Error path only: serde_json (whose
-/// maps keep the last of repeated names) parses the refused payload once more.
+/// the signature. So a payload whose only fault (up to the first repeat, in document order) is
+/// a repeated member name is routed by its last `iss` string, and its claims are refused with
+/// go-jose's text naming the first repeat at any depth. `None`: not a JWT payload for anyone:
+/// refused by the strict rules for any other reason (a lone surrogate, invalid UTF-8, a number
+/// beyond `f64`, too deep: *not mine*, see docs/compatibility.md), not an object, no string
+/// `iss`. Error path only: the scanner runs once more, then serde_json reads the `iss` members.
 pub(crate) fn refused_payload(bytes: &[u8]) -> Option<(String, String)> {
-    let iss = serde_json::from_slice::<GoIssuerPeek>(bytes).ok()?.0?;
     let mut s = Scanner {
         b: bytes,
         i: 0,
@@ -183,18 +183,20 @@ pub(crate) fn refused_payload(bytes: &[u8]) -> Option<(String, String)> {
         names: Names::default(),
     };
     s.ws();
-    let why = match (s.object(true), s.names.dup) {
-        (Err(ScanError::Duplicate), Some(name)) => {
-            format!(
-                "json: duplicate key '{}' in object",
-                decode_name(bytes, name)
-            )
-        }
-        // serde_json accepted what the scanner refused for another reason: cannot happen while
-        // the two agree (a proptest checks it); refused all the same.
-        _ => "json: cannot unmarshal claims: malformed JSON".to_owned(),
+    if s.peek() != Some(b'{') {
+        return None;
+    }
+    let (Err(ScanError::Duplicate), Some(name)) = (s.object(true), s.names.dup) else {
+        return None;
     };
-    Some((iss, why))
+    let iss = serde_json::from_slice::<GoIssuerPeek>(bytes).ok()?.0?;
+    Some((
+        iss,
+        format!(
+            "json: duplicate key '{}' in object",
+            decode_name(bytes, name)
+        ),
+    ))
 }
 
 /// kube-apiserver's unverified issuer peek (`json.Unmarshal` of the payload into a struct with

@@ -141,6 +141,22 @@ pub const ERR_INVALIDATED: &str = "service account token has been invalidated";
 /// ```
 pub const ERR_WEBHOOK_BOUND: &str =
     r#"feature gate "APIServerWebhookAuthenticationToken" is disabled, but token is webhook bound"#;
+/// A bound token whose `kubernetes.io.serviceaccount.name` is missing or empty: client-go's
+/// refusal of a GET without a name, which is what kube-apiserver's lookup answers.
+///
+/// ```
+/// use kube_authn::token::service_account::ERR_EMPTY_NAME;
+/// assert_eq!(ERR_EMPTY_NAME, "resource name may not be empty");
+/// ```
+pub const ERR_EMPTY_NAME: &str = "resource name may not be empty";
+/// A bound token with a service-account name but no `kubernetes.io.namespace`: kube-apiserver's
+/// lookup then asks for `/api/v1/serviceaccounts/NAME`, a path with no route (404).
+///
+/// ```
+/// use kube_authn::token::service_account::ERR_NO_ROUTE;
+/// assert_eq!(ERR_NO_ROUTE, "the server could not find the requested resource");
+/// ```
+pub const ERR_NO_ROUTE: &str = "the server could not find the requested resource";
 /// Legacy-token lookup failures.
 ///
 /// ```
@@ -1089,14 +1105,15 @@ impl ServiceAccountAuthenticator {
                 let ns = k.and_then(|k| k.namespace.as_deref()).unwrap_or("");
                 let sa = k.and_then(|k| k.serviceaccount.as_ref());
                 let (name, uid) = sa.map_or(("", ""), |r| (r.name(), r.uid()));
-                if ns.is_empty() || name.is_empty() {
-                    // kube-apiserver looks up the service account `name` in namespace `ns`;
-                    // with either empty no such object can exist, and the lookup's NotFound
-                    // text is the answer (given here without asking the API server).
-                    return Err(Error::new(
-                        ErrorKind::InvalidCredential,
-                        format!("serviceaccounts {} not found", go_quote(name)),
-                    ));
+                // kube-apiserver looks the service account up (its informer cache, then its
+                // loopback client), and no object has an empty name or namespace: client-go
+                // refuses an empty name before any request, and without a namespace the GET has
+                // no route. Those are the answers, given here without asking anyone.
+                if name.is_empty() {
+                    return Err(Error::msg(ERR_EMPTY_NAME));
+                }
+                if ns.is_empty() {
+                    return Err(Error::msg(ERR_NO_ROUTE));
                 }
                 let pod = k.and_then(|k| k.pod.as_ref());
                 let node = k.and_then(|k| k.node.as_ref());

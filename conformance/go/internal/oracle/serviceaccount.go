@@ -78,13 +78,29 @@ func (b *builder) serviceAccount(n *vector.Node) (authenticator.Token, error) {
 }
 
 // objectGetter is the API server's object store for the validators (in kube-apiserver,
-// informer listers over etcd): it answers from the vector's objects, and a missing object is
-// the API's NotFound error, whose text the validator passes on for service accounts.
+// informer listers, then the loopback client, over etcd): it answers from the vector's objects
+// (see find), and a missing object is the API's NotFound error, whose text the validator passes
+// on for service accounts.
 type objectGetter struct {
 	serviceAccounts, secrets, pods, nodes []vector.Object
 }
 
+// find answers as kube-apiserver's getter does for these objects (pkg/controller/serviceaccount
+// clientGetter: its informer cache, then its loopback client): an empty name is refused by
+// client-go before any request ("resource name may not be empty", rest.Request.Name); a
+// namespaced object asked for without a namespace is a GET on /api/v1/<resource>/<name>, a
+// path kube-apiserver has no route for (404, "the server could not find the requested
+// resource"); otherwise the object or the API's NotFound.
 func find(objs []vector.Object, resource, namespace, name string) (metav1.ObjectMeta, error) {
+	if name == "" {
+		return metav1.ObjectMeta{}, errors.New("resource name may not be empty")
+	}
+	if namespace == "" && resource != "nodes" {
+		return metav1.ObjectMeta{}, &apierrors.StatusError{ErrStatus: metav1.Status{
+			Status: metav1.StatusFailure, Code: 404, Reason: metav1.StatusReasonNotFound,
+			Message: "the server could not find the requested resource",
+		}}
+	}
 	for _, o := range objs {
 		if o.Namespace == namespace && o.Name == name {
 			meta := metav1.ObjectMeta{Namespace: o.Namespace, Name: o.Name, UID: types.UID(o.UID)}
