@@ -14,9 +14,7 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -31,25 +29,13 @@ import (
 	tokenunion "k8s.io/apiserver/pkg/authentication/token/union"
 	"k8s.io/apiserver/pkg/server/dynamiccertificates"
 	"k8s.io/apiserver/plugin/pkg/authenticator/token/oidc"
+
+	"kube-authn.example/conformance/internal/linewise"
 )
 
 type request struct {
 	Name  string `json:"name"`
 	Token string `json:"token"`
-}
-
-type userOut struct {
-	Name   string              `json:"username"`
-	UID    string              `json:"uid"`
-	Groups []string            `json:"groups"`
-	Extra  map[string][]string `json:"extra"`
-}
-
-type result struct {
-	Name          string   `json:"name"`
-	Authenticated bool     `json:"authenticated"`
-	User          *userOut `json:"user"`
-	Error         string   `json:"error"`
 }
 
 func main() {
@@ -111,35 +97,10 @@ func main() {
 		}
 	}
 
-	in := bufio.NewScanner(os.Stdin)
-	in.Buffer(make([]byte, 1<<20), 1<<20)
-	out := json.NewEncoder(os.Stdout)
-	for in.Scan() {
-		var r request
-		if err := json.Unmarshal(in.Bytes(), &r); err != nil {
-			fail(err)
-		}
+	linewise.Serve("oidcclient", func(r *request) linewise.Result {
 		resp, ok, err := chain.AuthenticateToken(ctx, r.Token)
-		res := result{Name: r.Name, Authenticated: ok}
-		if err != nil {
-			res.Error = err.Error()
-		}
-		if ok {
-			u := resp.User
-			// No groups is [] (a nil and an empty list are the same user on the wire).
-			groups := append([]string{}, u.GetGroups()...)
-			res.User = &userOut{Name: u.GetName(), UID: u.GetUID(), Groups: groups, Extra: u.GetExtra()}
-		}
-		if err := out.Encode(res); err != nil {
-			fail(err)
-		}
-	}
-	if err := in.Err(); err != nil {
-		fail(err)
-	}
+		return linewise.NewResult(r.Name, resp, ok, err)
+	})
 }
 
-func fail(err error) {
-	fmt.Fprintln(os.Stderr, "oidcclient:", err)
-	os.Exit(2)
-}
+func fail(err error) { linewise.Fail("oidcclient", err) }

@@ -16,13 +16,9 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"flag"
-	"fmt"
 	"net/http"
-	"os"
 	"strings"
 	"time"
 
@@ -35,27 +31,14 @@ import (
 	tokenunion "k8s.io/apiserver/pkg/authentication/token/union"
 	webhookutil "k8s.io/apiserver/pkg/util/webhook"
 	"k8s.io/apiserver/plugin/pkg/authenticator/token/webhook"
+
+	"kube-authn.example/conformance/internal/linewise"
 )
 
 type request struct {
 	Name      string   `json:"name"`
 	Token     string   `json:"token"`
 	Audiences []string `json:"audiences"`
-}
-
-type userOut struct {
-	Name   string              `json:"username"`
-	UID    string              `json:"uid"`
-	Groups []string            `json:"groups"`
-	Extra  map[string][]string `json:"extra"`
-}
-
-type result struct {
-	Name          string   `json:"name"`
-	Authenticated bool     `json:"authenticated"`
-	User          *userOut `json:"user"`
-	Audiences     []string `json:"audiences"`
-	Error         string   `json:"error"`
 }
 
 func main() {
@@ -82,14 +65,7 @@ func main() {
 	token := tokenunion.New(tokencache.New(hook, false, 2*time.Minute, 2*time.Minute))
 	chain := group.NewAuthenticatedGroupAdder(union.New(bearertoken.New(token)))
 
-	in := bufio.NewScanner(os.Stdin)
-	in.Buffer(make([]byte, 1<<20), 1<<20)
-	out := json.NewEncoder(os.Stdout)
-	for in.Scan() {
-		var r request
-		if err := json.Unmarshal(in.Bytes(), &r); err != nil {
-			fail(err)
-		}
+	linewise.Serve("webhookclient", func(r *request) linewise.Result {
 		ctx := context.Background()
 		if len(r.Audiences) > 0 {
 			ctx = authenticator.WithAudiences(ctx, r.Audiences)
@@ -100,27 +76,8 @@ func main() {
 		}
 		req.Header.Set("Authorization", "Bearer "+r.Token)
 		resp, ok, err := chain.AuthenticateRequest(req)
-		res := result{Name: r.Name, Authenticated: ok}
-		if err != nil {
-			res.Error = err.Error()
-		}
-		if ok {
-			u := resp.User
-			// No groups is [] (a nil and an empty list are the same user on the wire).
-			groups := append([]string{}, u.GetGroups()...)
-			res.User = &userOut{Name: u.GetName(), UID: u.GetUID(), Groups: groups, Extra: u.GetExtra()}
-			res.Audiences = resp.Audiences
-		}
-		if err := out.Encode(res); err != nil {
-			fail(err)
-		}
-	}
-	if err := in.Err(); err != nil {
-		fail(err)
-	}
+		return linewise.NewResult(r.Name, resp, ok, err)
+	})
 }
 
-func fail(err error) {
-	fmt.Fprintln(os.Stderr, "webhookclient:", err)
-	os.Exit(2)
-}
+func fail(err error) { linewise.Fail("webhookclient", err) }
