@@ -2263,12 +2263,35 @@ def sa_cases():
         if alg.startswith("RS"):
             sig = k.sign(si, padding.PKCS1v15(), hash_)
         elif alg.startswith("PS"):
-            sig = k.sign(si, padding.PSS(padding.MGF1(hash_), hash_.digest_size), hash_)
+            sig = pss_deterministic(k, si, alg[2:])
         else:
             size = (k.curve.key_size + 7) // 8
             r, s_ = decode_dss_signature(k.sign(si, ec.ECDSA(hash_, deterministic_signing=True)))
             sig = r.to_bytes(size, "big") + s_.to_bytes(size, "big")
         return si.decode() + "." + b64u(sig)
+
+    def pss_deterministic(k, msg, bits):
+        # RSASSA-PSS (RFC 8017 §9.1.1, MGF1, salt length = hash length) with a salt derived from
+        # the message, so that regenerating the vectors gives the same bytes (cryptography's
+        # PSS salt is random).
+        h = {"256": hashlib.sha256, "384": hashlib.sha384, "512": hashlib.sha512}[bits]
+        pub = k.public_key().public_numbers()
+        mod_bits = pub.n.bit_length()
+        em_len = (mod_bits - 1 + 7) // 8
+        m_hash = h(msg).digest()
+        h_len = len(m_hash)
+        salt = h(b"salt" + msg).digest()
+        digest = h(b"\0" * 8 + m_hash + salt).digest()
+        db = b"\0" * (em_len - 2 * h_len - 2) + b"\x01" + salt
+        mask, counter = b"", 0
+        while len(mask) < len(db):
+            mask += h(digest + counter.to_bytes(4, "big")).digest()
+            counter += 1
+        masked = bytearray(x ^ y for x, y in zip(db, mask))
+        masked[0] &= 0xFF >> (8 * em_len - (mod_bits - 1))
+        em = bytes(masked) + digest + b"\xbc"
+        d = k.private_numbers().d
+        return pow(int.from_bytes(em, "big"), d, pub.n).to_bytes((mod_bits + 7) // 8, "big")
 
     all_keys = bound()
     all_keys["token"]["keys"] = "".join(pub_pem(k) for k in [rsa_key, ec_key, p384_key, p521_key])
