@@ -90,48 +90,44 @@ type objectGetter struct {
 // client-go before any request ("resource name may not be empty", rest.Request.Name); a
 // namespaced object asked for without a namespace is a GET on /api/v1/<resource>/<name>, a
 // path kube-apiserver has no route for (404, "the server could not find the requested
-// resource"); otherwise the object or the API's NotFound.
-func find(objs []vector.Object, resource, namespace, name string) (metav1.ObjectMeta, error) {
+// resource"); otherwise the object (and its metadata) or the API's NotFound.
+func find(objs []vector.Object, resource, namespace, name string) (*vector.Object, metav1.ObjectMeta, error) {
 	if name == "" {
-		return metav1.ObjectMeta{}, errors.New("resource name may not be empty")
+		return nil, metav1.ObjectMeta{}, errors.New("resource name may not be empty")
 	}
 	if namespace == "" && resource != "nodes" {
-		return metav1.ObjectMeta{}, &apierrors.StatusError{ErrStatus: metav1.Status{
+		return nil, metav1.ObjectMeta{}, &apierrors.StatusError{ErrStatus: metav1.Status{
 			Status: metav1.StatusFailure, Code: 404, Reason: metav1.StatusReasonNotFound,
 			Message: "the server could not find the requested resource",
 		}}
 	}
-	for _, o := range objs {
-		if o.Namespace == namespace && o.Name == name {
+	for i := range objs {
+		if o := &objs[i]; o.Namespace == namespace && o.Name == name {
 			meta := metav1.ObjectMeta{Namespace: o.Namespace, Name: o.Name, UID: types.UID(o.UID)}
 			if o.DeletionTimestamp != nil {
 				t := metav1.NewTime(time.Unix(*o.DeletionTimestamp, 0))
 				meta.DeletionTimestamp = &t
 			}
-			return meta, nil
+			return o, meta, nil
 		}
 	}
-	return metav1.ObjectMeta{}, apierrors.NewNotFound(schema.GroupResource{Resource: resource}, name)
+	return nil, metav1.ObjectMeta{}, apierrors.NewNotFound(schema.GroupResource{Resource: resource}, name)
 }
 
 func (g objectGetter) GetServiceAccount(_ context.Context, namespace, name string) (*v1.ServiceAccount, error) {
-	meta, err := find(g.serviceAccounts, "serviceaccounts", namespace, name)
+	o, meta, err := find(g.serviceAccounts, "serviceaccounts", namespace, name)
 	if err != nil {
 		return nil, err
 	}
 	sa := &v1.ServiceAccount{ObjectMeta: meta}
-	for _, o := range g.serviceAccounts {
-		if o.Namespace == namespace && o.Name == name {
-			for _, s := range o.Secrets {
-				sa.Secrets = append(sa.Secrets, v1.ObjectReference{Name: s})
-			}
-		}
+	for _, s := range o.Secrets {
+		sa.Secrets = append(sa.Secrets, v1.ObjectReference{Name: s})
 	}
 	return sa, nil
 }
 
 func (g objectGetter) GetPod(_ context.Context, namespace, name string) (*v1.Pod, error) {
-	meta, err := find(g.pods, "pods", namespace, name)
+	_, meta, err := find(g.pods, "pods", namespace, name)
 	if err != nil {
 		return nil, err
 	}
@@ -139,26 +135,22 @@ func (g objectGetter) GetPod(_ context.Context, namespace, name string) (*v1.Pod
 }
 
 func (g objectGetter) GetSecret(_ context.Context, namespace, name string) (*v1.Secret, error) {
-	meta, err := find(g.secrets, "secrets", namespace, name)
+	o, meta, err := find(g.secrets, "secrets", namespace, name)
 	if err != nil {
 		return nil, err
 	}
 	secret := &v1.Secret{ObjectMeta: meta}
-	for _, o := range g.secrets {
-		if o.Namespace == namespace && o.Name == name {
-			if o.Token != nil {
-				secret.Data = map[string][]byte{v1.ServiceAccountTokenKey: []byte(*o.Token)}
-			}
-			if o.InvalidSince != nil {
-				secret.Labels = map[string]string{serviceaccount.InvalidSinceLabelKey: *o.InvalidSince}
-			}
-		}
+	if o.Token != nil {
+		secret.Data = map[string][]byte{v1.ServiceAccountTokenKey: []byte(*o.Token)}
+	}
+	if o.InvalidSince != nil {
+		secret.Labels = map[string]string{serviceaccount.InvalidSinceLabelKey: *o.InvalidSince}
 	}
 	return secret, nil
 }
 
 func (g objectGetter) GetNode(_ context.Context, name string) (*v1.Node, error) {
-	meta, err := find(g.nodes, "nodes", "", name)
+	_, meta, err := find(g.nodes, "nodes", "", name)
 	if err != nil {
 		return nil, err
 	}
