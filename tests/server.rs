@@ -2,6 +2,7 @@
 //! certificate), and real clients — curl, reqwest, the Python `kubernetes` client and kubectl.
 #![cfg(feature = "server")]
 
+mod go_support;
 mod serve_support;
 
 use std::path::{Path, PathBuf};
@@ -1206,4 +1207,266 @@ async fn reviews_beyond_the_inflight_limit_get_429() {
     tokio::time::sleep(Duration::from_millis(1000)).await;
     assert_eq!(ssr(JANE_TOKEN).await.unwrap().status(), 429);
     drop(held);
+}
+
+/// Server-side field validation of review bodies (`?fieldValidation=`, kube-apiserver's
+/// default `Warn`), against kube-apiserver's own decoding: conformance/go/cmd/strictdecode runs
+/// each body through the strict JSON serializer kube-apiserver uses and its warning recorder
+/// filter. kube-authn serve must give the same 400 message under `Strict`, the same `Warning`
+/// headers under `Warn`, nothing under `Ignore`, and a 201 otherwise. One deliberate
+/// difference (docs/compatibility.md): a repeated struct field is refused in every mode.
+#[tokio::test]
+async fn field_validation_matches_kube_apiserver_strict_decoding() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(go) = go_support::go_build("strictdecode", dir.path()) else {
+        return;
+    };
+    let server = start(&[]);
+    let client = server.reqwest();
+    let head = r#""apiVersion":"authentication.k8s.io/v1","kind":"TokenReview""#;
+    let long: String = (0..20)
+        .map(|i| format!("\"n{i:02}{}\":1,", "x".repeat(300)))
+        .collect();
+    let many: String = (0..120).map(|i| format!("\"f{i}\":1,")).collect();
+    // (name, kind, version, body, a repeated struct field)
+    let cases: Vec<(&str, &str, &str, String, bool)> = vec![
+        (
+            "known fields only",
+            "TokenReview",
+            "v1",
+            format!(
+                r#"{{{head},"metadata":{{"name":"r","generateName":"g","namespace":"ns","uid":"u","resourceVersion":"1","generation":2,"creationTimestamp":null,"labels":{{"a":"b"}},"annotations":{{"c":"d"}},"ownerReferences":[{{"apiVersion":"v1","kind":"Pod","name":"p","uid":"1","controller":true,"blockOwnerDeletion":false}}],"finalizers":["f"],"managedFields":[{{"manager":"m","operation":"Update","apiVersion":"v1","time":"2026-01-01T00:00:00Z","fieldsType":"FieldsV1","fieldsV1":{{"f:spec":{{"f:anything":{{}}}}}},"subresource":""}}]}},"spec":{{"token":"x","audiences":["a"]}},"status":{{"authenticated":false,"user":{{"username":"u","uid":"1","groups":["g"],"extra":{{"k":["v"]}}}},"audiences":[],"error":""}}}}"#
+            ),
+            false,
+        ),
+        (
+            "unknown top-level field",
+            "TokenReview",
+            "v1",
+            format!(r#"{{{head},"spec":{{"token":"x"}},"sepc":{{"token":"y"}}}}"#),
+            false,
+        ),
+        (
+            "audience for audiences",
+            "TokenReview",
+            "v1",
+            format!(r#"{{{head},"spec":{{"token":"x","audience":["api"]}}}}"#),
+            false,
+        ),
+        (
+            "repeated token",
+            "TokenReview",
+            "v1",
+            format!(r#"{{{head},"spec":{{"token":"x","token":"y"}}}}"#),
+            true,
+        ),
+        (
+            "repeated label",
+            "TokenReview",
+            "v1",
+            format!(r#"{{{head},"metadata":{{"labels":{{"a":"1","a":"2"}}}},"spec":{{"token":"x"}}}}"#),
+            false,
+        ),
+        (
+            "owner reference item",
+            "TokenReview",
+            "v1",
+            format!(r#"{{{head},"metadata":{{"ownerReferences":[{{"name":"a"}},{{"nme":"b"}}]}},"spec":{{"token":"x"}}}}"#),
+            false,
+        ),
+        (
+            "managed fields",
+            "TokenReview",
+            "v1",
+            format!(r#"{{{head},"metadata":{{"managedFields":[{{"mgr":"m","fieldsV1":{{"f:x":{{"y":1}}}}}}]}},"spec":{{"token":"x"}}}}"#),
+            false,
+        ),
+        (
+            "status user",
+            "TokenReview",
+            "v1",
+            format!(r#"{{{head},"spec":{{"token":"x"}},"status":{{"user":{{"extra":{{"k":["v"],"k":["w"]}},"usr":"u"}}}}}}"#),
+            false,
+        ),
+        (
+            "the same unknown field twice",
+            "TokenReview",
+            "v1",
+            format!(r#"{{{head},"spec":{{"token":"x"}},"b":1,"a":1,"b":2}}"#),
+            false,
+        ),
+        (
+            "120 unknown fields",
+            "TokenReview",
+            "v1",
+            format!(r#"{{{many}{head},"spec":{{"token":"x"}}}}"#),
+            false,
+        ),
+        (
+            "20 long names: the warning recorder truncates",
+            "TokenReview",
+            "v1",
+            format!(r#"{{{long}{head},"spec":{{"token":"x"}}}}"#),
+            false,
+        ),
+        (
+            "escaped and non-ASCII names",
+            "TokenReview",
+            "v1",
+            format!(r#"{{{head},"spec":{{"token":"x"}},"\u00e9\"x":1,"ü\\":2,"\u0001":3}}"#),
+            false,
+        ),
+        (
+            "null objects",
+            "TokenReview",
+            "v1",
+            format!(r#"{{{head},"metadata":null,"status":null,"spec":{{"token":"x"}}}}"#),
+            false,
+        ),
+        (
+            "v1beta1",
+            "TokenReview",
+            "v1beta1",
+            r#"{"apiVersion":"authentication.k8s.io/v1beta1","kind":"TokenReview","spec":{"token":"x","tokne":"y"}}"#.into(),
+            false,
+        ),
+        (
+            "self-subject review",
+            "SelfSubjectReview",
+            "v1",
+            r#"{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview","status":{"userInfo":{"username":"x","name":"y"}},"spec":{}}"#.into(),
+            false,
+        ),
+        (
+            "self-subject review, known fields only",
+            "SelfSubjectReview",
+            "v1",
+            r#"{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview","metadata":{"name":"x"}}"#.into(),
+            false,
+        ),
+    ];
+    let lines: Vec<Value> = cases
+        .iter()
+        .map(|(name, kind, version, body, _)| {
+            json!({"name": name, "kind": kind, "version": version, "body": body})
+        })
+        .collect();
+    let kube = go_support::run_lines(&go, &[], &lines);
+    let mut warned = 0;
+    for ((name, kind, version, body, struct_dup), want) in cases.iter().zip(&kube) {
+        let strict: Vec<&str> = want["strict"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        let go_error = want["error"].as_str().unwrap();
+        let go_warnings: Vec<&str> = want["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        assert_eq!(strict.is_empty(), go_error.is_empty(), "{name}: {go_error}");
+        let dup_message = format!(
+            "strict decoding error: {}",
+            strict
+                .iter()
+                .filter(|e| e.starts_with("duplicate field"))
+                .copied()
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let path = match *kind {
+            "TokenReview" => format!("/apis/authentication.k8s.io/{version}/tokenreviews"),
+            _ => "/apis/authentication.k8s.io/v1/selfsubjectreviews".into(),
+        };
+        for mode in [
+            "",
+            "?fieldValidation=Warn",
+            "?fieldValidation=Strict",
+            "?fieldValidation=Ignore",
+        ] {
+            let resp = client
+                .post(server.url(&format!("{path}{mode}")))
+                .bearer_auth(ADMIN_TOKEN)
+                .header("content-type", "application/json")
+                .body(body.clone())
+                .send()
+                .await
+                .unwrap();
+            let code = resp.status().as_u16();
+            let warnings: Vec<String> = resp
+                .headers()
+                .get_all("warning")
+                .iter()
+                .map(|v| String::from_utf8(v.as_bytes().to_vec()).unwrap())
+                .collect();
+            let answer: Value = resp.json().await.unwrap();
+            let case = format!("{name} {mode:?}: {answer}");
+            let (want_code, want_message, want_warnings): (u16, &str, Vec<&str>) = match mode {
+                "?fieldValidation=Strict" if !go_error.is_empty() => (400, go_error, vec![]),
+                _ if *struct_dup && !mode.ends_with("Strict") => (400, &dup_message, vec![]),
+                "" | "?fieldValidation=Warn" => (201, "", go_warnings.clone()),
+                _ => (201, "", vec![]),
+            };
+            assert_eq!(code, want_code, "{case}");
+            assert_eq!(warnings, want_warnings, "{case}");
+            if want_code == 400 {
+                assert_eq!(answer["message"], want_message, "{case}");
+                assert_eq!(answer["reason"], "BadRequest", "{case}");
+            } else {
+                assert_eq!(answer["kind"], *kind, "{case}");
+            }
+            warned += warnings.len();
+        }
+    }
+    assert!(
+        warned > 100,
+        "the cases must exercise warnings, got {warned}"
+    );
+
+    // The options themselves, validated before the body is decoded (kube-apiserver's 422).
+    for (query, message) in [
+        (
+            "dryRun=Bogus",
+            r#"CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"Bogus"}: supported values: "All""#,
+        ),
+        (
+            "fieldValidation=strict",
+            r#"CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "strict": supported values: "", "Ignore", "Strict", "Warn""#,
+        ),
+    ] {
+        let (body, code, _) = server.curl(&[
+            "-H",
+            &format!("Authorization: Bearer {ADMIN_TOKEN}"),
+            "-H",
+            "Content-Type: application/json",
+            "--data",
+            &format!(r#"{{{head},"spec":{{"token":"x"}}}}"#),
+            &server.url(&format!(
+                "/apis/authentication.k8s.io/v1/tokenreviews?{query}"
+            )),
+        ]);
+        let status: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(code, 422, "{query}: {body}");
+        assert_eq!(status["reason"], "Invalid", "{query}");
+        assert_eq!(status["message"], message, "{query}");
+        assert_eq!(status["details"]["kind"], "CreateOptions", "{query}");
+    }
+    let (body, code, _) = server.curl(&[
+        "-H",
+        &format!("Authorization: Bearer {ADMIN_TOKEN}"),
+        "-H",
+        "Content-Type: application/json",
+        "--data",
+        &format!(r#"{{{head},"spec":{{"token":"{JANE_TOKEN}"}}}}"#),
+        &server.url("/apis/authentication.k8s.io/v1/tokenreviews?dryRun=All&fieldManager=kubectl"),
+    ]);
+    assert_eq!(code, 201, "{body}");
+    let review: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        review["status"]["user"]["username"], "jane",
+        "dry run changes nothing"
+    );
 }

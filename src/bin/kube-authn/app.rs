@@ -12,7 +12,10 @@
 //! `--token-review-groups` (default RBAC grants it to `system:masters` and the
 //! `system:auth-delegator` binding only); others get kube-apiserver's 403 text. Bad bodies
 //! get a `Status` 400, oversized ones a 413, slow ones a 504 (`--request-timeout`); past
-//! `--max-mutating-requests-inflight` reviews get a 429. Nothing here can panic on input.
+//! `--max-mutating-requests-inflight` reviews get a 429. The create options (`dryRun`,
+//! `fieldManager`, `fieldValidation`) are validated as kube-apiserver validates them, and
+//! unknown or repeated body fields are reported as its `fieldValidation` says (see
+//! [`crate::create_options`]). Nothing here can panic on input.
 
 use std::sync::Arc;
 
@@ -27,6 +30,8 @@ use kube_authn::chain::Chain;
 use kube_authn::middleware::{Authenticated, wants_pretty};
 use kube_authn::user::{SYSTEM_PRIVILEGED_GROUP, UserInfo};
 use kube_authn::{Audiences, Context, RequestAuthenticator};
+
+use crate::create_options::{self, FieldValidation, StrictErrors};
 
 /// kube-apiserver's request body limit (3 MiB).
 pub const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
@@ -242,6 +247,122 @@ fn decode_error(e: &serde_json::Error) -> String {
     )
 }
 
+/// A response given before the request is served (boxed: the `Err` side of a `Result`).
+type Answer = Box<Response<Full<Bytes>>>;
+
+/// The create handler's steps between reading the body and using it: the `CreateOptions`
+/// (a 422 when invalid) and the strict decoder's findings for `fieldValidation`.
+fn create_options(
+    query: Option<&str>,
+    body: &[u8],
+    shape: &'static create_options::Shape,
+    pretty: bool,
+) -> Result<(FieldValidation, StrictErrors), Answer> {
+    let options = create_options::parse(query).map_err(|errs| {
+        let (message, details) = create_options::invalid(&errs);
+        Box::new(status_with_details(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "Invalid",
+            message,
+            details,
+            pretty,
+        ))
+    })?;
+    // Also under `Ignore`: a repeated struct field is refused in every mode.
+    let found = create_options::strict_errors(body, shape);
+    Ok((options.field_validation, found))
+}
+
+/// After the typed decoding of a body: `Err` is the 400 to answer (Go's decoding error comes
+/// first, then `Strict`'s refusal); `Ok` gives the texts `Warn` puts in `Warning` headers.
+fn strict_outcome<T>(
+    decoded: Result<T, serde_json::Error>,
+    validation: FieldValidation,
+    found: StrictErrors,
+    pretty: bool,
+) -> Result<(T, Vec<String>), Answer> {
+    let bad_request = |message: String| {
+        Box::new(status(
+            StatusCode::BAD_REQUEST,
+            "BadRequest",
+            message,
+            pretty,
+        ))
+    };
+    match decoded {
+        // serde refuses a repeated struct field in every mode (fail closed, as for JWT
+        // payloads); the message is the one kube-apiserver gives under `Strict`.
+        Err(e) if found.struct_duplicates && e.to_string().starts_with("duplicate field") => {
+            Err(bad_request(if validation == FieldValidation::Strict {
+                found.message()
+            } else {
+                found.duplicates_message()
+            }))
+        }
+        Err(e) => Err(bad_request(decode_error(&e))),
+        Ok(_) if validation == FieldValidation::Strict && !found.errors.is_empty() => {
+            Err(bad_request(found.message()))
+        }
+        Ok(value) if validation == FieldValidation::Warn => Ok((value, found.errors)),
+        Ok(value) => Ok((value, Vec::new())),
+    }
+}
+
+/// Adds kube-apiserver's `Warning: 299 - "…"` headers for `texts` (its warning recorder:
+/// 4096 characters in all; past that every warning is cut to 256 characters and the rest are
+/// dropped).
+fn with_warnings(mut response: Response<Full<Bytes>>, texts: &[String]) -> Response<Full<Bytes>> {
+    const TOTAL: usize = 4 * 1024;
+    const ITEM: usize = 256;
+    let cut = |t: &str| -> (String, usize) {
+        match t.char_indices().nth(ITEM) {
+            Some((at, _)) => (t[..at].to_owned(), ITEM),
+            None => (t.to_owned(), t.chars().count()),
+        }
+    };
+    let mut out: Vec<String> = Vec::new();
+    let mut written = 0;
+    let mut truncating = false;
+    for (i, text) in texts.iter().enumerate() {
+        if truncating && written >= TOTAL {
+            break;
+        }
+        let (t, n) = if truncating {
+            cut(text)
+        } else {
+            (text.clone(), text.chars().count())
+        };
+        if written + n <= TOTAL || truncating {
+            written += n;
+            out.push(t);
+            continue;
+        }
+        truncating = true;
+        written = 0;
+        out.clear();
+        for earlier in &texts[..=i] {
+            let (t, n) = cut(earlier);
+            written += n;
+            out.push(t);
+        }
+    }
+    for text in out {
+        let mut value = String::with_capacity(text.len() + 8);
+        value.push_str("299 - \"");
+        for c in text.chars() {
+            if c == '"' || c == '\\' {
+                value.push('\\');
+            }
+            value.push(c);
+        }
+        value.push('"');
+        if let Ok(v) = HeaderValue::from_bytes(value.as_bytes()) {
+            response.headers_mut().append(http::header::WARNING, v);
+        }
+    }
+    response
+}
+
 async fn read_body<B>(body: B, timeout: std::time::Duration) -> Result<Bytes, Response<Full<Bytes>>>
 where
     B: http_body::Body<Data = Bytes>,
@@ -429,10 +550,24 @@ impl App {
             return forbidden(&UserInfo::anonymous(), "selfsubjectreviews", pretty);
         };
         let content_type = req.headers().get(CONTENT_TYPE).cloned();
+        if media_type(&content_type) == Media::Other {
+            return unsupported_media_type(pretty);
+        }
+        let query = req.uri().query().map(str::to_owned);
         let body = match read_body(req.into_body(), self.request_timeout).await {
             Ok(body) => body,
             Err(response) => return response,
         };
+        let (validation, found) = match create_options(
+            query.as_deref(),
+            &body,
+            &create_options::SELF_SUBJECT_REVIEW,
+            pretty,
+        ) {
+            Ok(checked) => checked,
+            Err(response) => return *response,
+        };
+        let mut warnings = Vec::new();
         match media_type(&content_type) {
             // The request object carries nothing that changes the answer, so a protobuf
             // envelope (what kubectl sends) is checked for its magic number but not decoded.
@@ -446,8 +581,15 @@ impl App {
                 );
             }
             Media::Json if body.iter().all(u8::is_ascii_whitespace) => {}
-            Media::Json => match serde_json::from_slice::<SelfSubjectReview>(&body) {
-                Ok(review) if !review.kind.is_empty() && review.kind != "SelfSubjectReview" => {
+            Media::Json => match strict_outcome(
+                serde_json::from_slice::<SelfSubjectReview>(&body),
+                validation,
+                found,
+                pretty,
+            ) {
+                Ok((review, _))
+                    if !review.kind.is_empty() && review.kind != "SelfSubjectReview" =>
+                {
                     return status(
                         StatusCode::BAD_REQUEST,
                         "BadRequest",
@@ -455,25 +597,22 @@ impl App {
                         pretty,
                     );
                 }
-                Ok(review) => {
+                Ok((review, found)) => {
                     if let Some(response) = api_version_mismatch(&review.api_version, "v1", pretty)
                     {
-                        return response;
+                        return with_warnings(response, &found);
                     }
+                    warnings = found;
                 }
-                Err(e) => {
-                    return status(
-                        StatusCode::BAD_REQUEST,
-                        "BadRequest",
-                        decode_error(&e),
-                        pretty,
-                    );
-                }
+                Err(response) => return *response,
             },
             Media::Other => return unsupported_media_type(pretty),
         }
         let review = SelfSubjectReview::for_user(&user, &rfc3339_now());
-        json_response(StatusCode::CREATED, &review, pretty)
+        with_warnings(
+            json_response(StatusCode::CREATED, &review, pretty),
+            &warnings,
+        )
     }
 
     async fn token_review<B>(
@@ -504,21 +643,41 @@ impl App {
         if media_type(&req.headers().get(CONTENT_TYPE).cloned()) != Media::Json {
             return unsupported_media_type(pretty);
         }
+        let query = req.uri().query().map(str::to_owned);
         let body = match read_body(req.into_body(), self.request_timeout).await {
             Ok(body) => body,
             Err(response) => return response,
         };
-        let mut review: TokenReview = match serde_json::from_slice(&body) {
-            Ok(review) => review,
-            Err(e) => {
-                return status(
-                    StatusCode::BAD_REQUEST,
-                    "BadRequest",
-                    decode_error(&e),
-                    pretty,
-                );
-            }
+        let (validation, found) = match create_options(
+            query.as_deref(),
+            &body,
+            &create_options::TOKEN_REVIEW,
+            pretty,
+        ) {
+            Ok(checked) => checked,
+            Err(response) => return *response,
         };
+        let (review, warnings) = match strict_outcome(
+            serde_json::from_slice::<TokenReview>(&body),
+            validation,
+            found,
+            pretty,
+        ) {
+            Ok(decoded) => decoded,
+            Err(response) => return *response,
+        };
+        // kube-apiserver's warning recorder writes the headers as soon as the decoder reports,
+        // so they come with whatever answer follows.
+        with_warnings(self.review_token(review, version, pretty).await, &warnings)
+    }
+
+    /// The TokenReview REST storage's `Create`, for a decoded review.
+    async fn review_token(
+        &self,
+        mut review: TokenReview,
+        version: &str,
+        pretty: bool,
+    ) -> Response<Full<Bytes>> {
         if !review.kind.is_empty() && review.kind != "TokenReview" {
             return status(
                 StatusCode::BAD_REQUEST,

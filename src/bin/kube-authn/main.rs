@@ -4,6 +4,7 @@
 
 mod app;
 mod certs;
+mod create_options;
 mod dev;
 mod dev_token;
 mod serve;
