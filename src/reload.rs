@@ -509,7 +509,10 @@ impl<T> Shared<T> {
         state.polls = state.polls.wrapping_add(1);
         let now = stamp(&self.path).ok();
         let full = force || state.polls % FULL_CHECK_EVERY == 0;
-        if !full && now.is_some() && now == state.stamp {
+        // Unchanged stamp, or still missing (`None` twice: the failure was reported when the
+        // file went away, and is again at each full check, not at every poll: a token file
+        // checked per request must not log per request).
+        if !full && now == state.stamp {
             return Ok(Reloaded::Unchanged);
         }
         let mut failed_hash = None;
@@ -785,6 +788,19 @@ mod tests {
         let f = FileReloader::load(&path, 16, parse).unwrap();
         std::fs::remove_file(&path).unwrap();
         assert!(f.reload_if_changed().is_err());
+        assert_eq!(**f.current(), "one");
+        assert_eq!(f.failures(), 1);
+        // Still missing: reported again at each full check only, not at every poll (a token
+        // file is checked per request).
+        let polls = FULL_CHECK_EVERY as usize * 2;
+        let errors = (0..polls)
+            .filter(|_| f.reload_if_changed().is_err())
+            .count();
+        assert!(
+            (1..=2).contains(&errors),
+            "{errors} errors in {polls} polls"
+        );
+        assert_eq!(f.failures(), 1 + errors as u64);
         assert_eq!(**f.current(), "one");
         let tmp = dir.path().join("f.tmp");
         std::fs::write(&tmp, "two").unwrap();

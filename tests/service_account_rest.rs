@@ -72,7 +72,7 @@ fn api_with(seen: &Seen, secret_token: &str, invalid_since: Option<&str>) -> Rep
             200,
             json!({"kind": "Node", "metadata": {"name": "node-1", "uid": "n-1"}}),
         ),
-        "/api/v1/nodes/huge" => Reply::Http(200, vec![], vec![b' '; 2 << 20]),
+        "/api/v1/nodes/huge" => Reply::Http(200, vec![], vec![b' '; 5 << 20]),
         "/api/v1/nodes/broken" => Reply::Http(200, vec![], b"<html>".to_vec()),
         "/api/v1/nodes/flaky" => Reply::json(500, json!({"kind": "Status", "code": 500})),
         "/api/v1/nodes/slow" => Reply::Hang,
@@ -137,7 +137,7 @@ async fn lookups_follow_the_api_server() {
 
     type Case = (&'static str, &'static str, &'static str);
     let failures: [Case; 4] = [
-        ("body over the cap", "huge", "larger than 1048576 bytes"),
+        ("body over the cap", "huge", "larger than 4194304 bytes"),
         ("not JSON", "broken", "malformed response"),
         ("server error", "flaky", "the server answered 500"),
         ("hanging server", "slow", "request failed"),

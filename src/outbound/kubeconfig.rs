@@ -6,7 +6,11 @@
 //! are used (kube-apiserver's own webhook tests write unnamed entries), or the only entry when
 //! there is exactly one. Relative file paths are resolved against the kubeconfig's directory.
 //! `exec` and `auth-provider` plugins are refused at load time: running programs named in a
-//! configuration file is out of scope for this crate.
+//! configuration file is out of scope for this crate. So is impersonation (`as`, `as-groups`,
+//! …): sending requests as the base identity instead could give them more rights than the
+//! file intends. The checks of client-go's `ConfirmUsable` apply, with its texts (a file and
+//! data for one PEM, several authentication methods), and an `http://` server gets no
+//! credentials, as in client-go.
 //!
 //! ```
 //! use kube_authn::outbound::kubeconfig::Kubeconfig;
@@ -48,17 +52,17 @@ use crate::error::ConfigError;
 #[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
 pub struct Kubeconfig {
-    /// `clusters`.
-    #[serde(default)]
+    /// `clusters` (`null`, as client-go writes an empty list, is empty).
+    #[serde(default, deserialize_with = "null_as_default")]
     pub clusters: Vec<NamedCluster>,
     /// `users` (called AuthInfos in Go).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub users: Vec<NamedUser>,
     /// `contexts`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub contexts: Vec<NamedContext>,
     /// `current-context`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub current_context: String,
 }
 
@@ -75,7 +79,7 @@ pub struct NamedCluster {
     #[serde(default)]
     pub name: String,
     /// The cluster.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub cluster: Cluster,
 }
 
@@ -137,8 +141,12 @@ impl std::fmt::Debug for Cluster {
 fn without_quoted_values(message: &str) -> String {
     let mut out = String::with_capacity(message.len());
     let mut quoted = false;
+    let mut escaped = false;
     for c in message.chars() {
         match (c, quoted) {
+            // serde quotes with `{:?}`: an escaped quote inside the value does not end it.
+            (_, true) if escaped => escaped = false,
+            ('\\', true) => escaped = true,
             ('"', false) => {
                 out.push_str("\"…");
                 quoted = true;
@@ -167,7 +175,7 @@ pub struct NamedUser {
     #[serde(default)]
     pub name: String,
     /// The user.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub user: User,
 }
 
@@ -211,6 +219,18 @@ pub struct User {
     /// `auth-provider` plugin (refused).
     #[serde(default)]
     pub auth_provider: Option<serde_yaml_ng::Value>,
+    /// Impersonation (`as`; refused).
+    #[serde(default, rename = "as")]
+    pub impersonate: Option<serde_yaml_ng::Value>,
+    /// Impersonated UID (`as-uid`; refused).
+    #[serde(default, rename = "as-uid")]
+    pub impersonate_uid: Option<serde_yaml_ng::Value>,
+    /// Impersonated groups (`as-groups`; refused).
+    #[serde(default, rename = "as-groups")]
+    pub impersonate_groups: Option<serde_yaml_ng::Value>,
+    /// Impersonated extra (`as-user-extra`; refused).
+    #[serde(default, rename = "as-user-extra")]
+    pub impersonate_user_extra: Option<serde_yaml_ng::Value>,
 }
 
 impl std::fmt::Debug for User {
@@ -240,7 +260,7 @@ pub struct NamedContext {
     #[serde(default)]
     pub name: String,
     /// The context.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub context: ContextRef,
 }
 
@@ -273,12 +293,32 @@ impl Kubeconfig {
                 "invalid configuration: no configuration has been provided",
             ));
         }
-        serde_yaml_ng::from_slice(bytes).map_err(|e| {
+        let cfg: Kubeconfig = serde_yaml_ng::from_slice(bytes).map_err(|e| {
             ConfigError::new(format!(
                 "kubeconfig: {}",
                 without_quoted_values(&e.to_string())
             ))
-        })
+        })?;
+        // client-go refuses a list with a repeated name when it converts the lists to maps
+        // (its text goes on to print the whole list, credentials included: not here).
+        fn unique<'a>(
+            what: &str,
+            names: impl Iterator<Item = &'a String>,
+        ) -> Result<(), ConfigError> {
+            let mut seen = std::collections::HashSet::new();
+            for name in names {
+                if !seen.insert(name) {
+                    return Err(ConfigError::new(format!(
+                        "kubeconfig: duplicate name {name:?} in {what}"
+                    )));
+                }
+            }
+            Ok(())
+        }
+        unique("clusters", cfg.clusters.iter().map(|c| &c.name))?;
+        unique("users", cfg.users.iter().map(|u| &u.name))?;
+        unique("contexts", cfg.contexts.iter().map(|c| &c.name))?;
+        Ok(cfg)
     }
 
     /// Reads and parses `path` (at most 1 MiB) and resolves its connection info, with relative
@@ -352,6 +392,62 @@ impl Kubeconfig {
                 "kubeconfig exec and auth-provider plugins are not supported",
             ));
         }
+        if user.impersonate.is_some()
+            || user.impersonate_uid.is_some()
+            || user.impersonate_groups.is_some()
+            || user.impersonate_user_extra.is_some()
+        {
+            // client-go would send Impersonate-* headers; sending the requests as the base
+            // identity instead could give them more rights than the file intends.
+            return Err(ConfigError::new(
+                "kubeconfig impersonation (as, as-uid, as-groups, as-user-extra) is not supported",
+            ));
+        }
+        // client-go's ConfirmUsable: the user's entry, then the cluster's, each named as the
+        // context names it.
+        let user_label = user_name.unwrap_or("");
+        let cluster_label = cluster_name.unwrap_or("");
+        let mut errs = Vec::new();
+        let mut methods = Vec::new();
+        if non_empty(&user.token).is_some() {
+            methods.push("token");
+        }
+        if non_empty(&user.username).is_some() || non_empty(&user.password).is_some() {
+            methods.push("basicAuth");
+        }
+        let cert = (
+            non_empty(&user.client_certificate),
+            non_empty(&user.client_certificate_data),
+        );
+        let key = (
+            non_empty(&user.client_key),
+            non_empty(&user.client_key_data),
+        );
+        if cert.0.is_some() || cert.1.is_some() {
+            if cert.0.is_some() && cert.1.is_some() {
+                errs.push(format!("client-cert-data and client-cert are both specified for {user_label}. client-cert-data will override."));
+            }
+            if key.0.is_some() && key.1.is_some() {
+                errs.push(format!("client-key-data and client-key are both specified for {user_label}; client-key-data will override"));
+            }
+            if key.0.is_none() && key.1.is_none() {
+                errs.push(format!("client-key-data or client-key must be specified for {user_label} to use the clientCert authentication method."));
+            }
+        }
+        if methods.len() > 1 {
+            errs.push(format!(
+                "more than one authentication method found for {user_label}; found [{}], only one is allowed",
+                methods.join(" ")
+            ));
+        }
+        if non_empty(&cluster.certificate_authority).is_some()
+            && non_empty(&cluster.certificate_authority_data).is_some()
+        {
+            errs.push(format!("certificate-authority-data and certificate-authority are both specified for {cluster_label}. certificate-authority-data will override."));
+        }
+        if !errs.is_empty() {
+            return Err(invalid_configuration(errs));
+        }
         let resolve = |p: &str| -> PathBuf {
             let p = Path::new(p);
             match base {
@@ -373,6 +469,18 @@ impl Kubeconfig {
             }
         };
         let mut info = ConnectionInfo::new(cluster.server.clone());
+        info.proxy_url = cluster.proxy_url.clone().filter(|s| !s.is_empty());
+        if url.scheme() != "https" {
+            // client-go reads the cluster's TLS settings and the user's credentials only for
+            // a TLS transport (`IsConfigTransportTLS`): nothing is sent in clear text.
+            if !methods.is_empty() || cert.0.is_some() || cert.1.is_some() {
+                tracing::warn!(
+                    server = %super::redact_url(&cluster.server),
+                    "kubeconfig: the server is not https, so the user's credentials are not sent"
+                );
+            }
+            return Ok(info);
+        }
         info.certificate_authority = pem(
             &cluster.certificate_authority,
             &cluster.certificate_authority_data,
@@ -380,7 +488,6 @@ impl Kubeconfig {
         )?;
         info.insecure_skip_tls_verify = cluster.insecure_skip_tls_verify;
         info.tls_server_name = cluster.tls_server_name.clone().filter(|s| !s.is_empty());
-        info.proxy_url = cluster.proxy_url.clone().filter(|s| !s.is_empty());
         info.client_certificate = pem(
             &user.client_certificate,
             &user.client_certificate_data,
@@ -388,30 +495,58 @@ impl Kubeconfig {
         )?;
         info.client_key = pem(&user.client_key, &user.client_key_data, "client-key")?;
         if info.client_certificate.is_some() != info.client_key.is_some() {
+            // A key without a certificate (client-go ignores the key).
             return Err(ConfigError::new(
                 "client-cert-data and client-key-data must be specified together",
             ));
         }
-        match (&user.token, &user.token_file) {
-            (Some(t), _) if !t.is_empty() => {
-                info.token = Some(BearerToken::Static(Secret::new(t.as_str())))
-            }
-            (_, Some(f)) if !f.is_empty() => info.token = Some(BearerToken::from_file(resolve(f))?),
-            _ => {}
-        }
-        if let Some(u) = user.username.as_ref().filter(|u| !u.is_empty()) {
-            if info.token.is_some() {
-                return Err(ConfigError::new(
-                    "username/password or bearer token may be set, but not both",
-                ));
-            }
+        info.token = match (non_empty(&user.token), non_empty(&user.token_file)) {
+            // client-go reads the file for each request (cached for a minute) and falls back
+            // to the static token when it cannot.
+            (Some(t), Some(f)) => match BearerToken::from_file(resolve(f)) {
+                Ok(file) => Some(file),
+                Err(e) => {
+                    tracing::warn!("kubeconfig: tokenFile not usable, using token instead: {e}");
+                    Some(BearerToken::Static(Secret::new(t)))
+                }
+            },
+            (Some(t), None) => Some(BearerToken::Static(Secret::new(t))),
+            (None, Some(f)) => Some(BearerToken::from_file(resolve(f))?),
+            (None, None) => None,
+        };
+        if let Some(u) = non_empty(&user.username) {
             info = info.with_basic(
-                u.clone(),
+                u.to_owned(),
                 Secret::new(user.password.clone().unwrap_or_default()),
             );
         }
         Ok(info)
     }
+}
+
+/// `null` (client-go writes `users: null` for an empty list) as the type's default.
+fn null_as_default<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de> + Default,
+{
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
+}
+
+/// client-go's aggregate of validation errors: `invalid configuration: <one>` or
+/// `invalid configuration: [<a>, <b>]` (identical messages once).
+fn invalid_configuration(mut errs: Vec<String>) -> ConfigError {
+    let mut seen = std::collections::HashSet::new();
+    errs.retain(|e| seen.insert(e.clone()));
+    let list = match errs.as_slice() {
+        [one] => one.clone(),
+        many => format!("[{}]", many.join(", ")),
+    };
+    ConfigError::new(format!("invalid configuration: {list}"))
+}
+
+fn non_empty(v: &Option<String>) -> Option<&str> {
+    v.as_deref().filter(|s| !s.is_empty())
 }
 
 fn pick<'a, T>(
@@ -498,7 +633,86 @@ mod tests {
             (
                 "cert without key",
                 "clusters: [{cluster: {server: 'https://x'}}]\nusers: [{user: {client-certificate-data: 'LS0t'}}]",
-                Err("must be specified together"),
+                Err(
+                    "invalid configuration: client-key-data or client-key must be specified for  to use the clientCert authentication method.",
+                ),
+            ),
+            (
+                "key without cert",
+                "clusters: [{cluster: {server: 'https://x'}}]\nusers: [{user: {client-key-data: 'LS0t'}}]",
+                Err("client-cert-data and client-key-data must be specified together"),
+            ),
+            (
+                "client certificate as file and data, key as file and data",
+                "clusters: [{name: c, cluster: {server: 'https://x'}}]\nusers: [{name: u, user: {client-certificate-data: 'LS0t', client-certificate: c.pem, client-key: k.pem, client-key-data: 'LS0t'}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x",
+                Err(
+                    "invalid configuration: [client-cert-data and client-cert are both specified for u. client-cert-data will override., client-key-data and client-key are both specified for u; client-key-data will override]",
+                ),
+            ),
+            (
+                "CA as file and data",
+                "clusters: [{name: c, cluster: {server: 'https://x', certificate-authority: ca.pem, certificate-authority-data: 'LS0t'}}]\ncontexts: [{name: x, context: {cluster: c}}]\ncurrent-context: x",
+                Err(
+                    "invalid configuration: certificate-authority-data and certificate-authority are both specified for c. certificate-authority-data will override.",
+                ),
+            ),
+            (
+                "user and cluster errors together, user first",
+                "clusters: [{name: c, cluster: {server: 'https://x', certificate-authority: ca.pem, certificate-authority-data: 'LS0t'}}]\nusers: [{name: u, user: {token: t, password: p}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x",
+                Err(
+                    "invalid configuration: [more than one authentication method found for u; found [token basicAuth], only one is allowed, certificate-authority-data and certificate-authority are both specified for c. certificate-authority-data will override.]",
+                ),
+            ),
+            (
+                "lists written by client-go as null",
+                "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: 'https://x'}\nusers: null\ncontexts: null\ncurrent-context: \"\"\npreferences: {}",
+                Ok(|i| {
+                    assert_eq!(i.server, "https://x");
+                    assert!(i.token.is_none());
+                }),
+            ),
+            (
+                "http server: no credentials and no TLS settings are used",
+                "clusters: [{cluster: {server: 'http://127.0.0.1:1/x', certificate-authority-data: 'LS0t', insecure-skip-tls-verify: true}}]\nusers: [{user: {token: t, client-certificate-data: 'LS0t', client-key-data: 'LS0t'}}]",
+                Ok(|i| {
+                    assert!(i.token.is_none());
+                    assert!(i.basic.is_none());
+                    assert!(i.client_certificate.is_none() && i.client_key.is_none());
+                    assert!(i.certificate_authority.is_none());
+                    assert!(!i.insecure_skip_tls_verify);
+                }),
+            ),
+            (
+                "http server: basic credentials are not sent either",
+                "clusters: [{cluster: {server: 'http://127.0.0.1:1/x'}}]\nusers: [{user: {username: u, password: p}}]",
+                Ok(|i| assert!(i.basic.is_none())),
+            ),
+            (
+                "token and an unreadable tokenFile: the token",
+                "clusters: [{cluster: {server: 'https://x'}}]\nusers: [{user: {token: static, tokenFile: /nonexistent/token}}]",
+                Ok(|i| assert_eq!(i.token.as_ref().unwrap().current().expose(), "static")),
+            ),
+            (
+                "an unreadable tokenFile alone",
+                "clusters: [{cluster: {server: 'https://x'}}]\nusers: [{user: {tokenFile: /nonexistent/token}}]",
+                Err("/nonexistent/token"),
+            ),
+            (
+                "impersonation refused",
+                "clusters: [{cluster: {server: 'https://x'}}]\nusers: [{user: {token: t, as: admin, as-groups: [system:masters]}}]",
+                Err(
+                    "kubeconfig impersonation (as, as-uid, as-groups, as-user-extra) is not supported",
+                ),
+            ),
+            (
+                "repeated cluster name",
+                "clusters: [{name: a, cluster: {server: 'https://x'}}, {name: a, cluster: {server: 'https://y'}}]",
+                Err("kubeconfig: duplicate name \"a\" in clusters"),
+            ),
+            (
+                "repeated user name",
+                "clusters: [{cluster: {server: 'https://x'}}]\nusers: [{name: u, user: {token: a}}, {name: u, user: {token: b}}]",
+                Err("kubeconfig: duplicate name \"u\" in users"),
             ),
             (
                 "bad base64",
@@ -508,7 +722,9 @@ mod tests {
             (
                 "token and basic",
                 "clusters: [{cluster: {server: 'https://x'}}]\nusers: [{user: {token: t, username: u}}]",
-                Err("not both"),
+                Err(
+                    "invalid configuration: more than one authentication method found for ; found [token basicAuth], only one is allowed",
+                ),
             ),
             ("not yaml", "clusters: [", Err("kubeconfig:")),
         ];
@@ -556,6 +772,10 @@ mod tests {
         let e = Kubeconfig::parse(b"users: [{name: u, user: \"tok-SECRET\"}]").unwrap_err();
         assert!(!e.to_string().contains("SECRET"), "{e}");
         assert!(e.to_string().starts_with("kubeconfig: "), "{e}");
+        assert!(e.to_string().contains("invalid type: string \"…\""), "{e}");
+        // Nor after a quote inside the value (serde escapes it as `\"`).
+        let e = Kubeconfig::parse(b"users: [{name: u, user: 'ab\"tok-SECRET'}]").unwrap_err();
+        assert!(!e.to_string().contains("SECRET"), "{e}");
         assert!(e.to_string().contains("invalid type: string \"…\""), "{e}");
         // The parsed kubeconfig itself: passwords in the server and proxy URLs are masked.
         let k = Kubeconfig::parse(

@@ -218,7 +218,9 @@ pub trait CredentialProvider: Send + Sync {
     }
 }
 
-/// A provider from a synchronous function.
+/// A provider from a synchronous function. It runs on the task that needs a credential, before
+/// the vault's login timeout can apply, so it must not block (read a file, compute); a provider
+/// that waits on the network is an [`AsyncProvider`].
 ///
 /// ```
 /// use kube_authn::outbound::vault::SyncProvider;
@@ -331,7 +333,11 @@ struct State {
 pub struct Vault {
     providers: Vec<Box<dyn CredentialProvider>>,
     state: Mutex<State>,
-    login: tokio::sync::Mutex<()>,
+    /// One login at a time; holds the outcome of the last one that found nothing usable.
+    login: tokio::sync::Mutex<Option<String>>,
+    /// Logins finished so far: a caller that waited for someone else's login shares its
+    /// failure instead of running (and waiting for) another one.
+    logins: std::sync::atomic::AtomicU64,
     request_timeout: Duration,
     login_timeout: Duration,
     now: Box<dyn Fn() -> SystemTime + Send + Sync>,
@@ -359,7 +365,8 @@ impl Vault {
         Self {
             providers,
             state: Mutex::new(State::default()),
-            login: tokio::sync::Mutex::new(()),
+            login: tokio::sync::Mutex::new(None),
+            logins: std::sync::atomic::AtomicU64::new(0),
             request_timeout: Duration::from_secs(30),
             login_timeout: Duration::from_secs(30),
             now: Box::new(SystemTime::now),
@@ -481,10 +488,28 @@ impl Vault {
         if let Some(c) = self.pick() {
             return Ok(c);
         }
-        let _login = self.login.lock().await;
+        let before = self.logins.load(std::sync::atomic::Ordering::Acquire);
+        let mut last_failure = self.login.lock().await;
         if let Some(c) = self.pick() {
             return Ok(c);
         }
+        if self.logins.load(std::sync::atomic::Ordering::Acquire) != before {
+            // A login finished while this caller waited for it and left nothing usable: its
+            // answer is this caller's too (k waiters must not run k logins one after another,
+            // each up to the login timeout).
+            if let Some(message) = last_failure.as_ref() {
+                return Err(Error::new(ErrorKind::Unavailable, message.clone()));
+            }
+        }
+        let result = self.login_once(take_back_fixed).await;
+        *last_failure = result.as_ref().err().map(ToString::to_string);
+        self.logins
+            .fetch_add(1, std::sync::atomic::Ordering::Release);
+        result
+    }
+
+    /// Asks every provider once (under the login lock) and picks a credential.
+    async fn login_once(&self, take_back_fixed: bool) -> Result<Arc<Credential>, Error> {
         let mut problems = Vec::new();
         let mut fixed = Vec::new();
         for p in &self.providers {
@@ -644,6 +669,42 @@ mod tests {
         }
         // One login per exhausted lookup, never a spin.
         assert_eq!(logins.load(Ordering::SeqCst), 4);
+    }
+
+    /// Callers that wait for someone else's login share its failure: five concurrent lookups
+    /// against a slow, failing provider run one login, not five in a row.
+    #[tokio::test]
+    async fn waiters_share_a_failed_login() {
+        let logins = Arc::new(AtomicUsize::new(0));
+        let l = logins.clone();
+        let vault = Arc::new(Vault::new(vec![Box::new(AsyncProvider::new(move || {
+            l.fetch_add(1, Ordering::SeqCst);
+            async {
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                Err(ConfigError::new("identity provider is down"))
+            }
+        }))]));
+        let started = std::time::Instant::now();
+        let lookups: Vec<_> = (0..5)
+            .map(|_| {
+                let v = vault.clone();
+                tokio::spawn(async move { v.credential().await })
+            })
+            .collect();
+        for lookup in lookups {
+            let e = lookup.await.unwrap().unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::Unavailable);
+            assert!(e.to_string().contains("identity provider is down"), "{e}");
+        }
+        assert_eq!(logins.load(Ordering::SeqCst), 1);
+        assert!(
+            started.elapsed() < Duration::from_millis(1_200),
+            "{:?}",
+            started.elapsed()
+        );
+        // A lookup that starts afterwards asks again.
+        assert!(vault.credential().await.is_err());
+        assert_eq!(logins.load(Ordering::SeqCst), 2);
     }
 
     /// A fixed provider's (a kubeconfig's) credential is taken back for the next request

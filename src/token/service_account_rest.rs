@@ -56,12 +56,16 @@ use crate::outbound::kubeconfig::Kubeconfig;
 use crate::outbound::vault::{Credential, Vault};
 use crate::outbound::{ConnectionInfo, ReadError, read_capped, root_cause};
 
-/// Largest response body read (1 MiB; a Secret is at most 1 MiB in Kubernetes).
+/// Largest response body read (4 MiB). Stored objects are capped by etcd's request limit
+/// (1.5 MiB by default), but their JSON is larger: a Secret holding 1 MiB of data is 1.33 MiB
+/// of base64 alone, before its metadata and managed fields, and a pod or node near the limit
+/// grows likewise. 4 MiB leaves room for any object the API server can store and still
+/// bounds what a broken server can make us buffer.
 ///
 /// ```
-/// assert_eq!(kube_authn::token::service_account_rest::DEFAULT_MAX_BODY_BYTES, 1024 * 1024);
+/// assert_eq!(kube_authn::token::service_account_rest::DEFAULT_MAX_BODY_BYTES, 4 * 1024 * 1024);
 /// ```
-pub const DEFAULT_MAX_BODY_BYTES: usize = 1 << 20;
+pub const DEFAULT_MAX_BODY_BYTES: usize = 4 << 20;
 /// Default per-request timeout.
 ///
 /// ```
