@@ -1893,6 +1893,73 @@ def webhook_cases():
     ]:
         n = 2 if retried else 1
         cases.append(case(f"http: {label}", wh([resp], v, steps=2), {"token": WH_TOKEN}, expect=error(text, calls=seen(n))))
+    # A Status body decides (client-go's Result.Error / errors.FromObject): its own reason,
+    # code and details, not the HTTP status, say whether DefaultShouldRetry retries, and its
+    # message (even an empty one) is the error. A body that is not a Status (no kind) is the
+    # generic error of the HTTP status.
+    def status_body(**fields):
+        return json.dumps(dict({"status": "Failure"}, **fields), sort_keys=True)
+    for label, resp, retried, text in [
+        ("500 with a Status saying Forbidden", {"status": 500, "content_type": "application/json",
+                                                "body": status_body(kind="Status", apiVersion="v1", message="nope", reason="Forbidden", code=403)},
+         False, "nope"),
+        ("503 with a Status saying InternalError", {"status": 503, "content_type": "application/json",
+                                                    "body": status_body(kind="Status", apiVersion="v1", message="broke", reason="InternalError", code=500)},
+         True, "broke"),
+        ("503 with a Status asking for a delay", {"status": 503, "content_type": "application/json",
+                                                  "body": status_body(kind="Status", apiVersion="v1", message="later", reason="ServiceUnavailable",
+                                                                      code=503, details={"retryAfterSeconds": 1})},
+         True, "later"),
+        ("504 with a ServerTimeout Status", {"status": 504, "content_type": "application/json",
+                                             "body": status_body(kind="Status", apiVersion="v1", message="slow", reason="ServerTimeout", code=504, details={})},
+         True, "slow"),
+        ("400 with a Status saying TooManyRequests", {"status": 400, "content_type": "application/json",
+                                                      "body": status_body(kind="Status", apiVersion="v1", message="busy", reason="TooManyRequests", code=429)},
+         True, "busy"),
+        ("500 with a Status of unknown reason and code 500", {"status": 500, "content_type": "application/json",
+                                                              "body": status_body(kind="Status", apiVersion="v1", message="odd", reason="Odd", code=500)},
+         True, "odd"),
+        ("500 with a Status of unknown reason and code 400", {"status": 500, "content_type": "application/json",
+                                                              "body": status_body(kind="Status", apiVersion="v1", message="odd", reason="Odd", code=400)},
+         False, "odd"),
+        ("500 with a Status without a message", {"status": 500, "content_type": "application/json",
+                                                 "body": status_body(kind="Status", apiVersion="v1", reason="InternalError", code=500)},
+         True, ""),
+        ("500 with a Status without kind", {"status": 500, "content_type": "application/json",
+                                            "body": status_body(apiVersion="v1", message="kindless", reason="Forbidden", code=403)},
+         True, 'an error on the server ("unknown") has prevented the request from succeeding'),
+        ("500 with a Status without apiVersion", {"status": 500, "content_type": "application/json",
+                                                  "body": status_body(kind="Status", message="versionless", reason="Forbidden", code=403)},
+         False, "versionless"),
+        ("500 with a Success Status", {"status": 500, "content_type": "application/json",
+                                       "body": json.dumps({"kind": "Status", "apiVersion": "v1", "status": "Success", "message": "fine", "code": 200})},
+         True, 'an error on the server ("unknown") has prevented the request from succeeding'),
+        ("401 with a Status", {"status": 401, "content_type": "application/json",
+                               "body": status_body(kind="Status", apiVersion="v1", message="Unauthorized", reason="Unauthorized", code=401)},
+         False, "Unauthorized"),
+        ("406 without a body", {"status": 406, "content_type": "text/plain", "body": ""},
+         False, "the server was unable to respond with a content type that the client supports"),
+        ("406 with a text body", {"status": 406, "content_type": "text/plain", "body": "only yaml"}, False, "only yaml"),
+        ("415 with a text body", {"status": 415, "content_type": "text/plain", "body": "only protobuf"}, False, "only protobuf"),
+        ("415 with a JSON body", {"status": 415, "content_type": "application/json", "body": "{}"}, False, "unknown"),
+        # A Status in a 2xx is decoded as the answer, which it cannot be converted to.
+        ("200 with a failed Status", {"status": 200, "content_type": "application/json",
+                                      "body": status_body(kind="Status", apiVersion="v1", message="refused", reason="Forbidden", code=403)},
+         False, "converting (v1.Status) to (v1.TokenReview): unknown conversion"),
+        ("200 with a failed InternalError Status", {"status": 200, "content_type": "application/json",
+                                                    "body": status_body(kind="Status", apiVersion="v1", message="broke", reason="InternalError", code=500)},
+         False, "converting (v1.Status) to (v1.TokenReview): unknown conversion"),
+        ("200 empty, no content type", {"status": 200, "content_type": "", "body": ""},
+         False, "0-length response with status code: 200 and content type: application/json"),
+    ]:
+        n = 2 if retried else 1
+        cases.append(case(f"http: {label}", wh([resp], v, steps=2), {"token": WH_TOKEN}, expect=error(text, calls=seen(n))))
+    for version in ["v1", "v1beta1"]:
+        cases.append(case(f"http: {version}: 200 with a Success Status",
+                          wh([{"status": 200, "content_type": "application/json",
+                               "body": json.dumps({"kind": "Status", "apiVersion": "v1", "status": "Success", "code": 200})}], version, steps=2),
+                          {"token": WH_TOKEN},
+                          expect=error(f"converting (v1.Status) to ({version}.TokenReview): unknown conversion", calls=seen(1))))
     cases.append(case("http: 500 then 200 succeeds on the retry",
                       wh([{"status": 500, "content_type": "text/plain", "body": "boom"}, r200(v, alice_status)], v, steps=2),
                       {"token": WH_TOKEN}, expect=ok(alice, calls=seen(2))))

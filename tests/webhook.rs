@@ -19,7 +19,7 @@ use kube_authn::token::webhook::{
     Backoff, Sleeper, Version, WebhookOptions, WebhookTokenAuthenticator,
 };
 use serde_json::json;
-use webhook_server::{Pki, Reply, Seen, Server};
+use webhook_server::{Pki, RawFault, Reply, Seen, Server};
 
 const TOKEN: &str = "my-s3cr3t-t0ken";
 
@@ -512,12 +512,12 @@ async fn faults_have_defined_outcomes() {
             sleeps: 0,
         },
         Case {
-            name: "connection dropped (refusing) retried",
+            name: "connection closed without an answer: not retried (Go: EOF)",
             script: Box::new(|_, _| Reply::Close),
             want_ok: None,
             want_err: "",
-            calls: 5,
-            sleeps: 4,
+            calls: 1,
+            sleeps: 0,
         },
         Case {
             name: "backend echoing the token in an error",
@@ -1155,5 +1155,44 @@ async fn client_certificate_files_rotate() {
         }
         let r = w.authenticate_token(TOKEN, &Context::default()).await;
         assert_eq!(r.is_ok(), ok, "case {name}: {r:?}");
+    }
+}
+
+/// Transport faults are retried as k8s.io/apiserver's `DefaultShouldRetry` retries them: a
+/// connection reset (and a connection closed before the answer, hyper's form of it) is
+/// retried; an answer that is not HTTP is not.
+#[tokio::test]
+async fn transport_faults_are_retried_as_kubernetes_retries_them() {
+    let pki = Pki::new();
+    // (name, fault, backend calls, what the error says)
+    let cases = [
+        (
+            "an answer that is not HTTP",
+            RawFault::Garbage(b"SSH-2.0-OpenSSH_9.6\r\n\r\n"),
+            1,
+            "Post",
+        ),
+        ("a connection reset", RawFault::Reset, 5, "Post"),
+    ];
+    for (name, fault, calls, says) in cases {
+        let server = Server::start_raw(
+            &pki.server_cert_pem,
+            &pki.server_key_pem,
+            Some(&pki.client_ca_pem),
+            fault,
+        );
+        let sleeper = Arc::new(RecordingSleeper::default());
+        let w = webhook(
+            info_for(&pki, server.url("/review")),
+            opts(Version::V1, sleeper.clone()),
+        );
+        let e = w
+            .authenticate_token(TOKEN, &Context::default())
+            .await
+            .expect_err(name);
+        assert!(e.to_string().starts_with(says), "{name}: {e}");
+        assert!(!e.to_string().contains(TOKEN), "{name}: {e}");
+        assert_eq!(server.calls(), calls, "{name}: backend calls ({e})");
+        assert_eq!(sleeper.0.lock().unwrap().len(), calls - 1, "{name}");
     }
 }

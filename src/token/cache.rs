@@ -829,7 +829,12 @@ impl<T: TokenAuthenticator + 'static> CachedTokenAuthenticator<T> {
             misses: s.misses.load(Ordering::Relaxed),
             fetch_ok: s.fetch_ok.load(Ordering::Relaxed),
             fetch_error: s.fetch_error.load(Ordering::Relaxed),
-            in_flight: self.inner.in_flight.lock().map_or(0, |m| m.len() as u64),
+            in_flight: self
+                .inner
+                .in_flight
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .len() as u64,
             entries: self.inner.store.len() as u64,
         }
     }
@@ -907,9 +912,13 @@ impl<T: TokenAuthenticator + 'static> Inner<T> {
         struct Deregister<'a, T: TokenAuthenticator + 'static>(&'a Inner<T>, Key);
         impl<T: TokenAuthenticator + 'static> Drop for Deregister<'_, T> {
             fn drop(&mut self) {
-                if let Ok(mut m) = self.0.in_flight.lock() {
-                    m.remove(&self.1);
-                }
+                // Also after a panic under the lock: a key left behind would count against
+                // `max_in_flight` forever.
+                self.0
+                    .in_flight
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .remove(&self.1);
             }
         }
         let _deregister = Deregister(&self, key);

@@ -13,9 +13,11 @@
 //! 3. otherwise the user (`username`, `uid`, `groups`, `extra`) with the intersected audiences.
 //!
 //! Failures follow kube-apiserver: up to 5 attempts with backoff 500 ms × 1.5, jitter 0.2, retried
-//! only on a dropped connection, 429, 500, 504 and other unlisted 5xx, or a 429/5xx carrying
+//! only on a reset connection, 429, 500, 504 and other unlisted 5xx, or a 429/5xx carrying
 //! `Retry-After` (whose delay is honoured, within the deadline); never on 4xx, 503 without
-//! `Retry-After`, TLS or dial errors, or an undecodable body. Redirects are not followed, the
+//! `Retry-After`, TLS or dial errors, a connection closed without an answer, or an undecodable
+//! body. A failed `Status` in an error body decides by its own reason, code and details, as
+//! client-go's errors do, and its message is the error. Redirects are not followed, the
 //! response body is capped ([`DEFAULT_MAX_RESPONSE_BYTES`]), and the whole review — retries
 //! included — has a deadline (30 s), so a hanging backend fails in bounded time. A 401 marks the
 //! credential bad in the [`Vault`] and the next credential is tried; with none left the review
@@ -45,7 +47,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::api::{Status, TokenReview};
+use crate::api::TokenReview;
 use crate::authenticator::{
     Audiences, AuthFuture, AuthResult, Context, Response, TokenAuthenticator,
 };
@@ -562,7 +564,13 @@ impl WebhookTokenAuthenticator {
             };
             let code = resp.status();
             if code == reqwest::StatusCode::UNAUTHORIZED {
-                let err = status_error(code, None, &[], token);
+                let content_type = resp
+                    .headers()
+                    .get(http::header::CONTENT_TYPE)
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_owned);
+                let bytes = read_capped(resp, self.opts.max_response_bytes).await?;
+                let err = response_error(code, content_type.as_deref(), None, &bytes, token).error;
                 if tries >= MAX_CREDENTIAL_TRIES {
                     self.vault.invalidate(&cred);
                     return Err(AttemptError::fatal(err));
@@ -585,28 +593,36 @@ impl WebhookTokenAuthenticator {
                 .headers()
                 .get(http::header::CONTENT_TYPE)
                 .and_then(|v| v.to_str().ok())
-                .unwrap_or("")
-                .to_owned();
+                .map(str::to_owned);
             let bytes = read_capped(resp, self.opts.max_response_bytes).await?;
             // client-go's `transformResponse`: a status outside 200..=206 is an error.
             if !(200..=206).contains(&code.as_u16()) {
-                let c = code.as_u16();
-                // A 503 is retried only when it suggests a delay (`SuggestsClientDelay`:
-                // `Retry-After` above zero).
-                let retryable = c == 429
-                    || (c >= 500 && (c != 503 || retry_after.is_some_and(|d| !d.is_zero())));
-                return Err(AttemptError {
-                    error: status_error(code, Some(&content_type), &bytes, token),
-                    retry: retryable,
-                    retry_after: retry_after.filter(|_| c == 429 || c >= 500),
-                });
+                return Err(response_error(
+                    code,
+                    content_type.as_deref(),
+                    retry_after,
+                    &bytes,
+                    token,
+                ));
             }
             if bytes.is_empty() {
+                // client-go names the content type it asked for when the header is missing.
                 return Err(AttemptError::fatal(Error::new(
                     ErrorKind::Unavailable,
                     format!(
-                        "0-length response with status code: {} and content type: {content_type}",
-                        code.as_u16()
+                        "0-length response with status code: {} and content type: {}",
+                        code.as_u16(),
+                        content_type.as_deref().unwrap_or("application/json")
+                    ),
+                )));
+            }
+            // A `Status` is decoded as what it is, and cannot be converted to the review.
+            if decode_status(&bytes).is_some() {
+                return Err(AttemptError::fatal(Error::new(
+                    ErrorKind::Unavailable,
+                    format!(
+                        "converting (v1.Status) to ({}.TokenReview): unknown conversion",
+                        self.opts.version.as_str()
                     ),
                 )));
             }
@@ -702,14 +718,16 @@ async fn read_capped(resp: reqwest::Response, max: usize) -> Result<Vec<u8>, Att
                     ErrorKind::Unavailable,
                     format!("webhook: reading response: {}", root_cause(&e)),
                 ),
-                retry: !e.is_timeout(),
+                retry: !e.is_timeout() && is_connection_lost(&e),
                 retry_after: None,
             },
         })
 }
 
-/// Classifies a transport error: dial and TLS failures and timeouts are final (k8s does not
-/// retry them); a connection dropped after it was made (reset, closed, HTTP/2 lost) is retried.
+/// Classifies a transport error as k8s.io/apiserver's `DefaultShouldRetry` does: only a
+/// connection lost after it was made is retried (`IsConnectionReset`,
+/// `IsHTTP2ConnectionLost`); dial and TLS failures, timeouts, and answers that are not HTTP
+/// are final.
 fn transport_error(cred: &Credential, e: &reqwest::Error) -> AttemptError {
     // A password in the URL is shown as `***` (Go's net/http does the same).
     let url = redact_url(&cred.info().server);
@@ -718,12 +736,42 @@ fn transport_error(cred: &Credential, e: &reqwest::Error) -> AttemptError {
         format!("Post {url:?}: {}", root_cause(e)),
     );
     let retry =
-        !(e.is_connect() || e.is_timeout() || e.is_builder() || e.is_redirect() || is_tls_error(e));
+        !(e.is_connect() || e.is_timeout() || e.is_builder() || e.is_redirect() || is_tls_error(e))
+            && is_connection_lost(e);
     AttemptError {
         error,
         retry,
         retry_after: None,
     }
+}
+
+/// Whether `e`'s chain says the connection was lost under a request: a reset
+/// (`ECONNRESET`, what Go's `IsConnectionReset` looks for), or hyper's "operation was
+/// canceled" (an HTTP/2 connection that went away with the request in flight: Go's "http2:
+/// client connection lost"). A connection the server closed without answering is not one: Go
+/// sees `EOF` and does not retry it.
+fn is_connection_lost(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cur = Some(e);
+    while let Some(err) = cur {
+        if let Some(io) = err.downcast_ref::<std::io::Error>() {
+            if io.kind() == std::io::ErrorKind::ConnectionReset {
+                return true;
+            }
+            // `io::Error::source` skips the error it wraps: look at it directly.
+            if let Some(inner) = io.get_ref() {
+                if is_connection_lost(inner) {
+                    return true;
+                }
+            }
+        }
+        if let Some(h) = err.downcast_ref::<hyper::Error>() {
+            if h.is_canceled() {
+                return true;
+            }
+        }
+        cur = err.source();
+    }
+    false
 }
 
 /// Whether a TLS error is in `e`'s chain: a failed handshake, or an alert from the server (a
@@ -750,7 +798,114 @@ fn is_tls_error(e: &(dyn std::error::Error + 'static)) -> bool {
     false
 }
 
-/// client-go's error for a non-2xx response (`NewGenericServerResponse` and a decoded `Status`).
+/// A `metav1.Status` as client-go's decoder reads it from an error body: `kind: Status`, with
+/// `apiVersion` `v1` or left out (client-go defaults it to `v1`).
+#[derive(serde::Deserialize)]
+struct GoStatus {
+    #[serde(default)]
+    kind: String,
+    #[serde(default, rename = "apiVersion")]
+    api_version: String,
+    #[serde(default)]
+    status: String,
+    #[serde(default)]
+    message: String,
+    #[serde(default)]
+    reason: String,
+    #[serde(default)]
+    code: i32,
+    #[serde(default)]
+    details: Option<GoStatusDetails>,
+}
+
+#[derive(serde::Deserialize)]
+struct GoStatusDetails {
+    #[serde(default, rename = "retryAfterSeconds")]
+    retry_after_seconds: i32,
+}
+
+fn decode_status(body: &[u8]) -> Option<GoStatus> {
+    if body.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return None;
+    }
+    serde_json::from_slice::<GoStatus>(body)
+        .ok()
+        .filter(|s| s.kind == "Status" && (s.api_version.is_empty() || s.api_version == "v1"))
+}
+
+/// apimachinery's `knownReasons`: a reason outside it lets the code decide.
+const KNOWN_REASONS: &[&str] = &[
+    "Unauthorized",
+    "Forbidden",
+    "NotFound",
+    "AlreadyExists",
+    "Conflict",
+    "Gone",
+    "Invalid",
+    "ServerTimeout",
+    "StorageReadError",
+    "Timeout",
+    "TooManyRequests",
+    "BadRequest",
+    "MethodNotAllowed",
+    "NotAcceptable",
+    "RequestEntityTooLarge",
+    "UnsupportedMediaType",
+    "InternalError",
+    "Expired",
+    "ServiceUnavailable",
+];
+
+/// k8s.io/apiserver's `DefaultShouldRetry` for an API status error: `IsInternalError`,
+/// `IsTimeout`, `IsTooManyRequests` or `SuggestsClientDelay`, judged on the status's own
+/// reason, code and details.
+fn status_should_retry(reason: &str, code: i32, details: Option<&GoStatusDetails>) -> bool {
+    let unknown = !KNOWN_REASONS.contains(&reason);
+    reason == "InternalError"
+        || (unknown && code == 500)
+        || reason == "Timeout"
+        || (unknown && code == 504)
+        || reason == "TooManyRequests"
+        || code == 429
+        || details.is_some_and(|d| reason == "ServerTimeout" || d.retry_after_seconds > 0)
+}
+
+/// client-go's error for a non-2xx response, and whether it is retried. A failed `Status` in
+/// the body is the error (its message, even an empty one) and decides by its own reason, code
+/// and details; anything else is `NewGenericServerResponse` for the HTTP status. Either way a
+/// `Retry-After` above zero on a 429 or 5xx also makes it retryable (client-go's own request
+/// retry honours it; see docs/compatibility.md).
+fn response_error(
+    code: reqwest::StatusCode,
+    content_type: Option<&str>,
+    retry_after: Option<Duration>,
+    body: &[u8],
+    token: &str,
+) -> AttemptError {
+    let c = code.as_u16();
+    let delay_asked = (c == 429 || c >= 500) && retry_after.is_some_and(|d| !d.is_zero());
+    let retry_after = retry_after.filter(|_| c == 429 || c >= 500);
+    if let Some(status) = decode_status(body).filter(|s| s.status == "Failure") {
+        return AttemptError {
+            error: Error::new(ErrorKind::Unavailable, scrub(&status.message, token)),
+            retry: delay_asked
+                || status_should_retry(&status.reason, status.code, status.details.as_ref()),
+            retry_after,
+        };
+    }
+    // `NewGenericServerResponse`'s reasons: 500 and the other 5xx are InternalError, 504
+    // Timeout, 429 TooManyRequests (retried), 503 ServiceUnavailable (retried only when it
+    // suggests a delay).
+    let retry = c == 429 || (c >= 500 && c != 503) || delay_asked;
+    AttemptError {
+        error: status_error(code, content_type.or(Some("")), body, token),
+        retry,
+        retry_after,
+    }
+}
+
+/// client-go's `NewGenericServerResponse` text for a non-2xx response whose body is not a
+/// failed `Status`.
 /// Longest piece of an error body shown in an error message (client-go's
 /// `maxUnstructuredResponseTextBytes`).
 const MAX_SHOWN_BODY: usize = 2048;
@@ -761,11 +916,6 @@ fn status_error(
     body: &[u8],
     token: &str,
 ) -> Error {
-    if let Ok(status) = serde_json::from_slice::<Status>(body) {
-        if status.status == "Failure" && !status.message.is_empty() {
-            return Error::new(ErrorKind::Unavailable, scrub(&status.message, token));
-        }
-    }
     // client-go's `transformUnstructuredResponseError`: a text body (trimmed, at most 2 KiB)
     // is the server's message, else "unknown".
     let is_text = content_type.is_some_and(|t| t.starts_with("text/")) || content_type == Some("");
@@ -793,6 +943,15 @@ fn status_error(
         403 => shown(),
         404 => "the server could not find the requested resource".to_owned(),
         405 => "the server does not allow this method on the requested resource".to_owned(),
+        // "the server message has details about what types are acceptable"
+        406 => match shown() {
+            s if s.is_empty() || s == "unknown" => {
+                "the server was unable to respond with a content type that the client supports"
+                    .to_owned()
+            }
+            s => s,
+        },
+        415 => shown(),
         409 => "the server reported a conflict".to_owned(),
         422 => "the server rejected our request due to an error in our request".to_owned(),
         429 => "the server has received too many requests and has asked us to try again later".to_owned(),
@@ -860,7 +1019,7 @@ mod tests {
     }
 
     #[test]
-    fn generic_status_errors_follow_client_go() {
+    fn response_errors_follow_client_go() {
         use reqwest::StatusCode as S;
         let cases: &[(u16, Option<&str>, &[u8], &str)] = &[
             (404, None, b"", "the server could not find the requested resource"),
@@ -882,8 +1041,8 @@ mod tests {
             (500, Some("text/plain"), b"a\x1bb", r#"an error on the server ("a\x1bb") has prevented the request from succeeding"#),
         ];
         for (code, ct, body, want) in cases {
-            let e = status_error(S::from_u16(*code).unwrap(), *ct, body, "tok-SECRET");
-            assert_eq!(e.to_string(), *want, "{code}");
+            let e = response_error(S::from_u16(*code).unwrap(), *ct, None, body, "tok-SECRET");
+            assert_eq!(e.error.to_string(), *want, "{code}");
         }
     }
 
@@ -1136,12 +1295,26 @@ mod tests {
 
     #[test]
     fn jitter_stays_within_bounds() {
-        for _ in 0..100 {
-            let d = jittered(Duration::from_millis(500), 0.2);
+        let delays: Vec<Duration> = (0..100)
+            .map(|_| jittered(Duration::from_millis(500), 0.2))
+            .collect();
+        for d in &delays {
             assert!(
-                d >= Duration::from_millis(500) && d <= Duration::from_millis(600),
+                *d >= Duration::from_millis(500) && *d <= Duration::from_millis(600),
                 "{d:?}"
             );
         }
+        // Jitter is applied, and varies (100 equal draws from 2^32 values would be a broken
+        // random source).
+        assert!(delays.iter().any(|d| *d > Duration::from_millis(500)));
+        assert!(delays.iter().any(|d| *d != delays[0]));
+        assert_eq!(
+            jittered(Duration::from_millis(500), 0.0),
+            Duration::from_millis(500)
+        );
+        assert_eq!(
+            jittered(Duration::from_millis(500), f64::NAN),
+            Duration::from_millis(500)
+        );
     }
 }

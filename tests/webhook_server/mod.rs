@@ -151,34 +151,7 @@ impl Server {
         client_ca: Option<&str>,
         handler: impl Fn(&Seen, usize) -> Reply + Send + Sync + 'static,
     ) -> Server {
-        let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
-        let chain: Vec<CertificateDer<'static>> =
-            CertificateDer::pem_slice_iter(cert_pem.as_bytes())
-                .collect::<Result<_, _>>()
-                .unwrap();
-        let key = PrivateKeyDer::from_pem_slice(key_pem.as_bytes()).unwrap();
-        let builder = rustls::ServerConfig::builder_with_provider(provider.clone())
-            .with_safe_default_protocol_versions()
-            .unwrap();
-        let builder = match client_ca {
-            Some(ca) => {
-                let mut roots = rustls::RootCertStore::empty();
-                for c in CertificateDer::pem_slice_iter(ca.as_bytes()) {
-                    roots.add(c.unwrap()).unwrap();
-                }
-                let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(
-                    roots.into(),
-                    provider,
-                )
-                .build()
-                .unwrap();
-                builder.with_client_cert_verifier(verifier)
-            }
-            None => builder.with_no_client_auth(),
-        };
-        let mut config = builder.with_single_cert(chain, key).unwrap();
-        config.alpn_protocols = vec![b"http/1.1".to_vec()];
-        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+        let acceptor = tls_acceptor(cert_pem, key_pem, client_ca);
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         listener.set_nonblocking(true).unwrap();
         let listener = tokio::net::TcpListener::from_std(listener).unwrap();
@@ -246,6 +219,102 @@ impl Server {
             addr,
             calls,
             seen,
+            task,
+        }
+    }
+}
+
+/// The server's TLS side: `cert`/`key`, client certificates from `client_ca` when given.
+fn tls_acceptor(
+    cert_pem: &str,
+    key_pem: &str,
+    client_ca: Option<&str>,
+) -> tokio_rustls::TlsAcceptor {
+    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(cert_pem.as_bytes())
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let key = PrivateKeyDer::from_pem_slice(key_pem.as_bytes()).unwrap();
+    let builder = rustls::ServerConfig::builder_with_provider(provider.clone())
+        .with_safe_default_protocol_versions()
+        .unwrap();
+    let builder = match client_ca {
+        Some(ca) => {
+            let mut roots = rustls::RootCertStore::empty();
+            for c in CertificateDer::pem_slice_iter(ca.as_bytes()) {
+                roots.add(c.unwrap()).unwrap();
+            }
+            let verifier =
+                rustls::server::WebPkiClientVerifier::builder_with_provider(roots.into(), provider)
+                    .build()
+                    .unwrap();
+            builder.with_client_cert_verifier(verifier)
+        }
+        None => builder.with_no_client_auth(),
+    };
+    let mut config = builder.with_single_cert(chain, key).unwrap();
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    tokio_rustls::TlsAcceptor::from(Arc::new(config))
+}
+
+/// A transport fault, for [`Server::start_raw`].
+#[derive(Clone, Copy, Debug)]
+pub enum RawFault {
+    /// Answer the request with bytes that are not HTTP, then close.
+    Garbage(&'static [u8]),
+    /// Reset the TCP connection (SO_LINGER 0) once the request has arrived.
+    Reset,
+}
+
+impl Server {
+    /// A TLS server that reads each request's first bytes and then commits `fault`, counting
+    /// requests in `calls` (nothing is recorded in `seen`).
+    pub fn start_raw(
+        cert_pem: &str,
+        key_pem: &str,
+        client_ca: Option<&str>,
+        fault: RawFault,
+    ) -> Server {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let acceptor = tls_acceptor(cert_pem, key_pem, client_ca);
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+        let addr = listener.local_addr().unwrap();
+        let calls = Arc::new(AtomicUsize::new(0));
+        let c = calls.clone();
+        let task = tokio::spawn(async move {
+            loop {
+                let Ok((tcp, _)) = listener.accept().await else {
+                    return;
+                };
+                let (acceptor, calls) = (acceptor.clone(), c.clone());
+                tokio::spawn(async move {
+                    let Ok(mut tls) = acceptor.accept(tcp).await else {
+                        return;
+                    };
+                    let mut buf = [0u8; 4096];
+                    if !matches!(tls.read(&mut buf).await, Ok(n) if n > 0) {
+                        return;
+                    }
+                    calls.fetch_add(1, Ordering::SeqCst);
+                    match fault {
+                        RawFault::Garbage(bytes) => {
+                            let _ = tls.write_all(bytes).await;
+                            let _ = tls.shutdown().await;
+                        }
+                        RawFault::Reset => {
+                            let _ = tls.get_ref().0.set_zero_linger();
+                            drop(tls);
+                        }
+                    }
+                });
+            }
+        });
+        Server {
+            addr,
+            calls,
+            seen: Arc::new(Mutex::new(Vec::new())),
             task,
         }
     }
