@@ -333,8 +333,9 @@ struct State {
 pub struct Vault {
     providers: Vec<Box<dyn CredentialProvider>>,
     state: Mutex<State>,
-    /// One login at a time; holds the outcome of the last one that found nothing usable.
-    login: tokio::sync::Mutex<Option<String>>,
+    /// One login at a time; holds the outcome of the last one that found nothing usable, and
+    /// whether that login could take fixed credentials back.
+    login: tokio::sync::Mutex<Option<(bool, String)>>,
     /// Logins finished so far: a caller that waited for someone else's login shares its
     /// failure instead of running (and waiting for) another one.
     logins: std::sync::atomic::AtomicU64,
@@ -497,12 +498,19 @@ impl Vault {
             // A login finished while this caller waited for it and left nothing usable: its
             // answer is this caller's too (k waiters must not run k logins one after another,
             // each up to the login timeout).
-            if let Some(message) = last_failure.as_ref() {
-                return Err(Error::new(ErrorKind::Unavailable, message.clone()));
+            // Only a login that was allowed as much: one that did not take fixed credentials
+            // back (after a 401) says nothing about a new request, which may.
+            if let Some((taking_back, message)) = last_failure.as_ref() {
+                if *taking_back || !take_back_fixed {
+                    return Err(Error::new(ErrorKind::Unavailable, message.clone()));
+                }
             }
         }
         let result = self.login_once(take_back_fixed).await;
-        *last_failure = result.as_ref().err().map(ToString::to_string);
+        *last_failure = result
+            .as_ref()
+            .err()
+            .map(|e| (take_back_fixed, e.to_string()));
         self.logins
             .fetch_add(1, std::sync::atomic::Ordering::Release);
         result
@@ -705,6 +713,51 @@ mod tests {
         // A lookup that starts afterwards asks again.
         assert!(vault.credential().await.is_err());
         assert_eq!(logins.load(Ordering::SeqCst), 2);
+    }
+
+    /// A login after a 401 (which does not take a fixed credential back) fails by design; new
+    /// requests that queued behind it must not share that failure: they take the kubeconfig's
+    /// credential back, so one 401 fails only the request that got it, even under load.
+    #[tokio::test]
+    async fn a_failure_after_a_401_is_not_shared_with_new_requests() {
+        struct SlowFixed(Arc<AtomicUsize>);
+        impl CredentialProvider for SlowFixed {
+            fn login(&self) -> ProviderFuture<'_> {
+                self.0.fetch_add(1, Ordering::SeqCst);
+                Box::pin(async {
+                    tokio::time::sleep(Duration::from_millis(300)).await;
+                    Ok(vec![info("a")])
+                })
+            }
+            fn is_fixed(&self) -> bool {
+                true
+            }
+        }
+        let logins = Arc::new(AtomicUsize::new(0));
+        let vault = Arc::new(Vault::new(vec![Box::new(SlowFixed(logins.clone()))]));
+        let a = vault.credential().await.unwrap();
+        let rejected = {
+            let (v, a) = (vault.clone(), a.clone());
+            tokio::spawn(async move { v.next_credential(&a).await })
+        };
+        // The new requests arrive while the post-401 login runs, and wait for it.
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let fresh: Vec<_> = (0..3)
+            .map(|_| {
+                let v = vault.clone();
+                tokio::spawn(async move { v.credential().await })
+            })
+            .collect();
+        assert!(
+            rejected.await.unwrap().is_err(),
+            "nothing else for the rejected request"
+        );
+        for request in fresh {
+            let c = request.await.unwrap().unwrap();
+            assert_eq!(c.fingerprint(), a.fingerprint());
+        }
+        // The first login, the post-401 one, and one that took the credential back.
+        assert_eq!(logins.load(Ordering::SeqCst), 3);
     }
 
     /// A fixed provider's (a kubeconfig's) credential is taken back for the next request

@@ -273,14 +273,63 @@ fn create_options(
     Ok((options.field_validation, found))
 }
 
+/// The group, version and kind a body declares, as kube-apiserver's JSON serializer reads them
+/// (`apiVersion` and `kind` only, the last of a repeated name winning, as Go's
+/// `encoding/json`), with the endpoint's defaults filled in where the body leaves them out
+/// (the serializer's `gvkWithDefaults`).
+fn declared_kind(body: &[u8], kind: &str, version: &str) -> (String, String) {
+    // A map keeps the last of a repeated name, as Go's `encoding/json` does (the error path
+    // only: the body is parsed again).
+    let members = serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(body)
+        .unwrap_or_default();
+    let text = |name: &str| {
+        members
+            .get(name)
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+    };
+    let (declared_version, declared_kind) = (text("apiVersion"), text("kind"));
+    // schema.ParseGroupVersion: "" and "/" are empty; no '/' is a bare version.
+    let (group, parsed_version) = match declared_version.split_once('/') {
+        _ if declared_version.is_empty() || declared_version == "/" => ("", ""),
+        Some((g, v)) => (g, v),
+        None => ("", declared_version),
+    };
+    let kind = if declared_kind.is_empty() {
+        kind
+    } else {
+        declared_kind
+    };
+    let version =
+        if parsed_version.is_empty() && (group.is_empty() || group == "authentication.k8s.io") {
+            version
+        } else {
+            parsed_version
+        };
+    (kind.to_owned(), version.to_owned())
+}
+
+/// kube-apiserver's `transformDecodeError` for a body whose decoding failed: `TokenReview in
+/// version "v1" cannot be handled as a TokenReview: ` before the decoder's own text.
+fn cannot_be_handled(body: &[u8], kind: &str, version: &str) -> String {
+    let (declared, declared_version) = declared_kind(body, kind, version);
+    format!(
+        "{declared} in version {} cannot be handled as a {kind}: ",
+        kube_authn::jwt::go_quote(&declared_version)
+    )
+}
+
 /// After the typed decoding of a body: `Err` is the 400 to answer (Go's decoding error comes
 /// first, then `Strict`'s refusal); `Ok` gives the texts `Warn` puts in `Warning` headers.
+/// `endpoint` is the kind and version the URL names (the decoder's defaults).
 fn strict_outcome<T>(
     decoded: Result<T, serde_json::Error>,
     validation: FieldValidation,
     found: StrictErrors,
+    (body, endpoint): (&[u8], (&str, &str)),
     pretty: bool,
 ) -> Result<(T, Vec<String>), Answer> {
+    let prefix = || cannot_be_handled(body, endpoint.0, endpoint.1);
     let bad_request = |message: String| {
         Box::new(status(
             StatusCode::BAD_REQUEST,
@@ -294,14 +343,14 @@ fn strict_outcome<T>(
         // payloads); the message is the one kube-apiserver gives under `Strict`.
         Err(e) if found.struct_duplicates && e.to_string().starts_with("duplicate field") => {
             Err(bad_request(if validation == FieldValidation::Strict {
-                found.message()
+                prefix() + &found.message()
             } else {
-                found.duplicates_message()
+                prefix() + &found.duplicates_message()
             }))
         }
         Err(e) => Err(bad_request(decode_error(&e))),
         Ok(_) if validation == FieldValidation::Strict && !found.errors.is_empty() => {
-            Err(bad_request(found.message()))
+            Err(bad_request(prefix() + &found.message()))
         }
         Ok(value) if validation == FieldValidation::Warn => Ok((value, found.errors)),
         Ok(value) => Ok((value, Vec::new())),
@@ -585,6 +634,7 @@ impl App {
                 serde_json::from_slice::<SelfSubjectReview>(&body),
                 validation,
                 found,
+                (&body, ("SelfSubjectReview", "v1")),
                 pretty,
             ) {
                 Ok((review, _))
@@ -661,6 +711,7 @@ impl App {
             serde_json::from_slice::<TokenReview>(&body),
             validation,
             found,
+            (&body, ("TokenReview", version)),
             pretty,
         ) {
             Ok(decoded) => decoded,

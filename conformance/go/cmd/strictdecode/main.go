@@ -9,8 +9,10 @@
 //
 // It reads one JSON object per line on stdin, {"name", "kind", "version", "body"}, and
 // writes one per line on stdout, {"name", "strict", "error", "warnings"}: the strict decoding
-// errors (each one's text), the decoding error's whole text (under Strict, the 400's message;
-// empty when the body decodes cleanly), and the Warning header values kube-apiserver sends
+// errors (each one's text), the decoding error's whole text (empty when the body decodes
+// cleanly), the 400's message under Strict (the create handler passes the decoding error
+// through transformDecodeError, which names the kind and version the serializer read), and
+// the Warning header values kube-apiserver sends
 // under Warn: the create handler's addStrictDecodingWarnings through the apiserver's own
 // warning recorder filter (its dedup and size limits).
 package main
@@ -43,6 +45,8 @@ type result struct {
 	Name   string   `json:"name"`
 	Strict []string `json:"strict"`
 	Error  string   `json:"error"`
+	// Message is the 400's message under fieldValidation=Strict.
+	Message string `json:"message"`
 	// Warnings are the Warning header values under fieldValidation=Warn.
 	Warnings []string `json:"warnings"`
 }
@@ -78,8 +82,9 @@ func main() {
 		}
 		gvk := schema.GroupVersionKind{Group: "authentication.k8s.io", Version: r.Version, Kind: r.Kind}
 		res := result{Name: r.Name, Strict: []string{}}
-		if _, _, err := strict.Decode([]byte(r.Body), &gvk, into); err != nil {
+		if _, actual, err := strict.Decode([]byte(r.Body), &gvk, into); err != nil {
 			res.Error = err.Error()
+			res.Message = transformDecodeError(err, actual, r.Kind)
 			if se, ok := runtime.AsStrictDecodingError(err); ok {
 				for _, e := range se.Errors() {
 					res.Strict = append(res.Strict, e.Error())
@@ -94,6 +99,17 @@ func main() {
 	if err := in.Err(); err != nil {
 		fail(err)
 	}
+}
+
+// transformDecodeError is what create.go's function of that name makes of a decoding error
+// when the serializer read a kind (it is unexported, so its format is restated here; the kind
+// and version come from the serializer itself): "<kind> in version \"<version>\" cannot be
+// handled as a <the endpoint's kind>: <error>".
+func transformDecodeError(err error, actual *schema.GroupVersionKind, kind string) string {
+	if actual == nil || len(actual.Kind) == 0 {
+		return err.Error()
+	}
+	return fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", actual.Kind, actual.Version, kind, err)
 }
 
 // warnings runs kube-apiserver's warning recorder filter around a handler that adds each
