@@ -19,7 +19,7 @@ use kube_authn::token::webhook::{
     Backoff, Sleeper, Version, WebhookOptions, WebhookTokenAuthenticator,
 };
 use serde_json::json;
-use webhook_server::{Pki, RawFault, Reply, Seen, Server};
+use webhook_server::{H2Fault, Pki, RawFault, Reply, Seen, Server};
 
 const TOKEN: &str = "my-s3cr3t-t0ken";
 
@@ -1159,8 +1159,10 @@ async fn client_certificate_files_rotate() {
 }
 
 /// Transport faults are retried as k8s.io/apiserver's `DefaultShouldRetry` retries them: a
-/// connection reset (and a connection closed before the answer, hyper's form of it) is
-/// retried; an answer that is not HTTP is not.
+/// connection reset is retried, after the request was sent or during the TLS handshake (Go's
+/// `IsConnectionReset` finds `ECONNRESET` in both); an answer that is not HTTP is not (and a
+/// connection closed without an answer is not either: the `Reply::Close` case of the fault
+/// table).
 #[tokio::test]
 async fn transport_faults_are_retried_as_kubernetes_retries_them() {
     let pki = Pki::new();
@@ -1173,6 +1175,12 @@ async fn transport_faults_are_retried_as_kubernetes_retries_them() {
             "Post",
         ),
         ("a connection reset", RawFault::Reset, 5, "Post"),
+        (
+            "a connection reset in the TLS handshake",
+            RawFault::ResetInHandshake,
+            5,
+            "Post",
+        ),
     ];
     for (name, fault, calls, says) in cases {
         let server = Server::start_raw(
@@ -1194,5 +1202,44 @@ async fn transport_faults_are_retried_as_kubernetes_retries_them() {
         assert!(!e.to_string().contains(TOKEN), "{name}: {e}");
         assert_eq!(server.calls(), calls, "{name}: backend calls ({e})");
         assert_eq!(sleeper.0.lock().unwrap().len(), calls - 1, "{name}");
+    }
+}
+
+/// HTTP/2 streams the server did not process are sent again, as Go's HTTP/2 transport sends
+/// them again under client-go (a `REFUSED_STREAM` reset; a stream above a graceful GOAWAY's
+/// last stream): a webhook backend that restarts or sheds load does not fail the review.
+/// hyper sends such a request again itself a few times; past that the webhook's own retries
+/// (with backoff) take over, where before they gave up on the first such error.
+#[tokio::test]
+async fn unprocessed_http2_streams_are_sent_again() {
+    let pki = Pki::new();
+    const ANSWER: &str = r#"{"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","status":{"authenticated":true,"user":{"username":"jane"}}}"#;
+    // (fault, requests it hits before one is answered, whether the webhook backed off)
+    let cases = [
+        (H2Fault::RefuseStream, 2, false),
+        (H2Fault::RefuseStream, 8, true),
+        (H2Fault::GoAwayUnprocessed, 2, false),
+        (H2Fault::GoAwayUnprocessed, 8, true),
+    ];
+    for (fault, faulty, backed_off) in cases {
+        let server = Server::start_h2(
+            &pki.server_cert_pem,
+            &pki.server_key_pem,
+            Some(&pki.client_ca_pem),
+            fault,
+            faulty,
+            ANSWER,
+        );
+        let sleeper = Arc::new(RecordingSleeper::default());
+        let w = webhook(
+            info_for(&pki, server.url("/review")),
+            opts(Version::V1, sleeper.clone()),
+        );
+        let case = format!("{fault:?} x{faulty}");
+        let r = w.authenticate_token(TOKEN, &Context::default()).await;
+        assert_eq!(name(&r).as_deref(), Some("jane"), "{case}: {r:?}");
+        assert_eq!(server.calls(), faulty + 1, "{case}: backend calls");
+        let steps = sleeper.0.lock().unwrap().len();
+        assert_eq!(steps > 0, backed_off, "{case}: {steps} backoff steps");
     }
 }

@@ -419,10 +419,19 @@ pub fn go_quote(s: &str) -> String {
     out
 }
 
-/// Go's `strconv.IsPrint`, without the unassigned code points: not a control character, not
-/// white space other than the ASCII space, not a format character (Cf), not private use, not a
-/// noncharacter.
-fn go_is_print(c: char) -> bool {
+/// Go's `strconv.IsPrint` (the same set as `unicode.IsPrint`), without the unassigned code
+/// points: not a control character, not white space other than the ASCII space, not a format
+/// character (Cf), not private use, not a noncharacter.
+///
+/// ```
+/// use kube_authn::jwt::go_is_print;
+/// assert!(go_is_print('a') && go_is_print(' ') && go_is_print('é'));
+/// // a tab, a no-break space, a bidi isolate, a tag character, private use
+/// for c in ['\t', '\u{a0}', '\u{2066}', '\u{e0041}', '\u{f0000}'] {
+///     assert!(!go_is_print(c), "{c:?}");
+/// }
+/// ```
+pub fn go_is_print(c: char) -> bool {
     let u = c as u32;
     if c == ' ' {
         return true;

@@ -392,10 +392,19 @@ impl Kubeconfig {
                 "kubeconfig exec and auth-provider plugins are not supported",
             ));
         }
-        if user.impersonate.is_some()
-            || user.impersonate_uid.is_some()
-            || user.impersonate_groups.is_some()
-            || user.impersonate_user_extra.is_some()
+        // client-go impersonates only when a field has something in it (`len(...) > 0`): an
+        // empty `as`, `as-groups: []` or `as-user-extra: {}` changes nothing.
+        let set = |v: &Option<serde_yaml_ng::Value>| match v {
+            None | Some(serde_yaml_ng::Value::Null) => false,
+            Some(serde_yaml_ng::Value::String(s)) => !s.is_empty(),
+            Some(serde_yaml_ng::Value::Sequence(items)) => !items.is_empty(),
+            Some(serde_yaml_ng::Value::Mapping(m)) => !m.is_empty(),
+            Some(_) => true,
+        };
+        if set(&user.impersonate)
+            || set(&user.impersonate_uid)
+            || set(&user.impersonate_groups)
+            || set(&user.impersonate_user_extra)
         {
             // client-go would send Impersonate-* headers; sending the requests as the base
             // identity instead could give them more rights than the file intends.
@@ -703,6 +712,18 @@ mod tests {
                 Err(
                     "kubeconfig impersonation (as, as-uid, as-groups, as-user-extra) is not supported",
                 ),
+            ),
+            (
+                "impersonation of a group alone refused",
+                "clusters: [{cluster: {server: 'https://x'}}]\nusers: [{user: {token: t, as-groups: [g]}}]",
+                Err(
+                    "kubeconfig impersonation (as, as-uid, as-groups, as-user-extra) is not supported",
+                ),
+            ),
+            (
+                "empty impersonation fields: no impersonation, as in client-go",
+                "clusters: [{cluster: {server: 'https://x'}}]\nusers: [{user: {token: t, as: '', as-uid: null, as-groups: [], as-user-extra: {}}}]",
+                Ok(|i| assert_eq!(i.token.as_ref().unwrap().current().expose(), "t")),
             ),
             (
                 "repeated cluster name",

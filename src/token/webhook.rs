@@ -724,10 +724,11 @@ async fn read_capped(resp: reqwest::Response, max: usize) -> Result<Vec<u8>, Att
         })
 }
 
-/// Classifies a transport error as k8s.io/apiserver's `DefaultShouldRetry` does: only a
-/// connection lost after it was made is retried (`IsConnectionReset`,
-/// `IsHTTP2ConnectionLost`); dial and TLS failures, timeouts, and answers that are not HTTP
-/// are final.
+/// Classifies a transport error as k8s.io/apiserver's `DefaultShouldRetry` (and, below it,
+/// Go's HTTP/2 transport) does: a connection reset is retried wherever it happens, during the
+/// TLS handshake too (`IsConnectionReset` finds the wrapped `ECONNRESET`), and so is a stream
+/// the server refused or never processed (see [`is_connection_lost`]); a refused connection,
+/// TLS failures, timeouts, and answers that are not HTTP are final.
 fn transport_error(cred: &Credential, e: &reqwest::Error) -> AttemptError {
     // A password in the URL is shown as `***` (Go's net/http does the same).
     let url = redact_url(&cred.info().server);
@@ -735,9 +736,8 @@ fn transport_error(cred: &Credential, e: &reqwest::Error) -> AttemptError {
         ErrorKind::Unavailable,
         format!("Post {url:?}: {}", root_cause(e)),
     );
-    let retry =
-        !(e.is_connect() || e.is_timeout() || e.is_builder() || e.is_redirect() || is_tls_error(e))
-            && is_connection_lost(e);
+    let retry = !(e.is_timeout() || e.is_builder() || e.is_redirect() || is_tls_error(e))
+        && is_connection_lost(e);
     AttemptError {
         error,
         retry,
@@ -745,11 +745,13 @@ fn transport_error(cred: &Credential, e: &reqwest::Error) -> AttemptError {
     }
 }
 
-/// Whether `e`'s chain says the connection was lost under a request: a reset
-/// (`ECONNRESET`, what Go's `IsConnectionReset` looks for), or hyper's "operation was
-/// canceled" (an HTTP/2 connection that went away with the request in flight: Go's "http2:
-/// client connection lost"). A connection the server closed without answering is not one: Go
-/// sees `EOF` and does not retry it.
+/// Whether `e`'s chain says the request may be sent again: a reset (`ECONNRESET`, what Go's
+/// `IsConnectionReset` looks for); hyper's "operation was canceled" (the request was never
+/// written to the connection it was given); or an HTTP/2 stream the server refused
+/// (`RST_STREAM` with `REFUSED_STREAM`) or left unprocessed (above a graceful `GOAWAY`'s last
+/// stream), which Go's HTTP/2 transport sends again on a new connection by itself. A
+/// connection the server closed without answering is not one: Go sees `EOF` (HTTP/2:
+/// `unexpected EOF`) and does not retry it.
 fn is_connection_lost(e: &(dyn std::error::Error + 'static)) -> bool {
     let mut cur = Some(e);
     while let Some(err) = cur {
@@ -766,6 +768,13 @@ fn is_connection_lost(e: &(dyn std::error::Error + 'static)) -> bool {
         }
         if let Some(h) = err.downcast_ref::<hyper::Error>() {
             if h.is_canceled() {
+                return true;
+            }
+        }
+        if let Some(h) = err.downcast_ref::<h2::Error>() {
+            let refused = h.is_reset() && h.reason() == Some(h2::Reason::REFUSED_STREAM);
+            let unprocessed = h.is_go_away() && h.reason() == Some(h2::Reason::NO_ERROR);
+            if h.is_remote() && (refused || unprocessed) {
                 return true;
             }
         }

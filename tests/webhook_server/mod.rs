@@ -230,6 +230,15 @@ fn tls_acceptor(
     key_pem: &str,
     client_ca: Option<&str>,
 ) -> tokio_rustls::TlsAcceptor {
+    tls_acceptor_alpn(cert_pem, key_pem, client_ca, b"http/1.1")
+}
+
+fn tls_acceptor_alpn(
+    cert_pem: &str,
+    key_pem: &str,
+    client_ca: Option<&str>,
+    alpn: &[u8],
+) -> tokio_rustls::TlsAcceptor {
     let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
     let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(cert_pem.as_bytes())
         .collect::<Result<_, _>>()
@@ -253,7 +262,7 @@ fn tls_acceptor(
         None => builder.with_no_client_auth(),
     };
     let mut config = builder.with_single_cert(chain, key).unwrap();
-    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    config.alpn_protocols = vec![alpn.to_vec()];
     tokio_rustls::TlsAcceptor::from(Arc::new(config))
 }
 
@@ -264,6 +273,20 @@ pub enum RawFault {
     Garbage(&'static [u8]),
     /// Reset the TCP connection (SO_LINGER 0) once the request has arrived.
     Reset,
+    /// Reset the TCP connection as soon as it is accepted, during the client's TLS handshake
+    /// (`calls` counts connections).
+    ResetInHandshake,
+}
+
+/// What an HTTP/2 server ([`Server::start_h2`]) does to the first requests it gets.
+#[derive(Clone, Copy, Debug)]
+pub enum H2Fault {
+    /// `RST_STREAM` with `REFUSED_STREAM`: the server did not process the request.
+    RefuseStream,
+    /// A graceful `GOAWAY` (`NO_ERROR`) whose last stream is 0, so the request was not
+    /// processed; then the connection is closed. The frames are written by hand (the h2
+    /// server's own shutdown always counts the streams it has accepted as processed).
+    GoAwayUnprocessed,
 }
 
 impl Server {
@@ -290,6 +313,12 @@ impl Server {
                 };
                 let (acceptor, calls) = (acceptor.clone(), c.clone());
                 tokio::spawn(async move {
+                    if matches!(fault, RawFault::ResetInHandshake) {
+                        calls.fetch_add(1, Ordering::SeqCst);
+                        let _ = tcp.set_zero_linger();
+                        drop(tcp);
+                        return;
+                    }
                     let Ok(mut tls) = acceptor.accept(tcp).await else {
                         return;
                     };
@@ -307,6 +336,7 @@ impl Server {
                             let _ = tls.get_ref().0.set_zero_linger();
                             drop(tls);
                         }
+                        RawFault::ResetInHandshake => unreachable!("handled before TLS"),
                     }
                 });
             }
@@ -318,6 +348,103 @@ impl Server {
             task,
         }
     }
+}
+
+impl Server {
+    /// An HTTP/2-only TLS server (ALPN `h2`, the h2 crate) that commits `fault` on its first
+    /// `faulty` requests and answers every later one 200 with `answer` (JSON). `calls` counts
+    /// requests, refused ones included.
+    pub fn start_h2(
+        cert_pem: &str,
+        key_pem: &str,
+        client_ca: Option<&str>,
+        fault: H2Fault,
+        faulty: usize,
+        answer: &'static str,
+    ) -> Server {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let acceptor = tls_acceptor_alpn(cert_pem, key_pem, client_ca, b"h2");
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+        let addr = listener.local_addr().unwrap();
+        let calls = Arc::new(AtomicUsize::new(0));
+        let c = calls.clone();
+        let task = tokio::spawn(async move {
+            loop {
+                let Ok((tcp, _)) = listener.accept().await else {
+                    return;
+                };
+                let (acceptor, calls) = (acceptor.clone(), c.clone());
+                tokio::spawn(async move {
+                    let Ok(mut tls) = acceptor.accept(tcp).await else {
+                        return;
+                    };
+                    if matches!(fault, H2Fault::GoAwayUnprocessed)
+                        && calls.load(Ordering::SeqCst) < faulty
+                    {
+                        // Read the client's preface and frames up to its first HEADERS.
+                        let mut got = Vec::new();
+                        let mut buf = [0u8; 4096];
+                        while !has_headers_frame(&got) {
+                            match tls.read(&mut buf).await {
+                                Ok(n) if n > 0 => got.extend_from_slice(&buf[..n]),
+                                _ => return,
+                            }
+                        }
+                        calls.fetch_add(1, Ordering::SeqCst);
+                        // SETTINGS (empty), then GOAWAY: last stream 0, NO_ERROR.
+                        let mut frames = vec![0, 0, 0, 4, 0, 0, 0, 0, 0];
+                        frames.extend_from_slice(&[0, 0, 8, 7, 0, 0, 0, 0, 0]);
+                        frames.extend_from_slice(&[0; 8]);
+                        let _ = tls.write_all(&frames).await;
+                        let _ = tls.flush().await;
+                        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                        let _ = tls.shutdown().await;
+                        return;
+                    }
+                    let Ok(mut conn) = h2::server::handshake(tls).await else {
+                        return;
+                    };
+                    while let Some(Ok((_req, mut respond))) = conn.accept().await {
+                        let n = calls.fetch_add(1, Ordering::SeqCst);
+                        if n < faulty && matches!(fault, H2Fault::RefuseStream) {
+                            respond.send_reset(h2::Reason::REFUSED_STREAM);
+                            continue;
+                        }
+                        let response = http::Response::builder()
+                            .status(200)
+                            .header("content-type", "application/json")
+                            .body(())
+                            .unwrap();
+                        if let Ok(mut body) = respond.send_response(response, false) {
+                            let _ = body.send_data(Bytes::from_static(answer.as_bytes()), true);
+                        }
+                    }
+                });
+            }
+        });
+        Server {
+            addr,
+            calls,
+            seen: Arc::new(Mutex::new(Vec::new())),
+            task,
+        }
+    }
+}
+
+/// Whether `bytes` (an HTTP/2 client's preface and frames) hold a HEADERS frame yet.
+fn has_headers_frame(bytes: &[u8]) -> bool {
+    const PREFACE: usize = 24;
+    let mut at = PREFACE;
+    while let Some(head) = bytes.get(at..at + 9) {
+        if head[3] == 1 {
+            return true;
+        }
+        let len = (usize::from(head[0]) << 16) | (usize::from(head[1]) << 8) | usize::from(head[2]);
+        at += 9 + len;
+    }
+    false
 }
 
 #[allow(unused)]

@@ -11,7 +11,7 @@ use std::collections::HashSet;
 use std::fmt;
 
 use kube_authn::api::{StatusCause, StatusDetails};
-use kube_authn::jwt::go_quote;
+use kube_authn::jwt::{go_is_print, go_quote};
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 /// `fieldValidation`, with kube-apiserver's default (`Warn`) for an absent or empty value.
@@ -167,20 +167,6 @@ pub fn parse(query: Option<&str>) -> Result<CreateOptions, Vec<FieldError>> {
     } else {
         Err(errs)
     }
-}
-
-/// Go's `unicode.IsPrint`: letters, marks, numbers, punctuation, symbols and the ASCII space.
-/// Approximated with Rust's classes: control characters, format characters commonly met
-/// (soft hyphen, zero-width and bidi controls, BOM) and non-ASCII white space are not
-/// printable.
-fn go_is_print(c: char) -> bool {
-    if c == ' ' {
-        return true;
-    }
-    !(c.is_control()
-        || c.is_whitespace()
-        || matches!(c, '\u{AD}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}')
-        || ('\u{E000}'..='\u{F8FF}').contains(&c))
 }
 
 /// Go's `url.QueryUnescape`: `+` is a space, `%XX` a byte; a bad escape or a result that is not
