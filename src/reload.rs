@@ -587,7 +587,8 @@ impl<T> std::fmt::Debug for FileReloader<T> {
     }
 }
 
-/// The polling task of [`FileReloader::spawn_watch`]; stops it when dropped.
+/// The polling task of [`FileReloader::spawn_watch`]; stops it when dropped (a check already
+/// running on the blocking pool still finishes, and may still swap in what it read).
 ///
 /// ```
 /// use std::time::Duration;
@@ -609,8 +610,11 @@ impl<T> std::fmt::Debug for FileReloader<T> {
 /// .await
 /// .expect("the watch task reloads the file");
 ///
-/// drop(task); // no more polling
-/// std::fs::write(&path, "333").unwrap();
+/// drop(task); // no more polling (a check already running on the blocking pool finishes)
+/// tokio::time::sleep(Duration::from_millis(200)).await;
+/// let tmp = dir.path().join("f.tmp");
+/// std::fs::write(&tmp, "333").unwrap();
+/// std::fs::rename(&tmp, &path).unwrap(); // atomically: a reader never sees it half-written
 /// tokio::time::sleep(Duration::from_millis(50)).await;
 /// assert_eq!(**file.current(), 2);
 /// # });
