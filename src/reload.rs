@@ -827,6 +827,8 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
         drop(task);
+        // A check already running on the blocking pool still finishes: let it.
+        tokio::time::sleep(Duration::from_millis(100)).await;
         // A different size, so any poll that still ran would see the change.
         std::fs::write(&path, "two").unwrap();
         tokio::time::sleep(Duration::from_millis(20 * 10)).await;
