@@ -82,12 +82,13 @@ pub fn invalid(errs: &[FieldError]) -> (String, StatusDetails) {
 }
 
 /// Parses and validates the create options in `query` (the request URI's query string, as
-/// Go's `url.ParseQuery` reads it: `&`-separated, pairs with `;` or a bad escape dropped).
+/// Go's `url.ParseQuery` reads it: `&`-separated, pairs with `;` or a bad escape dropped; a
+/// value's bytes are kept even when they are not UTF-8, as Go's strings keep them).
 /// `dryRun` takes every value, `fieldManager` and `fieldValidation` the first.
 pub fn parse(query: Option<&str>) -> Result<CreateOptions, Vec<FieldError>> {
-    let mut dry_run: Vec<String> = Vec::new();
-    let mut field_manager: Option<String> = None;
-    let mut field_validation: Option<String> = None;
+    let mut dry_run: Vec<Vec<u8>> = Vec::new();
+    let mut field_manager: Option<Vec<u8>> = None;
+    let mut field_validation: Option<Vec<u8>> = None;
     for pair in query.unwrap_or("").split('&') {
         if pair.is_empty() || pair.contains(';') {
             continue;
@@ -96,12 +97,12 @@ pub fn parse(query: Option<&str>) -> Result<CreateOptions, Vec<FieldError>> {
         let (Some(k), Some(v)) = (query_unescape(k), query_unescape(v)) else {
             continue;
         };
-        match k.as_str() {
-            "dryRun" => dry_run.push(v),
-            "fieldManager" => {
+        match k.as_slice() {
+            b"dryRun" => dry_run.push(v),
+            b"fieldManager" => {
                 field_manager.get_or_insert(v);
             }
-            "fieldValidation" => {
+            b"fieldValidation" => {
                 field_validation.get_or_insert(v);
             }
             _ => {}
@@ -117,45 +118,52 @@ pub fn parse(query: Option<&str>) -> Result<CreateOptions, Vec<FieldError>> {
             reason: "FieldValueTooLong",
         });
     }
-    for (i, c) in manager.char_indices() {
-        if !go_is_print(c) {
-            errs.push(FieldError {
-                field: "fieldManager",
-                body: format!(
-                    "Invalid value: {}: invalid character U+{:04X} (at position {i})",
-                    go_quote(&manager),
-                    c as u32
-                ),
-                reason: "FieldValueInvalid",
-            });
+    // Go ranges over the string's runes: a byte that is not UTF-8 is U+FFFD, which is
+    // printable, so only valid characters can be refused; `i` is a byte offset, as in Go.
+    let mut at = 0;
+    for chunk in manager.utf8_chunks() {
+        for (i, c) in chunk.valid().char_indices() {
+            if !go_is_print(c) {
+                errs.push(FieldError {
+                    field: "fieldManager",
+                    body: format!(
+                        "Invalid value: {}: invalid character U+{:04X} (at position {})",
+                        go_quote_bytes(&manager),
+                        c as u32,
+                        at + i
+                    ),
+                    reason: "FieldValueInvalid",
+                });
+            }
         }
+        at += chunk.valid().len() + chunk.invalid().len();
     }
     // ValidateDryRun: every value must be `All`; the value is printed as Go's `%#v` of a
     // `[]string`.
-    if dry_run.iter().any(|v| v != "All") {
+    if dry_run.iter().any(|v| v != b"All") {
         errs.push(FieldError {
             field: "dryRun",
             body: format!(
                 "Unsupported value: []string{{{}}}: supported values: \"All\"",
                 dry_run
                     .iter()
-                    .map(|v| go_quote(v))
+                    .map(|v| go_quote_bytes(v))
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
             reason: "FieldValueNotSupported",
         });
     }
-    let field_validation = match field_validation.as_deref().unwrap_or("") {
-        "" | "Warn" => FieldValidation::Warn,
-        "Ignore" => FieldValidation::Ignore,
-        "Strict" => FieldValidation::Strict,
+    let field_validation = match field_validation.as_deref().unwrap_or(b"") {
+        b"" | b"Warn" => FieldValidation::Warn,
+        b"Ignore" => FieldValidation::Ignore,
+        b"Strict" => FieldValidation::Strict,
         other => {
             errs.push(FieldError {
                 field: "fieldValidation",
                 body: format!(
                     "Unsupported value: {}: supported values: \"\", \"Ignore\", \"Strict\", \"Warn\"",
-                    go_quote(other)
+                    go_quote_bytes(other)
                 ),
                 reason: "FieldValueNotSupported",
             });
@@ -169,9 +177,25 @@ pub fn parse(query: Option<&str>) -> Result<CreateOptions, Vec<FieldError>> {
     }
 }
 
-/// Go's `url.QueryUnescape`: `+` is a space, `%XX` a byte; a bad escape or a result that is not
-/// UTF-8 gives `None` (Go drops such a pair; its bytes would not be valid UTF-8 here either).
-fn query_unescape(s: &str) -> Option<String> {
+/// Go's `strconv.Quote` of a string's bytes: [`go_quote`] for its UTF-8 runs, `\xHH` for each
+/// byte that is not UTF-8.
+fn go_quote_bytes(b: &[u8]) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::from("\"");
+    for chunk in b.utf8_chunks() {
+        let quoted = go_quote(chunk.valid());
+        out.push_str(&quoted[1..quoted.len() - 1]);
+        for byte in chunk.invalid() {
+            let _ = write!(out, "\\x{byte:02x}");
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Go's `url.QueryUnescape`: `+` is a space, `%XX` a byte; a bad escape gives `None` (Go drops
+/// such a pair). The bytes need not be UTF-8.
+fn query_unescape(s: &str) -> Option<Vec<u8>> {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
@@ -189,7 +213,7 @@ fn query_unescape(s: &str) -> Option<String> {
         }
         i += 1;
     }
-    String::from_utf8(out).ok()
+    Some(out)
 }
 
 /// The fields a decoded object has, as the strict decoder sees them.
@@ -520,6 +544,25 @@ mod tests {
                 Some("dryRun=All&dryRun=&dryRun=a%22b"),
                 Err(
                     r#"CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"All", "", "a\"b"}: supported values: "All""#,
+                ),
+            ),
+            (
+                "bytes that are not UTF-8 are kept and quoted as Go quotes them",
+                Some("dryRun=%FF&fieldValidation=a%C3"),
+                Err(
+                    r#"CreateOptions.meta.k8s.io "" is invalid: [dryRun: Unsupported value: []string{"\xff"}: supported values: "All", fieldValidation: Unsupported value: "a\xc3": supported values: "", "Ignore", "Strict", "Warn"]"#,
+                ),
+            ),
+            (
+                "a field manager that is not UTF-8 is printable (U+FFFD) in Go",
+                Some("fieldManager=m%FF%FEx"),
+                Ok(FieldValidation::Warn),
+            ),
+            (
+                "a field manager's positions are byte offsets past bytes that are not UTF-8",
+                Some("fieldManager=%FF%E2%80%8B"),
+                Err(
+                    r#"CreateOptions.meta.k8s.io "" is invalid: fieldManager: Invalid value: "\xff\u200b": invalid character U+200B (at position 1)"#,
                 ),
             ),
             (
