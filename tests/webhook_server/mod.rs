@@ -300,6 +300,45 @@ impl Server {
     ) -> Server {
         use tokio::io::{AsyncReadExt, AsyncWriteExt};
         let acceptor = tls_acceptor(cert_pem, key_pem, client_ca);
+        Server::accepting(move |tcp, calls| {
+            let acceptor = acceptor.clone();
+            async move {
+                if matches!(fault, RawFault::ResetInHandshake) {
+                    calls.fetch_add(1, Ordering::SeqCst);
+                    let _ = tcp.set_zero_linger();
+                    drop(tcp);
+                    return;
+                }
+                let Ok(mut tls) = acceptor.accept(tcp).await else {
+                    return;
+                };
+                let mut buf = [0u8; 4096];
+                if !matches!(tls.read(&mut buf).await, Ok(n) if n > 0) {
+                    return;
+                }
+                calls.fetch_add(1, Ordering::SeqCst);
+                match fault {
+                    RawFault::Garbage(bytes) => {
+                        let _ = tls.write_all(bytes).await;
+                        let _ = tls.shutdown().await;
+                    }
+                    RawFault::Reset => {
+                        let _ = tls.get_ref().0.set_zero_linger();
+                        drop(tls);
+                    }
+                    RawFault::ResetInHandshake => unreachable!("handled before TLS"),
+                }
+            }
+        })
+    }
+
+    /// Listens on 127.0.0.1 and runs `serve` on each accepted connection, with the request
+    /// counter the returned server reports as [`calls`](Self::calls).
+    fn accepting<F, Fut>(serve: F) -> Server
+    where
+        F: Fn(tokio::net::TcpStream, Arc<AtomicUsize>) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = ()> + Send + 'static,
+    {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         listener.set_nonblocking(true).unwrap();
         let listener = tokio::net::TcpListener::from_std(listener).unwrap();
@@ -311,34 +350,7 @@ impl Server {
                 let Ok((tcp, _)) = listener.accept().await else {
                     return;
                 };
-                let (acceptor, calls) = (acceptor.clone(), c.clone());
-                tokio::spawn(async move {
-                    if matches!(fault, RawFault::ResetInHandshake) {
-                        calls.fetch_add(1, Ordering::SeqCst);
-                        let _ = tcp.set_zero_linger();
-                        drop(tcp);
-                        return;
-                    }
-                    let Ok(mut tls) = acceptor.accept(tcp).await else {
-                        return;
-                    };
-                    let mut buf = [0u8; 4096];
-                    if !matches!(tls.read(&mut buf).await, Ok(n) if n > 0) {
-                        return;
-                    }
-                    calls.fetch_add(1, Ordering::SeqCst);
-                    match fault {
-                        RawFault::Garbage(bytes) => {
-                            let _ = tls.write_all(bytes).await;
-                            let _ = tls.shutdown().await;
-                        }
-                        RawFault::Reset => {
-                            let _ = tls.get_ref().0.set_zero_linger();
-                            drop(tls);
-                        }
-                        RawFault::ResetInHandshake => unreachable!("handled before TLS"),
-                    }
-                });
+                tokio::spawn(serve(tcp, c.clone()));
             }
         });
         Server {
@@ -364,72 +376,55 @@ impl Server {
     ) -> Server {
         use tokio::io::{AsyncReadExt, AsyncWriteExt};
         let acceptor = tls_acceptor_alpn(cert_pem, key_pem, client_ca, b"h2");
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        listener.set_nonblocking(true).unwrap();
-        let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-        let addr = listener.local_addr().unwrap();
-        let calls = Arc::new(AtomicUsize::new(0));
-        let c = calls.clone();
-        let task = tokio::spawn(async move {
-            loop {
-                let Ok((tcp, _)) = listener.accept().await else {
+        Server::accepting(move |tcp, calls| {
+            let acceptor = acceptor.clone();
+            async move {
+                let Ok(mut tls) = acceptor.accept(tcp).await else {
                     return;
                 };
-                let (acceptor, calls) = (acceptor.clone(), c.clone());
-                tokio::spawn(async move {
-                    let Ok(mut tls) = acceptor.accept(tcp).await else {
-                        return;
-                    };
-                    if matches!(fault, H2Fault::GoAwayUnprocessed)
-                        && calls.load(Ordering::SeqCst) < faulty
-                    {
-                        // Read the client's preface and frames up to its first HEADERS.
-                        let mut got = Vec::new();
-                        let mut buf = [0u8; 4096];
-                        while !has_headers_frame(&got) {
-                            match tls.read(&mut buf).await {
-                                Ok(n) if n > 0 => got.extend_from_slice(&buf[..n]),
-                                _ => return,
-                            }
-                        }
-                        calls.fetch_add(1, Ordering::SeqCst);
-                        // SETTINGS (empty), then GOAWAY: last stream 0, NO_ERROR.
-                        let mut frames = vec![0, 0, 0, 4, 0, 0, 0, 0, 0];
-                        frames.extend_from_slice(&[0, 0, 8, 7, 0, 0, 0, 0, 0]);
-                        frames.extend_from_slice(&[0; 8]);
-                        let _ = tls.write_all(&frames).await;
-                        let _ = tls.flush().await;
-                        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-                        let _ = tls.shutdown().await;
-                        return;
-                    }
-                    let Ok(mut conn) = h2::server::handshake(tls).await else {
-                        return;
-                    };
-                    while let Some(Ok((_req, mut respond))) = conn.accept().await {
-                        let n = calls.fetch_add(1, Ordering::SeqCst);
-                        if n < faulty && matches!(fault, H2Fault::RefuseStream) {
-                            respond.send_reset(h2::Reason::REFUSED_STREAM);
-                            continue;
-                        }
-                        let response = http::Response::builder()
-                            .status(200)
-                            .header("content-type", "application/json")
-                            .body(())
-                            .unwrap();
-                        if let Ok(mut body) = respond.send_response(response, false) {
-                            let _ = body.send_data(Bytes::from_static(answer.as_bytes()), true);
+                if matches!(fault, H2Fault::GoAwayUnprocessed)
+                    && calls.load(Ordering::SeqCst) < faulty
+                {
+                    // Read the client's preface and frames up to its first HEADERS.
+                    let mut got = Vec::new();
+                    let mut buf = [0u8; 4096];
+                    while !has_headers_frame(&got) {
+                        match tls.read(&mut buf).await {
+                            Ok(n) if n > 0 => got.extend_from_slice(&buf[..n]),
+                            _ => return,
                         }
                     }
-                });
+                    calls.fetch_add(1, Ordering::SeqCst);
+                    // SETTINGS (empty), then GOAWAY: last stream 0, NO_ERROR.
+                    let mut frames = vec![0, 0, 0, 4, 0, 0, 0, 0, 0];
+                    frames.extend_from_slice(&[0, 0, 8, 7, 0, 0, 0, 0, 0]);
+                    frames.extend_from_slice(&[0; 8]);
+                    let _ = tls.write_all(&frames).await;
+                    let _ = tls.flush().await;
+                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                    let _ = tls.shutdown().await;
+                    return;
+                }
+                let Ok(mut conn) = h2::server::handshake(tls).await else {
+                    return;
+                };
+                while let Some(Ok((_req, mut respond))) = conn.accept().await {
+                    let n = calls.fetch_add(1, Ordering::SeqCst);
+                    if n < faulty && matches!(fault, H2Fault::RefuseStream) {
+                        respond.send_reset(h2::Reason::REFUSED_STREAM);
+                        continue;
+                    }
+                    let response = http::Response::builder()
+                        .status(200)
+                        .header("content-type", "application/json")
+                        .body(())
+                        .unwrap();
+                    if let Ok(mut body) = respond.send_response(response, false) {
+                        let _ = body.send_data(Bytes::from_static(answer.as_bytes()), true);
+                    }
+                }
             }
-        });
-        Server {
-            addr,
-            calls,
-            seen: Arc::new(Mutex::new(Vec::new())),
-            task,
-        }
+        })
     }
 }
 
