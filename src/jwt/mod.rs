@@ -419,6 +419,27 @@ pub fn go_quote(s: &str) -> String {
     out
 }
 
+/// Go's `strconv.Quote` of a string's bytes, which need not be UTF-8: [`go_quote`] for its
+/// UTF-8 runs, `\xHH` for each byte that is not UTF-8.
+///
+/// ```
+/// use kube_authn::jwt::go_quote_bytes;
+/// assert_eq!(go_quote_bytes(b"a\xff\xe2\x80\x8b\"%"), r#""a\xff\u200b\"%""#);
+/// ```
+pub fn go_quote_bytes(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::from("\"");
+    for chunk in bytes.utf8_chunks() {
+        let quoted = go_quote(chunk.valid());
+        out.push_str(&quoted[1..quoted.len() - 1]);
+        for byte in chunk.invalid() {
+            let _ = write!(out, "\\x{byte:02x}");
+        }
+    }
+    out.push('"');
+    out
+}
+
 /// Go's `strconv.IsPrint` (the same set as `unicode.IsPrint`), without the unassigned code
 /// points: not a control character, not white space other than the ASCII space, not a format
 /// character (Cf), not private use, not a noncharacter.

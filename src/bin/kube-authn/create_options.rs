@@ -11,7 +11,7 @@ use std::collections::HashSet;
 use std::fmt;
 
 use kube_authn::api::{StatusCause, StatusDetails};
-use kube_authn::jwt::{go_is_print, go_quote};
+use kube_authn::jwt::{go_is_print, go_quote, go_quote_bytes};
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 /// `fieldValidation`, with kube-apiserver's default (`Warn`) for an absent or empty value.
@@ -175,22 +175,6 @@ pub fn parse(query: Option<&str>) -> Result<CreateOptions, Vec<FieldError>> {
     } else {
         Err(errs)
     }
-}
-
-/// Go's `strconv.Quote` of a string's bytes: [`go_quote`] for its UTF-8 runs, `\xHH` for each
-/// byte that is not UTF-8.
-fn go_quote_bytes(b: &[u8]) -> String {
-    use std::fmt::Write as _;
-    let mut out = String::from("\"");
-    for chunk in b.utf8_chunks() {
-        let quoted = go_quote(chunk.valid());
-        out.push_str(&quoted[1..quoted.len() - 1]);
-        for byte in chunk.invalid() {
-            let _ = write!(out, "\\x{byte:02x}");
-        }
-    }
-    out.push('"');
-    out
 }
 
 /// Go's `url.QueryUnescape`: `+` is a space, `%XX` a byte; a bad escape gives `None` (Go drops

@@ -9,7 +9,7 @@
 //! check of the newest Go releases (a bracketed host must be an IPv6 address) is not
 //! modelled: `[` … `]` hosts are checked for their port and escapes only, as Go did for years.
 
-use crate::jwt::go_quote;
+use crate::jwt::{go_quote, go_quote_bytes};
 
 /// What `validateURL` reads of a parsed URL.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -220,16 +220,7 @@ fn hex(c: u8) -> u8 {
 /// `invalid URL escape "%zz"`: the up-to-three bytes may end inside a UTF-8 sequence, which
 /// Go's `strconv.Quote` shows as `\xNN`.
 fn escape_error(bytes: &[u8]) -> String {
-    let mut q = String::from("\"");
-    for chunk in bytes.utf8_chunks() {
-        let valid = go_quote(chunk.valid());
-        q.push_str(&valid[1..valid.len() - 1]);
-        for b in chunk.invalid() {
-            q.push_str(&format!("\\x{b:02x}"));
-        }
-    }
-    q.push('"');
-    format!("invalid URL escape {q}")
+    format!("invalid URL escape {}", go_quote_bytes(bytes))
 }
 
 #[cfg(test)]
