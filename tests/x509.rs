@@ -567,6 +567,25 @@ fn rcgen_leaf(issuer: &Issued, cn: &str, uid: Option<&str>) -> CertificateDer<'s
     params.signed_by(&key, &issuer).unwrap().der().clone()
 }
 
+/// A leaf whose extendedKeyUsage extension is an empty SEQUENCE.
+fn rcgen_leaf_empty_eku(issuer: &Issued) -> CertificateDer<'static> {
+    use rcgen::{CertificateParams, CustomExtension, DnType, Issuer, KeyPair};
+    let ca_key = KeyPair::from_pem(&std::fs::read_to_string(&issuer.key).unwrap()).unwrap();
+    let issuer = Issuer::from_ca_cert_pem(&issuer.pem(), ca_key).unwrap();
+    let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
+    params
+        .distinguished_name
+        .push(DnType::CommonName, "empty-eku");
+    params
+        .custom_extensions
+        .push(CustomExtension::from_oid_content(
+            &[2, 5, 29, 37],
+            vec![0x30, 0x00],
+        ));
+    let key = KeyPair::generate().unwrap();
+    params.signed_by(&key, &issuer).unwrap().der().clone()
+}
+
 #[test]
 fn bad_input_has_defined_bounded_outcomes() {
     let pki = Pki::new();
@@ -623,6 +642,13 @@ fn bad_input_has_defined_bounded_outcomes() {
             "one UID",
             vec![rcgen_leaf(&root, "u", Some("42"))],
             Ok(Some("u")),
+        ),
+        // Go reads an empty EKU list as "no EKU" (any usage); RFC 5280 says SIZE (1..MAX),
+        // webpki refuses it, and so do we (docs/compatibility.md).
+        (
+            "empty extendedKeyUsage extension",
+            vec![rcgen_leaf_empty_eku(&root)],
+            Err("x509: certificate specifies an incompatible key usage"),
         ),
     ];
     for (name, chain, want) in cases {
@@ -1222,4 +1248,267 @@ fn subjects_with_more_than_256_attributes_are_refused() {
             (got, want) => panic!("{orgs} organisations: got {got:?}, want {want:?}"),
         }
     }
+}
+
+/// DER element at the start of `input`: (the whole element, its content, the rest).
+fn der_element(input: &[u8]) -> (&[u8], &[u8], &[u8]) {
+    let (len, header) = match input[1] {
+        n if n < 0x80 => (usize::from(n), 2),
+        n => {
+            let k = usize::from(n & 0x7f);
+            let len = input[2..2 + k]
+                .iter()
+                .fold(0usize, |acc, &b| acc << 8 | usize::from(b));
+            (len, 2 + k)
+        }
+    };
+    (
+        &input[..header + len],
+        &input[header..header + len],
+        &input[header + len..],
+    )
+}
+
+fn der_encode(tag: u8, content: &[u8]) -> Vec<u8> {
+    let mut out = vec![tag];
+    match content.len() {
+        n if n < 0x80 => out.push(n as u8),
+        n if n < 0x100 => out.extend([0x81, n as u8]),
+        n => out.extend([0x82, (n >> 8) as u8, n as u8]),
+    }
+    out.extend_from_slice(content);
+    out
+}
+
+/// `cert` with each placeholder in its TBS replaced by bytes of the same length, then signed
+/// again with `issuer`'s key: certificates no generator writes (T61 Latin-1 bytes, a BMP
+/// terminator, strings Go refuses), still correctly signed, so only the names differ.
+fn resigned(cert: &Issued, issuer: &Issued, patches: &[(&[u8], &[u8])]) -> CertificateDer<'static> {
+    use rcgen::{KeyPair, SigningKey};
+    let (_, outer, _) = der_element(cert.der.as_ref());
+    let (tbs, _, rest) = der_element(outer);
+    let (alg, _, _) = der_element(rest);
+    let mut tbs = tbs.to_vec();
+    for (from, to) in patches {
+        assert_eq!(from.len(), to.len(), "a patch keeps the length");
+        let at = tbs
+            .windows(from.len())
+            .position(|w| w == *from)
+            .unwrap_or_else(|| panic!("placeholder {from:02x?} not in {}", cert.name));
+        tbs[at..at + from.len()].copy_from_slice(to);
+    }
+    let key = KeyPair::from_pem(&std::fs::read_to_string(&issuer.key).unwrap()).unwrap();
+    let mut bits = vec![0u8];
+    bits.extend(key.sign(&tbs).unwrap());
+    let mut body = tbs;
+    body.extend_from_slice(alg);
+    body.extend(der_encode(0x03, &bits));
+    CertificateDer::from(der_encode(0x30, &body))
+}
+
+/// Go's `crypto/x509` parses every name of every certificate a client presents: T61String
+/// is Latin-1, a BMPString's trailing `00 00` is dropped and its noncharacters refused, and
+/// any attribute that is not a string Go decodes (even one nobody reads, even in an
+/// intermediate the path does not need) makes the certificate unparseable, so Go fails the
+/// handshake. Both the library path (`authenticate_peer`) and a real TLS handshake through
+/// kube-authn's accept loop (`ClientCertPolicy::Request`, as kube-apiserver) are checked.
+/// Expected users and refusals were confirmed against Go 1.26's `x509.ParseCertificate`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn presented_names_are_parsed_as_go_parses_them() {
+    use kube_authn::tls::pki_types::pem::PemObject;
+    use kube_authn::tls::pki_types::{PrivateKeyDer, ServerName};
+    use kube_authn::tls::rustls;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    #[derive(Debug)]
+    struct Fixed(Arc<rustls::sign::CertifiedKey>);
+    impl rustls::client::ResolvesClientCert for Fixed {
+        fn resolve(
+            &self,
+            _: &[&[u8]],
+            _: &[rustls::SignatureScheme],
+        ) -> Option<Arc<rustls::sign::CertifiedKey>> {
+            Some(self.0.clone())
+        }
+        fn has_certs(&self) -> bool {
+            true
+        }
+    }
+
+    let f = fixture();
+    let pki = &f.pki;
+    // Placeholders: openssl writes these subject values as UTF8String (tag 0x0c).
+    let t61_utf8 = pki.leaf("t61-utf8", "/CN=adXY", &f.root);
+    let t61_latin1 = pki.leaf("t61-latin1", "/CN=cafX", &f.root);
+    let bmp_term = pki.leaf("bmp-term", "/CN=PPPPPP", &f.root);
+    let bmp_nonchar = pki.leaf("bmp-nonchar", "/CN=PPPP", &f.root);
+    let ou_printable = pki.leaf("ou-printable", "/CN=carol/OU=QQQ", &f.root);
+    let ou_integer = pki.leaf("ou-integer", "/CN=carol/OU=ZZZ", &f.root);
+    let garbage: CertificateDer<'static> = CertificateDer::from(b"\x30\x03\x02\x01\x05".to_vec());
+    let bad_inter = resigned(&f.inter, &f.root, &[(b"\x0c\x05inter", b"\x13\x05in@er")]);
+    type Case = (
+        &'static str,
+        Vec<CertificateDer<'static>>,
+        std::path::PathBuf,
+        Result<&'static str, &'static str>,
+    );
+    let cases: Vec<Case> = vec![
+        (
+            "T61String holding UTF-8 bytes is read as Latin-1",
+            vec![resigned(
+                &t61_utf8,
+                &f.root,
+                &[(b"\x0c\x04adXY", b"\x14\x04ad\xc3\xa9")],
+            )],
+            t61_utf8.key.clone(),
+            Ok("adÃ©"),
+        ),
+        (
+            "T61String Latin-1 byte",
+            vec![resigned(
+                &t61_latin1,
+                &f.root,
+                &[(b"\x0c\x04cafX", b"\x14\x04caf\xe9")],
+            )],
+            t61_latin1.key.clone(),
+            Ok("café"),
+        ),
+        (
+            "BMPString terminator dropped",
+            vec![resigned(
+                &bmp_term,
+                &f.root,
+                &[(b"\x0c\x06PPPPPP", b"\x1e\x06\x00a\x00l\x00\x00")],
+            )],
+            bmp_term.key.clone(),
+            Ok("al"),
+        ),
+        (
+            "BMPString noncharacter",
+            vec![resigned(
+                &bmp_nonchar,
+                &f.root,
+                &[(b"\x0c\x04PPPP", b"\x1e\x04\x00a\xff\xfe")],
+            )],
+            bmp_nonchar.key.clone(),
+            Err("x509: subject attribute is not a valid string"),
+        ),
+        (
+            "an unread attribute (OU) that is not a valid PrintableString",
+            vec![resigned(
+                &ou_printable,
+                &f.root,
+                &[(b"\x0c\x03QQQ", b"\x13\x03a@b")],
+            )],
+            ou_printable.key.clone(),
+            Err("x509: subject attribute is not a valid string"),
+        ),
+        (
+            "an unread attribute (OU) that is an INTEGER",
+            vec![resigned(
+                &ou_integer,
+                &f.root,
+                &[(b"\x0c\x03ZZZ", b"\x02\x03\x01\x02\x03")],
+            )],
+            ou_integer.key.clone(),
+            Err("x509: subject attribute is not a valid string"),
+        ),
+        (
+            "the leaf's issuer name has a string Go refuses",
+            vec![resigned(
+                &f.leaf,
+                &f.root,
+                &[(b"\x0c\x04root", b"\x13\x04r@ot")],
+            )],
+            f.leaf.key.clone(),
+            Err(
+                "x509: certificate issuer or intermediate name has an attribute that is not a valid string",
+            ),
+        ),
+        (
+            "an unneeded intermediate that does not parse",
+            vec![f.leaf.der.clone(), garbage],
+            f.leaf.key.clone(),
+            Err("x509: malformed intermediate certificate"),
+        ),
+        (
+            "an unneeded intermediate whose name Go refuses",
+            vec![f.leaf.der.clone(), bad_inter],
+            f.leaf.key.clone(),
+            Err(
+                "x509: certificate issuer or intermediate name has an attribute that is not a valid string",
+            ),
+        ),
+        (
+            "control: alice",
+            vec![f.leaf.der.clone()],
+            f.leaf.key.clone(),
+            Ok("alice"),
+        ),
+    ];
+
+    // The library path: chains handed to the authenticator.
+    let auth = X509Authenticator::new(bundle(&[&f.root])).with_histogram(None);
+    for (name, chain, _, want) in &cases {
+        let got = auth
+            .authenticate_peer(&PeerCertificates::injected(chain.clone()))
+            .map(|o| o.map(|r| r.user.name().to_owned()))
+            .map_err(|e| e.to_string());
+        match (got, want) {
+            (Ok(Some(user)), Ok(w)) => assert_eq!(user, *w, "case {name}"),
+            (Err(e), Err(w)) => assert!(e.ends_with(w), "case {name}: {e}"),
+            (got, want) => panic!("case {name}: got {got:?}, want {want:?}"),
+        }
+    }
+
+    // A real handshake: what Go cannot parse never reaches the application.
+    let shared: Arc<dyn RequestAuthenticator> =
+        Arc::new(X509Authenticator::new(bundle(&[&f.root])).with_histogram(None));
+    let server = TestServer::start(pki, shared, ClientCertPolicy::Request { hints: vec![] }).await;
+    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let mut roots = rustls::RootCertStore::empty();
+    roots
+        .add(CertificateDer::from_pem_file(&server.server_ca).unwrap())
+        .unwrap();
+    for (name, chain, key_file, want) in &cases {
+        let key = provider
+            .key_provider
+            .load_private_key(PrivateKeyDer::from_pem_file(key_file).unwrap())
+            .unwrap();
+        let ck = Arc::new(rustls::sign::CertifiedKey::new(chain.clone(), key));
+        let config = rustls::ClientConfig::builder_with_provider(provider.clone())
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_root_certificates(roots.clone())
+            .with_client_cert_resolver(Arc::new(Fixed(ck)));
+        let connector = kube_authn::tls::tokio_rustls::TlsConnector::from(Arc::new(config));
+        let tcp = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+        let response = async {
+            let mut tls = connector
+                .connect(ServerName::try_from("localhost").unwrap(), tcp)
+                .await
+                .map_err(|e| e.to_string())?;
+            tls.write_all(b"GET / HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\n\r\n")
+                .await
+                .map_err(|e| e.to_string())?;
+            let mut out = Vec::new();
+            tls.read_to_end(&mut out).await.map_err(|e| e.to_string())?;
+            Ok::<_, String>(String::from_utf8_lossy(&out).into_owned())
+        }
+        .await;
+        match want {
+            Ok(user) => {
+                let body = response.unwrap_or_else(|e| panic!("case {name}: {e}"));
+                assert!(body.starts_with("HTTP/1.1 200"), "case {name}: {body}");
+                let expected = format!("\"username\":{}", serde_json::to_string(user).unwrap());
+                assert!(body.contains(&expected), "case {name}: {body}");
+            }
+            // TLS 1.3: the client learns of the refusal when it reads; no HTTP response.
+            Err(_) => assert!(
+                response.as_ref().map_or(true, |b| b.is_empty()),
+                "case {name}: a certificate Go cannot parse must fail the handshake: {response:?}"
+            ),
+        }
+    }
+    server.stop().await;
 }

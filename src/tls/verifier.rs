@@ -10,7 +10,7 @@ use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
 use rustls::{DigitallySignedStruct, DistinguishedName, RootCertStore, SignatureScheme};
 
 use crate::error::ConfigError;
-use crate::x509::{CaBundle, MAX_CERT_LEN, MAX_CHAIN_LEN};
+use crate::x509::{self, CaBundle, MAX_CERT_LEN, MAX_CHAIN_LEN};
 
 /// What the TLS handshake does with client certificates.
 ///
@@ -117,9 +117,19 @@ impl ClientCertVerifier for RequestClientCert {
                 rustls::CertificateError::BadEncoding,
             ));
         }
-        webpki::EndEntityCert::try_from(end_entity).map_err(|_| {
-            rustls::Error::InvalidCertificate(rustls::CertificateError::BadEncoding)
-        })?;
+        let bad = || rustls::Error::InvalidCertificate(rustls::CertificateError::BadEncoding);
+        webpki::EndEntityCert::try_from(end_entity).map_err(|_| bad())?;
+        // Every name of every presented certificate must decode as Go decodes it (Go's
+        // parser fails the handshake otherwise), intermediates the path may not need
+        // included. The attribute-count bound is the request path's, not the handshake's.
+        for cert in std::iter::once(end_entity).chain(intermediates) {
+            let view = x509::der::tbs_view(cert).ok_or_else(bad)?;
+            for name in [view.subject, view.issuer] {
+                if x509::subject::name_strings(name, usize::MAX) != Some(Ok(())) {
+                    return Err(bad());
+                }
+            }
+        }
         Ok(ClientCertVerified::assertion())
     }
 

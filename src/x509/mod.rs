@@ -37,7 +37,7 @@
 //! | SHA-1 signatures | refused (except root self-signatures) | refused |
 //! | chain longer than [`MAX_CHAIN_LEN`], a certificate over [`MAX_CERT_LEN`] bytes | verified | refused before parsing |
 //! | control characters (NUL, CR, LF, …) in CN, O or UID | accepted | refused |
-//! | T61String that is not UTF-8 | raw bytes | refused |
+//! | an empty extendedKeyUsage extension | accepted as "no EKU" | refused (RFC 5280: at least one purpose) |
 //! | a subject of more than [`MAX_SUBJECT_ATTRIBUTES`] attributes | accepted | refused |
 //!
 //! # Caching

@@ -20,52 +20,58 @@ const OID_UID: &[u8] = &[0x2b, 0x06, 0x01, 0x04, 0x01, 0x83, 0xc2, 0x53, 0x02];
 /// ```
 pub const MAX_SUBJECT_ATTRIBUTES: usize = 256;
 
-/// Decodes an ASN.1 string the way Go's `parseASN1String` does for the types Go accepts,
-/// borrowing from the DER where the value is already UTF-8. `None` for a value that is not a
-/// string (Go fails to parse such a certificate).
+/// Decodes an ASN.1 string the way Go's `parseASN1String` does (`crypto/x509`), borrowing
+/// from the DER where the value is already UTF-8. `None` for a value that is not one of the
+/// string types Go reads (Go fails to parse such a certificate); `Some(Err(()))` for a string
+/// Go refuses.
+///
+/// * UTF8String: valid UTF-8.
+/// * PrintableString: Go's set, with the `*` and `&` it tolerates ("existing practice").
+/// * IA5String: ASCII. NumericString: digits and space.
+/// * T61String: every byte is a Latin-1 character, as Go (and BoringSSL) read it.
+/// * BMPString: UCS-2 big-endian; a trailing `00 00` terminator is dropped; surrogates and
+///   the noncharacters U+FFFE, U+FFFF and U+FDD0–U+FDEF are refused.
 pub(crate) fn asn1_string(v: Tlv<'_>) -> Option<Result<Cow<'_, str>, ()>> {
-    // The character sets Go's parser enforces (a value outside one is a parse error there).
-    let allowed = match v.tag {
-        // PrintableString, plus the '*' and '&' Go tolerates ("existing practice").
-        0x13 => v
-            .content
-            .iter()
-            .all(|&b| b.is_ascii_alphanumeric() || b" '()+,-./:=?*&".contains(&b)),
-        // IA5String: ASCII.
-        0x16 => v.content.is_ascii(),
-        // NumericString: digits and space.
-        0x12 => v.content.iter().all(|&b| b.is_ascii_digit() || b == b' '),
-        _ => true,
-    };
-    if !allowed {
-        return Some(Err(()));
-    }
-    match v.tag {
-        // UTF8String, PrintableString, IA5String, NumericString, T61String (Go keeps T61's raw
-        // bytes; we require them to be UTF-8).
-        0x0c | 0x13 | 0x16 | 0x12 | 0x14 => Some(
-            std::str::from_utf8(v.content)
-                .map(Cow::Borrowed)
-                .map_err(|_| ()),
-        ),
-        // BMPString: UCS-2 big-endian.
-        0x1e => {
-            if v.content.len() % 2 != 0 {
-                return Some(Err(()));
-            }
-            let units = v
-                .content
-                .chunks_exact(2)
-                .map(|c| u16::from_be_bytes([c[0], c[1]]));
-            Some(
-                char::decode_utf16(units)
-                    .collect::<Result<String, _>>()
-                    .map(Cow::Owned)
-                    .map_err(|_| ()),
-            )
+    let c = v.content;
+    let ascii_if = |ok: bool| {
+        if ok {
+            // All of these sets are ASCII, so the bytes are UTF-8.
+            std::str::from_utf8(c).map(Cow::Borrowed).map_err(|_| ())
+        } else {
+            Err(())
         }
-        _ => None,
+    };
+    Some(match v.tag {
+        0x0c => std::str::from_utf8(c).map(Cow::Borrowed).map_err(|_| ()),
+        0x13 => ascii_if(
+            c.iter()
+                .all(|&b| b.is_ascii_alphanumeric() || b" '()+,-./:=?*&".contains(&b)),
+        ),
+        0x16 => ascii_if(c.is_ascii()),
+        0x12 => ascii_if(c.iter().all(|&b| b.is_ascii_digit() || b == b' ')),
+        0x14 if c.is_ascii() => ascii_if(true),
+        0x14 => Ok(Cow::Owned(c.iter().map(|&b| char::from(b)).collect())),
+        0x1e => bmp_string(c).map(Cow::Owned),
+        _ => return None,
+    })
+}
+
+/// A BMPString's content as Go's `parseASN1String` reads it (see [`asn1_string`]).
+fn bmp_string(content: &[u8]) -> Result<String, ()> {
+    if content.len() % 2 != 0 {
+        return Err(());
     }
+    let content = content.strip_suffix(&[0, 0]).unwrap_or(content);
+    let mut out = String::with_capacity(content.len() / 2);
+    for unit in content.chunks_exact(2) {
+        let unit = u16::from_be_bytes([unit[0], unit[1]]);
+        if matches!(unit, 0xfffe | 0xffff | 0xfdd0..=0xfdef | 0xd800..=0xdfff) {
+            return Err(());
+        }
+        // No surrogates are left, so every unit is a scalar value.
+        out.push(char::from_u32(u32::from(unit)).ok_or(())?);
+    }
+    Ok(out)
 }
 
 const ERR_NOT_STRING: Error = Error::from_static(
@@ -128,6 +134,11 @@ pub(crate) fn subject_of_view<'a>(view: &TbsView<'a>) -> Result<Subject<'a>, Err
         } else if oid == OID_UID {
             2
         } else {
+            // Any other attribute is not read, but Go refuses a certificate whose name has
+            // a value that is not a string it can decode.
+            if !matches!(asn1_string(value), Some(Ok(_))) {
+                failure = Some(ERR_NOT_STRING);
+            }
             return;
         };
         let text = match asn1_string(value) {
@@ -153,6 +164,45 @@ pub(crate) fn subject_of_view<'a>(view: &TbsView<'a>) -> Result<Subject<'a>, Err
         Some(e) => Err(e),
         None => Ok(out),
     }
+}
+
+const ERR_NAME_NOT_STRING: Error = Error::from_static(
+    ErrorKind::InvalidCredential,
+    "x509: certificate issuer or intermediate name has an attribute that is not a valid string",
+);
+
+/// Checks a `Name` (the content of its SEQUENCE) that is not the leaf's subject: the leaf's
+/// issuer, or an intermediate's subject or issuer. Go parses every name of every certificate
+/// it is given, and fails on a value that is not a string it can decode (`x509: invalid
+/// RDNSequence: …`); nothing here is kept. At most [`MAX_SUBJECT_ATTRIBUTES`] attributes.
+pub(crate) fn check_name(name: &[u8]) -> Result<(), Error> {
+    match name_strings(name, MAX_SUBJECT_ATTRIBUTES) {
+        Some(Ok(())) => Ok(()),
+        Some(Err(())) => Err(ERR_NAME_NOT_STRING),
+        None if der::for_each_attribute(name, |_, _| {}).is_some() => Err(Error::from_static(
+            ErrorKind::InvalidCredential,
+            "x509: certificate name has too many attributes",
+        )),
+        None => Err(Error::from_static(
+            ErrorKind::InvalidCredential,
+            "x509: malformed certificate name",
+        )),
+    }
+}
+
+/// Whether every attribute value of a `Name` is a string Go decodes: `None` when the name is
+/// malformed or has more than `limit` attributes, `Some(Err(()))` for a value Go refuses.
+pub(crate) fn name_strings(name: &[u8], limit: usize) -> Option<Result<(), ()>> {
+    let mut count = 0usize;
+    let mut ok = true;
+    der::for_each_attribute(name, |_, value| {
+        count += 1;
+        ok &= count <= limit && matches!(asn1_string(value), Some(Ok(_)));
+    })?;
+    if count > limit {
+        return None;
+    }
+    Some(if ok { Ok(()) } else { Err(()) })
 }
 
 /// The user of a verified leaf certificate whose TBS is `view`.
@@ -246,6 +296,41 @@ mod tests {
             ("bmp odd length", t(0x1e, &[0x00]), Some(Err(()))),
             ("bmp lone surrogate", t(0x1e, &[0xd8, 0x00]), Some(Err(()))),
             ("invalid utf8", t(0x0c, &[0xff, 0xfe]), Some(Err(()))),
+            // T61String is Latin-1 to Go: each byte one character (UTF-8 bytes included).
+            ("t61 ascii", t(0x14, b"admin"), Some(Ok("admin"))),
+            (
+                "t61 latin-1",
+                t(0x14, &[0x63, 0x61, 0x66, 0xe9]),
+                Some(Ok("café")),
+            ),
+            (
+                "t61 holding UTF-8 bytes",
+                t(0x14, &[0x61, 0x64, 0xc3, 0xa9]),
+                Some(Ok("adÃ©")),
+            ),
+            // BMPString: Go drops one trailing 00 00 and refuses noncharacters and every
+            // surrogate (a valid pair too: UCS-2 has none).
+            (
+                "bmp terminator",
+                t(0x1e, &[0, 0x61, 0, 0x6c, 0, 0]),
+                Some(Ok("al")),
+            ),
+            ("bmp only a terminator", t(0x1e, &[0, 0]), Some(Ok(""))),
+            (
+                "bmp two terminators",
+                t(0x1e, &[0, 0x61, 0, 0, 0, 0]),
+                Some(Ok("a\0")),
+            ),
+            ("bmp U+FFFE", t(0x1e, &[0, 0x61, 0xff, 0xfe]), Some(Err(()))),
+            ("bmp U+FFFF", t(0x1e, &[0xff, 0xff]), Some(Err(()))),
+            ("bmp U+FDD0", t(0x1e, &[0xfd, 0xd0]), Some(Err(()))),
+            ("bmp U+FDEF", t(0x1e, &[0xfd, 0xef]), Some(Err(()))),
+            ("bmp U+FDF0", t(0x1e, &[0xfd, 0xf0]), Some(Ok("\u{fdf0}"))),
+            (
+                "bmp surrogate pair",
+                t(0x1e, &[0xd8, 0x3d, 0xde, 0x00]),
+                Some(Err(())),
+            ),
             ("sequence is not a string", t(0x30, b""), None),
             ("integer is not a string", t(0x02, &[1]), None),
         ];
@@ -260,10 +345,59 @@ mod tests {
             if let Some(Ok(s)) = &got {
                 assert_eq!(
                     matches!(s, Cow::Borrowed(_)),
-                    tlv.tag != 0x1e,
+                    tlv.tag != 0x1e && tlv.content.is_ascii() || tlv.tag == 0x0c,
                     "case {name}"
                 );
             }
         }
+    }
+
+    #[test]
+    fn names_other_than_the_subject_must_decode_like_go() {
+        // One RDN holding one attribute (OID 2.5.4.11, OU) with the given value.
+        fn name(tag: u8, value: &[u8]) -> Vec<u8> {
+            let mut atv = vec![0x06, 0x03, 0x55, 0x04, 0x0b, tag, value.len() as u8];
+            atv.extend_from_slice(value);
+            let mut set = vec![0x30, atv.len() as u8];
+            set.extend(atv);
+            let mut rdn = vec![0x31, set.len() as u8];
+            rdn.extend(set);
+            rdn
+        }
+        let cases: [(&str, Vec<u8>, Result<(), &str>); 5] = [
+            ("printable", name(0x13, b"ops"), Ok(())),
+            ("t61 latin-1", name(0x14, &[0xe9]), Ok(())),
+            (
+                "printable with @",
+                name(0x13, b"a@b"),
+                Err(
+                    "x509: certificate issuer or intermediate name has an attribute that is not a valid string",
+                ),
+            ),
+            (
+                "integer",
+                name(0x02, &[1]),
+                Err(
+                    "x509: certificate issuer or intermediate name has an attribute that is not a valid string",
+                ),
+            ),
+            (
+                "not a SET of attributes",
+                vec![0x30, 0x00],
+                Err("x509: malformed certificate name"),
+            ),
+        ];
+        for (case, der, want) in cases {
+            let got = check_name(&der).map_err(|e| e.to_string());
+            assert_eq!(got, want.map_err(str::to_owned), "case {case}");
+        }
+        let many: Vec<u8> = (0..=MAX_SUBJECT_ATTRIBUTES)
+            .flat_map(|_| name(0x13, b"x"))
+            .collect();
+        assert_eq!(
+            check_name(&many).unwrap_err().to_string(),
+            "x509: certificate name has too many attributes"
+        );
+        assert_eq!(name_strings(&many, usize::MAX), Some(Ok(())));
     }
 }

@@ -10,7 +10,7 @@ use super::anchor_keys::N_ALGS;
 use webpki::{EndEntityCert, ExtendedKeyUsageValidator, KeyPurposeId, KeyPurposeIdIter};
 
 use super::bundle::CaBundle;
-use super::der;
+use super::{der, subject};
 use crate::error::{Error, ErrorKind};
 
 /// The most certificates a presented chain may hold (leaf included). kubectl and every
@@ -49,7 +49,9 @@ const EKU_SERVER_AUTH: &[u8] = &[0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, 0x01]
 const EKU_ANY: &[u8] = &[0x55, 0x1d, 0x25, 0x00];
 
 /// Go's EKU rule for one certificate: no EKU extension, `anyExtendedKeyUsage`, or the wanted
-/// usage. (An *empty* EKU extension is rejected by webpki before this runs; Go rejects it too.)
+/// usage. An *empty* EKU extension (`SEQUENCE {}`) is refused by webpki before this runs;
+/// Go accepts it as "no EKU". RFC 5280 requires at least one purpose (`SIZE (1..MAX)`), so we
+/// keep webpki's refusal (listed in `docs/compatibility.md`).
 struct GoEku(&'static [u8]);
 
 impl ExtendedKeyUsageValidator for GoEku {
@@ -179,6 +181,7 @@ pub(crate) fn verify_chain_with_view(
     let leaf_der = &chain[0];
     let leaf_view = leaf_view.ok_or(ERR_MALFORMED)?;
     let leaf = EndEntityCert::try_from(leaf_der).map_err(|e| map_error(&e))?;
+    check_presented_names(&leaf_view, &chain[1..])?;
     // Go checks the leaf's validity before anything else.
     check_validity(leaf_view.not_before, leaf_view.not_after, now)?;
 
@@ -273,6 +276,29 @@ pub(crate) fn verify_chain_with_view(
         }
     }
 }
+
+/// Go parses every certificate the client presents, and fails on one it cannot parse, even
+/// an intermediate the path does not need (webpki skips those). Checked here with our own
+/// reader: the leaf's issuer name, and each intermediate's structure and names (the leaf's
+/// subject is read when its user is built). Bounded: at most [`MAX_CHAIN_LEN`] certificates
+/// of at most [`MAX_CERT_LEN`] bytes, checked before this runs.
+pub(crate) fn check_presented_names(
+    leaf: &der::TbsView<'_>,
+    intermediates: &[CertificateDer<'_>],
+) -> Result<(), Error> {
+    subject::check_name(leaf.issuer)?;
+    for cert in intermediates {
+        let view = der::tbs_view(cert).ok_or(ERR_MALFORMED_INTERMEDIATE)?;
+        subject::check_name(view.subject)?;
+        subject::check_name(view.issuer)?;
+    }
+    Ok(())
+}
+
+const ERR_MALFORMED_INTERMEDIATE: Error = Error::from_static(
+    ErrorKind::InvalidCredential,
+    "x509: malformed intermediate certificate",
+);
 
 fn pinned_leaf_ok(der: &[u8], usage: KeyUsage) -> bool {
     let Ok((_, cert)) = x509_parser::parse_x509_certificate(der) else {
