@@ -62,11 +62,52 @@ where
         .collect())
 }
 
-/// Object metadata; only what these objects carry.
+/// [`null_as_default`] for each value of a string map (`{"a":null}` decodes as `{"a":""}`, as
+/// Go's encoding/json does for a `map[string]string`).
+fn string_map<'de, D>(d: D) -> Result<BTreeMap<String, String>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    #[derive(Deserialize)]
+    struct Value(#[serde(deserialize_with = "null_as_default")] String);
+    let map: Option<BTreeMap<String, Value>> = Option::deserialize(d)?;
+    Ok(map
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(k, Value(v))| (k, v))
+        .collect())
+}
+
+/// [`null_as_default`] for a string list and each of its items (`[null]` is `[""]`).
+fn string_list<'de, D>(d: D) -> Result<Vec<String>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    #[derive(Deserialize)]
+    struct Item(#[serde(deserialize_with = "null_as_default")] String);
+    let list: Option<Vec<Item>> = Option::deserialize(d)?;
+    Ok(list
+        .unwrap_or_default()
+        .into_iter()
+        .map(|Item(v)| v)
+        .collect())
+}
+
+fn is_zero(n: &i64) -> bool {
+    *n == 0
+}
+
+/// Object metadata: the fields of Go's `metav1.ObjectMeta` that a review's create keeps
+/// (kube-apiserver's create handler wipes `uid`, `selfLink`, `creationTimestamp` and the
+/// deletion fields, and its field manager rewrites `managedFields`; those are not kept here).
+/// Field order and `omitempty` are Go's.
 ///
 /// ```
 /// let m = kube_authn::api::ObjectMeta::default();
 /// assert_eq!(serde_json::to_string(&m).unwrap(), "{}");
+/// let m: kube_authn::api::ObjectMeta =
+///     serde_json::from_str(r#"{"labels":{"b":"1","a":null},"finalizers":[null]}"#).unwrap();
+/// assert_eq!(serde_json::to_string(&m).unwrap(), r#"{"labels":{"a":"","b":"1"},"finalizers":[""]}"#);
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -78,6 +119,13 @@ pub struct ObjectMeta {
         skip_serializing_if = "String::is_empty"
     )]
     pub name: String,
+    /// `metadata.generateName` (echoed; no name is generated for a review).
+    #[serde(
+        default,
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub generate_name: String,
     /// `metadata.namespace`: reviews are cluster-scoped, so `kube-authn serve` clears one sent
     /// in a body, as kube-apiserver does.
     #[serde(
@@ -86,10 +134,81 @@ pub struct ObjectMeta {
         skip_serializing_if = "String::is_empty"
     )]
     pub namespace: String,
+    /// `metadata.resourceVersion` (echoed).
+    #[serde(
+        default,
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub resource_version: String,
+    /// `metadata.generation` (echoed).
+    #[serde(
+        default,
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "is_zero"
+    )]
+    pub generation: i64,
     /// `metadata.creationTimestamp` (RFC 3339), left out when unset, as apimachinery's
     /// `omitempty,omitzero` tag does (older releases wrote `null`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub creation_timestamp: Option<String>,
+    /// `metadata.labels` (echoed).
+    #[serde(
+        default,
+        deserialize_with = "string_map",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
+    pub labels: BTreeMap<String, String>,
+    /// `metadata.annotations` (echoed).
+    #[serde(
+        default,
+        deserialize_with = "string_map",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
+    pub annotations: BTreeMap<String, String>,
+    /// `metadata.ownerReferences` (echoed).
+    #[serde(
+        default,
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub owner_references: Vec<OwnerReference>,
+    /// `metadata.finalizers` (echoed).
+    #[serde(
+        default,
+        deserialize_with = "string_list",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub finalizers: Vec<String>,
+}
+
+/// `metav1.OwnerReference`, as Go writes it: the four names always, the two flags when set.
+///
+/// ```
+/// let r: kube_authn::api::OwnerReference = serde_json::from_str(r#"{"uid":"1","controller":null}"#).unwrap();
+/// assert_eq!(serde_json::to_string(&r).unwrap(), r#"{"apiVersion":"","kind":"","name":"","uid":"1"}"#);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OwnerReference {
+    /// The owner's API version.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub api_version: String,
+    /// The owner's kind.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub kind: String,
+    /// The owner's name.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub name: String,
+    /// The owner's uid.
+    #[serde(default, deserialize_with = "null_as_default")]
+    pub uid: String,
+    /// Whether the owner is the managing controller.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub controller: Option<bool>,
+    /// Whether the owner cannot be deleted before this object.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_owner_deletion: Option<bool>,
 }
 
 /// `authentication.k8s.io` `UserInfo` as serialised in reviews.
@@ -175,12 +294,21 @@ impl UserInfo {
 #[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TokenReview {
-    /// `authentication.k8s.io/v1` or `authentication.k8s.io/v1beta1`.
-    #[serde(default, deserialize_with = "null_as_default")]
-    pub api_version: String,
-    /// `TokenReview`.
-    #[serde(default, deserialize_with = "null_as_default")]
+    /// `TokenReview`. Written before `apiVersion`, and left out when empty, as Go's
+    /// `metav1.TypeMeta` does.
+    #[serde(
+        default,
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub kind: String,
+    /// `authentication.k8s.io/v1` or `authentication.k8s.io/v1beta1`.
+    #[serde(
+        default,
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
+    pub api_version: String,
     /// Metadata.
     #[serde(default, deserialize_with = "null_as_default")]
     pub metadata: ObjectMeta,
@@ -201,8 +329,8 @@ impl TokenReview {
     /// ```
     pub fn request(version: &str, token: impl Into<String>, audiences: Vec<String>) -> Self {
         Self {
-            api_version: format!("{AUTHENTICATION_GROUP}/{version}"),
             kind: "TokenReview".into(),
+            api_version: format!("{AUTHENTICATION_GROUP}/{version}"),
             metadata: ObjectMeta::default(),
             spec: TokenReviewSpec {
                 token: token.into(),
@@ -304,12 +432,13 @@ pub struct TokenReviewStatus {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SelfSubjectReview {
-    /// `authentication.k8s.io/v1`.
-    #[serde(default)]
-    pub api_version: String,
-    /// `SelfSubjectReview`.
-    #[serde(default)]
+    /// `SelfSubjectReview`. Written before `apiVersion`, and left out when empty, as Go's
+    /// `metav1.TypeMeta` does.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub kind: String,
+    /// `authentication.k8s.io/v1`.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub api_version: String,
     /// Metadata.
     #[serde(default)]
     pub metadata: ObjectMeta,
@@ -327,8 +456,8 @@ impl SelfSubjectReview {
     /// ```
     pub fn for_user(user: &Identity, timestamp: &str) -> Self {
         Self {
-            api_version: format!("{AUTHENTICATION_GROUP}/v1"),
             kind: "SelfSubjectReview".into(),
+            api_version: format!("{AUTHENTICATION_GROUP}/v1"),
             metadata: ObjectMeta {
                 creation_timestamp: Some(timestamp.to_owned()),
                 ..ObjectMeta::default()
@@ -510,6 +639,35 @@ mod tests {
             assert_eq!(serde_json::to_string(&status).unwrap(), want, "{name}");
             let back: TokenReviewStatus = serde_json::from_str(want).unwrap();
             assert_eq!(back, status, "{name} round trip");
+        }
+    }
+
+    /// Go's `metav1.TypeMeta`: `kind` first, both left out when empty.
+    #[test]
+    fn type_meta_is_written_as_go_writes_it() {
+        let cases = [
+            (
+                serde_json::to_string(&TokenReview::request("v1", "t", vec![])),
+                r#"{"kind":"TokenReview","apiVersion":"authentication.k8s.io/v1","metadata":{},"spec":{"token":"t"},"status":{"user":{}}}"#,
+            ),
+            (
+                serde_json::to_string(&TokenReview::default()),
+                r#"{"metadata":{},"spec":{},"status":{"user":{}}}"#,
+            ),
+            (
+                serde_json::to_string(&SelfSubjectReview::for_user(
+                    &Identity::new("u"),
+                    "2026-01-01T00:00:00Z",
+                )),
+                r#"{"kind":"SelfSubjectReview","apiVersion":"authentication.k8s.io/v1","metadata":{"creationTimestamp":"2026-01-01T00:00:00Z"},"status":{"userInfo":{"username":"u"}}}"#,
+            ),
+            (
+                serde_json::to_string(&SelfSubjectReview::default()),
+                r#"{"metadata":{},"status":{"userInfo":{}}}"#,
+            ),
+        ];
+        for (got, want) in cases {
+            assert_eq!(got.unwrap(), want);
         }
     }
 

@@ -125,21 +125,55 @@ fn self_subject_review_with_each_credential_over_curl() {
 }
 
 /// kube-apiserver's `WithCacheControl`: every answer says `Cache-Control: no-cache, private`
-/// (the 401 from the middleware, and everything the server answers); health checks also say
+/// (the 401 from the middleware, and everything the server answers); health checks and the
+/// 403s (`responsewriters.Forbidden` → `RespondWithError`) also say
 /// `X-Content-Type-Options: nosniff`.
 #[test]
 fn every_answer_says_no_cache() {
     let server = start(&[]);
     let auth = format!("Authorization: Bearer {JANE_TOKEN}");
     let review = r#"{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}"#;
-    let cases: [(&str, Vec<String>, u16, bool); 6] = [
+    // The 403s to a POST come before its body is read: over HTTP/1.1 (see `whoami_curl`).
+    let post = |auth: &[&str], path: &str, body: &str| -> Vec<String> {
+        let mut args: Vec<String> = vec!["--http1.1".into()];
+        args.extend(auth.iter().map(|s| s.to_string()));
+        args.extend([
+            "-H".into(),
+            "Content-Type: application/json".into(),
+            "-d".into(),
+            body.into(),
+            server.url(path),
+        ]);
+        args
+    };
+    let cases: [(&str, Vec<String>, u16, bool); 8] = [
         ("healthz", vec![server.url("/healthz")], 200, true),
         ("unknown path", vec![server.url("/nope")], 404, false),
         (
             "metrics, anonymous",
             vec![server.url("/metrics")],
             403,
-            false,
+            true,
+        ),
+        (
+            "self subject review, anonymous",
+            post(
+                &[],
+                "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+                review,
+            ),
+            403,
+            true,
+        ),
+        (
+            "token review, caller outside --token-review-groups",
+            post(
+                &["-H", &auth],
+                "/apis/authentication.k8s.io/v1/tokenreviews",
+                r#"{"spec":{"token":"x"}}"#,
+            ),
+            403,
+            true,
         ),
         (
             "metrics",
@@ -471,6 +505,324 @@ async fn token_review_semantics_over_reqwest() {
     assert_eq!(
         got["message"],
         "the API version in the data (authentication.k8s.io/v1beta1) does not match the expected API version (authentication.k8s.io/v1)"
+    );
+}
+
+/// A TokenReview's token is checked as kube-apiserver checks it: its REST storage puts
+/// `Bearer <token>` into a request and the bearer authenticator trims the value (Go's
+/// `strings.TrimSpace`, Unicode white space) and takes the token up to the first space. So a
+/// token read from a file with its newline authenticates. Go's answers were taken from
+/// kube-apiserver's own handler and REST storage: each trailing white space below
+/// authenticates, U+200B (not white space) and a NUL are passed on and refused, a token that
+/// is white space only or starts with a space is reviewed as `system:anonymous` (here an
+/// error: the bearer parser refuses `Bearer` alone and two spaces, as for a header), and a
+/// tab inside the token is passed on by Go, refused here (docs/compatibility.md).
+#[tokio::test]
+async fn token_review_trims_the_token_as_kube_apiserver_does() {
+    let server = start(&[]);
+    let client = server.reqwest();
+    let jane = json!({"username": "jane", "uid": "2", "groups": ["developers", "qa", "system:authenticated"]});
+    let malformed = "malformed bearer token: expected \"Bearer <token>\" with a single space";
+    let cases: Vec<(String, Result<&Value, &str>)> = vec![
+        (format!("{JANE_TOKEN}\n"), Ok(&jane)),
+        (format!("{JANE_TOKEN}\r\n"), Ok(&jane)),
+        (format!("{JANE_TOKEN} \t\u{b}\u{c}\r\n"), Ok(&jane)),
+        (format!("{JANE_TOKEN}\u{85}"), Ok(&jane)),
+        (format!("{JANE_TOKEN}\u{a0}"), Ok(&jane)),
+        (format!("{JANE_TOKEN}\u{1680}\u{2000}\u{200a}"), Ok(&jane)),
+        (format!("{JANE_TOKEN}\u{2028}\u{2029}"), Ok(&jane)),
+        (format!("{JANE_TOKEN}\u{202f}\u{205f}\u{3000}"), Ok(&jane)),
+        // Go ignores what follows the first space, whatever its bytes.
+        (format!("{JANE_TOKEN} x\u{e9}\u{1}"), Ok(&jane)),
+        (
+            format!("{JANE_TOKEN}\u{200b}"),
+            Err("Authorization header contains bytes outside visible ASCII"),
+        ),
+        (
+            format!("{JANE_TOKEN}\u{0}"),
+            Err("token contains bytes that cannot be sent in an HTTP header"),
+        ),
+        (
+            format!("{JANE_TOKEN}\nx"),
+            Err("token contains bytes that cannot be sent in an HTTP header"),
+        ),
+        (format!("{JANE_TOKEN}\tx"), Err(malformed)),
+        ("\n".into(), Err(malformed)),
+        (format!(" {JANE_TOKEN}"), Err(malformed)),
+    ];
+    for (token, want) in cases {
+        let (code, got) = token_review(
+            &client,
+            &server,
+            "v1",
+            Some(ADMIN_TOKEN),
+            review(&token, &[]),
+        )
+        .await;
+        let label = format!("{token:?}: {got}");
+        assert_eq!(code, 201, "{label}");
+        assert_eq!(got["spec"]["token"], token, "echoed as sent: {label}");
+        match want {
+            Ok(user) => {
+                assert_eq!(got["status"]["authenticated"], true, "{label}");
+                assert_eq!(got["status"]["user"], *user, "{label}");
+            }
+            Err(error) => {
+                assert!(got["status"].get("authenticated").is_none(), "{label}");
+                assert_eq!(got["status"]["error"], error, "{label}");
+            }
+        }
+    }
+}
+
+/// A review body with no JSON value at all (empty, or white space only), and a protobuf body
+/// that is empty, only the envelope's magic number, or no envelope: kube-apiserver's create
+/// handler answers 400 with its serializer's error (these bodies are kube-apiserver 1.37's,
+/// byte for byte, taken from its own handlers), never a 201 for an empty object.
+#[tokio::test]
+async fn review_bodies_without_an_object_get_kube_apiserver_400s() {
+    let server = start(&[]);
+    let client = server.reqwest();
+    const SSR: &str = "/apis/authentication.k8s.io/v1/selfsubjectreviews";
+    const TR: &str = "/apis/authentication.k8s.io/v1/tokenreviews";
+    const JSON: Option<&str> = Some("application/json");
+    const PROTOBUF: Option<&str> = Some("application/vnd.kubernetes.protobuf");
+    let unrecognized = |kind: &str, error: &str| {
+        format!(
+            "{{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{{}},\"status\":\"Failure\",\"message\":\"the object provided is unrecognized (must be of type {kind}): {error}\",\"reason\":\"BadRequest\",\"code\":400}}\n"
+        )
+    };
+    const NO_VALUE: &str =
+        "couldn't get version/kind; json parse error: unexpected end of JSON input";
+    const NOT_PROTOBUF: &str =
+        "provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]";
+    // (name, path, content type, body, the answer: Go's body or a 201)
+    type Case<'a> = (&'a str, &'a str, Option<&'a str>, &'a [u8], Option<String>);
+    let cases: Vec<Case<'_>> = vec![
+        (
+            "self-subject review, empty",
+            SSR,
+            JSON,
+            b"",
+            Some(unrecognized(
+                "SelfSubjectReview",
+                &format!(r"{NO_VALUE} (\u003cempty\u003e)"),
+            )),
+        ),
+        (
+            "self-subject review, JSON white space",
+            SSR,
+            JSON,
+            b" \t\r\n",
+            Some(unrecognized(
+                "SelfSubjectReview",
+                &format!("{NO_VALUE} (20090d0a)"),
+            )),
+        ),
+        (
+            "self-subject review, empty, no content type",
+            SSR,
+            None,
+            b"",
+            Some(unrecognized(
+                "SelfSubjectReview",
+                &format!(r"{NO_VALUE} (\u003cempty\u003e)"),
+            )),
+        ),
+        (
+            "token review, empty",
+            TR,
+            JSON,
+            b"",
+            Some(unrecognized(
+                "TokenReview",
+                &format!(r"{NO_VALUE} (\u003cempty\u003e)"),
+            )),
+        ),
+        (
+            "self-subject review, protobuf, empty",
+            SSR,
+            PROTOBUF,
+            b"",
+            Some(unrecognized(
+                "SelfSubjectReview",
+                r"empty data (\u003cempty\u003e)",
+            )),
+        ),
+        (
+            "self-subject review, protobuf, the magic number only",
+            SSR,
+            PROTOBUF,
+            b"k8s\x00",
+            Some(unrecognized("SelfSubjectReview", "empty body (6b387300)")),
+        ),
+        (
+            "self-subject review, protobuf, no envelope",
+            SSR,
+            PROTOBUF,
+            b"abc",
+            Some(unrecognized(
+                "SelfSubjectReview",
+                &format!("{NOT_PROTOBUF} (616263)"),
+            )),
+        ),
+        (
+            "self-subject review, protobuf, JSON (the summary is text, cut at 30 bytes)",
+            SSR,
+            PROTOBUF,
+            br#"{"kind":"SelfSubjectReview","apiVersion":"authentication.k8s.io/v1"}"#,
+            Some(unrecognized(
+                "SelfSubjectReview",
+                &format!(r#"{NOT_PROTOBUF} ({{\"kind\":\"SelfSubjectReview\",\"a ...)"#),
+            )),
+        ),
+        (
+            "self-subject review, protobuf envelope (not decoded)",
+            SSR,
+            PROTOBUF,
+            b"k8s\x00\x0a",
+            None,
+        ),
+        ("self-subject review, {}", SSR, JSON, b"{}", None),
+    ];
+    for (name, path, content_type, body, want) in cases {
+        let mut req = client
+            .post(server.url(path))
+            .bearer_auth(ADMIN_TOKEN)
+            .body(body.to_vec());
+        if let Some(content_type) = content_type {
+            req = req.header("content-type", content_type);
+        }
+        let resp = req.send().await.unwrap();
+        let code = resp.status().as_u16();
+        let text = resp.text().await.unwrap();
+        match want {
+            Some(want) => {
+                assert_eq!(code, 400, "{name}: {text}");
+                assert_eq!(text, want, "{name}");
+            }
+            None => assert_eq!(code, 201, "{name}: {text}"),
+        }
+    }
+}
+
+/// Review answers and errors as kube-apiserver 1.37 writes them (its bodies, taken from its
+/// own handlers, REST storage and `responsewriters.Forbidden`): `kind` before `apiVersion`;
+/// `<`, `>`, `&`, U+2028 and U+2029 escaped as Go's `encoding/json` escapes them, pretty or
+/// not; a TokenReview's metadata echoed but for the system fields the create handler wipes
+/// (`creationTimestamp`, `uid`, `selfLink`, the deletion fields), with Go's field order and
+/// zero values (kube-apiserver also adds a `managedFields` entry, which kube-authn does not:
+/// docs/compatibility.md); a SelfSubjectReview's metadata not echoed; a 403 naming the user
+/// with Go's `%q` under `&lt;`-style entities.
+#[tokio::test]
+async fn review_bodies_are_written_as_kube_apiserver_writes_them() {
+    let dir = tempfile::tempdir().unwrap();
+    const ODD_TOKEN: &str = "5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b";
+    std::fs::write(
+        dir.path().join("tokens.csv"),
+        format!(
+            "{ADMIN_TOKEN},admin,1,system:masters\n{JANE_TOKEN},jane,2,\"developers,qa\"\n{ODD_TOKEN},\"a\"\"<b>&\u{e9}\u{1}\u{2028}\",3\n"
+        ),
+    )
+    .unwrap();
+    let args = vec![format!(
+        "--token-auth-file={}",
+        dir.path().join("tokens.csv").display()
+    )];
+    let server = Server::spawn(dir, &args);
+    let client = server.reqwest();
+    let jane = r#""status":{"authenticated":true,"user":{"username":"jane","uid":"2","groups":["developers","qa","system:authenticated"]}}}"#;
+    let tr = |metadata: &str, token: &str| {
+        format!(
+            "{{\"kind\":\"TokenReview\",\"apiVersion\":\"authentication.k8s.io/v1\",\"metadata\":{metadata},\"spec\":{{\"token\":\"{token}\"}},{jane}\n"
+        )
+    };
+    // (name, path, caller, request body, the answer's status and body)
+    let cases: Vec<(&str, &str, &str, String, u16, String)> = vec![
+        (
+            "token review metadata",
+            "tokenreviews",
+            ADMIN_TOKEN,
+            format!(
+                r#"{{"metadata": {{"name": "n<>&", "generateName": "g", "namespace": "", "uid": "u", "resourceVersion": "5", "generation": 3, "creationTimestamp": "2020-01-01T00:00:00Z", "deletionTimestamp": "2020-01-01T00:00:00Z", "deletionGracePeriodSeconds": 5, "labels": {{"b": "<x>", "a": "&"}}, "annotations": {{"c": "\u2028"}}, "finalizers": ["f2", "f1"], "ownerReferences": [{{"uid": "1", "name": "p"}}], "selfLink": "/x"}}, "spec": {{"token": "{JANE_TOKEN}\n", "audiences": []}}}}"#
+            ),
+            201,
+            tr(
+                r#"{"name":"n\u003c\u003e\u0026","generateName":"g","resourceVersion":"5","generation":3,"labels":{"a":"\u0026","b":"\u003cx\u003e"},"annotations":{"c":"\u2028"},"ownerReferences":[{"apiVersion":"","kind":"","name":"p","uid":"1"}],"finalizers":["f2","f1"]}"#,
+                &format!(r"{JANE_TOKEN}\n"),
+            ),
+        ),
+        (
+            "token review metadata with nulls",
+            "tokenreviews",
+            ADMIN_TOKEN,
+            format!(
+                r#"{{"metadata":{{"labels":{{"a":null}},"finalizers":[null,"x"],"annotations":null,"ownerReferences":[{{"uid":"1","controller":null,"blockOwnerDeletion":false}}],"generation":null}},"spec":{{"token":"{JANE_TOKEN}"}}}}"#
+            ),
+            201,
+            tr(
+                r#"{"labels":{"a":""},"ownerReferences":[{"apiVersion":"","kind":"","name":"","uid":"1","blockOwnerDeletion":false}],"finalizers":["","x"]}"#,
+                JANE_TOKEN,
+            ),
+        ),
+        (
+            "self-subject review: metadata not echoed",
+            "selfsubjectreviews",
+            JANE_TOKEN,
+            r#"{"metadata":{"name":"n","generateName":"g","labels":{"a":"b"},"annotations":{"c":"d"},"creationTimestamp":"2020-01-01T00:00:00Z"}}"#.into(),
+            201,
+            String::new(),
+        ),
+        (
+            "403: the user named with Go's %q and HTML entities",
+            "tokenreviews",
+            ODD_TOKEN,
+            r#"{"spec":{"token":"x"}}"#.into(),
+            403,
+            r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"tokenreviews.authentication.k8s.io is forbidden: User \"a\\\"\u0026lt;b\u0026gt;\u0026amp;é\\x01\\u2028\" cannot create resource \"tokenreviews\" in API group \"authentication.k8s.io\" at the cluster scope","reason":"Forbidden","details":{"group":"authentication.k8s.io","kind":"tokenreviews"},"code":403}
+"#.into(),
+        ),
+    ];
+    for (name, resource, caller, body, want_code, want) in cases {
+        let resp = client
+            .post(server.url(&format!("/apis/authentication.k8s.io/v1/{resource}")))
+            .bearer_auth(caller)
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status().as_u16(), want_code, "{name}");
+        let nosniff = resp.headers().get("x-content-type-options").cloned();
+        let text = resp.text().await.unwrap();
+        if want.is_empty() {
+            // The SelfSubjectReview's own creation time, and nothing from the request.
+            let head = r#"{"kind":"SelfSubjectReview","apiVersion":"authentication.k8s.io/v1","metadata":{"creationTimestamp":""#;
+            let tail = r#""},"status":{"userInfo":{"username":"jane","uid":"2","groups":["developers","qa","system:authenticated"]}}}"#;
+            assert!(text.starts_with(head), "{name}: {text}");
+            assert!(text.ends_with(&format!("{tail}\n")), "{name}: {text}");
+            assert!(!text.contains("2020"), "{name}: {text}");
+        } else {
+            assert_eq!(text, want, "{name}");
+        }
+        assert_eq!(nosniff.is_some(), want_code == 403, "{name}");
+    }
+    // The indented form (curl's user agent) escapes the same way, without a trailing newline.
+    let (text, code, _) = server.curl(&[
+        "-H",
+        &format!("Authorization: Bearer {ADMIN_TOKEN}"),
+        "-H",
+        "Content-Type: application/json",
+        "--data",
+        &format!(r#"{{"metadata":{{"name":"n<>&"}},"spec":{{"token":"{JANE_TOKEN}"}}}}"#),
+        &server.url("/apis/authentication.k8s.io/v1/tokenreviews"),
+    ]);
+    assert_eq!(code, 201, "{text}");
+    assert_eq!(
+        text,
+        format!(
+            "{{\n  \"kind\": \"TokenReview\",\n  \"apiVersion\": \"authentication.k8s.io/v1\",\n  \"metadata\": {{\n    \"name\": \"n\\u003c\\u003e\\u0026\"\n  }},\n  \"spec\": {{\n    \"token\": \"{JANE_TOKEN}\"\n  }},\n  \"status\": {{\n    \"authenticated\": true,\n    \"user\": {{\n      \"username\": \"jane\",\n      \"uid\": \"2\",\n      \"groups\": [\n        \"developers\",\n        \"qa\",\n        \"system:authenticated\"\n      ]\n    }}\n  }}\n}}"
+        )
     );
 }
 

@@ -52,7 +52,41 @@ pub struct App {
     pub metrics: Arc<dyn Fn(&mut String) + Send + Sync>,
 }
 
-/// JSON as kube-apiserver writes it: compact with a trailing newline, or indented without one.
+/// serde_json's output with the escapes Go's `encoding/json` adds: `<`, `>` and `&` (its HTML
+/// escaping, on in kube-apiserver's encoder and in `MarshalIndent`) and U+2028, U+2029 (always)
+/// become `\u003c`, `\u003e`, `\u0026`, `\u2028`, `\u2029`. Those characters can only occur
+/// inside JSON strings, so every occurrence is replaced.
+fn go_json_escapes(json: Vec<u8>) -> Vec<u8> {
+    let special = |w: &[u8]| match w {
+        [b'<', ..] => Some(&b"\\u003c"[..]),
+        [b'>', ..] => Some(&b"\\u003e"[..]),
+        [b'&', ..] => Some(&b"\\u0026"[..]),
+        [0xe2, 0x80, 0xa8, ..] => Some(&b"\\u2028"[..]),
+        [0xe2, 0x80, 0xa9, ..] => Some(&b"\\u2029"[..]),
+        _ => None,
+    };
+    if !json.iter().any(|&b| matches!(b, b'<' | b'>' | b'&' | 0xe2)) {
+        return json;
+    }
+    let mut out = Vec::with_capacity(json.len() + 16);
+    let mut i = 0;
+    while i < json.len() {
+        match special(&json[i..]) {
+            Some(escape) => {
+                out.extend_from_slice(escape);
+                i += if json[i] == 0xe2 { 3 } else { 1 };
+            }
+            None => {
+                out.push(json[i]);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// JSON as kube-apiserver writes it: compact with a trailing newline, or indented without one,
+/// with Go's escapes ([`go_json_escapes`]).
 fn json_response(
     code: StatusCode,
     value: &impl serde::Serialize,
@@ -66,6 +100,7 @@ fn json_response(
             v
         })
     }
+    .map(go_json_escapes)
     .unwrap_or_else(|_| b"{}".to_vec());
     let mut response = Response::new(Full::new(Bytes::from(body)));
     *response.status_mut() = code;
@@ -154,13 +189,36 @@ fn text(code: StatusCode, body: &'static str) -> Response<Full<Bytes>> {
     response
 }
 
+/// The user name as kube-apiserver's 403 text names it: Go's `%q`, then the `&`, `<`, `>`
+/// HTML entities its `ForbiddenStatusError` puts over the whole message.
+fn forbidden_user(name: &str) -> String {
+    kube_authn::jwt::go_quote(name)
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// kube-apiserver's `responsewriters.Forbidden`: the 403 `Status`, with the
+/// `X-Content-Type-Options: nosniff` its `RespondWithError` sets.
+fn forbidden_status(
+    message: String,
+    details: StatusDetails,
+    pretty: bool,
+) -> Response<Full<Bytes>> {
+    let mut response =
+        status_with_details(StatusCode::FORBIDDEN, "Forbidden", message, details, pretty);
+    response.headers_mut().insert(
+        "x-content-type-options",
+        HeaderValue::from_static("nosniff"),
+    );
+    response
+}
+
 fn forbidden(user: &UserInfo, resource: &str, pretty: bool) -> Response<Full<Bytes>> {
-    status_with_details(
-        StatusCode::FORBIDDEN,
-        "Forbidden",
+    forbidden_status(
         format!(
-            "{resource}.authentication.k8s.io is forbidden: User \"{}\" cannot create resource \"{resource}\" in API group \"authentication.k8s.io\" at the cluster scope",
-            user.name()
+            "{resource}.authentication.k8s.io is forbidden: User {} cannot create resource \"{resource}\" in API group \"authentication.k8s.io\" at the cluster scope",
+            forbidden_user(user.name())
         ),
         StatusDetails {
             group: "authentication.k8s.io".into(),
@@ -232,6 +290,56 @@ fn unsupported_media_type(pretty: bool) -> Response<Full<Bytes>> {
     )
 }
 
+/// Go's `summarizeData(body, 30)`, which the create handler puts after a decoding error it
+/// cannot name a kind for: `<empty>`, the text of a body starting with `{`, or hex, cut at 30
+/// bytes (then ` ...`).
+fn summarize_body(body: &[u8]) -> String {
+    const MAX: usize = 30;
+    let (head, more) = match body.get(..MAX) {
+        Some(head) if body.len() > MAX => (head, " ..."),
+        _ => (body, ""),
+    };
+    match head.first() {
+        None => "<empty>".into(),
+        Some(b'{') => format!("{}{more}", String::from_utf8_lossy(head)),
+        Some(_) => {
+            let hex: String = head.iter().map(|b| format!("{b:02x}")).collect();
+            format!("{hex}{more}")
+        }
+    }
+}
+
+/// kube-apiserver's create handler for a body its decoder read no kind from (the 400 of
+/// `transformDecodeError`): `the object provided is unrecognized (must be of type <kind>):
+/// <decoder error> (<summary>)`.
+fn unrecognized(kind: &str, error: &str, body: &[u8], pretty: bool) -> Response<Full<Bytes>> {
+    status(
+        StatusCode::BAD_REQUEST,
+        "BadRequest",
+        format!(
+            "the object provided is unrecognized (must be of type {kind}): {error} ({})",
+            summarize_body(body)
+        ),
+        pretty,
+    )
+}
+
+/// A JSON body with no value at all (empty, or only JSON white space) is, for kube-apiserver's
+/// JSON serializer, `encoding/json`'s `unexpected end of JSON input` when it looks for the
+/// kind: a 400, never an empty object.
+fn json_without_value(body: &[u8], kind: &str, pretty: bool) -> Option<Response<Full<Bytes>>> {
+    body.iter()
+        .all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+        .then(|| {
+            unrecognized(
+                kind,
+                "couldn't get version/kind; json parse error: unexpected end of JSON input",
+                body,
+                pretty,
+            )
+        })
+}
+
 /// A JSON decoding error without any of the input (which may hold a token).
 fn decode_error(e: &serde_json::Error) -> String {
     let class = match e.classify() {
@@ -245,6 +353,42 @@ fn decode_error(e: &serde_json::Error) -> String {
         e.line(),
         e.column()
     )
+}
+
+/// Go's `unicode.IsSpace`, which `strings.TrimSpace` trims: the Unicode `White_Space` code
+/// points (ASCII `\t \n \v \f \r` and space, U+0085, U+00A0, U+1680, U+2000–U+200A, U+2028,
+/// U+2029, U+202F, U+205F, U+3000).
+fn is_go_space(c: char) -> bool {
+    matches!(
+        c,
+        '\t'..='\r'
+            | ' '
+            | '\u{85}'
+            | '\u{a0}'
+            | '\u{1680}'
+            | '\u{2000}'..='\u{200a}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{202f}'
+            | '\u{205f}'
+            | '\u{3000}'
+    )
+}
+
+/// The `Authorization` value a TokenReview's token is checked with. kube-apiserver puts
+/// `Bearer <token>` into a request and its bearer authenticator trims the value
+/// (`strings.TrimSpace`) and takes the token up to the first space: so trailing white space
+/// (a token file's newline) is dropped and what follows a space is ignored. A token that is
+/// white space only or starts with a space (no token for Go: the request falls through to
+/// anonymous) is passed as it is, and the bearer parser refuses it, as it refuses such a
+/// header.
+fn review_authorization(token: &str) -> String {
+    let trimmed = token.trim_end_matches(is_go_space);
+    let token = match trimmed.split_once(' ') {
+        Some((first, _)) if !first.is_empty() => first,
+        _ => trimmed,
+    };
+    format!("Bearer {token}")
 }
 
 /// A response given before the request is served (boxed: the `Err` side of a `Result`).
@@ -543,12 +687,10 @@ impl App {
                     );
                     response
                 }
-                _ => status_with_details(
-                    StatusCode::FORBIDDEN,
-                    "Forbidden",
+                _ => forbidden_status(
                     format!(
-                        "forbidden: User \"{}\" cannot get path \"/metrics\"",
-                        user.as_deref().map_or("system:anonymous", UserInfo::name)
+                        "forbidden: User {} cannot get path \"/metrics\"",
+                        forbidden_user(user.as_deref().map_or("system:anonymous", UserInfo::name))
                     ),
                     StatusDetails::default(),
                     pretty,
@@ -616,20 +758,31 @@ impl App {
             Ok(checked) => checked,
             Err(response) => return *response,
         };
+        if media_type(&content_type) == Media::Json {
+            if let Some(response) = json_without_value(&body, "SelfSubjectReview", pretty) {
+                return response;
+            }
+        }
         let mut warnings = Vec::new();
         match media_type(&content_type) {
             // The request object carries nothing that changes the answer, so a protobuf
-            // envelope (what kubectl sends) is checked for its magic number but not decoded.
-            Media::Protobuf if body.starts_with(PROTOBUF_MAGIC) || body.is_empty() => {}
-            Media::Protobuf => {
-                return status(
-                    StatusCode::BAD_REQUEST,
-                    "BadRequest",
-                    "the body is not a Kubernetes protobuf envelope",
+            // envelope (what kubectl sends) is checked as kube-apiserver's protobuf serializer
+            // checks it before decoding, with its error texts, but not decoded.
+            Media::Protobuf if body.is_empty() => {
+                return unrecognized("SelfSubjectReview", "empty data", &body, pretty);
+            }
+            Media::Protobuf if !body.starts_with(PROTOBUF_MAGIC) => {
+                return unrecognized(
+                    "SelfSubjectReview",
+                    "provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]",
+                    &body,
                     pretty,
                 );
             }
-            Media::Json if body.iter().all(u8::is_ascii_whitespace) => {}
+            Media::Protobuf if body.len() == PROTOBUF_MAGIC.len() => {
+                return unrecognized("SelfSubjectReview", "empty body", &body, pretty);
+            }
+            Media::Protobuf => {}
             Media::Json => match strict_outcome(
                 serde_json::from_slice::<SelfSubjectReview>(&body),
                 validation,
@@ -707,6 +860,9 @@ impl App {
             Ok(checked) => checked,
             Err(response) => return *response,
         };
+        if let Some(response) = json_without_value(&body, "TokenReview", pretty) {
+            return response;
+        }
         let (review, warnings) = match strict_outcome(
             serde_json::from_slice::<TokenReview>(&body),
             validation,
@@ -741,8 +897,12 @@ impl App {
             return response;
         }
         // A TokenReview is cluster-scoped: kube-apiserver's create handler clears a namespace
-        // sent in the body (`rest.EnsureObjectNamespaceMatchesRequestNamespace`) and goes on.
+        // sent in the body (`rest.EnsureObjectNamespaceMatchesRequestNamespace`) and goes on;
+        // it wipes the system fields (`rest.WipeObjectMetaSystemFields`: the creation
+        // timestamp; uid, selfLink and the deletion fields are not kept at all) and echoes the
+        // rest of the metadata.
         review.metadata.namespace.clear();
+        review.metadata.creation_timestamp = None;
         if review.spec.token.is_empty() {
             return status(
                 StatusCode::BAD_REQUEST,
@@ -751,13 +911,13 @@ impl App {
                 pretty,
             );
         }
-        let token = review.spec.token.clone();
+        let header = review_authorization(&review.spec.token);
         let audiences = if review.spec.audiences.is_empty() {
             self.api_audiences.clone()
         } else {
             Audiences::new(&review.spec.audiences)
         };
-        let outcome = match HeaderValue::from_str(&format!("Bearer {token}")) {
+        let outcome = match HeaderValue::from_str(&header) {
             Ok(value) => {
                 let (mut parts, ()) = Request::new(()).into_parts();
                 parts.headers.insert(http::header::AUTHORIZATION, value);
@@ -809,6 +969,79 @@ impl App {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Go's `unicode.IsSpace` (what `strings.TrimSpace` trims), listed by running Go 1.26 over
+    /// every rune: Unicode's `White_Space`, which `char::is_whitespace` also follows.
+    #[test]
+    fn go_space_is_gos_list() {
+        let mut go: Vec<u32> = vec![0x9, 0xa, 0xb, 0xc, 0xd, 0x20, 0x85, 0xa0, 0x1680];
+        go.extend(0x2000..=0x200a);
+        go.extend([0x2028, 0x2029, 0x202f, 0x205f, 0x3000]);
+        let ours: Vec<u32> = (0..=0x10_ffff)
+            .filter_map(char::from_u32)
+            .filter(|&c| is_go_space(c))
+            .map(u32::from)
+            .collect();
+        assert_eq!(ours, go);
+        for c in (0..=0x10_ffff).filter_map(char::from_u32) {
+            assert_eq!(is_go_space(c), c.is_whitespace(), "{c:?}");
+        }
+    }
+
+    #[test]
+    fn review_authorization_is_what_gos_bearer_authenticator_reads() {
+        let cases = [
+            ("tok", "Bearer tok"),
+            ("tok\n", "Bearer tok"),
+            ("tok \t\u{b}\u{c}\r\n\u{85}\u{a0}\u{3000}", "Bearer tok"),
+            ("tok rest\u{1}", "Bearer tok"),
+            ("tok\u{200b}", "Bearer tok\u{200b}"),
+            ("tok\u{0}", "Bearer tok\u{0}"),
+            ("tok\tx y", "Bearer tok\tx"),
+            // No token for Go (anonymous): left for the bearer parser to refuse.
+            ("\n", "Bearer "),
+            (" tok", "Bearer  tok"),
+        ];
+        for (token, want) in cases {
+            assert_eq!(review_authorization(token), want, "{token:?}");
+        }
+    }
+
+    #[test]
+    fn go_json_escapes_vectors() {
+        let cases: [(&str, &str); 5] = [
+            (r#"{"a":"plain é € ✓"}"#, r#"{"a":"plain é € ✓"}"#),
+            (
+                r#"{"a<":"<b> & c"}"#,
+                r#"{"a\u003c":"\u003cb\u003e \u0026 c"}"#,
+            ),
+            ("[\"\u{2028}\u{2029}\"]", r#"["\u2028\u2029"]"#),
+            ("\"\u{2027}\u{202a}\"", "\"\u{2027}\u{202a}\""),
+            ("", ""),
+        ];
+        for (json, want) in cases {
+            assert_eq!(
+                String::from_utf8(go_json_escapes(json.as_bytes().to_vec())).unwrap(),
+                want,
+                "{json}"
+            );
+        }
+    }
+
+    #[test]
+    fn summarize_body_is_gos_summarize_data() {
+        let long_json = format!("{{{}", "a".repeat(40));
+        let cases: [(&[u8], String); 5] = [
+            (b"", "<empty>".into()),
+            (b" \t\r\n", "20090d0a".into()),
+            (b"{\"a\":1}", "{\"a\":1}".into()),
+            (long_json.as_bytes(), format!("{{{} ...", "a".repeat(29))),
+            (&[0xff; 31], format!("{} ...", "ff".repeat(30))),
+        ];
+        for (body, want) in cases {
+            assert_eq!(summarize_body(body), want, "{body:?}");
+        }
+    }
 
     #[test]
     fn rfc3339_vectors() {
