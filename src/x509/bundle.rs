@@ -7,7 +7,7 @@ use base64::Engine as _;
 use rustls_pki_types::{CertificateDer, TrustAnchor};
 
 use super::anchor_keys::AnchorKeys;
-use super::der;
+use super::{der, subject};
 use crate::error::ConfigError;
 
 /// The largest CA bundle file read (4 MiB): Kubernetes bundles are a few kilobytes.
@@ -63,9 +63,20 @@ pub fn parse_pem_bundle(data: &[u8]) -> Result<Vec<CertificateDer<'static>>, Con
         let Ok(der) = base64::engine::general_purpose::STANDARD.decode(&block.body) else {
             continue;
         };
-        // Every certificate must parse (client-go aborts on a DER error).
+        // Every certificate must parse (client-go aborts on a DER error), its names included:
+        // Go's parser refuses a name attribute that is not a string it decodes.
         x509_parser::parse_x509_certificate(&der)
             .map_err(|e| ConfigError::new(format!("x509: malformed certificate: {e}")))?;
+        let names_ok = der::tbs_view(&der).is_some_and(|v| {
+            [v.subject, v.issuer]
+                .iter()
+                .all(|n| subject::name_strings(n, usize::MAX) == Some(Ok(())))
+        });
+        if !names_ok {
+            return Err(ConfigError::new(
+                "x509: malformed certificate: invalid RDNSequence: invalid attribute value",
+            ));
+        }
         if certs.len() == MAX_BUNDLE_CERTS {
             return Err(ConfigError::new(format!(
                 "CA bundle holds more than {MAX_BUNDLE_CERTS} certificates"
@@ -477,6 +488,31 @@ mod tests {
         for (name, input, want) in cases {
             let err = CaBundle::from_pem(input).unwrap_err();
             assert_eq!(err.to_string(), *want, "case {name}");
+        }
+        // A CA certificate whose name Go's parser refuses (CN turned into a PrintableString
+        // with an `@`; the signature is not looked at when a bundle is loaded): refused, as
+        // Go's `x509.ParseCertificate` refuses it. Patched in the issuer name, then in both.
+        let der = parse_pem_bundle(crate::x509::doc_ca_pem().as_bytes()).unwrap()[0].to_vec();
+        let cn = b"\x0c\x11kube-authn doc CA";
+        let bad = b"\x13\x11kube@authn doc CA";
+        let first = der.windows(cn.len()).position(|w| w == cn).unwrap();
+        let second = first
+            + 1
+            + der[first + 1..]
+                .windows(cn.len())
+                .position(|w| w == cn)
+                .unwrap();
+        for patch_at in [vec![first], vec![first, second]] {
+            let mut patched = der.clone();
+            for at in patch_at {
+                patched[at..at + cn.len()].copy_from_slice(bad);
+            }
+            let b64 = base64::engine::general_purpose::STANDARD.encode(&patched);
+            let pem = format!("-----BEGIN CERTIFICATE-----\n{b64}\n-----END CERTIFICATE-----\n");
+            assert_eq!(
+                CaBundle::from_pem(pem.as_bytes()).unwrap_err().to_string(),
+                "x509: malformed certificate: invalid RDNSequence: invalid attribute value"
+            );
         }
         // A valid certificate beside a block whose base64 does not decode, or whose type line
         // has a space after BEGIN: Go keeps the one certificate, and so do we.
