@@ -840,7 +840,7 @@ mod tests {
                 "anonymous:\n  enabled: false\n  conditions:\n  - path: /livez\n",
                 None,
                 Err(
-                    "anonymous.conditions: Invalid value: []apiserver.AnonymousAuthCondition{apiserver.AnonymousAuthCondition{Path:\"/livez\"}}: enabled should be set to true when conditions are defined",
+                    "anonymous.conditions: Invalid value: [{\"Path\":\"/livez\"}]: enabled should be set to true when conditions are defined",
                 ),
             ),
             (
@@ -855,7 +855,7 @@ mod tests {
                 "an unknown field in the section",
                 "anonymous:\n  enable: true\n",
                 None,
-                Err("anonymous: unknown field `enable`"),
+                Err("strict decoding error: unknown field \"anonymous.enable\""),
             ),
         ];
         runtime().block_on(async {

@@ -987,7 +987,7 @@ fn legacy_flag_config_rules() {
     };
     assert_eq!(
         http.to_config(&[]).unwrap_err().to_string(),
-        r#"issuer.url: Invalid value: "http://auth.example.com": URL scheme must be https"#
+        r#"jwt[0].issuer.url: Invalid value: "http://auth.example.com": URL scheme must be https"#
     );
     for (url, msg) in [
         (
@@ -1066,10 +1066,13 @@ async fn unknown_kid_triggers_one_refresh_then_succeeds() {
     assert_eq!(fetches.load(std::sync::atomic::Ordering::SeqCst), 1);
 }
 
-/// go-oidc checks the claims and the algorithm before it looks for a key, so a token that fails
-/// them never causes a JWKS fetch, whatever its `kid`: it is refused at once.
+/// go-oidc v2.5.0 (the version Kubernetes uses) checks the header's algorithm, then the
+/// signature (the remote key set refetches for a `kid` it does not hold), and only then the
+/// claims. So a token with an algorithm that is not allowed never causes a JWKS fetch, while
+/// an expired token with an unknown `kid` does (once per cooldown) and is refused for its
+/// signature; with the key known, the claims' errors show.
 #[tokio::test]
-async fn tokens_failing_claims_or_algorithm_never_fetch_keys() {
+async fn go_oidc_checks_the_algorithm_then_the_signature_then_the_claims() {
     let Some(f) = fixture() else { return };
     let a = Arc::new(OidcAuthenticator::new(base_cfg()).with_clock(Arc::new(FixedClock::new(NOW))));
     a.set_keys(vec![Arc::new(
@@ -1090,57 +1093,106 @@ async fn tokens_failing_claims_or_algorithm_never_fetch_keys() {
         ),
     ));
     let rsa = f.key("rsa.pem");
-    let cases: [(&str, &str, serde_json::Value, &str); 4] = [
+    let expired = json!({"iss": ISS, "aud": "my-client", "exp": EXPIRED, "username": "jane"});
+    let other_aud = json!({"iss": ISS, "aud": "other", "exp": VALID, "username": "jane"});
+    let not_yet =
+        json!({"iss": ISS, "aud": "my-client", "exp": VALID, "nbf": VALID, "username": "jane"});
+    const ALG: &str = r#"oidc: verify token: oidc: id token signed with unsupported algorithm, expected ["RS256"] got "PS256""#;
+    const SIGNATURE: &str =
+        "oidc: verify token: failed to verify signature: failed to verify id token signature";
+    const EXPIRED_TEXT: &str =
+        "oidc: verify token: oidc: token is expired (Token Expiry: 2009-11-10 22:00:00 +0000 UTC)";
+    let ctx = Context::default();
+
+    // (case, alg, claims, answered at once, error, fetches so far)
+    type Case = (
+        &'static str,
+        &'static str,
+        serde_json::Value,
+        bool,
+        &'static str,
+        usize,
+    );
+    let unknown_kid: [Case; 4] = [
         (
-            "expired",
-            "RS256",
-            json!({"iss": ISS, "aud": "my-client", "exp": EXPIRED, "username": "jane"}),
-            "oidc: verify token: oidc: token is expired (Token Expiry: 2009-11-10 22:00:00 +0000 UTC)",
+            "algorithm not allowed, expired",
+            "PS256",
+            expired.clone(),
+            true,
+            ALG,
+            0,
         ),
+        ("expired", "RS256", expired.clone(), false, SIGNATURE, 1),
+        // The refetch is rate-limited: no second fetch within the cooldown.
         (
             "another audience",
             "RS256",
-            json!({"iss": ISS, "aud": "other", "exp": VALID, "username": "jane"}),
-            r#"oidc: verify token: oidc: expected audience "my-client" got ["other"]"#,
+            other_aud.clone(),
+            false,
+            SIGNATURE,
+            1,
         ),
         (
             "not yet valid",
             "RS256",
-            json!({"iss": ISS, "aud": "my-client", "exp": VALID, "nbf": VALID, "username": "jane"}),
+            not_yet.clone(),
+            false,
+            SIGNATURE,
+            1,
+        ),
+    ];
+    for (name, alg, claims, at_once, want, fetched) in unknown_kid {
+        let token = mint(&[req(&rsa, alg, Some("thumbprint"), claims)]).remove(0);
+        let answer = a.authenticate_token(&token, &ctx);
+        assert_eq!(answer.is_ready(), at_once, "{name}: answered at once");
+        assert_eq!(answer.await.unwrap_err().to_string(), want, "{name}");
+        let n = fetches.load(std::sync::atomic::Ordering::SeqCst);
+        assert_eq!(n, fetched, "{name}: JWKS fetches");
+    }
+
+    // With the key known, the claims are checked after the signature, in go-oidc's order.
+    a.set_keys(vec![Arc::new(
+        parse_jwk(&f.read("rsa.jwk")).unwrap().unwrap(),
+    )]);
+    let rsa2 = f.key("rsa2.pem");
+    let known_kid: [(&str, &std::path::PathBuf, &str, serde_json::Value, &str); 5] = [
+        ("expired", &rsa, "RS256", expired.clone(), EXPIRED_TEXT),
+        (
+            "another audience",
+            &rsa,
+            "RS256",
+            other_aud,
+            r#"oidc: verify token: oidc: expected audience "my-client" got ["other"]"#,
+        ),
+        (
+            "not yet valid",
+            &rsa,
+            "RS256",
+            not_yet,
             "oidc: verify token: oidc: current time 2009-11-10 23:00:00 +0000 UTC before the nbf (not before) time: 2009-11-11 00:00:00 +0000 UTC",
         ),
         (
-            "algorithm not allowed",
+            "algorithm before claims",
+            &rsa,
             "PS256",
-            json!({"iss": ISS, "aud": "my-client", "exp": VALID, "username": "jane"}),
-            r#"oidc: verify token: oidc: id token signed with unsupported algorithm, expected ["RS256"] got "PS256""#,
+            expired.clone(),
+            ALG,
+        ),
+        // Signed by another key under the known kid: the signature fails before the expiry
+        // is looked at.
+        (
+            "signature before claims",
+            &rsa2,
+            "RS256",
+            expired,
+            SIGNATURE,
         ),
     ];
-    let ctx = Context::default();
-    for (name, alg, claims, want) in cases {
-        let token = mint(&[req(&rsa, alg, Some("thumbprint"), claims)]).remove(0);
-        let answer = a.authenticate_token(&token, &ctx);
-        assert!(
-            answer.is_ready(),
-            "{name}: answered without waiting for a fetch"
-        );
-        let err = answer.await.unwrap_err();
+    for (name, key, alg, claims, want) in known_kid {
+        let token = mint(&[req(key, alg, Some("thumbprint"), claims)]).remove(0);
+        let err = a.authenticate_token(&token, &ctx).await.unwrap_err();
         assert_eq!(err.to_string(), want, "{name}");
-        assert_eq!(
-            fetches.load(std::sync::atomic::Ordering::SeqCst),
-            0,
-            "{name}: no JWKS fetch"
-        );
     }
-    // The same kid on a token that passes those checks does cause the (one) fetch.
-    let good = mint(&[req(
-        &rsa,
-        "RS256",
-        Some("thumbprint"),
-        json!({"iss": ISS, "aud": "my-client", "exp": VALID, "username": "jane"}),
-    )])
-    .remove(0);
-    assert!(a.authenticate_token(&good, &ctx).await.is_err());
     assert_eq!(fetches.load(std::sync::atomic::Ordering::SeqCst), 1);
 }
 
@@ -1204,7 +1256,7 @@ fn authentication_configuration_file() {
         (
             "a claim rule with a message (Go prints the message) and a duplicate claim",
             doc(
-                "- issuer: {url: https://issuer-url, audiences: [a]}\n  claimValidationRules:\n  - {claim: hd, requiredValue: x, message: be nice}\n  - {claim: hd, requiredValue: y}\n  claimMappings: {username: {claim: sub, prefix: \"\"}}\n",
+                "- issuer: {url: https://issuer-url, audiences: [a]}\n  claimValidationRules:\n  - {claim: hd, requiredValue: x, message: be nice}\n  - {claim: hd, requiredValue: z}\n  claimMappings: {username: {claim: sub, prefix: \"\"}}\n",
             ),
             r#"[jwt[0].claimValidationRules[0].message: Invalid value: "be nice": may not be specified when claim is set, jwt[0].claimValidationRules[1].claim: Duplicate value: "hd"]"#,
         ),
@@ -1281,7 +1333,7 @@ fn authentication_configuration_file() {
             doc(
                 "- issuer: {url: https://issuer-url, audiences: [a], bogus: 1}\n  claimMappings: {username: {claim: sub, prefix: \"\"}}\n",
             ),
-            "failed to decode authentication configuration",
+            r#"strict decoding error: unknown field "jwt[0].issuer.bogus""#,
         ),
     ];
     for (name, yaml, want) in cases {

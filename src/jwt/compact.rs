@@ -572,8 +572,7 @@ impl<'t> UntrustedJwt<'t> {
     /// same: its payload is a JSON object with a string `iss` but repeats a member name, which
     /// kube-apiserver routes by the last `iss` and then refuses after the signature, with
     /// go-jose's text. The owning authenticator reports it as an error where it reads the
-    /// claims (the service-account authenticator after the signature, as Kubernetes; OIDC,
-    /// whose claims are checked before the signature as in go-oidc, before it): *not mine*
+    /// claims (both after the signature, as Kubernetes and go-oidc v2 do): *not mine*
     /// would let a token signed by a trusted key fall through to the rest of the chain.
     ///
     /// ```

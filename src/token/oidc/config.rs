@@ -141,7 +141,11 @@ impl OidcFlags {
     }
 
     /// Maps the flags to a config as kube-apiserver's `ToAuthenticationConfig` does, then
-    /// validates it (`disallowed_issuers` = the service-account issuers).
+    /// validates it as the `jwt[0]` of an `AuthenticationConfiguration` (`disallowed_issuers` =
+    /// the service-account issuers): Kubernetes' field paths and texts, without its
+    /// `invalid authentication configuration: ` wrapper. A `--oidc-ca-file` that cannot be read
+    /// is Go's `os.ReadFile` error as kube-apiserver prints it (`open <path>: no such file or
+    /// directory`).
     ///
     /// ```
     /// use kube_authn::token::oidc::config::OidcFlags;
@@ -151,6 +155,11 @@ impl OidcFlags {
     /// assert_eq!(f.to_config(&[]).unwrap().username.prefix, ""); // "-" disables
     /// let f = OidcFlags { client_id: "c".into(), ..Default::default() };
     /// assert_eq!(f.to_config(&[]).unwrap_err().to_string(), "oidc-issuer-url and oidc-client-id must be specified together when any oidc-* flags are set");
+    /// // `--oidc-required-claim==x`: a rule without a claim.
+    /// let f = OidcFlags { issuer_url: "https://i".into(), client_id: "c".into(), required_claims: vec![("".into(), "x".into())], ..Default::default() };
+    /// assert_eq!(f.to_config(&[]).unwrap_err().to_string(), "jwt[0].claimValidationRules[0]: Required value: claim or expression is required");
+    /// let f = OidcFlags { issuer_url: "https://i".into(), client_id: "c".into(), ca_file: Some("/nonexistent/ca.pem".into()), ..Default::default() };
+    /// assert_eq!(f.to_config(&[]).unwrap_err().to_string(), "open /nonexistent/ca.pem: no such file or directory");
     /// ```
     pub fn to_config(
         &self,
@@ -168,12 +177,11 @@ impl OidcFlags {
         if prefix == "-" {
             prefix.clear();
         }
+        // `len(o.OIDC.CAFile) != 0`: an empty path is no CA file.
         let certificate_authority =
-            match &self.ca_file {
+            match self.ca_file.as_ref().filter(|p| !p.as_os_str().is_empty()) {
                 None => None,
-                Some(p) => Some(std::fs::read_to_string(p).map_err(|e| {
-                    ConfigError::new(format!("Failed to read the CA contents: {e}"))
-                })?),
+                Some(p) => Some(go_read_file(p)?),
             };
         // An empty list is `oidc.New`'s default, RS256 (what `--oidc-signing-algs=` gives
         // kube-apiserver).
@@ -209,9 +217,46 @@ impl OidcFlags {
                 self.signing_algs.clone()
             },
         };
-        cfg.validate(disallowed_issuers)?;
-        Ok(cfg)
+        let errs: Vec<String> = cfg
+            .validation_errors(disallowed_issuers, "jwt[0].")
+            .into_iter()
+            .map(|e| format!("jwt[0].{e}"))
+            .collect();
+        match errs.len() {
+            0 => Ok(cfg),
+            1 => Err(ConfigError::new(
+                errs.into_iter().next().unwrap_or_default(),
+            )),
+            _ => Err(ConfigError::new(format!("[{}]", errs.join(", ")))),
+        }
     }
+}
+
+/// Go's `os.ReadFile(path)`, its error as Go prints it: `open <path>: <errno text>` (or
+/// `read <path>: …`, a directory), the text being the C library's lower-cased, as Go's
+/// `syscall.Errno` strings are. The contents need not be UTF-8 (a CA is PEM; other bytes are
+/// replaced and then fail the PEM check as Go's would).
+fn go_read_file(path: &std::path::Path) -> Result<String, ConfigError> {
+    use std::io::Read as _;
+    let errno = |op: &str, e: std::io::Error| {
+        let text = match e.raw_os_error() {
+            Some(code) => {
+                let t = std::io::Error::from_raw_os_error(code).to_string();
+                let t = t.split(" (os error").next().unwrap_or_default().to_owned();
+                let mut c = t.chars();
+                match c.next() {
+                    Some(first) => first.to_lowercase().chain(c).collect(),
+                    None => t,
+                }
+            }
+            None => e.to_string(),
+        };
+        ConfigError::new(format!("{op} {}: {text}", path.display()))
+    };
+    let mut file = std::fs::File::open(path).map_err(|e| errno("open", e))?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).map_err(|e| errno("read", e))?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// Validates an issuer URL with Kubernetes' rules (`validateURL`); `field` is the field path.
@@ -288,7 +333,8 @@ impl JwtAuthenticatorConfig {
     /// ```
     /// use kube_authn::token::oidc::config::OidcFlags;
     /// let f = OidcFlags { issuer_url: "https://k".into(), client_id: "c".into(), ..Default::default() };
-    /// assert_eq!(f.to_config(&["https://k".into()]).unwrap_err().to_string(),
+    /// let cfg = f.to_config(&[]).unwrap();
+    /// assert_eq!(cfg.validate(&["https://k".into()]).unwrap_err().to_string(),
     ///     r#"issuer.url: Invalid value: "https://k": URL must not overlap with disallowed issuers: [https://k]"#);
     /// ```
     pub fn validate(&self, disallowed_issuers: &[String]) -> Result<(), ConfigError> {
@@ -301,9 +347,44 @@ impl JwtAuthenticatorConfig {
     }
 
     /// The validation errors, their field paths relative to this authenticator; `path` is its
-    /// own path (`jwt[0].` in a configuration file, `""` for flags), which Kubernetes also
-    /// writes into the audiences-required detail (`atLeastOneRequiredErrFmt`).
+    /// own path (`jwt[0].`), which Kubernetes also writes into the audiences-required detail
+    /// (`atLeastOneRequiredErrFmt`). Kubernetes' order: the issuer, the claim rules, the
+    /// username mapping.
     fn validation_errors(&self, disallowed_issuers: &[String], path: &str) -> Vec<String> {
+        let mut errs = self.issuer_errors(disallowed_issuers, path, None);
+        // `--oidc-required-claim==x` maps to a rule without a claim.
+        for (i, (claim, _)) in self.required_claims.iter().enumerate() {
+            if claim.is_empty() {
+                errs.push(format!(
+                    "claimValidationRules[{i}]: Required value: claim or expression is required"
+                ));
+            } else if self.required_claims[..i].iter().any(|(c, _)| c == claim) {
+                errs.push(format!(
+                    "claimValidationRules[{i}].claim: Duplicate value: {}",
+                    go_quote(claim)
+                ));
+            }
+        }
+        if self.username.claim.is_empty() {
+            errs.push(
+                "claimMappings.username: Required value: claim or expression is required".into(),
+            );
+        }
+        if self.signing_algs.is_empty() {
+            errs.push("oidc: no signing algorithms".into());
+        }
+        errs
+    }
+
+    /// Kubernetes' `validateIssuer` for the supported fields, in its order: url, discoveryURL,
+    /// audiences (each one, then `audienceMatchPolicy` when `policy` is given: the flags have
+    /// none), certificateAuthority.
+    fn issuer_errors(
+        &self,
+        disallowed_issuers: &[String],
+        path: &str,
+        policy: Option<&str>,
+    ) -> Vec<String> {
         let mut errs = Vec::new();
         if self.issuer_url.is_empty() {
             errs.push("issuer.url: Required value".into());
@@ -330,15 +411,31 @@ impl JwtAuthenticatorConfig {
             errs.push(format!(
                 "issuer.audiences: Required value: at least one {path}issuer.audiences is required"
             ));
-        }
-        for (i, a) in self.audiences.iter().enumerate() {
-            if a.is_empty() {
-                errs.push(format!("issuer.audiences[{i}]: Required value"));
-            } else if self.audiences[..i].contains(a) {
-                errs.push(format!(
-                    "issuer.audiences[{i}]: Duplicate value: {}",
-                    go_quote(a)
-                ));
+        } else {
+            // Each audience is checked for both: `["", ""]` is required twice and a duplicate.
+            for (i, a) in self.audiences.iter().enumerate() {
+                if a.is_empty() {
+                    errs.push(format!("issuer.audiences[{i}]: Required value"));
+                }
+                if self.audiences[..i].contains(a) {
+                    errs.push(format!(
+                        "issuer.audiences[{i}]: Duplicate value: {}",
+                        go_quote(a)
+                    ));
+                }
+            }
+            // The policy is a named string type: Go's field error prints it as JSON.
+            match (self.audiences.len(), policy) {
+                (_, None) | (1, Some("" | "MatchAny")) => {}
+                (n, Some(p)) if n > 1 && p != "MatchAny" => errs.push(format!(
+                    "issuer.audienceMatchPolicy: Invalid value: {}: audienceMatchPolicy must be MatchAny for multiple audiences",
+                    go_json_quote(p)
+                )),
+                (1, Some(p)) => errs.push(format!(
+                    "issuer.audienceMatchPolicy: Invalid value: {}: audienceMatchPolicy must be empty or MatchAny for single audience",
+                    go_json_quote(p)
+                )),
+                _ => {}
             }
         }
         // `validateCertificateAuthority`: a CA that is set must hold a certificate (its
@@ -354,22 +451,41 @@ impl JwtAuthenticatorConfig {
                 ));
             }
         }
-        if self.username.claim.is_empty() {
-            errs.push(
-                "claimMappings.username: Required value: claim or expression is required".into(),
-            );
-        }
-        if self.signing_algs.is_empty() {
-            errs.push("oidc: no signing algorithms".into());
-        }
         errs
     }
+}
+
+/// Go's `json.Marshal` of a string (how apimachinery's field errors print a value whose type
+/// is not `string` itself): `"` and `\\` escaped, `\b \f \n \r \t`, other control characters
+/// as `\u00XX`, and `<`, `>`, `&`, U+2028, U+2029 as `\uXXXX` (HTML-safe): `a<b` is
+/// `"a\u003cb"`.
+fn go_json_quote(s: &str) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 || matches!(c, '<' | '>' | '&' | '\u{2028}' | '\u{2029}') => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 // ---------------------------------------------------------------------------------------------
 // --authentication-config (apiserver.config.k8s.io AuthenticationConfiguration)
 
-/// Most `jwt[]` entries accepted (Kubernetes' limit).
+/// Most `jwt[]` entries accepted (Kubernetes' limit). Beyond it, Kubernetes reports that alone.
 ///
 /// ```
 /// use kube_authn::token::oidc::config::{MAX_JWT_AUTHENTICATORS, load_authentication_configuration};
@@ -380,143 +496,94 @@ impl JwtAuthenticatorConfig {
 ///     yaml += "  claimMappings: {username: {claim: sub, prefix: \"\"}}\n";
 /// }
 /// let err = load_authentication_configuration(yaml.as_bytes(), &[]).unwrap_err().to_string();
-/// assert!(err.contains("jwt: Too many: 65: must have at most 64 items"), "{err}");
+/// assert_eq!(err, "jwt: Too many: 65: must have at most 64 items");
 /// ```
 pub const MAX_JWT_AUTHENTICATORS: usize = 64;
 
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+/// The file as kube-apiserver's decoding leaves it (the `v1` types; `v1beta1` and `v1alpha1`
+/// have the same fields). Strings Go's JSON decoding leaves unset (`null`) are empty.
+#[derive(Default)]
 struct FileConfig {
-    api_version: String,
-    kind: String,
-    #[serde(default)]
     jwt: Vec<FileJwt>,
-    #[serde(default)]
     anonymous: Option<FileAnonymous>,
 }
 
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Default)]
 struct FileAnonymous {
-    #[serde(default)]
     enabled: bool,
-    #[serde(default)]
-    conditions: Vec<FileAnonymousCondition>,
-}
-
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FileAnonymousCondition {
-    #[serde(default)]
-    path: String,
+    /// `conditions[].path`; `None` is Go's nil slice (absent or `null`), which a reload
+    /// compares as different from `[]`.
+    conditions: Option<Vec<String>>,
 }
 
 impl FileAnonymous {
     /// Kubernetes' rule for the section (`ValidateAuthenticationConfiguration`), with its text
-    /// (the value as Go's `%#v` prints it).
+    /// (the conditions printed as apimachinery prints a non-string value: JSON).
     fn validate(&self) -> Option<String> {
-        if self.enabled || self.conditions.is_empty() {
+        let conditions = self.conditions.as_deref().unwrap_or_default();
+        if self.enabled || conditions.is_empty() {
             return None;
         }
-        let conditions: Vec<String> = self
-            .conditions
+        let conditions: Vec<String> = conditions
             .iter()
-            .map(|c| {
-                format!(
-                    "apiserver.AnonymousAuthCondition{{Path:{}}}",
-                    go_quote(&c.path)
-                )
-            })
+            .map(|p| format!("{{\"Path\":{}}}", go_json_quote(p)))
             .collect();
         Some(format!(
-            "anonymous.conditions: Invalid value: []apiserver.AnonymousAuthCondition{{{}}}: enabled should be set to true when conditions are defined",
-            conditions.join(", ")
+            "anonymous.conditions: Invalid value: [{}]: enabled should be set to true when conditions are defined",
+            conditions.join(",")
         ))
     }
 }
 
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[derive(Default)]
 struct FileJwt {
     issuer: FileIssuer,
-    #[serde(default)]
     claim_validation_rules: Vec<FileRule>,
-    #[serde(default)]
     claim_mappings: FileMappings,
-    #[serde(default)]
     user_validation_rules: Vec<FileUserRule>,
 }
 
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[derive(Default)]
 struct FileIssuer {
-    #[serde(default)]
     url: String,
-    #[serde(default, rename = "discoveryURL")]
     discovery_url: Option<String>,
-    #[serde(default)]
-    certificate_authority: Option<String>,
-    #[serde(default)]
+    certificate_authority: String,
     audiences: Vec<String>,
-    #[serde(default)]
     audience_match_policy: String,
-    #[serde(default)]
-    egress_selector_type: Option<String>,
+    egress_selector_type: String,
 }
 
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[derive(Default)]
 struct FileRule {
-    #[serde(default)]
     claim: String,
-    #[serde(default)]
     required_value: String,
-    #[serde(default)]
     expression: String,
-    #[serde(default)]
     message: String,
 }
 
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Default)]
 struct FileUserRule {
-    #[serde(default)]
     expression: String,
-    #[serde(default)]
-    #[allow(dead_code)]
-    message: String,
 }
 
-#[derive(serde::Deserialize, Default)]
-#[serde(deny_unknown_fields)]
+#[derive(Default)]
 struct FileMappings {
-    #[serde(default)]
     username: FilePrefixed,
-    #[serde(default)]
-    groups: Option<FilePrefixed>,
-    #[serde(default)]
-    uid: Option<FileUid>,
-    #[serde(default)]
-    extra: Vec<serde_yaml_ng::Value>,
+    groups: FilePrefixed,
+    uid: FileUid,
+    extra: usize,
 }
 
-#[derive(serde::Deserialize, Default)]
-#[serde(deny_unknown_fields)]
+#[derive(Default)]
 struct FilePrefixed {
-    #[serde(default)]
     claim: String,
-    #[serde(default)]
     prefix: Option<String>,
-    #[serde(default)]
     expression: String,
 }
 
-#[derive(serde::Deserialize, Default)]
-#[serde(deny_unknown_fields)]
+#[derive(Default)]
 struct FileUid {
-    #[serde(default)]
     claim: String,
-    #[serde(default)]
     expression: String,
 }
 
@@ -571,12 +638,15 @@ fn mapping(
     }
 }
 
-/// Loads an `AuthenticationConfiguration` file (`--authentication-config`): strict YAML/JSON
-/// (unknown fields are errors), `apiVersion` `apiserver.config.k8s.io/{v1,v1beta1,v1alpha1}`,
-/// Kubernetes' validation with `jwt[i].` field paths, duplicate issuers and discovery URLs
-/// refused, service-account issuers refused (`disallowed_issuers`). Every CEL field
-/// (`expression`, `valueExpression`, `userValidationRules`) is refused with
-/// "CEL expressions are not supported yet". All nine algorithms are allowed.
+/// Loads an `AuthenticationConfiguration` file (`--authentication-config`), decoded as
+/// kube-apiserver decodes it (only the first YAML document, YAML 1.1 scalars, typed JSON fields,
+/// `null` as unset, unknown and repeated fields refused, with Go's texts), then
+/// validated as Kubernetes validates it, its errors in Kubernetes' order (each `jwt[i]`'s
+/// issuer, claim rules and mappings, then the duplicates, `anonymous` last), with `jwt[i].`
+/// field paths; service-account issuers are refused (`disallowed_issuers`). Every CEL field
+/// (`expression`, `valueExpression`, `userValidationRules`) is refused with "CEL expressions
+/// are not supported yet", and `egressSelectorType` as if its feature gate were off. All nine
+/// algorithms are allowed.
 ///
 /// ```
 /// use kube_authn::token::oidc::config::load_authentication_configuration;
@@ -593,28 +663,155 @@ fn mapping(
 /// let cel = String::from_utf8_lossy(yaml).replace("{claim: sub, prefix: \"\"}", "{expression: claims.sub}");
 /// let err = load_authentication_configuration(cel.as_bytes(), &[]).unwrap_err().to_string();
 /// assert!(err.contains("CEL expressions are not supported yet"), "{err}");
+/// // YAML 1.1, as Go reads it: `yes` is a boolean, which a string field refuses.
+/// let yes = String::from_utf8_lossy(yaml).replace("[my-app]", "[yes]");
+/// let err = load_authentication_configuration(yes.as_bytes(), &[]).unwrap_err().to_string();
+/// assert_eq!(err, "json: cannot unmarshal bool into Go struct field Issuer.jwt.issuer.audiences of type string");
 /// ```
 pub fn load_authentication_configuration(
     data: &[u8],
     disallowed_issuers: &[String],
 ) -> Result<Vec<JwtAuthenticatorConfig>, ConfigError> {
     let file = decode_authentication_configuration(data)?;
-    let mut errs = Vec::new();
-    // The section itself configures the anonymous authenticator
-    // (`load_anonymous_configuration`); its errors are reported with the rest of the file's.
-    errs.extend(file.anonymous.as_ref().and_then(FileAnonymous::validate));
     if file.jwt.len() > MAX_JWT_AUTHENTICATORS {
-        errs.push(format!(
+        return Err(ConfigError::new(format!(
             "jwt: Too many: {}: must have at most {MAX_JWT_AUTHENTICATORS} items",
             file.jwt.len()
-        ));
+        )));
     }
+    let mut errs = Vec::new();
     let mut out = Vec::new();
     let mut seen_urls: Vec<&str> = Vec::new();
     let mut seen_discovery: Vec<&str> = Vec::new();
     for (i, j) in file.jwt.iter().enumerate() {
         let p = format!("jwt[{i}]");
         let mut local = Vec::new();
+        // Kubernetes' `validateClaimValidationRules`, its errors in its order.
+        let mut required: Vec<(String, String)> = Vec::new();
+        let mut rule_errs = Vec::new();
+        for (r, rule) in j.claim_validation_rules.iter().enumerate() {
+            let f = format!("claimValidationRules[{r}]");
+            match (rule.claim.is_empty(), rule.expression.is_empty()) {
+                (false, false) => rule_errs.push(format!(
+                    "{f}: Invalid value: {}: claim and expression can't both be set",
+                    go_quote(&rule.claim)
+                )),
+                (true, true) => rule_errs.push(format!(
+                    "{f}: Required value: claim or expression is required"
+                )),
+                (false, true) => {
+                    if !rule.message.is_empty() {
+                        rule_errs.push(format!(
+                            "{f}.message: Invalid value: {}: may not be specified when claim is set",
+                            go_quote(&rule.message)
+                        ));
+                    }
+                    if required.iter().any(|(c, _)| *c == rule.claim) {
+                        rule_errs.push(format!(
+                            "{f}.claim: Duplicate value: {}",
+                            go_quote(&rule.claim)
+                        ));
+                    } else {
+                        required.push((rule.claim.clone(), rule.required_value.clone()));
+                    }
+                }
+                (true, false) => {
+                    if !rule.required_value.is_empty() {
+                        rule_errs.push(format!(
+                            "{f}.requiredValue: Invalid value: {}: may not be specified when expression is set",
+                            go_quote(&rule.required_value)
+                        ));
+                    }
+                    rule_errs.push(format!(
+                        "{f}.expression: Invalid value: {}: {CEL_UNSUPPORTED}",
+                        go_quote(&rule.expression)
+                    ));
+                }
+            }
+        }
+        let mut mapping_errs = Vec::new();
+        let username = mapping(
+            "claimMappings.username",
+            &j.claim_mappings.username,
+            true,
+            &mut mapping_errs,
+        );
+        let groups = mapping(
+            "claimMappings.groups",
+            &j.claim_mappings.groups,
+            false,
+            &mut mapping_errs,
+        );
+        let uid = &j.claim_mappings.uid;
+        let uid_claim = match (uid.claim.is_empty(), uid.expression.is_empty()) {
+            (false, false) => {
+                mapping_errs.push(
+                    "claimMappings.uid: Invalid value: \"\": claim and expression can't both be set"
+                        .into(),
+                );
+                None
+            }
+            (true, false) => {
+                mapping_errs.push(format!(
+                    "claimMappings.uid.expression: Invalid value: {}: {CEL_UNSUPPORTED}",
+                    go_quote(&uid.expression)
+                ));
+                None
+            }
+            (false, true) => Some(uid.claim.clone()),
+            (true, true) => None,
+        };
+        if j.claim_mappings.extra > 0 {
+            mapping_errs.push(format!(
+                "claimMappings.extra: Invalid value: {}: {CEL_UNSUPPORTED}",
+                j.claim_mappings.extra
+            ));
+        }
+        for (r, rule) in j.user_validation_rules.iter().enumerate() {
+            mapping_errs.push(format!(
+                "userValidationRules[{r}].expression: Invalid value: {}: {CEL_UNSUPPORTED}",
+                go_quote(&rule.expression)
+            ));
+        }
+        let cfg = JwtAuthenticatorConfig {
+            issuer_url: j.issuer.url.clone(),
+            discovery_url: j.issuer.discovery_url.clone(),
+            certificate_authority: Some(j.issuer.certificate_authority.clone())
+                .filter(|ca| !ca.is_empty()),
+            audiences: j.issuer.audiences.clone(),
+            username: username.unwrap_or(PrefixedClaim {
+                claim: String::new(),
+                prefix: String::new(),
+            }),
+            groups,
+            uid_claim,
+            required_claims: required,
+            signing_algs: AlgorithmSet::KUBERNETES,
+            // kube-apiserver passes `oidc.AllValidSigningAlgorithms()`: sorted.
+            signing_alg_names: Vec::new(),
+        };
+        local.extend(cfg.issuer_errors(
+            disallowed_issuers,
+            &format!("{p}."),
+            Some(j.issuer.audience_match_policy.as_str()),
+        ));
+        // `validateEgressSelector` with the feature gate off; an empty value is unset.
+        let egress = &j.issuer.egress_selector_type;
+        if !egress.is_empty() {
+            local.push(format!(
+                "issuer.egressSelectorType: Invalid value: {}: egress selector is not supported when StructuredAuthenticationConfigurationEgressSelector feature gate is disabled",
+                go_json_quote(egress)
+            ));
+            if egress != "controlplane" && egress != "cluster" {
+                local.push(format!(
+                    "issuer.egressSelectorType: Invalid value: {}: egress selector must be either controlplane or cluster",
+                    go_json_quote(egress)
+                ));
+            }
+        }
+        local.extend(rule_errs);
+        local.extend(mapping_errs);
+        errs.extend(local.into_iter().map(|e| format!("{p}.{e}")));
         if seen_urls.contains(&j.issuer.url.as_str()) {
             errs.push(format!(
                 "{p}.issuer.url: Duplicate value: {}",
@@ -632,165 +829,16 @@ pub fn load_authentication_configuration(
             }
             seen_discovery.push(d);
         }
-        match (j.issuer.audiences.len(), j.issuer.audience_match_policy.as_str()) {
-            (n, "MatchAny") if n > 1 => {}
-            (n, other) if n > 1 => local.push(format!(
-                "issuer.audienceMatchPolicy: Invalid value: {}: audienceMatchPolicy must be MatchAny for multiple audiences",
-                go_quote(other)
-            )),
-            (1, "" | "MatchAny") | (0, _) => {}
-            (_, other) => local.push(format!(
-                "issuer.audienceMatchPolicy: Invalid value: {}: audienceMatchPolicy must be empty or MatchAny for single audience",
-                go_quote(other)
-            )),
-        }
-        if let Some(e) = &j.issuer.egress_selector_type {
-            local.push(format!(
-                "issuer.egressSelectorType: Invalid value: {}: egress selector is not supported when StructuredAuthenticationConfigurationEgressSelector feature gate is disabled",
-                go_quote(e)
-            ));
-        }
-        // Kubernetes' `validateClaimValidationRules`, its errors in its order.
-        let mut required: Vec<(String, String)> = Vec::new();
-        for (r, rule) in j.claim_validation_rules.iter().enumerate() {
-            let f = format!("claimValidationRules[{r}]");
-            match (rule.claim.is_empty(), rule.expression.is_empty()) {
-                (false, false) => local.push(format!(
-                    "{f}: Invalid value: {}: claim and expression can't both be set",
-                    go_quote(&rule.claim)
-                )),
-                (true, true) => local.push(format!(
-                    "{f}: Required value: claim or expression is required"
-                )),
-                (false, true) => {
-                    if !rule.message.is_empty() {
-                        local.push(format!(
-                            "{f}.message: Invalid value: {}: may not be specified when claim is set",
-                            go_quote(&rule.message)
-                        ));
-                    }
-                    if required.iter().any(|(c, _)| *c == rule.claim) {
-                        local.push(format!(
-                            "{f}.claim: Duplicate value: {}",
-                            go_quote(&rule.claim)
-                        ));
-                    } else {
-                        required.push((rule.claim.clone(), rule.required_value.clone()));
-                    }
-                }
-                (true, false) => {
-                    if !rule.required_value.is_empty() {
-                        local.push(format!(
-                            "{f}.requiredValue: Invalid value: {}: may not be specified when expression is set",
-                            go_quote(&rule.required_value)
-                        ));
-                    }
-                    local.push(format!(
-                        "{f}.expression: Invalid value: {}: {CEL_UNSUPPORTED}",
-                        go_quote(&rule.expression)
-                    ));
-                }
-            }
-        }
-        let username = mapping(
-            "claimMappings.username",
-            &j.claim_mappings.username,
-            true,
-            &mut local,
-        );
-        let groups = j
-            .claim_mappings
-            .groups
-            .as_ref()
-            .and_then(|g| mapping("claimMappings.groups", g, false, &mut local));
-        let uid_claim = match &j.claim_mappings.uid {
-            Some(u) if !u.expression.is_empty() && !u.claim.is_empty() => {
-                local.push(
-                    "claimMappings.uid: Invalid value: \"\": claim and expression can't both be set"
-                        .into(),
-                );
-                None
-            }
-            Some(u) if !u.expression.is_empty() => {
-                local.push(format!(
-                    "claimMappings.uid.expression: Invalid value: {}: {CEL_UNSUPPORTED}",
-                    go_quote(&u.expression)
-                ));
-                None
-            }
-            Some(u) if !u.claim.is_empty() => Some(u.claim.clone()),
-            _ => None,
-        };
-        if !j.claim_mappings.extra.is_empty() {
-            local.push(format!(
-                "claimMappings.extra: Invalid value: {}: {CEL_UNSUPPORTED}",
-                j.claim_mappings.extra.len()
-            ));
-        }
-        for (r, rule) in j.user_validation_rules.iter().enumerate() {
-            local.push(format!(
-                "userValidationRules[{r}].expression: Invalid value: {}: {CEL_UNSUPPORTED}",
-                go_quote(&rule.expression)
-            ));
-        }
-        let cfg = JwtAuthenticatorConfig {
-            issuer_url: j.issuer.url.clone(),
-            discovery_url: j.issuer.discovery_url.clone(),
-            certificate_authority: j.issuer.certificate_authority.clone(),
-            audiences: j.issuer.audiences.clone(),
-            username: username.clone().unwrap_or(PrefixedClaim {
-                claim: String::new(),
-                prefix: String::new(),
-            }),
-            groups,
-            uid_claim,
-            required_claims: required,
-            signing_algs: AlgorithmSet::KUBERNETES,
-            // kube-apiserver passes `oidc.AllValidSigningAlgorithms()`: sorted.
-            signing_alg_names: Vec::new(),
-        };
-        let mut v = cfg.validation_errors(disallowed_issuers, &format!("{p}."));
-        if username.is_none() {
-            v.retain(|e| !e.starts_with("claimMappings.username"));
-        }
-        local.extend(v);
-        errs.extend(local.into_iter().map(|e| format!("{p}.{e}")));
         out.push(cfg);
     }
+    // The section itself configures the anonymous authenticator
+    // (`load_anonymous_configuration`); its error is reported with the rest of the file's.
+    errs.extend(file.anonymous.as_ref().and_then(FileAnonymous::validate));
     match errs.len() {
         0 => Ok(out),
         1 => Err(ConfigError::new(errs.remove(0))),
         _ => Err(ConfigError::new(format!("[{}]", errs.join(", ")))),
     }
-}
-
-/// Decodes an `AuthenticationConfiguration` file (size cap, strict fields, kind and version).
-fn decode_authentication_configuration(data: &[u8]) -> Result<FileConfig, ConfigError> {
-    if data.len() > 1024 * 1024 {
-        return Err(ConfigError::new(
-            "authentication configuration file too large",
-        ));
-    }
-    let file: FileConfig = serde_yaml_ng::from_slice(data).map_err(|e| {
-        ConfigError::new(format!(
-            "failed to decode authentication configuration: {e}"
-        ))
-    })?;
-    if file.kind != "AuthenticationConfiguration"
-        || !matches!(
-            file.api_version.as_str(),
-            "apiserver.config.k8s.io/v1"
-                | "apiserver.config.k8s.io/v1beta1"
-                | "apiserver.config.k8s.io/v1alpha1"
-        )
-    {
-        return Err(ConfigError::new(format!(
-            "no kind {} is registered for version {}",
-            go_quote(&file.kind),
-            go_quote(&file.api_version)
-        )));
-    }
-    Ok(file)
 }
 
 /// The `anonymous` section of an `AuthenticationConfiguration` file (`--authentication-config`),
@@ -817,6 +865,65 @@ pub fn load_anonymous_configuration(
     }
     Ok(Some(crate::chain::anonymous::AnonymousConfig {
         enabled: anonymous.enabled,
-        paths: anonymous.conditions.into_iter().map(|c| c.path).collect(),
+        paths: anonymous.conditions.unwrap_or_default(),
     }))
 }
+
+/// The `anonymous` section as kube-apiserver compares it on a reload (`reflect.DeepEqual` of
+/// the decoded section): absent and `null` are the same, `conditions` absent (or `null`) and
+/// `conditions: []` are not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct AnonymousSection {
+    enabled: bool,
+    conditions: Option<Vec<String>>,
+}
+
+/// The file's `anonymous` section for that comparison (decoded, not validated).
+pub(crate) fn anonymous_section(data: &[u8]) -> Result<Option<AnonymousSection>, ConfigError> {
+    Ok(decode_authentication_configuration(data)?
+        .anonymous
+        .map(|a| AnonymousSection {
+            enabled: a.enabled,
+            conditions: a.conditions,
+        }))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decoding, as kube-apiserver decodes the file
+
+/// Decodes an `AuthenticationConfiguration` file as kube-apiserver does
+/// (`runtime.Decode(codecs.UniversalDecoder(), data)`, the codec factory strict):
+///
+/// * a file whose first non-space byte is `{` is JSON; anything else is YAML, of which only the
+///   first document is read, converted to JSON as `sigs.k8s.io/yaml` does (go-yaml v2: YAML 1.1
+///   plain scalars, so `yes`/`no`/`on`/`off`/`y`/`n` are booleans, `012` and `1_000` numbers;
+///   `<<` merge keys; each mapping's keys then in sorted order);
+/// * `apiVersion` and `kind` read as `meta.Interpret` reads them (case-insensitive names), then
+///   checked against the registered versions;
+/// * the typed decoding of `encoding/json` with `sigs.k8s.io/json`'s strictness: a value of the
+///   wrong type is an error (`json: cannot unmarshal bool into Go struct field …`, the first one
+///   in document order), `null` leaves a field unset, a name matches only as spelled, and
+///   unknown or repeated fields are `strict decoding error: …`.
+fn decode_authentication_configuration(data: &[u8]) -> Result<FileConfig, ConfigError> {
+    if data.is_empty() {
+        return Err(ConfigError::new("empty config data"));
+    }
+    if data.len() > 1024 * 1024 {
+        return Err(ConfigError::new(
+            "authentication configuration file too large",
+        ));
+    }
+    let json = decode::is_json(data);
+    let (root, repeated) = if json {
+        (decode::json_tree(data)?, Vec::new())
+    } else {
+        decode::yaml_tree(data)?
+    };
+    let version = decode::type_meta(&root, data)?;
+    let mut typed = decode::Typed::new(version, json);
+    let file = typed.config(&root);
+    typed.finish(repeated)?;
+    Ok(file)
+}
+
+mod decode;

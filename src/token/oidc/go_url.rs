@@ -5,9 +5,13 @@
 //! as Kubernetes does.
 //!
 //! Written from Go's documented behaviour and its error texts (`parse "<url>": <reason>`,
-//! the URL without its fragment unless the fragment is what failed to parse). The IP-literal
-//! check of the newest Go releases (a bracketed host must be an IPv6 address) is not
-//! modelled: `[` … `]` hosts are checked for their port and escapes only, as Go did for years.
+//! the URL without its fragment unless the fragment is what failed to parse), as of Go 1.26,
+//! the release Kubernetes 1.37 is built with (and whose GODEBUG defaults it sets): a `[` other
+//! than the host's first byte is `invalid IP-literal`; a bracketed host must be an IPv6 address
+//! (`net/netip.ParseAddr`'s error texts, after `invalid host: `; an IPv4 address is `invalid
+//! IP-literal`); and an `http`/`https` host may hold at most one colon (`urlstrictcolons=1`:
+//! `https://a:1:2` is `invalid port ":1:2" after host`), while other schemes keep the port after
+//! the last colon.
 
 use crate::jwt::{go_quote, go_quote_bytes};
 
@@ -86,7 +90,7 @@ fn parse_no_fragment(raw: &str) -> Result<GoUrl, String> {
             Some(i) => (&after[..i], &after[i..]),
             None => (after, ""),
         };
-        let (user, host) = authority_parts(authority)?;
+        let (user, host) = authority_parts(&url.scheme, authority)?;
         url.user = user;
         url.host = host;
         path = p;
@@ -109,14 +113,14 @@ fn scheme(raw: &str) -> Result<(&str, &str), String> {
     Ok(("", raw))
 }
 
-/// Go's `parseAuthority`: `(has userinfo, has host)`.
-fn authority_parts(authority: &str) -> Result<(bool, bool), String> {
+/// Go's `parseAuthority`: `(has userinfo, has host)`; `scheme` is lower-cased.
+fn authority_parts(scheme: &str, authority: &str) -> Result<(bool, bool), String> {
     let at = authority.rfind('@');
     let host = match at {
         Some(i) => &authority[i + 1..],
         None => authority,
     };
-    check_host(host)?;
+    check_host(scheme, host)?;
     let Some(i) = at else {
         return Ok((false, !host.is_empty()));
     };
@@ -132,32 +136,218 @@ fn authority_parts(authority: &str) -> Result<(bool, bool), String> {
             unescape(name, Mode::UserPassword)?;
             unescape(password, Mode::UserPassword)?;
         }
-        None => unescape(userinfo, Mode::UserPassword)?,
+        None => {
+            unescape(userinfo, Mode::UserPassword)?;
+        }
     }
     Ok((true, !host.is_empty()))
 }
 
-/// Go's `parseHost` (errors only).
-fn check_host(host: &str) -> Result<(), String> {
+/// Go 1.26's `parseHost` (errors only).
+fn check_host(scheme: &str, host: &str) -> Result<(), String> {
     let port_err = |p: &str| format!("invalid port {} after host", go_quote(p));
-    if host.starts_with('[') {
-        let i = host.rfind(']').ok_or("missing ']' in host")?;
-        let colon_port = &host[i + 1..];
-        if !valid_optional_port(colon_port) {
-            return Err(port_err(colon_port));
-        }
-        if let Some(zone) = host[..i].find("%25") {
-            unescape(&host[..zone], Mode::Host)?;
-            unescape(&host[zone..i], Mode::Zone)?;
-            return unescape(&host[i..], Mode::Host);
-        }
-    } else if let Some(i) = host.rfind(':') {
-        let colon_port = &host[i..];
-        if !valid_optional_port(colon_port) {
-            return Err(port_err(colon_port));
+    match host.rfind('[') {
+        Some(0) => {}
+        Some(_) => return Err("invalid IP-literal".into()),
+        None => {
+            if let Some(first) = host.find(':') {
+                // `urlstrictcolons=1` (Go 1.26's default): for http and https the port starts
+                // at the first colon; other schemes keep the historical last colon.
+                let i = if scheme == "http" || scheme == "https" {
+                    first
+                } else {
+                    host.rfind(':').unwrap_or(first)
+                };
+                if !valid_optional_port(&host[i..]) {
+                    return Err(port_err(&host[i..]));
+                }
+            }
+            unescape(host, Mode::Host)?;
+            return Ok(());
         }
     }
-    unescape(host, Mode::Host)
+    let close = host.rfind(']').ok_or("missing ']' in host")?;
+    let colon_port = &host[close + 1..];
+    if !valid_optional_port(colon_port) {
+        return Err(port_err(colon_port));
+    }
+    let hostname = &host[1..close];
+    let address = match hostname.find("%25") {
+        Some(zone) => {
+            let mut a = unescape(&hostname[..zone], Mode::Host)?;
+            a.extend(unescape(&hostname[zone..], Mode::Zone)?);
+            a
+        }
+        None => unescape(hostname, Mode::Host)?,
+    };
+    // Only an IPv6 address may be bracketed (an IPv4-mapped one included).
+    match parse_addr(&address) {
+        Err(e) => Err(format!("invalid host: {e}")),
+        Ok(Addr::V4) => Err("invalid IP-literal".into()),
+        Ok(Addr::V6) => Ok(()),
+    }
+}
+
+/// What [`parse_addr`] found.
+#[derive(Debug, PartialEq, Eq)]
+enum Addr {
+    V4,
+    V6,
+}
+
+/// netip's `parseAddrError` text: `ParseAddr("<input>"): <msg>`, then ` (at "<rest>")` when
+/// the unparsed rest is known and not empty.
+fn addr_error(input: &[u8], msg: &str, at: &[u8]) -> String {
+    let mut e = format!("ParseAddr({}): {msg}", go_quote_bytes(input));
+    if !at.is_empty() {
+        e.push_str(&format!(" (at {})", go_quote_bytes(at)));
+    }
+    e
+}
+
+/// Go's `net/netip.ParseAddr` (which family, or its error text); `input` is an unescaped
+/// host, so it may be any bytes.
+fn parse_addr(input: &[u8]) -> Result<Addr, String> {
+    for &b in input {
+        match b {
+            b'.' => return ipv4_fields(input, input).map(|()| Addr::V4),
+            b':' => return parse_ipv6(input).map(|()| Addr::V6),
+            b'%' => return Err(addr_error(input, "missing IPv6 address", b"")),
+            _ => {}
+        }
+    }
+    Err(addr_error(input, "unable to parse IP", b""))
+}
+
+/// netip's `parseIPv4Fields` over `s`, a part of `input` (which its errors quote).
+fn ipv4_fields(input: &[u8], s: &[u8]) -> Result<(), String> {
+    let fail = |msg: &str, at: &[u8]| Err(addr_error(input, msg, at));
+    let (mut val, mut digits, mut dots) = (0u32, 0, 0);
+    for (i, &c) in s.iter().enumerate() {
+        match c {
+            b'0'..=b'9' => {
+                if digits == 1 && val == 0 {
+                    return fail("IPv4 field has octet with leading zero", b"");
+                }
+                val = val * 10 + u32::from(c - b'0');
+                digits += 1;
+                if val > 255 {
+                    return fail("IPv4 field has value >255", b"");
+                }
+            }
+            b'.' => {
+                if i == 0 || i == s.len() - 1 || s[i - 1] == b'.' {
+                    return fail("IPv4 field must have at least one digit", &s[i..]);
+                }
+                if dots == 3 {
+                    return fail("IPv4 address too long", b"");
+                }
+                dots += 1;
+                val = 0;
+                digits = 0;
+            }
+            _ => return fail("unexpected character", &s[i..]),
+        }
+    }
+    if dots < 3 {
+        return fail("IPv4 address too short", b"");
+    }
+    Ok(())
+}
+
+/// netip's `parseIPv6` (an IPv4 tail is checked by [`ipv4_fields`]; the zone, after `%`,
+/// must not be empty).
+fn parse_ipv6(input: &[u8]) -> Result<(), String> {
+    let fail = |msg: &str, at: &[u8]| Err(addr_error(input, msg, at));
+    let mut s = input;
+    let mut zone_len = None;
+    if let Some(i) = s.iter().position(|&b| b == b'%') {
+        if i + 1 == s.len() {
+            return fail("zone must be a non-empty string", b"");
+        }
+        zone_len = Some(s.len() - i - 1);
+        s = &s[..i];
+    }
+    let mut filled = 0; // bytes of the 16 written
+    let mut ellipsis = false;
+    if s.starts_with(b"::") {
+        ellipsis = true;
+        s = &s[2..];
+        if s.is_empty() {
+            return Ok(());
+        }
+    }
+    while filled < 16 {
+        let mut off = 0;
+        let mut acc: u32 = 0;
+        while off < s.len() {
+            let d = match s[off] {
+                c @ b'0'..=b'9' => c - b'0',
+                c @ b'a'..=b'f' => c - b'a' + 10,
+                c @ b'A'..=b'F' => c - b'A' + 10,
+                _ => break,
+            };
+            acc = (acc << 4) + u32::from(d);
+            if off > 3 {
+                return fail("each group must have 4 or less digits", s);
+            }
+            if acc > 0xffff {
+                return fail("IPv6 field has value >=2^16", s);
+            }
+            off += 1;
+        }
+        if off == 0 {
+            return fail("each colon-separated field must have at least one digit", s);
+        }
+        if off < s.len() && s[off] == b'.' {
+            if !ellipsis && filled != 12 {
+                return fail(
+                    "embedded IPv4 address must replace the final 2 fields of the address",
+                    s,
+                );
+            }
+            if filled + 4 > 16 {
+                return fail(
+                    "too many hex fields to fit an embedded IPv4 at the end of the address",
+                    s,
+                );
+            }
+            let end = input.len() - zone_len.map_or(0, |z| z + 1);
+            ipv4_fields(input, &input[end - s.len()..end])?;
+            filled += 4;
+            s = &[];
+            break;
+        }
+        filled += 2;
+        s = &s[off..];
+        if s.is_empty() {
+            break;
+        }
+        if s[0] != b':' {
+            return fail("unexpected character, want colon", s);
+        } else if s.len() == 1 {
+            return fail("colon must be followed by more characters", s);
+        }
+        s = &s[1..];
+        if s[0] == b':' {
+            if ellipsis {
+                return fail("multiple :: in address", s);
+            }
+            ellipsis = true;
+            s = &s[1..];
+            if s.is_empty() {
+                break;
+            }
+        }
+    }
+    if !s.is_empty() {
+        return fail("trailing garbage after address", s);
+    }
+    match (filled < 16, ellipsis) {
+        (true, false) => fail("address string too short", b""),
+        (false, true) => fail("the :: must expand to at least one field of zeros", b""),
+        _ => Ok(()),
+    }
 }
 
 fn valid_optional_port(p: &str) -> bool {
@@ -171,9 +361,10 @@ fn host_must_escape(c: u8) -> bool {
     !(c.is_ascii_alphanumeric() || b"!$&'()*+,;=:[]<>\"-_.~".contains(&c))
 }
 
-/// The checks of Go's `unescape` (its output is not needed).
-fn unescape(s: &str, mode: Mode) -> Result<(), String> {
+/// Go's `unescape`: the unescaped bytes, or its error (`+` is not a space in these modes).
+fn unescape(s: &str, mode: Mode) -> Result<Vec<u8>, String> {
     let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
         match b[i] {
@@ -193,6 +384,7 @@ fn unescape(s: &str, mode: Mode) -> Result<(), String> {
                 if mode == Mode::Zone && !pct25 && v != b' ' && host_must_escape(v) {
                     return Err(escape_error(&b[i..i + 3]));
                 }
+                out.push(v);
                 i += 3;
             }
             c => {
@@ -202,11 +394,12 @@ fn unescape(s: &str, mode: Mode) -> Result<(), String> {
                         go_quote(&(c as char).to_string())
                     ));
                 }
+                out.push(c);
                 i += 1;
             }
         }
     }
-    Ok(())
+    Ok(out)
 }
 
 fn hex(c: u8) -> u8 {
@@ -310,6 +503,195 @@ mod tests {
         ];
         for (raw, want) in cases {
             assert_eq!(parse(raw), want, "{raw:?}");
+        }
+    }
+
+    /// Go 1.26's host checks (`urlstrictcolons=1`, IP-literals through `netip.ParseAddr`):
+    /// every expected text is what `url.Parse` printed under Go 1.26.8 with `go 1.26.0` in
+    /// go.mod (Kubernetes 1.37's GODEBUG defaults).
+    #[test]
+    fn go_1_26_host_checks() {
+        let cases: &[(&str, Option<&str>)] = &[
+            ("https://a:1:2", Some(r#"invalid port ":1:2" after host"#)),
+            (
+                "https://h:8080:",
+                Some(r#"invalid port ":8080:" after host"#),
+            ),
+            ("HTTPS://a:1:2", Some(r#"invalid port ":1:2" after host"#)),
+            ("http://a:1:2", Some(r#"invalid port ":1:2" after host"#)),
+            ("https://u@a:1:2", Some(r#"invalid port ":1:2" after host"#)),
+            ("https://a::", Some(r#"invalid port "::" after host"#)),
+            ("ftp://a:1:2", None),
+            ("foo://a:b:1", None),
+            ("https://a:1:2@h", None),
+            ("https://:", None),
+            ("https://:80", None),
+            ("https://a]b", None),
+            ("https://h[", Some("invalid IP-literal")),
+            ("https://h[]", Some("invalid IP-literal")),
+            ("https://[[::1]]", Some("invalid IP-literal")),
+            ("https://[1.2.3.4]", Some("invalid IP-literal")),
+            ("https://[::1]", None),
+            ("https://[::1]:80", None),
+            ("https://[::1]:", None),
+            ("https://[::]", None),
+            ("https://[::ffff:1.2.3.4]", None),
+            ("https://[::1.2.3.4]", None),
+            ("https://[1:2:3:4:5:6:1.2.3.4]", None),
+            ("https://[0:0:0:0:0:0:0:0]", None),
+            ("https://[1:2:3:4:5:6:7::]", None),
+            ("https://[fe80::1%25en0]", None),
+            ("https://[fe80::1%25en%300]", None),
+            ("https://[::1%25en0]:8080/p", None),
+            (
+                "https://[fe80::1%25]",
+                Some(r#"invalid host: ParseAddr("fe80::1%"): zone must be a non-empty string"#),
+            ),
+            ("https://[fe80::1%en0]", Some(r#"invalid URL escape "%en""#)),
+            ("https://[fe80::1%2]", Some(r#"invalid URL escape "%2""#)),
+            (
+                "https://[::1%25%C3%A9]",
+                Some(r#"invalid URL escape "%C3""#),
+            ),
+            ("https://[::1]%41", Some(r#"invalid port "%41" after host"#)),
+            (
+                "https://[]",
+                Some(r#"invalid host: ParseAddr(""): unable to parse IP"#),
+            ),
+            (
+                "https://[x]",
+                Some(r#"invalid host: ParseAddr("x"): unable to parse IP"#),
+            ),
+            (
+                "https://[abc]",
+                Some(r#"invalid host: ParseAddr("abc"): unable to parse IP"#),
+            ),
+            (
+                "https://[%25]",
+                Some(r#"invalid host: ParseAddr("%"): missing IPv6 address"#),
+            ),
+            (
+                "https://[%C3%A9]",
+                Some(r#"invalid host: ParseAddr("é"): unable to parse IP"#),
+            ),
+            (
+                "https://[::1:]",
+                Some(
+                    r#"invalid host: ParseAddr("::1:"): colon must be followed by more characters (at ":")"#,
+                ),
+            ),
+            (
+                "https://[1:]",
+                Some(
+                    r#"invalid host: ParseAddr("1:"): colon must be followed by more characters (at ":")"#,
+                ),
+            ),
+            (
+                "https://[1:2:3:4:5:6:7:8:9]",
+                Some(
+                    r#"invalid host: ParseAddr("1:2:3:4:5:6:7:8:9"): trailing garbage after address (at "9")"#,
+                ),
+            ),
+            (
+                "https://[12345::]",
+                Some(
+                    r#"invalid host: ParseAddr("12345::"): each group must have 4 or less digits (at "12345::")"#,
+                ),
+            ),
+            (
+                "https://[00000::]",
+                Some(
+                    r#"invalid host: ParseAddr("00000::"): each group must have 4 or less digits (at "00000::")"#,
+                ),
+            ),
+            (
+                "https://[1::2::3]",
+                Some(r#"invalid host: ParseAddr("1::2::3"): multiple :: in address (at ":3")"#),
+            ),
+            (
+                "https://[::1.2.3]",
+                Some(r#"invalid host: ParseAddr("::1.2.3"): IPv4 address too short"#),
+            ),
+            (
+                "https://[::1.2.3.4.5]",
+                Some(r#"invalid host: ParseAddr("::1.2.3.4.5"): IPv4 address too long"#),
+            ),
+            (
+                "https://[::01.2.3.4]",
+                Some(
+                    r#"invalid host: ParseAddr("::01.2.3.4"): IPv4 field has octet with leading zero"#,
+                ),
+            ),
+            (
+                "https://[::256.2.3.4]",
+                Some(r#"invalid host: ParseAddr("::256.2.3.4"): IPv4 field has value >255"#),
+            ),
+            (
+                "https://[1:2:3:4:5:6:7:1.2.3.4]",
+                Some(
+                    r#"invalid host: ParseAddr("1:2:3:4:5:6:7:1.2.3.4"): embedded IPv4 address must replace the final 2 fields of the address (at "1.2.3.4")"#,
+                ),
+            ),
+            (
+                "https://[1:2:3:4:5:6:7:8::]",
+                Some(
+                    r#"invalid host: ParseAddr("1:2:3:4:5:6:7:8::"): the :: must expand to at least one field of zeros"#,
+                ),
+            ),
+            (
+                "https://[:1]",
+                Some(
+                    r#"invalid host: ParseAddr(":1"): each colon-separated field must have at least one digit (at ":1")"#,
+                ),
+            ),
+            (
+                "https://[::g]",
+                Some(
+                    r#"invalid host: ParseAddr("::g"): each colon-separated field must have at least one digit (at "g")"#,
+                ),
+            ),
+            (
+                "https://[::1]]",
+                Some(
+                    r#"invalid host: ParseAddr("::1]"): unexpected character, want colon (at "]")"#,
+                ),
+            ),
+            (
+                "https://[1.2.3]",
+                Some(r#"invalid host: ParseAddr("1.2.3"): IPv4 address too short"#),
+            ),
+            (
+                "https://[1.2.3.4%25z]",
+                Some(r#"invalid host: ParseAddr("1.2.3.4%z"): unexpected character (at "%z")"#),
+            ),
+            (
+                "https://[1..2.3.4]",
+                Some(
+                    r#"invalid host: ParseAddr("1..2.3.4"): IPv4 field must have at least one digit (at ".2.3.4")"#,
+                ),
+            ),
+            (
+                "https://[::1.2..3]",
+                Some(
+                    r#"invalid host: ParseAddr("::1.2..3"): IPv4 field must have at least one digit (at ".3")"#,
+                ),
+            ),
+            (
+                "https://[::.1.2.3]",
+                Some(
+                    r#"invalid host: ParseAddr("::.1.2.3"): each colon-separated field must have at least one digit (at ".1.2.3")"#,
+                ),
+            ),
+            (
+                "https://[::1.2.3.]",
+                Some(
+                    r#"invalid host: ParseAddr("::1.2.3."): IPv4 field must have at least one digit (at ".")"#,
+                ),
+            ),
+        ];
+        for &(raw, want) in cases {
+            let want = want.map(|why| format!("parse {}: {why}", go_quote(raw)));
+            assert_eq!(parse(raw).err(), want, "{raw:?}");
         }
     }
 }

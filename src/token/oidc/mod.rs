@@ -65,7 +65,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use arc_swap::ArcSwapOption;
-use std::collections::HashMap;
+use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
@@ -242,15 +242,34 @@ struct VerifyClaims<'a> {
     claim_sources: Option<Map<String, Value>>,
 }
 
-/// Go's name of a decoded JSON value's type.
-fn value_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "bool",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
+/// Go's `encoding/json` field-name match: exact, or equal under Unicode simple case folding.
+/// For the ASCII field names matched here that is ASCII case plus U+017F (ſ, folds to `s`)
+/// and U+212A (Kelvin sign, folds to `k`).
+fn go_field_eq(name: &str, field: &str) -> bool {
+    let fold = |c: char| match c {
+        '\u{17f}' => 's',
+        '\u{212a}' => 'k',
+        c => c.to_ascii_lowercase(),
+    };
+    name.chars().map(fold).eq(field.chars().map(fold))
+}
+
+/// go-oidc's `claimSource` (`endpoint`, `access_token`: strings) decoded from one
+/// `_claim_sources` entry: a member matching either field (as Go matches names) with a value
+/// that is neither a string nor `null` is Go's type error; other members are ignored.
+fn claim_source_fields(fields: &crate::jwt::json::RawObject<'_>, keep: &mut impl FnMut(String)) {
+    for (name, v) in fields.iter() {
+        let kind = raw_type(v);
+        if kind == "string" || kind == "null" {
+            continue;
+        }
+        for field in ["endpoint", "access_token"] {
+            if go_field_eq(&name, field) {
+                keep(format!(
+                    "json: cannot unmarshal {kind} into Go struct field claimSource._claim_sources.{field} of type string"
+                ));
+            }
+        }
     }
 }
 
@@ -348,14 +367,23 @@ impl<'a> VerifyClaims<'a> {
                         "object" => {
                             let map: Map<String, Value> = serde_json::from_str(value.text())
                                 .map_err(|e| fail(claims_error_message(&e).to_string()))?;
-                            let bad = map.values().find_map(|v| {
-                                let k = value_kind(v);
-                                (k != element && k != "null").then_some(k)
-                            });
-                            match bad {
-                                Some(k) => keep(type_error(k, name, go_element)),
-                                None if name == "_claim_names" => out.claim_names = Some(map),
-                                None => out.claim_sources = Some(map),
+                            // Each entry in document order (Go keeps the first type error).
+                            let entries = value.as_object();
+                            for (_, v) in entries.iter().flat_map(|o| o.iter()) {
+                                match raw_type(v) {
+                                    "null" => {}
+                                    k if k == element => {
+                                        if let Some(fields) = v.as_object() {
+                                            claim_source_fields(&fields, &mut keep);
+                                        }
+                                    }
+                                    k => keep(type_error(k, name, go_element)),
+                                }
+                            }
+                            if name == "_claim_names" {
+                                out.claim_names = Some(map);
+                            } else {
+                                out.claim_sources = Some(map);
                             }
                         }
                         _ => keep(type_error(kind, name, map_type)),
@@ -591,13 +619,16 @@ impl OidcAuthenticator {
         &self.cfg.issuer_url
     }
 
-    fn verify(
+    /// go-oidc v2.5.0's `IDTokenVerifier.Verify` (the version Kubernetes uses), in its order:
+    /// the header's algorithm, the signature, then the claims (unmarshalled, distributed-claim
+    /// sources, issuer, a single audience, expiry, not-before); then Kubernetes' check of
+    /// several audiences. The verified claims are returned.
+    fn verify<'j>(
         &self,
-        jwt: &UntrustedJwt<'_>,
-        raw: &RawClaims<'_>,
+        jwt: &'j UntrustedJwt<'_>,
         keys: &KeySet,
-    ) -> Result<(), String> {
-        let (claims, alg) = self.check_before_signature(jwt, raw)?;
+    ) -> Result<RawClaims<'j>, String> {
+        let alg = self.check_alg(jwt)?;
         let header = jwt
             .header()
             .map_err(|e| format!("oidc: malformed jwt: {e}"))?;
@@ -608,6 +639,11 @@ impl OidcAuthenticator {
         {
             return Err("failed to verify signature: failed to verify id token signature".into());
         }
+        let raw = jwt
+            .claims()
+            .map(RawClaims::new)
+            .ok_or_else(|| format!("oidc: failed to unmarshal claims: {}", refusal(jwt)))?;
+        let claims = self.check_claims(&raw)?;
         if self.cfg.audiences.len() > 1 && !self.cfg.audiences.iter().any(|a| claims.has_aud(a)) {
             let mut want = self.cfg.audiences.clone();
             want.sort();
@@ -617,17 +653,45 @@ impl OidcAuthenticator {
                 claims.aud_list()
             ));
         }
-        Ok(())
+        Ok(raw)
     }
 
-    /// go-oidc's checks before it looks for a key, in its order: distributed-claim sources,
-    /// issuer, single audience, expiry, not-before, then the header's algorithm. A token that
-    /// fails them never causes a JWKS fetch.
-    fn check_before_signature<'c>(
-        &self,
-        jwt: &UntrustedJwt<'_>,
-        raw: &RawClaims<'c>,
-    ) -> Result<(VerifyClaims<'c>, Algorithm), String> {
+    /// go-oidc's only check before it looks for a key (so before a JWKS refetch for an
+    /// unknown `kid`): the header's algorithm must be one of the configured ones.
+    fn check_alg(&self, jwt: &UntrustedJwt<'_>) -> Result<Algorithm, String> {
+        let header = jwt
+            .header()
+            .map_err(|e| format!("oidc: malformed jwt: {e}"))?;
+        match header.alg() {
+            HeaderAlg::Known(a) if self.cfg.signing_algs.contains(a) => Ok(a),
+            other => {
+                let got = match other {
+                    HeaderAlg::Known(a) => a.name(),
+                    HeaderAlg::Unsupported => "unsupported",
+                };
+                let names = &self.cfg.signing_alg_names;
+                let listed = !names.is_empty()
+                    && AlgorithmSet::parse_kubernetes(names).ok() == Some(self.cfg.signing_algs);
+                let expected: Vec<&str> = if !listed {
+                    let mut names: Vec<&str> =
+                        self.cfg.signing_algs.iter().map(|a| a.name()).collect();
+                    names.sort_unstable();
+                    names
+                } else {
+                    names.iter().map(String::as_str).collect()
+                };
+                Err(format!(
+                    "oidc: id token signed with unsupported algorithm, expected {} got {}",
+                    go_quote_list(expected),
+                    go_quote(got)
+                ))
+            }
+        }
+    }
+
+    /// go-oidc's checks of the claims once the signature has verified, in its order:
+    /// unmarshalling, distributed-claim sources, issuer, single audience, expiry, not-before.
+    fn check_claims<'c>(&self, raw: &RawClaims<'c>) -> Result<VerifyClaims<'c>, String> {
         let claims = VerifyClaims::from_raw(raw)?;
         if let Some(names) = &claims.claim_names {
             for src in names.values() {
@@ -645,9 +709,7 @@ impl OidcAuthenticator {
             }
         }
         let iss = claims.iss.as_deref().unwrap_or("");
-        let google =
-            self.cfg.issuer_url == "https://accounts.google.com" && iss == "accounts.google.com";
-        if iss != self.cfg.issuer_url && !google {
+        if !self.owns_issuer(iss) {
             return Err(format!(
                 "oidc: id token issued by a different provider, expected {} got {}",
                 go_quote(&self.cfg.issuer_url),
@@ -682,35 +744,7 @@ impl OidcAuthenticator {
                 ));
             }
         }
-        let header = jwt
-            .header()
-            .map_err(|e| format!("oidc: malformed jwt: {e}"))?;
-        let alg = match header.alg() {
-            HeaderAlg::Known(a) if self.cfg.signing_algs.contains(a) => a,
-            other => {
-                let got = match other {
-                    HeaderAlg::Known(a) => a.name(),
-                    HeaderAlg::Unsupported => "unsupported",
-                };
-                let names = &self.cfg.signing_alg_names;
-                let listed = !names.is_empty()
-                    && AlgorithmSet::parse_kubernetes(names).ok() == Some(self.cfg.signing_algs);
-                let expected: Vec<&str> = if !listed {
-                    let mut names: Vec<&str> =
-                        self.cfg.signing_algs.iter().map(|a| a.name()).collect();
-                    names.sort_unstable();
-                    names
-                } else {
-                    names.iter().map(String::as_str).collect()
-                };
-                return Err(format!(
-                    "oidc: id token signed with unsupported algorithm, expected {} got {}",
-                    go_quote_list(expected),
-                    go_quote(got)
-                ));
-            }
-        };
-        Ok((claims, alg))
+        Ok(claims)
     }
 
     /// The distributed source of the groups claim, if it must be fetched (Kubernetes
@@ -720,13 +754,6 @@ impl OidcAuthenticator {
         &self,
         claims: &RawClaims<'_>,
     ) -> Result<Option<(String, String)>, String> {
-        #[derive(serde::Deserialize)]
-        struct Source {
-            #[serde(default)]
-            endpoint: String,
-            #[serde(default)]
-            access_token: String,
-        }
         let Some(g) = &self.cfg.groups else {
             return Ok(None);
         };
@@ -736,34 +763,56 @@ impl OidcAuthenticator {
         let Some(names) = claims.get("_claim_names") else {
             return Ok(None);
         };
-        let names: HashMap<String, String> = serde_json::from_str(names.text()).map_err(|e| {
-            format!(
-                "oidc: error parsing distributed claim names: {}",
-                claims_error_message(&e)
-            )
-        })?;
+        // go-oidc has already refused any `_claim_names` but `null` or an object of strings
+        // (or nulls, as empty sources), and any `_claim_sources` but `null` or an object of
+        // objects (or nulls) whose `endpoint` and `access_token` are strings (or nulls).
         let Some(sources) = claims.get("_claim_sources") else {
             return Err("oidc: no claim sources".into());
         };
-        let sources: HashMap<String, Source> =
-            serde_json::from_str(sources.text()).map_err(|e| {
-                format!(
-                    "oidc: could not parse claim sources: {}",
-                    claims_error_message(&e)
-                )
-            })?;
-        let Some(src) = names.get(g.claim.as_str()) else {
+        // Kubernetes reads the sources as `map[string]endpoint` (`endpoint`, `access_token`,
+        // `JWT`: strings; names matched as Go matches them, the last one winning; `null` is
+        // an empty value); `JWT` is the one field go-oidc did not type-check.
+        #[derive(Default)]
+        struct Endpoint {
+            url: String,
+            access_token: String,
+        }
+        let mut table: Vec<(Cow<'_, str>, Endpoint)> = Vec::new();
+        for (key, entry) in sources.as_object().iter().flat_map(|o| o.iter()) {
+            let mut ep = Endpoint::default();
+            for (field, v) in entry.as_object().iter().flat_map(|o| o.iter()) {
+                let text = || raw_str(v).map(|s| s.into_owned()).unwrap_or_default();
+                if go_field_eq(&field, "endpoint") {
+                    ep.url = text();
+                } else if go_field_eq(&field, "access_token") {
+                    ep.access_token = text();
+                } else if go_field_eq(&field, "JWT") {
+                    let kind = raw_type(v);
+                    if kind != "string" && kind != "null" {
+                        return Err(format!(
+                            "oidc: could not parse claim sources: json: cannot unmarshal {kind} into Go struct field endpoint.JWT of type string"
+                        ));
+                    }
+                }
+            }
+            table.push((key, ep));
+        }
+        let src = names
+            .as_object()
+            .and_then(|o| o.iter().filter(|(n, _)| n == g.claim.as_str()).last())
+            .map(|(_, v)| raw_str(v).unwrap_or_default());
+        let Some(src) = src else {
             return Ok(None);
         };
-        let Some(source) = sources.get(src) else {
+        let Some((_, source)) = table.into_iter().rfind(|(k, _)| *k == src) else {
             return Err(format!(
                 "id token _claim_names contained a source {src} missing in _claims_sources"
             ));
         };
-        if source.endpoint.is_empty() {
+        if source.url.is_empty() {
             return Ok(None);
         }
-        Ok(Some((source.endpoint.clone(), source.access_token.clone())))
+        Ok(Some((source.url, source.access_token)))
     }
 
     /// Fetches and verifies a distributed groups claim, then maps the user (Kubernetes
@@ -806,22 +855,16 @@ impl OidcAuthenticator {
                 go_quote(iss)
             )));
         }
-        let dist = RawClaims::new(jwt.claims().ok_or_else(|| {
-            wrap(format!(
-                "verify distributed claim token: oidc: failed to unmarshal claims: {}",
-                refusal(&jwt)
-            ))
-        })?);
         // The claim JWT goes through the issuer's key set like an ID token: a `kid` it does not
-        // hold (a rotation) causes one refetch (coalesced, rate-limited), after the claims and
-        // algorithm have passed (go-oidc's order).
+        // hold (a rotation) causes one refetch (coalesced, rate-limited) once its algorithm
+        // has passed (go-oidc's only check before the key lookup).
         let unknown_kid = match (jwt.header(), self.keys.load().as_deref()) {
             (Ok(h), Some(keys)) => h
                 .kid()
                 .is_some_and(|kid| keys.find(Some(kid)).next().is_none()),
             _ => false,
         };
-        if unknown_kid && self.check_before_signature(&jwt, &dist).is_ok() {
+        if unknown_kid && self.check_alg(&jwt).is_ok() {
             if let Some(refresher) = self.refresher.load_full() {
                 refresher.refresh_keys().await;
             }
@@ -830,7 +873,8 @@ impl OidcAuthenticator {
             .keys
             .load_full()
             .ok_or_else(|| Error::from_static(ErrorKind::Unavailable, ERR_NOT_INITIALIZED))?;
-        self.verify(&jwt, &dist, &keys)
+        let dist = self
+            .verify(&jwt, &keys)
             .map_err(|e| wrap(format!("verify distributed claim token: {e}")))?;
         let value = dist.get(claim).ok_or_else(|| {
             wrap(format!(
@@ -997,20 +1041,9 @@ impl OidcAuthenticator {
         ))
     }
 
-    /// The token's claims, or the error go-oidc gives for a payload it cannot unmarshal.
-    fn claims_of<'j>(jwt: &'j UntrustedJwt<'_>) -> Result<RawClaims<'j>, Error> {
-        jwt.claims().map(RawClaims::new).ok_or_else(|| {
-            bad(format!(
-                "oidc: verify token: oidc: failed to unmarshal claims: {}",
-                refusal(jwt)
-            ))
-        })
-    }
-
-    /// Everything [`Self::authenticate`] checks before the signature, with its errors.
+    /// Everything [`Self::authenticate`] checks before it looks for a key, with its errors.
     fn check_unsigned(&self, jwt: &UntrustedJwt<'_>) -> Result<(), Error> {
-        let claims = Self::claims_of(jwt)?;
-        self.check_before_signature(jwt, &claims)
+        self.check_alg(jwt)
             .map(drop)
             .map_err(|e| bad(format!("oidc: verify token: {e}")))
     }
@@ -1023,13 +1056,10 @@ impl OidcAuthenticator {
                 ERR_NOT_INITIALIZED,
             )));
         };
-        let claims = match Self::claims_of(jwt) {
+        let claims = match self.verify(jwt, keys) {
             Ok(claims) => claims,
-            Err(e) => return Step::Done(Err(e)),
+            Err(e) => return Step::Done(Err(bad(format!("oidc: verify token: {e}")))),
         };
-        if let Err(e) = self.verify(jwt, &claims, keys) {
-            return Step::Done(Err(bad(format!("oidc: verify token: {e}"))));
-        }
         match self.distributed_source(&claims) {
             Err(e) => Step::Done(Err(bad(format!(
                 "oidc: could not expand distributed claims: {e}"
@@ -1110,8 +1140,8 @@ impl JwtAuthenticator for OidcAuthenticator {
         };
         if unknown_kid {
             if let Some(refresher) = self.refresher.load_full() {
-                // go-oidc checks the claims and the algorithm before it looks for a key: a
-                // token that fails them is refused without a JWKS fetch (and without waiting).
+                // go-oidc checks the algorithm before it looks for a key: a token that fails
+                // it is refused without a JWKS fetch (and without waiting).
                 if let Err(e) = self.check_unsigned(&jwt) {
                     return AuthFuture::ready(finish(Err(e)));
                 }

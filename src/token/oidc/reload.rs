@@ -40,12 +40,11 @@ use std::time::{Duration, SystemTime};
 
 use arc_swap::ArcSwap;
 
-use super::config::load_anonymous_configuration;
+use super::config::{AnonymousSection, anonymous_section};
 use super::discovery::DiscoveryOptions;
 use super::metrics::{AUTHENTICATION_CONFIG_CONTROLLER_METRICS, ConfigControllerMetrics};
 use super::remote::{OidcAuthenticators, jwt_configs, start};
 use crate::authenticator::{Audiences, AuthFuture, Context, TokenAuthenticator};
-use crate::chain::anonymous::AnonymousConfig;
 use crate::error::ConfigError;
 use crate::jwt::router::IssuerRouter;
 
@@ -230,8 +229,9 @@ struct Settings {
     disallowed_issuers: Vec<String>,
     discovery: DiscoveryOptions,
     reload: ReloadOptions,
-    /// The `anonymous` section the server started with; a reload may not change it.
-    anonymous: Option<AnonymousConfig>,
+    /// The `anonymous` section the server started with; a reload may not change it (compared
+    /// as Kubernetes compares the decoded sections: `conditions: []` is not an absent list).
+    anonymous: Option<AnonymousSection>,
 }
 
 impl AuthenticationConfigReloader {
@@ -260,7 +260,7 @@ impl AuthenticationConfigReloader {
             ConfigError::new("--authentication-config: reloading needs a Tokio runtime")
         })?;
         let settings = Settings {
-            anonymous: load_anonymous_configuration(&data)?,
+            anonymous: anonymous_section(&data)?,
             path,
             api_audiences,
             disallowed_issuers,
@@ -335,7 +335,7 @@ impl Settings {
         if data.is_empty() {
             return Err(ConfigError::new("empty config data"));
         }
-        if load_anonymous_configuration(data)? != self.anonymous {
+        if anonymous_section(data)? != self.anonymous {
             return Err(ConfigError::new(
                 "anonymous: Forbidden: changed from initial configuration file",
             ));
@@ -459,5 +459,72 @@ mod tests {
         let sa_issuer = b"apiVersion: apiserver.config.k8s.io/v1\nkind: AuthenticationConfiguration\njwt:\n- issuer:\n    url: https://kubernetes.default.svc\n    audiences: [a]\n  claimMappings:\n    username:\n      claim: sub\n      prefix: \"\"\n";
         let err = start(sa_issuer).unwrap_err();
         assert!(err.contains("https://kubernetes.default.svc"), "{err}");
+    }
+
+    /// A reload may not change the `anonymous` section, compared as kube-apiserver compares it
+    /// (`reflect.DeepEqual` of the decoded sections; the pairs Go found equal and unequal): an
+    /// absent `conditions` (or `null`) is not `[]`, an absent section is `null`, `{}` is
+    /// `{enabled: false}`, and `yes` is `true`.
+    #[test]
+    fn anonymous_section_changes_are_compared_as_kubernetes_compares_them() {
+        const HEAD: &str =
+            "apiVersion: apiserver.config.k8s.io/v1\nkind: AuthenticationConfiguration\n";
+        const FORBIDDEN: &str = "anonymous: Forbidden: changed from initial configuration file";
+        let settings = |initial: &str| Settings {
+            path: PathBuf::from("authn.yaml"),
+            api_audiences: None,
+            disallowed_issuers: Vec::new(),
+            discovery: DiscoveryOptions::default(),
+            reload: ReloadOptions::default(),
+            anonymous: anonymous_section(format!("{HEAD}{initial}").as_bytes()).unwrap(),
+        };
+        let cases: &[(&str, &str, bool)] = &[
+            (
+                "anonymous: {enabled: true}\n",
+                "anonymous: {enabled: true}\n",
+                true,
+            ),
+            (
+                "anonymous: {enabled: true}\n",
+                "anonymous: {enabled: true, conditions: null}\n",
+                true,
+            ),
+            (
+                "anonymous: {enabled: true}\n",
+                "anonymous: {enabled: yes}\n",
+                true,
+            ),
+            (
+                "anonymous: {enabled: true}\n",
+                "anonymous: {enabled: true, conditions: []}\n",
+                false,
+            ),
+            ("anonymous: {enabled: true}\n", "", false),
+            ("", "anonymous: null\n", true),
+            ("", "anonymous: {}\n", false),
+            ("anonymous: {}\n", "anonymous: {enabled: false}\n", true),
+            (
+                "anonymous: {enabled: true, conditions: [{path: /a}]}\n",
+                "anonymous: {enabled: true, conditions: [{path: /a}]}\n",
+                true,
+            ),
+            (
+                "anonymous: {enabled: true, conditions: [{path: /a}]}\n",
+                "anonymous: {enabled: true, conditions: [{path: /b}]}\n",
+                false,
+            ),
+        ];
+        for &(initial, reloaded, same) in cases {
+            let got = settings(initial)
+                .prepare(format!("{HEAD}{reloaded}").as_bytes())
+                .map(drop)
+                .map_err(|e| e.to_string());
+            let want = if same {
+                Ok(())
+            } else {
+                Err(FORBIDDEN.to_owned())
+            };
+            assert_eq!(got, want, "{initial:?} → {reloaded:?}");
+        }
     }
 }

@@ -1,0 +1,1361 @@
+//! The `--authentication-config` file decoded as kube-apiserver decodes it: `sigs.k8s.io/yaml`
+//! (YAML 1.1 scalars for unquoted values, the first document only, merge keys) turned into
+//! JSON, then Kubernetes' strict, typed JSON decoding (unknown, miscased and repeated fields
+//! refused; `null` leaves a field unset), with Go's error texts.
+
+use std::cell::RefCell;
+use std::fmt;
+
+use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
+
+use super::{FileAnonymous, FileConfig, FileIssuer, FileJwt, FilePrefixed, FileRule};
+use super::{FileUid, FileUserRule};
+use crate::error::ConfigError;
+use crate::jwt::go_quote;
+
+/// A value as `sigs.k8s.io/yaml` hands it to `encoding/json`.
+#[derive(Debug, Clone)]
+pub(super) enum Node {
+    Null,
+    Bool(bool),
+    /// A number, and its text as a mapping key (Go's formatting of the value).
+    Number(String),
+    /// `.nan`, `.inf`, `-.inf` (`NaN`, `+Inf`, `-Inf`): the JSON encoding fails on them.
+    NonFinite(&'static str),
+    Str(String),
+    Seq(Vec<Node>),
+    /// Members in the order `encoding/json` reads them: sorted by name for YAML (each name
+    /// once), as written for JSON (repeats kept).
+    Map(Vec<Member>),
+    /// A plain `<<` mapping key (YAML merge); a plain `<<` value is the string.
+    Merge,
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct Member {
+    key: String,
+    value: Node,
+    /// The 1-based line of the value (YAML; go-yaml names it in repeated-key errors).
+    line: usize,
+}
+
+impl Node {
+    /// The JSON kind `encoding/json` names in its type errors.
+    fn kind(&self) -> &'static str {
+        match self {
+            Node::Null => "null",
+            Node::Bool(_) => "bool",
+            Node::Number(_) | Node::NonFinite(_) => "number",
+            Node::Str(_) | Node::Merge => "string",
+            Node::Seq(_) => "array",
+            Node::Map(_) => "object",
+        }
+    }
+}
+
+/// `utilyaml.IsJSONBuffer`: the first byte after Unicode white space is `{`.
+pub(super) fn is_json(data: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(&data[..data.len().min(4096)]);
+    text.trim_start_matches(char::is_whitespace)
+        .starts_with('{')
+}
+
+// -----------------------------------------------------------------------------------------
+// YAML
+
+/// The first YAML document as a [`Node`], with go-yaml's strict repeated-key findings
+/// (`line N: key "k" already set in map`), or the error kube-apiserver reports first.
+pub(super) fn yaml_tree(data: &[u8]) -> Result<(Node, Vec<String>), ConfigError> {
+    // libyaml skips a UTF-8 byte order mark; serde_yaml_ng's reading of the events after
+    // one is not reliable (it ends the document early), so it never sees it.
+    let data = data.strip_prefix(b"\xef\xbb\xbf").unwrap_or(data);
+    let state = RefCell::new(Yaml {
+        data,
+        newlines: memchr::memchr_iter(b'\n', data).collect(),
+        positions: Vec::new(),
+        repeated: Vec::new(),
+        yaml_error: None,
+        key_error: None,
+    });
+    let first = serde_yaml_ng::Deserializer::from_slice(data).next();
+    let root = match first {
+        None => Node::Null,
+        Some(doc) => NodeSeed {
+            state: &state,
+            key: false,
+        }
+        .deserialize(doc)
+        .map_err(|e| ConfigError::new(yaml_error(&e, data)))?,
+    };
+    let state = state.into_inner();
+    // go-yaml's own failures, then sigs.k8s.io/yaml's key conversion, then encoding/json's
+    // refusal of NaN and infinities (first in the sorted order it encodes).
+    if let Some(e) = state.yaml_error.or(state.key_error) {
+        return Err(ConfigError::new(e));
+    }
+    if let Some(v) = first_non_finite(&root) {
+        return Err(ConfigError::new(format!("json: unsupported value: {v}")));
+    }
+    Ok((root, state.repeated))
+}
+
+struct Yaml<'d> {
+    data: &'d [u8],
+    /// Offsets of the input's line feeds.
+    newlines: Vec<usize>,
+    /// Offsets of the scalars read in place, in document order.
+    positions: Vec<usize>,
+    repeated: Vec<String>,
+    yaml_error: Option<String>,
+    key_error: Option<String>,
+}
+
+impl Yaml<'_> {
+    fn line(&self, offset: usize) -> usize {
+        1 + self.newlines.partition_point(|&nl| nl < offset)
+    }
+
+    /// A scalar serde_yaml_ng hands over in place (`s` points into the input): quoted
+    /// (the bytes around it are its quotes; a plain scalar never ends before a quote,
+    /// which it would include) or plain, resolved as go-yaml v2 resolves it.
+    fn scalar(&mut self, s: &str) -> Node {
+        let data = self.data;
+        let start = (s.as_ptr() as usize).wrapping_sub(data.as_ptr() as usize);
+        if start > data.len() || data.len() - start < s.len() {
+            return Node::Str(s.to_owned());
+        }
+        self.positions.push(start);
+        let end = start + s.len();
+        let quoted =
+            matches!(data.get(end), Some(q @ (b'"' | b'\'')) if start > 0 && data[start - 1] == *q);
+        if quoted {
+            return Node::Str(s.to_owned());
+        }
+        if let Some(tag) = tag_before(data, start) {
+            if tag == "!!str" || tag == "!<tag:yaml.org,2002:str>" {
+                return Node::Str(s.to_owned());
+            }
+        }
+        resolve_plain(s)
+    }
+}
+
+/// The tag written before the scalar at `start` (`!!str x`, `&a !!str x`), if any.
+fn tag_before(data: &[u8], start: usize) -> Option<String> {
+    let mut end = start;
+    loop {
+        while end > 0 && matches!(data[end - 1], b' ' | b'\t' | b'\n' | b'\r') {
+            end -= 1;
+        }
+        let mut begin = end;
+        while begin > 0 && !matches!(data[begin - 1], b' ' | b'\t' | b'\n' | b'\r') {
+            begin -= 1;
+        }
+        match data.get(begin) {
+            Some(b'&') if begin < end => end = begin,
+            Some(b'!') if begin < end => {
+                return Some(String::from_utf8_lossy(&data[begin..end]).into_owned());
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// go-yaml v2's `resolve` for an untagged plain scalar (the YAML 1.1 subset it keeps:
+/// no base-60 numbers; timestamps stay strings when decoded into `interface{}`).
+fn resolve_plain(s: &str) -> Node {
+    match s {
+        "y" | "Y" | "yes" | "Yes" | "YES" | "true" | "True" | "TRUE" | "on" | "On" | "ON" => {
+            return Node::Bool(true);
+        }
+        "n" | "N" | "no" | "No" | "NO" | "false" | "False" | "FALSE" | "off" | "Off" | "OFF" => {
+            return Node::Bool(false);
+        }
+        "" | "~" | "null" | "Null" | "NULL" => return Node::Null,
+        ".nan" | ".NaN" | ".NAN" => return Node::NonFinite("NaN"),
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => {
+            return Node::NonFinite("+Inf");
+        }
+        "-.inf" | "-.Inf" | "-.INF" => return Node::NonFinite("-Inf"),
+        "<<" => return Node::Merge,
+        _ => {}
+    }
+    match s.as_bytes()[0] {
+        b'.' => match go_float(s) {
+            Some(f) => Node::Number(go_float_key(f)),
+            None => Node::Str(s.to_owned()),
+        },
+        b'0'..=b'9' | b'+' | b'-' => {
+            let plain = s.replace('_', "");
+            if let Some(i) = go_parse_int(&plain) {
+                return Node::Number(i.to_string());
+            }
+            if is_yaml_float(&plain) {
+                if let Some(f) = go_float(&plain) {
+                    return Node::Number(go_float_key(f));
+                }
+            }
+            Node::Str(s.to_owned())
+        }
+        _ => Node::Str(s.to_owned()),
+    }
+}
+
+/// `strconv.ParseInt(s, 0, 64)`, then `ParseUint(s, 0, 64)`: a sign, then `0x`, `0o`,
+/// `0b` or a leading `0` (octal) or decimal digits.
+fn go_parse_int(s: &str) -> Option<i128> {
+    let (neg, body) = match s.as_bytes().first()? {
+        b'-' => (true, &s[1..]),
+        b'+' => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let b = body.as_bytes();
+    let (radix, digits) = match b {
+        [b'0', p, _, ..] if p.eq_ignore_ascii_case(&b'x') => (16, &body[2..]),
+        [b'0', p, _, ..] if p.eq_ignore_ascii_case(&b'o') => (8, &body[2..]),
+        [b'0', p, _, ..] if p.eq_ignore_ascii_case(&b'b') => (2, &body[2..]),
+        [b'0', ..] => (8, &body[1..]),
+        [] => return None,
+        _ => (10, body),
+    };
+    if digits.bytes().any(|c| !(c as char).is_digit(radix)) {
+        return None;
+    }
+    let magnitude = if digits.is_empty() {
+        0
+    } else {
+        u64::from_str_radix(digits, radix).ok()?
+    };
+    let v = if neg {
+        -i128::from(magnitude)
+    } else {
+        i128::from(magnitude)
+    };
+    // ParseInt's int64 range, then ParseUint's (which takes no sign).
+    let fits = i64::try_from(v).is_ok() || (!neg && !s.starts_with('+'));
+    fits.then_some(v)
+}
+
+/// go-yaml's `yamlStyleFloat`: `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`.
+fn is_yaml_float(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = usize::from(matches!(b.first(), Some(b'-' | b'+')));
+    let digits = |i: &mut usize| {
+        let from = *i;
+        while *i < b.len() && b[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        *i - from
+    };
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    } else {
+        if digits(&mut i) == 0 {
+            return false;
+        }
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            digits(&mut i);
+        }
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'-' | b'+')) {
+            i += 1;
+        }
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    i == b.len()
+}
+
+/// `strconv.ParseFloat(s, 64)` for the decimal forms go-yaml passes it: out of range is an
+/// error (the scalar stays a string).
+fn go_float(s: &str) -> Option<f64> {
+    s.parse::<f64>().ok().filter(|f| f.is_finite())
+}
+
+/// `strconv.FormatFloat(f, 'g', -1, 32)`, as `sigs.k8s.io/yaml` writes a float key.
+fn go_float_key(f: f64) -> String {
+    let e = format!("{:e}", f as f32); // shortest float32 digits: "-1.2345e6"
+    let (mantissa, exp) = e.split_once('e').unwrap_or((&e, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let (sign, mantissa) = match mantissa.strip_prefix('-') {
+        Some(m) => ("-", m),
+        None => ("", mantissa),
+    };
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    if !(-4..6).contains(&exp) {
+        let (first, rest) = digits.split_at(1);
+        let rest = if rest.is_empty() {
+            String::new()
+        } else {
+            format!(".{rest}")
+        };
+        let esign = if exp < 0 { '-' } else { '+' };
+        return format!("{sign}{first}{rest}e{esign}{:02}", exp.abs());
+    }
+    if exp < 0 {
+        let zeros = "0".repeat((-exp - 1) as usize);
+        return format!("{sign}0.{zeros}{digits}");
+    }
+    let point = exp as usize + 1;
+    if digits.len() <= point {
+        format!("{sign}{digits}{}", "0".repeat(point - digits.len()))
+    } else {
+        format!("{sign}{}.{}", &digits[..point], &digits[point..])
+    }
+}
+
+/// The first `NaN`/`±Inf` in the order `json.Marshal` meets them.
+fn first_non_finite(n: &Node) -> Option<&'static str> {
+    match n {
+        Node::NonFinite(v) => Some(v),
+        Node::Seq(items) => items.iter().find_map(first_non_finite),
+        Node::Map(members) => members.iter().find_map(|m| first_non_finite(&m.value)),
+        _ => None,
+    }
+}
+
+/// Go's `%#v` of a decoded YAML value (the texts of go-yaml's and `sigs.k8s.io/yaml`'s key
+/// errors).
+fn go_sharp_v(n: &Node, nested: bool) -> String {
+    match n {
+        Node::Null if nested => "interface {}(nil)".into(),
+        Node::Null => "<nil>".into(),
+        Node::Bool(b) => b.to_string(),
+        Node::Number(k) => k.clone(),
+        Node::NonFinite(v) => (*v).into(),
+        Node::Str(s) => go_quote(s),
+        Node::Merge => go_quote("<<"),
+        Node::Seq(items) => format!(
+            "[]interface {{}}{{{}}}",
+            items
+                .iter()
+                .map(|i| go_sharp_v(i, true))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Node::Map(members) => format!(
+            "map[interface {{}}]interface {{}}{{{}}}",
+            members
+                .iter()
+                .map(|m| format!("{}:{}", go_quote(&m.key), go_sharp_v(&m.value, true)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// A YAML value (`key`: in a mapping key's place, where a plain `<<` is a merge).
+#[derive(Clone, Copy)]
+struct NodeSeed<'a, 'd> {
+    state: &'a RefCell<Yaml<'d>>,
+    key: bool,
+}
+
+impl<'de> DeserializeSeed<'de> for NodeSeed<'_, '_> {
+    type Value = Node;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Node, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for NodeSeed<'_, '_> {
+    type Value = Node;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a YAML value")
+    }
+    fn visit_unit<E>(self) -> Result<Node, E> {
+        Ok(Node::Null)
+    }
+    fn visit_none<E>(self) -> Result<Node, E> {
+        Ok(Node::Null)
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Node, E> {
+        Ok(Node::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Node, E> {
+        Ok(Node::Number(v.to_string()))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Node, E> {
+        Ok(Node::Number(v.to_string()))
+    }
+    fn visit_i128<E>(self, v: i128) -> Result<Node, E> {
+        Ok(Node::Number(v.to_string()))
+    }
+    fn visit_u128<E>(self, v: u128) -> Result<Node, E> {
+        Ok(Node::Number(v.to_string()))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Node, E> {
+        Ok(if v.is_nan() {
+            Node::NonFinite("NaN")
+        } else if v.is_infinite() {
+            Node::NonFinite(if v > 0.0 { "+Inf" } else { "-Inf" })
+        } else {
+            Node::Number(go_float_key(v))
+        })
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Node, E> {
+        let node = self.state.borrow_mut().scalar(v);
+        Ok(match node {
+            Node::Merge if !self.key => Node::Str("<<".into()),
+            n => n,
+        })
+    }
+    // Not in place: an escape, a block scalar or a folded line, never plain text that
+    // go-yaml would resolve to anything but a string.
+    fn visit_str<E>(self, v: &str) -> Result<Node, E> {
+        Ok(Node::Str(v.to_owned()))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Node, A::Error> {
+        let seed = NodeSeed { key: false, ..self };
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element_seed(seed)? {
+            items.push(item);
+        }
+        Ok(Node::Seq(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Node, A::Error> {
+        let mut members = Members::default();
+        while let Some(key) = map.next_key_seed(NodeSeed { key: true, ..self })? {
+            let (before, fallback) = {
+                let s = self.state.borrow();
+                (s.positions.len(), s.positions.last().copied().unwrap_or(0))
+            };
+            let value = map.next_value_seed(NodeSeed { key: false, ..self })?;
+            let mut s = self.state.borrow_mut();
+            let line = s.line(s.positions.get(before).copied().unwrap_or(fallback));
+            match key {
+                Node::Merge => merge(&mut s, &mut members, value),
+                key => match key_text(&key, &value) {
+                    Ok(k) => insert(
+                        &mut s,
+                        &mut members,
+                        Member {
+                            key: k,
+                            value,
+                            line,
+                        },
+                        &key,
+                    ),
+                    Err(KeyError::Yaml(e)) => {
+                        s.yaml_error.get_or_insert(e);
+                    }
+                    Err(KeyError::Convert(e)) => {
+                        s.key_error.get_or_insert(e);
+                    }
+                },
+            }
+        }
+        let mut members = members.list;
+        members.sort_by(|a, b| a.key.cmp(&b.key));
+        Ok(Node::Map(members))
+    }
+}
+
+enum KeyError {
+    /// go-yaml's (while decoding).
+    Yaml(String),
+    /// `sigs.k8s.io/yaml`'s (while converting to JSON).
+    Convert(String),
+}
+
+/// The JSON name `sigs.k8s.io/yaml` makes of a mapping key.
+fn key_text(key: &Node, value: &Node) -> Result<String, KeyError> {
+    match key {
+        Node::Str(s) => Ok(s.clone()),
+        Node::Bool(b) => Ok(b.to_string()),
+        Node::Number(k) => Ok(k.clone()),
+        Node::NonFinite(v) => Ok(match *v {
+            "NaN" => ".nan",
+            "+Inf" => ".inf",
+            _ => "-.inf",
+        }
+        .into()),
+        Node::Merge => Ok("<<".into()),
+        Node::Null => Err(KeyError::Convert(format!(
+            "unsupported map key of type: %!s(<nil>), key: <nil>, value: {}",
+            go_sharp_v(value, false)
+        ))),
+        Node::Seq(_) | Node::Map(_) => Err(KeyError::Yaml(format!(
+            "yaml: invalid map key: {}",
+            go_sharp_v(key, false)
+        ))),
+    }
+}
+
+/// A mapping's members while it is read, indexed by name.
+#[derive(Default)]
+struct Members {
+    list: Vec<Member>,
+    index: std::collections::HashMap<String, usize>,
+}
+
+/// Sets a member; a name already set is go-yaml's strict `already set` finding (the value
+/// kept is the last, as the non-strict conversion that feeds the JSON decoding keeps it).
+fn insert(s: &mut Yaml<'_>, members: &mut Members, m: Member, key: &Node) {
+    match members.index.get(&m.key) {
+        Some(&i) => {
+            s.repeated.push(format!(
+                "line {}: key {} already set in map",
+                m.line,
+                go_sharp_v(key, false)
+            ));
+            members.list[i] = m;
+        }
+        None => {
+            members.index.insert(m.key.clone(), members.list.len());
+            members.list.push(m);
+        }
+    }
+}
+
+/// go-yaml's merge (`<<: map` or `<<: [map, …]`, earlier maps taking precedence); a name
+/// already present is reported as repeated, as go-yaml's strict decoding does.
+fn merge(s: &mut Yaml<'_>, members: &mut Members, value: Node) {
+    let maps = match value {
+        Node::Map(m) => vec![m],
+        Node::Seq(items) => {
+            let mut maps = Vec::new();
+            for item in items.into_iter().rev() {
+                match item {
+                    Node::Map(m) => maps.push(m),
+                    _ => {
+                        s.yaml_error.get_or_insert(MERGE_ERROR.into());
+                        return;
+                    }
+                }
+            }
+            maps
+        }
+        _ => {
+            s.yaml_error.get_or_insert(MERGE_ERROR.into());
+            return;
+        }
+    };
+    for m in maps.into_iter().flatten() {
+        let key = Node::Str(m.key.clone());
+        insert(s, members, m, &key);
+    }
+}
+
+const MERGE_ERROR: &str = "yaml: map merge requires map or sequence of maps as the value";
+
+/// go-yaml's text for a YAML syntax error: `yaml: line N: <problem>`, N being libyaml's
+/// 0-based line of the problem (1-based for the scanner's problems), or of its context when
+/// that is 0; no line when both are 0.
+fn yaml_error(e: &serde_yaml_ng::Error, data: &[u8]) -> String {
+    let text = e.to_string();
+    let loc = e.location();
+    if text.starts_with("unknown anchor") {
+        if let Some(l) = &loc {
+            let rest = data.get(l.index()..).unwrap_or_default();
+            let rest = rest.strip_prefix(b"*").unwrap_or(rest);
+            let len = rest
+                .iter()
+                .position(|b| b" \t\r\n,[]{}".contains(b))
+                .unwrap_or(rest.len());
+            return format!(
+                "yaml: unknown anchor '{}' referenced",
+                String::from_utf8_lossy(&rest[..len])
+            );
+        }
+    }
+    let problem = text
+        .split(" at line ")
+        .next()
+        .unwrap_or_default()
+        .split(" at position ")
+        .next()
+        .unwrap_or_default();
+    let scanner = SCANNER_PROBLEMS.contains(&problem);
+    let parser = PARSER_PROBLEMS.contains(&problem);
+    if READER_PROBLEMS.contains(&problem) {
+        return format!("yaml: {problem}");
+    }
+    if !scanner && !parser {
+        return format!("failed to decode authentication configuration: {text}");
+    }
+    // serde_yaml_ng writes 1-based lines: the problem's mark, then the context's.
+    let problem_line = loc.as_ref().map_or(0, |l| l.line().saturating_sub(1));
+    let context_line = text
+        .split(", ")
+        .nth(1)
+        .and_then(|c| c.split(" at line ").nth(1))
+        .and_then(|l| l.split(' ').next())
+        .and_then(|l| l.parse::<usize>().ok())
+        .map_or(0, |l| l.saturating_sub(1));
+    let line = if problem_line != 0 {
+        problem_line + usize::from(scanner)
+    } else {
+        context_line
+    };
+    if line == 0 {
+        format!("yaml: {problem}")
+    } else {
+        format!("yaml: line {line}: {problem}")
+    }
+}
+
+/// libyaml's scanner problems (go-yaml reports their line one higher than the parser's).
+const SCANNER_PROBLEMS: &[&str] = &[
+    "block sequence entries are not allowed in this context",
+    "could not find expected ':'",
+    "could not find expected directive name",
+    "did not find URI escaped octet",
+    "did not find expected '!'",
+    "did not find expected alphabetic or numeric character",
+    "did not find expected comment or line break",
+    "did not find expected digit or '.' character",
+    "did not find expected hexadecimal number",
+    "did not find expected tag URI",
+    "did not find expected version number",
+    "did not find expected whitespace or line break",
+    "did not find expected whitespace",
+    "did not find the expected '>'",
+    "found a tab character that violates indentation",
+    "found a tab character where an indentation space is expected",
+    "found an incorrect leading UTF-8 octet",
+    "found an incorrect trailing UTF-8 octet",
+    "found an indentation indicator equal to 0",
+    "found character that cannot start any token",
+    "found extremely long version number",
+    "found invalid Unicode character escape code",
+    "found unexpected ':'",
+    "found unexpected document indicator",
+    "found unexpected end of stream",
+    "found unexpected non-alphabetical character",
+    "found unknown directive name",
+    "found unknown escape character",
+    "mapping keys are not allowed in this context",
+    "mapping values are not allowed in this context",
+];
+
+/// libyaml's parser problems.
+const PARSER_PROBLEMS: &[&str] = &[
+    "did not find expected ',' or ']'",
+    "did not find expected ',' or '}'",
+    "did not find expected '-' indicator",
+    "did not find expected <document start>",
+    "did not find expected <stream-start>",
+    "did not find expected key",
+    "did not find expected node content",
+    "found duplicate %TAG directive",
+    "found duplicate %YAML directive",
+    "found incompatible YAML document",
+    "found undefined tag handle",
+];
+
+/// libyaml's reader problems (no position in go-yaml's text).
+const READER_PROBLEMS: &[&str] = &[
+    "control characters are not allowed",
+    "incomplete UTF-8 octet sequence",
+    "invalid leading UTF-8 octet",
+    "invalid length of a UTF-8 sequence",
+    "invalid trailing UTF-8 octet",
+    "invalid Unicode character",
+    "input is too long",
+];
+
+// -----------------------------------------------------------------------------------------
+// JSON
+
+/// A JSON file as a [`Node`] (members as written, repeats kept); a syntax error is
+/// `meta.Interpret`'s (`couldn't get version/kind; json parse error: …`, serde_json's
+/// description of it).
+pub(super) fn json_tree(data: &[u8]) -> Result<Node, ConfigError> {
+    let mut de = serde_json::Deserializer::from_slice(data);
+    let root = JsonSeed
+        .deserialize(&mut de)
+        .and_then(|n| de.end().map(|()| n))
+        .map_err(|e| {
+            ConfigError::new(format!("couldn't get version/kind; json parse error: {e}"))
+        })?;
+    Ok(root)
+}
+
+#[derive(Clone, Copy)]
+struct JsonSeed;
+
+impl<'de> DeserializeSeed<'de> for JsonSeed {
+    type Value = Node;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Node, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for JsonSeed {
+    type Value = Node;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_unit<E>(self) -> Result<Node, E> {
+        Ok(Node::Null)
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Node, E> {
+        Ok(Node::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Node, E> {
+        Ok(Node::Number(v.to_string()))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Node, E> {
+        Ok(Node::Number(v.to_string()))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Node, E> {
+        Ok(Node::Number(v.to_string()))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Node, E> {
+        Ok(Node::Str(v.to_owned()))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Node, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element_seed(JsonSeed)? {
+            items.push(item);
+        }
+        Ok(Node::Seq(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Node, A::Error> {
+        let mut members = Vec::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let value = map.next_value_seed(JsonSeed)?;
+            members.push(Member {
+                key,
+                value,
+                line: 0,
+            });
+        }
+        Ok(Node::Map(members))
+    }
+}
+
+// -----------------------------------------------------------------------------------------
+// apiVersion and kind
+
+/// `meta.Interpret` (`apiVersion` and `kind` matched case-insensitively, as
+/// `encoding/json` matches names, the last match winning), then the registered-kind check:
+/// the `apiserver.config.k8s.io` version of an `AuthenticationConfiguration`.
+pub(super) fn type_meta(root: &Node, data: &[u8]) -> Result<&'static str, ConfigError> {
+    let members: &[Member] = match root {
+        Node::Null => &[],
+        Node::Map(m) => m,
+        other => {
+            return Err(ConfigError::new(format!(
+                "couldn't get version/kind; json parse error: json: cannot unmarshal {} into Go value of type struct {{ APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" }}",
+                other.kind()
+            )));
+        }
+    };
+    let (mut api_version, mut kind) = (String::new(), String::new());
+    let mut error = None;
+    for m in members {
+        let (field, name) = if json_name_matches(&m.key, "apiVersion") {
+            (&mut api_version, "apiVersion")
+        } else if json_name_matches(&m.key, "kind") {
+            (&mut kind, "kind")
+        } else {
+            continue;
+        };
+        match &m.value {
+            Node::Str(s) => *field = s.clone(),
+            Node::Null => {}
+            other => {
+                error.get_or_insert(format!(
+                    "couldn't get version/kind; json parse error: json: cannot unmarshal {} into Go struct field .{name} of type string",
+                    other.kind()
+                ));
+            }
+        }
+    }
+    if let Some(e) = error {
+        return Err(ConfigError::new(e));
+    }
+    let (group, version) = match api_version.matches('/').count() {
+        _ if api_version.is_empty() || api_version == "/" => ("", ""),
+        0 => ("", api_version.as_str()),
+        1 => api_version.split_once('/').unwrap_or_default(),
+        _ => {
+            return Err(ConfigError::new(format!(
+                "unexpected GroupVersion string: {api_version}"
+            )));
+        }
+    };
+    let whole = String::from_utf8_lossy(data);
+    if kind.is_empty() {
+        return Err(ConfigError::new(format!(
+            "Object 'Kind' is missing in '{whole}'"
+        )));
+    }
+    if version.is_empty() {
+        return Err(ConfigError::new(format!(
+            "Object 'apiVersion' is missing in '{whole}'"
+        )));
+    }
+    const GROUP: &str = "apiserver.config.k8s.io";
+    let known = match version {
+        "v1" => "v1",
+        "v1beta1" => "v1beta1",
+        "v1alpha1" => "v1alpha1",
+        _ => "",
+    };
+    if group == GROUP && !known.is_empty() {
+        if kind == "AuthenticationConfiguration" {
+            return Ok(known);
+        }
+        // Another configuration kind of the group decodes as that kind (its own fields are
+        // not checked here).
+        let other = matches!(
+            (known, kind.as_str()),
+            ("v1", "AdmissionConfiguration" | "EncryptionConfiguration")
+                | (_, "AuthorizationConfiguration" | "TracingConfiguration")
+        );
+        if other {
+            return Err(ConfigError::new(format!(
+                "expected AuthenticationConfiguration, got *apiserver.{kind}"
+            )));
+        }
+    }
+    let gv = if group.is_empty() {
+        version.to_owned()
+    } else {
+        format!("{group}/{version}")
+    };
+    Err(ConfigError::new(format!(
+        "no kind {} is registered for version {} in scheme \"pkg/runtime/scheme.go:111\"",
+        go_quote(&kind),
+        go_quote(&gv)
+    )))
+}
+
+/// `encoding/json`'s name match for a field without special characters: exact, or equal
+/// under Unicode simple case folding (`K` Kelvin sign and `ſ` long s included).
+fn json_name_matches(key: &str, name: &str) -> bool {
+    let fold = |c: char| match c {
+        '\u{212a}' => 'k',
+        '\u{17f}' => 's',
+        c => c.to_ascii_lowercase(),
+    };
+    key.chars().map(fold).eq(name.chars().map(fold))
+}
+
+// -----------------------------------------------------------------------------------------
+// The typed decoding
+
+/// `encoding/json` into the `v1` types with `sigs.k8s.io/json`'s strict findings.
+pub(super) struct Typed {
+    version: &'static str,
+    json: bool,
+    type_error: Option<String>,
+    strict: Vec<String>,
+}
+
+impl Typed {
+    pub(super) fn new(version: &'static str, json: bool) -> Self {
+        Self {
+            version,
+            json,
+            type_error: None,
+            strict: Vec::new(),
+        }
+    }
+
+    /// The error kube-apiserver reports, if any: the first type error; else the strict
+    /// findings (go-yaml's repeated keys first).
+    pub(super) fn finish(self, repeated: Vec<String>) -> Result<(), ConfigError> {
+        if let Some(e) = self.type_error {
+            return Err(ConfigError::new(e));
+        }
+        let mut strict = Vec::new();
+        if !repeated.is_empty() {
+            strict.push(format!(
+                "yaml: unmarshal errors:\n  {}",
+                repeated.join("\n  ")
+            ));
+        }
+        strict.extend(self.strict);
+        if strict.is_empty() {
+            Ok(())
+        } else {
+            Err(ConfigError::new(format!(
+                "strict decoding error: {}",
+                strict.join(", ")
+            )))
+        }
+    }
+
+    /// `json: cannot unmarshal <kind> into Go struct field <Owner>.<path> of type <type>`
+    /// (the first one only).
+    fn mismatch(&mut self, got: &Node, owner: &str, path: &str, ty: &str) {
+        if self.type_error.is_none() {
+            self.type_error = Some(format!(
+                "json: cannot unmarshal {} into Go struct field {owner}.{path} of type {ty}",
+                got.kind()
+            ));
+        }
+    }
+
+    /// A named type of the API version (`v1.Issuer`).
+    fn ty(&self, name: &str) -> String {
+        format!("{}.{name}", self.version)
+    }
+
+    /// Each member of a struct value: known names (exactly as spelled) to `f`, the others
+    /// (and, in JSON, repeats) as strict findings; `at` is the struct's path (`jwt[0].`).
+    fn fields<'n>(
+        &mut self,
+        members: &'n [Member],
+        at: &str,
+        known: &[&'static str],
+        mut f: impl FnMut(&mut Self, &'static str, &'n Node),
+    ) {
+        let mut seen: Vec<&str> = Vec::new();
+        for m in members {
+            match known.iter().find(|k| **k == m.key) {
+                Some(k) => {
+                    if self.json && seen.contains(k) {
+                        self.strict
+                            .push(format!("duplicate field {}", go_quote(&format!("{at}{k}"))));
+                    }
+                    seen.push(k);
+                    f(self, k, &m.value);
+                }
+                None => self.strict.push(format!(
+                    "unknown field {}",
+                    go_quote(&format!("{at}{}", m.key))
+                )),
+            }
+        }
+    }
+
+    /// A struct-typed value: its members; `null` leaves the struct as it is.
+    fn object<'n>(
+        &mut self,
+        v: &'n Node,
+        owner: &str,
+        path: &str,
+        ty: &str,
+    ) -> Option<&'n [Member]> {
+        match v {
+            Node::Map(m) => Some(m),
+            Node::Null => None,
+            other => {
+                let ty = self.ty(ty);
+                self.mismatch(other, owner, path, &ty);
+                None
+            }
+        }
+    }
+
+    /// A list: `null` is nil (`None`); each element through `f`.
+    fn list<'n, T>(
+        &mut self,
+        v: &'n Node,
+        owner: &str,
+        path: &str,
+        elem: &str,
+        mut f: impl FnMut(&mut Self, usize, &'n Node) -> T,
+    ) -> Option<Vec<T>> {
+        match v {
+            Node::Seq(items) => Some(
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, item)| f(self, i, item))
+                    .collect(),
+            ),
+            Node::Null => None,
+            other => {
+                self.mismatch(other, owner, path, &format!("[]{elem}"));
+                None
+            }
+        }
+    }
+
+    /// A string (or a named string type `ty`): `null` leaves it as it is.
+    fn string(&mut self, v: &Node, owner: &str, path: &str, ty: &str, out: &mut String) {
+        match v {
+            Node::Str(s) => s.clone_into(out),
+            Node::Merge => "<<".clone_into(out),
+            Node::Null => {}
+            other => self.mismatch(other, owner, path, ty),
+        }
+    }
+
+    /// A `*string`: `null` is nil.
+    fn opt_string(&mut self, v: &Node, owner: &str, path: &str, out: &mut Option<String>) {
+        match v {
+            Node::Null => *out = None,
+            Node::Str(s) => *out = Some(s.clone()),
+            Node::Merge => *out = Some("<<".into()),
+            other => self.mismatch(other, owner, path, "string"),
+        }
+    }
+
+    pub(super) fn config(&mut self, root: &Node) -> FileConfig {
+        let mut c = FileConfig::default();
+        let Node::Map(members) = root else {
+            return c;
+        };
+        const OWNER: &str = "AuthenticationConfiguration";
+        self.fields(
+            members,
+            "",
+            &["apiVersion", "kind", "jwt", "anonymous"],
+            |d, k, v| match k {
+                "jwt" => {
+                    let elem = d.ty("JWTAuthenticator");
+                    c.jwt = d
+                        .list(v, OWNER, "jwt", &elem, |d, i, e| {
+                            match d.object(e, OWNER, "jwt", "JWTAuthenticator") {
+                                Some(m) => d.jwt(m, &format!("jwt[{i}].")),
+                                None => FileJwt::default(),
+                            }
+                        })
+                        .unwrap_or_default();
+                }
+                "anonymous" => match v {
+                    Node::Null => c.anonymous = None,
+                    _ => {
+                        if let Some(m) = d.object(v, OWNER, "anonymous", "AnonymousAuthConfig") {
+                            c.anonymous = Some(d.anonymous(m));
+                        }
+                    }
+                },
+                // Read by `type_meta`.
+                _ => {}
+            },
+        );
+        c
+    }
+
+    fn anonymous(&mut self, members: &[Member]) -> FileAnonymous {
+        const OWNER: &str = "AnonymousAuthConfig";
+        let mut a = FileAnonymous::default();
+        self.fields(
+            members,
+            "anonymous.",
+            &["enabled", "conditions"],
+            |d, k, v| match k {
+                "enabled" => match v {
+                    Node::Bool(b) => a.enabled = *b,
+                    Node::Null => {}
+                    other => d.mismatch(other, OWNER, "anonymous.enabled", "bool"),
+                },
+                _ => {
+                    let elem = d.ty("AnonymousAuthCondition");
+                    a.conditions = d.list(v, OWNER, "anonymous.conditions", &elem, |d, i, e| {
+                        let mut path = String::new();
+                        if let Some(m) =
+                            d.object(e, OWNER, "anonymous.conditions", "AnonymousAuthCondition")
+                        {
+                            d.fields(
+                                m,
+                                &format!("anonymous.conditions[{i}]."),
+                                &["path"],
+                                |d, _, v| {
+                                    d.string(
+                                        v,
+                                        "AnonymousAuthCondition",
+                                        "anonymous.conditions.path",
+                                        "string",
+                                        &mut path,
+                                    )
+                                },
+                            );
+                        }
+                        path
+                    });
+                }
+            },
+        );
+        a
+    }
+
+    fn jwt(&mut self, members: &[Member], at: &str) -> FileJwt {
+        const OWNER: &str = "JWTAuthenticator";
+        let mut j = FileJwt::default();
+        let known = [
+            "issuer",
+            "claimValidationRules",
+            "claimMappings",
+            "userValidationRules",
+        ];
+        self.fields(members, at, &known, |d, k, v| match k {
+            "issuer" => {
+                if let Some(m) = d.object(v, OWNER, "jwt.issuer", "Issuer") {
+                    d.issuer(m, &format!("{at}issuer."), &mut j.issuer);
+                }
+            }
+            "claimValidationRules" => {
+                let elem = d.ty("ClaimValidationRule");
+                j.claim_validation_rules = d
+                    .list(v, OWNER, "jwt.claimValidationRules", &elem, |d, i, e| {
+                        let mut r = FileRule::default();
+                        if let Some(m) =
+                            d.object(e, OWNER, "jwt.claimValidationRules", "ClaimValidationRule")
+                        {
+                            d.rule(m, &format!("{at}claimValidationRules[{i}]."), &mut r);
+                        }
+                        r
+                    })
+                    .unwrap_or_default();
+            }
+            "claimMappings" => {
+                if let Some(m) = d.object(v, OWNER, "jwt.claimMappings", "ClaimMappings") {
+                    d.mappings(m, &format!("{at}claimMappings."), &mut j);
+                }
+            }
+            _ => {
+                let elem = d.ty("UserValidationRule");
+                j.user_validation_rules = d
+                    .list(v, OWNER, "jwt.userValidationRules", &elem, |d, i, e| {
+                        let mut r = FileUserRule::default();
+                        if let Some(m) =
+                            d.object(e, OWNER, "jwt.userValidationRules", "UserValidationRule")
+                        {
+                            let mut message = String::new();
+                            d.fields(
+                                m,
+                                &format!("{at}userValidationRules[{i}]."),
+                                &["expression", "message"],
+                                |d, k, v| {
+                                    let out = if k == "expression" {
+                                        &mut r.expression
+                                    } else {
+                                        &mut message
+                                    };
+                                    let path = format!("jwt.userValidationRules.{k}");
+                                    d.string(v, "UserValidationRule", &path, "string", out);
+                                },
+                            );
+                        }
+                        r
+                    })
+                    .unwrap_or_default();
+            }
+        });
+        j
+    }
+
+    fn issuer(&mut self, members: &[Member], at: &str, i: &mut FileIssuer) {
+        const OWNER: &str = "Issuer";
+        let known = [
+            "url",
+            "discoveryURL",
+            "certificateAuthority",
+            "audiences",
+            "audienceMatchPolicy",
+            "egressSelectorType",
+        ];
+        self.fields(members, at, &known, |d, k, v| {
+            let path = format!("jwt.issuer.{k}");
+            match k {
+                "url" => d.string(v, OWNER, &path, "string", &mut i.url),
+                "discoveryURL" => d.opt_string(v, OWNER, &path, &mut i.discovery_url),
+                "certificateAuthority" => {
+                    d.string(v, OWNER, &path, "string", &mut i.certificate_authority)
+                }
+                "audiences" => {
+                    i.audiences = d
+                        .list(v, OWNER, &path, "string", |d, _, e| {
+                            let mut a = String::new();
+                            d.string(e, OWNER, &path, "string", &mut a);
+                            a
+                        })
+                        .unwrap_or_default();
+                }
+                "audienceMatchPolicy" => {
+                    let ty = d.ty("AudienceMatchPolicyType");
+                    d.string(v, OWNER, &path, &ty, &mut i.audience_match_policy);
+                }
+                _ => {
+                    let ty = d.ty("EgressSelectorType");
+                    d.string(v, OWNER, &path, &ty, &mut i.egress_selector_type);
+                }
+            }
+        });
+    }
+
+    fn rule(&mut self, members: &[Member], at: &str, r: &mut FileRule) {
+        let known = ["claim", "requiredValue", "expression", "message"];
+        self.fields(members, at, &known, |d, k, v| {
+            let out = match k {
+                "claim" => &mut r.claim,
+                "requiredValue" => &mut r.required_value,
+                "expression" => &mut r.expression,
+                _ => &mut r.message,
+            };
+            let path = format!("jwt.claimValidationRules.{k}");
+            d.string(v, "ClaimValidationRule", &path, "string", out);
+        });
+    }
+
+    fn mappings(&mut self, members: &[Member], at: &str, j: &mut FileJwt) {
+        const OWNER: &str = "ClaimMappings";
+        let m = &mut j.claim_mappings;
+        self.fields(
+            members,
+            at,
+            &["username", "groups", "uid", "extra"],
+            |d, k, v| match k {
+                "username" | "groups" => {
+                    let path = format!("jwt.claimMappings.{k}");
+                    let out = if k == "username" {
+                        &mut m.username
+                    } else {
+                        &mut m.groups
+                    };
+                    if let Some(members) = d.object(v, OWNER, &path, "PrefixedClaimOrExpression") {
+                        d.prefixed(members, &format!("{at}{k}."), &path, out);
+                    }
+                }
+                "uid" => {
+                    let path = "jwt.claimMappings.uid";
+                    if let Some(members) = d.object(v, OWNER, path, "ClaimOrExpression") {
+                        d.uid(members, &format!("{at}uid."), &mut m.uid);
+                    }
+                }
+                _ => {
+                    let elem = d.ty("ExtraMapping");
+                    let path = "jwt.claimMappings.extra";
+                    m.extra = d
+                        .list(v, OWNER, path, &elem, |d, i, e| {
+                            if let Some(members) = d.object(e, OWNER, path, "ExtraMapping") {
+                                let mut scratch = String::new();
+                                d.fields(
+                                    members,
+                                    &format!("{at}extra[{i}]."),
+                                    &["key", "valueExpression"],
+                                    |d, k, v| {
+                                        let path = format!("jwt.claimMappings.extra.{k}");
+                                        d.string(v, "ExtraMapping", &path, "string", &mut scratch);
+                                    },
+                                );
+                            }
+                        })
+                        .map_or(0, |l| l.len());
+                }
+            },
+        );
+    }
+
+    fn prefixed(&mut self, members: &[Member], at: &str, path: &str, p: &mut FilePrefixed) {
+        const OWNER: &str = "PrefixedClaimOrExpression";
+        self.fields(
+            members,
+            at,
+            &["claim", "prefix", "expression"],
+            |d, k, v| {
+                let path = format!("{path}.{k}");
+                match k {
+                    "claim" => d.string(v, OWNER, &path, "string", &mut p.claim),
+                    "prefix" => d.opt_string(v, OWNER, &path, &mut p.prefix),
+                    _ => d.string(v, OWNER, &path, "string", &mut p.expression),
+                }
+            },
+        );
+    }
+
+    fn uid(&mut self, members: &[Member], at: &str, u: &mut FileUid) {
+        self.fields(members, at, &["claim", "expression"], |d, k, v| {
+            let path = format!("jwt.claimMappings.uid.{k}");
+            let out = if k == "claim" {
+                &mut u.claim
+            } else {
+                &mut u.expression
+            };
+            d.string(v, "ClaimOrExpression", &path, "string", out);
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// go-yaml v2's resolution of plain scalars (`resolve`), as the Go oracle decoded them
+    /// into a string field: `Str` accepted, the others refused as bool or number.
+    #[test]
+    fn plain_scalars_resolve_as_go_yaml_v2() {
+        let cases: &[(&str, &str)] = &[
+            ("yes", "bool"),
+            ("Y", "bool"),
+            ("n", "bool"),
+            ("NO", "bool"),
+            ("Off", "bool"),
+            ("yEs", "string"),
+            ("oN", "string"),
+            ("O", "string"),
+            ("o", "string"),
+            ("nULL", "string"),
+            ("Null", "null"),
+            ("~", "null"),
+            ("012", "number"),
+            ("08", "number"),
+            ("0o12", "number"),
+            ("+12", "number"),
+            ("1e3", "number"),
+            ("1.", "number"),
+            ("0.", "number"),
+            (".5", "number"),
+            ("-.5", "number"),
+            ("+.5e+3", "number"),
+            ("1_000.5", "number"),
+            ("1__0", "number"),
+            ("0_", "number"),
+            ("_1", "string"),
+            ("0b101", "number"),
+            ("-0b101", "number"),
+            ("0x1F", "number"),
+            ("-0x1f", "number"),
+            ("99999999999999999999", "number"),
+            ("0xffffffffffffffffffff", "string"),
+            ("1e400", "string"),
+            ("1e-400", "number"),
+            ("+", "string"),
+            (".", "string"),
+            ("=", "string"),
+            ("NaN", "string"),
+            ("inf", "string"),
+            (".iNf", "string"),
+            ("1:20", "string"),
+            ("2001-12-14", "string"),
+        ];
+        for &(s, want) in cases {
+            let got = match resolve_plain(s) {
+                Node::NonFinite(_) => "number",
+                n => n.kind(),
+            };
+            assert_eq!(got, want, "{s:?}");
+        }
+        assert!(matches!(resolve_plain(".NaN"), Node::NonFinite("NaN")));
+        assert!(matches!(resolve_plain("-.inf"), Node::NonFinite("-Inf")));
+    }
+
+    /// `strconv.FormatFloat(f, 'g', -1, 32)` (Go's output for each).
+    #[test]
+    fn float_keys_format_as_go() {
+        let cases: &[(f64, &str)] = &[
+            (1.5, "1.5"),
+            (1e6, "1e+06"),
+            (123456.0, "123456"),
+            (1234567.0, "1.234567e+06"),
+            (0.0001, "0.0001"),
+            (0.00001, "1e-05"),
+            (1e21, "1e+21"),
+            (1e20, "1e+20"),
+            (-2.5, "-2.5"),
+            (100.0, "100"),
+            (std::f64::consts::PI, "3.1415927"),
+        ];
+        for &(f, want) in cases {
+            assert_eq!(go_float_key(f), want, "{f}");
+        }
+    }
+}
