@@ -435,6 +435,14 @@ fn spki_from_pkcs1_private(input: &[u8]) -> Option<Vec<u8>> {
     let (n, rest) = der::expect(der::INTEGER, rest)?;
     let (e, rest) = der::expect(der::INTEGER, rest)?;
     let (_d, _) = der::expect(der::INTEGER, rest)?;
+    // Go's `x509.ParsePKCS1PrivateKey` validates the key (its primes multiply to n, d inverts
+    // e, …) and a key that fails is no key: aws-lc's parser runs the same checks
+    // (`RSA_check_key`). Load time only.
+    // Sizes outside MIN_RSA_BITS..=MAX_RSA_BITS are refused later with their own error.
+    let checked = (MIN_RSA_BITS..=MAX_RSA_BITS).contains(&der::bit_len(n));
+    if checked && aws_lc_rs::rsa::KeyPair::from_der(input).is_err() {
+        return None;
+    }
     Some(spki_from_parts(OID_RSA, None, &rsa_public_key_der(n, e)))
 }
 
@@ -836,6 +844,37 @@ mod tests {
         let pair = EcdsaKeyPair::generate(&ECDSA_P256_SHA256_FIXED_SIGNING).unwrap();
         let spki = pair.public_key().as_der().unwrap();
         Arc::new(PublicKey::from_spki_der(spki.as_ref()).unwrap())
+    }
+
+    /// Go's `x509.ParsePKCS1PrivateKey` validates a private key and skips one that fails (so
+    /// a file of only such keys holds no key); so do we.
+    #[test]
+    fn inconsistent_rsa_private_keys_are_no_keys() {
+        let pk8: &[u8] = include_bytes!("../../benches/keys/rsa2048.pk8");
+        let seq = der::exact(der::SEQUENCE, pk8).unwrap();
+        let (_, rest) = der::expect(der::INTEGER, seq).unwrap();
+        let (_, rest) = der::expect(der::SEQUENCE, rest).unwrap();
+        let (pkcs1, _) = der::expect(der::OCTET_STRING, rest).unwrap();
+        assert!(spki_from_pkcs1_private(pkcs1).is_some());
+        // Flip the last bit of the prime p (version, n, e, d, then p): same length, no longer
+        // a factor of n.
+        let body = der::exact(der::SEQUENCE, pkcs1).unwrap();
+        let mut rest = body;
+        for _ in 0..4 {
+            rest = der::expect(der::INTEGER, rest).unwrap().1;
+        }
+        let (p, _) = der::expect(der::INTEGER, rest).unwrap();
+        let at = p.as_ptr() as usize - pkcs1.as_ptr() as usize + p.len() - 1;
+        let mut bad = pkcs1.to_vec();
+        bad[at] ^= 1;
+        assert!(spki_from_pkcs1_private(&bad).is_none());
+        let pem = |der: &[u8]| {
+            use base64::Engine;
+            let b64 = base64::engine::general_purpose::STANDARD.encode(der);
+            format!("-----BEGIN RSA PRIVATE KEY-----\n{b64}\n-----END RSA PRIVATE KEY-----\n")
+        };
+        assert_eq!(parse_pem_keys(pem(pkcs1).as_bytes()).unwrap().len(), 1);
+        assert!(parse_pem_keys(pem(&bad).as_bytes()).is_err());
     }
 
     /// Key files are read as Go's `pem.Decode` loop reads them (`keyutil.ParsePublicKeysPEM`).

@@ -361,11 +361,29 @@ pub struct ServeArgs {
 }
 
 /// One occurrence of a pflag `StringSlice` flag: `""` is no value; otherwise one record of Go's
-/// `encoding/csv` (fields split on `,`; a field may be quoted, `""` inside it is one `"`; a
-/// stray quote is pflag's parse error).
+/// `encoding/csv`, the first one only, as pflag reads it (fields split on `,`; a field may be
+/// quoted, `""` inside it is one `"`, a line break inside quotes is kept; empty lines before
+/// the record are skipped and it ends at the first line break outside quotes; a stray quote is
+/// pflag's parse error).
 fn pflag_csv(flag: &str, value: &str) -> Result<Vec<String>, String> {
     if value.is_empty() {
         return Ok(Vec::new());
+    }
+    // Go's `csv.Reader.Read` returns the first record: empty lines before it are skipped, and
+    // it ends at the first line break outside quotes (`\r\n` read as `\n`).
+    let original = value;
+    let mut value = value;
+    while let Some(rest) = value
+        .strip_prefix('\n')
+        .or_else(|| value.strip_prefix("\r\n"))
+    {
+        value = rest;
+    }
+    if value.is_empty() {
+        return Err(format!(
+            "invalid argument {} for \"--{flag}\" flag: EOF",
+            kube_authn::jwt::go_quote(original)
+        ));
     }
     let error = |at: usize, what: &str| {
         format!(
@@ -375,6 +393,11 @@ fn pflag_csv(flag: &str, value: &str) -> Result<Vec<String>, String> {
         )
     };
     let b = value.as_bytes();
+    let line_end = |at: usize| match b.get(at) {
+        Some(b'\n') => Some(at + 1),
+        Some(b'\r') if b.get(at + 1) == Some(&b'\n') => Some(at + 2),
+        _ => None,
+    };
     let mut fields = Vec::new();
     let mut i = 0;
     loop {
@@ -390,7 +413,10 @@ fn pflag_csv(flag: &str, value: &str) -> Result<Vec<String>, String> {
                         j += 2;
                         from = j;
                     }
-                    Some(b'"') if matches!(b.get(j + 1), None | Some(b',')) => {
+                    Some(b'"')
+                        if matches!(b.get(j + 1), None | Some(b','))
+                            || line_end(j + 1).is_some() =>
+                    {
                         field.push_str(&value[from..j]);
                         i = j + 1;
                         break;
@@ -398,25 +424,33 @@ fn pflag_csv(flag: &str, value: &str) -> Result<Vec<String>, String> {
                     Some(b'"') => {
                         return Err(error(j + 1, "extraneous or missing \" in quoted-field"));
                     }
+                    Some(b'\r') if b.get(j + 1) == Some(&b'\n') => {
+                        field.push_str(&value[from..j]);
+                        j += 1;
+                        from = j;
+                    }
                     Some(_) => j += 1,
                 }
             }
             fields.push(field);
         } else {
-            let end = value[i..].find(',').map_or(value.len(), |n| i + n);
-            let field = &value[i..end];
+            let end = value[i..].find([',', '\n']).map_or(value.len(), |n| i + n);
+            let mut field = &value[i..end];
+            if b.get(end) == Some(&b'\n') {
+                field = field.strip_suffix('\r').unwrap_or(field);
+            }
             if let Some(q) = field.find('"') {
                 return Err(error(i + q, "bare \" in non-quoted-field"));
             }
             fields.push(field.to_owned());
             i = end;
         }
-        if i >= b.len() {
+        if i >= b.len() || line_end(i).is_some() {
             return Ok(fields);
         }
         // At a `,`: another field follows (empty when the value ends here).
         i += 1;
-        if i == b.len() {
+        if i == b.len() || line_end(i).is_some() {
             fields.push(String::new());
             return Ok(fields);
         }
@@ -723,8 +757,23 @@ mod tests {
         // Each occurrence is one CSV record, as pflag reads it.
         /// Arguments, then the list or the error text.
         type ListCase<'a> = (&'a [&'a str], Result<&'a [&'a str], &'a str>);
-        let lists: [ListCase<'_>; 8] = [
+        let lists: [ListCase<'_>; 18] = [
             (&["--api-audiences=,"], Ok(&["", ""])),
+            // The first record only, as Go's `csv.Reader.Read` returns it (checked with pflag
+            // v1.0.10).
+            (&["--api-audiences=a\nb"], Ok(&["a"])),
+            (&["--api-audiences=\na"], Ok(&["a"])),
+            (&["--api-audiences=\"x\ny\",z"], Ok(&["x\ny", "z"])),
+            (&["--api-audiences=a\r\nb"], Ok(&["a"])),
+            (&["--api-audiences=a\rb"], Ok(&["a\rb"])),
+            (&["--api-audiences=a,b\n\"c"], Ok(&["a", "b"])),
+            (&["--api-audiences=a\n"], Ok(&["a"])),
+            (&["--api-audiences=\"a\"\nb"], Ok(&["a"])),
+            (&["--api-audiences=\"a\r\nb\",c"], Ok(&["a\nb", "c"])),
+            (
+                &["--api-audiences=\n\n"],
+                Err("\"\\n\\n\" for \"--api-audiences\" flag: EOF"),
+            ),
             (&["--api-audiences=a", "--api-audiences="], Ok(&["a"])),
             (
                 &["--api-audiences=", "--api-audiences=a,b"],
