@@ -223,8 +223,12 @@ async fn kubernetes_vectors_over_mutual_tls_from_a_kubeconfig() {
                 None => assert!(body["spec"].get("audiences").is_none(), "{name}"),
             }
             assert_eq!(seen.method, "POST");
-            assert_eq!(seen.uri, "/tokenreview", "the full server URL is POSTed to");
+            assert_eq!(
+                seen.uri, "/tokenreview?timeout=30s",
+                "as client-go's REST client"
+            );
             assert_eq!(seen.headers["content-type"], "application/json");
+            assert_eq!(seen.headers["accept"], "application/json, */*");
             match (want, got) {
                 (Ok(None), Ok(None)) => {}
                 (Ok(Some((user, auds))), Ok(Some(r))) => {
@@ -607,7 +611,7 @@ async fn down_hanging_and_wrong_certificate() {
     assert_eq!(e.kind(), ErrorKind::Unavailable);
     assert!(
         e.to_string()
-            .starts_with(&format!("Post \"https://127.0.0.1:{port}/\": ")),
+            .starts_with(&format!("Post \"https://127.0.0.1:{port}/?timeout=30s\": ")),
         "{e}"
     );
     assert!(
@@ -989,22 +993,48 @@ async fn explicit_proxy_is_used() {
     );
 }
 
-/// A password in the server URL (`https://u:pw@host/`, which reqwest sends as Basic
-/// credentials) never reaches an error or log: it is shown as `u:***@`, as Go's net/http does
-/// (`stripPassword`). Nothing listens on port 1, so the dial fails and the URL is reported.
+/// The URL of a transport error is the one client-go posted to (`Post "<url>": …`, as
+/// kube-apiserver printed it for each row, nothing listening on the port), and no secret of the
+/// server URL reaches an error or log: a password (sent by reqwest as Basic credentials) is
+/// shown as `u:***@`, as Go's net/http does (`stripPassword`); the query is not sent at all; a
+/// user name without a password, which net/http sends as Basic credentials too, is shown as
+/// `***@` (Go shows it).
 #[tokio::test]
-async fn password_in_server_url_is_masked_in_errors() {
+async fn transport_errors_show_the_url_client_go_posted_to() {
     let cases = [
         (
             "https://u:pw-SECRET@127.0.0.1:1/",
-            "https://u:***@127.0.0.1:1/",
+            "https://u:***@127.0.0.1:1/?timeout=30s",
         ),
         (
             "https://u:pw-SECRET@127.0.0.1:1/authn?x=1",
-            "https://u:***@127.0.0.1:1/authn?x=1",
+            "https://u:***@127.0.0.1:1/authn?timeout=30s",
         ),
-        ("https://u:@127.0.0.1:1/", "https://u:***@127.0.0.1:1/"),
-        ("https://u@127.0.0.1:1/", "https://u@127.0.0.1:1/"),
+        (
+            "https://u:pw-SECRET@127.0.0.1:1/a?key=abc",
+            "https://u:***@127.0.0.1:1/a?timeout=30s",
+        ),
+        (
+            "https://u:pw-SECRET@127.0.0.1:1/?key=q-SECRET",
+            "https://u:***@127.0.0.1:1/?timeout=30s",
+        ),
+        (
+            "https://u:@127.0.0.1:1/",
+            "https://u:***@127.0.0.1:1/?timeout=30s",
+        ),
+        (
+            "https://pw-SECRET@127.0.0.1:1/a",
+            "https://***@127.0.0.1:1/a?timeout=30s",
+        ),
+        ("https://127.0.0.1:1", "https://127.0.0.1:1/?timeout=30s"),
+        (
+            "https://127.0.0.1:1/authn/",
+            "https://127.0.0.1:1/authn?timeout=30s",
+        ),
+        (
+            "https://127.0.0.1:1#frag",
+            "https://127.0.0.1:1/?timeout=30s",
+        ),
     ];
     for (url, masked) in cases {
         let info = ConnectionInfo::new(url).with_trust_env(false);
@@ -1013,8 +1043,11 @@ async fn password_in_server_url_is_masked_in_errors() {
             .authenticate_token(TOKEN, &Context::default())
             .await
             .unwrap_err();
-        for shown in [e.to_string(), format!("{e:?}"), format!("{info:?}")] {
-            assert!(!shown.contains("pw-SECRET"), "{url}: {shown}");
+        for shown in [e.to_string(), format!("{e:?}")] {
+            assert!(!shown.contains("SECRET"), "{url}: {shown}");
+        }
+        if url.contains("u:pw-SECRET") {
+            assert!(!format!("{info:?}").contains("pw-SECRET"), "{url}");
         }
         assert!(
             e.to_string().starts_with(&format!("Post {masked:?}: ")),
@@ -1241,5 +1274,327 @@ async fn unprocessed_http2_streams_are_sent_again() {
         assert_eq!(server.calls(), faulty + 1, "{case}: backend calls");
         let steps = sleeper.0.lock().unwrap().len();
         assert_eq!(steps > 0, backed_off, "{case}: {steps} backoff steps");
+    }
+}
+
+/// The request kube-apiserver's webhook authenticator sends (client-go's REST client on the
+/// kubeconfig's `server`): each row's request target was recorded from it by a local server
+/// (`webhookutil.LoadKubeconfig` + `webhook.New`, k8s.io/apiserver v0.37.2), as were the
+/// headers: `POST` to the server's path cleaned (`path.Join`), its query replaced by
+/// `timeout=30s` (Go's notation for the request timeout: the last row), `Accept:
+/// application/json, */*`, `Content-Type: application/json`, `Host` the URL's.
+#[tokio::test]
+async fn request_line_and_headers_as_kube_apiserver_sends_them() {
+    let pki = Pki::new();
+    let server = Server::start(&pki.server_cert_pem, &pki.server_key_pem, None, |_, _| {
+        allow("x")
+    })
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("kubeconfig");
+    let ca = base64_encode(pki.ca_pem.as_bytes());
+    // (server URL after the host, request timeout, request target)
+    let cases: &[(&str, u64, &str)] = &[
+        ("", 30, "/?timeout=30s"),
+        ("/", 30, "/?timeout=30s"),
+        ("/authn/", 30, "/authn?timeout=30s"),
+        ("/authn?key=abc&x=1", 30, "/authn?timeout=30s"),
+        ("/a//b/../c", 30, "/a/c?timeout=30s"),
+        ("/authn#frag", 30, "/authn%23frag?timeout=30s"),
+        ("/p%2Fq", 30, "/p%2Fq?timeout=30s"),
+        ("/authn", 90, "/authn?timeout=1m30s"),
+    ];
+    for (suffix, secs, target) in cases {
+        std::fs::write(
+            &kubeconfig,
+            format!(
+                "clusters:\n- cluster:\n    server: '{}{suffix}'\n    certificate-authority-data: {ca}\n",
+                server.url("")
+            ),
+        )
+        .unwrap();
+        let mut o = opts(Version::V1, Arc::default());
+        o.request_timeout = Duration::from_secs(*secs);
+        let w = WebhookTokenAuthenticator::from_kubeconfig(&kubeconfig, o).unwrap();
+        let got = w.authenticate_token(TOKEN, &Context::default()).await;
+        assert_eq!(name(&got).as_deref(), Some("x"), "{suffix}: {got:?}");
+        let seen = server.last();
+        assert_eq!(
+            (seen.method.as_str(), seen.uri.as_str()),
+            ("POST", *target),
+            "{suffix}"
+        );
+        assert_eq!(seen.headers["accept"], "application/json, */*", "{suffix}");
+        assert_eq!(seen.headers["content-type"], "application/json", "{suffix}");
+        assert_eq!(seen.headers["host"], server.addr.to_string(), "{suffix}");
+    }
+}
+
+/// A kubeconfig `tls-server-name` is sent as SNI and verified, as Go's transport does with
+/// `tls.Config.ServerName`, while the connection goes to the URL's host and `Host` names it
+/// (what kube-apiserver sent, recorded by a Go server: SNI `authn.example`, Host
+/// `127.0.0.1:<port>`; an IP address as tls-server-name: no SNI at all).
+#[tokio::test]
+async fn tls_server_name_is_sent_as_sni() {
+    let pki = Pki::new(); // the server's certificate names 127.0.0.1, localhost, webhook.example
+    let (server, sni) =
+        Server::start_recording_sni(&pki.server_cert_pem, &pki.server_key_pem, |_, _| allow("x"));
+    let port = server.addr.port();
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("kubeconfig");
+    let ca = format!(
+        "certificate-authority-data: {}",
+        base64_encode(pki.ca_pem.as_bytes())
+    );
+    // (name, the server URL's host, cluster settings, the SNI the server got)
+    let cases: &[(&str, &str, String, Option<&str>)] = &[
+        (
+            "a DNS name for an IP address",
+            "127.0.0.1",
+            format!("{ca}\n    tls-server-name: webhook.example"),
+            Some("webhook.example"),
+        ),
+        (
+            "a DNS name for another DNS name",
+            "localhost",
+            format!("{ca}\n    tls-server-name: webhook.example"),
+            Some("webhook.example"),
+        ),
+        (
+            // Go sends the name as written; a DNS name's case means nothing.
+            "in capitals",
+            "localhost",
+            format!("{ca}\n    tls-server-name: WEBHOOK.example"),
+            Some("webhook.example"),
+        ),
+        (
+            "no tls-server-name",
+            "localhost",
+            ca.clone(),
+            Some("localhost"),
+        ),
+        (
+            "the URL's own host",
+            "localhost",
+            format!("{ca}\n    tls-server-name: localhost"),
+            Some("localhost"),
+        ),
+        (
+            "an IP address: verified, never sent",
+            "localhost",
+            format!("{ca}\n    tls-server-name: 127.0.0.1"),
+            None,
+        ),
+        (
+            "with insecure-skip-tls-verify",
+            "127.0.0.1",
+            "insecure-skip-tls-verify: true\n    tls-server-name: other.example".to_owned(),
+            Some("other.example"),
+        ),
+    ];
+    for (name_, host, cluster, want) in cases {
+        std::fs::write(
+            &kubeconfig,
+            format!(
+                "clusters:\n- cluster:\n    server: https://{host}:{port}/authn\n    {cluster}\n"
+            ),
+        )
+        .unwrap();
+        sni.lock().unwrap().clear();
+        let mut o = opts(Version::V1, Arc::default());
+        o.request_timeout = Duration::from_secs(10);
+        let w = WebhookTokenAuthenticator::from_kubeconfig(&kubeconfig, o).unwrap();
+        let got = w.authenticate_token(TOKEN, &Context::default()).await;
+        assert_eq!(name(&got).as_deref(), Some("x"), "{name_}: {got:?}");
+        assert_eq!(
+            *sni.lock().unwrap(),
+            [want.map(str::to_owned)],
+            "{name_}: the SNI of the one handshake"
+        );
+        let seen = server.last();
+        assert_eq!(seen.headers["host"], format!("{host}:{port}"), "{name_}");
+        assert_eq!(seen.uri, "/authn?timeout=10s", "{name_}");
+    }
+    // A name the certificate does not hold is sent, and refused by verification.
+    std::fs::write(
+        &kubeconfig,
+        format!(
+            "clusters:\n- cluster:\n    server: https://127.0.0.1:{port}/\n    {ca}\n    tls-server-name: evil.example\n"
+        ),
+    )
+    .unwrap();
+    sni.lock().unwrap().clear();
+    let w =
+        WebhookTokenAuthenticator::from_kubeconfig(&kubeconfig, WebhookOptions::default()).unwrap();
+    let e = w
+        .authenticate_token(TOKEN, &Context::default())
+        .await
+        .unwrap_err();
+    assert!(e.to_string().contains("certificate"), "{e}");
+    assert_eq!(*sni.lock().unwrap(), [Some("evil.example".to_owned())]);
+}
+
+/// kubeconfig files as client-go loads them (`clientcmd.Load`, checked against
+/// `webhookutil.LoadKubeconfig`): `*-data` wrapped over several lines (a YAML `|` block) is
+/// decoded (Go's base64 decoder skips `\r` and `\n`), and an `apiVersion` or `kind` other than
+/// `v1` `Config` is refused with client-go's text.
+#[tokio::test]
+async fn kubeconfig_files_load_as_client_go_loads_them() {
+    let pki = Pki::new();
+    let server = Server::start(
+        &pki.server_cert_pem,
+        &pki.server_key_pem,
+        Some(&pki.client_ca_pem),
+        |_, _| allow("wrapped"),
+    )
+    .await;
+    // As `base64 -w 64` writes it, indented as a block scalar.
+    let block = |pem: &str| {
+        let b64 = base64_encode(pem.as_bytes());
+        let lines: Vec<&str> = b64
+            .as_bytes()
+            .chunks(64)
+            .map(|c| std::str::from_utf8(c).unwrap())
+            .collect();
+        format!("|\n      {}", lines.join("\n      "))
+    };
+    let body = format!(
+        "clusters:\n- cluster:\n    server: {}\n    certificate-authority-data: {}\nusers:\n- user:\n    client-certificate-data: {}\n    client-key-data: {}\n",
+        server.url("/"),
+        block(&pki.ca_pem),
+        block(&pki.client_cert_pem),
+        block(&pki.client_key_pem),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("kubeconfig");
+    // (name, head of the file, client-go's error)
+    let cases: &[(&str, &str, Option<&str>)] = &[
+        (
+            "data wrapped over lines",
+            "apiVersion: v1\nkind: Config\n",
+            None,
+        ),
+        ("no apiVersion and kind", "", None),
+        (
+            "apiVersion v2",
+            "apiVersion: v2\nkind: Config\n",
+            Some(
+                r#"no kind "Config" is registered for version "v2" in scheme "pkg/runtime/scheme.go:111""#,
+            ),
+        ),
+        (
+            "kind Pod",
+            "apiVersion: v1\nkind: Pod\n",
+            Some(
+                r#"no kind "Pod" is registered for version "v1" in scheme "pkg/runtime/scheme.go:111""#,
+            ),
+        ),
+    ];
+    for (name_, head, want) in cases {
+        std::fs::write(&kubeconfig, format!("{head}{body}")).unwrap();
+        let w = WebhookTokenAuthenticator::from_kubeconfig(
+            &kubeconfig,
+            opts(Version::V1, Arc::default()),
+        );
+        match (w, want) {
+            (Ok(w), None) => {
+                let got = w.authenticate_token(TOKEN, &Context::default()).await;
+                assert_eq!(name(&got).as_deref(), Some("wrapped"), "{name_}: {got:?}");
+            }
+            (Err(e), Some(text)) => assert_eq!(
+                e.to_string(),
+                format!("{}: {text}", kubeconfig.display()),
+                "{name_}"
+            ),
+            (Ok(_), Some(text)) => panic!("{name_}: loaded, expected {text}"),
+            (Err(e), None) => panic!("{name_}: {e}"),
+        }
+    }
+}
+
+/// Establishing a connection may take client-go's dial timeout, 30 s (`transport/cache.go`),
+/// not less. A listener whose accept queue is full drops the SYN, so the connect hangs until
+/// a timeout ends it; Tokio's paused clock jumps to each timer, so nothing really waits.
+#[tokio::test(start_paused = true)]
+async fn connecting_may_take_client_go_dial_timeout() {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let listener = socket.listen(0).unwrap();
+    let addr = listener.local_addr().unwrap();
+    // Fill the accept queue (nothing accepts): a connect that does not finish at once finds it
+    // full.
+    let mut held = Vec::new();
+    for _ in 0..8 {
+        match tokio::time::timeout(
+            Duration::from_millis(100),
+            tokio::net::TcpStream::connect(addr),
+        )
+        .await
+        {
+            Ok(Ok(conn)) => held.push(conn),
+            _ => break,
+        }
+    }
+    assert!(held.len() < 8, "the accept queue never filled");
+    let mut o = opts(Version::V1, Arc::default());
+    o.request_timeout = Duration::from_secs(120);
+    o.deadline = Duration::from_secs(300);
+    let w = webhook(
+        ConnectionInfo::new(format!("https://{addr}/"))
+            .with_insecure_skip_tls_verify(true)
+            .with_trust_env(false),
+        o,
+    );
+    let start = tokio::time::Instant::now();
+    let e = w
+        .authenticate_token(TOKEN, &Context::default())
+        .await
+        .unwrap_err();
+    let waited = start.elapsed();
+    assert!(
+        waited >= Duration::from_secs(30) && waited < Duration::from_secs(31),
+        "{waited:?}: {e}"
+    );
+    drop(listener);
+}
+
+/// apimachinery's `wait.Backoff`: a `factor` between 0 and 1 shrinks the delay step by step
+/// (`time.Duration(float64(d) * factor)`), 0 keeps it.
+#[tokio::test]
+async fn backoff_factor_below_one_shrinks_the_delay() {
+    let pki = Pki::new();
+    let server = Server::start(&pki.server_cert_pem, &pki.server_key_pem, None, |_, _| {
+        Reply::Http(500, vec![], vec![])
+    })
+    .await;
+    let ms = Duration::from_millis;
+    // (factor, the delays slept)
+    let cases: &[(f64, [Duration; 3])] = &[
+        (0.5, [ms(8), ms(4), ms(2)]),
+        (0.25, [ms(8), ms(2), Duration::from_micros(500)]),
+        (0.0, [ms(8), ms(8), ms(8)]),
+        (2.0, [ms(8), ms(16), ms(32)]),
+    ];
+    for (factor, want) in cases {
+        let sleeper = Arc::new(RecordingSleeper::default());
+        let mut o = opts(Version::V1, sleeper.clone());
+        o.backoff = Backoff {
+            initial: ms(8),
+            factor: *factor,
+            jitter: 0.0,
+            steps: 4,
+        };
+        let w = webhook(
+            ConnectionInfo::new(server.url("/"))
+                .with_ca(Pem::Data(pki.ca_pem.clone().into_bytes()))
+                .with_trust_env(false),
+            o,
+        );
+        assert!(
+            w.authenticate_token(TOKEN, &Context::default())
+                .await
+                .is_err()
+        );
+        assert_eq!(*sleeper.0.lock().unwrap(), want.to_vec(), "factor {factor}");
     }
 }

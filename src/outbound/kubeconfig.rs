@@ -36,7 +36,6 @@
 
 use std::path::{Path, PathBuf};
 
-use base64::Engine as _;
 use serde::Deserialize;
 
 use super::{BearerToken, ConnectionInfo, Pem, Secret, read_bounded};
@@ -119,7 +118,7 @@ pub struct Cluster {
 impl std::fmt::Debug for Cluster {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Cluster")
-            .field("server", &super::redact_url(&self.server))
+            .field("server", &super::redact_server(&self.server))
             .field("certificate_authority", &self.certificate_authority)
             .field(
                 "has_certificate_authority_data",
@@ -293,12 +292,21 @@ impl Kubeconfig {
                 "invalid configuration: no configuration has been provided",
             ));
         }
+        check_version_and_kind(bytes)?;
         let cfg: Kubeconfig = serde_yaml_ng::from_slice(bytes).map_err(|e| {
             ConfigError::new(format!(
                 "kubeconfig: {}",
                 without_quoted_values(&e.to_string())
             ))
         })?;
+        // client-go decodes every `*-data` of the file when it loads it, used or not.
+        for c in &cfg.clusters {
+            decode_data(&c.cluster.certificate_authority_data)?;
+        }
+        for u in &cfg.users {
+            decode_data(&u.user.client_certificate_data)?;
+            decode_data(&u.user.client_key_data)?;
+        }
         // client-go refuses a list with a repeated name when it converts the lists to maps
         // (its text goes on to print the whole list, credentials included: not here).
         fn unique<'a>(
@@ -378,7 +386,7 @@ impl Kubeconfig {
         let url = reqwest::Url::parse(&cluster.server).map_err(|e| {
             ConfigError::new(format!(
                 "invalid server URL {:?}: {e}",
-                super::redact_url(&cluster.server)
+                super::redact_server(&cluster.server)
             ))
         })?;
         if url.scheme() != "https" && url.scheme() != "http" {
@@ -424,14 +432,12 @@ impl Kubeconfig {
         if non_empty(&user.username).is_some() || non_empty(&user.password).is_some() {
             methods.push("basicAuth");
         }
-        let cert = (
-            non_empty(&user.client_certificate),
-            non_empty(&user.client_certificate_data),
-        );
-        let key = (
-            non_empty(&user.client_key),
-            non_empty(&user.client_key_data),
-        );
+        // `*-data` as client-go has it: decoded (an empty decoding is no data).
+        let ca_data = decode_data(&cluster.certificate_authority_data)?;
+        let cert_data = decode_data(&user.client_certificate_data)?;
+        let key_data = decode_data(&user.client_key_data)?;
+        let cert = (non_empty(&user.client_certificate), cert_data.as_ref());
+        let key = (non_empty(&user.client_key), key_data.as_ref());
         if cert.0.is_some() || cert.1.is_some() {
             if cert.0.is_some() && cert.1.is_some() {
                 errs.push(format!("client-cert-data and client-cert are both specified for {user_label}. client-cert-data will override."));
@@ -449,9 +455,7 @@ impl Kubeconfig {
                 methods.join(" ")
             ));
         }
-        if non_empty(&cluster.certificate_authority).is_some()
-            && non_empty(&cluster.certificate_authority_data).is_some()
-        {
+        if non_empty(&cluster.certificate_authority).is_some() && ca_data.is_some() {
             errs.push(format!("certificate-authority-data and certificate-authority are both specified for {cluster_label}. certificate-authority-data will override."));
         }
         if !errs.is_empty() {
@@ -464,45 +468,30 @@ impl Kubeconfig {
                 _ => p.to_path_buf(),
             }
         };
-        let pem = |file: &Option<String>,
-                   data: &Option<String>,
-                   what: &str|
-         -> Result<Option<Pem>, ConfigError> {
-            match (file, data) {
-                (_, Some(d)) if !d.is_empty() => base64::engine::general_purpose::STANDARD
-                    .decode(d.trim())
-                    .map(|b| Some(Pem::Data(b)))
-                    .map_err(|e| ConfigError::new(format!("{what}-data: {e}"))),
-                (Some(f), _) if !f.is_empty() => Ok(Some(Pem::File(resolve(f)))),
-                _ => Ok(None),
-            }
+        let pem = |file: &Option<String>, data: Option<Vec<u8>>| match (file, data) {
+            (_, Some(d)) => Some(Pem::Data(d)),
+            (Some(f), None) if !f.is_empty() => Some(Pem::File(resolve(f))),
+            _ => None,
         };
-        let mut info = ConnectionInfo::new(cluster.server.clone());
+        // clientcmd's cleanup of the server URL (its query dropped when it has a path).
+        let mut info = ConnectionInfo::new(super::gourl::clientcmd_server(&cluster.server));
         info.proxy_url = cluster.proxy_url.clone().filter(|s| !s.is_empty());
         if url.scheme() != "https" {
             // client-go reads the cluster's TLS settings and the user's credentials only for
             // a TLS transport (`IsConfigTransportTLS`): nothing is sent in clear text.
             if !methods.is_empty() || cert.0.is_some() || cert.1.is_some() {
                 tracing::warn!(
-                    server = %super::redact_url(&cluster.server),
+                    server = %super::redact_server(&cluster.server),
                     "kubeconfig: the server is not https, so the user's credentials are not sent"
                 );
             }
             return Ok(info);
         }
-        info.certificate_authority = pem(
-            &cluster.certificate_authority,
-            &cluster.certificate_authority_data,
-            "certificate-authority",
-        )?;
+        info.certificate_authority = pem(&cluster.certificate_authority, ca_data);
         info.insecure_skip_tls_verify = cluster.insecure_skip_tls_verify;
         info.tls_server_name = cluster.tls_server_name.clone().filter(|s| !s.is_empty());
-        info.client_certificate = pem(
-            &user.client_certificate,
-            &user.client_certificate_data,
-            "client-certificate",
-        )?;
-        info.client_key = pem(&user.client_key, &user.client_key_data, "client-key")?;
+        info.client_certificate = pem(&user.client_certificate, cert_data);
+        info.client_key = pem(&user.client_key, key_data);
         if info.client_certificate.is_some() != info.client_key.is_some() {
             // A key without a certificate (client-go ignores the key).
             return Err(ConfigError::new(
@@ -531,6 +520,166 @@ impl Kubeconfig {
         }
         Ok(info)
     }
+}
+
+/// What client-go's loader (`clientcmd.Load`: its codec's `Interpret`, then the scheme) makes of
+/// the file's `apiVersion` and `kind`: absent or empty they default to `v1` and `Config`; any
+/// other pair is refused with its text. The keys match in any ASCII case and the last one
+/// counts, as in Go's encoding/json.
+fn check_version_and_kind(bytes: &[u8]) -> Result<(), ConfigError> {
+    use serde_yaml_ng::Value;
+    // A file that does not parse is reported by the typed decoding.
+    let Ok(Value::Mapping(top)) = serde_yaml_ng::from_slice::<Value>(bytes) else {
+        return Ok(());
+    };
+    let (mut version, mut kind) = (String::new(), String::new());
+    for (key, value) in &top {
+        let (slot, field) = match key.as_str() {
+            Some(k) if k.eq_ignore_ascii_case("apiVersion") => (&mut version, "apiVersion"),
+            Some(k) if k.eq_ignore_ascii_case("kind") => (&mut kind, "kind"),
+            _ => continue,
+        };
+        let mut value = value;
+        while let Value::Tagged(t) = value {
+            value = &t.value;
+        }
+        let json_type = match value {
+            // encoding/json leaves a string as it was for a null.
+            Value::Null => continue,
+            Value::String(v) => {
+                *slot = v.clone();
+                continue;
+            }
+            Value::Bool(_) => "bool",
+            Value::Number(_) => "number",
+            Value::Sequence(_) => "array",
+            Value::Mapping(_) | Value::Tagged(_) => "object",
+        };
+        return Err(ConfigError::new(format!(
+            "couldn't get version/kind; json parse error: json: cannot unmarshal {json_type} into Go struct field .{field} of type string"
+        )));
+    }
+    // schema.ParseGroupVersion.
+    let (group, version) = match version.matches('/').count() {
+        _ if version.is_empty() || version == "/" => (String::new(), String::new()),
+        0 => (String::new(), version),
+        1 => {
+            let (g, v) = version.split_once('/').unwrap_or_default();
+            (g.to_owned(), v.to_owned())
+        }
+        _ => {
+            return Err(ConfigError::new(format!(
+                "unexpected GroupVersion string: {version}"
+            )));
+        }
+    };
+    let kind = if kind.is_empty() {
+        "Config".to_owned()
+    } else {
+        kind
+    };
+    let version = match (group.is_empty(), version.is_empty()) {
+        (true, true) => "v1".to_owned(),
+        // Go prints the whole file here; not its secrets.
+        (false, true) => {
+            return Err(ConfigError::new("Object 'apiVersion' is missing"));
+        }
+        (_, false) => version,
+    };
+    if group.is_empty() && version == "v1" && kind == "Config" {
+        return Ok(());
+    }
+    let group_version = if group.is_empty() {
+        version
+    } else {
+        format!("{group}/{version}")
+    };
+    Err(ConfigError::new(format!(
+        "no kind {} is registered for version {} in scheme \"pkg/runtime/scheme.go:111\"",
+        crate::jwt::go_quote(&kind),
+        crate::jwt::go_quote(&group_version)
+    )))
+}
+
+/// A kubeconfig `*-data` value decoded as client-go decodes it (encoding/json's `[]byte`); an
+/// empty decoding is no data (client-go checks `len(...) > 0`).
+fn decode_data(data: &Option<String>) -> Result<Option<Vec<u8>>, ConfigError> {
+    let Some(d) = data else {
+        return Ok(None);
+    };
+    let bytes = go_base64(d.as_bytes()).map_err(ConfigError::new)?;
+    Ok((!bytes.is_empty()).then_some(bytes))
+}
+
+/// Go's `base64.StdEncoding` decoding (what encoding/json does with a string for a `[]byte`):
+/// padding required, a `\r` or `\n` skipped wherever it stands (no other whitespace), unused
+/// trailing bits ignored; the error is Go's, with its offset into `src`.
+fn go_base64(src: &[u8]) -> Result<Vec<u8>, String> {
+    let illegal = |at: usize| format!("illegal base64 data at input byte {at}");
+    let sextet = |c: u8| match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' => Some(62),
+        b'/' => Some(63),
+        _ => None,
+    };
+    let newline = |c: u8| c == b'\n' || c == b'\r';
+    let mut out = Vec::with_capacity(src.len() / 4 * 3);
+    let mut si = 0;
+    // One quantum (four symbols) per round, as Go's `decodeQuantum`.
+    while si < src.len() {
+        let mut buf = [0u8; 4];
+        let (mut j, mut len, mut trailing) = (0, 4, None);
+        while j < 4 {
+            if si == src.len() {
+                if j == 0 {
+                    return Ok(out);
+                }
+                return Err(illegal(si - j));
+            }
+            let c = src[si];
+            si += 1;
+            if let Some(v) = sextet(c) {
+                buf[j] = v;
+                j += 1;
+                continue;
+            }
+            if newline(c) {
+                continue;
+            }
+            if c != b'=' || j < 2 {
+                return Err(illegal(si - 1));
+            }
+            if j == 2 {
+                // A second `=` must follow (newlines aside).
+                while si < src.len() && newline(src[si]) {
+                    si += 1;
+                }
+                if si == src.len() {
+                    return Err(illegal(src.len()));
+                }
+                if src[si] != b'=' {
+                    return Err(illegal(si - 1));
+                }
+                si += 1;
+            }
+            while si < src.len() && newline(src[si]) {
+                si += 1;
+            }
+            if si < src.len() {
+                trailing = Some(si);
+            }
+            len = j;
+            break;
+        }
+        let v = buf.iter().fold(0u32, |acc, s| (acc << 6) | u32::from(*s));
+        out.extend_from_slice(&v.to_be_bytes()[1..len]);
+        if let Some(at) = trailing {
+            return Err(illegal(at));
+        }
+    }
+    Ok(out)
 }
 
 /// `null` (client-go writes `users: null` for an empty list) as the type's default.
@@ -738,7 +887,7 @@ mod tests {
             (
                 "bad base64",
                 "clusters: [{cluster: {server: 'https://x', certificate-authority-data: '@@@'}}]",
-                Err("certificate-authority-data"),
+                Err("illegal base64 data at input byte 0"),
             ),
             (
                 "token and basic",
@@ -758,6 +907,270 @@ mod tests {
                 (Ok(_), Err(text)) => panic!("{name}: expected error containing {text:?}"),
                 (Err(e), Ok(_)) => panic!("{name}: unexpected error {e}"),
             }
+        }
+    }
+
+    /// The `*-data` fields decode as client-go's loader decodes them (encoding/json's
+    /// `[]byte`: Go's `base64.StdEncoding`, which skips `\r` and `\n` and nothing else). Every
+    /// row's outcome and text was printed by `webhookutil.LoadKubeconfig` (k8s.io/apiserver
+    /// v0.37.2) for the same file.
+    #[test]
+    fn data_fields_decode_as_client_go() {
+        // 80 symbols for a 59-byte PEM.
+        const B64: &str =
+            "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUIKLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQo=";
+        let base = "clusters:\n- cluster:\n    server: https://h/x\n";
+        let ca = |value: &str| format!("{base}    certificate-authority-data: {value}\n");
+        let (head, tail) = B64.split_at(20);
+        let (head30, tail30) = B64.split_at(30);
+        // (name, file, CA bytes / (certificate, key) bytes, or Go's error)
+        type Want = Result<(usize, usize, usize), &'static str>;
+        let cases: Vec<(&str, String, Want)> = vec![
+            ("one line", ca(B64), Ok((59, 0, 0))),
+            (
+                "wrapped in a block scalar",
+                ca(&format!("|\n      {head}\n      {tail}")),
+                Ok((59, 0, 0)),
+            ),
+            (
+                "CRLF inside",
+                format!(
+                    "clusters:\r\n- cluster:\r\n    server: https://h/x\r\n    certificate-authority-data: \"{head}\\r\\n{tail}\"\r\n"
+                ),
+                Ok((59, 0, 0)),
+            ),
+            (
+                "newline inside the padding",
+                ca(&format!("\"{}\\n=\"", &B64[..79])),
+                Ok((59, 0, 0)),
+            ),
+            ("only a newline: no data", ca("\"\\n\""), Ok((0, 0, 0))),
+            ("unused trailing bits", ca("LS1="), Ok((2, 0, 0))),
+            (
+                "client certificate and key wrapped",
+                format!(
+                    "{base}users:\n- user:\n    client-certificate-data: |\n      {head}\n      {tail}\n    client-key-data: |\n      {head30}\n      {tail30}\n"
+                ),
+                Ok((0, 59, 59)),
+            ),
+            (
+                "a space inside",
+                ca(&format!("\"{head} {tail}\"")),
+                Err("illegal base64 data at input byte 20"),
+            ),
+            (
+                "a tab inside",
+                ca(&format!("\"{head}\\t{tail}\"")),
+                Err("illegal base64 data at input byte 20"),
+            ),
+            (
+                "a leading space",
+                ca(&format!("\" {B64}\"")),
+                Err("illegal base64 data at input byte 0"),
+            ),
+            (
+                "a trailing space",
+                ca(&format!("\"{B64} \"")),
+                Err("illegal base64 data at input byte 80"),
+            ),
+            (
+                "no padding",
+                ca("LS0"),
+                Err("illegal base64 data at input byte 0"),
+            ),
+            (
+                "URL alphabet",
+                ca("-_8="),
+                Err("illegal base64 data at input byte 0"),
+            ),
+            (
+                "data after the padding",
+                ca("LS0=LS0="),
+                Err("illegal base64 data at input byte 4"),
+            ),
+            (
+                "an unused cluster's data",
+                format!(
+                    "{base}- name: other\n  cluster:\n    server: https://o\n    certificate-authority-data: '@@@'\n"
+                ),
+                Err("illegal base64 data at input byte 0"),
+            ),
+        ];
+        let len = |p: &Option<Pem>| match p {
+            Some(Pem::Data(d)) => d.len(),
+            _ => 0,
+        };
+        for (name, yaml, want) in cases {
+            let got = Kubeconfig::parse(yaml.as_bytes()).and_then(|k| k.connection_info(None));
+            match (got, want) {
+                (Ok(i), Ok(lens)) => assert_eq!(
+                    (
+                        len(&i.certificate_authority),
+                        len(&i.client_certificate),
+                        len(&i.client_key)
+                    ),
+                    lens,
+                    "{name}"
+                ),
+                (Err(e), Err(text)) => assert_eq!(e.to_string(), text, "{name}"),
+                (got, _) => panic!("{name}: {got:?}"),
+            }
+        }
+        // Data that decodes to nothing is no data, as in client-go: with a file beside it,
+        // the file is used and ConfirmUsable does not call them both specified.
+        let k = Kubeconfig::parse(
+            format!("{base}    certificate-authority: /ca.pem\n    certificate-authority-data: \"\\n\"\n").as_bytes(),
+        )
+        .unwrap();
+        assert_eq!(
+            k.connection_info(None).unwrap().certificate_authority,
+            Some(Pem::File("/ca.pem".into()))
+        );
+        // Go's decoder, quantum by quantum.
+        let cases: &[(&str, Result<&[u8], usize>)] = &[
+            ("", Ok(b"")),
+            ("\r\n", Ok(b"")),
+            ("QQ==", Ok(b"A")),
+            ("QQ\n=\r\n=\n", Ok(b"A")),
+            ("QUI=", Ok(b"AB")),
+            ("QUJD", Ok(b"ABC")),
+            ("QQ=", Err(3)),
+            ("QQ=x", Err(2)),
+            ("Q===", Err(1)),
+            ("=", Err(0)),
+            ("QUJDQ", Err(4)),
+            ("QQ==\nx", Err(5)),
+        ];
+        for (src, want) in cases {
+            let got = go_base64(src.as_bytes());
+            match want {
+                Ok(bytes) => assert_eq!(got.as_deref(), Ok(*bytes), "{src:?}"),
+                Err(at) => assert_eq!(
+                    got,
+                    Err(format!("illegal base64 data at input byte {at}")),
+                    "{src:?}"
+                ),
+            }
+        }
+    }
+
+    /// `apiVersion` and `kind` as client-go's loader (`clientcmd.Load`) judges them; each text
+    /// was printed by `webhookutil.LoadKubeconfig` (k8s.io/apiserver v0.37.2).
+    #[test]
+    fn api_version_and_kind_as_client_go() {
+        let base = "clusters:\n- cluster:\n    server: https://h/x\n";
+        let cases: &[(&str, &str, Option<&str>)] = &[
+            ("none", "", None),
+            ("v1 Config", "apiVersion: v1\nkind: Config\n", None),
+            ("kind only", "kind: Config\n", None),
+            ("apiVersion only", "apiVersion: v1\n", None),
+            ("empty", "apiVersion: ''\nkind: ''\n", None),
+            ("null", "apiVersion: null\nkind: ~\n", None),
+            ("slash", "apiVersion: /\n", None),
+            ("empty group", "apiVersion: /v1\n", None),
+            (
+                "v2",
+                "apiVersion: v2\nkind: Config\n",
+                Some(
+                    r#"no kind "Config" is registered for version "v2" in scheme "pkg/runtime/scheme.go:111""#,
+                ),
+            ),
+            (
+                "kind Pod",
+                "apiVersion: v1\nkind: Pod\n",
+                Some(
+                    r#"no kind "Pod" is registered for version "v1" in scheme "pkg/runtime/scheme.go:111""#,
+                ),
+            ),
+            (
+                "kind in lower case",
+                "kind: config\n",
+                Some(
+                    r#"no kind "config" is registered for version "v1" in scheme "pkg/runtime/scheme.go:111""#,
+                ),
+            ),
+            (
+                "a group",
+                "apiVersion: foo/v1\n",
+                Some(
+                    r#"no kind "Config" is registered for version "foo/v1" in scheme "pkg/runtime/scheme.go:111""#,
+                ),
+            ),
+            (
+                "keys in another case",
+                "APIVERSION: v2\n",
+                Some(
+                    r#"no kind "Config" is registered for version "v2" in scheme "pkg/runtime/scheme.go:111""#,
+                ),
+            ),
+            (
+                "Kind",
+                "Kind: Pod\n",
+                Some(
+                    r#"no kind "Pod" is registered for version "v1" in scheme "pkg/runtime/scheme.go:111""#,
+                ),
+            ),
+            (
+                "three parts",
+                "apiVersion: a/b/c\n",
+                Some("unexpected GroupVersion string: a/b/c"),
+            ),
+            (
+                "a number",
+                "apiVersion: 1\n",
+                Some(
+                    "couldn't get version/kind; json parse error: json: cannot unmarshal number into Go struct field .apiVersion of type string",
+                ),
+            ),
+            (
+                "a bool",
+                "kind: true\n",
+                Some(
+                    "couldn't get version/kind; json parse error: json: cannot unmarshal bool into Go struct field .kind of type string",
+                ),
+            ),
+            (
+                "a list",
+                "kind: [a]\n",
+                Some(
+                    "couldn't get version/kind; json parse error: json: cannot unmarshal array into Go struct field .kind of type string",
+                ),
+            ),
+            (
+                "a map",
+                "kind: {a: b}\n",
+                Some(
+                    "couldn't get version/kind; json parse error: json: cannot unmarshal object into Go struct field .kind of type string",
+                ),
+            ),
+        ];
+        for (name, head, want) in cases {
+            let got = Kubeconfig::parse(format!("{head}{base}").as_bytes());
+            match (got, want) {
+                (Ok(_), None) => {}
+                (Err(e), Some(text)) => assert_eq!(e.to_string(), *text, "{name}"),
+                (got, _) => panic!("{name}: {got:?}"),
+            }
+        }
+    }
+
+    /// clientcmd drops the query of a server URL with a path (and reads a `#` as part of the
+    /// path): `host` as `webhookutil.LoadKubeconfig` printed it.
+    #[test]
+    fn server_url_cleaned_up_as_clientcmd_does() {
+        let cases: &[(&str, &str)] = &[
+            ("https://h/authn?key=abc", "https://h/authn"),
+            ("https://h/authn#frag", "https://h/authn%23frag"),
+            ("https://h/?key=abc", "https://h/?key=abc"),
+            ("https://h?key=abc", "https://h?key=abc"),
+            ("https://h/a//b/", "https://h/a//b/"),
+        ];
+        for (server, want) in cases {
+            let k = Kubeconfig::parse(
+                format!("clusters: [{{cluster: {{server: '{server}'}}}}]").as_bytes(),
+            )
+            .unwrap();
+            assert_eq!(k.connection_info(None).unwrap().server, *want, "{server}");
         }
     }
 

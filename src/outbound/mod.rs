@@ -28,9 +28,12 @@
 //! ```
 
 mod client_cert;
+mod gourl;
 pub mod kubeconfig;
 mod proxy;
 pub mod vault;
+
+pub(crate) use gourl::{RestTarget, rest_target};
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -47,6 +50,10 @@ use sha2::{Digest, Sha256};
 
 use crate::error::ConfigError;
 use crate::reload::FileReloader;
+
+/// How long establishing a connection (TCP connect and TLS handshake) may take: client-go's
+/// dial timeout (`transport/cache.go`, `net.Dialer{Timeout: 30 * time.Second}`).
+pub(crate) const DIAL_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Largest PEM or token file read (1 MiB).
 ///
@@ -237,7 +244,10 @@ pub struct BasicCredentials {
 #[derive(Clone)]
 #[non_exhaustive]
 pub struct ConnectionInfo {
-    /// The full URL requests are sent to (the webhook POSTs to exactly this URL).
+    /// The server URL. The webhook POSTs to it as client-go's REST client does: the path
+    /// cleaned, the query replaced by `timeout=<request timeout>` (see
+    /// [`Credential::post`](vault::Credential::post)); a kubeconfig's `server` is first cleaned
+    /// up as client-go's `clientcmd` does.
     pub server: String,
     /// CA bundle trusted for the server; `None` uses the system roots.
     pub certificate_authority: Option<Pem>,
@@ -245,7 +255,9 @@ pub struct ConnectionInfo {
     pub client_certificate: Option<Pem>,
     /// Client private key (PEM).
     pub client_key: Option<Pem>,
-    /// Server name to verify instead of the URL's host (kubeconfig `tls-server-name`).
+    /// Server name to send (SNI) and verify instead of the URL's host (kubeconfig
+    /// `tls-server-name`); the connection still goes to the URL's host. See
+    /// [`Credential::post`](vault::Credential::post) for when it is sent as SNI.
     pub tls_server_name: Option<String>,
     /// Do not verify the server certificate (kubeconfig `insecure-skip-tls-verify`).
     pub insecure_skip_tls_verify: bool,
@@ -265,7 +277,7 @@ pub struct ConnectionInfo {
 impl fmt::Debug for ConnectionInfo {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ConnectionInfo")
-            .field("server", &redact_url(&self.server))
+            .field("server", &redact_server(&self.server))
             .field("certificate_authority", &self.certificate_authority)
             .field("client_certificate", &self.client_certificate)
             .field("client_key", &self.client_key)
@@ -592,6 +604,15 @@ impl ConnectionInfo {
             }
         };
         config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+        // An IP address as tls-server-name is verified but never sent as SNI (Go's
+        // crypto/tls sends none for an IP `ServerName`), whatever the URL's host.
+        if self
+            .tls_server_name
+            .as_deref()
+            .is_some_and(|n| n.parse::<std::net::IpAddr>().is_ok())
+        {
+            config.enable_sni = false;
+        }
         // No session resumption, as client-go (its `tls.Config` has no `ClientSessionCache`):
         // every new connection is a full handshake, so the server sees the client certificate
         // on disk now (a rotated or replaced pair), not the identity of a resumed session.
@@ -627,19 +648,66 @@ impl ConnectionInfo {
     /// assert!(c.is_ok());
     /// ```
     pub fn client(&self, timeout: Duration) -> Result<reqwest::Client, ConfigError> {
-        self.client_with_tls(self.tls_config()?, timeout)
+        self.client_with_tls(self.tls_config()?, timeout, None)
+    }
+
+    /// When requests to this server must be rerouted so that the `tls-server-name` is sent as
+    /// SNI (see [`SniRoute`]): an `https` server, a `tls-server-name` that is a DNS name other
+    /// than the URL's host, and no proxy for the server. An IP address is never sent as SNI
+    /// (Go's crypto/tls and rustls agree), so such a name only changes verification.
+    fn sni_route(&self) -> Option<SniRoute> {
+        let name = self.tls_server_name.as_deref()?;
+        let url = reqwest::Url::parse(&self.server).ok()?;
+        if url.scheme() != "https" || self.proxy_url.is_some() {
+            return None;
+        }
+        if name.parse::<std::net::IpAddr>().is_ok() {
+            return None;
+        }
+        // A name as it stands in a URL (Go sends it as written; rustls refuses non-ASCII
+        // names when the TLS configuration is built).
+        let named = reqwest::Url::parse(&format!("https://{name}/")).ok()?;
+        if !named.domain()?.eq_ignore_ascii_case(name) {
+            return None;
+        }
+        let url_host = url.host_str()?;
+        if url_host.eq_ignore_ascii_case(name) {
+            return None;
+        }
+        if self.trust_env && proxy::EnvProxy::from_env().proxy_for(&url).is_some() {
+            return None;
+        }
+        Some(SniRoute {
+            name: name.to_ascii_lowercase(),
+            url_host: url_host.to_owned(),
+            connect_host: url_host
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .to_owned(),
+        })
     }
 
     fn client_with_tls(
         &self,
-        tls: rustls::ClientConfig,
+        mut tls: rustls::ClientConfig,
         timeout: Duration,
+        route: Option<&SniRoute>,
     ) -> Result<reqwest::Client, ConfigError> {
+        if route.is_some() {
+            // The request names the URL's host in `Host`, which HTTP/2 would contradict with
+            // an `:authority` naming the tls-server-name.
+            tls.alpn_protocols = vec![b"http/1.1".to_vec()];
+        }
         let mut b = reqwest::Client::builder()
             .use_preconfigured_tls(tls)
             .redirect(reqwest::redirect::Policy::none())
             .timeout(timeout)
-            .connect_timeout(timeout.min(Duration::from_secs(10)));
+            .connect_timeout(DIAL_TIMEOUT);
+        if let Some(route) = route {
+            b = b
+                .http1_only()
+                .dns_resolver(Arc::new(SniResolver(route.clone())));
+        }
         if let Some(proxy) = &self.proxy_url {
             // The URL (which may hold a password) never reaches the error.
             let proxy = reqwest::Proxy::all(proxy.as_str()).map_err(|e| {
@@ -664,7 +732,15 @@ impl ConnectionInfo {
                     )));
                 }
                 if !env.is_empty() {
-                    b = b.proxy(reqwest::Proxy::custom(move |url| env.proxy_for(url)));
+                    // A rerouted request names the tls-server-name in its URL: it goes where
+                    // the server URL goes, which `sni_route` found is not through a proxy.
+                    let rerouted = route.map(|r| r.name.clone());
+                    b = b.proxy(reqwest::Proxy::custom(move |url| {
+                        if rerouted.is_some() && url.host_str() == rerouted.as_deref() {
+                            return None;
+                        }
+                        env.proxy_for(url)
+                    }));
                 }
             }
         }
@@ -727,6 +803,8 @@ pub(crate) struct RotatingClient {
     info: Arc<ConnectionInfo>,
     tls: rustls::ClientConfig,
     timeout: Duration,
+    /// Decided once, as client-go reads the proxy environment once.
+    route: Option<SniRoute>,
     rotation: Option<Arc<client_cert::RotatingClientCert>>,
     /// The client, with the certificate generation it was built for.
     current: arc_swap::ArcSwap<(u64, reqwest::Client)>,
@@ -745,14 +823,21 @@ impl RotatingClient {
     pub(crate) fn new(info: Arc<ConnectionInfo>, timeout: Duration) -> Result<Self, ConfigError> {
         let (tls, rotation) = info.tls_config_parts()?;
         let generation = rotation.as_ref().map_or(0, |r| r.generation());
-        let client = info.client_with_tls(tls.clone(), timeout)?;
+        let route = info.sni_route();
+        let client = info.client_with_tls(tls.clone(), timeout, route.as_ref())?;
         Ok(Self {
             info,
             tls,
             timeout,
+            route,
             rotation,
             current: arc_swap::ArcSwap::from_pointee((generation, client)),
         })
+    }
+
+    /// How requests are rerouted to send the tls-server-name as SNI, if they are.
+    pub(crate) fn route(&self) -> Option<&SniRoute> {
+        self.route.as_ref()
     }
 
     /// The client for a request now.
@@ -769,10 +854,13 @@ impl RotatingClient {
         // The same TLS settings (and the same rotating pair, now the new one): only the pool
         // is new. Building re-reads the proxy environment, which could now be unusable: then
         // the old client is kept for this generation (and said so once).
-        let (next, rebuilt) = match self.info.client_with_tls(self.tls.clone(), self.timeout) {
+        let rebuilt =
+            self.info
+                .client_with_tls(self.tls.clone(), self.timeout, self.route.as_ref());
+        let (next, rebuilt) = match rebuilt {
             Ok(client) => (Arc::new((generation, client)), true),
             Err(e) => {
-                tracing::warn!(server = %redact_url(&self.info.server), error = %e, "client certificate rotated, but a new HTTP client cannot be built; keeping the current connections");
+                tracing::warn!(server = %redact_server(&self.info.server), error = %e, "client certificate rotated, but a new HTTP client cannot be built; keeping the current connections");
                 (Arc::new((generation, current.1.clone())), false)
             }
         };
@@ -783,9 +871,70 @@ impl RotatingClient {
             return previous.1.clone();
         }
         if rebuilt {
-            tracing::info!(server = %redact_url(&self.info.server), "client certificate rotated: new connections from now on");
+            tracing::info!(server = %redact_server(&self.info.server), "client certificate rotated: new connections from now on");
         }
         next.1.clone()
+    }
+}
+
+/// How a request is made to send a `tls-server-name` as SNI, as Go's transport does
+/// (`tls.Config.ServerName`), when reqwest takes SNI from the URL's host: the request URL names
+/// the tls-server-name, a resolver of this client's own sends that name's connections to the
+/// server URL's host, and the `Host` header names the server URL's host as before. The
+/// connections speak HTTP/1.1: under HTTP/2 the `:authority` would name the tls-server-name.
+#[derive(Clone, Debug)]
+pub(crate) struct SniRoute {
+    /// The tls-server-name, as it stands in a URL (lower case).
+    name: String,
+    /// The server URL's host as reqwest writes it (`[::1]` bracketed).
+    url_host: String,
+    /// Where the connections go: the server URL's host (an IP address without brackets, or a
+    /// DNS name resolved as usual).
+    connect_host: String,
+}
+
+impl SniRoute {
+    /// `url` (a request to the server) rerouted, and the `Host` header it must carry; `None`
+    /// for a URL to another host.
+    pub(crate) fn reroute(&self, url: &reqwest::Url) -> Option<(reqwest::Url, String)> {
+        if url.scheme() != "https" || !url.host_str()?.eq_ignore_ascii_case(&self.url_host) {
+            return None;
+        }
+        // As hyper writes it: the host, and the port when it is not the default.
+        let host = match url.port() {
+            Some(port) => format!("{}:{port}", self.url_host),
+            None => self.url_host.clone(),
+        };
+        let mut rerouted = url.clone();
+        rerouted.set_host(Some(&self.name)).ok()?;
+        Some((rerouted, host))
+    }
+}
+
+/// The resolver of a rerouted client: the tls-server-name resolves to the server URL's host,
+/// any other name (a proxy's) as usual (the system resolver, as reqwest's own).
+struct SniResolver(SniRoute);
+
+impl reqwest::dns::Resolve for SniResolver {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let host = if name.as_str().eq_ignore_ascii_case(&self.0.name) {
+            self.0.connect_host.clone()
+        } else {
+            name.as_str().to_owned()
+        };
+        Box::pin(async move {
+            if let Ok(ip) = host.parse::<std::net::IpAddr>() {
+                let addr = std::net::SocketAddr::new(ip, 0);
+                return Ok(Box::new(std::iter::once(addr)) as reqwest::dns::Addrs);
+            }
+            let addrs = tokio::task::spawn_blocking(move || {
+                std::net::ToSocketAddrs::to_socket_addrs(&(host.as_str(), 0))
+                    .map(|a| a.collect::<Vec<_>>())
+            })
+            .await
+            .map_err(|e| Box::new(e) as Box<dyn std::error::Error + Send + Sync>)??;
+            Ok(Box::new(addrs.into_iter()) as reqwest::dns::Addrs)
+        })
     }
 }
 
@@ -921,6 +1070,17 @@ pub(crate) fn redact_url(url: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// A server URL for `Debug` output and logs: [`redact_url`], and its query and fragment, which
+/// may carry a key, written `?***` / `#***` (client-go never sends a kubeconfig's query).
+pub(crate) fn redact_server(url: &str) -> String {
+    let shown = redact_url(url);
+    let start = shown.find("://").map_or(0, |i| i + 3);
+    match shown[start..].find(['?', '#']).map(|i| start + i) {
+        Some(cut) => format!("{}{}***", &shown[..cut], &shown[cut..=cut]),
+        None => shown.into_owned(),
+    }
+}
+
 pub(crate) fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
     let mut cur = e;
     while let Some(next) = cur.source() {
@@ -983,6 +1143,16 @@ mod tests {
         let shown = format!("{info:?}");
         assert!(!shown.contains("SECRET"), "{shown}");
         assert!(shown.contains("https://u:***@host/"), "{shown}");
+        // The server's query and fragment are not shown either.
+        for (server, want) in [
+            ("https://h/?key=SECRET", "https://h/?***"),
+            ("https://h?key=SECRET#x", "https://h?***"),
+            ("https://u:pw@h/a#SECRET", "https://u:***@h/a#***"),
+            ("https://h/a", "https://h/a"),
+        ] {
+            assert_eq!(redact_server(server), want);
+            assert!(format!("{:?}", ConnectionInfo::new(server)).contains(want));
+        }
         // A proxy URL that cannot be used: the client error shows it masked.
         for bad in [
             "http://p:proxy-SECRET@[::1",

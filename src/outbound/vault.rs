@@ -82,6 +82,8 @@ pub struct Credential {
     info: Arc<ConnectionInfo>,
     /// Rebuilt when client certificate files rotate (see [`client`](Self::client)).
     client: Arc<super::RotatingClient>,
+    /// Where [`post`](Self::post) sends requests.
+    target: super::RestTarget,
 }
 
 impl Credential {
@@ -91,10 +93,24 @@ impl Credential {
     /// # use kube_authn::outbound::{ConnectionInfo, vault::Credential};
     /// assert!(Credential::new(ConnectionInfo::new("https://x"), std::time::Duration::from_secs(1)).is_ok());
     /// ```
+    ///
+    /// A server URL Go's `net/url` cannot parse is refused with its text, and one without a
+    /// scheme and a host too (client-go would fall back to plain `http://`):
+    ///
+    /// ```
+    /// # use kube_authn::outbound::{ConnectionInfo, vault::Credential};
+    /// let e = Credential::new(ConnectionInfo::new("https://x/%zz"), std::time::Duration::from_secs(1)).unwrap_err();
+    /// assert_eq!(e.to_string(), r#"parse "http://https://x/%zz": invalid URL escape "%zz""#);
+    /// ```
     pub fn new(info: ConnectionInfo, timeout: Duration) -> Result<Self, ConfigError> {
+        let target = super::rest_target(&info.server, timeout).map_err(ConfigError::new)?;
         let info = Arc::new(info);
         let client = Arc::new(super::RotatingClient::new(info.clone(), timeout)?);
-        Ok(Self { info, client })
+        Ok(Self {
+            info,
+            client,
+            target,
+        })
     }
 
     /// The connection info.
@@ -123,17 +139,49 @@ impl Credential {
         self.client.get()
     }
 
-    /// A POST to the server URL with this credential's `Authorization` header.
+    /// A POST to the server as client-go's REST client sends one (a webhook's), with this
+    /// credential's `Authorization` header: to the server URL with its path cleaned (Go's
+    /// `path.Join`: no trailing slash, `//`, `.` or `..`), its query and fragment dropped, and
+    /// `?timeout=` the request timeout in Go's notation (`30s`).
+    ///
+    /// With a `tls-server-name` that is a DNS name other than the URL's host, the request is
+    /// made so that the name is sent as SNI (and verified) while the connection goes to the
+    /// URL's host and `Host` names the URL's host, as with client-go; such connections speak
+    /// HTTP/1.1. Not through a proxy (`proxy-url`, or `HTTPS_PROXY` for the server): there the
+    /// name is only verified, and SNI is the URL's host.
     ///
     /// ```
     /// # use kube_authn::outbound::{ConnectionInfo, Secret, vault::Credential};
-    /// # let c = Credential::new(ConnectionInfo::new("https://x").with_token(Secret::new("t")), std::time::Duration::from_secs(1)).unwrap();
+    /// # let c = Credential::new(ConnectionInfo::new("https://x/review/?key=v").with_token(Secret::new("t")), std::time::Duration::from_secs(30)).unwrap();
     /// let req = c.post().build().unwrap();
     /// assert!(req.headers().contains_key("authorization"));
+    /// assert_eq!(req.url().as_str(), "https://x/review?timeout=30s");
     /// ```
     pub fn post(&self) -> reqwest::RequestBuilder {
-        self.info
-            .authorize(self.client().post(self.info.server.as_str()))
+        let client = self.client();
+        let request = match (reqwest::Url::parse(&self.target.wire), self.client.route()) {
+            (Ok(url), Some(route)) => match route.reroute(&url) {
+                Some((rerouted, host)) => client.post(rerouted).header(http::header::HOST, host),
+                None => client.post(url),
+            },
+            (Ok(url), None) => client.post(url),
+            // reqwest refuses the URL: its error, at `send`.
+            (Err(_), _) => client.post(self.target.wire.as_str()),
+        };
+        self.info.authorize(request)
+    }
+
+    /// The URL [`post`](Self::post) sends to as Go's errors show it (`Post "<url>": …`): the
+    /// password written `***`, and a user name without a password (sent as Basic credentials)
+    /// too.
+    ///
+    /// ```
+    /// # use kube_authn::outbound::{ConnectionInfo, vault::Credential};
+    /// let c = Credential::new(ConnectionInfo::new("https://u:pw@x/a/"), std::time::Duration::from_secs(30)).unwrap();
+    /// assert_eq!(c.shown_url(), "https://u:***@x/a?timeout=30s");
+    /// ```
+    pub fn shown_url(&self) -> &str {
+        &self.target.shown
     }
 
     /// The fingerprint of the current credential values ([`ConnectionInfo::fingerprint`]).

@@ -151,7 +151,42 @@ impl Server {
         client_ca: Option<&str>,
         handler: impl Fn(&Seen, usize) -> Reply + Send + Sync + 'static,
     ) -> Server {
-        let acceptor = tls_acceptor(cert_pem, key_pem, client_ca);
+        Self::start_with(tls_acceptor(cert_pem, key_pem, client_ca), handler)
+    }
+
+    /// A TLS server (HTTP/1.1) with `cert`/`key` that records the server name (SNI) of each
+    /// client hello it gets, `None` for a hello without one.
+    pub fn start_recording_sni(
+        cert_pem: &str,
+        key_pem: &str,
+        handler: impl Fn(&Seen, usize) -> Reply + Send + Sync + 'static,
+    ) -> (Server, Arc<Mutex<Vec<Option<String>>>>) {
+        let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+        let chain: Vec<CertificateDer<'static>> =
+            CertificateDer::pem_slice_iter(cert_pem.as_bytes())
+                .collect::<Result<_, _>>()
+                .unwrap();
+        let key = PrivateKeyDer::from_pem_slice(key_pem.as_bytes()).unwrap();
+        let signing = provider.key_provider.load_private_key(key).unwrap();
+        let names = Arc::new(Mutex::new(Vec::new()));
+        let resolver = Arc::new(RecordSni {
+            key: Arc::new(rustls::sign::CertifiedKey::new(chain, signing)),
+            names: names.clone(),
+        });
+        let mut config = rustls::ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_no_client_auth()
+            .with_cert_resolver(resolver);
+        config.alpn_protocols = vec![b"http/1.1".to_vec()];
+        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+        (Self::start_with(acceptor, handler), names)
+    }
+
+    fn start_with(
+        acceptor: tokio_rustls::TlsAcceptor,
+        handler: impl Fn(&Seen, usize) -> Reply + Send + Sync + 'static,
+    ) -> Server {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         listener.set_nonblocking(true).unwrap();
         let listener = tokio::net::TcpListener::from_std(listener).unwrap();
@@ -221,6 +256,26 @@ impl Server {
             seen,
             task,
         }
+    }
+}
+
+/// Serves one certificate and records the SNI of every client hello.
+#[derive(Debug)]
+struct RecordSni {
+    key: Arc<rustls::sign::CertifiedKey>,
+    names: Arc<Mutex<Vec<Option<String>>>>,
+}
+
+impl rustls::server::ResolvesServerCert for RecordSni {
+    fn resolve(
+        &self,
+        hello: rustls::server::ClientHello<'_>,
+    ) -> Option<Arc<rustls::sign::CertifiedKey>> {
+        self.names
+            .lock()
+            .unwrap()
+            .push(hello.server_name().map(str::to_owned));
+        Some(self.key.clone())
     }
 }
 
