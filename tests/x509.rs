@@ -1061,72 +1061,78 @@ async fn axum_router_served_by_the_accept_loop_sees_peer_certificates() {
     task.await.unwrap().unwrap();
 }
 
-/// A client certificate presented with a private key that does not match it: the handshake's
-/// CertificateVerify must fail even under the "request, don't verify" policy.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn request_policy_still_checks_proof_of_possession() {
+/// A client certificate resolver that always presents one chain and key.
+#[derive(Debug)]
+struct FixedClientCert(Arc<kube_authn::tls::rustls::sign::CertifiedKey>);
+
+impl kube_authn::tls::rustls::client::ResolvesClientCert for FixedClientCert {
+    fn resolve(
+        &self,
+        _: &[&[u8]],
+        _: &[kube_authn::tls::rustls::SignatureScheme],
+    ) -> Option<Arc<kube_authn::tls::rustls::sign::CertifiedKey>> {
+        Some(self.0.clone())
+    }
+    fn has_certs(&self) -> bool {
+        true
+    }
+}
+
+/// `GET /` over TLS (rustls client, aws-lc-rs) to `server`, presenting `chain` with the key in
+/// `key_file`: the raw HTTP/1.1 response, or the handshake's or the connection's error. An empty
+/// response means the server closed the connection without answering (a refused certificate
+/// under TLS 1.3 shows up here, when the client reads).
+async fn tls_get(
+    server: &TestServer,
+    chain: Vec<CertificateDer<'static>>,
+    key_file: &std::path::Path,
+) -> Result<String, String> {
     use kube_authn::tls::pki_types::pem::PemObject;
     use kube_authn::tls::pki_types::{PrivateKeyDer, ServerName};
     use kube_authn::tls::rustls;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-    #[derive(Debug)]
-    struct Fixed(Arc<rustls::sign::CertifiedKey>);
-    impl rustls::client::ResolvesClientCert for Fixed {
-        fn resolve(
-            &self,
-            _: &[&[u8]],
-            _: &[rustls::SignatureScheme],
-        ) -> Option<Arc<rustls::sign::CertifiedKey>> {
-            Some(self.0.clone())
-        }
-        fn has_certs(&self) -> bool {
-            true
-        }
-    }
-
-    let f = fixture();
-    let auth: Arc<dyn RequestAuthenticator> =
-        Arc::new(X509Authenticator::new(bundle(&[&f.root])).with_histogram(None));
-    let server = TestServer::start(&f.pki, auth, ClientCertPolicy::Request { hints: vec![] }).await;
     let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
     let mut roots = rustls::RootCertStore::empty();
     roots
         .add(CertificateDer::from_pem_file(&server.server_ca).unwrap())
         .unwrap();
+    let key = provider
+        .key_provider
+        .load_private_key(PrivateKeyDer::from_pem_file(key_file).unwrap())
+        .unwrap();
+    let ck = Arc::new(rustls::sign::CertifiedKey::new(chain, key));
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_root_certificates(roots)
+        .with_client_cert_resolver(Arc::new(FixedClientCert(ck)));
+    let connector = kube_authn::tls::tokio_rustls::TlsConnector::from(Arc::new(config));
+    let tcp = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let mut tls = connector
+        .connect(ServerName::try_from("localhost").unwrap(), tcp)
+        .await
+        .map_err(|e| e.to_string())?;
+    tls.write_all(b"GET / HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\n\r\n")
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    tls.read_to_end(&mut out).await.map_err(|e| e.to_string())?;
+    Ok(String::from_utf8_lossy(&out).into_owned())
+}
 
+/// A client certificate presented with a private key that does not match it: the handshake's
+/// CertificateVerify must fail even under the "request, don't verify" policy.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn request_policy_still_checks_proof_of_possession() {
+    let f = fixture();
+    let auth: Arc<dyn RequestAuthenticator> =
+        Arc::new(X509Authenticator::new(bundle(&[&f.root])).with_histogram(None));
+    let server = TestServer::start(&f.pki, auth, ClientCertPolicy::Request { hints: vec![] }).await;
     let get = |key_file: std::path::PathBuf| {
-        let provider = provider.clone();
-        let roots = roots.clone();
+        let server = &server;
         let leaf = f.leaf.der.clone();
-        let addr = server.addr;
-        async move {
-            let key = provider
-                .key_provider
-                .load_private_key(PrivateKeyDer::from_pem_file(key_file).unwrap())
-                .unwrap();
-            let ck = Arc::new(rustls::sign::CertifiedKey::new(vec![leaf], key));
-            let config = rustls::ClientConfig::builder_with_provider(provider)
-                .with_safe_default_protocol_versions()
-                .unwrap()
-                .with_root_certificates(roots)
-                .with_client_cert_resolver(Arc::new(Fixed(ck)));
-            let connector = kube_authn::tls::tokio_rustls::TlsConnector::from(Arc::new(config));
-            let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
-            let mut tls = match connector
-                .connect(ServerName::try_from("localhost").unwrap(), tcp)
-                .await
-            {
-                Ok(t) => t,
-                Err(e) => return Err(e.to_string()),
-            };
-            tls.write_all(b"GET / HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\n\r\n")
-                .await
-                .map_err(|e| e.to_string())?;
-            let mut out = Vec::new();
-            tls.read_to_end(&mut out).await.map_err(|e| e.to_string())?;
-            Ok(String::from_utf8_lossy(&out).into_owned())
-        }
+        async move { tls_get(server, vec![leaf], &key_file).await }
     };
     let good = get(f.leaf.key.clone()).await.unwrap();
     assert!(good.starts_with("HTTP/1.1 200"), "{good}");
@@ -1315,26 +1321,6 @@ fn resigned(cert: &Issued, issuer: &Issued, patches: &[(&[u8], &[u8])]) -> Certi
 /// Expected users and refusals were confirmed against Go 1.26's `x509.ParseCertificate`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn presented_names_are_parsed_as_go_parses_them() {
-    use kube_authn::tls::pki_types::pem::PemObject;
-    use kube_authn::tls::pki_types::{PrivateKeyDer, ServerName};
-    use kube_authn::tls::rustls;
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-
-    #[derive(Debug)]
-    struct Fixed(Arc<rustls::sign::CertifiedKey>);
-    impl rustls::client::ResolvesClientCert for Fixed {
-        fn resolve(
-            &self,
-            _: &[&[u8]],
-            _: &[rustls::SignatureScheme],
-        ) -> Option<Arc<rustls::sign::CertifiedKey>> {
-            Some(self.0.clone())
-        }
-        fn has_certs(&self) -> bool {
-            true
-        }
-    }
-
     let f = fixture();
     let pki = &f.pki;
     // Placeholders: openssl writes these subject values as UTF8String (tag 0x0c).
@@ -1465,37 +1451,8 @@ async fn presented_names_are_parsed_as_go_parses_them() {
     let shared: Arc<dyn RequestAuthenticator> =
         Arc::new(X509Authenticator::new(bundle(&[&f.root])).with_histogram(None));
     let server = TestServer::start(pki, shared, ClientCertPolicy::Request { hints: vec![] }).await;
-    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
-    let mut roots = rustls::RootCertStore::empty();
-    roots
-        .add(CertificateDer::from_pem_file(&server.server_ca).unwrap())
-        .unwrap();
     for (name, chain, key_file, want) in &cases {
-        let key = provider
-            .key_provider
-            .load_private_key(PrivateKeyDer::from_pem_file(key_file).unwrap())
-            .unwrap();
-        let ck = Arc::new(rustls::sign::CertifiedKey::new(chain.clone(), key));
-        let config = rustls::ClientConfig::builder_with_provider(provider.clone())
-            .with_safe_default_protocol_versions()
-            .unwrap()
-            .with_root_certificates(roots.clone())
-            .with_client_cert_resolver(Arc::new(Fixed(ck)));
-        let connector = kube_authn::tls::tokio_rustls::TlsConnector::from(Arc::new(config));
-        let tcp = tokio::net::TcpStream::connect(server.addr).await.unwrap();
-        let response = async {
-            let mut tls = connector
-                .connect(ServerName::try_from("localhost").unwrap(), tcp)
-                .await
-                .map_err(|e| e.to_string())?;
-            tls.write_all(b"GET / HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\n\r\n")
-                .await
-                .map_err(|e| e.to_string())?;
-            let mut out = Vec::new();
-            tls.read_to_end(&mut out).await.map_err(|e| e.to_string())?;
-            Ok::<_, String>(String::from_utf8_lossy(&out).into_owned())
-        }
-        .await;
+        let response = tls_get(&server, chain.clone(), key_file).await;
         match want {
             Ok(user) => {
                 let body = response.unwrap_or_else(|e| panic!("case {name}: {e}"));
