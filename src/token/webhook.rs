@@ -4,7 +4,9 @@
 //! (`v1` or `v1beta1`, default `v1beta1`) and `--authentication-token-webhook-cache-ttl` (default 2m).
 //!
 //! Each token is POSTed as a `TokenReview` (`spec.token`, `spec.audiences`) to the kubeconfig's
-//! server URL — the token travels only in the body. The answer's `status` decides:
+//! server URL as client-go's REST client sends it (path cleaned, `?timeout=30s`, `Accept:
+//! application/json, */*`; see [`Credential::post`]) — the token travels only in the body. The
+//! answer's `status` decides:
 //!
 //! 1. if the request context carries audiences, `ctx ∩ (status.audiences or the implicit
 //!    audiences)` must be non-empty, otherwise the token is **not mine** (checked before
@@ -54,7 +56,7 @@ use crate::authenticator::{
 use crate::error::{ConfigError, Error, ErrorKind};
 use crate::outbound::kubeconfig::Kubeconfig;
 use crate::outbound::vault::{Credential, Vault};
-use crate::outbound::{ReadError, redact_url, root_cause};
+use crate::outbound::{ReadError, root_cause};
 use crate::token::cache::CachedTokenAuthenticator;
 
 /// Default cap on a TokenReview response body (1 MiB).
@@ -554,7 +556,8 @@ impl WebhookTokenAuthenticator {
             let sent = cred
                 .post()
                 .header(http::header::CONTENT_TYPE, "application/json")
-                .header(http::header::ACCEPT, "application/json")
+                // client-go's REST client: the content type, then anything.
+                .header(http::header::ACCEPT, "application/json, */*")
                 .body(body.to_vec())
                 .send()
                 .await;
@@ -645,6 +648,16 @@ pub fn parse_response(bytes: &[u8]) -> Result<crate::api::TokenReviewStatus, Err
     let object = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
     let decoded = serde_json::from_slice::<TokenReview>(bytes).map_err(|e| e.classify_str());
     match decoded {
+        // metav1.Time's decoding: `time.Parse(time.RFC3339, …)` must accept it.
+        Ok(review)
+            if review
+                .metadata
+                .creation_timestamp
+                .as_deref()
+                .is_some_and(|t| !go_rfc3339(t)) =>
+        {
+            Err("metadata.creationTimestamp is not an RFC 3339 time")
+        }
         Ok(review) if object => Ok(review.status),
         Ok(_) => Err("unexpected JSON shape"),
         Err(category) => Err(category),
@@ -655,6 +668,74 @@ pub fn parse_response(bytes: &[u8]) -> Result<crate::api::TokenReviewStatus, Err
             format!("webhook: cannot decode TokenReview response: {category}"),
         )
     })
+}
+
+/// Whether Go's `time.Parse(time.RFC3339, s)` accepts `s` (its general parser, which it falls
+/// back to: a one-digit hour, a `,` before the fraction, offsets up to `±24:60`), as
+/// `metav1.Time` decodes `metadata.creationTimestamp`.
+fn go_rfc3339(s: &str) -> bool {
+    let b = s.as_bytes();
+    let num = |from: usize, len: usize| -> Option<u32> {
+        let digits = b.get(from..from + len)?;
+        digits
+            .iter()
+            .all(u8::is_ascii_digit)
+            .then(|| digits.iter().fold(0, |n, d| n * 10 + u32::from(d - b'0')))
+    };
+    let at = |i: usize, c: u8| b.get(i) == Some(&c);
+    let (Some(year), Some(month), Some(day)) = (num(0, 4), num(5, 2), num(8, 2)) else {
+        return false;
+    };
+    if !(at(4, b'-') && at(7, b'-') && at(10, b'T')) {
+        return false;
+    }
+    // The hour: one or two digits.
+    let mut i = 11;
+    let Some(mut hour) = num(i, 1) else {
+        return false;
+    };
+    i += 1;
+    if let Some(d) = num(i, 1) {
+        hour = hour * 10 + d;
+        i += 1;
+    }
+    let (Some(minute), Some(second)) = (num(i + 1, 2), num(i + 4, 2)) else {
+        return false;
+    };
+    if !(at(i, b':') && at(i + 3, b':')) {
+        return false;
+    }
+    i += 6;
+    if (at(i, b'.') || at(i, b',')) && num(i + 1, 1).is_some() {
+        i += 2;
+        while num(i, 1).is_some() {
+            i += 1;
+        }
+    }
+    if at(i, b'Z') {
+        i += 1;
+    } else {
+        let (Some(h), Some(m)) = (num(i + 1, 2), num(i + 4, 2)) else {
+            return false;
+        };
+        if !((at(i, b'+') || at(i, b'-')) && at(i + 3, b':')) || h > 24 || m > 60 {
+            return false;
+        }
+        i += 6;
+    }
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days = match month {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    };
+    i == b.len()
+        && (1..=12).contains(&month)
+        && (1..=days).contains(&day)
+        && hour <= 23
+        && minute <= 59
+        && second <= 59
 }
 
 trait ClassifyStr {
@@ -687,12 +768,21 @@ fn jittered(d: Duration, jitter: f64) -> Duration {
     d.saturating_add(scale(d, jitter * r))
 }
 
-/// The next delay (k8s `wait.Backoff.Step`; the delay never shrinks here).
+/// The next delay (k8s `wait.Backoff.Step`): `d × factor` in whole nanoseconds (Go converts
+/// the product to a `time.Duration` by truncation), so a factor below 1 shrinks it; a factor
+/// of 0 (or NaN) leaves it unchanged.
 fn grow(d: Duration, factor: f64) -> Duration {
-    if factor.is_nan() || factor <= 1.0 {
+    if factor.is_nan() || factor == 0.0 {
         return d;
     }
-    scale(d, factor).max(d)
+    let nanos = d.as_nanos() as f64 * factor;
+    if nanos <= 0.0 {
+        return Duration::ZERO;
+    }
+    if nanos >= u64::MAX as f64 {
+        return scale(d, factor);
+    }
+    Duration::from_nanos(nanos as u64)
 }
 
 /// `d × f` without `Duration::mul_f64`'s panics: saturates at [`Duration::MAX`]; a NaN,
@@ -730,11 +820,14 @@ async fn read_capped(resp: reqwest::Response, max: usize) -> Result<Vec<u8>, Att
 /// the server refused or never processed (see [`is_connection_lost`]); a refused connection,
 /// TLS failures, timeouts, and answers that are not HTTP are final.
 fn transport_error(cred: &Credential, e: &reqwest::Error) -> AttemptError {
-    // A password in the URL is shown as `***` (Go's net/http does the same).
-    let url = redact_url(&cred.info().server);
+    // The URL as client-go sent it, a password shown as `***` (Go's net/http does the same).
     let error = Error::new(
         ErrorKind::Unavailable,
-        format!("Post {url:?}: {}", root_cause(e)),
+        format!(
+            "Post {}: {}",
+            crate::jwt::go_quote(cred.shown_url()),
+            root_cause(e)
+        ),
     );
     let retry = !(e.is_timeout() || e.is_builder() || e.is_redirect() || is_tls_error(e))
         && is_connection_lost(e);
@@ -1210,6 +1303,65 @@ mod tests {
         assert!(parse_response(br#"{"status":{"user":{"groups":"g"}}}"#).is_err());
     }
 
+    /// `metadata.creationTimestamp` as `metav1.Time` decodes it (`time.Parse(time.RFC3339,
+    /// …)`); each row's outcome was printed by json.Unmarshal into a metav1.Time
+    /// (k8s.io/apimachinery v0.37.2). A time Go refuses fails the review, as there.
+    #[test]
+    fn creation_timestamp_decodes_as_metav1_time() {
+        let cases: &[(&str, bool)] = &[
+            ("null", true),
+            ("\"2026-01-01T00:00:00Z\"", true),
+            ("\"2026-01-01T00:00:00.5Z\"", true),
+            ("\"2026-01-01T00:00:00,5Z\"", true),
+            ("\"2026-01-01T00:00:00.123456789123Z\"", true),
+            ("\"2026-01-01T00:00:00+01:00\"", true),
+            ("\"2026-01-01T00:00:00+24:00\"", true),
+            ("\"2026-01-01T00:00:00+01:60\"", true),
+            ("\"2026-01-01T00:00:00-00:00\"", true),
+            ("\"2026-01-01T00:00:00.5+01:00\"", true),
+            ("\"2024-02-29T00:00:00Z\"", true),
+            ("\"0000-01-01T00:00:00Z\"", true),
+            ("\"2026-01-01T0:00:00Z\"", true),
+            ("\"\"", false),
+            ("\"garbage\"", false),
+            ("5", false),
+            ("\"2026-01-01t00:00:00Z\"", false),
+            ("\"2026-02-30T00:00:00Z\"", false),
+            ("\"2026-01-01T24:00:00Z\"", false),
+            ("\"2026-01-01T00:00:60Z\"", false),
+            ("\"2026-01-01 00:00:00Z\"", false),
+            ("\"2026-01-01T00:00:00\"", false),
+            ("\"2026-01-01T00:00:00z\"", false),
+            ("\"2026-1-01T00:00:00Z\"", false),
+            ("\"2026-01-01T00:00:00.Z\"", false),
+            ("\"2026-01-01T00:00:00+0100\"", false),
+            ("\"10000-01-01T00:00:00Z\"", false),
+            ("\"+2026-01-01T00:00:00Z\"", false),
+            ("\" 2026-01-01T00:00:00Z\"", false),
+            ("\"2026-01-01T00:00:00Z \"", false),
+            ("\"2026-01-01T00:00:00+1:00\"", false),
+            ("\"2026-01-01T00:00:00Z07:00\"", false),
+            ("\"2026-00-01T00:00:00Z\"", false),
+            ("\"2026-01-00T00:00:00Z\"", false),
+            ("\"2026-13-01T00:00:00Z\"", false),
+            ("\"2026-01-01T00:00:00UTC\"", false),
+            ("\"2026-01-01T00:00:00+01\"", false),
+        ];
+        for (ts, ok) in cases {
+            let body = format!(
+                r#"{{"metadata":{{"creationTimestamp":{ts}}},"status":{{"authenticated":true,"user":{{"username":"a"}}}}}}"#
+            );
+            let got = parse_response(body.as_bytes());
+            assert_eq!(got.is_ok(), *ok, "{ts}: {got:?}");
+        }
+        assert_eq!(
+            parse_response(br#"{"metadata":{"creationTimestamp":"garbage"}}"#)
+                .unwrap_err()
+                .to_string(),
+            "webhook: cannot decode TokenReview response: metadata.creationTimestamp is not an RFC 3339 time"
+        );
+    }
+
     #[test]
     fn backoff_validation_rejects_non_finite_and_negative_values() {
         let inf = f64::INFINITY;
@@ -1288,7 +1440,11 @@ mod tests {
         for d in delays {
             for v in values {
                 let g = grow(d, v);
-                assert!(g >= d, "grow({d:?}, {v}) = {g:?} shrank");
+                if v >= 1.0 {
+                    assert!(g >= d, "grow({d:?}, {v}) = {g:?} shrank");
+                } else if v > 0.0 {
+                    assert!(g <= d, "grow({d:?}, {v}) = {g:?} grew");
+                }
                 let j = jittered(d, v);
                 assert!(j >= d, "jittered({d:?}, {v}) = {j:?} shrank");
             }
@@ -1300,6 +1456,30 @@ mod tests {
             jittered(Duration::from_secs(1), f64::NAN),
             Duration::from_secs(1)
         );
+    }
+
+    /// apimachinery's `wait.Backoff.Step`: the next delay is `time.Duration(float64(d) *
+    /// factor)` whenever the factor is not 0, so a factor between 0 and 1 shrinks it, and the
+    /// product is truncated to whole nanoseconds.
+    #[test]
+    fn backoff_factor_steps_as_apimachinery() {
+        let ms = Duration::from_millis;
+        let ns = Duration::from_nanos;
+        // (delay, factor, next)
+        let cases: &[(Duration, f64, Duration)] = &[
+            (ms(500), 1.5, ms(750)),
+            (ms(500), 1.0, ms(500)),
+            (ms(500), 0.0, ms(500)),
+            (ms(500), 0.5, ms(250)),
+            (ms(500), 0.1, ms(50)),
+            (ns(3), 1.5, ns(4)),
+            (ns(1), 0.5, Duration::ZERO),
+            (ns(7), 0.3, ns(2)),
+            (ms(8), 0.25, ms(2)),
+        ];
+        for (d, factor, next) in cases {
+            assert_eq!(grow(*d, *factor), *next, "{d:?} × {factor}");
+        }
     }
 
     #[test]
