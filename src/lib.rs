@@ -60,6 +60,7 @@ pub mod config;
 mod csv;
 mod digest;
 pub mod error;
+mod go_url;
 pub mod jwt;
 pub mod metrics;
 pub mod middleware;

@@ -474,7 +474,7 @@ impl Kubeconfig {
             _ => None,
         };
         // clientcmd's cleanup of the server URL (its query dropped when it has a path).
-        let mut info = ConnectionInfo::new(super::gourl::clientcmd_server(&cluster.server));
+        let mut info = ConnectionInfo::new(crate::go_url::rest::clientcmd_server(&cluster.server));
         info.proxy_url = cluster.proxy_url.clone().filter(|s| !s.is_empty());
         if url.scheme() != "https" {
             // client-go reads the cluster's TLS settings and the user's credentials only for

@@ -28,12 +28,11 @@
 //! ```
 
 mod client_cert;
-mod gourl;
 pub mod kubeconfig;
 mod proxy;
 pub mod vault;
 
-pub(crate) use gourl::{RestTarget, rest_target};
+pub(crate) use crate::go_url::rest::{RestTarget, rest_target};
 
 use std::fmt;
 use std::path::{Path, PathBuf};

@@ -300,7 +300,7 @@ fn url_errors(field: &str, url: &str, disallowed_issuers: &[String]) -> Vec<Stri
             d.join(" ")
         )));
     }
-    let u = match super::go_url::parse(url) {
+    let u = match crate::go_url::issuer::parse(url) {
         Ok(u) => u,
         Err(e) => {
             errs.push(invalid(&e));
@@ -872,6 +872,7 @@ pub fn load_anonymous_configuration(
 /// The `anonymous` section as kube-apiserver compares it on a reload (`reflect.DeepEqual` of
 /// the decoded section): absent and `null` are the same, `conditions` absent (or `null`) and
 /// `conditions: []` are not.
+#[cfg(feature = "remote")]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct AnonymousSection {
     enabled: bool,
@@ -879,6 +880,7 @@ pub(crate) struct AnonymousSection {
 }
 
 /// The file's `anonymous` section for that comparison (decoded, not validated).
+#[cfg(feature = "remote")]
 pub(crate) fn anonymous_section(data: &[u8]) -> Result<Option<AnonymousSection>, ConfigError> {
     Ok(decode_authentication_configuration(data)?
         .anonymous

@@ -51,7 +51,6 @@ mod claims;
 pub mod config;
 #[cfg(feature = "remote")]
 pub mod discovery;
-mod go_url;
 pub mod metrics;
 pub mod refresh;
 #[cfg(feature = "remote")]
