@@ -692,6 +692,55 @@ async fn tls_server_closes_idle_http1_keep_alive_connections() {
     );
 }
 
+/// A response marked `CloseConnection` (what the middleware does for a refused or anonymous
+/// HTTP/2 request) makes the server send GOAWAY, but, as in Go's HTTP/2 server, streams
+/// already open run to completion, however long they take: here a response that streams for
+/// longer than the 5 s close deadline, on the same connection, still arrives whole. The
+/// connection closes once it is done.
+#[tokio::test]
+async fn a_goaway_lets_open_http2_streams_finish() {
+    use http_body_util::{BodyExt, Empty};
+    let s = setup();
+    let app = tower::service_fn(|req: http::Request<hyper::body::Incoming>| async move {
+        let slow = req.uri().path() == "/slow";
+        let wait = slow.then(|| Box::pin(tokio::time::sleep(Duration::from_millis(6500))));
+        let mut res = http::Response::new(SlowBody {
+            wait,
+            step: if slow { 0 } else { 1 },
+        });
+        if req.uri().path() == "/close" {
+            res.extensions_mut()
+                .insert(kube_authn::middleware::CloseConnection);
+        }
+        Ok::<_, Infallible>(res)
+    });
+    let (addr, _stop) = serve_on_free_port(TlsServer::new(s.config.clone()), app).await;
+    let tls = tls_client(&s, addr, &[b"h2"]).await.unwrap();
+    let (mut send, conn) = hyper::client::conn::http2::handshake(
+        hyper_util::rt::TokioExecutor::new(),
+        hyper_util::rt::TokioIo::new(tls),
+    )
+    .await
+    .unwrap();
+    let conn = tokio::spawn(conn);
+    let get = |path: &str| {
+        http::Request::get(format!("https://localhost{path}"))
+            .body(Empty::<Bytes>::new())
+            .unwrap()
+    };
+    let slow = send.send_request(get("/slow")).await.unwrap();
+    let close = send.send_request(get("/close")).await.unwrap();
+    assert_eq!(close.into_body().collect().await.unwrap().to_bytes(), "b");
+    let body = tokio::time::timeout(Duration::from_secs(15), slow.into_body().collect())
+        .await
+        .expect("the open stream never finished")
+        .expect("the open stream was cut off after the GOAWAY");
+    assert_eq!(body.to_bytes(), "ab");
+    // Then the connection closes (within the close deadline of its last stream ending).
+    let closed = tokio::time::timeout(Duration::from_secs(10), conn).await;
+    assert!(closed.is_ok(), "the connection stayed open");
+}
+
 #[tokio::test]
 async fn tls_server_drops_an_http2_peer_that_never_acknowledges_goaway() {
     // A hand-written HTTP/2 client: the preface, empty SETTINGS, one GET (HPACK: `:method

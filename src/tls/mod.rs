@@ -18,8 +18,8 @@
 //!
 //! # Getting the chain to the request
 //!
-//! * [`TlsServer`] (feature `tls`): our own accept loop (hyper-util auto: HTTP/1.1 and HTTP/2
-//!   by ALPN, tokio-rustls, graceful shutdown; bounded: handshake 10 s, first request 32 s, idle
+//! * [`TlsServer`] (feature `tls`): our own accept loop (hyper-util auto: HTTP/1.1 and HTTP/2,
+//!   offered by ALPN and told apart by the client's first bytes, tokio-rustls, graceful shutdown; bounded: handshake 10 s, first request 32 s, idle
 //!   90 s, at most 900 connections). It serves any
 //!   `tower::Service<http::Request<hyper::body::Incoming>>`: an axum `Router`, a tonic
 //!   `Routes`, or a plain `service_fn`, and inserts [`PeerCertificates`] into every request of

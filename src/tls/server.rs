@@ -73,8 +73,11 @@ pub const DEFAULT_MAX_CONNECTIONS: usize = 900;
 /// ```
 pub const HTTP2_MAX_HEADER_LIST_SIZE: u32 = 128 * 1024;
 
-/// How long a connection told to close (GOAWAY after a refused HTTP/2 request) may take to
-/// finish: a peer that never acknowledges the GOAWAY's PING must not hold it open.
+/// How long a connection told to close (GOAWAY after a refused HTTP/2 request, or an idle
+/// one) may stay open once no request is in progress on it: a peer that never acknowledges
+/// the GOAWAY's PING must not hold it open. Requests in progress (other streams, and the
+/// refused request's own response) run to completion first, as in Go's HTTP/2 server, which
+/// starts its close timer only when no stream is open.
 const CLOSE_DEADLINE: Duration = Duration::from_secs(5);
 
 /// A TLS server that serves a Tower service with the peer chain on every request.
@@ -396,14 +399,21 @@ impl TlsServer {
                     Some(result) => result,
                     None => {
                         conn.as_mut().graceful_shutdown();
-                        let deadline = if *stopped.borrow() {
-                            grace
+                        let stopping = *stopped.borrow();
+                        let closed = if stopping {
+                            tokio::time::timeout(grace, conn.as_mut()).await.ok()
                         } else {
-                            CLOSE_DEADLINE
+                            tokio::select! {
+                                result = conn.as_mut() => Some(result),
+                                () = activity.quiet(CLOSE_DEADLINE) => None,
+                                () = async {
+                                    let _ = stopped.wait_for(|stop| *stop).await;
+                                } => tokio::time::timeout(grace, conn.as_mut()).await.ok(),
+                            }
                         };
-                        match tokio::time::timeout(deadline, conn).await {
-                            Ok(result) => result,
-                            Err(_) => {
+                        match closed {
+                            Some(result) => result,
+                            None => {
                                 tracing::debug!(%remote, "connection did not close in time after GOAWAY");
                                 return;
                             }
@@ -504,6 +514,25 @@ impl Activity {
                 return seen > 0;
             }
             wait = idle;
+        }
+    }
+}
+
+impl Activity {
+    /// Completes once no request has been in progress for `quiet` (pending while any is).
+    async fn quiet(&self, quiet: Duration) {
+        loop {
+            if self.in_progress.load(Ordering::Acquire) > 0 {
+                self.ended.notified().await;
+                continue;
+            }
+            tokio::select! {
+                () = tokio::time::sleep(quiet) => {}
+                () = self.ended.notified() => continue,
+            }
+            if self.in_progress.load(Ordering::Acquire) == 0 {
+                return;
+            }
         }
     }
 }
