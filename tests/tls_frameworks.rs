@@ -602,28 +602,40 @@ async fn start_idle_server(s: &Setup) -> (std::net::SocketAddr, tokio::sync::one
     serve_on_free_port(server, app).await
 }
 
-#[tokio::test]
-async fn tls_server_closes_idle_http2_connections_but_not_busy_ones() {
-    use http_body_util::{BodyExt, Empty};
-    let s = setup();
-    let (addr, _stop) = start_idle_server(&s).await;
-    let tls = tls_client(&s, addr, &[b"h2"]).await.unwrap();
+/// An HTTP/2 client connection (hyper) to `addr` over TLS with ALPN `h2`: the request sender
+/// and the connection's task (finished when the server closes the connection).
+async fn h2_connect(
+    s: &Setup,
+    addr: std::net::SocketAddr,
+) -> (
+    hyper::client::conn::http2::SendRequest<http_body_util::Empty<Bytes>>,
+    tokio::task::JoinHandle<hyper::Result<()>>,
+) {
+    let tls = tls_client(s, addr, &[b"h2"]).await.unwrap();
     assert_eq!(tls.get_ref().1.alpn_protocol(), Some(&b"h2"[..]));
-    let (mut send, conn) = hyper::client::conn::http2::handshake(
+    let (send, conn) = hyper::client::conn::http2::handshake(
         hyper_util::rt::TokioExecutor::new(),
         hyper_util::rt::TokioIo::new(tls),
     )
     .await
     .unwrap();
-    let conn = tokio::spawn(conn);
-    let get = |path: &str| {
-        http::Request::get(format!(
-            "https://localhost/{}",
-            path.trim_start_matches('/')
-        ))
-        .body(Empty::<Bytes>::new())
+    (send, tokio::spawn(conn))
+}
+
+/// `GET https://localhost<path>` with an empty body.
+fn h2_get(path: &str) -> http::Request<http_body_util::Empty<Bytes>> {
+    http::Request::get(format!("https://localhost{path}"))
+        .body(http_body_util::Empty::<Bytes>::new())
         .unwrap()
-    };
+}
+
+#[tokio::test]
+async fn tls_server_closes_idle_http2_connections_but_not_busy_ones() {
+    use http_body_util::BodyExt;
+    let s = setup();
+    let (addr, _stop) = start_idle_server(&s).await;
+    let (mut send, conn) = h2_connect(&s, addr).await;
+    let get = h2_get;
     // A response that streams for three idle timeouts keeps its connection: no GOAWAY
     // meanwhile, so a new request on the same connection right after it is served.
     let slow = send.send_request(get("/slow")).await.unwrap();
@@ -699,7 +711,7 @@ async fn tls_server_closes_idle_http1_keep_alive_connections() {
 /// connection closes once it is done.
 #[tokio::test]
 async fn a_goaway_lets_open_http2_streams_finish() {
-    use http_body_util::{BodyExt, Empty};
+    use http_body_util::BodyExt;
     let s = setup();
     let app = tower::service_fn(|req: http::Request<hyper::body::Incoming>| async move {
         let slow = req.uri().path() == "/slow";
@@ -715,19 +727,8 @@ async fn a_goaway_lets_open_http2_streams_finish() {
         Ok::<_, Infallible>(res)
     });
     let (addr, _stop) = serve_on_free_port(TlsServer::new(s.config.clone()), app).await;
-    let tls = tls_client(&s, addr, &[b"h2"]).await.unwrap();
-    let (mut send, conn) = hyper::client::conn::http2::handshake(
-        hyper_util::rt::TokioExecutor::new(),
-        hyper_util::rt::TokioIo::new(tls),
-    )
-    .await
-    .unwrap();
-    let conn = tokio::spawn(conn);
-    let get = |path: &str| {
-        http::Request::get(format!("https://localhost{path}"))
-            .body(Empty::<Bytes>::new())
-            .unwrap()
-    };
+    let (mut send, conn) = h2_connect(&s, addr).await;
+    let get = h2_get;
     let slow = send.send_request(get("/slow")).await.unwrap();
     let close = send.send_request(get("/close")).await.unwrap();
     assert_eq!(close.into_body().collect().await.unwrap().to_bytes(), "b");
