@@ -19,7 +19,8 @@ fuzz_target!(|data: &[u8]| {
         Err(e) => {
             let text = e.to_string();
             assert!(text.starts_with("webhook: cannot decode TokenReview response: "), "{text}");
-            assert!(text.len() < 80, "error text is fixed, never the body");
+            // A fixed category (the longest is 51 bytes), never the body.
+            assert!(text.len() <= 96, "error text is fixed, never the body: {text}");
         }
     }
 });

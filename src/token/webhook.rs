@@ -648,6 +648,7 @@ pub fn parse_response(bytes: &[u8]) -> Result<crate::api::TokenReviewStatus, Err
     let object = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
     let decoded = serde_json::from_slice::<TokenReview>(bytes).map_err(|e| e.classify_str());
     match decoded {
+        Ok(_) if !object => Err("unexpected JSON shape"),
         // metav1.Time's decoding: `time.Parse(time.RFC3339, …)` must accept it.
         Ok(review)
             if review
@@ -658,8 +659,7 @@ pub fn parse_response(bytes: &[u8]) -> Result<crate::api::TokenReviewStatus, Err
         {
             Err("metadata.creationTimestamp is not an RFC 3339 time")
         }
-        Ok(review) if object => Ok(review.status),
-        Ok(_) => Err("unexpected JSON shape"),
+        Ok(review) => Ok(review.status),
         Err(category) => Err(category),
     }
     .map_err(|category| {
@@ -1359,6 +1359,20 @@ mod tests {
                 .unwrap_err()
                 .to_string(),
             "webhook: cannot decode TokenReview response: metadata.creationTimestamp is not an RFC 3339 time"
+        );
+        // Only an object is a TokenReview, whatever its sequence form would decode to (found
+        // by the fuzz target: an array whose `metadata` element holds a bad timestamp).
+        assert_eq!(
+            parse_response(b"[\"\",\"\",{\"creationTimestamp\":\"garbage\"}]")
+                .unwrap_err()
+                .to_string(),
+            "webhook: cannot decode TokenReview response: unexpected JSON shape"
+        );
+        let found: &[u8] =
+            b"[\r\":\"\r,\r\":0 \"\r,\t[\t\"{ \"\r,\r\r\"\"\r,\r\t\"{ \"\r,\r\" \",4,\r\"\"]]\n";
+        assert_eq!(
+            parse_response(found).unwrap_err().to_string(),
+            "webhook: cannot decode TokenReview response: unexpected JSON shape"
         );
     }
 
