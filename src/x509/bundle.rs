@@ -67,12 +67,7 @@ pub fn parse_pem_bundle(data: &[u8]) -> Result<Vec<CertificateDer<'static>>, Con
         // Go's parser refuses a name attribute that is not a string it decodes.
         x509_parser::parse_x509_certificate(&der)
             .map_err(|e| ConfigError::new(format!("x509: malformed certificate: {e}")))?;
-        let names_ok = der::tbs_view(&der).is_some_and(|v| {
-            [v.subject, v.issuer]
-                .iter()
-                .all(|n| subject::name_strings(n, usize::MAX) == Some(Ok(())))
-        });
-        if !names_ok {
+        if !subject::names_decode(&der) {
             return Err(ConfigError::new(
                 "x509: malformed certificate: invalid RDNSequence: invalid attribute value",
             ));

@@ -176,33 +176,58 @@ const ERR_NAME_NOT_STRING: Error = Error::from_static(
 /// it is given, and fails on a value that is not a string it can decode (`x509: invalid
 /// RDNSequence: …`); nothing here is kept. At most [`MAX_SUBJECT_ATTRIBUTES`] attributes.
 pub(crate) fn check_name(name: &[u8]) -> Result<(), Error> {
-    match name_strings(name, MAX_SUBJECT_ATTRIBUTES) {
-        Some(Ok(())) => Ok(()),
-        Some(Err(())) => Err(ERR_NAME_NOT_STRING),
-        None if der::for_each_attribute(name, |_, _| {}).is_some() => Err(Error::from_static(
+    match name_check(name, MAX_SUBJECT_ATTRIBUTES) {
+        NameCheck::Decodes => Ok(()),
+        NameCheck::NotString => Err(ERR_NAME_NOT_STRING),
+        NameCheck::TooMany => Err(Error::from_static(
             ErrorKind::InvalidCredential,
             "x509: certificate name has too many attributes",
         )),
-        None => Err(Error::from_static(
+        NameCheck::Malformed => Err(Error::from_static(
             ErrorKind::InvalidCredential,
             "x509: malformed certificate name",
         )),
     }
 }
 
-/// Whether every attribute value of a `Name` is a string Go decodes: `None` when the name is
-/// malformed or has more than `limit` attributes, `Some(Err(()))` for a value Go refuses.
-pub(crate) fn name_strings(name: &[u8], limit: usize) -> Option<Result<(), ()>> {
+/// What [`name_check`] found in a `Name`.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum NameCheck {
+    /// Every attribute value is a string Go decodes.
+    Decodes,
+    /// A value Go's `parseASN1String` refuses.
+    NotString,
+    /// More attributes than the limit.
+    TooMany,
+    /// Not a DER `RDNSequence`.
+    Malformed,
+}
+
+/// Whether every attribute value of a `Name` (the content of its SEQUENCE) is a string Go
+/// decodes, reading at most `limit` attributes.
+pub(crate) fn name_check(name: &[u8], limit: usize) -> NameCheck {
     let mut count = 0usize;
-    let mut ok = true;
-    der::for_each_attribute(name, |_, value| {
+    let mut strings = true;
+    let structure = der::for_each_attribute(name, |_, value| {
         count += 1;
-        ok &= count <= limit && matches!(asn1_string(value), Some(Ok(_)));
-    })?;
-    if count > limit {
-        return None;
+        strings &= count > limit || matches!(asn1_string(value), Some(Ok(_)));
+    });
+    match structure {
+        None => NameCheck::Malformed,
+        Some(()) if count > limit => NameCheck::TooMany,
+        Some(()) if !strings => NameCheck::NotString,
+        Some(()) => NameCheck::Decodes,
     }
-    Some(if ok { Ok(()) } else { Err(()) })
+}
+
+/// Whether a DER certificate's subject and issuer both decode as Go's parser decodes them
+/// (no attribute bound: the certificate's size bounds the work). For the TLS handshake and
+/// CA bundles, where Go's `x509.ParseCertificate` would fail.
+pub(crate) fn names_decode(cert: &[u8]) -> bool {
+    der::tbs_view(cert).is_some_and(|v| {
+        name_check(v.subject, usize::MAX) == NameCheck::Decodes
+            && name_check(v.issuer, usize::MAX) == NameCheck::Decodes
+    })
 }
 
 /// The user of a verified leaf certificate whose TBS is `view`.
@@ -398,6 +423,6 @@ mod tests {
             check_name(&many).unwrap_err().to_string(),
             "x509: certificate name has too many attributes"
         );
-        assert_eq!(name_strings(&many, usize::MAX), Some(Ok(())));
+        assert_eq!(name_check(&many, usize::MAX), NameCheck::Decodes);
     }
 }

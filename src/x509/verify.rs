@@ -282,7 +282,7 @@ pub(crate) fn verify_chain_with_view(
 /// reader: the leaf's issuer name, and each intermediate's structure and names (the leaf's
 /// subject is read when its user is built). Bounded: at most [`MAX_CHAIN_LEN`] certificates
 /// of at most [`MAX_CERT_LEN`] bytes, checked before this runs.
-pub(crate) fn check_presented_names(
+fn check_presented_names(
     leaf: &der::TbsView<'_>,
     intermediates: &[CertificateDer<'_>],
 ) -> Result<(), Error> {
