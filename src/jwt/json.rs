@@ -1866,6 +1866,18 @@ impl<'de> Deserialize<'de> for StrOnly<'de> {
     }
 }
 
+/// Go's `encoding/json` match of an object member's name against a struct field's: exact, or
+/// equal under Unicode simple case folding. For the ASCII field names Kubernetes' types use,
+/// that is ASCII case plus U+017F (ſ, folds to `s`) and U+212A (Kelvin sign, folds to `k`).
+pub(crate) fn go_field_name_eq(name: &str, field: &str) -> bool {
+    let fold = |c: char| match c {
+        '\u{17f}' => 's',
+        '\u{212a}' => 'k',
+        c => c.to_ascii_lowercase(),
+    };
+    name.chars().map(fold).eq(field.chars().map(fold))
+}
+
 /// The fixed text for a claim of the wrong JSON type (never echoes the value).
 ///
 /// ```

@@ -66,15 +66,13 @@ use std::sync::Arc;
 use arc_swap::ArcSwapOption;
 use std::borrow::Cow;
 
-use serde_json::{Map, Value};
-
 use crate::authenticator::{
     Audiences, AuthFuture, AuthResult, Context, Response, TokenAuthenticator,
 };
 use crate::error::{Error, ErrorKind};
 use crate::jwt::alg::{Algorithm, AlgorithmSet};
 use crate::jwt::compact::{HeaderAlg, UntrustedJwt};
-use crate::jwt::json::{RawAudience, RawJson, claims_error_message};
+use crate::jwt::json::{RawAudience, RawJson, RawObject, go_field_name_eq};
 use crate::jwt::key::{KeySet, PublicKey};
 use crate::jwt::router::JwtAuthenticator;
 use crate::jwt::{Clock, SystemClock, go_quote, go_quote_list};
@@ -237,33 +235,21 @@ struct VerifyClaims<'a> {
     aud: Option<RawAudience<'a>>,
     exp: Option<i64>,
     nbf: Option<i64>,
-    claim_names: Option<Map<String, Value>>,
-    claim_sources: Option<Map<String, Value>>,
-}
-
-/// Go's `encoding/json` field-name match: exact, or equal under Unicode simple case folding.
-/// For the ASCII field names matched here that is ASCII case plus U+017F (ſ, folds to `s`)
-/// and U+212A (Kelvin sign, folds to `k`).
-fn go_field_eq(name: &str, field: &str) -> bool {
-    let fold = |c: char| match c {
-        '\u{17f}' => 's',
-        '\u{212a}' => 'k',
-        c => c.to_ascii_lowercase(),
-    };
-    name.chars().map(fold).eq(field.chars().map(fold))
+    claim_names: Option<RawObject<'a>>,
+    claim_sources: Option<RawObject<'a>>,
 }
 
 /// go-oidc's `claimSource` (`endpoint`, `access_token`: strings) decoded from one
 /// `_claim_sources` entry: a member matching either field (as Go matches names) with a value
 /// that is neither a string nor `null` is Go's type error; other members are ignored.
-fn claim_source_fields(fields: &crate::jwt::json::RawObject<'_>, keep: &mut impl FnMut(String)) {
+fn claim_source_fields(fields: &RawObject<'_>, keep: &mut impl FnMut(String)) {
     for (name, v) in fields.iter() {
         let kind = raw_type(v);
         if kind == "string" || kind == "null" {
             continue;
         }
         for field in ["endpoint", "access_token"] {
-            if go_field_eq(&name, field) {
+            if go_field_name_eq(&name, field) {
                 keep(format!(
                     "json: cannot unmarshal {kind} into Go struct field claimSource._claim_sources.{field} of type string"
                 ));
@@ -364,11 +350,9 @@ impl<'a> VerifyClaims<'a> {
                     match kind {
                         "null" => {}
                         "object" => {
-                            let map: Map<String, Value> = serde_json::from_str(value.text())
-                                .map_err(|e| fail(claims_error_message(&e).to_string()))?;
                             // Each entry in document order (Go keeps the first type error).
-                            let entries = value.as_object();
-                            for (_, v) in entries.iter().flat_map(|o| o.iter()) {
+                            let map = value.as_object();
+                            for (_, v) in map.iter().flat_map(|o| o.iter()) {
                                 match raw_type(v) {
                                     "null" => {}
                                     k if k == element => {
@@ -380,9 +364,9 @@ impl<'a> VerifyClaims<'a> {
                                 }
                             }
                             if name == "_claim_names" {
-                                out.claim_names = Some(map);
+                                out.claim_names = map;
                             } else {
-                                out.claim_sources = Some(map);
+                                out.claim_sources = map;
                             }
                         }
                         _ => keep(type_error(kind, name, map_type)),
@@ -693,15 +677,15 @@ impl OidcAuthenticator {
     fn check_claims<'c>(&self, raw: &RawClaims<'c>) -> Result<VerifyClaims<'c>, String> {
         let claims = VerifyClaims::from_raw(raw)?;
         if let Some(names) = &claims.claim_names {
-            for src in names.values() {
-                let src = src.as_str().unwrap_or("");
+            for (_, src) in names.iter() {
+                let src = src.as_str().unwrap_or_default();
                 if src.is_empty() {
                     return Err("oidc: failed to obtain source from claim name".into());
                 }
-                if !claims
+                if claims
                     .claim_sources
                     .as_ref()
-                    .is_some_and(|s| s.contains_key(src))
+                    .is_none_or(|s| s.get(&src).is_none())
                 {
                     return Err("oidc: source does not exist".into());
                 }
@@ -781,11 +765,11 @@ impl OidcAuthenticator {
             let mut ep = Endpoint::default();
             for (field, v) in entry.as_object().iter().flat_map(|o| o.iter()) {
                 let text = || raw_str(v).map(|s| s.into_owned()).unwrap_or_default();
-                if go_field_eq(&field, "endpoint") {
+                if go_field_name_eq(&field, "endpoint") {
                     ep.url = text();
-                } else if go_field_eq(&field, "access_token") {
+                } else if go_field_name_eq(&field, "access_token") {
                     ep.access_token = text();
-                } else if go_field_eq(&field, "JWT") {
+                } else if go_field_name_eq(&field, "JWT") {
                     let kind = raw_type(v);
                     if kind != "string" && kind != "null" {
                         return Err(format!(

@@ -281,7 +281,11 @@ fn go_float(s: &str) -> Option<f64> {
 
 /// `strconv.FormatFloat(f, 'g', -1, 32)`, as `sigs.k8s.io/yaml` writes a float key.
 fn go_float_key(f: f64) -> String {
-    let e = format!("{:e}", f as f32); // shortest float32 digits: "-1.2345e6"
+    let f = f as f32; // a finite f64 beyond f32's range becomes an infinity, as in Go
+    if f.is_infinite() {
+        return if f > 0.0 { "+Inf" } else { "-Inf" }.to_owned();
+    }
+    let e = format!("{f:e}"); // shortest float32 digits: "-1.2345e6"
     let (mantissa, exp) = e.split_once('e').unwrap_or((&e, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
     let (sign, mantissa) = match mantissa.strip_prefix('-') {
@@ -755,9 +759,9 @@ pub(super) fn type_meta(root: &Node, data: &[u8]) -> Result<&'static str, Config
     let (mut api_version, mut kind) = (String::new(), String::new());
     let mut error = None;
     for m in members {
-        let (field, name) = if json_name_matches(&m.key, "apiVersion") {
+        let (field, name) = if crate::jwt::json::go_field_name_eq(&m.key, "apiVersion") {
             (&mut api_version, "apiVersion")
-        } else if json_name_matches(&m.key, "kind") {
+        } else if crate::jwt::json::go_field_name_eq(&m.key, "kind") {
             (&mut kind, "kind")
         } else {
             continue;
@@ -831,17 +835,6 @@ pub(super) fn type_meta(root: &Node, data: &[u8]) -> Result<&'static str, Config
         go_quote(&kind),
         go_quote(&gv)
     )))
-}
-
-/// `encoding/json`'s name match for a field without special characters: exact, or equal
-/// under Unicode simple case folding (`K` Kelvin sign and `ſ` long s included).
-fn json_name_matches(key: &str, name: &str) -> bool {
-    let fold = |c: char| match c {
-        '\u{212a}' => 'k',
-        '\u{17f}' => 's',
-        c => c.to_ascii_lowercase(),
-    };
-    key.chars().map(fold).eq(name.chars().map(fold))
 }
 
 // -----------------------------------------------------------------------------------------
@@ -1353,6 +1346,11 @@ mod tests {
             (-2.5, "-2.5"),
             (100.0, "100"),
             (std::f64::consts::PI, "3.1415927"),
+            // Beyond float32's range (checked with Go's strconv.FormatFloat(f, 'g', -1, 32)).
+            (1e39, "+Inf"),
+            (-1e39, "-Inf"),
+            (1e-50, "0"),
+            (3.4e38, "3.4e+38"),
         ];
         for &(f, want) in cases {
             assert_eq!(go_float_key(f), want, "{f}");
