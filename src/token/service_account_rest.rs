@@ -311,7 +311,7 @@ impl WireMeta {
         let deletion_timestamp =
             match &self.deletion_timestamp {
                 None => None,
-                Some(t) => Some(parse_rfc3339(t).ok_or_else(|| {
+                Some(t) => Some(crate::x509::der::go_parse_rfc3339(t).ok_or_else(|| {
                     LookupError::Other(format!("malformed deletionTimestamp {t:?}"))
                 })?),
             };
@@ -334,34 +334,6 @@ struct WireObject {
 #[serde(default)]
 struct WireRef {
     name: String,
-}
-
-/// `YYYY-MM-DDTHH:MM:SSZ` (what the API server writes for metav1.Time) as Unix seconds.
-fn parse_rfc3339(s: &str) -> Option<i64> {
-    let b = s.as_bytes();
-    if b.len() != 20
-        || b[4] != b'-'
-        || b[7] != b'-'
-        || b[10] != b'T'
-        || b[13] != b':'
-        || b[16] != b':'
-        || b[19] != b'Z'
-    {
-        return None;
-    }
-    let num = |r: std::ops::Range<usize>| -> Option<i64> {
-        let t = &s[r];
-        t.bytes()
-            .all(|c| c.is_ascii_digit())
-            .then(|| t.parse().ok())?
-    };
-    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    let (h, mi, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || sec > 60 {
-        return None;
-    }
-    let days = crate::x509::der::days_from_civil(y, mo, d);
-    Some(days * 86_400 + h * 3600 + mi * 60 + sec)
 }
 
 impl ServiceAccountLookup for RestLookup {
@@ -434,13 +406,15 @@ mod tests {
             ("2026-11-22T12:00:00Z", Some(1_795_348_800)),
             ("2000-02-29T23:59:59Z", Some(951_868_799)),
             ("2026-13-01T00:00:00Z", None),
-            ("2026-11-22T12:00:00+01:00", None),
+            // metav1.Time is Go's time.Parse(time.RFC3339): offsets are accepted and applied.
+            ("2026-11-22T12:00:00+01:00", Some(1_795_348_800 - 3600)),
+            ("2026-11-22T12:00:00.25-00:30", Some(1_795_348_800 + 1800)),
             ("2026-11-22 12:00:00Z", None),
             ("+026-11-22T12:00:00Z", None),
             ("", None),
         ];
         for (s, want) in cases {
-            assert_eq!(parse_rfc3339(s), *want, "{s}");
+            assert_eq!(crate::x509::der::go_parse_rfc3339(s), *want, "{s}");
         }
     }
 

@@ -655,7 +655,7 @@ pub fn parse_response(bytes: &[u8]) -> Result<crate::api::TokenReviewStatus, Err
                 .metadata
                 .creation_timestamp
                 .as_deref()
-                .is_some_and(|t| !go_rfc3339(t)) =>
+                .is_some_and(|t| crate::x509::der::go_parse_rfc3339(t).is_none()) =>
         {
             Err("metadata.creationTimestamp is not an RFC 3339 time")
         }
@@ -668,74 +668,6 @@ pub fn parse_response(bytes: &[u8]) -> Result<crate::api::TokenReviewStatus, Err
             format!("webhook: cannot decode TokenReview response: {category}"),
         )
     })
-}
-
-/// Whether Go's `time.Parse(time.RFC3339, s)` accepts `s` (its general parser, which it falls
-/// back to: a one-digit hour, a `,` before the fraction, offsets up to `±24:60`), as
-/// `metav1.Time` decodes `metadata.creationTimestamp`.
-fn go_rfc3339(s: &str) -> bool {
-    let b = s.as_bytes();
-    let num = |from: usize, len: usize| -> Option<u32> {
-        let digits = b.get(from..from + len)?;
-        digits
-            .iter()
-            .all(u8::is_ascii_digit)
-            .then(|| digits.iter().fold(0, |n, d| n * 10 + u32::from(d - b'0')))
-    };
-    let at = |i: usize, c: u8| b.get(i) == Some(&c);
-    let (Some(year), Some(month), Some(day)) = (num(0, 4), num(5, 2), num(8, 2)) else {
-        return false;
-    };
-    if !(at(4, b'-') && at(7, b'-') && at(10, b'T')) {
-        return false;
-    }
-    // The hour: one or two digits.
-    let mut i = 11;
-    let Some(mut hour) = num(i, 1) else {
-        return false;
-    };
-    i += 1;
-    if let Some(d) = num(i, 1) {
-        hour = hour * 10 + d;
-        i += 1;
-    }
-    let (Some(minute), Some(second)) = (num(i + 1, 2), num(i + 4, 2)) else {
-        return false;
-    };
-    if !(at(i, b':') && at(i + 3, b':')) {
-        return false;
-    }
-    i += 6;
-    if (at(i, b'.') || at(i, b',')) && num(i + 1, 1).is_some() {
-        i += 2;
-        while num(i, 1).is_some() {
-            i += 1;
-        }
-    }
-    if at(i, b'Z') {
-        i += 1;
-    } else {
-        let (Some(h), Some(m)) = (num(i + 1, 2), num(i + 4, 2)) else {
-            return false;
-        };
-        if !((at(i, b'+') || at(i, b'-')) && at(i + 3, b':')) || h > 24 || m > 60 {
-            return false;
-        }
-        i += 6;
-    }
-    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
-    let days = match month {
-        2 if leap => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    };
-    i == b.len()
-        && (1..=12).contains(&month)
-        && (1..=days).contains(&day)
-        && hour <= 23
-        && minute <= 59
-        && second <= 59
 }
 
 trait ClassifyStr {

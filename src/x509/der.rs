@@ -193,6 +193,77 @@ fn digits(b: &[u8]) -> Option<i64> {
     Some(n)
 }
 
+/// Go's `time.Parse(time.RFC3339, s)` (how `metav1.Time` decodes an object's timestamps), as
+/// Unix seconds with the offset applied and the fraction dropped: Go's general parser, which it
+/// falls back to, accepts a one-digit hour, a `,` before the fraction and offsets up to
+/// `±24:60`; anything else is `None`.
+#[cfg(feature = "remote")]
+pub(crate) fn go_parse_rfc3339(s: &str) -> Option<i64> {
+    let b = s.as_bytes();
+    let num = |from: usize, len: usize| -> Option<i64> {
+        let digits = b.get(from..from + len)?;
+        digits
+            .iter()
+            .all(u8::is_ascii_digit)
+            .then(|| digits.iter().fold(0, |n, d| n * 10 + i64::from(d - b'0')))
+    };
+    let at = |i: usize, c: u8| b.get(i) == Some(&c);
+    let (year, month, day) = (num(0, 4)?, num(5, 2)?, num(8, 2)?);
+    if !(at(4, b'-') && at(7, b'-') && at(10, b'T')) {
+        return None;
+    }
+    let mut i = 11;
+    let mut hour = num(i, 1)?;
+    i += 1;
+    if let Some(d) = num(i, 1) {
+        hour = hour * 10 + d;
+        i += 1;
+    }
+    let (minute, second) = (num(i + 1, 2)?, num(i + 4, 2)?);
+    if !(at(i, b':') && at(i + 3, b':')) {
+        return None;
+    }
+    i += 6;
+    if (at(i, b'.') || at(i, b',')) && num(i + 1, 1).is_some() {
+        i += 2;
+        while num(i, 1).is_some() {
+            i += 1;
+        }
+    }
+    let mut offset = 0;
+    if at(i, b'Z') {
+        i += 1;
+    } else {
+        let (h, m) = (num(i + 1, 2)?, num(i + 4, 2)?);
+        let sign = match b.get(i) {
+            Some(b'+') => 1,
+            Some(b'-') => -1,
+            _ => return None,
+        };
+        if !at(i + 3, b':') || h > 24 || m > 60 {
+            return None;
+        }
+        offset = sign * (h * 3600 + m * 60);
+        i += 6;
+    }
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days = match month {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    };
+    let valid = i == b.len()
+        && (1..=12).contains(&month)
+        && (1..=days).contains(&day)
+        && hour <= 23
+        && minute <= 59
+        && second <= 59;
+    valid.then(|| {
+        days_from_civil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second - offset
+    })
+}
+
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
 pub(crate) fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
