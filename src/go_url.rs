@@ -325,12 +325,10 @@ fn ipv4_fields(input: &[u8], s: &[u8]) -> Result<(), String> {
 fn parse_ipv6(input: &[u8]) -> Result<(), String> {
     let fail = |msg: &str, at: &[u8]| Err(addr_error(input, msg, at));
     let mut s = input;
-    let mut zone_len = None;
     if let Some(i) = s.iter().position(|&b| b == b'%') {
         if i + 1 == s.len() {
             return fail("zone must be a non-empty string", b"");
         }
-        zone_len = Some(s.len() - i - 1);
         s = &s[..i];
     }
     let mut filled = 0; // bytes of the 16 written
@@ -346,13 +344,10 @@ fn parse_ipv6(input: &[u8]) -> Result<(), String> {
         let mut off = 0;
         let mut acc: u32 = 0;
         while off < s.len() {
-            let d = match s[off] {
-                c @ b'0'..=b'9' => c - b'0',
-                c @ b'a'..=b'f' => c - b'a' + 10,
-                c @ b'A'..=b'F' => c - b'A' + 10,
-                _ => break,
+            let Some(d) = char::from(s[off]).to_digit(16) else {
+                break;
             };
-            acc = (acc << 4) + u32::from(d);
+            acc = (acc << 4) + d;
             if off > 3 {
                 return fail("each group must have 4 or less digits", s);
             }
@@ -377,8 +372,7 @@ fn parse_ipv6(input: &[u8]) -> Result<(), String> {
                     s,
                 );
             }
-            let end = input.len() - zone_len.map_or(0, |z| z + 1);
-            ipv4_fields(input, &input[end - s.len()..end])?;
+            ipv4_fields(input, s)?;
             filled += 4;
             s = &[];
             break;
@@ -478,6 +472,8 @@ fn unescape(s: &str, mode: Mode) -> Result<Vec<u8>, String> {
                 {
                     return Err(escape_error(&b[i..(i + 3).min(b.len())]));
                 }
+                // Both checked hex digits just above.
+                let hex = |c: u8| char::from(c).to_digit(16).unwrap_or(0) as u8;
                 let v = (hex(b[i + 1]) << 4) | hex(b[i + 2]);
                 let pct25 = &b[i..i + 3] == b"%25";
                 // In a host, %-encoding is only for non-ASCII bytes (and `%25` for zones).
@@ -503,14 +499,6 @@ fn unescape(s: &str, mode: Mode) -> Result<Vec<u8>, String> {
         }
     }
     Ok(out)
-}
-
-fn hex(c: u8) -> u8 {
-    match c {
-        b'0'..=b'9' => c - b'0',
-        b'a'..=b'f' => c - b'a' + 10,
-        _ => c - b'A' + 10,
-    }
 }
 
 /// `invalid URL escape "%zz"`: the up-to-three bytes may end inside a UTF-8 sequence, which
@@ -915,11 +903,28 @@ pub(crate) mod rest {
     use super::{Mode, Url, escape, parse, parse_request_uri};
     use crate::jwt::go_quote;
 
-    /// Go's `url.Parse` of `prefix` + `raw`, with its `parse "<url>": …` error; the URL in the
-    /// error has the user information of `raw` masked.
+    /// Go's `url.Parse` of `prefix` + `raw`, with its `parse "<url>": …` error, which never
+    /// shows a secret: the URL in it is [`shown_raw`], and a bad escape in the password (Go
+    /// quotes its bytes) is written `"***"`.
     fn parse_masked(prefix: &str, raw: &str) -> Result<Url, String> {
-        parse(&format!("{prefix}{raw}"))
-            .map_err(|e| e.text(&format!("{prefix}{}", mask_userinfo(raw))))
+        parse(&format!("{prefix}{raw}")).map_err(|mut e| {
+            let start = raw.find("://").map_or(0, |i| i + 3);
+            let userinfo = raw[start..]
+                .rfind('@')
+                .map_or("", |at| &raw[start..start + at]);
+            // Go reads the user information before the rest: a bad escape there is the error.
+            if super::unescape(userinfo, Mode::UserPassword).is_err() {
+                e.reason = "invalid URL escape \"***\"".to_owned();
+            }
+            e.text(&format!("{prefix}{}", shown_raw(raw)))
+        })
+    }
+
+    /// A server URL as written, for a text about it: user information masked
+    /// ([`mask_userinfo`]), and a query or fragment, which may carry a key, written `?***` /
+    /// `#***` (`outbound::redact_server`).
+    fn shown_raw(raw: &str) -> String {
+        crate::outbound::redact_server(&mask_userinfo(raw))
     }
 
     /// Go's `path.Clean`.
@@ -1031,7 +1036,7 @@ pub(crate) mod rest {
     fn no_host(server: &str) -> String {
         format!(
             "server URL {} must have a scheme and a host (https://host[:port][/path])",
-            go_quote(&mask_userinfo(server))
+            go_quote(&shown_raw(server))
         )
     }
 
@@ -1226,9 +1231,23 @@ pub(crate) mod rest {
                     "https://u:p/w-SECRET@h:1/%zz",
                     r#"parse "http://https://u:***@h:1/%zz": invalid URL escape "%zz""#,
                 ),
+                // A query or fragment may carry a key: never shown.
                 (
                     "https://h:1/x#%zz",
-                    r#"parse "http://https://h:1/x#%zz": invalid URL escape "%zz""#,
+                    r#"parse "http://https://h:1/x#***": invalid URL escape "%zz""#,
+                ),
+                (
+                    "https://h:1/%zz?key=SECRET",
+                    r#"parse "http://https://h:1/%zz?***": invalid URL escape "%zz""#,
+                ),
+                (
+                    "h:1?key=SECRET",
+                    r#"server URL "h:1?***" must have a scheme and a host (https://host[:port][/path])"#,
+                ),
+                // A bad escape in the password: Go quotes its bytes; we do not.
+                (
+                    "https://u:p%zzSECRET@h:1/",
+                    r#"parse "http://https://u:***@h:1/": invalid URL escape "***""#,
                 ),
                 (
                     "https://h:1/a\tb",
