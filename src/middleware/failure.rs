@@ -405,12 +405,8 @@ fn negotiate_status(headers: &http::HeaderMap) -> Option<StatusType> {
     ) {
         return PLAIN;
     }
-    let accept: std::borrow::Cow<'_, str> = match value.to_str() {
-        Ok(s) => s.into(),
-        Err(_) => String::from_utf8_lossy(value.as_bytes())
-            .into_owned()
-            .into(),
-    };
+    // Go reads the header's bytes as a string (borrowed here when they are UTF-8).
+    let accept = String::from_utf8_lossy(value.as_bytes());
     negotiate_accept(&accept, MAX_ACCEPT_CLAUSES)
 }
 
