@@ -50,9 +50,13 @@ use sha2::{Digest, Sha256};
 use crate::error::ConfigError;
 use crate::reload::FileReloader;
 
-/// How long establishing a connection (TCP connect and TLS handshake) may take: client-go's
-/// dial timeout (`transport/cache.go`, `net.Dialer{Timeout: 30 * time.Second}`).
-pub(crate) const DIAL_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long establishing a connection (TCP connect and TLS handshake together) may take, at
+/// most (never more than the request's own timeout). client-go has two bounds
+/// (`transport/cache.go`): a 30 s dial, then a 10 s TLS handshake; reqwest has one. 10 s keeps
+/// Go's bound for the usual hang (a server that accepts and never completes the handshake),
+/// within the webhook's 30 s deadline so that its error is reported and retried; a TCP
+/// connect slower than 10 s fails here where Go would wait up to 30 s (`docs/compatibility.md`).
+pub(crate) const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Largest PEM or token file read (1 MiB).
 ///
@@ -701,7 +705,7 @@ impl ConnectionInfo {
             .use_preconfigured_tls(tls)
             .redirect(reqwest::redirect::Policy::none())
             .timeout(timeout)
-            .connect_timeout(DIAL_TIMEOUT);
+            .connect_timeout(timeout.min(CONNECT_TIMEOUT));
         if let Some(route) = route {
             b = b
                 .http1_only()
