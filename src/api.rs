@@ -602,9 +602,116 @@ impl Status {
     }
 }
 
+/// `value` as kube-apiserver's JSON serializer writes it: compact with a trailing newline (Go's
+/// `json.Encoder`), or indented by two spaces without one (`json.MarshalIndent(v, "", "  ")`,
+/// used for `?pretty` and for clients that do not ask for JSON), with Go's string escapes
+/// ([`go_json_escapes`]).
+///
+/// ```
+/// use kube_authn::api::{Status, to_go_json};
+/// let status = Status::failure(400, "BadRequest", "a <b> & c");
+/// let compact = to_go_json(&status, false).unwrap();
+/// assert!(compact.ends_with(b"\"message\":\"a \\u003cb\\u003e \\u0026 c\",\"reason\":\"BadRequest\",\"code\":400}\n"));
+/// let pretty = to_go_json(&status, true).unwrap();
+/// assert!(pretty.starts_with(b"{\n  \"kind\": \"Status\",") && pretty.ends_with(b"}"));
+/// ```
+pub fn to_go_json<T: Serialize + ?Sized>(value: &T, pretty: bool) -> serde_json::Result<Vec<u8>> {
+    let json = if pretty {
+        serde_json::to_vec_pretty(value)?
+    } else {
+        let mut v = serde_json::to_vec(value)?;
+        v.push(b'\n');
+        v
+    };
+    Ok(go_json_escapes(json))
+}
+
+/// serde_json's output with the escapes Go's `encoding/json` adds: `<`, `>` and `&` (its HTML
+/// escaping, on in `json.Marshal`, `MarshalIndent` and kube-apiserver's encoder) and U+2028,
+/// U+2029 (always) become `\u003c`, `\u003e`, `\u0026`, `\u2028`, `\u2029`. Everything else
+/// serde_json already writes as Go does (`\"`, `\\`, `\b \f \n \r \t`, other control
+/// characters as lower-case `\u00XX`). Those characters only occur inside JSON strings, so
+/// every occurrence is replaced; JSON without them is returned as it is.
+///
+/// ```
+/// use kube_authn::api::go_json_escapes;
+/// let json = serde_json::to_vec(&["a<b&c>", "\u{2028}", "é\u{1}"]).unwrap();
+/// let go = String::from_utf8(go_json_escapes(json)).unwrap();
+/// assert_eq!(go, r#"["a\u003cb\u0026c\u003e","\u2028","é\u0001"]"#);
+/// ```
+pub fn go_json_escapes(json: Vec<u8>) -> Vec<u8> {
+    let special = |w: &[u8]| match w {
+        [b'<', ..] => Some(&b"\\u003c"[..]),
+        [b'>', ..] => Some(&b"\\u003e"[..]),
+        [b'&', ..] => Some(&b"\\u0026"[..]),
+        [0xe2, 0x80, 0xa8, ..] => Some(&b"\\u2028"[..]),
+        [0xe2, 0x80, 0xa9, ..] => Some(&b"\\u2029"[..]),
+        _ => None,
+    };
+    if !json.iter().any(|&b| matches!(b, b'<' | b'>' | b'&' | 0xe2)) {
+        return json;
+    }
+    let mut out = Vec::with_capacity(json.len() + 16);
+    let mut i = 0;
+    while i < json.len() {
+        match special(&json[i..]) {
+            Some(escape) => {
+                out.extend_from_slice(escape);
+                i += if json[i] == 0xe2 { 3 } else { 1 };
+            }
+            None => {
+                out.push(json[i]);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Go's `json.Marshal` of strings (outputs recorded from Go 1.26): serde_json's quoting
+    /// plus [`go_json_escapes`] is the same byte for byte.
+    #[test]
+    fn strings_are_quoted_as_go_marshals_them() {
+        let cases: [(&str, &str); 2] = [
+            (
+                "\x00\u{8}\u{c}\n\r\t\x1f\x7f\"\\/",
+                "\"\\u0000\\b\\f\\n\\r\\t\\u001f\x7f\\\"\\\\/\"",
+            ),
+            (
+                "a<b>&c\u{2028}\u{2029}\u{2027}é",
+                "\"a\\u003cb\\u003e\\u0026c\\u2028\\u2029\u{2027}é\"",
+            ),
+        ];
+        for (s, want) in cases {
+            let got = go_json_escapes(serde_json::to_vec(s).unwrap());
+            assert_eq!(String::from_utf8(got).unwrap(), want, "{s:?}");
+        }
+    }
+
+    #[test]
+    fn go_json_escapes_vectors() {
+        let cases: [(&str, &str); 5] = [
+            (r#"{"a":"plain é € ✓"}"#, r#"{"a":"plain é € ✓"}"#),
+            (
+                r#"{"a<":"<b> & c"}"#,
+                r#"{"a\u003c":"\u003cb\u003e \u0026 c"}"#,
+            ),
+            ("[\"\u{2028}\u{2029}\"]", r#"["\u2028\u2029"]"#),
+            ("\"\u{2027}\u{202a}\"", "\"\u{2027}\u{202a}\""),
+            ("", ""),
+        ];
+        for (json, want) in cases {
+            assert_eq!(
+                String::from_utf8(go_json_escapes(json.as_bytes().to_vec())).unwrap(),
+                want,
+                "{json}"
+            );
+        }
+    }
 
     #[test]
     fn token_review_status_serialises_like_go() {

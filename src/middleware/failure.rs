@@ -245,16 +245,8 @@ const PROTOBUF_401: &[u8] = b"k8s\0\n\x0c\n\x02v1\x12\x06Status\x120\n\x06\n\0\x
 /// A `Status` as apimachinery writes it: compact with a newline (`json.Encoder`), or pretty
 /// with two-space indents and no newline (`json.MarshalIndent(obj, "", "  ")`).
 fn status_body(status: &Status, pretty: bool) -> Bytes {
-    let result = if pretty {
-        serde_json::to_vec_pretty(status)
-    } else {
-        serde_json::to_vec(status).map(|mut v| {
-            v.push(b'\n');
-            v
-        })
-    };
     // Serialising a struct of strings and integers cannot fail.
-    Bytes::from(result.unwrap_or_default())
+    Bytes::from(crate::api::to_go_json(status, pretty).unwrap_or_default())
 }
 
 fn unhex(b: u8) -> Option<u8> {

@@ -52,56 +52,14 @@ pub struct App {
     pub metrics: Arc<dyn Fn(&mut String) + Send + Sync>,
 }
 
-/// serde_json's output with the escapes Go's `encoding/json` adds: `<`, `>` and `&` (its HTML
-/// escaping, on in kube-apiserver's encoder and in `MarshalIndent`) and U+2028, U+2029 (always)
-/// become `\u003c`, `\u003e`, `\u0026`, `\u2028`, `\u2029`. Those characters can only occur
-/// inside JSON strings, so every occurrence is replaced.
-fn go_json_escapes(json: Vec<u8>) -> Vec<u8> {
-    let special = |w: &[u8]| match w {
-        [b'<', ..] => Some(&b"\\u003c"[..]),
-        [b'>', ..] => Some(&b"\\u003e"[..]),
-        [b'&', ..] => Some(&b"\\u0026"[..]),
-        [0xe2, 0x80, 0xa8, ..] => Some(&b"\\u2028"[..]),
-        [0xe2, 0x80, 0xa9, ..] => Some(&b"\\u2029"[..]),
-        _ => None,
-    };
-    if !json.iter().any(|&b| matches!(b, b'<' | b'>' | b'&' | 0xe2)) {
-        return json;
-    }
-    let mut out = Vec::with_capacity(json.len() + 16);
-    let mut i = 0;
-    while i < json.len() {
-        match special(&json[i..]) {
-            Some(escape) => {
-                out.extend_from_slice(escape);
-                i += if json[i] == 0xe2 { 3 } else { 1 };
-            }
-            None => {
-                out.push(json[i]);
-                i += 1;
-            }
-        }
-    }
-    out
-}
-
 /// JSON as kube-apiserver writes it: compact with a trailing newline, or indented without one,
-/// with Go's escapes ([`go_json_escapes`]).
+/// with Go's escapes ([`kube_authn::api::to_go_json`]).
 fn json_response(
     code: StatusCode,
     value: &impl serde::Serialize,
     pretty: bool,
 ) -> Response<Full<Bytes>> {
-    let body = if pretty {
-        serde_json::to_vec_pretty(value)
-    } else {
-        serde_json::to_vec(value).map(|mut v| {
-            v.push(b'\n');
-            v
-        })
-    }
-    .map(go_json_escapes)
-    .unwrap_or_else(|_| b"{}".to_vec());
+    let body = kube_authn::api::to_go_json(value, pretty).unwrap_or_else(|_| b"{}".to_vec());
     let mut response = Response::new(Full::new(Bytes::from(body)));
     *response.status_mut() = code;
     response
@@ -1004,27 +962,6 @@ mod tests {
         ];
         for (token, want) in cases {
             assert_eq!(review_authorization(token), want, "{token:?}");
-        }
-    }
-
-    #[test]
-    fn go_json_escapes_vectors() {
-        let cases: [(&str, &str); 5] = [
-            (r#"{"a":"plain é € ✓"}"#, r#"{"a":"plain é € ✓"}"#),
-            (
-                r#"{"a<":"<b> & c"}"#,
-                r#"{"a\u003c":"\u003cb\u003e \u0026 c"}"#,
-            ),
-            ("[\"\u{2028}\u{2029}\"]", r#"["\u2028\u2029"]"#),
-            ("\"\u{2027}\u{202a}\"", "\"\u{2027}\u{202a}\""),
-            ("", ""),
-        ];
-        for (json, want) in cases {
-            assert_eq!(
-                String::from_utf8(go_json_escapes(json.as_bytes().to_vec())).unwrap(),
-                want,
-                "{json}"
-            );
         }
     }
 

@@ -460,26 +460,9 @@ impl JwtAuthenticatorConfig {
 /// as `\u00XX`, and `<`, `>`, `&`, U+2028, U+2029 as `\uXXXX` (HTML-safe): `a<b` is
 /// `"a\u003cb"`.
 fn go_json_quote(s: &str) -> String {
-    use std::fmt::Write as _;
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 || matches!(c, '<' | '>' | '&' | '\u{2028}' | '\u{2029}') => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+    let json = crate::api::go_json_escapes(serde_json::to_vec(s).unwrap_or_default());
+    // serde_json writes valid UTF-8 and the escapes are ASCII.
+    String::from_utf8(json).unwrap_or_default()
 }
 
 // ---------------------------------------------------------------------------------------------
