@@ -457,9 +457,7 @@ impl<'de> Visitor<'de> for NodeSeed<'_, '_> {
                 },
             }
         }
-        let mut members = members.list;
-        members.sort_by(|a, b| a.key.cmp(&b.key));
-        Ok(Node::Map(members))
+        Ok(Node::Map(members.0.into_values().collect()))
     }
 }
 
@@ -494,28 +492,25 @@ fn key_text(key: &Node, value: &Node) -> Result<String, KeyError> {
     }
 }
 
-/// A mapping's members while it is read, indexed by name.
+/// A mapping's members while it is read, by name (so in the order `encoding/json` reads a
+/// YAML mapping's: sorted, each name once).
 #[derive(Default)]
-struct Members {
-    list: Vec<Member>,
-    index: std::collections::HashMap<String, usize>,
-}
+struct Members(std::collections::BTreeMap<String, Member>);
 
 /// Sets a member; a name already set is go-yaml's strict `already set` finding (the value
 /// kept is the last, as the non-strict conversion that feeds the JSON decoding keeps it).
 fn insert(s: &mut Yaml<'_>, members: &mut Members, m: Member, key: &Node) {
-    match members.index.get(&m.key) {
-        Some(&i) => {
+    match members.0.get_mut(&m.key) {
+        Some(slot) => {
             s.repeated.push(format!(
                 "line {}: key {} already set in map",
                 m.line,
                 go_sharp_v(key, false)
             ));
-            members.list[i] = m;
+            *slot = m;
         }
         None => {
-            members.index.insert(m.key.clone(), members.list.len());
-            members.list.push(m);
+            members.0.insert(m.key.clone(), m);
         }
     }
 }
