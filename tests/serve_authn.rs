@@ -599,6 +599,107 @@ fn front_proxy_headers_need_the_proxy_certificate() {
     assert_eq!(code, 401, "{body}");
 }
 
+/// Only client certificates (no token authenticator) and anonymous on, kube-apiserver's
+/// default: nothing reads `Authorization` there. kube-apiserver lets a malformed header through
+/// as an anonymous request, and its TokenReview answers `authenticated: true` for
+/// `system:anonymous` whatever the token (both checked with k8s.io/apiserver v0.37.2's union,
+/// anonymous and TokenReview storage). Here a malformed credential is a 401, a well-formed
+/// one stays "not mine" (anonymous, like a `Basic` credential on a bearer-only server), and a
+/// review vouches for no token.
+#[test]
+fn without_token_authenticators_bad_credentials_fail_and_reviews_vouch_for_nobody() {
+    let dir = tempfile::tempdir().unwrap();
+    let (client_ca, clients) = pki(dir.path(), "clients", &[("reviewer", &["system:masters"])]);
+    let args = vec![format!("--client-ca-file={}", client_ca.display())];
+    let server = Server::spawn(dir, &args);
+    let cases: [(&str, &[&str], u16); 8] = [
+        (
+            "no credential: anonymous (403 from SelfSubjectReview)",
+            &[],
+            403,
+        ),
+        (
+            "well-formed bearer token: not mine, anonymous",
+            &["-H", "Authorization: Bearer abc"],
+            403,
+        ),
+        (
+            "well-formed basic credential: not mine",
+            &["-H", "Authorization: Basic dXNlcjpwYXNz"],
+            403,
+        ),
+        ("two spaces", &["-H", "Authorization: Bearer  abc"], 401),
+        ("bare scheme", &["-H", "Authorization: Bearer"], 401),
+        (
+            "basic with two words",
+            &["-H", "Authorization: Basic a b"],
+            401,
+        ),
+        (
+            "two Authorization headers",
+            &[
+                "-H",
+                "Authorization: Bearer a",
+                "-H",
+                "Authorization: Bearer b",
+            ],
+            401,
+        ),
+        (
+            "empty token subprotocol on a WebSocket request",
+            &[
+                "-H",
+                "Connection: Upgrade",
+                "-H",
+                "Upgrade: websocket",
+                "-H",
+                "Sec-WebSocket-Protocol: base64url.bearer.authorization.k8s.io., chat",
+            ],
+            401,
+        ),
+    ];
+    for (name, headers, want) in cases {
+        let (code, body) = whoami_curl(&server, headers);
+        assert_eq!(code, want, "{name}: {body}\n{}", server.log());
+    }
+
+    // TokenReview, by a client certificate in system:masters: no token authenticates.
+    let (cert, key) = &clients[0];
+    let mut auth = cert_args(cert, key);
+    auth.extend([
+        "-H".to_string(),
+        "Content-Type: application/json".to_string(),
+    ]);
+    for token in ["abc", "eyJhbGciOiJSUzI1NiJ9.e30.c2ln", "  "] {
+        let review = json!({
+            "apiVersion": "authentication.k8s.io/v1",
+            "kind": "TokenReview",
+            "spec": {"token": token}
+        })
+        .to_string();
+        let url = server.url("/apis/authentication.k8s.io/v1/tokenreviews");
+        let mut args: Vec<&str> = vec!["--http1.1"];
+        args.extend(auth.iter().map(String::as_str));
+        args.extend(["-d", review.as_str(), url.as_str()]);
+        let (body, code, _) = server.curl(&args);
+        assert_eq!(code, 201, "{token:?}: {body}");
+        let body: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(
+            body["status"]["authenticated"],
+            Value::Null,
+            "{token:?}: {body}"
+        );
+        assert_eq!(body["status"]["user"], json!({}), "{token:?}: {body}");
+        if token.trim().is_empty() {
+            // No token after trimming: malformed, as in a header.
+            let error = body["status"]["error"].as_str().unwrap_or_default();
+            assert!(error.starts_with("malformed bearer token"), "{body}");
+        } else {
+            assert_eq!(body["status"]["error"], Value::Null, "{token:?}: {body}");
+        }
+    }
+}
+
 #[test]
 fn front_proxy_ca_is_offered_in_the_handshake() {
     let dir = tempfile::tempdir().unwrap();

@@ -8,7 +8,7 @@ use super::union::{TokenUnion, Union};
 use crate::authenticator::{
     AuthFuture, Context, Description, RequestAuthenticator, Schemes, TokenAuthenticator,
 };
-use crate::request::{Bearer, WebSocketProtocol};
+use crate::request::{Bearer, CredentialSyntax, WebSocketProtocol};
 
 type TokenWrapper = Box<dyn FnOnce(Arc<dyn TokenAuthenticator>) -> Arc<dyn TokenAuthenticator>>;
 
@@ -24,6 +24,11 @@ type TokenWrapper = Box<dyn FnOnce(Arc<dyn TokenAuthenticator>) -> Arc<dyn Token
 /// client certificates), then the bearer and WebSocket authenticators over one shared token
 /// union (token authenticators in the order added). Anonymous runs only when nothing succeeded
 /// **and** nothing failed, so a bad credential is always a 401.
+///
+/// A chain without token authenticators ends with the bearer and WebSocket authenticators'
+/// syntax checks instead: a malformed `Authorization` header or token subprotocol is a 401
+/// there too (in Kubernetes nothing reads them, and the request becomes anonymous), while a
+/// well-formed credential of a scheme the chain does not take is "not mine", as everywhere.
 ///
 /// With no authenticator and anonymous disabled, Kubernetes turns authentication off and lets
 /// every request through. This chain instead rejects every request (see
@@ -152,7 +157,11 @@ impl ChainBuilder {
     /// ```
     pub fn build(self) -> Chain {
         let mut list = self.request;
-        if !self.tokens.is_empty() {
+        if self.tokens.is_empty() {
+            // Nothing else reads `Authorization` or the token subprotocol (or only `Basic`
+            // does): a malformed credential must still be a 401, not an anonymous request.
+            list.push(Arc::new(CredentialSyntax));
+        } else {
             let mut tokens = TokenUnion::new(self.tokens).into_dyn();
             if let Some(wrap) = self.token_wrapper {
                 tokens = wrap(tokens);
@@ -160,23 +169,21 @@ impl ChainBuilder {
             list.push(Arc::new(Bearer::from_arc(tokens.clone())));
             list.push(Arc::new(WebSocketProtocol::from_arc(tokens)));
         }
-        let inner: Arc<dyn RequestAuthenticator> = match (list.is_empty(), self.anonymous) {
-            (true, None) => Arc::new(Union::new(Vec::new())),
-            (true, Some(anonymous)) => Arc::new(anonymous),
-            (false, anonymous) => {
-                let main: Arc<dyn RequestAuthenticator> =
-                    Arc::new(AuthenticatedGroupAdder::new(Union::new(list).into_dyn()));
-                match anonymous {
-                    Some(anonymous) => {
-                        Union::fail_on_error(vec![main, Arc::new(anonymous)]).into_dyn()
-                    }
-                    None => main,
-                }
+        let credentials: Arc<dyn RequestAuthenticator> =
+            Arc::new(AuthenticatedGroupAdder::new(Union::new(list).into_dyn()));
+        let inner = match self.anonymous {
+            Some(anonymous) => {
+                Union::fail_on_error(vec![credentials.clone(), Arc::new(anonymous)]).into_dyn()
             }
+            None => credentials.clone(),
         };
         let mut description = Description::default();
         inner.describe(&mut description);
-        Chain { inner, description }
+        Chain {
+            inner,
+            credentials,
+            description,
+        }
     }
 }
 
@@ -189,6 +196,8 @@ impl ChainBuilder {
 #[derive(Clone)]
 pub struct Chain {
     inner: Arc<dyn RequestAuthenticator>,
+    /// The chain without its anonymous fallback ([`Chain::without_anonymous`]).
+    credentials: Arc<dyn RequestAuthenticator>,
     description: Description,
 }
 
@@ -222,7 +231,38 @@ impl Chain {
     pub fn from_authenticator(inner: Arc<dyn RequestAuthenticator>) -> Self {
         let mut description = Description::default();
         inner.describe(&mut description);
-        Self { inner, description }
+        Self {
+            credentials: inner.clone(),
+            inner,
+            description,
+        }
+    }
+
+    /// The same chain without its anonymous fallback: a request with no credential, or one
+    /// no authenticator claims, is "not mine" instead of `system:anonymous`. For questions
+    /// about a credential rather than about a request — `kube-authn serve` checks
+    /// `TokenReview` tokens with it, so that a review never vouches for a token as the
+    /// anonymous user. A chain made with [`Chain::from_authenticator`] is returned as it is.
+    ///
+    /// ```
+    /// use kube_authn::authenticator::{Context, RequestAuthenticator};
+    /// use kube_authn::chain::{anonymous::Anonymous, ChainBuilder};
+    /// let chain = ChainBuilder::new().anonymous(Anonymous::new()).build();
+    /// let (req, _) = http::Request::get("/").header("authorization", "Bearer t").body(()).unwrap().into_parts();
+    /// let ctx = Context::default();
+    /// let anonymous = chain.authenticate_request(&req, &ctx).into_ready().unwrap().unwrap();
+    /// assert_eq!(anonymous.unwrap().user.name(), "system:anonymous");
+    /// let strict = chain.without_anonymous();
+    /// assert!(strict.authenticate_request(&req, &ctx).into_ready().unwrap().unwrap().is_none());
+    /// ```
+    pub fn without_anonymous(&self) -> Chain {
+        let mut description = Description::default();
+        self.credentials.describe(&mut description);
+        Chain {
+            inner: self.credentials.clone(),
+            credentials: self.credentials.clone(),
+            description,
+        }
     }
 }
 
@@ -245,5 +285,130 @@ impl RequestAuthenticator for Chain {
 
     fn always_ready(&self) -> bool {
         self.inner.always_ready()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::authenticator::{Response, SyncTokenFn};
+    use crate::user::UserInfo;
+
+    fn parts(headers: &[(&str, &str)]) -> Parts {
+        let mut req = http::Request::get("/");
+        for (name, value) in headers {
+            req = req.header(*name, *value);
+        }
+        req.body(()).unwrap().into_parts().0
+    }
+
+    /// What each chain answers: the user's name, `none` (not mine) or `error`.
+    fn answer(chain: &Chain, headers: &[(&str, &str)]) -> String {
+        match chain
+            .authenticate_request(&parts(headers), &Context::default())
+            .into_ready()
+            .expect("no I/O in these chains")
+        {
+            Ok(Some(r)) => r.user.name().to_owned(),
+            Ok(None) => "none".into(),
+            Err(_) => "error".into(),
+        }
+    }
+
+    /// A malformed credential is an error whether or not the chain has a token authenticator
+    /// (Kubernetes: anonymous when nothing reads the header); a well-formed one nobody takes is
+    /// anonymous; without anonymous, nothing is.
+    #[test]
+    fn malformed_credentials_fail_in_every_chain() {
+        let token = || {
+            SyncTokenFn::new(|t: &str, _: &Context| {
+                Ok((t == "good").then(|| Response::new(UserInfo::new("alice").into())))
+            })
+        };
+        let chains = [
+            (
+                "anonymous only",
+                ChainBuilder::new().anonymous(Anonymous::new()).build(),
+            ),
+            (
+                "tokens and anonymous",
+                ChainBuilder::new()
+                    .token(token())
+                    .anonymous(Anonymous::new())
+                    .build(),
+            ),
+        ];
+        const WS: &str = "base64url.bearer.authorization.k8s.io.";
+        let ws_empty = format!("{WS}, chat");
+        let cases: Vec<(&str, Vec<(&str, &str)>, [&str; 2])> = vec![
+            (
+                "no credential",
+                vec![],
+                ["system:anonymous", "system:anonymous"],
+            ),
+            (
+                "good token",
+                vec![("authorization", "Bearer good")],
+                ["system:anonymous", "alice"],
+            ),
+            (
+                "unknown token",
+                vec![("authorization", "Bearer other")],
+                ["system:anonymous", "error"],
+            ),
+            (
+                "well-formed basic",
+                vec![("authorization", "Basic dXNlcjpwYXNz")],
+                ["system:anonymous", "system:anonymous"],
+            ),
+            (
+                "two spaces",
+                vec![("authorization", "Bearer  good")],
+                ["error", "error"],
+            ),
+            (
+                "bare scheme",
+                vec![("authorization", "Bearer")],
+                ["error", "error"],
+            ),
+            (
+                "basic, two words",
+                vec![("authorization", "Basic a b")],
+                ["error", "error"],
+            ),
+            (
+                "two headers",
+                vec![
+                    ("authorization", "Bearer good"),
+                    ("authorization", "Bearer good"),
+                ],
+                ["error", "error"],
+            ),
+            (
+                "empty token subprotocol",
+                vec![
+                    ("connection", "Upgrade"),
+                    ("upgrade", "websocket"),
+                    ("sec-websocket-protocol", &ws_empty),
+                ],
+                ["error", "error"],
+            ),
+        ];
+        for (name, headers, want) in &cases {
+            for ((chain_name, chain), want) in chains.iter().zip(want) {
+                assert_eq!(&answer(chain, headers), want, "{chain_name}: {name}");
+                // Without anonymous: the same errors and users, and `none` for anonymous.
+                let strict = if *want == "system:anonymous" {
+                    "none"
+                } else {
+                    want
+                };
+                assert_eq!(
+                    answer(&chain.without_anonymous(), headers),
+                    strict,
+                    "{chain_name} without anonymous: {name}"
+                );
+            }
+        }
     }
 }

@@ -131,6 +131,32 @@ pub(crate) enum Authorization<'a> {
     Other,
 }
 
+/// The syntax checks of [`Bearer`], [`Basic`] and [`WebSocketProtocol`] without a credential
+/// check: a malformed `Authorization` header or token subprotocol is their error; anything
+/// else (no credential, or a well-formed one) is "not mine". [`crate::chain::ChainBuilder`]
+/// puts it in a chain that has no token authenticator, so that a malformed credential is a
+/// 401 there too instead of an anonymous request (Kubernetes has no such check: without a
+/// token authenticator nothing reads the header).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct CredentialSyntax;
+
+impl crate::authenticator::RequestAuthenticator for CredentialSyntax {
+    fn authenticate_request<'a>(
+        &'a self,
+        req: &'a http::request::Parts,
+        _: &'a crate::authenticator::Context,
+    ) -> crate::authenticator::AuthFuture<'a> {
+        let checked = parse_authorization(&req.headers)
+            .and_then(|_| websocket::check_syntax(&req.headers))
+            .map(|()| None);
+        crate::authenticator::AuthFuture::ready(checked)
+    }
+
+    fn always_ready(&self) -> bool {
+        true
+    }
+}
+
 fn is_space(b: u8) -> bool {
     b == b' ' || b == b'\t'
 }

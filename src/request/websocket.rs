@@ -163,6 +163,16 @@ fn extract_token(headers: &HeaderMap) -> Result<Option<String>, Error> {
     }
 }
 
+/// The subprotocol's syntax alone, for chains without token authenticators
+/// ([`super::CredentialSyntax`]): a malformed token subprotocol on a WebSocket request is the
+/// error [`WebSocketProtocol`] would give; a well-formed one is not checked further.
+pub(super) fn check_syntax(headers: &HeaderMap) -> Result<(), Error> {
+    if is_websocket_request(headers) {
+        extract_token(headers)?;
+    }
+    Ok(())
+}
+
 impl<T: TokenAuthenticator + ?Sized> RequestAuthenticator for WebSocketProtocol<T> {
     fn authenticate_request<'a>(&'a self, req: &'a Parts, ctx: &'a Context) -> AuthFuture<'a> {
         if !is_websocket_request(&req.headers) {

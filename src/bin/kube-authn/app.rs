@@ -38,8 +38,10 @@ pub const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
 
 /// Server state shared by every request.
 pub struct App {
-    /// The chain that authenticates callers (behind the middleware) and TokenReview tokens.
-    pub chain: Chain,
+    /// The chain TokenReview tokens are checked with: the server's chain without anonymous
+    /// ([`Chain::without_anonymous`]), so that a review never vouches for a token as
+    /// `system:anonymous`. (Callers are authenticated by the middleware, with the full chain.)
+    pub review_chain: Chain,
     /// `--api-audiences`.
     pub api_audiences: Audiences,
     /// `--token-review-groups`: who may create TokenReviews.
@@ -884,7 +886,7 @@ impl App {
                 } else {
                     Context::with_audiences(audiences.clone())
                 };
-                self.chain.authenticate_request(&parts, &ctx).await
+                self.review_chain.authenticate_request(&parts, &ctx).await
             }
             Err(_) => Err(kube_authn::Error::from_static(
                 kube_authn::ErrorKind::MalformedCredential,
@@ -1011,7 +1013,7 @@ mod tests {
             }))
             .build();
         let app = Arc::new(App {
-            chain,
+            review_chain: chain,
             api_audiences: Audiences::default(),
             token_review_groups: vec!["system:masters".into()],
             request_timeout: std::time::Duration::from_secs(5),

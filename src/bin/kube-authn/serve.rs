@@ -127,7 +127,7 @@ pub async fn run(mut args: ServeArgs) -> Result<(), String> {
 
     let metrics = Arc::new(Metrics::new());
     let app = Arc::new(App {
-        chain: built.chain.clone(),
+        review_chain: built.chain.without_anonymous(),
         api_audiences: built.api_audiences.clone(),
         token_review_groups: args.token_review_groups.clone(),
         request_timeout: args.request_timeout,
