@@ -340,7 +340,8 @@ mod tests {
         ];
         const WS: &str = "base64url.bearer.authorization.k8s.io.";
         let ws_empty = format!("{WS}, chat");
-        let cases: Vec<(&str, Vec<(&str, &str)>, [&str; 2])> = vec![
+        type Headers<'a> = Vec<(&'a str, &'a str)>;
+        let cases: Vec<(&str, Headers<'_>, [&str; 2])> = vec![
             (
                 "no credential",
                 vec![],
