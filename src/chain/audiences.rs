@@ -90,16 +90,12 @@ fn apply(result: AuthResult, audiences: Audiences) -> AuthResult {
     match result {
         Ok(Some(mut response)) => {
             if !response.audiences.is_empty() {
-                let quoted: Vec<String> = response
-                    .audiences
-                    .iter()
-                    .map(|a| format!("{a:?}"))
-                    .collect();
+                // Go's `%q` of the slice.
                 return Err(Error::new(
                     ErrorKind::Internal,
                     format!(
-                        "audience agnostic authenticator wrapped an authenticator that returned audiences: [{}]",
-                        quoted.join(" ")
+                        "audience agnostic authenticator wrapped an authenticator that returned audiences: {}",
+                        crate::jwt::go_quote_list(response.audiences.iter())
                     ),
                 ));
             }
@@ -162,6 +158,8 @@ mod tests {
         Err,
         NoOpinion,
         OkWithAudiences,
+        /// Audiences Go's `%q` and Rust's `{:?}` print differently.
+        OkWithOddAudiences,
     }
 
     fn delegate(kind: Delegate, calls: Arc<AtomicUsize>) -> impl TokenAuthenticator {
@@ -174,6 +172,11 @@ mod tests {
                 Delegate::OkWithAudiences => Ok(Some(
                     Response::new(Arc::new(UserInfo::new("test_user")))
                         .with_audiences(Audiences::from(["x", "y"])),
+                )),
+                Delegate::OkWithOddAudiences => Ok(Some(
+                    Response::new(Arc::new(UserInfo::new("test_user"))).with_audiences(
+                        Audiences::from(["x\x01", "é", "\u{a0}", "\u{200b}", "a\"b", "\u{301}x"]),
+                    ),
                 )),
             }
         })
@@ -233,6 +236,14 @@ mod tests {
                 Some(&["api"]),
                 Delegate::OkWithAudiences,
                 "err audience agnostic authenticator wrapped an authenticator that returned audiences: [\"x\" \"y\"]",
+                1,
+            ),
+            // Go's text (printed with Go 1.26): `%q` escapes what is not printable.
+            (
+                &["api"],
+                Some(&["api"]),
+                Delegate::OkWithOddAudiences,
+                "err audience agnostic authenticator wrapped an authenticator that returned audiences: [\"x\\x01\" \"é\" \"\\u00a0\" \"\\u200b\" \"a\\\"b\" \"\u{301}x\"]",
                 1,
             ),
         ];
