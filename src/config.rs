@@ -206,6 +206,10 @@ pub struct Built {
     pub authentication_config: Option<crate::token::oidc::reload::AuthenticationConfigReloader>,
 }
 
+/// kube-apiserver's error for `--anonymous-auth` set beside an `anonymous` section in the
+/// `--authentication-config` file.
+const ANONYMOUS_FLAG_AND_SECTION: &str = "anonymous: Forbidden: --anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file";
+
 impl AuthenticationOptions {
     /// Loads the files and builds the chain. File errors name the flag and the file. Must be
     /// called inside a Tokio runtime (reload tasks are spawned on it).
@@ -289,6 +293,14 @@ impl AuthenticationOptions {
             })?),
             None => None,
         };
+        // kube-apiserver refuses the flag beside the file's section right after decoding the
+        // file, before validating it (so before any error in its `jwt` or `anonymous` entries).
+        #[cfg(feature = "remote")]
+        if let (Some(data), Some(_)) = (&authentication_config, self.anonymous_auth) {
+            if crate::token::oidc::config::anonymous_section(data)?.is_some() {
+                return Err(ConfigError::new(ANONYMOUS_FLAG_AND_SECTION));
+            }
+        }
         #[cfg(feature = "remote")]
         let mut authentication_config_reloader = None;
         #[cfg(feature = "remote")]
@@ -329,11 +341,7 @@ impl AuthenticationOptions {
         #[cfg(not(feature = "remote"))]
         let anonymous_from_file: Option<crate::chain::anonymous::AnonymousConfig> = None;
         let anonymous = match (anonymous_from_file, self.anonymous_auth) {
-            (Some(_), Some(_)) => {
-                return Err(ConfigError::new(
-                    "anonymous: Forbidden: --anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file",
-                ));
-            }
+            (Some(_), Some(_)) => return Err(ConfigError::new(ANONYMOUS_FLAG_AND_SECTION)),
             (Some(from_file), None) => from_file.authenticator(),
             (None, flag) => flag.unwrap_or(true).then(Anonymous::new),
         };

@@ -1979,6 +1979,17 @@ fn anonymous_section_of_the_authentication_config() {
         format!("{head}anonymous:\n  conditions:\n  - path: /livez\n"),
     )
     .unwrap();
+    // The flag beside the section is refused before the file is validated (kube-apiserver's
+    // order): also when the section or a `jwt` entry is invalid.
+    let conflict_and_invalid = errors.join("conflict-and-invalid.yaml");
+    std::fs::write(
+        &conflict_and_invalid,
+        format!(
+            "{head}anonymous:\n  enabled: false\n  conditions:\n  - path: /livez\njwt:\n- issuer: {{url: \"http://not-https.example\", audiences: [a]}}\n  claimMappings: {{username: {{claim: sub, prefix: \"\"}}}}\n"
+        ),
+    )
+    .unwrap();
+    const FORBIDDEN: &str = "anonymous: Forbidden: --anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file";
     type Case = (&'static str, Vec<String>, &'static str);
     let cases: Vec<Case> = vec![
         (
@@ -1987,7 +1998,15 @@ fn anonymous_section_of_the_authentication_config() {
                 format!("--authentication-config={}", conflict.display()),
                 "--anonymous-auth=true".into(),
             ],
-            "anonymous: Forbidden: --anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file",
+            FORBIDDEN,
+        ),
+        (
+            "the flag beside an invalid section and an invalid jwt entry",
+            vec![
+                format!("--authentication-config={}", conflict_and_invalid.display()),
+                "--anonymous-auth=false".into(),
+            ],
+            FORBIDDEN,
         ),
         (
             "conditions without enabled",
