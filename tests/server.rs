@@ -967,8 +967,15 @@ fn metrics_for_authenticated_callers_only() {
     let server = start(&[]);
     let auth = format!("Authorization: Bearer {ADMIN_TOKEN}");
     let _ = server.curl(&["-H", "Authorization: Bearer wrong", &server.url("/healthz")]);
-    let (body, code, _) = server.curl(&["-H", &auth, &server.url("/metrics")]);
+    let (body, code, headers) = server.curl(&["-H", &auth, &server.url("/metrics")]);
     assert_eq!(code, 200);
+    // promhttp's text format header (client_golang v1.24, expfmt v0.70).
+    assert!(
+        headers.to_ascii_lowercase().contains(
+            "content-type: text/plain; version=0.0.4; charset=utf-8; escaping=underscores\r\n"
+        ),
+        "{headers}"
+    );
     for needle in [
         "# HELP authentication_attempts [ALPHA] Counter of authenticated attempts.",
         "authentication_attempts{result=\"error\"} 1",

@@ -643,7 +643,10 @@ impl App {
                     let mut response = Response::new(Full::new(Bytes::from(out)));
                     response.headers_mut().insert(
                         CONTENT_TYPE,
-                        HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+                        // What promhttp sends for the text format (expfmt v0.70).
+                        HeaderValue::from_static(
+                            "text/plain; version=0.0.4; charset=utf-8; escaping=underscores",
+                        ),
                     );
                     response
                 }

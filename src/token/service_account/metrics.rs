@@ -1,5 +1,6 @@
 //! The service-account token counters of kube-apiserver's `pkg/serviceaccount/metrics.go`
-//! (subsystem `serviceaccount`, all `ALPHA` counters without labels).
+//! (subsystem `serviceaccount`, counters without labels: `legacy_tokens_total`,
+//! `stale_tokens_total` and `valid_tokens_total` are `BETA`, the rest `ALPHA`).
 //!
 //! | metric | counted when |
 //! |---|---|
