@@ -870,15 +870,18 @@ impl<T: TokenAuthenticator + 'static> Inner<T> {
     async fn lookup(self: Arc<Self>, key: Key, token: String, ctx: Context) -> AuthResult {
         let mut rx = {
             let mut in_flight = self.in_flight.lock().unwrap_or_else(|p| p.into_inner());
-            // A lookup may have finished between the caller's miss and here. Kubernetes makes
-            // this check inside its shared lookup, which therefore counts as a fetch.
-            if let Some((result, _)) = self.fresh(&key) {
-                self.metrics.fetching().done(result.is_ok());
-                return result;
-            }
             match in_flight.get(&key) {
+                // Joining a lookup in flight counts no fetch (Kubernetes' singleflight).
                 Some(rx) => rx.clone(),
                 None => {
+                    // A lookup may have finished between the caller's miss and here.
+                    // Kubernetes makes this check inside a new shared lookup, which therefore
+                    // counts as a fetch, and always as `ok` (its deferred status reads a
+                    // shadowed, empty record), whatever the cached answer is.
+                    if let Some((result, _)) = self.fresh(&key) {
+                        self.metrics.fetching().done(true);
+                        return result;
+                    }
                     if in_flight.len() >= self.max_in_flight {
                         return Err(Error::from_static(
                             ErrorKind::Unavailable,
@@ -1060,6 +1063,42 @@ mod tests {
 
     fn hex(b: &[u8]) -> String {
         b.iter().map(|x| format!("{x:02x}")).collect()
+    }
+
+    /// The shared lookup's re-check: a caller that finds a lookup in flight joins it and
+    /// counts no fetch; one that finds the answer already stored counts a fetch, `ok` even for
+    /// a cached error (Kubernetes' `doneFetching(record.err == nil)` reads a shadowed, empty
+    /// record).
+    #[tokio::test]
+    async fn the_re_check_counts_fetches_as_kubernetes_does() {
+        static RE_CHECK: CacheMetrics = CacheMetrics::new();
+        let cache = CachedTokenAuthenticator::builder(crate::authenticator::SyncTokenFn::new(
+            |_: &str, _: &Context| Err(Error::msg("backend says no")),
+        ))
+        .cache_errors(true)
+        .failure_ttl(Duration::from_secs(60))
+        .metrics(&RE_CHECK)
+        .build();
+        let ctx = Context::default();
+        assert!(cache.authenticate_token("t", &ctx).await.is_err());
+        let after_miss = cache.stats();
+        assert_eq!((after_miss.fetch_ok, after_miss.fetch_error), (0, 1));
+        // A second caller that missed just before the answer was stored.
+        let key = cache.inner.key("t", &ctx).unwrap();
+        let late = cache
+            .inner
+            .clone()
+            .lookup(key, "t".into(), ctx.clone())
+            .await;
+        assert!(late.is_err(), "the cached error is the answer");
+        let mut text = String::new();
+        RE_CHECK.encode(&mut text);
+        for sample in [
+            "authentication_token_cache_fetch_total{status=\"error\"} 1\n",
+            "authentication_token_cache_fetch_total{status=\"ok\"} 1\n",
+        ] {
+            assert!(text.contains(sample), "the re-check is an ok fetch: {text}");
+        }
     }
 
     #[test]
