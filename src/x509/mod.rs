@@ -177,13 +177,29 @@ use crate::tls::{CacheEntry, PeerCertificates};
 pub type Clock = Arc<dyn Fn() -> SystemTime + Send + Sync>;
 
 pub(crate) fn now_secs(clock: &Option<Clock>) -> i64 {
+    now_split(clock).0
+}
+
+/// Now as whole seconds since the epoch (rounded down, also before the epoch) and the
+/// fraction of a second past them, in `[0, 1)`: the certificate dates are whole seconds, and
+/// the expiration metric observes `NotAfter − now` to the nanosecond, as Go's `Sub` does.
+fn now_split(clock: &Option<Clock>) -> (i64, f64) {
     let now = match clock {
         Some(c) => c(),
         None => SystemTime::now(),
     };
     match now.duration_since(SystemTime::UNIX_EPOCH) {
-        Ok(d) => d.as_secs() as i64,
-        Err(e) => -(e.duration().as_secs() as i64),
+        Ok(d) => (d.as_secs() as i64, f64::from(d.subsec_nanos()) / 1e9),
+        Err(e) => {
+            let d = e.duration();
+            match d.subsec_nanos() {
+                0 => (-(d.as_secs() as i64), 0.0),
+                n => (
+                    -(d.as_secs() as i64) - 1,
+                    f64::from(1_000_000_000 - n) / 1e9,
+                ),
+            }
+        }
     }
 }
 
@@ -348,12 +364,12 @@ impl X509Authenticator {
         let Some(leaf) = peer.leaf() else {
             return Ok(None);
         };
-        let now = now_secs(&self.clock);
+        let (now, fraction) = now_split(&self.clock);
         self.ca.with(|bundle| {
             let generation = bundle.generation();
             if let Some(result) = peer.cache().get(self.id, generation, now, |e| {
                 if let (Some(m), Some(na)) = (self.metric, e.leaf_not_after) {
-                    m.observe((na - now) as f64);
+                    m.observe((na - now) as f64 - fraction);
                 }
                 e.outcome.clone()
             }) {
@@ -367,7 +383,7 @@ impl X509Authenticator {
             };
             let leaf_not_after = leaf_view.map(|v| v.not_after);
             if let (Some(m), Some(na)) = (self.metric, leaf_not_after) {
-                m.observe((na - now) as f64);
+                m.observe((na - now) as f64 - fraction);
             }
             let (outcome, valid_from, valid_until) = match verify::verify_chain_with_view(
                 bundle,
@@ -458,4 +474,53 @@ pub fn doc_client_pem() -> &'static str {
 #[doc(hidden)]
 pub fn doc_client_key_pem() -> &'static str {
     include_str!("testdata/doc-client.key")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn now_split_rounds_down_on_both_sides_of_the_epoch() {
+        let at = |t: SystemTime| now_split(&Some(Arc::new(move || t)));
+        let e = SystemTime::UNIX_EPOCH;
+        let cases = [
+            ("epoch", e, (0, 0.0)),
+            ("after", e + Duration::from_millis(5_750), (5, 0.75)),
+            ("before, whole", e - Duration::from_secs(5), (-5, 0.0)),
+            (
+                "before, fraction",
+                e - Duration::from_millis(5_250),
+                (-6, 0.75),
+            ),
+        ];
+        for (name, t, want) in cases {
+            assert_eq!(at(t), want, "{name}");
+        }
+    }
+
+    /// Go observes `NotAfter.Sub(time.Now()).Seconds()`: to the nanosecond, on cached and
+    /// uncached requests alike.
+    #[test]
+    fn expiration_is_observed_to_the_fraction_of_a_second() {
+        static HIST: ExpirationHistogram = ExpirationHistogram::new();
+        let chain = parse_pem_bundle(doc_client_pem().as_bytes()).unwrap();
+        let not_after = der::tbs_view(&chain[0]).unwrap().not_after;
+        // A second and a quarter before the certificate expires.
+        let t = SystemTime::UNIX_EPOCH + Duration::from_millis((not_after as u64 - 2) * 1000 + 750);
+        let auth = X509Authenticator::new(CaBundle::from_pem(doc_ca_pem().as_bytes()).unwrap())
+            .with_histogram(Some(&HIST))
+            .with_clock(Arc::new(move || t));
+        let peer = crate::tls::PeerCertificates::injected(chain);
+        for _ in 0..2 {
+            assert!(auth.authenticate_peer(&peer).unwrap().is_some());
+        }
+        let mut text = String::new();
+        HIST.encode(&mut text);
+        assert!(
+            text.contains("apiserver_client_certificate_expiration_seconds_sum 2.5\n"),
+            "{text}"
+        );
+    }
 }
