@@ -56,6 +56,10 @@ R_BASIC_TRIM = ("kube-authn trims spaces and tabs around the Authorization value
 R_EMPTY_CHAIN = ("with no authenticator and anonymous disabled kube-apiserver turns "
                  "authentication off (every request passes, no user); kube-authn's ChainBuilder "
                  "rejects every request instead (src/chain/builder.rs)")
+R_NO_TOKEN_AUTHN = ("in a chain without token authenticators nothing reads Authorization in "
+                    "Kubernetes, so a malformed header becomes an anonymous request; kube-authn's "
+                    "ChainBuilder ends such a chain with the bearer and WebSocket syntax checks, "
+                    "so it is a 401 as in every other chain (src/chain/builder.rs)")
 R_WS_EMPTY = ("kube-authn fails closed on an empty token subprotocol, a presented but empty "
               "credential, as it does on 'Bearer ' (src/request/websocket.rs); Kubernetes has "
               "no opinion, so with anonymous enabled the request would become anonymous")
@@ -835,6 +839,13 @@ def chain_cases():
                           req(headers, path=path, audiences=auds), expect=expect))
 
     cases.append(case("only anonymous", chain(anonymous=True), req([("Authorization", "Bearer x")]), expect=ok(ANON)))
+    cases.append(case("request authenticator only, well-formed bearer token is not mine", only_req,
+                      req([("Authorization", "Bearer x")]), expect=ok(ANON)))
+    for label, setup in [("only anonymous", chain(anonymous=True)),
+                         ("request authenticator only", only_req)]:
+        cases.append(case(f"{label}, malformed bearer header", setup,
+                          req([("Authorization", "Bearer  x")]),
+                          k8s=ok(ANON), kube_authn=error(E_MALFORMED_BEARER), reason=R_NO_TOKEN_AUTHN))
     cases.append(case("only restricted anonymous, other path", chain(anonymous=True, paths=["/livez"]),
                       req([], path="/api"), expect=not_mine()))
     cases.append(case("empty chain", chain(), req([("Authorization", "Bearer anything")]),
