@@ -1,10 +1,19 @@
 //! Loads a one-million-row token file and checks the targets: ≤1 s and peak RSS ≤ 2× the file
-//! size. Prints the figures; exits non-zero when a target is missed.
+//! size. Prints the figures, and a `MISSED:` line for each target missed; the exit status stays
+//! 0 (so `cargo bench --all-features` goes on to the other benches) unless
+//! `KUBE_AUTHN_BENCH_ENFORCE=1`, which makes a missed target exit 1.
 //!
 //! Rows are realistic: a 43-character random token (base64url of 32 bytes), a user name, a
 //! UUID uid and a groups column drawn from a small set (some rows have none).
 //!
-//! `cargo bench --bench token_file_load` (set `TOKEN_FILE_ROWS` to change the row count).
+//! `cargo bench --bench token_file_load` (set `TOKEN_FILE_ROWS` to change the row count). Not a
+//! criterion bench, but it honours a criterion filter on the command line: it runs when the
+//! filter is empty or selects `token_file_load` (see `filter_support`), so
+//! `cargo bench --all-features -- 'verify/'` skips it; `KUBE_AUTHN_BENCH_EXTRAS=1` runs it
+//! whatever the filter.
+
+#[path = "filter_support/mod.rs"]
+mod filter_support;
 
 use std::io::{BufWriter, Write};
 use std::time::Instant;
@@ -38,9 +47,13 @@ impl Rng {
 
 fn main() {
     // `cargo bench` passes `--bench`: the real measurement (1M rows, release build, targets
-    // enforced). `cargo test --all-targets` runs this binary without it, in a debug build: a
+    // checked). `cargo test --all-targets` runs this binary without it, in a debug build: a
     // smoke run of the same code on fewer rows, without the time and memory targets.
     let measuring = std::env::args().any(|a| a == "--bench");
+    if measuring && !filter_support::extra_selected("token_file_load") {
+        return;
+    }
+    let enforce = std::env::var("KUBE_AUTHN_BENCH_ENFORCE").as_deref() == Ok("1");
     let rows: usize = std::env::var("TOKEN_FILE_ROWS")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -120,23 +133,31 @@ fn main() {
         rss_after as f64 / 1024.0,
         rss_after as f64 / 1024.0 / file_mib
     );
-    let mut failed = false;
+    let mut missed = Vec::new();
     if !measuring {
-        println!("  (smoke run under `cargo test`: targets are enforced only by `cargo bench`)");
-    } else if cpu > 1.0 {
-        eprintln!("FAIL: load took more than 1 s of CPU");
-        failed = true;
-    }
-    if !measuring {
-    } else if hwm == 0 {
-        eprintln!("FAIL: could not read VmHWM from /proc/self/status");
-        failed = true;
-    } else if (hwm * 1024) as f64 > 2.0 * file_bytes as f64 {
-        eprintln!("FAIL: peak RSS above 2× the file size");
-        failed = true;
+        println!("  (smoke run under `cargo test`: targets are checked only by `cargo bench`)");
+    } else {
+        if cpu > 1.0 {
+            missed.push(format!("load took {cpu:.3} s of CPU (target ≤ 1 s)"));
+        }
+        if hwm == 0 {
+            missed.push("peak RSS unknown: could not read VmHWM from /proc/self/status".into());
+        } else if (hwm * 1024) as f64 > 2.0 * file_bytes as f64 {
+            missed.push(format!(
+                "peak RSS {peak_mib:.1} MiB is {:.2}× the file (target ≤ 2×)",
+                peak_mib / file_mib
+            ));
+        }
     }
     drop(tokens);
-    if failed {
+    for m in &missed {
+        println!("  MISSED: token_file_load: {m}");
+    }
+    if measuring && missed.is_empty() {
+        println!("  targets met (≤ 1 s CPU, peak RSS ≤ 2× file)");
+    }
+    if enforce && !missed.is_empty() {
+        eprintln!("token_file_load: target missed and KUBE_AUTHN_BENCH_ENFORCE=1: exiting 1");
         std::process::exit(1);
     }
 }
