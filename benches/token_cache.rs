@@ -1,9 +1,21 @@
 //! Token cache: hit for a 1.2 KB token, key-hash alternatives, 8 threads hitting one cache.
 //!
 //! `cargo bench --bench token_cache -- --warm-up-time 1 --measurement-time 3`
+//!
+//! Every timed call must be a cache hit that yields a user (a miss returns a pending future,
+//! which would time something much cheaper than a lookup), and each loop checks afterwards that
+//! the cache counted no miss.
+//!
+//! Besides the criterion rows, `token_cache/hit_on_cpu` prints on-CPU figures (`on-cpu: …`
+//! lines, long loops outside criterion). It runs under `cargo bench` when the criterion filter
+//! is empty or selects `token_cache/hit_on_cpu` (`-- hit_on_cpu`, `-- token_cache`), or with
+//! `KUBE_AUTHN_BENCH_EXTRAS=1` whatever the filter (see `filter_support`).
+
+#[path = "filter_support/mod.rs"]
+mod filter_support;
 
 use std::hash::Hasher;
-use std::sync::Arc;
+use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
@@ -11,6 +23,35 @@ use kube_authn::authenticator::{Audiences, Context, Response, SyncTokenFn, Token
 use kube_authn::token::cache::{CachedTokenAuthenticator, KeyFunc};
 use kube_authn::user::UserInfo;
 use sha2::Digest;
+
+/// One cache lookup that must be a hit with a user: a miss (a pending future), an error or
+/// "not mine" panics. Returns the response, dropped by the caller as the plain call's would be.
+#[inline(always)]
+fn hit_user<T: TokenAuthenticator + 'static>(
+    cache: &CachedTokenAuthenticator<T>,
+    token: &str,
+    ctx: &Context,
+) -> Response {
+    cache
+        .authenticate_token(token, ctx)
+        .into_ready()
+        .expect("a cache hit (a miss returns a pending future)")
+        .expect("a cached success")
+        .expect("a user")
+}
+
+/// Panics unless `cache` counted no miss since `before` (its `stats().misses`).
+fn assert_no_miss<T: TokenAuthenticator + 'static>(
+    what: &str,
+    cache: &CachedTokenAuthenticator<T>,
+    before: u64,
+) {
+    let after = cache.stats().misses;
+    assert_eq!(
+        after, before,
+        "{what}: the cache counted misses while timed"
+    );
+}
 
 /// A 1.2 KB JWT-shaped token (fixed, checked-in material).
 fn token_1200(i: usize) -> String {
@@ -70,37 +111,32 @@ fn hit(c: &mut Criterion) {
     let gmac = cache_keyed(&tokens, KeyFunc::gmac_random().unwrap());
     let plain = Context::default();
     let with_auds = Context::with_audiences(Audiences::from(["https://kubernetes.default.svc"]));
+    let (misses, gmac_misses) = (cache.stats().misses, gmac.stats().misses);
     let mut g = c.benchmark_group("token_cache/hit_1.2KB");
     g.bench_function("no audiences", |b| {
         let mut i = 0;
         b.iter(|| {
             i = (i + 1) % tokens.len();
-            let f = cache.authenticate_token(&tokens[i], &plain);
-            assert!(f.is_ready());
-            f.into_ready().unwrap().unwrap()
+            hit_user(&cache, &tokens[i], &plain)
         })
     });
     g.bench_function("no audiences, gmac keys", |b| {
         let mut i = 0;
         b.iter(|| {
             i = (i + 1) % tokens.len();
-            let f = gmac.authenticate_token(&tokens[i], &plain);
-            assert!(f.is_ready());
-            f.into_ready().unwrap().unwrap()
+            hit_user(&gmac, &tokens[i], &plain)
         })
     });
     g.bench_function("with audiences", |b| {
         let mut i = 0;
         b.iter(|| {
             i = (i + 1) % tokens.len();
-            cache
-                .authenticate_token(&tokens[i], &with_auds)
-                .into_ready()
-                .unwrap()
-                .unwrap()
+            hit_user(&cache, &tokens[i], &with_auds)
         })
     });
     g.finish();
+    assert_no_miss("token_cache/hit_1.2KB", &cache, misses);
+    assert_no_miss("token_cache/hit_1.2KB gmac", &gmac, gmac_misses);
 }
 
 /// Nanoseconds this thread has spent on a CPU (`/proc/thread-self/schedstat`), so figures
@@ -129,23 +165,27 @@ fn on_cpu(name: &str, iters: u64, mut op: impl FnMut(u64)) {
 
 fn hit_cpu_time(_c: &mut Criterion) {
     // Long loops: only under `cargo bench` (criterion gets `--bench`), not when `cargo test`
-    // runs the bench targets once as a smoke test.
-    if !std::env::args().any(|a| a == "--bench") {
+    // runs the bench targets once as a smoke test, and only when the filter selects them.
+    if !filter_support::extra_selected("token_cache/hit_on_cpu") {
         return;
     }
     let tokens: Vec<String> = (0..1000).map(token_1200).collect();
     let cache = cache_with(&tokens);
     let ctx = Context::default();
     let f = KeyFunc::new(&[7u8; 32]);
+    let misses = cache.stats().misses;
     on_cpu("cache hit 1.2 KB token", 1_000_000, |i| {
         let t = &tokens[(i % 1000) as usize];
-        std::hint::black_box(cache.authenticate_token(t, &ctx).into_ready().is_ok());
+        drop(std::hint::black_box(hit_user(&cache, t, &ctx)));
     });
+    assert_no_miss("on-cpu cache hit", &cache, misses);
     let gmac = cache_keyed(&tokens, KeyFunc::gmac_random().unwrap());
+    let misses = gmac.stats().misses;
     on_cpu("cache hit 1.2 KB token, gmac keys", 1_000_000, |i| {
         let t = &tokens[(i % 1000) as usize];
-        std::hint::black_box(gmac.authenticate_token(t, &ctx).into_ready().is_ok());
+        drop(std::hint::black_box(hit_user(&gmac, t, &ctx)));
     });
+    assert_no_miss("on-cpu cache hit, gmac keys", &gmac, misses);
     let g = KeyFunc::gmac(&[7u8; 32]);
     on_cpu("key gmac 1.2 KB", 1_000_000, |i| {
         std::hint::black_box(g.key(&tokens[(i % 1000) as usize], None::<&[&str]>));
@@ -212,9 +252,14 @@ fn key_hashes(c: &mut Criterion) {
     g.finish();
 }
 
+/// `n` threads hitting one cache. Each iteration spawns the workers (untimed), releases them
+/// together through a barrier, and reports the span from the first worker's start to the last
+/// worker's end, as each worker measured its own loop: thread creation and joining are not
+/// timed.
 fn threads(c: &mut Criterion) {
     let tokens: Arc<Vec<String>> = Arc::new((0..1000).map(token_1200).collect());
     let cache = Arc::new(cache_with(&tokens));
+    let misses = cache.stats().misses;
     let mut g = c.benchmark_group("token_cache/threads");
     for n in [1usize, 2, 8] {
         g.throughput(Throughput::Elements(1));
@@ -223,28 +268,40 @@ fn threads(c: &mut Criterion) {
             &n,
             |b, &n| {
                 b.iter_custom(|iters| {
-                    let per = (iters as usize).div_ceil(n);
-                    let start = Instant::now();
-                    std::thread::scope(|s| {
-                        for t in 0..n {
-                            let (cache, tokens) = (cache.clone(), tokens.clone());
-                            s.spawn(move || {
-                                let ctx = Context::default();
-                                let mut i = t * 97;
-                                for _ in 0..per {
-                                    i = (i + 1) % tokens.len();
-                                    let r = cache.authenticate_token(&tokens[i], &ctx).into_ready();
-                                    std::hint::black_box(r.is_ok());
-                                }
-                            });
-                        }
+                    // Exactly `iters` hits in all, shared out as evenly as possible.
+                    let (each, extra) = (iters as usize / n, iters as usize % n);
+                    let barrier = Barrier::new(n);
+                    let spans: Vec<(Instant, Instant)> = std::thread::scope(|s| {
+                        let workers: Vec<_> = (0..n)
+                            .map(|t| {
+                                let (cache, tokens, barrier) = (&cache, &tokens, &barrier);
+                                let per = each + usize::from(t < extra);
+                                s.spawn(move || {
+                                    let ctx = Context::default();
+                                    let mut i = t * 97;
+                                    barrier.wait();
+                                    let start = Instant::now();
+                                    for _ in 0..per {
+                                        i = (i + 1) % tokens.len();
+                                        drop(std::hint::black_box(hit_user(
+                                            &**cache, &tokens[i], &ctx,
+                                        )));
+                                    }
+                                    (start, Instant::now())
+                                })
+                            })
+                            .collect();
+                        workers.into_iter().map(|w| w.join().unwrap()).collect()
                     });
-                    start.elapsed()
+                    let first = spans.iter().map(|s| s.0).min().unwrap();
+                    let last = spans.iter().map(|s| s.1).max().unwrap();
+                    last - first
                 })
             },
         );
     }
     g.finish();
+    assert_no_miss("token_cache/threads", &cache, misses);
 }
 
 criterion_group!(benches, hit, hit_cpu_time, key_hashes, threads);
