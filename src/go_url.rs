@@ -988,12 +988,21 @@ pub(crate) mod rest {
     }
 
     /// Where a webhook request goes.
-    #[derive(Clone, Debug, PartialEq, Eq)]
+    #[derive(Clone, PartialEq, Eq)]
     pub(crate) struct RestTarget {
         /// The URL sent (Go's `Request.URL().String()`, user information included).
         pub(crate) wire: String,
         /// The same for error texts (user information masked).
         pub(crate) shown: String,
+    }
+
+    /// The masked URL only: `wire` can hold a password.
+    impl std::fmt::Debug for RestTarget {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.debug_struct("RestTarget")
+                .field("shown", &self.shown)
+                .finish_non_exhaustive()
+        }
     }
 
     /// client-go's REST client URL for a request with no resource to `server` (`rest.Config.Host`)

@@ -784,6 +784,11 @@ mod tests {
                 Err("invalid server URL scheme"),
             ),
             (
+                "a server URL whose password has a slash: shown masked",
+                "clusters: [{cluster: {server: 'https://u:pa/ss-SECRET@host/'}}]",
+                Err("invalid server URL \"https://u:***@host/\": invalid port number"),
+            ),
+            (
                 "exec refused",
                 "clusters: [{cluster: {server: 'https://x'}}]\nusers: [{user: {exec: {command: evil}}}]",
                 Err("exec and auth-provider plugins are not supported"),

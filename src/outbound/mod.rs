@@ -1054,12 +1054,22 @@ impl ServerCertVerifier for NameOverride {
     }
 }
 
-/// The innermost cause of an error chain (reqwest wraps hyper wraps io…): the text worth
-/// logging.
-/// `url` with the password of its user info shown as `***` (`https://u:***@host/`), for
-/// errors and logs (Go's net/http `stripPassword`). The rest of the text is kept as given, so
-/// even a URL that does not parse can be shown.
+/// `url` with its user information masked, for errors, logs and `Debug` output: the password
+/// written `***` (`https://u:***@host/`, Go's net/http `stripPassword`), and a user name
+/// without a password written `***` too (`https://***@host/`: client-go sends it as Basic
+/// credentials, where Go shows it). The rest of the text is kept as given, so even a URL that
+/// does not parse can be shown; in one that does not parse, whatever stands before the last
+/// `@` counts as user information, since a password may hold a `/`, `?` or `#`
+/// (`https://u:pa/ss@host/`, which no parser reads as that password).
 pub(crate) fn redact_url(url: &str) -> std::borrow::Cow<'_, str> {
+    if reqwest::Url::parse(url).is_err() {
+        let masked = crate::go_url::rest::mask_userinfo(url);
+        return if masked == url {
+            url.into()
+        } else {
+            masked.into()
+        };
+    }
     let start = url.find("://").map_or(0, |i| i + 3);
     let end = url[start..]
         .find(['/', '?', '#'])
@@ -1069,7 +1079,7 @@ pub(crate) fn redact_url(url: &str) -> std::borrow::Cow<'_, str> {
     };
     match url[start..at].find(':').map(|i| start + i) {
         Some(colon) => format!("{}:***{}", &url[..colon], &url[at..]).into(),
-        None => url.into(),
+        None => format!("{}***{}", &url[..start], &url[at..]).into(),
     }
 }
 
@@ -1084,6 +1094,8 @@ pub(crate) fn redact_server(url: &str) -> String {
     }
 }
 
+/// The innermost cause of an error chain (reqwest wraps hyper wraps io…): the text worth
+/// logging.
 pub(crate) fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
     let mut cur = e;
     while let Some(next) = cur.source() {
@@ -1124,14 +1136,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn redact_url_masks_only_the_password() {
+    fn redact_url_masks_the_user_information() {
         let cases = [
             ("https://u:pw@host/", "https://u:***@host/"),
             ("https://u:pw@host", "https://u:***@host"),
             ("https://u:@host:8443/x", "https://u:***@host:8443/x"),
             ("https://u:p:w@host/", "https://u:***@host/"),
             ("https://u:p@w@host/", "https://u:***@host/"),
-            ("https://u@host/", "https://u@host/"),
+            ("https://u@host/", "https://***@host/"),
+            ("https://tok3n@host/", "https://***@host/"),
+            // Passwords no parser reads as such: everything before the last `@` is masked.
+            ("https://u:pa/ss@host/", "https://u:***@host/"),
+            ("https://u:pa?ss@host", "https://u:***@host"),
+            ("https://u:pa#ss@host/x", "https://u:***@host/x"),
+            // A URL that parses is read as it parses: host `h`, path `/x@y`.
+            ("https://h/x@y", "https://h/x@y"),
             ("https://host/a@b?c=d:e@f", "https://host/a@b?c=d:e@f"),
             ("https://host:443/", "https://host:443/"),
             ("u:pw@host", "u:***@host"),

@@ -664,6 +664,28 @@ mod tests {
         ConnectionInfo::new("https://127.0.0.1:1").with_token(Secret::new(token))
     }
 
+    /// A credential's `Debug` shows no password from the server URL, no token and no
+    /// password of Basic credentials.
+    #[test]
+    fn credential_debug_shows_no_secret() {
+        let cases = [
+            (
+                "password in the server URL",
+                ConnectionInfo::new("https://u:pw-SECRET@127.0.0.1:1/"),
+            ),
+            (
+                "user-only userinfo",
+                ConnectionInfo::new("https://tok-SECRET@127.0.0.1:1/"),
+            ),
+            ("bearer token", info("tok-SECRET")),
+        ];
+        for (name, info) in cases {
+            let c = Credential::new(info, Duration::from_secs(1)).unwrap();
+            let shown = format!("{c:?}");
+            assert!(!shown.contains("SECRET"), "{name}: {shown}");
+        }
+    }
+
     #[tokio::test]
     async fn expired_dropped_bad_skipped_providers_reasked_without_looping() {
         let logins = Arc::new(AtomicUsize::new(0));
