@@ -74,6 +74,10 @@ fn api_with(seen: &Seen, secret_token: &str, invalid_since: Option<&str>) -> Rep
         ),
         "/api/v1/nodes/huge" => Reply::Http(200, vec![], vec![b' '; 5 << 20]),
         "/api/v1/nodes/broken" => Reply::Http(200, vec![], b"<html>".to_vec()),
+        // A body serde would quote in its error text ("invalid type: string \"…\"").
+        "/api/v1/nodes/leaky" => {
+            Reply::Http(200, vec![], br#"{"metadata":"SECRET-DATA"}"#.to_vec())
+        }
         "/api/v1/nodes/flaky" => Reply::json(500, json!({"kind": "Status", "code": 500})),
         "/api/v1/nodes/slow" => Reply::Hang,
         uri => {
@@ -136,9 +140,18 @@ async fn lookups_follow_the_api_server() {
     assert_eq!(err.to_string(), r#"serviceaccounts "gone" not found"#);
 
     type Case = (&'static str, &'static str, &'static str);
-    let failures: [Case; 4] = [
+    let failures: [Case; 5] = [
         ("body over the cap", "huge", "larger than 4194304 bytes"),
-        ("not JSON", "broken", "malformed response"),
+        (
+            "not JSON",
+            "broken",
+            "malformed response: invalid JSON at line 1 column 1",
+        ),
+        (
+            "a body whose text serde would quote",
+            "leaky",
+            "malformed response: unexpected JSON shape at line 1 column 25",
+        ),
         ("server error", "flaky", "the server answered 500"),
         ("hanging server", "slow", "request failed"),
     ];
@@ -146,6 +159,7 @@ async fn lookups_follow_the_api_server() {
         let start = Instant::now();
         let err = lookup.node(node).await.unwrap_err().to_string();
         assert!(err.contains(want), "{name}: {err}");
+        assert!(!err.contains("SECRET"), "{name}: {err}");
         assert!(
             start.elapsed() < Duration::from_secs(5),
             "{name}: unbounded"

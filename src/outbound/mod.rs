@@ -45,7 +45,7 @@ use rustls::crypto::CryptoProvider;
 use rustls::{DigitallySignedStruct, RootCertStore, SignatureScheme};
 use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::{CertificateDer, ServerName, UnixTime};
-use sha2::{Digest, Sha256};
+use sha2::Sha256;
 
 use crate::error::ConfigError;
 use crate::reload::FileReloader;
@@ -497,8 +497,10 @@ impl ConnectionInfo {
         Ok(info)
     }
 
-    /// A stable digest of the *current* credentials (server, token value, basic credentials,
-    /// client certificate): the [`vault::Vault`] remembers known-bad credentials by it.
+    /// A digest of the *current* credentials (server, token value, basic credentials, client
+    /// certificate), stable within this process: the [`vault::Vault`] remembers known-bad
+    /// credentials by it. It is an HMAC under a key drawn at random once per process, so a
+    /// fingerprint that ends up in a log cannot be used to test password guesses offline.
     ///
     /// ```
     /// use kube_authn::outbound::{ConnectionInfo, Secret};
@@ -507,10 +509,19 @@ impl ConnectionInfo {
     /// assert_ne!(a.fingerprint(), b.fingerprint());
     /// ```
     pub fn fingerprint(&self) -> [u8; 32] {
-        let mut h = Sha256::new();
+        use hmac::Mac as _;
+        static KEY: std::sync::LazyLock<[u8; 32]> = std::sync::LazyLock::new(|| {
+            let mut key = [0; 32];
+            // The system generator cannot fail on a supported platform; a zero key would only
+            // make fingerprints unkeyed, never wrong.
+            let _ = aws_lc_rs::rand::fill(&mut key);
+            key
+        });
+        let mut h = <hmac::Hmac<Sha256> as hmac::Mac>::new_from_slice(&*KEY)
+            .expect("HMAC takes a key of any length");
         let mut field = |tag: u8, bytes: &[u8]| {
-            h.update([tag]);
-            h.update((bytes.len() as u64).to_be_bytes());
+            h.update(&[tag]);
+            h.update(&(bytes.len() as u64).to_be_bytes());
             h.update(bytes);
         };
         field(1, self.server.as_bytes());
@@ -526,7 +537,7 @@ impl ConnectionInfo {
             Some(Pem::File(p)) => field(6, p.to_string_lossy().as_bytes()),
             None => {}
         }
-        h.finalize().into()
+        h.finalize().into_bytes().into()
     }
 
     /// The rustls client configuration (aws-lc-rs provider) for this connection.

@@ -249,8 +249,16 @@ impl RestLookup {
                                 other(format!("reading response: {}", root_cause(&e)))
                             }
                         })?;
-                    return serde_json::from_slice(&body)
-                        .map_err(|e| other(format!("malformed response: {e}")));
+                    // The category and position only: serde's text can quote the body, and a
+                    // Secret's body holds its token.
+                    return serde_json::from_slice(&body).map_err(|e| {
+                        other(format!(
+                            "malformed response: {} at line {} column {}",
+                            crate::error::json_category(&e),
+                            e.line(),
+                            e.column()
+                        ))
+                    });
                 }
                 404 => {
                     return Err(LookupError::NotFound {

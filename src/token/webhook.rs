@@ -676,13 +676,7 @@ trait ClassifyStr {
 
 impl ClassifyStr for serde_json::Error {
     fn classify_str(&self) -> &'static str {
-        // Only the category: serde's text may quote pieces of the body.
-        match self.classify() {
-            serde_json::error::Category::Io => "I/O error",
-            serde_json::error::Category::Syntax => "invalid JSON",
-            serde_json::error::Category::Data => "unexpected JSON shape",
-            serde_json::error::Category::Eof => "truncated JSON",
-        }
+        crate::error::json_category(self)
     }
 }
 
