@@ -301,6 +301,18 @@ impl ConfigError {
     }
 }
 
+/// The category of a JSON decoding error, for error texts about remote answers: only the
+/// category, since serde's message may quote pieces of the body (a token, a secret's data).
+#[cfg(feature = "remote")]
+pub(crate) fn json_category(e: &serde_json::Error) -> &'static str {
+    match e.classify() {
+        serde_json::error::Category::Io => "I/O error",
+        serde_json::error::Category::Syntax => "invalid JSON",
+        serde_json::error::Category::Data => "unexpected JSON shape",
+        serde_json::error::Category::Eof => "truncated JSON",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -361,17 +373,5 @@ mod tests {
         assert_eq!(e.kind(), ErrorKind::Aggregate);
         assert!(e.contains_kind(ErrorKind::Unavailable));
         assert!(!e.contains_kind(ErrorKind::Internal));
-    }
-}
-
-/// The category of a JSON decoding error, for error texts about remote answers: only the
-/// category, since serde's message may quote pieces of the body (a token, a secret's data).
-#[cfg(feature = "remote")]
-pub(crate) fn json_category(e: &serde_json::Error) -> &'static str {
-    match e.classify() {
-        serde_json::error::Category::Io => "I/O error",
-        serde_json::error::Category::Syntax => "invalid JSON",
-        serde_json::error::Category::Data => "unexpected JSON shape",
-        serde_json::error::Category::Eof => "truncated JSON",
     }
 }
