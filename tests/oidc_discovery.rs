@@ -742,6 +742,7 @@ async fn distributed_groups_claims() {
         let got = a
             .authenticate_token(&minted[2 * i], &Context::default())
             .await;
+        let first_ok = got.is_ok();
         match (want, got) {
             (Ok(groups), Ok(Some(r))) => {
                 assert_eq!(r.user.name(), "jane", "{name}");
@@ -764,6 +765,21 @@ async fn distributed_groups_claims() {
             hit_endpoint,
             name != "normal-claim-wins" && name != "plain http endpoint refused",
             "{name}"
+        );
+        // The same token again: a claim that verified is reused for 10 s (kube-apiserver's
+        // token cache spares its resolver the same fetch); one that failed is fetched anew.
+        let before = server.seen.lock().unwrap().len();
+        let again = a
+            .authenticate_token(&minted[2 * i], &Context::default())
+            .await;
+        assert_eq!(again.is_ok(), first_ok, "{name}: the same answer again");
+        let refetched = server.seen.lock().unwrap()[before..]
+            .iter()
+            .any(|s| s.uri.starts_with("/groups/"));
+        assert_eq!(
+            refetched,
+            hit_endpoint && !first_ok,
+            "{name}: fetched again"
         );
     }
 }

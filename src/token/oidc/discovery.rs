@@ -76,6 +76,24 @@ pub const MAX_JWKS_BYTES: usize = 1 << 20;
 /// assert_eq!(MAX_DISTRIBUTED_CLAIM_BYTES, kube_authn::jwt::compact::MAX_JWT_LEN);
 /// ```
 pub const MAX_DISTRIBUTED_CLAIM_BYTES: usize = 64 << 10;
+/// How many distributed-claims fetches may run at once, per issuer. Each is an outbound GET of
+/// up to 30 s made with a user's token; beyond this a token with distributed claims is refused
+/// (an error: 401) until one finishes.
+///
+/// ```
+/// assert_eq!(kube_authn::token::oidc::discovery::MAX_DISTRIBUTED_FETCHES, 64);
+/// ```
+pub const MAX_DISTRIBUTED_FETCHES: usize = 64;
+/// How long a fetched distributed claim is reused for the same endpoint and access token:
+/// Kubernetes' 10 s token success cache, which spares its claim resolver the same fetches.
+///
+/// ```
+/// assert_eq!(kube_authn::token::oidc::discovery::DISTRIBUTED_CLAIM_TTL.as_secs(), 10);
+/// ```
+pub const DISTRIBUTED_CLAIM_TTL: std::time::Duration = std::time::Duration::from_secs(10);
+/// How many fetched distributed claims are kept (each at most
+/// [`MAX_DISTRIBUTED_CLAIM_BYTES`]: 16 MiB at most).
+const DISTRIBUTED_CLAIM_ENTRIES: usize = 256;
 /// How much of an error response body is quoted in an error message.
 const MAX_ERROR_BODY: usize = 256;
 
@@ -352,7 +370,54 @@ impl Remote {
     }
 }
 
-struct RemoteClaims(Arc<Remote>);
+/// The distributed-claims fetcher of a remote issuer: bounded ([`MAX_DISTRIBUTED_FETCHES`]
+/// at once) and reusing a claim fetched in the last [`DISTRIBUTED_CLAIM_TTL`] for the same
+/// endpoint and access token (the body is verified again on every use). kube-apiserver gets
+/// both from the 10 s success cache in front of its token chain; kube-authn does not cache
+/// whole OIDC answers, so without them a replayed token would be one outbound GET per request.
+struct RemoteClaims {
+    remote: Arc<Remote>,
+    /// Bodies by a keyed digest of the endpoint and access token (neither stored raw).
+    cache: quick_cache::sync::Cache<[u8; 32], (std::time::Instant, Arc<Vec<u8>>)>,
+    keys: crate::token::cache::KeyFunc,
+    in_flight: tokio::sync::Semaphore,
+}
+
+impl RemoteClaims {
+    fn new(remote: Arc<Remote>) -> Self {
+        // A fixed key would do no harm (digests never leave the process), but the OS has
+        // randomness: use it.
+        let keys = crate::token::cache::KeyFunc::random()
+            .unwrap_or_else(|_| crate::token::cache::KeyFunc::new(&[0; 32]));
+        Self {
+            remote,
+            cache: quick_cache::sync::Cache::new(DISTRIBUTED_CLAIM_ENTRIES),
+            keys,
+            in_flight: tokio::sync::Semaphore::new(MAX_DISTRIBUTED_FETCHES),
+        }
+    }
+
+    async fn fetch_bounded(&self, endpoint: &str, access_token: &str) -> Result<Vec<u8>, String> {
+        let key = self.keys.key(access_token, Some(&[endpoint]));
+        if let Some((at, body)) = key.and_then(|k| self.cache.get(&k)) {
+            if at.elapsed() < DISTRIBUTED_CLAIM_TTL {
+                return Ok(body.as_ref().clone());
+            }
+        }
+        let Ok(_permit) = self.in_flight.try_acquire() else {
+            return Err(format!(
+                "Get {}: too many distributed claim fetches in flight (at most {MAX_DISTRIBUTED_FETCHES})",
+                go_quote(endpoint)
+            ));
+        };
+        let body = self.remote.get_distributed(endpoint, access_token).await?;
+        if let Some(k) = key {
+            self.cache
+                .insert(k, (std::time::Instant::now(), Arc::new(body.clone())));
+        }
+        Ok(body)
+    }
+}
 
 impl ClaimFetcher for RemoteClaims {
     fn fetch<'a>(
@@ -360,7 +425,13 @@ impl ClaimFetcher for RemoteClaims {
         endpoint: &'a str,
         access_token: &'a str,
     ) -> std::pin::Pin<Box<dyn Future<Output = Result<Vec<u8>, String>> + Send + 'a>> {
-        Box::pin(self.0.get_distributed(endpoint, access_token))
+        Box::pin(self.fetch_bounded(endpoint, access_token))
+    }
+
+    fn refused(&self, endpoint: &str, access_token: &str) {
+        if let Some(k) = self.keys.key(access_token, Some(&[endpoint])) {
+            self.cache.remove(&k);
+        }
     }
 }
 
@@ -610,7 +681,7 @@ pub fn spawn(
             async move { r.refetch().await }
         },
     )));
-    authn.set_claim_fetcher(Box::new(RemoteClaims(remote.clone())));
+    authn.set_claim_fetcher(Box::new(RemoteClaims::new(remote.clone())));
     let (tx, rx) = tokio::sync::watch::channel(false);
     let r = remote.clone();
     let task = rt.spawn(async move {
@@ -640,4 +711,76 @@ pub fn spawn(
         task,
         ready: rx,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::token::oidc::metrics::JwtAuthenticatorMetrics;
+
+    fn claims_fetcher() -> RemoteClaims {
+        static METRICS: JwtAuthenticatorMetrics = JwtAuthenticatorMetrics::new();
+        RemoteClaims::new(Arc::new(Remote {
+            authn: Weak::new(),
+            client: reqwest::Client::new(),
+            issuer: "https://issuer.example".into(),
+            discovery_url: "https://issuer.example/.well-known/openid-configuration".into(),
+            jwks_uri: OnceLock::new(),
+            last_error: Mutex::new(None),
+            jwks_fetches: AtomicU64::new(0),
+            metrics: &METRICS,
+            apiserver_id: String::new(),
+            retired: AtomicBool::new(false),
+        }))
+    }
+
+    /// At most [`MAX_DISTRIBUTED_FETCHES`] fetches at once: one more is refused at once,
+    /// without a request (here the endpoint is plain http, which is refused before any
+    /// connection once a slot is free).
+    #[tokio::test]
+    async fn distributed_fetches_are_bounded() {
+        let f = claims_fetcher();
+        let held = f
+            .in_flight
+            .acquire_many(MAX_DISTRIBUTED_FETCHES as u32)
+            .await
+            .unwrap();
+        let err = f
+            .fetch("http://127.0.0.1:1/groups", "at")
+            .await
+            .unwrap_err();
+        assert_eq!(
+            err,
+            r#"Get "http://127.0.0.1:1/groups": too many distributed claim fetches in flight (at most 64)"#
+        );
+        drop(held);
+        let err = f
+            .fetch("http://127.0.0.1:1/groups", "at")
+            .await
+            .unwrap_err();
+        assert!(err.ends_with("only https URLs are fetched"), "{err}");
+    }
+
+    /// A stored body is reused within the TTL for the same endpoint and access token only,
+    /// and dropped when the caller refuses it.
+    #[tokio::test]
+    async fn fetched_claims_are_reused_per_endpoint_and_access_token() {
+        let f = claims_fetcher();
+        let ep = "https://127.0.0.1:1/claims"; // nothing listens: a fetch fails at once
+        let key = f.keys.key("at", Some(&[ep])).unwrap();
+        f.cache
+            .insert(key, (std::time::Instant::now(), Arc::new(b"body".to_vec())));
+        assert_eq!(f.fetch(ep, "at").await.unwrap(), b"body");
+        // Another access token or endpoint: not this entry.
+        assert!(f.fetch(ep, "other").await.is_err());
+        assert!(f.fetch("https://127.0.0.1:1/other", "at").await.is_err());
+        // Refused by the verifier: gone.
+        f.refused(ep, "at");
+        assert!(f.fetch(ep, "at").await.is_err());
+        // An entry older than the TTL is not used.
+        if let Some(old) = std::time::Instant::now().checked_sub(DISTRIBUTED_CLAIM_TTL) {
+            f.cache.insert(key, (old, Arc::new(b"stale".to_vec())));
+            assert!(f.fetch(ep, "at").await.is_err());
+        }
+    }
 }

@@ -149,6 +149,25 @@ pub trait ClaimFetcher: Send + Sync {
         endpoint: &'a str,
         access_token: &'a str,
     ) -> Pin<Box<dyn Future<Output = Result<Vec<u8>, String>> + Send + 'a>>;
+
+    /// Told that the body [`fetch`](Self::fetch) returned for `endpoint` and `access_token`
+    /// was refused (it did not verify, or lacked the claim), so that a fetcher that reuses
+    /// bodies fetches anew next time. The default does nothing.
+    ///
+    /// ```
+    /// use kube_authn::token::oidc::ClaimFetcher;
+    /// use std::{future::Future, pin::Pin};
+    /// struct Nothing;
+    /// impl ClaimFetcher for Nothing {
+    ///     fn fetch<'a>(&'a self, _: &'a str, _: &'a str) -> Pin<Box<dyn Future<Output = Result<Vec<u8>, String>> + Send + 'a>> {
+    ///         Box::pin(async { Err("no".into()) })
+    ///     }
+    /// }
+    /// Nothing.refused("https://groups.example/claims", "at"); // a no-op
+    /// ```
+    fn refused(&self, endpoint: &str, access_token: &str) {
+        let _ = (endpoint, access_token);
+    }
 }
 
 /// Verifies the ID tokens (JWTs) of one OIDC issuer, with that issuer's keys, and maps
@@ -821,13 +840,29 @@ impl OidcAuthenticator {
                 go_quote(claim)
             ))
         })?;
+        let result = self.check_distributed(id_token, &endpoint, &body).await;
+        if result.is_err() {
+            fetcher.refused(&endpoint, &access_token);
+        }
+        result
+    }
+
+    /// The rest of [`Self::resolve_distributed`], on the fetched body.
+    async fn check_distributed(
+        &self,
+        id_token: &UntrustedJwt<'_>,
+        endpoint: &str,
+        body: &[u8],
+    ) -> AuthResult {
+        let wrap = |e: String| bad(format!("oidc: could not expand distributed claims: {e}"));
+        let claim = self.cfg.groups.as_ref().map_or("", |g| g.claim.as_str());
         let untrusted = |e: &dyn fmt::Display| {
             wrap(format!(
                 "getting untrusted issuer from endpoint {endpoint} failed for claim {}: {e}",
                 go_quote(claim)
             ))
         };
-        let text = std::str::from_utf8(&body).map_err(|_| untrusted(&"malformed token"))?;
+        let text = std::str::from_utf8(body).map_err(|_| untrusted(&"malformed token"))?;
         let text = strip_claim_jwt_whitespace(text);
         let jwt = UntrustedJwt::parse(&text).map_err(|e| untrusted(&e))?;
         let iss = jwt.issuer().unwrap_or("");
@@ -862,7 +897,7 @@ impl OidcAuthenticator {
         let value = dist.get(claim).ok_or_else(|| {
             wrap(format!(
                 "jwt returned by distributed claim endpoint {} did not contain claim: {claim}",
-                go_quote(&endpoint)
+                go_quote(endpoint)
             ))
         })?;
         let claims = RawClaims::new(
