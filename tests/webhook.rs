@@ -105,6 +105,7 @@ async fn kubernetes_vectors_over_mutual_tls_from_a_kubeconfig() {
         serde_json::Value,
         Want,
     );
+    let two_kib: &'static str = "x".repeat(2048).leak();
     let cases: Vec<VectorCase> = vec![
         (
             "simple",
@@ -196,6 +197,22 @@ async fn kubernetes_vectors_over_mutual_tls_from_a_kubeconfig() {
             None,
             json!({"authenticated":false,"error":"token expired"}),
             Err("token expired"),
+        ),
+        // Deliberate differences (docs/compatibility.md): the backend's text reaches logs and
+        // reviews, so it is bounded and cannot break lines.
+        (
+            "error text: control characters become spaces",
+            &[],
+            None,
+            json!({"authenticated":false,"error":"token expired\nFAKE LOG LINE\r"}),
+            Err("token expired FAKE LOG LINE "),
+        ),
+        (
+            "error text: at most 2 KiB",
+            &[],
+            None,
+            json!({"authenticated":false,"error":"x".repeat(100_000)}),
+            Err(two_kib),
         ),
     ];
     for version in [Version::V1, Version::V1Beta1] {

@@ -503,7 +503,7 @@ impl WebhookTokenAuthenticator {
             }
             return Err(Error::new(
                 ErrorKind::InvalidCredential,
-                scrub(&status.error, token),
+                printable(shown_text(&status.error, token, false)),
             ));
         }
         Ok(Some(
@@ -915,7 +915,10 @@ fn response_error(
     let retry_after = retry_after.filter(|_| c == 429 || c >= 500);
     if let Some(status) = decode_status(body).filter(|s| s.status == "Failure") {
         return AttemptError {
-            error: Error::new(ErrorKind::Unavailable, scrub(&status.message, token)),
+            error: Error::new(
+                ErrorKind::Unavailable,
+                printable(shown_text(&status.message, token, false)),
+            ),
             retry: delay_asked
                 || status_should_retry(&status.reason, status.code, status.details.as_ref()),
             retry_after,
@@ -954,32 +957,25 @@ fn status_error(
         // The token is removed from the whole body before it is cut, so an occurrence across
         // the cut cannot leave its first bytes behind; a cut that ends in what could be the
         // start of the token is redacted too.
-        let text = scrub(&String::from_utf8_lossy(body), token);
-        let mut end = text.len().min(MAX_SHOWN_BODY);
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        let mut shown = text[..end].trim().to_owned();
-        redact_token_prefix_at_end(&mut shown, token);
-        shown
+        shown_text(&String::from_utf8_lossy(body), token, true)
     };
     let c = code.as_u16();
     let text = match c {
         400 => "the server rejected our request for an unknown reason".to_owned(),
         401 => "the server has asked for the client to provide credentials".to_owned(),
         // "the server message has details about who is trying to perform what action"
-        403 => shown(),
+        403 => printable(shown()),
         404 => "the server could not find the requested resource".to_owned(),
         405 => "the server does not allow this method on the requested resource".to_owned(),
         // "the server message has details about what types are acceptable"
-        406 => match shown() {
+        406 => match printable(shown()) {
             s if s.is_empty() || s == "unknown" => {
                 "the server was unable to respond with a content type that the client supports"
                     .to_owned()
             }
             s => s,
         },
-        415 => shown(),
+        415 => printable(shown()),
         409 => "the server reported a conflict".to_owned(),
         422 => "the server rejected our request due to an error in our request".to_owned(),
         429 => "the server has received too many requests and has asked us to try again later".to_owned(),
@@ -994,6 +990,38 @@ fn status_error(
         c => format!("the server responded with the status code {c} but did not return more information"),
     };
     Error::new(ErrorKind::Unavailable, text)
+}
+
+/// Text from the backend as it may appear in an error (and from there in logs and a review's
+/// `status.error`): the token removed from the whole text before it is cut, at most
+/// [`MAX_SHOWN_BODY`] bytes, `trim`med if asked, and a tail that could be the start of the
+/// token (a cut through it) redacted. Unless it is then quoted (`%q`), pass it through
+/// [`printable`].
+fn shown_text(text: &str, token: &str, trim: bool) -> String {
+    let text = scrub(text, token);
+    let mut end = text.len().min(MAX_SHOWN_BODY);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let mut shown = if trim {
+        text[..end].trim().to_owned()
+    } else {
+        text[..end].to_owned()
+    };
+    redact_token_prefix_at_end(&mut shown, token);
+    shown
+}
+
+/// Control characters (line breaks included) written as spaces, so that a backend's text
+/// cannot forge log lines.
+fn printable(text: String) -> String {
+    if text.chars().any(char::is_control) {
+        text.chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect()
+    } else {
+        text
+    }
 }
 
 /// Replaces a tail of `text` that is the first four or more bytes of `token` (what a cut
@@ -1067,6 +1095,8 @@ mod tests {
             (207, None, b"", "the server responded with the status code 207 but did not return more information"),
             // Go's %q: a control byte is \x1b (Rust's {:?} would say \u{1b}).
             (500, Some("text/plain"), b"a\x1bb", r#"an error on the server ("a\x1bb") has prevented the request from succeeding"#),
+            // Unquoted texts: control characters become spaces (no forged log lines).
+            (403, Some("text/plain"), b"denied\nFAKE LOG LINE", "denied FAKE LOG LINE"),
         ];
         for (code, ct, body, want) in cases {
             let e = response_error(S::from_u16(*code).unwrap(), *ct, None, body, "tok-SECRET");
