@@ -35,16 +35,20 @@ use kube_authn::token::service_account::{
 
 const ISS: &str = "https://kubernetes.default.svc.cluster.local";
 
+/// Ten years: the tokens' lifetime, so that no run, however long, reaches `exp` (the expired
+/// token error path) or `warnafter` (the stale-token path); still ten digits, like a real one.
+const LIFETIME: i64 = 10 * 365 * 24 * 3600;
+
 fn claims(now: i64) -> String {
     serde_json::json!({
-        "aud": ["https://kubernetes.default.svc.cluster.local"], "exp": now + 3600, "iat": now, "nbf": now,
+        "aud": ["https://kubernetes.default.svc.cluster.local"], "exp": now + LIFETIME, "iat": now, "nbf": now,
         "iss": ISS, "jti": "0a8f2f6c-3f4e-4c1e-8c55-6f3b0f3c7a11",
         "sub": "system:serviceaccount:kube-system:coredns",
         "kubernetes.io": {"namespace": "kube-system",
             "node": {"name": "node-1", "uid": "3b4c8a2e-53b1-4c0b-9a7c-2f0d8b1a6e11"},
             "pod": {"name": "coredns-5d78c9869d-abcde", "uid": "8f0e2c1a-7b6d-4e5f-9a8b-1c2d3e4f5a6b"},
             "serviceaccount": {"name": "coredns", "uid": "a087d5a0-e1dd-43ec-93ac-f13d89cd13af"},
-            "warnafter": now + 3607}
+            "warnafter": now + LIFETIME + 7}
     })
     .to_string()
 }
@@ -208,15 +212,23 @@ fn bench(c: &mut Criterion) {
         .with_algorithms(algs);
         let mut router = IssuerRouter::new();
         router.add(ISS, Arc::new(sa));
-        assert!(
-            router
+        // The SA authenticator's answer, checked before and after the rows are timed (it reads
+        // the clock: a token past `exp` would time the error path).
+        let check = |when: &str| {
+            let user = router
                 .authenticate_token(&s.token, &ctx)
                 .into_ready()
                 .unwrap()
-                .unwrap()
-                .is_some(),
-            "{name}"
-        );
+                .unwrap_or_else(|e| panic!("{name} {when}: {e}"))
+                .unwrap_or_else(|| panic!("{name} {when}: not mine"))
+                .user;
+            assert_eq!(
+                user.name(),
+                "system:serviceaccount:kube-system:coredns",
+                "{name} {when}"
+            );
+        };
+        check("before timing");
         let keys = KeySet::by_key_id(vec![key.clone()]);
         assert!(core_verify(&s.token, &keys, algs, now), "{name} core");
         let parsed = ParsedPublicKey::new(*prim, &s.spki).unwrap();
@@ -357,6 +369,7 @@ fn bench(c: &mut Criterion) {
             eprintln!("jsonwebtoken refused {name}: {ok:?}");
         }
         g.finish();
+        check("after timing");
     }
 
     // Routing: 1 vs 100 issuers (1 takes the router's linear path, 100 its hash map): a token
@@ -411,6 +424,28 @@ fn bench(c: &mut Criterion) {
             }
             continue;
         }
+        // The outcomes, checked before and after the rows are timed: "not mine" (`Ok(None)`)
+        // for the unknown issuer, an error for the owned one.
+        let check = |when: &str| {
+            assert!(
+                router
+                    .authenticate_token(&foreign, &ctx)
+                    .into_ready()
+                    .unwrap()
+                    .unwrap_or_else(|e| panic!("route {n}, unknown issuer, {when}: {e}"))
+                    .is_none(),
+                "route {n}, unknown issuer, {when}: not Ok(None)"
+            );
+            assert!(
+                router
+                    .authenticate_token(&owned, &ctx)
+                    .into_ready()
+                    .unwrap()
+                    .is_err(),
+                "route {n}, owned issuer, {when}: not an error"
+            );
+        };
+        check("before timing");
         g.bench_function(format!("{n} issuers, unknown issuer (not mine)"), |b| {
             b.iter(|| {
                 router
@@ -432,6 +467,7 @@ fn bench(c: &mut Criterion) {
                 })
             },
         );
+        check("after timing");
     }
     g.finish();
 
@@ -576,18 +612,23 @@ fn service_account_lookup(c: &mut Criterion, now: i64) {
             &bound,
         ),
     ];
-    for (group, row, _, router, token) in &rows {
-        let user = poll_once(router.authenticate_token(token, &ctx))
-            .unwrap_or_else(|e| panic!("{group}/{row}: {e}"))
-            .unwrap_or_else(|| panic!("{group}/{row}: not mine"))
-            .user;
-        assert_eq!(
-            user.name(),
-            "system:serviceaccount:kube-system:coredns",
-            "{group}/{row}"
-        );
-        assert_eq!(user.uid(), SA_UID, "{group}/{row}");
-    }
+    // Every row's user, checked before and after the rows are timed (the authenticator reads
+    // the clock: a bound token past `exp` would time the error path).
+    let check_rows = |when: &str| {
+        for (group, row, _, router, token) in &rows {
+            let user = poll_once(router.authenticate_token(token, &ctx))
+                .unwrap_or_else(|e| panic!("{group}/{row} {when}: {e}"))
+                .unwrap_or_else(|| panic!("{group}/{row} {when}: not mine"))
+                .user;
+            assert_eq!(
+                user.name(),
+                "system:serviceaccount:kube-system:coredns",
+                "{group}/{row} {when}"
+            );
+            assert_eq!(user.uid(), SA_UID, "{group}/{row} {when}");
+        }
+    };
+    check_rows("before timing");
     // An in-memory lookup that disagrees must fail: the lookup rows do look the objects up.
     let mut gone = memory_lookup(&legacy);
     gone.secrets.clear();
@@ -640,6 +681,7 @@ fn service_account_lookup(c: &mut Criterion, now: i64) {
         }
         g.finish();
     }
+    check_rows("after timing");
 }
 
 criterion_group!(benches, bench);
