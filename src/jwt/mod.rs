@@ -96,8 +96,15 @@
 //! forbids it (Rust 1.95 still requires `#[target_feature]` on the caller, even for x86-64's
 //! baseline features).
 //!
-//! So the core is *at* the target (0.81–1.03 µs over the primitive), not under it with a
-//! margin, and the full paths miss it by 0.4–1.2 µs. The pre-check is 0.59–0.62 µs in a
+//! Latest (2026-11-28 06:13 UTC, load average 0.5–1.0; the scan and the claims reading as
+//! described below): paired, core +0.76 / +0.73 / +0.72 / +0.75 µs and SA full path +1.46 /
+//! +1.46 / +1.50 / +1.52 µs (RS256 / PS256 / ES256 / EdDSA); criterion in the same hour, core
+//! +0.73 / +0.72 / +1.09 / +1.15 µs and SA full path +1.38 / +1.44 / +2.09 / +1.51 µs, the
+//! pre-check alone 0.49–0.50 µs. Callgrind (EdDSA, 5,000 calls): the core 12.3 k instructions
+//! and the SA full path 20.0 k beyond the primitive's.
+//!
+//! So the core is *at* the target (0.72–1.15 µs over the primitive, under it when paired), not
+//! under it with a margin everywhere, and the full paths miss it by 0.4–1.1 µs. The pre-check is 0.59–0.62 µs in a
 //! loop of its own (`verify/*/pre-check parse only`) and 0.54–0.78 µs (0.68 on average)
 //! beside a signature verification, most likely because the verification leaves caches and
 //! branch predictors cold for the next token (this machine has no hardware counters to show
