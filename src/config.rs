@@ -584,6 +584,44 @@ impl AuthenticationOptions {
     }
 }
 
+/// One occurrence of a list flag as pflag's `StringSlice` reads it (`readAsCSV`): `""` is no
+/// value; otherwise the first record of Go's `encoding/csv` (fields split on `,`, a field may
+/// be quoted, `""` inside it is one `"`, empty lines before the record skipped, `\r\n` read as
+/// `\n`, one trailing `\r` dropped), with pflag's error texts. kube-apiserver's list flags
+/// (`--api-audiences`, `--requestheader-*-headers`, `--oidc-signing-algs`, …) append each
+/// occurrence's fields.
+///
+/// ```
+/// use kube_authn::config::pflag_string_slice;
+/// assert_eq!(pflag_string_slice("api-audiences", r#"a,"b,c""#).unwrap(), ["a", "b,c"]);
+/// assert_eq!(pflag_string_slice("api-audiences", "api\r").unwrap(), ["api"]);
+/// assert!(pflag_string_slice("api-audiences", "").unwrap().is_empty());
+/// assert_eq!(
+///     pflag_string_slice("api-audiences", r#"a"b"#).unwrap_err(),
+///     r#"invalid argument "a\"b" for "--api-audiences" flag: parse error on line 1, column 2: bare " in non-quoted-field"#
+/// );
+/// ```
+pub fn pflag_string_slice(flag: &str, value: &str) -> Result<Vec<String>, String> {
+    if value.is_empty() {
+        return Ok(Vec::new());
+    }
+    let invalid = |why: &dyn std::fmt::Display| {
+        format!(
+            "invalid argument {} for \"--{flag}\" flag: {why}",
+            crate::jwt::go_quote(value)
+        )
+    };
+    let mut reader = crate::csv::Reader::new(value.as_bytes());
+    match reader.read_record() {
+        // The value is UTF-8 and fields end at ASCII bytes, so every field is UTF-8 too.
+        Ok(Some(record)) => Ok((0..record.len())
+            .map(|i| String::from_utf8_lossy(record.get(i)).into_owned())
+            .collect()),
+        Ok(None) => Err(invalid(&"EOF")),
+        Err(e) => Err(invalid(&e)),
+    }
+}
+
 /// Parses a Go duration (`time.ParseDuration`, what kube-apiserver's duration flags accept):
 /// a sequence of decimal numbers, each with an optional fraction and a unit suffix — `ns`,
 /// `us` (or `µs`, `μs`), `ms`, `s`, `m`, `h` — such as `2m`, `10s`, `1h30m`, `1.5h`, `2m0s`;

@@ -360,103 +360,6 @@ pub struct ServeArgs {
     pub insecure_allow_any_token: bool,
 }
 
-/// One occurrence of a pflag `StringSlice` flag: `""` is no value; otherwise one record of Go's
-/// `encoding/csv`, the first one only, as pflag reads it (fields split on `,`; a field may be
-/// quoted, `""` inside it is one `"`, a line break inside quotes is kept; empty lines before
-/// the record are skipped and it ends at the first line break outside quotes; a stray quote is
-/// pflag's parse error).
-fn pflag_csv(flag: &str, value: &str) -> Result<Vec<String>, String> {
-    if value.is_empty() {
-        return Ok(Vec::new());
-    }
-    // Go's `csv.Reader.Read` returns the first record: empty lines before it are skipped, and
-    // it ends at the first line break outside quotes (`\r\n` read as `\n`).
-    let original = value;
-    let mut value = value;
-    while let Some(rest) = value
-        .strip_prefix('\n')
-        .or_else(|| value.strip_prefix("\r\n"))
-    {
-        value = rest;
-    }
-    if value.is_empty() {
-        return Err(format!(
-            "invalid argument {} for \"--{flag}\" flag: EOF",
-            kube_authn::jwt::go_quote(original)
-        ));
-    }
-    let error = |at: usize, what: &str| {
-        format!(
-            "invalid argument {} for \"--{flag}\" flag: parse error on line 1, column {}: {what}",
-            kube_authn::jwt::go_quote(value),
-            at + 1
-        )
-    };
-    let b = value.as_bytes();
-    let line_end = |at: usize| match b.get(at) {
-        Some(b'\n') => Some(at + 1),
-        Some(b'\r') if b.get(at + 1) == Some(&b'\n') => Some(at + 2),
-        _ => None,
-    };
-    let mut fields = Vec::new();
-    let mut i = 0;
-    loop {
-        if b.get(i) == Some(&b'"') {
-            let mut field = String::new();
-            let mut from = i + 1;
-            let mut j = from;
-            loop {
-                match b.get(j) {
-                    None => return Err(error(j, "extraneous or missing \" in quoted-field")),
-                    Some(b'"') if b.get(j + 1) == Some(&b'"') => {
-                        field.push_str(&value[from..=j]);
-                        j += 2;
-                        from = j;
-                    }
-                    Some(b'"')
-                        if matches!(b.get(j + 1), None | Some(b','))
-                            || line_end(j + 1).is_some() =>
-                    {
-                        field.push_str(&value[from..j]);
-                        i = j + 1;
-                        break;
-                    }
-                    Some(b'"') => {
-                        return Err(error(j + 1, "extraneous or missing \" in quoted-field"));
-                    }
-                    Some(b'\r') if b.get(j + 1) == Some(&b'\n') => {
-                        field.push_str(&value[from..j]);
-                        j += 1;
-                        from = j;
-                    }
-                    Some(_) => j += 1,
-                }
-            }
-            fields.push(field);
-        } else {
-            let end = value[i..].find([',', '\n']).map_or(value.len(), |n| i + n);
-            let mut field = &value[i..end];
-            if b.get(end) == Some(&b'\n') {
-                field = field.strip_suffix('\r').unwrap_or(field);
-            }
-            if let Some(q) = field.find('"') {
-                return Err(error(i + q, "bare \" in non-quoted-field"));
-            }
-            fields.push(field.to_owned());
-            i = end;
-        }
-        if i >= b.len() || line_end(i).is_some() {
-            return Ok(fields);
-        }
-        // At a `,`: another field follows (empty when the value ends here).
-        i += 1;
-        if i == b.len() || line_end(i).is_some() {
-            fields.push(String::new());
-            return Ok(fields);
-        }
-    }
-}
-
 impl ServeArgs {
     /// Reads the list flags as pflag's `StringSlice` does: each occurrence is one CSV record
     /// (`a,b`, or `"a,b",c` for a value holding a comma), an empty occurrence adds nothing, and
@@ -511,7 +414,7 @@ impl ServeArgs {
         ] {
             let mut values = Vec::new();
             for occurrence in list.iter() {
-                values.extend(pflag_csv(flag, occurrence)?);
+                values.extend(kube_authn::config::pflag_string_slice(flag, occurrence)?);
             }
             *list = values;
         }
@@ -757,7 +660,7 @@ mod tests {
         // Each occurrence is one CSV record, as pflag reads it.
         /// Arguments, then the list or the error text.
         type ListCase<'a> = (&'a [&'a str], Result<&'a [&'a str], &'a str>);
-        let lists: [ListCase<'_>; 18] = [
+        let lists: [ListCase<'_>; 23] = [
             (&["--api-audiences=,"], Ok(&["", ""])),
             // The first record only, as Go's `csv.Reader.Read` returns it (checked with pflag
             // v1.0.10).
@@ -787,16 +690,42 @@ mod tests {
             ),
             (
                 &[r#"--api-audiences=a"b"#],
-                Err(r#"column 2: bare " in non-quoted-field"#),
+                Err(
+                    r#"invalid argument "a\"b" for "--api-audiences" flag: parse error on line 1, column 2: bare " in non-quoted-field"#,
+                ),
             ),
+            // The rest: pflag v1.0.10's outputs, printed by Go (2026-11-28).
             (
                 &[r#"--api-audiences="a"b"#],
-                Err(r#"extraneous or missing " in quoted-field"#),
+                Err(
+                    r#"invalid argument "\"a\"b" for "--api-audiences" flag: parse error on line 1, column 3: extraneous or missing " in quoted-field"#,
+                ),
+            ),
+            (&["--api-audiences=a\r"], Ok(&["a"])),
+            (&["--api-audiences=\"a\"\r"], Ok(&["a"])),
+            (
+                &["--api-audiences=\r"],
+                Err(r#"invalid argument "\r" for "--api-audiences" flag: EOF"#),
+            ),
+            (
+                &["--api-audiences=\na\"b"],
+                Err(
+                    r#"invalid argument "\na\"b" for "--api-audiences" flag: parse error on line 2, column 2: bare " in non-quoted-field"#,
+                ),
+            ),
+            (
+                &["--api-audiences=\"a\nb\"c"],
+                Err(
+                    r#"invalid argument "\"a\nb\"c" for "--api-audiences" flag: record on line 1; parse error on line 2, column 2: extraneous or missing " in quoted-field"#,
+                ),
             ),
         ];
         for (args, want) in lists {
             match (parse(args), want) {
                 (Ok(got), Ok(want)) => assert_eq!(got.api_audiences, want, "{args:?}"),
+                (Err(e), Err(text)) if text.starts_with("invalid argument") => {
+                    assert_eq!(e, text, "{args:?}")
+                }
                 (Err(e), Err(text)) => assert!(
                     e.contains(text) && e.contains(r#"for "--api-audiences" flag"#),
                     "{args:?}: {e}"
