@@ -82,6 +82,96 @@ fn go_bool(s: &str) -> Result<bool, String> {
     }
 }
 
+/// Go `strconv.ParseInt(s, 0, 64)`, as pflag parses int flags: an optional sign, then
+/// decimal, `0x`/`0o`/`0b` (any case) or a leading `0` for octal (`06443` is 3363), with `_`
+/// between digits; Go's error texts.
+fn go_int(s: &str) -> Result<i64, String> {
+    let err = |what: &str| {
+        format!(
+            "strconv.ParseInt: parsing {}: {what}",
+            kube_authn::jwt::go_quote(s)
+        )
+    };
+    let (negative, body) = match s.as_bytes().first() {
+        Some(b'+') => (false, &s[1..]),
+        Some(b'-') => (true, &s[1..]),
+        _ => (false, s),
+    };
+    let b = body.as_bytes();
+    let (base, digits, prefixed) = match b {
+        [b'0', p, _, ..] if matches!(p.to_ascii_lowercase(), b'x' | b'o' | b'b') => {
+            let base = match p.to_ascii_lowercase() {
+                b'x' => 16,
+                b'o' => 8,
+                _ => 2,
+            };
+            (base, &b[2..], true)
+        }
+        [b'0', rest @ ..] => (8, rest, false),
+        _ => (10, b, false),
+    };
+    if b.is_empty() {
+        return Err(err("invalid syntax"));
+    }
+    // Go's `underscoreOK`: an underscore only between digits (a base prefix counts as one).
+    let mut last = if prefixed || base == 8 { b'0' } else { b'^' };
+    let mut magnitude: u64 = 0;
+    let mut overflow = false;
+    for &c in digits {
+        if c == b'_' {
+            if last != b'0' {
+                return Err(err("invalid syntax"));
+            }
+            last = b'_';
+            continue;
+        }
+        let d = match (c as char).to_digit(16) {
+            Some(d) if d < base => u64::from(d),
+            _ => return Err(err("invalid syntax")),
+        };
+        last = b'0';
+        match magnitude
+            .checked_mul(u64::from(base))
+            .and_then(|m| m.checked_add(d))
+        {
+            Some(m) => magnitude = m,
+            None => overflow = true,
+        }
+    }
+    if last == b'_' {
+        return Err(err("invalid syntax"));
+    }
+    let limit = if negative {
+        1u64 << 63
+    } else {
+        (1u64 << 63) - 1
+    };
+    if overflow || magnitude > limit {
+        return Err(err("value out of range"));
+    }
+    Ok(if negative {
+        0i64.wrapping_sub_unsigned(magnitude)
+    } else {
+        magnitude as i64
+    })
+}
+
+/// `--secure-port`: a Go int, then kube-apiserver's range check (0 is accepted here: the OS
+/// picks the port; see docs/compatibility.md).
+fn secure_port(s: &str) -> Result<u16, String> {
+    let port = go_int(s)?;
+    u16::try_from(port).map_err(|_| {
+        format!("--secure-port {port} must be between 1 and 65535, inclusive. It cannot be turned off with 0")
+    })
+}
+
+/// `--max-mutating-requests-inflight`: a Go int, not negative (kube-apiserver's check).
+fn max_inflight(s: &str) -> Result<usize, String> {
+    let n = go_int(s)?;
+    usize::try_from(n)
+        .map_err(|_| "--max-mutating-requests-inflight can not be negative value".to_owned())
+}
+
 /// A file flag's value as pflag's `StringVar` takes it: any string, the empty one included
 /// (clap's own path parser refuses `""`). [`ServeArgs::with_pflag_lists`] then reads an empty
 /// value as the flag not set, as kube-apiserver's `len(file) > 0` checks do.
@@ -310,12 +400,13 @@ pub struct ServeArgs {
     #[arg(
         long = "max-mutating-requests-inflight",
         value_name = "INT",
-        default_value_t = 200
+        default_value = "200",
+        value_parser = max_inflight
     )]
     pub max_mutating_requests_inflight: usize,
 
     /// The port on which to serve HTTPS with authentication and authorization.
-    #[arg(long = "secure-port", value_name = "INT", default_value_t = 6443)]
+    #[arg(long = "secure-port", value_name = "INT", default_value = "6443", value_parser = secure_port)]
     pub secure_port: u16,
 
     /// The IP address on which to listen for the --secure-port port.
@@ -356,7 +447,8 @@ pub struct ServeArgs {
     /// (kube-apiserver's --insecure-allow-any-token, removed in 1.8). Anyone can then claim to
     /// be anyone, system:masters included. Only for throw-away local experiments; a warning is
     /// logged at startup.
-    #[arg(long = "insecure-allow-any-token")]
+    #[arg(long = "insecure-allow-any-token", value_name = "BOOL", num_args = 0..=1, require_equals = true,
+          default_missing_value = "true", default_value = "false", value_parser = go_bool)]
     pub insecure_allow_any_token: bool,
 }
 
@@ -514,6 +606,88 @@ mod tests {
 
     /// pflag's `Changed`: a typed `--oidc-*` flag counts as given even with its default value;
     /// defaults and other flags do not.
+    /// pflag v1.0.10's `IntVar` on each input, printed by Go (2026-11-28): the value, or the
+    /// error after pflag's `invalid argument "…" for "--secure-port" flag: ` prefix.
+    #[test]
+    fn go_int_is_strconv_parse_int() {
+        let syntax = |s: &str| Err(format!("strconv.ParseInt: parsing {s:?}: invalid syntax"));
+        let cases: Vec<(&str, Result<i64, String>)> = vec![
+            ("6443", Ok(6443)),
+            ("06443", Ok(3363)),
+            ("0x1A0B", Ok(6667)),
+            ("6_443", Ok(6443)),
+            ("0o17", Ok(15)),
+            ("0b101", Ok(5)),
+            ("+5", Ok(5)),
+            ("-1", Ok(-1)),
+            ("08", syntax("08")),
+            ("0x", syntax("0x")),
+            ("0_17", Ok(15)),
+            ("6__443", syntax("6__443")),
+            ("_6", syntax("_6")),
+            ("6_", syntax("6_")),
+            ("0x_1F", Ok(31)),
+            (
+                "99999999999999999999",
+                Err(
+                    r#"strconv.ParseInt: parsing "99999999999999999999": value out of range"#
+                        .into(),
+                ),
+            ),
+            ("", syntax("")),
+            (" 1", syntax(" 1")),
+            ("1e3", syntax("1e3")),
+            ("0", Ok(0)),
+            ("-0x10", Ok(-16)),
+            ("0B11", Ok(3)),
+            ("0X1f", Ok(31)),
+            ("017_", syntax("017_")),
+            ("-9223372036854775808", Ok(i64::MIN)),
+            ("9223372036854775807", Ok(i64::MAX)),
+            (
+                "9223372036854775808",
+                Err(
+                    r#"strconv.ParseInt: parsing "9223372036854775808": value out of range"#.into(),
+                ),
+            ),
+        ];
+        for (input, want) in cases {
+            assert_eq!(go_int(input), want, "{input:?}");
+        }
+        // Through the flags: kube-apiserver's checks and texts after the syntax.
+        assert_eq!(parse(&["--secure-port=06443"]).unwrap().secure_port, 3363);
+        assert_eq!(parse(&["--secure-port=0x1A0B"]).unwrap().secure_port, 6667);
+        let e = parse(&["--secure-port=70000"]).unwrap_err();
+        assert!(
+            e.contains("--secure-port 70000 must be between 1 and 65535, inclusive. It cannot be turned off with 0"),
+            "{e}"
+        );
+        assert_eq!(
+            parse(&["--max-mutating-requests-inflight=0x10"])
+                .unwrap()
+                .max_mutating_requests_inflight,
+            16
+        );
+        let e = parse(&["--max-mutating-requests-inflight=-1"]).unwrap_err();
+        assert!(
+            e.contains("--max-mutating-requests-inflight can not be negative value"),
+            "{e}"
+        );
+        // A boolean flag, as pflag's BoolVar: bare, `=true`, `=false`, any ParseBool spelling.
+        for (args, want) in [
+            (&[][..], false),
+            (&["--insecure-allow-any-token"][..], true),
+            (&["--insecure-allow-any-token=false"][..], false),
+            (&["--insecure-allow-any-token=t"][..], true),
+        ] {
+            assert_eq!(
+                parse(args).unwrap().insecure_allow_any_token,
+                want,
+                "{args:?}"
+            );
+        }
+    }
+
     #[test]
     fn oidc_flags_given_is_what_was_typed() {
         let cases: &[(&str, &[&str], bool)] = &[
