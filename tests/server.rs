@@ -1855,3 +1855,78 @@ async fn create_options_are_validated_as_kube_apiserver_does() {
         "dry run changes nothing"
     );
 }
+
+/// `--tls-min-version` and `--tls-cipher-suites`, with curl (OpenSSL) as the client: the
+/// versions and TLS 1.2 suites offered, a Go name rustls does not implement logged as not
+/// offered, and component-base's startup errors.
+#[test]
+fn tls_min_version_and_cipher_suites() {
+    let healthz = |server: &Server, tls: &[&str]| {
+        let url = server.url("/healthz");
+        let mut args = tls.to_vec();
+        args.push(url.as_str());
+        server.curl(&args).1
+    };
+    let tls13 = start(&["--tls-min-version=VersionTLS13"]);
+    let cases: [(&str, &[&str], u16); 3] = [
+        ("TLS 1.3", &["--tlsv1.3"], 200),
+        ("TLS 1.2 only: no handshake", &["--tls-max", "1.2"], 0),
+        ("any version", &[], 200),
+    ];
+    for (name, tls, want) in cases {
+        assert_eq!(healthz(&tls13, tls), want, "min 1.3, {name}");
+    }
+    // The generated serving key is ECDSA P-256: the ECDSA suites apply.
+    let suites = start(&[
+        "--tls-cipher-suites=TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,TLS_RSA_WITH_AES_128_GCM_SHA256",
+    ]);
+    let cases: [(&str, &[&str], u16); 4] = [
+        (
+            "the suite named",
+            &[
+                "--tls-max",
+                "1.2",
+                "--ciphers",
+                "ECDHE-ECDSA-AES256-GCM-SHA384",
+            ],
+            200,
+        ),
+        (
+            "a suite not named",
+            &[
+                "--tls-max",
+                "1.2",
+                "--ciphers",
+                "ECDHE-ECDSA-AES128-GCM-SHA256",
+            ],
+            0,
+        ),
+        ("TLS 1.3 suites are not configurable", &["--tlsv1.3"], 200),
+        ("the default minimum is TLS 1.2", &["--tls-max", "1.2"], 200),
+    ];
+    for (name, tls, want) in cases {
+        assert_eq!(healthz(&suites, tls), want, "{name}");
+    }
+    assert!(
+        suites
+            .log()
+            .contains("TLS_RSA_WITH_AES_128_GCM_SHA256 is not offered"),
+        "{}",
+        suites.log()
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let errors: Vec<(&str, Vec<String>, &str)> = vec![
+        (
+            "unknown version",
+            vec!["--tls-min-version=VersionTLS14".into()],
+            r#"unknown tls version "VersionTLS14""#,
+        ),
+        (
+            "unknown suite",
+            vec!["--tls-cipher-suites=TLS_NOPE".into()],
+            "Cipher suite TLS_NOPE not supported or doesn't exist",
+        ),
+    ];
+    assert_startup_errors(dir.path(), &errors);
+}

@@ -80,4 +80,6 @@ pub use server::{
     DEFAULT_MAX_CONNECTIONS, HTTP2_MAX_HEADER_LIST_SIZE, TlsServer, serve,
 };
 #[cfg(feature = "tls")]
-pub use verifier::{ClientCertPolicy, RequestClientCert, server_config};
+pub use verifier::{
+    ClientCertPolicy, RequestClientCert, TlsOptions, server_config, server_config_with,
+};

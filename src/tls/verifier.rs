@@ -189,7 +189,9 @@ impl ClientCertPolicy {
 }
 
 /// A rustls server configuration with the serving certificate `chain`/`key`, the client
-/// certificate `policy`, ALPN `h2` and `http/1.1`, and the aws-lc-rs provider.
+/// certificate `policy`, ALPN `h2` and `http/1.1`, and the aws-lc-rs provider (TLS 1.2 and
+/// 1.3 with its default cipher suites; [`server_config_with`] takes kube-apiserver's
+/// `--tls-min-version` and `--tls-cipher-suites`).
 ///
 /// ```
 /// use kube_authn::tls::{server_config, ClientCertPolicy};
@@ -204,8 +206,46 @@ pub fn server_config(
     key: PrivateKeyDer<'static>,
     policy: &ClientCertPolicy,
 ) -> Result<rustls::ServerConfig, ConfigError> {
-    let builder = rustls::ServerConfig::builder_with_provider(provider())
-        .with_safe_default_protocol_versions()
+    server_config_with(chain, key, policy, &TlsOptions::default())
+}
+
+/// [`server_config`] with [`TlsOptions`]: the lowest protocol version and the TLS 1.2 cipher
+/// suites offered.
+///
+/// ```
+/// use kube_authn::tls::{server_config_with, ClientCertPolicy, TlsOptions};
+/// # use rustls_pki_types::pem::PemObject;
+/// let chain = kube_authn::x509::parse_pem_bundle(kube_authn::x509::doc_client_pem().as_bytes()).unwrap();
+/// let key = rustls_pki_types::PrivateKeyDer::from_pem_slice(kube_authn::x509::doc_client_key_pem().as_bytes()).unwrap();
+/// let (tls13, _) = TlsOptions::from_flags("VersionTLS13", &[]).unwrap();
+/// let config = server_config_with(chain, key, &ClientCertPolicy::Request { hints: vec![] }, &tls13).unwrap();
+/// # let _ = config;
+/// ```
+pub fn server_config_with(
+    chain: Vec<CertificateDer<'static>>,
+    key: PrivateKeyDer<'static>,
+    policy: &ClientCertPolicy,
+    options: &TlsOptions,
+) -> Result<rustls::ServerConfig, ConfigError> {
+    let mut provider = rustls::crypto::aws_lc_rs::default_provider();
+    if let Some(names) = &options.tls12_suites {
+        provider.cipher_suites.retain(|s| match s {
+            rustls::SupportedCipherSuite::Tls12(_) => names.contains(&format!("{:?}", s.suite())),
+            rustls::SupportedCipherSuite::Tls13(_) => true,
+        });
+    }
+    let tls12 = !options.tls13_only
+        && provider
+            .cipher_suites
+            .iter()
+            .any(|s| matches!(s, rustls::SupportedCipherSuite::Tls12(_)));
+    let versions: &[&'static rustls::SupportedProtocolVersion] = if tls12 {
+        &[&rustls::version::TLS13, &rustls::version::TLS12]
+    } else {
+        &[&rustls::version::TLS13]
+    };
+    let builder = rustls::ServerConfig::builder_with_provider(Arc::new(provider))
+        .with_protocol_versions(versions)
         .map_err(|e| ConfigError::new(format!("TLS configuration: {e}")))?;
     let builder = match policy.verifier()? {
         Some(v) => builder.with_client_cert_verifier(v),
@@ -216,4 +256,218 @@ pub fn server_config(
         .map_err(|e| ConfigError::new(format!("serving certificate: {e}")))?;
     config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
     Ok(config)
+}
+
+/// Go's `crypto/tls` cipher suite names as component-base's `--tls-cipher-suites` accepts
+/// them (Go 1.26's `tls.CipherSuites()` and `tls.InsecureCipherSuites()`, and the two legacy
+/// ChaCha20 names), each with the rustls suite it is, or `None` where rustls does not
+/// implement it (CBC, RSA key exchange, RC4, 3DES) and `Some("")` for the TLS 1.3 suites,
+/// which Go does not let a configuration choose.
+const GO_CIPHER_SUITES: &[(&str, Option<&str>)] = &[
+    ("TLS_AES_128_GCM_SHA256", Some("")),
+    ("TLS_AES_256_GCM_SHA384", Some("")),
+    ("TLS_CHACHA20_POLY1305_SHA256", Some("")),
+    (
+        "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
+        Some("TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"),
+    ),
+    (
+        "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
+        Some("TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384"),
+    ),
+    (
+        "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
+        Some("TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"),
+    ),
+    (
+        "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384",
+        Some("TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384"),
+    ),
+    (
+        "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256",
+        Some("TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256"),
+    ),
+    (
+        "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256",
+        Some("TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256"),
+    ),
+    (
+        "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305",
+        Some("TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256"),
+    ),
+    (
+        "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305",
+        Some("TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256"),
+    ),
+    ("TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA", None),
+    ("TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA", None),
+    ("TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA", None),
+    ("TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA", None),
+    ("TLS_RSA_WITH_RC4_128_SHA", None),
+    ("TLS_RSA_WITH_3DES_EDE_CBC_SHA", None),
+    ("TLS_RSA_WITH_AES_128_CBC_SHA", None),
+    ("TLS_RSA_WITH_AES_256_CBC_SHA", None),
+    ("TLS_RSA_WITH_AES_128_CBC_SHA256", None),
+    ("TLS_RSA_WITH_AES_128_GCM_SHA256", None),
+    ("TLS_RSA_WITH_AES_256_GCM_SHA384", None),
+    ("TLS_ECDHE_ECDSA_WITH_RC4_128_SHA", None),
+    ("TLS_ECDHE_RSA_WITH_RC4_128_SHA", None),
+    ("TLS_ECDHE_RSA_WITH_3DES_EDE_CBC_SHA", None),
+    ("TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256", None),
+    ("TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256", None),
+];
+
+/// kube-apiserver's `--tls-min-version` and `--tls-cipher-suites` for [`server_config_with`].
+/// The default offers TLS 1.2 and 1.3 with rustls' suites (all AEAD with ECDHE), which is
+/// kube-apiserver's default minimum (`VersionTLS12`).
+///
+/// ```
+/// use kube_authn::tls::TlsOptions;
+/// let (o, ignored) = TlsOptions::from_flags("VersionTLS12", &["TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256".into(), "TLS_RSA_WITH_AES_128_GCM_SHA256".into()]).unwrap();
+/// assert_eq!(ignored, ["TLS_RSA_WITH_AES_128_GCM_SHA256"]);
+/// # let _ = o;
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TlsOptions {
+    /// Only TLS 1.3 (`--tls-min-version=VersionTLS13`).
+    tls13_only: bool,
+    /// The TLS 1.2 suites offered, by rustls name (`None`: all of rustls').
+    tls12_suites: Option<Vec<String>>,
+}
+
+impl TlsOptions {
+    /// Reads the two flags as component-base does (`cliflag.TLSVersion`,
+    /// `cliflag.TLSCipherSuites`), with Go's errors for names Go does not know: `min_version`
+    /// `""` (the default, TLS 1.2), `VersionTLS10`, `VersionTLS11`, `VersionTLS12` or
+    /// `VersionTLS13`; `cipher_suites` Go's names (empty: the default). Returns the options
+    /// and the names Go knows that are not offered here (rustls implements neither TLS 1.0
+    /// and 1.1, so `VersionTLS10` and `VersionTLS11` mean TLS 1.2, nor CBC, RSA key exchange,
+    /// RC4 or 3DES suites): the caller should warn about them.
+    ///
+    /// ```
+    /// use kube_authn::tls::TlsOptions;
+    /// assert_eq!(TlsOptions::from_flags("VersionTLS14", &[]).unwrap_err().to_string(), r#"unknown tls version "VersionTLS14""#);
+    /// assert_eq!(
+    ///     TlsOptions::from_flags("", &["TLS_NOPE".into()]).unwrap_err().to_string(),
+    ///     "Cipher suite TLS_NOPE not supported or doesn't exist"
+    /// );
+    /// ```
+    pub fn from_flags(
+        min_version: &str,
+        cipher_suites: &[String],
+    ) -> Result<(Self, Vec<String>), ConfigError> {
+        let mut ignored = Vec::new();
+        let tls13_only = match min_version {
+            "" | "VersionTLS12" => false,
+            "VersionTLS10" | "VersionTLS11" => {
+                ignored.push(min_version.to_owned());
+                false
+            }
+            "VersionTLS13" => true,
+            other => {
+                return Err(ConfigError::new(format!(
+                    "unknown tls version {}",
+                    crate::jwt::go_quote(other)
+                )));
+            }
+        };
+        let tls12_suites = if cipher_suites.is_empty() {
+            None
+        } else {
+            let mut names = Vec::new();
+            for name in cipher_suites {
+                match GO_CIPHER_SUITES.iter().find(|(go, _)| go == name) {
+                    None => {
+                        return Err(ConfigError::new(format!(
+                            "Cipher suite {name} not supported or doesn't exist"
+                        )));
+                    }
+                    Some((_, Some(""))) => {}
+                    Some((_, Some(rustls_name))) => names.push((*rustls_name).to_owned()),
+                    Some((_, None)) => ignored.push(name.clone()),
+                }
+            }
+            Some(names)
+        };
+        Ok((
+            Self {
+                tls13_only,
+                tls12_suites,
+            },
+            ignored,
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every rustls name in the table is a suite of the aws-lc-rs provider, and every TLS 1.2
+    /// suite of the provider has a Go name (so `--tls-cipher-suites` can name all of them).
+    #[test]
+    fn go_names_map_onto_the_provider() {
+        let provider = rustls::crypto::aws_lc_rs::default_provider();
+        let names: Vec<String> = provider
+            .cipher_suites
+            .iter()
+            .filter(|s| matches!(s, rustls::SupportedCipherSuite::Tls12(_)))
+            .map(|s| format!("{:?}", s.suite()))
+            .collect();
+        for (go, ours) in GO_CIPHER_SUITES {
+            if let Some(name) = ours.filter(|n| !n.is_empty()) {
+                assert!(names.iter().any(|n| n == name), "{go} → {name}");
+            }
+        }
+        for name in &names {
+            assert!(
+                GO_CIPHER_SUITES
+                    .iter()
+                    .any(|(_, ours)| *ours == Some(name.as_str())),
+                "{name} has no Go name"
+            );
+        }
+    }
+
+    #[test]
+    fn flags_are_read_as_component_base_reads_them() {
+        let s = |v: &[&str]| v.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+        type Want = Result<(bool, Option<Vec<String>>, Vec<String>), String>;
+        let cases: Vec<(&str, Vec<String>, Want)> = vec![
+            ("", vec![], Ok((false, None, vec![]))),
+            ("VersionTLS12", vec![], Ok((false, None, vec![]))),
+            ("VersionTLS13", vec![], Ok((true, None, vec![]))),
+            ("VersionTLS10", vec![], Ok((false, None, s(&["VersionTLS10"])))),
+            (
+                "VersionTLS1.3",
+                vec![],
+                Err(r#"unknown tls version "VersionTLS1.3""#.into()),
+            ),
+            (
+                "",
+                s(&["TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305", "TLS_AES_128_GCM_SHA256"]),
+                Ok((
+                    false,
+                    Some(s(&["TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256"])),
+                    vec![],
+                )),
+            ),
+            (
+                "",
+                s(&["TLS_RSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA"]),
+                Ok((false, Some(vec![]), s(&["TLS_RSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA"]))),
+            ),
+            (
+                "",
+                s(&["TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "tls_ecdhe_rsa_with_aes_128_gcm_sha256"]),
+                Err("Cipher suite tls_ecdhe_rsa_with_aes_128_gcm_sha256 not supported or doesn't exist".into()),
+            ),
+        ];
+        for (version, suites, want) in cases {
+            let got = TlsOptions::from_flags(version, &suites)
+                .map(|(o, ignored)| (o.tls13_only, o.tls12_suites, ignored))
+                .map_err(|e| e.to_string());
+            assert_eq!(got, want, "{version:?} {suites:?}");
+        }
+    }
 }

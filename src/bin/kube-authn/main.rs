@@ -424,6 +424,20 @@ pub struct ServeArgs {
     #[arg(long = "tls-private-key-file", value_name = "FILE", value_parser = go_path)]
     pub tls_private_key_file: Option<PathBuf>,
 
+    /// Comma-separated list of cipher suites for the server (Go's names). If omitted, the
+    /// default suites are used (kube-authn: rustls' ECDHE AEAD suites). kube-authn offers
+    /// the AEAD ECDHE suites named; names Go knows that rustls does not implement (CBC, RSA key
+    /// exchange, RC4, 3DES) are not offered, with a warning; TLS 1.3 suites are not
+    /// configurable, as in Go.
+    #[arg(long = "tls-cipher-suites", value_name = "STRINGS")]
+    pub tls_cipher_suites: Vec<String>,
+
+    /// Minimum TLS version supported. Possible values: VersionTLS10, VersionTLS11,
+    /// VersionTLS12, VersionTLS13 (kube-authn: rustls has no TLS 1.0 or 1.1, so the first two
+    /// mean TLS 1.2).
+    #[arg(long = "tls-min-version", value_name = "STRING", default_value = "")]
+    pub tls_min_version: String,
+
     /// The directory where the TLS certs are located. If --tls-cert-file and
     /// --tls-private-key-file are provided, this flag will be ignored.
     #[arg(
@@ -503,6 +517,7 @@ impl ServeArgs {
             ("api-audiences", &mut self.api_audiences),
             ("token-review-groups", &mut self.token_review_groups),
             ("oidc-signing-algs", &mut self.oidc_signing_algs),
+            ("tls-cipher-suites", &mut self.tls_cipher_suites),
         ] {
             let mut values = Vec::new();
             for occurrence in list.iter() {

@@ -8,7 +8,7 @@ use kube_authn::config::AuthenticationOptions;
 use kube_authn::metrics::Metrics;
 use kube_authn::middleware::AuthenticationLayer;
 use kube_authn::request::RequestHeaderConfig;
-use kube_authn::tls::{ClientCertPolicy, TlsServer, server_config};
+use kube_authn::tls::{ClientCertPolicy, TlsOptions, TlsServer, server_config_with};
 use tokio::net::TcpListener;
 use tower_layer::Layer;
 
@@ -115,7 +115,17 @@ pub async fn run(mut args: ServeArgs) -> Result<(), String> {
     } else {
         ClientCertPolicy::Request { hints }
     };
-    let tls = Arc::new(server_config(chain_certs, key, &policy).map_err(|e| e.to_string())?);
+    let (tls_options, not_offered) =
+        TlsOptions::from_flags(&args.tls_min_version, &args.tls_cipher_suites)
+            .map_err(|e| e.to_string())?;
+    for name in not_offered {
+        tracing::warn!(
+            "{name} is not offered: rustls implements neither TLS 1.0 and 1.1 nor CBC, RSA key exchange, RC4 or 3DES cipher suites"
+        );
+    }
+    let tls = Arc::new(
+        server_config_with(chain_certs, key, &policy, &tls_options).map_err(|e| e.to_string())?,
+    );
 
     let addr = SocketAddr::new(args.bind_address, args.secure_port);
     let listener = TcpListener::bind(addr)
