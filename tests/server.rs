@@ -1930,3 +1930,54 @@ fn tls_min_version_and_cipher_suites() {
     ];
     assert_startup_errors(dir.path(), &errors);
 }
+
+/// Command-line errors as kube-apiserver prints them (pflag's texts through cobra: `Error: `,
+/// exit code 1), and kube-apiserver's `Validate()` texts for values pflag accepts.
+#[test]
+fn command_line_errors_read_as_kube_apiserver_prints_them() {
+    let cases: [(&[&str], &str); 9] = [
+        (&["--x"], "Error: unknown flag: --x\n"),
+        (
+            &["--no-such-flag=1"],
+            "Error: unknown flag: --no-such-flag\n",
+        ),
+        (
+            &["--token-auth-file"],
+            "Error: flag needs an argument: --token-auth-file\n",
+        ),
+        (
+            &["--secure-port=abc"],
+            "Error: invalid argument \"abc\" for \"--secure-port\" flag: strconv.ParseInt: parsing \"abc\": invalid syntax\n",
+        ),
+        (
+            &["--anonymous-auth=maybe"],
+            "Error: invalid argument \"maybe\" for \"--anonymous-auth\" flag: strconv.ParseBool: parsing \"maybe\": invalid syntax\n",
+        ),
+        (
+            &["--request-timeout=10"],
+            "Error: invalid argument \"10\" for \"--request-timeout\" flag: time: missing unit in duration \"10\"\n",
+        ),
+        (
+            &["--api-audiences=a\"b"],
+            "Error: invalid argument \"a\\\"b\" for \"--api-audiences\" flag: parse error on line 1, column 2: bare \" in non-quoted-field\n",
+        ),
+        (
+            &["--secure-port=70000"],
+            "Error: --secure-port 70000 must be between 1 and 65535, inclusive. It cannot be turned off with 0\n",
+        ),
+        (
+            &["--max-mutating-requests-inflight=-1"],
+            "Error: --max-mutating-requests-inflight can not be negative value\n",
+        ),
+    ];
+    for (args, want) in cases {
+        let out = Command::new(env!("CARGO_BIN_EXE_kube-authn"))
+            .arg("serve")
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), want, "{args:?}");
+    }
+}

@@ -156,22 +156,6 @@ fn go_int(s: &str) -> Result<i64, String> {
     })
 }
 
-/// `--secure-port`: a Go int, then kube-apiserver's range check (0 is accepted here: the OS
-/// picks the port; see docs/compatibility.md).
-fn secure_port(s: &str) -> Result<u16, String> {
-    let port = go_int(s)?;
-    u16::try_from(port).map_err(|_| {
-        format!("--secure-port {port} must be between 1 and 65535, inclusive. It cannot be turned off with 0")
-    })
-}
-
-/// `--max-mutating-requests-inflight`: a Go int, not negative (kube-apiserver's check).
-fn max_inflight(s: &str) -> Result<usize, String> {
-    let n = go_int(s)?;
-    usize::try_from(n)
-        .map_err(|_| "--max-mutating-requests-inflight can not be negative value".to_owned())
-}
-
 /// A file flag's value as pflag's `StringVar` takes it: any string, the empty one included
 /// (clap's own path parser refuses `""`). [`ServeArgs::with_pflag_lists`] then reads an empty
 /// value as the flag not set, as kube-apiserver's `len(file) > 0` checks do.
@@ -401,12 +385,26 @@ pub struct ServeArgs {
         long = "max-mutating-requests-inflight",
         value_name = "INT",
         default_value = "200",
-        value_parser = max_inflight
+        value_parser = go_int
     )]
+    max_mutating_requests_inflight_flag: i64,
+
+    /// `--max-mutating-requests-inflight`, checked by [`ServeArgs::with_pflag_lists`].
+    #[arg(skip)]
     pub max_mutating_requests_inflight: usize,
 
     /// The port on which to serve HTTPS with authentication and authorization.
-    #[arg(long = "secure-port", value_name = "INT", default_value = "6443", value_parser = secure_port)]
+    #[arg(
+        long = "secure-port",
+        value_name = "INT",
+        default_value = "6443",
+        value_parser = go_int
+    )]
+    secure_port_flag: i64,
+
+    /// `--secure-port`, checked by [`ServeArgs::with_pflag_lists`] (0: the OS picks a port;
+    /// see docs/compatibility.md).
+    #[arg(skip)]
     pub secure_port: u16,
 
     /// The IP address on which to listen for the --secure-port port.
@@ -467,12 +465,25 @@ pub struct ServeArgs {
 }
 
 impl ServeArgs {
-    /// Reads the list flags as pflag's `StringSlice` does: each occurrence is one CSV record
+    /// Checks the int flags with kube-apiserver's `Validate()` texts (`--secure-port 70000 must
+    /// be between 1 and 65535, …`, `… can not be negative value`), then reads the list flags as
+    /// pflag's `StringSlice` does: each occurrence is one CSV record
     /// (`a,b`, or `"a,b",c` for a value holding a comma), an empty occurrence adds nothing, and
     /// later occurrences append (`--api-audiences=a --api-audiences=` is `["a"]`). A file or
     /// URL flag given an empty value (`--client-ca-file=`, as templated manifests write them)
     /// is not set: kube-apiserver guards each with `len(value) > 0`.
     pub fn with_pflag_lists(mut self) -> Result<Self, String> {
+        // kube-apiserver's `Validate()` texts, after pflag has parsed the ints.
+        self.secure_port = u16::try_from(self.secure_port_flag).map_err(|_| {
+            format!(
+                "--secure-port {} must be between 1 and 65535, inclusive. It cannot be turned off with 0",
+                self.secure_port_flag
+            )
+        })?;
+        self.max_mutating_requests_inflight =
+            usize::try_from(self.max_mutating_requests_inflight_flag).map_err(|_| {
+                "--max-mutating-requests-inflight can not be negative value".to_owned()
+            })?;
         for path in [
             &mut self.token_auth_file,
             &mut self.client_ca_file,
@@ -566,10 +577,59 @@ where
     Ok(cli)
 }
 
+/// A command-line error as pflag words it (kube-apiserver's `unknown flag: --x`, `flag needs
+/// an argument: --x`, `invalid argument "v" for "--x" flag: <cause>`), for the errors pflag
+/// has; `None` for the others (help, version, a missing subcommand), which clap prints.
+fn pflag_error(e: &clap::Error) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let context = |kind| match e.get(kind) {
+        Some(ContextValue::String(s)) => Some(s.as_str()),
+        _ => None,
+    };
+    // clap names an argument `--name <VALUE>` or `--name[=<BOOL>]`: the flag is the first word.
+    let flag = || {
+        context(ContextKind::InvalidArg)
+            .map(|a| a.split([' ', '=', '[']).next().unwrap_or(a).to_owned())
+    };
+    match e.kind() {
+        ErrorKind::UnknownArgument => Some(format!("unknown flag: {}", flag()?)),
+        ErrorKind::NoEquals => Some(format!("flag needs an argument: {}", flag()?)),
+        ErrorKind::InvalidValue if context(ContextKind::InvalidValue) == Some("") => {
+            Some(format!("flag needs an argument: {}", flag()?))
+        }
+        ErrorKind::InvalidValue | ErrorKind::ValueValidation => {
+            let value = context(ContextKind::InvalidValue).unwrap_or_default();
+            let cause = match std::error::Error::source(e) {
+                Some(cause) => cause.to_string(),
+                None => format!(
+                    "must be one of {}",
+                    match e.get(ContextKind::ValidValue) {
+                        Some(ContextValue::Strings(v)) => v.join(", "),
+                        _ => String::new(),
+                    }
+                ),
+            };
+            Some(format!(
+                "invalid argument {} for \"{}\" flag: {cause}",
+                kube_authn::jwt::go_quote(value),
+                flag()?
+            ))
+        }
+        _ => None,
+    }
+}
+
 fn main() -> ExitCode {
     let cli = match parse_cli(std::env::args_os()) {
         Ok(cli) => cli,
-        Err(e) => e.exit(),
+        Err(e) => match pflag_error(&e) {
+            // kube-apiserver (cobra, component-base `cli.Run`): `Error: ` and exit code 1.
+            Some(text) => {
+                eprintln!("Error: {text}");
+                return ExitCode::FAILURE;
+            }
+            None => e.exit(),
+        },
     };
     tracing_subscriber::fmt()
         .with_env_filter(
@@ -598,7 +658,8 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            // As kube-apiserver reports a startup error (cobra: `Error: `, exit code 1).
+            eprintln!("Error: {e}");
             ExitCode::FAILURE
         }
     }
