@@ -156,6 +156,18 @@ fn go_int(s: &str) -> Result<i64, String> {
     })
 }
 
+/// pflag's `IPVar`: an empty value leaves the default (all interfaces, as kube-apiserver's help
+/// says of a blank address), white space around the address is trimmed, and anything else that
+/// is not an IP address is `failed to parse IP: "…"`.
+fn go_ip(s: &str) -> Result<IpAddr, String> {
+    if s.is_empty() {
+        return Ok(IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED));
+    }
+    s.trim()
+        .parse()
+        .map_err(|_| format!("failed to parse IP: {}", kube_authn::jwt::go_quote(s)))
+}
+
 /// A file flag's value as pflag's `StringVar` takes it: any string, the empty one included
 /// (clap's own path parser refuses `""`). [`ServeArgs::with_pflag_lists`] then reads an empty
 /// value as the flag not set, as kube-apiserver's `len(file) > 0` checks do.
@@ -408,7 +420,7 @@ pub struct ServeArgs {
     pub secure_port: u16,
 
     /// The IP address on which to listen for the --secure-port port.
-    #[arg(long = "bind-address", value_name = "IP", default_value = "0.0.0.0")]
+    #[arg(long = "bind-address", value_name = "IP", default_value = "0.0.0.0", value_parser = go_ip)]
     pub bind_address: IpAddr,
 
     /// File containing the default x509 Certificate for HTTPS. (CA cert, if any, concatenated
@@ -749,6 +761,20 @@ mod tests {
             e.contains("--max-mutating-requests-inflight can not be negative value"),
             "{e}"
         );
+        // pflag's IPVar.
+        for (arg, want) in [
+            ("--bind-address=", Ok("0.0.0.0")),
+            ("--bind-address= 10.0.0.1 ", Ok("10.0.0.1")),
+            ("--bind-address=::1", Ok("::1")),
+            ("--bind-address=x", Err(r#"failed to parse IP: "x""#)),
+        ] {
+            let got = parse(&[arg]).map(|a| a.bind_address.to_string());
+            match (got, want) {
+                (Ok(got), Ok(want)) => assert_eq!(got, want, "{arg}"),
+                (Err(e), Err(want)) => assert!(e.contains(want), "{arg}: {e}"),
+                (got, want) => panic!("{arg}: got {got:?}, want {want:?}"),
+            }
+        }
         // A boolean flag, as pflag's BoolVar: bare, `=true`, `=false`, any ParseBool spelling.
         for (args, want) in [
             (&[][..], false),
