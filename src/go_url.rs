@@ -908,7 +908,7 @@ pub(crate) mod rest {
     /// quotes its bytes) is written `"***"`.
     fn parse_masked(prefix: &str, raw: &str) -> Result<Url, String> {
         parse(&format!("{prefix}{raw}")).map_err(|mut e| {
-            let start = raw.find("://").map_or(0, |i| i + 3);
+            let start = authority_start(raw);
             let userinfo = raw[start..]
                 .rfind('@')
                 .map_or("", |at| &raw[start..start + at]);
@@ -963,7 +963,7 @@ pub(crate) mod rest {
     /// before the last `@` counts as user information: a URL that did not parse may have a `/`,
     /// `?` or `#` in its password, and masking too much is harmless here.
     pub(crate) fn mask_userinfo(raw: &str) -> String {
-        let start = raw.find("://").map_or(0, |i| i + 3);
+        let start = authority_start(raw);
         let Some(at) = raw[start..].rfind('@').map(|i| start + i) else {
             return raw.to_owned();
         };
@@ -972,6 +972,23 @@ pub(crate) mod rest {
             None => "***".to_owned(),
         };
         format!("{}{user}{}", &raw[..start], &raw[at..])
+    }
+
+    /// Where a URL's authority starts: after `scheme://` when the text begins with a scheme
+    /// (a letter, then letters, digits, `+`, `-` or `.`), else at 0 (a `://` later in the text,
+    /// `u:pw@host/x://y`, is not the scheme's).
+    pub(crate) fn authority_start(raw: &str) -> usize {
+        match raw.find("://") {
+            Some(i)
+                if raw.as_bytes().first().is_some_and(u8::is_ascii_alphabetic)
+                    && raw[..i]
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')) =>
+            {
+                i + 3
+            }
+            _ => 0,
+        }
     }
 
     /// client-go `clientcmd`'s cleanup of a kubeconfig `server`: parsed as a request URI (no

@@ -699,6 +699,19 @@ async fn distributed_groups_claims() {
                 "{wrap}verify distributed claim token: oidc: malformed jwt: "
             )),
         ),
+        (
+            "id token without its username claim (the claim itself is fine)",
+            "groups",
+            "",
+            {
+                let mut r = id(18, "groups", json!({}), "groups_token");
+                r["claims"].as_object_mut().unwrap().remove("username");
+                r
+            },
+            dist(json!({"groups": ["team1"]})),
+            None,
+            Err(r#"oidc: parse username claims "username": claim not present"#.to_owned()),
+        ),
     ];
     // Mint every ID token and endpoint JWT in one jwcrypto run.
     let mut reqs = Vec::new();
@@ -776,9 +789,12 @@ async fn distributed_groups_claims() {
         let refetched = server.seen.lock().unwrap()[before..]
             .iter()
             .any(|s| s.uri.starts_with("/groups/"));
+        // A body that verified and held the claim is kept even when the ID token's own claims
+        // fail the mapping.
+        let body_refused = !first_ok && !name.starts_with("id token without its username claim");
         assert_eq!(
             refetched,
-            hit_endpoint && !first_ok,
+            hit_endpoint && body_refused,
             "{name}: fetched again"
         );
     }

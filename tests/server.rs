@@ -1915,6 +1915,20 @@ fn tls_min_version_and_cipher_suites() {
         suites.log()
     );
 
+    // Only suites rustls lacks: TLS 1.2 is gone, which the log says; TLS 1.3 still works.
+    let cbc = start(&["--tls-cipher-suites=TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA"]);
+    assert_eq!(
+        healthz(&cbc, &["--tls-max", "1.2"]),
+        0,
+        "no TLS 1.2 suite left"
+    );
+    assert_eq!(healthz(&cbc, &["--tlsv1.3"]), 200);
+    assert!(
+        cbc.log().contains("only TLS 1.3 is offered"),
+        "{}",
+        cbc.log()
+    );
+
     let dir = tempfile::tempdir().unwrap();
     let errors: Vec<(&str, Vec<String>, &str)> = vec![
         (
@@ -1935,8 +1949,13 @@ fn tls_min_version_and_cipher_suites() {
 /// exit code 1), and kube-apiserver's `Validate()` texts for values pflag accepts.
 #[test]
 fn command_line_errors_read_as_kube_apiserver_prints_them() {
-    let cases: [(&[&str], &str); 9] = [
+    let cases: [(&[&str], &str); 11] = [
         (&["--x"], "Error: unknown flag: --x\n"),
+        (&["-x"], "Error: unknown shorthand flag: 'x' in -x\n"),
+        (
+            &["foo"],
+            "Error: \"kube-authn serve\" does not take any arguments, got [\"foo\"]\n",
+        ),
         (
             &["--no-such-flag=1"],
             "Error: unknown flag: --no-such-flag\n",

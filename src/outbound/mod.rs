@@ -1081,12 +1081,22 @@ pub(crate) fn redact_url(url: &str) -> std::borrow::Cow<'_, str> {
             masked.into()
         };
     }
-    let start = url.find("://").map_or(0, |i| i + 3);
+    let start = crate::go_url::rest::authority_start(url);
     let end = url[start..]
-        .find(['/', '?', '#'])
+        .find(['?', '#'])
         .map_or(url.len(), |i| start + i);
-    let Some(at) = url[start..end].rfind('@').map(|i| start + i) else {
-        return url.into();
+    let slash = url[start..end].find('/').map_or(end, |i| start + i);
+    // The user information ends at the authority's last `@`; with none there, a `:` in the
+    // authority and an `@` further on may be a password holding a `/`
+    // (`https://admin:8443/s3cret@host/` parses as host `admin`, port 8443): masking the
+    // text up to that `@` shows less than the URL, never the password.
+    let at = match url[start..slash].rfind('@') {
+        Some(i) => start + i,
+        None if url[start..slash].contains(':') => match url[slash..end].rfind('@') {
+            Some(i) => slash + i,
+            None => return url.into(),
+        },
+        None => return url.into(),
     };
     match url[start..at].find(':').map(|i| start + i) {
         Some(colon) => format!("{}:***{}", &url[..colon], &url[at..]).into(),
@@ -1098,7 +1108,7 @@ pub(crate) fn redact_url(url: &str) -> std::borrow::Cow<'_, str> {
 /// may carry a key, written `?***` / `#***` (client-go never sends a kubeconfig's query).
 pub(crate) fn redact_server(url: &str) -> String {
     let shown = redact_url(url);
-    let start = shown.find("://").map_or(0, |i| i + 3);
+    let start = crate::go_url::rest::authority_start(&shown);
     match shown[start..].find(['?', '#']).map(|i| start + i) {
         Some(cut) => format!("{}{}***", &shown[..cut], &shown[cut..=cut]),
         None => shown.into_owned(),
@@ -1162,6 +1172,10 @@ mod tests {
             ("https://u:pa#ss@host/x", "https://u:***@host/x"),
             // A URL that parses is read as it parses: host `h`, path `/x@y`.
             ("https://h/x@y", "https://h/x@y"),
+            // It parses (host `admin`, port 8443), but the `@` after a `:` may end a password.
+            ("https://admin:8443/s3cret@host/", "https://admin:***@host/"),
+            // `://` later in the text is not the scheme's.
+            ("u:pw@host/x://y", "u:***@host/x://y"),
             ("https://host/a@b?c=d:e@f", "https://host/a@b?c=d:e@f"),
             ("https://host:443/", "https://host:443/"),
             ("u:pw@host", "u:***@host"),

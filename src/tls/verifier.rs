@@ -336,6 +336,19 @@ pub struct TlsOptions {
 }
 
 impl TlsOptions {
+    /// Whether TLS 1.2 is offered: not with `VersionTLS13`, nor when every suite named is one
+    /// rustls does not implement (only TLS 1.3 is left then; say so at startup).
+    ///
+    /// ```
+    /// use kube_authn::tls::TlsOptions;
+    /// assert!(TlsOptions::default().offers_tls12());
+    /// let (cbc_only, _) = TlsOptions::from_flags("", &["TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA".into()]).unwrap();
+    /// assert!(!cbc_only.offers_tls12());
+    /// ```
+    pub fn offers_tls12(&self) -> bool {
+        !self.tls13_only && self.tls12_suites.as_ref().is_none_or(|s| !s.is_empty())
+    }
+
     /// Reads the two flags as component-base does (`cliflag.TLSVersion`,
     /// `cliflag.TLSCipherSuites`), with Go's errors for names Go does not know: `min_version`
     /// `""` (the default, TLS 1.2), `VersionTLS10`, `VersionTLS11`, `VersionTLS12` or

@@ -1101,6 +1101,63 @@ mod tests {
         }
     }
 
+    /// A caller that finds the lookup for its key in flight joins it and counts no fetch: two
+    /// callers, one delegate call, one `ok` fetch.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_caller_joining_a_lookup_in_flight_counts_no_fetch() {
+        static JOIN: CacheMetrics = CacheMetrics::new();
+        let release = Arc::new(tokio::sync::Notify::new());
+        let r = release.clone();
+        let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let c = calls.clone();
+        let cache = CachedTokenAuthenticator::builder(crate::authenticator::AsyncTokenFn::new(
+            move |_: String, _: Context| {
+                let (r, c) = (r.clone(), c.clone());
+                async move {
+                    c.fetch_add(1, Ordering::SeqCst);
+                    r.notified().await;
+                    Ok(Some(crate::authenticator::Response::new(Arc::new(
+                        crate::user::UserInfo::new("u"),
+                    ))))
+                }
+            },
+        ))
+        .success_ttl(Duration::from_secs(60))
+        .metrics(&JOIN)
+        .build();
+        let caller = || {
+            let cache = cache.clone();
+            tokio::spawn(async move { cache.authenticate_token("t", &Context::default()).await })
+        };
+        let blocked = |n: u32| {
+            let mut text = String::new();
+            JOIN.encode(&mut text);
+            text.contains(&format!(
+                "authentication_token_cache_active_fetch_count{{status=\"blocked\"}} {n}\n"
+            ))
+        };
+        let first = caller();
+        while !blocked(1) {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        let second = caller();
+        while !blocked(2) {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        release.notify_one();
+        for answer in [first.await.unwrap(), second.await.unwrap()] {
+            assert_eq!(answer.unwrap().unwrap().user.name(), "u");
+        }
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
+        let mut text = String::new();
+        JOIN.encode(&mut text);
+        assert!(
+            text.contains("authentication_token_cache_fetch_total{status=\"ok\"} 1\n"),
+            "{text}"
+        );
+        assert!(!text.contains("fetch_total{status=\"error\"}"), "{text}");
+    }
+
     #[test]
     fn key_func_matches_kubernetes_vectors() {
         // k8s TestKeyFunc: HMAC key is this ASCII string.

@@ -113,41 +113,45 @@ fn go_int(s: &str) -> Result<i64, String> {
     if b.is_empty() {
         return Err(err("invalid syntax"));
     }
-    // Go's `underscoreOK`: an underscore only between digits (a base prefix counts as one).
-    let mut last = if prefixed || base == 8 { b'0' } else { b'^' };
+    // Go's `ParseUint`: an invalid digit is a syntax error and an overflow a range error at
+    // once; the underscores are checked after the digits (`underscoreOK`: each between two
+    // digits, a base prefix or a leading octal `0` counting as one).
+    let limit = if negative {
+        1u64 << 63
+    } else {
+        (1u64 << 63) - 1
+    };
     let mut magnitude: u64 = 0;
-    let mut overflow = false;
+    let mut underscores = false;
     for &c in digits {
         if c == b'_' {
-            if last != b'0' {
-                return Err(err("invalid syntax"));
-            }
-            last = b'_';
+            underscores = true;
             continue;
         }
         let d = match (c as char).to_digit(16) {
             Some(d) if d < base => u64::from(d),
             _ => return Err(err("invalid syntax")),
         };
-        last = b'0';
         match magnitude
             .checked_mul(u64::from(base))
             .and_then(|m| m.checked_add(d))
         {
-            Some(m) => magnitude = m,
-            None => overflow = true,
+            Some(m) if m <= limit => magnitude = m,
+            _ => return Err(err("value out of range")),
         }
     }
-    if last == b'_' {
-        return Err(err("invalid syntax"));
-    }
-    let limit = if negative {
-        1u64 << 63
-    } else {
-        (1u64 << 63) - 1
-    };
-    if overflow || magnitude > limit {
-        return Err(err("value out of range"));
+    if underscores {
+        let mut last = if prefixed || base == 8 { b'0' } else { b'^' };
+        for &c in digits {
+            match c {
+                b'_' if last != b'0' => return Err(err("invalid syntax")),
+                b'_' => last = b'_',
+                _ => last = b'0',
+            }
+        }
+        if last == b'_' {
+            return Err(err("invalid syntax"));
+        }
     }
     Ok(if negative {
         0i64.wrapping_sub_unsigned(magnitude)
@@ -156,15 +160,17 @@ fn go_int(s: &str) -> Result<i64, String> {
     })
 }
 
-/// pflag's `IPVar`: an empty value leaves the default (all interfaces, as kube-apiserver's help
-/// says of a blank address), white space around the address is trimmed, and anything else that
-/// is not an IP address is `failed to parse IP: "…"`.
-fn go_ip(s: &str) -> Result<IpAddr, String> {
+/// One `--bind-address` occurrence as pflag's `IPVar` takes it: an empty value changes
+/// nothing (`None`: the previous occurrence, or the default, stays), white space around the
+/// address is trimmed, and anything else that is not an IP address is `failed to parse IP:
+/// "…"`.
+fn go_ip(s: &str) -> Result<Option<IpAddr>, String> {
     if s.is_empty() {
-        return Ok(IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED));
+        return Ok(None);
     }
     s.trim()
         .parse()
+        .map(Some)
         .map_err(|_| format!("failed to parse IP: {}", kube_authn::jwt::go_quote(s)))
 }
 
@@ -419,8 +425,14 @@ pub struct ServeArgs {
     #[arg(skip)]
     pub secure_port: u16,
 
-    /// The IP address on which to listen for the --secure-port port.
-    #[arg(long = "bind-address", value_name = "IP", default_value = "0.0.0.0", value_parser = go_ip)]
+    /// The IP address on which to listen for the --secure-port port (default 0.0.0.0: all
+    /// interfaces).
+    #[arg(long = "bind-address", value_name = "IP", action = clap::ArgAction::Append, value_parser = go_ip)]
+    bind_address_flag: Vec<Option<IpAddr>>,
+
+    /// `--bind-address`: the last non-empty occurrence, else 0.0.0.0 (set by
+    /// [`ServeArgs::with_pflag_lists`]).
+    #[arg(skip = IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED))]
     pub bind_address: IpAddr,
 
     /// File containing the default x509 Certificate for HTTPS. (CA cert, if any, concatenated
@@ -485,6 +497,12 @@ impl ServeArgs {
     /// URL flag given an empty value (`--client-ca-file=`, as templated manifests write them)
     /// is not set: kube-apiserver guards each with `len(value) > 0`.
     pub fn with_pflag_lists(mut self) -> Result<Self, String> {
+        self.bind_address = self
+            .bind_address_flag
+            .iter()
+            .rev()
+            .find_map(|ip| *ip)
+            .unwrap_or(IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED));
         // kube-apiserver's `Validate()` texts, after pflag has parsed the ints.
         self.secure_port = u16::try_from(self.secure_port_flag).map_err(|_| {
             format!(
@@ -604,7 +622,20 @@ fn pflag_error(e: &clap::Error) -> Option<String> {
             .map(|a| a.split([' ', '=', '[']).next().unwrap_or(a).to_owned())
     };
     match e.kind() {
-        ErrorKind::UnknownArgument => Some(format!("unknown flag: {}", flag()?)),
+        ErrorKind::UnknownArgument => {
+            let arg = flag()?;
+            Some(if arg.starts_with("--") {
+                format!("unknown flag: {arg}")
+            } else if let Some(short) = arg.strip_prefix('-').and_then(|a| a.chars().next()) {
+                format!("unknown shorthand flag: '{short}' in {arg}")
+            } else {
+                // cobra's `Args` check (kube-apiserver's command path there).
+                format!(
+                    "\"kube-authn serve\" does not take any arguments, got [{}]",
+                    kube_authn::jwt::go_quote(&arg)
+                )
+            })
+        }
         ErrorKind::NoEquals => Some(format!("flag needs an argument: {}", flag()?)),
         ErrorKind::InvalidValue if context(ContextKind::InvalidValue) == Some("") => {
             Some(format!("flag needs an argument: {}", flag()?))
@@ -692,8 +723,6 @@ mod tests {
             })
     }
 
-    /// pflag's `Changed`: a typed `--oidc-*` flag counts as given even with its default value;
-    /// defaults and other flags do not.
     /// pflag v1.0.10's `IntVar` on each input, printed by Go (2026-11-28): the value, or the
     /// error after pflag's `invalid argument "…" for "--secure-port" flag: ` prefix.
     #[test]
@@ -730,6 +759,21 @@ mod tests {
             ("0B11", Ok(3)),
             ("0X1f", Ok(31)),
             ("017_", syntax("017_")),
+            // An overflow is reported before what follows it (Go's ParseUint returns at once).
+            (
+                "99999999999999999999x",
+                Err(
+                    r#"strconv.ParseInt: parsing "99999999999999999999x": value out of range"#
+                        .into(),
+                ),
+            ),
+            (
+                "1__99999999999999999999",
+                Err(
+                    r#"strconv.ParseInt: parsing "1__99999999999999999999": value out of range"#
+                        .into(),
+                ),
+            ),
             ("-9223372036854775808", Ok(i64::MIN)),
             ("9223372036854775807", Ok(i64::MAX)),
             (
@@ -764,11 +808,17 @@ mod tests {
         // pflag's IPVar.
         for (arg, want) in [
             ("--bind-address=", Ok("0.0.0.0")),
-            ("--bind-address= 10.0.0.1 ", Ok("10.0.0.1")),
+            ("--bind-address=10.0.0.1 --bind-address=", Ok("10.0.0.1")),
+            (
+                "--bind-address=10.0.0.1 --bind-address=10.0.0.2",
+                Ok("10.0.0.2"),
+            ),
+            ("--bind-address=\t10.0.0.1\n", Ok("10.0.0.1")),
             ("--bind-address=::1", Ok("::1")),
             ("--bind-address=x", Err(r#"failed to parse IP: "x""#)),
         ] {
-            let got = parse(&[arg]).map(|a| a.bind_address.to_string());
+            let args: Vec<&str> = arg.split(' ').collect();
+            let got = parse(&args).map(|a| a.bind_address.to_string());
             match (got, want) {
                 (Ok(got), Ok(want)) => assert_eq!(got, want, "{arg}"),
                 (Err(e), Err(want)) => assert!(e.contains(want), "{arg}: {e}"),
@@ -790,6 +840,8 @@ mod tests {
         }
     }
 
+    /// pflag's `Changed`: a typed `--oidc-*` flag counts as given even with its default value;
+    /// defaults and other flags do not.
     #[test]
     fn oidc_flags_given_is_what_was_typed() {
         let cases: &[(&str, &[&str], bool)] = &[

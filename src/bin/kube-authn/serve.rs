@@ -123,6 +123,11 @@ pub async fn run(mut args: ServeArgs) -> Result<(), String> {
             "{name} is not offered: rustls implements neither TLS 1.0 and 1.1 nor CBC, RSA key exchange, RC4 or 3DES cipher suites"
         );
     }
+    if !tls_options.offers_tls12() && args.tls_min_version != "VersionTLS13" {
+        tracing::warn!(
+            "--tls-cipher-suites leaves no TLS 1.2 suite rustls implements: only TLS 1.3 is offered"
+        );
+    }
     let tls = Arc::new(
         server_config_with(chain_certs, key, &policy, &tls_options).map_err(|e| e.to_string())?,
     );

@@ -840,19 +840,26 @@ impl OidcAuthenticator {
                 go_quote(claim)
             ))
         })?;
-        let result = self.check_distributed(id_token, &endpoint, &body).await;
-        if result.is_err() {
+        let mut body_accepted = false;
+        let result = self
+            .check_distributed(id_token, &endpoint, &body, &mut body_accepted)
+            .await;
+        // Only a body that did not verify or lacked the claim is dropped: an ID token whose
+        // own claims fail the mapping says nothing about the body.
+        if result.is_err() && !body_accepted {
             fetcher.refused(&endpoint, &access_token);
         }
         result
     }
 
-    /// The rest of [`Self::resolve_distributed`], on the fetched body.
+    /// The rest of [`Self::resolve_distributed`], on the fetched body; `body_accepted` is set
+    /// once the body has verified and held the claim.
     async fn check_distributed(
         &self,
         id_token: &UntrustedJwt<'_>,
         endpoint: &str,
         body: &[u8],
+        body_accepted: &mut bool,
     ) -> AuthResult {
         let wrap = |e: String| bad(format!("oidc: could not expand distributed claims: {e}"));
         let claim = self.cfg.groups.as_ref().map_or("", |g| g.claim.as_str());
@@ -900,6 +907,7 @@ impl OidcAuthenticator {
                 go_quote(endpoint)
             ))
         })?;
+        *body_accepted = true;
         let claims = RawClaims::new(
             id_token
                 .claims()
