@@ -583,6 +583,64 @@ impl ServeArgs {
     }
 }
 
+/// kube-apiserver's flag-name normalization (component-base `WordSepNormalizeFunc`): a `_` in
+/// a `serve` flag's name is a `-` (`--anonymous_auth=false` is `--anonymous-auth=false`).
+/// Only names that then exist are rewritten, and the value that follows a flag given as
+/// `--flag value` is left as it is, whatever it looks like; nothing after `--` is touched.
+fn normalize_flag_names(
+    argv: Vec<std::ffi::OsString>,
+    command: &clap::Command,
+) -> Vec<std::ffi::OsString> {
+    let Some(serve) = command.find_subcommand("serve") else {
+        return argv;
+    };
+    let mut out = Vec::with_capacity(argv.len());
+    let mut args = argv.into_iter();
+    // The program name, then everything up to the subcommand.
+    for a in args.by_ref() {
+        let is_serve = a == "serve";
+        out.push(a);
+        if is_serve {
+            break;
+        }
+    }
+    while let Some(a) = args.next() {
+        if a == "--" {
+            out.push(a);
+            out.extend(args);
+            break;
+        }
+        let Some(text) = a.to_str().filter(|t| t.starts_with("--") && t.len() > 2) else {
+            out.push(a);
+            continue;
+        };
+        let (name, value) = match text[2..].split_once('=') {
+            Some((n, v)) => (n, Some(v)),
+            None => (&text[2..], None),
+        };
+        let normalized = name.replace('_', "-");
+        let Some(arg) = serve
+            .get_arguments()
+            .find(|arg| arg.get_long() == Some(normalized.as_str()))
+        else {
+            out.push(a);
+            continue;
+        };
+        let takes_next =
+            value.is_none() && arg.get_action().takes_values() && !arg.is_require_equals_set();
+        out.push(match value {
+            Some(v) => format!("--{normalized}={v}").into(),
+            None => format!("--{normalized}").into(),
+        });
+        if takes_next {
+            if let Some(v) = args.next() {
+                out.push(v);
+            }
+        }
+    }
+    out
+}
+
 /// Parses the command line, recording whether some `--oidc-*` flag was given (clap's value
 /// source: a default value is not "given", a typed one is, even when equal to the default);
 /// kube-apiserver's `AreLegacyFlagsSet` asks pflag the same of each `--oidc-*` flag.
@@ -592,6 +650,7 @@ where
     T: Into<std::ffi::OsString> + Clone,
 {
     let command = Cli::command();
+    let argv = normalize_flag_names(argv.into_iter().map(Into::into).collect(), &command);
     let matches = command.clone().try_get_matches_from(argv)?;
     let mut cli = Cli::from_arg_matches(&matches)?;
     if let (Command::Serve(args), Some(("serve", m)), Some(serve)) = (
@@ -805,6 +864,20 @@ mod tests {
             e.contains("--max-mutating-requests-inflight can not be negative value"),
             "{e}"
         );
+        // kube-apiserver's flag-name normalization: `_` is `-` in a flag's name, not in values.
+        let n = parse(&[
+            "--anonymous_auth=false",
+            "--token_auth_file",
+            "/x_y.csv",
+            "--oidc_groups_prefix",
+            "--x_y",
+        ])
+        .unwrap();
+        assert_eq!(n.anonymous_auth, Some(false));
+        assert_eq!(n.token_auth_file, Some(PathBuf::from("/x_y.csv")));
+        assert_eq!(n.oidc_groups_prefix, "--x_y");
+        let e = parse(&["--no_such_flag"]).unwrap_err();
+        assert!(e.contains("--no_such_flag"), "{e}");
         // pflag's IPVar.
         for (arg, want) in [
             ("--bind-address=", Ok("0.0.0.0")),
