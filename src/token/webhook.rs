@@ -646,7 +646,8 @@ pub fn parse_response(bytes: &[u8]) -> Result<crate::api::TokenReviewStatus, Err
     // Only a JSON object is a TokenReview: serde also accepts a struct's sequence form
     // (`[]`), which must be an error, not an empty review (Go: "couldn't get version/kind").
     let object = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
-    let decoded = serde_json::from_slice::<TokenReview>(bytes).map_err(|e| e.classify_str());
+    let decoded =
+        serde_json::from_slice::<TokenReview>(bytes).map_err(|e| crate::error::json_category(&e));
     match decoded {
         Ok(_) if !object => Err("unexpected JSON shape"),
         // metav1.Time's decoding: `time.Parse(time.RFC3339, …)` must accept it.
@@ -668,16 +669,6 @@ pub fn parse_response(bytes: &[u8]) -> Result<crate::api::TokenReviewStatus, Err
             format!("webhook: cannot decode TokenReview response: {category}"),
         )
     })
-}
-
-trait ClassifyStr {
-    fn classify_str(&self) -> &'static str;
-}
-
-impl ClassifyStr for serde_json::Error {
-    fn classify_str(&self) -> &'static str {
-        crate::error::json_category(self)
-    }
 }
 
 fn jittered(d: Duration, jitter: f64) -> Duration {

@@ -696,21 +696,15 @@ fn pflag_error(e: &clap::Error) -> Option<String> {
             })
         }
         ErrorKind::NoEquals => Some(format!("flag needs an argument: {}", flag()?)),
+        // A flag given last with no value (`--token-auth-file`).
         ErrorKind::InvalidValue if context(ContextKind::InvalidValue) == Some("") => {
             Some(format!("flag needs an argument: {}", flag()?))
         }
-        ErrorKind::InvalidValue | ErrorKind::ValueValidation => {
+        // Every value parser here is ours (no clap-side lists of values), so a bad value is a
+        // validation error whose source is the Go-worded cause.
+        ErrorKind::ValueValidation => {
             let value = context(ContextKind::InvalidValue).unwrap_or_default();
-            let cause = match std::error::Error::source(e) {
-                Some(cause) => cause.to_string(),
-                None => format!(
-                    "must be one of {}",
-                    match e.get(ContextKind::ValidValue) {
-                        Some(ContextValue::Strings(v)) => v.join(", "),
-                        _ => String::new(),
-                    }
-                ),
-            };
+            let cause = std::error::Error::source(e)?;
             Some(format!(
                 "invalid argument {} for \"{}\" flag: {cause}",
                 kube_authn::jwt::go_quote(value),

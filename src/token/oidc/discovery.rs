@@ -378,7 +378,7 @@ impl Remote {
 struct RemoteClaims {
     remote: Arc<Remote>,
     /// Bodies by a keyed digest of the endpoint and access token (neither stored raw).
-    cache: quick_cache::sync::Cache<[u8; 32], (std::time::Instant, Arc<Vec<u8>>)>,
+    cache: quick_cache::sync::Cache<[u8; 32], (std::time::Instant, Vec<u8>)>,
     keys: crate::token::cache::KeyFunc,
     in_flight: tokio::sync::Semaphore,
 }
@@ -401,7 +401,7 @@ impl RemoteClaims {
         let key = self.keys.key(access_token, Some(&[endpoint]));
         if let Some((at, body)) = key.and_then(|k| self.cache.get(&k)) {
             if at.elapsed() < DISTRIBUTED_CLAIM_TTL {
-                return Ok(body.as_ref().clone());
+                return Ok(body);
             }
         }
         let Ok(_permit) = self.in_flight.try_acquire() else {
@@ -413,7 +413,7 @@ impl RemoteClaims {
         let body = self.remote.get_distributed(endpoint, access_token).await?;
         if let Some(k) = key {
             self.cache
-                .insert(k, (std::time::Instant::now(), Arc::new(body.clone())));
+                .insert(k, (std::time::Instant::now(), body.clone()));
         }
         Ok(body)
     }
@@ -769,7 +769,7 @@ mod tests {
         let ep = "https://127.0.0.1:1/claims"; // nothing listens: a fetch fails at once
         let key = f.keys.key("at", Some(&[ep])).unwrap();
         f.cache
-            .insert(key, (std::time::Instant::now(), Arc::new(b"body".to_vec())));
+            .insert(key, (std::time::Instant::now(), b"body".to_vec()));
         assert_eq!(f.fetch(ep, "at").await.unwrap(), b"body");
         // Another access token or endpoint: not this entry.
         assert!(f.fetch(ep, "other").await.is_err());
@@ -779,7 +779,7 @@ mod tests {
         assert!(f.fetch(ep, "at").await.is_err());
         // An entry older than the TTL is not used.
         if let Some(old) = std::time::Instant::now().checked_sub(DISTRIBUTED_CLAIM_TTL) {
-            f.cache.insert(key, (old, Arc::new(b"stale".to_vec())));
+            f.cache.insert(key, (old, b"stale".to_vec()));
             assert!(f.fetch(ep, "at").await.is_err());
         }
     }
