@@ -45,11 +45,24 @@ const RAW_URL: GeneralPurpose = GeneralPurpose::new(
         .with_decode_allow_trailing_bits(true),
 );
 
-const ERR_MULTIPLE_TOKENS: Error =
-    Error::msg("multiple base64.bearer.authorization tokens specified");
-const ERR_ENCODING: Error = Error::msg("invalid base64.bearer.authorization token encoding");
-const ERR_INVALID: Error = Error::msg("invalid base64.bearer.authorization token");
-const ERR_MISSING_PROTOCOL: Error = Error::msg("missing additional subprotocol");
+// Kubernetes' texts; the kind is `MalformedCredential`, as for the `Authorization` header's
+// syntax errors: the subprotocol could not be read as a credential.
+const ERR_MULTIPLE_TOKENS: Error = Error::from_static(
+    ErrorKind::MalformedCredential,
+    "multiple base64.bearer.authorization tokens specified",
+);
+const ERR_ENCODING: Error = Error::from_static(
+    ErrorKind::MalformedCredential,
+    "invalid base64.bearer.authorization token encoding",
+);
+const ERR_INVALID: Error = Error::from_static(
+    ErrorKind::MalformedCredential,
+    "invalid base64.bearer.authorization token",
+);
+const ERR_MISSING_PROTOCOL: Error = Error::from_static(
+    ErrorKind::MalformedCredential,
+    "missing additional subprotocol",
+);
 /// A token subprotocol with nothing after the prefix: Kubernetes has no opinion (so the request
 /// may become anonymous); a presented but empty credential fails closed here, as `Bearer ` does.
 const ERR_EMPTY: Error = Error::from_static(
@@ -148,10 +161,15 @@ fn extract_token(headers: &HeaderMap) -> Result<Option<String>, Error> {
             if token.is_some() {
                 return Err(ERR_MULTIPLE_TOKENS);
             }
-            if encoded.len() > MAX_TOKEN_LEN * 4 / 3 + 4 {
+            // The longest unpadded encoding of a `MAX_TOKEN_LEN`-byte token; the decoded
+            // length is checked too, so the cap is exactly the `Authorization` header's.
+            if encoded.len() > (MAX_TOKEN_LEN * 4).div_ceil(3) {
                 return Err(ERR_TOO_LONG);
             }
             let decoded = RAW_URL.decode(encoded).map_err(|_| ERR_ENCODING)?;
+            if decoded.len() > MAX_TOKEN_LEN {
+                return Err(ERR_TOO_LONG);
+            }
             token = Some(String::from_utf8(decoded).map_err(|_| ERR_INVALID)?);
         }
     }
@@ -228,17 +246,29 @@ pub fn remove_token_protocol(headers: &mut HeaderMap) {
     if !has_token {
         return;
     }
-    let kept: Vec<&str> = headers
-        .get_all(SEC_WEBSOCKET_PROTOCOL)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .map(trim)
-        .filter(|p| !p.starts_with(PROTOCOL_PREFIX))
-        .collect();
-    let joined = kept.join(",");
+    // Bytes, not text: a value with obs-text bytes keeps its other protocols, as Go's
+    // byte strings do.
+    let mut joined: Vec<u8> = Vec::new();
+    let mut first = true;
+    for value in headers.get_all(SEC_WEBSOCKET_PROTOCOL) {
+        for protocol in value
+            .as_bytes()
+            .split(|&b| b == b',')
+            .map(<[u8]>::trim_ascii)
+        {
+            if protocol.starts_with(PROTOCOL_PREFIX.as_bytes()) {
+                continue;
+            }
+            // Empty protocols are kept as empty elements, as Go's `strings.Join` keeps them.
+            if !first {
+                joined.push(b',');
+            }
+            first = false;
+            joined.extend_from_slice(protocol);
+        }
+    }
     headers.remove(SEC_WEBSOCKET_PROTOCOL);
-    if let Ok(value) = HeaderValue::from_str(&joined) {
+    if let Ok(value) = HeaderValue::from_bytes(&joined) {
         headers.insert(SEC_WEBSOCKET_PROTOCOL, value);
     }
 }
@@ -459,6 +489,67 @@ mod tests {
         }
     }
 
+    #[tokio::test]
+    async fn syntax_errors_are_malformed_credentials() {
+        let long = |n: usize| {
+            format!(
+                "{PROTOCOL_PREFIX}{},x",
+                base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(vec![b'a'; n])
+            )
+        };
+        let cases: Vec<(&str, String)> = vec![
+            (
+                "multiple tokens",
+                format!("{PROTOCOL_PREFIX}dG9rZW4,{PROTOCOL_PREFIX}dG9rZW4,x"),
+            ),
+            ("padded", format!("{PROTOCOL_PREFIX}dG9rZW4=,x")),
+            ("not utf-8", format!("{PROTOCOL_PREFIX}__4,x")),
+            (
+                "missing additional subprotocol",
+                format!("{PROTOCOL_PREFIX}dG9rZW4"),
+            ),
+            ("empty", format!("{PROTOCOL_PREFIX},x")),
+            ("one byte over the cap", long(MAX_TOKEN_LEN + 1)),
+            ("two bytes over the cap", long(MAX_TOKEN_LEN + 2)),
+            ("three bytes over the cap", long(MAX_TOKEN_LEN + 3)),
+        ];
+        for (name, protocols) in cases {
+            let got = WebSocketProtocol::new(SyncTokenFn::new(|_: &str, _: &Context| ok()))
+                .authenticate_request(&ws(&[&protocols]), &Context::default())
+                .await;
+            let e = got.expect_err(name);
+            assert_eq!(e.kind(), ErrorKind::MalformedCredential, "{name}: {e}");
+        }
+        // The cap is exactly the `Authorization` header's: a 64 KiB token is read whole.
+        let (got, seen) = run(&ws(&[&long(MAX_TOKEN_LEN)]), ok, false).await;
+        assert_eq!(got, "ok myuser");
+        assert_eq!(seen[0].len(), MAX_TOKEN_LEN);
+        let (got, _) = run(&ws(&[&long(MAX_TOKEN_LEN + 1)]), ok, false).await;
+        assert_eq!(got, "err credential exceeds the maximum length");
+    }
+
+    #[test]
+    fn remove_token_protocol_keeps_values_with_obs_text() {
+        // Go's strings are bytes: the other protocols of a line with a byte ≥ 0x80 stay.
+        let mut h = HeaderMap::new();
+        h.append(
+            SEC_WEBSOCKET_PROTOCOL,
+            HeaderValue::from_bytes(b"a\xff").unwrap(),
+        );
+        h.append(
+            SEC_WEBSOCKET_PROTOCOL,
+            HeaderValue::from_bytes(b"base64url.bearer.authorization.k8s.io.dG9rZW4, b\xe9")
+                .unwrap(),
+        );
+        remove_token_protocol(&mut h);
+        let got: Vec<&[u8]> = h
+            .get_all(SEC_WEBSOCKET_PROTOCOL)
+            .iter()
+            .map(HeaderValue::as_bytes)
+            .collect();
+        assert_eq!(got, [b"a\xff,b\xe9".as_slice()]);
+    }
+
     #[test]
     fn remove_token_protocol_vectors() {
         let cases: Vec<(Vec<&str>, Vec<&str>)> = vec![
@@ -475,6 +566,15 @@ mod tests {
             ),
             (vec!["dummy, dummy2"], vec!["dummy, dummy2"]),
             (vec![], vec![]),
+            // Only the token: an empty value is left, as Go's `Header.Set(…, "")` leaves it.
+            (
+                vec!["base64url.bearer.authorization.k8s.io.dG9rZW4"],
+                vec![""],
+            ),
+            (
+                vec!["base64url.bearer.authorization.k8s.io.dG9rZW4, ", "x"],
+                vec![",x"],
+            ),
         ];
         for (input, want) in cases {
             let mut h = HeaderMap::new();
