@@ -201,6 +201,49 @@ async fn websocket_token_protocol_removed() {
     assert!(!body.contains("czNjcjN0"), "{body}");
 }
 
+/// The token subprotocol never reaches the application, whoever authenticated the request:
+/// Kubernetes strips it only after the WebSocket authenticator itself succeeds; this crate
+/// after every success (docs/compatibility.md).
+#[tokio::test]
+async fn token_protocol_removed_after_any_success() {
+    // base64url("admin-token"): a live token the application must not see, even unread.
+    let proto = "base64url.bearer.authorization.k8s.io.YWRtaW4tdG9rZW4, v4.channel.k8s.io";
+    let bearer = format!("Bearer {TOKEN}");
+    let upgrade: &[(&str, &str)] = &[("connection", "Upgrade"), ("upgrade", "websocket")];
+    let cases: Vec<(&str, bool, Vec<(&str, &str)>, &str)> = vec![
+        (
+            "bearer success on a WebSocket request",
+            false,
+            [upgrade, &[("authorization", bearer.as_str())]].concat(),
+            "jane ",
+        ),
+        (
+            "bearer success on a plain request",
+            false,
+            vec![("authorization", bearer.as_str())],
+            "jane ",
+        ),
+        (
+            "anonymous on a plain request",
+            true,
+            vec![],
+            "system:anonymous ",
+        ),
+    ];
+    for (name, anonymous, mut headers, who) in cases {
+        headers.push(("sec-websocket-protocol", proto));
+        let layer = AuthenticationLayer::new(chain(anonymous));
+        let (status, _, body) = send(&layer, get("/api", &headers)).await;
+        assert_eq!(status, 200, "{name}: {body}");
+        assert!(body.starts_with(who), "{name}: {body}");
+        assert!(
+            body.contains("sec-websocket-protocol=v4.channel.k8s.io"),
+            "{name}: {body}"
+        );
+        assert!(!body.contains("YWRtaW4"), "{name}: {body}");
+    }
+}
+
 #[tokio::test]
 async fn unauthorized_bodies_are_exact() {
     let layer = AuthenticationLayer::new(chain(false));
