@@ -19,8 +19,9 @@
 //!   or `Authorization: Basic` — failing closed on malformed headers;
 //! * [`chain::ChainBuilder`]: all of the above in kube-apiserver's order.
 //!
-//! A bad credential is always an error, so with anonymous enabled it is a 401, never an
-//! anonymous request. Deliberate differences from kube-apiserver are listed in
+//! A malformed credential, or one an authenticator refuses, is always an error, so with
+//! anonymous enabled it is a 401, never an anonymous request (a well-formed credential of a kind
+//! no configured authenticator reads is "not mine", as in Kubernetes). Deliberate differences from kube-apiserver are listed in
 //! `docs/compatibility.md`.
 //!
 //! ```
