@@ -111,6 +111,36 @@ fn duplicate_user_last_wins_with_warning() {
     );
 }
 
+/// A password that is not valid UTF-8 loads (as in Kubernetes) but can never be sent through
+/// `Authorization: Basic`, so it is warned about, without the password.
+#[test]
+fn non_utf8_password_is_warned_about() {
+    let cases: [(&str, &[u8], &[&str]); 4] = [
+        ("ascii", b"pw,a,1\n", &[]),
+        ("utf-8 outside ascii", "p\u{e9}w,a,1\n".as_bytes(), &[]),
+        (
+            "not utf-8",
+            b"p\xffw,a,1\n",
+            &[
+                "password in password file 'f', record number '1' is not valid UTF-8 and can never be sent in an Authorization header",
+            ],
+        ),
+        (
+            "not utf-8 and a duplicate user",
+            b"x,a,1\n\xc3,a,2\n",
+            &[
+                "duplicate username 'a' has been found in password file 'f', record number '2'",
+                "password in password file 'f', record number '2' is not valid UTF-8 and can never be sent in an Authorization header",
+            ],
+        ),
+    ];
+    for (name, content, want) in cases {
+        let file = PasswordFile::from_csv(content, "f").unwrap();
+        assert_eq!(file.warnings(), want, "case {name}");
+        assert_eq!(file.len(), 1, "case {name}: the user still loads");
+    }
+}
+
 #[test]
 fn empty_password_is_not_skipped() {
     let file = PasswordFile::from_csv(b",nopw,1\n", "f").unwrap();

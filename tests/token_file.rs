@@ -450,10 +450,9 @@ fn debug_and_errors_never_show_tokens() {
         format!("\"{SECRET}\n"),
     ];
     for input in &bad_inputs {
-        if let Err(e) = TokenFile::from_csv(input.as_bytes(), "bad") {
-            texts.push(e.to_string());
-            texts.push(format!("{e:?}"));
-        }
+        let e = TokenFile::from_csv(input.as_bytes(), "bad").unwrap_err();
+        texts.push(e.to_string());
+        texts.push(format!("{e:?}"));
     }
     let mut non_utf8 = SECRET.as_bytes().to_vec();
     non_utf8.extend_from_slice(b",\xff,1\n");
@@ -466,6 +465,136 @@ fn debug_and_errors_never_show_tokens() {
     for t in texts {
         assert!(!t.contains("s3cr3t"), "secret leaked in {t:?}");
     }
+}
+
+/// `tracing` output captured into a shared buffer.
+#[derive(Clone, Default)]
+struct Logs(Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl Logs {
+    fn text(&self) -> String {
+        String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
+    }
+}
+
+impl std::io::Write for Logs {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// What loading and reloading a token file logs names the file and the record, never a
+/// token: duplicate and empty tokens, a non-ASCII token, and a reload that fails (a bare quote
+/// right after the secret, a row of one column, a deleted file).
+#[test]
+fn logs_never_show_tokens() {
+    const SECRET: &str = "s3cr3t-T0KEN-value";
+    let logs = Logs::default();
+    let sink = logs.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::TRACE)
+        .with_writer(move || sink.clone())
+        .with_ansi(false)
+        .finish();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tokens.csv");
+    let display = path.display().to_string();
+    tracing::subscriber::with_default(subscriber, || {
+        std::fs::write(
+            &path,
+            format!("{SECRET},alice,1\n,empty,2\n{SECRET},bob,3\n{SECRET}\u{e9},carol,4\n"),
+        )
+        .unwrap();
+        let file = TokenFile::open(&path).unwrap();
+        assert_eq!(file.len(), 2);
+        for broken in [format!("{SECRET}\"x,a,1\n"), format!("{SECRET}\n")] {
+            std::fs::write(&path, broken).unwrap();
+            file.reload_now().unwrap_err();
+        }
+        std::fs::remove_file(&path).unwrap();
+        file.reload_now().unwrap_err();
+        assert_eq!(file.reload_failures(), 3);
+        assert_eq!(file.lookup(SECRET).unwrap().name(), "bob");
+    });
+    let text = logs.text();
+    for want in [
+        format!("empty token has been found in token file '{display}', record number '2'"),
+        format!("duplicate token has been found in token file '{display}', record number '3'"),
+        format!(
+            "token in token file '{display}', record number '4' has bytes outside ASCII and can never be sent in an Authorization header"
+        ),
+        "parse error on line 1, column 19: bare \" in non-quoted-field".to_owned(),
+        "must have at least 3 columns".to_owned(),
+        "reload failed; keeping the previous content".to_owned(),
+    ] {
+        assert!(text.contains(&want), "{want:?} not logged in:\n{text}");
+    }
+    assert!(!text.contains("s3cr3t"), "a token was logged:\n{text}");
+}
+
+/// A token with a byte outside ASCII loads (as in Kubernetes) but can never be sent in an
+/// `Authorization` header, so it is warned about, in file order with the other warnings.
+#[test]
+fn non_ascii_token_is_warned_about() {
+    let cases: [(&str, &[u8], &[&str]); 4] = [
+        ("ascii", b"tok,a,1\n", &[]),
+        (
+            "utf-8 outside ascii",
+            "t\u{f6}k,a,1\n".as_bytes(),
+            &[
+                "token in token file 'f', record number '1' has bytes outside ASCII and can never be sent in an Authorization header",
+            ],
+        ),
+        (
+            "not utf-8, repeated, after an empty token",
+            b",e,0\nt\xffk,a,1\nt\xffk,b,2\n",
+            &[
+                "empty token has been found in token file 'f', record number '1'",
+                "token in token file 'f', record number '2' has bytes outside ASCII and can never be sent in an Authorization header",
+                "duplicate token has been found in token file 'f', record number '3'",
+                "token in token file 'f', record number '3' has bytes outside ASCII and can never be sent in an Authorization header",
+            ],
+        ),
+        ("control bytes and space are ascii", b"t k\x01,a,1\n", &[]),
+    ];
+    for (name, content, want) in cases {
+        let file = TokenFile::from_csv(content, "f").unwrap();
+        assert_eq!(file.warnings(), want, "case {name}");
+        assert!(!file.is_empty(), "case {name}: the token still loads");
+    }
+}
+
+/// A deleted file is a failed reload (the previous credentials stay); an empty file is valid
+/// and revokes them all. Both file kinds.
+#[test]
+fn deleted_file_keeps_credentials_and_empty_file_revokes_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let tokens_path = dir.path().join("tokens.csv");
+    let passwords_path = dir.path().join("passwords.csv");
+    std::fs::write(&tokens_path, "tok,alice,1\n").unwrap();
+    std::fs::write(&passwords_path, "pw,alice,1\n").unwrap();
+    let tokens = TokenFile::open(&tokens_path).unwrap();
+    let passwords = PasswordFile::open(&passwords_path).unwrap();
+    std::fs::remove_file(&tokens_path).unwrap();
+    std::fs::remove_file(&passwords_path).unwrap();
+    assert!(tokens.reload_now().is_err());
+    assert!(passwords.reload_now().is_err());
+    assert_eq!(
+        (tokens.reload_failures(), passwords.reload_failures()),
+        (1, 1)
+    );
+    assert!(tokens.lookup("tok").is_some());
+    assert!(passwords.check("alice", "pw").is_some());
+    std::fs::write(&tokens_path, "").unwrap();
+    std::fs::write(&passwords_path, "").unwrap();
+    tokens.reload_now().unwrap();
+    passwords.reload_now().unwrap();
+    assert!(tokens.is_empty() && tokens.lookup("tok").is_none());
+    assert!(passwords.is_empty() && passwords.check("alice", "pw").is_none());
 }
 
 proptest! {

@@ -14,7 +14,13 @@
 //!   and the last row wins;
 //! * empty passwords are **not** skipped (a user with an empty password logs in with an empty
 //!   password, as in Kubernetes);
-//! * groups as in the token file.
+//! * a password that is not valid UTF-8 loads but can never match, since
+//!   [`crate::request::Basic`] refuses credentials that are not UTF-8: it is warned about with
+//!   `password in password file '<path>', record number '<n>' is not valid UTF-8 and can never be sent in an Authorization header`;
+//! * groups as in the token file, with the same limits (4096 per row, 2^24 group-list entries
+//!   per file: `password file '<path>', record number '<n>': more than 16777216 group entries in the file`);
+//! * a deleted file keeps the previous users on reload; an empty file is valid and removes
+//!   them all.
 //!
 //! # Secrets and timing
 //!
@@ -81,15 +87,23 @@ impl PasswordTable {
     }
 }
 
-/// Parses password-file CSV from `src`; `capacity` is a guess of the number of rows.
-fn parse<R: BufRead>(src: R, capacity: usize, path: &str) -> Result<PasswordTable, ConfigError> {
+/// Parses password-file CSV from `src`; `capacity` is a guess of the number of rows (at most
+/// [`csv::MAX_ROWS_HINT`] is preallocated); `group_budget` is [`csv::MAX_GROUP_ENTRIES`]
+/// outside tests.
+fn parse<R: BufRead>(
+    src: R,
+    capacity: usize,
+    path: &str,
+    group_budget: usize,
+) -> Result<PasswordTable, ConfigError> {
     let mut table = PasswordTable {
         map: digest_map(0),
         warnings: Vec::new(),
     };
     // By user name while loading: the last row of a user wins, with Kubernetes' warning.
-    let mut by_user: DigestMap<(Digest, Arc<UserInfo>)> = digest_map(capacity);
-    let mut users = Users::new();
+    let mut by_user: DigestMap<(Digest, Arc<UserInfo>)> =
+        digest_map(capacity.min(csv::MAX_ROWS_HINT));
+    let mut users = Users::new("password", path, group_budget);
     let mut reader = csv::Reader::new(src);
     let mut record_num = 0usize;
     while let Some(record) = reader.read_record().map_err(|e| csv::read_error(e, path))? {
@@ -107,9 +121,13 @@ fn parse<R: BufRead>(src: R, capacity: usize, path: &str) -> Result<PasswordTabl
         } else {
             None
         };
+        let password = record.get(0);
+        // Basic credentials are decoded as UTF-8 (crate::request::Basic refuses others), so
+        // such a password loads but can never be presented.
+        let unsendable = std::str::from_utf8(password).is_err();
         let entry = (
-            credential_digest(name.as_bytes(), record.get(0)),
-            Arc::new(users.user(name, uid, groups)),
+            credential_digest(name.as_bytes(), password),
+            Arc::new(users.user(name, uid, groups, record_num)?),
         );
         if by_user
             .insert(digest(Domain::User, name.as_bytes()), entry)
@@ -117,6 +135,11 @@ fn parse<R: BufRead>(src: R, capacity: usize, path: &str) -> Result<PasswordTabl
         {
             table.warn(format!(
                 "duplicate username '{name}' has been found in password file '{path}', record number '{record_num}'"
+            ));
+        }
+        if unsendable {
+            table.warn(format!(
+                "password in password file '{path}', record number '{record_num}' is not valid UTF-8 and can never be sent in an Authorization header"
             ));
         }
     }
@@ -169,7 +192,7 @@ impl PasswordFile {
         let path = path.as_ref();
         let name = path.display().to_string();
         let reloader = FileReloader::load_streaming(path, max_bytes, move |src, len| {
-            parse(src, usize::try_from(len / 64).unwrap_or(0), &name)
+            parse(src, csv::rows_guess(len, 64), &name, csv::MAX_GROUP_ENTRIES)
         })?;
         Ok(Self {
             source: Source::File(reloader),
@@ -187,7 +210,7 @@ impl PasswordFile {
     /// );
     /// ```
     pub fn from_csv(bytes: &[u8], name: &str) -> Result<Self, ConfigError> {
-        let table = parse(bytes, csv::record_hint(bytes), name)?;
+        let table = parse(bytes, csv::record_hint(bytes), name, csv::MAX_GROUP_ENTRIES)?;
         Ok(Self {
             source: Source::Memory {
                 name: name.into(),
@@ -231,11 +254,61 @@ impl PasswordFile {
         self.with_table(|t| t.warnings.clone())
     }
 
-    /// Re-reads the file now (if it changed); a broken new file keeps the previous content.
+    /// The file, if this was loaded from one.
     ///
     /// ```
-    /// let p = kube_authn::password::file::PasswordFile::from_csv(b"", "x").unwrap();
-    /// assert!(p.reload_now().is_ok());
+    /// use kube_authn::password::file::PasswordFile;
+    /// assert!(PasswordFile::from_csv(b"", "x").unwrap().path().is_none());
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// let path = dir.path().join("passwords.csv");
+    /// std::fs::write(&path, "pw,alice,1\n").unwrap();
+    /// assert_eq!(PasswordFile::open(&path).unwrap().path(), Some(path.as_path()));
+    /// ```
+    pub fn path(&self) -> Option<&Path> {
+        match &self.source {
+            Source::Memory { .. } => None,
+            Source::File(r) => Some(r.path()),
+        }
+    }
+
+    /// How many reloads failed (the previous users were kept).
+    ///
+    /// ```
+    /// use kube_authn::password::file::PasswordFile;
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// let path = dir.path().join("passwords.csv");
+    /// std::fs::write(&path, "pw,alice,1\n").unwrap();
+    /// let p = PasswordFile::open(&path).unwrap();
+    /// assert_eq!(p.reload_failures(), 0);
+    /// std::fs::write(&path, "pw,alice\n").unwrap(); // two columns: refused
+    /// assert!(p.reload_now().is_err());
+    /// assert_eq!(p.reload_failures(), 1);
+    /// assert!(p.check("alice", "pw").is_some()); // the previous users are kept
+    /// ```
+    pub fn reload_failures(&self) -> u64 {
+        match &self.source {
+            Source::Memory { .. } => 0,
+            Source::File(r) => r.failures(),
+        }
+    }
+
+    /// Re-reads the file now (if it changed); a broken new file keeps the previous content
+    /// and returns the error the first time it is seen. In-memory sources never change.
+    ///
+    /// ```
+    /// use kube_authn::password::file::PasswordFile;
+    /// use kube_authn::reload::Reloaded;
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// let path = dir.path().join("passwords.csv");
+    /// std::fs::write(&path, "pw,alice,1\n").unwrap();
+    /// let p = PasswordFile::open(&path).unwrap();
+    /// assert_eq!(p.reload_now().unwrap(), Reloaded::Unchanged);
+    /// std::fs::write(&path, "pw2,alice,1\nx,bob,2\n").unwrap();
+    /// assert_eq!(p.reload_now().unwrap(), Reloaded::Updated);
+    /// assert_eq!(p.len(), 2);
+    /// assert!(p.check("alice", "pw").is_none() && p.check("alice", "pw2").is_some());
+    /// let memory = PasswordFile::from_csv(b"", "x").unwrap();
+    /// assert_eq!(memory.reload_now().unwrap(), Reloaded::Unchanged);
     /// ```
     pub fn reload_now(&self) -> Result<Reloaded, ConfigError> {
         match &self.source {
@@ -245,10 +318,31 @@ impl PasswordFile {
     }
 
     /// Polls the file every `interval` (inside a Tokio runtime); `None` for in-memory sources.
+    /// Polling stops when the returned task is dropped.
     ///
     /// ```
-    /// let p = kube_authn::password::file::PasswordFile::from_csv(b"", "x").unwrap();
-    /// assert!(p.watch(std::time::Duration::from_secs(1)).is_none());
+    /// use kube_authn::password::file::PasswordFile;
+    /// use std::time::Duration;
+    /// let p = PasswordFile::from_csv(b"", "x").unwrap();
+    /// assert!(p.watch(Duration::from_secs(1)).is_none());
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// let path = dir.path().join("passwords.csv");
+    /// std::fs::write(&path, "pw,alice,1\n").unwrap();
+    /// let p = PasswordFile::open(&path).unwrap();
+    /// let _task = p.watch(Duration::from_millis(5)).unwrap();
+    /// let tmp = dir.path().join("passwords.tmp");
+    /// std::fs::write(&tmp, "new,alice,1\n").unwrap();
+    /// std::fs::rename(&tmp, &path).unwrap();
+    /// tokio::time::timeout(Duration::from_secs(10), async {
+    ///     while p.check("alice", "new").is_none() {
+    ///         tokio::time::sleep(Duration::from_millis(5)).await;
+    ///     }
+    /// })
+    /// .await
+    /// .expect("the watch task reloads the file");
+    /// assert!(p.check("alice", "pw").is_none());
+    /// # });
     /// ```
     pub fn watch(&self, interval: Duration) -> Option<WatchTask> {
         match &self.source {
@@ -300,6 +394,40 @@ impl fmt::Debug for PasswordFile {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The file-wide group budget (lowered here so the file stays small) refuses rows of
+    /// distinct comma-heavy group columns past it, with the password file's text; a realistic
+    /// file, whose rows share a few lists, loads.
+    #[test]
+    fn password_file_group_budget() {
+        const BUDGET: usize = 4096 * 20;
+        let heavy = |rows: usize| -> String {
+            let commas = ",".repeat(4095);
+            (0..rows)
+                .map(|i| format!("pw,u{i},1,\"{commas}{i}\"\n"))
+                .collect()
+        };
+        let realistic: String = (0..20_000)
+            .map(|i| format!("pw{i},user{i},{i},\"{}\"\n", ["dev,qa", "ops"][i % 2]))
+            .collect();
+        let cases: [(&str, String, Result<usize, String>); 3] = [
+            ("heavy rows within the budget", heavy(20), Ok(20)),
+            (
+                "heavy rows past the budget",
+                heavy(21),
+                Err(format!(
+                    "password file 'p', record number '21': more than {BUDGET} group entries in the file"
+                )),
+            ),
+            ("realistic rows", realistic, Ok(20_000)),
+        ];
+        for (name, content, want) in cases {
+            let got = parse(content.as_bytes(), 0, "p", BUDGET)
+                .map(|t| t.map.len())
+                .map_err(|e| e.to_string());
+            assert_eq!(got, want, "case {name}");
+        }
+    }
 
     /// The lookup key depends on user name and password together: a wrong password for a
     /// known user is the same miss as an unknown user (no path that only known users take), and

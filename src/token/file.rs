@@ -15,6 +15,9 @@
 //!   `empty token has been found in token file '<path>', record number '<n>'`;
 //! * a repeated token gives `duplicate token has been found in token file '<path>', record number '<n>'`
 //!   and **the last row wins**;
+//! * a token with a byte outside ASCII loads but can never match, since `Authorization` header
+//!   values are ASCII ([`crate::request`] refuses others): it is warned about with
+//!   `token in token file '<path>', record number '<n>' has bytes outside ASCII and can never be sent in an Authorization header`;
 //! * the fourth column is split on `,` into groups, nothing trimmed (`""` is one empty group);
 //!   columns after the fourth are ignored;
 //! * an empty file is valid and holds no tokens.
@@ -24,8 +27,11 @@
 //!
 //! Deliberate differences (see `docs/compatibility.md`): a user name, uid or groups column that is
 //! not UTF-8 is an error (Go would accept the bytes), the file is capped at
-//! [`DEFAULT_MAX_FILE_BYTES`], and the file is reloaded when it changes (kube-apiserver reads it
-//! once at start-up); a broken new version keeps the previous tokens.
+//! [`DEFAULT_MAX_FILE_BYTES`], a row at 4096 groups and the whole file at 2^24 group-list
+//! entries (`token file '<path>', record number '<n>': more than 16777216 group entries in the file`;
+//! group lists shared by several rows count once), and the file is reloaded when it changes
+//! (kube-apiserver reads it once at start-up); a broken new version, or a deleted file, keeps
+//! the previous tokens (an empty file is valid and revokes them all).
 //!
 //! # Secrets and timing
 //!
@@ -34,8 +40,10 @@
 //! alternatives measured), and a lookup digests the presented token and probes a table keyed by
 //! digests. No comparison ever touches raw token bytes, so response timing depends only on a
 //! keyed PRF output. The file is streamed ([`FileReloader::load_streaming`]) rather than read
-//! whole; the CSV reader's line and record buffers are zeroed after loading (the 64 KiB read
-//! buffer of the reloader is freed, not zeroed).
+//! whole. The CSV reader's line and record buffers, which hold each token until it is
+//! digested, are zeroed when they outgrow an allocation and after loading; the 64 KiB read
+//! buffer of the reloader is freed, not zeroed, and neither is the caller's input to
+//! [`TokenFile::from_csv`].
 //!
 //! # Cost
 //!
@@ -135,11 +143,26 @@ pub struct TokenFile {
     source: Source,
 }
 
-/// Parses token-file CSV from `src`; `capacity` is a guess of the number of rows.
-fn parse<R: BufRead>(src: R, capacity: usize, path: &str) -> Result<TokenTable, ConfigError> {
-    let mut entries = Vec::with_capacity(capacity);
-    let mut empty_tokens: Vec<u32> = Vec::new();
-    let mut users = Users::new();
+/// Why a record is warned about, in the order warnings for one record are given.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Note {
+    Empty,
+    Duplicate,
+    NotAscii,
+}
+
+/// Parses token-file CSV from `src`; `capacity` is a guess of the number of rows (at most
+/// [`csv::MAX_ROWS_HINT`] is preallocated); `group_budget` is [`csv::MAX_GROUP_ENTRIES`]
+/// outside tests.
+fn parse<R: BufRead>(
+    src: R,
+    capacity: usize,
+    path: &str,
+    group_budget: usize,
+) -> Result<TokenTable, ConfigError> {
+    let mut entries = Vec::with_capacity(capacity.min(csv::MAX_ROWS_HINT));
+    let mut notes: Vec<(u32, Note)> = Vec::new();
+    let mut users = Users::new("token", path, group_budget);
     let mut reader = csv::Reader::new(src);
     let mut record_num = 0usize;
     while let Some(record) = reader.read_record().map_err(|e| csv::read_error(e, path))? {
@@ -153,8 +176,13 @@ fn parse<R: BufRead>(src: R, capacity: usize, path: &str) -> Result<TokenTable, 
         let number = u32::try_from(record_num).unwrap_or(u32::MAX);
         let token = record.get(0);
         if token.is_empty() {
-            empty_tokens.push(number);
+            notes.push((number, Note::Empty));
             continue;
+        }
+        // `Authorization` values are ASCII (crate::request refuses others), so such a token
+        // loads but can never be presented.
+        if !token.is_ascii() {
+            notes.push((number, Note::NotAscii));
         }
         let name = csv::text(record.get(1), "user name", "token", path, record_num)?;
         let uid = csv::text(record.get(2), "user uid", "token", path, record_num)?;
@@ -166,27 +194,26 @@ fn parse<R: BufRead>(src: R, capacity: usize, path: &str) -> Result<TokenTable, 
         entries.push(Entry {
             digest: digest(Domain::Token, token),
             record: number,
-            value: Arc::new(users.user(name, uid, groups)),
+            value: Arc::new(users.user(name, uid, groups, record_num)?),
         });
     }
     drop(reader);
     let (map, repeats) = DigestTable::build(entries);
     // Warnings in file order, as Kubernetes logs them while reading.
+    notes.extend(repeats.into_iter().map(|n| (n, Note::Duplicate)));
+    notes.sort_unstable();
     let mut warnings = Vec::new();
-    let (mut e, mut d) = (empty_tokens.iter().peekable(), repeats.iter().peekable());
-    loop {
-        let empty_first = match (e.peek(), d.peek()) {
-            (None, None) => break,
-            (Some(a), Some(b)) => a < b,
-            (Some(_), None) => true,
-            (None, Some(_)) => false,
-        };
-        let message = if empty_first {
-            let n = e.next().copied().unwrap_or_default();
-            format!("empty token has been found in token file '{path}', record number '{n}'")
-        } else {
-            let n = d.next().copied().unwrap_or_default();
-            format!("duplicate token has been found in token file '{path}', record number '{n}'")
+    for (n, note) in notes {
+        let message = match note {
+            Note::Empty => {
+                format!("empty token has been found in token file '{path}', record number '{n}'")
+            }
+            Note::Duplicate => format!(
+                "duplicate token has been found in token file '{path}', record number '{n}'"
+            ),
+            Note::NotAscii => format!(
+                "token in token file '{path}', record number '{n}' has bytes outside ASCII and can never be sent in an Authorization header"
+            ),
         };
         warn(&mut warnings, message);
     }
@@ -219,7 +246,7 @@ impl TokenFile {
         let name = path.display().to_string();
         let reloader = FileReloader::load_streaming(path, max_bytes, move |src, len| {
             // A typical row is 60–150 bytes; the guess only avoids early regrowth.
-            parse(src, usize::try_from(len / 96).unwrap_or(0), &name)
+            parse(src, csv::rows_guess(len, 96), &name, csv::MAX_GROUP_ENTRIES)
         })?;
         Ok(Self {
             source: Source::File(reloader),
@@ -237,7 +264,7 @@ impl TokenFile {
     /// );
     /// ```
     pub fn from_csv(bytes: &[u8], name: &str) -> Result<Self, ConfigError> {
-        let table = parse(bytes, csv::record_hint(bytes), name)?;
+        let table = parse(bytes, csv::record_hint(bytes), name, csv::MAX_GROUP_ENTRIES)?;
         Ok(Self {
             source: Source::Memory {
                 name: name.into(),
@@ -419,5 +446,61 @@ impl fmt::Debug for TokenFile {
             Source::File(r) => d.field("source", r),
         };
         d.field("tokens", &self.len()).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The file-wide group budget (lowered here so the file stays small): rows of distinct
+    /// comma-heavy group columns, each past the interned lists a list of its own, are refused
+    /// once their entries pass the budget; a realistic file, whose rows share a few lists,
+    /// loads whatever its length.
+    #[test]
+    fn token_file_group_budget() {
+        const BUDGET: usize = 4096 * 20;
+        // `t{i},u,1,",,,…(4095 commas),{i}"`: 4096 entries per row, every list distinct.
+        let heavy = |rows: usize| -> String {
+            let commas = ",".repeat(4095);
+            (0..rows)
+                .map(|i| format!("t{i},u,1,\"{commas}{i}\"\n"))
+                .collect()
+        };
+        let realistic: String = (0..20_000)
+            .map(|i| {
+                let groups = ["system:authenticated,dev", "ops", "dev,qa,ops", "a,b,c,d"][i % 4];
+                format!("token-{i:05},user{i}@example.com,{i},\"{groups}\"\n")
+            })
+            .collect();
+        let cases: [(&str, String, Result<usize, String>); 4] = [
+            ("heavy rows within the budget", heavy(20), Ok(20)),
+            (
+                "heavy rows past the budget",
+                heavy(21),
+                Err(format!(
+                    "token file 'f', record number '21': more than {BUDGET} group entries in the file"
+                )),
+            ),
+            ("realistic rows", realistic, Ok(20_000)),
+            ("empty", String::new(), Ok(0)),
+        ];
+        for (name, content, want) in cases {
+            let got = parse(content.as_bytes(), 0, "f", BUDGET)
+                .map(|t| t.map.len())
+                .map_err(|e| e.to_string());
+            assert_eq!(got, want, "case {name}");
+        }
+        // The real budget and its text.
+        assert_eq!(csv::MAX_GROUP_ENTRIES, 1 << 24);
+        assert_eq!(
+            parse(&b"t,u,1,\"a,b\"\n"[..], 0, "f", 1)
+                .err()
+                .map(|e| e.to_string()),
+            Some(
+                "token file 'f', record number '1': more than 1 group entries in the file"
+                    .to_owned()
+            )
+        );
     }
 }
