@@ -43,12 +43,14 @@ pub(crate) enum Domain {
     User = 1,
     /// A user name and password together (the password file's lookup key).
     Credential = 2,
+    /// The content of a reloaded file ([`ContentHasher`]).
+    FileContent = 3,
 }
 
-struct Keys([(u64, u64); 3]);
+struct Keys([(u64, u64); 4]);
 
 static KEYS: LazyLock<Keys> = LazyLock::new(|| {
-    let mut bytes = [0u8; 48];
+    let mut bytes = [0u8; 64];
     if getrandom::fill(&mut bytes).is_err() {
         // No OS randomness (should not happen on any supported platform): fall back to the
         // standard library's randomly keyed hasher state, itself seeded from the OS when it can.
@@ -62,7 +64,12 @@ static KEYS: LazyLock<Keys> = LazyLock::new(|| {
         );
     }
     let word = |i: usize| u64::from_le_bytes(bytes[i * 8..i * 8 + 8].try_into().unwrap_or([0; 8]));
-    Keys([(word(0), word(1)), (word(2), word(3)), (word(4), word(5))])
+    Keys([
+        (word(0), word(1)),
+        (word(2), word(3)),
+        (word(4), word(5)),
+        (word(6), word(7)),
+    ])
 });
 
 /// A 128-bit keyed digest of a secret. Two `u64` halves (not a `u128`) so that a map entry of
@@ -104,6 +111,29 @@ pub(crate) fn credential_digest(user: &[u8], password: &[u8]) -> Digest {
     h.write(password);
     let h = h.finish128();
     Digest { lo: h.h1, hi: h.h2 }
+}
+
+/// An incremental keyed digest of a file's content ([`Domain::FileContent`]), for deciding
+/// whether a reloaded file changed: SipHash-2-4 with 128-bit output under the per-process
+/// random key, so nobody without the key can make two different versions of a file (a token
+/// file before and after a revocation) look the same.
+pub(crate) struct ContentHasher(SipHasher24);
+
+impl ContentHasher {
+    pub(crate) fn new() -> Self {
+        let (k0, k1) = KEYS.0[Domain::FileContent as usize];
+        Self(SipHasher24::new_with_keys(k0, k1))
+    }
+
+    pub(crate) fn write(&mut self, bytes: &[u8]) {
+        self.0.write(bytes);
+    }
+
+    pub(crate) fn finish(&self) -> Digest {
+        use siphasher::sip128::Hasher128;
+        let h = self.0.finish128();
+        Digest { lo: h.h1, hi: h.h2 }
+    }
 }
 
 /// A hasher that passes a [`Digest`]'s first half through unchanged.
@@ -235,6 +265,36 @@ mod tests {
         );
         assert_ne!(a, digest(Domain::Token, b"secret2"));
         assert_ne!(digest(Domain::Token, b""), digest(Domain::Token, b"\0"));
+    }
+
+    /// The reloader's change detection is keyed: not the unkeyed SipHash-1-3/64 it was
+    /// (which anyone can compute, and so collide on purpose), nor unkeyed SipHash-2-4/128, nor
+    /// the token domain's digest; incremental writes give the one-shot digest.
+    #[test]
+    fn content_hasher_is_keyed_and_separated() {
+        use std::hash::Hasher as _;
+        for content in [&b""[..], b"tok,alice,1\n", &[0u8; 1000]] {
+            let mut h = ContentHasher::new();
+            h.write(content);
+            let keyed = h.finish();
+            let unkeyed = SipHasher24::new_with_keys(0, 0).hash(content);
+            assert_ne!((keyed.lo, keyed.hi), (unkeyed.h1, unkeyed.h2));
+            let mut old = siphasher::sip::SipHasher13::new();
+            old.write(content);
+            assert_ne!(keyed.lo, old.finish());
+            assert_ne!(keyed, digest(Domain::Token, content));
+            let mut split = ContentHasher::new();
+            for chunk in content.chunks(7) {
+                split.write(chunk);
+            }
+            assert_eq!(split.finish(), keyed);
+        }
+        let one = |b: &[u8]| {
+            let mut h = ContentHasher::new();
+            h.write(b);
+            h.finish()
+        };
+        assert_ne!(one(b"tok,alice,1\n"), one(b""));
     }
 
     #[test]

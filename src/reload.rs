@@ -38,7 +38,6 @@
 //! ```
 
 use std::fs::File;
-use std::hash::Hasher;
 use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -47,6 +46,7 @@ use std::time::{Duration, SystemTime};
 
 use arc_swap::{ArcSwap, Guard};
 
+use crate::digest::{ContentHasher, Digest};
 use crate::error::ConfigError;
 
 /// Every this many polls the content is read and compared even if size, time and inode are
@@ -90,7 +90,7 @@ type StreamParser<T> = Box<dyn Fn(&mut dyn BufRead, u64) -> Result<T, ConfigErro
 /// Reads at most `max_bytes + 1` bytes and hashes everything read.
 struct HashingReader {
     inner: std::io::Take<File>,
-    hasher: siphasher::sip::SipHasher13,
+    hasher: ContentHasher,
     read: u64,
 }
 
@@ -109,7 +109,7 @@ fn stream<T>(
     path: &Path,
     max_bytes: u64,
     parse: Option<&StreamParser<T>>,
-) -> Result<(Option<T>, u64), ConfigError> {
+) -> Result<(Option<T>, Digest), ConfigError> {
     let file =
         File::open(path).map_err(|e| ConfigError::new(format!("open {}: {e}", path.display())))?;
     let len_hint = file.metadata().map(|m| m.len()).unwrap_or(0);
@@ -117,7 +117,7 @@ fn stream<T>(
         64 * 1024,
         HashingReader {
             inner: file.take(max_bytes.saturating_add(1)),
-            hasher: siphasher::sip::SipHasher13::new(),
+            hasher: ContentHasher::new(),
             read: 0,
         },
     );
@@ -232,9 +232,9 @@ struct Stamp {
 
 struct State {
     stamp: Option<Stamp>,
-    content_hash: u64,
+    content_hash: Digest,
     /// Hash of the last content that failed to parse, so it is not parsed (and logged) again.
-    failed_hash: Option<u64>,
+    failed_hash: Option<Digest>,
     polls: u32,
 }
 
@@ -251,9 +251,13 @@ fn stamp(path: &Path) -> std::io::Result<Stamp> {
     })
 }
 
-fn content_hash(bytes: &[u8]) -> u64 {
-    // Only detects change between two versions of a local file; not a security boundary.
-    let mut h = siphasher::sip::SipHasher13::new();
+/// Whether a file changed is decided by this hash alone (at a full check, and always when
+/// the metadata changed), so it must not collide on demand: someone who can influence both
+/// versions of a token file could otherwise make a revocation look like no change, and it would
+/// silently not apply. Hence a keyed 128-bit PRF (SipHash-2-4 under the per-process random key,
+/// the crate-private `digest` module), not an unkeyed or 64-bit hash.
+fn content_hash(bytes: &[u8]) -> Digest {
+    let mut h = ContentHasher::new();
     h.write(bytes);
     h.finish()
 }
@@ -344,7 +348,7 @@ impl<T: Send + Sync + 'static> FileReloader<T> {
         parse: Parser<T>,
         value: T,
         stamp: Option<Stamp>,
-        content_hash: u64,
+        content_hash: Digest,
     ) -> Self {
         Self {
             shared: Arc::new(Shared {
@@ -702,6 +706,32 @@ mod tests {
         assert_eq!(strict.failures(), 0);
         assert_eq!(strict.reload_now().unwrap(), Reloaded::Updated);
         assert_eq!(**strict.current(), "two-partial-and-the-rest");
+    }
+
+    /// Two versions of a file hash differently, the streamed hash is the hash of the whole
+    /// content, and the hash is the keyed content digest (see `digest`'s tests for the key).
+    #[test]
+    fn content_hash_tells_versions_apart_and_streaming_agrees() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        let versions: [&[u8]; 4] = [
+            b"",
+            b"tok,alice,1\n",
+            b"tok,alice,1\nrevoked,bob,2\n",
+            &[7; 70_000],
+        ];
+        let mut seen = Vec::new();
+        for content in versions {
+            let hash = content_hash(content);
+            assert!(!seen.contains(&hash), "two versions share a hash");
+            seen.push(hash);
+            let mut h = ContentHasher::new();
+            h.write(content);
+            assert_eq!(hash, h.finish());
+            std::fs::write(&path, content).unwrap();
+            let (_, streamed) = stream::<()>(&path, 1 << 20, None).unwrap();
+            assert_eq!(streamed, hash);
+        }
     }
 
     /// `u64::MAX` ("no limit") reads the whole file (`max_bytes + 1` overflowed: a panic in
