@@ -19,7 +19,10 @@
 //! | `scheme/joe/group1,group2` | name `scheme/joe`, groups `group1`, `group2` |
 //!
 //! An empty token is "not mine" (Kubernetes' bearer extractor never passed one; this
-//! authenticator refuses it even when called directly).
+//! authenticator refuses it even when called directly). So is a token naming more than
+//! [`MAX_GROUPS`](crate::request::MAX_GROUPS) groups (Kubernetes had no limit): each group is
+//! an allocation, and a 64 KiB token of commas would otherwise be 16,000 of them per request.
+//! Empty group names (`joe/,`) share one allocation.
 //!
 //! ```
 //! use kube_authn::token::anytoken::AnyToken;
@@ -36,8 +39,14 @@
 
 use std::sync::Arc;
 
+use std::sync::LazyLock;
+
 use crate::authenticator::{AuthFuture, Context, Response, TokenAuthenticator};
+use crate::request::MAX_GROUPS;
 use crate::user::{Extra, SharedStr, UserInfo, shared_groups};
+
+/// The one allocation every empty group name shares.
+static EMPTY_GROUP: LazyLock<SharedStr> = LazyLock::new(|| Arc::from(""));
 
 /// Accepts any non-empty token as the identity it spells. **Insecure**; see the
 /// [module docs](self).
@@ -72,12 +81,17 @@ impl AnyToken {
         Self { _explicit: () }
     }
 
-    /// The user a token claims to be, or `None` for an empty token.
+    /// The user a token claims to be, or `None` (not mine) for an empty token or one naming
+    /// more than [`MAX_GROUPS`](crate::request::MAX_GROUPS) groups.
     ///
     /// ```
+    /// use kube_authn::request::MAX_GROUPS;
     /// let any = kube_authn::token::anytoken::AnyToken::insecure_allow_any_token();
     /// assert_eq!(any.user_for("joe/").unwrap().name(), "joe");
     /// assert!(any.user_for("").is_none());
+    /// let groups = |n: usize| format!("joe/{}", vec!["g"; n].join(","));
+    /// assert_eq!(any.user_for(&groups(MAX_GROUPS)).unwrap().groups().count(), MAX_GROUPS);
+    /// assert!(any.user_for(&groups(MAX_GROUPS + 1)).is_none());
     /// ```
     pub fn user_for(&self, token: &str) -> Option<UserInfo> {
         if token.is_empty() {
@@ -90,7 +104,19 @@ impl AnyToken {
         let groups: Vec<SharedStr> = if groups.is_empty() {
             Vec::new()
         } else {
-            groups.split(',').map(Arc::from).collect()
+            let n = memchr::memchr_iter(b',', groups.as_bytes()).count() + 1;
+            if n > MAX_GROUPS {
+                return None;
+            }
+            let mut list = Vec::with_capacity(n);
+            list.extend(groups.split(',').map(|g| {
+                if g.is_empty() {
+                    EMPTY_GROUP.clone()
+                } else {
+                    Arc::from(g)
+                }
+            }));
+            list
         };
         Some(UserInfo::from_parts(
             name,
@@ -144,5 +170,50 @@ mod tests {
             .into_ready()
             .unwrap();
         assert!(r.unwrap().is_none());
+    }
+
+    /// At most `MAX_GROUPS` groups (more is not mine, before anything is allocated); empty
+    /// group names share one allocation.
+    #[test]
+    fn anytoken_group_limit_and_shared_empty_groups() {
+        let any = AnyToken::insecure_allow_any_token();
+        let cases: [(&str, String, Option<usize>); 5] = [
+            ("one", "joe/g".into(), Some(1)),
+            (
+                "max named",
+                format!("joe/{}", vec!["g"; MAX_GROUPS].join(",")),
+                Some(MAX_GROUPS),
+            ),
+            (
+                "max empty",
+                format!("joe/{}", ",".repeat(MAX_GROUPS - 1)),
+                Some(MAX_GROUPS),
+            ),
+            (
+                "max + 1 empty",
+                format!("a/{}", ",".repeat(MAX_GROUPS)),
+                None,
+            ),
+            (
+                "max + 1 named",
+                format!("joe/{}", vec!["g"; MAX_GROUPS + 1].join(",")),
+                None,
+            ),
+        ];
+        for (name, token, want) in cases {
+            let got = any.user_for(&token).map(|u| u.groups().count());
+            assert_eq!(got, want, "case {name}");
+            let r = any
+                .authenticate_token(&token, &Context::default())
+                .into_ready()
+                .unwrap()
+                .unwrap();
+            assert_eq!(r.map(|r| r.user.groups().count()), want, "case {name}");
+        }
+        let u = any.user_for(&format!("joe/{}", ",".repeat(9))).unwrap();
+        let groups = u.shared_groups();
+        assert_eq!(groups.len(), 10);
+        assert!(groups.iter().all(|g| Arc::ptr_eq(g, &groups[0])));
+        assert!(Arc::ptr_eq(&groups[0], &EMPTY_GROUP));
     }
 }
