@@ -114,6 +114,20 @@ async fn keystone_test_server_password_method() {
             .unwrap()
             .is_some()
     );
+
+    // `with_user_domain_id`: the login names that domain (the test server knows alice only
+    // in `default`, so it refuses).
+    let corp = k.clone().with_user_domain_id("corp");
+    let err = corp
+        .authenticate_password("alice", "wonderland", &ctx)
+        .await
+        .unwrap_err();
+    assert_eq!(err.to_string(), "Failed to authenticate");
+    let body: serde_json::Value = serde_json::from_slice(&server.last().body).unwrap();
+    assert_eq!(
+        body["auth"]["identity"]["password"]["user"]["domain"]["id"],
+        "corp"
+    );
 }
 
 #[tokio::test]

@@ -85,6 +85,8 @@ pub struct KeystoneAuthenticator {
     client: reqwest::Client,
     user_domain_id: String,
     in_flight: Arc<tokio::sync::Semaphore>,
+    /// What `in_flight` was built with (shown by `Debug`).
+    max_in_flight: usize,
 }
 
 impl fmt::Debug for KeystoneAuthenticator {
@@ -92,6 +94,7 @@ impl fmt::Debug for KeystoneAuthenticator {
         f.debug_struct("KeystoneAuthenticator")
             .field("tokens_url", &crate::outbound::redact_url(&self.tokens_url))
             .field("user_domain_id", &self.user_domain_id)
+            .field("max_in_flight", &self.max_in_flight)
             .finish_non_exhaustive()
     }
 }
@@ -156,6 +159,7 @@ impl KeystoneAuthenticator {
             client,
             user_domain_id: "default".to_owned(),
             in_flight: Arc::new(tokio::sync::Semaphore::new(DEFAULT_MAX_IN_FLIGHT)),
+            max_in_flight: DEFAULT_MAX_IN_FLIGHT,
         })
     }
 
@@ -163,12 +167,20 @@ impl KeystoneAuthenticator {
     /// fails at once with `Failed to authenticate` of kind
     /// [`ErrorKind::Unavailable`], without a request.
     ///
+    /// A `max` of 0 is taken as 1. `Debug` shows the limit.
+    ///
     /// ```
     /// use kube_authn::password::keystone::KeystoneAuthenticator;
-    /// let _ = KeystoneAuthenticator::new("https://k", None).unwrap().with_max_in_flight(16);
+    /// let k = KeystoneAuthenticator::new("https://k", None).unwrap();
+    /// assert!(format!("{k:?}").contains("max_in_flight: 256"));
+    /// let k = k.with_max_in_flight(16);
+    /// assert!(format!("{k:?}").contains("max_in_flight: 16"));
+    /// let k = k.with_max_in_flight(0);
+    /// assert!(format!("{k:?}").contains("max_in_flight: 1,"));
     /// ```
     pub fn with_max_in_flight(mut self, max: usize) -> Self {
-        self.in_flight = Arc::new(tokio::sync::Semaphore::new(max.max(1)));
+        self.max_in_flight = max.max(1);
+        self.in_flight = Arc::new(tokio::sync::Semaphore::new(self.max_in_flight));
         self
     }
 
@@ -176,7 +188,10 @@ impl KeystoneAuthenticator {
     ///
     /// ```
     /// use kube_authn::password::keystone::KeystoneAuthenticator;
-    /// let _ = KeystoneAuthenticator::new("https://k", None).unwrap().with_user_domain_id("corp");
+    /// let k = KeystoneAuthenticator::new("https://k", None).unwrap();
+    /// assert!(format!("{k:?}").contains(r#"user_domain_id: "default""#));
+    /// let k = k.with_user_domain_id("corp");
+    /// assert!(format!("{k:?}").contains(r#"user_domain_id: "corp""#));
     /// ```
     pub fn with_user_domain_id(mut self, id: impl Into<String>) -> Self {
         self.user_domain_id = id.into();

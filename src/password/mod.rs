@@ -1,7 +1,10 @@
 //! Password authenticators, reached through `Authorization: Basic` ([`crate::request::Basic`]).
 //!
 //! Kubernetes removed basic authentication in 1.19; these reproduce the last behaviour it had
-//! (`--basic-auth-file`), with constant-time comparisons.
+//! (`--basic-auth-file`). Timing does not reveal the password file's secrets, though nothing
+//! here is a constant-time comparison: no raw password is ever compared; a check digests user
+//! name and password together under a per-process random key and looks that digest up (see
+//! [`file`](file#secrets-and-timing)).
 //!
 //! ```
 //! use kube_authn::authenticator::{Context, RequestAuthenticator};

@@ -60,8 +60,14 @@ impl<P: PasswordAuthenticator> Basic<P> {
     /// Wraps a password authenticator.
     ///
     /// ```
-    /// use kube_authn::{authenticator::SyncPasswordFn, request::Basic};
+    /// use kube_authn::authenticator::{Context, RequestAuthenticator, SyncPasswordFn};
+    /// use kube_authn::request::Basic;
     /// let b = Basic::new(SyncPasswordFn::new(|_: &str, _: &str, _: &_| Ok(None)));
+    /// // base64("alice:pw"); the password authenticator's "not mine" becomes an error.
+    /// let (req, _) = http::Request::get("/").header("authorization", "Basic YWxpY2U6cHc=")
+    ///     .body(()).unwrap().into_parts();
+    /// let err = b.authenticate_request(&req, &Context::default()).into_ready().unwrap().unwrap_err();
+    /// assert_eq!(err.to_string(), "invalid username/password combination");
     /// ```
     pub fn new(passwords: P) -> Self {
         Self {
@@ -74,22 +80,70 @@ impl<P: PasswordAuthenticator + ?Sized> Basic<P> {
     /// Wraps a shared password authenticator.
     ///
     /// ```
-    /// use kube_authn::{authenticator::{PasswordAuthenticator, SyncPasswordFn}, request::Basic};
+    /// use kube_authn::authenticator::{Context, PasswordAuthenticator, RequestAuthenticator, Response, SyncPasswordFn};
+    /// use kube_authn::request::Basic;
+    /// use kube_authn::user::UserInfo;
     /// use std::sync::Arc;
-    /// let p: Arc<dyn PasswordAuthenticator> = Arc::new(SyncPasswordFn::new(|_: &str, _: &str, _: &_| Ok(None)));
-    /// let b = Basic::from_arc(p);
+    /// let p: Arc<dyn PasswordAuthenticator> = Arc::new(SyncPasswordFn::new(|u: &str, p: &str, _: &_| {
+    ///     Ok((p == "pw").then(|| Response::new(UserInfo::new(u).into())))
+    /// }));
+    /// let b = Basic::from_arc(p.clone());
+    /// assert_eq!(Arc::strong_count(&p), 2); // shared, not copied
+    /// // base64("alice:pw")
+    /// let (req, _) = http::Request::get("/").header("authorization", "Basic YWxpY2U6cHc=")
+    ///     .body(()).unwrap().into_parts();
+    /// let r = b.authenticate_request(&req, &Context::default()).into_ready().unwrap().unwrap().unwrap();
+    /// assert_eq!(r.user.name(), "alice");
     /// ```
     pub fn from_arc(passwords: Arc<P>) -> Self {
         Self { passwords }
     }
 }
 
-/// Decodes `base64(user:password)` into the owned text and the colon's position.
-fn decode(encoded: &str) -> Result<(String, usize), Error> {
-    let bytes = STD.decode(encoded).map_err(|_| ERR_MALFORMED_BASIC)?;
-    let text = String::from_utf8(bytes).map_err(|_| ERR_MALFORMED_BASIC)?;
-    let colon = text.find(':').ok_or(ERR_MALFORMED_BASIC)?;
-    Ok((text, colon))
+/// A decoded `user:password`, zeroed when dropped (best effort, like the token and password
+/// files' buffers: the base64 decoder writes it into one allocation, which this owns; the
+/// header value itself belongs to the request).
+struct Credential {
+    text: String,
+    colon: usize,
+}
+
+impl Credential {
+    /// Decodes `base64(user:password)`.
+    fn decode(encoded: &str) -> Result<Self, Error> {
+        let bytes = STD.decode(encoded).map_err(|_| ERR_MALFORMED_BASIC)?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            crate::csv::wipe(&mut e.into_bytes());
+            ERR_MALFORMED_BASIC
+        })?;
+        let colon = text.find(':');
+        let mut credential = Self { text, colon: 0 };
+        credential.colon = colon.ok_or(ERR_MALFORMED_BASIC)?;
+        Ok(credential)
+    }
+
+    fn user(&self) -> &str {
+        &self.text[..self.colon]
+    }
+
+    fn password(&self) -> &str {
+        &self.text[self.colon + 1..]
+    }
+
+    /// Overwrites the whole allocation with zeros (left as that many NUL characters, valid
+    /// UTF-8), without `unsafe`: the `String` gives its bytes up and takes them back.
+    fn wipe(&mut self) {
+        let mut bytes = std::mem::take(&mut self.text).into_bytes();
+        crate::csv::zero_fill(&mut bytes);
+        self.text = String::from_utf8(bytes).unwrap_or_default();
+        self.colon = 0;
+    }
+}
+
+impl Drop for Credential {
+    fn drop(&mut self) {
+        self.wipe();
+    }
 }
 
 impl<P: PasswordAuthenticator + ?Sized> RequestAuthenticator for Basic<P> {
@@ -99,7 +153,8 @@ impl<P: PasswordAuthenticator + ?Sized> RequestAuthenticator for Basic<P> {
             Ok(_) => return AuthFuture::ready(Ok(None)),
             Err(e) => return AuthFuture::ready(Err(e)),
         };
-        let (text, colon) = match decode(encoded) {
+        // Zeroed when dropped: at the end of this call, or of the future that owns it.
+        let credential = match Credential::decode(encoded) {
             Ok(decoded) => decoded,
             Err(e) => return AuthFuture::ready(Err(e)),
         };
@@ -108,10 +163,9 @@ impl<P: PasswordAuthenticator + ?Sized> RequestAuthenticator for Basic<P> {
             other => other,
         };
         if self.passwords.always_ready() {
-            let (user, password) = (&text[..colon], &text[colon + 1..]);
             return AuthFuture::ready(invalid_if_unknown(
                 self.passwords
-                    .authenticate_password(user, password, ctx)
+                    .authenticate_password(credential.user(), credential.password(), ctx)
                     .expect_ready(),
             ));
         }
@@ -120,7 +174,7 @@ impl<P: PasswordAuthenticator + ?Sized> RequestAuthenticator for Basic<P> {
         // are accepted, and measured in benches/basic_auth.rs.
         let passwords = &self.passwords;
         AuthFuture::new(async move {
-            let (user, password) = (&text[..colon], &text[colon + 1..]);
+            let (user, password) = (credential.user(), credential.password());
             invalid_if_unknown(passwords.authenticate_password(user, password, ctx).await)
         })
     }
@@ -141,6 +195,34 @@ mod tests {
     use crate::user::UserInfo;
     use base64::engine::general_purpose::STANDARD as B64;
     use std::sync::Mutex;
+
+    /// The decoded credential splits at the first colon and is zeroed over its whole
+    /// allocation when wiped (as on drop); refused inputs leave nothing behind to wipe.
+    #[test]
+    fn decoded_credential_is_split_and_wiped() {
+        for (name, decoded, want) in [
+            ("simple", &b"alice:pw"[..], Ok(("alice", "pw"))),
+            ("colon in password", b"u:p:w", Ok(("u", "p:w"))),
+            ("empty both", b":", Ok(("", ""))),
+            ("no colon", b"alice", Err("malformed basic credentials")),
+            ("not utf-8", b"u:\xff", Err("malformed basic credentials")),
+        ] {
+            let mut c = match Credential::decode(&B64.encode(decoded)) {
+                Ok(c) => c,
+                Err(e) => {
+                    assert_eq!(want.err(), Some(e.to_string().as_str()), "{name}");
+                    continue;
+                }
+            };
+            assert_eq!(Ok((c.user(), c.password())), want, "{name}");
+            c.wipe();
+            assert!(
+                c.text.len() >= decoded.len(),
+                "{name}: the whole allocation"
+            );
+            assert!(c.text.bytes().all(|b| b == 0), "{name}: zeroed");
+        }
+    }
 
     fn basic_header(user: &str, password: &str) -> String {
         format!("Basic {}", B64.encode(format!("{user}:{password}")))
