@@ -567,6 +567,97 @@ fn rcgen_leaf(issuer: &Issued, cn: &str, uid: Option<&str>) -> CertificateDer<'s
     params.signed_by(&key, &issuer).unwrap().der().clone()
 }
 
+/// A client leaf with the given subject attributes, in order (`None`: no such attribute).
+fn rcgen_leaf_subject(
+    issuer: &Issued,
+    cn: Option<&str>,
+    o: Option<rcgen::DnValue>,
+    uid: Option<&str>,
+) -> CertificateDer<'static> {
+    use rcgen::{CertificateParams, DnType, ExtendedKeyUsagePurpose, Issuer, KeyPair};
+    let ca_key = KeyPair::from_pem(&std::fs::read_to_string(&issuer.key).unwrap()).unwrap();
+    let issuer = Issuer::from_ca_cert_pem(&issuer.pem(), ca_key).unwrap();
+    let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
+    // rcgen's default subject is CN=rcgen self signed cert.
+    params.distinguished_name = rcgen::DistinguishedName::new();
+    if let Some(cn) = cn {
+        params.distinguished_name.push(DnType::CommonName, cn);
+    }
+    if let Some(o) = o {
+        params.distinguished_name.push(DnType::OrganizationName, o);
+    }
+    if let Some(uid) = uid {
+        params
+            .distinguished_name
+            .push(DnType::CustomDnType(vec![1, 3, 6, 1, 4, 1, 57683, 2]), uid);
+    }
+    params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
+    let key = KeyPair::generate().unwrap();
+    params.signed_by(&key, &issuer).unwrap().der().clone()
+}
+
+#[test]
+fn an_empty_cn_is_not_mine_before_our_own_subject_refusals() {
+    // Go's CommonNameUserConversion returns "not mine" for an empty CN before it reads
+    // anything else; our own refusals (control characters, the attribute bound, UID rules)
+    // apply to a certificate that names a user. What Go's parser refuses stays an error.
+    let pki = Pki::new();
+    let root = pki.ca("root", Key::P256);
+    let auth = X509Authenticator::new(bundle(&[&root])).with_histogram(None);
+    let universal = || {
+        rcgen::DnValue::UniversalString(rcgen::string::UniversalString::try_from("ops").unwrap())
+    };
+    let many_orgs: String = (0..300).map(|i| format!("/O=g{i}")).collect();
+    let many = pki.leaf("many-orgs-no-cn", &many_orgs, &root);
+    type Case = (
+        &'static str,
+        CertificateDer<'static>,
+        Result<Option<&'static str>, &'static str>,
+    );
+    let cases: Vec<Case> = vec![
+        (
+            "no CN, O with a TAB",
+            rcgen_leaf_subject(&root, None, Some("a\tb".into()), None),
+            Ok(None),
+        ),
+        (
+            "empty CN, O with a newline",
+            rcgen_leaf_subject(&root, Some(""), Some("a\nb".into()), None),
+            Ok(None),
+        ),
+        (
+            "CN, O with a TAB",
+            rcgen_leaf_subject(&root, Some("u"), Some("a\tb".into()), None),
+            Err("x509: subject attribute contains a control character"),
+        ),
+        (
+            "no CN, empty UID",
+            rcgen_leaf_subject(&root, None, None, Some("")),
+            Ok(None),
+        ),
+        ("no CN, 300 organisations", many.der.clone(), Ok(None)),
+        (
+            "no CN, O that Go's parser refuses (UniversalString)",
+            rcgen_leaf_subject(&root, None, Some(universal()), None),
+            Err("x509: subject attribute is not a valid string"),
+        ),
+        (
+            "CN, O that Go's parser refuses",
+            rcgen_leaf_subject(&root, Some("u"), Some(universal()), None),
+            Err("x509: subject attribute is not a valid string"),
+        ),
+    ];
+    for (name, leaf, want) in cases {
+        let got = outcome(&auth, &PeerCertificates::injected(vec![leaf]));
+        match (got, want) {
+            (Ok(None), Ok(None)) => {}
+            (Ok(Some(got)), Ok(Some(user))) => assert_eq!(got.name, user, "{name}"),
+            (Err(e), Err(text)) => assert!(e.ends_with(text), "{name}: {e}"),
+            (got, want) => panic!("{name}: got {got:?}, want {want:?}"),
+        }
+    }
+}
+
 /// A leaf whose extendedKeyUsage extension is an empty SEQUENCE.
 fn rcgen_leaf_empty_eku(issuer: &Issued) -> CertificateDer<'static> {
     use rcgen::{CertificateParams, CustomExtension, DnType, Issuer, KeyPair};
@@ -753,7 +844,11 @@ fn leaf_signed_by_other_ca_is_an_error_not_anonymous() {
         .build()
         .unwrap();
     let result = rt.block_on(chain.authenticate_request(&parts, &Default::default()));
-    assert!(result.is_err(), "{result:?}");
+    let err = result.expect_err("an error, not anonymous").to_string();
+    assert!(
+        err.ends_with("x509: certificate signed by unknown authority"),
+        "{err}"
+    );
 }
 
 // ---- real TLS, real clients ----

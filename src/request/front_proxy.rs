@@ -401,7 +401,9 @@ impl FrontProxy {
         if self.allowed_names.is_empty() {
             return Ok(());
         }
-        let cn = x509::subject::subject_of(leaf)?.common_name;
+        let subject = x509::subject::subject_of(leaf)?;
+        subject.refusal()?;
+        let cn = subject.common_name;
         if self.allowed_names.iter().any(|name| **name == *cn) {
             Ok(())
         } else {

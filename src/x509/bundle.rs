@@ -9,6 +9,7 @@ use rustls_pki_types::{CertificateDer, TrustAnchor};
 use super::anchor_keys::AnchorKeys;
 use super::{der, subject};
 use crate::error::ConfigError;
+use crate::jwt::go_quote;
 
 /// The largest CA bundle file read (4 MiB): Kubernetes bundles are a few kilobytes.
 ///
@@ -261,14 +262,19 @@ fn path_len_constraint(cert: &[u8]) -> Option<u32> {
 
 impl CaBundle {
     /// Parses a PEM bundle (see [`parse_pem_bundle`]). A certificate that cannot serve as a
-    /// trust anchor is an error.
+    /// trust anchor is an error. No bytes at all is `missing content for CA bundle` (Go's
+    /// `newCABundleAndVerifier`); white space only is the parse error, as in Go.
     ///
     /// ```
     /// use kube_authn::x509::CaBundle;
-    /// assert!(CaBundle::from_pem(b"").is_err());
+    /// assert_eq!(CaBundle::from_pem(b"").unwrap_err().to_string(), "missing content for CA bundle");
+    /// assert_eq!(
+    ///     CaBundle::from_pem(b" \n").unwrap_err().to_string(),
+    ///     "data does not contain any valid RSA or ECDSA certificates"
+    /// );
     /// ```
     pub fn from_pem(pem: &[u8]) -> Result<Self, ConfigError> {
-        if pem.iter().all(u8::is_ascii_whitespace) {
+        if pem.is_empty() {
             return Err(ConfigError::new("missing content for CA bundle"));
         }
         Self::from_der(parse_pem_bundle(pem)?)
@@ -376,24 +382,64 @@ impl CaSource {
         }
     }
 
+    /// Loads the CA file `path` for `purpose` (`client-ca-bundle`, `request-header`) with the
+    /// texts kube-apiserver prints through `NewDynamicCAContentFromFile`: the file's `open`
+    /// error as Go prints it (`open <path>: no such file or directory`), `missing content for
+    /// CA bundle "<purpose>::<path>"` for an empty file, `error loading CA bundle for
+    /// "<purpose>::<path>": <parse error>` otherwise (white space only included).
     pub(crate) fn load_file(
         purpose: &str,
         path: &std::path::Path,
     ) -> Result<crate::reload::FileReloader<CaBundle>, ConfigError> {
         let name = format!("{purpose}::{}", path.display());
         let name2 = name.clone();
+        // Go's os.ReadFile error; the reloader's own text (Rust's) is kept for what Go has no
+        // counterpart for (the size limit).
+        go_open_error(path)?;
         crate::reload::FileReloader::load(path, MAX_BUNDLE_BYTES, move |bytes| {
-            if bytes.iter().all(u8::is_ascii_whitespace) {
+            if bytes.is_empty() {
                 return Err(ConfigError::new(format!(
-                    "missing content for CA bundle {name2:?}"
+                    "missing content for CA bundle {}",
+                    go_quote(&name2)
                 )));
             }
             CaBundle::from_pem(bytes).map_err(|e| {
-                ConfigError::new(format!("error loading CA bundle for {name2:?}: {e}"))
+                ConfigError::new(format!(
+                    "error loading CA bundle for {}: {e}",
+                    go_quote(&name2)
+                ))
             })
         })
-        .map_err(|e| ConfigError::new(format!("error loading certs from  {}: {e}", path.display())))
         .inspect(|_| tracing::debug!(%name, "loaded CA bundle"))
+    }
+}
+
+/// The error Go's `os.ReadFile(path)` gives for a file that cannot be opened or read (a
+/// directory): `open <path>: <errno text>` / `read <path>: is a directory`, the errno text being
+/// the C library's, lower-cased as Go's `syscall.Errno` strings are.
+fn go_open_error(path: &std::path::Path) -> Result<(), ConfigError> {
+    let errno = |op: &str, e: &std::io::Error| {
+        let text = match e.raw_os_error() {
+            Some(code) => {
+                let full = std::io::Error::from_raw_os_error(code).to_string();
+                let text = full.split(" (os error").next().unwrap_or_default();
+                let mut chars = text.chars();
+                chars
+                    .next()
+                    .map(|first| first.to_lowercase().chain(chars).collect())
+                    .unwrap_or_default()
+            }
+            None => e.to_string(),
+        };
+        ConfigError::new(format!("{op} {}: {text}", path.display()))
+    };
+    let file = std::fs::File::open(path).map_err(|e| errno("open", &e))?;
+    match file.metadata() {
+        Ok(m) if m.is_dir() => Err(ConfigError::new(format!(
+            "read {}: is a directory",
+            path.display()
+        ))),
+        _ => Ok(()),
     }
 }
 
@@ -465,10 +511,76 @@ mod tests {
     }
 
     #[test]
+    fn ca_file_errors_are_kube_apiservers_texts() {
+        // dynamiccertificates.NewDynamicCAContentFromFile: os.ReadFile's error as is, then
+        // `missing content` for no bytes, then `error loading CA bundle for` the parse error.
+        let dir = tempfile::tempdir().unwrap();
+        let file = |name: &str, content: &[u8]| {
+            let p = dir.path().join(name);
+            std::fs::write(&p, content).unwrap();
+            p
+        };
+        let missing = dir.path().join("missing.crt");
+        let empty = file("empty.crt", b"");
+        let blank = file("blank.crt", b" \n\t\n");
+        let garbage = file("garbage.crt", b"not a certificate\n");
+        let good = file("good.crt", crate::x509::doc_ca_pem().as_bytes());
+        let name = |p: &std::path::Path| format!("\"request-header::{}\"", p.display());
+        let no_certs = "data does not contain any valid RSA or ECDSA certificates";
+        let cases: Vec<(&str, &std::path::Path, Result<(), String>)> = vec![
+            (
+                "missing",
+                &missing,
+                Err(format!(
+                    "open {}: no such file or directory",
+                    missing.display()
+                )),
+            ),
+            (
+                "a directory",
+                dir.path(),
+                Err(format!("read {}: is a directory", dir.path().display())),
+            ),
+            (
+                "empty",
+                &empty,
+                Err(format!("missing content for CA bundle {}", name(&empty))),
+            ),
+            (
+                "white space only",
+                &blank,
+                Err(format!(
+                    "error loading CA bundle for {}: {no_certs}",
+                    name(&blank)
+                )),
+            ),
+            (
+                "garbage",
+                &garbage,
+                Err(format!(
+                    "error loading CA bundle for {}: {no_certs}",
+                    name(&garbage)
+                )),
+            ),
+            ("a CA", &good, Ok(())),
+        ];
+        for (case, path, want) in cases {
+            let got = CaSource::load_file("request-header", path)
+                .map(|_| ())
+                .map_err(|e| e.to_string());
+            assert_eq!(got, want, "case {case}");
+        }
+    }
+
+    #[test]
     fn bundle_errors() {
         let cases: &[(&str, &[u8], &str)] = &[
             ("empty", b"", "missing content for CA bundle"),
-            ("blank", b" \n", "missing content for CA bundle"),
+            (
+                "blank",
+                b" \n",
+                "data does not contain any valid RSA or ECDSA certificates",
+            ),
             (
                 "no certificates",
                 b"hello",

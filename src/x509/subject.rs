@@ -87,30 +87,41 @@ pub(crate) const ERR_MALFORMED_SUBJECT: Error = Error::from_static(
     "x509: malformed certificate subject",
 );
 
-fn checked(s: Cow<'_, str>) -> Result<Cow<'_, str>, Error> {
-    if s.chars().any(char::is_control) {
-        return Err(ERR_CONTROL);
-    }
-    Ok(s)
-}
-
 /// The identity fields of a subject, borrowed from the certificate where possible.
-#[derive(Debug, Default, PartialEq, Eq)]
+#[derive(Debug, Default)]
 pub(crate) struct Subject<'a> {
     /// The **last** CN (Go's `pkix.Name.CommonName`).
     pub(crate) common_name: Cow<'a, str>,
     /// Every O, in order, already in the shared form a user's group list stores.
     pub(crate) organizations: Vec<SharedStr>,
     pub(crate) uids: Vec<Cow<'a, str>>,
+    /// The first of our own refusals, which Go does not have: a control character in CN, O
+    /// or UID, more than [`MAX_SUBJECT_ATTRIBUTES`] attributes. Kept apart from the errors
+    /// Go's parser has (those fail [`subject_of_view`] itself), because Go gives an empty CN
+    /// "not mine" before it looks at anything else; [`Subject::refusal`] reports it.
+    refusal: Option<Error>,
 }
 
-/// Reads CN (last wins), O (in order) and the UID attribute values of a DER certificate.
+impl Subject<'_> {
+    /// Our own refusal of this subject, if any (see the field). When there is one, the
+    /// organisations and UIDs may be incomplete.
+    pub(crate) fn refusal(&self) -> Result<(), Error> {
+        match &self.refusal {
+            Some(e) => Err(e.clone()),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Reads CN (last wins), O (in order) and the UID attribute values of a DER certificate,
+/// refusing what Go's parser refuses; our own refusals are [`Subject::refusal`].
 pub(crate) fn subject_of(cert: &[u8]) -> Result<Subject<'_>, Error> {
     let view = der::tbs_view(cert).ok_or(ERR_MALFORMED_SUBJECT)?;
     subject_of_view(&view)
 }
 
-/// [`subject_of`] for an already read TBS.
+/// [`subject_of`] for an already read TBS. Every attribute is decoded (Go parses them all;
+/// the certificate's size bounds the work); at most [`MAX_SUBJECT_ATTRIBUTES`] are kept.
 pub(crate) fn subject_of_view<'a>(view: &TbsView<'a>) -> Result<Subject<'a>, Error> {
     let mut out = Subject::default();
     let mut failure: Option<Error> = None;
@@ -120,12 +131,11 @@ pub(crate) fn subject_of_view<'a>(view: &TbsView<'a>) -> Result<Subject<'a>, Err
             return;
         }
         count += 1;
-        if count > MAX_SUBJECT_ATTRIBUTES {
-            failure = Some(Error::from_static(
+        if count == MAX_SUBJECT_ATTRIBUTES + 1 && out.refusal.is_none() {
+            out.refusal = Some(Error::from_static(
                 ErrorKind::InvalidCredential,
                 "x509: certificate subject has too many attributes",
             ));
-            return;
         }
         let which = if oid == OID_CN {
             0
@@ -142,21 +152,29 @@ pub(crate) fn subject_of_view<'a>(view: &TbsView<'a>) -> Result<Subject<'a>, Err
             return;
         };
         let text = match asn1_string(value) {
-            Some(Ok(s)) => checked(s),
-            Some(Err(())) => Err(ERR_NOT_STRING),
-            None if which == 2 => Err(Error::from_static(
-                ErrorKind::InvalidCredential,
-                "unable to parse UID into a string",
-            )),
-            None => Err(ERR_NOT_STRING),
+            Some(Ok(s)) => s,
+            not_a_string => {
+                failure = Some(if not_a_string.is_none() && which == 2 {
+                    Error::from_static(
+                        ErrorKind::InvalidCredential,
+                        "unable to parse UID into a string",
+                    )
+                } else {
+                    ERR_NOT_STRING
+                });
+                return;
+            }
         };
-        match text {
-            Ok(s) => match which {
-                0 => out.common_name = s,
-                1 => out.organizations.push(SharedStr::from(&*s)),
-                _ => out.uids.push(s),
-            },
-            Err(e) => failure = Some(e),
+        if text.chars().any(char::is_control) && out.refusal.is_none() {
+            out.refusal = Some(ERR_CONTROL);
+        }
+        match which {
+            // The CN is kept even past the bound or with a control character: whether it is
+            // empty decides "not mine" before any refusal.
+            0 => out.common_name = text,
+            _ if out.refusal.is_some() => {}
+            1 => out.organizations.push(SharedStr::from(&*text)),
+            _ => out.uids.push(text),
         }
     })
     .ok_or(ERR_MALFORMED_SUBJECT)?;
@@ -231,7 +249,8 @@ pub(crate) fn names_decode(cert: &[u8]) -> bool {
 }
 
 /// The user of a verified leaf certificate whose TBS is `view`.
-/// k8s `CommonNameUserConversion`: `Ok(None)` for an empty CN.
+/// k8s `CommonNameUserConversion`: `Ok(None)` for an empty CN, before anything else is
+/// looked at (a subject Go's parser refuses is still an error: Go never gets this far).
 ///
 /// Built from the borrowed subject strings: one allocation per group, one scratch `String`
 /// (name, uid and credential id, copied once into the user's own text) and the few the user's
@@ -241,6 +260,7 @@ pub(crate) fn user_from_view(cert: &[u8], view: &TbsView<'_>) -> Result<Option<U
     if subject.common_name.is_empty() {
         return Ok(None);
     }
+    subject.refusal()?;
     let uid: &str = match subject.uids.as_slice() {
         [] => "",
         [uid] if uid.is_empty() => {
