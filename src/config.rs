@@ -52,7 +52,7 @@ use crate::error::ConfigError;
 use crate::jwt::router::IssuerRouter;
 use crate::password::file::PasswordFile;
 use crate::reload::WatchTask;
-use crate::request::{Basic, FrontProxy, RequestHeaderConfig};
+use crate::request::{Basic, BuildError, FrontProxy, RequestHeaderConfig};
 use crate::token::anytoken::AnyToken;
 use crate::token::file::TokenFile;
 use crate::token::service_account::ServiceAccountOptions;
@@ -233,8 +233,15 @@ impl AuthenticationOptions {
         let mut requestheader_ca = None;
         if self.requestheader.client_ca_file.is_some() || self.requestheader.client_ca_pem.is_some()
         {
-            let proxy = FrontProxy::new(self.requestheader.clone())
-                .map_err(|e| ConfigError::new(format!("--requestheader-client-ca-file: {e}")))?;
+            refuse_padded_header_names(&self.requestheader)?;
+            let proxy = FrontProxy::build(&self.requestheader).map_err(|e| match e {
+                BuildError::Ca(e) => {
+                    ConfigError::new(format!("--requestheader-client-ca-file: {e}"))
+                }
+                BuildError::Header { flag, error } => {
+                    ConfigError::new(format!("--{flag}: {error}"))
+                }
+            })?;
             tasks.extend(proxy.spawn_watch(self.reload_interval));
             requestheader_ca = Some(proxy.bundle());
             builder = builder.request(AudienceAgnostic::new(api_audiences.clone(), proxy));
@@ -582,6 +589,44 @@ impl AuthenticationOptions {
             "--authentication-token-webhook-config-file: kube-authn was built without the \"remote\" feature",
         ))
     }
+}
+
+/// The flag path's rule for `--requestheader-{username,uid,group}-headers` and
+/// `--requestheader-extra-headers-prefix`: a name or prefix with leading or trailing white
+/// space is refused. kube-apiserver hands these lists to `headerrequest.NewDynamic`, which
+/// does not trim, so `--requestheader-username-headers="X-Remote-User, X-Proxy-User"` gives
+/// the name `" X-Proxy-User"`, which Go silently never matches, while [`FrontProxy::new`]
+/// (Go's `New`) would trim it and trust `X-Proxy-User`. Refusing it at startup is the only
+/// choice that neither trusts a header kube-apiserver ignores nor ignores one silently.
+/// (White space only is `validate`'s `empty value` error, reported before this.)
+fn refuse_padded_header_names(r: &RequestHeaderConfig) -> Result<(), ConfigError> {
+    let lists: [(&str, &[String], &str); 4] = [
+        (
+            "requestheader-username-headers",
+            &r.username_headers,
+            "header name",
+        ),
+        ("requestheader-uid-headers", &r.uid_headers, "header name"),
+        (
+            "requestheader-group-headers",
+            &r.group_headers,
+            "header name",
+        ),
+        (
+            "requestheader-extra-headers-prefix",
+            &r.extra_headers_prefix,
+            "header prefix",
+        ),
+    ];
+    for (flag, list, what) in lists {
+        if let Some(padded) = list.iter().find(|name| name.trim() != name.as_str()) {
+            return Err(ConfigError::new(format!(
+                "--{flag}: {what} {} has surrounding white space; kube-apiserver would never match it",
+                crate::jwt::go_quote(padded)
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// One occurrence of a list flag as pflag's `StringSlice` reads it (`readAsCSV`): `""` is no
@@ -1014,6 +1059,87 @@ mod tests {
                 true,
             );
             assert!(pinned.build().is_ok());
+        });
+    }
+
+    #[test]
+    fn requestheader_header_names_are_refused_under_their_own_flag() {
+        let dir = tempfile::tempdir().unwrap();
+        let ca = dir.path().join("ca.crt");
+        std::fs::write(&ca, crate::x509::doc_ca_pem()).unwrap();
+        let blank = dir.path().join("blank.crt");
+        std::fs::write(&blank, " \n").unwrap();
+        let list = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let with = |f: &dyn Fn(&mut RequestHeaderConfig)| {
+            let mut r = RequestHeaderConfig {
+                client_ca_file: Some(ca.clone()),
+                allowed_names: list(&["front-proxy-client"]),
+                ..RequestHeaderConfig::standard()
+            };
+            f(&mut r);
+            AuthenticationOptions {
+                requestheader: r,
+                ..AuthenticationOptions::default()
+            }
+        };
+        let cases: Vec<(&str, AuthenticationOptions, Result<(), String>)> = vec![
+            ("standard names", with(&|_| {}), Ok(())),
+            (
+                // --requestheader-username-headers="X-Remote-User, X-Proxy-User": Go keeps
+                // " X-Proxy-User" and never matches it; FrontProxy::new would trust X-Proxy-User.
+                "space after the comma of a username list",
+                with(&|r| r.username_headers = list(&["X-Remote-User", " X-Proxy-User"])),
+                Err(r#"--requestheader-username-headers: header name " X-Proxy-User" has surrounding white space; kube-apiserver would never match it"#.into()),
+            ),
+            (
+                "trailing TAB in a uid header",
+                with(&|r| r.uid_headers = list(&["X-Remote-Uid", "X-Uid\t"])),
+                Err(r#"--requestheader-uid-headers: header name "X-Uid\t" has surrounding white space; kube-apiserver would never match it"#.into()),
+            ),
+            (
+                "padded group header",
+                with(&|r| r.group_headers = list(&[" X-Remote-Group "])),
+                Err(r#"--requestheader-group-headers: header name " X-Remote-Group " has surrounding white space; kube-apiserver would never match it"#.into()),
+            ),
+            (
+                "padded extra prefix",
+                with(&|r| r.extra_headers_prefix = list(&["X-Remote-Extra-", "X-Acme- "])),
+                Err(r#"--requestheader-extra-headers-prefix: header prefix "X-Acme- " has surrounding white space; kube-apiserver would never match it"#.into()),
+            ),
+            (
+                "invalid group header name is reported under the group flag, not the CA flag",
+                with(&|r| r.group_headers = list(&["X-Remote-Group", "bad header"])),
+                Err(r#"--requestheader-group-headers: invalid header name "bad header""#.into()),
+            ),
+            (
+                "invalid username header name",
+                with(&|r| r.username_headers = list(&["X-Remote-User", "X@User"])),
+                Err(r#"--requestheader-username-headers: invalid header name "X@User""#.into()),
+            ),
+            (
+                "missing CA file is reported under the CA flag",
+                with(&|r| r.client_ca_file = Some("/nonexistent/ca.crt".into())),
+                Err("--requestheader-client-ca-file: open /nonexistent/ca.crt: no such file or directory".into()),
+            ),
+            (
+                "white-space-only CA file",
+                with(&|r| r.client_ca_file = Some(blank.clone())),
+                Err(format!(
+                    "--requestheader-client-ca-file: error loading CA bundle for \"request-header::{}\": data does not contain any valid RSA or ECDSA certificates",
+                    blank.display()
+                )),
+            ),
+            (
+                "white space only is validate's error, reported first",
+                with(&|r| r.group_headers = list(&[" "])),
+                Err("empty value in \"requestheader-group-headers\"".into()),
+            ),
+        ];
+        runtime().block_on(async {
+            for (name, options, want) in cases {
+                let got = options.build().map(|_| ()).map_err(|e| e.to_string());
+                assert_eq!(got, want, "case {name}");
+            }
         });
     }
 

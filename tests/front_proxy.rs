@@ -10,7 +10,9 @@ use std::sync::Arc;
 use http::HeaderMap;
 use kube_authn::authenticator::{Description, RequestAuthenticator};
 use kube_authn::chain::ChainBuilder;
-use kube_authn::request::{FrontProxy, MAX_GROUPS, RequestHeaderConfig, decode_extra_key};
+use kube_authn::request::{
+    FrontProxy, MAX_EXTRA_VALUES, MAX_GROUPS, RequestHeaderConfig, decode_extra_key,
+};
 use kube_authn::tls::{ClientCertPolicy, PeerCertificates};
 use kube_authn::user::Extra;
 use kube_authn::x509::{CaBundle, X509Authenticator, doc_ca_pem};
@@ -66,7 +68,7 @@ fn user(name: &str, uid: &str, groups: &[&str], extra: &[(&str, &[&str])]) -> Op
 }
 
 fn run(p: &FrontProxy, h: &HeaderMap) -> Result<Option<User>, String> {
-    p.user_from_headers(h)
+    p.user_from_headers_unverified(h)
         .map(|o| {
             o.map(|r| User {
                 name: r.user.name().into(),
@@ -335,6 +337,81 @@ fn extra_key_decoding_bad_input() {
             want.map(str::to_owned).map_err(str::to_owned),
             "case {name}"
         );
+    }
+}
+
+#[test]
+fn exactly_max_extra_values_are_accepted() {
+    // The bound counts values over every extra header together: MAX_EXTRA_VALUES is still a
+    // user, one more is an error, whether the values share a key or not.
+    let p = proxy(
+        &["X-Remote-User"],
+        &[],
+        &[],
+        &["X-Remote-Extra-", "X-Acme-"],
+    );
+    let with = |n: usize, key: &dyn Fn(usize) -> String| {
+        let mut h = headers(&[("X-Remote-User", &["Bob"])]);
+        for i in 0..n {
+            h.append(
+                http::HeaderName::from_bytes(key(i).as_bytes()).unwrap(),
+                format!("v{i}").parse().unwrap(),
+            );
+        }
+        run(&p, &h).map(|u| u.map(|u| u.extra.values().map(Vec::len).sum::<usize>()))
+    };
+    let one_key = |_: usize| "x-remote-extra-scopes".to_owned();
+    let many_keys = |i: usize| format!("x-remote-extra-k{i}");
+    let two_prefixes = |i: usize| {
+        if i % 2 == 0 {
+            format!("x-remote-extra-k{i}")
+        } else {
+            format!("x-acme-k{i}")
+        }
+    };
+    type Key<'a> = &'a dyn Fn(usize) -> String;
+    let too_many = Err("request header: too many extra values".to_owned());
+    type Case<'a> = (&'a str, usize, Key<'a>, Result<Option<usize>, String>);
+    let cases: [Case<'_>; 6] = [
+        (
+            "one key, the limit",
+            MAX_EXTRA_VALUES,
+            &one_key,
+            Ok(Some(MAX_EXTRA_VALUES)),
+        ),
+        (
+            "one key, one more",
+            MAX_EXTRA_VALUES + 1,
+            &one_key,
+            too_many.clone(),
+        ),
+        (
+            "a key each, the limit",
+            MAX_EXTRA_VALUES,
+            &many_keys,
+            Ok(Some(MAX_EXTRA_VALUES)),
+        ),
+        (
+            "a key each, one more",
+            MAX_EXTRA_VALUES + 1,
+            &many_keys,
+            too_many.clone(),
+        ),
+        (
+            "two prefixes, the limit",
+            MAX_EXTRA_VALUES,
+            &two_prefixes,
+            Ok(Some(MAX_EXTRA_VALUES)),
+        ),
+        (
+            "two prefixes, one more",
+            MAX_EXTRA_VALUES + 1,
+            &two_prefixes,
+            too_many,
+        ),
+    ];
+    for (name, n, key, want) in cases {
+        assert_eq!(with(n, key), want, "case {name}");
     }
 }
 

@@ -21,17 +21,27 @@ use crate::x509::{self, CaBundle, CaSource, Clock, KeyUsage, now_secs};
 ///
 /// ```
 /// use kube_authn::request::{FrontProxy, MAX_GROUPS, RequestHeaderConfig};
+/// use kube_authn::tls::PeerCertificates;
 /// assert_eq!(MAX_GROUPS, 4096);
 /// # let config = RequestHeaderConfig { client_ca_pem: Some(kube_authn::x509::doc_ca_pem().into()), ..RequestHeaderConfig::standard() };
+/// # let chain = kube_authn::x509::parse_pem_bundle(kube_authn::x509::doc_client_pem().as_bytes()).unwrap();
 /// let proxy = FrontProxy::new(config).unwrap();
+/// // A request from the proxy (its client certificate is `chain`) with these headers.
+/// let from_proxy = |headers: &http::HeaderMap| {
+///     let mut req = http::Request::get("/").body(()).unwrap();
+///     *req.headers_mut() = headers.clone();
+///     req.extensions_mut().insert(PeerCertificates::from_handshake(chain.clone()));
+///     req.into_parts().0
+/// };
 /// let mut headers = http::HeaderMap::new();
 /// headers.insert("x-remote-user", "bob".parse().unwrap());
 /// for i in 0..MAX_GROUPS {
 ///     headers.append("x-remote-group", format!("g{i}").parse().unwrap());
 /// }
-/// assert_eq!(proxy.user_from_headers(&headers).unwrap().unwrap().user.groups().len(), 4096);
+/// let resp = proxy.authenticate_parts(&from_proxy(&headers)).unwrap().unwrap();
+/// assert_eq!(resp.user.groups().len(), 4096);
 /// headers.append("x-remote-group", "one-more".parse().unwrap());
-/// let err = proxy.user_from_headers(&headers).unwrap_err();
+/// let err = proxy.authenticate_parts(&from_proxy(&headers)).unwrap_err();
 /// assert_eq!(err.to_string(), "request header: too many group values");
 /// ```
 pub const MAX_GROUPS: usize = 4096;
@@ -39,15 +49,26 @@ pub const MAX_GROUPS: usize = 4096;
 ///
 /// ```
 /// use kube_authn::request::{FrontProxy, MAX_EXTRA_VALUES, RequestHeaderConfig};
+/// use kube_authn::tls::PeerCertificates;
 /// assert_eq!(MAX_EXTRA_VALUES, 4096);
 /// # let config = RequestHeaderConfig { client_ca_pem: Some(kube_authn::x509::doc_ca_pem().into()), ..RequestHeaderConfig::standard() };
+/// # let chain = kube_authn::x509::parse_pem_bundle(kube_authn::x509::doc_client_pem().as_bytes()).unwrap();
 /// let proxy = FrontProxy::new(config).unwrap();
+/// let from_proxy = |headers: &http::HeaderMap| {
+///     let mut req = http::Request::get("/").body(()).unwrap();
+///     *req.headers_mut() = headers.clone();
+///     req.extensions_mut().insert(PeerCertificates::from_handshake(chain.clone()));
+///     req.into_parts().0
+/// };
 /// let mut headers = http::HeaderMap::new();
 /// headers.insert("x-remote-user", "bob".parse().unwrap());
-/// for i in 0..=MAX_EXTRA_VALUES {
+/// for i in 0..MAX_EXTRA_VALUES {
 ///     headers.append("x-remote-extra-scopes", format!("s{i}").parse().unwrap());
 /// }
-/// let err = proxy.user_from_headers(&headers).unwrap_err();
+/// let resp = proxy.authenticate_parts(&from_proxy(&headers)).unwrap().unwrap();
+/// assert_eq!(resp.user.extra()["scopes"].len(), 4096);
+/// headers.append("x-remote-extra-scopes", "one-more".parse().unwrap());
+/// let err = proxy.authenticate_parts(&from_proxy(&headers)).unwrap_err();
 /// assert_eq!(err.to_string(), "request header: too many extra values");
 /// ```
 pub const MAX_EXTRA_VALUES: usize = 4096;
@@ -218,6 +239,42 @@ fn header_names(list: &[String]) -> Result<Box<[HeaderName]>, ConfigError> {
         .collect()
 }
 
+/// Parses configured header prefixes: trimmed, non-empty (`empty header "<original>"`),
+/// lower-cased.
+fn header_prefixes(list: &[String]) -> Result<Box<[String]>, ConfigError> {
+    list.iter()
+        .map(|raw| {
+            let prefix = raw.trim();
+            if prefix.is_empty() {
+                Err(ConfigError::new(format!("empty header {raw:?}")))
+            } else {
+                Ok(prefix.to_ascii_lowercase())
+            }
+        })
+        .collect()
+}
+
+/// Why [`FrontProxy::build`] failed: the request-header CA, or one flag's header list (so the
+/// flag path can name the right flag).
+#[derive(Debug)]
+pub(crate) enum BuildError {
+    /// Loading the CA (file or PEM), or no CA at all.
+    Ca(ConfigError),
+    /// A header name or prefix of the flag named (without its `--`).
+    Header {
+        flag: &'static str,
+        error: ConfigError,
+    },
+}
+
+impl From<BuildError> for ConfigError {
+    fn from(e: BuildError) -> Self {
+        match e {
+            BuildError::Ca(error) | BuildError::Header { error, .. } => error,
+        }
+    }
+}
+
 /// Authenticates requests from an authenticating front proxy (kube-apiserver's aggregator,
 /// or any proxy with a request-header client certificate). See the [`request` module docs](crate::request).
 ///
@@ -269,9 +326,18 @@ impl std::fmt::Debug for FrontProxy {
 }
 
 impl FrontProxy {
-    /// Builds the authenticator (k8s `headerrequest.New` + `NewDynamicCAVerifier`): header
-    /// names are trimmed and must not be empty (`empty header "<name>"`), the CA is loaded (a
-    /// file is reloaded when it changes; see [`FrontProxy::spawn_watch`]). Flag-level rules
+    /// Builds the authenticator (k8s `headerrequest.New` + `NewDynamicCAVerifier`): the CA is
+    /// loaded (a file is reloaded when it changes; see [`FrontProxy::spawn_watch`]), then the
+    /// header names and prefixes are read as `New` reads them: **surrounding white space is
+    /// trimmed** (`" X-Proxy-User"` is the header `X-Proxy-User`), a name that is empty once
+    /// trimmed is `empty header "<name>"`, and a name that is not an HTTP header name is
+    /// `invalid header name "<name>"` (Go would keep it and never match it). Matching is
+    /// case-insensitive.
+    ///
+    /// kube-apiserver's flags and a delegating server's ConfigMap reach Go's `NewDynamic`,
+    /// which does **not** trim, so there a name with surrounding white space never matches.
+    /// [`AuthenticationOptions::build`](crate::config::AuthenticationOptions::build) (the
+    /// flag path) therefore refuses such names before calling this. Flag-level rules
     /// (standard names, the UID header rule) are [`RequestHeaderConfig::validate`], which
     /// kube-apiserver applies to flags only; call it for flag input.
     ///
@@ -279,52 +345,78 @@ impl FrontProxy {
     /// use kube_authn::request::{FrontProxy, RequestHeaderConfig};
     /// let err = FrontProxy::new(RequestHeaderConfig::standard()).unwrap_err();
     /// assert_eq!(err.to_string(), "--requestheader-client-ca-file is required");
+    ///
+    /// let ca = Some(kube_authn::x509::doc_ca_pem().into());
+    /// let trimmed = FrontProxy::new(RequestHeaderConfig {
+    ///     client_ca_pem: ca.clone(),
+    ///     username_headers: vec![" X-Proxy-User ".into()],
+    ///     ..RequestHeaderConfig::default()
+    /// })
+    /// .unwrap();
+    /// assert!(format!("{trimmed:?}").contains(r#"username_headers: ["x-proxy-user"]"#));
+    /// let err = FrontProxy::new(RequestHeaderConfig {
+    ///     client_ca_pem: ca,
+    ///     group_headers: vec!["X Group".into()],
+    ///     ..RequestHeaderConfig::default()
+    /// })
+    /// .unwrap_err();
+    /// assert_eq!(err.to_string(), r#"invalid header name "X Group""#);
     /// ```
     pub fn new(config: RequestHeaderConfig) -> Result<Self, ConfigError> {
+        Ok(Self::build(&config)?)
+    }
+
+    /// [`FrontProxy::new`], telling a CA error from a header-name error.
+    pub(crate) fn build(config: &RequestHeaderConfig) -> Result<Self, BuildError> {
         let ca = match (&config.client_ca_file, &config.client_ca_pem) {
-            (Some(path), _) => CaSource::File(CaSource::load_file("request-header", path)?),
+            (Some(path), _) => {
+                CaSource::File(CaSource::load_file("request-header", path).map_err(BuildError::Ca)?)
+            }
             (None, Some(pem)) => {
                 CaSource::Static(Arc::new(CaBundle::from_pem(pem).map_err(|e| {
-                    ConfigError::new(format!(
+                    BuildError::Ca(ConfigError::new(format!(
                         "error loading CA bundle for \"request-header\": {e}"
-                    ))
+                    )))
                 })?))
             }
             (None, None) => {
-                return Err(ConfigError::new(
+                return Err(BuildError::Ca(ConfigError::new(
                     "--requestheader-client-ca-file is required",
-                ));
+                )));
             }
         };
+        let header = |flag: &'static str| move |error| BuildError::Header { flag, error };
         Ok(Self {
             id: x509::next_id(),
             ca,
             allowed_names: config.allowed_names.clone().into(),
-            username: header_names(&config.username_headers)?,
-            uid: header_names(&config.uid_headers)?,
-            group: header_names(&config.group_headers)?,
-            extra_prefixes: config
-                .extra_headers_prefix
-                .iter()
-                .map(|p| {
-                    let t = p.trim();
-                    if t.is_empty() {
-                        Err(ConfigError::new(format!("empty header {p:?}")))
-                    } else {
-                        Ok(t.to_ascii_lowercase())
-                    }
-                })
-                .collect::<Result<_, _>>()?,
+            username: header_names(&config.username_headers)
+                .map_err(header("requestheader-username-headers"))?,
+            uid: header_names(&config.uid_headers).map_err(header("requestheader-uid-headers"))?,
+            group: header_names(&config.group_headers)
+                .map_err(header("requestheader-group-headers"))?,
+            extra_prefixes: header_prefixes(&config.extra_headers_prefix)
+                .map_err(header("requestheader-extra-headers-prefix"))?,
             clock: None,
         })
     }
 
-    /// Uses `clock` instead of the system time (tests).
+    /// Uses `clock` instead of the system time (tests) to check the proxy's certificate.
     ///
     /// ```
     /// # use kube_authn::request::*;
     /// # let c = RequestHeaderConfig { client_ca_pem: Some(kube_authn::x509::doc_ca_pem().into()), ..RequestHeaderConfig::standard() };
-    /// let p = FrontProxy::new(c).unwrap().with_clock(std::sync::Arc::new(std::time::SystemTime::now));
+    /// # let chain = kube_authn::x509::parse_pem_bundle(kube_authn::x509::doc_client_pem().as_bytes()).unwrap();
+    /// let far_future = std::time::UNIX_EPOCH + std::time::Duration::from_secs(8_000_000_000);
+    /// let p = FrontProxy::new(c).unwrap().with_clock(std::sync::Arc::new(move || far_future));
+    /// let mut req = http::Request::get("/").header("X-Remote-User", "jane").body(()).unwrap();
+    /// req.extensions_mut().insert(kube_authn::tls::PeerCertificates::from_handshake(chain));
+    /// // The proxy's certificate (valid until 2126) has expired by then: an error, not "jane".
+    /// let err = p.authenticate_parts(&req.into_parts().0).unwrap_err().to_string();
+    /// assert!(
+    ///     err.ends_with("x509: certificate has expired or is not yet valid: current time 2223-07-06T14:13:20Z is after 2126-10-29T08:37:42Z"),
+    ///     "{err}"
+    /// );
     /// ```
     pub fn with_clock(mut self, clock: Clock) -> Self {
         self.clock = Some(clock);
@@ -428,11 +520,16 @@ impl FrontProxy {
         if !self.verify_proxy(req.extensions.get::<PeerCertificates>())? {
             return Ok(None);
         }
-        self.user_from_headers(&req.headers)
+        self.user_from_headers_unverified(&req.headers)
     }
 
-    /// Reads the identity from `headers` (no certificate check): k8s `requestheader`
-    /// `AuthenticateRequest`. Public for tests and benchmarks.
+    /// **Trusts the identity headers of anyone.** Reads the user from `headers` without
+    /// checking that the request came from the proxy: no client certificate, no CA, no
+    /// allowed-names check (k8s `requestheader` `AuthenticateRequest` alone). Any client can
+    /// set `X-Remote-User: system:admin`; calling this on a request that did not pass
+    /// [`FrontProxy::authenticate_parts`]' certificate check is an authentication bypass.
+    /// Hidden; only for tests, benchmarks and fuzzing of the header parsing. Use
+    /// [`FrontProxy::authenticate_parts`] or the [`RequestAuthenticator`] implementation.
     ///
     /// ```
     /// # use kube_authn::request::*;
@@ -440,9 +537,11 @@ impl FrontProxy {
     /// let proxy = FrontProxy::new(c).unwrap();
     /// let mut h = http::HeaderMap::new();
     /// h.insert("x-remote-user", "bob".parse().unwrap());
-    /// assert_eq!(proxy.user_from_headers(&h).unwrap().unwrap().user.name(), "bob");
+    /// // No certificate anywhere, yet "bob" is believed: this is what "unverified" means.
+    /// assert_eq!(proxy.user_from_headers_unverified(&h).unwrap().unwrap().user.name(), "bob");
     /// ```
-    pub fn user_from_headers(&self, headers: &HeaderMap) -> AuthResult {
+    #[doc(hidden)]
+    pub fn user_from_headers_unverified(&self, headers: &HeaderMap) -> AuthResult {
         let name = first_value(headers, &self.username)?;
         if name.is_empty() {
             return Ok(None);
