@@ -210,7 +210,9 @@ async fn token_protocol_removed_after_any_success() {
     let proto = "base64url.bearer.authorization.k8s.io.YWRtaW4tdG9rZW4, v4.channel.k8s.io";
     let bearer = format!("Bearer {TOKEN}");
     let upgrade: &[(&str, &str)] = &[("connection", "Upgrade"), ("upgrade", "websocket")];
-    let cases: Vec<(&str, bool, Vec<(&str, &str)>, &str)> = vec![
+    // (name, anonymous enabled, headers besides the subprotocol, who the handler sees)
+    type Case<'a> = (&'a str, bool, Vec<(&'a str, &'a str)>, &'a str);
+    let cases: Vec<Case<'_>> = vec![
         (
             "bearer success on a WebSocket request",
             false,
