@@ -983,6 +983,11 @@ fn configmap_loader_vectors() {
             Ok(Some((vec![], vec![]))),
         ),
         (
+            "padded names are dropped: Go's delegated servers never match them",
+            serde_json::json!({"requestheader-client-ca-file": ca, "requestheader-username-headers": "[\"X-Remote-User\",\" X-Proxy-User\",\"X-Other \"]"}),
+            Ok(Some((list(&["X-Remote-User"]), vec![]))),
+        ),
+        (
             "incorrect-json-array",
             serde_json::json!({"requestheader-client-ca-file": ca, "requestheader-username-headers": "incorrect-json-array"}),
             Err("requestheader-username-headers: not a JSON array of strings"),

@@ -741,6 +741,23 @@ fn deserialize_strings(key: &str, value: Option<&String>) -> Result<Vec<String>,
     Ok(list.unwrap_or_default())
 }
 
+/// Drops the header names (or prefixes) of a ConfigMap list that carry surrounding white space,
+/// with a warning. kube-apiserver writes its flag values there as given, and its delegated
+/// servers (`NewDynamic`) never trim them, so such a name never matches a header: dropping it
+/// gives Go's outcome, where [`FrontProxy::new`]'s trimming would trust a header Go ignores.
+fn without_padded(key: &str, mut list: Vec<String>) -> Vec<String> {
+    list.retain(|name| {
+        let padded = name.trim() != name && !name.trim().is_empty();
+        if padded {
+            tracing::warn!(
+                "{key}: header name {name:?} has surrounding white space; ignored, as kube-apiserver's delegated servers never match it"
+            );
+        }
+        !padded
+    });
+    list
+}
+
 impl ExtensionApiserverAuthentication {
     /// Parses the ConfigMap as JSON or as YAML (`kubectl get cm -n kube-system
     /// extension-apiserver-authentication -o yaml`). Lists are
@@ -791,22 +808,34 @@ impl ExtensionApiserverAuthentication {
                     "requestheader-allowed-names",
                     data.get("requestheader-allowed-names"),
                 )?,
-                username_headers: deserialize_strings(
+                username_headers: without_padded(
                     "requestheader-username-headers",
-                    data.get("requestheader-username-headers"),
-                )?,
-                uid_headers: deserialize_strings(
+                    deserialize_strings(
+                        "requestheader-username-headers",
+                        data.get("requestheader-username-headers"),
+                    )?,
+                ),
+                uid_headers: without_padded(
                     "requestheader-uid-headers",
-                    data.get("requestheader-uid-headers"),
-                )?,
-                group_headers: deserialize_strings(
+                    deserialize_strings(
+                        "requestheader-uid-headers",
+                        data.get("requestheader-uid-headers"),
+                    )?,
+                ),
+                group_headers: without_padded(
                     "requestheader-group-headers",
-                    data.get("requestheader-group-headers"),
-                )?,
-                extra_headers_prefix: deserialize_strings(
+                    deserialize_strings(
+                        "requestheader-group-headers",
+                        data.get("requestheader-group-headers"),
+                    )?,
+                ),
+                extra_headers_prefix: without_padded(
                     "requestheader-extra-headers-prefix",
-                    data.get("requestheader-extra-headers-prefix"),
-                )?,
+                    deserialize_strings(
+                        "requestheader-extra-headers-prefix",
+                        data.get("requestheader-extra-headers-prefix"),
+                    )?,
+                ),
             }),
         };
         Ok(Self {
