@@ -376,6 +376,29 @@ fn memchr(needle: u8, haystack: &[u8]) -> Option<usize> {
 /// (about 11 million entries charged, at worst).
 pub(crate) const MAX_GROUP_ENTRIES: usize = 1 << 24;
 
+/// At most this many rows with a user per token or password file: 2^22 (4,194,304), above
+/// the ≈ 2.3 million rows of 114 bytes (e-mail names, UUID uids) that the default 256 MiB cap
+/// holds. A row costs ≈ 150 bytes of memory beyond its strings (the table entry, the shared
+/// user and its allocations) whatever its length, so without a row cap a file of five-byte
+/// rows (`t1,,`) under the size cap would cost about 30 times its size; with it, rows cost at
+/// most ≈ 600 MiB. Kubernetes has no limit (docs/compatibility.md).
+pub(crate) const MAX_RECORDS: usize = 1 << 22;
+
+/// The file-wide limits [`Users`] enforces: [`LIMITS`] outside tests.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Limits {
+    /// See [`MAX_GROUP_ENTRIES`].
+    pub(crate) group_entries: usize,
+    /// See [`MAX_RECORDS`].
+    pub(crate) records: usize,
+}
+
+/// The limits of every token and password file.
+pub(crate) const LIMITS: Limits = Limits {
+    group_entries: MAX_GROUP_ENTRIES,
+    records: MAX_RECORDS,
+};
+
 /// What one group name allocated outside the interned set costs, in list entries: its
 /// `Arc<str>` header (two 8-byte counters) and the allocator's rounding, about 32 bytes. The
 /// name's own bytes come from the file, so the file-size cap bounds them.
@@ -392,6 +415,9 @@ pub(crate) struct Users<'p> {
     /// Group entries left in the budget.
     left: usize,
     budget: usize,
+    /// Users left before [`Limits::records`].
+    records_left: usize,
+    max_records: usize,
 }
 
 /// Beyond this many distinct group lists (or names), new ones are not interned, so a file where
@@ -399,16 +425,18 @@ pub(crate) struct Users<'p> {
 const MAX_INTERNED: usize = 4096;
 
 impl<'p> Users<'p> {
-    /// `kind` (`token`, `password`) and `path` name the file in errors; `budget` is
-    /// [`MAX_GROUP_ENTRIES`] outside tests.
-    pub(crate) fn new(kind: &'static str, path: &'p str, budget: usize) -> Self {
+    /// `kind` (`token`, `password`) and `path` name the file in errors; `limits` is
+    /// [`LIMITS`] outside tests.
+    pub(crate) fn new(kind: &'static str, path: &'p str, limits: Limits) -> Self {
         Self {
             names: HashMap::new(),
             lists: HashMap::new(),
             kind,
             path,
-            left: budget,
-            budget,
+            left: limits.group_entries,
+            budget: limits.group_entries,
+            records_left: limits.records,
+            max_records: limits.records,
         }
     }
 
@@ -422,6 +450,12 @@ impl<'p> Users<'p> {
         groups: Option<&str>,
         record: usize,
     ) -> Result<UserInfo, ConfigError> {
+        self.records_left = self.records_left.checked_sub(1).ok_or_else(|| {
+            ConfigError::new(format!(
+                "{} file '{}', record number '{record}': more than {} records in the file",
+                self.kind, self.path, self.max_records
+            ))
+        })?;
         let groups = match groups {
             None => shared_groups(Vec::new()),
             Some(column) => match self.lists.get(column) {
@@ -634,7 +668,14 @@ mod tests {
             ),
         ];
         for (name, budget, rows, want) in cases {
-            let mut users = Users::new("token", "f", budget);
+            let mut users = Users::new(
+                "token",
+                "f",
+                Limits {
+                    group_entries: budget,
+                    records: usize::MAX,
+                },
+            );
             let got = rows
                 .iter()
                 .enumerate()
@@ -644,7 +685,14 @@ mod tests {
             assert_eq!(got, want.map_err(str::to_owned), "case {name}");
         }
         // Past the interned lists and names, every list and every new name is paid for.
-        let mut users = Users::new("password", "p", usize::MAX);
+        let mut users = Users::new(
+            "password",
+            "p",
+            Limits {
+                group_entries: usize::MAX,
+                records: usize::MAX,
+            },
+        );
         for i in 0..MAX_INTERNED {
             users.user("u", "1", Some(&format!("g{i}")), i + 1).unwrap();
         }

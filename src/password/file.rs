@@ -88,13 +88,13 @@ impl PasswordTable {
 }
 
 /// Parses password-file CSV from `src`; `capacity` is a guess of the number of rows (at most
-/// [`csv::MAX_ROWS_HINT`] is preallocated); `group_budget` is [`csv::MAX_GROUP_ENTRIES`]
+/// [`csv::MAX_ROWS_HINT`] is preallocated); `limits` is [`csv::LIMITS`]
 /// outside tests.
 fn parse<R: BufRead>(
     src: R,
     capacity: usize,
     path: &str,
-    group_budget: usize,
+    limits: csv::Limits,
 ) -> Result<PasswordTable, ConfigError> {
     let mut table = PasswordTable {
         map: digest_map(0),
@@ -103,7 +103,7 @@ fn parse<R: BufRead>(
     // By user name while loading: the last row of a user wins, with Kubernetes' warning.
     let mut by_user: DigestMap<(Digest, Arc<UserInfo>)> =
         digest_map(capacity.min(csv::MAX_ROWS_HINT));
-    let mut users = Users::new("password", path, group_budget);
+    let mut users = Users::new("password", path, limits);
     let mut reader = csv::Reader::new(src);
     let mut record_num = 0usize;
     while let Some(record) = reader.read_record().map_err(|e| csv::read_error(e, path))? {
@@ -192,7 +192,7 @@ impl PasswordFile {
         let path = path.as_ref();
         let name = path.display().to_string();
         let reloader = FileReloader::load_streaming(path, max_bytes, move |src, len| {
-            parse(src, csv::rows_guess(len, 64), &name, csv::MAX_GROUP_ENTRIES)
+            parse(src, csv::rows_guess(len, 64), &name, csv::LIMITS)
         })?;
         Ok(Self {
             source: Source::File(reloader),
@@ -210,7 +210,7 @@ impl PasswordFile {
     /// );
     /// ```
     pub fn from_csv(bytes: &[u8], name: &str) -> Result<Self, ConfigError> {
-        let table = parse(bytes, csv::record_hint(bytes), name, csv::MAX_GROUP_ENTRIES)?;
+        let table = parse(bytes, csv::record_hint(bytes), name, csv::LIMITS)?;
         Ok(Self {
             source: Source::Memory {
                 name: name.into(),
@@ -422,11 +422,38 @@ mod tests {
             ("realistic rows", realistic, Ok(20_000)),
         ];
         for (name, content, want) in cases {
-            let got = parse(content.as_bytes(), 0, "p", BUDGET)
-                .map(|t| t.map.len())
-                .map_err(|e| e.to_string());
+            let got = parse(
+                content.as_bytes(),
+                0,
+                "p",
+                csv::Limits {
+                    group_entries: BUDGET,
+                    records: usize::MAX,
+                },
+            )
+            .map(|t| t.map.len())
+            .map_err(|e| e.to_string());
             assert_eq!(got, want, "case {name}");
         }
+    }
+
+    /// The file-wide record cap (lowered here), with the password file's text.
+    #[test]
+    fn password_file_record_cap() {
+        let limits = csv::Limits {
+            group_entries: usize::MAX,
+            records: 2,
+        };
+        let got = |content: &str| {
+            parse(content.as_bytes(), 0, "p", limits)
+                .map(|t| t.map.len())
+                .map_err(|e| e.to_string())
+        };
+        assert_eq!(got("a,u,1\nb,v,2\n"), Ok(2));
+        assert_eq!(
+            got("a,u,1\nb,v,2\nc,w,3\n"),
+            Err("password file 'p', record number '3': more than 2 records in the file".to_owned())
+        );
     }
 
     /// The lookup key depends on user name and password together: a wrong password for a

@@ -152,17 +152,17 @@ enum Note {
 }
 
 /// Parses token-file CSV from `src`; `capacity` is a guess of the number of rows (at most
-/// [`csv::MAX_ROWS_HINT`] is preallocated); `group_budget` is [`csv::MAX_GROUP_ENTRIES`]
+/// [`csv::MAX_ROWS_HINT`] is preallocated); `limits` is [`csv::LIMITS`]
 /// outside tests.
 fn parse<R: BufRead>(
     src: R,
     capacity: usize,
     path: &str,
-    group_budget: usize,
+    limits: csv::Limits,
 ) -> Result<TokenTable, ConfigError> {
     let mut entries = Vec::with_capacity(capacity.min(csv::MAX_ROWS_HINT));
     let mut notes: Vec<(u32, Note)> = Vec::new();
-    let mut users = Users::new("token", path, group_budget);
+    let mut users = Users::new("token", path, limits);
     let mut reader = csv::Reader::new(src);
     let mut record_num = 0usize;
     while let Some(record) = reader.read_record().map_err(|e| csv::read_error(e, path))? {
@@ -246,7 +246,7 @@ impl TokenFile {
         let name = path.display().to_string();
         let reloader = FileReloader::load_streaming(path, max_bytes, move |src, len| {
             // A typical row is 60–150 bytes; the guess only avoids early regrowth.
-            parse(src, csv::rows_guess(len, 96), &name, csv::MAX_GROUP_ENTRIES)
+            parse(src, csv::rows_guess(len, 96), &name, csv::LIMITS)
         })?;
         Ok(Self {
             source: Source::File(reloader),
@@ -264,7 +264,7 @@ impl TokenFile {
     /// );
     /// ```
     pub fn from_csv(bytes: &[u8], name: &str) -> Result<Self, ConfigError> {
-        let table = parse(bytes, csv::record_hint(bytes), name, csv::MAX_GROUP_ENTRIES)?;
+        let table = parse(bytes, csv::record_hint(bytes), name, csv::LIMITS)?;
         Ok(Self {
             source: Source::Memory {
                 name: name.into(),
@@ -453,6 +453,41 @@ impl fmt::Debug for TokenFile {
 mod tests {
     use super::*;
 
+    /// The file-wide record cap (lowered here): rows with a user count, rows with an empty
+    /// token (skipped) do not; past the cap the file is refused, naming the record.
+    #[test]
+    fn token_file_record_cap() {
+        let limits = csv::Limits {
+            group_entries: usize::MAX,
+            records: 3,
+        };
+        let cases: [(&str, &str, Result<usize, &str>); 4] = [
+            ("at the cap", "a,u,1\nb,u,2\nc,u,3\n", Ok(3)),
+            (
+                "one past the cap",
+                "a,u,1\nb,u,2\nc,u,3\nd,u,4\n",
+                Err("token file 'f', record number '4': more than 3 records in the file"),
+            ),
+            (
+                "empty tokens do not count",
+                "a,u,1\n,u,2\nb,u,3\n,u,4\nc,u,5\n",
+                Ok(3),
+            ),
+            (
+                "duplicates count",
+                "a,u,1\na,u,2\na,u,3\na,u,4\n",
+                Err("token file 'f', record number '4': more than 3 records in the file"),
+            ),
+        ];
+        for (name, content, want) in cases {
+            let got = parse(content.as_bytes(), 0, "f", limits)
+                .map(|t| t.map.len())
+                .map_err(|e| e.to_string());
+            assert_eq!(got, want.map_err(str::to_owned), "case {name}");
+        }
+        assert_eq!(csv::MAX_RECORDS, 1 << 22);
+    }
+
     /// The file-wide group budget (lowered here so the file stays small): rows of distinct
     /// comma-heavy group columns, each past the interned lists a list of its own, are refused
     /// once their entries pass the budget; a realistic file, whose rows share a few lists,
@@ -486,17 +521,33 @@ mod tests {
             ("empty", String::new(), Ok(0)),
         ];
         for (name, content, want) in cases {
-            let got = parse(content.as_bytes(), 0, "f", BUDGET)
-                .map(|t| t.map.len())
-                .map_err(|e| e.to_string());
+            let got = parse(
+                content.as_bytes(),
+                0,
+                "f",
+                csv::Limits {
+                    group_entries: BUDGET,
+                    records: usize::MAX,
+                },
+            )
+            .map(|t| t.map.len())
+            .map_err(|e| e.to_string());
             assert_eq!(got, want, "case {name}");
         }
         // The real budget and its text.
         assert_eq!(csv::MAX_GROUP_ENTRIES, 1 << 24);
         assert_eq!(
-            parse(&b"t,u,1,\"a,b\"\n"[..], 0, "f", 1)
-                .err()
-                .map(|e| e.to_string()),
+            parse(
+                &b"t,u,1,\"a,b\"\n"[..],
+                0,
+                "f",
+                csv::Limits {
+                    group_entries: 1,
+                    records: usize::MAX
+                }
+            )
+            .err()
+            .map(|e| e.to_string()),
             Some(
                 "token file 'f', record number '1': more than 1 group entries in the file"
                     .to_owned()
