@@ -680,6 +680,41 @@ impl App {
                 StatusDetails::default(),
                 pretty,
             ),
+            (path, Method::GET) if crate::discovery::is_discovery_path(path) => match user {
+                // kube-apiserver's default RBAC (`system:discovery`) grants discovery to
+                // `system:authenticated` only.
+                Some(u) if !u.is_anonymous() => match crate::discovery::document(path, pretty) {
+                    Some(body) => {
+                        let mut response = Response::new(Full::new(Bytes::from(body)));
+                        response
+                            .headers_mut()
+                            .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+                        response
+                    }
+                    None => status(
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        "InternalError",
+                        "discovery document could not be written",
+                        pretty,
+                    ),
+                },
+                _ => forbidden_status(
+                    format!(
+                        "forbidden: User {} cannot get path {}",
+                        forbidden_user(user.as_deref().map_or("system:anonymous", UserInfo::name)),
+                        kube_authn::jwt::go_quote(path)
+                    ),
+                    StatusDetails::default(),
+                    pretty,
+                ),
+            },
+            (path, _) if crate::discovery::is_discovery_path(path) => status_with_details(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "MethodNotAllowed",
+                "the server does not allow this method on the requested resource",
+                StatusDetails::default(),
+                pretty,
+            ),
             _ => status_with_details(
                 StatusCode::NOT_FOUND,
                 "NotFound",

@@ -7,6 +7,7 @@ mod certs;
 mod create_options;
 mod dev;
 mod dev_token;
+mod discovery;
 mod serve;
 
 use std::net::IpAddr;

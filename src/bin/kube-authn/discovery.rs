@@ -1,0 +1,209 @@
+//! API discovery for the one group the server serves, so that clients that map kinds to paths
+//! through discovery (`kubectl create -f tokenreview.yaml`, client-go's REST mapper) find
+//! `TokenReview` and `SelfSubjectReview`. `kubectl auth whoami` needs none of it.
+//!
+//! The documents are kube-apiserver's legacy discovery (k8s.io/apiserver
+//! `pkg/endpoints/discovery`: `root.go`, `group.go`, `version.go`) restricted to what this
+//! server answers:
+//!
+//! * `GET /apis` → `APIGroupList` with `authentication.k8s.io`;
+//! * `GET /apis/authentication.k8s.io` → `APIGroup`;
+//! * `GET /apis/authentication.k8s.io/v1` → `APIResourceList`: `selfsubjectreviews` and
+//!   `tokenreviews`, cluster-scoped, verb `create` (the installer's order: sorted by name);
+//! * `GET /apis/authentication.k8s.io/v1beta1` → `APIResourceList`: `tokenreviews` (served for
+//!   webhooks configured with `--authentication-token-webhook-version=v1beta1`).
+//!
+//! `/api` (the core group) stays a 404, which client-go's discovery accepts. Always JSON: a
+//! client asking for aggregated discovery (`application/json;g=apidiscovery.k8s.io;v=v2;…`,
+//! as kubectl does) with `application/json` as its fallback gets the legacy form, which is what
+//! client-go does with a server that has no aggregated discovery.
+
+use kube_authn::api::to_go_json;
+use serde::Serialize;
+
+/// The group this server serves.
+const GROUP: &str = "authentication.k8s.io";
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct GroupVersion {
+    group_version: &'static str,
+    version: &'static str,
+}
+
+const V1: GroupVersion = GroupVersion {
+    group_version: "authentication.k8s.io/v1",
+    version: "v1",
+};
+const V1BETA1: GroupVersion = GroupVersion {
+    group_version: "authentication.k8s.io/v1beta1",
+    version: "v1beta1",
+};
+
+/// metav1 `APIGroup`, members in Go's field order.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ApiGroup {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kind: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    api_version: Option<&'static str>,
+    name: &'static str,
+    versions: [GroupVersion; 2],
+    preferred_version: GroupVersion,
+}
+
+fn group(typed: bool) -> ApiGroup {
+    ApiGroup {
+        kind: typed.then_some("APIGroup"),
+        api_version: typed.then_some("v1"),
+        name: GROUP,
+        versions: [V1, V1BETA1],
+        preferred_version: V1,
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ApiGroupList {
+    kind: &'static str,
+    api_version: &'static str,
+    groups: [ApiGroup; 1],
+}
+
+/// metav1 `APIResource`, members in Go's field order (the empty optional ones omitted, as Go
+/// omits them).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ApiResource {
+    name: &'static str,
+    singular_name: &'static str,
+    namespaced: bool,
+    kind: &'static str,
+    verbs: [&'static str; 1],
+}
+
+const SELF_SUBJECT_REVIEWS: ApiResource = ApiResource {
+    name: "selfsubjectreviews",
+    singular_name: "selfsubjectreview",
+    namespaced: false,
+    kind: "SelfSubjectReview",
+    verbs: ["create"],
+};
+const TOKEN_REVIEWS: ApiResource = ApiResource {
+    name: "tokenreviews",
+    singular_name: "tokenreview",
+    namespaced: false,
+    kind: "TokenReview",
+    verbs: ["create"],
+};
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ApiResourceList {
+    kind: &'static str,
+    api_version: &'static str,
+    group_version: &'static str,
+    resources: Vec<ApiResource>,
+}
+
+/// Whether `path` is one of the discovery documents above.
+pub fn is_discovery_path(path: &str) -> bool {
+    matches!(
+        path,
+        "/apis"
+            | "/apis/authentication.k8s.io"
+            | "/apis/authentication.k8s.io/v1"
+            | "/apis/authentication.k8s.io/v1beta1"
+    )
+}
+
+/// The JSON document served at `path` (`None` for any other path), compact with a trailing
+/// newline or indented, as kube-apiserver writes it.
+pub fn document(path: &str, pretty: bool) -> Option<Vec<u8>> {
+    let json = |json: serde_json::Result<Vec<u8>>| json.ok();
+    match path {
+        "/apis" => json(to_go_json(
+            &ApiGroupList {
+                kind: "APIGroupList",
+                api_version: "v1",
+                groups: [group(false)],
+            },
+            pretty,
+        )),
+        "/apis/authentication.k8s.io" => json(to_go_json(&group(true), pretty)),
+        "/apis/authentication.k8s.io/v1" => json(to_go_json(
+            &ApiResourceList {
+                kind: "APIResourceList",
+                api_version: "v1",
+                group_version: V1.group_version,
+                resources: vec![SELF_SUBJECT_REVIEWS, TOKEN_REVIEWS],
+            },
+            pretty,
+        )),
+        "/apis/authentication.k8s.io/v1beta1" => json(to_go_json(
+            &ApiResourceList {
+                kind: "APIResourceList",
+                api_version: "v1",
+                group_version: V1BETA1.group_version,
+                resources: vec![TOKEN_REVIEWS],
+            },
+            pretty,
+        )),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The documents byte for byte. The expected texts are what kube-apiserver v1.37 writes for
+    /// the same group, versions and resources (its `serverAddressByClientCIDRs` left out:
+    /// docs/compatibility.md).
+    #[test]
+    fn documents_are_kube_apiservers() {
+        let cases = [
+            (
+                "/apis",
+                r#"{"kind":"APIGroupList","apiVersion":"v1","groups":[{"name":"authentication.k8s.io","versions":[{"groupVersion":"authentication.k8s.io/v1","version":"v1"},{"groupVersion":"authentication.k8s.io/v1beta1","version":"v1beta1"}],"preferredVersion":{"groupVersion":"authentication.k8s.io/v1","version":"v1"}}]}"#,
+            ),
+            (
+                "/apis/authentication.k8s.io",
+                r#"{"kind":"APIGroup","apiVersion":"v1","name":"authentication.k8s.io","versions":[{"groupVersion":"authentication.k8s.io/v1","version":"v1"},{"groupVersion":"authentication.k8s.io/v1beta1","version":"v1beta1"}],"preferredVersion":{"groupVersion":"authentication.k8s.io/v1","version":"v1"}}"#,
+            ),
+            (
+                "/apis/authentication.k8s.io/v1",
+                r#"{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"authentication.k8s.io/v1","resources":[{"name":"selfsubjectreviews","singularName":"selfsubjectreview","namespaced":false,"kind":"SelfSubjectReview","verbs":["create"]},{"name":"tokenreviews","singularName":"tokenreview","namespaced":false,"kind":"TokenReview","verbs":["create"]}]}"#,
+            ),
+            (
+                "/apis/authentication.k8s.io/v1beta1",
+                r#"{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"authentication.k8s.io/v1beta1","resources":[{"name":"tokenreviews","singularName":"tokenreview","namespaced":false,"kind":"TokenReview","verbs":["create"]}]}"#,
+            ),
+        ];
+        for (path, want) in cases {
+            assert!(is_discovery_path(path), "{path}");
+            let got = document(path, false).unwrap();
+            assert_eq!(
+                String::from_utf8(got).unwrap(),
+                format!("{want}\n"),
+                "{path}"
+            );
+            let pretty = document(path, true).unwrap();
+            let reparsed: serde_json::Value = serde_json::from_slice(&pretty).unwrap();
+            assert_eq!(
+                reparsed,
+                serde_json::from_str::<serde_json::Value>(want).unwrap()
+            );
+        }
+        for path in [
+            "/api",
+            "/apis/",
+            "/apis/authentication.k8s.io/v2",
+            "/apis/x",
+        ] {
+            assert!(!is_discovery_path(path), "{path}");
+            assert!(document(path, false).is_none(), "{path}");
+        }
+    }
+}
