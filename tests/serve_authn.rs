@@ -572,6 +572,43 @@ fn front_proxy_headers_need_the_proxy_certificate() {
         "{body}"
     );
 
+    // A front-proxy user in system:unauthenticated only (so not in system:authenticated):
+    // refused, fail closed, and each 403 names the user, as kube-apiserver's RBAC does.
+    let bob = [
+        "-H",
+        "X-Remote-User: bob",
+        "-H",
+        "X-Remote-Group: system:unauthenticated",
+    ];
+    let (code, body) = with(Some(&proxies[0]), &bob);
+    assert_eq!(code, 403, "{body}");
+    assert_eq!(
+        body["message"],
+        "selfsubjectreviews.authentication.k8s.io is forbidden: User \"bob\" cannot create resource \"selfsubjectreviews\" in API group \"authentication.k8s.io\" at the cluster scope",
+        "{body}"
+    );
+    let mut args = cert_args(&proxies[0].0, &proxies[0].1);
+    args.extend(bob.iter().map(|s| s.to_string()));
+    let review = r#"{"spec":{"token":"x"}}"#;
+    let url = server.url("/apis/authentication.k8s.io/v1/tokenreviews");
+    args.extend([
+        "--http1.1".into(),
+        "-H".into(),
+        "Content-Type: application/json".into(),
+        "-d".into(),
+        review.into(),
+        url,
+    ]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (body, code, _) = server.curl(&args);
+    assert_eq!(code, 403, "{body}");
+    let body: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        body["message"],
+        "tokenreviews.authentication.k8s.io is forbidden: User \"bob\" cannot create resource \"tokenreviews\" in API group \"authentication.k8s.io\" at the cluster scope",
+        "{body}"
+    );
+
     // The same headers with an ordinary client certificate: the certificate's user, headers
     // ignored.
     let (code, body) = with(Some(&clients[0]), &identity);

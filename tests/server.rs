@@ -424,12 +424,93 @@ async fn token_review_semantics_over_reqwest() {
             400,
             "the API version in the data (authentication.k8s.io/v1beta1) does not match the expected API version (authentication.k8s.io/v1)",
         ),
+        // A body of another kind or an unregistered group/version: kube-apiserver's serializer
+        // finds no type for it in its scheme, or converts the type it finds (texts from
+        // kube-apiserver 1.37.2's scheme and create handler).
         (
             "wrong kind",
             Some(ADMIN_TOKEN),
             json!({"kind": "Pod", "spec": {"token": "x"}}),
             400,
-            "not a TokenReview: kind \"Pod\"",
+            "Pod in version \"v1\" cannot be handled as a TokenReview: no kind \"Pod\" is registered for version \"authentication.k8s.io/v1\" in scheme \"pkg/api/legacyscheme/scheme.go:30\"",
+        ),
+        (
+            "wrong kind, checked before the fields",
+            Some(ADMIN_TOKEN),
+            json!({"kind": "Pod", "spec": {"token": 7}}),
+            400,
+            "Pod in version \"v1\" cannot be handled as a TokenReview: no kind \"Pod\" is registered for version \"authentication.k8s.io/v1\" in scheme \"pkg/api/legacyscheme/scheme.go:30\"",
+        ),
+        (
+            "a kind name spelled in another case",
+            Some(ADMIN_TOKEN),
+            json!({"Kind": "Pod", "spec": {"token": "x"}}),
+            400,
+            "Pod in version \"v1\" cannot be handled as a TokenReview: no kind \"Pod\" is registered for version \"authentication.k8s.io/v1\" in scheme \"pkg/api/legacyscheme/scheme.go:30\"",
+        ),
+        (
+            "another registered kind",
+            Some(ADMIN_TOKEN),
+            json!({"apiVersion": "v1", "kind": "Pod", "spec": {"token": "x"}}),
+            400,
+            "Pod in version \"v1\" cannot be handled as a TokenReview: converting (v1.Pod) to (authentication.TokenReview): unknown conversion",
+        ),
+        (
+            "the group's other kind",
+            Some(ADMIN_TOKEN),
+            json!({"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"}),
+            400,
+            "SelfSubjectReview in version \"v1\" cannot be handled as a TokenReview: converting (v1.SelfSubjectReview) to (authentication.TokenReview): unknown conversion",
+        ),
+        (
+            "the core version",
+            Some(ADMIN_TOKEN),
+            json!({"apiVersion": "v1", "spec": {"token": "x"}}),
+            400,
+            "TokenReview in version \"v1\" cannot be handled as a TokenReview: no kind \"TokenReview\" is registered for version \"v1\" in scheme \"pkg/api/legacyscheme/scheme.go:30\"",
+        ),
+        (
+            "an unregistered group/version",
+            Some(ADMIN_TOKEN),
+            json!({"apiVersion": "foo/v9", "spec": {"token": "x"}}),
+            400,
+            "TokenReview in version \"v9\" cannot be handled as a TokenReview: no kind \"TokenReview\" is registered for version \"foo/v9\" in scheme \"pkg/api/legacyscheme/scheme.go:30\"",
+        ),
+        (
+            "an unregistered version of the group",
+            Some(ADMIN_TOKEN),
+            json!({"apiVersion": "authentication.k8s.io/v9", "kind": "TokenReview"}),
+            400,
+            "TokenReview in version \"v9\" cannot be handled as a TokenReview: no kind \"TokenReview\" is registered for version \"authentication.k8s.io/v9\" in scheme \"pkg/api/legacyscheme/scheme.go:30\"",
+        ),
+        (
+            "a group/version Go cannot parse",
+            Some(ADMIN_TOKEN),
+            json!({"apiVersion": "a/b/c"}),
+            400,
+            "the object provided is unrecognized (must be of type TokenReview): unexpected GroupVersion string: a/b/c ({\"apiVersion\":\"a/b/c\"})",
+        ),
+        (
+            "a kind that is not a string",
+            Some(ADMIN_TOKEN),
+            json!({"kind": 7}),
+            400,
+            "the object provided is unrecognized (must be of type TokenReview): couldn't get version/kind; json parse error: json: cannot unmarshal number into Go struct field .kind of type string ({\"kind\":7})",
+        ),
+        (
+            "a body that is not an object",
+            Some(ADMIN_TOKEN),
+            json!([0, 0]),
+            400,
+            "the object provided is unrecognized (must be of type TokenReview): couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" } (5b302c305d)",
+        ),
+        (
+            // `null` decodes into the empty object in Go.
+            "null",
+            Some(ADMIN_TOKEN),
+            Value::Null,
+            400,
+            "token is required for TokenReview in authentication",
         ),
         (
             "wrong field type",
@@ -470,6 +551,41 @@ async fn token_review_semantics_over_reqwest() {
         .await
         .unwrap();
     assert_eq!(resp.status(), 413);
+    // Near the size limit, a large member the endpoint does not know: the kind is read without
+    // building the rest, and the answers are the same as for small bodies.
+    let zeros = "0,".repeat(1_400_000);
+    for (query, body, want) in [
+        (
+            "?fieldValidation=Strict",
+            format!(r#"{{"kind":"TokenReview","x":[{zeros}0],"spec":{{"token":"x"}}}}"#),
+            "TokenReview in version \"v1\" cannot be handled as a TokenReview: strict decoding error: unknown field \"x\"".to_owned(),
+        ),
+        (
+            "",
+            format!(r#"{{"kind":"Pod","x":[{zeros}0],"apiVersion":"v1"}}"#),
+            "Pod in version \"v1\" cannot be handled as a TokenReview: converting (v1.Pod) to (authentication.TokenReview): unknown conversion".to_owned(),
+        ),
+        (
+            "",
+            format!("[{zeros}0]"),
+            format!(
+                "the object provided is unrecognized (must be of type TokenReview): couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct {{ APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" }} (5b{} ...)",
+                "302c".repeat(14) + "30"
+            ),
+        ),
+    ] {
+        let resp = client
+            .post(format!("{url}{query}"))
+            .bearer_auth(ADMIN_TOKEN)
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), 400, "{query}");
+        let got: Value = resp.json().await.unwrap();
+        assert_eq!(got["message"], want, "{query}");
+    }
     let resp = client
         .get(&url)
         .bearer_auth(ADMIN_TOKEN)
@@ -506,6 +622,36 @@ async fn token_review_semantics_over_reqwest() {
         got["message"],
         "the API version in the data (authentication.k8s.io/v1beta1) does not match the expected API version (authentication.k8s.io/v1)"
     );
+    // And the same texts as above for a SelfSubjectReview body of another kind or version.
+    for (body, want) in [
+        (
+            json!({"kind": "Pod"}),
+            "Pod in version \"v1\" cannot be handled as a SelfSubjectReview: no kind \"Pod\" is registered for version \"authentication.k8s.io/v1\" in scheme \"pkg/api/legacyscheme/scheme.go:30\"",
+        ),
+        (
+            json!({"apiVersion": "v1", "kind": "Pod"}),
+            "Pod in version \"v1\" cannot be handled as a SelfSubjectReview: converting (v1.Pod) to (authentication.SelfSubjectReview): unknown conversion",
+        ),
+        (
+            json!({"apiVersion": "foo/v9"}),
+            "SelfSubjectReview in version \"v9\" cannot be handled as a SelfSubjectReview: no kind \"SelfSubjectReview\" is registered for version \"foo/v9\" in scheme \"pkg/api/legacyscheme/scheme.go:30\"",
+        ),
+        (
+            json!({"apiVersion": "authentication.k8s.io/v1alpha1"}),
+            "the API version in the data (authentication.k8s.io/v1alpha1) does not match the expected API version (authentication.k8s.io/v1)",
+        ),
+    ] {
+        let resp = client
+            .post(server.url("/apis/authentication.k8s.io/v1/selfsubjectreviews"))
+            .bearer_auth(JANE_TOKEN)
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), 400, "{body}");
+        let got: Value = resp.json().await.unwrap();
+        assert_eq!(got["message"], want, "{body}");
+    }
 }
 
 /// A TokenReview's token is checked as kube-apiserver checks it: its REST storage puts
@@ -578,15 +724,15 @@ async fn token_review_trims_the_token_as_kube_apiserver_does() {
 /// A review body with no JSON value at all (empty, or white space only), and a protobuf body
 /// that is empty, only the envelope's magic number, or no envelope: kube-apiserver's create
 /// handler answers 400 with its serializer's error (these bodies are kube-apiserver 1.37's,
-/// byte for byte, taken from its own handlers), never a 201 for an empty object.
+/// byte for byte, taken from its own handlers), never a 201 for an empty object. A
+/// `Content-Type` Go's `mime.ParseMediaType` refuses, or one no serializer has, is its 415,
+/// which lists the types of kube-apiserver's codec factory.
 #[tokio::test]
 async fn review_bodies_without_an_object_get_kube_apiserver_400s() {
     let server = start(&[]);
     let client = server.reqwest();
     const SSR: &str = "/apis/authentication.k8s.io/v1/selfsubjectreviews";
     const TR: &str = "/apis/authentication.k8s.io/v1/tokenreviews";
-    const JSON: Option<&str> = Some("application/json");
-    const PROTOBUF: Option<&str> = Some("application/vnd.kubernetes.protobuf");
     let unrecognized = |kind: &str, error: &str| {
         format!(
             "{{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{{}},\"status\":\"Failure\",\"message\":\"the object provided is unrecognized (must be of type {kind}): {error}\",\"reason\":\"BadRequest\",\"code\":400}}\n"
@@ -596,8 +742,12 @@ async fn review_bodies_without_an_object_get_kube_apiserver_400s() {
         "couldn't get version/kind; json parse error: unexpected end of JSON input";
     const NOT_PROTOBUF: &str =
         "provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]";
+    const UNSUPPORTED: &str = "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf\",\"reason\":\"UnsupportedMediaType\",\"code\":415}\n";
     // (name, path, content type, body, the answer: Go's body or a 201)
-    type Case<'a> = (&'a str, &'a str, Option<&'a str>, &'a [u8], Option<String>);
+    type Case<'a> = (&'a str, &'a str, Option<&'a [u8]>, &'a [u8], Option<String>);
+    const JSON: Option<&[u8]> = Some(b"application/json");
+    const PROTOBUF: Option<&[u8]> = Some(b"application/vnd.kubernetes.protobuf");
+    const REVIEW: &[u8] = br#"{"kind":"SelfSubjectReview","spec":{"token":"x"}}"#;
     let cases: Vec<Case<'_>> = vec![
         (
             "self-subject review, empty",
@@ -684,6 +834,84 @@ async fn review_bodies_without_an_object_get_kube_apiserver_400s() {
             None,
         ),
         ("self-subject review, {}", SSR, JSON, b"{}", None),
+        (
+            "self-subject review, null (Go's empty object)",
+            SSR,
+            JSON,
+            b"null",
+            None,
+        ),
+        // Content types: Go's mime.ParseMediaType, then the codec factory's serializers.
+        (
+            "parameters",
+            SSR,
+            Some(b"Application/JSON ; charset=\"utf-8\";"),
+            b"{}",
+            None,
+        ),
+        (
+            "a Unicode space around the type (strings.TrimSpace)",
+            SSR,
+            Some("application/json\u{a0}".as_bytes()),
+            b"{}",
+            None,
+        ),
+        (
+            "no media type",
+            SSR,
+            Some(b";x"),
+            b"{}",
+            Some(UNSUPPORTED.into()),
+        ),
+        (
+            "no media type, token review",
+            TR,
+            Some(b";x"),
+            REVIEW,
+            Some(UNSUPPORTED.into()),
+        ),
+        (
+            "bytes that are not UTF-8",
+            SSR,
+            Some(b"application/json\xff"),
+            b"{}",
+            Some(UNSUPPORTED.into()),
+        ),
+        (
+            "a parameter without a value",
+            SSR,
+            Some(b"application/json; charset"),
+            b"{}",
+            Some(UNSUPPORTED.into()),
+        ),
+        (
+            "a parameter repeated with another value",
+            SSR,
+            Some(b"application/json; a=1; a=2"),
+            b"{}",
+            Some(UNSUPPORTED.into()),
+        ),
+        (
+            "text/plain",
+            TR,
+            Some(b"text/plain"),
+            REVIEW,
+            Some(UNSUPPORTED.into()),
+        ),
+        (
+            "protobuf, token review (read as JSON only: docs/compatibility.md)",
+            TR,
+            PROTOBUF,
+            b"k8s\x00\x0a",
+            Some(UNSUPPORTED.into()),
+        ),
+        (
+            "YAML (kube-apiserver decodes it; here JSON and protobuf only: docs/compatibility.md)",
+            SSR,
+            Some(b"application/yaml"),
+            b"kind: SelfSubjectReview\n",
+            Some(UNSUPPORTED.into()),
+        ),
     ];
     for (name, path, content_type, body, want) in cases {
         let mut req = client
@@ -691,14 +919,18 @@ async fn review_bodies_without_an_object_get_kube_apiserver_400s() {
             .bearer_auth(ADMIN_TOKEN)
             .body(body.to_vec());
         if let Some(content_type) = content_type {
-            req = req.header("content-type", content_type);
+            req = req.header(
+                "content-type",
+                reqwest::header::HeaderValue::from_bytes(content_type).unwrap(),
+            );
         }
         let resp = req.send().await.unwrap();
         let code = resp.status().as_u16();
         let text = resp.text().await.unwrap();
         match want {
             Some(want) => {
-                assert_eq!(code, 400, "{name}: {text}");
+                let want_code = if want == UNSUPPORTED { 415 } else { 400 };
+                assert_eq!(code, want_code, "{name}: {text}");
                 assert_eq!(text, want, "{name}");
             }
             None => assert_eq!(code, 201, "{name}: {text}"),
@@ -1480,6 +1712,67 @@ async fn a_body_that_stops_arriving_gets_504_after_the_request_timeout() {
     assert!(
         started.elapsed() >= Duration::from_millis(900),
         "answered too early"
+    );
+}
+
+/// The errors of reading a review's body are written as the create handler's `scope.err`
+/// writes them, negotiated like every other answer: indented, without a trailing newline, for
+/// curl's user agent (or `?pretty=true`).
+#[tokio::test]
+async fn body_read_errors_are_indented_for_curl() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = start(&[]);
+    let client = server.reqwest();
+    let pretty = |code: u16, reason: &str, message: &str| {
+        format!(
+            "{{\n  \"kind\": \"Status\",\n  \"apiVersion\": \"v1\",\n  \"metadata\": {{}},\n  \"status\": \"Failure\",\n  \"message\": \"{message}\",\n  \"reason\": \"{reason}\",\n  \"code\": {code}\n}}"
+        )
+    };
+    let too_large = pretty(
+        413,
+        "RequestEntityTooLarge",
+        "Request entity too large: limit is 3145728",
+    );
+    for (path, agent) in [
+        ("/apis/authentication.k8s.io/v1/tokenreviews", "curl/8.5.0"),
+        (
+            "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+            "curl/8.5.0",
+        ),
+        (
+            "/apis/authentication.k8s.io/v1/tokenreviews?pretty=true",
+            "kubectl/v1.37.2",
+        ),
+    ] {
+        let resp = client
+            .post(server.url(path))
+            .bearer_auth(ADMIN_TOKEN)
+            .header("user-agent", agent)
+            .body(vec![b' '; 4 * 1024 * 1024])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), 413, "{path}");
+        assert_eq!(resp.text().await.unwrap(), too_large, "{path}");
+    }
+    // A chunked body whose chunk size is not hexadecimal: the body cannot be read.
+    let mut tls = raw_tls(&server).await;
+    let head = format!(
+        "POST /apis/authentication.k8s.io/v1/tokenreviews HTTP/1.1\r\nHost: 127.0.0.1\r\n\
+         User-Agent: curl/8.5.0\r\nAuthorization: Bearer {ADMIN_TOKEN}\r\n\
+         Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{{}}\r\n0\r\n\r\n"
+    );
+    tls.write_all(head.as_bytes()).await.unwrap();
+    tls.flush().await.unwrap();
+    let mut response = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(10), tls.read_to_end(&mut response)).await;
+    let text = String::from_utf8_lossy(&response);
+    assert!(text.starts_with("HTTP/1.1 400"), "{text}");
+    let (_, body) = text.split_once("\r\n\r\n").unwrap();
+    assert_eq!(
+        body,
+        pretty(400, "BadRequest", "couldn't read the request body"),
+        "{text}"
     );
 }
 

@@ -33,6 +33,13 @@ use kube_authn::{Audiences, Context, RequestAuthenticator};
 
 use crate::create_options::{self, FieldValidation, StrictErrors};
 
+mod kind;
+mod legacy_scheme;
+mod media;
+
+use kind::{Gvk, Interpreted, Refusal};
+use media::{Media, media_type};
+
 /// kube-apiserver's request body limit (3 MiB).
 pub const MAX_BODY_BYTES: usize = 3 * 1024 * 1024;
 
@@ -174,6 +181,12 @@ fn forbidden_status(
     response
 }
 
+/// The user a 403 names: the caller (a front-proxy user in `system:unauthenticated` only is
+/// named as it is, as RBAC names it), or `system:anonymous` for a request nobody authenticated.
+fn caller_or_anonymous(user: Option<Arc<UserInfo>>) -> Arc<UserInfo> {
+    user.unwrap_or_else(UserInfo::anonymous)
+}
+
 fn forbidden(user: &UserInfo, resource: &str, pretty: bool) -> Response<Full<Bytes>> {
     forbidden_status(
         format!(
@@ -214,38 +227,14 @@ fn too_many_requests() -> Response<Full<Bytes>> {
 /// The first bytes of a Kubernetes protobuf envelope (`k8s\0`).
 const PROTOBUF_MAGIC: &[u8] = b"k8s\x00";
 
-#[derive(Debug, PartialEq, Eq)]
-enum Media {
-    Json,
-    Protobuf,
-    Other,
-}
-
-/// The request's media type; no `Content-Type` is taken as JSON, as kube-apiserver does.
-fn media_type(content_type: &Option<HeaderValue>) -> Media {
-    let Some(value) = content_type else {
-        return Media::Json;
-    };
-    let essence = value
-        .to_str()
-        .unwrap_or_default()
-        .split(';')
-        .next()
-        .unwrap_or_default()
-        .trim()
-        .to_ascii_lowercase();
-    match essence.as_str() {
-        "application/json" | "" => Media::Json,
-        "application/vnd.kubernetes.protobuf" => Media::Protobuf,
-        _ => Media::Other,
-    }
-}
-
+/// kube-apiserver's 415, which lists every type its codec factory decodes (YAML and protobuf
+/// included, although a TokenReview is read as JSON only and a SelfSubjectReview as JSON or a
+/// protobuf envelope: docs/compatibility.md).
 fn unsupported_media_type(pretty: bool) -> Response<Full<Bytes>> {
     status(
         StatusCode::UNSUPPORTED_MEDIA_TYPE,
         "UnsupportedMediaType",
-        "the body of the request was in an unknown format - accepted media types include: application/json",
+        media::UNSUPPORTED,
         pretty,
     )
 }
@@ -377,63 +366,91 @@ fn create_options(
     Ok((options.field_validation, found))
 }
 
-/// The group, version and kind a body declares, as kube-apiserver's JSON serializer reads them
-/// (`apiVersion` and `kind` only, the last of a repeated name winning, as Go's
-/// `encoding/json`), with the endpoint's defaults filled in where the body leaves them out
-/// (the serializer's `gvkWithDefaults`).
-fn declared_kind(body: &[u8], kind: &str, version: &str) -> (String, String) {
-    // A map keeps the last of a repeated name, as Go's `encoding/json` does (the error path
-    // only: the body is parsed again).
-    let members = serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(body)
-        .unwrap_or_default();
-    let text = |name: &str| {
-        members
-            .get(name)
-            .and_then(|v| v.as_str())
-            .unwrap_or_default()
-    };
-    let (declared_version, declared_kind) = (text("apiVersion"), text("kind"));
-    // schema.ParseGroupVersion: "" and "/" are empty; no '/' is a bare version.
-    let (group, parsed_version) = match declared_version.split_once('/') {
-        _ if declared_version.is_empty() || declared_version == "/" => ("", ""),
-        Some((g, v)) => (g, v),
-        None => ("", declared_version),
-    };
-    let kind = if declared_kind.is_empty() {
-        kind
-    } else {
-        declared_kind
-    };
-    let version =
-        if parsed_version.is_empty() && (group.is_empty() || group == "authentication.k8s.io") {
-            version
-        } else {
-            parsed_version
-        };
-    (kind.to_owned(), version.to_owned())
+/// The kind a JSON body declares, resolved as kube-apiserver's create handler resolves it before
+/// decoding ([`kind`]): `Ok(Some(gvk))` to decode the body as the endpoint's kind, `Ok(None)`
+/// for a body serde_json cannot read (the typed decoding reports it), or the 400.
+fn declared_kind(
+    body: &[u8],
+    (kind, version): (&str, &str),
+    pretty: bool,
+) -> Result<Option<Gvk>, Answer> {
+    match kind::interpret(body) {
+        Interpreted::Members {
+            api_version,
+            kind: declared,
+            ..
+        } => kind::resolve(&api_version, &declared, kind, version)
+            .map(Some)
+            .map_err(|refusal| Box::new(refused(refusal, kind, body, pretty))),
+        Interpreted::TypeError(error) => Err(Box::new(unrecognized(
+            kind,
+            &format!("couldn't get version/kind; json parse error: {error}"),
+            body,
+            pretty,
+        ))),
+        Interpreted::Unreadable => Ok(None),
+    }
 }
 
-/// kube-apiserver's `transformDecodeError` for a body whose decoding failed: `TokenReview in
-/// version "v1" cannot be handled as a TokenReview: ` before the decoder's own text.
-fn cannot_be_handled(body: &[u8], kind: &str, version: &str) -> String {
-    let (declared, declared_version) = declared_kind(body, kind, version);
-    format!(
-        "{declared} in version {} cannot be handled as a {kind}: ",
-        kube_authn::jwt::go_quote(&declared_version)
-    )
+fn refused(refusal: Refusal, kind: &str, body: &[u8], pretty: bool) -> Response<Full<Bytes>> {
+    match refusal {
+        Refusal::Unrecognized(error) => unrecognized(kind, &error, body, pretty),
+        Refusal::BadRequest(message) => {
+            status(StatusCode::BAD_REQUEST, "BadRequest", message, pretty)
+        }
+    }
+}
+
+/// The body the typed decoding reads: Go decodes a JSON `null` into the empty object.
+fn typed_body(body: &[u8]) -> &[u8] {
+    if body.trim_ascii() == b"null" {
+        b"{}"
+    } else {
+        body
+    }
+}
+
+/// After the typed decoding, the version check of kube-apiserver's create handler, on the
+/// group and version the serializer read (`declared`), or for a body only the typed decoding
+/// read, on the `apiVersion` and `kind` it decoded.
+fn declared_version_matches(
+    declared: Option<Gvk>,
+    (api_version, decoded_kind): (&str, &str),
+    (kind, version): (&str, &str),
+    body: &[u8],
+    pretty: bool,
+) -> Result<(), Answer> {
+    let gvk = match declared {
+        Some(gvk) => gvk,
+        None => kind::resolve(api_version, decoded_kind, kind, version)
+            .map_err(|refusal| Box::new(refused(refusal, kind, body, pretty)))?,
+    };
+    match api_version_mismatch(&gvk.group_version(), version, pretty) {
+        Some(response) => Err(Box::new(response)),
+        None => Ok(()),
+    }
 }
 
 /// After the typed decoding of a body: `Err` is the 400 to answer (Go's decoding error comes
 /// first, then `Strict`'s refusal); `Ok` gives the texts `Warn` puts in `Warning` headers.
-/// `endpoint` is the kind and version the URL names (the decoder's defaults).
+/// `declared` is what the serializer read (`None`: the endpoint's kind and version, the
+/// decoder's defaults).
 fn strict_outcome<T>(
     decoded: Result<T, serde_json::Error>,
     validation: FieldValidation,
     found: StrictErrors,
-    (body, endpoint): (&[u8], (&str, &str)),
+    (declared, endpoint): (Option<&Gvk>, (&str, &str)),
     pretty: bool,
 ) -> Result<(T, Vec<String>), Answer> {
-    let prefix = || cannot_be_handled(body, endpoint.0, endpoint.1);
+    let prefix = || match declared {
+        Some(gvk) => gvk.cannot_be_handled(endpoint.0),
+        None => format!(
+            "{} in version {} cannot be handled as a {}: ",
+            endpoint.0,
+            kube_authn::jwt::go_quote(endpoint.1),
+            endpoint.0
+        ),
+    };
     let bad_request = |message: String| {
         Box::new(status(
             StatusCode::BAD_REQUEST,
@@ -516,7 +533,13 @@ fn with_warnings(mut response: Response<Full<Bytes>>, texts: &[String]) -> Respo
     response
 }
 
-async fn read_body<B>(body: B, timeout: std::time::Duration) -> Result<Bytes, Response<Full<Bytes>>>
+/// Reads a review's body; its errors are written as the create handler's `scope.err` writes
+/// them, pretty when the request asks for it.
+async fn read_body<B>(
+    body: B,
+    timeout: std::time::Duration,
+    pretty: bool,
+) -> Result<Bytes, Response<Full<Bytes>>>
 where
     B: http_body::Body<Data = Bytes>,
     B::Error: std::error::Error + Send + Sync + 'static,
@@ -538,14 +561,14 @@ where
                 StatusCode::PAYLOAD_TOO_LARGE,
                 "RequestEntityTooLarge",
                 format!("Request entity too large: limit is {MAX_BODY_BYTES}"),
-                false,
+                pretty,
             ))
         }
         Err(_) => Err(status(
             StatusCode::BAD_REQUEST,
             "BadRequest",
             "couldn't read the request body",
-            false,
+            pretty,
         )),
     }
 }
@@ -735,15 +758,19 @@ impl App {
         B: http_body::Body<Data = Bytes>,
         B::Error: std::error::Error + Send + Sync + 'static,
     {
-        let Some(user) = user.filter(|u| !u.is_anonymous()) else {
-            return forbidden(&UserInfo::anonymous(), "selfsubjectreviews", pretty);
+        // Fail closed on anonymous callers (kube-apiserver's default RBAC gives the
+        // unauthenticated group nothing here); the 403 names the caller as RBAC does.
+        let user = match user {
+            Some(u) if !u.is_anonymous() => u,
+            other => return forbidden(&caller_or_anonymous(other), "selfsubjectreviews", pretty),
         };
-        let content_type = req.headers().get(CONTENT_TYPE).cloned();
-        if media_type(&content_type) == Media::Other {
+        // kube-apiserver also decodes YAML here; kube-authn does not (docs/compatibility.md).
+        let media = media_type(req.headers().get(CONTENT_TYPE));
+        if !matches!(media, Media::Json | Media::Protobuf) {
             return unsupported_media_type(pretty);
         }
         let query = req.uri().query().map(str::to_owned);
-        let body = match read_body(req.into_body(), self.request_timeout).await {
+        let body = match read_body(req.into_body(), self.request_timeout, pretty).await {
             Ok(body) => body,
             Err(response) => return response,
         };
@@ -756,13 +783,13 @@ impl App {
             Ok(checked) => checked,
             Err(response) => return *response,
         };
-        if media_type(&content_type) == Media::Json {
+        if media == Media::Json {
             if let Some(response) = json_without_value(&body, "SelfSubjectReview", pretty) {
                 return response;
             }
         }
         let mut warnings = Vec::new();
-        match media_type(&content_type) {
+        match media {
             // The request object carries nothing that changes the answer, so a protobuf
             // envelope (what kubectl sends) is checked as kube-apiserver's protobuf serializer
             // checks it before decoding, with its error texts, but not decoded.
@@ -781,33 +808,35 @@ impl App {
                 return unrecognized("SelfSubjectReview", "empty body", &body, pretty);
             }
             Media::Protobuf => {}
-            Media::Json => match strict_outcome(
-                serde_json::from_slice::<SelfSubjectReview>(&body),
-                validation,
-                found,
-                (&body, ("SelfSubjectReview", "v1")),
-                pretty,
-            ) {
-                Ok((review, _))
-                    if !review.kind.is_empty() && review.kind != "SelfSubjectReview" =>
-                {
-                    return status(
-                        StatusCode::BAD_REQUEST,
-                        "BadRequest",
-                        format!("not a SelfSubjectReview: kind {:?}", review.kind),
-                        pretty,
-                    );
-                }
-                Ok((review, found)) => {
-                    if let Some(response) = api_version_mismatch(&review.api_version, "v1", pretty)
-                    {
-                        return with_warnings(response, &found);
+            Media::Json => {
+                const ENDPOINT: (&str, &str) = ("SelfSubjectReview", "v1");
+                let declared = match declared_kind(&body, ENDPOINT, pretty) {
+                    Ok(declared) => declared,
+                    Err(response) => return *response,
+                };
+                match strict_outcome(
+                    serde_json::from_slice::<SelfSubjectReview>(typed_body(&body)),
+                    validation,
+                    found,
+                    (declared.as_ref(), ENDPOINT),
+                    pretty,
+                ) {
+                    Ok((review, found)) => {
+                        if let Err(response) = declared_version_matches(
+                            declared,
+                            (&review.api_version, &review.kind),
+                            ENDPOINT,
+                            &body,
+                            pretty,
+                        ) {
+                            return with_warnings(*response, &found);
+                        }
+                        warnings = found;
                     }
-                    warnings = found;
+                    Err(response) => return *response,
                 }
-                Err(response) => return *response,
-            },
-            Media::Other => return unsupported_media_type(pretty),
+            }
+            Media::Yaml | Media::Other => return unsupported_media_type(pretty),
         }
         let review = SelfSubjectReview::for_user(&user, &rfc3339_now());
         with_warnings(
@@ -827,8 +856,9 @@ impl App {
         B: http_body::Body<Data = Bytes>,
         B::Error: std::error::Error + Send + Sync + 'static,
     {
-        let Some(caller) = user.filter(|u| !u.is_anonymous()) else {
-            return forbidden(&UserInfo::anonymous(), "tokenreviews", pretty);
+        let caller = match user {
+            Some(u) if !u.is_anonymous() => u,
+            other => return forbidden(&caller_or_anonymous(other), "tokenreviews", pretty),
         };
         // kube-apiserver's RBAC grants `create` on tokenreviews to system:masters and the
         // system:auth-delegator binding only: reviewing other people's tokens is not for every
@@ -841,11 +871,11 @@ impl App {
         }
         // The token must be read from the body, so only JSON is accepted here (kube-apiserver's
         // webhook client and the official clients send TokenReview as JSON).
-        if media_type(&req.headers().get(CONTENT_TYPE).cloned()) != Media::Json {
+        if media_type(req.headers().get(CONTENT_TYPE)) != Media::Json {
             return unsupported_media_type(pretty);
         }
         let query = req.uri().query().map(str::to_owned);
-        let body = match read_body(req.into_body(), self.request_timeout).await {
+        let body = match read_body(req.into_body(), self.request_timeout, pretty).await {
             Ok(body) => body,
             Err(response) => return response,
         };
@@ -861,11 +891,16 @@ impl App {
         if let Some(response) = json_without_value(&body, "TokenReview", pretty) {
             return response;
         }
+        let endpoint = ("TokenReview", version);
+        let declared = match declared_kind(&body, endpoint, pretty) {
+            Ok(declared) => declared,
+            Err(response) => return *response,
+        };
         let (review, warnings) = match strict_outcome(
-            serde_json::from_slice::<TokenReview>(&body),
+            serde_json::from_slice::<TokenReview>(typed_body(&body)),
             validation,
             found,
-            (&body, ("TokenReview", version)),
+            (declared.as_ref(), endpoint),
             pretty,
         ) {
             Ok(decoded) => decoded,
@@ -873,27 +908,26 @@ impl App {
         };
         // kube-apiserver's warning recorder writes the headers as soon as the decoder reports,
         // so they come with whatever answer follows.
+        if let Err(response) = declared_version_matches(
+            declared,
+            (&review.api_version, &review.kind),
+            endpoint,
+            &body,
+            pretty,
+        ) {
+            return with_warnings(*response, &warnings);
+        }
         with_warnings(self.review_token(review, version, pretty).await, &warnings)
     }
 
-    /// The TokenReview REST storage's `Create`, for a decoded review.
+    /// The TokenReview REST storage's `Create`, for a decoded review of this endpoint's kind
+    /// and version.
     async fn review_token(
         &self,
         mut review: TokenReview,
         version: &str,
         pretty: bool,
     ) -> Response<Full<Bytes>> {
-        if !review.kind.is_empty() && review.kind != "TokenReview" {
-            return status(
-                StatusCode::BAD_REQUEST,
-                "BadRequest",
-                format!("not a TokenReview: kind {:?}", review.kind),
-                pretty,
-            );
-        }
-        if let Some(response) = api_version_mismatch(&review.api_version, version, pretty) {
-            return response;
-        }
         // A TokenReview is cluster-scoped: kube-apiserver's create handler clears a namespace
         // sent in the body (`rest.EnsureObjectNamespaceMatchesRequestNamespace`) and goes on;
         // it wipes the system fields (`rest.WipeObjectMetaSystemFields`: the creation
