@@ -1264,6 +1264,43 @@ fn credentials_never_reach_the_logs() {
     assert_eq!(code, 201, "{reviewed}");
     let reviewed: Value = serde_json::from_str(&reviewed).unwrap();
     assert_eq!(reviewed["status"]["user"]["username"], "jane", "{reviewed}");
+    // A refused token, a body cut inside the token, and a strict refusal of a body holding a
+    // token: their answers and the log name no token. (A review's answer echoes `spec.token`,
+    // as kube-apiserver's does; nothing else in it may.)
+    const REFUSED: &str = "refused-token-secret-7f3e";
+    const CUT: &str = "cut-body-secret-5a1b";
+    const STRICT: &str = "strict-body-secret-9c2d";
+    let reviews = server.url("/apis/authentication.k8s.io/v1/tokenreviews");
+    let strict_url = format!("{reviews}?fieldValidation=Strict");
+    let refused = review(REFUSED, &[]).to_string();
+    let cut = format!(r#"{{"spec":{{"token":"{CUT}""#);
+    let strict = format!(r#"{{"spec":{{"token":"{STRICT}"}},"bogus":1}}"#);
+    for (name, url, body, want_code) in [
+        ("refused token", &reviews, &refused, 201),
+        ("body cut inside the token", &reviews, &cut, 400),
+        ("strict refusal", &strict_url, &strict, 400),
+    ] {
+        let (answer, code, _) = server.curl(&[
+            "-H",
+            &good,
+            "-H",
+            "Content-Type: application/json",
+            "-d",
+            body,
+            url,
+        ]);
+        assert_eq!(code, want_code, "{name}: {answer}");
+        let mut answer: Value = serde_json::from_str(&answer).unwrap();
+        if want_code == 201 {
+            assert_eq!(answer["spec"]["token"], REFUSED, "{name}");
+            assert_eq!(answer["status"]["error"], "invalid bearer token", "{name}");
+            answer["spec"]["token"] = Value::Null;
+        }
+        let answer = answer.to_string();
+        for secret in [REFUSED, CUT, STRICT] {
+            assert!(!answer.contains(secret), "{name}: {secret} in {answer}");
+        }
+    }
     // A last failing request: once its line is in the captured log (stderr is written in
     // order), so is everything the requests above logged.
     assert_eq!(
@@ -1275,7 +1312,10 @@ fn credentials_never_reach_the_logs() {
         3,
         Duration::from_secs(30),
     );
-    for secret in secrets.iter().chain(&["wrong-password-secret"]) {
+    for secret in secrets
+        .iter()
+        .chain(&["wrong-password-secret", REFUSED, CUT, STRICT])
+    {
         assert!(
             !log.contains(secret),
             "secret {secret:?} found in the log:\n{log}"
