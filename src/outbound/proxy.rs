@@ -474,6 +474,16 @@ mod tests {
         let v4net = env(&[("HTTP_PROXY", "proxy"), ("NO_PROXY", "10.0.0.0/8")]);
         assert_eq!(proxy(&v4net, "http://[::ffff:10.1.2.3]/"), "<nil>");
         assert_eq!(proxy(&v4net, "http://[2001:db8::1]/"), "http://proxy");
+        // A domain entry never matches an IP host: Go's `useProxy` runs the domain matchers
+        // for IP hosts too, but `domainMatch.match` returns false for them (x/net v0.57.0,
+        // checked with Go), so `0.0.1` (suffix `.0.0.1`) does not bypass 10.0.0.1.
+        let domain_for_ip = env(&[("HTTP_PROXY", "proxy"), ("NO_PROXY", "0.0.1")]);
+        for (url, want) in [
+            ("http://10.0.0.1/", "http://proxy"),
+            ("http://[::ffff:10.0.0.1]/", "http://proxy"),
+        ] {
+            assert_eq!(proxy(&domain_for_ip, url), want, "{url}");
+        }
         // `*` alone: nothing is proxied.
         let all = env(&[("HTTP_PROXY", "proxy"), ("NO_PROXY", "*")]);
         assert_eq!(proxy(&all, "http://example.com"), "<nil>");
