@@ -1,14 +1,15 @@
 //! Outbound connections: how to reach and authenticate to a remote service (a TokenReview
 //! webhook, an OpenStack Keystone, an OIDC issuer, the Kubernetes API).
 //!
-//! A [`ConnectionInfo`] says everything needed — server URL, CA (file or data), client
-//! certificate and key (file or data), a bearer token (static, or a file re-read when it
-//! changes, as projected service-account tokens rotate), basic credentials, a proxy URL and
-//! whether `HTTP(S)_PROXY`/`NO_PROXY` are honoured, insecure-skip-verify, an expiry — and nothing
-//! about where it came from (kopf's `ConnectionInfo`). It is loaded from a kubeconfig file
-//! ([`kubeconfig`], the webhook configuration format), from in-cluster service-account files
-//! ([`ConnectionInfo::in_cluster`]), or returned by an application's own sync or async
-//! [`vault::CredentialProvider`]. Credentials live in a [`vault::Vault`] that drops expired
+//! A [`ConnectionInfo`] says everything needed — server URL, CA (file or data; a file is read
+//! again at most every 5 minutes, as client-go reads it), client certificate and key (file or
+//! data), a bearer token (static, or a file re-read when it changes, as projected
+//! service-account tokens rotate, looked at no more than every 50 s), basic credentials, a
+//! proxy URL and whether `HTTP(S)_PROXY`/`NO_PROXY` are honoured, insecure-skip-verify, an
+//! expiry — and nothing about where it came from (kopf's `ConnectionInfo`). It is loaded from
+//! a kubeconfig file ([`kubeconfig`], the webhook configuration format), from in-cluster
+//! service-account files ([`ConnectionInfo::in_cluster`]), or returned by an application's own
+//! sync or async [`vault::CredentialProvider`]. Credentials live in a [`vault::Vault`] that drops expired
 //! ones, skips one that got a 401 for the rest of that request (a fixed provider's, such as a
 //! kubeconfig's, is offered again to the next request; a rotating provider must yield a new
 //! one), and asks the providers again when none is left.
@@ -27,7 +28,9 @@
 //! # let _ = client;
 //! ```
 
+mod ca_rotation;
 mod client_cert;
+mod every;
 pub mod kubeconfig;
 mod proxy;
 pub mod vault;
@@ -39,7 +42,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use rustls::client::WebPkiServerVerifier;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::CryptoProvider;
 use rustls::{DigitallySignedStruct, RootCertStore, SignatureScheme};
@@ -49,6 +51,7 @@ use sha2::Sha256;
 
 use crate::error::ConfigError;
 use crate::reload::FileReloader;
+use crate::token::cache::{Clock, SystemClock};
 
 /// How long establishing a connection (TCP connect and TLS handshake together) may take, at
 /// most (never more than the request's own timeout). client-go has two bounds
@@ -107,7 +110,8 @@ impl fmt::Debug for Secret {
     }
 }
 
-/// PEM material: a file (read when a client is built) or inline data.
+/// PEM material: a file (read when a client is built; a CA file or a client certificate and key
+/// pair is read again when it changes, see [`vault::Credential::client`]) or inline data.
 ///
 /// ```
 /// use kube_authn::outbound::Pem;
@@ -162,8 +166,20 @@ pub(crate) fn read_bounded(path: &Path) -> Result<Vec<u8>, ConfigError> {
     Ok(bytes)
 }
 
+/// How often, at most, a token file is looked at again: client-go keeps a token read from a
+/// file for a minute less a 10 s leeway (`transport/token_source.go`: `NewCachedFileTokenSource`,
+/// `cachingTokenSource`), so it reads the file again 50 s after the last read. A 401 makes the
+/// next request read it at once (client-go's `ResetTokenOlderThan`; here
+/// [`Vault::invalidate`](vault::Vault::invalidate)).
+///
+/// ```
+/// assert_eq!(kube_authn::outbound::TOKEN_FILE_CHECK_EVERY, std::time::Duration::from_secs(50));
+/// ```
+pub const TOKEN_FILE_CHECK_EVERY: Duration = Duration::from_secs(50);
+
 /// A bearer token: static, or a file re-read when it changes (projected service-account tokens
-/// rotate). A changed file that is empty or unreadable keeps the previous token.
+/// rotate), looked at no more than once per [`TOKEN_FILE_CHECK_EVERY`]. A changed file that is
+/// empty or unreadable keeps the previous token.
 ///
 /// ```
 /// use kube_authn::outbound::{BearerToken, Secret};
@@ -175,7 +191,90 @@ pub enum BearerToken {
     /// A fixed token.
     Static(Secret),
     /// A token file (kubeconfig `tokenFile`, the in-cluster service-account token).
-    File(FileReloader<Secret>),
+    File(TokenFile),
+}
+
+/// A token file, re-read when it changes: see [`BearerToken::from_file`]. Clones share the
+/// token and the time of the last check.
+///
+/// ```
+/// # let dir = tempfile::tempdir().unwrap(); let p = dir.path().join("token");
+/// std::fs::write(&p, "abc").unwrap();
+/// use kube_authn::outbound::BearerToken;
+/// let BearerToken::File(f) = BearerToken::from_file(&p).unwrap() else { unreachable!() };
+/// assert_eq!(f.path(), p);
+/// assert_eq!(f.current().expose(), "abc");
+/// ```
+#[derive(Clone)]
+pub struct TokenFile {
+    file: FileReloader<Secret>,
+    check: Arc<TokenCheck>,
+}
+
+struct TokenCheck {
+    every: every::Every,
+    /// The next check reads the content, whatever the file's metadata says (after a 401).
+    full: std::sync::atomic::AtomicBool,
+}
+
+impl fmt::Debug for TokenFile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TokenFile")
+            .field("path", &self.file.path())
+            .finish_non_exhaustive()
+    }
+}
+
+impl TokenFile {
+    /// The token file's path.
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir().unwrap(); let p = dir.path().join("token");
+    /// # std::fs::write(&p, "abc").unwrap();
+    /// use kube_authn::outbound::BearerToken;
+    /// let BearerToken::File(f) = BearerToken::from_file(&p).unwrap() else { unreachable!() };
+    /// assert_eq!(f.path(), p);
+    /// ```
+    pub fn path(&self) -> &Path {
+        self.file.path()
+    }
+
+    /// The token; the file is looked at first when a check is due (at most once per
+    /// [`TOKEN_FILE_CHECK_EVERY`]: one `stat`, or a read after a 401), else not at all.
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir().unwrap(); let p = dir.path().join("token");
+    /// std::fs::write(&p, "abc").unwrap();
+    /// use kube_authn::outbound::BearerToken;
+    /// let BearerToken::File(f) = BearerToken::from_file(&p).unwrap() else { unreachable!() };
+    /// std::fs::write(&p, "rotated").unwrap();
+    /// assert_eq!(f.current().expose(), "abc"); // until the next check is due
+    /// ```
+    pub fn current(&self) -> Secret {
+        if self.check.every.due() {
+            let full = self
+                .check
+                .full
+                .swap(false, std::sync::atomic::Ordering::AcqRel);
+            let checked = if full {
+                self.file.reload_now()
+            } else {
+                self.file.reload_if_changed()
+            };
+            if let Err(e) = checked {
+                tracing::warn!(path = %self.file.path().display(), "token file reload failed, keeping the previous token: {e}");
+            }
+        }
+        (*self.file.current_arc()).clone()
+    }
+
+    /// Makes the next [`current`](Self::current) read the file (the server refused the token).
+    fn expire(&self) {
+        self.check
+            .full
+            .store(true, std::sync::atomic::Ordering::Release);
+        self.check.every.expire();
+    }
 }
 
 impl BearerToken {
@@ -188,9 +287,17 @@ impl BearerToken {
     /// assert_eq!(t.current().expose(), "abc");
     /// ```
     pub fn from_file(path: impl Into<PathBuf>) -> Result<Self, ConfigError> {
+        Self::from_file_with_clock(path, Arc::new(SystemClock))
+    }
+
+    /// [`from_file`](Self::from_file), the checks timed by `clock`.
+    pub(crate) fn from_file_with_clock(
+        path: impl Into<PathBuf>,
+        clock: Arc<dyn Clock>,
+    ) -> Result<Self, ConfigError> {
         let path = path.into();
         let shown = path.display().to_string();
-        FileReloader::load(path, MAX_FILE_BYTES, move |bytes| {
+        let file = FileReloader::load(path, MAX_FILE_BYTES, move |bytes| {
             let text = std::str::from_utf8(bytes)
                 .map_err(|_| ConfigError::new(format!("token file {shown} is not UTF-8")))?;
             let token = text.trim();
@@ -198,11 +305,17 @@ impl BearerToken {
                 return Err(ConfigError::new(format!("token file {shown} is empty")));
             }
             Ok(Secret::new(token))
-        })
-        .map(BearerToken::File)
+        })?;
+        Ok(BearerToken::File(TokenFile {
+            file,
+            check: Arc::new(TokenCheck {
+                every: every::Every::new(clock, TOKEN_FILE_CHECK_EVERY),
+                full: std::sync::atomic::AtomicBool::new(false),
+            }),
+        }))
     }
 
-    /// The current token; for a file, re-read first if the file changed (one `stat`).
+    /// The current token; for a file, see [`TokenFile::current`].
     ///
     /// ```
     /// let t = kube_authn::outbound::BearerToken::Static(kube_authn::outbound::Secret::new("a"));
@@ -211,12 +324,23 @@ impl BearerToken {
     pub fn current(&self) -> Secret {
         match self {
             BearerToken::Static(s) => s.clone(),
-            BearerToken::File(f) => {
-                if let Err(e) = f.reload_if_changed() {
-                    tracing::warn!(path = %f.path().display(), "token file reload failed, keeping the previous token: {e}");
-                }
-                (*f.current_arc()).clone()
-            }
+            BearerToken::File(f) => f.current(),
+        }
+    }
+
+    /// The token as last read, without looking at a file (the request that sends it looks,
+    /// through [`current`](Self::current)).
+    pub(crate) fn last_read(&self) -> Secret {
+        match self {
+            BearerToken::Static(s) => s.clone(),
+            BearerToken::File(f) => (*f.file.current_arc()).clone(),
+        }
+    }
+
+    /// After a 401: a token file is read again by the next [`current`](Self::current).
+    pub(crate) fn expire(&self) {
+        if let BearerToken::File(f) = self {
+            f.expire();
         }
     }
 }
@@ -497,10 +621,11 @@ impl ConnectionInfo {
         Ok(info)
     }
 
-    /// A digest of the *current* credentials (server, token value, basic credentials, client
-    /// certificate), stable within this process: the [`vault::Vault`] remembers known-bad
-    /// credentials by it. It is an HMAC under a key drawn at random once per process, so a
-    /// fingerprint that ends up in a log cannot be used to test password guesses offline.
+    /// A digest of the *current* credentials (server, token value as last read, basic
+    /// credentials, client certificate), stable within this process: the [`vault::Vault`]
+    /// remembers known-bad credentials by it. It is an HMAC under a key drawn at random once per
+    /// process, so a fingerprint that ends up in a log cannot be used to test password guesses
+    /// offline.
     ///
     /// ```
     /// use kube_authn::outbound::{ConnectionInfo, Secret};
@@ -525,8 +650,11 @@ impl ConnectionInfo {
             h.update(bytes);
         };
         field(1, self.server.as_bytes());
+        // The token the last request sent (or the first read): a token file is looked at by
+        // the request that sends it (`authorize`), not here, so a file re-read after a 401 is
+        // not used up by the vault's bookkeeping before a request sends the new token.
         if let Some(t) = &self.token {
-            field(2, t.current().expose().as_bytes());
+            field(2, t.last_read().expose().as_bytes());
         }
         if let Some(b) = &self.basic {
             field(3, b.username.as_bytes());
@@ -547,21 +675,16 @@ impl ConnectionInfo {
     /// # let _ = cfg;
     /// ```
     pub fn tls_config(&self) -> Result<rustls::ClientConfig, ConfigError> {
-        self.tls_config_parts().map(|(config, _)| config)
+        self.tls_config_parts(Arc::new(SystemClock))
+            .map(|parts| parts.config)
     }
 
-    /// [`tls_config`](Self::tls_config), and the rotating client certificate it presents when
-    /// the pair comes from files.
-    fn tls_config_parts(
-        &self,
-    ) -> Result<
-        (
-            rustls::ClientConfig,
-            Option<Arc<client_cert::RotatingClientCert>>,
-        ),
-        ConfigError,
-    > {
+    /// [`tls_config`](Self::tls_config), with the rotating client certificate it presents when
+    /// the pair comes from files and the rotating verifier of a CA file (its checks timed by
+    /// `clock`).
+    fn tls_config_parts(&self, clock: Arc<dyn Clock>) -> Result<TlsParts, ConfigError> {
         let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+        let mut rotating_ca = None;
         let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
             .with_safe_default_protocol_versions()
             .map_err(|e| ConfigError::new(format!("TLS configuration: {e}")))?;
@@ -575,21 +698,33 @@ impl ConnectionInfo {
                 .dangerous()
                 .with_custom_certificate_verifier(Arc::new(NoVerification(provider.clone())))
         } else {
-            let roots = Arc::new(self.root_store()?);
-            let verifier = WebPkiServerVerifier::builder_with_provider(roots, provider.clone())
-                .build()
-                .map_err(|e| ConfigError::new(format!("TLS configuration: {e}")))?;
-            match &self.tls_server_name {
+            // A CA file is read again as client-go reads it (`ca_rotation`); data, or the
+            // system roots, never change.
+            let verifier: Arc<dyn ServerCertVerifier> = match &self.certificate_authority {
+                Some(Pem::File(path)) => {
+                    let ca = Arc::new(ca_rotation::RotatingCa::new(
+                        path.clone(),
+                        provider.clone(),
+                        clock,
+                    )?);
+                    rotating_ca = Some(ca.clone());
+                    ca
+                }
+                Some(Pem::Data(pem)) => ca_rotation::verifier_for(pem, &provider)?,
+                None => ca_rotation::verifier_for(&system_roots()?, &provider)?,
+            };
+            let verifier = match &self.tls_server_name {
                 Some(name) => {
                     let name = ServerName::try_from(name.clone()).map_err(|_| {
                         ConfigError::new(format!("invalid tls-server-name {name:?}"))
                     })?;
-                    builder
-                        .dangerous()
-                        .with_custom_certificate_verifier(Arc::new(NameOverride { verifier, name }))
+                    Arc::new(NameOverride { verifier, name })
                 }
-                None => builder.with_webpki_verifier(verifier),
-            }
+                None => verifier,
+            };
+            builder
+                .dangerous()
+                .with_custom_certificate_verifier(verifier)
         };
         let mut rotating = None;
         let mut config = match (&self.client_certificate, &self.client_key) {
@@ -631,26 +766,11 @@ impl ConnectionInfo {
         // every new connection is a full handshake, so the server sees the client certificate
         // on disk now (a rotated or replaced pair), not the identity of a resumed session.
         config.resumption = rustls::client::Resumption::disabled();
-        Ok((config, rotating))
-    }
-
-    fn root_store(&self) -> Result<RootCertStore, ConfigError> {
-        let mut roots = RootCertStore::empty();
-        let pem = match &self.certificate_authority {
-            Some(ca) => ca.bytes()?,
-            None => system_roots()?,
-        };
-        let mut added = 0;
-        for cert in CertificateDer::pem_slice_iter(&pem) {
-            let cert = cert.map_err(|e| ConfigError::new(format!("CA bundle: {e}")))?;
-            if roots.add(cert).is_ok() {
-                added += 1;
-            }
-        }
-        if added == 0 {
-            return Err(ConfigError::new("CA bundle: no valid certificate found"));
-        }
-        Ok(roots)
+        Ok(TlsParts {
+            config,
+            client_cert: rotating,
+            ca: rotating_ca,
+        })
     }
 
     /// An HTTP client for this connection: its TLS settings, its proxy settings, redirects not
@@ -662,6 +782,7 @@ impl ConnectionInfo {
     /// assert!(c.is_ok());
     /// ```
     pub fn client(&self, timeout: Duration) -> Result<reqwest::Client, ConfigError> {
+        // A snapshot: the CA file as it is now (a `Credential`'s client follows its changes).
         self.client_with_tls(self.tls_config()?, timeout, None)
     }
 
@@ -808,11 +929,39 @@ impl ConnectionInfo {
     }
 }
 
-/// An HTTP client whose client certificate comes from files: when the files rotate (checked at
-/// most once per second, as each request asks for the client), a new client is built with the
-/// same settings, and the previous one (its pooled connections, made with the old pair) is
-/// dropped once no request uses it. client-go closes all connections on rotation instead;
-/// either way no new request goes out with the old certificate.
+/// The roots of a PEM CA bundle: every certificate in it, at least one.
+pub(crate) fn roots_from_pem(pem: &[u8]) -> Result<RootCertStore, ConfigError> {
+    let mut roots = RootCertStore::empty();
+    let mut added = 0;
+    for cert in CertificateDer::pem_slice_iter(pem) {
+        let cert = cert.map_err(|e| ConfigError::new(format!("CA bundle: {e}")))?;
+        if roots.add(cert).is_ok() {
+            added += 1;
+        }
+    }
+    if added == 0 {
+        return Err(ConfigError::new("CA bundle: no valid certificate found"));
+    }
+    Ok(roots)
+}
+
+/// A connection's TLS configuration and the files it follows.
+struct TlsParts {
+    config: rustls::ClientConfig,
+    /// The client certificate and key files, when the pair comes from files.
+    client_cert: Option<Arc<client_cert::RotatingClientCert>>,
+    /// The CA file, when the roots come from one.
+    ca: Option<Arc<ca_rotation::RotatingCa>>,
+}
+
+/// An HTTP client whose client certificate or CA comes from files: when the certificate files
+/// rotate (checked at most once per second, as each request asks for the client) or the CA file
+/// changes (read at most once per 5 minutes, as client-go reads it), a new client is built with
+/// the same settings (the same TLS configuration, whose certificate and verifier now hold the
+/// new files), and the previous one (its pooled connections, made with the old pair or verified
+/// with the old roots) is dropped once no request uses it. client-go closes all connections on
+/// a certificate rotation, and the idle ones on a CA change, instead; either way no new request
+/// goes out on a connection made with the old files.
 pub(crate) struct RotatingClient {
     info: Arc<ConnectionInfo>,
     tls: rustls::ClientConfig,
@@ -820,8 +969,9 @@ pub(crate) struct RotatingClient {
     /// Decided once, as client-go reads the proxy environment once.
     route: Option<SniRoute>,
     rotation: Option<Arc<client_cert::RotatingClientCert>>,
-    /// The client, with the certificate generation it was built for.
-    current: arc_swap::ArcSwap<(u64, reqwest::Client)>,
+    ca: Option<Arc<ca_rotation::RotatingCa>>,
+    /// The client, with the certificate and CA generations it was built for.
+    current: arc_swap::ArcSwap<([u64; 2], reqwest::Client)>,
 }
 
 impl fmt::Debug for RotatingClient {
@@ -835,18 +985,39 @@ impl fmt::Debug for RotatingClient {
 impl RotatingClient {
     /// The client for `info` (per-request `timeout`).
     pub(crate) fn new(info: Arc<ConnectionInfo>, timeout: Duration) -> Result<Self, ConfigError> {
-        let (tls, rotation) = info.tls_config_parts()?;
-        let generation = rotation.as_ref().map_or(0, |r| r.generation());
+        Self::with_clock(info, timeout, Arc::new(SystemClock))
+    }
+
+    /// [`new`](Self::new), the CA file's checks timed by `clock`.
+    pub(crate) fn with_clock(
+        info: Arc<ConnectionInfo>,
+        timeout: Duration,
+        clock: Arc<dyn Clock>,
+    ) -> Result<Self, ConfigError> {
+        let parts = info.tls_config_parts(clock)?;
         let route = info.sni_route();
-        let client = info.client_with_tls(tls.clone(), timeout, route.as_ref())?;
-        Ok(Self {
+        let client = info.client_with_tls(parts.config.clone(), timeout, route.as_ref())?;
+        let this = Self {
             info,
-            tls,
+            tls: parts.config,
             timeout,
             route,
-            rotation,
-            current: arc_swap::ArcSwap::from_pointee((generation, client)),
-        })
+            rotation: parts.client_cert,
+            ca: parts.ca,
+            current: arc_swap::ArcSwap::from_pointee(([0, 0], client)),
+        };
+        let generation = this.generation();
+        this.current
+            .store(Arc::new((generation, this.current.load().1.clone())));
+        Ok(this)
+    }
+
+    /// The client certificate and CA generations now (each checked when its check is due).
+    fn generation(&self) -> [u64; 2] {
+        [
+            self.rotation.as_ref().map_or(0, |r| r.generation()),
+            self.ca.as_ref().map_or(0, |c| c.generation()),
+        ]
     }
 
     /// How requests are rerouted to send the tls-server-name as SNI, if they are.
@@ -858,10 +1029,10 @@ impl RotatingClient {
     pub(crate) fn get(&self) -> reqwest::Client {
         // A guard, not a reference count: the common case touches no shared counter.
         let current = self.current.load();
-        let Some(rotation) = &self.rotation else {
+        if self.rotation.is_none() && self.ca.is_none() {
             return current.1.clone();
-        };
-        let generation = rotation.generation();
+        }
+        let generation = self.generation();
         if generation == current.0 {
             return current.1.clone();
         }
@@ -874,7 +1045,7 @@ impl RotatingClient {
         let (next, rebuilt) = match rebuilt {
             Ok(client) => (Arc::new((generation, client)), true),
             Err(e) => {
-                tracing::warn!(server = %redact_server(&self.info.server), error = %e, "client certificate rotated, but a new HTTP client cannot be built; keeping the current connections");
+                tracing::warn!(server = %redact_server(&self.info.server), error = %e, "client certificate or CA rotated, but a new HTTP client cannot be built; keeping the current connections");
                 (Arc::new((generation, current.1.clone())), false)
             }
         };
@@ -885,7 +1056,7 @@ impl RotatingClient {
             return previous.1.clone();
         }
         if rebuilt {
-            tracing::info!(server = %redact_server(&self.info.server), "client certificate rotated: new connections from now on");
+            tracing::info!(server = %redact_server(&self.info.server), "client certificate or CA rotated: new connections from now on");
         }
         next.1.clone()
     }
@@ -962,12 +1133,22 @@ fn system_roots() -> Result<Vec<u8>, ConfigError> {
         "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem",
         "/etc/ssl/cert.pem",
     ];
-    if let Some(f) = std::env::var_os("SSL_CERT_FILE") {
-        return read_bounded(Path::new(&f));
+    let files: Vec<&Path> = FILES.iter().map(Path::new).collect();
+    system_roots_from(std::env::var_os("SSL_CERT_FILE").as_deref(), &files)
+}
+
+/// `SSL_CERT_FILE` when set, else the first of `files` that can be opened; each read bounded
+/// by [`MAX_FILE_BYTES`] (a larger bundle is an error, not skipped).
+fn system_roots_from(
+    ssl_cert_file: Option<&std::ffi::OsStr>,
+    files: &[&Path],
+) -> Result<Vec<u8>, ConfigError> {
+    if let Some(f) = ssl_cert_file {
+        return read_bounded(Path::new(f));
     }
-    for f in FILES {
-        if let Ok(b) = std::fs::read(f) {
-            return Ok(b);
+    for f in files {
+        if std::fs::File::open(f).is_ok() {
+            return read_bounded(f);
         }
     }
     Err(ConfigError::new(
@@ -1025,7 +1206,7 @@ impl ServerCertVerifier for NoVerification {
 
 #[derive(Debug)]
 struct NameOverride {
-    verifier: Arc<WebPkiServerVerifier>,
+    verifier: Arc<dyn ServerCertVerifier>,
     name: ServerName<'static>,
 }
 
@@ -1276,6 +1457,148 @@ mod tests {
                     assert_eq!(i.certificate_authority, Some(Pem::File(d.join("ca.crt"))));
                 }
                 (Err(e), Err(text)) => assert!(e.to_string().contains(text), "{name}: {e}"),
+                (got, _) => panic!("{name}: {got:?}"),
+            }
+        }
+    }
+
+    /// A token file is looked at no more than once per `TOKEN_FILE_CHECK_EVERY` (by an
+    /// injected clock): between checks no request touches the file (a deleted file is not even
+    /// noticed), at the check a change is taken; after a 401 (`expire`) the next request reads
+    /// it whatever the clock says.
+    #[test]
+    fn token_file_checked_once_per_interval() {
+        use crate::token::cache::ManualClock;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("token");
+        std::fs::write(&path, "one").unwrap();
+        let clock = Arc::new(ManualClock::new());
+        let token = BearerToken::from_file_with_clock(&path, clock.clone()).unwrap();
+        let BearerToken::File(file) = &token else {
+            unreachable!()
+        };
+        let just_before = TOKEN_FILE_CHECK_EVERY - Duration::from_secs(1);
+        // (step, new content (`None`: delete the file), clock advance, token, failed checks)
+        type Step<'a> = (&'a str, Option<Option<&'a str>>, Duration, &'a str, u64);
+        let steps: [Step<'_>; 6] = [
+            (
+                "rotated: not looked at yet",
+                Some(Some("two-longer")),
+                just_before,
+                "one",
+                0,
+            ),
+            (
+                "the check is due",
+                None,
+                Duration::from_secs(1),
+                "two-longer",
+                0,
+            ),
+            (
+                "deleted: not looked at",
+                Some(None),
+                just_before,
+                "two-longer",
+                0,
+            ),
+            (
+                "deleted: the check keeps the token",
+                None,
+                Duration::from_secs(1),
+                "two-longer",
+                1,
+            ),
+            (
+                "back: not looked at",
+                Some(Some("three")),
+                Duration::ZERO,
+                "two-longer",
+                1,
+            ),
+            ("back: the check", None, TOKEN_FILE_CHECK_EVERY, "three", 1),
+        ];
+        for (step, write, advance, want, failures) in steps {
+            match write {
+                Some(Some(text)) => std::fs::write(&path, text).unwrap(),
+                Some(None) => std::fs::remove_file(&path).unwrap(),
+                None => {}
+            }
+            clock.advance(advance);
+            for _ in 0..100 {
+                assert_eq!(token.current().expose(), want, "{step}");
+            }
+            assert_eq!(file.file.failures(), failures, "{step}");
+        }
+        // A 401: the next request reads the file, even a same-size edit with the old time.
+        let mtime = std::fs::metadata(&path).unwrap().modified().unwrap();
+        std::fs::write(&path, "THREE").unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(mtime)
+            .unwrap();
+        assert_eq!(token.current().expose(), "three", "not expired");
+        token.expire();
+        assert_eq!(token.current().expose(), "THREE", "expired");
+    }
+
+    /// System root bundles are read with the crate's bound: `SSL_CERT_FILE` first, else the
+    /// first file that exists; a larger one is an error, not read whole.
+    #[test]
+    fn system_roots_are_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        let small = dir.path().join("small.pem");
+        let large = dir.path().join("large.pem");
+        let missing = dir.path().join("missing.pem");
+        std::fs::write(&small, "small").unwrap();
+        std::fs::write(&large, vec![b'x'; MAX_FILE_BYTES as usize + 1]).unwrap();
+        let too_large = format!("{} is larger than {MAX_FILE_BYTES} bytes", large.display());
+        // (case, SSL_CERT_FILE, files, bytes or error)
+        type Case<'a> = (
+            &'a str,
+            Option<&'a Path>,
+            Vec<&'a Path>,
+            Result<&'a str, String>,
+        );
+        let cases: [Case<'_>; 5] = [
+            (
+                "the first that exists",
+                None,
+                vec![&missing, &small, &large],
+                Ok("small"),
+            ),
+            (
+                "a large bundle",
+                None,
+                vec![&missing, &large, &small],
+                Err(too_large.clone()),
+            ),
+            (
+                "SSL_CERT_FILE first",
+                Some(&small),
+                vec![&large],
+                Ok("small"),
+            ),
+            (
+                "a large SSL_CERT_FILE",
+                Some(&large),
+                vec![&small],
+                Err(too_large),
+            ),
+            (
+                "none",
+                None,
+                vec![&missing],
+                Err("no certificate-authority configured and no system CA bundle found".into()),
+            ),
+        ];
+        for (name, env, files, want) in cases {
+            let got = system_roots_from(env.map(Path::as_os_str), &files);
+            match (got, want) {
+                (Ok(bytes), Ok(text)) => assert_eq!(bytes, text.as_bytes(), "{name}"),
+                (Err(e), Err(text)) => assert_eq!(e.to_string(), text, "{name}"),
                 (got, _) => panic!("{name}: {got:?}"),
             }
         }

@@ -18,8 +18,11 @@
 //!   in Kubernetes. [`next_credential`](Vault::next_credential), used within the request that
 //!   got the 401, never does.
 //!
-//! A token file is re-read when it changes, so a rotated projected token gets a new fingerprint
-//! and becomes usable again without restarting anything.
+//! A token file is looked at again at most once per
+//! [`TOKEN_FILE_CHECK_EVERY`](super::TOKEN_FILE_CHECK_EVERY) (client-go's cached file token
+//! source), and by the next request after a 401 (client-go resets its cache then too), so a
+//! rotated projected token gets a new fingerprint and becomes usable again without restarting
+//! anything.
 //!
 //! ```
 //! use kube_authn::outbound::{ConnectionInfo, Secret, vault::{Vault, SyncProvider}};
@@ -84,6 +87,9 @@ pub struct Credential {
     client: Arc<super::RotatingClient>,
     /// Where [`post`](Self::post) sends requests.
     target: super::RestTarget,
+    /// The server URL as client-go's REST client bases its request paths on it (its path
+    /// cleaned, no query, no fragment): see [`get`](Self::get).
+    base: super::RestTarget,
 }
 
 impl Credential {
@@ -103,13 +109,27 @@ impl Credential {
     /// assert_eq!(e.to_string(), r#"parse "http://https://x/%zz": invalid URL escape "%zz""#);
     /// ```
     pub fn new(info: ConnectionInfo, timeout: Duration) -> Result<Self, ConfigError> {
+        Self::with_client(info, timeout, |info| {
+            super::RotatingClient::new(info, timeout)
+        })
+    }
+
+    /// [`new`](Self::new), the client built by `client`.
+    pub(crate) fn with_client(
+        info: ConnectionInfo,
+        timeout: Duration,
+        client: impl FnOnce(Arc<ConnectionInfo>) -> Result<super::RotatingClient, ConfigError>,
+    ) -> Result<Self, ConfigError> {
         let target = super::rest_target(&info.server, timeout).map_err(ConfigError::new)?;
+        // No timeout: no query at all.
+        let base = super::rest_target(&info.server, Duration::ZERO).map_err(ConfigError::new)?;
         let info = Arc::new(info);
-        let client = Arc::new(super::RotatingClient::new(info.clone(), timeout)?);
+        let client = Arc::new(client(info.clone())?);
         Ok(Self {
             info,
             client,
             target,
+            base,
         })
     }
 
@@ -124,9 +144,10 @@ impl Credential {
         &self.info
     }
 
-    /// The HTTP client for a request now. With client certificate *files*, a rotation (the
-    /// files are checked at most once a second) gives a new client, so that no request goes out
-    /// on a connection made with the previous pair: the previous client and its pooled
+    /// The HTTP client for a request now. With client certificate *files* or a CA *file*, a
+    /// rotation (certificate files are checked at most once a second, a CA file at most once per
+    /// 5 minutes, as client-go checks it) gives a new client, so that no request goes out
+    /// on a connection made with the previous pair or roots: the previous client and its pooled
     /// connections are dropped when the requests using them finish (client-go closes its
     /// connections on rotation).
     ///
@@ -158,15 +179,43 @@ impl Credential {
     /// assert_eq!(req.url().as_str(), "https://x/review?timeout=30s");
     /// ```
     pub fn post(&self) -> reqwest::RequestBuilder {
+        self.request(reqwest::Method::POST, &self.target.wire)
+    }
+
+    /// A GET of `path` (absolute, clean: `/api/v1/nodes/x`) on the server, as client-go's REST
+    /// client sends one (`Request.URL`): the path joined to the server URL's cleaned path, the
+    /// server URL's query and fragment dropped; with this credential's `Authorization` header,
+    /// and rerouted for a `tls-server-name` as [`post`](Self::post) is.
+    ///
+    /// ```
+    /// # use kube_authn::outbound::{ConnectionInfo, vault::Credential};
+    /// # let t = std::time::Duration::from_secs(30);
+    /// for (server, want) in [
+    ///     ("https://h/?k=v", "https://h/api/v1/nodes/n"),
+    ///     ("https://h?k=v#f", "https://h/api/v1/nodes/n"),
+    ///     ("https://h/p/", "https://h/p/api/v1/nodes/n"),
+    /// ] {
+    ///     let c = Credential::new(ConnectionInfo::new(server), t).unwrap();
+    ///     assert_eq!(c.get("/api/v1/nodes/n").build().unwrap().url().as_str(), want);
+    /// }
+    /// ```
+    pub fn get(&self, path: &str) -> reqwest::RequestBuilder {
+        let base = self.base.wire.trim_end_matches('/');
+        self.request(reqwest::Method::GET, &format!("{base}{path}"))
+    }
+
+    fn request(&self, method: reqwest::Method, url: &str) -> reqwest::RequestBuilder {
         let client = self.client();
-        let request = match (reqwest::Url::parse(&self.target.wire), self.client.route()) {
+        let request = match (reqwest::Url::parse(url), self.client.route()) {
             (Ok(url), Some(route)) => match route.reroute(&url) {
-                Some((rerouted, host)) => client.post(rerouted).header(http::header::HOST, host),
-                None => client.post(url),
+                Some((rerouted, host)) => client
+                    .request(method, rerouted)
+                    .header(http::header::HOST, host),
+                None => client.request(method, url),
             },
-            (Ok(url), None) => client.post(url),
+            (Ok(url), None) => client.request(method, url),
             // reqwest refuses the URL: its error, at `send`.
-            (Err(_), _) => client.post(self.target.wire.as_str()),
+            (Err(_), _) => client.request(method, url),
         };
         self.info.authorize(request)
     }
@@ -626,6 +675,11 @@ impl Vault {
     /// ```
     pub fn invalidate(&self, cred: &Credential) {
         let fp = cred.fingerprint();
+        // A token file is read again by the next request (client-go's `ResetTokenOlderThan`),
+        // not only when its next check is due: the server may have rotated it.
+        if let Some(token) = &cred.info.token {
+            token.expire();
+        }
         let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
         if !st.bad.contains(&fp) {
             if st.bad.len() >= MAX_KNOWN_BAD {

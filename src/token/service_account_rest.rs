@@ -227,10 +227,10 @@ impl RestLookup {
             .await
             .map_err(|e| other(e.to_string()))?;
         for tries in 1..=MAX_CREDENTIAL_TRIES {
-            let url = format!("{}{path}", cred.info().server.trim_end_matches('/'));
+            // client-go's `Request.URL`: the path joined to the server URL's path, its query
+            // and fragment dropped.
             let request = cred
-                .info()
-                .authorize(cred.client().get(url))
+                .get(path)
                 .header(http::header::ACCEPT, "application/json");
             let resp = request
                 .send()

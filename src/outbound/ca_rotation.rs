@@ -1,0 +1,341 @@
+//! A CA *file* (kubeconfig `certificate-authority`, the in-cluster `ca.crt`) re-read as
+//! client-go v0.37 re-reads it (its `ClientsAllowCARotation` gate, on by default:
+//! `transport/ca_rotation.go`): at most once per [`CA_CHECK_EVERY`], by a request (between
+//! checks a request only compares the time). A file that cannot be read, is empty, or holds no
+//! usable certificate keeps the roots in use (logged, and tried again at the next check); the
+//! same bytes again change nothing. New roots take effect for new connections:
+//! [`RotatingClient`](super::RotatingClient) builds a new client (a new pool) when
+//! [`generation`](RotatingCa::generation) moves, as client-go swaps its transport and closes the
+//! old one's idle connections. CA *data* (`certificate-authority-data`) never changes.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use arc_swap::ArcSwap;
+use rustls::client::WebPkiServerVerifier;
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::crypto::CryptoProvider;
+use rustls::{DigitallySignedStruct, SignatureScheme};
+use rustls_pki_types::{CertificateDer, ServerName, UnixTime};
+
+use super::every::Every;
+use super::read_bounded;
+use crate::error::ConfigError;
+use crate::token::cache::Clock;
+
+/// How often, at most, the CA file is read again (client-go's `caRefreshDuration`).
+pub(crate) const CA_CHECK_EVERY: Duration = Duration::from_secs(5 * 60);
+
+/// The server certificate verifier for `pem` (a CA bundle).
+pub(crate) fn verifier_for(
+    pem: &[u8],
+    provider: &Arc<CryptoProvider>,
+) -> Result<Arc<WebPkiServerVerifier>, ConfigError> {
+    let roots = Arc::new(super::roots_from_pem(pem)?);
+    WebPkiServerVerifier::builder_with_provider(roots, provider.clone())
+        .build()
+        .map_err(|e| ConfigError::new(format!("TLS configuration: {e}")))
+}
+
+/// The verifier of a CA file: the roots read last, swapped when the file changes.
+pub(crate) struct RotatingCa {
+    path: PathBuf,
+    provider: Arc<CryptoProvider>,
+    every: Every,
+    /// The bytes the roots in use were read from (only the check that is due touches it).
+    loaded: Mutex<Vec<u8>>,
+    verifier: ArcSwap<WebPkiServerVerifier>,
+    /// How many times other roots were loaded.
+    generation: AtomicU64,
+}
+
+impl fmt::Debug for RotatingCa {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RotatingCa")
+            .field("path", &self.path)
+            .field("generation", &self.generation.load(Ordering::Relaxed))
+            .finish_non_exhaustive()
+    }
+}
+
+impl RotatingCa {
+    /// Reads `path` now: a CA file that cannot be used at startup is an error.
+    pub(crate) fn new(
+        path: PathBuf,
+        provider: Arc<CryptoProvider>,
+        clock: Arc<dyn Clock>,
+    ) -> Result<Self, ConfigError> {
+        let bytes = read_bounded(&path)?;
+        let verifier = verifier_for(&bytes, &provider)?;
+        Ok(Self {
+            path,
+            provider,
+            every: Every::new(clock, CA_CHECK_EVERY),
+            loaded: Mutex::new(bytes),
+            verifier: ArcSwap::new(verifier),
+            generation: AtomicU64::new(0),
+        })
+    }
+
+    /// How many times other roots have been loaded, after reading the file again when a check
+    /// is due: it changes when the roots new connections are verified with do.
+    pub(crate) fn generation(&self) -> u64 {
+        if self.every.due() {
+            self.reload();
+        }
+        self.generation.load(Ordering::Acquire)
+    }
+
+    fn reload(&self) {
+        let path = self.path.display();
+        let bytes = match read_bounded(&self.path) {
+            Ok(b) => b,
+            Err(e) => {
+                tracing::warn!(%path, error = %e, "CA file cannot be read; keeping the roots in use");
+                return;
+            }
+        };
+        if bytes.is_empty() {
+            tracing::warn!(%path, "CA file is empty; keeping the roots in use");
+            return;
+        }
+        let mut loaded = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
+        if *loaded == bytes {
+            return;
+        }
+        match verifier_for(&bytes, &self.provider) {
+            Ok(verifier) => {
+                self.verifier.store(verifier);
+                *loaded = bytes;
+                self.generation.fetch_add(1, Ordering::AcqRel);
+                tracing::info!(%path, "CA file changed: new connections verify with its roots");
+            }
+            Err(e) => {
+                tracing::warn!(%path, error = %e, "CA file holds no usable certificate; keeping the roots in use")
+            }
+        }
+    }
+}
+
+impl ServerCertVerifier for RotatingCa {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &ServerName<'_>,
+        ocsp_response: &[u8],
+        now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        self.verifier.load().verify_server_cert(
+            end_entity,
+            intermediates,
+            server_name,
+            ocsp_response,
+            now,
+        )
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.verifier
+            .load()
+            .verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.verifier
+            .load()
+            .verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.verifier.load().supported_verify_schemes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{Read, Write};
+    use std::net::TcpListener;
+
+    use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair};
+    use rustls_pki_types::PrivateKeyDer;
+    use rustls_pki_types::pem::PemObject;
+
+    use super::*;
+    use crate::outbound::{ConnectionInfo, Pem, RotatingClient};
+    use crate::token::cache::ManualClock;
+
+    /// A CA's PEM, and the server configuration of a certificate for 127.0.0.1 it signed.
+    fn pki() -> (String, Arc<rustls::ServerConfig>) {
+        let ca_key = KeyPair::generate().unwrap();
+        let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
+        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        let ca_pem = params.self_signed(&ca_key).unwrap().pem();
+        let issuer = Issuer::new(params, ca_key);
+        let key = KeyPair::generate().unwrap();
+        let cert = CertificateParams::new(vec!["127.0.0.1".to_owned()])
+            .unwrap()
+            .signed_by(&key, &issuer)
+            .unwrap();
+        let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+            rustls::crypto::aws_lc_rs::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(
+            vec![cert.der().clone()],
+            PrivateKeyDer::from_pem_slice(key.serialize_pem().as_bytes()).unwrap(),
+        )
+        .unwrap();
+        (ca_pem, Arc::new(config))
+    }
+
+    /// An HTTPS server on 127.0.0.1 answering `200 ok` and closing every connection (so each
+    /// request is a new handshake), with the certificate in `config` at that moment.
+    fn serve(config: Arc<Mutex<Arc<rustls::ServerConfig>>>) -> std::net::SocketAddr {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { continue };
+                let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+                let current = config.lock().unwrap().clone();
+                let conn = rustls::ServerConnection::new(current).unwrap();
+                let mut tls = rustls::StreamOwned::new(conn, stream);
+                let mut request = Vec::new();
+                let mut buf = [0; 1024];
+                // A refused handshake ends in an error here: the next connection.
+                while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match tls.read(&mut buf) {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => request.extend_from_slice(&buf[..n]),
+                    }
+                }
+                if request.windows(4).any(|w| w == b"\r\n\r\n") {
+                    let _ = tls.write_all(
+                        b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok",
+                    );
+                    tls.conn.send_close_notify();
+                    let _ = tls.flush();
+                }
+            }
+        });
+        addr
+    }
+
+    /// The CA file is read again once the check is due (5 minutes after the last one, by an
+    /// injected clock), and new connections verify with its roots; an empty or unparsable file
+    /// keeps the roots in use; going back to the first CA works too.
+    #[tokio::test]
+    async fn a_rotated_ca_file_is_used_after_the_check_interval() {
+        let (ca1, server1) = pki();
+        let (ca2, server2) = pki();
+        let served = Arc::new(Mutex::new(server1.clone()));
+        let addr = serve(served.clone());
+        let dir = tempfile::tempdir().unwrap();
+        let ca_file = dir.path().join("ca.crt");
+        std::fs::write(&ca_file, &ca1).unwrap();
+        let clock = Arc::new(ManualClock::new());
+        let url = format!("https://{addr}/");
+        let info = ConnectionInfo::new(url.as_str())
+            .with_ca(Pem::File(ca_file.clone()))
+            .with_trust_env(false);
+        let client =
+            RotatingClient::with_clock(Arc::new(info), Duration::from_secs(5), clock.clone())
+                .unwrap();
+        let just_before = CA_CHECK_EVERY - Duration::from_secs(1);
+        // (step, CA file written, server configuration, clock advance, the request succeeds)
+        type Step<'a> = (
+            &'a str,
+            Option<&'a str>,
+            &'a Arc<rustls::ServerConfig>,
+            Duration,
+            bool,
+        );
+        let steps: [Step<'_>; 9] = [
+            ("startup", None, &server1, Duration::ZERO, true),
+            (
+                "rotated: the old roots until the check",
+                Some(&ca2),
+                &server2,
+                Duration::ZERO,
+                false,
+            ),
+            (
+                "a second before the check",
+                None,
+                &server2,
+                just_before,
+                false,
+            ),
+            (
+                "the check is due",
+                None,
+                &server2,
+                Duration::from_secs(1),
+                true,
+            ),
+            (
+                "an empty file keeps the roots",
+                Some(""),
+                &server2,
+                CA_CHECK_EVERY,
+                true,
+            ),
+            (
+                "a file with no certificate keeps the roots",
+                Some("not a certificate\n"),
+                &server2,
+                CA_CHECK_EVERY,
+                true,
+            ),
+            (
+                "a missing file keeps the roots",
+                None,
+                &server2,
+                CA_CHECK_EVERY,
+                true,
+            ),
+            (
+                "back to the first CA, not yet read",
+                Some(&ca1),
+                &server2,
+                Duration::ZERO,
+                true,
+            ),
+            (
+                "read: the server's CA is no longer trusted",
+                None,
+                &server2,
+                CA_CHECK_EVERY,
+                false,
+            ),
+        ];
+        for (step, ca, server, advance, ok) in steps {
+            match ca {
+                Some(pem) => std::fs::write(&ca_file, pem).unwrap(),
+                None if step.starts_with("a missing") => std::fs::remove_file(&ca_file).unwrap(),
+                None => {}
+            }
+            *served.lock().unwrap() = server.clone();
+            clock.advance(advance);
+            let result = client.get().get(url.as_str()).send().await;
+            assert_eq!(result.is_ok(), ok, "{step}: {result:?}");
+        }
+        assert_eq!(client.ca.as_ref().unwrap().generation(), 2);
+    }
+}
