@@ -134,29 +134,55 @@ impl std::fmt::Debug for Cluster {
     }
 }
 
-/// A YAML error with the values it quotes (`invalid type: string "<value>"`, where the value
-/// may be a token or password in the wrong place) replaced by `"…"`. Field names stay: serde
-/// writes them in backticks.
+/// A YAML error with the values it quotes replaced by `…`: serde writes a string
+/// `"<value>"` (`invalid type: string "<value>"`) and an integer, float, boolean or character
+/// in backticks (``invalid type: integer `123456` ``), where the value may be a token or
+/// password in the wrong place. Field names stay (``missing field `server` ``, ``duplicate
+/// field `token` ``): the backticks after `field ` hold one of our own field names.
 fn without_quoted_values(message: &str) -> String {
+    enum In {
+        Text,
+        /// A `{:?}`-quoted string: an escaped quote inside it does not end it.
+        Quoted {
+            escaped: bool,
+        },
+        /// A value in backticks.
+        Ticked,
+        /// A field name in backticks.
+        Field,
+    }
     let mut out = String::with_capacity(message.len());
-    let mut quoted = false;
-    let mut escaped = false;
+    let mut state = In::Text;
     for c in message.chars() {
-        match (c, quoted) {
-            // serde quotes with `{:?}`: an escaped quote inside the value does not end it.
-            (_, true) if escaped => escaped = false,
-            ('\\', true) => escaped = true,
-            ('"', false) => {
+        state = match (state, c) {
+            (In::Quoted { escaped: true }, _) => In::Quoted { escaped: false },
+            (In::Quoted { .. }, '\\') => In::Quoted { escaped: true },
+            (In::Quoted { .. }, '"') | (In::Ticked, '`') | (In::Field, '`') => {
+                out.push(c);
+                In::Text
+            }
+            (state @ (In::Quoted { .. } | In::Ticked), _) => state,
+            (In::Field, c) => {
+                out.push(c);
+                In::Field
+            }
+            (In::Text, '"') => {
                 out.push_str("\"…");
-                quoted = true;
+                In::Quoted { escaped: false }
             }
-            ('"', true) => {
-                out.push('"');
-                quoted = false;
+            (In::Text, '`') if out.ends_with("field ") => {
+                out.push(c);
+                In::Field
             }
-            (_, true) => {}
-            (c, false) => out.push(c),
-        }
+            (In::Text, '`') => {
+                out.push_str("`…");
+                In::Ticked
+            }
+            (In::Text, c) => {
+                out.push(c);
+                In::Text
+            }
+        };
     }
     out
 }
@@ -288,9 +314,7 @@ impl Kubeconfig {
     /// ```
     pub fn parse(bytes: &[u8]) -> Result<Self, ConfigError> {
         if bytes.iter().all(u8::is_ascii_whitespace) {
-            return Err(ConfigError::new(
-                "invalid configuration: no configuration has been provided",
-            ));
+            return Err(ConfigError::new(EMPTY_CONFIG));
         }
         check_version_and_kind(bytes)?;
         let cfg: Kubeconfig = serde_yaml_ng::from_slice(bytes).map_err(|e| {
@@ -341,7 +365,14 @@ impl Kubeconfig {
         let bytes = read_bounded(path)?;
         let cfg = Self::parse(&bytes)
             .map_err(|e| ConfigError::new(format!("{}: {e}", path.display())))?;
-        cfg.connection_info(path.parent())
+        // Relative paths in the file are taken from its directory made absolute, as
+        // clientcmd's `ResolveLocalPaths` (`filepath.Abs`) takes them.
+        let dir = path.parent().unwrap_or(Path::new(""));
+        let dir = match std::env::current_dir() {
+            Ok(cwd) if dir.is_relative() => cwd.join(dir),
+            _ => dir.to_path_buf(),
+        };
+        cfg.connection_info(Some(&dir))
             .map_err(|e| ConfigError::new(format!("{}: {e}", path.display())))
     }
 
@@ -352,49 +383,35 @@ impl Kubeconfig {
     /// assert_eq!(k.connection_info(None).unwrap().server, "https://x");
     /// ```
     pub fn connection_info(&self, base: Option<&Path>) -> Result<ConnectionInfo, ConfigError> {
+        // client-go's ConfirmUsable: every error of the context, the user and the cluster,
+        // in that order, aggregated (`invalid configuration: [<a>, <b>]`).
+        let mut errs = Vec::new();
         let (cluster_name, user_name) = if self.current_context.is_empty() {
             (None, None)
         } else {
-            let ctx = self
+            match self
                 .contexts
                 .iter()
                 .find(|c| c.name == self.current_context)
-                .ok_or_else(|| {
-                    ConfigError::new(format!(
-                        "invalid configuration: context was not found for specified context: {}",
+            {
+                Some(ctx) => (
+                    Some(ctx.context.cluster.as_str()),
+                    Some(ctx.context.user.as_str()),
+                ),
+                // An empty context, as client-go takes it: the entries named "".
+                None => {
+                    errs.push(format!(
+                        "context was not found for specified context: {}",
                         self.current_context
-                    ))
-                })?;
-            (
-                Some(ctx.context.cluster.as_str()),
-                Some(ctx.context.user.as_str()),
-            )
+                    ));
+                    (Some(""), Some(""))
+                }
+            }
         };
-        let cluster = pick(&self.clusters, cluster_name, |c| &c.name)
-            .map(|c| &c.cluster)
-            .ok_or_else(|| {
-                ConfigError::new("invalid configuration: no configuration has been provided")
-            })?;
+        let cluster = pick(&self.clusters, cluster_name, |c| &c.name).map(|c| &c.cluster);
         let user = pick(&self.users, user_name, |u| &u.name)
             .map(|u| u.user.clone())
             .unwrap_or_default();
-        if cluster.server.is_empty() {
-            return Err(ConfigError::new(
-                "invalid configuration: no server found for cluster",
-            ));
-        }
-        let url = reqwest::Url::parse(&cluster.server).map_err(|e| {
-            ConfigError::new(format!(
-                "invalid server URL {:?}: {e}",
-                super::redact_server(&cluster.server)
-            ))
-        })?;
-        if url.scheme() != "https" && url.scheme() != "http" {
-            return Err(ConfigError::new(format!(
-                "invalid server URL scheme {:?}",
-                url.scheme()
-            )));
-        }
         if user.exec.is_some() || user.auth_provider.is_some() {
             return Err(ConfigError::new(
                 "kubeconfig exec and auth-provider plugins are not supported",
@@ -420,11 +437,15 @@ impl Kubeconfig {
                 "kubeconfig impersonation (as, as-uid, as-groups, as-user-extra) is not supported",
             ));
         }
-        // client-go's ConfirmUsable: the user's entry, then the cluster's, each named as the
-        // context names it.
+        let resolve = |p: &str| -> PathBuf {
+            match base {
+                Some(b) if Path::new(p).is_relative() => clean_path(&b.join(p)),
+                _ => PathBuf::from(p),
+            }
+        };
+        // validateAuthInfo, then validateClusterInfo, each entry named as the context names it.
         let user_label = user_name.unwrap_or("");
         let cluster_label = cluster_name.unwrap_or("");
-        let mut errs = Vec::new();
         let mut methods = Vec::new();
         if non_empty(&user.token).is_some() {
             methods.push("token");
@@ -433,7 +454,10 @@ impl Kubeconfig {
             methods.push("basicAuth");
         }
         // `*-data` as client-go has it: decoded (an empty decoding is no data).
-        let ca_data = decode_data(&cluster.certificate_authority_data)?;
+        let ca_data = cluster
+            .map(|c| decode_data(&c.certificate_authority_data))
+            .transpose()?
+            .flatten();
         let cert_data = decode_data(&user.client_certificate_data)?;
         let key_data = decode_data(&user.client_key_data)?;
         let cert = (non_empty(&user.client_certificate), cert_data.as_ref());
@@ -448,6 +472,16 @@ impl Kubeconfig {
             if key.0.is_none() && key.1.is_none() {
                 errs.push(format!("client-key-data or client-key must be specified for {user_label} to use the clientCert authentication method."));
             }
+            for (what, file) in [("client-cert", cert.0), ("client-key", key.0)] {
+                if let Some(file) = file
+                    && let Err(e) = go_open(&resolve(file))
+                {
+                    errs.push(format!(
+                        "unable to read {what} {} for {user_label} due to {e}",
+                        resolve(file).display()
+                    ));
+                }
+            }
         }
         if methods.len() > 1 {
             errs.push(format!(
@@ -455,19 +489,56 @@ impl Kubeconfig {
                 methods.join(" ")
             ));
         }
-        if non_empty(&cluster.certificate_authority).is_some() && ca_data.is_some() {
-            errs.push(format!("certificate-authority-data and certificate-authority are both specified for {cluster_label}. certificate-authority-data will override."));
+        match cluster {
+            // Not in the file: client-go's empty cluster.
+            None => errs.push(EMPTY_CLUSTER.to_owned()),
+            Some(c) => {
+                if c.server.is_empty() {
+                    errs.push(if cluster_label.is_empty() {
+                        "default cluster has no server defined".to_owned()
+                    } else {
+                        format!(
+                            "no server found for cluster {}",
+                            crate::jwt::go_quote(cluster_label)
+                        )
+                    });
+                }
+                let ca_file = non_empty(&c.certificate_authority);
+                if ca_file.is_some() && ca_data.is_some() {
+                    errs.push(format!("certificate-authority-data and certificate-authority are both specified for {cluster_label}. certificate-authority-data will override."));
+                }
+                if let Some(file) = ca_file
+                    && let Err(e) = go_open(&resolve(file))
+                {
+                    errs.push(format!(
+                        "unable to read certificate-authority {} for {cluster_label} due to {e}",
+                        resolve(file).display()
+                    ));
+                }
+            }
+        }
+        // The empty cluster alone: client-go's "no configuration" error.
+        if errs == [EMPTY_CLUSTER] {
+            return Err(ConfigError::new(EMPTY_CONFIG));
         }
         if !errs.is_empty() {
             return Err(invalid_configuration(errs));
         }
-        let resolve = |p: &str| -> PathBuf {
-            let p = Path::new(p);
-            match base {
-                Some(b) if p.is_relative() => b.join(p),
-                _ => p.to_path_buf(),
-            }
+        let Some(cluster) = cluster else {
+            return Err(ConfigError::new(EMPTY_CONFIG));
         };
+        let url = reqwest::Url::parse(&cluster.server).map_err(|e| {
+            ConfigError::new(format!(
+                "invalid server URL {:?}: {e}",
+                super::redact_server(&cluster.server)
+            ))
+        })?;
+        if url.scheme() != "https" && url.scheme() != "http" {
+            return Err(ConfigError::new(format!(
+                "invalid server URL scheme {:?}",
+                url.scheme()
+            )));
+        }
         let pem = |file: &Option<String>, data: Option<Vec<u8>>| match (file, data) {
             (_, Some(d)) => Some(Pem::Data(d)),
             (Some(f), None) if !f.is_empty() => Some(Pem::File(resolve(f))),
@@ -509,9 +580,20 @@ impl Kubeconfig {
                 }
             },
             (Some(t), None) => Some(BearerToken::Static(Secret::new(t))),
-            (None, Some(f)) => Some(BearerToken::from_file(resolve(f))?),
+            // client-go reads it at once (`os.ReadFile`): its error text.
+            (None, Some(f)) => {
+                go_open(&resolve(f)).map_err(ConfigError::new)?;
+                Some(BearerToken::from_file(resolve(f))?)
+            }
             (None, None) => None,
         };
+        if non_empty(&user.username).is_some() && info.token.is_some() {
+            // A token file and a user name (a token and basic credentials were refused above):
+            // client-go's transport refuses both (`HTTPWrappersForConfig`).
+            return Err(ConfigError::new(
+                "username/password or bearer token may be set, but not both",
+            ));
+        }
         if let Some(u) = non_empty(&user.username) {
             info = info.with_basic(
                 u.to_owned(),
@@ -691,6 +773,58 @@ where
     Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
 }
 
+/// client-go's `ErrEmptyCluster`: the context names a cluster the file does not have (or there is
+/// no context and no unnamed cluster).
+const EMPTY_CLUSTER: &str = "cluster has no server defined";
+
+/// client-go's `ErrEmptyConfig` as `ConfirmUsable` returns it (for an empty cluster and no other
+/// error).
+const EMPTY_CONFIG: &str = "invalid configuration: no configuration has been provided, try setting KUBERNETES_MASTER environment variable";
+
+/// Whether Go's `os.Open(path)` succeeds; its error text when not (`open <path>: <errno text>`,
+/// the C library's text lower-cased as Go's `syscall.Errno` strings are).
+fn go_open(path: &Path) -> Result<(), String> {
+    std::fs::File::open(path).map(drop).map_err(|e| {
+        let text = match e.raw_os_error() {
+            Some(code) => {
+                let full = std::io::Error::from_raw_os_error(code).to_string();
+                let text = full.split(" (os error").next().unwrap_or_default();
+                let mut chars = text.chars();
+                chars
+                    .next()
+                    .map(|first| first.to_lowercase().chain(chars).collect())
+                    .unwrap_or_default()
+            }
+            None => e.to_string(),
+        };
+        format!("open {}: {text}", path.display())
+    })
+}
+
+/// Go's `filepath.Clean` (what `filepath.Join` does to a relative path joined to the file's
+/// directory): `.` dropped, `..` taking the previous element away, never above the root.
+fn clean_path(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out: Vec<Component<'_>> = Vec::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => match out.last() {
+                Some(Component::Normal(_)) => {
+                    out.pop();
+                }
+                Some(Component::RootDir | Component::Prefix(_)) => {}
+                _ => out.push(c),
+            },
+            c => out.push(c),
+        }
+    }
+    if out.is_empty() {
+        return PathBuf::from(".");
+    }
+    out.iter().collect()
+}
+
 /// client-go's aggregate of validation errors: `invalid configuration: <one>` or
 /// `invalid configuration: [<a>, <b>]` (identical messages once).
 fn invalid_configuration(mut errs: Vec<String>) -> ConfigError {
@@ -727,12 +861,19 @@ mod tests {
 
     #[test]
     fn table_of_kubeconfigs() {
-        type Check = fn(&ConnectionInfo);
+        // The kubeconfig's directory, with the files some rows name (`{dir}` in the texts).
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        for f in ["ca.pem", "c.pem", "k.pem", "token"] {
+            std::fs::write(dir.join(f), "from-file\n").unwrap();
+        }
+        /// Checks the connection info; the directory is the kubeconfig's.
+        type Check = fn(&ConnectionInfo, &Path);
         let cases: Vec<(&str, &str, Result<Check, &str>)> = vec![
             (
                 "unnamed entries as in kube-apiserver's webhook tests",
                 "clusters: [{cluster: {server: 'https://127.0.0.1:1/x', certificate-authority-data: 'LS0t'}}]\nusers: [{user: {token: t}}]",
-                Ok(|i| {
+                Ok(|i, _| {
                     assert_eq!(i.certificate_authority, Some(Pem::Data(b"---".to_vec())));
                     assert_eq!(i.token.as_ref().unwrap().current().expose(), "t");
                 }),
@@ -740,7 +881,7 @@ mod tests {
             (
                 "current context picks named entries",
                 "clusters: [{name: a, cluster: {server: 'https://a'}}, {name: b, cluster: {server: 'https://b', proxy-url: 'http://p:3128'}}]\nusers: [{name: ub, user: {username: u, password: p}}]\ncontexts: [{name: c, context: {cluster: b, user: ub}}]\ncurrent-context: c",
-                Ok(|i| {
+                Ok(|i, _| {
                     assert_eq!(i.server, "https://b");
                     assert_eq!(i.proxy_url.as_deref(), Some("http://p:3128"));
                     assert_eq!(i.basic.as_ref().unwrap().username, "u");
@@ -748,40 +889,76 @@ mod tests {
             ),
             (
                 "relative files resolve against the kubeconfig directory",
-                "clusters: [{cluster: {server: 'https://x', certificate-authority: ca.pem}}]\nusers: [{user: {client-certificate: c.pem, client-key: /abs/k.pem}}]",
-                Ok(|i| {
-                    assert_eq!(
-                        i.certificate_authority,
-                        Some(Pem::File("/cfg/ca.pem".into()))
-                    );
-                    assert_eq!(i.client_certificate, Some(Pem::File("/cfg/c.pem".into())));
-                    assert_eq!(i.client_key, Some(Pem::File("/abs/k.pem".into())));
+                "clusters: [{cluster: {server: 'https://x', certificate-authority: ./ca.pem}}]\nusers: [{user: {client-certificate: sub/../c.pem, client-key: k.pem}}]",
+                Ok(|i, d| {
+                    assert_eq!(i.certificate_authority, Some(Pem::File(d.join("ca.pem"))));
+                    assert_eq!(i.client_certificate, Some(Pem::File(d.join("c.pem"))));
+                    assert_eq!(i.client_key, Some(Pem::File(d.join("k.pem"))));
                 }),
             ),
             (
                 "missing context",
                 "clusters: [{cluster: {server: 'https://x'}}]\ncurrent-context: nope",
-                Err("context was not found for specified context: nope"),
+                Err("invalid configuration: context was not found for specified context: nope"),
             ),
             (
-                "no clusters",
-                "users: []",
-                Err("no configuration has been provided"),
+                "missing context: the unnamed entries, their errors aggregated",
+                "clusters: [{name: c, cluster: {server: 'https://x'}}]\nusers: [{user: {token: t, username: u}}]\ncurrent-context: nope",
+                Err(
+                    "invalid configuration: [context was not found for specified context: nope, more than one authentication method found for ; found [token basicAuth], only one is allowed, cluster has no server defined]",
+                ),
+            ),
+            ("no clusters", "users: []", Err(EMPTY_CONFIG)),
+            ("empty file", "  \n", Err(EMPTY_CONFIG)),
+            (
+                "the context names a cluster the file does not have",
+                "clusters: [{name: c, cluster: {server: 'https://x'}}]\ncontexts: [{name: x, context: {cluster: other}}]\ncurrent-context: x",
+                Err(EMPTY_CONFIG),
             ),
             (
-                "empty file",
-                "  \n",
-                Err("no configuration has been provided"),
+                "a cluster the file does not have, and a user error",
+                "users: [{name: u, user: {token: t, password: p}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x",
+                Err(
+                    "invalid configuration: [more than one authentication method found for u; found [token basicAuth], only one is allowed, cluster has no server defined]",
+                ),
             ),
             (
-                "no server",
+                "no server in the unnamed cluster",
                 "clusters: [{cluster: {}}]",
-                Err("no server found for cluster"),
+                Err("invalid configuration: default cluster has no server defined"),
+            ),
+            (
+                "no server in a named cluster, with a user error",
+                "clusters: [{name: c, cluster: {insecure-skip-tls-verify: true}}]\nusers: [{name: u, user: {token: t, password: p}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x",
+                Err(
+                    "invalid configuration: [more than one authentication method found for u; found [token basicAuth], only one is allowed, no server found for cluster \"c\"]",
+                ),
+            ),
+            (
+                "unreadable CA file",
+                "clusters: [{name: c, cluster: {server: 'https://x', certificate-authority: missing/ca.pem}}]\ncontexts: [{name: x, context: {cluster: c}}]\ncurrent-context: x",
+                Err(
+                    "invalid configuration: unable to read certificate-authority {dir}/missing/ca.pem for c due to open {dir}/missing/ca.pem: no such file or directory",
+                ),
+            ),
+            (
+                "unreadable CA file of an http server: refused as by client-go",
+                "clusters: [{cluster: {server: 'http://x', certificate-authority: /nonexistent/ca.pem}}]",
+                Err(
+                    "invalid configuration: unable to read certificate-authority /nonexistent/ca.pem for  due to open /nonexistent/ca.pem: no such file or directory",
+                ),
+            ),
+            (
+                "unreadable client certificate and key files",
+                "clusters: [{cluster: {server: 'https://x'}}]\nusers: [{name: u, user: {client-certificate: missing.crt, client-key: /nonexistent/k.pem}}]\ncontexts: [{name: x, context: {user: u}}]\ncurrent-context: x",
+                Err(
+                    "invalid configuration: [unable to read client-cert {dir}/missing.crt for u due to open {dir}/missing.crt: no such file or directory, unable to read client-key /nonexistent/k.pem for u due to open /nonexistent/k.pem: no such file or directory]",
+                ),
             ),
             (
                 "bad scheme",
                 "clusters: [{cluster: {server: 'ftp://x'}}]",
-                Err("invalid server URL scheme"),
+                Err("invalid server URL scheme \"ftp\""),
             ),
             (
                 "a server URL whose password has a slash: shown masked",
@@ -791,7 +968,7 @@ mod tests {
             (
                 "exec refused",
                 "clusters: [{cluster: {server: 'https://x'}}]\nusers: [{user: {exec: {command: evil}}}]",
-                Err("exec and auth-provider plugins are not supported"),
+                Err("kubeconfig exec and auth-provider plugins are not supported"),
             ),
             (
                 "cert without key",
@@ -829,7 +1006,7 @@ mod tests {
             (
                 "lists written by client-go as null",
                 "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: 'https://x'}\nusers: null\ncontexts: null\ncurrent-context: \"\"\npreferences: {}",
-                Ok(|i| {
+                Ok(|i, _| {
                     assert_eq!(i.server, "https://x");
                     assert!(i.token.is_none());
                 }),
@@ -837,7 +1014,7 @@ mod tests {
             (
                 "http server: no credentials and no TLS settings are used",
                 "clusters: [{cluster: {server: 'http://127.0.0.1:1/x', certificate-authority-data: 'LS0t', insecure-skip-tls-verify: true}}]\nusers: [{user: {token: t, client-certificate-data: 'LS0t', client-key-data: 'LS0t'}}]",
-                Ok(|i| {
+                Ok(|i, _| {
                     assert!(i.token.is_none());
                     assert!(i.basic.is_none());
                     assert!(i.client_certificate.is_none() && i.client_key.is_none());
@@ -848,17 +1025,40 @@ mod tests {
             (
                 "http server: basic credentials are not sent either",
                 "clusters: [{cluster: {server: 'http://127.0.0.1:1/x'}}]\nusers: [{user: {username: u, password: p}}]",
-                Ok(|i| assert!(i.basic.is_none())),
+                Ok(|i, _| assert!(i.basic.is_none())),
             ),
             (
                 "token and an unreadable tokenFile: the token",
                 "clusters: [{cluster: {server: 'https://x'}}]\nusers: [{user: {token: static, tokenFile: /nonexistent/token}}]",
-                Ok(|i| assert_eq!(i.token.as_ref().unwrap().current().expose(), "static")),
+                Ok(|i, _| assert_eq!(i.token.as_ref().unwrap().current().expose(), "static")),
             ),
             (
                 "an unreadable tokenFile alone",
                 "clusters: [{cluster: {server: 'https://x'}}]\nusers: [{user: {tokenFile: /nonexistent/token}}]",
-                Err("/nonexistent/token"),
+                Err("open /nonexistent/token: no such file or directory"),
+            ),
+            (
+                "a user name and a tokenFile: refused as by client-go's transport",
+                "clusters: [{cluster: {server: 'https://x'}}]\nusers: [{user: {username: u, password: p, tokenFile: token}}]",
+                Err("username/password or bearer token may be set, but not both"),
+            ),
+            (
+                "a user name without a password and a tokenFile",
+                "clusters: [{cluster: {server: 'https://x'}}]\nusers: [{user: {username: u, tokenFile: token}}]",
+                Err("username/password or bearer token may be set, but not both"),
+            ),
+            (
+                "a password alone and a tokenFile: no basic credentials, the token",
+                "clusters: [{cluster: {server: 'https://x'}}]\nusers: [{user: {password: p, tokenFile: token}}]",
+                Ok(|i, _| {
+                    assert!(i.basic.is_none());
+                    assert_eq!(i.token.as_ref().unwrap().current().expose(), "from-file");
+                }),
+            ),
+            (
+                "a user name and a tokenFile for an http server: no credentials, no error",
+                "clusters: [{cluster: {server: 'http://x'}}]\nusers: [{user: {username: u, password: p, tokenFile: token}}]",
+                Ok(|i, _| assert!(i.basic.is_none() && i.token.is_none())),
             ),
             (
                 "impersonation refused",
@@ -877,7 +1077,7 @@ mod tests {
             (
                 "empty impersonation fields: no impersonation, as in client-go",
                 "clusters: [{cluster: {server: 'https://x'}}]\nusers: [{user: {token: t, as: '', as-uid: null, as-groups: [], as-user-extra: {}}}]",
-                Ok(|i| assert_eq!(i.token.as_ref().unwrap().current().expose(), "t")),
+                Ok(|i, _| assert_eq!(i.token.as_ref().unwrap().current().expose(), "t")),
             ),
             (
                 "repeated cluster name",
@@ -901,15 +1101,23 @@ mod tests {
                     "invalid configuration: more than one authentication method found for ; found [token basicAuth], only one is allowed",
                 ),
             ),
-            ("not yaml", "clusters: [", Err("kubeconfig:")),
+            (
+                "not yaml",
+                "clusters: [",
+                Err(
+                    "kubeconfig: did not find expected node content at line 2 column 1, while parsing a flow node",
+                ),
+            ),
         ];
+        let shown = dir.display().to_string();
         for (name, yaml, want) in cases {
-            let got = Kubeconfig::parse(yaml.as_bytes())
-                .and_then(|k| k.connection_info(Some(Path::new("/cfg"))));
+            let got = Kubeconfig::parse(yaml.as_bytes()).and_then(|k| k.connection_info(Some(dir)));
             match (got, want) {
-                (Ok(info), Ok(check)) => check(&info),
-                (Err(e), Err(text)) => assert!(e.to_string().contains(text), "{name}: {e}"),
-                (Ok(_), Err(text)) => panic!("{name}: expected error containing {text:?}"),
+                (Ok(info), Ok(check)) => check(&info, dir),
+                (Err(e), Err(text)) => {
+                    assert_eq!(e.to_string(), text.replace("{dir}", &shown), "{name}")
+                }
+                (Ok(_), Err(text)) => panic!("{name}: expected error {text:?}"),
                 (Err(e), Ok(_)) => panic!("{name}: unexpected error {e}"),
             }
         }
@@ -1023,13 +1231,20 @@ mod tests {
         }
         // Data that decodes to nothing is no data, as in client-go: with a file beside it,
         // the file is used and ConfirmUsable does not call them both specified.
+        let tmp = tempfile::tempdir().unwrap();
+        let ca_file = tmp.path().join("ca.pem");
+        std::fs::write(&ca_file, "").unwrap();
         let k = Kubeconfig::parse(
-            format!("{base}    certificate-authority: /ca.pem\n    certificate-authority-data: \"\\n\"\n").as_bytes(),
+            format!(
+                "{base}    certificate-authority: {}\n    certificate-authority-data: \"\\n\"\n",
+                ca_file.display()
+            )
+            .as_bytes(),
         )
         .unwrap();
         assert_eq!(
             k.connection_info(None).unwrap().certificate_authority,
-            Some(Pem::File("/ca.pem".into()))
+            Some(Pem::File(ca_file))
         );
         // Go's decoder, quantum by quantum.
         let cases: &[(&str, Result<&[u8], usize>)] = &[
@@ -1176,6 +1391,110 @@ mod tests {
             )
             .unwrap();
             assert_eq!(k.connection_info(None).unwrap().server, *want, "{server}");
+        }
+    }
+
+    /// A kubeconfig loaded by a relative path: the files it names are taken from its directory
+    /// made absolute and cleaned, as clientcmd's `ResolveLocalPaths` (`filepath.Abs`,
+    /// `filepath.Join`) takes them, and named so in the errors.
+    #[test]
+    fn relative_paths_are_resolved_as_clientcmd_does() {
+        let tmp = tempfile::tempdir().unwrap();
+        let cfg = tmp.path().join("kubeconfig");
+        std::fs::write(
+            &cfg,
+            "clusters: [{name: c, cluster: {server: 'https://x', certificate-authority: ./sub/../ca.pem}}]\ncontexts: [{name: x, context: {cluster: c}}]\ncurrent-context: x\n",
+        )
+        .unwrap();
+        let cwd = std::env::current_dir().unwrap();
+        let depth = cwd
+            .components()
+            .filter(|c| matches!(c, std::path::Component::Normal(_)))
+            .count();
+        let relative = PathBuf::from("../".repeat(depth)).join(cfg.strip_prefix("/").unwrap());
+        let ca = tmp.path().join("ca.pem");
+        let e = Kubeconfig::load(&relative).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "{}: invalid configuration: unable to read certificate-authority {ca} for c due to open {ca}: no such file or directory",
+                relative.display(),
+                ca = ca.display()
+            )
+        );
+        std::fs::write(&ca, "").unwrap();
+        let info = Kubeconfig::load(&relative).unwrap();
+        assert_eq!(info.certificate_authority, Some(Pem::File(ca)));
+    }
+
+    /// A value in the wrong place is not quoted by the YAML error, whatever its type (serde
+    /// writes strings in double quotes, numbers and booleans in backticks); field names stay.
+    #[test]
+    fn yaml_errors_quote_no_values() {
+        let cases: &[(&str, &str)] = &[
+            (
+                "users: [{name: u, user: 123456}]",
+                "kubeconfig: users[0].user: invalid type: integer `…`, expected struct User at line 1 column 25",
+            ),
+            (
+                "users: [{name: u, user: -123456}]",
+                "kubeconfig: users[0].user: invalid type: integer `…`, expected struct User at line 1 column 25",
+            ),
+            (
+                "users: [{name: u, user: 1234.5}]",
+                "kubeconfig: users[0].user: invalid type: floating point `…`, expected struct User at line 1 column 25",
+            ),
+            (
+                "users: [{name: u, user: true}]",
+                "kubeconfig: users[0].user: invalid type: boolean `…`, expected struct User at line 1 column 25",
+            ),
+            (
+                "users: [{name: u, user: \"123456\"}]",
+                "kubeconfig: users[0].user: invalid type: string \"…\", expected struct User at line 1 column 25",
+            ),
+            (
+                "users: [{name: u, user: {token: [123456]}}]",
+                "kubeconfig: users[0].user.token: invalid type: sequence, expected a string at line 1 column 33",
+            ),
+            (
+                "clusters: [{cluster: {insecure-skip-tls-verify: 123456}}]",
+                "kubeconfig: clusters[0].cluster.insecure-skip-tls-verify: invalid type: integer `…`, expected a boolean at line 1 column 49",
+            ),
+            (
+                "users: [{user: {token: a, token: 123456}}]",
+                "kubeconfig: users[0].user: duplicate field `token` at line 1 column 16",
+            ),
+        ];
+        for (yaml, want) in cases {
+            let e = Kubeconfig::parse(yaml.as_bytes()).unwrap_err().to_string();
+            assert!(
+                !e.contains("123456") && !e.contains("1234.5"),
+                "{yaml}: {e}"
+            );
+            assert_eq!(e, *want, "{yaml}");
+        }
+        // Masking alone, on texts serde writes.
+        for (text, want) in [
+            (
+                "invalid type: integer `123456`, expected struct User",
+                "invalid type: integer `…`, expected struct User",
+            ),
+            (
+                "invalid type: string \"a\\\"b`c\", expected x",
+                "invalid type: string \"…\", expected x",
+            ),
+            ("duplicate field `token`", "duplicate field `token`"),
+            ("missing field `server`", "missing field `server`"),
+            (
+                "unknown variant `s3cr3t`, expected `a` or `b`",
+                "unknown variant `…`, expected `…` or `…`",
+            ),
+            (
+                "invalid value: character `\"`",
+                "invalid value: character `…`",
+            ),
+        ] {
+            assert_eq!(without_quoted_values(text), want, "{text}");
         }
     }
 
