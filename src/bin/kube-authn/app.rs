@@ -6,6 +6,8 @@
 //!   kube-apiserver's semantics (`pkg/registry/authentication/tokenreview/storage.go`): the
 //!   token runs through the full request chain with `spec.audiences` (or the API audiences);
 //! * `GET /healthz`, `/livez`, `/readyz` → `ok`; `GET /metrics` → Prometheus text.
+//! * `GET /apis`, `/apis/authentication.k8s.io`, `…/v1`, `…/v1beta1` → legacy discovery
+//!   ([`crate::discovery`]), for authenticated callers.
 //!
 //! Both reviews need an authenticated, non-anonymous caller (kube-apiserver's default RBAC
 //! gives anonymous neither), and a TokenReview caller must be in one of
