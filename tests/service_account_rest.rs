@@ -230,6 +230,21 @@ async fn lookup_urls_join_the_path_and_drop_the_query() {
     }
 }
 
+/// A `tls-server-name` is sent as SNI by lookups too (as client-go's transport sends
+/// `tls.Config.ServerName`), while the connection goes to the URL's host and `Host` names it.
+#[tokio::test]
+async fn lookups_send_the_tls_server_name_as_sni() {
+    let pki = Pki::new(); // the server's certificate names 127.0.0.1, localhost, webhook.example
+    let (server, sni) = Server::start_recording_sni(&pki.server_cert_pem, &pki.server_key_pem, api);
+    let info = info(&pki, &server, "lookup-token").with_tls_server_name("webhook.example");
+    let lookup = RestLookup::new(Vault::from_info(info));
+    assert_eq!(lookup.node("node-1").await.unwrap().uid, "n-1");
+    assert_eq!(*sni.lock().unwrap(), [Some("webhook.example".to_owned())]);
+    let seen = server.last();
+    assert_eq!(seen.uri, "/api/v1/nodes/node-1");
+    assert_eq!(seen.headers["host"], server.addr.to_string());
+}
+
 /// A credential the API server rejects is marked bad and the next one is used; when none is
 /// left the lookup fails (and the token is refused), without looping.
 #[tokio::test]
