@@ -384,6 +384,42 @@ pub(crate) const MAX_GROUP_ENTRIES: usize = 1 << 24;
 /// most ≈ 600 MiB. Kubernetes has no limit (docs/compatibility.md).
 pub(crate) const MAX_RECORDS: usize = 1 << 22;
 
+/// How many warnings a load logs and keeps; past them one line says how many more there were.
+/// Kubernetes logs every one (a file of a million empty tokens is a million log lines).
+pub(crate) const MAX_KEPT_WARNINGS: usize = 100;
+
+/// The warnings of one load of a token or password file: the first [`MAX_KEPT_WARNINGS`]
+/// are logged (`tracing`) and kept, the rest only counted.
+#[derive(Default)]
+pub(crate) struct Warnings {
+    kept: Vec<String>,
+    dropped: usize,
+}
+
+impl Warnings {
+    /// Adds a warning; `message` is only written for the ones kept.
+    pub(crate) fn push(&mut self, message: impl FnOnce() -> String) {
+        if self.kept.len() < MAX_KEPT_WARNINGS {
+            let message = message();
+            tracing::warn!("{message}");
+            self.kept.push(message);
+        } else {
+            self.dropped += 1;
+        }
+    }
+
+    /// The kept warnings, after logging how many were left out.
+    pub(crate) fn finish(self, kind: &str, path: &str) -> Vec<String> {
+        if self.dropped > 0 {
+            tracing::warn!(
+                "{} more warnings for {kind} file '{path}' are not shown",
+                self.dropped
+            );
+        }
+        self.kept
+    }
+}
+
 /// The file-wide limits [`Users`] enforces: [`LIMITS`] outside tests.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Limits {
@@ -450,12 +486,7 @@ impl<'p> Users<'p> {
         groups: Option<&str>,
         record: usize,
     ) -> Result<UserInfo, ConfigError> {
-        self.records_left = self.records_left.checked_sub(1).ok_or_else(|| {
-            ConfigError::new(format!(
-                "{} file '{}', record number '{record}': more than {} records in the file",
-                self.kind, self.path, self.max_records
-            ))
-        })?;
+        self.count_record(record)?;
         let groups = match groups {
             None => shared_groups(Vec::new()),
             Some(column) => match self.lists.get(column) {
@@ -476,6 +507,18 @@ impl<'p> Users<'p> {
             },
         };
         Ok(UserInfo::from_parts(name, uid, groups, Extra::new()))
+    }
+
+    /// Counts one record against [`Limits::records`]: every row with at least three columns,
+    /// a user or not (a token file's empty-token rows are skipped, but kept as warnings).
+    pub(crate) fn count_record(&mut self, record: usize) -> Result<(), ConfigError> {
+        self.records_left = self.records_left.checked_sub(1).ok_or_else(|| {
+            ConfigError::new(format!(
+                "{} file '{}', record number '{record}': more than {} records in the file",
+                self.kind, self.path, self.max_records
+            ))
+        })?;
+        Ok(())
     }
 
     fn group(&mut self, name: &str, record: usize) -> Result<SharedStr, ConfigError> {
@@ -630,6 +673,25 @@ mod tests {
             let least = if chunk < 64 { 8 } else { 2 };
             assert!(regrown >= least, "chunk {chunk}: {regrown} regrowths");
         }
+    }
+
+    /// The first MAX_KEPT_WARNINGS warnings are kept (and logged); the rest are counted
+    /// without even being written.
+    #[test]
+    fn warnings_are_bounded() {
+        let mut w = Warnings::default();
+        let mut written = 0;
+        for i in 0..MAX_KEPT_WARNINGS + 50 {
+            w.push(|| {
+                written += 1;
+                format!("w{i}")
+            });
+        }
+        assert_eq!(written, MAX_KEPT_WARNINGS);
+        assert_eq!(w.dropped, 50);
+        let kept = w.finish("token", "f");
+        assert_eq!(kept.len(), MAX_KEPT_WARNINGS);
+        assert_eq!(kept[0], "w0");
     }
 
     /// The file-wide group budget: lists found again in the interned set cost nothing; every

@@ -70,21 +70,10 @@ use crate::user::UserInfo;
 /// ```
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
 
-const MAX_KEPT_WARNINGS: usize = 100;
-
 struct PasswordTable {
     /// Keyed by the digest of user name and password together.
     map: DigestMap<Arc<UserInfo>>,
     warnings: Vec<String>,
-}
-
-impl PasswordTable {
-    fn warn(&mut self, message: String) {
-        tracing::warn!("{message}");
-        if self.warnings.len() < MAX_KEPT_WARNINGS {
-            self.warnings.push(message);
-        }
-    }
 }
 
 /// Parses password-file CSV from `src`; `capacity` is a guess of the number of rows (at most
@@ -96,10 +85,7 @@ fn parse<R: BufRead>(
     path: &str,
     limits: csv::Limits,
 ) -> Result<PasswordTable, ConfigError> {
-    let mut table = PasswordTable {
-        map: digest_map(0),
-        warnings: Vec::new(),
-    };
+    let mut warnings = csv::Warnings::default();
     // By user name while loading: the last row of a user wins, with Kubernetes' warning.
     let mut by_user: DigestMap<(Digest, Arc<UserInfo>)> =
         digest_map(capacity.min(csv::MAX_ROWS_HINT));
@@ -133,19 +119,22 @@ fn parse<R: BufRead>(
             .insert(digest(Domain::User, name.as_bytes()), entry)
             .is_some()
         {
-            table.warn(format!(
+            warnings.push(|| format!(
                 "duplicate username '{name}' has been found in password file '{path}', record number '{record_num}'"
             ));
         }
         if unsendable {
-            table.warn(format!(
+            warnings.push(|| format!(
                 "password in password file '{path}', record number '{record_num}' is not valid UTF-8 and can never be sent in an Authorization header"
             ));
         }
     }
-    table.map = by_user.into_values().collect();
-    table.map.shrink_to_fit();
-    Ok(table)
+    let mut map: DigestMap<Arc<UserInfo>> = by_user.into_values().collect();
+    map.shrink_to_fit();
+    Ok(PasswordTable {
+        map,
+        warnings: warnings.finish("password", path),
+    })
 }
 
 #[derive(Clone)]

@@ -103,20 +103,10 @@ use crate::user::UserInfo;
 /// ```
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 256 * 1024 * 1024;
 
-/// How many warnings are kept per load (all are logged).
-const MAX_KEPT_WARNINGS: usize = 100;
-
 /// The parsed content: digests of tokens to shared users.
 struct TokenTable {
     map: DigestTable<Arc<UserInfo>>,
     warnings: Vec<String>,
-}
-
-fn warn(warnings: &mut Vec<String>, message: String) {
-    tracing::warn!("{message}");
-    if warnings.len() < MAX_KEPT_WARNINGS {
-        warnings.push(message);
-    }
 }
 
 #[derive(Clone)]
@@ -176,6 +166,7 @@ fn parse<R: BufRead>(
         let number = u32::try_from(record_num).unwrap_or(u32::MAX);
         let token = record.get(0);
         if token.is_empty() {
+            users.count_record(record_num)?;
             notes.push((number, Note::Empty));
             continue;
         }
@@ -202,9 +193,9 @@ fn parse<R: BufRead>(
     // Warnings in file order, as Kubernetes logs them while reading.
     notes.extend(repeats.into_iter().map(|n| (n, Note::Duplicate)));
     notes.sort_unstable();
-    let mut warnings = Vec::new();
+    let mut warnings = csv::Warnings::default();
     for (n, note) in notes {
-        let message = match note {
+        warnings.push(|| match note {
             Note::Empty => {
                 format!("empty token has been found in token file '{path}', record number '{n}'")
             }
@@ -214,10 +205,12 @@ fn parse<R: BufRead>(
             Note::NotAscii => format!(
                 "token in token file '{path}', record number '{n}' has bytes outside ASCII and can never be sent in an Authorization header"
             ),
-        };
-        warn(&mut warnings, message);
+        });
     }
-    Ok(TokenTable { map, warnings })
+    Ok(TokenTable {
+        map,
+        warnings: warnings.finish("token", path),
+    })
 }
 
 impl TokenFile {
@@ -290,14 +283,11 @@ impl TokenFile {
         U: Into<Arc<UserInfo>>,
     {
         let mut entries = Vec::new();
-        let mut warnings = Vec::new();
+        let mut warnings = csv::Warnings::default();
         for (i, (token, user)) in tokens.into_iter().enumerate() {
             let token = token.as_ref();
             if token.is_empty() {
-                warn(
-                    &mut warnings,
-                    "empty token given to the in-memory token authenticator".into(),
-                );
+                warnings.push(|| "empty token given to the in-memory token authenticator".into());
                 continue;
             }
             entries.push(Entry {
@@ -310,7 +300,10 @@ impl TokenFile {
         Self {
             source: Source::Memory {
                 name: "<memory>".into(),
-                table: Arc::new(TokenTable { map, warnings }),
+                table: Arc::new(TokenTable {
+                    map,
+                    warnings: warnings.finish("token", "<memory>"),
+                }),
             },
         }
     }
@@ -453,8 +446,8 @@ impl fmt::Debug for TokenFile {
 mod tests {
     use super::*;
 
-    /// The file-wide record cap (lowered here): rows with a user count, rows with an empty
-    /// token (skipped) do not; past the cap the file is refused, naming the record.
+    /// The file-wide record cap (lowered here): every row counts, one with an empty token
+    /// (skipped) too; past the cap the file is refused, naming the record.
     #[test]
     fn token_file_record_cap() {
         let limits = csv::Limits {
@@ -469,9 +462,9 @@ mod tests {
                 Err("token file 'f', record number '4': more than 3 records in the file"),
             ),
             (
-                "empty tokens do not count",
-                "a,u,1\n,u,2\nb,u,3\n,u,4\nc,u,5\n",
-                Ok(3),
+                "rows with an empty token count too",
+                "a,u,1\n,u,2\nb,u,3\n,u,4\n",
+                Err("token file 'f', record number '4': more than 3 records in the file"),
             ),
             (
                 "duplicates count",
