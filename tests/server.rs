@@ -1253,9 +1253,25 @@ fn kubectl_create_tokenreview_through_discovery() {
         status["message"],
         r#"forbidden: User "system:anonymous" cannot get path "/apis""#
     );
+    let (body, code, _) = server.curl(&["-X", "POST", &server.url("/apis")]);
+    assert_eq!(code, 403, "{body}");
+    let status: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        status["message"],
+        r#"forbidden: User "system:anonymous" cannot post path "/apis""#
+    );
+    // Callers allowed discovery: `/apis` answers any method, as its Go handler does; the
+    // group and version documents are GET routes (others 405, as go-restful answers).
     let auth = format!("Authorization: Bearer {ADMIN_TOKEN}");
-    let (body, code, _) = server.curl(&["-X", "POST", "-H", &auth, &server.url("/apis")]);
-    assert_eq!(code, 405, "{body}");
+    for (method, path, want) in [
+        ("POST", "/apis", 200),
+        ("GET", "/apis/", 200),
+        ("POST", "/apis/authentication.k8s.io", 405),
+        ("DELETE", "/apis/authentication.k8s.io/v1", 405),
+    ] {
+        let (body, code, _) = server.curl(&["-X", method, "-H", &auth, &server.url(path)]);
+        assert_eq!(code, want, "{method} {path}: {body}");
+    }
 }
 
 #[test]

@@ -405,7 +405,17 @@ fn refused(refusal: Refusal, kind: &str, body: &[u8], pretty: bool) -> Response<
 
 /// The body the typed decoding reads: Go decodes a JSON `null` into the empty object.
 fn typed_body(body: &[u8]) -> &[u8] {
-    if body.trim_ascii() == b"null" {
+    // JSON's white space only: `trim_ascii` would also strip a form feed, which Go refuses.
+    let json_space = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+    let start = body
+        .iter()
+        .position(|b| !json_space(b))
+        .unwrap_or(body.len());
+    let end = body
+        .iter()
+        .rposition(|b| !json_space(b))
+        .map_or(start, |i| i + 1);
+    if &body[start..end] == b"null" {
         b"{}"
     } else {
         body
@@ -678,7 +688,7 @@ impl App {
                 _ => forbidden_status(
                     format!(
                         "forbidden: User {} cannot get path \"/metrics\"",
-                        forbidden_user(user.as_deref().map_or("system:anonymous", UserInfo::name))
+                        forbidden_user(caller_or_anonymous(user).name())
                     ),
                     StatusDetails::default(),
                     pretty,
@@ -705,41 +715,32 @@ impl App {
                 StatusDetails::default(),
                 pretty,
             ),
-            (path, Method::GET) if crate::discovery::is_discovery_path(path) => match user {
+            (path, method) if crate::discovery::document(path).is_some() => match user {
                 // kube-apiserver's default RBAC (`system:discovery`) grants discovery to
-                // `system:authenticated` only.
-                Some(u) if !u.is_anonymous() => match crate::discovery::document(path, pretty) {
-                    Some(body) => {
-                        let mut response = Response::new(Full::new(Bytes::from(body)));
-                        response
-                            .headers_mut()
-                            .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-                        response
+                // `system:authenticated` only; a non-resource request's verb is its method.
+                Some(u) if !u.is_anonymous() => match crate::discovery::document(path) {
+                    Some(doc) if crate::discovery::serves(path, &method) => {
+                        json_response(StatusCode::OK, &doc, pretty)
                     }
-                    None => status(
-                        StatusCode::INTERNAL_SERVER_ERROR,
-                        "InternalError",
-                        "discovery document could not be written",
+                    _ => status_with_details(
+                        StatusCode::METHOD_NOT_ALLOWED,
+                        "MethodNotAllowed",
+                        "the server does not allow this method on the requested resource",
+                        StatusDetails::default(),
                         pretty,
                     ),
                 },
                 _ => forbidden_status(
                     format!(
-                        "forbidden: User {} cannot get path {}",
-                        forbidden_user(user.as_deref().map_or("system:anonymous", UserInfo::name)),
+                        "forbidden: User {} cannot {} path {}",
+                        forbidden_user(caller_or_anonymous(user).name()),
+                        method.as_str().to_ascii_lowercase(),
                         kube_authn::jwt::go_quote(path)
                     ),
                     StatusDetails::default(),
                     pretty,
                 ),
             },
-            (path, _) if crate::discovery::is_discovery_path(path) => status_with_details(
-                StatusCode::METHOD_NOT_ALLOWED,
-                "MethodNotAllowed",
-                "the server does not allow this method on the requested resource",
-                StatusDetails::default(),
-                pretty,
-            ),
             _ => status_with_details(
                 StatusCode::NOT_FOUND,
                 "NotFound",
@@ -1003,6 +1004,21 @@ impl App {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Only JSON's white space surrounds a `null` body (a form feed is a syntax error in Go).
+    #[test]
+    fn typed_body_trims_json_white_space_only() {
+        for (body, want) in [
+            (&b"null"[..], &b"{}"[..]),
+            (b" \t\r\nnull\n", b"{}"),
+            (b"\x0cnull", b"\x0cnull"),
+            (b"null\x0c", b"null\x0c"),
+            (b"nul", b"nul"),
+            (b"", b""),
+        ] {
+            assert_eq!(typed_body(body), want, "{body:?}");
+        }
+    }
 
     /// Go's `unicode.IsSpace` (what `strings.TrimSpace` trims), listed by running Go 1.26 over
     /// every rune: Unicode's `White_Space`, which `char::is_whitespace` also follows.

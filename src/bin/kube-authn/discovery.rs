@@ -18,7 +18,6 @@
 //! as kubectl does) with `application/json` as its fallback gets the legacy form, which is what
 //! client-go does with a server that has no aggregated discovery.
 
-use kube_authn::api::to_go_json;
 use serde::Serialize;
 
 /// The group this server serves.
@@ -43,7 +42,7 @@ const V1BETA1: GroupVersion = GroupVersion {
 /// metav1 `APIGroup`, members in Go's field order.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct ApiGroup {
+pub struct ApiGroup {
     #[serde(skip_serializing_if = "Option::is_none")]
     kind: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -65,7 +64,7 @@ fn group(typed: bool) -> ApiGroup {
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct ApiGroupList {
+pub struct ApiGroupList {
     kind: &'static str,
     api_version: &'static str,
     groups: [ApiGroup; 1],
@@ -100,58 +99,52 @@ const TOKEN_REVIEWS: ApiResource = ApiResource {
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct ApiResourceList {
+pub struct ApiResourceList {
     kind: &'static str,
     api_version: &'static str,
     group_version: &'static str,
     resources: Vec<ApiResource>,
 }
 
-/// Whether `path` is one of the discovery documents above.
-pub fn is_discovery_path(path: &str) -> bool {
-    matches!(
-        path,
-        "/apis"
-            | "/apis/authentication.k8s.io"
-            | "/apis/authentication.k8s.io/v1"
-            | "/apis/authentication.k8s.io/v1beta1"
-    )
+/// One of the discovery documents (serialized as the document itself).
+#[derive(Serialize)]
+#[serde(untagged)]
+pub enum Document {
+    Groups(ApiGroupList),
+    Group(ApiGroup),
+    Resources(ApiResourceList),
 }
 
-/// The JSON document served at `path` (`None` for any other path), compact with a trailing
-/// newline or indented, as kube-apiserver writes it.
-pub fn document(path: &str, pretty: bool) -> Option<Vec<u8>> {
-    let json = |json: serde_json::Result<Vec<u8>>| json.ok();
-    match path {
-        "/apis" => json(to_go_json(
-            &ApiGroupList {
-                kind: "APIGroupList",
-                api_version: "v1",
-                groups: [group(false)],
-            },
-            pretty,
-        )),
-        "/apis/authentication.k8s.io" => json(to_go_json(&group(true), pretty)),
-        "/apis/authentication.k8s.io/v1" => json(to_go_json(
-            &ApiResourceList {
-                kind: "APIResourceList",
-                api_version: "v1",
-                group_version: V1.group_version,
-                resources: vec![SELF_SUBJECT_REVIEWS, TOKEN_REVIEWS],
-            },
-            pretty,
-        )),
-        "/apis/authentication.k8s.io/v1beta1" => json(to_go_json(
-            &ApiResourceList {
-                kind: "APIResourceList",
-                api_version: "v1",
-                group_version: V1BETA1.group_version,
-                resources: vec![TOKEN_REVIEWS],
-            },
-            pretty,
-        )),
-        _ => None,
-    }
+/// The document served at `path`, if it is one of those above (`/apis/` is `/apis`, as
+/// kube-apiserver's mux serves both).
+pub fn document(path: &str) -> Option<Document> {
+    Some(match path {
+        "/apis" | "/apis/" => Document::Groups(ApiGroupList {
+            kind: "APIGroupList",
+            api_version: "v1",
+            groups: [group(false)],
+        }),
+        "/apis/authentication.k8s.io" => Document::Group(group(true)),
+        "/apis/authentication.k8s.io/v1" => Document::Resources(ApiResourceList {
+            kind: "APIResourceList",
+            api_version: "v1",
+            group_version: V1.group_version,
+            resources: vec![SELF_SUBJECT_REVIEWS, TOKEN_REVIEWS],
+        }),
+        "/apis/authentication.k8s.io/v1beta1" => Document::Resources(ApiResourceList {
+            kind: "APIResourceList",
+            api_version: "v1",
+            group_version: V1BETA1.group_version,
+            resources: vec![TOKEN_REVIEWS],
+        }),
+        _ => return None,
+    })
+}
+
+/// Whether a caller allowed to read discovery gets the document for `method`: any method on
+/// `/apis` (its handler ignores the method), GET elsewhere (go-restful's routes; others 405).
+pub fn serves(path: &str, method: &http::Method) -> bool {
+    method == http::Method::GET || matches!(path, "/apis" | "/apis/")
 }
 
 #[cfg(test)]
@@ -182,28 +175,43 @@ mod tests {
             ),
         ];
         for (path, want) in cases {
-            assert!(is_discovery_path(path), "{path}");
-            let got = document(path, false).unwrap();
+            let doc = document(path).unwrap();
+            let got = kube_authn::api::to_go_json(&doc, false).unwrap();
             assert_eq!(
                 String::from_utf8(got).unwrap(),
                 format!("{want}\n"),
                 "{path}"
             );
-            let pretty = document(path, true).unwrap();
+            let pretty = kube_authn::api::to_go_json(&doc, true).unwrap();
             let reparsed: serde_json::Value = serde_json::from_slice(&pretty).unwrap();
             assert_eq!(
                 reparsed,
                 serde_json::from_str::<serde_json::Value>(want).unwrap()
             );
         }
+        let slash = kube_authn::api::to_go_json(&document("/apis/").unwrap(), false).unwrap();
+        assert_eq!(
+            String::from_utf8(slash).unwrap(),
+            format!("{}\n", cases[0].1)
+        );
         for path in [
             "/api",
-            "/apis/",
+            "/apis//",
             "/apis/authentication.k8s.io/v2",
             "/apis/x",
         ] {
-            assert!(!is_discovery_path(path), "{path}");
-            assert!(document(path, false).is_none(), "{path}");
+            assert!(document(path).is_none(), "{path}");
+        }
+        use http::Method;
+        for (path, method, want) in [
+            ("/apis", Method::GET, true),
+            ("/apis", Method::POST, true),
+            ("/apis/", Method::DELETE, true),
+            ("/apis/authentication.k8s.io", Method::GET, true),
+            ("/apis/authentication.k8s.io", Method::POST, false),
+            ("/apis/authentication.k8s.io/v1", Method::HEAD, false),
+        ] {
+            assert_eq!(serves(path, &method), want, "{method} {path}");
         }
     }
 }

@@ -33,8 +33,10 @@ pub enum Interpreted {
     /// string (the first, in document order): `json: cannot unmarshal number into Go struct
     /// field .kind of type string`.
     TypeError(String),
-    /// Not JSON serde_json reads (a syntax error, nesting beyond 128, a string that is not
-    /// UTF-8): left to the typed decoding, which reports it.
+    /// Not JSON serde_json reads (a syntax error, a body nested beyond 128 levels where this
+    /// reader descends, a string that is not UTF-8): left to the typed decoding, which reports
+    /// it. Inside members it skips (`IgnoredAny`), serde_json keeps no depth limit but needs no
+    /// recursion either: memory stays within the 3 MiB body.
     Unreadable,
 }
 
