@@ -313,9 +313,54 @@ pub(crate) fn json_category(e: &serde_json::Error) -> &'static str {
     }
 }
 
+/// A failed file operation as Go's `*fs.PathError` shows it: `<op> <path>: <errno text>`, the
+/// errno text being the C library's, lower-cased as Go's `syscall.Errno` strings are
+/// (`open /x: no such file or directory`); an error without an errno shows its own text.
+pub(crate) fn go_path_error(op: &str, path: &std::path::Path, e: &std::io::Error) -> String {
+    let text = match e.raw_os_error() {
+        Some(code) => {
+            let full = std::io::Error::from_raw_os_error(code).to_string();
+            let text = full.split(" (os error").next().unwrap_or_default();
+            let mut chars = text.chars();
+            chars
+                .next()
+                .map(|first| first.to_lowercase().chain(chars).collect())
+                .unwrap_or_default()
+        }
+        None => e.to_string(),
+    };
+    format!("{op} {}: {text}", path.display())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn go_path_error_texts() {
+        let path = std::path::Path::new("/etc/x");
+        let cases = [
+            (
+                std::io::Error::from_raw_os_error(libc::ENOENT),
+                "open /etc/x: no such file or directory",
+            ),
+            (
+                std::io::Error::from_raw_os_error(libc::EACCES),
+                "open /etc/x: permission denied",
+            ),
+            (
+                std::io::Error::from_raw_os_error(libc::EISDIR),
+                "open /etc/x: is a directory",
+            ),
+            (
+                std::io::Error::other("Not an errno"),
+                "open /etc/x: Not an errno",
+            ),
+        ];
+        for (e, want) in cases {
+            assert_eq!(go_path_error("open", path, &e), want);
+        }
+    }
 
     fn agg(errors: Vec<Error>) -> String {
         Error::aggregate(errors)

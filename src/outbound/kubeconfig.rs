@@ -781,24 +781,11 @@ const EMPTY_CLUSTER: &str = "cluster has no server defined";
 /// error).
 const EMPTY_CONFIG: &str = "invalid configuration: no configuration has been provided, try setting KUBERNETES_MASTER environment variable";
 
-/// Whether Go's `os.Open(path)` succeeds; its error text when not (`open <path>: <errno text>`,
-/// the C library's text lower-cased as Go's `syscall.Errno` strings are).
+/// Whether Go's `os.Open(path)` succeeds; its error text when not (`open <path>: <errno text>`).
 fn go_open(path: &Path) -> Result<(), String> {
-    std::fs::File::open(path).map(drop).map_err(|e| {
-        let text = match e.raw_os_error() {
-            Some(code) => {
-                let full = std::io::Error::from_raw_os_error(code).to_string();
-                let text = full.split(" (os error").next().unwrap_or_default();
-                let mut chars = text.chars();
-                chars
-                    .next()
-                    .map(|first| first.to_lowercase().chain(chars).collect())
-                    .unwrap_or_default()
-            }
-            None => e.to_string(),
-        };
-        format!("open {}: {text}", path.display())
-    })
+    std::fs::File::open(path)
+        .map(drop)
+        .map_err(|e| crate::error::go_path_error("open", path, &e))
 }
 
 /// Go's `filepath.Clean` (what `filepath.Join` does to a relative path joined to the file's

@@ -418,22 +418,8 @@ impl CaSource {
 /// directory): `open <path>: <errno text>` / `read <path>: is a directory`, the errno text being
 /// the C library's, lower-cased as Go's `syscall.Errno` strings are.
 fn go_open_error(path: &std::path::Path) -> Result<(), ConfigError> {
-    let errno = |op: &str, e: &std::io::Error| {
-        let text = match e.raw_os_error() {
-            Some(code) => {
-                let full = std::io::Error::from_raw_os_error(code).to_string();
-                let text = full.split(" (os error").next().unwrap_or_default();
-                let mut chars = text.chars();
-                chars
-                    .next()
-                    .map(|first| first.to_lowercase().chain(chars).collect())
-                    .unwrap_or_default()
-            }
-            None => e.to_string(),
-        };
-        ConfigError::new(format!("{op} {}: {text}", path.display()))
-    };
-    let file = std::fs::File::open(path).map_err(|e| errno("open", &e))?;
+    let file = std::fs::File::open(path)
+        .map_err(|e| ConfigError::new(crate::error::go_path_error("open", path, &e)))?;
     match file.metadata() {
         Ok(m) if m.is_dir() => Err(ConfigError::new(format!(
             "read {}: is a directory",
