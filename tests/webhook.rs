@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use kube_authn::ErrorKind;
 use kube_authn::authenticator::{Audiences, AuthResult, Context, TokenAuthenticator};
 use kube_authn::outbound::vault::{SyncProvider, Vault};
-use kube_authn::outbound::{ConnectionInfo, Pem, Secret};
+use kube_authn::outbound::{BearerToken, ConnectionInfo, Pem, Secret};
 use kube_authn::token::webhook::{
     Backoff, Sleeper, Version, WebhookOptions, WebhookTokenAuthenticator,
 };
@@ -885,6 +885,69 @@ async fn token_file_credential_rotates_from_the_kubeconfig() {
             .await
             .unwrap()
             .is_some()
+    );
+}
+
+/// A provider that is not fixed (an application's function) hands back a clone of the same
+/// token-file credential. After a 401 and the file's rotation the vault reads the file again
+/// before it fingerprints the clone, and takes the new token, instead of refusing the clone as
+/// the old, known-bad token until a restart.
+#[tokio::test]
+async fn a_rotating_provider_s_token_file_is_read_again_after_a_401() {
+    let pki = Pki::new();
+    let current = Arc::new(Mutex::new("sa-token-1".to_string()));
+    let cur = current.clone();
+    let server = Server::start(
+        &pki.server_cert_pem,
+        &pki.server_key_pem,
+        None,
+        move |req, _| {
+            let want = format!("Bearer {}", cur.lock().unwrap());
+            if req
+                .headers
+                .get("authorization")
+                .is_some_and(|v| v == want.as_str())
+            {
+                allow("ok")
+            } else {
+                Reply::Http(401, vec![], vec![])
+            }
+        },
+    )
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("token");
+    std::fs::write(&path, "sa-token-1\n").unwrap();
+    let info = ConnectionInfo::new(server.url("/"))
+        .with_ca(Pem::Data(pki.ca_pem.clone().into_bytes()))
+        .with_bearer(BearerToken::from_file(&path).unwrap())
+        .with_trust_env(false);
+    let vault = Vault::new(vec![Box::new(SyncProvider::new(move || {
+        Ok(vec![info.clone()])
+    }))]);
+    let w = WebhookTokenAuthenticator::new(vault, opts(Version::V1, Arc::default())).unwrap();
+    let ctx = Context::default();
+    assert_eq!(
+        name(&w.authenticate_token("t1", &ctx).await).as_deref(),
+        Some("ok")
+    );
+    // The token rotates on the server, then in the file.
+    *current.lock().unwrap() = "sa-token-2-rotated".into();
+    let e = w.authenticate_token("t2", &ctx).await.unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "the server has asked for the client to provide credentials"
+    );
+    assert_eq!(server.calls(), 2);
+    std::fs::write(&path, "sa-token-2-rotated\n").unwrap();
+    assert_eq!(
+        name(&w.authenticate_token("t3", &ctx).await).as_deref(),
+        Some("ok")
+    );
+    assert_eq!(server.calls(), 3);
+    assert_eq!(
+        server.last().headers["authorization"],
+        "Bearer sa-token-2-rotated"
     );
 }
 

@@ -7,11 +7,18 @@
 //! [`RotatingClient`](super::RotatingClient) builds a new client (a new pool) when
 //! [`generation`](RotatingCa::generation) moves, as client-go swaps its transport and closes the
 //! old one's idle connections. CA *data* (`certificate-authority-data`) never changes.
+//!
+//! client-go reads the file and parses it in the request that finds the check due. Here that
+//! request starts the read on Tokio's blocking pool and goes on with the roots in use (a Tokio
+//! worker never waits for the file system: a file on a stalled mount would stall every task on
+//! it); the requests after the read has finished use the new roots. Outside a Tokio runtime the
+//! read is made where the check is due. Either way: one read of at most
+//! [`MAX_FILE_BYTES`](super::MAX_FILE_BYTES) per [`CA_CHECK_EVERY`], one at a time, no lock held.
 
 use std::fmt;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use arc_swap::ArcSwap;
@@ -45,11 +52,29 @@ pub(crate) struct RotatingCa {
     path: PathBuf,
     provider: Arc<CryptoProvider>,
     every: Every,
-    /// The bytes the roots in use were read from (only the check that is due touches it).
-    loaded: Mutex<Vec<u8>>,
-    verifier: ArcSwap<WebPkiServerVerifier>,
+    /// A read is under way: a check that falls due meanwhile is skipped, so reads never
+    /// overlap (one on a stalled mount could outlast [`CA_CHECK_EVERY`]), and only that read
+    /// swaps the roots.
+    reading: AtomicBool,
+    roots: ArcSwap<Roots>,
     /// How many times other roots were loaded.
     generation: AtomicU64,
+}
+
+/// The roots in use and the bytes they were read from.
+struct Roots {
+    pem: Vec<u8>,
+    verifier: Arc<WebPkiServerVerifier>,
+}
+
+/// Ends a read: dropped when it finishes, or with the blocking task if that never runs (the
+/// runtime shutting down), so that a later check can read again.
+struct Reading(Arc<RotatingCa>);
+
+impl Drop for Reading {
+    fn drop(&mut self) {
+        self.0.reading.store(false, Ordering::Release);
+    }
 }
 
 impl fmt::Debug for RotatingCa {
@@ -74,21 +99,33 @@ impl RotatingCa {
             path,
             provider,
             every: Every::new(clock, CA_CHECK_EVERY),
-            loaded: Mutex::new(bytes),
-            verifier: ArcSwap::new(verifier),
+            reading: AtomicBool::new(false),
+            roots: ArcSwap::from_pointee(Roots {
+                pem: bytes,
+                verifier,
+            }),
             generation: AtomicU64::new(0),
         })
     }
 
-    /// How many times other roots have been loaded, after reading the file again when a check
-    /// is due: it changes when the roots new connections are verified with do.
-    pub(crate) fn generation(&self) -> u64 {
-        if self.every.due() {
-            self.reload();
+    /// How many times other roots have been loaded: it changes when the roots new connections
+    /// are verified with do. When a check is due, the file is read on Tokio's blocking pool
+    /// (see the [module docs](self)); this call does not wait for it.
+    pub(crate) fn generation(self: &Arc<Self>) -> u64 {
+        if self.every.due() && !self.reading.swap(true, Ordering::AcqRel) {
+            let reading = Reading(self.clone());
+            match tokio::runtime::Handle::try_current() {
+                Ok(runtime) => {
+                    runtime.spawn_blocking(move || reading.0.reload());
+                }
+                Err(_) => reading.0.reload(),
+            }
         }
         self.generation.load(Ordering::Acquire)
     }
 
+    /// Reads the file and swaps in its roots if they are new and usable (the only writer of
+    /// `roots`: `reading` keeps reads from overlapping).
     fn reload(&self) {
         let path = self.path.display();
         let bytes = match read_bounded(&self.path) {
@@ -102,14 +139,15 @@ impl RotatingCa {
             tracing::warn!(%path, "CA file is empty; keeping the roots in use");
             return;
         }
-        let mut loaded = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
-        if *loaded == bytes {
+        if self.roots.load().pem == bytes {
             return;
         }
         match verifier_for(&bytes, &self.provider) {
             Ok(verifier) => {
-                self.verifier.store(verifier);
-                *loaded = bytes;
+                self.roots.store(Arc::new(Roots {
+                    pem: bytes,
+                    verifier,
+                }));
                 self.generation.fetch_add(1, Ordering::AcqRel);
                 tracing::info!(%path, "CA file changed: new connections verify with its roots");
             }
@@ -129,7 +167,7 @@ impl ServerCertVerifier for RotatingCa {
         ocsp_response: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        self.verifier.load().verify_server_cert(
+        self.roots.load().verifier.verify_server_cert(
             end_entity,
             intermediates,
             server_name,
@@ -144,8 +182,9 @@ impl ServerCertVerifier for RotatingCa {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.verifier
+        self.roots
             .load()
+            .verifier
             .verify_tls12_signature(message, cert, dss)
     }
 
@@ -155,13 +194,14 @@ impl ServerCertVerifier for RotatingCa {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.verifier
+        self.roots
             .load()
+            .verifier
             .verify_tls13_signature(message, cert, dss)
     }
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.verifier.load().supported_verify_schemes()
+        self.roots.load().verifier.supported_verify_schemes()
     }
 }
 
@@ -169,6 +209,7 @@ impl ServerCertVerifier for RotatingCa {
 mod tests {
     use std::io::{Read, Write};
     use std::net::TcpListener;
+    use std::sync::Mutex;
 
     use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair};
     use rustls_pki_types::PrivateKeyDer;
@@ -235,6 +276,51 @@ mod tests {
             }
         });
         addr
+    }
+
+    /// Waits until no read of the CA file is under way.
+    async fn read_finished(client: &RotatingClient) {
+        let ca = client.ca.as_ref().unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while ca.reading.load(Ordering::Acquire) {
+            assert!(std::time::Instant::now() < deadline, "the read never ended");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+
+    /// The request that finds the check due does not wait for the file: it is read on the
+    /// blocking pool (here a FIFO whose writer comes 2 s later), the request goes on with the
+    /// roots in use, and a check due meanwhile starts no second read.
+    #[tokio::test]
+    async fn a_due_check_reads_the_file_off_the_request() {
+        let (ca1, _) = pki();
+        let (ca2, _) = pki();
+        let dir = tempfile::tempdir().unwrap();
+        let ca_file = dir.path().join("ca.crt");
+        std::fs::write(&ca_file, &ca1).unwrap();
+        let clock = Arc::new(ManualClock::new());
+        let info = ConnectionInfo::new("https://127.0.0.1:1/")
+            .with_ca(Pem::File(ca_file.clone()))
+            .with_trust_env(false);
+        let client =
+            RotatingClient::with_clock(Arc::new(info), Duration::from_secs(5), clock.clone())
+                .unwrap();
+        let writer = crate::outbound::stalled_file::serve(&ca_file, ca2, Duration::from_secs(2));
+        clock.advance(CA_CHECK_EVERY);
+        let started = std::time::Instant::now();
+        let _ = client.get();
+        // Due again while the first read waits: no second read (it would wait too).
+        clock.advance(CA_CHECK_EVERY);
+        let _ = client.get();
+        assert!(
+            started.elapsed() < Duration::from_secs(1),
+            "the request waited {:?} for the CA file",
+            started.elapsed()
+        );
+        assert_eq!(client.ca.as_ref().unwrap().generation(), 0);
+        read_finished(&client).await;
+        assert_eq!(client.ca.as_ref().unwrap().generation(), 1, "the new roots");
+        assert_eq!(writer.join().unwrap(), 1, "one read");
     }
 
     /// The CA file is read again once the check is due (5 minutes after the last one, by an
@@ -333,6 +419,9 @@ mod tests {
             }
             *served.lock().unwrap() = server.clone();
             clock.advance(advance);
+            // The request that finds the check due starts the read; the next ones use its roots.
+            let _ = client.get();
+            read_finished(&client).await;
             let result = client.get().get(url.as_str()).send().await;
             assert_eq!(result.is_ok(), ok, "{step}: {result:?}");
         }

@@ -168,14 +168,26 @@ pub(crate) fn read_bounded(path: &Path) -> Result<Vec<u8>, ConfigError> {
 
 /// How often, at most, a token file is looked at again: client-go keeps a token read from a
 /// file for a minute less a 10 s leeway (`transport/token_source.go`: `NewCachedFileTokenSource`,
-/// `cachingTokenSource`), so it reads the file again 50 s after the last read. A 401 makes the
-/// next request read it at once (client-go's `ResetTokenOlderThan`; here
-/// [`Vault::invalidate`](vault::Vault::invalidate)).
+/// `cachingTokenSource`), so it reads the file again 50 s after the last read. A 401 for a token
+/// makes the next request read the file at once if the token in use is still the one that
+/// request sent (client-go's `ResetTokenOlderThan`; here
+/// [`Vault::invalidate`](vault::Vault::invalidate)), at most once per
+/// [`TOKEN_FILE_REREAD_GAP`].
 ///
 /// ```
 /// assert_eq!(kube_authn::outbound::TOKEN_FILE_CHECK_EVERY, std::time::Duration::from_secs(50));
 /// ```
 pub const TOKEN_FILE_CHECK_EVERY: Duration = Duration::from_secs(50);
+
+/// The shortest time between two reads of a token file made because the server answered 401:
+/// a backend that refuses every request, or a token that is bad for good, costs at most one
+/// file read per second, not one per request. (client-go has no floor: it reads the file again
+/// for each request after a refused one.)
+///
+/// ```
+/// assert_eq!(kube_authn::outbound::TOKEN_FILE_REREAD_GAP, std::time::Duration::from_secs(1));
+/// ```
+pub const TOKEN_FILE_REREAD_GAP: Duration = Duration::from_secs(1);
 
 /// A bearer token: static, or a file re-read when it changes (projected service-account tokens
 /// rotate), looked at no more than once per [`TOKEN_FILE_CHECK_EVERY`]. A changed file that is
@@ -191,41 +203,56 @@ pub enum BearerToken {
     /// A fixed token.
     Static(Secret),
     /// A token file (kubeconfig `tokenFile`, the in-cluster service-account token).
-    File(TokenFile),
+    File(BearerTokenFile),
 }
 
-/// A token file, re-read when it changes: see [`BearerToken::from_file`]. Clones share the
-/// token and the time of the last check.
+/// A bearer token file, re-read when it changes: see [`BearerToken::from_file`]. Clones share
+/// the token and the times of the last checks. (Not [`token::file::TokenFile`], the static
+/// token file of users that kube-authn authenticates.)
+///
+/// [`token::file::TokenFile`]: crate::token::file::TokenFile
 ///
 /// ```
 /// # let dir = tempfile::tempdir().unwrap(); let p = dir.path().join("token");
 /// std::fs::write(&p, "abc").unwrap();
-/// use kube_authn::outbound::BearerToken;
+/// use kube_authn::outbound::{BearerToken, BearerTokenFile};
 /// let BearerToken::File(f) = BearerToken::from_file(&p).unwrap() else { unreachable!() };
+/// let f: BearerTokenFile = f;
 /// assert_eq!(f.path(), p);
 /// assert_eq!(f.current().expose(), "abc");
 /// ```
 #[derive(Clone)]
-pub struct TokenFile {
+pub struct BearerTokenFile {
     file: FileReloader<Secret>,
     check: Arc<TokenCheck>,
 }
 
 struct TokenCheck {
+    /// The periodic look (the file's metadata, its content when that changed).
     every: every::Every,
-    /// The next check reads the content, whatever the file's metadata says (after a 401).
-    full: std::sync::atomic::AtomicBool,
+    /// A read is asked for: the server refused the token read last.
+    reread: std::sync::atomic::AtomicBool,
+    /// Those reads at most once per [`TOKEN_FILE_REREAD_GAP`] (the first one at once).
+    reread_gap: every::Every,
+    /// How many times the content was read since it was loaded (a change taken, or a read
+    /// after a 401): which read a sent token came from, so that a 401 for a token that has been
+    /// read again since asks for no new read.
+    reads: std::sync::atomic::AtomicU64,
+    /// The last look failed (and was logged by the reloader): a read after a 401 then only looks
+    /// at the metadata, so that a file that stays missing or unreadable is not read (and the
+    /// failure not logged again) for every refused request.
+    failing: std::sync::atomic::AtomicBool,
 }
 
-impl fmt::Debug for TokenFile {
+impl fmt::Debug for BearerTokenFile {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("TokenFile")
+        f.debug_struct("BearerTokenFile")
             .field("path", &self.file.path())
             .finish_non_exhaustive()
     }
 }
 
-impl TokenFile {
+impl BearerTokenFile {
     /// The token file's path.
     ///
     /// ```
@@ -240,7 +267,9 @@ impl TokenFile {
     }
 
     /// The token; the file is looked at first when a check is due (at most once per
-    /// [`TOKEN_FILE_CHECK_EVERY`]: one `stat`, or a read after a 401), else not at all.
+    /// [`TOKEN_FILE_CHECK_EVERY`]: one `stat`, its content when that changed) or after a 401
+    /// for the token read last (a read, at most once per [`TOKEN_FILE_REREAD_GAP`]), else not
+    /// at all.
     ///
     /// ```
     /// # let dir = tempfile::tempdir().unwrap(); let p = dir.path().join("token");
@@ -251,29 +280,70 @@ impl TokenFile {
     /// assert_eq!(f.current().expose(), "abc"); // until the next check is due
     /// ```
     pub fn current(&self) -> Secret {
-        if self.check.every.due() {
-            let full = self
-                .check
-                .full
-                .swap(false, std::sync::atomic::Ordering::AcqRel);
-            let checked = if full {
-                self.file.reload_now()
-            } else {
-                self.file.reload_if_changed()
-            };
-            if let Err(e) = checked {
-                tracing::warn!(path = %self.file.path().display(), "token file reload failed, keeping the previous token: {e}");
-            }
-        }
-        (*self.file.current_arc()).clone()
+        self.current_read().0
     }
 
-    /// Makes the next [`current`](Self::current) read the file (the server refused the token).
-    fn expire(&self) {
-        self.check
-            .full
-            .store(true, std::sync::atomic::Ordering::Release);
-        self.check.every.expire();
+    /// [`current`](Self::current), and which read of the file it came from.
+    fn current_read(&self) -> (Secret, u64) {
+        if !self.reread_if_refused() && self.check.every.due() {
+            self.look(false);
+        }
+        // The token first: a read that lands in between pairs the older token with the newer
+        // count, so a 401 for it asks for one read too many, never one too few.
+        let token = (*self.file.current_arc()).clone();
+        let read = self.check.reads.load(std::sync::atomic::Ordering::Acquire);
+        (token, read)
+    }
+
+    /// Reads the file if a 401 asked for it and the last such read was at least
+    /// [`TOKEN_FILE_REREAD_GAP`] ago; whether it did.
+    fn reread_if_refused(&self) -> bool {
+        use std::sync::atomic::Ordering;
+        let c = &self.check;
+        if !c.reread.load(Ordering::Acquire) || !c.reread_gap.due() {
+            return false;
+        }
+        if !c.reread.swap(false, Ordering::AcqRel) {
+            return false;
+        }
+        self.look(true);
+        true
+    }
+
+    /// Looks at the file: after a 401 (`forced`) its content is read whatever its metadata says,
+    /// unless the last look failed. Failures are logged by the reloader (once per version of
+    /// the file, and at its periodic full checks).
+    fn look(&self, forced: bool) {
+        use std::sync::atomic::Ordering;
+        let c = &self.check;
+        let full = forced && !c.failing.load(Ordering::Acquire);
+        let looked = if full {
+            self.file.reload_now()
+        } else {
+            self.file.reload_if_changed()
+        };
+        match looked {
+            Ok(outcome) => {
+                if full || outcome == crate::reload::Reloaded::Updated {
+                    c.reads.fetch_add(1, Ordering::AcqRel);
+                    if c.failing.swap(false, Ordering::AcqRel) {
+                        tracing::info!(path = %self.file.path().display(), "token file read again");
+                    }
+                }
+            }
+            Err(_) => c.failing.store(true, Ordering::Release),
+        }
+    }
+
+    /// After a 401 for a token from read `sent` (`None`: not known): the next request reads
+    /// the file, unless it has been read since.
+    fn expire(&self, sent: Option<u64>) {
+        use std::sync::atomic::Ordering;
+        let c = &self.check;
+        if sent.is_some_and(|read| read != c.reads.load(Ordering::Acquire)) {
+            return;
+        }
+        c.reread.store(true, Ordering::Release);
     }
 }
 
@@ -306,25 +376,39 @@ impl BearerToken {
             }
             Ok(Secret::new(token))
         })?;
-        Ok(BearerToken::File(TokenFile {
+        let reread_gap = every::Every::new(clock.clone(), TOKEN_FILE_REREAD_GAP);
+        // The first read after a 401 is not held back.
+        reread_gap.expire();
+        Ok(BearerToken::File(BearerTokenFile {
             file,
             check: Arc::new(TokenCheck {
                 every: every::Every::new(clock, TOKEN_FILE_CHECK_EVERY),
-                full: std::sync::atomic::AtomicBool::new(false),
+                reread: std::sync::atomic::AtomicBool::new(false),
+                reread_gap,
+                reads: std::sync::atomic::AtomicU64::new(0),
+                failing: std::sync::atomic::AtomicBool::new(false),
             }),
         }))
     }
 
-    /// The current token; for a file, see [`TokenFile::current`].
+    /// The current token; for a file, see [`BearerTokenFile::current`].
     ///
     /// ```
     /// let t = kube_authn::outbound::BearerToken::Static(kube_authn::outbound::Secret::new("a"));
     /// assert_eq!(t.current().expose(), "a");
     /// ```
     pub fn current(&self) -> Secret {
+        self.current_read().0
+    }
+
+    /// [`current`](Self::current), and for a file which read of it the token came from.
+    fn current_read(&self) -> (Secret, Option<u64>) {
         match self {
-            BearerToken::Static(s) => s.clone(),
-            BearerToken::File(f) => f.current(),
+            BearerToken::Static(s) => (s.clone(), None),
+            BearerToken::File(f) => {
+                let (token, read) = f.current_read();
+                (token, Some(read))
+            }
         }
     }
 
@@ -337,12 +421,30 @@ impl BearerToken {
         }
     }
 
-    /// After a 401: a token file is read again by the next [`current`](Self::current).
-    pub(crate) fn expire(&self) {
+    /// After a 401 for the token of read `sent` (see [`SentToken`]; `None`: not known): a token
+    /// file is read again by the next request, unless it was read after that token.
+    pub(crate) fn expire(&self, sent: Option<u64>) {
         if let BearerToken::File(f) = self {
-            f.expire();
+            f.expire(sent);
         }
     }
+
+    /// Reads a token file now if a 401 asked for it (and the gap allows), so that its
+    /// fingerprint is the token the next request would send: the vault calls it before it
+    /// fingerprints a credential it is handed.
+    pub(crate) fn reread_if_refused(&self) {
+        if let BearerToken::File(f) = self {
+            f.reread_if_refused();
+        }
+    }
+}
+
+/// The token a request was sent with, and which read of its file it came from: the vault
+/// marks that token bad after a 401, not the one read since.
+#[derive(Clone, Debug)]
+pub(crate) struct SentToken {
+    pub(crate) token: Secret,
+    pub(crate) read: Option<u64>,
 }
 
 /// Basic credentials (`Authorization: Basic`).
@@ -634,6 +736,15 @@ impl ConnectionInfo {
     /// assert_ne!(a.fingerprint(), b.fingerprint());
     /// ```
     pub fn fingerprint(&self) -> [u8; 32] {
+        // The token as last read: a token file is looked at by the request that sends it
+        // (`authorize`) and by the vault before it takes a credential in (after a 401, see
+        // `BearerToken::reread_if_refused`), not here.
+        let token = self.token.as_ref().map(BearerToken::last_read);
+        self.fingerprint_with(token.as_ref())
+    }
+
+    /// [`fingerprint`](Self::fingerprint) with `token` as the token (the one a request sent).
+    pub(crate) fn fingerprint_with(&self, token: Option<&Secret>) -> [u8; 32] {
         use hmac::Mac as _;
         static KEY: std::sync::LazyLock<[u8; 32]> = std::sync::LazyLock::new(|| {
             let mut key = [0; 32];
@@ -650,11 +761,8 @@ impl ConnectionInfo {
             h.update(bytes);
         };
         field(1, self.server.as_bytes());
-        // The token the last request sent (or the first read): a token file is looked at by
-        // the request that sends it (`authorize`), not here, so a file re-read after a 401 is
-        // not used up by the vault's bookkeeping before a request sends the new token.
-        if let Some(t) = &self.token {
-            field(2, t.last_read().expose().as_bytes());
+        if let Some(t) = token {
+            field(2, t.expose().as_bytes());
         }
         if let Some(b) = &self.basic {
             field(3, b.username.as_bytes());
@@ -898,9 +1006,22 @@ impl ConnectionInfo {
     /// assert_eq!(req.headers()["authorization"], "Bearer t");
     /// ```
     pub fn authorize(&self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        self.authorize_sent(request).0
+    }
+
+    /// [`authorize`](Self::authorize), and the bearer token it set (for the vault, which
+    /// marks that token bad after a 401).
+    pub(crate) fn authorize_sent(
+        &self,
+        request: reqwest::RequestBuilder,
+    ) -> (reqwest::RequestBuilder, Option<SentToken>) {
         use base64::Engine as _;
-        let value = if let Some(t) = &self.token {
-            format!("Bearer {}", t.current().expose())
+        let sent = self.token.as_ref().map(|t| {
+            let (token, read) = t.current_read();
+            SentToken { token, read }
+        });
+        let value = if let Some(t) = &sent {
+            format!("Bearer {}", t.token.expose())
         } else if let Some(b) = &self.basic {
             let pair = format!("{}:{}", b.username, b.password.expose());
             format!(
@@ -908,9 +1029,9 @@ impl ConnectionInfo {
                 base64::engine::general_purpose::STANDARD.encode(pair)
             )
         } else {
-            return request;
+            return (request, None);
         };
-        match http::HeaderValue::from_str(&value) {
+        let request = match http::HeaderValue::from_str(&value) {
             Ok(mut value) => {
                 value.set_sensitive(true);
                 let mut headers = http::HeaderMap::new();
@@ -920,12 +1041,13 @@ impl ConnectionInfo {
             }
             // Not a valid header value: let reqwest's own setter report it as a builder error
             // (its message does not include the value).
-            Err(_) => match (&self.token, &self.basic) {
-                (Some(t), _) => request.bearer_auth(t.current().expose()),
+            Err(_) => match (&sent, &self.basic) {
+                (Some(t), _) => request.bearer_auth(t.token.expose()),
                 (None, Some(b)) => request.basic_auth(&b.username, Some(b.password.expose())),
                 (None, None) => request,
             },
-        }
+        };
+        (request, sent)
     }
 }
 
@@ -1333,6 +1455,53 @@ pub(crate) async fn read_capped(
     Ok(out)
 }
 
+/// A FIFO standing for a file on a stalled mount: opening it blocks until a writer comes.
+#[cfg(test)]
+pub(crate) mod stalled_file {
+    use std::os::unix::fs::OpenOptionsExt;
+    use std::path::Path;
+    use std::time::{Duration, Instant};
+
+    /// Makes `path` a FIFO; from `after` on, for 1.5 s more, each reader that opens it gets
+    /// `content`. The handle answers how many readers were served.
+    pub(crate) fn serve(
+        path: &Path,
+        content: String,
+        after: Duration,
+    ) -> std::thread::JoinHandle<usize> {
+        let _ = std::fs::remove_file(path);
+        let made = std::process::Command::new("mkfifo")
+            .arg(path)
+            .status()
+            .unwrap();
+        assert!(made.success(), "mkfifo {}", path.display());
+        let path = path.to_owned();
+        std::thread::spawn(move || {
+            std::thread::sleep(after);
+            let until = Instant::now() + Duration::from_millis(1500);
+            let mut served = 0;
+            while Instant::now() < until {
+                // Non-blocking: fails (ENXIO) while no reader has it open.
+                let opened = std::fs::OpenOptions::new()
+                    .write(true)
+                    .custom_flags(libc::O_NONBLOCK)
+                    .open(&path);
+                match opened {
+                    Ok(mut w) => {
+                        std::io::Write::write_all(&mut w, content.as_bytes()).unwrap();
+                        drop(w);
+                        served += 1;
+                        // Let the reader see the end and close before the next try.
+                        std::thread::sleep(Duration::from_millis(300));
+                    }
+                    Err(_) => std::thread::sleep(Duration::from_millis(10)),
+                }
+            }
+            served
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1540,8 +1709,76 @@ mod tests {
             .set_modified(mtime)
             .unwrap();
         assert_eq!(token.current().expose(), "three", "not expired");
-        token.expire();
+        token.expire(None);
         assert_eq!(token.current().expose(), "THREE", "expired");
+    }
+
+    /// After a 401 the file is read again only if the refused token is the one read last
+    /// (client-go's `ResetTokenOlderThan`), at most once per `TOKEN_FILE_REREAD_GAP` (by an
+    /// injected clock) however many requests are refused, and a file that cannot be read is
+    /// not read (nor its failure logged) again for each of them.
+    #[test]
+    fn reread_after_a_401_is_bounded() {
+        use crate::token::cache::ManualClock;
+        use std::sync::atomic::Ordering;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("token");
+        std::fs::write(&path, "one").unwrap();
+        let clock = Arc::new(ManualClock::new());
+        let token = BearerToken::from_file_with_clock(&path, clock.clone()).unwrap();
+        let BearerToken::File(file) = &token else {
+            unreachable!()
+        };
+        let reads = || file.check.reads.load(Ordering::Acquire);
+        // A request sends the token of the load (read 0); it is refused.
+        let (sent, read) = token.current_read();
+        assert_eq!((sent.expose(), read), ("one", Some(0)));
+        std::fs::write(&path, "two").unwrap();
+        token.expire(read);
+        assert_eq!(token.current().expose(), "two", "the first read is at once");
+        assert_eq!(reads(), 1);
+        // A 401 for a request sent before that read: the file is not read for it.
+        std::fs::write(&path, "three").unwrap();
+        token.expire(read);
+        assert_eq!(
+            token.current().expose(),
+            "two",
+            "read after the refused request"
+        );
+        assert_eq!(reads(), 1);
+        // Every request refused within the gap: no read.
+        for _ in 0..100 {
+            let (_, read) = token.current_read();
+            token.expire(read);
+        }
+        assert_eq!(token.current().expose(), "two");
+        assert_eq!(reads(), 1, "one read per gap, not one per request");
+        clock.advance(TOKEN_FILE_REREAD_GAP);
+        assert_eq!(token.current().expose(), "three", "the gap is over");
+        assert_eq!(reads(), 2);
+        // The file goes away: one failed read, then one look at the metadata per gap, which
+        // does not read it (every FULL_CHECK_EVERY looks the reloader reads it and logs again).
+        std::fs::remove_file(&path).unwrap();
+        let refused = 200;
+        for _ in 0..refused {
+            let (_, read) = token.current_read();
+            token.expire(read);
+            clock.advance(TOKEN_FILE_REREAD_GAP);
+        }
+        assert_eq!(token.current().expose(), "three");
+        let reminders = u64::from(refused / crate::reload::FULL_CHECK_EVERY);
+        assert!(
+            (1..=1 + reminders).contains(&file.file.failures()),
+            "{} failed reads for {refused} refused requests",
+            file.file.failures()
+        );
+        // It comes back: taken at the next look.
+        std::fs::write(&path, "four").unwrap();
+        let (_, read) = token.current_read();
+        token.expire(read);
+        clock.advance(TOKEN_FILE_REREAD_GAP);
+        assert_eq!(token.current().expose(), "four");
+        assert!(!file.check.failing.load(Ordering::Acquire));
     }
 
     /// System root bundles are read with the crate's bound: `SSL_CERT_FILE` first, else the

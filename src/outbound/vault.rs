@@ -20,9 +20,12 @@
 //!
 //! A token file is looked at again at most once per
 //! [`TOKEN_FILE_CHECK_EVERY`](super::TOKEN_FILE_CHECK_EVERY) (client-go's cached file token
-//! source), and by the next request after a 401 (client-go resets its cache then too), so a
-//! rotated projected token gets a new fingerprint and becomes usable again without restarting
-//! anything.
+//! source), and read by the next request after a 401 for the token read last (client-go resets
+//! its cache then too; here at most once per
+//! [`TOKEN_FILE_REREAD_GAP`](super::TOKEN_FILE_REREAD_GAP)): the vault reads it before it takes
+//! in a credential it is handed (from a provider or [`add`](Vault::add)), so a rotated projected
+//! token gets a new fingerprint and becomes usable again without restarting anything. A 401
+//! marks the token that request sent as bad, not one another request read since.
 //!
 //! ```
 //! use kube_authn::outbound::{ConnectionInfo, Secret, vault::{Vault, SyncProvider}};
@@ -80,16 +83,40 @@ pub const MAX_CREDENTIALS: usize = 64;
 /// let c = Credential::new(ConnectionInfo::new("https://x"), std::time::Duration::from_secs(5)).unwrap();
 /// assert_eq!(c.info().server, "https://x");
 /// ```
-#[derive(Clone, Debug)]
+///
+/// The vault hands each caller its own `Credential` (sharing the connection info and the
+/// client): it remembers the bearer token its last request was sent with, and
+/// [`Vault::invalidate`] marks *that* token bad, not one read from the token file since by
+/// another request.
+#[derive(Debug)]
 pub struct Credential {
     info: Arc<ConnectionInfo>,
     /// Rebuilt when client certificate files rotate (see [`client`](Self::client)).
     client: Arc<super::RotatingClient>,
-    /// Where [`post`](Self::post) sends requests.
+    targets: Arc<Targets>,
+    /// The bearer token the last request built through this handle carries.
+    sent: Mutex<Option<super::SentToken>>,
+}
+
+#[derive(Debug)]
+struct Targets {
+    /// Where [`post`](Credential::post) sends requests.
     target: super::RestTarget,
     /// The server URL as client-go's REST client bases its request paths on it (its path
-    /// cleaned, no query, no fragment): see [`get`](Self::get).
+    /// cleaned, no query, no fragment): see [`get`](Credential::get).
     base: super::RestTarget,
+}
+
+/// A clone shares the connection info and the client, and remembers the same sent token.
+impl Clone for Credential {
+    fn clone(&self) -> Self {
+        Self {
+            info: self.info.clone(),
+            client: self.client.clone(),
+            targets: self.targets.clone(),
+            sent: Mutex::new(self.sent.lock().unwrap_or_else(|p| p.into_inner()).clone()),
+        }
+    }
 }
 
 impl Credential {
@@ -128,9 +155,19 @@ impl Credential {
         Ok(Self {
             info,
             client,
-            target,
-            base,
+            targets: Arc::new(Targets { target, base }),
+            sent: Mutex::new(None),
         })
+    }
+
+    /// A handle for one request: the same connection and client, nothing sent yet.
+    fn handle(&self) -> Self {
+        Self {
+            info: self.info.clone(),
+            client: self.client.clone(),
+            targets: self.targets.clone(),
+            sent: Mutex::new(None),
+        }
     }
 
     /// The connection info.
@@ -149,7 +186,8 @@ impl Credential {
     /// 5 minutes, as client-go checks it) gives a new client, so that no request goes out
     /// on a connection made with the previous pair or roots: the previous client and its pooled
     /// connections are dropped when the requests using them finish (client-go closes its
-    /// connections on rotation).
+    /// connections on rotation). A due CA check reads the file on Tokio's blocking pool: the
+    /// requests after that read use its roots.
     ///
     /// ```
     /// # use kube_authn::outbound::{ConnectionInfo, vault::Credential};
@@ -179,7 +217,7 @@ impl Credential {
     /// assert_eq!(req.url().as_str(), "https://x/review?timeout=30s");
     /// ```
     pub fn post(&self) -> reqwest::RequestBuilder {
-        self.request(reqwest::Method::POST, &self.target.wire)
+        self.request(reqwest::Method::POST, &self.targets.target.wire)
     }
 
     /// A GET of `path` (absolute, clean: `/api/v1/nodes/x`) on the server, as client-go's REST
@@ -200,7 +238,7 @@ impl Credential {
     /// }
     /// ```
     pub fn get(&self, path: &str) -> reqwest::RequestBuilder {
-        let base = self.base.wire.trim_end_matches('/');
+        let base = self.targets.base.wire.trim_end_matches('/');
         self.request(reqwest::Method::GET, &format!("{base}{path}"))
     }
 
@@ -217,7 +255,11 @@ impl Credential {
             // reqwest refuses the URL: its error, at `send`.
             (Err(_), _) => client.request(method, url),
         };
-        self.info.authorize(request)
+        let (request, sent) = self.info.authorize_sent(request);
+        if sent.is_some() {
+            *self.sent.lock().unwrap_or_else(|p| p.into_inner()) = sent;
+        }
+        request
     }
 
     /// The URL [`post`](Self::post) sends to as Go's errors show it (`Post "<url>": …`): the
@@ -230,7 +272,7 @@ impl Credential {
     /// assert_eq!(c.shown_url(), "https://u:***@x/a?timeout=30s");
     /// ```
     pub fn shown_url(&self) -> &str {
-        &self.target.shown
+        &self.targets.target.shown
     }
 
     /// The fingerprint of the current credential values ([`ConnectionInfo::fingerprint`]).
@@ -242,6 +284,16 @@ impl Credential {
     /// ```
     pub fn fingerprint(&self) -> [u8; 32] {
         self.info.fingerprint()
+    }
+
+    /// The fingerprint of the credential the last request through this handle was sent with
+    /// (its bearer token, not one read since), and which read of a token file that token came
+    /// from; the current values when nothing was sent.
+    fn sent_fingerprint(&self) -> ([u8; 32], Option<u64>) {
+        match &*self.sent.lock().unwrap_or_else(|p| p.into_inner()) {
+            Some(sent) => (self.info.fingerprint_with(Some(&sent.token)), sent.read),
+            None => (self.info.fingerprint(), None),
+        }
     }
 }
 
@@ -508,16 +560,53 @@ impl Vault {
     /// let v = Vault::new(vec![]);
     /// assert!(v.add(ConnectionInfo::new("https://x")).is_ok());
     /// ```
+    ///
+    /// A token file the server refused the token of is read again first (at most once per
+    /// [`TOKEN_FILE_REREAD_GAP`](super::TOKEN_FILE_REREAD_GAP)), so a clone of a credential
+    /// whose file now holds a new token is taken as the new token, not refused as the old one:
+    ///
+    /// ```
+    /// use kube_authn::outbound::{BearerToken, ConnectionInfo, vault::Vault};
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// # let dir = tempfile::tempdir().unwrap(); let path = dir.path().join("token");
+    /// std::fs::write(&path, "old").unwrap();
+    /// let info = ConnectionInfo::new("https://x").with_bearer(BearerToken::from_file(&path).unwrap());
+    /// let v = Vault::new(vec![]);
+    /// v.add(info.clone()).unwrap();
+    /// let c = v.credential().await.unwrap();
+    /// v.invalidate(&c); // a 401
+    /// assert!(v.credential().await.is_err());
+    /// std::fs::write(&path, "rotated").unwrap();
+    /// v.add(info).unwrap(); // the file is read: the new token
+    /// let c = v.credential().await.unwrap();
+    /// assert_eq!(c.info().token.as_ref().unwrap().current().expose(), "rotated");
+    /// # });
+    /// ```
     pub fn add(&self, info: ConnectionInfo) -> Result<bool, ConfigError> {
+        self.add_info(info, true)
+    }
+
+    /// [`add`](Self::add); a refused token file is read again first when `reread`. The files
+    /// (a token file, a CA file, client certificate files) are read with no lock held.
+    fn add_info(&self, info: ConnectionInfo, reread: bool) -> Result<bool, ConfigError> {
         if info.is_expired((self.now)()) {
             return Ok(false);
         }
+        if reread && let Some(token) = &info.token {
+            token.reread_if_refused();
+        }
         let fp = info.fingerprint();
-        let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        if st.bad.contains(&fp) || st.items.iter().any(|c| c.fingerprint() == fp) {
+        let known =
+            |st: &State| st.bad.contains(&fp) || st.items.iter().any(|c| c.fingerprint() == fp);
+        if known(&self.state.lock().unwrap_or_else(|p| p.into_inner())) {
             return Ok(false);
         }
         let cred = Credential::new(info, self.request_timeout)?;
+        let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        // Another caller may have added or refused the same credential meanwhile.
+        if known(&st) {
+            return Ok(false);
+        }
         if st.items.len() >= MAX_CREDENTIALS {
             st.items.remove(0);
         }
@@ -533,7 +622,7 @@ impl Vault {
         items
             .iter()
             .find(|c| !bad.contains(&c.fingerprint()))
-            .cloned()
+            .map(|c| Arc::new(c.handle()))
     }
 
     /// The first usable credential for a new request, asking the providers again when none is
@@ -572,7 +661,8 @@ impl Vault {
     pub async fn next_credential(&self, rejected: &Credential) -> Result<Arc<Credential>, Error> {
         self.invalidate(rejected);
         let next = self.acquire(false).await?;
-        // A concurrent request may have taken a fixed credential back meanwhile.
+        // A concurrent request may have taken a fixed credential back meanwhile (its token
+        // file possibly read again since: the same values, compared as they are now).
         if next.fingerprint() == rejected.fingerprint() {
             return Err(Error::from_static(
                 ErrorKind::Unavailable,
@@ -624,7 +714,10 @@ impl Vault {
                         if take_back_fixed && p.is_fixed() {
                             fixed.push(info.clone());
                         }
-                        if let Err(e) = self.add(info) {
+                        // A new request reads a refused token file again; the request that got
+                        // the 401 does not: it never sends the same credential twice, and a read
+                        // now could come before the file is rotated.
+                        if let Err(e) = self.add_info(info, take_back_fixed) {
                             problems.push(e.to_string());
                         }
                     }
@@ -643,7 +736,7 @@ impl Vault {
                 .retain(|fp| !fps.contains(fp));
             for info in fixed {
                 // Errors were collected above already.
-                let _ = self.add(info);
+                let _ = self.add_info(info, false);
             }
         }
         self.pick().ok_or_else(|| {
@@ -659,10 +752,13 @@ impl Vault {
         })
     }
 
-    /// Marks `cred`'s current values as bad (the remote answered 401): it is skipped from now
-    /// on, and not accepted back from a provider — except from a
-    /// [fixed](CredentialProvider::is_fixed) one when nothing else is left (see
-    /// [`credential`](Self::credential)).
+    /// Marks the values `cred`'s last request was sent with as bad (the remote answered 401;
+    /// its current values if it sent none): they are skipped from now on, and not accepted back
+    /// from a provider — except from a [fixed](CredentialProvider::is_fixed) one when nothing
+    /// else is left (see [`credential`](Self::credential)). A token file is read again by the
+    /// next request if the refused token is still the one read last (client-go's
+    /// `ResetTokenOlderThan`), at most once per
+    /// [`TOKEN_FILE_REREAD_GAP`](super::TOKEN_FILE_REREAD_GAP).
     ///
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
@@ -674,11 +770,13 @@ impl Vault {
     /// # });
     /// ```
     pub fn invalidate(&self, cred: &Credential) {
-        let fp = cred.fingerprint();
+        // The token the request was sent with: another request may have read a new one from
+        // the token file since, which this 401 says nothing about.
+        let (fp, read) = cred.sent_fingerprint();
         // A token file is read again by the next request (client-go's `ResetTokenOlderThan`),
-        // not only when its next check is due: the server may have rotated it.
+        // not only when its next check is due, unless it was read after that token.
         if let Some(token) = &cred.info.token {
-            token.expire();
+            token.expire(read);
         }
         let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
         if !st.bad.contains(&fp) {
@@ -952,31 +1050,93 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("token");
         std::fs::write(&path, "old").unwrap();
-        let file_info = ConnectionInfo::new("https://127.0.0.1:1")
-            .with_bearer(crate::outbound::BearerToken::from_file(&path).unwrap());
+        let clock = Arc::new(crate::token::cache::ManualClock::new());
+        let token = crate::outbound::BearerToken::from_file_with_clock(&path, clock.clone());
+        let file_info = ConnectionInfo::new("https://127.0.0.1:1").with_bearer(token.unwrap());
         let vault = Vault::from_info(file_info);
+        let token = |c: &Credential| {
+            let t = c.info().token.as_ref().unwrap().current();
+            t.expose().to_owned()
+        };
         let c = vault.credential().await.unwrap();
         // Not sent twice in the request that got the 401; sent again with the next one.
         assert!(vault.next_credential(&c).await.is_err());
-        assert_eq!(
-            vault
-                .credential()
-                .await
-                .unwrap()
-                .info()
-                .token
-                .as_ref()
-                .unwrap()
-                .current()
-                .expose(),
-            "old"
-        );
+        assert_eq!(token(&vault.credential().await.unwrap()), "old");
         vault.invalidate(&c);
         std::fs::write(&path, "new-token-longer").unwrap();
-        let again = vault.credential().await.unwrap();
+        // Read again at most once per gap: the read a moment ago found the old token.
+        assert_eq!(token(&vault.credential().await.unwrap()), "old");
+        clock.advance(crate::outbound::TOKEN_FILE_REREAD_GAP);
         assert_eq!(
-            again.info().token.as_ref().unwrap().current().expose(),
+            token(&vault.credential().await.unwrap()),
             "new-token-longer"
+        );
+    }
+
+    /// `add` reads a credential's files (here a CA file on a stalled mount, a FIFO whose writer
+    /// comes 2 s later) with no lock held: the vault answers meanwhile.
+    #[test]
+    fn add_reads_files_with_no_lock_held() {
+        let key = rcgen::KeyPair::generate().unwrap();
+        let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+        params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        let ca = params.self_signed(&key).unwrap().pem();
+        let dir = tempfile::tempdir().unwrap();
+        let ca_file = dir.path().join("ca.crt");
+        let writer = crate::outbound::stalled_file::serve(&ca_file, ca, Duration::from_secs(2));
+        let vault = Arc::new(Vault::new(vec![]));
+        let adder = {
+            let vault = vault.clone();
+            let info = ConnectionInfo::new("https://127.0.0.1:1")
+                .with_ca(crate::outbound::Pem::File(ca_file));
+            std::thread::spawn(move || vault.add(info))
+        };
+        std::thread::sleep(Duration::from_millis(300));
+        let started = std::time::Instant::now();
+        assert_eq!(vault.len(), 0);
+        assert!(
+            started.elapsed() < Duration::from_secs(1),
+            "the vault was locked for {:?}",
+            started.elapsed()
+        );
+        assert!(adder.join().unwrap().unwrap());
+        assert_eq!(vault.len(), 1);
+        assert_eq!(writer.join().unwrap(), 1);
+    }
+
+    /// R1 sends the token file's T1; R3 reads T2 from the rotated file; then R1's 401 arrives:
+    /// it marks T1 bad, not T2, and asks for no read (the file was read after R1's token). The
+    /// provider is not fixed, so a wrongly refused T2 would leave nothing.
+    #[tokio::test]
+    async fn a_401_marks_the_token_sent_not_one_read_since() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("token");
+        std::fs::write(&path, "T1").unwrap();
+        let clock = Arc::new(crate::token::cache::ManualClock::new());
+        let token = crate::outbound::BearerToken::from_file_with_clock(&path, clock.clone());
+        let file_info = ConnectionInfo::new("https://127.0.0.1:1").with_bearer(token.unwrap());
+        let sent = |req: reqwest::RequestBuilder| {
+            let req = req.build().unwrap();
+            req.headers()["authorization"].to_str().unwrap().to_owned()
+        };
+        let vault = Vault::new(vec![Box::new(SyncProvider::new(move || {
+            Ok(vec![file_info.clone()])
+        }))]);
+        let r1 = vault.credential().await.unwrap();
+        assert_eq!(sent(r1.post()), "Bearer T1");
+        std::fs::write(&path, "T2-rotated").unwrap();
+        clock.advance(crate::outbound::TOKEN_FILE_CHECK_EVERY);
+        let r3 = vault.credential().await.unwrap();
+        assert_eq!(sent(r3.post()), "Bearer T2-rotated");
+        vault.invalidate(&r1);
+        let r4 = vault.credential().await.unwrap();
+        assert_eq!(sent(r4.get("/x")), "Bearer T2-rotated");
+        // T2 refused in its turn: no other credential.
+        vault.invalidate(&r4);
+        let e = vault.credential().await.unwrap_err();
+        assert!(
+            e.to_string().starts_with("no valid credentials left"),
+            "{e}"
         );
     }
 }
