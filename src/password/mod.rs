@@ -4,7 +4,7 @@
 //! (`--basic-auth-file`). Timing does not reveal the password file's secrets, though nothing
 //! here is a constant-time comparison: no raw password is ever compared; a check digests user
 //! name and password together under a per-process random key and looks that digest up (see
-//! [`file`](file#secrets-and-timing)).
+//! [`file`](mod@file#secrets-and-timing)).
 //!
 //! ```
 //! use kube_authn::authenticator::{Context, RequestAuthenticator};

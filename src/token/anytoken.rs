@@ -20,7 +20,7 @@
 //!
 //! An empty token is "not mine" (Kubernetes' bearer extractor never passed one; this
 //! authenticator refuses it even when called directly). So is a token naming more than
-//! [`MAX_GROUPS`](crate::request::MAX_GROUPS) groups (Kubernetes had no limit): each group is
+//! [`MAX_GROUPS`] groups (Kubernetes had no limit): each group is
 //! an allocation, and a 64 KiB token of commas would otherwise be 16,000 of them per request.
 //! Empty group names (`joe/,`) share one allocation.
 //!
@@ -82,7 +82,7 @@ impl AnyToken {
     }
 
     /// The user a token claims to be, or `None` (not mine) for an empty token or one naming
-    /// more than [`MAX_GROUPS`](crate::request::MAX_GROUPS) groups.
+    /// more than [`MAX_GROUPS`] groups.
     ///
     /// ```
     /// use kube_authn::request::MAX_GROUPS;
