@@ -828,10 +828,11 @@ async fn bearer_credentials_rotate_on_401_without_looping() {
     );
 }
 
-#[tokio::test]
-async fn token_file_credential_rotates_from_the_kubeconfig() {
+/// A webhook backend that allows a review sent with `Bearer <current>` and answers 401 to any
+/// other; `current` can be changed (the token rotates on the server).
+async fn accepting_one_token(first: &str) -> (Pki, Server, Arc<Mutex<String>>) {
     let pki = Pki::new();
-    let current = Arc::new(Mutex::new("sa-token-1".to_string()));
+    let current = Arc::new(Mutex::new(first.to_string()));
     let cur = current.clone();
     let server = Server::start(
         &pki.server_cert_pem,
@@ -851,6 +852,12 @@ async fn token_file_credential_rotates_from_the_kubeconfig() {
         },
     )
     .await;
+    (pki, server, current)
+}
+
+#[tokio::test]
+async fn token_file_credential_rotates_from_the_kubeconfig() {
+    let (pki, server, current) = accepting_one_token("sa-token-1").await;
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("token"), "sa-token-1\n").unwrap();
     let cfg = dir.path().join("kubeconfig");
@@ -894,27 +901,7 @@ async fn token_file_credential_rotates_from_the_kubeconfig() {
 /// the old, known-bad token until a restart.
 #[tokio::test]
 async fn a_rotating_provider_s_token_file_is_read_again_after_a_401() {
-    let pki = Pki::new();
-    let current = Arc::new(Mutex::new("sa-token-1".to_string()));
-    let cur = current.clone();
-    let server = Server::start(
-        &pki.server_cert_pem,
-        &pki.server_key_pem,
-        None,
-        move |req, _| {
-            let want = format!("Bearer {}", cur.lock().unwrap());
-            if req
-                .headers
-                .get("authorization")
-                .is_some_and(|v| v == want.as_str())
-            {
-                allow("ok")
-            } else {
-                Reply::Http(401, vec![], vec![])
-            }
-        },
-    )
-    .await;
+    let (pki, server, current) = accepting_one_token("sa-token-1").await;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("token");
     std::fs::write(&path, "sa-token-1\n").unwrap();
