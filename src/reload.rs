@@ -235,6 +235,9 @@ struct State {
     content_hash: Digest,
     /// Hash of the last content that failed to parse, so it is not parsed (and logged) again.
     failed_hash: Option<Digest>,
+    /// The last check that looked at the file found it missing, unreadable or unparsable (a
+    /// check that finds the stamp unchanged leaves it as it was).
+    failing: bool,
     polls: u32,
 }
 
@@ -360,6 +363,7 @@ impl<T: Send + Sync + 'static> FileReloader<T> {
                     stamp,
                     content_hash,
                     failed_hash: None,
+                    failing: false,
                     polls: 0,
                 }),
                 failures: AtomicU64::new(0),
@@ -390,6 +394,17 @@ impl<T: Send + Sync + 'static> FileReloader<T> {
     /// ```
     pub fn current_arc(&self) -> Arc<T> {
         self.shared.current.load_full()
+    }
+
+    /// Whether the last check found the file missing, unreadable or unparsable: a failure
+    /// that a later check finding nothing new (the stamp unchanged, the failing version again)
+    /// keeps, and that one finding the loaded content again (`Unchanged`) or new content ends.
+    pub(crate) fn last_check_failed(&self) -> bool {
+        self.shared
+            .state
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .failing
     }
 
     /// The watched path.
@@ -558,6 +573,9 @@ impl<T> Shared<T> {
         state.stamp = now;
         match result {
             Ok((outcome, hash)) => {
+                // Read: the loaded content (or new content) is good; the failing version again
+                // is still failing. (Torn reads report the loaded content's hash.)
+                state.failing = outcome == Reloaded::Unchanged && hash != state.content_hash;
                 if outcome == Reloaded::Updated {
                     state.content_hash = hash;
                     state.failed_hash = None;
@@ -570,6 +588,7 @@ impl<T> Shared<T> {
             // reads the finished one.
             Err(_) if now.is_some() && self.torn(now) => Ok(Reloaded::Unchanged),
             Err(e) => {
+                state.failing = true;
                 // Remember the failing version so it is not parsed (and logged) on every poll;
                 // a later change is picked up again.
                 state.failed_hash = failed_hash;

@@ -234,13 +234,10 @@ struct TokenCheck {
     reread: std::sync::atomic::AtomicBool,
     /// Those reads at most once per [`TOKEN_FILE_REREAD_GAP`] (the first one at once).
     reread_gap: every::Every,
-    /// How many times the content was read since it was loaded (a change taken, or a read
-    /// after a 401): which read a sent token came from, so that a 401 for a token that has been
-    /// read again since asks for no new read.
-    reads: std::sync::atomic::AtomicU64,
-    /// The last look failed (and was logged by the reloader): a read after a 401 then only looks
-    /// at the metadata, so that a file that stays missing or unreadable is not read (and the
-    /// failure not logged again) for every refused request.
+    /// The last look found the file failing (as the reloader reports it, which logged that):
+    /// a read after a 401 then only looks at the metadata, so that a file that stays missing or
+    /// unreadable is not read (and the failure not logged again) for every refused request.
+    /// Cleared by any look that finds the file good again, changed or not.
     failing: std::sync::atomic::AtomicBool,
 }
 
@@ -280,19 +277,23 @@ impl BearerTokenFile {
     /// assert_eq!(f.current().expose(), "abc"); // until the next check is due
     /// ```
     pub fn current(&self) -> Secret {
-        self.current_read().0
+        (*self.current_read()).clone()
     }
 
-    /// [`current`](Self::current), and which read of the file it came from.
-    fn current_read(&self) -> (Secret, u64) {
+    /// [`current`](Self::current), as the value the file's reloader holds: a 401 for it asks
+    /// for a read only if it is still that value (see [`expire`](Self::expire)).
+    fn current_read(&self) -> Arc<Secret> {
+        self.look_if_due();
+        self.file.current_arc()
+    }
+
+    /// Looks at the file if it is time: a read after a 401 for the token read last (at most
+    /// once per [`TOKEN_FILE_REREAD_GAP`]), else the periodic look when it is due (one `stat`
+    /// per [`TOKEN_FILE_CHECK_EVERY`], its content when that changed).
+    fn look_if_due(&self) {
         if !self.reread_if_refused() && self.check.every.due() {
             self.look(false);
         }
-        // The token first: a read that lands in between pairs the older token with the newer
-        // count, so a 401 for it asks for one read too many, never one too few.
-        let token = (*self.file.current_arc()).clone();
-        let read = self.check.reads.load(std::sync::atomic::Ordering::Acquire);
-        (token, read)
     }
 
     /// Reads the file if a 401 asked for it and the last such read was at least
@@ -311,39 +312,34 @@ impl BearerTokenFile {
     }
 
     /// Looks at the file: after a 401 (`forced`) its content is read whatever its metadata says,
-    /// unless the last look failed. Failures are logged by the reloader (once per version of
-    /// the file, and at its periodic full checks).
+    /// unless the file is failing. Failures are logged by the reloader (once per version of the
+    /// file, and at its periodic full checks).
     fn look(&self, forced: bool) {
         use std::sync::atomic::Ordering;
         let c = &self.check;
         let full = forced && !c.failing.load(Ordering::Acquire);
-        let looked = if full {
+        let _ = if full {
             self.file.reload_now()
         } else {
             self.file.reload_if_changed()
         };
-        match looked {
-            Ok(outcome) => {
-                if full || outcome == crate::reload::Reloaded::Updated {
-                    c.reads.fetch_add(1, Ordering::AcqRel);
-                    if c.failing.swap(false, Ordering::AcqRel) {
-                        tracing::info!(path = %self.file.path().display(), "token file read again");
-                    }
-                }
-            }
-            Err(_) => c.failing.store(true, Ordering::Release),
+        // The reloader's verdict, not this look's outcome: a file back with its old content is
+        // `Unchanged` and good again, a file still missing is `Unchanged` and still failing.
+        let failing = self.file.last_check_failed();
+        if c.failing.swap(failing, Ordering::AcqRel) && !failing {
+            tracing::info!(path = %self.file.path().display(), "token file read again");
         }
     }
 
-    /// After a 401 for a token from read `sent` (`None`: not known): the next request reads
-    /// the file, unless it has been read since.
-    fn expire(&self, sent: Option<u64>) {
+    /// After a 401 for the token `sent` (`None`: not known): the next request reads the file,
+    /// unless it has been read since and holds another value (the reloader swaps in a new
+    /// `Arc` for each new token; holding `sent` keeps its address from being reused).
+    fn expire(&self, sent: Option<&Arc<Secret>>) {
         use std::sync::atomic::Ordering;
-        let c = &self.check;
-        if sent.is_some_and(|read| read != c.reads.load(Ordering::Acquire)) {
+        if sent.is_some_and(|sent| !Arc::ptr_eq(sent, &self.file.current_arc())) {
             return;
         }
-        c.reread.store(true, Ordering::Release);
+        self.check.reread.store(true, Ordering::Release);
     }
 }
 
@@ -385,7 +381,6 @@ impl BearerToken {
                 every: every::Every::new(clock, TOKEN_FILE_CHECK_EVERY),
                 reread: std::sync::atomic::AtomicBool::new(false),
                 reread_gap,
-                reads: std::sync::atomic::AtomicU64::new(0),
                 failing: std::sync::atomic::AtomicBool::new(false),
             }),
         }))
@@ -398,17 +393,18 @@ impl BearerToken {
     /// assert_eq!(t.current().expose(), "a");
     /// ```
     pub fn current(&self) -> Secret {
-        self.current_read().0
+        match self {
+            BearerToken::Static(s) => s.clone(),
+            BearerToken::File(f) => f.current(),
+        }
     }
 
-    /// [`current`](Self::current), and for a file which read of it the token came from.
-    fn current_read(&self) -> (Secret, Option<u64>) {
+    /// [`current`](Self::current), as the value sent (for a file, the reloader's `Arc`, which
+    /// [`expire`](Self::expire) compares with the file's value then).
+    fn current_read(&self) -> SentToken {
         match self {
-            BearerToken::Static(s) => (s.clone(), None),
-            BearerToken::File(f) => {
-                let (token, read) = f.current_read();
-                (token, Some(read))
-            }
+            BearerToken::Static(s) => SentToken(Arc::new(s.clone())),
+            BearerToken::File(f) => SentToken(f.current_read()),
         }
     }
 
@@ -421,30 +417,36 @@ impl BearerToken {
         }
     }
 
-    /// After a 401 for the token of read `sent` (see [`SentToken`]; `None`: not known): a token
-    /// file is read again by the next request, unless it was read after that token.
-    pub(crate) fn expire(&self, sent: Option<u64>) {
+    /// After a 401 for the token `sent` (`None`: not known): a token file is read again by the
+    /// next request, unless it holds another token by then.
+    pub(crate) fn expire(&self, sent: Option<&SentToken>) {
         if let BearerToken::File(f) = self {
-            f.expire(sent);
+            f.expire(sent.map(|s| &s.0));
         }
     }
 
-    /// Reads a token file now if a 401 asked for it (and the gap allows), so that its
-    /// fingerprint is the token the next request would send: the vault calls it before it
-    /// fingerprints a credential it is handed.
-    pub(crate) fn reread_if_refused(&self) {
+    /// Looks at a token file if it is time, as a request that sends it would (see
+    /// [`BearerTokenFile::current`]), so that its fingerprint is the token the next request
+    /// would send: the vault calls it before it fingerprints a credential it is handed. Without
+    /// it a refused token that the file still held at the one read after the 401 would be
+    /// fingerprinted, refused and never sent again, so never looked at again.
+    pub(crate) fn look_if_due(&self) {
         if let BearerToken::File(f) = self {
-            f.reread_if_refused();
+            f.look_if_due();
         }
     }
 }
 
-/// The token a request was sent with, and which read of its file it came from: the vault
+/// The token a request was sent with (for a file, the reloader's value itself): the vault
 /// marks that token bad after a 401, not the one read since.
 #[derive(Clone, Debug)]
-pub(crate) struct SentToken {
-    pub(crate) token: Secret,
-    pub(crate) read: Option<u64>,
+pub(crate) struct SentToken(pub(crate) Arc<Secret>);
+
+impl SentToken {
+    /// The token.
+    pub(crate) fn token(&self) -> &Secret {
+        &self.0
+    }
 }
 
 /// Basic credentials (`Authorization: Basic`).
@@ -737,8 +739,8 @@ impl ConnectionInfo {
     /// ```
     pub fn fingerprint(&self) -> [u8; 32] {
         // The token as last read: a token file is looked at by the request that sends it
-        // (`authorize`) and by the vault before it takes a credential in (after a 401, see
-        // `BearerToken::reread_if_refused`), not here.
+        // (`authorize`) and by the vault before it takes a credential in (see
+        // `BearerToken::look_if_due`), not here.
         let token = self.token.as_ref().map(BearerToken::last_read);
         self.fingerprint_with(token.as_ref())
     }
@@ -1016,12 +1018,9 @@ impl ConnectionInfo {
         request: reqwest::RequestBuilder,
     ) -> (reqwest::RequestBuilder, Option<SentToken>) {
         use base64::Engine as _;
-        let sent = self.token.as_ref().map(|t| {
-            let (token, read) = t.current_read();
-            SentToken { token, read }
-        });
+        let sent = self.token.as_ref().map(BearerToken::current_read);
         let value = if let Some(t) = &sent {
-            format!("Bearer {}", t.token.expose())
+            format!("Bearer {}", t.token().expose())
         } else if let Some(b) = &self.basic {
             let pair = format!("{}:{}", b.username, b.password.expose());
             format!(
@@ -1042,7 +1041,7 @@ impl ConnectionInfo {
             // Not a valid header value: let reqwest's own setter report it as a builder error
             // (its message does not include the value).
             Err(_) => match (&sent, &self.basic) {
-                (Some(t), _) => request.bearer_auth(t.token.expose()),
+                (Some(t), _) => request.bearer_auth(t.token().expose()),
                 (None, Some(b)) => request.basic_auth(&b.username, Some(b.password.expose())),
                 (None, None) => request,
             },
@@ -1729,40 +1728,35 @@ mod tests {
         let BearerToken::File(file) = &token else {
             unreachable!()
         };
-        let reads = || file.check.reads.load(Ordering::Acquire);
-        // A request sends the token of the load (read 0); it is refused.
-        let (sent, read) = token.current_read();
-        assert_eq!((sent.expose(), read), ("one", Some(0)));
+        // A request sends the token of the load; it is refused.
+        let sent = token.current_read();
+        assert_eq!(sent.token().expose(), "one");
         std::fs::write(&path, "two").unwrap();
-        token.expire(read);
+        token.expire(Some(&sent));
         assert_eq!(token.current().expose(), "two", "the first read is at once");
-        assert_eq!(reads(), 1);
         // A 401 for a request sent before that read: the file is not read for it.
         std::fs::write(&path, "three").unwrap();
-        token.expire(read);
-        assert_eq!(
-            token.current().expose(),
-            "two",
+        token.expire(Some(&sent));
+        assert!(
+            !file.check.reread.load(Ordering::Acquire),
             "read after the refused request"
         );
-        assert_eq!(reads(), 1);
+        assert_eq!(token.current().expose(), "two");
         // Every request refused within the gap: no read.
         for _ in 0..100 {
-            let (_, read) = token.current_read();
-            token.expire(read);
+            let sent = token.current_read();
+            token.expire(Some(&sent));
         }
-        assert_eq!(token.current().expose(), "two");
-        assert_eq!(reads(), 1, "one read per gap, not one per request");
+        assert_eq!(token.current().expose(), "two", "one read per gap");
         clock.advance(TOKEN_FILE_REREAD_GAP);
         assert_eq!(token.current().expose(), "three", "the gap is over");
-        assert_eq!(reads(), 2);
         // The file goes away: one failed read, then one look at the metadata per gap, which
         // does not read it (every FULL_CHECK_EVERY looks the reloader reads it and logs again).
         std::fs::remove_file(&path).unwrap();
         let refused = 200;
         for _ in 0..refused {
-            let (_, read) = token.current_read();
-            token.expire(read);
+            let sent = token.current_read();
+            token.expire(Some(&sent));
             clock.advance(TOKEN_FILE_REREAD_GAP);
         }
         assert_eq!(token.current().expose(), "three");
@@ -1774,11 +1768,84 @@ mod tests {
         );
         // It comes back: taken at the next look.
         std::fs::write(&path, "four").unwrap();
-        let (_, read) = token.current_read();
-        token.expire(read);
+        let sent = token.current_read();
+        token.expire(Some(&sent));
         clock.advance(TOKEN_FILE_REREAD_GAP);
         assert_eq!(token.current().expose(), "four");
         assert!(!file.check.failing.load(Ordering::Acquire));
+    }
+
+    /// A 401 asks for a read exactly when the refused token is the file's current value: one
+    /// read since that found the same token again leaves it current (a 401 for it sent before
+    /// that read still asks), one that found a new token does not.
+    #[test]
+    fn a_401_asks_for_a_read_when_the_refused_token_is_current() {
+        use crate::token::cache::ManualClock;
+        use std::sync::atomic::Ordering;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("token");
+        std::fs::write(&path, "one").unwrap();
+        let clock = Arc::new(ManualClock::new());
+        let token = BearerToken::from_file_with_clock(&path, clock.clone()).unwrap();
+        let BearerToken::File(file) = &token else {
+            unreachable!()
+        };
+        let asked = || file.check.reread.load(Ordering::Acquire);
+        let before = token.current_read();
+        let refused = token.current_read();
+        token.expire(Some(&refused));
+        assert!(asked());
+        assert_eq!(token.current().expose(), "one", "read: the same token");
+        assert!(!asked());
+        token.expire(Some(&before));
+        assert!(asked(), "sent before that read, still the current token");
+        clock.advance(TOKEN_FILE_REREAD_GAP);
+        std::fs::write(&path, "two").unwrap();
+        let two = token.current_read();
+        assert_eq!(two.token().expose(), "two");
+        token.expire(Some(&before));
+        assert!(!asked(), "a new token read since");
+        token.expire(Some(&two));
+        assert!(asked(), "the new token refused");
+    }
+
+    /// A token file that went away and came back with the same content is good again (the
+    /// reloader reports `Unchanged`): a read after the next 401 reads it, not only its
+    /// metadata, so a same-size edit with the old time is taken.
+    #[test]
+    fn a_file_back_with_its_old_content_is_read_after_a_401() {
+        use crate::token::cache::ManualClock;
+        use std::sync::atomic::Ordering;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("token");
+        std::fs::write(&path, "one").unwrap();
+        let clock = Arc::new(ManualClock::new());
+        let token = BearerToken::from_file_with_clock(&path, clock.clone()).unwrap();
+        let BearerToken::File(file) = &token else {
+            unreachable!()
+        };
+        std::fs::remove_file(&path).unwrap();
+        clock.advance(TOKEN_FILE_CHECK_EVERY);
+        assert_eq!(token.current().expose(), "one");
+        assert!(file.check.failing.load(Ordering::Acquire), "missing");
+        clock.advance(TOKEN_FILE_CHECK_EVERY);
+        assert_eq!(token.current().expose(), "one");
+        assert!(file.check.failing.load(Ordering::Acquire), "still missing");
+        std::fs::write(&path, "one").unwrap();
+        clock.advance(TOKEN_FILE_CHECK_EVERY);
+        assert_eq!(token.current().expose(), "one");
+        assert!(!file.check.failing.load(Ordering::Acquire), "back");
+        let mtime = std::fs::metadata(&path).unwrap().modified().unwrap();
+        std::fs::write(&path, "ONE").unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(mtime)
+            .unwrap();
+        let sent = token.current_read();
+        token.expire(Some(&sent));
+        assert_eq!(token.current().expose(), "ONE", "a full read after the 401");
     }
 
     /// System root bundles are read with the crate's bound: `SSL_CERT_FILE` first, else the

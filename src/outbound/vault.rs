@@ -22,9 +22,11 @@
 //! [`TOKEN_FILE_CHECK_EVERY`](super::TOKEN_FILE_CHECK_EVERY) (client-go's cached file token
 //! source), and read by the next request after a 401 for the token read last (client-go resets
 //! its cache then too; here at most once per
-//! [`TOKEN_FILE_REREAD_GAP`](super::TOKEN_FILE_REREAD_GAP)): the vault reads it before it takes
-//! in a credential it is handed (from a provider or [`add`](Vault::add)), so a rotated projected
-//! token gets a new fingerprint and becomes usable again without restarting anything. A 401
+//! [`TOKEN_FILE_REREAD_GAP`](super::TOKEN_FILE_REREAD_GAP)): the vault looks at it so too before
+//! it takes in a credential it is handed (from a provider or [`add`](Vault::add)), since a
+//! credential known to be bad is never sent, so a rotated projected token gets a new
+//! fingerprint and becomes usable again without restarting anything, even one rotated after
+//! the read that followed the 401 (at the next periodic look). A 401
 //! marks the token that request sent as bad, not one another request read since.
 //!
 //! ```
@@ -287,11 +289,14 @@ impl Credential {
     }
 
     /// The fingerprint of the credential the last request through this handle was sent with
-    /// (its bearer token, not one read since), and which read of a token file that token came
-    /// from; the current values when nothing was sent.
-    fn sent_fingerprint(&self) -> ([u8; 32], Option<u64>) {
+    /// (its bearer token, not one read since), and that token; the current values when nothing
+    /// was sent.
+    fn sent_fingerprint(&self) -> ([u8; 32], Option<super::SentToken>) {
         match &*self.sent.lock().unwrap_or_else(|p| p.into_inner()) {
-            Some(sent) => (self.info.fingerprint_with(Some(&sent.token)), sent.read),
+            Some(sent) => (
+                self.info.fingerprint_with(Some(sent.token())),
+                Some(sent.clone()),
+            ),
             None => (self.info.fingerprint(), None),
         }
     }
@@ -586,14 +591,18 @@ impl Vault {
         self.add_info(info, true)
     }
 
-    /// [`add`](Self::add); a refused token file is read again first when `reread`. The files
-    /// (a token file, a CA file, client certificate files) are read with no lock held.
-    fn add_info(&self, info: ConnectionInfo, reread: bool) -> Result<bool, ConfigError> {
+    /// [`add`](Self::add); a token file is looked at first as the request that sends it would
+    /// (a refused one read again, else the periodic look when due) when `look`. The files (a
+    /// token file, a CA file, client certificate files) are read with no lock held.
+    fn add_info(&self, info: ConnectionInfo, look: bool) -> Result<bool, ConfigError> {
         if info.is_expired((self.now)()) {
             return Ok(false);
         }
-        if reread && let Some(token) = &info.token {
-            token.reread_if_refused();
+        // A credential whose token is known to be bad is never picked, so never sent, so its
+        // token file is looked at here or nowhere: a file still holding the refused token at
+        // the one read after the 401, rotated later, is taken at its next periodic look.
+        if look && let Some(token) = &info.token {
+            token.look_if_due();
         }
         let fp = info.fingerprint();
         let known =
@@ -661,9 +670,10 @@ impl Vault {
     pub async fn next_credential(&self, rejected: &Credential) -> Result<Arc<Credential>, Error> {
         self.invalidate(rejected);
         let next = self.acquire(false).await?;
-        // A concurrent request may have taken a fixed credential back meanwhile (its token
-        // file possibly read again since: the same values, compared as they are now).
-        if next.fingerprint() == rejected.fingerprint() {
+        // A concurrent request may have taken a fixed credential back meanwhile: never the
+        // values `rejected` was sent with again. The same credential with a token read from its
+        // file since (by another request) was never tried: it is the next one.
+        if next.fingerprint() == rejected.sent_fingerprint().0 {
             return Err(Error::from_static(
                 ErrorKind::Unavailable,
                 "no other credential for the remote service",
@@ -772,11 +782,11 @@ impl Vault {
     pub fn invalidate(&self, cred: &Credential) {
         // The token the request was sent with: another request may have read a new one from
         // the token file since, which this 401 says nothing about.
-        let (fp, read) = cred.sent_fingerprint();
+        let (fp, sent) = cred.sent_fingerprint();
         // A token file is read again by the next request (client-go's `ResetTokenOlderThan`),
-        // not only when its next check is due, unless it was read after that token.
+        // not only when its next check is due, unless it holds another token by now.
         if let Some(token) = &cred.info.token {
-            token.expire(read);
+            token.expire(sent.as_ref());
         }
         let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
         if !st.bad.contains(&fp) {
@@ -1138,5 +1148,66 @@ mod tests {
             e.to_string().starts_with("no valid credentials left"),
             "{e}"
         );
+    }
+
+    /// A vault over a provider that is not fixed, handing out a credential with the token file
+    /// `path` (holding `first`), timed by the returned clock; and what a request sends.
+    fn rotating_vault(
+        path: &std::path::Path,
+        first: &str,
+    ) -> (Vault, Arc<crate::token::cache::ManualClock>) {
+        std::fs::write(path, first).unwrap();
+        let clock = Arc::new(crate::token::cache::ManualClock::new());
+        let token = crate::outbound::BearerToken::from_file_with_clock(path, clock.clone());
+        let file_info = ConnectionInfo::new("https://127.0.0.1:1").with_bearer(token.unwrap());
+        let vault = Vault::new(vec![Box::new(SyncProvider::new(move || {
+            Ok(vec![file_info.clone()])
+        }))]);
+        (vault, clock)
+    }
+
+    fn sent(req: reqwest::RequestBuilder) -> String {
+        let req = req.build().unwrap();
+        req.headers()["authorization"].to_str().unwrap().to_owned()
+    }
+
+    /// T1 refused; the next request's read after the 401 still finds T1 (the kubelet has not
+    /// rewritten the file yet), so that credential is never picked and never sent. The file
+    /// then rotates: the vault's periodic look (one stat per `TOKEN_FILE_CHECK_EVERY`) before
+    /// it fingerprints the provider's credential takes T2, not a stale T1 forever.
+    #[tokio::test]
+    async fn a_token_file_rotated_after_the_read_for_a_401_is_taken_at_the_next_look() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("token");
+        let (vault, clock) = rotating_vault(&path, "T1");
+        let r1 = vault.credential().await.unwrap();
+        assert_eq!(sent(r1.post()), "Bearer T1");
+        vault.invalidate(&r1);
+        // The one read after the 401 finds T1 again.
+        assert!(vault.credential().await.is_err());
+        std::fs::write(&path, "T2-rotated").unwrap();
+        assert!(vault.credential().await.is_err(), "not looked at yet");
+        clock.advance(crate::outbound::TOKEN_FILE_CHECK_EVERY);
+        let r2 = vault.credential().await.unwrap();
+        assert_eq!(sent(r2.post()), "Bearer T2-rotated");
+    }
+
+    /// R1 sends T1; R2 reads T2 from the rotated file; R1 gets its 401: the same credential,
+    /// now carrying T2 (never tried), is R1's next one, not "no other credential".
+    #[tokio::test]
+    async fn next_credential_after_a_401_may_be_the_same_one_with_a_token_read_since() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("token");
+        let (vault, clock) = rotating_vault(&path, "T1");
+        let r1 = vault.credential().await.unwrap();
+        assert_eq!(sent(r1.post()), "Bearer T1");
+        std::fs::write(&path, "T2-rotated").unwrap();
+        clock.advance(crate::outbound::TOKEN_FILE_CHECK_EVERY);
+        let r2 = vault.credential().await.unwrap();
+        assert_eq!(sent(r2.post()), "Bearer T2-rotated");
+        let next = vault.next_credential(&r1).await.unwrap();
+        assert_eq!(sent(next.post()), "Bearer T2-rotated");
+        // T2 refused in its turn within that request: nothing else.
+        assert!(vault.next_credential(&next).await.is_err());
     }
 }
