@@ -271,6 +271,31 @@ async fn a_rejected_credential_moves_to_the_next() {
     assert!(err.contains("401"), "{err}");
 }
 
+/// A 401 on the last try marks that credential bad too: the next lookup does not send it.
+#[tokio::test]
+async fn a_credential_rejected_on_the_last_try_is_not_sent_again() {
+    let pki = Pki::new();
+    let server = Server::start(&pki.server_cert_pem, &pki.server_key_pem, None, api).await;
+    let mut list: Vec<ConnectionInfo> = (0
+        ..kube_authn::token::service_account_rest::MAX_CREDENTIAL_TRIES)
+        .map(|i| info(&pki, &server, &format!("stale-{i}")))
+        .collect();
+    list.push(info(&pki, &server, "lookup-token"));
+    let lookup = RestLookup::new(Vault::new(vec![Box::new(SyncProvider::new(move || {
+        Ok(list.clone())
+    }))]));
+    let err = lookup.node("node-1").await.unwrap_err().to_string();
+    assert!(err.contains("401"), "{err}");
+    let tries = kube_authn::token::service_account_rest::MAX_CREDENTIAL_TRIES;
+    assert_eq!(server.calls(), tries);
+    assert_eq!(lookup.node("node-1").await.unwrap().uid, "n-1");
+    assert_eq!(
+        server.calls(),
+        tries + 1,
+        "the last refused credential is not sent again"
+    );
+}
+
 /// The whole path: a legacy token (PyJWT, kube-apiserver's layout) validated with lookups
 /// through the REST API: the service account and secret exist with matching UIDs and token.
 #[tokio::test]

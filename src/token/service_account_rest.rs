@@ -273,6 +273,12 @@ impl RestLookup {
                         .await
                         .map_err(|e| other(format!("401 Unauthorized, then {e}")))?;
                 }
+                401 => {
+                    // The last try: that credential is bad for the next lookups too (as the
+                    // webhook marks it).
+                    self.vault.invalidate(&cred);
+                    return Err(other("the server answered 401".into()));
+                }
                 code => return Err(other(format!("the server answered {code}"))),
             }
         }
