@@ -9,11 +9,18 @@
 //! old one's idle connections. CA *data* (`certificate-authority-data`) never changes.
 //!
 //! client-go reads the file and parses it in the request that finds the check due. Here that
-//! request starts the read on Tokio's blocking pool and goes on with the roots in use (a Tokio
-//! worker never waits for the file system: a file on a stalled mount would stall every task on
-//! it); the requests after the read has finished use the new roots. Outside a Tokio runtime the
-//! read is made where the check is due. Either way: one read of at most
+//! request starts the read on Tokio's blocking pool and goes on with the roots in use (the
+//! Tokio worker does not wait for this read: a CA file on a stalled mount would stall every
+//! task on it); the requests after the read has finished use the new roots. Outside a Tokio
+//! runtime the read is made where the check is due. Either way: one read of at most
 //! [`MAX_FILE_BYTES`](super::MAX_FILE_BYTES) per [`CA_CHECK_EVERY`], one at a time, no lock held.
+//!
+//! Only this CA read is moved off the worker. A bearer token file is looked at on the calling
+//! task ([`BearerTokenFile`](super::BearerTokenFile)): one `stat` per
+//! [`TOKEN_FILE_CHECK_EVERY`](super::TOKEN_FILE_CHECK_EVERY) (its content when that changed),
+//! and after 401s one read per [`TOKEN_FILE_REREAD_GAP`](super::TOKEN_FILE_REREAD_GAP) at
+//! most; and building a credential ([`Credential::new`](super::vault::Credential::new)) reads its
+//! files where it is called.
 
 use std::fmt;
 use std::path::PathBuf;
