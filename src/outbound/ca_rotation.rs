@@ -327,7 +327,7 @@ mod tests {
         assert_eq!(client.ca.as_ref().unwrap().generation(), 0);
         read_finished(&client).await;
         assert_eq!(client.ca.as_ref().unwrap().generation(), 1, "the new roots");
-        assert_eq!(writer.join().unwrap(), 1, "one read");
+        assert_eq!(writer.stop(), 1, "one read");
     }
 
     /// The CA file is read again once the check is due (5 minutes after the last one, by an

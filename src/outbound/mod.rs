@@ -1459,15 +1459,46 @@ pub(crate) async fn read_capped(
 pub(crate) mod stalled_file {
     use std::os::unix::fs::OpenOptionsExt;
     use std::path::Path;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
     use std::time::{Duration, Instant};
 
-    /// Makes `path` a FIFO; from `after` on, for 1.5 s more, each reader that opens it gets
-    /// `content`. The handle answers how many readers were served.
-    pub(crate) fn serve(
-        path: &Path,
-        content: String,
-        after: Duration,
-    ) -> std::thread::JoinHandle<usize> {
+    /// The writer of a FIFO made by [`serve`].
+    pub(crate) struct Writer {
+        stop: Arc<AtomicBool>,
+        thread: Option<std::thread::JoinHandle<usize>>,
+    }
+
+    impl Writer {
+        /// Stops serving, releases a reader still blocked in `open` (it then reads nothing) and
+        /// answers how many readers were served.
+        pub(crate) fn stop(mut self) -> usize {
+            self.finish()
+        }
+
+        fn finish(&mut self) -> usize {
+            self.stop.store(true, Ordering::Release);
+            match self.thread.take().map(std::thread::JoinHandle::join) {
+                Some(Ok(served)) => served,
+                Some(Err(_)) if std::thread::panicking() => 0,
+                Some(Err(e)) => std::panic::resume_unwind(e),
+                None => 0,
+            }
+        }
+    }
+
+    /// A test that fails before [`Writer::stop`] does not leave a reader blocked for ever.
+    impl Drop for Writer {
+        fn drop(&mut self) {
+            if self.thread.is_some() {
+                let _ = self.finish();
+            }
+        }
+    }
+
+    /// Makes `path` a FIFO; from `after` on, until [`Writer::stop`], each reader that opens it
+    /// gets `content`.
+    pub(crate) fn serve(path: &Path, content: String, after: Duration) -> Writer {
         let _ = std::fs::remove_file(path);
         let made = std::process::Command::new("mkfifo")
             .arg(path)
@@ -1475,11 +1506,16 @@ pub(crate) mod stalled_file {
             .unwrap();
         assert!(made.success(), "mkfifo {}", path.display());
         let path = path.to_owned();
-        std::thread::spawn(move || {
-            std::thread::sleep(after);
-            let until = Instant::now() + Duration::from_millis(1500);
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopped = stop.clone();
+        let thread = std::thread::spawn(move || {
+            let stopped = || stopped.load(Ordering::Acquire);
+            let start = Instant::now() + after;
+            while !stopped() && Instant::now() < start {
+                std::thread::sleep(Duration::from_millis(10));
+            }
             let mut served = 0;
-            while Instant::now() < until {
+            while !stopped() {
                 // Non-blocking: fails (ENXIO) while no reader has it open.
                 let opened = std::fs::OpenOptions::new()
                     .write(true)
@@ -1496,8 +1532,37 @@ pub(crate) mod stalled_file {
                     Err(_) => std::thread::sleep(Duration::from_millis(10)),
                 }
             }
+            // Opened for reading and writing, a FIFO does not wait for a peer: a reader blocked
+            // in `open` gets through, and reads the end of the file once this closes.
+            let _ = std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .custom_flags(libc::O_NONBLOCK)
+                .open(&path);
             served
-        })
+        });
+        Writer {
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    /// A reader blocked in `open` before the writer serves is released by `stop` (it reads
+    /// nothing), not left waiting.
+    #[test]
+    fn stop_releases_a_blocked_reader() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("fifo");
+        let writer = serve(&path, "x".into(), Duration::from_secs(3600));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let reader = path.clone();
+        std::thread::spawn(move || {
+            let _ = tx.send(std::fs::read(&reader).map_err(|e| e.kind()));
+        });
+        std::thread::sleep(Duration::from_millis(100));
+        assert_eq!(writer.stop(), 0);
+        let read = rx.recv_timeout(Duration::from_secs(10));
+        assert_eq!(read, Ok(Ok(Vec::new())), "released, read nothing");
     }
 }
 

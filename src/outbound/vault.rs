@@ -1111,7 +1111,7 @@ mod tests {
         );
         assert!(adder.join().unwrap().unwrap());
         assert_eq!(vault.len(), 1);
-        assert_eq!(writer.join().unwrap(), 1);
+        assert_eq!(writer.stop(), 1);
     }
 
     /// R1 sends the token file's T1; R3 reads T2 from the rotated file; then R1's 401 arrives:
