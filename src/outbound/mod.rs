@@ -1695,18 +1695,29 @@ mod tests {
         }
     }
 
+    /// A token file holding `one`, looked at under an injected clock: its directory (kept
+    /// alive by the caller), path, clock and token.
+    fn clocked_token_file() -> (
+        tempfile::TempDir,
+        std::path::PathBuf,
+        Arc<crate::token::cache::ManualClock>,
+        BearerToken,
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("token");
+        std::fs::write(&path, "one").unwrap();
+        let clock = Arc::new(crate::token::cache::ManualClock::new());
+        let token = BearerToken::from_file_with_clock(&path, clock.clone()).unwrap();
+        (dir, path, clock, token)
+    }
+
     /// A token file is looked at no more than once per `TOKEN_FILE_CHECK_EVERY` (by an
     /// injected clock): between checks no request touches the file (a deleted file is not even
     /// noticed), at the check a change is taken; after a 401 (`expire`) the next request reads
     /// it whatever the clock says.
     #[test]
     fn token_file_checked_once_per_interval() {
-        use crate::token::cache::ManualClock;
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("token");
-        std::fs::write(&path, "one").unwrap();
-        let clock = Arc::new(ManualClock::new());
-        let token = BearerToken::from_file_with_clock(&path, clock.clone()).unwrap();
+        let (_dir, path, clock, token) = clocked_token_file();
         let BearerToken::File(file) = &token else {
             unreachable!()
         };
@@ -1783,13 +1794,8 @@ mod tests {
     /// not read (nor its failure logged) again for each of them.
     #[test]
     fn reread_after_a_401_is_bounded() {
-        use crate::token::cache::ManualClock;
         use std::sync::atomic::Ordering;
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("token");
-        std::fs::write(&path, "one").unwrap();
-        let clock = Arc::new(ManualClock::new());
-        let token = BearerToken::from_file_with_clock(&path, clock.clone()).unwrap();
+        let (_dir, path, clock, token) = clocked_token_file();
         let BearerToken::File(file) = &token else {
             unreachable!()
         };
@@ -1845,13 +1851,8 @@ mod tests {
     /// that read still asks), one that found a new token does not.
     #[test]
     fn a_401_asks_for_a_read_when_the_refused_token_is_current() {
-        use crate::token::cache::ManualClock;
         use std::sync::atomic::Ordering;
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("token");
-        std::fs::write(&path, "one").unwrap();
-        let clock = Arc::new(ManualClock::new());
-        let token = BearerToken::from_file_with_clock(&path, clock.clone()).unwrap();
+        let (_dir, path, clock, token) = clocked_token_file();
         let BearerToken::File(file) = &token else {
             unreachable!()
         };
@@ -1879,13 +1880,8 @@ mod tests {
     /// metadata, so a same-size edit with the old time is taken.
     #[test]
     fn a_file_back_with_its_old_content_is_read_after_a_401() {
-        use crate::token::cache::ManualClock;
         use std::sync::atomic::Ordering;
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("token");
-        std::fs::write(&path, "one").unwrap();
-        let clock = Arc::new(ManualClock::new());
-        let token = BearerToken::from_file_with_clock(&path, clock.clone()).unwrap();
+        let (_dir, path, clock, token) = clocked_token_file();
         let BearerToken::File(file) = &token else {
             unreachable!()
         };
