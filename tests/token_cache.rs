@@ -111,17 +111,22 @@ async fn successes_cached_failures_not_then_expire_with_the_clock() {
 
 #[tokio::test]
 async fn table_of_store_policies() {
+    /// What a caller sees: the user's name, "not mine", or the error text.
+    type Seen = Result<Option<&'static str>, &'static str>;
     struct Case {
         name: &'static str,
         cache_errors: bool,
         success: u64,
         failure: u64,
-        result: fn() -> AuthResult,
+        /// The delegate's answer to its `n`th call (from 0).
+        result: fn(usize) -> AuthResult,
         second_call_hits_backend: bool,
+        /// What the first and the second caller see.
+        want: [Seen; 2],
     }
-    let ok = || user("u");
-    let none = || Ok(None);
-    let err = || Err(Error::msg("boom"));
+    let ok = |_| user("u");
+    let none = |_| Ok(None);
+    let err = |_| Err(Error::msg("boom"));
     let cases = [
         Case {
             name: "success cached",
@@ -130,6 +135,7 @@ async fn table_of_store_policies() {
             failure: 0,
             result: ok,
             second_call_hits_backend: false,
+            want: [Ok(Some("u")), Ok(Some("u"))],
         },
         Case {
             name: "success ttl 0 disables",
@@ -138,6 +144,7 @@ async fn table_of_store_policies() {
             failure: 10,
             result: ok,
             second_call_hits_backend: true,
+            want: [Ok(Some("u")), Ok(Some("u"))],
         },
         Case {
             name: "denial cached under failure ttl",
@@ -146,6 +153,7 @@ async fn table_of_store_policies() {
             failure: 10,
             result: none,
             second_call_hits_backend: false,
+            want: [Ok(None), Ok(None)],
         },
         Case {
             name: "denial not cached with failure ttl 0",
@@ -154,6 +162,7 @@ async fn table_of_store_policies() {
             failure: 0,
             result: none,
             second_call_hits_backend: true,
+            want: [Ok(None), Ok(None)],
         },
         Case {
             name: "webhook: errors never cached",
@@ -162,6 +171,7 @@ async fn table_of_store_policies() {
             failure: 10,
             result: err,
             second_call_hits_backend: true,
+            want: [Err("boom"), Err("boom")],
         },
         Case {
             name: "outer: errors cached under failure ttl",
@@ -170,6 +180,7 @@ async fn table_of_store_policies() {
             failure: 10,
             result: err,
             second_call_hits_backend: false,
+            want: [Err("boom"), Err("boom")],
         },
         Case {
             name: "outer: errors not cached when failure ttl 0",
@@ -178,6 +189,20 @@ async fn table_of_store_policies() {
             failure: 0,
             result: err,
             second_call_hits_backend: true,
+            want: [Err("boom"), Err("boom")],
+        },
+        // Go recovers the panic after the call has unwound, so its `cache.set` never runs.
+        Case {
+            name: "a crash is never cached, even with cache_errors",
+            cache_errors: true,
+            success: 10,
+            failure: 60,
+            result: |n| match n {
+                0 => panic!("delegate bug"),
+                _ => user("u"),
+            },
+            second_call_hits_backend: true,
+            want: [Err(AUTHN_CRASH), Ok(Some("u"))],
         },
     ];
     for case in cases {
@@ -185,19 +210,21 @@ async fn table_of_store_policies() {
         let c = calls.clone();
         let f = case.result;
         let cache = CachedTokenAuthenticator::new(
-            SyncTokenFn::new(move |_: &str, _: &Context| {
-                c.fetch_add(1, Ordering::SeqCst);
-                f()
-            }),
+            SyncTokenFn::new(move |_: &str, _: &Context| f(c.fetch_add(1, Ordering::SeqCst))),
             case.cache_errors,
             Duration::from_secs(case.success),
             Duration::from_secs(case.failure),
         );
         let ctx = Context::default();
-        let first = cache.authenticate_token("tok", &ctx).await;
-        let second = cache.authenticate_token("tok", &ctx).await;
-        assert_eq!(name(&first), name(&second), "{}", case.name);
-        assert_eq!(first.is_err(), second.is_err(), "{}", case.name);
+        for (i, want) in case.want.iter().enumerate() {
+            let got = cache.authenticate_token("tok", &ctx).await;
+            let seen = match &got {
+                Ok(r) => Ok(r.as_ref().map(|r| r.user.name().to_owned())),
+                Err(e) => Err(e.to_string()),
+            };
+            let want = want.map(|o| o.map(str::to_owned)).map_err(str::to_owned);
+            assert_eq!(seen, want, "{}: caller {i}", case.name);
+        }
         let want = if case.second_call_hits_backend { 2 } else { 1 };
         assert_eq!(calls.load(Ordering::SeqCst), want, "{}", case.name);
     }

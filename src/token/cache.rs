@@ -16,7 +16,9 @@
 //! * **Single flight** — concurrent misses for one key make one delegate call. The call runs in a
 //!   *detached* task (the caller going away does not cancel it) bounded by a lookup timeout
 //!   (30 s, k8s `sharedLookupTimeout`), and a panic in the delegate becomes the error
-//!   `authentication failed unexpectedly` ([`ErrorKind::Internal`]) instead of a crash.
+//!   `authentication failed unexpectedly` ([`ErrorKind::Internal`]) instead of a crash. That
+//!   error is answered to the callers waiting then but never stored, even with `cache_errors`
+//!   (Go recovers the panic past its `cache.set`): the next caller asks the delegate again.
 //! * **Bounded** — entries live in a [`quick_cache`] (S3-FIFO, sharded) of at most
 //!   [`DEFAULT_MAX_ENTRIES`] entries, and at most [`DEFAULT_MAX_IN_FLIGHT`] detached lookups run
 //!   at once (beyond that a miss fails closed with [`ErrorKind::Unavailable`]). k8s' expiring map
@@ -623,7 +625,8 @@ impl<T: TokenAuthenticator + 'static> CacheBuilder<T> {
     }
 
     /// Whether errors are cached (under the failure TTL). k8s: `true` for the outer cache,
-    /// `false` for the webhook.
+    /// `false` for the webhook. A panicking delegate's error ([`AUTHN_CRASH`]) is never
+    /// cached.
     ///
     /// ```
     /// # use kube_authn::{authenticator::*, token::cache::*};
@@ -936,16 +939,21 @@ impl<T: TokenAuthenticator + 'static> Inner<T> {
         let call = catch_unwind(AssertUnwindSafe(|| {
             self.delegate.authenticate_token(&token, &ctx)
         }));
-        let result = match call {
-            Err(_) => Err(crash()),
+        // `panicked`: the delegate crashed. Its error is answered but never stored, whatever
+        // `cache_errors` says: Go recovers after the call has unwound, past its `cache.set`.
+        let (result, panicked) = match call {
+            Err(_) => (Err(crash()), true),
             Ok(future) => {
                 match tokio::time::timeout(self.lookup_timeout, CatchUnwind(future)).await {
-                    Ok(Ok(result)) => result,
-                    Ok(Err(())) => Err(crash()),
-                    Err(_) => Err(Error::from_static(
-                        ErrorKind::Unavailable,
-                        "token lookup timed out",
-                    )),
+                    Ok(Ok(result)) => (result, false),
+                    Ok(Err(())) => (Err(crash()), true),
+                    Err(_) => (
+                        Err(Error::from_static(
+                            ErrorKind::Unavailable,
+                            "token lookup timed out",
+                        )),
+                        false,
+                    ),
                 }
             }
         };
@@ -957,8 +965,7 @@ impl<T: TokenAuthenticator + 'static> Inner<T> {
         // Before the waiters are answered, as Kubernetes' `doneFetching` runs before its
         // shared call returns.
         fetching.done(result.is_ok());
-        if matches!(result, Err(ref e) if e.kind() == ErrorKind::Internal && e.to_string() == AUTHN_CRASH)
-        {
+        if panicked {
             tracing::error!("token authenticator panicked; answering {AUTHN_CRASH:?}");
         }
         // Store before publishing, and publish before deregistering: a new caller then finds
@@ -966,7 +973,12 @@ impl<T: TokenAuthenticator + 'static> Inner<T> {
         // A TTL past the clock's range (`Duration::MAX` for "never expire") is held for a
         // century instead of overflowing.
         let now = self.clock.now();
-        let expires = self.ttl_for(&result).and_then(|ttl| {
+        let ttl = if panicked {
+            None
+        } else {
+            self.ttl_for(&result)
+        };
+        let expires = ttl.and_then(|ttl| {
             now.checked_add(ttl)
                 .or_else(|| now.checked_add(Duration::from_secs(100 * 365 * 24 * 3600)))
         });
