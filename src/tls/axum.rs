@@ -12,13 +12,17 @@
 //! per-connection verification cache works as with [`TlsServer`](super::TlsServer).
 //!
 //! Bounds: handshakes time out ([`TlsListener::handshake_timeout`]) and at most
-//! [`DEFAULT_MAX_CONNECTIONS`] connections are open at once,
-//! handshakes included ([`TlsListener::max_connections`]; the rest wait in the listen
-//! backlog). `axum::serve` itself has no first-request or idle timeout: a client that
-//! completes its handshake and then sends nothing keeps its connection (and its slot). Where
-//! that matters, serve the router with [`TlsServer`](super::TlsServer) instead, which has both
-//! and puts the [`PeerCertificates`] on every request itself (no [`PeerCertificatesLayer`]
-//! needed).
+//! [`default_max_connections`] connections (derived from the process's open-file limit) are
+//! open at once, handshakes included ([`TlsListener::max_connections`]; the rest wait in the
+//! listen backlog); a failed `accept` (`EMFILE`) is retried after a back-off (5 ms doubling
+//! to 1 s, as in Go). `axum::serve` itself has no first-request or idle timeout: a client that
+//! completes its handshake and then sends nothing keeps its connection (and its slot). Nor
+//! can its HTTP settings be changed: hyper's defaults apply (100 header lines per HTTP/1.1
+//! request, 200 concurrent HTTP/2 streams per connection, 16 KiB HTTP/2 header lists). Where
+//! any of that matters, serve the router with [`TlsServer`](super::TlsServer) instead, which
+//! has both timeouts, kube-apiserver's 100 streams, room for thousands of front-proxy group
+//! headers ([`HTTP1_MAX_HEADERS`](super::HTTP1_MAX_HEADERS)), and puts the
+//! [`PeerCertificates`] on every request itself (no [`PeerCertificatesLayer`] needed).
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -64,7 +68,7 @@ use tokio_rustls::server::TlsStream;
 use tower_layer::Layer;
 use tower_service::Service;
 
-use super::{DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_MAX_CONNECTIONS, PeerCertificates};
+use super::{DEFAULT_HANDSHAKE_TIMEOUT, PeerCertificates, accept_backoff, default_max_connections};
 
 /// Default bound on handshakes in progress at once.
 ///
@@ -230,6 +234,10 @@ pub struct TlsListener {
     slots: Arc<Semaphore>,
     /// A slot taken for the next connection to accept.
     next_slot: Option<OwnedSemaphorePermit>,
+    /// The back-off after the last failed `accept`, if the last one failed.
+    accept_delay: Option<Duration>,
+    /// When to try `accept` again after a failure.
+    accept_paused_until: Option<tokio::time::Instant>,
 }
 
 impl std::fmt::Debug for TlsListener {
@@ -259,13 +267,16 @@ impl TlsListener {
             handshake_timeout: DEFAULT_HANDSHAKE_TIMEOUT,
             max_handshakes: DEFAULT_MAX_HANDSHAKES,
             handshakes: JoinSet::new(),
-            slots: Arc::new(Semaphore::new(DEFAULT_MAX_CONNECTIONS)),
+            slots: Arc::new(Semaphore::new(default_max_connections())),
             next_slot: None,
+            accept_delay: None,
+            accept_paused_until: None,
         }
     }
 
-    /// Sets how many connections may be open at once, handshakes included (default
-    /// [`DEFAULT_MAX_CONNECTIONS`]; at least 1). Keep it below the process's open-file limit.
+    /// Sets how many connections may be open at once, handshakes included (at least 1).
+    /// Default: [`default_max_connections`], derived from the process's soft open-file limit
+    /// when the listener is made. Keep it below that limit.
     ///
     /// ```no_run
     /// # async fn run(config: std::sync::Arc<rustls::ServerConfig>) -> std::io::Result<()> {
@@ -347,7 +358,10 @@ impl Listener for TlsListener {
 
     async fn accept(&mut self) -> (Self::Io, Self::Addr) {
         loop {
-            let room = self.handshakes.len() < self.max_handshakes && self.next_slot.is_some();
+            let paused_until = self.accept_paused_until;
+            let room = self.handshakes.len() < self.max_handshakes
+                && self.next_slot.is_some()
+                && paused_until.is_none();
             let busy = !self.handshakes.is_empty();
             let need_slot = self.next_slot.is_none();
             tokio::select! {
@@ -362,16 +376,25 @@ impl Listener for TlsListener {
                 }
                 accepted = self.tcp.accept(), if room => match accepted {
                     Ok((tcp, remote)) => {
+                        self.accept_delay = None;
                         if let Some(slot) = self.next_slot.take() {
                             self.start_handshake(tcp, remote, slot);
                         }
                     }
                     Err(e) => {
-                        // EMFILE and friends: back off instead of spinning.
-                        tracing::warn!(error = %e, "accept failed");
-                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        // EMFILE and friends: back off instead of spinning, while handshakes
+                        // in progress still complete and are handed out.
+                        let delay = accept_backoff(self.accept_delay);
+                        self.accept_delay = Some(delay);
+                        self.accept_paused_until = Some(tokio::time::Instant::now() + delay);
+                        tracing::warn!(error = %e, retry_in = ?delay, "accept failed");
                     }
                 },
+                () = tokio::time::sleep_until(paused_until.unwrap_or_else(tokio::time::Instant::now)),
+                    if paused_until.is_some() =>
+                {
+                    self.accept_paused_until = None;
+                }
             }
         }
     }

@@ -20,7 +20,8 @@
 //!
 //! * [`TlsServer`] (feature `tls`): our own accept loop (hyper-util auto: HTTP/1.1 and HTTP/2,
 //!   offered by ALPN and told apart by the client's first bytes, tokio-rustls, graceful shutdown; bounded: handshake 10 s, first request 32 s, idle
-//!   90 s, at most 900 connections). It serves any
+//!   90 s, connections capped just below the open-file limit ([`default_max_connections`]),
+//!   100 HTTP/2 streams per connection). It serves any
 //!   `tower::Service<http::Request<hyper::body::Incoming>>`: an axum `Router`, a tonic
 //!   `Routes`, or a plain `service_fn`, and inserts [`PeerCertificates`] into every request of
 //!   a connection whose client sent a certificate. One `Arc` clone per request.
@@ -68,16 +69,22 @@ pub mod axum;
 #[cfg(feature = "tls")]
 mod server;
 #[cfg(feature = "tls")]
+pub mod serving_cert;
+#[cfg(feature = "tls")]
 mod verifier;
 
 /// The rustls and tokio-rustls versions this module's API uses (re-exported).
 #[cfg(feature = "tls")]
 pub use {rustls, tokio_rustls};
 
+#[cfg(feature = "axum-tls")]
+pub(crate) use server::accept_backoff;
 #[cfg(feature = "tls")]
 pub use server::{
     DEFAULT_FIRST_REQUEST_TIMEOUT, DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_IDLE_TIMEOUT,
-    DEFAULT_MAX_CONNECTIONS, HTTP2_MAX_HEADER_LIST_SIZE, TlsServer, serve,
+    HTTP1_MAX_HEAD_BYTES, HTTP1_MAX_HEADERS, HTTP2_MAX_CONCURRENT_STREAMS,
+    HTTP2_MAX_HEADER_LIST_SIZE, TlsServer, default_max_connections, max_connections_for_open_files,
+    serve,
 };
 #[cfg(feature = "tls")]
 pub use verifier::{

@@ -1,7 +1,7 @@
 //! Our own TLS accept loop: tokio-rustls handshakes with a timeout, hyper-util's auto builder
 //! (HTTP/1.1 and HTTP/2), graceful shutdown, and [`PeerCertificates`] on every request; a
-//! connection that starts no request (32 s) or stays idle (90 s) is closed, and at most 900 are
-//! open at once.
+//! connection that starts no request (32 s) or stays idle (90 s) is closed, and at most
+//! [`default_max_connections`] (derived from the open-file limit) are open at once.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -51,14 +51,129 @@ pub const DEFAULT_FIRST_REQUEST_TIMEOUT: Duration = Duration::from_secs(32);
 /// ```
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(90);
 
-/// How many connections are served at once (default). Further clients wait in the listen
-/// backlog until one closes, instead of the process running out of file descriptors (a
-/// common soft limit is 1024) and refusing everyone.
+/// The connection cap when the open-file limit cannot be read (not a Unix system): the cap
+/// [`max_connections_for_open_files`] derives from a soft limit of 1024.
+const UNKNOWN_OPEN_FILE_LIMIT: u64 = 1024;
+
+/// The fewest connections the derived default allows, however low the open-file limit.
+const MIN_DEFAULT_CONNECTIONS: usize = 16;
+
+/// The most connections a cap may allow (a tokio semaphore's and `acquire_many`'s bound).
+const MOST_CONNECTIONS: usize = if tokio::sync::Semaphore::MAX_PERMITS < u32::MAX as usize {
+    tokio::sync::Semaphore::MAX_PERMITS
+} else {
+    u32::MAX as usize
+};
+
+/// The default connection cap for a process whose soft open-file limit (`RLIMIT_NOFILE`) is
+/// `soft_limit`: the limit less a reserve of one eighth of it, and at least 64, for
+/// everything else the process opens (the listener, the runtime, CA and token files, outbound
+/// connections to webhooks and OIDC issuers); never below 16, and at most `u32::MAX`.
+///
+/// kube-apiserver has no connection cap: Go raises the soft limit to the hard limit at
+/// startup and a flood of connections ends in `accept` failing with `EMFILE` (retried with a
+/// back-off). A cap just below the limit keeps those failures from spilling onto the files
+/// and outbound sockets that requests need, while leaving almost all descriptors to clients:
+/// with the limit raised as `kube-authn serve` raises it (often to 524288 or 1048576), an
+/// attacker must hold hundreds of thousands of idle TCP connections to lock clients out.
 ///
 /// ```
-/// assert!(kube_authn::tls::DEFAULT_MAX_CONNECTIONS < 1024);
+/// use kube_authn::tls::max_connections_for_open_files;
+/// assert_eq!(max_connections_for_open_files(1024), 896);      // a common default soft limit
+/// assert_eq!(max_connections_for_open_files(1 << 20), 917_504);
+/// assert_eq!(max_connections_for_open_files(256), 192);        // macOS' default
+/// assert_eq!(max_connections_for_open_files(20), 16);          // the floor
+/// assert_eq!(max_connections_for_open_files(u64::MAX), u32::MAX as usize); // unlimited
 /// ```
-pub const DEFAULT_MAX_CONNECTIONS: usize = 900;
+pub fn max_connections_for_open_files(soft_limit: u64) -> usize {
+    let reserve = (soft_limit / 8).max(64);
+    let cap = soft_limit.saturating_sub(reserve);
+    usize::try_from(cap)
+        .unwrap_or(usize::MAX)
+        .clamp(MIN_DEFAULT_CONNECTIONS, MOST_CONNECTIONS)
+}
+
+/// The default connection cap ([`TlsServer::max_connections`],
+/// [`TlsListener::max_connections`](super::axum::TlsListener::max_connections)): derived by
+/// [`max_connections_for_open_files`] from the process's soft open-file limit as it is now (one
+/// `getrlimit` call; a limit that cannot be read counts as 1024). Further clients wait in the
+/// listen backlog until a connection closes, instead of the process running out of file
+/// descriptors for the files and outbound connections its requests need.
+///
+/// ```
+/// let cap = kube_authn::tls::default_max_connections();
+/// assert!(cap >= 16);
+/// ```
+pub fn default_max_connections() -> usize {
+    max_connections_for_open_files(open_file_limit().unwrap_or(UNKNOWN_OPEN_FILE_LIMIT))
+}
+
+/// The soft `RLIMIT_NOFILE`, if this system has one and it can be read.
+fn open_file_limit() -> Option<u64> {
+    #[cfg(unix)]
+    {
+        rlimit::getrlimit(rlimit::Resource::NOFILE)
+            .ok()
+            .map(|(soft, _hard)| soft)
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
+/// How long to wait before the next `accept` after one failed (`EMFILE`, `ENFILE`,
+/// `ENOBUFS`, …), as Go's `http.Server.Serve` does: 5 ms after the first failure, doubling
+/// after each further one, at most 1 s; a successful accept starts again from `None`.
+pub(crate) fn accept_backoff(previous: Option<Duration>) -> Duration {
+    const FIRST: Duration = Duration::from_millis(5);
+    const MOST: Duration = Duration::from_secs(1);
+    match previous {
+        None => FIRST,
+        Some(d) => d.saturating_mul(2).clamp(FIRST, MOST),
+    }
+}
+
+/// The most header lines an HTTP/1.1 request may have (hyper's `max_headers`; more is refused
+/// with 431 before authentication): [`MAX_GROUPS`](crate::request::MAX_GROUPS) (4096) plus
+/// 128, so a front proxy can send every group the front-proxy authenticator accepts, one
+/// `X-Remote-Group` line each, with the request's other headers. hyper's default, 100, refused
+/// a user in about 95 groups over HTTP/1.1 (HTTP/2 has no line count, only
+/// [`HTTP2_MAX_HEADER_LIST_SIZE`]).
+///
+/// Not Go's 16384 (`MaxHeaderValueCount`), because hyper sizes its parse buffers by this
+/// bound, not by the request: two buffers of 32 bytes per allowed line (here 2 × 132 KiB) are
+/// allocated for every parse of every request head, even a 5-line one, and again each time
+/// more of an incomplete head arrives. Measured with hyper 1.12 over an in-memory connection,
+/// per request of 6 header lines: about 0.1 µs on a multi-threaded runtime once the allocator
+/// reuses the memory, up to +5 µs where glibc hands it back to the system between requests
+/// (a current-thread runtime); with 16384 lines, +70 µs (multi-threaded) to +340 µs
+/// (current-thread), as the 1 MiB is faulted in again for every request.
+///
+/// ```
+/// assert_eq!(kube_authn::tls::HTTP1_MAX_HEADERS, kube_authn::request::MAX_GROUPS + 128);
+/// ```
+pub const HTTP1_MAX_HEADERS: usize = crate::request::MAX_GROUPS + 128;
+
+/// The largest HTTP/1.1 request head (request line and headers) in bytes: hyper's default
+/// read buffer bound, 8 KiB + 400 KiB, set explicitly; a larger head is refused with 431.
+/// kube-apiserver allows 1 MiB (Go's `MaxHeaderBytes`); 408 KiB holds a 64 KiB bearer token
+/// and [`HTTP1_MAX_HEADERS`] lines of 80 bytes, and keeps the memory a slow client can hold
+/// per connection before its first request times out smaller.
+///
+/// ```
+/// assert_eq!(kube_authn::tls::HTTP1_MAX_HEAD_BYTES, 417_792);
+/// ```
+pub const HTTP1_MAX_HEAD_BYTES: usize = 8192 + 4096 * 100;
+
+/// The most concurrent HTTP/2 streams per connection (`SETTINGS_MAX_CONCURRENT_STREAMS`):
+/// kube-apiserver's default (`MaxConcurrentStreams = 100`, the value Go's HTTP/2 client
+/// assumes), instead of hyper's 200.
+///
+/// ```
+/// assert_eq!(kube_authn::tls::HTTP2_MAX_CONCURRENT_STREAMS, 100);
+/// ```
+pub const HTTP2_MAX_CONCURRENT_STREAMS: u32 = 100;
 
 /// The largest HTTP/2 header list a request may carry (`SETTINGS_MAX_HEADER_LIST_SIZE`):
 /// 128 KiB, room for a bearer token at [`crate::request::MAX_TOKEN_LEN`] (64 KiB) and the
@@ -106,7 +221,8 @@ pub struct TlsServer {
     handshake_timeout: Duration,
     first_request_timeout: Duration,
     idle_timeout: Duration,
-    max_connections: usize,
+    /// `None`: [`default_max_connections`], read when serving starts.
+    max_connections: Option<usize>,
     grace: Duration,
 }
 
@@ -139,7 +255,7 @@ impl TlsServer {
             handshake_timeout: DEFAULT_HANDSHAKE_TIMEOUT,
             first_request_timeout: DEFAULT_FIRST_REQUEST_TIMEOUT,
             idle_timeout: DEFAULT_IDLE_TIMEOUT,
-            max_connections: DEFAULT_MAX_CONNECTIONS,
+            max_connections: None,
             grace: Duration::from_secs(30),
         }
     }
@@ -176,8 +292,10 @@ impl TlsServer {
         self
     }
 
-    /// Sets how many connections are served at once (default [`DEFAULT_MAX_CONNECTIONS`];
-    /// at least 1). Keep it below the process's open-file limit.
+    /// Sets how many connections are served at once, handshakes included (at least 1); the
+    /// rest wait in the listen backlog. Default: [`default_max_connections`], derived from the
+    /// process's soft open-file limit when [`serve`](Self::serve) starts. Keep it below that
+    /// limit.
     ///
     /// ```
     /// # use kube_authn::tls::*;
@@ -188,8 +306,7 @@ impl TlsServer {
     /// let server = TlsServer::new(config).max_connections(10_000);
     /// ```
     pub fn max_connections(mut self, max: usize) -> Self {
-        let most = tokio::sync::Semaphore::MAX_PERMITS.min(u32::MAX as usize);
-        self.max_connections = max.clamp(1, most);
+        self.max_connections = Some(max.clamp(1, MOST_CONNECTIONS));
         self
     }
 
@@ -231,7 +348,13 @@ impl TlsServer {
     /// certificate, every request carries the same [`PeerCertificates`]. A connection that
     /// starts no request within the first-request timeout is closed, and so is one that has
     /// had no request in progress for the idle timeout; at most `max_connections` are open
-    /// at once (the rest wait to be accepted).
+    /// at once (the rest wait to be accepted). A failed `accept` (`EMFILE`: out of file
+    /// descriptors) is retried after a back-off, 5 ms doubling to 1 s as in Go, and does not
+    /// end the loop.
+    ///
+    /// HTTP/1.1 requests may have up to [`HTTP1_MAX_HEADERS`] header lines in
+    /// [`HTTP1_MAX_HEAD_BYTES`]; HTTP/2 connections allow [`HTTP2_MAX_CONCURRENT_STREAMS`]
+    /// streams at once and header lists up to [`HTTP2_MAX_HEADER_LIST_SIZE`].
     ///
     /// Served on 127.0.0.1 and called with reqwest, without and with a client certificate:
     ///
@@ -299,17 +422,24 @@ impl TlsServer {
         // `slots`' permits, so the accept loop stops at `max_connections` and shutdown can
         // wait for all of them to come back.
         let (stop, stopped) = tokio::sync::watch::channel(false);
-        let slots = Arc::new(tokio::sync::Semaphore::new(self.max_connections));
+        let max_connections = self.max_connections.unwrap_or_else(default_max_connections);
+        let slots = Arc::new(tokio::sync::Semaphore::new(max_connections));
         // Connection tasks, which shutdown waits for. An upgraded stream (WebSocket, SPDY) keeps
         // its slot but not its task, so shutdown does not wait for it, as Go's
         // `http.Server.Shutdown` does not wait for hijacked connections.
-        let tasks = Arc::new(tokio::sync::Semaphore::new(self.max_connections));
+        let tasks = Arc::new(tokio::sync::Semaphore::new(max_connections));
         let mut builder = auto::Builder::new(TokioExecutor::new());
-        builder.http1().timer(TokioTimer::new());
+        builder
+            .http1()
+            .timer(TokioTimer::new())
+            .max_headers(HTTP1_MAX_HEADERS)
+            .max_buf_size(HTTP1_MAX_HEAD_BYTES);
         builder
             .http2()
             .timer(TokioTimer::new())
-            .max_header_list_size(HTTP2_MAX_HEADER_LIST_SIZE);
+            .max_header_list_size(HTTP2_MAX_HEADER_LIST_SIZE)
+            .max_concurrent_streams(HTTP2_MAX_CONCURRENT_STREAMS);
+        let mut accept_delay = None;
         tokio::pin!(shutdown);
         loop {
             let slot = tokio::select! {
@@ -321,12 +451,21 @@ impl TlsServer {
             };
             let (tcp, remote) = tokio::select! {
                 accepted = listener.accept() => match accepted {
-                    Ok(x) => x,
+                    Ok(x) => {
+                        accept_delay = None;
+                        x
+                    }
                     Err(e) => {
-                        // EMFILE and friends: back off instead of spinning.
-                        tracing::warn!(error = %e, "accept failed");
-                        tokio::time::sleep(Duration::from_millis(50)).await;
-                        continue;
+                        // EMFILE and friends: back off instead of spinning (the slot is
+                        // given back meanwhile).
+                        let delay = accept_backoff(accept_delay);
+                        accept_delay = Some(delay);
+                        tracing::warn!(error = %e, retry_in = ?delay, "accept failed");
+                        drop(slot);
+                        tokio::select! {
+                            () = tokio::time::sleep(delay) => continue,
+                            () = &mut shutdown => break,
+                        }
                     }
                 },
                 () = &mut shutdown => break,
@@ -427,7 +566,8 @@ impl TlsServer {
         }
         drop(listener);
         let _ = stop.send(true);
-        let all_closed = tasks.acquire_many(self.max_connections as u32);
+        // `max_connections` is at most `u32::MAX` (MOST_CONNECTIONS).
+        let all_closed = tasks.acquire_many(u32::try_from(max_connections).unwrap_or(u32::MAX));
         tokio::select! {
             _ = all_closed => {}
             () = tokio::time::sleep(self.grace) => {
@@ -686,5 +826,70 @@ impl<T: tokio::io::AsyncWrite> tokio::io::AsyncWrite for Slotted<T> {
 
     fn is_write_vectored(&self) -> bool {
         self.io.is_write_vectored()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_connection_cap_follows_the_open_file_limit() {
+        // (soft limit, cap): the limit less max(limit / 8, 64), at least 16, at most u32::MAX.
+        let cases: &[(u64, usize)] = &[
+            (0, 16),
+            (20, 16),
+            (80, 16),
+            (81, 17),
+            (256, 192),
+            (512, 448),
+            (1024, 896),
+            (4096, 3584),
+            (65_536, 57_344),
+            (524_288, 458_752),
+            (1 << 20, 917_504),
+            (u64::MAX, u32::MAX as usize),
+        ];
+        for &(limit, cap) in cases {
+            assert_eq!(max_connections_for_open_files(limit), cap, "limit {limit}");
+        }
+        // Monotonic: a higher limit never lowers the cap, and the cap stays below the limit
+        // once the limit is above the floor.
+        let mut last = 0;
+        for limit in (0..70_000u64).step_by(97) {
+            let cap = max_connections_for_open_files(limit);
+            assert!(cap >= last, "limit {limit}");
+            if limit > 80 {
+                assert!((cap as u64) < limit, "limit {limit}");
+            }
+            last = cap;
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn default_max_connections_reads_the_current_soft_limit() {
+        let (soft, _) = rlimit::getrlimit(rlimit::Resource::NOFILE).unwrap();
+        assert_eq!(
+            default_max_connections(),
+            max_connections_for_open_files(soft)
+        );
+    }
+
+    #[test]
+    fn accept_backoff_doubles_from_5ms_to_1s() {
+        let mut delay = None;
+        let mut seen = Vec::new();
+        for _ in 0..12 {
+            let d = accept_backoff(delay);
+            seen.push(d.as_millis());
+            delay = Some(d);
+        }
+        assert_eq!(
+            seen,
+            [5, 10, 20, 40, 80, 160, 320, 640, 1000, 1000, 1000, 1000]
+        );
+        // A success resets it.
+        assert_eq!(accept_backoff(None), Duration::from_millis(5));
     }
 }

@@ -716,6 +716,31 @@ fn pflag_error(e: &clap::Error) -> Option<String> {
     }
 }
 
+/// Raises the soft open-file limit (`RLIMIT_NOFILE`) to the hard limit, as Go's runtime does
+/// for every Go program at startup (`syscall/rlimit.go`), so kube-authn can hold as many
+/// connections as kube-apiserver on the same host; the default connection cap
+/// (`kube_authn::tls::default_max_connections`) is derived from the raised limit. A failure is
+/// a warning: serving goes on with the limit as it was.
+fn raise_open_file_limit() {
+    #[cfg(unix)]
+    let before = rlimit::getrlimit(rlimit::Resource::NOFILE).ok();
+    #[cfg(not(unix))]
+    let before: Option<(u64, u64)> = None;
+    match rlimit::increase_nofile_limit(u64::MAX) {
+        Ok(soft) => tracing::debug!(
+            before = ?before.map(|(soft, _)| soft),
+            hard = ?before.map(|(_, hard)| hard),
+            soft,
+            "open-file limit raised to the hard limit"
+        ),
+        Err(e) => tracing::warn!(
+            error = %e,
+            soft = ?before.map(|(soft, _)| soft),
+            "cannot raise the open-file limit"
+        ),
+    }
+}
+
 fn main() -> ExitCode {
     let cli = match parse_cli(std::env::args_os()) {
         Ok(cli) => cli,
@@ -736,6 +761,7 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
+    raise_open_file_limit();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
