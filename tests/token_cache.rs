@@ -477,6 +477,73 @@ fn without_a_runtime_a_miss_calls_through() {
     assert_eq!(calls.load(Ordering::SeqCst), 1);
 }
 
+/// In a runtime built without timers (no `enable_time`) the shared lookup runs unbounded
+/// instead of panicking on its timeout: the delegate's answer reaches the caller and is
+/// cached, on both runtime flavours, with two caches per runtime. Tokio's "timers are
+/// disabled" panic is caught once per runtime (the runtime is remembered), not per lookup.
+#[test]
+fn a_runtime_without_timers_looks_up_unbounded() {
+    static PROBES: AtomicUsize = AtomicUsize::new(0);
+    let previous = Arc::new(std::panic::take_hook());
+    let chained = previous.clone();
+    std::panic::set_hook(Box::new(move |info| {
+        if info.to_string().contains("timers are disabled") {
+            PROBES.fetch_add(1, Ordering::SeqCst);
+        }
+        chained(info);
+    }));
+    let builders: [(&str, fn() -> tokio::runtime::Builder); 2] = [
+        (
+            "current_thread",
+            tokio::runtime::Builder::new_current_thread,
+        ),
+        ("multi_thread", || {
+            let mut b = tokio::runtime::Builder::new_multi_thread();
+            b.worker_threads(2);
+            b
+        }),
+    ];
+    for (flavour, builder) in builders {
+        let runtime = builder().build().unwrap();
+        let calls = Arc::new(AtomicUsize::new(0));
+        for round in 0..2 {
+            let c = calls.clone();
+            let cache = CachedTokenAuthenticator::builder(AsyncTokenFn::new(
+                move |t: String, _: Context| {
+                    c.fetch_add(1, Ordering::SeqCst);
+                    async move {
+                        tokio::task::yield_now().await;
+                        user(&t)
+                    }
+                },
+            ))
+            .success_ttl(Duration::from_secs(60))
+            .build();
+            runtime.block_on(async {
+                let ctx = Context::default();
+                for token in ["a", "b", "a", "b"] {
+                    let got = cache.authenticate_token(token, &ctx).await;
+                    assert_eq!(
+                        name(&got).as_deref(),
+                        Some(token),
+                        "{flavour} {round}: {got:?}"
+                    );
+                }
+            });
+            assert_eq!(cache.stats().fetch_ok, 2, "{flavour} {round}");
+            assert_eq!(cache.stats().fetch_error, 0, "{flavour} {round}");
+        }
+        assert_eq!(
+            calls.load(Ordering::SeqCst),
+            4,
+            "{flavour}: one call per token and cache"
+        );
+    }
+    let _ = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| previous(info)));
+    assert_eq!(PROBES.load(Ordering::SeqCst), 2, "one probe per runtime");
+}
+
 fn futures_lite_block_on<F: std::future::Future>(f: F) -> F::Output {
     let mut f = std::pin::pin!(f);
     let waker = std::task::Waker::noop();

@@ -15,7 +15,8 @@
 //!   [`Clock`] so TTL behaviour is testable.
 //! * **Single flight** — concurrent misses for one key make one delegate call. The call runs in a
 //!   *detached* task (the caller going away does not cancel it) bounded by a lookup timeout
-//!   (30 s, k8s `sharedLookupTimeout`), and a panic in the delegate becomes the error
+//!   (30 s, k8s `sharedLookupTimeout`; unbounded in a Tokio runtime built without timers, see
+//!   [`lookup_timeout`](CacheBuilder::lookup_timeout)), and a panic in the delegate becomes the error
 //!   `authentication failed unexpectedly` ([`ErrorKind::Internal`]) instead of a crash. That
 //!   error is answered to the callers waiting then but never stored, even with `cache_errors`
 //!   (Go recovers the panic past its `cache.set`): the next caller asks the delegate again.
@@ -94,7 +95,7 @@ use std::future::Future;
 use std::hash::{BuildHasher, Hash, Hasher};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context as TaskContext, Poll};
 use std::time::{Duration, Instant};
@@ -666,6 +667,14 @@ impl<T: TokenAuthenticator + 'static> CacheBuilder<T> {
     /// Bound on one delegate lookup (default 30 s). A lookup that takes longer fails with
     /// [`ErrorKind::Unavailable`] for every waiter.
     ///
+    /// The bound is a Tokio timer. In a runtime built without timers (no
+    /// `Builder::enable_time`) lookups run unbounded instead: Tokio offers no way to ask
+    /// whether a runtime has timers, so the first lookup on such a runtime catches Tokio's
+    /// "timers are disabled" panic (the panic hook prints it once) and logs a warning, and the
+    /// runtime is remembered (the last 8 such runtimes) so that later lookups skip the
+    /// attempt. Without any runtime a miss calls the delegate directly, uncached. A delegate
+    /// that needs a deadline in such a runtime must set its own.
+    ///
     /// ```
     /// # use kube_authn::{authenticator::*, token::cache::*};
     /// let _ = CachedTokenAuthenticator::builder(SyncTokenFn::new(|_: &str, _: &Context| Ok(None)))
@@ -944,10 +953,24 @@ impl<T: TokenAuthenticator + 'static> Inner<T> {
         let (result, panicked) = match call {
             Err(_) => (Err(crash()), true),
             Ok(future) => {
-                match tokio::time::timeout(self.lookup_timeout, CatchUnwind(future)).await {
-                    Ok(Ok(result)) => (result, false),
-                    Ok(Err(())) => (Err(crash()), true),
-                    Err(_) => (
+                let mut call = CatchUnwind(future);
+                let answer = match lookup_timer(self.lookup_timeout) {
+                    Some(timer) => {
+                        // `tokio::time::timeout`, with the timer made beforehand: the call
+                        // first, so an answer ready at the deadline still counts.
+                        let mut timer = std::pin::pin!(timer);
+                        std::future::poll_fn(|cx| match Pin::new(&mut call).poll(cx) {
+                            Poll::Ready(answer) => Poll::Ready(Some(answer)),
+                            Poll::Pending => timer.as_mut().poll(cx).map(|()| None),
+                        })
+                        .await
+                    }
+                    None => Some(call.await),
+                };
+                match answer {
+                    Some(Ok(result)) => (result, false),
+                    Some(Err(())) => (Err(crash()), true),
+                    None => (
                         Err(Error::from_static(
                             ErrorKind::Unavailable,
                             "token lookup timed out",
@@ -1007,6 +1030,56 @@ impl Drop for Miss<'_> {
     fn drop(&mut self) {
         let elapsed = self.clock.now().saturating_duration_since(self.start);
         self.metrics.request(Lookup::Miss, elapsed);
+    }
+}
+
+/// Runtimes found without a time driver (built without `enable_time`), remembered so that
+/// each is probed (and its panic message printed) once; the last [`NO_TIMERS_REMEMBERED`].
+struct NoTimers {
+    ids: [Option<tokio::runtime::Id>; NO_TIMERS_REMEMBERED],
+    next: usize,
+}
+
+const NO_TIMERS_REMEMBERED: usize = 8;
+
+static NO_TIMERS: Mutex<NoTimers> = Mutex::new(NoTimers {
+    ids: [None; NO_TIMERS_REMEMBERED],
+    next: 0,
+});
+/// Whether [`NO_TIMERS`] holds anything: until then a lookup takes no lock to ask.
+static ANY_NO_TIMERS: AtomicBool = AtomicBool::new(false);
+
+/// The timer bounding one lookup, or `None` in a runtime without a time driver, where Tokio
+/// has no way to ask and panics on the first timer ("timers are disabled"): the first lookup
+/// on such a runtime catches that panic (Rust's panic hook still prints it, once) and
+/// remembers the runtime, later ones go unbounded straight away.
+fn lookup_timer(timeout: Duration) -> Option<tokio::time::Sleep> {
+    let runtime = || tokio::runtime::Handle::try_current().ok().map(|h| h.id());
+    if ANY_NO_TIMERS.load(Ordering::Acquire) {
+        let known = runtime().is_some_and(|id| {
+            let memo = NO_TIMERS.lock().unwrap_or_else(|p| p.into_inner());
+            memo.ids.contains(&Some(id))
+        });
+        if known {
+            return None;
+        }
+    }
+    // `Duration::MAX` gives Tokio's far-future timer (about 30 years), not an overflow.
+    match catch_unwind(|| tokio::time::sleep(timeout)) {
+        Ok(timer) => Some(timer),
+        Err(_) => {
+            if let Some(id) = runtime() {
+                let mut memo = NO_TIMERS.lock().unwrap_or_else(|p| p.into_inner());
+                let at = memo.next;
+                memo.ids[at] = Some(id);
+                memo.next = (at + 1) % NO_TIMERS_REMEMBERED;
+                ANY_NO_TIMERS.store(true, Ordering::Release);
+            }
+            tracing::warn!(
+                "the Tokio runtime has no timers (built without enable_time): token lookups run without their time limit"
+            );
+            None
+        }
     }
 }
 
