@@ -645,6 +645,15 @@ impl<T> std::fmt::Debug for FileReloader<T> {
 #[derive(Debug)]
 pub struct WatchTask(tokio::task::JoinHandle<()>);
 
+impl WatchTask {
+    /// Spawns `task` on the Tokio runtime as a watch task of another reloading type (one that
+    /// polls several files, such as the serving certificate and key together).
+    #[cfg_attr(not(feature = "tls"), allow(dead_code))]
+    pub(crate) fn spawn(task: impl std::future::Future<Output = ()> + Send + 'static) -> Self {
+        Self(tokio::spawn(task))
+    }
+}
+
 impl Drop for WatchTask {
     fn drop(&mut self) {
         self.0.abort();
