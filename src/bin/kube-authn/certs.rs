@@ -1,15 +1,16 @@
-//! Serving certificates: load `--tls-cert-file`/`--tls-private-key-file`, or, like kube-apiserver,
-//! generate a self-signed pair into `--cert-dir` (`apiserver.crt` holds the serving certificate
-//! followed by the CA that signed it, `apiserver.key` its key; an existing pair is reused).
+//! Serving certificates: `--tls-cert-file`/`--tls-private-key-file`, or, like kube-apiserver,
+//! a self-signed pair generated into `--cert-dir` (`apiserver.crt` holds the serving certificate
+//! followed by the CA that signed it, `apiserver.key` its key; an existing pair is reused, half
+//! a pair is refused). Either pair is then served through
+//! [`ServingCertReloader`](kube_authn::tls::serving_cert::ServingCertReloader), which reloads it.
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
 use rcgen::{
     BasicConstraints, CertificateParams, CertifiedIssuer, DistinguishedName, DnType,
-    ExtendedKeyUsagePurpose, IsCa, KeyPair, KeyUsagePurpose,
+    ExtendedKeyUsagePurpose, IsCa, KeyPair, KeyUsagePurpose, SerialNumber,
 };
-use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
 /// The serving certificate and where it lives.
 pub struct ServingCert {
@@ -20,13 +21,48 @@ pub struct ServingCert {
     pub generated: bool,
 }
 
+/// How long a generated certificate is valid: client-go's `GenerateSelfSignedCertKey` default
+/// (`maxAge` 365 days).
+const VALIDITY: Duration = Duration::from_secs(365 * 24 * 60 * 60);
+/// A generated certificate is valid from this long before it was made ("an hour earlier to
+/// avoid flakes due to clock skew").
+const BACKDATE: Duration = Duration::from_secs(60 * 60);
+
+/// client-go's `CanReadCertAndKey`: `Ok(true)` when both files can be opened, `Ok(false)` when
+/// neither can, and an error naming the one that cannot when only one can.
+fn can_read_cert_and_key(cert: &Path, key: &Path) -> Result<bool, String> {
+    let readable = |p: &Path| std::fs::File::open(p).is_ok();
+    match (readable(cert), readable(key)) {
+        (true, true) => Ok(true),
+        (false, false) => Ok(false),
+        (false, true) => Err(format!(
+            "error reading {}, certificate and key must be supplied as a pair",
+            cert.display()
+        )),
+        (true, false) => Err(format!(
+            "error reading {}, certificate and key must be supplied as a pair",
+            key.display()
+        )),
+    }
+}
+
 /// Generates a CA and a serving certificate for `hosts` (DNS names and IP addresses) into `dir`,
-/// unless `apiserver.crt`/`apiserver.key` already exist there.
+/// unless `apiserver.crt`/`apiserver.key` can already be read there (only one of them is an
+/// error, as in kube-apiserver).
 pub fn ensure_self_signed(dir: &Path, hosts: &[String]) -> Result<ServingCert, String> {
+    ensure_self_signed_at(dir, hosts, SystemTime::now())
+}
+
+/// [`ensure_self_signed`] with the current time given.
+fn ensure_self_signed_at(
+    dir: &Path,
+    hosts: &[String],
+    now: SystemTime,
+) -> Result<ServingCert, String> {
     let cert_file = dir.join("apiserver.crt");
     let key_file = dir.join("apiserver.key");
     let ca_file = dir.join("apiserver-ca.crt");
-    if cert_file.exists() && key_file.exists() {
+    if can_read_cert_and_key(&cert_file, &key_file)? {
         return Ok(ServingCert {
             ca_file: ca_file.exists().then_some(ca_file),
             cert_file,
@@ -36,10 +72,14 @@ pub fn ensure_self_signed(dir: &Path, hosts: &[String]) -> Result<ServingCert, S
     }
     std::fs::create_dir_all(dir)
         .map_err(|e| format!("create --cert-dir {}: {e}", dir.display()))?;
-    let now = std::time::SystemTime::now()
+    let unix = now
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or_default();
+    // Whole seconds, as the certificate encodes them.
+    let valid_from = Duration::from_secs(unix).saturating_sub(BACKDATE);
+    let epoch = rcgen::date_time_ymd(1970, 1, 1);
+    let (not_before, not_after) = (epoch + valid_from, epoch + valid_from + VALIDITY);
     let host = hosts.first().cloned().unwrap_or_else(|| "localhost".into());
 
     let err = |e: rcgen::Error| format!("generate self-signed certificate: {e}");
@@ -47,13 +87,16 @@ pub fn ensure_self_signed(dir: &Path, hosts: &[String]) -> Result<ServingCert, S
     ca_params.distinguished_name = DistinguishedName::new();
     ca_params
         .distinguished_name
-        .push(DnType::CommonName, format!("{host}-ca@{now}"));
+        .push(DnType::CommonName, format!("{host}-ca@{unix}"));
     ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
     ca_params.key_usages = vec![
-        KeyUsagePurpose::KeyCertSign,
-        KeyUsagePurpose::CrlSign,
+        KeyUsagePurpose::KeyEncipherment,
         KeyUsagePurpose::DigitalSignature,
+        KeyUsagePurpose::KeyCertSign,
     ];
+    ca_params.not_before = not_before;
+    ca_params.not_after = not_after;
+    ca_params.serial_number = Some(random_serial()?);
     let ca_key = KeyPair::generate().map_err(err)?;
     let ca = CertifiedIssuer::self_signed(ca_params, ca_key).map_err(err)?;
 
@@ -61,12 +104,17 @@ pub fn ensure_self_signed(dir: &Path, hosts: &[String]) -> Result<ServingCert, S
     params.distinguished_name = DistinguishedName::new();
     params
         .distinguished_name
-        .push(DnType::CommonName, format!("{host}@{now}"));
+        .push(DnType::CommonName, format!("{host}@{unix}"));
+    params.is_ca = IsCa::ExplicitNoCa;
     params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
     params.key_usages = vec![
-        KeyUsagePurpose::DigitalSignature,
         KeyUsagePurpose::KeyEncipherment,
+        KeyUsagePurpose::DigitalSignature,
     ];
+    params.use_authority_key_identifier_extension = true;
+    params.not_before = not_before;
+    params.not_after = not_after;
+    params.serial_number = Some(random_serial()?);
     let key = KeyPair::generate().map_err(err)?;
     let cert = params.signed_by(&key, &ca).map_err(err)?;
 
@@ -82,24 +130,12 @@ pub fn ensure_self_signed(dir: &Path, hosts: &[String]) -> Result<ServingCert, S
     })
 }
 
-/// Loads a certificate chain and key for rustls.
-pub fn load(
-    cert_file: &Path,
-    key_file: &Path,
-) -> Result<(Vec<CertificateDer<'static>>, PrivateKeyDer<'static>), String> {
-    let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(cert_file)
-        .map_err(|e| format!("--tls-cert-file {}: {e}", cert_file.display()))?
-        .collect::<Result<_, _>>()
-        .map_err(|e| format!("--tls-cert-file {}: {e}", cert_file.display()))?;
-    if certs.is_empty() {
-        return Err(format!(
-            "--tls-cert-file {}: no certificates found",
-            cert_file.display()
-        ));
-    }
-    let key = PrivateKeyDer::from_pem_file(key_file)
-        .map_err(|e| format!("--tls-private-key-file {}: {e}", key_file.display()))?;
-    Ok((certs, key))
+/// A uniformly random serial number in [1, 2^63 - 1), as client-go draws it.
+fn random_serial() -> Result<SerialNumber, String> {
+    let mut bytes = [0u8; 8];
+    getrandom::fill(&mut bytes).map_err(|e| format!("generate a serial number: {e}"))?;
+    let n = (u64::from_be_bytes(bytes) & (i64::MAX as u64)) % (i64::MAX as u64 - 1) + 1;
+    Ok(SerialNumber::from(n))
 }
 
 /// A client certificate to issue: file names (inside the directory), CN and O values.
@@ -195,4 +231,146 @@ pub fn ensure_service_account_key(dir: &Path) -> Result<(PathBuf, PathBuf), Stri
     write_file(&private, key.serialize_pem(), true)?;
     write_file(&public, key.public_key_pem(), false)?;
     Ok((private, public))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::UNIX_EPOCH;
+    use x509_parser::certificate::X509Certificate;
+    use x509_parser::pem::Pem;
+
+    fn pems(path: &Path) -> Vec<Pem> {
+        let bytes = std::fs::read(path).unwrap();
+        Pem::iter_from_buffer(&bytes)
+            .collect::<Result<_, _>>()
+            .unwrap()
+    }
+
+    fn bounds(c: &X509Certificate<'_>) -> (i64, i64) {
+        (
+            c.validity().not_before.timestamp(),
+            c.validity().not_after.timestamp(),
+        )
+    }
+
+    /// client-go's `GenerateSelfSignedCertKey`: both certificates valid from an hour before
+    /// "now" (whole seconds) for 365 days; the CA may sign certificates (KeyEncipherment,
+    /// DigitalSignature, CertSign); the leaf is no CA and serves (KeyEncipherment,
+    /// DigitalSignature, ServerAuth); random serials in [1, 2^63 - 1).
+    #[test]
+    fn generated_pair_is_valid_for_a_year_from_an_hour_before_now() {
+        let dir = tempfile::tempdir().unwrap();
+        let now = UNIX_EPOCH + Duration::from_millis(1_800_000_000_700);
+        let hosts = ["localhost".to_string(), "127.0.0.1".into()];
+        let out = ensure_self_signed_at(dir.path(), &hosts, now).unwrap();
+        assert!(out.generated);
+        let chain = pems(&out.cert_file);
+        assert_eq!(chain.len(), 2);
+        let ca_alone = pems(out.ca_file.as_deref().unwrap());
+        assert_eq!(ca_alone[0].contents, chain[1].contents);
+        let leaf = chain[0].parse_x509().unwrap();
+        let ca = chain[1].parse_x509().unwrap();
+        let from = 1_800_000_000 - 3600;
+        for (name, c) in [("leaf", &leaf), ("ca", &ca)] {
+            assert_eq!(bounds(c), (from, from + 365 * 86400), "{name}");
+            let serial = c.tbs_certificate.serial.clone();
+            assert!(serial > 0u32.into(), "{name}");
+            assert!(serial < (i64::MAX as u64).into(), "{name}");
+        }
+        assert_eq!(
+            ca.subject().to_string(),
+            "CN=localhost-ca@1800000000".to_string()
+        );
+        assert_eq!(leaf.subject().to_string(), "CN=localhost@1800000000");
+
+        let ca_usage = ca.key_usage().unwrap().unwrap().value;
+        assert!(ca_usage.key_encipherment());
+        assert!(ca_usage.digital_signature());
+        assert!(ca_usage.key_cert_sign());
+        assert!(!ca_usage.crl_sign());
+        assert!(ca.basic_constraints().unwrap().unwrap().value.ca);
+
+        let usage = leaf.key_usage().unwrap().unwrap().value;
+        assert!(usage.key_encipherment());
+        assert!(usage.digital_signature());
+        assert!(!usage.key_cert_sign());
+        let eku = leaf.extended_key_usage().unwrap().unwrap().value;
+        assert!(eku.server_auth);
+        assert!(!eku.client_auth);
+        assert!(!leaf.basic_constraints().unwrap().unwrap().value.ca);
+        assert!(leaf.verify_signature(Some(ca.public_key())).is_ok());
+    }
+
+    /// The real clock: `ensure_self_signed` dates the pair an hour before the call.
+    #[test]
+    fn generated_pair_starts_an_hour_before_the_call() {
+        let dir = tempfile::tempdir().unwrap();
+        let secs = |t: SystemTime| t.duration_since(UNIX_EPOCH).unwrap().as_secs() as i64;
+        let before = secs(SystemTime::now());
+        let out = ensure_self_signed(dir.path(), &["localhost".into()]).unwrap();
+        let after = secs(SystemTime::now());
+        for pem in pems(&out.cert_file) {
+            let (nb, na) = bounds(&pem.parse_x509().unwrap());
+            assert!((before - 3600..=after - 3600).contains(&nb), "{nb}");
+            assert_eq!(na - nb, 365 * 86400);
+        }
+    }
+
+    #[test]
+    fn an_existing_pair_is_reused() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = ensure_self_signed(dir.path(), &["localhost".into()]).unwrap();
+        let cert = std::fs::read(&first.cert_file).unwrap();
+        let again = ensure_self_signed(dir.path(), &["localhost".into()]).unwrap();
+        assert!(!again.generated);
+        assert_eq!(std::fs::read(&again.cert_file).unwrap(), cert);
+    }
+
+    /// client-go's `CanReadCertAndKey`: half a pair is an error naming the missing half, and
+    /// the half that is there is left as it was (not overwritten by a new pair).
+    #[test]
+    fn half_a_pair_is_refused_and_left_alone() {
+        for (present, missing) in [
+            ("apiserver.crt", "apiserver.key"),
+            ("apiserver.key", "apiserver.crt"),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::write(dir.path().join(present), "mine").unwrap();
+            let err = ensure_self_signed(dir.path(), &["localhost".into()])
+                .err()
+                .unwrap_or_else(|| panic!("only {present}: generated a pair"));
+            assert_eq!(
+                err,
+                format!(
+                    "error reading {}, certificate and key must be supplied as a pair",
+                    dir.path().join(missing).display()
+                )
+            );
+            assert_eq!(
+                std::fs::read_to_string(dir.path().join(present)).unwrap(),
+                "mine"
+            );
+            assert!(!dir.path().join(missing).exists());
+            assert!(!dir.path().join("apiserver-ca.crt").exists());
+        }
+    }
+
+    /// "Readable", not "exists": a key that cannot be opened is the missing half. (Skipped
+    /// where permissions do not stop this process, as for root.)
+    #[cfg(unix)]
+    #[test]
+    fn an_unreadable_half_counts_as_missing() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let first = ensure_self_signed(dir.path(), &["localhost".into()]).unwrap();
+        std::fs::set_permissions(&first.key_file, std::fs::Permissions::from_mode(0o000)).unwrap();
+        if std::fs::File::open(&first.key_file).is_ok() {
+            return;
+        }
+        let err = ensure_self_signed(dir.path(), &["localhost".into()])
+            .err()
+            .expect("an unreadable key is half a pair");
+        assert!(err.starts_with(&format!("error reading {},", first.key_file.display())));
+    }
 }

@@ -8,7 +8,8 @@ use kube_authn::config::AuthenticationOptions;
 use kube_authn::metrics::Metrics;
 use kube_authn::middleware::AuthenticationLayer;
 use kube_authn::request::RequestHeaderConfig;
-use kube_authn::tls::{ClientCertPolicy, TlsOptions, TlsServer, server_config_with};
+use kube_authn::tls::serving_cert::ServingCertReloader;
+use kube_authn::tls::{ClientCertPolicy, TlsOptions, TlsServer};
 use tokio::net::TcpListener;
 use tower_layer::Layer;
 
@@ -100,7 +101,17 @@ pub async fn run(mut args: ServeArgs) -> Result<(), String> {
             serving
         }
     };
-    let (chain_certs, key) = certs::load(&serving.cert_file, &serving.key_file)?;
+    // Like kube-apiserver's `NewDynamicServingContentFromFiles` (for `--tls-cert-file` and the
+    // `--cert-dir` pair alike): the pair must match at startup, and is reloaded when either file
+    // changes (a pair that does not match keeps the previous one, and is logged).
+    let serving_pair =
+        ServingCertReloader::load(&serving.cert_file, &serving.key_file).map_err(|e| {
+            format!(
+                "serving certificate ({}, {}): {e}",
+                serving.cert_file.display(),
+                serving.key_file.display()
+            )
+        })?;
     // Like kube-apiserver: with a client CA or a request-header CA, the handshake requests (but
     // does not require or verify) a client certificate and names both CAs as acceptable; the
     // X.509 and front-proxy authenticators verify it per request.
@@ -129,8 +140,13 @@ pub async fn run(mut args: ServeArgs) -> Result<(), String> {
         );
     }
     let tls = Arc::new(
-        server_config_with(chain_certs, key, &policy, &tls_options).map_err(|e| e.to_string())?,
+        serving_pair
+            .server_config(&policy, &tls_options)
+            .map_err(|e| e.to_string())?,
     );
+    // Checked off the handshake path, on the blocking pool, at the interval of every other
+    // reloaded file; stops when dropped at the end of `run`.
+    let _serving_watch = serving_pair.spawn_watch(options.reload_interval);
 
     let addr = SocketAddr::new(args.bind_address, args.secure_port);
     let listener = TcpListener::bind(addr)
