@@ -1622,6 +1622,50 @@ fn service_account_lookup_through_a_kubeconfig() {
     assert_eq!(whoami_curl(&server, &["-H", &auth]).0, 201);
     assert_eq!(api.calls(), calls, "a cached token was looked up again");
     assert!(api.seen.lock().unwrap().iter().all(|s| s.method == "GET"));
+
+    // Tokens of no service-account issuer pass the cache by: an opaque token and a JWT of
+    // another issuer, twice each, leave `authentication_token_cache_*` as they were (reading
+    // the metrics with the valid token is itself one hit).
+    let sample = |text: &str, name: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    let other_issuer = {
+        use base64::Engine;
+        let b64 = |s: &str| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(s);
+        format!(
+            "{}.{}.c2ln",
+            b64(r#"{"alg":"RS256"}"#),
+            b64(r#"{"iss":"https://oidc.example","sub":"jane"}"#)
+        )
+    };
+    let before = server.metrics_text(&tokens[0]);
+    for token in ["an-opaque-token", other_issuer.as_str()].repeat(2) {
+        let auth = format!("Authorization: Bearer {token}");
+        assert_eq!(whoami_curl(&server, &["-H", &auth]).0, 401, "{token}");
+    }
+    let after = server.metrics_text(&tokens[0]);
+    for name in [
+        "authentication_token_cache_request_total{status=\"miss\"}",
+        "authentication_token_cache_fetch_total{status=\"ok\"}",
+        "authentication_token_cache_fetch_total{status=\"error\"}",
+    ] {
+        assert_eq!(
+            sample(&before, name),
+            sample(&after, name),
+            "{name}:\n{after}"
+        );
+    }
+    let hits = "authentication_token_cache_request_total{status=\"hit\"}";
+    assert_eq!(sample(&after, hits), sample(&before, hits) + 1, "{after}");
+    assert!(
+        sample(
+            &after,
+            "authentication_token_cache_request_total{status=\"miss\"}"
+        ) > 0
+    );
+    assert_eq!(api.calls(), calls, "{}", server.log());
     drop(server);
     drop(api);
 }
