@@ -16,10 +16,11 @@
 //! * **Single flight** — concurrent misses for one key make one delegate call. The call runs in a
 //!   *detached* task (the caller going away does not cancel it) bounded by a lookup timeout
 //!   (30 s, k8s `sharedLookupTimeout`; unbounded in a Tokio runtime built without timers, see
-//!   [`lookup_timeout`](CacheBuilder::lookup_timeout)), and a panic in the delegate becomes the error
-//!   `authentication failed unexpectedly` ([`ErrorKind::Internal`]) instead of a crash. That
-//!   error is answered to the callers waiting then but never stored, even with `cache_errors`
-//!   (Go recovers the panic past its `cache.set`): the next caller asks the delegate again.
+//!   [`lookup_timeout`](CacheBuilder::lookup_timeout)), and a panic in the delegate becomes
+//!   the error `authentication failed unexpectedly` ([`ErrorKind::Internal`]) instead of a
+//!   crash. That error is answered to the callers waiting then but never stored, even with
+//!   `cache_errors` (Go recovers the panic past its `cache.set`): the next caller asks the
+//!   delegate again.
 //! * **Bounded** — entries live in a [`quick_cache`] (S3-FIFO, sharded) of at most
 //!   [`DEFAULT_MAX_ENTRIES`] entries, and at most [`DEFAULT_MAX_IN_FLIGHT`] detached lookups run
 //!   at once (beyond that a miss fails closed with [`ErrorKind::Unavailable`]). k8s' expiring map
