@@ -608,9 +608,12 @@ struct RawJwk {
     y: Option<String>,
 }
 
+/// A JWKS as go-jose's `JSONWebKeySet` decodes it with Go's `encoding/json`: a missing or
+/// `null` `keys` is an empty set.
 #[derive(Deserialize)]
 struct RawJwks {
-    keys: Vec<serde_json::Value>,
+    #[serde(default)]
+    keys: Option<Vec<serde_json::Value>>,
 }
 
 fn b64(s: &Option<String>) -> Result<Vec<u8>, KeyError> {
@@ -701,6 +704,9 @@ fn jwk_to_key(raw: RawJwk) -> Result<Option<PublicKey>, KeyError> {
 /// ```
 /// let keys = kube_authn::jwt::key::parse_jwks(br#"{"keys":[{"kty":"RSA","n":"AQ","e":"AQAB"}]}"#).unwrap();
 /// assert!(keys.is_empty()); // an 8-bit RSA key is refused
+/// // No `keys`, or `null`: an empty set, as go-oidc decodes it (not an error).
+/// assert!(kube_authn::jwt::key::parse_jwks(b"{}").unwrap().is_empty());
+/// assert!(kube_authn::jwt::key::parse_jwks(br#"{"keys":null}"#).unwrap().is_empty());
 /// ```
 pub fn parse_jwks(json: &[u8]) -> Result<Vec<Arc<PublicKey>>, KeyError> {
     let raw: RawJwks = super::json::from_slice_strict(json).map_err(|e| {
@@ -710,7 +716,7 @@ pub fn parse_jwks(json: &[u8]) -> Result<Vec<Arc<PublicKey>>, KeyError> {
         ))
     })?;
     let mut keys = Vec::new();
-    for value in raw.keys.into_iter().take(MAX_JWKS_KEYS) {
+    for value in raw.keys.unwrap_or_default().into_iter().take(MAX_JWKS_KEYS) {
         let Ok(jwk) = serde_json::from_value::<RawJwk>(value) else {
             continue;
         };
@@ -838,6 +844,16 @@ impl KeySet {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// go-oidc decodes `{}` and `{"keys":null}` as an empty key set (Go's `encoding/json`);
+    /// they used to be refused as malformed. A `keys` that is not an array still is.
+    #[test]
+    fn jwks_without_keys_is_an_empty_set() {
+        for body in [&b"{}"[..], br#"{"keys":null}"#, br#"{"keys":[]}"#] {
+            assert!(parse_jwks(body).unwrap().is_empty(), "{body:?}");
+        }
+        assert!(parse_jwks(br#"{"keys":5}"#).is_err());
+    }
     use aws_lc_rs::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair, KeyPair};
 
     fn ec_key() -> Arc<PublicKey> {
