@@ -65,14 +65,20 @@ fn fast() -> DiscoveryOptions {
         .with_trust_env(false)
 }
 
+/// Kubernetes' health error before the first initialisation attempt ends (oidc.go: the
+/// initial `errorHolder`, wrapped by `HealthCheck`).
+fn not_initialized(issuer: &str) -> String {
+    format!(
+        "oidc: authenticator for issuer \"{issuer}\" is not healthy: oidc: authenticator for issuer \"{issuer}\" is not initialized"
+    )
+}
+
 /// Waits for the first initialisation error (or success → `Ok`).
 async fn first_outcome(h: &DiscoveryHandle) -> Result<(), String> {
     for _ in 0..200 {
         match h.health() {
             Ok(()) => return Ok(()),
-            Err(e) if !e.ends_with("is not healthy: oidc: authenticator not initialized") => {
-                return Err(e);
-            }
+            Err(e) if e != not_initialized(h.issuer()) => return Err(e),
             Err(_) => tokio::time::sleep(Duration::from_millis(25)).await,
         }
     }
@@ -145,7 +151,71 @@ async fn discovery_and_jwks_failures_keep_the_authenticator_uninitialised() {
                 )
             }),
             true,
-            "oidc: failed to decode provider discovery object: got Content-Type = text/html, but expected application/json",
+            "oidc: failed to decode provider discovery object: expected Content-Type = application/json, got \"text/html\": invalid character '<' looking for beginning of value",
+        ),
+        (
+            "truncated JSON",
+            Box::new(|_: &Seen, _: &str| ok(br#"{"issuer": "#.to_vec())),
+            true,
+            "oidc: failed to decode provider discovery object: got Content-Type = application/json, but could not unmarshal as JSON: unexpected end of JSON input",
+        ),
+        (
+            "a field of the wrong type",
+            Box::new(|_: &Seen, b: &str| {
+                ok(
+                    format!(r#"{{"issuer": "{b}", "jwks_uri": "{b}/keys", "token_endpoint": 5}}"#)
+                        .into_bytes(),
+                )
+            }),
+            true,
+            "oidc: failed to decode provider discovery object: got Content-Type = application/json, but could not unmarshal as JSON: json: cannot unmarshal number into Go struct field providerJSON.token_endpoint of type string",
+        ),
+        (
+            "not an object",
+            Box::new(|_: &Seen, _: &str| Reply::Http(200, vec![], b"[]".to_vec())),
+            true,
+            "oidc: failed to decode provider discovery object: expected Content-Type = application/json, got \"\": json: cannot unmarshal array into Go value of type oidc.providerJSON",
+        ),
+        (
+            "jwks_uri null",
+            Box::new(|_: &Seen, b: &str| json_reply(json!({"issuer": b, "jwks_uri": null}))),
+            true,
+            "provider did not return JWKS URL",
+        ),
+        (
+            "issuer and jwks_uri matched in any case, the last one wins, null is no value",
+            {
+                let good = good_jwks.clone();
+                Box::new(move |s: &Seen, b: &str| {
+                    match s.uri.as_str() {
+                    "/keys" => ok(good.clone()),
+                    _ => ok(format!(
+                        r#"{{"issuer": "https://wrong.example", "ISSUER": "{b}", "jwks_uri": "{b}/keys", "Jwks_Uri": null, "issuer": null}}"#
+                    )
+                    .into_bytes()),
+                }
+                })
+            },
+            true,
+            "",
+        ),
+        (
+            "jwks_uri with a password, not https",
+            Box::new(|_: &Seen, b: &str| {
+                json_reply(json!({"issuer": b, "jwks_uri": "http://user:hunter2@127.0.0.1:1/keys"}))
+            }),
+            true,
+            "oidc: jwks_uri \"http://user:***@127.0.0.1:1/keys\" is not an https URL",
+        ),
+        (
+            "jwks_uri with a password, unreachable",
+            Box::new(|_: &Seen, b: &str| {
+                json_reply(
+                    json!({"issuer": b, "jwks_uri": "https://user:hunter2@127.0.0.1:1/keys"}),
+                )
+            }),
+            true,
+            "oidc: get keys failed Get \"https://user:***@127.0.0.1:1/keys\": ",
         ),
         (
             "no jwks_uri",
@@ -180,7 +250,7 @@ async fn discovery_and_jwks_failures_keep_the_authenticator_uninitialised() {
                 })
             },
             true,
-            "fetching keys oidc: get keys failed Get \"{URL}/keys\": response body larger than 1048576 bytes",
+            "oidc: get keys failed Get \"{URL}/keys\": response body larger than 1048576 bytes",
         ),
         (
             "JWKS 500",
@@ -207,7 +277,29 @@ async fn discovery_and_jwks_failures_keep_the_authenticator_uninitialised() {
                 _ => discovery_doc(b),
             }),
             true,
-            "oidc: failed to decode keys: malformed JWKS: ",
+            "oidc: failed to decode keys: got Content-Type = application/json, but could not unmarshal as JSON: json: cannot unmarshal number into Go struct field JSONWebKeySet.keys of type []jose.JSONWebKey {\"keys\": 5}",
+        ),
+        (
+            "JWKS not JSON",
+            Box::new(|s: &Seen, b: &str| match s.uri.as_str() {
+                "/keys" => Reply::Http(
+                    200,
+                    vec![("content-type", "text/html".into())],
+                    b"<html>".to_vec(),
+                ),
+                _ => discovery_doc(b),
+            }),
+            true,
+            "oidc: failed to decode keys: expected Content-Type = application/json, got \"text/html\": invalid character '<' looking for beginning of value <html>",
+        ),
+        (
+            "JWKS {} (an empty key set for Go)",
+            Box::new(|s: &Seen, b: &str| match s.uri.as_str() {
+                "/keys" => ok(b"{}".to_vec()),
+                _ => discovery_doc(b),
+            }),
+            true,
+            "oidc: JWKS contains no usable signing key",
         ),
         (
             "server not trusted (system roots, no CA configured)",
@@ -254,6 +346,7 @@ async fn discovery_and_jwks_failures_keep_the_authenticator_uninitialised() {
                     !want.is_empty() && rest.starts_with(&want),
                     "{name}: {rest}"
                 );
+                assert!(!rest.contains("hunter2"), "{name}: {rest}");
                 assert!(!a.is_initialized(), "{name}");
                 if name == "redirect not followed" {
                     assert!(
@@ -340,7 +433,16 @@ async fn discovery_url_trailing_slash_and_last_good_keys() {
         .unwrap()
         .unwrap();
     assert_eq!(r.user.name(), "jane");
-    // Unknown kid → one refetch, which fails → error, last good keys kept.
+    // Unknown kid → one refetch, which fails → go-oidc's error naming the failed fetch
+    // (jwks.go `fetching keys %v` inside verify.go's `failed to verify signature: %v`), last
+    // good keys kept.
+    let e = a.authenticate_token(&tokens[1], &ctx).await.unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "oidc: verify token: failed to verify signature: fetching keys oidc: get keys failed: 503 Service Unavailable down"
+    );
+    assert_eq!(h.jwks_fetches(), 2);
+    // Within the cooldown: no fetch, the current keys answer (docs/compatibility.md).
     let e = a.authenticate_token(&tokens[1], &ctx).await.unwrap_err();
     assert_eq!(
         e.to_string(),
@@ -1016,8 +1118,13 @@ async fn jwt_authenticator_metrics() {
 async fn jwks_fetch_metrics_success_means_a_decodable_key_set() {
     use kube_authn::token::oidc::metrics::{JwtAuthenticatorMetrics, hash_label};
     // (name, JWKS body, a fetch that succeeded?)
-    let rows: [(&str, &'static [u8], bool); 4] = [
+    let rows: [(&str, &'static [u8], bool); 7] = [
         ("no usable key", br#"{"keys":[]}"#, true),
+        // go-oidc decodes both as an empty key set (Go's `encoding/json`: a missing or
+        // `null` slice is empty); they used to count as failures.
+        ("an empty object", b"{}", true),
+        ("keys null", br#"{"keys":null}"#, true),
+        ("keys in another case", br#"{"KEYS":[]}"#, true),
         // go-jose cannot decode a key of an unknown type, so Kubernetes counts a failure (and
         // refuses the whole set); we skip the key: docs/compatibility.md.
         (
@@ -1294,5 +1401,98 @@ async fn authentication_config_reload() {
     assert!(info(&first), "the last applied configuration's hash");
     assert_eq!(reloader.issuers(), 1);
     drop(reloader);
+    drop(server);
+}
+
+/// Before the first attempt ends the health error is Kubernetes' initial one
+/// (`oidc: authenticator for issuer %q is not initialized`, oidc.go, inside `HealthCheck`'s
+/// `is not healthy: %w`), while tokens get `oidc: authenticator not initialized`. It used to
+/// read `… is not healthy: oidc: authenticator not initialized`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn health_before_the_first_attempt_ends_is_kubernetes_text() {
+    let pki = Pki::new();
+    // Discovery never answers: the first attempt does not end within the test.
+    let (server, url) = site(&pki, |_, _| Reply::Hang).await;
+    let a = Arc::new(OidcAuthenticator::new(cfg(&url, Some(&pki.ca_pem))));
+    let h = spawn(&a, fast().with_timeout(Duration::from_secs(30))).unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(
+        h.health(),
+        Err(format!(
+            "oidc: authenticator for issuer \"{url}\" is not healthy: oidc: authenticator for issuer \"{url}\" is not initialized"
+        ))
+    );
+    let token = format!(
+        "eyJhbGciOiJSUzI1NiJ9.{}.c2ln",
+        base64_url(&json!({"iss": url}).to_string())
+    );
+    let e = a
+        .authenticate_token(&token, &Context::default())
+        .await
+        .unwrap_err();
+    assert_eq!(e.to_string(), "oidc: authenticator not initialized");
+    drop(h);
+    drop(server);
+}
+
+fn base64_url(s: &str) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(s)
+}
+
+/// A zero retry delay (through `with_retry` or the public fields) is raised to
+/// `MIN_RETRY` (100 ms): an issuer that keeps failing sees about ten attempts a second, not
+/// a tight loop (0 × 2 = 0 used to retry with no delay at all).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_zero_retry_delay_does_not_hammer_the_issuer() {
+    let pki = Pki::new();
+    for (name, opts) in [
+        (
+            "with_retry(0, 0)",
+            fast().with_retry(Duration::ZERO, Duration::ZERO),
+        ),
+        ("public fields set to zero", {
+            let mut o = fast();
+            o.initial_retry = Duration::ZERO;
+            o.retry_interval = Duration::ZERO;
+            o
+        }),
+    ] {
+        let (server, url) = site(&pki, |_, _| Reply::Http(404, vec![], vec![])).await;
+        let a = Arc::new(OidcAuthenticator::new(cfg(&url, Some(&pki.ca_pem))));
+        let h = spawn(&a, opts).unwrap();
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        drop(h);
+        let attempts = server.seen.lock().unwrap().len();
+        // One attempt at once, then one per 100 ms at most (some slack for a slow machine).
+        assert!(
+            (1..=12).contains(&attempts),
+            "{name}: {attempts} attempts in 1 s"
+        );
+        drop(server);
+    }
+}
+
+/// `initialized()` reports an initialisation task that ended without success (here: the
+/// authenticator was dropped while its issuer was failing) as an error, instead of as
+/// ready; the reload waits on it and would otherwise have swapped in a dead configuration.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn initialized_is_an_error_when_the_task_ends_without_success() {
+    let pki = Pki::new();
+    let (server, url) = site(&pki, |_, _| Reply::Http(404, vec![], b"nope".to_vec())).await;
+    let a = Arc::new(OidcAuthenticator::new(cfg(&url, Some(&pki.ca_pem))));
+    let h = spawn(&a, fast()).unwrap();
+    assert!(first_outcome(&h).await.is_err());
+    drop(a);
+    let got = tokio::time::timeout(Duration::from_secs(5), h.initialized())
+        .await
+        .expect("the task ends at its next attempt");
+    assert_eq!(
+        got,
+        Err(format!(
+            "oidc: authenticator for issuer \"{url}\" is not healthy: 404 Not Found: nope"
+        ))
+    );
+    assert!(!h.is_initialized());
     drop(server);
 }

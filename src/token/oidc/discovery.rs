@@ -48,12 +48,13 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, SystemTime};
 
+use super::gojson::{self, GoType};
 use super::metrics::JwtAuthenticatorMetrics;
-use super::refresh::KeyRefresher;
-use super::{ClaimFetcher, OidcAuthenticator};
+use super::refresh::{Fetched, KeyRefresher};
+use super::{ClaimFetcher, OidcAuthenticator, strip_password};
 use crate::error::ConfigError;
 use crate::jwt::go_quote;
-use crate::jwt::key::{PublicKey, parse_jwks};
+use crate::jwt::key::{MAX_JWKS_KEYS, PublicKey, parse_jwk};
 use crate::outbound::{ConnectionInfo, Pem};
 
 /// Largest discovery document read (1 MiB).
@@ -62,6 +63,27 @@ use crate::outbound::{ConnectionInfo, Pem};
 /// assert_eq!(kube_authn::token::oidc::discovery::MAX_DISCOVERY_BYTES, 1024 * 1024);
 /// ```
 pub const MAX_DISCOVERY_BYTES: usize = 1 << 20;
+/// The shortest delay between two initialisation attempts (100 ms): a smaller
+/// [`DiscoveryOptions::initial_retry`] or [`DiscoveryOptions::retry_interval`] is raised to it.
+///
+/// ```
+/// assert_eq!(kube_authn::token::oidc::discovery::MIN_RETRY.as_millis(), 100);
+/// ```
+pub const MIN_RETRY: Duration = Duration::from_millis(100);
+
+/// The delay after `delay`: doubled, at least [`MIN_RETRY`], at most `max` (itself at least
+/// [`MIN_RETRY`]). Never zero, never overflows.
+fn next_retry(delay: Duration, max: Duration) -> Duration {
+    delay
+        .saturating_mul(2)
+        .max(MIN_RETRY)
+        .min(max.max(MIN_RETRY))
+}
+
+/// The initialisation error for a key set without a usable key (kube-authn's own rule:
+/// docs/compatibility.md).
+const ERR_NO_USABLE_KEY: &str = "oidc: JWKS contains no usable signing key";
+
 /// Largest JWKS document read (1 MiB).
 ///
 /// ```
@@ -148,17 +170,21 @@ impl DiscoveryOptions {
         self
     }
 
-    /// Sets the first and the longest retry delay of the initialisation task.
+    /// Sets the first and the longest retry delay of the initialisation task. Both are at
+    /// least [`MIN_RETRY`] (also when the public fields are set directly: the task clamps
+    /// them), so a zero delay cannot make the task hammer the issuer.
     ///
     /// ```
     /// use std::time::Duration;
-    /// let o = kube_authn::token::oidc::discovery::DiscoveryOptions::default()
-    ///     .with_retry(Duration::from_millis(100), Duration::from_secs(1));
-    /// assert_eq!(o.initial_retry, Duration::from_millis(100));
+    /// use kube_authn::token::oidc::discovery::{DiscoveryOptions, MIN_RETRY};
+    /// let o = DiscoveryOptions::default().with_retry(Duration::from_millis(200), Duration::from_secs(1));
+    /// assert_eq!(o.initial_retry, Duration::from_millis(200));
+    /// let o = DiscoveryOptions::default().with_retry(Duration::ZERO, Duration::ZERO);
+    /// assert_eq!((o.initial_retry, o.retry_interval), (MIN_RETRY, MIN_RETRY));
     /// ```
     pub fn with_retry(mut self, initial: Duration, max: Duration) -> Self {
-        self.initial_retry = initial;
-        self.retry_interval = max.max(initial);
+        self.initial_retry = initial.max(MIN_RETRY);
+        self.retry_interval = max.max(self.initial_retry);
         self
     }
 
@@ -237,56 +263,69 @@ impl Remote {
         *self.last_error.lock().unwrap_or_else(|p| p.into_inner()) = e;
     }
 
-    /// Discovery: returns the `jwks_uri`.
+    /// Discovery: returns the `jwks_uri`. The document is decoded as go-oidc's
+    /// `providerJSON` by Go's `encoding/json` ([`gojson`]: names matched case-insensitively,
+    /// `null` is no value, the last of repeated members wins, Go's type errors).
     async fn discover(&self) -> Result<String, String> {
-        #[derive(serde::Deserialize)]
-        struct Doc {
-            #[serde(default)]
-            issuer: String,
-            #[serde(default)]
-            jwks_uri: String,
-        }
+        const PROVIDER_JSON: &[gojson::Field] = &[
+            ("issuer", GoType::String),
+            ("authorization_endpoint", GoType::String),
+            ("token_endpoint", GoType::String),
+            ("jwks_uri", GoType::String),
+            ("userinfo_endpoint", GoType::String),
+            ("id_token_signing_alg_values_supported", GoType::Strings),
+        ];
         let (status, ctype, body) =
             get_capped(&self.client, &self.discovery_url, None, MAX_DISCOVERY_BYTES).await?;
         if status != reqwest::StatusCode::OK {
             return Err(format!("{status}: {}", shown_body(&body)));
         }
-        let doc: Doc = serde_json::from_slice(&body).map_err(|e| {
-            if ctype.as_deref().is_some_and(is_json) {
-                format!("oidc: failed to decode provider discovery object: {e}")
-            } else {
+        let doc =
+            gojson::decode_struct(&body, "oidc", "providerJSON", PROVIDER_JSON).map_err(|e| {
                 format!(
-                    "oidc: failed to decode provider discovery object: got Content-Type = {}, but expected application/json",
-                    ctype.as_deref().unwrap_or("")
+                    "oidc: failed to decode provider discovery object: {}",
+                    gojson::unmarshal_resp(ctype.as_deref(), &e)
                 )
-            }
-        })?;
-        if doc.issuer != self.issuer {
+            })?;
+        let (issuer, jwks_uri) = (gojson::string(&doc[0]), gojson::string(&doc[3]));
+        if issuer != self.issuer {
             return Err(format!(
                 "oidc: issuer did not match the issuer returned by provider, expected {} got {}",
                 go_quote(&self.issuer),
-                go_quote(&doc.issuer)
+                go_quote(&strip_password(&issuer))
             ));
         }
-        if doc.jwks_uri.is_empty() {
+        if jwks_uri.is_empty() {
             return Err("provider did not return JWKS URL".into());
         }
-        if !is_https(&doc.jwks_uri) {
+        if !is_https(&jwks_uri) {
             return Err(format!(
                 "oidc: jwks_uri {} is not an https URL",
-                go_quote(&doc.jwks_uri)
+                go_quote(&strip_password(&jwks_uri))
             ));
         }
-        Ok(doc.jwks_uri)
+        Ok(jwks_uri)
     }
 
+    /// One JWKS fetch, as go-oidc's `updateKeys`: the usable keys (possibly none), or its
+    /// error: `oidc: get keys failed <err>` (transport), `oidc: get keys failed: <status>
+    /// <body>`, `oidc: failed to decode keys: <unmarshalResp text> <body>`. The body is decoded
+    /// as a `jose.JSONWebKeySet` by Go's `encoding/json` ([`gojson`]); a key this crate cannot
+    /// use is skipped (go-jose refuses the whole set: docs/compatibility.md).
     async fn fetch_jwks(&self, uri: &str) -> Result<Vec<Arc<PublicKey>>, String> {
+        const KEY_SET: &[gojson::Field] = &[("keys", GoType::Slice("[]jose.JSONWebKey"))];
         self.jwks_fetches.fetch_add(1, Ordering::Relaxed);
         let fetched = get_capped(&self.client, uri, None, MAX_JWKS_BYTES).await;
         // Kubernetes' metrics round tripper: a success is a 200 whose body decodes as a key
-        // set (usable keys or not); everything else is a failure.
+        // set (usable keys or none, `{}` and `{"keys":null}` included); everything else is a
+        // failure.
         let decoded = match &fetched {
-            Ok((reqwest::StatusCode::OK, _, body)) => Some(parse_jwks(body)),
+            Ok((reqwest::StatusCode::OK, _, body)) => Some(gojson::decode_struct(
+                body,
+                "jose",
+                "JSONWebKeySet",
+                KEY_SET,
+            )),
             _ => None,
         };
         let now = SystemTime::now();
@@ -301,10 +340,15 @@ impl Remote {
             now,
             &self.retired,
         );
-        let (status, _, body) =
-            fetched.map_err(|e| format!("fetching keys oidc: get keys failed {e}"))?;
-        let keys = match decoded {
-            Some(decoded) => decoded.map_err(|e| format!("oidc: failed to decode keys: {e}"))?,
+        let (status, ctype, body) = fetched.map_err(|e| format!("oidc: get keys failed {e}"))?;
+        let fields = match decoded {
+            Some(decoded) => decoded.map_err(|e| {
+                format!(
+                    "oidc: failed to decode keys: {} {}",
+                    gojson::unmarshal_resp(ctype.as_deref(), &e),
+                    shown_body(&body)
+                )
+            })?,
             None => {
                 return Err(format!(
                     "oidc: get keys failed: {status} {}",
@@ -312,10 +356,16 @@ impl Remote {
                 ));
             }
         };
-        if keys.is_empty() {
-            return Err("oidc: JWKS contains no usable signing key".into());
-        }
-        Ok(keys)
+        let entries: Vec<&serde_json::value::RawValue> = fields[0]
+            .as_deref()
+            .and_then(|raw| serde_json::from_str(raw.get()).ok())
+            .unwrap_or_default();
+        Ok(entries
+            .into_iter()
+            .take(MAX_JWKS_KEYS)
+            .filter_map(|k| parse_jwk(k.get().as_bytes()).ok().flatten())
+            .map(Arc::new)
+            .collect())
     }
 
     /// Discovery (once) + JWKS; installs the keys.
@@ -328,6 +378,9 @@ impl Remote {
             }
         };
         let keys = self.fetch_jwks(&uri).await?;
+        if keys.is_empty() {
+            return Err(ERR_NO_USABLE_KEY.into());
+        }
         let Some(authn) = self.authn.upgrade() else {
             return Ok(());
         };
@@ -335,24 +388,30 @@ impl Remote {
         Ok(())
     }
 
-    /// A refetch for an unknown `kid`: true when new keys were installed.
-    async fn refetch(&self) -> bool {
+    /// A refetch for an unknown `kid`. A set without a usable key installs nothing (Go
+    /// would install the empty set and then fail to find the `kid`: the token's error is the
+    /// same, `failed to verify id token signature`); a failed fetch's error is handed back.
+    async fn refetch(&self) -> Fetched {
         let Some(uri) = self.jwks_uri.get() else {
-            return false;
+            return Fetched::Unchanged;
         };
         match self.fetch_jwks(uri).await {
+            Ok(keys) if keys.is_empty() => {
+                tracing::warn!(issuer = %self.issuer, "oidc: JWKS refetch: {ERR_NO_USABLE_KEY}, keeping the last good keys");
+                Fetched::Unchanged
+            }
             Ok(keys) => match self.authn.upgrade() {
                 Some(a) => {
                     a.set_keys(keys);
                     self.set_error(None);
-                    true
+                    Fetched::Installed
                 }
-                None => false,
+                None => Fetched::Unchanged,
             },
             Err(e) => {
                 tracing::warn!(issuer = %self.issuer, "oidc: JWKS refetch failed, keeping the last good keys: {e}");
-                self.set_error(Some(e));
-                false
+                self.set_error(Some(e.clone()));
+                Fetched::Failed(e)
             }
         }
     }
@@ -407,7 +466,7 @@ impl RemoteClaims {
         let Ok(_permit) = self.in_flight.try_acquire() else {
             return Err(format!(
                 "Get {}: too many distributed claim fetches in flight (at most {MAX_DISTRIBUTED_FETCHES})",
-                go_quote(endpoint)
+                go_quote(&strip_password(endpoint))
             ));
         };
         let body = self.remote.get_distributed(endpoint, access_token).await?;
@@ -433,13 +492,6 @@ impl ClaimFetcher for RemoteClaims {
             self.cache.remove(&k);
         }
     }
-}
-
-fn is_json(ctype: &str) -> bool {
-    ctype
-        .split(';')
-        .next()
-        .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
 }
 
 fn shown_body(body: &[u8]) -> String {
@@ -470,12 +522,11 @@ async fn get_capped(
     bearer: Option<&str>,
     max: usize,
 ) -> Result<(reqwest::StatusCode, Option<String>, Vec<u8>), String> {
-    let go_err = |e: &reqwest::Error| format!("Get {}: {}", go_quote(url), root_cause(e));
+    // Go's `url.Error` quotes the URL with its password replaced (net/http stripPassword).
+    let shown = go_quote(&strip_password(url));
+    let go_err = |e: &reqwest::Error| format!("Get {shown}: {}", root_cause(e));
     if !is_https(url) {
-        return Err(format!(
-            "Get {}: only https URLs are fetched",
-            go_quote(url)
-        ));
+        return Err(format!("Get {shown}: only https URLs are fetched"));
     }
     let mut req = client.get(url);
     if let Some(t) = bearer {
@@ -488,12 +539,7 @@ async fn get_capped(
         .get(http::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
-    let too_big = || {
-        format!(
-            "Get {}: response body larger than {max} bytes",
-            go_quote(url)
-        )
-    };
+    let too_big = || format!("Get {shown}: response body larger than {max} bytes");
     if resp.content_length().is_some_and(|n| n > max as u64) {
         return Err(too_big());
     }
@@ -521,7 +567,7 @@ fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
 ///
 /// ```no_run
 /// # async fn f(h: kube_authn::token::oidc::discovery::DiscoveryHandle) {
-/// h.initialized().await; // waits until discovery and the first JWKS fetch succeeded
+/// h.initialized().await.ok(); // waits until discovery and the first JWKS fetch succeeded
 /// assert!(h.health().is_ok());
 /// # }
 /// ```
@@ -586,13 +632,24 @@ impl DiscoveryHandle {
     /// tokio::time::timeout(std::time::Duration::from_secs(60), h.initialized()).await.ok();
     /// # }
     /// ```
-    pub async fn initialized(&self) {
+    ///
+    /// `Err` (the [`health`](Self::health) text) when the initialisation task ended without
+    /// success: the authenticator was dropped, or the task died. It then never becomes ready.
+    pub async fn initialized(&self) -> Result<(), String> {
         let mut rx = self.ready.clone();
-        let _ = rx.wait_for(|r| *r).await;
+        // An error means the task (the sender) is gone: ready only if it said so first.
+        let ended_ready = rx.wait_for(|r| *r).await.is_ok();
+        if ended_ready || *rx.borrow() {
+            Ok(())
+        } else {
+            Err(self.unhealthy())
+        }
     }
 
     /// Kubernetes' health check: `Ok` once initialised, else
-    /// `oidc: authenticator for issuer "<url>" is not healthy: <last error>`.
+    /// `oidc: authenticator for issuer "<url>" is not healthy: <last error>` (before the first
+    /// attempt ends: `… is not healthy: oidc: authenticator for issuer "<url>" is not
+    /// initialized`).
     ///
     /// ```no_run
     /// # fn f(h: kube_authn::token::oidc::discovery::DiscoveryHandle) {
@@ -603,17 +660,23 @@ impl DiscoveryHandle {
         if self.is_initialized() {
             return Ok(());
         }
+        Err(self.unhealthy())
+    }
+
+    /// The health error: the last initialisation error, or (before the first attempt ended)
+    /// Kubernetes' `oidc: authenticator for issuer "<url>" is not initialized`.
+    fn unhealthy(&self) -> String {
+        let issuer = go_quote(&self.remote.issuer);
         let last = self
             .remote
             .last_error
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .clone()
-            .unwrap_or_else(|| "oidc: authenticator not initialized".into());
-        Err(format!(
-            "oidc: authenticator for issuer {} is not healthy: {last}",
-            go_quote(&self.remote.issuer)
-        ))
+            .unwrap_or_else(|| {
+                format!("oidc: authenticator for issuer {issuer} is not initialized")
+            });
+        format!("oidc: authenticator for issuer {issuer} is not healthy: {last}")
     }
 
     /// How many JWKS fetches were attempted (initial, retries and refetches).
@@ -685,12 +748,14 @@ pub fn spawn(
     let (tx, rx) = tokio::sync::watch::channel(false);
     let r = remote.clone();
     let task = rt.spawn(async move {
-        let mut delay = opts.initial_retry;
+        let mut delay = opts.initial_retry.clamp(MIN_RETRY, opts.retry_interval.max(MIN_RETRY));
         loop {
             if r.authn.strong_count() == 0 {
                 return;
             }
             match r.initialize().await {
+                // The authenticator went away meanwhile: nothing was installed.
+                Ok(()) if r.authn.strong_count() == 0 => return,
                 Ok(()) => {
                     r.set_error(None);
                     let _ = tx.send(true);
@@ -703,7 +768,7 @@ pub fn spawn(
                 }
             }
             tokio::time::sleep(delay).await;
-            delay = (delay * 2).min(opts.retry_interval);
+            delay = next_retry(delay, opts.retry_interval);
         }
     });
     Ok(DiscoveryHandle {
@@ -759,6 +824,47 @@ mod tests {
             .await
             .unwrap_err();
         assert!(err.ends_with("only https URLs are fetched"), "{err}");
+    }
+
+    /// The retry delay never reaches zero (0 × 2 = 0 used to retry in a tight loop), doubles
+    /// up to the maximum, and does not overflow.
+    #[test]
+    fn retry_delay_has_a_floor() {
+        let ms = Duration::from_millis;
+        for (delay, max, want) in [
+            (Duration::ZERO, Duration::ZERO, MIN_RETRY),
+            (Duration::ZERO, Duration::from_secs(10), MIN_RETRY),
+            (ms(1), Duration::from_secs(10), MIN_RETRY),
+            (ms(100), Duration::from_secs(10), ms(200)),
+            (ms(8000), Duration::from_secs(10), Duration::from_secs(10)),
+            (ms(100), ms(50), MIN_RETRY),
+            (Duration::MAX, Duration::MAX, Duration::MAX),
+        ] {
+            assert_eq!(next_retry(delay, max), want, "{delay:?} {max:?}");
+        }
+    }
+
+    /// A distributed-claims endpoint comes from a token: its password is never shown (Go's
+    /// net/http `stripPassword`).
+    #[tokio::test]
+    async fn distributed_endpoint_password_is_not_shown() {
+        let f = claims_fetcher();
+        let err = f
+            .fetch("http://alice:hunter2@127.0.0.1:1/groups", "at")
+            .await
+            .unwrap_err();
+        assert_eq!(
+            err,
+            r#"Get "http://alice:***@127.0.0.1:1/groups": only https URLs are fetched"#
+        );
+        let err = f
+            .fetch("https://alice:hunter2@127.0.0.1:1/groups", "at")
+            .await
+            .unwrap_err();
+        assert!(
+            err.starts_with(r#"Get "https://alice:***@127.0.0.1:1/groups": "#),
+            "{err}"
+        );
     }
 
     /// A stored body is reused within the TTL for the same endpoint and access token only,

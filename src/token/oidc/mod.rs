@@ -51,6 +51,8 @@ mod claims;
 pub mod config;
 #[cfg(feature = "remote")]
 pub mod discovery;
+#[cfg(feature = "remote")]
+mod gojson;
 pub mod metrics;
 pub mod refresh;
 #[cfg(feature = "remote")]
@@ -436,6 +438,33 @@ pub fn go_time_utc(unix: i64) -> String {
         secs % 3600 / 60,
         secs % 60
     )
+}
+
+/// `url` with the password of its userinfo replaced by `***`, as Go's net/http
+/// `stripPassword` shows a URL in a `url.Error` (`https://user:***@host/…`). Used wherever a
+/// URL that came from an issuer's document or a token (`jwks_uri`, distributed-claim
+/// endpoints) goes into an error or a log (`https://u:p@h/x` → `https://u:***@h/x`).
+pub(crate) fn strip_password(url: &str) -> std::borrow::Cow<'_, str> {
+    use std::borrow::Cow;
+    let Some(scheme_end) = url.find("://") else {
+        return Cow::Borrowed(url);
+    };
+    let start = scheme_end + 3;
+    let authority_end = url[start..]
+        .find(['/', '?', '#'])
+        .map_or(url.len(), |i| start + i);
+    let authority = &url[start..authority_end];
+    let Some(at) = authority.rfind('@') else {
+        return Cow::Borrowed(url);
+    };
+    let Some(colon) = authority[..at].find(':') else {
+        return Cow::Borrowed(url);
+    };
+    Cow::Owned(format!(
+        "{}:***{}",
+        &url[..start + colon],
+        &url[start + at..]
+    ))
 }
 
 fn bad(msg: String) -> Error {
@@ -891,7 +920,10 @@ impl OidcAuthenticator {
         };
         if unknown_kid && self.check_alg(&jwt).is_ok() {
             if let Some(refresher) = self.refresher.load_full() {
-                refresher.refresh_keys().await;
+                let refreshed = refresher.refresh_keys().await;
+                if let Some(e) = self.fetch_failure(&jwt, &refreshed) {
+                    return Err(wrap(format!("verify distributed claim token: {e}")));
+                }
             }
         }
         let keys = self
@@ -904,7 +936,7 @@ impl OidcAuthenticator {
         let value = dist.get(claim).ok_or_else(|| {
             wrap(format!(
                 "jwt returned by distributed claim endpoint {} did not contain claim: {claim}",
-                go_quote(endpoint)
+                go_quote(&strip_password(endpoint))
             ))
         })?;
         *body_accepted = true;
@@ -1067,6 +1099,25 @@ impl OidcAuthenticator {
         ))
     }
 
+    /// go-oidc's signature error when the refetch for an unknown `kid` failed and the `kid` is
+    /// still unknown: `failed to verify signature: fetching keys <fetch error>` (jwks.go
+    /// `keysFromRemote`, verify.go). `None` when the fetch succeeded, or this call neither
+    /// ran nor waited on it (within the cooldown the current keys answer, as before).
+    fn fetch_failure(
+        &self,
+        jwt: &UntrustedJwt<'_>,
+        refreshed: &refresh::Refreshed,
+    ) -> Option<String> {
+        let e = refreshed.fetch_error()?;
+        let known = match (jwt.header(), self.keys.load().as_deref()) {
+            (Ok(h), Some(keys)) => h
+                .kid()
+                .is_some_and(|kid| keys.find(Some(kid)).next().is_some()),
+            _ => false,
+        };
+        (!known).then(|| format!("failed to verify signature: fetching keys {e}"))
+    }
+
     /// Everything [`Self::authenticate`] checks before it looks for a key, with its errors.
     fn check_unsigned(&self, jwt: &UntrustedJwt<'_>) -> Result<(), Error> {
         self.check_alg(jwt)
@@ -1172,7 +1223,10 @@ impl JwtAuthenticator for OidcAuthenticator {
                     return AuthFuture::ready(finish(Err(e)));
                 }
                 return AuthFuture::new(async move {
-                    refresher.refresh_keys().await;
+                    let refreshed = refresher.refresh_keys().await;
+                    if let Some(e) = self.fetch_failure(&jwt, &refreshed) {
+                        return finish(Err(bad(format!("oidc: verify token: {e}"))));
+                    }
                     let step = self.authenticate(&jwt);
                     finish(self.finish_step(&jwt, step).await)
                 });
@@ -1197,5 +1251,32 @@ impl TokenAuthenticator for OidcAuthenticator {
             return AuthFuture::ready(Ok(None));
         }
         self.authenticate_jwt(jwt, token, ctx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::strip_password;
+
+    /// Go's net/http `stripPassword` (client.go): `user:***@`; a URL without a password (or
+    /// without userinfo) unchanged; `@` in the path is not userinfo; the last `@` of the
+    /// authority ends it, the first `:` starts the password.
+    #[test]
+    fn strip_password_as_go() {
+        for (url, want) in [
+            (
+                "https://u:secret@h.example/keys",
+                "https://u:***@h.example/keys",
+            ),
+            ("https://u:a:b@c@h:443/x?y#z", "https://u:***@h:443/x?y#z"),
+            ("https://:pw@h/", "https://:***@h/"),
+            ("https://u@h/", "https://u@h/"),
+            ("https://h/p:q@r", "https://h/p:q@r"),
+            ("https://h?u:p@x", "https://h?u:p@x"),
+            ("https://u:p@h", "https://u:***@h"),
+            ("not a url", "not a url"),
+        ] {
+            assert_eq!(strip_password(url), want, "{url}");
+        }
     }
 }

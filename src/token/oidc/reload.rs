@@ -377,14 +377,17 @@ async fn watch(shared: Arc<Shared>, settings: Settings, initial: Vec<u8>) {
         };
         let ready = match &generation.running {
             Some(running) => {
-                tokio::time::timeout(settings.reload.update_timeout, running.initialized())
+                // An issuer whose initialisation task ended without success never comes up:
+                // its error at once, not after the timeout (nor `Ok`, as it used to be).
+                match tokio::time::timeout(settings.reload.update_timeout, running.initialized())
                     .await
-                    .map_err(|_| {
-                        running
-                            .health()
-                            .err()
-                            .unwrap_or_else(|| "timed out".to_owned())
-                    })
+                {
+                    Ok(ready) => ready,
+                    Err(_) => Err(running
+                        .health()
+                        .err()
+                        .unwrap_or_else(|| "timed out".to_owned())),
+                }
             }
             None => Ok(()),
         };

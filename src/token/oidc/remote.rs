@@ -92,17 +92,20 @@ impl OidcAuthenticators {
         self.handles.iter().for_each(DiscoveryHandle::retire);
     }
 
-    /// Waits until every issuer is initialised (forever if one never answers).
+    /// Waits until every issuer is initialised (forever if one never answers); `Err` (that
+    /// issuer's health text) as soon as one's initialisation task ended without success
+    /// ([`DiscoveryHandle::initialized`]).
     ///
     /// ```no_run
     /// # async fn f(oidc: kube_authn::token::oidc::remote::OidcAuthenticators) {
-    /// oidc.initialized().await;
+    /// if let Err(e) = oidc.initialized().await { eprintln!("{e}"); }
     /// # }
     /// ```
-    pub async fn initialized(&self) {
+    pub async fn initialized(&self) -> Result<(), String> {
         for h in &self.handles {
-            h.initialized().await;
+            h.initialized().await?;
         }
+        Ok(())
     }
 }
 
