@@ -93,8 +93,55 @@ where
         .collect())
 }
 
+/// [`null_as_default`] for a list and each of its items (`[null]` is one zero value, as Go
+/// decodes `null` into a struct element).
+fn default_items<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de> + Default,
+{
+    let list: Option<Vec<Option<T>>> = Option::deserialize(d)?;
+    Ok(list
+        .unwrap_or_default()
+        .into_iter()
+        .map(Option::unwrap_or_default)
+        .collect())
+}
+
 fn is_zero(n: &i64) -> bool {
     *n == 0
+}
+
+/// An `int64` as Go's encoding/json reads it (`strconv.ParseInt`), `null` as 0: serde_json
+/// reads the integer `-0` as a float, which Go takes as 0.
+fn go_int64<'de, D>(d: D) -> Result<i64, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    struct Int;
+    impl serde::de::Visitor<'_> for Int {
+        type Value = i64;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("an integer")
+        }
+        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<i64, E> {
+            Ok(v)
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<i64, E> {
+            i64::try_from(v).map_err(|_| E::custom("integer out of range"))
+        }
+        fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<i64, E> {
+            if v == 0.0 && v.is_sign_negative() {
+                Ok(0)
+            } else {
+                Err(E::invalid_type(serde::de::Unexpected::Float(v), &self))
+            }
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<i64, E> {
+            Ok(0)
+        }
+    }
+    d.deserialize_any(Int)
 }
 
 /// Object metadata: the fields of Go's `metav1.ObjectMeta` that a review's create keeps
@@ -144,7 +191,7 @@ pub struct ObjectMeta {
     /// `metadata.generation` (echoed).
     #[serde(
         default,
-        deserialize_with = "null_as_default",
+        deserialize_with = "go_int64",
         skip_serializing_if = "is_zero"
     )]
     pub generation: i64,
@@ -166,10 +213,11 @@ pub struct ObjectMeta {
         skip_serializing_if = "BTreeMap::is_empty"
     )]
     pub annotations: BTreeMap<String, String>,
-    /// `metadata.ownerReferences` (echoed).
+    /// `metadata.ownerReferences` (echoed; kube-authn serve drops repeated entries with
+    /// kube-apiserver's warning).
     #[serde(
         default,
-        deserialize_with = "null_as_default",
+        deserialize_with = "default_items",
         skip_serializing_if = "Vec::is_empty"
     )]
     pub owner_references: Vec<OwnerReference>,
@@ -188,7 +236,7 @@ pub struct ObjectMeta {
 /// let r: kube_authn::api::OwnerReference = serde_json::from_str(r#"{"uid":"1","controller":null}"#).unwrap();
 /// assert_eq!(serde_json::to_string(&r).unwrap(), r#"{"apiVersion":"","kind":"","name":"","uid":"1"}"#);
 /// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OwnerReference {
     /// The owner's API version.

@@ -5,9 +5,12 @@
 //! * `POST /apis/authentication.k8s.io/{v1,v1beta1}/tokenreviews` → 201 TokenReview, with
 //!   kube-apiserver's semantics (`pkg/registry/authentication/tokenreview/storage.go`): the
 //!   token runs through the full request chain with `spec.audiences` (or the API audiences);
-//! * `GET /healthz`, `/livez`, `/readyz` → `ok`; `GET /metrics` → Prometheus text.
+//! * `/healthz`, `/livez`, `/readyz` → `ok` (any method; anonymous callers GET only);
+//!   `/metrics` → Prometheus text (any method), as their Go handlers answer.
 //! * `GET /apis`, `/apis/authentication.k8s.io`, `…/v1`, `…/v1beta1` → legacy discovery
 //!   ([`crate::discovery`]), for authenticated callers.
+//!
+//! Routes match the percent-decoded path, as Go's `req.URL.Path`; a bad escape is Go's 400.
 //!
 //! Both reviews need an authenticated, non-anonymous caller (kube-apiserver's default RBAC
 //! gives anonymous neither), and a TokenReview caller must be in one of
@@ -19,6 +22,7 @@
 //! unknown or repeated body fields are reported as its `fieldValidation` says (see
 //! [`crate::create_options`]). Nothing here can panic on input.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -26,7 +30,8 @@ use http::header::CONTENT_TYPE;
 use http::{HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::{BodyExt, Full, Limited};
 use kube_authn::api::{
-    SelfSubjectReview, Status, StatusCause, StatusDetails, TokenReview, UserInfo as ApiUserInfo,
+    OwnerReference, SelfSubjectReview, Status, StatusCause, StatusDetails, TokenReview,
+    UserInfo as ApiUserInfo,
 };
 use kube_authn::chain::Chain;
 use kube_authn::middleware::{Authenticated, wants_pretty};
@@ -342,6 +347,32 @@ fn review_authorization(token: &str) -> String {
     format!("Bearer {token}")
 }
 
+/// A request path as Go's `url.URL.Path` holds it: every `%XX` decoded (`%2F` too, as Go
+/// does), `+` kept; `None` for an invalid escape, which Go's HTTP server refuses with a 400
+/// before any handler. (The rule of `kube_authn::chain::anonymous`'s path matching; decoded
+/// bytes that are not UTF-8 become U+FFFD, so such a path matches no route.)
+fn go_url_path(raw: &str) -> Option<String> {
+    if !raw.contains('%') {
+        return Some(raw.to_owned());
+    }
+    let bytes = raw.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = bytes.get(i + 1..i + 3)?;
+            let hi = char::from(hex[0]).to_digit(16)?;
+            let lo = char::from(hex[1]).to_digit(16)?;
+            out.push((hi * 16 + lo) as u8);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    Some(String::from_utf8_lossy(&out).into_owned())
+}
+
 /// A response given before the request is served (boxed: the `Err` side of a `Result`).
 type Answer = Box<Response<Full<Bytes>>>;
 
@@ -472,6 +503,15 @@ fn strict_outcome<T>(
         ))
     };
     match decoded {
+        // Go checks the whole body's syntax before it decodes anything.
+        Err(e) if !matches!(e.classify(), serde_json::error::Category::Data) => {
+            Err(bad_request(decode_error(&e)))
+        }
+        // Go's decoding error (a value of the wrong type, a bad time), which comes before
+        // the strict decoder's findings in every mode.
+        _ if found.decode_error().is_some() => Err(bad_request(
+            prefix() + found.decode_error().unwrap_or_default(),
+        )),
         // serde refuses a repeated struct field in every mode (fail closed, as for JWT
         // payloads); the message is the one kube-apiserver gives under `Strict`.
         Err(e) if found.struct_duplicates && e.to_string().starts_with("duplicate field") => {
@@ -488,6 +528,29 @@ fn strict_outcome<T>(
         Ok(value) if validation == FieldValidation::Warn => Ok((value, found.errors)),
         Ok(value) => Ok((value, Vec::new())),
     }
+}
+
+/// The create handler's `dedupOwnerReferencesAndAddWarning` (k8s.io/apiserver
+/// `handlers/rest.go`): an owner reference equal in every field to an earlier one is dropped,
+/// and the warning lists the UIDs of the dropped ones, in order. (Go compares each entry with
+/// a repeated UID against those kept, which is quadratic; a set of the entries is not.)
+fn dedup_owner_references(refs: &mut Vec<OwnerReference>) -> Option<String> {
+    let mut seen: HashSet<OwnerReference> = HashSet::with_capacity(refs.len());
+    let mut duplicates: Vec<String> = Vec::new();
+    refs.retain(|r| {
+        if seen.insert(r.clone()) {
+            true
+        } else {
+            duplicates.push(r.uid.clone());
+            false
+        }
+    });
+    (!duplicates.is_empty()).then(|| {
+        format!(
+            ".metadata.ownerReferences contains duplicate entries; API server dedups owner references in 1.20+, and may reject such requests as early as 1.24; please fix your requests; duplicate UID(s) observed: {}",
+            duplicates.join(", ")
+        )
+    })
 }
 
 /// Adds kube-apiserver's `Warning: 299 - "…"` headers for `texts` (its warning recorder:
@@ -640,7 +703,11 @@ impl App {
     {
         let pretty = wants_pretty(req.uri(), req.headers());
         let user = Authenticated::from_request(&req).map(|a| a.user.clone());
-        let path = req.uri().path().to_owned();
+        // Go's server routes on `req.URL.Path`, the path percent-decoded (`%2F` included); a
+        // bad escape never reaches a handler there: its HTTP server answers 400.
+        let Some(path) = go_url_path(req.uri().path()) else {
+            return text(StatusCode::BAD_REQUEST, "400 Bad Request");
+        };
         let method = req.method().clone();
         // kube-apiserver's max-in-flight filter: reviews are creates (mutating) and take a
         // slot while there is one; when none is left, members of system:masters are still
@@ -661,9 +728,24 @@ impl App {
             },
             _ => None,
         };
+        // A non-resource request's RBAC verb is its method, lower-cased: anonymous callers
+        // (`system:public-info-viewer`) may `get` the health checks and nothing else here.
+        let privileged = user.as_deref().is_some_and(|u| !u.is_anonymous());
+        let forbidden_path = |user: Option<Arc<UserInfo>>, method: &Method, path: &str| {
+            forbidden_status(
+                format!(
+                    "forbidden: User {} cannot {} path {}",
+                    forbidden_user(caller_or_anonymous(user).name()),
+                    method.as_str().to_ascii_lowercase(),
+                    kube_authn::jwt::go_quote(path)
+                ),
+                StatusDetails::default(),
+                pretty,
+            )
+        };
         match (path.as_str(), method) {
-            ("/healthz" | "/livez" | "/readyz", Method::GET | Method::HEAD) => {
-                // k8s.io/apiserver's healthz handler.
+            // k8s.io/apiserver's healthz handler, which answers every method.
+            ("/healthz" | "/livez" | "/readyz", method) if method == Method::GET || privileged => {
                 let mut response = text(StatusCode::OK, "ok");
                 response.headers_mut().insert(
                     "x-content-type-options",
@@ -671,7 +753,11 @@ impl App {
                 );
                 response
             }
-            ("/metrics", Method::GET) => match user {
+            (path @ ("/healthz" | "/livez" | "/readyz"), method) => {
+                forbidden_path(user, &method, path)
+            }
+            // promhttp's handler answers every method.
+            ("/metrics", method) => match user {
                 Some(u) if !u.is_anonymous() => {
                     let mut out = String::new();
                     (self.metrics)(&mut out);
@@ -685,14 +771,7 @@ impl App {
                     );
                     response
                 }
-                _ => forbidden_status(
-                    format!(
-                        "forbidden: User {} cannot get path \"/metrics\"",
-                        forbidden_user(caller_or_anonymous(user).name())
-                    ),
-                    StatusDetails::default(),
-                    pretty,
-                ),
+                _ => forbidden_path(user, &method, "/metrics"),
             },
             ("/apis/authentication.k8s.io/v1/selfsubjectreviews", Method::POST) => {
                 self.self_subject_review(req, user, pretty).await
@@ -730,16 +809,7 @@ impl App {
                         pretty,
                     ),
                 },
-                _ => forbidden_status(
-                    format!(
-                        "forbidden: User {} cannot {} path {}",
-                        forbidden_user(caller_or_anonymous(user).name()),
-                        method.as_str().to_ascii_lowercase(),
-                        kube_authn::jwt::go_quote(path)
-                    ),
-                    StatusDetails::default(),
-                    pretty,
-                ),
+                _ => forbidden_path(user, &method, path),
             },
             _ => status_with_details(
                 StatusCode::NOT_FOUND,
@@ -824,7 +894,7 @@ impl App {
                     (declared.as_ref(), ENDPOINT),
                     pretty,
                 ) {
-                    Ok((review, found)) => {
+                    Ok((mut review, found)) => {
                         if let Err(response) = declared_version_matches(
                             declared,
                             (&review.api_version, &review.kind),
@@ -835,6 +905,9 @@ impl App {
                             return with_warnings(*response, &found);
                         }
                         warnings = found;
+                        warnings.extend(dedup_owner_references(
+                            &mut review.metadata.owner_references,
+                        ));
                     }
                     Err(response) => return *response,
                 }
@@ -882,12 +955,12 @@ impl App {
             Ok(body) => body,
             Err(response) => return response,
         };
-        let (validation, found) = match create_options(
-            query.as_deref(),
-            &body,
-            &create_options::TOKEN_REVIEW,
-            pretty,
-        ) {
+        let shape = if version == "v1beta1" {
+            &create_options::TOKEN_REVIEW_V1BETA1
+        } else {
+            &create_options::TOKEN_REVIEW
+        };
+        let (validation, found) = match create_options(query.as_deref(), &body, shape, pretty) {
             Ok(checked) => checked,
             Err(response) => return *response,
         };
@@ -899,7 +972,7 @@ impl App {
             Ok(declared) => declared,
             Err(response) => return *response,
         };
-        let (review, warnings) = match strict_outcome(
+        let (mut review, mut warnings) = match strict_outcome(
             serde_json::from_slice::<TokenReview>(typed_body(&body)),
             validation,
             found,
@@ -920,6 +993,9 @@ impl App {
         ) {
             return with_warnings(*response, &warnings);
         }
+        warnings.extend(dedup_owner_references(
+            &mut review.metadata.owner_references,
+        ));
         with_warnings(self.review_token(review, version, pretty).await, &warnings)
     }
 
@@ -1130,5 +1206,60 @@ mod tests {
             std::str::from_utf8(&body).unwrap(),
             "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"Internal error occurred: error validating audiences\",\"reason\":\"InternalError\",\"details\":{\"causes\":[{\"message\":\"error validating audiences\"}]},\"code\":500}\n"
         );
+    }
+
+    #[test]
+    fn go_url_path_decodes_as_go_does() {
+        for (raw, want) in [
+            ("/apis", Some("/apis")),
+            ("/ap%69s", Some("/apis")),
+            (
+                "/apis%2Fauthentication.k8s.io",
+                Some("/apis/authentication.k8s.io"),
+            ),
+            ("/a+b%20c", Some("/a+b c")),
+            ("/%FF", Some("/\u{fffd}")),
+            ("/%zz", None),
+            ("/%", None),
+            ("/%2", None),
+        ] {
+            assert_eq!(go_url_path(raw).as_deref(), want, "{raw}");
+        }
+    }
+
+    #[test]
+    fn dedup_owner_references_is_the_create_handlers() {
+        let r = |name: &str, uid: &str, controller: Option<bool>| OwnerReference {
+            name: name.into(),
+            uid: uid.into(),
+            controller,
+            ..OwnerReference::default()
+        };
+        let mut refs = vec![
+            r("a", "1", None),
+            r("a", "1", None),
+            r("b", "1", None),
+            r("c", "2", Some(false)),
+            r("c", "2", None),
+            r("a", "1", None),
+            r("c", "2", Some(false)),
+        ];
+        let warning = dedup_owner_references(&mut refs);
+        assert_eq!(
+            refs,
+            [
+                r("a", "1", None),
+                r("b", "1", None),
+                r("c", "2", Some(false)),
+                r("c", "2", None)
+            ]
+        );
+        assert_eq!(
+            warning.as_deref(),
+            Some(
+                ".metadata.ownerReferences contains duplicate entries; API server dedups owner references in 1.20+, and may reject such requests as early as 1.24; please fix your requests; duplicate UID(s) observed: 1, 1, 2"
+            )
+        );
+        assert_eq!(dedup_owner_references(&mut refs), None);
     }
 }

@@ -142,9 +142,11 @@ pub fn document(path: &str) -> Option<Document> {
 }
 
 /// Whether a caller allowed to read discovery gets the document for `method`: any method on
-/// `/apis` (its handler ignores the method), GET elsewhere (go-restful's routes; others 405).
+/// `/apis` and on the group (kube-aggregator's `apisHandler` and `apiGroupHandler` ignore the
+/// method), GET on the versions (go-restful's routes; others 405).
 pub fn serves(path: &str, method: &http::Method) -> bool {
-    method == http::Method::GET || matches!(path, "/apis" | "/apis/")
+    method == http::Method::GET
+        || matches!(path, "/apis" | "/apis/" | "/apis/authentication.k8s.io")
 }
 
 #[cfg(test)]
@@ -208,7 +210,8 @@ mod tests {
             ("/apis", Method::POST, true),
             ("/apis/", Method::DELETE, true),
             ("/apis/authentication.k8s.io", Method::GET, true),
-            ("/apis/authentication.k8s.io", Method::POST, false),
+            ("/apis/authentication.k8s.io", Method::POST, true),
+            ("/apis/authentication.k8s.io/v1", Method::POST, false),
             ("/apis/authentication.k8s.io/v1", Method::HEAD, false),
         ] {
             assert_eq!(serves(path, &method), want, "{method} {path}");

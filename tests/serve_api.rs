@@ -1,0 +1,622 @@
+//! End-to-end tests of `kube-authn serve`'s API handlers against kube-apiserver's answers:
+//! how a review's metadata is decoded (Go's typed decoding and `time.Parse` texts), the
+//! create handler's owner-reference dedup warning, routing on the percent-decoded path, and
+//! the methods each handler answers. The expected texts were printed by kube-apiserver's own
+//! code (k8s.io/apiserver and k8s.io/apimachinery v0.37.2, `conformance/go/cmd/strictdecode`,
+//! Go 1.26); no Go toolchain is needed to run these tests.
+#![cfg(feature = "server")]
+
+mod serve_support;
+
+use serde_json::{Value, json};
+use serve_support::*;
+
+const ADMIN_TOKEN: &str = "f3a9c1d2e4b5a6978877665544332211";
+const JANE_TOKEN: &str = "0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e";
+
+const TR: &str = "/apis/authentication.k8s.io/v1/tokenreviews";
+const TR_BETA: &str = "/apis/authentication.k8s.io/v1beta1/tokenreviews";
+const SSR: &str = "/apis/authentication.k8s.io/v1/selfsubjectreviews";
+
+const MODES: [&str; 4] = [
+    "",
+    "?fieldValidation=Warn",
+    "?fieldValidation=Strict",
+    "?fieldValidation=Ignore",
+];
+
+/// The server with a token file: `admin` in system:masters, `jane` in developers.
+fn start() -> Server {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("tokens.csv"),
+        format!("{ADMIN_TOKEN},admin,1,\"system:masters\"\n{JANE_TOKEN},jane,2,\"developers\"\n"),
+    )
+    .unwrap();
+    let args = vec![format!(
+        "--token-auth-file={}",
+        dir.path().join("tokens.csv").display()
+    )];
+    Server::spawn(dir, &args)
+}
+
+/// POSTs `body` as JSON to `path` as `admin`: status, `Warning` values, parsed body.
+async fn post(
+    client: &reqwest::Client,
+    server: &Server,
+    path: &str,
+    body: &str,
+) -> (u16, Vec<String>, Value) {
+    let resp = client
+        .post(server.url(path))
+        .bearer_auth(ADMIN_TOKEN)
+        .header("content-type", "application/json")
+        .body(body.to_owned())
+        .send()
+        .await
+        .unwrap();
+    let code = resp.status().as_u16();
+    let warnings = resp
+        .headers()
+        .get_all("warning")
+        .iter()
+        .map(|v| String::from_utf8(v.as_bytes().to_vec()).unwrap())
+        .collect();
+    (code, warnings, resp.json().await.unwrap_or(Value::Null))
+}
+
+/// Every field of `metav1.ObjectMeta` is decoded into its Go type, in every `fieldValidation`
+/// mode: a value of the wrong JSON type is encoding/json's error, a bad time `time.Parse`'s
+/// (which ends the decoding, so it wins over a type error found before it), behind the create
+/// handler's `… cannot be handled as a …` prefix; `null` and valid times are accepted. The
+/// same holds for the reviews' own fields (spec, status) and for both kinds and versions.
+#[tokio::test]
+async fn review_metadata_is_decoded_as_kube_apiserver_decodes_it() {
+    let server = start();
+    let client = server.reqwest();
+    const TR_HEAD: &str =
+        r#""apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","spec":{"token":"x"}"#;
+    const PREFIX: &str = r#"TokenReview in version "v1" cannot be handled as a TokenReview: "#;
+    const LAYOUT: &str = r#"as "2006-01-02T15:04:05Z07:00""#;
+    // (metadata, Go's error after the prefix, or None: accepted)
+    let metadata: Vec<(&str, Option<String>)> = vec![
+        (
+            r#"{"creationTimestamp":"garbage"}"#,
+            Some(format!(
+                r#"parsing time "garbage" {LAYOUT}: cannot parse "garbage" as "2006""#
+            )),
+        ),
+        (r#"{"creationTimestamp":null}"#, None),
+        (r#"{"creationTimestamp":"2020-01-02T03:04:05Z"}"#, None),
+        (
+            r#"{"creationTimestamp":"2020-01-02T03:04:05.123456789+05:30"}"#,
+            None,
+        ),
+        (r#"{"creationTimestamp":"2020-01-02T3:04:05,5+24:00"}"#, None),
+        (r#"{"creationTimestamp":"0000-01-01T00:00:00Z"}"#, None),
+        (r#"{"creationTimestamp":"2024-02-29T00:00:00Z"}"#, None),
+        (
+            r#"{"creationTimestamp":5}"#,
+            Some(
+                "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.creationTimestamp of type string".into(),
+            ),
+        ),
+        (
+            r#"{"creationTimestamp":{}}"#,
+            Some(
+                "json: cannot unmarshal object into Go struct field ObjectMeta.metadata.creationTimestamp of type string".into(),
+            ),
+        ),
+        (
+            r#"{"deletionTimestamp":"2020-13-45"}"#,
+            Some(r#"parsing time "2020-13-45": month out of range"#.into()),
+        ),
+        (
+            r#"{"deletionTimestamp":"2023-02-29T00:00:00Z"}"#,
+            Some(r#"parsing time "2023-02-29T00:00:00Z": day out of range"#.into()),
+        ),
+        (
+            r#"{"deletionTimestamp":"2020-02-03T24:00:00Z"}"#,
+            Some(r#"parsing time "2020-02-03T24:00:00Z": hour out of range"#.into()),
+        ),
+        (
+            r#"{"deletionTimestamp":"2020-01-02T03:60:00Z"}"#,
+            Some(r#"parsing time "2020-01-02T03:60:00Z": minute out of range"#.into()),
+        ),
+        (
+            r#"{"deletionTimestamp":"2020-01-02T03:04:60Z"}"#,
+            Some(r#"parsing time "2020-01-02T03:04:60Z": second out of range"#.into()),
+        ),
+        (
+            r#"{"deletionTimestamp":"2020-02-03T04:00:00Zabc"}"#,
+            Some(r#"parsing time "2020-02-03T04:00:00Zabc": extra text: "abc""#.into()),
+        ),
+        (
+            r#"{"deletionTimestamp":"2020-02-03T04:00:00+25:00"}"#,
+            Some(
+                r#"parsing time "2020-02-03T04:00:00+25:00": time zone offset hour out of range"#
+                    .into(),
+            ),
+        ),
+        (
+            r#"{"deletionTimestamp":"2020-01-01T00:00:00+25:61"}"#,
+            Some(
+                r#"parsing time "2020-01-01T00:00:00+25:61": time zone offset minute out of range"#
+                    .into(),
+            ),
+        ),
+        (
+            r#"{"deletionTimestamp":"2020-02-03T04:00:00+2500"}"#,
+            Some(format!(
+                r#"parsing time "2020-02-03T04:00:00+2500" {LAYOUT}: cannot parse "+2500" as "Z07:00""#
+            )),
+        ),
+        (
+            r#"{"deletionTimestamp":"2020-1-02T03:04:05Z"}"#,
+            Some(format!(
+                r#"parsing time "2020-1-02T03:04:05Z" {LAYOUT}: cannot parse "1-02T03:04:05Z" as "01""#
+            )),
+        ),
+        (
+            r#"{"deletionTimestamp":"2020-01-02 03:04:05Z"}"#,
+            Some(format!(
+                r#"parsing time "2020-01-02 03:04:05Z" {LAYOUT}: cannot parse " 03:04:05Z" as "T""#
+            )),
+        ),
+        (
+            r#"{"deletionTimestamp":"2020-01-02T03:04"}"#,
+            Some(format!(
+                r#"parsing time "2020-01-02T03:04" {LAYOUT}: cannot parse "" as ":""#
+            )),
+        ),
+        (
+            r#"{"deletionTimestamp":"2020-\"\u00e9\u0001"}"#,
+            Some(format!(
+                r#"parsing time "2020-\"\xc3\xa9\x01" {LAYOUT}: cannot parse "\"\xc3\xa9\x01" as "01""#
+            )),
+        ),
+        (
+            r#"{"deletionTimestamp":""}"#,
+            Some(format!(
+                r#"parsing time "" {LAYOUT}: cannot parse "" as "2006""#
+            )),
+        ),
+        (r#"{"deletionTimestamp":null}"#, None),
+        (
+            r#"{"uid":5}"#,
+            Some(
+                "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.uid of type types.UID".into(),
+            ),
+        ),
+        (
+            r#"{"selfLink":true}"#,
+            Some(
+                "json: cannot unmarshal bool into Go struct field ObjectMeta.metadata.selfLink of type string".into(),
+            ),
+        ),
+        (
+            r#"{"deletionGracePeriodSeconds":"5"}"#,
+            Some(
+                "json: cannot unmarshal string into Go struct field ObjectMeta.metadata.deletionGracePeriodSeconds of type int64".into(),
+            ),
+        ),
+        (
+            r#"{"deletionGracePeriodSeconds":1.5}"#,
+            Some(
+                "json: cannot unmarshal number 1.5 into Go struct field ObjectMeta.metadata.deletionGracePeriodSeconds of type int64".into(),
+            ),
+        ),
+        (
+            r#"{"generation":9223372036854775808}"#,
+            Some(
+                "json: cannot unmarshal number 9223372036854775808 into Go struct field ObjectMeta.metadata.generation of type int64".into(),
+            ),
+        ),
+        (
+            r#"{"generation":1e2}"#,
+            Some(
+                "json: cannot unmarshal number 1e2 into Go struct field ObjectMeta.metadata.generation of type int64".into(),
+            ),
+        ),
+        (
+            r#"{"generation":-0,"deletionGracePeriodSeconds":-9223372036854775808}"#,
+            None,
+        ),
+        (
+            r#"{"managedFields":[{"time":"bad"}]}"#,
+            Some(format!(
+                r#"parsing time "bad" {LAYOUT}: cannot parse "bad" as "2006""#
+            )),
+        ),
+        (
+            r#"{"managedFields":[{"operation":5}]}"#,
+            Some(
+                "json: cannot unmarshal number into Go struct field ManagedFieldsEntry.metadata.managedFields.operation of type v1.ManagedFieldsOperationType".into(),
+            ),
+        ),
+        (
+            r#"{"managedFields":[5]}"#,
+            Some(
+                "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.managedFields of type v1.ManagedFieldsEntry".into(),
+            ),
+        ),
+        (
+            r#"{"managedFields":{}}"#,
+            Some(
+                "json: cannot unmarshal object into Go struct field ObjectMeta.metadata.managedFields of type []v1.ManagedFieldsEntry".into(),
+            ),
+        ),
+        (
+            r#"{"managedFields":[{"time":null,"fieldsV1":5}],"deletionTimestamp":"2020-01-01T00:00:00.123456789123Z"}"#,
+            None,
+        ),
+        (
+            r#"{"labels":{"a":5}}"#,
+            Some(
+                "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.labels of type string".into(),
+            ),
+        ),
+        (
+            r#"{"labels":[]}"#,
+            Some(
+                "json: cannot unmarshal array into Go struct field ObjectMeta.metadata.labels of type map[string]string".into(),
+            ),
+        ),
+        (
+            r#"{"labels":{"a":null},"finalizers":null,"ownerReferences":[null]}"#,
+            None,
+        ),
+        (
+            r#"{"finalizers":["a",5]}"#,
+            Some(
+                "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.finalizers of type string".into(),
+            ),
+        ),
+        (
+            r#"{"ownerReferences":[{"controller":"yes"}]}"#,
+            Some(
+                "json: cannot unmarshal string into Go struct field OwnerReference.metadata.ownerReferences.controller of type bool".into(),
+            ),
+        ),
+        (
+            r#"{"ownerReferences":[{"uid":1}]}"#,
+            Some(
+                "json: cannot unmarshal number into Go struct field OwnerReference.metadata.ownerReferences.uid of type types.UID".into(),
+            ),
+        ),
+        // The first type error is kept; a time's error ends the decoding and wins.
+        (
+            r#"{"uid":5,"generation":"x"}"#,
+            Some(
+                "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.uid of type types.UID".into(),
+            ),
+        ),
+        (
+            r#"{"uid":5,"creationTimestamp":"bad"}"#,
+            Some(format!(
+                r#"parsing time "bad" {LAYOUT}: cannot parse "bad" as "2006""#
+            )),
+        ),
+        (
+            r#"{"creationTimestamp":"bad","uid":5}"#,
+            Some(format!(
+                r#"parsing time "bad" {LAYOUT}: cannot parse "bad" as "2006""#
+            )),
+        ),
+        // Before the strict decoder's findings, in every mode.
+        (
+            r#"{"x":1,"uid":5}"#,
+            Some(
+                "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.uid of type types.UID".into(),
+            ),
+        ),
+    ];
+    let mut cases: Vec<(String, &str, String, Option<String>)> = metadata
+        .into_iter()
+        .map(|(meta, want)| {
+            (
+                format!("{{{TR_HEAD},\"metadata\":{meta}}}"),
+                TR,
+                meta.to_owned(),
+                want.map(|w| format!("{PREFIX}{w}")),
+            )
+        })
+        .collect();
+    // The metadata field itself, the reviews' own fields, v1beta1 and SelfSubjectReview.
+    let more: [(&str, &str, &str); 9] = [
+        (
+            TR,
+            r#"{"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","metadata":"x"}"#,
+            r#"TokenReview in version "v1" cannot be handled as a TokenReview: json: cannot unmarshal string into Go struct field TokenReview.metadata of type v1.ObjectMeta"#,
+        ),
+        (
+            TR,
+            r#"{"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","spec":{"token":7}}"#,
+            r#"TokenReview in version "v1" cannot be handled as a TokenReview: json: cannot unmarshal number into Go struct field TokenReviewSpec.spec.token of type string"#,
+        ),
+        (
+            TR,
+            r#"{"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","spec":"x"}"#,
+            r#"TokenReview in version "v1" cannot be handled as a TokenReview: json: cannot unmarshal string into Go struct field TokenReview.spec of type v1.TokenReviewSpec"#,
+        ),
+        (
+            TR,
+            r#"{"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","spec":{"token":"x","audiences":[1]},"status":{"authenticated":"x"}}"#,
+            r#"TokenReview in version "v1" cannot be handled as a TokenReview: json: cannot unmarshal number into Go struct field TokenReviewSpec.spec.audiences of type string"#,
+        ),
+        (
+            TR,
+            r#"{"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","spec":{"token":"x"},"status":{"user":{"extra":{"k":[1]}}}}"#,
+            r#"TokenReview in version "v1" cannot be handled as a TokenReview: json: cannot unmarshal number into Go struct field UserInfo.status.user.extra of type string"#,
+        ),
+        (
+            TR_BETA,
+            r#"{"apiVersion":"authentication.k8s.io/v1beta1","kind":"TokenReview","spec":{"token":"x"},"status":{"user":{"extra":{"k":"v"}}}}"#,
+            r#"TokenReview in version "v1beta1" cannot be handled as a TokenReview: json: cannot unmarshal string into Go struct field UserInfo.status.user.extra of type v1beta1.ExtraValue"#,
+        ),
+        (
+            SSR,
+            r#"{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview","metadata":{"creationTimestamp":"garbage"}}"#,
+            r#"SelfSubjectReview in version "v1" cannot be handled as a SelfSubjectReview: parsing time "garbage" as "2006-01-02T15:04:05Z07:00": cannot parse "garbage" as "2006""#,
+        ),
+        (
+            SSR,
+            r#"{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview","status":{"userInfo":{"groups":"x"}}}"#,
+            r#"SelfSubjectReview in version "v1" cannot be handled as a SelfSubjectReview: json: cannot unmarshal string into Go struct field UserInfo.status.userInfo.groups of type []string"#,
+        ),
+        (
+            SSR,
+            r#"{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview","status":5}"#,
+            r#"SelfSubjectReview in version "v1" cannot be handled as a SelfSubjectReview: json: cannot unmarshal number into Go struct field SelfSubjectReview.status of type v1.SelfSubjectReviewStatus"#,
+        ),
+    ];
+    for (path, body, want) in more {
+        cases.push((
+            body.to_owned(),
+            path,
+            body.to_owned(),
+            Some(want.to_owned()),
+        ));
+    }
+    cases.push((
+        r#"{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview","metadata":{"uid":"u","creationTimestamp":"2020-01-02T03:04:05Z"}}"#.into(),
+        SSR,
+        "self-subject review, valid metadata".into(),
+        None,
+    ));
+    for (body, path, name, want) in &cases {
+        for mode in MODES {
+            let (code, _, answer) = post(&client, &server, &format!("{path}{mode}"), body).await;
+            let case = format!("{name} {mode:?}: {answer}");
+            match want {
+                Some(message) => {
+                    assert_eq!(code, 400, "{case}");
+                    assert_eq!(answer["message"], message.as_str(), "{case}");
+                    assert_eq!(answer["reason"], "BadRequest", "{case}");
+                    assert_eq!(answer["details"], Value::Null, "{case}");
+                }
+                None => {
+                    assert_eq!(code, 201, "{case}");
+                    // The system fields are wiped, as kube-apiserver's create handler does.
+                    for field in ["uid", "creationTimestamp", "deletionTimestamp"] {
+                        if path.ends_with("tokenreviews") {
+                            assert_eq!(answer["metadata"][field], Value::Null, "{case}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// kube-apiserver's create handler drops an owner reference equal in every field to an
+/// earlier one and warns with the UIDs it dropped (`dedupOwnerReferencesAndAddWarning`), in
+/// every `fieldValidation` mode, for both reviews, after the strict decoder's warnings, and
+/// also on an answer that the review itself refuses (an empty token).
+#[tokio::test]
+async fn duplicate_owner_references_are_dropped_with_kube_apiservers_warning() {
+    let server = start();
+    let client = server.reqwest();
+    const WARNING: &str = r#"299 - ".metadata.ownerReferences contains duplicate entries; API server dedups owner references in 1.20+, and may reject such requests as early as 1.24; please fix your requests; duplicate UID(s) observed: 1, 1, 2""#;
+    let a = json!({"apiVersion": "v1", "kind": "Pod", "name": "a", "uid": "1"});
+    let b = json!({"apiVersion": "v1", "kind": "Pod", "name": "b", "uid": "1"});
+    let c = json!({"apiVersion": "v1", "kind": "Pod", "name": "c", "uid": "2", "controller": true});
+    let c_unset = json!({"apiVersion": "v1", "kind": "Pod", "name": "c", "uid": "2"});
+    let refs = json!([a, a, b, c, c_unset, a, c]);
+    let kept = json!([a, b, c, c_unset]);
+    for mode in MODES {
+        let body = json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview",
+            "metadata": {"ownerReferences": refs}, "spec": {"token": JANE_TOKEN}});
+        let (code, warnings, answer) =
+            post(&client, &server, &format!("{TR}{mode}"), &body.to_string()).await;
+        assert_eq!(code, 201, "{mode}: {answer}");
+        assert_eq!(warnings, [WARNING], "{mode}");
+        assert_eq!(answer["metadata"]["ownerReferences"], kept, "{mode}");
+        assert_eq!(answer["status"]["user"]["username"], "jane", "{mode}");
+
+        let body = json!({"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview",
+            "metadata": {"ownerReferences": refs}});
+        let (code, warnings, answer) =
+            post(&client, &server, &format!("{SSR}{mode}"), &body.to_string()).await;
+        assert_eq!(code, 201, "{mode}: {answer}");
+        assert_eq!(warnings, [WARNING], "self-subject review {mode}");
+    }
+    // After the strict decoder's warning; on the 400 of an empty token too.
+    let body = json!({"apiVersion": "authentication.k8s.io/v1beta1", "kind": "TokenReview",
+        "metadata": {"ownerReferences": [a, a]}, "spec": {"token": ""}, "x": 1});
+    let (code, warnings, answer) = post(&client, &server, TR_BETA, &body.to_string()).await;
+    assert_eq!(code, 400, "{answer}");
+    assert_eq!(
+        answer["message"],
+        "token is required for TokenReview in authentication"
+    );
+    assert_eq!(
+        warnings,
+        [
+            r#"299 - "unknown field \"x\"""#,
+            r#"299 - ".metadata.ownerReferences contains duplicate entries; API server dedups owner references in 1.20+, and may reject such requests as early as 1.24; please fix your requests; duplicate UID(s) observed: 1""#,
+        ]
+    );
+    // Distinct entries: no warning, all echoed.
+    let body = json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview",
+        "metadata": {"ownerReferences": [a, b, c, c_unset]}, "spec": {"token": JANE_TOKEN}});
+    let (code, warnings, answer) = post(&client, &server, TR, &body.to_string()).await;
+    assert_eq!(code, 201);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(answer["metadata"]["ownerReferences"], kept);
+}
+
+/// Routes match the percent-decoded path, as Go's mux and go-restful match `req.URL.Path`
+/// (`%2F` decoded too); a 403 names the decoded path; an invalid escape is Go's HTTP server's
+/// plain 400.
+#[tokio::test]
+async fn paths_are_percent_decoded_as_go_routes_them() {
+    let server = start();
+    let auth = format!("Authorization: Bearer {ADMIN_TOKEN}");
+    for (path, want) in [
+        ("/ap%69s/authentication.k8s.io/v1", "APIResourceList"),
+        ("/apis/authentication.k8s.io%2Fv1", "APIResourceList"),
+        ("/apis%2Fauthentication.k8s.io", "APIGroup"),
+        ("/%61pis", "APIGroupList"),
+    ] {
+        let (body, code, _) = server.curl(&["-H", &auth, &server.url(path)]);
+        assert_eq!(code, 200, "{path}: {body}");
+        let doc: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(doc["kind"], want, "{path}");
+    }
+    let (body, code, _) = server.curl(&["-H", &auth, &server.url("/heal%74hz")]);
+    assert_eq!((code, body.as_str()), (200, "ok"));
+    for path in [
+        "/apis/authentication.k8s.io/v1/token%72eviews",
+        "/apis/authentication.k8s.io%2Fv1%2Ftokenreviews",
+    ] {
+        let (body, code, _) = server.curl(&[
+            "--http1.1",
+            "-H",
+            &auth,
+            "-H",
+            "Content-Type: application/json",
+            "--data",
+            &format!(
+                r#"{{"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","spec":{{"token":"{JANE_TOKEN}"}}}}"#
+            ),
+            &server.url(path),
+        ]);
+        assert_eq!(code, 201, "{path}: {body}");
+        let review: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(review["status"]["user"]["username"], "jane", "{path}");
+    }
+    // Anonymous: RBAC's 403 names the decoded path.
+    let (body, code, _) = server.curl(&[&server.url("/ap%69s")]);
+    assert_eq!(code, 403, "{body}");
+    let status: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        status["message"],
+        r#"forbidden: User "system:anonymous" cannot get path "/apis""#
+    );
+    // A bad escape: Go's server refuses the request line.
+    for path in [
+        "/apis%zz",
+        "/healthz%",
+        "/apis/authentication.k8s.io/v1/tokenreviews%2",
+    ] {
+        let (body, code, headers) = server.curl(&["-H", &auth, &server.url(path)]);
+        assert_eq!((code, body.as_str()), (400, "400 Bad Request"), "{path}");
+        assert!(
+            headers
+                .to_ascii_lowercase()
+                .contains("content-type: text/plain; charset=utf-8"),
+            "{path}: {headers}"
+        );
+    }
+}
+
+/// The methods each handler answers, as in kube-apiserver: the health checks and `/metrics`
+/// answer every method (k8s.io/apiserver's healthz handler, promhttp), the group document
+/// too (kube-aggregator's `apiGroupHandler`), the version documents GET only (go-restful,
+/// 405). Anonymous callers may GET the health checks only (`system:public-info-viewer`); any
+/// other method is RBAC's 403 naming the method, the request's verb.
+#[tokio::test]
+async fn methods_are_answered_as_kube_apiserver_answers_them() {
+    let server = start();
+    let auth = format!("Authorization: Bearer {ADMIN_TOKEN}");
+    let jane = format!("Authorization: Bearer {JANE_TOKEN}");
+    let forbidden = |verb: &str, path: &str| {
+        format!(r#"forbidden: User \"system:anonymous\" cannot {verb} path \"{path}\""#)
+    };
+    // (curl method arguments, credential, path, status, body start)
+    type Case<'a> = (&'a [&'a str], Option<&'a str>, &'a str, u16, String);
+    let cases: Vec<Case<'_>> = vec![
+        (&["-X", "POST"], Some(&auth), "/healthz", 200, "ok".into()),
+        (&["-X", "DELETE"], Some(&jane), "/livez", 200, "ok".into()),
+        (&["-X", "PUT"], Some(&auth), "/readyz", 200, "ok".into()),
+        (&[], None, "/healthz", 200, "ok".into()),
+        (&["-I"], Some(&jane), "/readyz", 200, String::new()),
+        (
+            &["-X", "POST"],
+            None,
+            "/healthz",
+            403,
+            forbidden("post", "/healthz"),
+        ),
+        (&["-I"], None, "/livez", 403, String::new()),
+        (&["-I"], Some(&auth), "/metrics", 200, String::new()),
+        (
+            &["-X", "POST"],
+            Some(&jane),
+            "/metrics",
+            200,
+            "# HELP".into(),
+        ),
+        (
+            &["-X", "POST"],
+            None,
+            "/metrics",
+            403,
+            forbidden("post", "/metrics"),
+        ),
+        (
+            &["-X", "POST"],
+            Some(&auth),
+            "/apis/authentication.k8s.io",
+            200,
+            r#""kind": "APIGroup""#.into(),
+        ),
+        (
+            &["-X", "DELETE"],
+            Some(&jane),
+            "/apis/authentication.k8s.io",
+            200,
+            r#""kind": "APIGroup""#.into(),
+        ),
+        (
+            &["-X", "POST"],
+            Some(&auth),
+            "/apis/authentication.k8s.io/v1",
+            405,
+            r#""kind": "Status""#.into(),
+        ),
+        (
+            &["-X", "POST"],
+            None,
+            "/apis/authentication.k8s.io",
+            403,
+            forbidden("post", "/apis/authentication.k8s.io"),
+        ),
+    ];
+    for (method, credential, path, want_code, want_body) in cases {
+        let mut args: Vec<&str> = vec!["--http1.1"];
+        args.extend_from_slice(method);
+        if let Some(credential) = credential {
+            args.extend(["-H", credential]);
+        }
+        let url = server.url(path);
+        args.push(&url);
+        let (body, code, _) = server.curl(&args);
+        let case = format!("{method:?} {path} as {credential:?}: {body}");
+        assert_eq!(code, want_code, "{case}");
+        if method != ["-I"] {
+            assert!(body.contains(&want_body), "{case}");
+        }
+    }
+}
