@@ -492,7 +492,8 @@ fn a_runtime_without_timers_looks_up_unbounded() {
         }
         chained(info);
     }));
-    let builders: [(&str, fn() -> tokio::runtime::Builder); 2] = [
+    type MakeBuilder = fn() -> tokio::runtime::Builder;
+    let builders: [(&str, MakeBuilder); 2] = [
         (
             "current_thread",
             tokio::runtime::Builder::new_current_thread,
