@@ -354,7 +354,10 @@ impl TlsServer {
     ///
     /// HTTP/1.1 requests may have up to [`HTTP1_MAX_HEADERS`] header lines in
     /// [`HTTP1_MAX_HEAD_BYTES`]; HTTP/2 connections allow [`HTTP2_MAX_CONCURRENT_STREAMS`]
-    /// streams at once and header lists up to [`HTTP2_MAX_HEADER_LIST_SIZE`].
+    /// streams at once and header lists up to [`HTTP2_MAX_HEADER_LIST_SIZE`]. The response to
+    /// a HEAD request keeps its status and headers and loses its body, over HTTP/2 too (one
+    /// HEADERS frame with END_STREAM, as Go's server sends it); its `content-length` is the
+    /// one the service set, or else the length of the body it returned when that is known.
     ///
     /// Served on 127.0.0.1 and called with reqwest, without and with a client certificate:
     ///
@@ -690,17 +693,19 @@ impl Drop for InProgress {
 
 pin_project_lite::pin_project! {
     /// A response future that keeps its request in progress, then hands that on to the
-    /// response body.
+    /// response body; the response to a HEAD request gets an empty body (see [`head_response`]).
     struct Tracked<F> {
         #[pin]
         inner: F,
         request: Option<InProgress>,
+        head: bool,
     }
 }
 
 impl<F, B, E> Future for Tracked<F>
 where
     F: Future<Output = Result<http::Response<B>, E>>,
+    B: http_body::Body,
 {
     type Output = Result<http::Response<TrackedBody<B>>, E>;
 
@@ -708,20 +713,64 @@ where
         let this = self.project();
         let result = std::task::ready!(this.inner.poll(cx));
         let request = this.request.take();
+        let head = *this.head;
         Poll::Ready(result.map(|resp| {
-            resp.map(|inner| TrackedBody {
-                inner,
-                _request: request,
-            })
+            if head {
+                head_response(resp, request)
+            } else {
+                resp.map(|inner| TrackedBody {
+                    inner: Some(inner),
+                    _request: request,
+                })
+            }
         }))
     }
 }
 
+/// The response to a HEAD request: the handler's status and headers without its body, so the
+/// HTTP/2 response is one HEADERS frame with END_STREAM (RFC 9113 §8.1: no DATA; hyper's HTTP/2
+/// server would send the body, which clients treat as a PROTOCOL_ERROR) and the HTTP/1.1
+/// response ends after its head (as hyper already wrote it).
+///
+/// `content-length` is what Go's servers send (`http2responseWriterState.writeChunk`, and
+/// `net/http`'s `chunkWriter.writeHeader`): the handler's own header if it set one, otherwise
+/// the length of the body it produced when that is known (hyper: an exact size hint) and not
+/// zero, and the status allows a body (not 1xx, 204 or 304). Go also omits it for a body
+/// larger than its write buffer (4 KiB over HTTP/2), which it does not hold in full; here an
+/// exact size hint is always sent.
+fn head_response<B: http_body::Body>(
+    resp: http::Response<B>,
+    request: Option<InProgress>,
+) -> http::Response<TrackedBody<B>> {
+    let (mut parts, body) = resp.into_parts();
+    let status = parts.status;
+    let body_allowed = !status.is_informational()
+        && status != http::StatusCode::NO_CONTENT
+        && status != http::StatusCode::NOT_MODIFIED;
+    if body_allowed && !parts.headers.contains_key(http::header::CONTENT_LENGTH) {
+        if let Some(len) = body.size_hint().exact().filter(|&len| len > 0) {
+            parts
+                .headers
+                .insert(http::header::CONTENT_LENGTH, http::HeaderValue::from(len));
+        }
+    }
+    // Dropped now: a HEAD response never sends it.
+    drop(body);
+    http::Response::from_parts(
+        parts,
+        TrackedBody {
+            inner: None,
+            _request: request,
+        },
+    )
+}
+
 pin_project_lite::pin_project! {
-    /// A response body that keeps its request in progress until it is finished or dropped.
+    /// A response body that keeps its request in progress until it is finished or dropped;
+    /// `None` for the response to a HEAD request (no body: ends at once).
     struct TrackedBody<B> {
         #[pin]
-        inner: B,
+        inner: Option<B>,
         _request: Option<InProgress>,
     }
 }
@@ -734,19 +783,28 @@ impl<B: http_body::Body> http_body::Body for TrackedBody<B> {
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<http_body::Frame<B::Data>, B::Error>>> {
-        self.project().inner.poll_frame(cx)
+        match self.project().inner.as_pin_mut() {
+            Some(inner) => inner.poll_frame(cx),
+            None => Poll::Ready(None),
+        }
     }
 
     fn is_end_stream(&self) -> bool {
-        self.inner.is_end_stream()
+        self.inner
+            .as_ref()
+            .is_none_or(|inner| inner.is_end_stream())
     }
 
     fn size_hint(&self) -> http_body::SizeHint {
-        self.inner.size_hint()
+        self.inner.as_ref().map_or_else(
+            || http_body::SizeHint::with_exact(0),
+            |inner| inner.size_hint(),
+        )
     }
 }
 
-/// Inserts the connection's peer chain into every request, and tracks it as in progress.
+/// Inserts the connection's peer chain into every request, tracks it as in progress, and
+/// answers HEAD requests without a body ([`head_response`]).
 #[derive(Clone)]
 struct AddPeer<S> {
     inner: S,
@@ -757,6 +815,7 @@ struct AddPeer<S> {
 impl<S, B, RB> Service<http::Request<B>> for AddPeer<S>
 where
     S: Service<http::Request<B>, Response = http::Response<RB>>,
+    RB: http_body::Body,
 {
     type Response = http::Response<TrackedBody<RB>>;
     type Error = S::Error;
@@ -768,6 +827,7 @@ where
 
     fn call(&mut self, mut req: http::Request<B>) -> Self::Future {
         let request = self.activity.start();
+        let head = req.method() == http::Method::HEAD;
         // Never trust an extension that came from elsewhere: the connection decides.
         req.extensions_mut().remove::<PeerCertificates>();
         if let Some(peer) = &self.peer {
@@ -776,6 +836,7 @@ where
         Tracked {
             inner: self.inner.call(req),
             request: Some(request),
+            head,
         }
     }
 }
