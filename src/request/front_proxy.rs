@@ -17,7 +17,10 @@ use crate::user::UserInfo;
 use crate::x509::{self, CaBundle, CaSource, Clock, KeyUsage, now_secs};
 
 /// The most group values (all group headers together) accepted from a proxy; more is an error.
-/// hyper already refuses more than 100 header lines on HTTP/1.1 by default.
+/// Over HTTP/1.1 the server's header-line bound applies first: `tls::TlsServer` allows
+/// `tls::HTTP1_MAX_HEADERS` lines (`MAX_GROUPS` + 128, so one `X-Remote-Group` line per group
+/// fits; see `TlsServer::http1_max_headers`), while `axum::serve` (with `tls::axum::TlsListener`)
+/// keeps hyper's default of 100 lines; HTTP/2 bounds the header list's bytes, not its lines.
 ///
 /// ```
 /// use kube_authn::request::{FrontProxy, MAX_GROUPS, RequestHeaderConfig};
