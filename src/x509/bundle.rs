@@ -366,6 +366,55 @@ impl CaBundle {
     }
 }
 
+/// A CA bundle as it is now: a fixed one, or one reloaded from its file. The TLS handshake's
+/// list of acceptable client CAs follows such sources (`tls::DynamicServerConfig`), as
+/// kube-apiserver's follows its dynamic client-CA content.
+///
+/// ```
+/// use std::sync::Arc;
+/// use kube_authn::x509::{CaBundle, CaBundleSource, X509Authenticator, doc_ca_pem};
+/// let bundle = Arc::new(CaBundle::from_pem(doc_ca_pem().as_bytes()).unwrap());
+/// assert_eq!(bundle.current_bundle().generation(), bundle.generation());
+/// // An authenticator's bundle (reloaded when it came from a file).
+/// let auth = X509Authenticator::new(CaBundle::from_pem(doc_ca_pem().as_bytes()).unwrap());
+/// let sources: Vec<Arc<dyn CaBundleSource>> = vec![Arc::new(auth), bundle];
+/// assert_eq!(sources[0].current_bundle().certificates().len(), 1);
+/// ```
+pub trait CaBundleSource: Send + Sync + std::fmt::Debug {
+    /// The bundle now (an atomic load; never blocks).
+    ///
+    /// ```
+    /// use kube_authn::x509::{CaBundle, CaBundleSource, doc_ca_pem};
+    /// let bundle = std::sync::Arc::new(CaBundle::from_pem(doc_ca_pem().as_bytes()).unwrap());
+    /// assert_eq!(bundle.current_bundle().certificates().len(), 1);
+    /// ```
+    fn current_bundle(&self) -> Arc<CaBundle>;
+}
+
+impl CaBundleSource for Arc<CaBundle> {
+    fn current_bundle(&self) -> Arc<CaBundle> {
+        self.clone()
+    }
+}
+
+impl CaBundleSource for crate::reload::FileReloader<CaBundle> {
+    fn current_bundle(&self) -> Arc<CaBundle> {
+        self.current_arc()
+    }
+}
+
+impl CaBundleSource for super::X509Authenticator {
+    fn current_bundle(&self) -> Arc<CaBundle> {
+        self.bundle()
+    }
+}
+
+impl CaBundleSource for crate::request::FrontProxy {
+    fn current_bundle(&self) -> Arc<CaBundle> {
+        self.bundle()
+    }
+}
+
 /// Where an authenticator gets its CA bundle: fixed, or a file reloaded on change.
 #[derive(Clone)]
 pub(crate) enum CaSource {

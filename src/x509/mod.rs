@@ -139,7 +139,7 @@ use std::time::{Duration, SystemTime};
 
 use http::request::Parts;
 
-pub use bundle::{CaBundle, MAX_BUNDLE_BYTES, MAX_BUNDLE_CERTS, parse_pem_bundle};
+pub use bundle::{CaBundle, CaBundleSource, MAX_BUNDLE_BYTES, MAX_BUNDLE_CERTS, parse_pem_bundle};
 pub(crate) use bundle::{CaSource, next_id};
 #[doc(hidden)]
 pub use der::{signed_parts, subject_public_key};
