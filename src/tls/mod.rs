@@ -88,5 +88,6 @@ pub use server::{
 };
 #[cfg(feature = "tls")]
 pub use verifier::{
-    ClientCertPolicy, RequestClientCert, TlsOptions, server_config, server_config_with,
+    ClientCertPolicy, DynamicServerConfig, RequestClientCert, TlsOptions, server_config,
+    server_config_with,
 };

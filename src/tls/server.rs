@@ -224,7 +224,7 @@ const CLOSE_DEADLINE: Duration = Duration::from_secs(5);
 /// ```
 #[derive(Clone)]
 pub struct TlsServer {
-    acceptor: TlsAcceptor,
+    config: ConfigSource,
     handshake_timeout: Duration,
     first_request_timeout: Duration,
     idle_timeout: Duration,
@@ -232,6 +232,23 @@ pub struct TlsServer {
     max_connections: Option<usize>,
     http1_max_headers: usize,
     grace: Duration,
+}
+
+/// Where a connection's TLS configuration comes from.
+#[derive(Clone)]
+enum ConfigSource {
+    Fixed(TlsAcceptor),
+    Dynamic(Arc<super::DynamicServerConfig>),
+}
+
+impl ConfigSource {
+    /// The acceptor for a new connection.
+    fn acceptor(&self) -> TlsAcceptor {
+        match self {
+            ConfigSource::Fixed(acceptor) => acceptor.clone(),
+            ConfigSource::Dynamic(config) => TlsAcceptor::from(config.config_for_client()),
+        }
+    }
 }
 
 impl std::fmt::Debug for TlsServer {
@@ -259,8 +276,40 @@ impl TlsServer {
     /// let server = TlsServer::new(std::sync::Arc::new(config));
     /// ```
     pub fn new(config: Arc<rustls::ServerConfig>) -> Self {
+        Self::with_source(ConfigSource::Fixed(TlsAcceptor::from(config)))
+    }
+
+    /// A server whose connections each get [`DynamicServerConfig::config_for_client`]: the
+    /// client-certificate request names the hint CA bundles as they are when the connection
+    /// starts (reloaded files included), as kube-apiserver's does.
+    ///
+    /// [`DynamicServerConfig::config_for_client`]: super::DynamicServerConfig::config_for_client
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use kube_authn::tls::{DynamicServerConfig, TlsServer, server_config};
+    /// # use kube_authn::x509::{CaBundle, CaBundleSource, doc_ca_pem, doc_client_key_pem, doc_client_pem, parse_pem_bundle};
+    /// # use rustls_pki_types::{PrivateKeyDer, pem::PemObject};
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let ca_file = dir.path().join("ca.pem");
+    /// # std::fs::write(&ca_file, doc_ca_pem()).unwrap();
+    /// // The client CA file, reloaded when it changes (spawn_watch), and named by handshakes.
+    /// let x509 = kube_authn::x509::X509Authenticator::from_ca_file(&ca_file).unwrap();
+    /// let dynamic = DynamicServerConfig::new(vec![Arc::new(x509.clone())], |policy| {
+    ///     let chain = parse_pem_bundle(doc_client_pem().as_bytes())?;
+    ///     let key = PrivateKeyDer::from_pem_slice(doc_client_key_pem().as_bytes()).unwrap();
+    ///     server_config(chain, key, policy)
+    /// })
+    /// .unwrap();
+    /// let server = TlsServer::dynamic(Arc::new(dynamic));
+    /// ```
+    pub fn dynamic(config: Arc<super::DynamicServerConfig>) -> Self {
+        Self::with_source(ConfigSource::Dynamic(config))
+    }
+
+    fn with_source(config: ConfigSource) -> Self {
         Self {
-            acceptor: TlsAcceptor::from(config),
+            config,
             handshake_timeout: DEFAULT_HANDSHAKE_TIMEOUT,
             first_request_timeout: DEFAULT_FIRST_REQUEST_TIMEOUT,
             idle_timeout: DEFAULT_IDLE_TIMEOUT,
@@ -515,7 +564,7 @@ impl TlsServer {
                 },
                 () = &mut shutdown => break,
             };
-            let acceptor = self.acceptor.clone();
+            let config = self.config.clone();
             let timeout = self.handshake_timeout;
             let first_request = self.first_request_timeout;
             let idle = self.idle_timeout;
@@ -527,6 +576,9 @@ impl TlsServer {
             let task = tasks.clone().try_acquire_owned().ok();
             tokio::spawn(async move {
                 let _task = task;
+                // Chosen per connection (a dynamic configuration may be rebuilt here, off the
+                // accept loop).
+                let acceptor = config.acceptor();
                 let tls = match tokio::time::timeout(timeout, acceptor.accept(tcp)).await {
                     Ok(Ok(tls)) => tls,
                     Ok(Err(e)) => {

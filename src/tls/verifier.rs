@@ -1,7 +1,8 @@
 //! rustls client-certificate policies.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
+use arc_swap::ArcSwap;
 use rustls::client::danger::HandshakeSignatureValid;
 use rustls::crypto::WebPkiSupportedAlgorithms;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, UnixTime};
@@ -10,7 +11,7 @@ use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
 use rustls::{DigitallySignedStruct, DistinguishedName, RootCertStore, SignatureScheme};
 
 use crate::error::ConfigError;
-use crate::x509::{self, CaBundle, MAX_CERT_LEN, MAX_CHAIN_LEN};
+use crate::x509::{self, CaBundle, CaBundleSource, MAX_CERT_LEN, MAX_CHAIN_LEN};
 
 /// What the TLS handshake does with client certificates.
 ///
@@ -26,7 +27,8 @@ pub enum ClientCertPolicy {
     None,
     /// Ask for one, accept none or any (still checking the client holds the key): Go's
     /// `tls.RequestClientCert`, what kube-apiserver uses. `hints` are the CA bundles whose
-    /// subjects are sent as acceptable CAs (kube-apiserver: client CA, then front-proxy CA).
+    /// subjects are sent as acceptable CAs (kube-apiserver: client CA, then front-proxy CA),
+    /// as they are when the verifier is made ([`DynamicServerConfig`] follows reloads).
     Request {
         /// CA bundles named in the CertificateRequest (hints only).
         hints: Vec<Arc<CaBundle>>,
@@ -50,7 +52,8 @@ fn provider() -> Arc<rustls::crypto::CryptoProvider> {
 
 /// Go's `tls.RequestClientCert` for rustls: requests a certificate, accepts any (or none)
 /// without chain verification, checks the CertificateVerify signature. See the
-/// [module docs](super).
+/// [module docs](super). The acceptable-CA names are fixed when it is made; a
+/// [`DynamicServerConfig`] follows reloaded bundles.
 ///
 /// ```
 /// let v = kube_authn::tls::RequestClientCert::new(&[]);
@@ -185,6 +188,166 @@ impl ClientCertPolicy {
                 WebPkiClientVerifier::builder_with_provider(roots(r)?, provider()),
             )?),
         })
+    }
+}
+
+/// A rustls server configuration whose client-certificate request follows reloaded CA
+/// bundles, as kube-apiserver's does: its `DynamicServingCertificateController` rebuilds the
+/// TLS configuration (`GetConfigForClient`) with the new `ClientCAs` when the client CA or the
+/// request-header CA changes, so the CertificateRequest names the CAs as they are now.
+///
+/// rustls asks the client-certificate verifier for the names on every handshake
+/// ([`ClientCertVerifier::root_hint_subjects`]) but takes them as a slice borrowed from the
+/// verifier, which lives inside an immutable [`rustls::ServerConfig`]: a verifier cannot swap
+/// its list in place without leaking each old list or `unsafe`. So the whole configuration is
+/// chosen per connection instead: [`config_for_client`](Self::config_for_client) compares the
+/// sources' bundle generations with those the current configuration was built from (one
+/// atomic load per source) and, when one changed, builds a new configuration with
+/// [`ClientCertPolicy::Request`] naming the current bundles. A handshake that finds another
+/// one rebuilding does not wait: it gets the previous configuration. A build that fails keeps
+/// the previous configuration (logged) until a source changes again. The new configuration
+/// keeps the previous one's session cache and ticketer, so sessions resume across a reload.
+///
+/// Serve it with [`TlsServer::dynamic`](super::TlsServer::dynamic) (or call
+/// `config_for_client` for each connection of your own accept loop).
+///
+/// ```
+/// use std::sync::Arc;
+/// use kube_authn::tls::{DynamicServerConfig, server_config};
+/// use kube_authn::x509::{CaBundle, CaBundleSource, doc_ca_pem, doc_client_key_pem, doc_client_pem, parse_pem_bundle};
+/// use rustls_pki_types::{PrivateKeyDer, pem::PemObject};
+///
+/// let client_ca: Arc<dyn CaBundleSource> =
+///     Arc::new(Arc::new(CaBundle::from_pem(doc_ca_pem().as_bytes()).unwrap()));
+/// let dynamic = DynamicServerConfig::new(vec![client_ca], |policy| {
+///     let chain = parse_pem_bundle(doc_client_pem().as_bytes())?;
+///     let key = PrivateKeyDer::from_pem_slice(doc_client_key_pem().as_bytes()).unwrap();
+///     server_config(chain, key, policy)
+/// })
+/// .unwrap();
+/// // Unchanged sources: the same configuration for every connection.
+/// assert!(Arc::ptr_eq(&dynamic.config_for_client(), &dynamic.config_for_client()));
+/// ```
+pub struct DynamicServerConfig {
+    hints: Box<[Arc<dyn CaBundleSource>]>,
+    build:
+        Box<dyn Fn(&ClientCertPolicy) -> Result<rustls::ServerConfig, ConfigError> + Send + Sync>,
+    current: ArcSwap<BuiltConfig>,
+    rebuilding: Mutex<()>,
+}
+
+/// A configuration and the generations of the hint bundles it names.
+struct BuiltConfig {
+    generations: Box<[u64]>,
+    config: Arc<rustls::ServerConfig>,
+}
+
+impl std::fmt::Debug for DynamicServerConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DynamicServerConfig")
+            .field("hint_sources", &self.hints.len())
+            .field("generations", &self.current.load().generations)
+            .finish_non_exhaustive()
+    }
+}
+
+impl DynamicServerConfig {
+    /// A configuration built by `build` with [`ClientCertPolicy::Request`] naming the subjects
+    /// of `hints`' bundles (in order, duplicates once; kube-apiserver: the client CA, then the
+    /// request-header CA), and built again by `build` when any of them changes. The first
+    /// build must succeed. `build` typically is
+    /// [`ServingCertReloader::server_config`](super::serving_cert::ServingCertReloader::server_config)
+    /// or [`server_config_with`] with the serving certificate and the TLS options.
+    ///
+    /// ```
+    /// use kube_authn::tls::DynamicServerConfig;
+    /// let err = DynamicServerConfig::new(vec![], |_| Err(kube_authn::error::ConfigError::new("no key"))).unwrap_err();
+    /// assert_eq!(err.to_string(), "no key");
+    /// ```
+    pub fn new(
+        hints: Vec<Arc<dyn CaBundleSource>>,
+        build: impl Fn(&ClientCertPolicy) -> Result<rustls::ServerConfig, ConfigError>
+        + Send
+        + Sync
+        + 'static,
+    ) -> Result<Self, ConfigError> {
+        let hints = hints.into_boxed_slice();
+        let (generations, policy) = Self::policy(&hints);
+        let config = Arc::new(build(&policy)?);
+        Ok(Self {
+            hints,
+            build: Box::new(build),
+            current: ArcSwap::from_pointee(BuiltConfig {
+                generations,
+                config,
+            }),
+            rebuilding: Mutex::new(()),
+        })
+    }
+
+    /// The bundles' generations and the policy naming them.
+    fn policy(hints: &[Arc<dyn CaBundleSource>]) -> (Box<[u64]>, ClientCertPolicy) {
+        let bundles: Vec<Arc<CaBundle>> = hints.iter().map(|h| h.current_bundle()).collect();
+        let generations = bundles.iter().map(|b| b.generation()).collect();
+        (generations, ClientCertPolicy::Request { hints: bundles })
+    }
+
+    /// The configuration for a new connection: the current one, built again first when a hint
+    /// bundle changed since (unless another connection is building it; see the type's docs).
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use kube_authn::tls::{DynamicServerConfig, server_config};
+    /// # use kube_authn::x509::{doc_client_key_pem, doc_client_pem, parse_pem_bundle};
+    /// # use rustls_pki_types::{PrivateKeyDer, pem::PemObject};
+    /// let dynamic = DynamicServerConfig::new(vec![], |policy| {
+    ///     let chain = parse_pem_bundle(doc_client_pem().as_bytes())?;
+    ///     let key = PrivateKeyDer::from_pem_slice(doc_client_key_pem().as_bytes()).unwrap();
+    ///     server_config(chain, key, policy)
+    /// })
+    /// .unwrap();
+    /// let acceptor = kube_authn::tls::tokio_rustls::TlsAcceptor::from(dynamic.config_for_client());
+    /// # let _ = acceptor;
+    /// ```
+    pub fn config_for_client(&self) -> Arc<rustls::ServerConfig> {
+        let current = self.current.load();
+        let unchanged = self
+            .hints
+            .iter()
+            .zip(current.generations.iter())
+            .all(|(hint, &generation)| hint.current_bundle().generation() == generation);
+        if unchanged {
+            return current.config.clone();
+        }
+        let _rebuilding = match self.rebuilding.try_lock() {
+            Ok(guard) => guard,
+            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+            // Another handshake is building it: this one does not wait.
+            Err(std::sync::TryLockError::WouldBlock) => return current.config.clone(),
+        };
+        let (generations, policy) = Self::policy(&self.hints);
+        let previous = self.current.load_full();
+        if previous.generations == generations {
+            // Built meanwhile by the handshake that held the lock.
+            return previous.config.clone();
+        }
+        let config = match (self.build)(&policy) {
+            Ok(mut config) => {
+                config.session_storage = previous.config.session_storage.clone();
+                config.ticketer = previous.config.ticketer.clone();
+                tracing::info!("client CA bundles changed: new handshakes name the current CAs");
+                Arc::new(config)
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "TLS configuration for the changed client CA bundles failed; keeping the previous one");
+                previous.config.clone()
+            }
+        };
+        self.current.store(Arc::new(BuiltConfig {
+            generations,
+            config: config.clone(),
+        }));
+        config
     }
 }
 
