@@ -194,6 +194,10 @@ pub struct Built {
     /// The `--requestheader-client-ca-file` bundle as loaded at start-up (also a handshake
     /// hint: the front proxy must be asked for its certificate).
     pub requestheader_ca: Option<Arc<CaBundle>>,
+    /// The client CA, then the request-header CA, as they are now (reloaded with their
+    /// files): what the TLS handshake names as acceptable client CAs
+    /// (`tls::DynamicServerConfig`), as kube-apiserver's dynamic client-CA content does.
+    pub ca_hint_sources: Vec<Arc<dyn crate::x509::CaBundleSource>>,
     /// Reload tasks; dropping them stops reloading.
     pub tasks: Vec<WatchTask>,
     /// The OIDC issuers' authenticators and discovery tasks; dropping them stops the
@@ -258,6 +262,7 @@ impl AuthenticationOptions {
         // kube-apiserver validates the request-header flags whether or not a CA is set.
         self.requestheader.validate()?;
         let mut requestheader_ca = None;
+        let mut requestheader_source = None;
         if self.requestheader.client_ca_file.is_some() || self.requestheader.client_ca_pem.is_some()
         {
             refuse_padded_header_names(&self.requestheader)?;
@@ -271,6 +276,8 @@ impl AuthenticationOptions {
             })?;
             tasks.extend(proxy.spawn_watch(self.reload_interval));
             requestheader_ca = Some(proxy.bundle());
+            requestheader_source =
+                Some(Arc::new(proxy.clone()) as Arc<dyn crate::x509::CaBundleSource>);
             builder = builder.request(AudienceAgnostic::new(api_audiences.clone(), proxy));
         }
         if let Some(path) = &self.basic_auth_file {
@@ -289,16 +296,19 @@ impl AuthenticationOptions {
             ));
         }
         let mut client_ca = None;
+        let mut ca_hint_sources = Vec::new();
         if let Some(path) = &self.client_ca_file {
             let x509 = X509Authenticator::from_ca_file(path)
                 .map_err(|e| ConfigError::new(format!("--client-ca-file: {e}")))?;
             tasks.extend(x509.spawn_watch(self.reload_interval));
             client_ca = Some(x509.bundle());
+            ca_hint_sources.push(Arc::new(x509.clone()) as Arc<dyn crate::x509::CaBundleSource>);
             builder = builder.request(x509);
         }
         if let (Some(client), Some(proxy)) = (&client_ca, &requestheader_ca) {
             self.requestheader.check_ca_overlap(client, proxy)?;
         }
+        ca_hint_sources.extend(requestheader_source);
         if let Some(path) = &self.token_auth_file {
             let file = TokenFile::open(path)
                 .map_err(|e| ConfigError::new(format!("--token-auth-file: {e}")))?;
@@ -388,6 +398,7 @@ impl AuthenticationOptions {
             api_audiences,
             client_ca,
             requestheader_ca,
+            ca_hint_sources,
             tasks,
             #[cfg(feature = "remote")]
             oidc,

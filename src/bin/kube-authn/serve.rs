@@ -9,7 +9,7 @@ use kube_authn::metrics::Metrics;
 use kube_authn::middleware::AuthenticationLayer;
 use kube_authn::request::RequestHeaderConfig;
 use kube_authn::tls::serving_cert::ServingCertReloader;
-use kube_authn::tls::{ClientCertPolicy, TlsOptions, TlsServer};
+use kube_authn::tls::{ClientCertPolicy, DynamicServerConfig, TlsOptions, TlsServer};
 use tokio::net::TcpListener;
 use tower_layer::Layer;
 
@@ -112,20 +112,6 @@ pub async fn run(mut args: ServeArgs) -> Result<(), String> {
                 serving.key_file.display()
             )
         })?;
-    // Like kube-apiserver: with a client CA or a request-header CA, the handshake requests (but
-    // does not require or verify) a client certificate and names both CAs as acceptable; the
-    // X.509 and front-proxy authenticators verify it per request.
-    let hints: Vec<_> = built
-        .client_ca
-        .iter()
-        .chain(built.requestheader_ca.iter())
-        .cloned()
-        .collect();
-    let policy = if hints.is_empty() {
-        ClientCertPolicy::None
-    } else {
-        ClientCertPolicy::Request { hints }
-    };
     let (tls_options, not_offered) =
         TlsOptions::from_flags(&args.tls_min_version, &args.tls_cipher_suites)
             .map_err(|e| e.to_string())?;
@@ -139,11 +125,24 @@ pub async fn run(mut args: ServeArgs) -> Result<(), String> {
             "--tls-cipher-suites leaves no TLS 1.2 suite rustls implements: only TLS 1.3 is offered"
         );
     }
-    let tls = Arc::new(
-        serving_pair
-            .server_config(&policy, &tls_options)
-            .map_err(|e| e.to_string())?,
-    );
+    // Like kube-apiserver: with a client CA or a request-header CA, the handshake requests (but
+    // does not require or verify) a client certificate and names both CAs as acceptable, as
+    // they are when the connection starts: the configuration is rebuilt after either file is
+    // reloaded (kube-apiserver's dynamic client-CA content). The X.509 and front-proxy
+    // authenticators verify the certificate per request.
+    let tls_server = if built.ca_hint_sources.is_empty() {
+        let tls = serving_pair
+            .server_config(&ClientCertPolicy::None, &tls_options)
+            .map_err(|e| e.to_string())?;
+        TlsServer::new(Arc::new(tls))
+    } else {
+        let pair = serving_pair.clone();
+        let dynamic = DynamicServerConfig::new(built.ca_hint_sources.clone(), move |policy| {
+            pair.server_config(policy, &tls_options)
+        })
+        .map_err(|e| e.to_string())?;
+        TlsServer::dynamic(Arc::new(dynamic))
+    };
     // Checked off the handshake path, on the blocking pool, at the interval of every other
     // reloaded file; stops when dropped at the end of `run`.
     let _serving_watch = serving_pair.spawn_watch(options.reload_interval);
@@ -214,7 +213,7 @@ pub async fn run(mut args: ServeArgs) -> Result<(), String> {
         dev.print_instructions(local, serving.ca_file.as_deref());
     }
 
-    TlsServer::new(tls)
+    tls_server
         .handshake_timeout(HANDSHAKE_TIMEOUT)
         .shutdown_grace(SHUTDOWN_GRACE)
         .serve(listener, service, shutdown_signal())
