@@ -230,11 +230,14 @@ impl ClientCertPolicy {
 /// ```
 pub struct DynamicServerConfig {
     hints: Box<[Arc<dyn CaBundleSource>]>,
-    build:
-        Box<dyn Fn(&ClientCertPolicy) -> Result<rustls::ServerConfig, ConfigError> + Send + Sync>,
+    build: Box<BuildConfig>,
     current: ArcSwap<BuiltConfig>,
     rebuilding: Mutex<()>,
 }
+
+/// What builds a [`DynamicServerConfig`]'s configuration for a client-certificate policy.
+type BuildConfig =
+    dyn Fn(&ClientCertPolicy) -> Result<rustls::ServerConfig, ConfigError> + Send + Sync;
 
 /// A configuration and the generations of the hint bundles it names.
 struct BuiltConfig {

@@ -377,7 +377,7 @@ impl CaBundle {
 /// assert_eq!(bundle.current_bundle().generation(), bundle.generation());
 /// // An authenticator's bundle (reloaded when it came from a file).
 /// let auth = X509Authenticator::new(CaBundle::from_pem(doc_ca_pem().as_bytes()).unwrap());
-/// let sources: Vec<Arc<dyn CaBundleSource>> = vec![Arc::new(auth), bundle];
+/// let sources: Vec<Arc<dyn CaBundleSource>> = vec![Arc::new(auth), Arc::new(bundle)];
 /// assert_eq!(sources[0].current_bundle().certificates().len(), 1);
 /// ```
 pub trait CaBundleSource: Send + Sync + std::fmt::Debug {
