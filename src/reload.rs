@@ -482,19 +482,10 @@ impl<T: Send + Sync + 'static> FileReloader<T> {
     /// # });
     /// ```
     pub fn spawn_watch(&self, interval: Duration) -> WatchTask {
-        let weak: Weak<Shared<T>> = Arc::downgrade(&self.shared);
-        let handle = tokio::spawn(async move {
-            let mut ticker = tokio::time::interval(interval.max(MIN_POLL_INTERVAL));
-            ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            ticker.tick().await;
-            loop {
-                ticker.tick().await;
-                let Some(shared) = weak.upgrade() else { break };
-                // Errors are logged and counted inside `check`.
-                let _ = tokio::task::spawn_blocking(move || shared.check(false)).await;
-            }
-        });
-        WatchTask(handle)
+        // Errors are logged and counted inside `check`.
+        WatchTask::poll(interval, Arc::downgrade(&self.shared), |shared| {
+            let _ = shared.check(false);
+        })
     }
 }
 
@@ -651,6 +642,27 @@ impl WatchTask {
     #[cfg_attr(not(feature = "tls"), allow(dead_code))]
     pub(crate) fn spawn(task: impl std::future::Future<Output = ()> + Send + 'static) -> Self {
         Self(tokio::spawn(task))
+    }
+
+    /// Every `interval` (at least [`MIN_POLL_INTERVAL`]; the first check one interval from
+    /// now, missed ticks delayed), runs `check` on Tokio's blocking pool with what `weak`
+    /// points to, one check at a time, until it is gone.
+    pub(crate) fn poll<S: Send + Sync + 'static>(
+        interval: Duration,
+        weak: Weak<S>,
+        check: impl Fn(Arc<S>) + Clone + Send + 'static,
+    ) -> Self {
+        Self::spawn(async move {
+            let mut ticker = tokio::time::interval(interval.max(MIN_POLL_INTERVAL));
+            ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            ticker.tick().await;
+            loop {
+                ticker.tick().await;
+                let Some(shared) = weak.upgrade() else { break };
+                let check = check.clone();
+                let _ = tokio::task::spawn_blocking(move || check(shared)).await;
+            }
+        })
     }
 }
 

@@ -17,7 +17,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use arc_swap::ArcSwap;
@@ -27,7 +27,7 @@ use rustls_pki_types::pem::{self, PemObject};
 use rustls_pki_types::{CertificateDer, PrivateKeyDer};
 
 use crate::error::ConfigError;
-use crate::reload::{FileReloader, MIN_POLL_INTERVAL, Reloaded, WatchTask};
+use crate::reload::{FileReloader, Reloaded, WatchTask};
 
 use super::{ClientCertPolicy, TlsOptions, server_config_with};
 
@@ -331,8 +331,8 @@ impl ServingCertReloader {
     }
 
     /// Checks the files every `interval` on the Tokio runtime's blocking pool (an interval
-    /// under [`MIN_POLL_INTERVAL`] is taken as that). The task stops when the returned handle
-    /// or the last clone of this reloader is dropped.
+    /// under [`MIN_POLL_INTERVAL`](crate::reload::MIN_POLL_INTERVAL) is taken as that). The
+    /// task stops when the returned handle or the last clone of this reloader is dropped.
     ///
     /// ```
     /// # use kube_authn::tls::serving_cert::ServingCertReloader;
@@ -347,17 +347,9 @@ impl ServingCertReloader {
     /// # });
     /// ```
     pub fn spawn_watch(&self, interval: Duration) -> WatchTask {
-        let weak: Weak<Shared> = Arc::downgrade(&self.shared);
-        WatchTask::spawn(async move {
-            let mut ticker = tokio::time::interval(interval.max(MIN_POLL_INTERVAL));
-            ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            ticker.tick().await;
-            loop {
-                ticker.tick().await;
-                let Some(shared) = weak.upgrade() else { break };
-                // Failures are logged and counted inside `check`.
-                let _ = tokio::task::spawn_blocking(move || shared.check()).await;
-            }
+        // Failures are logged and counted inside `check`.
+        WatchTask::poll(interval, Arc::downgrade(&self.shared), |shared| {
+            let _ = shared.check();
         })
     }
 
