@@ -1514,43 +1514,8 @@ fn service_account_lookup_through_a_kubeconfig() {
     }
     const ISSUER: &str = "https://issuer.example";
     let dir = tempfile::tempdir().unwrap();
-    let (_rt, pki, api) = scripted_https(|seen, _| {
-        use webhook_server::Reply;
-        if seen
-            .headers
-            .get("authorization")
-            .and_then(|v| v.to_str().ok())
-            != Some("Bearer lookup-token")
-        {
-            return Reply::json(401, json!({"kind": "Status", "code": 401}));
-        }
-        match seen.uri.as_str() {
-            "/api/v1/namespaces/ns1/serviceaccounts/builder" => Reply::json(
-                200,
-                json!({"kind": "ServiceAccount", "metadata": {"name": "builder", "uid": "uid-builder"}}),
-            ),
-            "/api/v1/namespaces/ns1/pods/builder-pod" => Reply::json(
-                200,
-                json!({"kind": "Pod", "metadata": {"name": "builder-pod", "uid": "pod-uid-builder"}}),
-            ),
-            _ => Reply::json(
-                404,
-                json!({"kind": "Status", "code": 404, "reason": "NotFound"}),
-            ),
-        }
-    });
-    let ca = dir.path().join("api-ca.crt");
-    std::fs::write(&ca, &pki.ca_pem).unwrap();
-    let kubeconfig = dir.path().join("lookup.kubeconfig");
-    std::fs::write(
-        &kubeconfig,
-        format!(
-            "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: {}\n    certificate-authority: {}\nusers:\n- name: u\n  user:\n    token: lookup-token\ncontexts:\n- name: x\n  context:\n    cluster: c\n    user: u\ncurrent-context: x\n",
-            api.url(""),
-            ca.display()
-        ),
-    )
-    .unwrap();
+    let (_rt, pki, api) = scripted_https(webhook_server::builder_api);
+    let kubeconfig = webhook_server::lookup_kubeconfig(dir.path(), &api.url(""), &pki.ca_pem);
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()

@@ -20,35 +20,9 @@ use kube_authn::authenticator::{Context, RequestAuthenticator};
 use kube_authn::config::AuthenticationOptions;
 use kube_authn::token::cache::TOKEN_CACHE_METRICS;
 use serde_json::{Value, json};
-use webhook_server::{Pki, Reply, Seen, Server};
+use webhook_server::{Pki, Server, builder_api, lookup_kubeconfig};
 
 const ISSUER: &str = "https://issuer.example";
-
-/// The API server: service account `ns1/builder` and its pod.
-fn api(seen: &Seen, _: usize) -> Reply {
-    if seen
-        .headers
-        .get("authorization")
-        .and_then(|v| v.to_str().ok())
-        != Some("Bearer lookup-token")
-    {
-        return Reply::json(401, json!({"kind": "Status", "code": 401}));
-    }
-    match seen.uri.as_str() {
-        "/api/v1/namespaces/ns1/serviceaccounts/builder" => Reply::json(
-            200,
-            json!({"kind": "ServiceAccount", "metadata": {"name": "builder", "uid": "uid-builder"}}),
-        ),
-        "/api/v1/namespaces/ns1/pods/builder-pod" => Reply::json(
-            200,
-            json!({"kind": "Pod", "metadata": {"name": "builder-pod", "uid": "pod-uid-builder"}}),
-        ),
-        _ => Reply::json(
-            404,
-            json!({"kind": "Status", "code": 404, "reason": "NotFound"}),
-        ),
-    }
-}
 
 fn jws(key: &sig::EcdsaKeyPair, header: &Value, claims: &Value) -> String {
     let input = format!(
@@ -69,20 +43,9 @@ fn metrics() -> String {
 #[tokio::test]
 async fn only_service_account_tokens_go_through_the_cache() {
     let pki = Pki::new();
-    let server = Server::start(&pki.server_cert_pem, &pki.server_key_pem, None, api).await;
+    let server = Server::start(&pki.server_cert_pem, &pki.server_key_pem, None, builder_api).await;
     let dir = tempfile::tempdir().unwrap();
-    let ca = dir.path().join("api-ca.crt");
-    std::fs::write(&ca, &pki.ca_pem).unwrap();
-    let kubeconfig = dir.path().join("lookup.kubeconfig");
-    std::fs::write(
-        &kubeconfig,
-        format!(
-            "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: {}\n    certificate-authority: {}\nusers:\n- name: u\n  user:\n    token: lookup-token\ncontexts:\n- name: x\n  context:\n    cluster: c\n    user: u\ncurrent-context: x\n",
-            server.url(""),
-            ca.display()
-        ),
-    )
-    .unwrap();
+    let kubeconfig = lookup_kubeconfig(dir.path(), &server.url(""), &pki.ca_pem);
     let key = sig::EcdsaKeyPair::generate(&sig::ECDSA_P256_SHA256_FIXED_SIGNING).unwrap();
     let spki = key.public_key().as_der().unwrap();
     let pem = format!(

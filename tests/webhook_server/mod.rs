@@ -497,5 +497,52 @@ fn has_headers_frame(bytes: &[u8]) -> bool {
     false
 }
 
+/// A scripted API server for service-account lookups: service account `ns1/builder` (uid
+/// `uid-builder`) and its pod `ns1/builder-pod` (uid `pod-uid-builder`), for callers that send
+/// `Authorization: Bearer lookup-token`; other callers get 401, other paths 404 NotFound.
+pub fn builder_api(seen: &Seen, _: usize) -> Reply {
+    use serde_json::json;
+    if seen
+        .headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        != Some("Bearer lookup-token")
+    {
+        return Reply::json(401, json!({"kind": "Status", "code": 401}));
+    }
+    match seen.uri.as_str() {
+        "/api/v1/namespaces/ns1/serviceaccounts/builder" => Reply::json(
+            200,
+            json!({"kind": "ServiceAccount", "metadata": {"name": "builder", "uid": "uid-builder"}}),
+        ),
+        "/api/v1/namespaces/ns1/pods/builder-pod" => Reply::json(
+            200,
+            json!({"kind": "Pod", "metadata": {"name": "builder-pod", "uid": "pod-uid-builder"}}),
+        ),
+        _ => Reply::json(
+            404,
+            json!({"kind": "Status", "code": 404, "reason": "NotFound"}),
+        ),
+    }
+}
+
+/// Writes `dir/api-ca.crt` (`ca_pem`) and `dir/lookup.kubeconfig`, a kubeconfig for `server`
+/// trusting that CA with the bearer token `lookup-token`; returns the kubeconfig's path.
+pub fn lookup_kubeconfig(dir: &std::path::Path, server: &str, ca_pem: &str) -> std::path::PathBuf {
+    let ca = dir.join("api-ca.crt");
+    std::fs::write(&ca, ca_pem).unwrap();
+    let kubeconfig = dir.join("lookup.kubeconfig");
+    std::fs::write(
+        &kubeconfig,
+        format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: {}\n    certificate-authority: {}\nusers:\n- name: u\n  user:\n    token: lookup-token\ncontexts:\n- name: x\n  context:\n    cluster: c\n    user: u\ncurrent-context: x\n",
+            server,
+            ca.display()
+        ),
+    )
+    .unwrap();
+    kubeconfig
+}
+
 #[allow(unused)]
 fn _infallible(_: Infallible) {}
