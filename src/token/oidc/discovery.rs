@@ -287,7 +287,7 @@ impl Remote {
                     gojson::unmarshal_resp(ctype.as_deref(), &e)
                 )
             })?;
-        let (issuer, jwks_uri) = (gojson::string(&doc[0]), gojson::string(&doc[3]));
+        let (issuer, jwks_uri) = (gojson::string(doc[0]), gojson::string(doc[3]));
         if issuer != self.issuer {
             return Err(format!(
                 "oidc: issuer did not match the issuer returned by provider, expected {} got {}",
@@ -320,12 +320,16 @@ impl Remote {
         // set (usable keys or none, `{}` and `{"keys":null}` included); everything else is a
         // failure.
         let decoded = match &fetched {
-            Ok((reqwest::StatusCode::OK, _, body)) => Some(gojson::decode_struct(
-                body,
-                "jose",
-                "JSONWebKeySet",
-                KEY_SET,
-            )),
+            Ok((reqwest::StatusCode::OK, _, body)) => Some(
+                gojson::decode_struct(body, "jose", "JSONWebKeySet", KEY_SET).map(|fields| {
+                    gojson::elements(fields[0])
+                        .into_iter()
+                        .take(MAX_JWKS_KEYS)
+                        .filter_map(|k| parse_jwk(k).ok().flatten())
+                        .map(Arc::new)
+                        .collect::<Vec<_>>()
+                }),
+            ),
             _ => None,
         };
         let now = SystemTime::now();
@@ -341,31 +345,19 @@ impl Remote {
             &self.retired,
         );
         let (status, ctype, body) = fetched.map_err(|e| format!("oidc: get keys failed {e}"))?;
-        let fields = match decoded {
+        match decoded {
             Some(decoded) => decoded.map_err(|e| {
                 format!(
                     "oidc: failed to decode keys: {} {}",
                     gojson::unmarshal_resp(ctype.as_deref(), &e),
                     shown_body(&body)
                 )
-            })?,
-            None => {
-                return Err(format!(
-                    "oidc: get keys failed: {status} {}",
-                    shown_body(&body)
-                ));
-            }
-        };
-        let entries: Vec<&serde_json::value::RawValue> = fields[0]
-            .as_deref()
-            .and_then(|raw| serde_json::from_str(raw.get()).ok())
-            .unwrap_or_default();
-        Ok(entries
-            .into_iter()
-            .take(MAX_JWKS_KEYS)
-            .filter_map(|k| parse_jwk(k.get().as_bytes()).ok().flatten())
-            .map(Arc::new)
-            .collect())
+            }),
+            None => Err(format!(
+                "oidc: get keys failed: {status} {}",
+                shown_body(&body)
+            )),
+        }
     }
 
     /// Discovery (once) + JWKS; installs the keys.
