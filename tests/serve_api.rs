@@ -514,20 +514,68 @@ async fn paths_are_percent_decoded_as_go_routes_them() {
         status["message"],
         r#"forbidden: User "system:anonymous" cannot get path "/apis""#
     );
-    // A bad escape: Go's server refuses the request line.
+    // A decoded path that is not UTF-8 (`%FF`) matches no route: the 404 every unknown path
+    // gets, for every caller (it does not quote the path).
+    for credential in [Some(auth.as_str()), None] {
+        let mut args = vec!["--http1.1"];
+        if let Some(credential) = credential {
+            args.extend(["-H", credential]);
+        }
+        let url = server.url("/apis%FF");
+        args.push(&url);
+        let (body, code, _) = server.curl(&args);
+        assert_eq!(code, 404, "{credential:?}: {body}");
+        let status: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(status["reason"], "NotFound", "{credential:?}");
+    }
+    // A bad escape: Go's server refuses the request URI before any handler or authenticator,
+    // so every caller (good token, bad token, anonymous) gets the same answer. HTTP/1.1:
+    // `400 Bad Request` as text, `Connection: close`, and the connection is closed (curl does
+    // not reuse it for the second URL); HTTP/2: the stream is reset with PROTOCOL_ERROR.
+    let bad = "Authorization: Bearer not-a-known-token".to_owned();
     for path in [
         "/apis%zz",
         "/healthz%",
         "/apis/authentication.k8s.io/v1/tokenreviews%2",
     ] {
-        let (body, code, headers) = server.curl(&["-H", &auth, &server.url(path)]);
-        assert_eq!((code, body.as_str()), (400, "400 Bad Request"), "{path}");
-        assert!(
-            headers
-                .to_ascii_lowercase()
-                .contains("content-type: text/plain; charset=utf-8"),
-            "{path}: {headers}"
-        );
+        for credential in [Some(&auth), Some(&bad), None] {
+            let case = format!("{path} as {credential:?}");
+            let mut args = vec!["--http1.1"];
+            if let Some(credential) = credential {
+                args.extend(["-H", credential.as_str()]);
+            }
+            let url = server.url(path);
+            args.push(&url);
+            let (body, code, headers) = server.curl(&args);
+            assert_eq!((code, body.as_str()), (400, "400 Bad Request"), "{case}");
+            let headers = headers.to_ascii_lowercase();
+            assert!(
+                headers.contains("content-type: text/plain; charset=utf-8"),
+                "{case}: {headers}"
+            );
+            assert!(headers.contains("connection: close"), "{case}: {headers}");
+            assert!(!headers.contains("cache-control"), "{case}: {headers}");
+            assert!(!headers.contains("www-authenticate"), "{case}: {headers}");
+            let curl = |version: &str| {
+                let mut cmd = std::process::Command::new("curl");
+                cmd.args(["-sv", "--max-time", "60", version, "--cacert"])
+                    .arg(server.ca());
+                if let Some(credential) = credential {
+                    cmd.args(["-H", credential]);
+                }
+                let out = cmd
+                    .args([&url, &server.url("/healthz")])
+                    .output()
+                    .expect("curl is installed");
+                String::from_utf8_lossy(&out.stderr).into_owned()
+            };
+            let h1 = curl("--http1.1");
+            assert_eq!(h1.matches("Connected to").count(), 2, "{case}: {h1}");
+            let h2 = curl("--http2");
+            assert!(h2.contains("ALPN: server accepted h2"), "{case}: {h2}");
+            assert!(h2.contains("PROTOCOL_ERROR"), "{case}: {h2}");
+            assert!(!h2.contains("< HTTP/2 400"), "{case}: {h2}");
+        }
     }
 }
 

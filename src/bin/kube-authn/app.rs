@@ -22,6 +22,7 @@
 //! unknown or repeated body fields are reported as its `fieldValidation` says (see
 //! [`crate::create_options`]). Nothing here can panic on input.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -348,12 +349,14 @@ fn review_authorization(token: &str) -> String {
 }
 
 /// A request path as Go's `url.URL.Path` holds it: every `%XX` decoded (`%2F` too, as Go
-/// does), `+` kept; `None` for an invalid escape, which Go's HTTP server refuses with a 400
-/// before any handler. (The rule of `kube_authn::chain::anonymous`'s path matching; decoded
-/// bytes that are not UTF-8 become U+FFFD, so such a path matches no route.)
-fn go_url_path(raw: &str) -> Option<String> {
+/// does), `+` kept, the decoded bytes exactly (`%FF` is the byte 0xFF, which is not UTF-8);
+/// borrowed, without allocating, when there is no `%`. `None` for an invalid escape, which
+/// Go's HTTP server refuses before any handler ([`crate::request_uri`] answers it in front of
+/// the middleware, so the handlers never see one). (The rule of `kube_authn::chain::anonymous`'s
+/// path matching.)
+fn go_url_path(raw: &str) -> Option<Cow<'_, [u8]>> {
     if !raw.contains('%') {
-        return Some(raw.to_owned());
+        return Some(Cow::Borrowed(raw.as_bytes()));
     }
     let bytes = raw.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
@@ -363,14 +366,27 @@ fn go_url_path(raw: &str) -> Option<String> {
             let hex = bytes.get(i + 1..i + 3)?;
             let hi = char::from(hex[0]).to_digit(16)?;
             let lo = char::from(hex[1]).to_digit(16)?;
-            out.push((hi * 16 + lo) as u8);
+            // Two hex digits: at most 0xFF.
+            out.push(u8::try_from(hi * 16 + lo).ok()?);
             i += 3;
         } else {
             out.push(bytes[i]);
             i += 1;
         }
     }
-    Some(String::from_utf8_lossy(&out).into_owned())
+    Some(Cow::Owned(out))
+}
+
+/// kube-authn's answer to a path it does not serve (docs/compatibility.md: kube-apiserver's
+/// authorizer would answer some callers 403 first).
+fn not_found(pretty: bool) -> Response<Full<Bytes>> {
+    status_with_details(
+        StatusCode::NOT_FOUND,
+        "NotFound",
+        "the server could not find the requested resource",
+        StatusDetails::default(),
+        pretty,
+    )
 }
 
 /// A response given before the request is served (boxed: the `Err` side of a `Result`).
@@ -703,17 +719,21 @@ impl App {
     {
         let pretty = wants_pretty(req.uri(), req.headers());
         let user = Authenticated::from_request(&req).map(|a| a.user.clone());
-        // Go's server routes on `req.URL.Path`, the path percent-decoded (`%2F` included); a
-        // bad escape never reaches a handler there: its HTTP server answers 400.
-        let Some(path) = go_url_path(req.uri().path()) else {
-            return text(StatusCode::BAD_REQUEST, "400 Bad Request");
+        // Go's server routes on `req.URL.Path`, the path percent-decoded (`%2F` included). A
+        // bad escape never gets here (`request_uri` answers it, as Go's server does); a
+        // decoded path that is not UTF-8 equals no route, so it is the 404 every unknown
+        // path gets, which does not quote the path.
+        let decoded = go_url_path(req.uri().path());
+        let path = match decoded.as_deref().map(std::str::from_utf8) {
+            Some(Ok(path)) => path,
+            _ => return not_found(pretty),
         };
         let method = req.method().clone();
         // kube-apiserver's max-in-flight filter: reviews are creates (mutating) and take a
         // slot while there is one; when none is left, members of system:masters are still
         // served (without a slot) and everyone else gets the 429. The permit is held until the
         // answer is built.
-        let counted = method == Method::POST && REVIEW_PATHS.contains(&path.as_str());
+        let counted = method == Method::POST && REVIEW_PATHS.contains(&path);
         let _permit = match &self.inflight {
             Some(slots) if counted => match slots.clone().try_acquire_owned() {
                 Ok(permit) => Some(permit),
@@ -743,7 +763,7 @@ impl App {
                 pretty,
             )
         };
-        match (path.as_str(), method) {
+        match (path, method) {
             // k8s.io/apiserver's healthz handler, which answers every method.
             ("/healthz" | "/livez" | "/readyz", method) if method == Method::GET || privileged => {
                 let mut response = text(StatusCode::OK, "ok");
@@ -811,13 +831,7 @@ impl App {
                 },
                 _ => forbidden_path(user, &method, path),
             },
-            _ => status_with_details(
-                StatusCode::NOT_FOUND,
-                "NotFound",
-                "the server could not find the requested resource",
-                StatusDetails::default(),
-                pretty,
-            ),
+            _ => not_found(pretty),
         }
     }
 
@@ -1210,21 +1224,29 @@ mod tests {
 
     #[test]
     fn go_url_path_decodes_as_go_does() {
-        for (raw, want) in [
-            ("/apis", Some("/apis")),
-            ("/ap%69s", Some("/apis")),
+        let cases: [(&str, Option<&[u8]>); 9] = [
+            ("/apis", Some(b"/apis")),
+            ("/ap%69s", Some(b"/apis")),
             (
                 "/apis%2Fauthentication.k8s.io",
-                Some("/apis/authentication.k8s.io"),
+                Some(b"/apis/authentication.k8s.io"),
             ),
-            ("/a+b%20c", Some("/a+b c")),
-            ("/%FF", Some("/\u{fffd}")),
+            ("/a+b%20c", Some(b"/a+b c")),
+            // The bytes, as Go's `url.URL.Path` holds them: not U+FFFD.
+            ("/%FF%e4%BB%8A", Some(b"/\xff\xe4\xbb\x8a")),
             ("/%zz", None),
             ("/%", None),
             ("/%2", None),
-        ] {
+            ("/%2g", None),
+        ];
+        for (raw, want) in cases {
             assert_eq!(go_url_path(raw).as_deref(), want, "{raw}");
         }
+        // No `%`: the request's own path, not a copy.
+        assert!(matches!(
+            go_url_path("/apis/x+y"),
+            Some(Cow::Borrowed(b"/apis/x+y"))
+        ));
     }
 
     #[test]

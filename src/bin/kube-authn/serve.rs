@@ -14,6 +14,7 @@ use tokio::net::TcpListener;
 use tower_layer::Layer;
 
 use crate::app::App;
+use crate::request_uri::GoRequestUri;
 use crate::{ServeArgs, certs, dev};
 
 /// A TLS handshake that takes longer than this is dropped.
@@ -203,10 +204,12 @@ pub async fn run(mut args: ServeArgs) -> Result<(), String> {
         .api_audiences(built.api_audiences.clone())
         .metrics(metrics)
         .build();
-    let service = layer.layer(tower::service_fn(move |req| {
+    // Go's HTTP server refuses a bad request URI (`/apis%zz`) before any handler or
+    // authentication: in front of the middleware, every caller gets its answer.
+    let service = GoRequestUri::new(layer.layer(tower::service_fn(move |req| {
         let app = app.clone();
         async move { Ok::<_, std::convert::Infallible>(app.handle(req).await) }
-    }));
+    })));
 
     tracing::info!(address = %local, schemes = ?built.chain.schemes(), "Serving securely");
     if let Some(dev) = &dev_setup {

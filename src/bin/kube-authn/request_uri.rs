@@ -1,0 +1,181 @@
+//! Go's HTTP servers refuse a request whose path has an invalid percent-escape (`/apis%zz`,
+//! `/healthz%`, `…%2`) while reading it (`url.ParseRequestURI` fails), before any handler,
+//! filter or authenticator: so kube-apiserver gives every caller, anonymous or not, with a good
+//! token or a bad one, the same answer. [`GoRequestUri`] sits in front of the authentication
+//! middleware and answers as Go does:
+//!
+//! * HTTP/1.x: `net/http`'s `conn.serve` writes `HTTP/1.1 400 Bad Request`, `Content-Type:
+//!   text/plain; charset=utf-8`, `Connection: close` and the body `400 Bad Request`, then
+//!   closes the connection. Here the same status, headers and body, and hyper closes the
+//!   connection after it because of `Connection: close`; hyper adds `date` and
+//!   `content-length: 15`, which Go's raw write does not have.
+//! * HTTP/2: `http2serverConn.newWriterAndRequest` refuses the `:path`
+//!   (`httpcommon.NewServerRequest`, `bad_path`) with a stream error: `RST_STREAM` with
+//!   `PROTOCOL_ERROR`, no response, the connection stays open. Here the service fails with
+//!   that `h2` error, which hyper sends as the stream's reset.
+//!
+//! The common path (no `%` in the path) is one byte search; nothing is allocated.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use http::header::{CONNECTION, CONTENT_TYPE};
+use http::{HeaderValue, Request, Response, StatusCode, Version};
+use http_body_util::{Either, Full};
+
+/// The error of a refused HTTP/2 request, and of the inner service (boxed).
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Whether `raw` (a request path, not decoded) has a `%` not followed by two hex digits, which
+/// Go's `url.ParseRequestURI` refuses (`invalid URL escape`).
+pub fn bad_escape(raw: &str) -> bool {
+    let bytes = raw.as_bytes();
+    let mut from = 0;
+    while let Some(at) = bytes[from..].iter().position(|&b| b == b'%') {
+        let at = from + at;
+        match bytes.get(at + 1..at + 3) {
+            Some([hi, lo]) if hi.is_ascii_hexdigit() && lo.is_ascii_hexdigit() => from = at + 3,
+            _ => return true,
+        }
+    }
+    false
+}
+
+/// Go's answer to an HTTP/1.x request line it cannot parse (`net/http` `conn.serve`).
+fn bad_request() -> Response<Full<Bytes>> {
+    let mut response = Response::new(Full::new(Bytes::from_static(b"400 Bad Request")));
+    *response.status_mut() = StatusCode::BAD_REQUEST;
+    let headers = response.headers_mut();
+    headers.insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    headers.insert(CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
+/// The service answering a bad request URI as Go's server does, in front of `inner`
+/// ([module docs](self)).
+#[derive(Clone)]
+pub struct GoRequestUri<S> {
+    inner: S,
+}
+
+impl<S> GoRequestUri<S> {
+    pub fn new(inner: S) -> Self {
+        GoRequestUri { inner }
+    }
+}
+
+impl<S, B, RB> tower::Service<Request<B>> for GoRequestUri<S>
+where
+    S: tower::Service<Request<B>, Response = Response<RB>>,
+    S::Error: Into<BoxError>,
+{
+    type Response = Response<Either<RB, Full<Bytes>>>;
+    type Error = BoxError;
+    type Future = GoRequestUriFuture<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx).map_err(Into::into)
+    }
+
+    fn call(&mut self, req: Request<B>) -> Self::Future {
+        if !bad_escape(req.uri().path()) {
+            return GoRequestUriFuture::Inner {
+                inner: self.inner.call(req),
+            };
+        }
+        let answer = if req.version() == Version::HTTP_2 {
+            Err(h2::Error::from(h2::Reason::PROTOCOL_ERROR))
+        } else {
+            Ok(bad_request())
+        };
+        GoRequestUriFuture::Refused {
+            answer: Some(answer),
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The inner service's future, or Go's refusal.
+    #[project = Projected]
+    pub enum GoRequestUriFuture<F> {
+        Inner { #[pin] inner: F },
+        Refused { answer: Option<Result<Response<Full<Bytes>>, h2::Error>> },
+    }
+}
+
+impl<F, RB, E> Future for GoRequestUriFuture<F>
+where
+    F: Future<Output = Result<Response<RB>, E>>,
+    E: Into<BoxError>,
+{
+    type Output = Result<Response<Either<RB, Full<Bytes>>>, BoxError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.project() {
+            Projected::Inner { inner } => inner
+                .poll(cx)
+                .map_ok(|response| response.map(Either::Left))
+                .map_err(Into::into),
+            Projected::Refused { answer } => Poll::Ready(match answer.take() {
+                Some(Ok(response)) => Ok(response.map(Either::Right)),
+                Some(Err(reset)) => Err(reset.into()),
+                // Polled again after it finished: a stream error is what Go would give.
+                None => Err(h2::Error::from(h2::Reason::PROTOCOL_ERROR).into()),
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tower::{ServiceExt, service_fn};
+
+    #[test]
+    fn bad_escape_is_url_parse_request_uris() {
+        for (raw, bad) in [
+            ("/apis", false),
+            ("/ap%69s", false),
+            ("/a%2Fb%2f", false),
+            ("/%FF%fe", false),
+            ("/apis%zz", true),
+            ("/healthz%", true),
+            ("/x%2", true),
+            ("/x%2g", true),
+            ("/%%41", true),
+            ("/x%g2%41", true),
+        ] {
+            assert_eq!(bad_escape(raw), bad, "{raw}");
+        }
+    }
+
+    #[tokio::test]
+    async fn refuses_before_the_inner_service() {
+        let inner = service_fn(|_: Request<()>| async {
+            Ok::<_, std::convert::Infallible>(Response::new(Full::new(Bytes::from_static(
+                b"inner",
+            ))))
+        });
+        let svc = GoRequestUri::new(inner);
+        let h1 = Request::get("/apis%zz").body(()).unwrap();
+        let response = svc.clone().oneshot(h1).await.unwrap();
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+        assert_eq!(response.headers()["connection"], "close");
+        assert!(matches!(response.body(), Either::Right(_)));
+        let h2 = Request::get("/apis%zz")
+            .version(Version::HTTP_2)
+            .body(())
+            .unwrap();
+        let err = svc.clone().oneshot(h2).await.unwrap_err();
+        let reason = err.downcast_ref::<h2::Error>().and_then(h2::Error::reason);
+        assert_eq!(reason, Some(h2::Reason::PROTOCOL_ERROR));
+        let ok = Request::get("/ap%69s").body(()).unwrap();
+        let response = svc.oneshot(ok).await.unwrap();
+        assert!(matches!(response.body(), Either::Left(_)));
+    }
+}
