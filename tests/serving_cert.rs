@@ -85,6 +85,17 @@ fn wait_for_leaf(server: &Server, ca_file: &Path, want: &[u8], what: &str) {
     }
 }
 
+/// Waits until `needle` is logged once more than `before` times (counted before the step that
+/// should log it), so that an earlier occurrence cannot satisfy the wait.
+fn wait_for_one_more(server: &Server, needle: &str, before: usize) {
+    server.wait_for_log(needle, before + 1, Duration::from_secs(15));
+}
+
+/// How many times `needle` is in the server's log now.
+fn logged(server: &Server, needle: &str) -> usize {
+    server.log().matches(needle).count()
+}
+
 /// The base64 lines of a PEM key: none of them may ever be logged.
 fn key_lines(pem: &str) -> Vec<String> {
     pem.lines()
@@ -122,31 +133,25 @@ fn tls_cert_file_is_reloaded_and_a_broken_pair_keeps_the_previous_one() {
     );
     assert_eq!(served_leaf(server.port, &ca_file), der(&a_cert));
 
-    // A rotation: certificate first, then key.
+    // A rotation: certificate first, then key. (A reload between the two may log a mismatch.)
+    const LOADED: &str = "loaded a new serving certificate";
+    const MISMATCH: &str = "tls: private key does not match public key";
+    const NOT_A_KEY: &str = "tls: failed to find any PEM data in key input";
+    let loaded = logged(&server, LOADED);
     replace(&cert, &b_cert);
     replace(&key, &b_key);
     wait_for_leaf(&server, &ca_file, &der(&b_cert), "the new pair");
-    server.wait_for_log(
-        "loaded a new serving certificate",
-        1,
-        Duration::from_secs(5),
-    );
+    wait_for_one_more(&server, LOADED, loaded);
 
     // A certificate without its key: refused, the previous pair stays.
+    let mismatches = logged(&server, MISMATCH);
     replace(&cert, &c_cert);
-    server.wait_for_log(
-        "tls: private key does not match public key",
-        1,
-        Duration::from_secs(15),
-    );
+    wait_for_one_more(&server, MISMATCH, mismatches);
     assert_eq!(served_leaf(server.port, &ca_file), der(&b_cert));
     // A key file that is not a key: refused too.
+    let not_keys = logged(&server, NOT_A_KEY);
     replace(&key, "garbage\n");
-    server.wait_for_log(
-        "tls: failed to find any PEM data in key input",
-        1,
-        Duration::from_secs(15),
-    );
+    wait_for_one_more(&server, NOT_A_KEY, not_keys);
     assert_eq!(served_leaf(server.port, &ca_file), der(&b_cert));
 
     // The matching key arrives: C is served.
