@@ -608,14 +608,6 @@ struct RawJwk {
     y: Option<String>,
 }
 
-/// A JWKS as go-jose's `JSONWebKeySet` decodes it with Go's `encoding/json`: a missing or
-/// `null` `keys` is an empty set.
-#[derive(Deserialize)]
-struct RawJwks {
-    #[serde(default)]
-    keys: Option<Vec<serde_json::Value>>,
-}
-
 fn b64(s: &Option<String>) -> Result<Vec<u8>, KeyError> {
     let s = s
         .as_deref()
@@ -697,34 +689,49 @@ fn jwk_to_key(raw: RawJwk) -> Result<Option<PublicKey>, KeyError> {
     PublicKey::build(&spki, kid, only).map(Some)
 }
 
-/// Parses a JWK Set (`{"keys":[…]}`): at most [`MAX_JWKS_KEYS`] keys are read; keys that are
-/// not for signatures, of unsupported types, or malformed are skipped (one bad key does not
-/// take down the others). The document itself must be strict JSON.
+/// Parses a JWK Set (`{"keys":[…]}`) as go-oidc decodes a fetched JWKS, the same path an
+/// OIDC issuer's key set takes: the document is decoded as go-jose's `JSONWebKeySet` by Go's
+/// `encoding/json` (v1) rules — Go's syntax-error texts, the member `keys` matched
+/// case-insensitively with Go's folding, a repeated `keys` won by the last one, a missing or
+/// `null` `keys` an empty set, a `keys` that is not an array Go's type error. Then each
+/// element (at most [`MAX_JWKS_KEYS`]) is read by [`parse_jwk`]: keys that are not for
+/// signatures, of unsupported types, malformed, or refused by its strict JSON (a duplicate
+/// member, a lone surrogate) are skipped (one bad key does not take down the others, where
+/// go-jose would refuse the whole set).
 ///
 /// ```
-/// let keys = kube_authn::jwt::key::parse_jwks(br#"{"keys":[{"kty":"RSA","n":"AQ","e":"AQAB"}]}"#).unwrap();
+/// use kube_authn::jwt::key::parse_jwks;
+/// let keys = parse_jwks(br#"{"keys":[{"kty":"RSA","n":"AQ","e":"AQAB"}]}"#).unwrap();
 /// assert!(keys.is_empty()); // an 8-bit RSA key is refused
 /// // No `keys`, or `null`: an empty set, as go-oidc decodes it (not an error).
-/// assert!(kube_authn::jwt::key::parse_jwks(b"{}").unwrap().is_empty());
-/// assert!(kube_authn::jwt::key::parse_jwks(br#"{"keys":null}"#).unwrap().is_empty());
+/// assert!(parse_jwks(b"{}").unwrap().is_empty());
+/// assert!(parse_jwks(br#"{"keys":null}"#).unwrap().is_empty());
+/// // Go's error texts.
+/// assert_eq!(
+///     parse_jwks(br#"{"keys":5}"#).unwrap_err().to_string(),
+///     "malformed JWKS: json: cannot unmarshal number into Go struct field JSONWebKeySet.keys of type []jose.JSONWebKey"
+/// );
+/// assert_eq!(
+///     parse_jwks(b"nul").unwrap_err().to_string(),
+///     "malformed JWKS: invalid character ' ' in literal null (expecting 'l')"
+/// );
 /// ```
 pub fn parse_jwks(json: &[u8]) -> Result<Vec<Arc<PublicKey>>, KeyError> {
-    let raw: RawJwks = super::json::from_slice_strict(json).map_err(|e| {
-        KeyError::new(format!(
-            "malformed JWKS: {}",
-            super::json::claims_error_message(&e)
-        ))
-    })?;
-    let mut keys = Vec::new();
-    for value in raw.keys.unwrap_or_default().into_iter().take(MAX_JWKS_KEYS) {
-        let Ok(jwk) = serde_json::from_value::<RawJwk>(value) else {
-            continue;
-        };
-        if let Ok(Some(key)) = jwk_to_key(jwk) {
-            keys.push(Arc::new(key));
-        }
-    }
-    Ok(keys)
+    decode_jwks(json).map_err(|e| KeyError::new(format!("malformed JWKS: {e}")))
+}
+
+/// [`parse_jwks`] with the decode error as Go's bare `encoding/json` text (what go-oidc's
+/// `unmarshalResp` wraps).
+pub(crate) fn decode_jwks(json: &[u8]) -> Result<Vec<Arc<PublicKey>>, String> {
+    use crate::token::oidc::gojson::{self, GoType};
+    const KEY_SET: &[gojson::Field] = &[("keys", GoType::Slice("[]jose.JSONWebKey"))];
+    let fields = gojson::decode_struct(json, "jose", "JSONWebKeySet", KEY_SET)?;
+    Ok(gojson::elements(fields[0])
+        .into_iter()
+        .take(MAX_JWKS_KEYS)
+        .filter_map(|k| parse_jwk(k).ok().flatten())
+        .map(Arc::new)
+        .collect())
 }
 
 /// An immutable set of keys with an index by id (Kubernetes key id or JWK `kid`).
@@ -853,6 +860,29 @@ mod tests {
             assert!(parse_jwks(body).unwrap().is_empty(), "{body:?}");
         }
         assert!(parse_jwks(br#"{"keys":5}"#).is_err());
+    }
+
+    /// `parse_jwks` decodes the set as go-oidc does (Go's `encoding/json`, the path an OIDC
+    /// issuer's JWKS takes): `keys` matched case-insensitively, the last of repeated `keys`
+    /// wins, a top-level `null` is an empty set; each key goes through [`parse_jwk`], so a key
+    /// with a duplicate member is skipped as it is for an issuer (it used to be collapsed by
+    /// `serde_json::from_value` and used).
+    #[test]
+    fn jwks_decodes_as_the_discovery_path() {
+        let key =
+            r#"{"kty":"OKP","crv":"Ed25519","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}"#;
+        let n = |body: String| parse_jwks(body.as_bytes()).map(|k| k.len());
+        assert_eq!(n(format!(r#"{{"Keys":[{key}]}}"#)), Ok(1));
+        assert_eq!(n(format!("{{\"\u{212a}eys\":[{key}]}}")), Ok(1));
+        assert_eq!(n(format!(r#"{{"keys":[{key}],"KEYS":[]}}"#)), Ok(0));
+        assert_eq!(n(format!(r#"{{"keys":[],"keys":[{key},{key}]}}"#)), Ok(2));
+        assert_eq!(n("null".into()), Ok(0));
+        let dup = r#"{"kty":"OKP","kty":"OKP","crv":"Ed25519","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}"#;
+        assert_eq!(n(format!(r#"{{"keys":[{dup},{key}]}}"#)), Ok(1));
+        assert_eq!(
+            parse_jwks(b"{\"keys\":[").unwrap_err().to_string(),
+            "malformed JWKS: unexpected end of JSON input"
+        );
     }
     use aws_lc_rs::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair, KeyPair};
 

@@ -54,7 +54,7 @@ use super::refresh::{Fetched, KeyRefresher};
 use super::{ClaimFetcher, OidcAuthenticator, strip_password};
 use crate::error::ConfigError;
 use crate::jwt::go_quote;
-use crate::jwt::key::{MAX_JWKS_KEYS, PublicKey, parse_jwk};
+use crate::jwt::key::{PublicKey, decode_jwks};
 use crate::outbound::{ConnectionInfo, Pem};
 
 /// Largest discovery document read (1 MiB).
@@ -310,26 +310,17 @@ impl Remote {
     /// One JWKS fetch, as go-oidc's `updateKeys`: the usable keys (possibly none), or its
     /// error: `oidc: get keys failed <err>` (transport), `oidc: get keys failed: <status>
     /// <body>`, `oidc: failed to decode keys: <unmarshalResp text> <body>`. The body is decoded
-    /// as a `jose.JSONWebKeySet` by Go's `encoding/json` ([`gojson`]); a key this crate cannot
-    /// use is skipped (go-jose refuses the whole set: docs/compatibility.md).
+    /// as a `jose.JSONWebKeySet` by Go's `encoding/json` ([`gojson`], through `decode_jwks`,
+    /// the path [`crate::jwt::key::parse_jwks`] takes); a key this crate cannot use is
+    /// skipped (go-jose refuses the whole set: docs/compatibility.md).
     async fn fetch_jwks(&self, uri: &str) -> Result<Vec<Arc<PublicKey>>, String> {
-        const KEY_SET: &[gojson::Field] = &[("keys", GoType::Slice("[]jose.JSONWebKey"))];
         self.jwks_fetches.fetch_add(1, Ordering::Relaxed);
         let fetched = get_capped(&self.client, uri, None, MAX_JWKS_BYTES).await;
         // Kubernetes' metrics round tripper: a success is a 200 whose body decodes as a key
         // set (usable keys or none, `{}` and `{"keys":null}` included); everything else is a
         // failure.
         let decoded = match &fetched {
-            Ok((reqwest::StatusCode::OK, _, body)) => Some(
-                gojson::decode_struct(body, "jose", "JSONWebKeySet", KEY_SET).map(|fields| {
-                    gojson::elements(fields[0])
-                        .into_iter()
-                        .take(MAX_JWKS_KEYS)
-                        .filter_map(|k| parse_jwk(k).ok().flatten())
-                        .map(Arc::new)
-                        .collect::<Vec<_>>()
-                }),
-            ),
+            Ok((reqwest::StatusCode::OK, _, body)) => Some(decode_jwks(body)),
             _ => None,
         };
         let now = SystemTime::now();

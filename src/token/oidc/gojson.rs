@@ -22,6 +22,8 @@
 
 /// The Go type of one struct field.
 #[derive(Debug, Clone, Copy)]
+#[cfg_attr(not(feature = "remote"), allow(dead_code))] // discovery only
+
 pub(crate) enum GoType {
     /// `string`
     String,
@@ -496,6 +498,7 @@ fn kind(raw: &[u8]) -> &'static str {
 }
 
 /// A field's raw value as the Go string it decodes to (`""` if absent or not a string).
+#[cfg_attr(not(feature = "remote"), allow(dead_code))] // discovery only
 pub(crate) fn string(raw: Option<&[u8]>) -> String {
     match raw {
         Some(r) if r.first() == Some(&b'"') => unquote(r),
@@ -626,6 +629,7 @@ pub(crate) fn decode_struct<'a>(
 
 /// go-oidc's `unmarshalResp` frame around a decode error `err`, by the response's
 /// `Content-Type` (Go's `mime.ParseMediaType` media type, compared with `application/json`).
+#[cfg(feature = "remote")]
 pub(crate) fn unmarshal_resp(content_type: Option<&str>, err: &str) -> String {
     let ct = content_type.unwrap_or("");
     let json = ct
@@ -924,6 +928,7 @@ mod tests {
         assert!(elements(None).is_empty());
     }
 
+    #[cfg(feature = "remote")]
     #[test]
     fn unmarshal_resp_frames() {
         assert_eq!(

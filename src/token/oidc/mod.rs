@@ -51,8 +51,7 @@ mod claims;
 pub mod config;
 #[cfg(feature = "remote")]
 pub mod discovery;
-#[cfg(feature = "remote")]
-mod gojson;
+pub(crate) mod gojson;
 pub mod metrics;
 pub mod refresh;
 #[cfg(feature = "remote")]
