@@ -188,15 +188,21 @@ pub struct Built {
     pub chain: Chain,
     /// The API audiences to put on each request (see the middleware).
     pub api_audiences: Audiences,
-    /// The `--client-ca-file` bundle as loaded at start-up, for the TLS handshake's list of
-    /// acceptable client CAs (a hint only: certificates are verified per request).
+    /// The `--client-ca-file` bundle as loaded at start-up, not followed when the file is
+    /// reloaded: a start-up snapshot (`Some` tells that an X.509 authenticator was built).
+    /// The TLS handshake's acceptable client CAs come from
+    /// [`ca_hint_sources`](Self::ca_hint_sources) instead.
     pub client_ca: Option<Arc<CaBundle>>,
-    /// The `--requestheader-client-ca-file` bundle as loaded at start-up (also a handshake
-    /// hint: the front proxy must be asked for its certificate).
+    /// The `--requestheader-client-ca-file` bundle as loaded at start-up, not followed when
+    /// the file is reloaded: a start-up snapshot (`Some` tells that a front-proxy
+    /// authenticator was built). The handshake's hints come from
+    /// [`ca_hint_sources`](Self::ca_hint_sources) instead.
     pub requestheader_ca: Option<Arc<CaBundle>>,
     /// The client CA, then the request-header CA, as they are now (reloaded with their
-    /// files): what the TLS handshake names as acceptable client CAs
-    /// (`tls::DynamicServerConfig`), as kube-apiserver's dynamic client-CA content does.
+    /// files): what the TLS handshake names as acceptable client CAs (a hint only:
+    /// certificates are verified per request; the front proxy must be asked for its
+    /// certificate), through `tls::DynamicServerConfig`, as kube-apiserver's dynamic
+    /// client-CA content does.
     pub ca_hint_sources: Vec<Arc<dyn crate::x509::CaBundleSource>>,
     /// Reload tasks; dropping them stops reloading.
     pub tasks: Vec<WatchTask>,
