@@ -68,7 +68,8 @@ const MOST_CONNECTIONS: usize = if tokio::sync::Semaphore::MAX_PERMITS < u32::MA
 /// The default connection cap for a process whose soft open-file limit (`RLIMIT_NOFILE`) is
 /// `soft_limit`: the limit less a reserve of one eighth of it, and at least 64, for
 /// everything else the process opens (the listener, the runtime, CA and token files, outbound
-/// connections to webhooks and OIDC issuers); never below 16, and at most `u32::MAX`.
+/// connections to webhooks and OIDC issuers); never below 16, and at most `u32::MAX` (or
+/// tokio's `Semaphore::MAX_PERMITS` where that is lower, as on 32-bit targets).
 ///
 /// kube-apiserver has no connection cap: Go raises the soft limit to the hard limit at
 /// startup and a flood of connections ends in `accept` failing with `EMFILE` (retried with a
@@ -83,7 +84,9 @@ const MOST_CONNECTIONS: usize = if tokio::sync::Semaphore::MAX_PERMITS < u32::MA
 /// assert_eq!(max_connections_for_open_files(1 << 20), 917_504);
 /// assert_eq!(max_connections_for_open_files(256), 192);        // macOS' default
 /// assert_eq!(max_connections_for_open_files(20), 16);          // the floor
-/// assert_eq!(max_connections_for_open_files(u64::MAX), u32::MAX as usize); // unlimited
+/// // Unlimited: the most a cap may be (`u32::MAX` on 64-bit targets).
+/// let most = (u32::MAX as usize).min(tokio::sync::Semaphore::MAX_PERMITS);
+/// assert_eq!(max_connections_for_open_files(u64::MAX), most);
 /// ```
 pub fn max_connections_for_open_files(soft_limit: u64) -> usize {
     let reserve = (soft_limit / 8).max(64);
@@ -990,7 +993,8 @@ mod tests {
 
     #[test]
     fn default_connection_cap_follows_the_open_file_limit() {
-        // (soft limit, cap): the limit less max(limit / 8, 64), at least 16, at most u32::MAX.
+        // (soft limit, cap): the limit less max(limit / 8, 64), at least 16, at most
+        // MOST_CONNECTIONS.
         let cases: &[(u64, usize)] = &[
             (0, 16),
             (20, 16),
@@ -1003,8 +1007,16 @@ mod tests {
             (65_536, 57_344),
             (524_288, 458_752),
             (1 << 20, 917_504),
-            (u64::MAX, u32::MAX as usize),
+            (u64::MAX, MOST_CONNECTIONS),
         ];
+        // The most a cap may be: `u32::MAX` (`acquire_many`'s bound), or tokio's
+        // `MAX_PERMITS` where that is lower (32-bit targets).
+        assert_eq!(
+            MOST_CONNECTIONS,
+            (u32::MAX as usize).min(tokio::sync::Semaphore::MAX_PERMITS)
+        );
+        #[cfg(target_pointer_width = "64")]
+        assert_eq!(MOST_CONNECTIONS, u32::MAX as usize);
         for &(limit, cap) in cases {
             assert_eq!(max_connections_for_open_files(limit), cap, "limit {limit}");
         }
