@@ -477,21 +477,54 @@ fn without_a_runtime_a_miss_calls_through() {
     assert_eq!(calls.load(Ordering::SeqCst), 1);
 }
 
+/// Set in the process [`a_runtime_without_timers_looks_up_unbounded`] starts for
+/// [`runtimes_without_timers_child`].
+const CHILD: &str = "KUBE_AUTHN_TIMERLESS_CHILD";
+
 /// In a runtime built without timers (no `enable_time`) the shared lookup runs unbounded
 /// instead of panicking on its timeout: the delegate's answer reaches the caller and is
 /// cached, on both runtime flavours, with two caches per runtime. Tokio's "timers are
-/// disabled" panic is caught once per runtime (the runtime is remembered), not per lookup.
+/// disabled" panic is caught once per runtime (the runtime is remembered), not per lookup,
+/// also when a fresh multi-thread runtime's first lookups run at the same time.
+///
+/// The runtimes run in a child process (this test binary, running only
+/// [`runtimes_without_timers_child`]), which counts the probes in the default panic hook's
+/// output: no test here installs a panic hook or sees another test's panics.
 #[test]
 fn a_runtime_without_timers_looks_up_unbounded() {
-    static PROBES: AtomicUsize = AtomicUsize::new(0);
-    let previous = Arc::new(std::panic::take_hook());
-    let chained = previous.clone();
-    std::panic::set_hook(Box::new(move |info| {
-        if info.to_string().contains("timers are disabled") {
-            PROBES.fetch_add(1, Ordering::SeqCst);
-        }
-        chained(info);
-    }));
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "runtimes_without_timers_child",
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CHILD, "1")
+        .env("RUST_BACKTRACE", "0")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("1 passed"), "{stdout}");
+    // Two runtimes of each flavour, plus the concurrent ones: one probe each.
+    assert_eq!(
+        stderr.matches("timers are disabled").count(),
+        4 + CONCURRENT_RUNTIMES,
+        "one probe per runtime: {stderr}"
+    );
+}
+
+/// Fresh multi-thread runtimes whose first lookups start together.
+const CONCURRENT_RUNTIMES: usize = 3;
+
+/// The runtimes of [`a_runtime_without_timers_looks_up_unbounded`]; does nothing unless run
+/// by it.
+#[test]
+fn runtimes_without_timers_child() {
+    if std::env::var_os(CHILD).is_none() {
+        return;
+    }
     type MakeBuilder = fn() -> tokio::runtime::Builder;
     let builders: [(&str, MakeBuilder); 2] = [
         (
@@ -505,44 +538,75 @@ fn a_runtime_without_timers_looks_up_unbounded() {
         }),
     ];
     for (flavour, builder) in builders {
-        let runtime = builder().build().unwrap();
-        let calls = Arc::new(AtomicUsize::new(0));
-        for round in 0..2 {
-            let c = calls.clone();
-            let cache = CachedTokenAuthenticator::builder(AsyncTokenFn::new(
-                move |t: String, _: Context| {
-                    c.fetch_add(1, Ordering::SeqCst);
-                    async move {
-                        tokio::task::yield_now().await;
-                        user(&t)
+        for _ in 0..2 {
+            let runtime = builder().build().unwrap();
+            let calls = Arc::new(AtomicUsize::new(0));
+            for round in 0..2 {
+                let c = calls.clone();
+                let cache = CachedTokenAuthenticator::builder(AsyncTokenFn::new(
+                    move |t: String, _: Context| {
+                        c.fetch_add(1, Ordering::SeqCst);
+                        async move {
+                            tokio::task::yield_now().await;
+                            user(&t)
+                        }
+                    },
+                ))
+                .success_ttl(Duration::from_secs(60))
+                .build();
+                runtime.block_on(async {
+                    let ctx = Context::default();
+                    for token in ["a", "b", "a", "b"] {
+                        let got = cache.authenticate_token(token, &ctx).await;
+                        assert_eq!(
+                            name(&got).as_deref(),
+                            Some(token),
+                            "{flavour} {round}: {got:?}"
+                        );
                     }
-                },
-            ))
-            .success_ttl(Duration::from_secs(60))
-            .build();
-            runtime.block_on(async {
-                let ctx = Context::default();
-                for token in ["a", "b", "a", "b"] {
-                    let got = cache.authenticate_token(token, &ctx).await;
-                    assert_eq!(
-                        name(&got).as_deref(),
-                        Some(token),
-                        "{flavour} {round}: {got:?}"
-                    );
-                }
-            });
-            assert_eq!(cache.stats().fetch_ok, 2, "{flavour} {round}");
-            assert_eq!(cache.stats().fetch_error, 0, "{flavour} {round}");
+                });
+                assert_eq!(cache.stats().fetch_ok, 2, "{flavour} {round}");
+                assert_eq!(cache.stats().fetch_error, 0, "{flavour} {round}");
+            }
+            assert_eq!(
+                calls.load(Ordering::SeqCst),
+                4,
+                "{flavour}: one call per token and cache"
+            );
         }
-        assert_eq!(
-            calls.load(Ordering::SeqCst),
-            4,
-            "{flavour}: one call per token and cache"
-        );
     }
-    let _ = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| previous(info)));
-    assert_eq!(PROBES.load(Ordering::SeqCst), 2, "one probe per runtime");
+    // Concurrent first lookups: every worker starts a miss at the same moment.
+    const WORKERS: usize = 4;
+    for _ in 0..CONCURRENT_RUNTIMES {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(WORKERS)
+            .build()
+            .unwrap();
+        let cache = Arc::new(
+            CachedTokenAuthenticator::builder(AsyncTokenFn::new(
+                |t: String, _: Context| async move { user(&t) },
+            ))
+            .build(),
+        );
+        let start = Arc::new(std::sync::Barrier::new(WORKERS));
+        let tasks: Vec<_> = (0..WORKERS)
+            .map(|i| {
+                let (cache, start) = (cache.clone(), start.clone());
+                runtime.spawn(async move {
+                    // Blocks its worker, so each task holds one until all are there.
+                    start.wait();
+                    let token = format!("t{i}");
+                    let got = cache.authenticate_token(&token, &Context::default()).await;
+                    assert_eq!(name(&got), Some(token));
+                })
+            })
+            .collect();
+        runtime.block_on(async {
+            for task in tasks {
+                task.await.unwrap();
+            }
+        });
+    }
 }
 
 fn futures_lite_block_on<F: std::future::Future>(f: F) -> F::Output {

@@ -96,7 +96,7 @@ use std::future::Future;
 use std::hash::{BuildHasher, Hash, Hasher};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context as TaskContext, Poll};
 use std::time::{Duration, Instant};
@@ -668,13 +668,17 @@ impl<T: TokenAuthenticator + 'static> CacheBuilder<T> {
     /// Bound on one delegate lookup (default 30 s). A lookup that takes longer fails with
     /// [`ErrorKind::Unavailable`] for every waiter.
     ///
-    /// The bound is a Tokio timer. In a runtime built without timers (no
-    /// `Builder::enable_time`) lookups run unbounded instead: Tokio offers no way to ask
-    /// whether a runtime has timers, so the first lookup on such a runtime catches Tokio's
-    /// "timers are disabled" panic (the panic hook prints it once) and logs a warning, and the
-    /// runtime is remembered (the last 8 such runtimes) so that later lookups skip the
-    /// attempt. Without any runtime a miss calls the delegate directly, uncached. A delegate
-    /// that needs a deadline in such a runtime must set its own.
+    /// The bound is a Tokio timer: build the runtime with timers (`Builder::enable_time` or
+    /// `enable_all`, as `#[tokio::main]` does). In a runtime built without timers lookups run
+    /// unbounded instead: Tokio offers no way to ask whether a runtime has timers, so the first
+    /// lookup on such a runtime makes a timer and catches Tokio's "timers are disabled" panic,
+    /// logs a warning, and the runtime is remembered (the last 8 such runtimes) so that later
+    /// lookups skip the attempt; concurrent first lookups on one runtime wait for one probe.
+    /// The probe is a real panic, caught: the process-wide panic hook runs for it (the default
+    /// hook prints it once per runtime; a hook that aborts the process or reports every panic
+    /// sees it), and with `panic = "abort"` it aborts the process. Without any runtime a miss
+    /// calls the delegate directly, uncached. A delegate that needs a deadline in a runtime
+    /// without timers must set its own.
     ///
     /// ```
     /// # use kube_authn::{authenticator::*, token::cache::*};
@@ -1043,45 +1047,57 @@ struct NoTimers {
 
 const NO_TIMERS_REMEMBERED: usize = 8;
 
+/// Held while a runtime is probed, so that concurrent first lookups on one runtime probe it
+/// once: the second finds the first one's answer.
 static NO_TIMERS: Mutex<NoTimers> = Mutex::new(NoTimers {
     ids: [None; NO_TIMERS_REMEMBERED],
     next: 0,
 });
-/// Whether [`NO_TIMERS`] holds anything: until then a lookup takes no lock to ask.
-static ANY_NO_TIMERS: AtomicBool = AtomicBool::new(false);
+
+thread_local! {
+    /// The runtime this thread last made a lookup timer in, and whether it has timers: a
+    /// runtime's worker threads stay in it, so every lookup after a thread's first one is
+    /// answered here, without a lock.
+    static LAST_RUNTIME: std::cell::Cell<Option<(tokio::runtime::Id, bool)>> =
+        const { std::cell::Cell::new(None) };
+}
 
 /// The timer bounding one lookup, or `None` in a runtime without a time driver, where Tokio
-/// has no way to ask and panics on the first timer ("timers are disabled"): the first lookup
-/// on such a runtime catches that panic (Rust's panic hook still prints it, once) and
-/// remembers the runtime, later ones go unbounded straight away.
+/// has no way to ask and panics on the first timer ("timers are disabled").
+///
+/// A thread's first lookup in a runtime (and the first after it used another runtime) takes
+/// [`NO_TIMERS`]: a runtime remembered there has no timers; otherwise the timer is made under
+/// the lock, catching Tokio's panic (Rust's panic hook still prints it) and remembering the
+/// runtime when it comes. Later lookups on the thread read its [`LAST_RUNTIME`] only.
 fn lookup_timer(timeout: Duration) -> Option<tokio::time::Sleep> {
-    let runtime = || tokio::runtime::Handle::try_current().ok().map(|h| h.id());
-    if ANY_NO_TIMERS.load(Ordering::Acquire) {
-        let known = runtime().is_some_and(|id| {
-            let memo = NO_TIMERS.lock().unwrap_or_else(|p| p.into_inner());
-            memo.ids.contains(&Some(id))
-        });
-        if known {
-            return None;
-        }
-    }
+    // Without a runtime Tokio can make no timer (and the cache makes no lookup task).
+    let id = tokio::runtime::Handle::try_current().ok()?.id();
     // `Duration::MAX` gives Tokio's far-future timer (about 30 years), not an overflow.
-    match catch_unwind(|| tokio::time::sleep(timeout)) {
-        Ok(timer) => Some(timer),
-        Err(_) => {
-            if let Some(id) = runtime() {
-                let mut memo = NO_TIMERS.lock().unwrap_or_else(|p| p.into_inner());
-                let at = memo.next;
-                memo.ids[at] = Some(id);
-                memo.next = (at + 1) % NO_TIMERS_REMEMBERED;
-                ANY_NO_TIMERS.store(true, Ordering::Release);
-            }
-            tracing::warn!(
-                "the Tokio runtime has no timers (built without enable_time): token lookups run without their time limit"
-            );
-            None
-        }
+    match LAST_RUNTIME.with(std::cell::Cell::get) {
+        Some((last, true)) if last == id => return Some(tokio::time::sleep(timeout)),
+        Some((last, false)) if last == id => return None,
+        _ => {}
     }
+    let mut memo = NO_TIMERS.lock().unwrap_or_else(|p| p.into_inner());
+    if memo.ids.contains(&Some(id)) {
+        drop(memo);
+        LAST_RUNTIME.with(|last| last.set(Some((id, false))));
+        return None;
+    }
+    let timer = catch_unwind(|| tokio::time::sleep(timeout)).ok();
+    if timer.is_none() {
+        let at = memo.next;
+        memo.ids[at] = Some(id);
+        memo.next = (at + 1) % NO_TIMERS_REMEMBERED;
+    }
+    drop(memo);
+    LAST_RUNTIME.with(|last| last.set(Some((id, timer.is_some()))));
+    if timer.is_none() {
+        tracing::warn!(
+            "the Tokio runtime has no timers (built without enable_time): token lookups run without their time limit; build it with enable_time (or enable_all)"
+        );
+    }
+    timer
 }
 
 fn crash() -> Error {
