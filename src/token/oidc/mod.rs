@@ -893,7 +893,8 @@ impl OidcAuthenticator {
         let claim = self.cfg.groups.as_ref().map_or("", |g| g.claim.as_str());
         let untrusted = |e: &dyn fmt::Display| {
             wrap(format!(
-                "getting untrusted issuer from endpoint {endpoint} failed for claim {}: {e}",
+                "getting untrusted issuer from endpoint {} failed for claim {}: {e}",
+                strip_password(endpoint),
                 go_quote(claim)
             ))
         };
@@ -1256,6 +1257,74 @@ impl TokenAuthenticator for OidcAuthenticator {
 #[cfg(test)]
 mod tests {
     use super::strip_password;
+
+    /// A distributed-claims endpoint comes from the token: when its body is no JWT, the
+    /// error names the endpoint with its password replaced (docs/compatibility.md: every URL
+    /// in an error has its password stripped; Kubernetes prints `ep.URL` as it is).
+    #[test]
+    fn untrusted_issuer_error_strips_the_endpoint_password() {
+        use super::{ClaimFetcher, OidcAuthenticator, config::OidcFlags};
+        use crate::authenticator::{Context, TokenAuthenticator};
+        use crate::jwt::{FixedClock, key::PublicKey};
+        use aws_lc_rs::encoding::AsDer;
+        use aws_lc_rs::rand::SystemRandom;
+        use aws_lc_rs::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair, KeyPair};
+        use base64::{Engine, engine::general_purpose::URL_SAFE_NO_PAD as B64};
+        use std::{future::Future, pin::Pin, sync::Arc};
+
+        struct NotAJwt;
+        impl ClaimFetcher for NotAJwt {
+            fn fetch<'a>(
+                &'a self,
+                _: &'a str,
+                _: &'a str,
+            ) -> Pin<Box<dyn Future<Output = Result<Vec<u8>, String>> + Send + 'a>> {
+                Box::pin(async { Ok(b"<html>not a jwt</html>".to_vec()) })
+            }
+        }
+        let flags = OidcFlags {
+            issuer_url: "https://issuer.example".into(),
+            client_id: "kubectl".into(),
+            signing_algs: vec!["ES256".into()],
+            groups_claim: Some("groups".into()),
+            ..Default::default()
+        };
+        let oidc = OidcAuthenticator::new(flags.to_config(&[]).unwrap())
+            .with_clock(Arc::new(FixedClock::new(1_900_000_000)));
+        let rng = SystemRandom::new();
+        let pair = EcdsaKeyPair::generate(&ECDSA_P256_SHA256_FIXED_SIGNING).unwrap();
+        let public =
+            PublicKey::from_spki_der(pair.public_key().as_der().unwrap().as_ref()).unwrap();
+        oidc.set_keys(vec![Arc::new(public)]);
+        oidc.set_claim_fetcher(Box::new(NotAJwt));
+        let claims = r#"{"iss":"https://issuer.example","aud":"kubectl","sub":"jane","exp":2000000000,
+            "_claim_names":{"groups":"src1"},
+            "_claim_sources":{"src1":{"endpoint":"https://u:s3cr3tpw@groups.example/claims","access_token":"at"}}}"#;
+        let input = format!(
+            "{}.{}",
+            B64.encode(r#"{"alg":"ES256"}"#),
+            B64.encode(claims)
+        );
+        let sig = pair.sign(&rng, input.as_bytes()).unwrap();
+        let token = format!("{input}.{}", B64.encode(sig.as_ref()));
+        let got = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(oidc.authenticate_token(&token, &Context::default()));
+        let err = got.unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.starts_with(
+                "oidc: could not expand distributed claims: getting untrusted issuer from endpoint \
+                 https://u:***@groups.example/claims failed for claim \"groups\": "
+            ),
+            "{text}"
+        );
+        assert!(
+            !text.contains("s3cr3tpw") && !format!("{err:?}").contains("s3cr3tpw"),
+            "{text}"
+        );
+    }
 
     /// Go's net/http `stripPassword` (client.go): `user:***@`; a URL without a password (or
     /// without userinfo) unchanged; `@` in the path is not userinfo; the last `@` of the
