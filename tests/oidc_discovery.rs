@@ -160,6 +160,31 @@ async fn discovery_and_jwks_failures_keep_the_authenticator_uninitialised() {
             "oidc: failed to decode provider discovery object: got Content-Type = application/json, but could not unmarshal as JSON: unexpected end of JSON input",
         ),
         (
+            "a truncated literal: Go's scanner judges the end as a space",
+            Box::new(|_: &Seen, _: &str| ok(br#"{"issuer": nul"#.to_vec())),
+            true,
+            "oidc: failed to decode provider discovery object: got Content-Type = application/json, but could not unmarshal as JSON: invalid character ' ' in literal null (expecting 'l')",
+        ),
+        (
+            "a lone surrogate in the issuer is U+FFFD, as Go decodes it",
+            Box::new(|_: &Seen, b: &str| {
+                ok(format!(r#"{{"issuer": "\ud800", "jwks_uri": "{b}/keys"}}"#).into_bytes())
+            }),
+            true,
+            "oidc: issuer did not match the issuer returned by provider, expected \"{URL}\" got \"\u{fffd}\"",
+        ),
+        (
+            "a dotless i does not fold onto issuer in Go (nor ß onto ss)",
+            Box::new(|_: &Seen, b: &str| {
+                ok(
+                    format!(r#"{{"ıssuer": "{b}", "ißuer": "{b}", "jwks_uri": "{b}/keys"}}"#)
+                        .into_bytes(),
+                )
+            }),
+            true,
+            "oidc: issuer did not match the issuer returned by provider, expected \"{URL}\" got \"\"",
+        ),
+        (
             "a field of the wrong type",
             Box::new(|_: &Seen, b: &str| {
                 ok(
