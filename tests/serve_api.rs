@@ -206,6 +206,26 @@ async fn review_metadata_is_decoded_as_kube_apiserver_decodes_it() {
                 "json: cannot unmarshal number 1.5 into Go struct field ObjectMeta.metadata.deletionGracePeriodSeconds of type int64".into(),
             ),
         ),
+        // Valid JSON for Go, out of serde_json's range: Go's type error, not a syntax error.
+        (
+            r#"{"generation":1E400}"#,
+            Some(
+                "json: cannot unmarshal number 1E400 into Go struct field ObjectMeta.metadata.generation of type int64".into(),
+            ),
+        ),
+        (
+            r#"{"name":1E400}"#,
+            Some(
+                "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.name of type string".into(),
+            ),
+        ),
+        // A lone surrogate escape is U+FFFD for Go, whose time.Parse then refuses it.
+        (
+            r#"{"creationTimestamp":"2024-01-01T00:00:05\ud800"}"#,
+            Some(format!(
+                r#"parsing time "2024-01-01T00:00:05\xef\xbf\xbd" {LAYOUT}: cannot parse "\xef\xbf\xbd" as "Z07:00""#
+            )),
+        ),
         (
             r#"{"generation":9223372036854775808}"#,
             Some(
@@ -577,6 +597,37 @@ async fn paths_are_percent_decoded_as_go_routes_them() {
             assert!(!h2.contains("< HTTP/2 400"), "{case}: {h2}");
         }
     }
+}
+
+/// A lone UTF-16 surrogate escape in a review's strings is U+FFFD for Go's decoder (serde_json
+/// refuses it): a TokenReview whose token has one is reviewed, and a member name with one is
+/// an unknown field named with U+FFFD (`conformance/go/cmd/strictdecode`).
+#[tokio::test]
+async fn lone_surrogates_are_decoded_as_go_decodes_them() {
+    let server = start();
+    let client = server.reqwest();
+    let (code, _, review) = post(
+        &client,
+        &server,
+        TR,
+        r#"{"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","spec":{"token":"ab\ud800c"}}"#,
+    )
+    .await;
+    assert_eq!(code, 201, "{review}");
+    assert_eq!(review["kind"], "TokenReview", "{review}");
+    assert_eq!(review["status"]["authenticated"], Value::Null, "{review}");
+    let (code, _, status) = post(
+        &client,
+        &server,
+        &format!("{TR}?fieldValidation=Strict"),
+        r#"{"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","spec":{"token":"x"},"zz\udc00":1E400}"#,
+    )
+    .await;
+    assert_eq!(code, 400, "{status}");
+    assert_eq!(
+        status["message"],
+        "TokenReview in version \"v1\" cannot be handled as a TokenReview: strict decoding error: unknown field \"zz\u{fffd}\""
+    );
 }
 
 /// The methods each handler answers, as in kube-apiserver: the health checks and `/metrics`

@@ -389,6 +389,43 @@ fn not_found(pretty: bool) -> Response<Full<Bytes>> {
     )
 }
 
+/// A body with each lone UTF-16 surrogate escape (`\ud800` not followed by `\udc00`–`\udfff`,
+/// or a trailing `\udc00` alone) replaced by `\ufffd`, as Go's `encoding/json` decodes one
+/// (U+FFFD) and serde_json refuses: the same length, so every other position (and error
+/// column) is unchanged; the same `Bytes` when there is none. Backslashes only occur inside
+/// strings in valid JSON; an invalid body stays invalid.
+fn go_json_surrogates(body: Bytes) -> Bytes {
+    fn escape_at(b: &[u8], at: usize) -> Option<u16> {
+        match b.get(at..at + 6)? {
+            [b'\\', b'u', hex @ ..] => u16::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok(),
+            _ => None,
+        }
+    }
+    let mut owned: Option<Vec<u8>> = None;
+    let mut i = 0;
+    while let Some(at) = body[i..].iter().position(|&b| b == b'\\') {
+        let at = i + at;
+        i = match escape_at(&body, at) {
+            Some(0xd800..=0xdbff)
+                if escape_at(&body, at + 6).is_some_and(|lo| (0xdc00..=0xdfff).contains(&lo)) =>
+            {
+                at + 12
+            }
+            Some(0xd800..=0xdfff) => {
+                let out = owned.get_or_insert_with(|| body.to_vec());
+                out[at..at + 6].copy_from_slice(b"\\ufffd");
+                at + 6
+            }
+            Some(_) => at + 6,
+            None => at + 2,
+        };
+        if i >= body.len() {
+            break;
+        }
+    }
+    owned.map_or(body, Bytes::from)
+}
+
 /// A response given before the request is served (boxed: the `Err` side of a `Result`).
 type Answer = Box<Response<Full<Bytes>>>;
 
@@ -519,8 +556,14 @@ fn strict_outcome<T>(
         ))
     };
     match decoded {
-        // Go checks the whole body's syntax before it decodes anything.
-        Err(e) if !matches!(e.classify(), serde_json::error::Category::Data) => {
+        // Go checks the whole body's syntax before it decodes anything. A number out of
+        // serde's range (`1E400`) is valid JSON for Go: its typed decoding reports it (the
+        // strict walk found that error, below).
+        Err(e)
+            if !matches!(e.classify(), serde_json::error::Category::Data)
+                && !(found.decode_error().is_some()
+                    && e.to_string().starts_with("number out of range")) =>
+        {
             Err(bad_request(decode_error(&e)))
         }
         // Go's decoding error (a value of the wrong type, a bad time), which comes before
@@ -858,7 +901,7 @@ impl App {
         }
         let query = req.uri().query().map(str::to_owned);
         let body = match read_body(req.into_body(), self.request_timeout, pretty).await {
-            Ok(body) => body,
+            Ok(body) => go_json_surrogates(body),
             Err(response) => return response,
         };
         let (validation, found) = match create_options(
@@ -966,7 +1009,7 @@ impl App {
         }
         let query = req.uri().query().map(str::to_owned);
         let body = match read_body(req.into_body(), self.request_timeout, pretty).await {
-            Ok(body) => body,
+            Ok(body) => go_json_surrogates(body),
             Err(response) => return response,
         };
         let shape = if version == "v1beta1" {
@@ -1247,6 +1290,26 @@ mod tests {
             go_url_path("/apis/x+y"),
             Some(Cow::Borrowed(b"/apis/x+y"))
         ));
+    }
+
+    #[test]
+    fn go_json_surrogates_are_encoding_jsons() {
+        for (body, want) in [
+            (r#""a\ud800b""#, r#""a\ufffdb""#),
+            (r#""\udc00""#, r#""\ufffd""#),
+            (r#""\ud800\u0041""#, r#""\ufffd\u0041""#),
+            (r#""\ud800\ud800\udc00""#, r#""\ufffd\ud800\udc00""#),
+            (r#""\ud83d\ude00""#, r#""\ud83d\ude00""#),
+            (r#""\\ud800""#, r#""\\ud800""#),
+            (r#""\ud80""#, r#""\ud80""#),
+            (r#""x\"#, r#""x\"#),
+        ] {
+            let got = go_json_surrogates(Bytes::from_static(body.as_bytes()));
+            assert_eq!(std::str::from_utf8(&got).unwrap(), want, "{body}");
+        }
+        // Nothing to replace: the same buffer.
+        let body = Bytes::from_static(br#"{"a":"\u00e9"}"#);
+        assert_eq!(go_json_surrogates(body.clone()).as_ptr(), body.as_ptr());
     }
 
     #[test]
