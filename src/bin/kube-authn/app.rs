@@ -560,8 +560,8 @@ fn strict_outcome<T>(
         // serde's range (`1E400`) is valid JSON for Go: its typed decoding reports it (the
         // strict walk found that error, below).
         Err(e)
-            if !matches!(e.classify(), serde_json::error::Category::Data)
-                && !(found.decode_error().is_some()
+            if !(matches!(e.classify(), serde_json::error::Category::Data)
+                || found.decode_error().is_some()
                     && e.to_string().starts_with("number out of range")) =>
         {
             Err(bad_request(decode_error(&e)))
