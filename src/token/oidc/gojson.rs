@@ -23,7 +23,6 @@
 /// The Go type of one struct field.
 #[derive(Debug, Clone, Copy)]
 #[cfg_attr(not(feature = "remote"), allow(dead_code))] // discovery only
-
 pub(crate) enum GoType {
     /// `string`
     String,
