@@ -389,11 +389,31 @@ pub trait CaBundleSource: Send + Sync + std::fmt::Debug {
     /// assert_eq!(bundle.current_bundle().certificates().len(), 1);
     /// ```
     fn current_bundle(&self) -> Arc<CaBundle>;
+
+    /// The [`generation`](CaBundle::generation) of the bundle now: what a caller that only
+    /// asks whether the bundle changed reads, once per TLS handshake. The default takes the
+    /// bundle ([`current_bundle`](Self::current_bundle): a reference count on the shared
+    /// bundle, taken and dropped); a fixed bundle, a [`FileReloader`](crate::reload::FileReloader)
+    /// and an [`X509Authenticator`](super::X509Authenticator) read it without one (a lock-free
+    /// `ArcSwap` guard at most).
+    ///
+    /// ```
+    /// use kube_authn::x509::{CaBundle, CaBundleSource, X509Authenticator, doc_ca_pem};
+    /// let auth = X509Authenticator::new(CaBundle::from_pem(doc_ca_pem().as_bytes()).unwrap());
+    /// assert_eq!(CaBundleSource::generation(&auth), auth.bundle().generation());
+    /// ```
+    fn generation(&self) -> u64 {
+        self.current_bundle().generation()
+    }
 }
 
 impl CaBundleSource for Arc<CaBundle> {
     fn current_bundle(&self) -> Arc<CaBundle> {
         self.clone()
+    }
+
+    fn generation(&self) -> u64 {
+        CaBundle::generation(self)
     }
 }
 
@@ -401,11 +421,19 @@ impl CaBundleSource for crate::reload::FileReloader<CaBundle> {
     fn current_bundle(&self) -> Arc<CaBundle> {
         self.current_arc()
     }
+
+    fn generation(&self) -> u64 {
+        CaBundle::generation(&self.current())
+    }
 }
 
 impl CaBundleSource for super::X509Authenticator {
     fn current_bundle(&self) -> Arc<CaBundle> {
         self.bundle()
+    }
+
+    fn generation(&self) -> u64 {
+        self.ca.generation()
     }
 }
 
@@ -429,6 +457,12 @@ impl CaSource {
             CaSource::Static(b) => f(b),
             CaSource::File(r) => f(&r.current()),
         }
+    }
+
+    /// The current bundle's generation, without taking a reference to it.
+    #[inline]
+    pub(crate) fn generation(&self) -> u64 {
+        self.with(CaBundle::generation)
     }
 
     /// Loads the CA file `path` for `purpose` (`client-ca-bundle`, `request-header`) with the
