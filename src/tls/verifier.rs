@@ -1,6 +1,8 @@
 //! rustls client-certificate policies.
 
-use std::sync::{Arc, Mutex};
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use arc_swap::ArcSwap;
 use rustls::client::danger::HandshakeSignatureValid;
@@ -73,12 +75,14 @@ impl RequestClientCert {
     /// let v = kube_authn::tls::RequestClientCert::new(&[ca]);
     /// ```
     pub fn new(hints: &[Arc<CaBundle>]) -> Self {
-        let mut seen: Vec<&[u8]> = Vec::new();
-        let mut names: Vec<DistinguishedName> = Vec::new();
+        // Up to 2 × 1000 subjects (two bundles of MAX_BUNDLE_CERTS): deduplicated in linear
+        // time, first occurrence kept.
+        let count = hints.iter().map(|b| b.subjects().count()).sum();
+        let mut seen: HashSet<&[u8]> = HashSet::with_capacity(count);
+        let mut names: Vec<DistinguishedName> = Vec::with_capacity(count);
         for bundle in hints {
             for subject in bundle.subjects() {
-                if !seen.contains(&subject) {
-                    seen.push(subject);
+                if seen.insert(subject) {
                     names.push(DistinguishedName::in_sequence(subject));
                 }
             }
@@ -201,12 +205,19 @@ impl ClientCertPolicy {
 /// verifier, which lives inside an immutable [`rustls::ServerConfig`]: a verifier cannot swap
 /// its list in place without leaking each old list or `unsafe`. So the whole configuration is
 /// chosen per connection instead: [`config_for_client`](Self::config_for_client) compares the
-/// sources' bundle generations with those the current configuration was built from (one
-/// atomic load per source) and, when one changed, builds a new configuration with
-/// [`ClientCertPolicy::Request`] naming the current bundles. A handshake that finds another
-/// one rebuilding does not wait: it gets the previous configuration. A build that fails keeps
-/// the previous configuration (logged) until a source changes again. The new configuration
-/// keeps the previous one's session cache and ticketer, so sessions resume across a reload.
+/// sources' bundle generations ([`CaBundleSource::generation`]) with those the current
+/// configuration was built from (one atomic load per bundle: a lock-free read that takes no
+/// reference for a fixed bundle, a reloaded file and an
+/// [`X509Authenticator`](crate::x509::X509Authenticator)) and, when one changed, has a new
+/// configuration built with [`ClientCertPolicy::Request`] naming the current bundles.
+///
+/// On a Tokio runtime the build (which parses the serving key again and collects up to
+/// 2 × 1000 CA names) runs on the blocking pool, one at a time, and handshakes meanwhile get
+/// the previous configuration, as kube-apiserver's controller rebuilds asynchronously after a
+/// change; elsewhere it runs in the calling thread, and a caller that finds another one
+/// building gets the previous configuration. A build that fails keeps the previous
+/// configuration (logged) until a source changes again. The new configuration keeps the
+/// previous one's session cache and ticketer, so sessions resume across a reload.
 ///
 /// Serve it with [`TlsServer::dynamic`](super::TlsServer::dynamic) (or call
 /// `config_for_client` for each connection of your own accept loop).
@@ -229,10 +240,16 @@ impl ClientCertPolicy {
 /// assert!(Arc::ptr_eq(&dynamic.config_for_client(), &dynamic.config_for_client()));
 /// ```
 pub struct DynamicServerConfig {
+    shared: Arc<Shared>,
+}
+
+/// What [`DynamicServerConfig`] shares with the build running on the blocking pool.
+struct Shared {
     hints: Box<[Arc<dyn CaBundleSource>]>,
     build: Box<BuildConfig>,
     current: ArcSwap<BuiltConfig>,
-    rebuilding: Mutex<()>,
+    /// A build is running (or queued on the blocking pool).
+    rebuilding: AtomicBool,
 }
 
 /// What builds a [`DynamicServerConfig`]'s configuration for a client-certificate policy.
@@ -245,11 +262,21 @@ struct BuiltConfig {
     config: Arc<rustls::ServerConfig>,
 }
 
+/// Clears [`Shared::rebuilding`] when dropped: after the build, or when the blocking pool
+/// drops the build without running it (a runtime shutting down), or when a build panics.
+struct RebuildingFlag(Arc<Shared>);
+
+impl Drop for RebuildingFlag {
+    fn drop(&mut self) {
+        self.0.rebuilding.store(false, Ordering::Release);
+    }
+}
+
 impl std::fmt::Debug for DynamicServerConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("DynamicServerConfig")
-            .field("hint_sources", &self.hints.len())
-            .field("generations", &self.current.load().generations)
+            .field("hint_sources", &self.shared.hints.len())
+            .field("generations", &self.shared.current.load().generations)
             .finish_non_exhaustive()
     }
 }
@@ -275,28 +302,25 @@ impl DynamicServerConfig {
         + 'static,
     ) -> Result<Self, ConfigError> {
         let hints = hints.into_boxed_slice();
-        let (generations, policy) = Self::policy(&hints);
+        let (generations, policy) = Shared::policy(&hints);
         let config = Arc::new(build(&policy)?);
         Ok(Self {
-            hints,
-            build: Box::new(build),
-            current: ArcSwap::from_pointee(BuiltConfig {
-                generations,
-                config,
+            shared: Arc::new(Shared {
+                hints,
+                build: Box::new(build),
+                current: ArcSwap::from_pointee(BuiltConfig {
+                    generations,
+                    config,
+                }),
+                rebuilding: AtomicBool::new(false),
             }),
-            rebuilding: Mutex::new(()),
         })
     }
 
-    /// The bundles' generations and the policy naming them.
-    fn policy(hints: &[Arc<dyn CaBundleSource>]) -> (Box<[u64]>, ClientCertPolicy) {
-        let bundles: Vec<Arc<CaBundle>> = hints.iter().map(|h| h.current_bundle()).collect();
-        let generations = bundles.iter().map(|b| b.generation()).collect();
-        (generations, ClientCertPolicy::Request { hints: bundles })
-    }
-
-    /// The configuration for a new connection: the current one, built again first when a hint
-    /// bundle changed since (unless another connection is building it; see the type's docs).
+    /// The configuration for a new connection: the current one. When a hint bundle changed
+    /// since it was built, a new one is built: on the blocking pool when called on a Tokio
+    /// runtime (this connection gets the current one), else first, in this thread (unless
+    /// another caller is building it); see the type's docs.
     ///
     /// ```
     /// # use std::sync::Arc;
@@ -313,25 +337,56 @@ impl DynamicServerConfig {
     /// # let _ = acceptor;
     /// ```
     pub fn config_for_client(&self) -> Arc<rustls::ServerConfig> {
-        let current = self.current.load();
-        let unchanged = self
+        let shared = &self.shared;
+        let current = shared.current.load();
+        let unchanged = shared
             .hints
             .iter()
             .zip(current.generations.iter())
-            .all(|(hint, &generation)| hint.current_bundle().generation() == generation);
-        if unchanged {
+            .all(|(hint, &generation)| hint.generation() == generation);
+        if unchanged
+            || shared
+                .rebuilding
+                .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+                .is_err()
+        {
+            // Unchanged, or another caller is building it: this one does not wait.
             return current.config.clone();
         }
-        let _rebuilding = match self.rebuilding.try_lock() {
-            Ok(guard) => guard,
-            Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
-            // Another handshake is building it: this one does not wait.
-            Err(std::sync::TryLockError::WouldBlock) => return current.config.clone(),
-        };
+        let flag = RebuildingFlag(shared.clone());
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                // Off the runtime's workers; this handshake goes on with the current one.
+                drop(runtime.spawn_blocking(move || {
+                    flag.0.rebuild();
+                    drop(flag);
+                }));
+                current.config.clone()
+            }
+            Err(_) => {
+                let config = shared.rebuild();
+                drop(flag);
+                config
+            }
+        }
+    }
+}
+
+impl Shared {
+    /// The bundles' generations and the policy naming them.
+    fn policy(hints: &[Arc<dyn CaBundleSource>]) -> (Box<[u64]>, ClientCertPolicy) {
+        let bundles: Vec<Arc<CaBundle>> = hints.iter().map(|h| h.current_bundle()).collect();
+        let generations = bundles.iter().map(|b| CaBundle::generation(b)).collect();
+        (generations, ClientCertPolicy::Request { hints: bundles })
+    }
+
+    /// Builds and stores the configuration for the bundles as they are now (the caller holds
+    /// [`Shared::rebuilding`]); returns the configuration stored.
+    fn rebuild(&self) -> Arc<rustls::ServerConfig> {
         let (generations, policy) = Self::policy(&self.hints);
         let previous = self.current.load_full();
         if previous.generations == generations {
-            // Built meanwhile by the handshake that held the lock.
+            // Built meanwhile by the caller that held the flag before.
             return previous.config.clone();
         }
         let config = match (self.build)(&policy) {
@@ -581,6 +636,164 @@ impl TlsOptions {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rustls::pki_types::pem::PemObject;
+    use std::sync::Mutex;
+    use std::sync::atomic::AtomicUsize;
+    use std::time::{Duration, Instant};
+
+    use crate::x509::{doc_ca_pem, doc_client_key_pem, doc_client_pem};
+
+    /// A self-signed CA named `cn`, as a bundle.
+    fn ca(cn: &str) -> Arc<CaBundle> {
+        let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+        params
+            .distinguished_name
+            .push(rcgen::DnType::CommonName, cn);
+        params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        let cert = params
+            .self_signed(&rcgen::KeyPair::generate().unwrap())
+            .unwrap();
+        Arc::new(CaBundle::from_der(vec![cert.der().clone()]).unwrap())
+    }
+
+    /// A bundle the test replaces (the default `generation`, through `current_bundle`).
+    #[derive(Debug)]
+    struct Replaceable(Mutex<Arc<CaBundle>>);
+
+    impl CaBundleSource for Replaceable {
+        fn current_bundle(&self) -> Arc<CaBundle> {
+            self.0.lock().unwrap().clone()
+        }
+    }
+
+    /// What a build saw: its thread and the generations of the bundles it was asked to name.
+    type Builds = Arc<Mutex<Vec<(std::thread::ThreadId, Vec<u64>)>>>;
+
+    /// A dynamic configuration over `source` whose builds are counted in `started` as they
+    /// start, wait until `open` (failing after 10 s), and are recorded in `builds`.
+    fn dynamic(
+        source: Arc<Replaceable>,
+        builds: Builds,
+        started: Arc<AtomicUsize>,
+        open: Arc<AtomicBool>,
+    ) -> DynamicServerConfig {
+        DynamicServerConfig::new(vec![source], move |policy| {
+            started.fetch_add(1, Ordering::SeqCst);
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while !open.load(Ordering::SeqCst) {
+                assert!(Instant::now() < deadline, "the build was never let through");
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            let ClientCertPolicy::Request { hints } = policy else {
+                panic!("{policy:?}")
+            };
+            builds.lock().unwrap().push((
+                std::thread::current().id(),
+                hints.iter().map(|b| CaBundle::generation(b)).collect(),
+            ));
+            let chain = crate::x509::parse_pem_bundle(doc_client_pem().as_bytes())?;
+            let key = PrivateKeyDer::from_pem_slice(doc_client_key_pem().as_bytes()).unwrap();
+            server_config(chain, key, policy)
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn hint_names_are_deduplicated_in_order() {
+        let (a, b) = (ca("a"), ca("b"));
+        let doc = Arc::new(CaBundle::from_pem(doc_ca_pem().as_bytes()).unwrap());
+        let subject = |bundle: &CaBundle| bundle.subjects().next().unwrap().to_vec();
+        let v = RequestClientCert::new(&[a.clone(), b.clone(), a.clone(), doc.clone(), b.clone()]);
+        let names: Vec<&[u8]> = v.root_hint_subjects().iter().map(|n| n.as_ref()).collect();
+        // DistinguishedName::in_sequence wraps the subject in its SEQUENCE tag and length.
+        let wrapped = |s: Vec<u8>| DistinguishedName::in_sequence(&s).as_ref().to_vec();
+        assert_eq!(
+            names,
+            [
+                wrapped(subject(&a)),
+                wrapped(subject(&b)),
+                wrapped(subject(&doc))
+            ]
+        );
+    }
+
+    #[test]
+    fn off_a_runtime_a_change_is_built_by_the_caller() {
+        let (a, b) = (ca("a"), ca("b"));
+        let source = Arc::new(Replaceable(Mutex::new(a.clone())));
+        let builds = Builds::default();
+        let started = Arc::new(AtomicUsize::new(0));
+        let open = Arc::new(AtomicBool::new(true));
+        let dynamic = dynamic(source.clone(), builds.clone(), started, open);
+        let first = dynamic.config_for_client();
+        assert!(Arc::ptr_eq(&first, &dynamic.config_for_client()));
+
+        *source.0.lock().unwrap() = b.clone();
+        let second = dynamic.config_for_client();
+        assert!(!Arc::ptr_eq(&first, &second));
+        assert!(Arc::ptr_eq(&second, &dynamic.config_for_client()));
+        let builds = builds.lock().unwrap();
+        let here = std::thread::current().id();
+        assert_eq!(
+            *builds,
+            [(here, vec![a.generation()]), (here, vec![b.generation()])]
+        );
+    }
+
+    #[tokio::test]
+    async fn on_a_runtime_a_change_is_built_once_on_the_blocking_pool_meanwhile_the_previous_is_served()
+     {
+        let (a, b) = (ca("a"), ca("b"));
+        let source = Arc::new(Replaceable(Mutex::new(a.clone())));
+        let builds = Builds::default();
+        let started = Arc::new(AtomicUsize::new(0));
+        let open = Arc::new(AtomicBool::new(true));
+        let dynamic = dynamic(
+            source.clone(),
+            builds.clone(),
+            started.clone(),
+            open.clone(),
+        );
+        let first = dynamic.config_for_client();
+
+        open.store(false, Ordering::SeqCst);
+        *source.0.lock().unwrap() = b.clone();
+        // The handshake that sees the change does not wait for the build (built here, it
+        // would fail after 10 s at the closed gate).
+        assert!(Arc::ptr_eq(&first, &dynamic.config_for_client()));
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while started.load(Ordering::SeqCst) < 2 {
+            assert!(Instant::now() < deadline, "the build never started");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        // While it runs (held at the closed gate), handshakes get the previous configuration and
+        // start no other build.
+        for _ in 0..5 {
+            assert!(Arc::ptr_eq(&first, &dynamic.config_for_client()));
+        }
+        assert_eq!(started.load(Ordering::SeqCst), 2);
+        open.store(true, Ordering::SeqCst);
+
+        let second = loop {
+            let config = dynamic.config_for_client();
+            if !Arc::ptr_eq(&first, &config) {
+                break config;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the new configuration never came"
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        };
+        assert!(Arc::ptr_eq(&second, &dynamic.config_for_client()));
+        assert_eq!(started.load(Ordering::SeqCst), 2);
+        let builds = builds.lock().unwrap();
+        let here = std::thread::current().id();
+        assert_eq!(builds.len(), 2);
+        assert_eq!(builds[0], (here, vec![a.generation()]));
+        assert_ne!(builds[1].0, here, "built on this runtime's thread");
+        assert_eq!(builds[1].1, [b.generation()]);
+    }
 
     /// Every rustls name in the table is a suite of the aws-lc-rs provider, and every TLS 1.2
     /// suite of the provider has a Go name (so `--tls-cipher-suites` can name all of them).
