@@ -1,6 +1,7 @@
 //! [`TlsServer`]'s protocol bounds, through the real server on 127.0.0.1: a small connection
 //! cap with idle TCP connections (no TLS), thousands of front-proxy group header lines over
-//! HTTP/1.1 ([`HTTP1_MAX_HEADERS`]), and kube-apiserver's 100 concurrent HTTP/2 streams.
+//! HTTP/1.1 ([`HTTP1_MAX_HEADERS`]), and kube-apiserver's 100 concurrent HTTP/2 streams (a
+//! 101st, sent with raw frames, is refused).
 
 #![cfg(feature = "tls")]
 
@@ -9,7 +10,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use bytes::Bytes;
 use kube_authn::chain::ChainBuilder;
 use kube_authn::middleware::{Authenticated, AuthenticationLayer};
 use kube_authn::request::{FrontProxy, MAX_GROUPS, RequestHeaderConfig};
@@ -261,91 +261,166 @@ async fn http1_requests_at_and_beyond_the_header_line_limit() {
     assert_eq!(status, 401);
 }
 
+/// One HTTP/2 frame: the 9-byte header (24-bit length, type, flags, stream id) and payload.
+fn h2_frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
+    let len = u32::try_from(payload.len()).unwrap();
+    assert!(len < 1 << 14, "within the default SETTINGS_MAX_FRAME_SIZE");
+    let mut frame = len.to_be_bytes()[1..].to_vec();
+    frame.extend([kind, flags]);
+    frame.extend(stream.to_be_bytes());
+    frame.extend(payload);
+    frame
+}
+
+const H2_DATA: u8 = 0x0;
+const H2_HEADERS: u8 = 0x1;
+const H2_RST_STREAM: u8 = 0x3;
+const H2_SETTINGS: u8 = 0x4;
+const H2_GOAWAY: u8 = 0x7;
+const H2_END_STREAM: u8 = 0x1;
+const H2_END_HEADERS: u8 = 0x4;
+const H2_ACK: u8 = 0x1;
+const H2_SETTINGS_MAX_CONCURRENT_STREAMS: u16 = 0x3;
+const H2_REFUSED_STREAM: u32 = 0x7;
+
+/// A GET of `https://localhost{path}` with no body: an HPACK block of an indexed `:method: GET`
+/// and `:scheme: https` and literals without indexing (no Huffman) for `:path` and
+/// `:authority` (RFC 7541 static-table names 4 and 1).
+fn h2_get(path: &str) -> Vec<u8> {
+    let mut block = vec![0x82, 0x87];
+    for (name_index, value) in [(4u8, path), (1, "localhost")] {
+        assert!(value.len() < 127);
+        block.push(name_index);
+        block.push(u8::try_from(value.len()).unwrap());
+        block.extend(value.as_bytes());
+    }
+    block
+}
+
+/// Reads one frame: (type, flags, stream id, payload).
+async fn read_h2_frame(
+    tls: &mut tokio_rustls::client::TlsStream<tokio::net::TcpStream>,
+) -> (u8, u8, u32, Vec<u8>) {
+    let mut header = [0u8; 9];
+    tls.read_exact(&mut header).await.expect("a frame header");
+    let len = u32::from_be_bytes([0, header[0], header[1], header[2]]) as usize;
+    let stream = u32::from_be_bytes([header[5], header[6], header[7], header[8]]) & !(1 << 31);
+    let mut payload = vec![0u8; len];
+    tls.read_exact(&mut payload).await.expect("a frame payload");
+    (header[3], header[4], stream, payload)
+}
+
+/// The server itself refuses a 101st concurrent stream: a client written with raw frames
+/// (h2's and hyper's clients hold back streams beyond the server's SETTINGS, so they never
+/// send it) opens 101 streams at once whose handlers all block; the server answers the 101st
+/// with RST_STREAM(REFUSED_STREAM) (h2's answer, RFC 9113 §5.1.2), runs the other 100 at
+/// once, and serves them all once they are released.
 #[tokio::test]
-async fn http2_connections_allow_100_concurrent_streams() {
+async fn http2_connections_refuse_a_101st_concurrent_stream() {
     let (config, ca) = serving();
     let in_progress = Arc::new(AtomicUsize::new(0));
-    let peak = Arc::new(AtomicUsize::new(0));
     let release = Arc::new(tokio::sync::Semaphore::new(0));
     let app = {
-        let (in_progress, peak, release) = (in_progress.clone(), peak.clone(), release.clone());
-        tower::service_fn(move |_req: http::Request<hyper::body::Incoming>| {
-            let (in_progress, peak, release) = (in_progress.clone(), peak.clone(), release.clone());
+        let (in_progress, release) = (in_progress.clone(), release.clone());
+        tower::service_fn(move |req: http::Request<hyper::body::Incoming>| {
+            let (in_progress, release) = (in_progress.clone(), release.clone());
             async move {
-                let now = in_progress.fetch_add(1, Ordering::SeqCst) + 1;
-                peak.fetch_max(now, Ordering::SeqCst);
+                assert_eq!(req.uri().path(), "/block");
+                in_progress.fetch_add(1, Ordering::SeqCst);
                 release.acquire().await.unwrap().forget();
-                in_progress.fetch_sub(1, Ordering::SeqCst);
                 Ok::<_, Infallible>(http::Response::new(String::from("ok")))
             }
         })
     };
     let (addr, _stop) = serve(TlsServer::new(config), app).await;
 
-    // The server's SETTINGS, as the h2 client sees them.
-    let tls = tls_connect(addr, &ca, &[b"h2"], false).await.unwrap();
-    let (send, mut conn) = h2::client::handshake(tls).await.unwrap();
-    let setting = std::future::poll_fn(|cx| {
-        // Drive the connection until the server's SETTINGS have arrived.
-        let _ = conn.poll_unpin(cx);
-        match conn.max_concurrent_send_streams() {
-            n if n != usize::MAX => std::task::Poll::Ready(n),
-            _ => std::task::Poll::Pending,
-        }
-    });
-    let setting = tokio::time::timeout(Duration::from_secs(5), setting)
-        .await
-        .expect("the server's SETTINGS");
-    assert_eq!(setting, HTTP2_MAX_CONCURRENT_STREAMS as usize);
-    drop(send);
+    let mut tls = tls_connect(addr, &ca, &[b"h2"], false).await.unwrap();
+    assert_eq!(tls.get_ref().1.alpn_protocol(), Some(&b"h2"[..]));
+    let mut hello = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
+    hello.extend(h2_frame(H2_SETTINGS, 0, 0, &[]));
+    tls.write_all(&hello).await.unwrap();
 
-    // And the server enforces it: 150 requests on one connection, at most 100 at once.
-    let tls = tls_connect(addr, &ca, &[b"h2"], false).await.unwrap();
-    let (send, conn) = hyper::client::conn::http2::handshake(
-        hyper_util::rt::TokioExecutor::new(),
-        hyper_util::rt::TokioIo::new(tls),
-    )
+    // The server's SETTINGS announce the limit; acknowledge them.
+    let within = Duration::from_secs(10);
+    let settings = tokio::time::timeout(within, async {
+        loop {
+            let (kind, flags, _, payload) = read_h2_frame(&mut tls).await;
+            if kind == H2_SETTINGS && flags & H2_ACK == 0 {
+                break payload;
+            }
+        }
+    })
     .await
-    .unwrap();
-    tokio::spawn(conn);
-    let mut requests = tokio::task::JoinSet::new();
-    for _ in 0..150 {
-        let mut send = send.clone();
-        requests.spawn(async move {
-            send.ready().await?;
-            let req = http::Request::get("https://localhost/")
-                .body(http_body_util::Empty::<Bytes>::new())
-                .unwrap();
-            send.send_request(req).await.map(|r| r.status())
-        });
-    }
-    // Wait until the server has all it will take at once.
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    while in_progress.load(Ordering::SeqCst) < 100 && tokio::time::Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    assert_eq!(in_progress.load(Ordering::SeqCst), 100);
-    release.add_permits(150);
-    while let Some(status) = requests.join_next().await {
-        assert_eq!(status.unwrap().unwrap(), http::StatusCode::OK);
-    }
-    assert_eq!(peak.load(Ordering::SeqCst), 100);
-}
+    .expect("the server's SETTINGS");
+    let max_streams = settings
+        .chunks_exact(6)
+        .find(|s| u16::from_be_bytes([s[0], s[1]]) == H2_SETTINGS_MAX_CONCURRENT_STREAMS)
+        .map(|s| u32::from_be_bytes([s[2], s[3], s[4], s[5]]));
+    assert_eq!(max_streams, Some(HTTP2_MAX_CONCURRENT_STREAMS));
+    assert_eq!(HTTP2_MAX_CONCURRENT_STREAMS, 100);
 
-use futures_util_shim::PollUnpin as _;
+    // 101 requests on streams 1, 3, …, 201, sent at once without waiting for anything.
+    let mut requests = h2_frame(H2_SETTINGS, H2_ACK, 0, &[]);
+    let get = h2_get("/block");
+    let streams: Vec<u32> = (0..101).map(|i| 2 * i + 1).collect();
+    for &stream in &streams {
+        requests.extend(h2_frame(
+            H2_HEADERS,
+            H2_END_STREAM | H2_END_HEADERS,
+            stream,
+            &get,
+        ));
+    }
+    tls.write_all(&requests).await.unwrap();
 
-/// `poll_unpin` for the h2 connection without a futures dependency.
-mod futures_util_shim {
-    use std::future::Future;
-    use std::pin::Pin;
-    use std::task::{Context, Poll};
-
-    pub trait PollUnpin: Future + Unpin {
-        fn poll_unpin(&mut self, cx: &mut Context<'_>) -> Poll<Self::Output> {
-            Pin::new(self).poll(cx)
+    // The 101st is refused, and only it.
+    let refused = tokio::time::timeout(within, async {
+        loop {
+            let (kind, _, stream, payload) = read_h2_frame(&mut tls).await;
+            assert_ne!(kind, H2_GOAWAY, "the connection was closed: {payload:?}");
+            assert_ne!(
+                kind, H2_HEADERS,
+                "stream {stream} answered before the release"
+            );
+            if kind == H2_RST_STREAM {
+                let code = u32::from_be_bytes(payload[..4].try_into().unwrap());
+                break (stream, code);
+            }
         }
+    })
+    .await
+    .expect("a RST_STREAM");
+    assert_eq!(refused, (201, H2_REFUSED_STREAM));
+    // The other 100 run at once (and no more, though nothing else holds them back).
+    let deadline = tokio::time::Instant::now() + within;
+    while in_progress.load(Ordering::SeqCst) < 100 {
+        assert!(tokio::time::Instant::now() < deadline, "not all 100 ran");
+        tokio::time::sleep(Duration::from_millis(10)).await;
     }
 
-    impl<F: Future + Unpin> PollUnpin for F {}
+    // Released, all 100 are answered 200 (`:status: 200` is the static-table entry 8).
+    release.add_permits(100);
+    let mut answered = std::collections::BTreeSet::new();
+    let mut ended = std::collections::BTreeSet::new();
+    tokio::time::timeout(within, async {
+        while ended.len() < 100 {
+            let (kind, flags, stream, payload) = read_h2_frame(&mut tls).await;
+            assert!(
+                ![H2_RST_STREAM, H2_GOAWAY].contains(&kind),
+                "frame {kind} on stream {stream}: {payload:?}"
+            );
+            if kind == H2_HEADERS {
+                assert_eq!(payload.first(), Some(&0x88), "stream {stream}: not 200");
+                assert!(answered.insert(stream), "stream {stream} answered twice");
+            }
+            if [H2_HEADERS, H2_DATA].contains(&kind) && flags & H2_END_STREAM != 0 {
+                ended.insert(stream);
+            }
+        }
+    })
+    .await
+    .expect("all 100 answered");
+    assert_eq!(answered.into_iter().collect::<Vec<_>>(), streams[..100]);
+    assert_eq!(ended.into_iter().collect::<Vec<_>>(), streams[..100]);
+    assert_eq!(in_progress.load(Ordering::SeqCst), 100);
 }
