@@ -457,6 +457,12 @@ impl FrontProxy {
         }
     }
 
+    /// The current request-header CA bundle's generation, without taking a reference to it
+    /// (read on every TLS handshake for the client-certificate request's CA hints).
+    pub(crate) fn ca_generation(&self) -> u64 {
+        self.ca.generation()
+    }
+
     /// Verifies the proxy certificate (cached per connection) and checks its CN.
     /// `Ok(true)`: a trusted proxy; `Ok(false)`: no certificate.
     fn verify_proxy(&self, peer: Option<&PeerCertificates>) -> Result<bool, Error> {

@@ -393,14 +393,22 @@ pub trait CaBundleSource: Send + Sync + std::fmt::Debug {
     /// The [`generation`](CaBundle::generation) of the bundle now: what a caller that only
     /// asks whether the bundle changed reads, once per TLS handshake. The default takes the
     /// bundle ([`current_bundle`](Self::current_bundle): a reference count on the shared
-    /// bundle, taken and dropped); a fixed bundle, a [`FileReloader`](crate::reload::FileReloader)
-    /// and an [`X509Authenticator`](super::X509Authenticator) read it without one (a lock-free
-    /// `ArcSwap` guard at most).
+    /// bundle, taken and dropped); a fixed bundle, a [`FileReloader`](crate::reload::FileReloader),
+    /// an [`X509Authenticator`](super::X509Authenticator) and a
+    /// [`FrontProxy`](crate::request::FrontProxy) read it without one (a lock-free `ArcSwap`
+    /// guard at most).
     ///
     /// ```
+    /// use kube_authn::request::{FrontProxy, RequestHeaderConfig};
     /// use kube_authn::x509::{CaBundle, CaBundleSource, X509Authenticator, doc_ca_pem};
     /// let auth = X509Authenticator::new(CaBundle::from_pem(doc_ca_pem().as_bytes()).unwrap());
     /// assert_eq!(CaBundleSource::generation(&auth), auth.bundle().generation());
+    /// let proxy = FrontProxy::new(RequestHeaderConfig {
+    ///     client_ca_pem: Some(doc_ca_pem().into()),
+    ///     ..RequestHeaderConfig::standard()
+    /// })
+    /// .unwrap();
+    /// assert_eq!(CaBundleSource::generation(&proxy), proxy.bundle().generation());
     /// ```
     fn generation(&self) -> u64 {
         self.current_bundle().generation()
@@ -440,6 +448,10 @@ impl CaBundleSource for super::X509Authenticator {
 impl CaBundleSource for crate::request::FrontProxy {
     fn current_bundle(&self) -> Arc<CaBundle> {
         self.bundle()
+    }
+
+    fn generation(&self) -> u64 {
+        self.ca_generation()
     }
 }
 
