@@ -399,6 +399,7 @@ impl<T: Send + Sync + 'static> FileReloader<T> {
     /// Whether the last check found the file missing, unreadable or unparsable: a failure
     /// that a later check finding nothing new (the stamp unchanged, the failing version again)
     /// keeps, and that one finding the loaded content again (`Unchanged`) or new content ends.
+    #[cfg(feature = "remote")]
     pub(crate) fn last_check_failed(&self) -> bool {
         self.shared
             .state
