@@ -727,7 +727,6 @@ pub(crate) fn decode_jwks(json: &[u8]) -> Result<Vec<Arc<PublicKey>>, String> {
     const KEY_SET: &[gojson::Field] = &[("keys", GoType::Slice("[]jose.JSONWebKey"))];
     let fields = gojson::decode_struct(json, "jose", "JSONWebKeySet", KEY_SET)?;
     Ok(gojson::elements(fields[0])
-        .into_iter()
         .take(MAX_JWKS_KEYS)
         .filter_map(|k| parse_jwk(k).ok().flatten())
         .map(Arc::new)

@@ -354,7 +354,8 @@ fn value_end(b: &[u8], mut i: usize) -> usize {
                 i += 1;
             }
             b'}' | b']' => {
-                depth -= 1;
+                // Never below zero in a document `check_valid` accepted.
+                depth = depth.saturating_sub(1);
                 i += 1;
             }
             _ => {
@@ -401,22 +402,22 @@ fn members(obj: &[u8]) -> Vec<(String, &[u8])> {
 }
 
 /// The elements of `raw` if it is an array (of a document [`decode_struct`] accepted), else
-/// none.
-pub(crate) fn elements(raw: Option<&[u8]>) -> Vec<&[u8]> {
-    let Some(arr) = raw.filter(|r| r.first() == Some(&b'[')) else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
+/// none, one at a time: a caller that stops early (the JWKS' key cap) never walks the rest.
+pub(crate) fn elements(raw: Option<&[u8]>) -> impl Iterator<Item = &[u8]> {
+    let arr = raw.filter(|r| r.first() == Some(&b'[')).unwrap_or(b"[]");
     let mut i = skip_space(arr, 1);
-    while i < arr.len() && arr[i] != b']' {
-        let stop = value_end(arr, i);
-        out.push(&arr[i..stop]);
+    std::iter::from_fn(move || {
+        if i >= arr.len() || arr[i] == b']' {
+            return None;
+        }
+        let start = i;
+        let stop = value_end(arr, start);
         i = skip_space(arr, stop);
         if arr.get(i) == Some(&b',') {
             i = skip_space(arr, i + 1);
         }
-    }
-    out
+        Some(&arr[start..stop])
+    })
 }
 
 /// Go's `unquoteBytes` of a string literal the scanner accepted: escapes decoded, a UTF-16
@@ -915,16 +916,19 @@ mod tests {
         assert_eq!(fields(body).unwrap(), ("i".into(), "j".into()));
         let arr = br#"[ 1 , "a]" , {"k":[2,3]} , [ ] , null , -0.5 ]"#;
         let got: Vec<&str> = elements(Some(arr))
-            .iter()
             .map(|e| std::str::from_utf8(e).unwrap())
             .collect();
         assert_eq!(
             got,
             ["1", r#""a]""#, r#"{"k":[2,3]}"#, "[ ]", "null", "-0.5"]
         );
-        assert!(elements(Some(b"[]")).is_empty());
-        assert!(elements(Some(b"{}")).is_empty());
-        assert!(elements(None).is_empty());
+        assert_eq!(elements(Some(b"[]")).count(), 0);
+        assert_eq!(elements(Some(b"{}")).count(), 0);
+        assert_eq!(elements(None).count(), 0);
+        // An iterator: a caller can stop after the first elements of a long array.
+        let long = format!("[1,2,{}]", vec!["0"; 100_000].join(","));
+        let first: Vec<&[u8]> = elements(Some(long.as_bytes())).take(2).collect();
+        assert_eq!(first, [&b"1"[..], &b"2"[..]]);
     }
 
     #[cfg(feature = "remote")]
