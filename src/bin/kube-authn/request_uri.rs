@@ -43,6 +43,48 @@ pub fn bad_escape(raw: &str) -> bool {
     false
 }
 
+/// Whether the authority of an absolute-form HTTP/1.x request target (`GET http://h/x`) has an
+/// escape `url.ParseRequestURI` refuses: in the user information any invalid escape; in the
+/// host also an escape of an ASCII byte other than `%25` (Go's `unescape` in `encodeHost`
+/// mode: `http://h%41/x` is refused, `http://h%c3%a9/x` is not); in an IPv6 literal's zone
+/// (after `%25`) any invalid escape; and any `%` in the port. (The `http` crate itself refuses
+/// every `%` in a host name, so hyper answers 400 to those before this service, `h%c3%a9`
+/// included, which Go accepts.)
+pub fn bad_authority_escape(authority: &str) -> bool {
+    let (userinfo, host) = match authority.rfind('@') {
+        Some(at) => (&authority[..at], &authority[at + 1..]),
+        None => ("", authority),
+    };
+    if bad_escape(userinfo) {
+        return true;
+    }
+    let (host, zone) = match host.strip_prefix('[') {
+        Some(literal) => {
+            let close = literal.find(']').unwrap_or(literal.len());
+            if literal[close..].contains('%') {
+                return true;
+            }
+            let inside = &literal[..close];
+            match inside.find("%25") {
+                Some(z) => (&inside[..z], &inside[z + 3..]),
+                None => (inside, ""),
+            }
+        }
+        None => (host, ""),
+    };
+    let bytes = host.as_bytes();
+    let host_bad = bytes.iter().enumerate().any(|(at, &b)| {
+        b == b'%'
+            && match bytes.get(at + 1..at + 3) {
+                Some(hex @ [hi, lo]) if hi.is_ascii_hexdigit() && lo.is_ascii_hexdigit() => {
+                    hi.to_ascii_lowercase() < b'8' && hex != b"25"
+                }
+                _ => true,
+            }
+    });
+    host_bad || bad_escape(zone)
+}
+
 /// Go's answer to an HTTP/1.x request line it cannot parse (`net/http` `conn.serve`).
 fn bad_request() -> Response<Full<Bytes>> {
     let mut response = Response::new(Full::new(Bytes::from_static(b"400 Bad Request")));
@@ -83,7 +125,15 @@ where
     }
 
     fn call(&mut self, req: Request<B>) -> Self::Future {
-        if !bad_escape(req.uri().path()) {
+        // Go parses an HTTP/2 request's `:path` only; an HTTP/1.x request target may be in
+        // absolute form, whose authority `url.ParseRequestURI` checks too.
+        let bad = bad_escape(req.uri().path())
+            || (req.version() != Version::HTTP_2
+                && req
+                    .uri()
+                    .authority()
+                    .is_some_and(|a| bad_authority_escape(a.as_str())));
+        if !bad {
             return GoRequestUriFuture::Inner {
                 inner: self.inner.call(req),
             };
@@ -154,6 +204,31 @@ mod tests {
         }
     }
 
+    /// Go's `url.ParseRequestURI` on `http://<authority>/x` (Go 1.26): an error for each `true`.
+    #[test]
+    fn bad_authority_escape_is_url_parse_request_uris() {
+        for (authority, bad) in [
+            ("h", false),
+            ("h:80", false),
+            ("h%zz", true),
+            ("h%41", true),
+            ("h%25", false),
+            ("h%c3%a9", false),
+            ("h%2", true),
+            ("h%", true),
+            ("u%zz@h", true),
+            ("u%41@h", false),
+            ("u%4@h", true),
+            ("h:80%", true),
+            ("[::1%25eth0]", false),
+            ("[::1%zz]", true),
+            ("[::1%eth0]", true),
+            ("[::1]:80", false),
+        ] {
+            assert_eq!(bad_authority_escape(authority), bad, "{authority}");
+        }
+    }
+
     #[tokio::test]
     async fn refuses_before_the_inner_service() {
         let inner = service_fn(|_: Request<()>| async {
@@ -174,6 +249,16 @@ mod tests {
         let err = svc.clone().oneshot(h2).await.unwrap_err();
         let reason = err.downcast_ref::<h2::Error>().and_then(h2::Error::reason);
         assert_eq!(reason, Some(h2::Reason::PROTOCOL_ERROR));
+        for (target, status) in [
+            ("http://u%zz@h/x", StatusCode::BAD_REQUEST),
+            ("http://[::1%zz]/x", StatusCode::BAD_REQUEST),
+            ("http://u%41@h/x", StatusCode::OK),
+            ("http://[::1%25eth0]/x", StatusCode::OK),
+        ] {
+            let absolute = Request::get(target).body(()).unwrap();
+            let response = svc.clone().oneshot(absolute).await.unwrap();
+            assert_eq!(response.status(), status, "{target}");
+        }
         let ok = Request::get("/ap%69s").body(()).unwrap();
         let response = svc.oneshot(ok).await.unwrap();
         assert!(matches!(response.body(), Either::Left(_)));
