@@ -389,11 +389,49 @@ fn not_found(pretty: bool) -> Response<Full<Bytes>> {
     )
 }
 
-/// A body with each lone UTF-16 surrogate escape (`\ud800` not followed by `\udc00`–`\udfff`,
-/// or a trailing `\udc00` alone) replaced by `\ufffd`, as Go's `encoding/json` decodes one
-/// (U+FFFD) and serde_json refuses: the same length, so every other position (and error
-/// column) is unchanged; the same `Bytes` when there is none. Backslashes only occur inside
-/// strings in valid JSON; an invalid body stays invalid.
+/// The body as Go's `encoding/json` reads its strings, where serde_json would refuse it:
+///
+/// * each byte that is not part of valid UTF-8 becomes U+FFFD, one per byte, as Go's
+///   `unquote` does (`utf8.DecodeRune` gives `RuneError` of size 1); only when the body is
+///   not UTF-8, and then error columns after such a byte move by two. Outside a string such a
+///   byte is a syntax error in Go, and U+FFFD is one for serde_json too;
+/// * each lone UTF-16 surrogate escape (`\ud800` not followed by `\udc00`–`\udfff`, or a
+///   trailing `\udc00` alone) becomes `\ufffd`: the same length, so every other position
+///   (and error column) is unchanged. Backslashes only occur inside strings in valid JSON;
+///   an invalid body stays invalid.
+///
+/// The same `Bytes` when there is nothing to replace.
+fn go_json_text(body: Bytes) -> Bytes {
+    let body = if std::str::from_utf8(&body).is_ok() {
+        body
+    } else {
+        Bytes::from(go_utf8_lossy(&body))
+    };
+    go_json_surrogates(body)
+}
+
+/// `bytes` with each byte that is not part of valid UTF-8 replaced by U+FFFD (Go decodes an
+/// invalid sequence one byte at a time; Rust's `from_utf8_lossy` replaces a whole truncated
+/// sequence with one).
+fn go_utf8_lossy(mut bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len() + 16);
+    loop {
+        match std::str::from_utf8(bytes) {
+            Ok(valid) => {
+                out.extend_from_slice(valid.as_bytes());
+                return out;
+            }
+            Err(e) => {
+                let (valid, invalid) = bytes.split_at(e.valid_up_to());
+                out.extend_from_slice(valid);
+                out.extend_from_slice("\u{fffd}".as_bytes());
+                bytes = &invalid[1..];
+            }
+        }
+    }
+}
+
+/// [`go_json_text`]'s surrogate step.
 fn go_json_surrogates(body: Bytes) -> Bytes {
     fn escape_at(b: &[u8], at: usize) -> Option<u16> {
         match b.get(at..at + 6)? {
@@ -901,7 +939,7 @@ impl App {
         }
         let query = req.uri().query().map(str::to_owned);
         let body = match read_body(req.into_body(), self.request_timeout, pretty).await {
-            Ok(body) => go_json_surrogates(body),
+            Ok(body) => go_json_text(body),
             Err(response) => return response,
         };
         let (validation, found) = match create_options(
@@ -1009,7 +1047,7 @@ impl App {
         }
         let query = req.uri().query().map(str::to_owned);
         let body = match read_body(req.into_body(), self.request_timeout, pretty).await {
-            Ok(body) => go_json_surrogates(body),
+            Ok(body) => go_json_text(body),
             Err(response) => return response,
         };
         let shape = if version == "v1beta1" {
@@ -1310,6 +1348,28 @@ mod tests {
         // Nothing to replace: the same buffer.
         let body = Bytes::from_static(br#"{"a":"\u00e9"}"#);
         assert_eq!(go_json_surrogates(body.clone()).as_ptr(), body.as_ptr());
+        assert_eq!(go_json_text(body.clone()).as_ptr(), body.as_ptr());
+    }
+
+    /// Go's `encoding/json` (1.26) on `{"a":"<bytes>"}`: each byte outside valid UTF-8 is one
+    /// U+FFFD, a truncated four-byte sequence three.
+    #[test]
+    fn invalid_utf8_is_read_as_go_reads_it() {
+        let fffd = "\u{fffd}";
+        for (bytes, want) in [
+            (&b"a\xffb"[..], format!("a{fffd}b")),
+            (b"\xf0\x9f\x98", fffd.repeat(3)),
+            (b"\xc3", fffd.to_owned()),
+            (b"\xc3\xa9\xed\xa0\x80", format!("\u{e9}{}", fffd.repeat(3))),
+            (b"\xe9t\xe9", format!("{fffd}t{fffd}")),
+        ] {
+            let mut body = br#"{"a":""#.to_vec();
+            body.extend_from_slice(bytes);
+            body.extend_from_slice(br#"\ud800"}"#);
+            let got = go_json_text(Bytes::from(body));
+            let value: serde_json::Value = serde_json::from_slice(&got).unwrap();
+            assert_eq!(value["a"], format!("{want}{fffd}"), "{bytes:?}");
+        }
     }
 
     #[test]
