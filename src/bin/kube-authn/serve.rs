@@ -149,9 +149,7 @@ pub async fn run(mut args: ServeArgs) -> Result<(), String> {
     let _serving_watch = serving_pair.spawn_watch(options.reload_interval);
 
     let addr = SocketAddr::new(args.bind_address, args.secure_port);
-    let listener = TcpListener::bind(addr)
-        .await
-        .map_err(|e| format!("listen on {addr}: {e}"))?;
+    let listener = go_listen(addr).map_err(|e| format!("listen on {addr}: {e}"))?;
     let local = listener
         .local_addr()
         .map_err(|e| format!("listen on {addr}: {e}"))?;
@@ -257,4 +255,96 @@ fn hostname() -> String {
         .filter(|h| !h.is_empty())
         .or_else(|| std::env::var("HOSTNAME").ok())
         .unwrap_or_default()
+}
+
+/// The socket Go's `net.Listen("tcp", addr)` listens on, not yet bound: for the IPv4 wildcard
+/// (`0.0.0.0`, `--bind-address`'s default) an IPv6 socket with `IPV6_V6ONLY` off on `[::]`,
+/// which accepts IPv4 and IPv6 clients alike (Go's `favoriteAddrFamily` picks `AF_INET6` for a
+/// wildcard listener where IPv4-mapped addresses work); for any other address a socket of its
+/// own family, `IPV6_V6ONLY` off on IPv6 as Go sets it (so `[::]` is dual-stack too).
+/// `SO_REUSEADDR` is set, as Go (and Tokio) set it.
+fn listen_socket(addr: SocketAddr) -> std::io::Result<(socket2::Socket, SocketAddr)> {
+    use socket2::{Domain, Socket, Type};
+    if addr.ip() == std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED) {
+        let dual = Socket::new(Domain::IPV6, Type::STREAM, None).and_then(|socket| {
+            socket.set_only_v6(false)?;
+            Ok(socket)
+        });
+        // No IPv6 on this system: the IPv4 wildcard alone, as Go falls back to `AF_INET`.
+        if let Ok(socket) = dual {
+            socket.set_reuse_address(true)?;
+            let any = SocketAddr::new(std::net::Ipv6Addr::UNSPECIFIED.into(), addr.port());
+            return Ok((socket, any));
+        }
+    }
+    let socket = Socket::new(Domain::for_address(addr), Type::STREAM, None)?;
+    if addr.is_ipv6() {
+        // Go sets IPV6_V6ONLY off on every IPv6 listener: `[::]` is dual-stack whatever the
+        // system's `bindv6only` default.
+        socket.set_only_v6(false)?;
+    }
+    socket.set_reuse_address(true)?;
+    Ok((socket, addr))
+}
+
+/// Binds and listens on `addr` as Go does ([`listen_socket`]), with Tokio's backlog (1024).
+/// If the dual-stack bind fails (IPv6 present but not usable there), the IPv4 wildcard is
+/// bound instead.
+fn go_listen(addr: SocketAddr) -> std::io::Result<TcpListener> {
+    let (socket, at) = listen_socket(addr)?;
+    let bound = socket.bind(&at.into()).map(|()| socket);
+    let socket = match bound {
+        Ok(socket) => socket,
+        Err(_) if at != addr => {
+            let socket = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None)?;
+            socket.set_reuse_address(true)?;
+            socket.bind(&addr.into())?;
+            socket
+        }
+        Err(e) => return Err(e),
+    };
+    socket.listen(1024)?;
+    socket.set_nonblocking(true)?;
+    TcpListener::from_std(socket.into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Without binding anything: the IPv4 wildcard becomes a dual-stack `[::]` socket (where
+    /// this system has IPv6), every other address keeps its own family and value.
+    #[test]
+    fn the_ipv4_wildcard_listens_dual_stack_as_go_does() {
+        let (socket, at) = listen_socket("0.0.0.0:6443".parse().unwrap()).unwrap();
+        if socket2::Socket::new(socket2::Domain::IPV6, socket2::Type::STREAM, None).is_ok() {
+            assert_eq!(at, "[::]:6443".parse().unwrap());
+            assert!(!socket.only_v6().unwrap());
+        } else {
+            assert_eq!(at, "0.0.0.0:6443".parse().unwrap());
+        }
+        assert!(socket.reuse_address().unwrap());
+        for addr in ["127.0.0.1:6443", "[::]:6443", "[::1]:0", "10.1.2.3:443"] {
+            let addr: SocketAddr = addr.parse().unwrap();
+            let Ok((socket, at)) = listen_socket(addr) else {
+                continue; // no IPv6 here
+            };
+            assert_eq!(at, addr);
+            assert_eq!(socket.domain().unwrap(), socket2::Domain::for_address(addr));
+            if addr.is_ipv6() {
+                assert!(!socket.only_v6().unwrap(), "{addr}");
+            }
+        }
+    }
+
+    /// A real listener on 127.0.0.1 (the only address tests listen on) through the same path.
+    #[tokio::test]
+    async fn go_listen_serves_loopback() {
+        let listener = go_listen("127.0.0.1:0".parse().unwrap()).unwrap();
+        let addr = listener.local_addr().unwrap();
+        assert!(addr.ip().is_loopback());
+        let (client, accepted) =
+            tokio::join!(tokio::net::TcpStream::connect(addr), listener.accept());
+        assert_eq!(client.unwrap().local_addr().unwrap(), accepted.unwrap().1);
+    }
 }
