@@ -148,7 +148,7 @@ fn every_answer_says_no_cache() {
     };
     let cases: [(&str, Vec<String>, u16, bool); 8] = [
         ("healthz", vec![server.url("/healthz")], 200, true),
-        ("unknown path", vec![server.url("/nope")], 404, false),
+        ("unknown path, anonymous", vec![server.url("/nope")], 403, true),
         (
             "metrics, anonymous",
             vec![server.url("/metrics")],
@@ -597,8 +597,20 @@ async fn token_review_semantics_over_reqwest() {
         resp.text().await.unwrap(),
         "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"the server does not allow this method on the requested resource\",\"reason\":\"MethodNotAllowed\",\"details\":{},\"code\":405}\n"
     );
+    // An unknown non-resource path: the mux's `http.NotFound` for a caller with rights.
     let resp = client
         .get(server.url("/nope"))
+        .bearer_auth(ADMIN_TOKEN)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 404);
+    assert_eq!(resp.headers()["content-type"], "text/plain; charset=utf-8");
+    assert_eq!(resp.headers()["x-content-type-options"], "nosniff");
+    assert_eq!(resp.text().await.unwrap(), "404 page not found\n");
+    // A resource-form path nothing serves (go-restful's JSON NotFound).
+    let resp = client
+        .get(server.url("/apis/authentication.k8s.io/v1/nope"))
         .bearer_auth(ADMIN_TOKEN)
         .send()
         .await

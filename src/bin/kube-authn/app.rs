@@ -167,10 +167,7 @@ fn text(code: StatusCode, body: &'static str) -> Response<Full<Bytes>> {
 /// The user name as kube-apiserver's 403 text names it: Go's `%q`, then the `&`, `<`, `>`
 /// HTML entities its `ForbiddenStatusError` puts over the whole message.
 fn forbidden_user(name: &str) -> String {
-    kube_authn::jwt::go_quote(name)
-        .replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
+    html_entities(&kube_authn::jwt::go_quote(name))
 }
 
 /// kube-apiserver's `responsewriters.Forbidden`: the 403 `Status`, with the
@@ -208,6 +205,75 @@ fn forbidden(user: &UserInfo, resource: &str, pretty: bool) -> Response<Full<Byt
         },
         pretty,
     )
+}
+
+/// Whether kube-apiserver's `RequestInfoFactory` reads the (decoded) `path` as a resource
+/// request: `/api/<version>/<…>` or `/apis/<group>/<version>/<…>` (empty segments from
+/// leading and trailing slashes trimmed first, as its `splitPath` does).
+fn resource_form(path: &[u8]) -> bool {
+    let trimmed = {
+        let start = path.iter().position(|&b| b != b'/').unwrap_or(path.len());
+        let end = path
+            .iter()
+            .rposition(|&b| b != b'/')
+            .map_or(start, |e| e + 1);
+        &path[start..end.max(start)]
+    };
+    let mut parts = trimmed.split(|&b| b == b'/');
+    let need = match parts.next() {
+        Some(b"api") => 2,
+        Some(b"apis") => 3,
+        _ => return false,
+    };
+    parts.count() >= need
+}
+
+/// The answer to a path nothing here serves, as kube-apiserver's default RBAC and handlers
+/// give it. A non-resource path: authorization runs before routing, so a caller without
+/// rights (anonymous; `system:public-info-viewer` allows only the health checks and
+/// `/version`) gets the 403 naming the lower-cased method and Go's `%q` of the path, with the
+/// HTML entities `responsewriters.Forbidden` puts over the whole message; an authenticated
+/// caller (privileged here, as for `/metrics`) gets the mux's `http.NotFound`: `404 page not
+/// found`, plain text, `nosniff`. A resource-form path ([`resource_form`]): the JSON
+/// `NotFound` for everyone (kube-apiserver's RBAC message there names a resource and a verb
+/// derived from the path; docs/compatibility.md).
+fn unknown_path(
+    user: Option<Arc<UserInfo>>,
+    method: &Method,
+    path: &[u8],
+    pretty: bool,
+) -> Response<Full<Bytes>> {
+    if resource_form(path) {
+        return not_found(pretty);
+    }
+    match user {
+        Some(u) if !u.is_anonymous() => {
+            let mut response = text(StatusCode::NOT_FOUND, "404 page not found\n");
+            response.headers_mut().insert(
+                "x-content-type-options",
+                HeaderValue::from_static("nosniff"),
+            );
+            response
+        }
+        user => forbidden_status(
+            format!(
+                "forbidden: User {} cannot {} path {}",
+                forbidden_user(caller_or_anonymous(user).name()),
+                method.as_str().to_ascii_lowercase(),
+                html_entities(&kube_authn::jwt::go_quote_bytes(path))
+            ),
+            StatusDetails::default(),
+            pretty,
+        ),
+    }
+}
+
+/// The `&`, `<`, `>` entities kube-apiserver's `responsewriters.Forbidden` puts over a 403's
+/// message.
+fn html_entities(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 /// The endpoints that read a request body (and count against the in-flight limit).
@@ -377,8 +443,9 @@ fn go_url_path(raw: &str) -> Option<Cow<'_, [u8]>> {
     Some(Cow::Owned(out))
 }
 
-/// kube-authn's answer to a path it does not serve (docs/compatibility.md: kube-apiserver's
-/// authorizer would answer some callers 403 first).
+/// go-restful's answer (through kube-apiserver's service error handler) to a path inside an
+/// API group version that names nothing served there; also kube-authn's answer to every
+/// other resource-form path it does not serve (docs/compatibility.md).
 fn not_found(pretty: bool) -> Response<Full<Bytes>> {
     status_with_details(
         StatusCode::NOT_FOUND,
@@ -805,11 +872,11 @@ impl App {
         // decoded path that is not UTF-8 equals no route, so it is the 404 every unknown
         // path gets, which does not quote the path.
         let decoded = go_url_path(req.uri().path());
+        let method = req.method().clone();
         let path = match decoded.as_deref().map(std::str::from_utf8) {
             Some(Ok(path)) => path,
-            _ => return not_found(pretty),
+            _ => return unknown_path(user, &method, decoded.as_deref().unwrap_or(b""), pretty),
         };
-        let method = req.method().clone();
         // kube-apiserver's max-in-flight filter: reviews are creates (mutating) and take a
         // slot while there is one; when none is left, members of system:masters are still
         // served (without a slot) and everyone else gets the 429. The permit is held until the
@@ -838,7 +905,7 @@ impl App {
                     "forbidden: User {} cannot {} path {}",
                     forbidden_user(caller_or_anonymous(user).name()),
                     method.as_str().to_ascii_lowercase(),
-                    kube_authn::jwt::go_quote(path)
+                    html_entities(&kube_authn::jwt::go_quote(path))
                 ),
                 StatusDetails::default(),
                 pretty,
@@ -912,7 +979,7 @@ impl App {
                 },
                 _ => forbidden_path(user, &method, path),
             },
-            _ => not_found(pretty),
+            (path, method) => unknown_path(user, &method, path.as_bytes(), pretty),
         }
     }
 
@@ -1301,6 +1368,90 @@ mod tests {
             std::str::from_utf8(&body).unwrap(),
             "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"Internal error occurred: error validating audiences\",\"reason\":\"InternalError\",\"details\":{\"causes\":[{\"message\":\"error validating audiences\"}]},\"code\":500}\n"
         );
+    }
+
+    /// kube-apiserver's `RequestInfoFactory.NewRequestInfo` on each path: resource request or
+    /// not.
+    #[test]
+    fn resource_form_is_request_infos() {
+        for (path, resource) in [
+            ("/nope", false),
+            ("/", false),
+            ("/api", false),
+            ("/api/v1", false),
+            ("/api/v1/pods", true),
+            // Go trims the outer slashes only: `api`, ``, `v1` are three parts.
+            ("//api//v1/", true),
+            ("/api/v1/", false),
+            ("/apis", false),
+            ("/apis/authentication.k8s.io", false),
+            ("/apis/authentication.k8s.io/v1", false),
+            ("/apis/authentication.k8s.io/v1/", false),
+            ("/apis/authentication.k8s.io/v1/nope", true),
+            ("/apis/g/v/namespaces/ns/x", true),
+            ("/apisx/g/v/r", false),
+            ("/healthz/x/y/z", false),
+        ] {
+            assert_eq!(resource_form(path.as_bytes()), resource, "{path}");
+        }
+    }
+
+    /// Who gets what for a path nothing serves.
+    #[tokio::test]
+    async fn unknown_paths_answer_as_kube_apiserver_does() {
+        let admin = Some(Arc::new(UserInfo::new("admin")));
+        let cases: [(&str, Option<Arc<UserInfo>>, Method, &[u8], u16, &str); 5] = [
+            (
+                "admin, non-resource",
+                admin.clone(),
+                Method::GET,
+                b"/nope",
+                404,
+                "404 page not found\n",
+            ),
+            (
+                "anonymous, non-resource, entities",
+                None,
+                Method::DELETE,
+                b"/a<b>&c",
+                403,
+                r#""message":"forbidden: User \"system:anonymous\" cannot delete path \"/a\u0026lt;b\u0026gt;\u0026amp;c\"""#,
+            ),
+            (
+                "anonymous user, bytes",
+                Some(UserInfo::anonymous()),
+                Method::GET,
+                b"/x\xff",
+                403,
+                r#"cannot get path \"/x\\xff\"""#,
+            ),
+            (
+                "admin, resource form",
+                admin.clone(),
+                Method::GET,
+                b"/api/v1/pods",
+                404,
+                r#""reason":"NotFound""#,
+            ),
+            (
+                "anonymous, resource form",
+                None,
+                Method::GET,
+                b"/api/v1/pods",
+                404,
+                r#""reason":"NotFound""#,
+            ),
+        ];
+        for (name, user, method, path, code, body) in cases {
+            let response = unknown_path(user, &method, path, false);
+            assert_eq!(response.status().as_u16(), code, "{name}");
+            let bytes = http_body_util::BodyExt::collect(response.into_body())
+                .await
+                .unwrap()
+                .to_bytes();
+            let text = std::str::from_utf8(&bytes).unwrap();
+            assert!(text.contains(body), "{name}: {text}");
+        }
     }
 
     #[test]
