@@ -1400,7 +1400,16 @@ mod tests {
     #[tokio::test]
     async fn unknown_paths_answer_as_kube_apiserver_does() {
         let admin = Some(Arc::new(UserInfo::new("admin")));
-        let cases: [(&str, Option<Arc<UserInfo>>, Method, &[u8], u16, &str); 5] = [
+        // (name, caller, method, decoded path, status, a part of the body)
+        type Case<'a> = (
+            &'a str,
+            Option<Arc<UserInfo>>,
+            Method,
+            &'a [u8],
+            u16,
+            &'a str,
+        );
+        let cases: [Case<'_>; 5] = [
             (
                 "admin, non-resource",
                 admin.clone(),
