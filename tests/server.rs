@@ -148,7 +148,12 @@ fn every_answer_says_no_cache() {
     };
     let cases: [(&str, Vec<String>, u16, bool); 8] = [
         ("healthz", vec![server.url("/healthz")], 200, true),
-        ("unknown path, anonymous", vec![server.url("/nope")], 403, true),
+        (
+            "unknown path, anonymous",
+            vec![server.url("/nope")],
+            403,
+            true,
+        ),
         (
             "metrics, anonymous",
             vec![server.url("/metrics")],
