@@ -3,14 +3,15 @@
 //! descriptors are free. One test in its own binary: it lowers this process's open-file limit.
 #![cfg(all(feature = "tls", target_os = "linux"))]
 
+mod tls_support;
+
 use std::convert::Infallible;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use kube_authn::tls::pki_types::pem::PemObject;
-use kube_authn::tls::pki_types::{PrivateKeyDer, ServerName};
-use kube_authn::tls::{ClientCertPolicy, TlsServer, server_config};
+use kube_authn::tls::pki_types::ServerName;
+use kube_authn::tls::{ClientCertPolicy, TlsServer};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// Collects the log in memory (writing it needs no file descriptor).
@@ -73,18 +74,7 @@ async fn accept_failures_back_off_and_serving_resumes() {
     )
     .unwrap();
 
-    let key = rcgen::KeyPair::generate().unwrap();
-    let cert = rcgen::CertificateParams::new(vec!["localhost".into()])
-        .unwrap()
-        .self_signed(&key)
-        .unwrap();
-    let server_key = PrivateKeyDer::from_pem_slice(key.serialize_pem().as_bytes()).unwrap();
-    let config = server_config(
-        vec![cert.der().clone()],
-        server_key,
-        &ClientCertPolicy::None,
-    )
-    .unwrap();
+    let (config, cert) = tls_support::localhost_config(&ClientCertPolicy::None);
     let tcp = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = tcp.local_addr().unwrap();
     // Clients that connect now wait in the backlog: accepting them needs a descriptor each.
@@ -94,7 +84,7 @@ async fn accept_failures_back_off_and_serving_resumes() {
     let app = tower::service_fn(|_req: http::Request<hyper::body::Incoming>| async {
         Ok::<_, Infallible>(http::Response::new(String::from("ok")))
     });
-    let server = TlsServer::new(Arc::new(config)).handshake_timeout(Duration::from_millis(500));
+    let server = TlsServer::new(config).handshake_timeout(Duration::from_millis(500));
 
     let (fillers, old) = exhaust_file_descriptors();
     let (_stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -115,15 +105,7 @@ async fn accept_failures_back_off_and_serving_resumes() {
     // client is served.
     drop(fillers);
     rlimit::setrlimit(rlimit::Resource::NOFILE, old.0, old.1).unwrap();
-    let mut roots = rustls::RootCertStore::empty();
-    roots.add(cert.der().clone()).unwrap();
-    let client = rustls::ClientConfig::builder_with_provider(Arc::new(
-        rustls::crypto::aws_lc_rs::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .unwrap()
-    .with_root_certificates(roots)
-    .with_no_client_auth();
+    let client = tls_support::client_config(&cert, &[], None);
     let started = std::time::Instant::now();
     let served = tokio::time::timeout(Duration::from_secs(5), async {
         let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();

@@ -3,12 +3,14 @@
 //! [`TlsServer`] behind `AuthenticationLayer`. Real TLS on 127.0.0.1, real clients (reqwest,
 //! curl), certificates from the openssl CLI.
 
+mod tls_support;
 #[path = "x509_support/mod.rs"]
 mod x509_support;
 
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
+use tls_support::serve_on_free_port;
 
 use axum::Router;
 use axum::routing::get;
@@ -338,16 +340,7 @@ async fn tls_client(
     addr: std::net::SocketAddr,
     alpn: &[&[u8]],
 ) -> std::io::Result<tokio_rustls::client::TlsStream<tokio::net::TcpStream>> {
-    let mut roots = rustls::RootCertStore::empty();
-    roots.add(s.server_ca.der.clone()).unwrap();
-    let mut config = rustls::ClientConfig::builder_with_provider(Arc::new(
-        rustls::crypto::aws_lc_rs::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .unwrap()
-    .with_root_certificates(roots)
-    .with_no_client_auth();
-    config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
+    let config = tls_support::client_config(&s.server_ca.der, alpn, None);
     let tcp = tokio::net::TcpStream::connect(addr).await?;
     tokio_rustls::TlsConnector::from(Arc::new(config))
         .connect(
@@ -355,36 +348,6 @@ async fn tls_client(
             tcp,
         )
         .await
-}
-
-/// Serves `app` with `server` on a free 127.0.0.1 port, until the returned sender is used or
-/// dropped.
-async fn serve_on_free_port<S, B>(
-    server: TlsServer,
-    app: S,
-) -> (std::net::SocketAddr, tokio::sync::oneshot::Sender<()>)
-where
-    S: tower::Service<http::Request<hyper::body::Incoming>, Response = http::Response<B>>
-        + Clone
-        + Send
-        + 'static,
-    S::Future: Send + 'static,
-    S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
-    B: http_body::Body + Send + 'static,
-    B::Data: Send,
-    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
-{
-    let tcp = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = tcp.local_addr().unwrap();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(async move {
-        server
-            .serve(tcp, app, async {
-                let _ = stopped.await;
-            })
-            .await
-    });
-    (addr, stop)
 }
 
 /// Starts a [`TlsServer`] answering "ok" to everything, configured by `f`.

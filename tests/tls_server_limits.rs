@@ -5,6 +5,8 @@
 
 #![cfg(feature = "tls")]
 
+mod tls_support;
+
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -16,7 +18,7 @@ use kube_authn::request::{FrontProxy, MAX_GROUPS, RequestHeaderConfig};
 use kube_authn::tls::pki_types::pem::PemObject;
 use kube_authn::tls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
 use kube_authn::tls::{
-    ClientCertPolicy, HTTP1_MAX_HEADERS, HTTP2_MAX_CONCURRENT_STREAMS, TlsServer, server_config,
+    ClientCertPolicy, HTTP1_MAX_HEADERS, HTTP2_MAX_CONCURRENT_STREAMS, TlsServer,
 };
 use kube_authn::x509::{doc_ca_pem, doc_client_key_pem, doc_client_pem};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -24,40 +26,7 @@ use tower::Layer;
 
 /// A serving configuration for `localhost` (self-signed) that requests client certificates.
 fn serving() -> (Arc<rustls::ServerConfig>, CertificateDer<'static>) {
-    let key = rcgen::KeyPair::generate().unwrap();
-    let cert = rcgen::CertificateParams::new(vec!["localhost".into()])
-        .unwrap()
-        .self_signed(&key)
-        .unwrap();
-    let server_key = PrivateKeyDer::from_pem_slice(key.serialize_pem().as_bytes()).unwrap();
-    let policy = ClientCertPolicy::Request { hints: vec![] };
-    let config = server_config(vec![cert.der().clone()], server_key, &policy).unwrap();
-    (Arc::new(config), cert.der().clone())
-}
-
-/// Serves `app` with `server` on a free 127.0.0.1 port until the sender is used or dropped.
-async fn serve<S, B>(
-    server: TlsServer,
-    app: S,
-) -> (std::net::SocketAddr, tokio::sync::oneshot::Sender<()>)
-where
-    S: tower::Service<http::Request<hyper::body::Incoming>, Response = http::Response<B>>
-        + Clone
-        + Send
-        + 'static,
-    S::Future: Send + 'static,
-    S::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
-    B: http_body::Body + Send + 'static,
-    B::Data: Send,
-    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
-{
-    let tcp = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = tcp.local_addr().unwrap();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(server.serve(tcp, app, async {
-        let _ = stopped.await;
-    }));
-    (addr, stop)
+    tls_support::localhost_config(&ClientCertPolicy::Request { hints: vec![] })
 }
 
 /// A TLS client connection to `addr` trusting `ca`, offering `alpn`, with the doc client
@@ -68,24 +37,14 @@ async fn tls_connect(
     alpn: &[&[u8]],
     with_cert: bool,
 ) -> std::io::Result<tokio_rustls::client::TlsStream<tokio::net::TcpStream>> {
-    let mut roots = rustls::RootCertStore::empty();
-    roots.add(ca.clone()).unwrap();
-    let builder = rustls::ClientConfig::builder_with_provider(Arc::new(
-        rustls::crypto::aws_lc_rs::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .unwrap()
-    .with_root_certificates(roots);
-    let mut config = if with_cert {
+    let client_auth = with_cert.then(|| {
         let chain = CertificateDer::pem_slice_iter(doc_client_pem().as_bytes())
             .collect::<Result<Vec<_>, _>>()
             .unwrap();
         let key = PrivateKeyDer::from_pem_slice(doc_client_key_pem().as_bytes()).unwrap();
-        builder.with_client_auth_cert(chain, key).unwrap()
-    } else {
-        builder.with_no_client_auth()
-    };
-    config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
+        (chain, key)
+    });
+    let config = tls_support::client_config(ca, alpn, client_auth);
     let tcp = tokio::net::TcpStream::connect(addr).await?;
     tokio_rustls::TlsConnector::from(Arc::new(config))
         .connect(ServerName::try_from("localhost").unwrap(), tcp)
@@ -101,7 +60,7 @@ async fn a_small_cap_holds_idle_tcp_connections_only_until_the_handshake_timeout
     let server = TlsServer::new(config)
         .max_connections(3)
         .handshake_timeout(Duration::from_millis(600));
-    let (addr, _stop) = serve(server, app).await;
+    let (addr, _stop) = tls_support::serve_on_free_port(server, app).await;
 
     // Three TCP connections that never start TLS take the three slots.
     let mut idle = Vec::new();
@@ -185,7 +144,7 @@ async fn front_proxy_server() -> (
             Ok::<_, Infallible>(http::Response::new(body))
         },
     ));
-    let (addr, stop) = serve(TlsServer::new(config), app).await;
+    let (addr, stop) = tls_support::serve_on_free_port(TlsServer::new(config), app).await;
     (addr, ca, stop)
 }
 
@@ -332,7 +291,7 @@ async fn http2_connections_refuse_a_101st_concurrent_stream() {
             }
         })
     };
-    let (addr, _stop) = serve(TlsServer::new(config), app).await;
+    let (addr, _stop) = tls_support::serve_on_free_port(TlsServer::new(config), app).await;
 
     let mut tls = tls_connect(addr, &ca, &[b"h2"], false).await.unwrap();
     assert_eq!(tls.get_ref().1.alpn_protocol(), Some(&b"h2"[..]));
