@@ -234,17 +234,27 @@ fn resource_form(path: &[u8]) -> bool {
 /// `/version`) gets the 403 naming the lower-cased method and Go's `%q` of the path, with the
 /// HTML entities `responsewriters.Forbidden` puts over the whole message; an authenticated
 /// caller (privileged here, as for `/metrics`) gets the mux's `http.NotFound`: `404 page not
-/// found`, plain text, `nosniff`. A resource-form path ([`resource_form`]): the JSON
-/// `NotFound` for everyone (kube-apiserver's RBAC message there names a resource and a verb
-/// derived from the path; docs/compatibility.md).
+/// found`, plain text, `nosniff`. A resource-form path ([`resource_form`]): the
+/// `RequestInfo` kube-apiserver's `WithRequestInfo` filter computes ([`request_info`]); when it
+/// cannot (a `proxy` or `watch` prefix with nothing after it) the filter's 500 for every
+/// caller (it runs before authentication); otherwise the anonymous caller (default RBAC grants
+/// no resource access) gets the resource 403 ([`forbidden_resource`]) and an authenticated
+/// caller the JSON `NotFound`. `uri` is the request's (its query and request target).
 fn unknown_path(
     user: Option<Arc<UserInfo>>,
     method: &Method,
     path: &[u8],
+    uri: &http::Uri,
     pretty: bool,
 ) -> Response<Full<Bytes>> {
     if resource_form(path) {
-        return not_found(pretty);
+        let Some(info) = request_info(method, path, uri.query()) else {
+            return request_info_error(uri);
+        };
+        return match user {
+            Some(u) if !u.is_anonymous() => not_found(pretty),
+            user => forbidden_resource(&caller_or_anonymous(user), &info, pretty),
+        };
     }
     match user {
         Some(u) if !u.is_anonymous() => {
@@ -266,6 +276,318 @@ fn unknown_path(
             pretty,
         ),
     }
+}
+
+/// The attributes of a resource request, as kube-apiserver's `RequestInfo` holds them (Go
+/// strings: bytes, from the decoded path or the query).
+#[derive(Debug, Default, PartialEq)]
+struct ResourceInfo {
+    verb: &'static str,
+    group: Vec<u8>,
+    namespace: Vec<u8>,
+    resource: Vec<u8>,
+    subresource: Vec<u8>,
+    name: Vec<u8>,
+}
+
+/// kube-apiserver's `RequestInfoFactory.NewRequestInfo` (APIPrefixes `api`, `apis`;
+/// GrouplessAPIPrefixes `api`) for a path [`resource_form`] accepts; `None` for its error
+/// ("unable to determine kind and namespace from url": a `proxy` or `watch` prefix with no
+/// part after it).
+fn request_info(method: &Method, path: &[u8], query: Option<&str>) -> Option<ResourceInfo> {
+    let start = path.iter().position(|&b| b != b'/').unwrap_or(path.len());
+    let end = path
+        .iter()
+        .rposition(|&b| b != b'/')
+        .map_or(start, |e| e + 1);
+    let all: Vec<&[u8]> = path[start..end.max(start)].split(|&b| b == b'/').collect();
+    let mut info = ResourceInfo::default();
+    let mut parts: &[&[u8]] = match all.first() {
+        Some(&b"api") => &all[1..],
+        _ => {
+            info.group = all.get(1).copied().unwrap_or_default().to_vec();
+            all.get(2..).unwrap_or_default()
+        }
+    };
+    // The version.
+    parts = parts.get(1..).unwrap_or_default();
+    let first = parts.first().copied().unwrap_or_default();
+    let via_path = first == b"proxy" || first == b"watch";
+    if via_path {
+        if parts.len() < 2 {
+            return None;
+        }
+        info.verb = if first == b"proxy" { "proxy" } else { "watch" };
+        parts = &parts[1..];
+    } else {
+        info.verb = match *method {
+            Method::POST => "create",
+            Method::GET | Method::HEAD => "get",
+            Method::PUT => "update",
+            Method::PATCH => "patch",
+            Method::DELETE => "delete",
+            _ => "",
+        };
+    }
+    if parts.first() == Some(&&b"namespaces"[..]) && parts.len() > 1 {
+        info.namespace = parts[1].to_vec();
+        if parts.len() > 2 && parts[2] != b"status" && parts[2] != b"finalize" {
+            parts = &parts[2..];
+        }
+    }
+    if parts.len() >= 3 && info.verb != "proxy" {
+        info.subresource = parts[2].to_vec();
+    }
+    if parts.len() >= 2 {
+        info.name = parts[1].to_vec();
+    }
+    if let Some(resource) = parts.first() {
+        info.resource = resource.to_vec();
+    }
+    if info.name.is_empty() && info.verb == "get" {
+        let (watch, name) = list_options(query.unwrap_or(""));
+        info.verb = if watch { "watch" } else { "list" };
+        if let Some(name) = name {
+            info.name = name;
+        }
+    }
+    if info.name.is_empty() && info.verb == "delete" {
+        info.verb = "deletecollection";
+    }
+    Some(info)
+}
+
+/// What `NewRequestInfo` reads of the `ListOptions` its parameter codec decodes from the
+/// query: `watch`, and the name a `fieldSelector` requires (`metadata.name=<n>` or `==`) when
+/// it is a valid path segment name. When decoding fails (a `limit` or `timeoutSeconds` that
+/// is no integer, a `fieldSelector` that does not parse) only `watch` is read, as its
+/// fallback does. (A `labelSelector` that does not parse fails decoding too; it is not
+/// parsed here.)
+fn list_options(query: &str) -> (bool, Option<Vec<u8>>) {
+    let first = |key: &str| go_query_values(query, key).into_iter().next();
+    let watch = first("watch");
+    let ints_ok = ["limit", "timeoutSeconds"].iter().all(|key| {
+        first(key).is_none_or(|v| std::str::from_utf8(&v).is_ok_and(|v| v.parse::<i64>().is_ok()))
+    });
+    let selector = match first("fieldSelector") {
+        Some(s) => field_selector_name(&s),
+        None => Ok(None),
+    };
+    match selector {
+        Ok(name) if ints_ok => {
+            // `Convert_Slice_string_To_bool`: `0` and (Unicode-folded) `false` are false.
+            let watch = watch.is_some_and(|v| v != b"0" && !go_equal_fold_false(&v));
+            let name = name
+                .filter(|n| n != b"." && n != b".." && !n.contains(&b'/') && !n.contains(&b'%'));
+            (watch, name)
+        }
+        _ => {
+            // The fallback: `strings.ToLower` is `false` or `0`.
+            let watch = watch.is_some_and(|v| {
+                let lower = String::from_utf8_lossy(&v).to_lowercase();
+                lower != "false" && lower != "0"
+            });
+            (watch, None)
+        }
+    }
+}
+
+/// Go's `strings.EqualFold(v, "false")`: ASCII case, and `ſ` (U+017F) folds to `s`.
+fn go_equal_fold_false(v: &[u8]) -> bool {
+    let Ok(v) = std::str::from_utf8(v) else {
+        return false;
+    };
+    let mut chars = v.chars();
+    let ok = "false".chars().all(|want| match chars.next() {
+        Some(c) => c.to_ascii_lowercase() == want || (want == 's' && c == '\u{17f}'),
+        None => false,
+    });
+    ok && chars.next().is_none()
+}
+
+/// apimachinery `fields.ParseSelector`, then `RequiresExactMatch("metadata.name")`: the
+/// value of the first (sorted) `metadata.name=` or `==` term; `Err` when it does not parse.
+fn field_selector_name(selector: &[u8]) -> Result<Option<Vec<u8>>, ()> {
+    // splitTerms: `,` not escaped by a `\`.
+    let mut terms = Vec::new();
+    let (mut start, mut in_slash) = (0, false);
+    for (i, &c) in selector.iter().enumerate() {
+        if in_slash {
+            in_slash = false;
+        } else if c == b'\\' {
+            in_slash = true;
+        } else if c == b',' {
+            terms.push(&selector[start..i]);
+            start = i + 1;
+        }
+    }
+    if !selector.is_empty() {
+        terms.push(&selector[start..]);
+    }
+    terms.sort();
+    let mut found = None;
+    for term in terms.into_iter().filter(|t| !t.is_empty()) {
+        let (lhs, op, rhs) = (0..term.len())
+            .find_map(|i| {
+                ["!=", "==", "="].into_iter().find_map(|op| {
+                    term[i..]
+                        .starts_with(op.as_bytes())
+                        .then(|| (&term[..i], op, &term[i + op.len()..]))
+                })
+            })
+            .ok_or(())?;
+        let value = field_unescape(rhs)?;
+        if op != "!=" && lhs == b"metadata.name" && found.is_none() {
+            found = Some(value);
+        }
+    }
+    Ok(found)
+}
+
+/// apimachinery `fields.UnescapeValue`: `\\`, `\,`, `\=` escapes; an unescaped `,` or `=`,
+/// another escape or a trailing `\` is an error. It reads runes, so (when there is anything
+/// to unescape) each byte of invalid UTF-8 becomes U+FFFD.
+fn field_unescape(value: &[u8]) -> Result<Vec<u8>, ()> {
+    if !value.iter().any(|b| matches!(b, b'\\' | b',' | b'=')) {
+        return Ok(value.to_vec());
+    }
+    let text = String::from_utf8(go_utf8_lossy(value)).map_err(|_| ())?;
+    let mut out = String::new();
+    let mut in_slash = false;
+    for c in text.chars() {
+        match (in_slash, c) {
+            (true, '\\' | ',' | '=') => {
+                out.push(c);
+                in_slash = false;
+            }
+            (true, _) | (false, ',' | '=') => return Err(()),
+            (false, '\\') => in_slash = true,
+            (false, _) => out.push(c),
+        }
+    }
+    if in_slash {
+        return Err(());
+    }
+    Ok(out.into_bytes())
+}
+
+/// Go's `url.ParseQuery(query)[key]`: `&`-separated pairs, a pair with a `;` or a bad escape
+/// skipped, `+` a space.
+fn go_query_values(query: &str, key: &str) -> Vec<Vec<u8>> {
+    query
+        .split('&')
+        .filter(|pair| !pair.is_empty() && !pair.contains(';'))
+        .filter_map(|pair| {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            let k = go_query_unescape(k)?;
+            let v = go_query_unescape(v)?;
+            (k == key.as_bytes()).then_some(v)
+        })
+        .collect()
+}
+
+/// Go's `url.QueryUnescape`: `+` is a space, `%XX` a byte; `None` on a bad escape.
+fn go_query_unescape(s: &str) -> Option<Vec<u8>> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'+' => out.push(b' '),
+            b'%' => {
+                let hex = |j: usize| (*b.get(j)? as char).to_digit(16);
+                out.push((hex(i + 1)? * 16 + hex(i + 2)?) as u8);
+                i += 2;
+            }
+            c => out.push(c),
+        }
+        i += 1;
+    }
+    Some(out)
+}
+
+/// Bytes (a Go string) as Go's `encoding/json` writes them: each byte of invalid UTF-8 is
+/// U+FFFD.
+fn go_json_string(bytes: &[u8]) -> String {
+    String::from_utf8(go_utf8_lossy(bytes)).unwrap_or_default()
+}
+
+/// `responsewriters.Forbidden` for a resource request: `forbiddenMessage` with the `&<>`
+/// entities over it, wrapped by `apierrors.NewForbidden(gr, name, …)` (the group-resource and
+/// Go's `%q` of the name before it, not escaped; details group, kind = resource, name).
+fn forbidden_resource(user: &UserInfo, info: &ResourceInfo, pretty: bool) -> Response<Full<Bytes>> {
+    let quote = kube_authn::jwt::go_quote_bytes;
+    let mut resource = info.resource.clone();
+    if !info.subresource.is_empty() {
+        resource.push(b'/');
+        resource.extend_from_slice(&info.subresource);
+    }
+    let scope = if info.namespace.is_empty() {
+        "at the cluster scope".to_owned()
+    } else {
+        format!("in the namespace {}", quote(&info.namespace))
+    };
+    let inner = html_entities(&format!(
+        "User {} cannot {} resource {} in API group {} {scope}",
+        kube_authn::jwt::go_quote(user.name()),
+        info.verb,
+        quote(&resource),
+        quote(&info.group),
+    ));
+    let mut gr = info.resource.clone();
+    if !info.group.is_empty() {
+        gr.push(b'.');
+        gr.extend_from_slice(&info.group);
+    }
+    let message = if info.resource.is_empty() && info.group.is_empty() {
+        format!("forbidden: {inner}")
+    } else if info.name.is_empty() {
+        format!("{} is forbidden: {inner}", go_json_string(&gr))
+    } else {
+        format!(
+            "{} {} is forbidden: {inner}",
+            go_json_string(&gr),
+            quote(&info.name)
+        )
+    };
+    forbidden_status(
+        message,
+        StatusDetails {
+            group: go_json_string(&info.group),
+            kind: go_json_string(&info.resource),
+            name: go_json_string(&info.name),
+            ..StatusDetails::default()
+        },
+        pretty,
+    )
+}
+
+/// `WithRequestInfo`'s answer when `NewRequestInfo` fails: `responsewriters.InternalError`, Go's
+/// `http.Error` (plain text, `nosniff`) of `Internal Server Error: <%q of the request target>:
+/// failed to create RequestInfo: unable to determine kind and namespace from url, <the URL>`
+/// with the `&<>` entities. The URL is the request target as received (Go re-escapes a path
+/// it would not have written so; that is not done here).
+fn request_info_error(uri: &http::Uri) -> Response<Full<Bytes>> {
+    let target = match uri.path_and_query() {
+        Some(pq) if uri.scheme().is_none() => pq.as_str().to_owned(),
+        _ => uri.to_string(),
+    };
+    let body = html_entities(&format!(
+        "Internal Server Error: {}: failed to create RequestInfo: unable to determine kind and namespace from url, {target}",
+        kube_authn::jwt::go_quote(&target)
+    )) + "\n";
+    let mut response = Response::new(Full::new(Bytes::from(body)));
+    *response.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
+    let headers = response.headers_mut();
+    headers.insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    headers.insert(
+        "x-content-type-options",
+        HeaderValue::from_static("nosniff"),
+    );
+    response
 }
 
 /// The `&`, `<`, `>` entities kube-apiserver's `responsewriters.Forbidden` puts over a 403's
@@ -873,9 +1195,18 @@ impl App {
         // path gets, which does not quote the path.
         let decoded = go_url_path(req.uri().path());
         let method = req.method().clone();
+        let uri = req.uri().clone();
         let path = match decoded.as_deref().map(std::str::from_utf8) {
             Some(Ok(path)) => path,
-            _ => return unknown_path(user, &method, decoded.as_deref().unwrap_or(b""), pretty),
+            _ => {
+                return unknown_path(
+                    user,
+                    &method,
+                    decoded.as_deref().unwrap_or(b""),
+                    req.uri(),
+                    pretty,
+                );
+            }
         };
         // kube-apiserver's max-in-flight filter: reviews are creates (mutating) and take a
         // slot while there is one; when none is left, members of system:masters are still
@@ -979,7 +1310,7 @@ impl App {
                 },
                 _ => forbidden_path(user, &method, path),
             },
-            (path, method) => unknown_path(user, &method, path.as_bytes(), pretty),
+            (path, method) => unknown_path(user, &method, path.as_bytes(), &uri, pretty),
         }
     }
 
@@ -1409,7 +1740,7 @@ mod tests {
             u16,
             &'a str,
         );
-        let cases: [Case<'_>; 5] = [
+        let cases: [Case<'_>; 7] = [
             (
                 "admin, non-resource",
                 admin.clone(),
@@ -1447,12 +1778,29 @@ mod tests {
                 None,
                 Method::GET,
                 b"/api/v1/pods",
-                404,
-                r#""reason":"NotFound""#,
+                403,
+                r#""message":"pods is forbidden: User \"system:anonymous\" cannot list resource \"pods\" in API group \"\" at the cluster scope""#,
+            ),
+            (
+                "anonymous user, resource form",
+                Some(UserInfo::anonymous()),
+                Method::GET,
+                b"/api/v1/pods",
+                403,
+                r#""reason":"Forbidden""#,
+            ),
+            (
+                "admin, RequestInfo error",
+                admin.clone(),
+                Method::GET,
+                b"/api/v1/watch",
+                500,
+                "failed to create RequestInfo",
             ),
         ];
         for (name, user, method, path, code, body) in cases {
-            let response = unknown_path(user, &method, path, false);
+            let uri: http::Uri = "/".parse().unwrap();
+            let response = unknown_path(user, &method, path, &uri, false);
             assert_eq!(response.status().as_u16(), code, "{name}");
             let bytes = http_body_util::BodyExt::collect(response.into_body())
                 .await
@@ -1461,6 +1809,243 @@ mod tests {
             let text = std::str::from_utf8(&bytes).unwrap();
             assert!(text.contains(body), "{name}: {text}");
         }
+    }
+
+    /// The anonymous caller's answer on a resource-form path nothing serves, against the
+    /// output of a Go program (/tmp/fix-rbac) running k8s.io/apiserver v0.37.2's
+    /// `RequestInfoFactory` (through `filters.WithRequestInfo`) and
+    /// `responsewriters.ForbiddenStatusError` on each request: the 403's message and details,
+    /// or the filter's 500 body.
+    #[tokio::test]
+    async fn unknown_resource_form_paths_answer_as_request_info_and_rbac_do() {
+        // (method, request target, Go's status (200: the handler ran), body)
+        let cases: [(&str, &str, u16, &str); 32] = [
+            (
+                "GET",
+                "/api/v1/pods",
+                200,
+                r#"{"details":{"kind":"pods"},"message":"pods is forbidden: User \"system:anonymous\" cannot list resource \"pods\" in API group \"\" at the cluster scope"}"#,
+            ),
+            (
+                "GET",
+                "/api/v1/namespaces/ns/pods/p",
+                200,
+                r#"{"details":{"name":"p","kind":"pods"},"message":"pods \"p\" is forbidden: User \"system:anonymous\" cannot get resource \"pods\" in API group \"\" in the namespace \"ns\""}"#,
+            ),
+            (
+                "GET",
+                "/apis/apps/v1/deployments",
+                200,
+                r#"{"details":{"group":"apps","kind":"deployments"},"message":"deployments.apps is forbidden: User \"system:anonymous\" cannot list resource \"deployments\" in API group \"apps\" at the cluster scope"}"#,
+            ),
+            (
+                "POST",
+                "/apis/apps/v1/namespaces/ns/deployments",
+                200,
+                r#"{"details":{"group":"apps","kind":"deployments"},"message":"deployments.apps is forbidden: User \"system:anonymous\" cannot create resource \"deployments\" in API group \"apps\" in the namespace \"ns\""}"#,
+            ),
+            (
+                "PUT",
+                "/apis/apps/v1/namespaces/ns/deployments/d/scale",
+                200,
+                r#"{"details":{"name":"d","group":"apps","kind":"deployments"},"message":"deployments.apps \"d\" is forbidden: User \"system:anonymous\" cannot update resource \"deployments/scale\" in API group \"apps\" in the namespace \"ns\""}"#,
+            ),
+            (
+                "PATCH",
+                "/api/v1/namespaces/ns/status",
+                200,
+                r#"{"details":{"name":"ns","kind":"namespaces"},"message":"namespaces \"ns\" is forbidden: User \"system:anonymous\" cannot patch resource \"namespaces/status\" in API group \"\" in the namespace \"ns\""}"#,
+            ),
+            (
+                "PUT",
+                "/api/v1/namespaces/ns/finalize",
+                200,
+                r#"{"details":{"name":"ns","kind":"namespaces"},"message":"namespaces \"ns\" is forbidden: User \"system:anonymous\" cannot update resource \"namespaces/finalize\" in API group \"\" in the namespace \"ns\""}"#,
+            ),
+            (
+                "GET",
+                "/api/v1/namespaces",
+                200,
+                r#"{"details":{"kind":"namespaces"},"message":"namespaces is forbidden: User \"system:anonymous\" cannot list resource \"namespaces\" in API group \"\" at the cluster scope"}"#,
+            ),
+            (
+                "GET",
+                "/api/v1/namespaces/ns",
+                200,
+                r#"{"details":{"name":"ns","kind":"namespaces"},"message":"namespaces \"ns\" is forbidden: User \"system:anonymous\" cannot get resource \"namespaces\" in API group \"\" in the namespace \"ns\""}"#,
+            ),
+            (
+                "GET",
+                "/api/v1/pods?watch=true",
+                200,
+                r#"{"details":{"kind":"pods"},"message":"pods is forbidden: User \"system:anonymous\" cannot watch resource \"pods\" in API group \"\" at the cluster scope"}"#,
+            ),
+            (
+                "GET",
+                "/api/v1/pods?watch=false",
+                200,
+                r#"{"details":{"kind":"pods"},"message":"pods is forbidden: User \"system:anonymous\" cannot list resource \"pods\" in API group \"\" at the cluster scope"}"#,
+            ),
+            (
+                "GET",
+                "/api/v1/pods?watch=1",
+                200,
+                r#"{"details":{"kind":"pods"},"message":"pods is forbidden: User \"system:anonymous\" cannot watch resource \"pods\" in API group \"\" at the cluster scope"}"#,
+            ),
+            (
+                "GET",
+                "/api/v1/pods?watch=0",
+                200,
+                r#"{"details":{"kind":"pods"},"message":"pods is forbidden: User \"system:anonymous\" cannot list resource \"pods\" in API group \"\" at the cluster scope"}"#,
+            ),
+            (
+                "GET",
+                "/api/v1/pods?watch=",
+                200,
+                r#"{"details":{"kind":"pods"},"message":"pods is forbidden: User \"system:anonymous\" cannot watch resource \"pods\" in API group \"\" at the cluster scope"}"#,
+            ),
+            (
+                "GET",
+                "/api/v1/namespaces/ns/pods?fieldSelector=metadata.name%3Dp",
+                200,
+                r#"{"details":{"name":"p","kind":"pods"},"message":"pods \"p\" is forbidden: User \"system:anonymous\" cannot list resource \"pods\" in API group \"\" in the namespace \"ns\""}"#,
+            ),
+            (
+                "GET",
+                "/api/v1/pods?fieldSelector=metadata.name%3D..&watch=1",
+                200,
+                r#"{"details":{"kind":"pods"},"message":"pods is forbidden: User \"system:anonymous\" cannot watch resource \"pods\" in API group \"\" at the cluster scope"}"#,
+            ),
+            (
+                "GET",
+                "/api/v1/pods?fieldSelector=a%3D%3Db,metadata.name%3D%3Dx%5C%2Cy",
+                200,
+                r#"{"details":{"name":"x,y","kind":"pods"},"message":"pods \"x,y\" is forbidden: User \"system:anonymous\" cannot list resource \"pods\" in API group \"\" at the cluster scope"}"#,
+            ),
+            (
+                "GET",
+                "/api/v1/pods?fieldSelector=metadata.name%3Dp&limit=x&watch=yes",
+                200,
+                r#"{"details":{"kind":"pods"},"message":"pods is forbidden: User \"system:anonymous\" cannot watch resource \"pods\" in API group \"\" at the cluster scope"}"#,
+            ),
+            (
+                "GET",
+                "/api/v1/pods?fieldSelector=metadata.name!%3Dp",
+                200,
+                r#"{"details":{"kind":"pods"},"message":"pods is forbidden: User \"system:anonymous\" cannot list resource \"pods\" in API group \"\" at the cluster scope"}"#,
+            ),
+            (
+                "DELETE",
+                "/api/v1/namespaces/ns/pods",
+                200,
+                r#"{"details":{"kind":"pods"},"message":"pods is forbidden: User \"system:anonymous\" cannot deletecollection resource \"pods\" in API group \"\" in the namespace \"ns\""}"#,
+            ),
+            (
+                "DELETE",
+                "/api/v1/namespaces/ns/pods/p",
+                200,
+                r#"{"details":{"name":"p","kind":"pods"},"message":"pods \"p\" is forbidden: User \"system:anonymous\" cannot delete resource \"pods\" in API group \"\" in the namespace \"ns\""}"#,
+            ),
+            (
+                "OPTIONS",
+                "/apis/g.io/v1/things",
+                200,
+                r#"{"details":{"group":"g.io","kind":"things"},"message":"things.g.io is forbidden: User \"system:anonymous\" cannot  resource \"things\" in API group \"g.io\" at the cluster scope"}"#,
+            ),
+            (
+                "GET",
+                "/api/v1/proxy/nodes/n/x/y",
+                200,
+                r#"{"details":{"name":"n","kind":"nodes"},"message":"nodes \"n\" is forbidden: User \"system:anonymous\" cannot proxy resource \"nodes\" in API group \"\" at the cluster scope"}"#,
+            ),
+            (
+                "GET",
+                "/api/v1/watch/namespaces/ns/pods/p",
+                200,
+                r#"{"details":{"name":"p","kind":"pods"},"message":"pods \"p\" is forbidden: User \"system:anonymous\" cannot watch resource \"pods\" in API group \"\" in the namespace \"ns\""}"#,
+            ),
+            (
+                "GET",
+                "/api/v1/watch",
+                500,
+                r#"Internal Server Error: "/api/v1/watch": failed to create RequestInfo: unable to determine kind and namespace from url, /api/v1/watch
+"#,
+            ),
+            (
+                "GET",
+                "/apis/g/v1/proxy/?a=%3Cb%3E&c",
+                500,
+                r#"Internal Server Error: "/apis/g/v1/proxy/?a=%3Cb%3E&amp;c": failed to create RequestInfo: unable to determine kind and namespace from url, /apis/g/v1/proxy/?a=%3Cb%3E&amp;c
+"#,
+            ),
+            (
+                "GET",
+                "/api/v1/pods/",
+                200,
+                r#"{"details":{"kind":"pods"},"message":"pods is forbidden: User \"system:anonymous\" cannot list resource \"pods\" in API group \"\" at the cluster scope"}"#,
+            ),
+            (
+                "GET",
+                "//api//v1/",
+                200,
+                r#"{"details":{"kind":"v1"},"message":"v1 is forbidden: User \"system:anonymous\" cannot list resource \"v1\" in API group \"\" at the cluster scope"}"#,
+            ),
+            (
+                "GET",
+                "/api/v1//x",
+                200,
+                r#"{"details":{"name":"x"},"message":"forbidden: User \"system:anonymous\" cannot get resource \"\" in API group \"\" at the cluster scope"}"#,
+            ),
+            (
+                "GET",
+                "/api/v1/namespaces/a%3Cb%3E/pods/%26n%3C%3E",
+                200,
+                r#"{"details":{"name":"\u0026n\u003c\u003e","kind":"pods"},"message":"pods \"\u0026n\u003c\u003e\" is forbidden: User \"system:anonymous\" cannot get resource \"pods\" in API group \"\" in the namespace \"a\u0026lt;b\u0026gt;\""}"#,
+            ),
+            (
+                "HEAD",
+                "/apis/authentication.k8s.io/v1/nope",
+                200,
+                r#"{"details":{"group":"authentication.k8s.io","kind":"nope"},"message":"nope.authentication.k8s.io is forbidden: User \"system:anonymous\" cannot list resource \"nope\" in API group \"authentication.k8s.io\" at the cluster scope"}"#,
+            ),
+            (
+                "GET",
+                "/api/v1/pods/%FF",
+                200,
+                r#"{"details":{"name":"\ufffd","kind":"pods"},"message":"pods \"\\xff\" is forbidden: User \"system:anonymous\" cannot get resource \"pods\" in API group \"\" at the cluster scope"}"#,
+            ),
+        ];
+        for (method, target, code, want) in cases {
+            let uri: http::Uri = target.parse().unwrap();
+            let path = go_url_path(uri.path()).unwrap();
+            let method = Method::from_bytes(method.as_bytes()).unwrap();
+            let response = unknown_path(None, &method, &path, &uri, false);
+            let status = response.status().as_u16();
+            let content_type = response.headers()[CONTENT_TYPE].clone();
+            let nosniff = response.headers()["x-content-type-options"].clone();
+            assert_eq!(nosniff, "nosniff", "{target}");
+            let bytes = http_body_util::BodyExt::collect(response.into_body())
+                .await
+                .unwrap()
+                .to_bytes();
+            if code == 500 {
+                assert_eq!(status, 500, "{target}");
+                assert_eq!(content_type, "text/plain; charset=utf-8", "{target}");
+                assert_eq!(std::str::from_utf8(&bytes).unwrap(), want, "{target}");
+                continue;
+            }
+            assert_eq!(status, 403, "{target}");
+            let got: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+            let want: serde_json::Value = serde_json::from_str(want).unwrap();
+            assert_eq!(got["reason"], "Forbidden", "{target}");
+            assert_eq!(got["message"], want["message"], "{target}");
+            assert_eq!(got["details"], want["details"], "{target}");
+        }
+        // An authenticated caller: the JSON NotFound.
+        let uri: http::Uri = "/api/v1/pods?watch=1".parse().unwrap();
+        let admin = Some(Arc::new(UserInfo::new("admin")));
+        let response = unknown_path(admin, &Method::GET, b"/api/v1/pods", &uri, false);
+        assert_eq!(response.status(), StatusCode::NOT_FOUND);
     }
 
     #[test]
