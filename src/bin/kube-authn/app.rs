@@ -471,39 +471,12 @@ fn field_unescape(value: &[u8]) -> Result<Vec<u8>, ()> {
     Ok(out.into_bytes())
 }
 
-/// Go's `url.ParseQuery(query)[key]`: `&`-separated pairs, a pair with a `;` or a bad escape
-/// skipped, `+` a space.
+/// Go's `url.ParseQuery(query)[key]`.
 fn go_query_values(query: &str, key: &str) -> Vec<Vec<u8>> {
-    query
-        .split('&')
-        .filter(|pair| !pair.is_empty() && !pair.contains(';'))
-        .filter_map(|pair| {
-            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-            let k = go_query_unescape(k)?;
-            let v = go_query_unescape(v)?;
-            (k == key.as_bytes()).then_some(v)
-        })
+    create_options::go_query_pairs(query)
+        .filter(|(k, _)| k == key.as_bytes())
+        .map(|(_, v)| v)
         .collect()
-}
-
-/// Go's `url.QueryUnescape`: `+` is a space, `%XX` a byte; `None` on a bad escape.
-fn go_query_unescape(s: &str) -> Option<Vec<u8>> {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'+' => out.push(b' '),
-            b'%' => {
-                let hex = |j: usize| (*b.get(j)? as char).to_digit(16);
-                out.push((hex(i + 1)? * 16 + hex(i + 2)?) as u8);
-                i += 2;
-            }
-            c => out.push(c),
-        }
-        i += 1;
-    }
-    Some(out)
 }
 
 /// Bytes (a Go string) as Go's `encoding/json` writes them: each byte of invalid UTF-8 is

@@ -89,14 +89,7 @@ pub fn parse(query: Option<&str>) -> Result<CreateOptions, Vec<FieldError>> {
     let mut dry_run: Vec<Vec<u8>> = Vec::new();
     let mut field_manager: Option<Vec<u8>> = None;
     let mut field_validation: Option<Vec<u8>> = None;
-    for pair in query.unwrap_or("").split('&') {
-        if pair.is_empty() || pair.contains(';') {
-            continue;
-        }
-        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-        let (Some(k), Some(v)) = (query_unescape(k), query_unescape(v)) else {
-            continue;
-        };
+    for (k, v) in go_query_pairs(query.unwrap_or("")) {
         match k.as_slice() {
             b"dryRun" => dry_run.push(v),
             b"fieldManager" => {
@@ -175,6 +168,18 @@ pub fn parse(query: Option<&str>) -> Result<CreateOptions, Vec<FieldError>> {
     } else {
         Err(errs)
     }
+}
+
+/// The pairs of `query` as Go's `url.ParseQuery` reads them, in order: `&`-separated, a pair
+/// with a `;` or a bad escape dropped, keys and values unescaped ([`query_unescape`]).
+pub fn go_query_pairs(query: &str) -> impl Iterator<Item = (Vec<u8>, Vec<u8>)> + '_ {
+    query
+        .split('&')
+        .filter(|pair| !pair.is_empty() && !pair.contains(';'))
+        .filter_map(|pair| {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            Some((query_unescape(k)?, query_unescape(v)?))
+        })
 }
 
 /// Go's `url.QueryUnescape`: `+` is a space, `%XX` a byte; a bad escape gives `None` (Go drops
