@@ -478,6 +478,34 @@ mod tests {
         s.current().end_entity_cert().unwrap().to_vec()
     }
 
+    /// A reloader serving pair `a` from `tls.crt`/`tls.key` in a fresh directory, and pair `b`
+    /// to rotate to.
+    struct Rotation {
+        dir: tempfile::TempDir,
+        cert: std::path::PathBuf,
+        key: std::path::PathBuf,
+        a: (String, String),
+        b: (String, String),
+        s: ServingCertReloader,
+    }
+
+    fn rotation() -> Rotation {
+        let dir = tempfile::tempdir().unwrap();
+        let (cert, key) = (dir.path().join("tls.crt"), dir.path().join("tls.key"));
+        let (a, b) = (pair("a"), pair("b"));
+        std::fs::write(&cert, &a.0).unwrap();
+        std::fs::write(&key, &a.1).unwrap();
+        let s = ServingCertReloader::load(&cert, &key).unwrap();
+        Rotation {
+            dir,
+            cert,
+            key,
+            a,
+            b,
+            s,
+        }
+    }
+
     fn der(pem: &str) -> Vec<u8> {
         CertificateDer::from_pem_slice(pem.as_bytes())
             .unwrap()
@@ -490,13 +518,14 @@ mod tests {
     /// material.
     #[test]
     fn certificate_then_key_rotation_and_broken_keys_keep_the_served_pair() {
-        let dir = tempfile::tempdir().unwrap();
-        let (cert, key) = (dir.path().join("tls.crt"), dir.path().join("tls.key"));
-        let (a_cert, a_key) = pair("a");
-        let (b_cert, b_key) = pair("b");
-        std::fs::write(&cert, &a_cert).unwrap();
-        std::fs::write(&key, &a_key).unwrap();
-        let s = ServingCertReloader::load(&cert, &key).unwrap();
+        let Rotation {
+            dir: _dir,
+            cert,
+            key,
+            a: (a_cert, _),
+            b: (b_cert, b_key),
+            s,
+        } = rotation();
         assert_eq!(served_der(&s), der(&a_cert));
 
         replace(&cert, &b_cert);
@@ -576,13 +605,14 @@ mod tests {
     /// swapped in.
     #[test]
     fn server_config_hands_new_handshakes_the_current_pair() {
-        let dir = tempfile::tempdir().unwrap();
-        let (cert, key) = (dir.path().join("tls.crt"), dir.path().join("tls.key"));
-        let (a_cert, a_key) = pair("a");
-        let (b_cert, b_key) = pair("b");
-        std::fs::write(&cert, &a_cert).unwrap();
-        std::fs::write(&key, &a_key).unwrap();
-        let s = ServingCertReloader::load(&cert, &key).unwrap();
+        let Rotation {
+            dir: _dir,
+            cert,
+            key,
+            a: (a_cert, _),
+            b: (b_cert, b_key),
+            s,
+        } = rotation();
         let config = Arc::new(
             s.server_config(&ClientCertPolicy::None, &TlsOptions::default())
                 .unwrap(),
