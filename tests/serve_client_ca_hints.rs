@@ -5,35 +5,14 @@
 #![cfg(feature = "server")]
 
 mod serve_support;
+mod tls_support;
 
 use std::path::Path;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use rustls::client::ResolvesClientCert;
+use rustls::pki_types::CertificateDer;
 use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, ServerName};
-use rustls::sign::CertifiedKey;
 use serve_support::*;
-
-/// Sends no certificate; records the CA names of the server's CertificateRequest.
-#[derive(Debug, Default)]
-struct RecordHints(Mutex<Option<Vec<Vec<u8>>>>);
-
-impl ResolvesClientCert for RecordHints {
-    fn resolve(
-        &self,
-        root_hint_subjects: &[&[u8]],
-        _sigschemes: &[rustls::SignatureScheme],
-    ) -> Option<Arc<CertifiedKey>> {
-        *self.0.lock().unwrap() = Some(root_hint_subjects.iter().map(|s| s.to_vec()).collect());
-        None
-    }
-
-    fn has_certs(&self) -> bool {
-        true
-    }
-}
 
 /// A self-signed CA certificate (PEM) with the common name `cn`.
 fn ca_pem(cn: &str) -> String {
@@ -61,46 +40,8 @@ async fn offered_ca_names(server: &Server, tls12: bool) -> Vec<String> {
     for cert in CertificateDer::pem_file_iter(server.ca()).unwrap() {
         roots.add(cert.unwrap()).unwrap();
     }
-    let versions: &[&rustls::SupportedProtocolVersion] = if tls12 {
-        &[&rustls::version::TLS12]
-    } else {
-        &[&rustls::version::TLS13]
-    };
-    let record = Arc::new(RecordHints::default());
-    let config = rustls::ClientConfig::builder_with_provider(Arc::new(
-        rustls::crypto::aws_lc_rs::default_provider(),
-    ))
-    .with_protocol_versions(versions)
-    .unwrap()
-    .with_root_certificates(roots)
-    .with_client_cert_resolver(record.clone());
-    let tcp = tokio::net::TcpStream::connect(("127.0.0.1", server.port))
-        .await
-        .unwrap();
-    let _tls = tokio_rustls::TlsConnector::from(Arc::new(config))
-        .connect(ServerName::try_from("127.0.0.1").unwrap(), tcp)
-        .await
-        .unwrap();
-    let names = record
-        .0
-        .lock()
-        .unwrap()
-        .take()
-        .expect("the server requested a client certificate");
-    names
-        .iter()
-        .map(|der| {
-            // A DER Name (SEQUENCE of RDNs); its common name's UTF8String/PrintableString.
-            let (_, name) =
-                <x509_parser::x509::X509Name as x509_parser::prelude::FromDer<_>>::from_der(der)
-                    .expect("a DER Name");
-            name.iter_common_name()
-                .next()
-                .and_then(|cn| cn.as_str().ok())
-                .unwrap_or_default()
-                .to_owned()
-        })
-        .collect()
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], server.port));
+    tls_support::offered_ca_names(addr, roots, "127.0.0.1", tls12).await
 }
 
 #[tokio::test]

@@ -781,3 +781,98 @@ async fn axum_tls_listener_serves_at_most_max_connections() {
     .unwrap();
     assert_eq!(resp.text().await.unwrap(), "ok");
 }
+
+/// `TlsListener::dynamic`: the acceptable client CAs the handshakes name follow a reload of
+/// the client CA file (here `reload_now`, which a watch task calls on a change), and a client
+/// certificate from the new CA authenticates through `axum::serve`.
+#[tokio::test]
+async fn axum_tls_listener_dynamic_names_the_reloaded_client_ca() {
+    let s = setup();
+    let second_ca = s.pki.ca("second-client-ca", Key::P256);
+    let carol = s.pki.leaf("carol", "/O=ops/CN=carol", &second_ca);
+    let serving = s.pki.serving(&s.server_ca);
+    let ca_file = s.pki.dir.path().join("client-ca-bundle.pem");
+    std::fs::write(&ca_file, s.client_ca.pem()).unwrap();
+
+    let x509 = X509Authenticator::from_ca_file(&ca_file).unwrap();
+    let (serving_der, serving_key) = (serving.der.clone(), serving.key.clone());
+    let dynamic = kube_authn::tls::DynamicServerConfig::new(vec![Arc::new(x509.clone())], {
+        move |policy| {
+            let key = PrivateKeyDer::from_pem_file(&serving_key).unwrap();
+            server_config(vec![serving_der.clone()], key, policy)
+        }
+    })
+    .unwrap();
+    let app = Router::new()
+        .route(
+            "/",
+            get(|who: Authenticated| async move { who.user.name().to_owned() }),
+        )
+        .layer(AuthenticationLayer::new(
+            ChainBuilder::new().request(x509.clone()).build(),
+        ))
+        .layer(PeerCertificatesLayer);
+    let tcp = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = tcp.local_addr().unwrap();
+    let listener = TlsListener::dynamic(tcp, Arc::new(dynamic));
+    tokio::spawn(async move {
+        axum::serve(
+            listener,
+            app.into_make_service_with_connect_info::<TlsConnectInfo>(),
+        )
+        .await
+    });
+    let roots = || {
+        let mut roots = rustls::RootCertStore::empty();
+        roots.add(s.server_ca.der.clone()).unwrap();
+        roots
+    };
+    for tls12 in [false, true] {
+        let names = tls_support::offered_ca_names(addr, roots(), "localhost", tls12).await;
+        assert_eq!(names, ["client-ca"], "TLS 1.2: {tls12}");
+    }
+
+    std::fs::write(&ca_file, second_ca.pem()).unwrap();
+    x509.reloader().unwrap().reload_now().unwrap();
+    // The first handshake after the change may still get the old list (the rebuild runs on
+    // the blocking pool); never anything else.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let names = tls_support::offered_ca_names(addr, roots(), "localhost", false).await;
+        if names == ["second-client-ca"] {
+            break;
+        }
+        assert_eq!(names, ["client-ca"], "only the old or the new list");
+        assert!(std::time::Instant::now() < deadline, "still {names:?}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        tls_support::offered_ca_names(addr, roots(), "localhost", true).await,
+        ["second-client-ca"]
+    );
+
+    // Certificates are verified against the current bundle: carol (new CA) in, alice out.
+    let url = format!("https://localhost:{}/", addr.port());
+    let ca = reqwest::Certificate::from_pem(&std::fs::read(&s.server_ca.cert).unwrap()).unwrap();
+    for (who, identity_pem, status, body) in [
+        ("carol", identity(&[&carol], &carol), 200, "carol"),
+        ("alice", identity(&[&s.alice], &s.alice), 401, ""),
+    ] {
+        let resp = reqwest::Client::builder()
+            .use_rustls_tls()
+            .add_root_certificate(ca.clone())
+            .resolve("localhost", addr)
+            .identity(reqwest::Identity::from_pem(&identity_pem).unwrap())
+            .timeout(Duration::from_secs(10))
+            .build()
+            .unwrap()
+            .get(&url)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), status, "{who}");
+        if status == 200 {
+            assert_eq!(resp.text().await.unwrap(), body, "{who}");
+        }
+    }
+}

@@ -10,6 +10,8 @@
 //! chain from axum's `ConnectInfo` into the [`PeerCertificates`] extension that the X.509 and
 //! front-proxy authenticators read. The chain is one shared value per connection, so the
 //! per-connection verification cache works as with [`TlsServer`](super::TlsServer).
+//! [`TlsListener::dynamic`] takes a [`DynamicServerConfig`]: the acceptable client CAs its
+//! handshakes name then follow reloads of the CA files, as kube-apiserver's do.
 //!
 //! Bounds: handshakes time out ([`TlsListener::handshake_timeout`]) and at most
 //! [`default_max_connections`] connections (derived from the process's open-file limit) are
@@ -68,7 +70,10 @@ use tokio_rustls::server::TlsStream;
 use tower_layer::Layer;
 use tower_service::Service;
 
-use super::{DEFAULT_HANDSHAKE_TIMEOUT, PeerCertificates, accept_backoff, default_max_connections};
+use super::{
+    ConfigSource, DEFAULT_HANDSHAKE_TIMEOUT, DynamicServerConfig, PeerCertificates, accept_backoff,
+    default_max_connections,
+};
 
 /// Default bound on handshakes in progress at once.
 ///
@@ -227,7 +232,7 @@ impl AsyncWrite for TlsConnection {
 /// ```
 pub struct TlsListener {
     tcp: TcpListener,
-    acceptor: TlsAcceptor,
+    config: ConfigSource,
     handshake_timeout: Duration,
     max_handshakes: usize,
     handshakes: JoinSet<Handshake>,
@@ -261,9 +266,42 @@ impl TlsListener {
     /// # Ok(()) }
     /// ```
     pub fn new(tcp: TcpListener, config: Arc<rustls::ServerConfig>) -> Self {
+        Self::with_source(tcp, ConfigSource::Fixed(TlsAcceptor::from(config)))
+    }
+
+    /// Terminates TLS on `tcp` with the configuration `config` holds when each connection
+    /// arrives: the acceptable client CAs its handshakes name follow reloads of the hint
+    /// bundles, as with [`TlsServer::dynamic`](super::TlsServer::dynamic) (a rebuild after a
+    /// change runs on the blocking pool; until it is done, handshakes name the previous list).
+    ///
+    /// ```no_run
+    /// # async fn run() -> std::io::Result<()> {
+    /// use std::sync::Arc;
+    /// use kube_authn::tls::{DynamicServerConfig, server_config};
+    /// use kube_authn::x509::{X509Authenticator, doc_client_key_pem, doc_client_pem, parse_pem_bundle};
+    /// use rustls_pki_types::{PrivateKeyDer, pem::PemObject};
+    ///
+    /// // The client CA file, reloaded when it changes, and named by every handshake.
+    /// let x509 = X509Authenticator::from_ca_file("/etc/kubernetes/pki/ca.crt").unwrap();
+    /// let _watch = x509.reloader().unwrap().spawn_watch(std::time::Duration::from_secs(1));
+    /// let dynamic = DynamicServerConfig::new(vec![Arc::new(x509.clone())], |policy| {
+    ///     let chain = parse_pem_bundle(doc_client_pem().as_bytes())?;
+    ///     let key = PrivateKeyDer::from_pem_slice(doc_client_key_pem().as_bytes()).unwrap();
+    ///     server_config(chain, key, policy)
+    /// })
+    /// .unwrap();
+    /// let tcp = tokio::net::TcpListener::bind("127.0.0.1:8443").await?;
+    /// let _listener = kube_authn::tls::axum::TlsListener::dynamic(tcp, Arc::new(dynamic));
+    /// # Ok(()) }
+    /// ```
+    pub fn dynamic(tcp: TcpListener, config: Arc<DynamicServerConfig>) -> Self {
+        Self::with_source(tcp, ConfigSource::Dynamic(config))
+    }
+
+    fn with_source(tcp: TcpListener, config: ConfigSource) -> Self {
         Self {
             tcp,
-            acceptor: TlsAcceptor::from(config),
+            config,
             handshake_timeout: DEFAULT_HANDSHAKE_TIMEOUT,
             max_handshakes: DEFAULT_MAX_HANDSHAKES,
             handshakes: JoinSet::new(),
@@ -324,7 +362,7 @@ impl TlsListener {
         remote_addr: SocketAddr,
         slot: OwnedSemaphorePermit,
     ) {
-        let acceptor = self.acceptor.clone();
+        let acceptor = self.config.acceptor();
         let timeout = self.handshake_timeout;
         self.handshakes.spawn(async move {
             let tls = match tokio::time::timeout(timeout, acceptor.accept(tcp)).await {

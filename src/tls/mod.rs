@@ -78,7 +78,7 @@ mod verifier;
 pub use {rustls, tokio_rustls};
 
 #[cfg(feature = "axum-tls")]
-pub(crate) use server::accept_backoff;
+pub(crate) use server::{ConfigSource, accept_backoff};
 #[cfg(feature = "tls")]
 pub use server::{
     DEFAULT_FIRST_REQUEST_TIMEOUT, DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_IDLE_TIMEOUT,

@@ -239,14 +239,14 @@ pub struct TlsServer {
 
 /// Where a connection's TLS configuration comes from.
 #[derive(Clone)]
-enum ConfigSource {
+pub(crate) enum ConfigSource {
     Fixed(TlsAcceptor),
     Dynamic(Arc<super::DynamicServerConfig>),
 }
 
 impl ConfigSource {
     /// The acceptor for a new connection.
-    fn acceptor(&self) -> TlsAcceptor {
+    pub(crate) fn acceptor(&self) -> TlsAcceptor {
         match self {
             ConfigSource::Fixed(acceptor) => acceptor.clone(),
             ConfigSource::Dynamic(config) => TlsAcceptor::from(config.config_for_client()),

@@ -73,3 +73,75 @@ where
     }));
     (addr, stop)
 }
+
+/// A client certificate resolver that sends no certificate and records the CA names of the
+/// server's CertificateRequest.
+#[derive(Debug, Default)]
+struct RecordHints(std::sync::Mutex<Option<Vec<Vec<u8>>>>);
+
+impl rustls::client::ResolvesClientCert for RecordHints {
+    fn resolve(
+        &self,
+        root_hint_subjects: &[&[u8]],
+        _sigschemes: &[rustls::SignatureScheme],
+    ) -> Option<Arc<rustls::sign::CertifiedKey>> {
+        *self.0.lock().unwrap() = Some(root_hint_subjects.iter().map(|s| s.to_vec()).collect());
+        None
+    }
+
+    fn has_certs(&self) -> bool {
+        true
+    }
+}
+
+/// One handshake with the server at `addr` as `server_name`, trusting `roots`, over TLS 1.2
+/// or 1.3 (both name the CAs): the common names of the acceptable client CAs the server
+/// named, in order. Panics if the server did not ask for a client certificate.
+pub async fn offered_ca_names(
+    addr: std::net::SocketAddr,
+    roots: rustls::RootCertStore,
+    server_name: &str,
+    tls12: bool,
+) -> Vec<String> {
+    let versions: &[&rustls::SupportedProtocolVersion] = if tls12 {
+        &[&rustls::version::TLS12]
+    } else {
+        &[&rustls::version::TLS13]
+    };
+    let record = Arc::new(RecordHints::default());
+    let config = rustls::ClientConfig::builder_with_provider(Arc::new(
+        rustls::crypto::aws_lc_rs::default_provider(),
+    ))
+    .with_protocol_versions(versions)
+    .unwrap()
+    .with_root_certificates(roots)
+    .with_client_cert_resolver(record.clone());
+    let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let _tls = tokio_rustls::TlsConnector::from(Arc::new(config))
+        .connect(
+            rustls::pki_types::ServerName::try_from(server_name.to_owned()).unwrap(),
+            tcp,
+        )
+        .await
+        .unwrap();
+    let names = record
+        .0
+        .lock()
+        .unwrap()
+        .take()
+        .expect("the server requested a client certificate");
+    names
+        .iter()
+        .map(|der| {
+            // A DER Name (SEQUENCE of RDNs); its common name's UTF8String/PrintableString.
+            let (_, name) =
+                <x509_parser::x509::X509Name as x509_parser::prelude::FromDer<_>>::from_der(der)
+                    .expect("a DER Name");
+            name.iter_common_name()
+                .next()
+                .and_then(|cn| cn.as_str().ok())
+                .unwrap_or_default()
+                .to_owned()
+        })
+        .collect()
+}
