@@ -206,8 +206,14 @@ async fn websocket_token_protocol_removed() {
 /// after every success (docs/compatibility.md).
 #[tokio::test]
 async fn token_protocol_removed_after_any_success() {
-    // base64url("admin-token"): a live token the application must not see, even unread.
-    let proto = "base64url.bearer.authorization.k8s.io.YWRtaW4tdG9rZW4, v4.channel.k8s.io";
+    // base64url("admin-token"): a live token the application must not see, even unread; also
+    // behind a no-break space (Go's `strings.TrimSpace` removes it, so a Go reader downstream
+    // would use the token) or inside another entry.
+    let protos = [
+        "base64url.bearer.authorization.k8s.io.YWRtaW4tdG9rZW4, v4.channel.k8s.io",
+        "\u{a0}base64url.bearer.authorization.k8s.io.YWRtaW4tdG9rZW4, v4.channel.k8s.io",
+        "x-base64url.bearer.authorization.k8s.io.YWRtaW4tdG9rZW4,v4.channel.k8s.io",
+    ];
     let bearer = format!("Bearer {TOKEN}");
     let upgrade: &[(&str, &str)] = &[("connection", "Upgrade"), ("upgrade", "websocket")];
     // (name, anonymous enabled, headers besides the subprotocol, who the handler sees)
@@ -232,17 +238,20 @@ async fn token_protocol_removed_after_any_success() {
             "system:anonymous ",
         ),
     ];
-    for (name, anonymous, mut headers, who) in cases {
-        headers.push(("sec-websocket-protocol", proto));
-        let layer = AuthenticationLayer::new(chain(anonymous));
-        let (status, _, body) = send(&layer, get("/api", &headers)).await;
-        assert_eq!(status, 200, "{name}: {body}");
-        assert!(body.starts_with(who), "{name}: {body}");
-        assert!(
-            body.contains("sec-websocket-protocol=v4.channel.k8s.io"),
-            "{name}: {body}"
-        );
-        assert!(!body.contains("YWRtaW4"), "{name}: {body}");
+    for (name, anonymous, headers, who) in cases {
+        for proto in protos {
+            let mut headers = headers.clone();
+            headers.push(("sec-websocket-protocol", proto));
+            let layer = AuthenticationLayer::new(chain(anonymous));
+            let (status, _, body) = send(&layer, get("/api", &headers)).await;
+            assert_eq!(status, 200, "{name}, {proto:?}: {body}");
+            assert!(body.starts_with(who), "{name}, {proto:?}: {body}");
+            assert!(
+                body.contains("sec-websocket-protocol=v4.channel.k8s.io"),
+                "{name}, {proto:?}: {body}"
+            );
+            assert!(!body.contains("YWRtaW4"), "{name}, {proto:?}: {body}");
+        }
     }
 }
 

@@ -225,7 +225,8 @@ impl<T: TokenAuthenticator + ?Sized> RequestAuthenticator for WebSocketProtocol<
     }
 }
 
-/// Removes every bearer-token subprotocol from `Sec-WebSocket-Protocol`, keeping the other
+/// Removes every bearer-token subprotocol (every entry that contains
+/// `base64url.bearer.authorization.k8s.io.`) from `Sec-WebSocket-Protocol`, keeping the other
 /// protocols in order as one comma-joined value (what Kubernetes leaves after a successful
 /// WebSocket authentication). Does nothing when no token protocol is present. The middleware
 /// calls this after every successful authentication, so a token never reaches the application.
@@ -256,7 +257,10 @@ pub fn remove_token_protocol(headers: &mut HeaderMap) {
             .split(|&b| b == b',')
             .map(<[u8]>::trim_ascii)
         {
-            if protocol.starts_with(PROTOCOL_PREFIX.as_bytes()) {
+            // Any entry holding the prefix, not only one starting with it: Go trims Unicode
+            // white space (a no-break space before the prefix still makes a token for a Go
+            // reader downstream), and a token must not reach the application in any form.
+            if memchr::memmem::find(protocol, PROTOCOL_PREFIX.as_bytes()).is_some() {
                 continue;
             }
             // Empty protocols are kept as empty elements, as Go's `strings.Join` keeps them.
