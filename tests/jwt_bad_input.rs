@@ -432,11 +432,35 @@ fn claim_type_confusion_with_valid_signatures() {
             },
             Want::Err("json: cannot unmarshal number into Go value of type string"),
         ),
+        // kube-apiserver peeks at the issuer with Go's case-insensitive `encoding/json`
+        // (the last match wins) but reads the claims by exact names.
+        (
+            "ISS after iss: Go routes by ISS",
+            json!(null),
+            Want::NotMine,
+        ),
+        (
+            "ISS before iss: Go routes by iss",
+            {
+                let mut c = base.clone();
+                // serde_json's map is sorted: `ISS` comes first.
+                c["ISS"] = json!("https://other.example");
+                c
+            },
+            Want::Ok,
+        ),
     ];
     let mut reqs = Vec::new();
     for (name, c, _) in &edits {
         if *name == "exp 1e400" {
             reqs.push(json!({"key": f.key("rsa.pem"), "header": {"alg":"RS256","kid":"k8s"}, "payload_raw": format!(r#"{{"iss":"{ISS}","aud":"api","exp":1e400}}"#)}));
+        } else if *name == "ISS after iss: Go routes by ISS" {
+            let raw = base.to_string();
+            let raw = format!(
+                r#"{},"ISS":"https://other.example"}}"#,
+                raw.strip_suffix('}').unwrap()
+            );
+            reqs.push(json!({"key": f.key("rsa.pem"), "header": {"alg":"RS256","kid":"k8s"}, "payload_raw": raw}));
         } else {
             reqs.push(req(&f.key("rsa.pem"), "RS256", Some("k8s"), c.clone()));
         }

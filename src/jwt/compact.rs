@@ -1036,6 +1036,16 @@ mod tests {
             ),
             ("not JSON", r#"{"iss":"a","iss":"b""#, Err(NotJwt::Payload)),
             (
+                "Go's peek ends on ISS, which the claims do not read as iss: nobody's",
+                r#"{"iss":"a","ISS":"b","z":1,"z":2}"#,
+                Err(NotJwt::Payload),
+            ),
+            (
+                "Go's peek ends on iss after an ISS: routed by it",
+                r#"{"ISS":"b","iss":"a","z":1,"z":2}"#,
+                Ok(("a", "json: duplicate key 'z' in object")),
+            ),
+            (
                 "a number beyond f64 (no repeat): nobody's",
                 r#"{"iss":"a","x":1e400}"#,
                 Err(NotJwt::Payload),

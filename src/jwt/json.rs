@@ -178,6 +178,7 @@ pub(crate) fn refused_payload(bytes: &[u8]) -> Option<(String, String)> {
         i: 0,
         depth: 0,
         iss: None,
+        iss_variant: false,
         claims: false,
         index: None,
         names: Names::default(),
@@ -200,9 +201,12 @@ pub(crate) fn refused_payload(bytes: &[u8]) -> Option<(String, String)> {
 }
 
 /// kube-apiserver's unverified issuer peek (`json.Unmarshal` of the payload into a struct with
-/// one string field `iss`), over a payload that may repeat member names: every top-level `iss`
-/// is decoded in document order, a string replaces the value, `null` leaves it, any other type
-/// fails the peek (`None`, as does an empty result: no issuer is `""`).
+/// one string field `iss`), over a payload that may repeat member names: every top-level member
+/// Go matches to `iss` (case-insensitively: `ISS`, `Iss`, …) is decoded in document order, a
+/// string replaces the value, `null` leaves it, any other type fails the peek (`None`, as does
+/// an empty result: no issuer is `""`). A value last set by a member not named exactly `iss`
+/// is `None` too: the claims are read by exact names, so the router and the verifier would
+/// read different issuers.
 struct GoIssuerPeek(Option<String>);
 
 impl<'de> Deserialize<'de> for GoIssuerPeek {
@@ -214,11 +218,14 @@ impl<'de> Deserialize<'de> for GoIssuerPeek {
                 f.write_str("a JSON object")
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<GoIssuerPeek, A::Error> {
-                let (mut iss, mut bad) = (String::new(), false);
+                let (mut iss, mut bad, mut variant) = (String::new(), false, false);
                 while let Some(name) = map.next_key::<Cow<'de, str>>()? {
-                    if name == "iss" {
+                    if folds_to_iss(&name) {
                         match map.next_value::<serde_json::Value>()? {
-                            serde_json::Value::String(s) => iss = s,
+                            serde_json::Value::String(s) => {
+                                iss = s;
+                                variant = name != "iss";
+                            }
                             serde_json::Value::Null => {}
                             _ => bad = true,
                         }
@@ -226,7 +233,10 @@ impl<'de> Deserialize<'de> for GoIssuerPeek {
                         map.next_value::<de::IgnoredAny>()?;
                     }
                 }
-                Ok(GoIssuerPeek((!bad && !iss.is_empty()).then_some(iss)))
+                // Routed by a member the claims are not read by (`ISS`): refused, as by the scan.
+                Ok(GoIssuerPeek(
+                    (!bad && !variant && !iss.is_empty()).then_some(iss),
+                ))
             }
         }
         d.deserialize_map(V)
@@ -336,6 +346,7 @@ fn scan_indexed(
         i: 0,
         depth: 0,
         iss: None,
+        iss_variant: false,
         claims,
         index,
         names: Names::default(),
@@ -353,6 +364,10 @@ fn scan_indexed(
     if s.i != bytes.len() {
         return Err(ScanError::Syntax);
     }
+    if s.iss_variant {
+        // kube-apiserver would route by a member its verifier does not read as `iss`.
+        return Err(ScanError::Syntax);
+    }
     Ok(s.iss)
 }
 
@@ -361,6 +376,9 @@ struct Scanner<'a, 'x> {
     i: usize,
     depth: usize,
     iss: Option<Range<usize>>,
+    /// The string in `iss` came from a member Go's `encoding/json` matches to `iss` without it
+    /// being `iss` (see [`is_iss_variant`]).
+    iss_variant: bool,
     /// Capture (and type-check) the top-level `iss`.
     claims: bool,
     index: Option<&'x mut TopIndex>,
@@ -534,11 +552,18 @@ impl Scanner<'_, '_> {
             let start = self.i;
             self.value()?;
             if top {
-                if self.claims && name_is(self.b, name, "iss") {
-                    match self.b[start] {
-                        b'"' => self.iss = Some(start..self.i),
-                        b'n' => {}
-                        _ => return Err(ScanError::Syntax),
+                if self.claims {
+                    let exact = name_is(self.b, name, "iss");
+                    if exact || is_iss_variant(self.b, name) {
+                        // Go's peek: a string replaces the value, `null` leaves it.
+                        match self.b[start] {
+                            b'"' => {
+                                self.iss = Some(start..self.i);
+                                self.iss_variant = !exact;
+                            }
+                            b'n' => {}
+                            _ => return Err(ScanError::Syntax),
+                        }
                     }
                 }
                 if let Some(index) = self.index.as_deref_mut() {
@@ -778,6 +803,44 @@ fn name_is(b: &[u8], n: NameRef, want: &str) -> bool {
     } else {
         raw == want.as_bytes()
     }
+}
+
+/// Whether the scanned name `n` is one that Go's `encoding/json` matches to the field `iss`
+/// (case-insensitively, `ſ` U+017F folding onto `s`) without it being `iss`: `ISS`, `Iss`,
+/// `iſs`, … kube-apiserver's issuer peek reads the last such member (or `iss`) that holds a
+/// string, while the claims are read with exact names; a payload whose peeked issuer comes
+/// from such a member is refused (*not mine*, docs/compatibility.md).
+#[inline]
+fn is_iss_variant(b: &[u8], n: NameRef) -> bool {
+    let raw = &b[n.start..n.end];
+    if !n.escaped && !(raw.len() >= 3 && raw.len() <= 5 && matches!(raw[0], b'i' | b'I')) {
+        return false;
+    }
+    let decoded;
+    let name = if n.escaped {
+        decoded = unescape(raw);
+        decoded.as_str()
+    } else {
+        match std::str::from_utf8(raw) {
+            Ok(name) => name,
+            Err(_) => return false,
+        }
+    };
+    name != "iss" && folds_to_iss(name)
+}
+
+/// Go's `bytes.EqualFold(name, "iss")`.
+fn folds_to_iss(name: &str) -> bool {
+    let mut c = name.chars();
+    matches!(
+        (c.next(), c.next(), c.next(), c.next()),
+        (
+            Some('i' | 'I'),
+            Some('s' | 'S' | '\u{17F}'),
+            Some('s' | 'S' | '\u{17F}'),
+            None
+        )
+    )
 }
 
 /// How many unescaped member names the scan keeps on its stack, over all open objects.
@@ -2121,15 +2184,25 @@ mod tests {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                 let mut seen = Seen::default();
-                let mut iss = None;
+                let (mut iss, mut variant) = (None, false);
                 while let Some(Key(k)) = map.next_key::<Key<'de>>()? {
-                    let is_iss = k == "iss";
+                    // Go's peek: every member `encoding/json` matches to `iss`; a string
+                    // replaces the value, `null` leaves it.
+                    let (exact, fold) = (k == "iss", crate::jwt::json::folds_to_iss(&k));
                     seen.insert(k)?;
-                    if is_iss {
-                        iss = map.next_value::<Option<Key<'de>>>()?.map(|k| k.0);
+                    if fold {
+                        if let Some(Key(v)) = map.next_value::<Option<Key<'de>>>()? {
+                            iss = Some(v);
+                            variant = !exact;
+                        }
                     } else {
                         map.next_value_seed(NoDup)?;
                     }
+                }
+                if variant {
+                    return Err(de::Error::custom(
+                        "issuer peeked from a member not named iss",
+                    ));
                 }
                 Ok(iss)
             }
@@ -2233,6 +2306,48 @@ mod tests {
             case("iss", br#"{"iss":"a"}"#, true, Some("a")),
             case("iss null is absent", br#"{"iss":null}"#, true, None),
             case("iss number", br#"{"iss":5}"#, false, None),
+            // Go's peek reads every member it matches to `iss` case-insensitively (`ſ` folds
+            // onto `s`); the last string wins. Refused when that is not `iss` itself.
+            case("ISS alone", br#"{"ISS":"a"}"#, false, None),
+            case("iss then ISS", br#"{"iss":"a","ISS":"b"}"#, false, None),
+            case("ISS then iss", br#"{"ISS":"b","iss":"a"}"#, true, Some("a")),
+            case(
+                "iss then ISS null",
+                br#"{"iss":"a","ISS":null}"#,
+                true,
+                Some("a"),
+            ),
+            case(
+                "ISS then iss null",
+                br#"{"ISS":"b","iss":null}"#,
+                false,
+                None,
+            ),
+            case(
+                "iss then Iss number",
+                br#"{"iss":"a","Iss":5}"#,
+                false,
+                None,
+            ),
+            case(
+                "long s",
+                "{\"iss\":\"a\",\"i\u{17F}s\":\"b\"}".as_bytes(),
+                false,
+                None,
+            ),
+            case("escaped ISS", br#"{"iss":"a","\u0049SS":"b"}"#, false, None),
+            case(
+                "dotless i is not i",
+                "{\"iss\":\"a\",\"\u{131}ss\":\"b\"}".as_bytes(),
+                true,
+                Some("a"),
+            ),
+            case(
+                "isss is another name",
+                br#"{"iss":"a","isss":"b"}"#,
+                true,
+                Some("a"),
+            ),
             case(
                 "iss escaped value",
                 br#"{"iss":"a\/b\u00e9"}"#,
@@ -2425,6 +2540,7 @@ mod tests {
                     i: 0,
                     depth: 0,
                     iss: None,
+                    iss_variant: false,
                     claims: false,
                     index: None,
                     names: Names::default(),
