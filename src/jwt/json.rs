@@ -813,7 +813,9 @@ fn name_is(b: &[u8], n: NameRef, want: &str) -> bool {
 #[inline]
 fn is_iss_variant(b: &[u8], n: NameRef) -> bool {
     let raw = &b[n.start..n.end];
-    if !n.escaped && !(raw.len() >= 3 && raw.len() <= 5 && matches!(raw[0], b'i' | b'I')) {
+    // Unescaped: three characters, `ſ` two bytes each, starting with `i` or `I`.
+    let plausible = (3..=5).contains(&raw.len()) && matches!(raw[0], b'i' | b'I');
+    if !n.escaped && !plausible {
         return false;
     }
     let decoded;
