@@ -9,7 +9,7 @@ use jwt_support::*;
 use kube_authn::AuthResult;
 use kube_authn::authenticator::{Audiences, Context, TokenAuthenticator};
 use kube_authn::jwt::FixedClock;
-use kube_authn::jwt::key::{PublicKey, parse_pem_keys};
+use kube_authn::jwt::key::{KeyType, PublicKey, parse_pem_keys};
 use kube_authn::jwt::router::IssuerRouter;
 use kube_authn::token::service_account::*;
 use serde_json::json;
@@ -97,6 +97,99 @@ fn key_file_forms_and_key_ids() {
             .to_string()
             .contains("1024 bits")
     );
+}
+
+/// `--service-account-key-file`, block by block as client-go's `keyutil.ParsePublicKeysPEM`
+/// reads it: each block is tried as an RSA private key (PKCS#1, PKCS#8), an RSA public key
+/// (PKIX, certificate), a SEC1 EC private key (its public key derived from the scalar, the
+/// embedded one ignored) and an EC public key (uncompressed points on the curve only); a block
+/// no parser takes is skipped, and only a file without any key is an error. The cases and
+/// Kubernetes' answers (key types and ids) are tests/vectors/sa_key_files.json, written by
+/// tests/tools/sa_key_files.py and recorded by conformance/go/cmd/keyfiles (client-go
+/// v0.37.2, k8s.io/kubernetes v1.37.2 `StaticPublicKeysGetter`).
+#[test]
+fn key_file_blocks_are_read_as_client_go_reads_them() {
+    const NO_KEYS: &str = "data does not contain any valid RSA or ECDSA public keys";
+    const P256: &str = "P-256 WO5bZEjHeVA6IK94jhjDes8sXAzFkrQmMB38J7QYmZc";
+    // The deliberate differences (docs/compatibility.md): what kube-authn answers instead.
+    let ours: &[(&str, Result<&[&str], &str>)] = &[
+        // A P-224 key can verify no JWS algorithm: skipped.
+        ("P-224 PUBLIC KEY", Err(NO_KEYS)),
+        ("P-224 EC PRIVATE KEY", Err(NO_KEYS)),
+        // RSA keys below 2048 bits are a startup error.
+        (
+            "RSA 1024-bit public key, then a P-256 key",
+            Err("RSA key size 1024 bits is outside 2048..=8192"),
+        ),
+        // Go loads RSA keys crypto/rsa then refuses to verify with (an exponent below 2, even
+        // or above 2^31-1; an even modulus): keys that can verify no token are skipped.
+        ("RSA exponent 1, then a P-256 key", Ok(&[P256])),
+        ("RSA exponent 65536 (even), then a P-256 key", Ok(&[P256])),
+        ("RSA exponent 2^31+1, then a P-256 key", Ok(&[P256])),
+        ("RSA exponent 2^32+1, then a P-256 key", Ok(&[P256])),
+        ("RSA exponent 2^63-1, then a P-256 key", Ok(&[P256])),
+        ("RSA even modulus, then a P-256 key", Ok(&[P256])),
+        // Go computes the CRT values a PKCS#1 key leaves out; aws-lc's check needs them.
+        (
+            "PKCS#1 key without CRT values, then a P-256 key",
+            Ok(&[P256]),
+        ),
+        ("PKCS#1 key with dP only, then a P-256 key", Ok(&[P256])),
+    ];
+    let file: serde_json::Value =
+        serde_json::from_str(include_str!("vectors/sa_key_files.json")).unwrap();
+    let cases = file["cases"].as_array().unwrap();
+    assert!(cases.len() >= 60, "{} cases", cases.len());
+    let mut failures = Vec::new();
+    for case in cases {
+        let name = case["name"].as_str().unwrap();
+        let go = &case["go"];
+        let want: Result<Vec<String>, String> = match ours.iter().find(|(n, _)| *n == name) {
+            Some((_, Ok(keys))) => Ok(keys.iter().map(|k| k.to_string()).collect()),
+            Some((_, Err(e))) => Err(e.to_string()),
+            None => match go["error"].as_str() {
+                Some(e) => Err(e.to_owned()),
+                None => Ok(go["keys"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|k| {
+                        format!(
+                            "{} {}",
+                            k["type"].as_str().unwrap(),
+                            k["kid"].as_str().unwrap()
+                        )
+                    })
+                    .collect()),
+            },
+        };
+        let got = parse_pem_keys(case["pem"].as_str().unwrap().as_bytes())
+            .map(|keys| {
+                keys.iter()
+                    .map(|k| {
+                        let t = match k.key_type() {
+                            KeyType::Rsa(bits) => format!("RSA-{bits}"),
+                            KeyType::P256 => "P-256".into(),
+                            KeyType::P384 => "P-384".into(),
+                            KeyType::P521 => "P-521".into(),
+                            KeyType::Ed25519 => "Ed25519".into(),
+                        };
+                        format!("{t} {}", k.key_id())
+                    })
+                    .collect()
+            })
+            .map_err(|e| e.to_string());
+        if got != want {
+            failures.push(format!("{name}:\n   got {got:?}\n  want {want:?}"));
+        }
+    }
+    for (name, _) in ours {
+        assert!(
+            cases.iter().any(|c| c["name"] == *name),
+            "no case named {name:?}"
+        );
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 #[test]

@@ -6,8 +6,10 @@
 //! * [`parse_pem_keys`]: what `--service-account-key-file` accepts (client-go
 //!   `keyutil.ParsePublicKeysPEM`): per PEM block, **ignoring the PEM type label**, an RSA
 //!   private key (PKCS#1 or PKCS#8), an RSA public key (PKIX or inside an X.509 certificate),
-//!   an EC private key (SEC1 only; PKCS#8 EC keys are skipped as in Kubernetes), an EC public
-//!   key (PKIX or certificate). Other blocks are skipped; Ed25519 is never accepted here.
+//!   an EC private key (SEC1 only, its public key derived from the scalar; PKCS#8 EC keys are
+//!   skipped as in Kubernetes), an EC public key (PKIX or certificate; uncompressed points
+//!   only), each with the rules of Go's parsers (see [`key_from_der`]). A block none of them
+//!   takes is skipped, not an error; Ed25519 is never accepted here.
 //! * [`parse_jwks`]: a JWK Set (`RSA`, `EC`, and `OKP`/`Ed25519` keys with `use` absent or `sig`,
 //!   `key_ops` absent or containing `verify`; a JWK `alg` pins the key to that one algorithm).
 //!
@@ -42,6 +44,7 @@ use serde::Deserialize;
 
 use super::alg::Algorithm;
 use super::der;
+use super::key_file::GoKey;
 
 /// Smallest RSA modulus accepted (bits).
 ///
@@ -78,9 +81,9 @@ pub const MAX_JWKS_KEYS: usize = 100;
 
 const OID_RSA: &[u8] = &[0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01];
 const OID_EC: &[u8] = &[0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01];
-const OID_P256: &[u8] = &[0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07];
-const OID_P384: &[u8] = &[0x2b, 0x81, 0x04, 0x00, 0x22];
-const OID_P521: &[u8] = &[0x2b, 0x81, 0x04, 0x00, 0x23];
+pub(super) const OID_P256: &[u8] = &[0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07];
+pub(super) const OID_P384: &[u8] = &[0x2b, 0x81, 0x04, 0x00, 0x22];
+pub(super) const OID_P521: &[u8] = &[0x2b, 0x81, 0x04, 0x00, 0x23];
 const OID_ED25519: &[u8] = &[0x2b, 0x65, 0x70];
 
 /// The type of a key.
@@ -425,118 +428,36 @@ fn rsa_public_key_der(n: &[u8], e: &[u8]) -> Vec<u8> {
     out
 }
 
-/// PKCS#1 `RSAPrivateKey` → SPKI of its public half.
-fn spki_from_pkcs1_private(input: &[u8]) -> Option<Vec<u8>> {
-    let seq = der::exact(der::SEQUENCE, input)?;
-    let (version, rest) = der::expect(der::INTEGER, seq)?;
-    if version != [0] && version != [1] {
-        return None;
-    }
-    let (n, rest) = der::expect(der::INTEGER, rest)?;
-    let (e, rest) = der::expect(der::INTEGER, rest)?;
-    let (_d, _) = der::expect(der::INTEGER, rest)?;
-    // Go's `x509.ParsePKCS1PrivateKey` validates the key (its primes multiply to n, d inverts
-    // e, …) and a key that fails is no key: aws-lc's parser runs the same checks
-    // (`RSA_check_key`). Load time only.
-    // Sizes outside MIN_RSA_BITS..=MAX_RSA_BITS are refused later with their own error.
-    let checked = (MIN_RSA_BITS..=MAX_RSA_BITS).contains(&der::bit_len(n));
-    if checked && aws_lc_rs::rsa::KeyPair::from_der(input).is_err() {
-        return None;
-    }
-    Some(spki_from_parts(OID_RSA, None, &rsa_public_key_der(n, e)))
-}
-
-/// PKCS#8 `PrivateKeyInfo` holding an RSA key → SPKI of its public half.
-fn spki_from_pkcs8_rsa(input: &[u8]) -> Option<Vec<u8>> {
-    let seq = der::exact(der::SEQUENCE, input)?;
-    let (_version, rest) = der::expect(der::INTEGER, seq)?;
-    let (alg_id, rest) = der::expect(der::SEQUENCE, rest)?;
-    let (oid, _) = der::expect(der::OID, alg_id)?;
-    if oid != OID_RSA {
-        return None;
-    }
-    let (private, _) = der::expect(der::OCTET_STRING, rest)?;
-    spki_from_pkcs1_private(private)
-}
-
-/// SEC1 `ECPrivateKey` → SPKI of its public half (computed from the private scalar by
-/// aws-lc-rs, as Go's `x509.ParseECPrivateKey` does).
-fn spki_from_sec1(input: &[u8]) -> Option<Vec<u8>> {
-    let seq = der::exact(der::SEQUENCE, input)?;
-    let (version, rest) = der::expect(der::INTEGER, seq)?;
-    if version != [1] {
-        return None;
-    }
-    let (_d, mut rest) = der::expect(der::OCTET_STRING, rest)?;
-    let mut curve = None;
-    while !rest.is_empty() {
-        let (tag, value, r) = der::read_tlv(rest)?;
-        if tag == 0xa0 {
-            curve = Some(der::exact(der::OID, value)?);
-        }
-        rest = r;
-    }
-    let alg: &'static sig::EcdsaSigningAlgorithm = match curve? {
-        OID_P256 => &sig::ECDSA_P256_SHA256_FIXED_SIGNING,
-        OID_P384 => &sig::ECDSA_P384_SHA384_FIXED_SIGNING,
-        OID_P521 => &sig::ECDSA_P521_SHA512_FIXED_SIGNING,
-        _ => return None,
-    };
-    let pair = sig::EcdsaKeyPair::from_private_key_der(alg, input).ok()?;
-    use sig::KeyPair;
-    Some(pair.public_key().as_der().ok()?.as_ref().to_vec())
-}
-
-/// The SPKI inside an X.509 certificate.
-fn spki_from_certificate(input: &[u8]) -> Option<&[u8]> {
-    let cert = der::exact(der::SEQUENCE, input)?;
-    let (tbs, _) = der::expect(der::SEQUENCE, cert)?;
-    let mut rest = tbs;
-    if rest.first() == Some(&0xa0) {
-        rest = der::read_tlv(rest)?.2; // [0] version
-    }
-    let (_, rest) = der::expect(der::INTEGER, rest)?; // serial
-    let (_, rest) = der::expect(der::SEQUENCE, rest)?; // signature algorithm
-    let (_, rest) = der::expect(der::SEQUENCE, rest)?; // issuer
-    let (_, rest) = der::expect(der::SEQUENCE, rest)?; // validity
-    let (_, rest) = der::expect(der::SEQUENCE, rest)?; // subject
-    let (_, after) = der::expect(der::SEQUENCE, rest)?; // subjectPublicKeyInfo
-    Some(&rest[..rest.len() - after.len()])
-}
-
-/// Parses one DER blob the way client-go's `ParsePublicKeysPEM` does for a PEM block:
-/// `Ok(None)` when the blob is none of the accepted forms (Kubernetes skips it silently).
+/// Parses one DER blob the way client-go's `ParsePublicKeysPEM` does for a PEM block
+/// (`x509` and `encoding/asn1` rules; see `key_file.rs`): `Ok(None)` when the blob is none of
+/// the accepted forms (Kubernetes skips it silently). Of the keys Go takes, kube-authn refuses
+/// RSA keys outside [`MIN_RSA_BITS`]`..=`[`MAX_RSA_BITS`] with an error (a misconfiguration
+/// made visible at startup), and skips keys that can verify no JWS algorithm: P-224, RSA
+/// keys whose exponent Go's `crypto/rsa` refuses to verify with (below 3, even, above
+/// 2^31-1), and keys aws-lc refuses (an even modulus, a point off the curve).
 ///
 /// ```
 /// assert!(kube_authn::jwt::key::key_from_der(&[0x30, 0x00]).unwrap().is_none());
 /// ```
 pub fn key_from_der(der_bytes: &[u8]) -> Result<Option<PublicKey>, KeyError> {
-    let spki: Option<Vec<u8>> = spki_from_pkcs1_private(der_bytes)
-        .or_else(|| spki_from_pkcs8_rsa(der_bytes))
-        .or_else(|| is_spki(der_bytes).then(|| der_bytes.to_vec()))
-        .or_else(|| spki_from_certificate(der_bytes).map(<[u8]>::to_vec))
-        .or_else(|| spki_from_sec1(der_bytes));
-    let Some(spki) = spki else { return Ok(None) };
-    match spki_key_type(&spki) {
-        Ok(KeyType::Ed25519) => Ok(None), // Kubernetes accepts only RSA and ECDSA here
-        Ok(_) => PublicKey::from_spki_der(&spki).map(Some),
-        // An RSA key of unsupported size is an error rather than a silent skip, so the
-        // misconfiguration is visible at startup.
-        Err(e) if e.0.starts_with("RSA") => Err(e),
-        Err(_) => Ok(None),
-    }
-}
-
-/// Whether `input` has the shape of a `SubjectPublicKeyInfo` (a SEQUENCE of an algorithm
-/// identifier SEQUENCE and a BIT STRING).
-fn is_spki(input: &[u8]) -> bool {
-    der::exact(der::SEQUENCE, input)
-        .and_then(|body| der::expect(der::SEQUENCE, body))
-        .and_then(|(alg, rest)| {
-            der::expect(der::OID, alg)?;
-            der::exact(der::BIT_STRING, rest)
-        })
-        .is_some()
+    let spki = match super::key_file::parse_block(der_bytes) {
+        None | Some(GoKey::P224) => return Ok(None),
+        Some(GoKey::Rsa { n, e }) => {
+            let bits = der::bit_len(&n);
+            if !(MIN_RSA_BITS..=MAX_RSA_BITS).contains(&bits) {
+                return Err(KeyError::new(format!(
+                    "RSA key size {bits} bits is outside {MIN_RSA_BITS}..={MAX_RSA_BITS}"
+                )));
+            }
+            // crypto/rsa's checkPublicKey, run before every verification.
+            if e < 3 || e % 2 == 0 || e > i32::MAX as u64 {
+                return Ok(None);
+            }
+            spki_from_parts(OID_RSA, None, &rsa_public_key_der(&n, &e.to_be_bytes()))
+        }
+        Some(GoKey::Ec { curve_oid, point }) => spki_from_parts(OID_EC, Some(curve_oid), &point),
+    };
+    Ok(PublicKey::from_spki_der(&spki).ok())
 }
 
 /// Largest PEM input read (bytes).
@@ -900,7 +821,7 @@ mod tests {
         let (_, rest) = der::expect(der::INTEGER, seq).unwrap();
         let (_, rest) = der::expect(der::SEQUENCE, rest).unwrap();
         let (pkcs1, _) = der::expect(der::OCTET_STRING, rest).unwrap();
-        assert!(spki_from_pkcs1_private(pkcs1).is_some());
+        assert!(crate::jwt::key_file::parse_block(pkcs1).is_some());
         // Flip the last bit of the prime p (version, n, e, d, then p): same length, no longer
         // a factor of n.
         let body = der::exact(der::SEQUENCE, pkcs1).unwrap();
@@ -912,7 +833,7 @@ mod tests {
         let at = p.as_ptr() as usize - pkcs1.as_ptr() as usize + p.len() - 1;
         let mut bad = pkcs1.to_vec();
         bad[at] ^= 1;
-        assert!(spki_from_pkcs1_private(&bad).is_none());
+        assert!(crate::jwt::key_file::parse_block(&bad).is_none());
         let pem = |der: &[u8]| {
             use base64::Engine;
             let b64 = base64::engine::general_purpose::STANDARD.encode(der);

@@ -189,6 +189,7 @@ pub mod compact;
 pub mod der;
 pub mod json;
 pub mod key;
+mod key_file;
 pub mod router;
 
 use std::fmt;
