@@ -432,22 +432,16 @@ impl AuthenticationOptions {
         }
     }
 
-    /// kube-apiserver's `--service-account-issuer` checks (first failure).
+    /// kube-apiserver's `--service-account-issuer` checks (first failure): an issuer with a
+    /// `:` must pass Go's `url.Parse` (its error text; the issuer quoted as Go's `%q` quotes it).
     fn validate_service_account_issuers(&self) -> Result<(), ConfigError> {
         let mut seen = std::collections::HashSet::new();
         for issuer in &self.service_account_issuers {
             if issuer.contains(':') {
-                // The cases where Go's url.Parse fails that a flag can realistically hold.
-                let reason = if issuer.starts_with(':') {
-                    Some("missing protocol scheme")
-                } else if issuer.bytes().any(|b| b < 0x20 || b == 0x7f) {
-                    Some("net/url: invalid control character in URL")
-                } else {
-                    None
-                };
-                if let Some(reason) = reason {
+                if let Err(parse) = crate::go_url::issuer::parse(issuer) {
                     return Err(ConfigError::new(format!(
-                        "service-account-issuer {issuer:?} contained a ':' but was not a valid URL: parse {issuer:?}: {reason}"
+                        "service-account-issuer {} contained a ':' but was not a valid URL: {parse}",
+                        crate::jwt::go_quote(issuer)
                     )));
                 }
             }
@@ -458,7 +452,8 @@ impl AuthenticationOptions {
             }
             if !seen.insert(issuer.as_str()) {
                 return Err(ConfigError::new(format!(
-                    "service-account-issuer {issuer:?} is already specified"
+                    "service-account-issuer {} is already specified",
+                    crate::jwt::go_quote(issuer)
                 )));
             }
         }
@@ -825,6 +820,101 @@ mod tests {
             .enable_all()
             .build()
             .unwrap()
+    }
+
+    /// kube-apiserver's `--service-account-issuer` validation
+    /// (`BuiltInAuthenticationOptions.Validate`): an issuer holding a `:` goes through Go's
+    /// `url.Parse`, whose first failing check names the error (a control character before a
+    /// missing scheme), and the issuer is quoted with `%q`. Expected texts printed by Go 1.26
+    /// running the same code (`fmt.Errorf("service-account-issuer %q contained a ':' but was
+    /// not a valid URL: %v", issuer, err)`).
+    #[test]
+    fn service_account_issuer_errors_are_kube_apiservers_texts() {
+        let cases: &[(&str, &[&str], Option<&str>)] = &[
+            (
+                "control character before the colon",
+                &["https://a\x01:b"],
+                Some(
+                    r#"service-account-issuer "https://a\x01:b" contained a ':' but was not a valid URL: parse "https://a\x01:b": net/url: invalid control character in URL"#,
+                ),
+            ),
+            (
+                "control character with no scheme",
+                &[":\x01"],
+                Some(
+                    r#"service-account-issuer ":\x01" contained a ':' but was not a valid URL: parse ":\x01": net/url: invalid control character in URL"#,
+                ),
+            ),
+            (
+                "DEL",
+                &["https://a\x7f:b"],
+                Some(
+                    r#"service-account-issuer "https://a\x7f:b" contained a ':' but was not a valid URL: parse "https://a\x7f:b": net/url: invalid control character in URL"#,
+                ),
+            ),
+            (
+                "missing scheme",
+                &[":x"],
+                Some(
+                    r#"service-account-issuer ":x" contained a ':' but was not a valid URL: parse ":x": missing protocol scheme"#,
+                ),
+            ),
+            (
+                "invalid port",
+                &["https://a:b"],
+                Some(
+                    r#"service-account-issuer "https://a:b" contained a ':' but was not a valid URL: parse "https://a:b": invalid port ":b" after host"#,
+                ),
+            ),
+            (
+                "colon in the first path segment, unassigned code point quoted",
+                &["\u{378}:x"],
+                Some(
+                    r#"service-account-issuer "\u0378:x" contained a ':' but was not a valid URL: parse "\u0378:x": first path segment in URL cannot contain colon"#,
+                ),
+            ),
+            (
+                "space in the host",
+                &["https://a b:1"],
+                Some(
+                    r#"service-account-issuer "https://a b:1" contained a ':' but was not a valid URL: parse "https://a b:1": invalid character " " in host name"#,
+                ),
+            ),
+            (
+                "bad escape in the fragment: the whole issuer is shown",
+                &["a:b#%zz"],
+                Some(
+                    r#"service-account-issuer "a:b#%zz" contained a ':' but was not a valid URL: parse "a:b#%zz": invalid URL escape "%zz""#,
+                ),
+            ),
+            (
+                "unassigned code point in a duplicate",
+                &["https://h\u{2fe0}", "https://h\u{2fe0}"],
+                Some(r#"service-account-issuer "https://h\u2fe0" is already specified"#),
+            ),
+            (
+                "empty",
+                &[""],
+                Some("service-account-issuer should not be an empty string"),
+            ),
+            (
+                "valid",
+                &[
+                    "https://kubernetes.default.svc",
+                    "api",
+                    "https://h/\u{378}:",
+                ],
+                None,
+            ),
+        ];
+        for (name, issuers, want) in cases {
+            let options = AuthenticationOptions {
+                service_account_issuers: issuers.iter().map(|s| s.to_string()).collect(),
+                ..AuthenticationOptions::default()
+            };
+            let got = options.validate_service_account_issuers().err();
+            assert_eq!(got.map(|e| e.to_string()).as_deref(), *want, "{name}");
+        }
     }
 
     #[test]
