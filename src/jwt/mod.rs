@@ -556,7 +556,7 @@ mod tests {
             while next.peek().is_some_and(|r| r.1 < u) {
                 next.next();
             }
-            let printable = !next.peek().is_some_and(|r| r.0 <= u);
+            let printable = next.peek().is_none_or(|r| r.0 > u);
             match char::from_u32(u) {
                 Some(c) if go_is_print(c) != printable => wrong.push(u),
                 Some(_) => {}
