@@ -6,6 +6,8 @@
 mod x509_support;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, UNIX_EPOCH};
 
 use http::HeaderMap;
 use kube_authn::authenticator::{Description, RequestAuthenticator};
@@ -775,6 +777,99 @@ fn proxy_certificate_checks() {
         e.starts_with("x509: certificate has expired or is not yet valid: current time "),
         "{e}"
     );
+}
+
+/// A front proxy trusting `ca` for the proxy name `front-proxy-client`.
+fn proxy_trusting(ca: &Issued) -> FrontProxy {
+    FrontProxy::new(RequestHeaderConfig {
+        client_ca_pem: Some(ca.pem().into_bytes()),
+        allowed_names: list(&["front-proxy-client"]),
+        ..RequestHeaderConfig::standard()
+    })
+    .unwrap()
+}
+
+/// A request asserting `system:admin` in `system:masters`, on a connection presenting `chain`.
+fn proxied(chain: &[&Issued]) -> http::request::Parts {
+    let mut r = http::Request::get("/")
+        .header("X-Remote-User", "system:admin")
+        .header("X-Remote-Group", "system:masters")
+        .body(())
+        .unwrap();
+    r.extensions_mut().insert(PeerCertificates::injected(
+        chain.iter().map(|c| c.der.clone()).collect(),
+    ));
+    r.into_parts().0
+}
+
+fn proxied_name(p: &FrontProxy, parts: &http::request::Parts) -> Result<Option<String>, String> {
+    p.authenticate_parts(parts)
+        .map(|o| o.map(|r| r.user.name().to_owned()))
+        .map_err(|e| e.to_string())
+}
+
+/// A CA that outlives the ten-year certificates it signs by a day.
+fn long_lived_ca(pki: &Pki, cn: &str) -> Issued {
+    pki.issue(
+        cn,
+        Spec {
+            subj: &format!("/CN={cn}"),
+            ext: CA_EXT,
+            days: 3651,
+            ..Spec::default()
+        },
+    )
+}
+
+/// A proxy certificate is expired any fraction of a second past its notAfter (Go's
+/// `now.After(NotAfter)`), on a new connection and from the per-connection cache.
+#[test]
+fn proxy_certificates_expire_a_nanosecond_after_not_after() {
+    let pki = Pki::new();
+    let ca = long_lived_ca(&pki, "front-proxy-ca");
+    let good = pki.leaf("proxy", "/CN=front-proxy-client", &ca);
+    let not_after = x509_parser::parse_x509_certificate(&good.der)
+        .unwrap()
+        .1
+        .validity()
+        .not_after
+        .timestamp();
+    let nanos = Arc::new(AtomicU32::new(0));
+    let nanos2 = nanos.clone();
+    let clocked = proxy_trusting(&ca).with_clock(Arc::new(move || {
+        UNIX_EPOCH
+            + Duration::from_secs(not_after as u64)
+            + Duration::from_nanos(nanos2.load(Ordering::Relaxed).into())
+    }));
+    let connection = proxied(&[&good]);
+    let expired = |r: &Result<Option<String>, String>| {
+        r.as_ref().is_err_and(|e| {
+            e.starts_with("x509: certificate has expired or is not yet valid: current time ")
+        })
+    };
+    type Step<'a> = (&'a str, u32, bool, bool);
+    let steps: [Step<'_>; 4] = [
+        // (step, nanoseconds past notAfter, new connection, expired)
+        ("at notAfter", 0, false, false),
+        (
+            "half a second later, same connection (cached)",
+            500_000_000,
+            false,
+            true,
+        ),
+        ("a nanosecond past notAfter, new connection", 1, true, true),
+        ("at notAfter again, new connection", 0, true, false),
+    ];
+    for (step, at, new_connection, want_expired) in steps {
+        nanos.store(at, Ordering::Relaxed);
+        let parts = if new_connection {
+            proxied(&[&good])
+        } else {
+            connection.clone()
+        };
+        let got = proxied_name(&clocked, &parts);
+        assert_eq!(expired(&got), want_expired, "{step}: {got:?}");
+    }
 }
 
 #[test]

@@ -1268,13 +1268,247 @@ fn a_clone_with_another_key_usage_or_clock_does_not_reuse_the_cached_result() {
         "a clientAuth authenticator accepted a serverAuth-only certificate from the cache"
     );
 
-    // The same for the clock: a clone that lives 11 years later sees an expired certificate.
+    // The same for the clock. A cached outcome is kept for a window (a success until the
+    // chain's first notAfter, a failure for the rest of its second), so a clone whose clock
+    // is outside that window would verify again whatever the cache key. The clone's clock is
+    // therefore inside it: the first authenticator refuses the leaf half a second after its
+    // notAfter (Go: expired), which is cached for that second; the clone's clock reads
+    // exactly notAfter, in the same second, where the leaf is still valid.
     let leaf = pki.leaf("alice", "/CN=alice", &root);
     let p = peer(&[&leaf]);
-    let today = X509Authenticator::new(bundle(&[&root])).with_histogram(None);
-    let later = today.clone().with_clock(clock_at(now() + 11 * YEAR));
-    assert!(matches!(outcome(&today, &p), Ok(Some(_))));
-    assert!(outcome(&later, &p).unwrap_err().contains("is after"));
+    // The chain's first notAfter (the root was made first, possibly a second earlier).
+    let na = not_after(&leaf).min(not_after(&root));
+    let expired = X509Authenticator::new(bundle(&[&root]))
+        .with_histogram(None)
+        .with_clock(clock_at_nanos(na, 500_000_000));
+    let valid = expired.clone().with_clock(clock_at_nanos(na, 0));
+    assert!(outcome(&expired, &p).unwrap_err().contains("is after"));
+    assert!(
+        matches!(outcome(&valid, &p), Ok(Some(_))),
+        "the clone at notAfter reused the failure cached at notAfter + 0.5 s"
+    );
+    // Control: the failure is cached for that second, so an authenticator that kept the
+    // first one's cache identity would have been served it.
+    let shared = Arc::new(AtomicI64::new(500_000_000));
+    let shared2 = shared.clone();
+    let moving = X509Authenticator::new(bundle(&[&root]))
+        .with_histogram(None)
+        .with_clock(Arc::new(move || {
+            UNIX_EPOCH
+                + Duration::from_secs(na as u64)
+                + Duration::from_nanos(shared2.load(Ordering::Relaxed) as u64)
+        }));
+    assert!(outcome(&moving, &p).unwrap_err().contains("is after"));
+    shared.store(0, Ordering::Relaxed);
+    assert!(outcome(&moving, &p).unwrap_err().contains("is after"));
+    assert!(matches!(outcome(&moving, &peer(&[&leaf])), Ok(Some(_))));
+}
+
+/// A clock at Unix second `secs` (after the epoch) plus `nanos`.
+fn clock_at_nanos(secs: i64, nanos: u32) -> kube_authn::x509::Clock {
+    let t = UNIX_EPOCH + Duration::from_secs(secs as u64) + Duration::from_nanos(nanos.into());
+    Arc::new(move || t)
+}
+
+/// A certificate's notAfter, Unix seconds.
+fn not_after(cert: &Issued) -> i64 {
+    x509_parser::parse_x509_certificate(&cert.der)
+        .unwrap()
+        .1
+        .validity()
+        .not_after
+        .timestamp()
+}
+
+/// Go's `crypto/x509` compares the current time with a certificate's dates to the
+/// nanosecond (`now.After(NotAfter)`): a leaf, an intermediate or a root is expired any
+/// fraction of a second past its notAfter, and the per-connection cache does not keep a
+/// success past it either. notBefore is whole seconds too: valid from its first instant.
+#[test]
+fn certificates_expire_a_nanosecond_after_not_after() {
+    let pki = Pki::new();
+    // Outlives the leaves it signs (a day longer than their ten years).
+    let root = pki.issue(
+        "root",
+        Spec {
+            subj: "/CN=root",
+            ext: CA_EXT,
+            days: 3651,
+            ..Spec::default()
+        },
+    );
+    let leaf = pki.leaf("alice", "/CN=alice", &root);
+    // An intermediate and a root that expire long before the leaves under them.
+    let short_inter = pki.issue(
+        "short-inter",
+        Spec {
+            subj: "/CN=short-lived intermediate",
+            issuer: Some(&root),
+            ext: CA_EXT,
+            days: 1,
+            serial: 3,
+            ..Spec::default()
+        },
+    );
+    let under_inter = pki.leaf("bob", "/CN=bob", &short_inter);
+    let short_root = pki.issue(
+        "short-root",
+        Spec {
+            subj: "/CN=short-lived root",
+            ext: CA_EXT,
+            days: 1,
+            serial: 4,
+            ..Spec::default()
+        },
+    );
+    let under_short_root = pki.leaf("carol", "/CN=carol", &short_root);
+    let nb = x509_parser::parse_x509_certificate(&leaf.der)
+        .unwrap()
+        .1
+        .validity()
+        .not_before
+        .timestamp();
+    type Case<'a> = (
+        &'a str,
+        &'a Issued,
+        Vec<&'a Issued>,
+        i64,
+        u32,
+        Option<&'a str>,
+    );
+    let cases: Vec<Case<'_>> = vec![
+        (
+            "leaf at its notAfter",
+            &root,
+            vec![&leaf],
+            not_after(&leaf),
+            0,
+            Some("alice"),
+        ),
+        (
+            "leaf a nanosecond past notAfter",
+            &root,
+            vec![&leaf],
+            not_after(&leaf),
+            1,
+            None,
+        ),
+        (
+            "leaf half a second past notAfter",
+            &root,
+            vec![&leaf],
+            not_after(&leaf),
+            500_000_000,
+            None,
+        ),
+        (
+            "leaf at the last instant of its notAfter second",
+            &root,
+            vec![&leaf],
+            not_after(&leaf),
+            999_999_999,
+            None,
+        ),
+        (
+            "leaf a second past notAfter",
+            &root,
+            vec![&leaf],
+            not_after(&leaf) + 1,
+            0,
+            None,
+        ),
+        (
+            "leaf at its notBefore",
+            &root,
+            vec![&leaf],
+            nb,
+            0,
+            Some("alice"),
+        ),
+        (
+            "leaf the last instant before notBefore",
+            &root,
+            vec![&leaf],
+            nb - 1,
+            999_999_999,
+            None,
+        ),
+        (
+            "intermediate at its notAfter",
+            &root,
+            vec![&under_inter, &short_inter],
+            not_after(&short_inter),
+            0,
+            Some("bob"),
+        ),
+        (
+            "intermediate half a second past notAfter",
+            &root,
+            vec![&under_inter, &short_inter],
+            not_after(&short_inter),
+            500_000_000,
+            None,
+        ),
+        (
+            "root at its notAfter",
+            &short_root,
+            vec![&under_short_root],
+            not_after(&short_root),
+            0,
+            Some("carol"),
+        ),
+        (
+            "root half a second past notAfter",
+            &short_root,
+            vec![&under_short_root],
+            not_after(&short_root),
+            500_000_000,
+            None,
+        ),
+    ];
+    for (name, ca, chain, secs, nanos, want) in cases {
+        let auth = X509Authenticator::new(bundle(&[ca]))
+            .with_histogram(None)
+            .with_clock(clock_at_nanos(secs, nanos));
+        match (outcome(&auth, &peer(&chain)), want) {
+            (Ok(Some(got)), Some(user)) => assert_eq!(got.name, user, "{name}"),
+            (Err(e), None) => assert!(
+                e.contains(
+                    "failed: x509: certificate has expired or is not yet valid: current time "
+                ),
+                "{name}: {e}"
+            ),
+            (got, want) => panic!("{name}: got {got:?}, want {want:?}"),
+        }
+    }
+    // The per-connection cache: a success verified at notAfter is not served half a second
+    // later, for the leaf's notAfter or an intermediate's.
+    for (name, chain, na) in [
+        ("leaf", vec![&leaf], not_after(&leaf)),
+        (
+            "intermediate",
+            vec![&under_inter, &short_inter],
+            not_after(&short_inter),
+        ),
+    ] {
+        let nanos = Arc::new(AtomicI64::new(0));
+        let nanos2 = nanos.clone();
+        let auth = X509Authenticator::new(bundle(&[&root]))
+            .with_histogram(None)
+            .with_clock(Arc::new(move || {
+                UNIX_EPOCH
+                    + Duration::from_secs(na as u64)
+                    + Duration::from_nanos(nanos2.load(Ordering::Relaxed) as u64)
+            }));
+        let p = peer(&chain);
+        assert!(
+            matches!(outcome(&auth, &p), Ok(Some(_))),
+            "{name}: at notAfter"
+        );
+        nanos.store(500_000_000, Ordering::Relaxed);
+        let e = outcome(&auth, &p).unwrap_err();
+        assert!(e.contains("is after"), "{name}: cached past notAfter: {e}");
+    }
 }
 
 #[test]

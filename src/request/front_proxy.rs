@@ -14,7 +14,7 @@ use crate::authenticator::{
 use crate::error::{ConfigError, Error, ErrorKind};
 use crate::tls::{CacheEntry, PeerCertificates};
 use crate::user::UserInfo;
-use crate::x509::{self, CaBundle, CaSource, Clock, KeyUsage, now_secs};
+use crate::x509::{self, CaBundle, CaSource, Clock, KeyUsage, Moment};
 
 /// The most group values (all group headers together) accepted from a proxy; more is an error.
 /// Over HTTP/1.1 the server's header-line bound applies first: `tls::TlsServer` allows
@@ -469,7 +469,7 @@ impl FrontProxy {
         let Some(peer) = peer.filter(|p| !p.is_empty()) else {
             return Ok(false);
         };
-        let now = now_secs(&self.clock);
+        let now = Moment::now(&self.clock);
         self.ca.with(|bundle| {
             let generation = bundle.generation();
             if let Some(r) = peer
@@ -478,13 +478,14 @@ impl FrontProxy {
             {
                 return r.map(|_| true);
             }
-            let (outcome, from, until): (AuthResult, i64, i64) =
+            let (outcome, from, until): (AuthResult, i64, Moment) =
                 match x509::verify::verify_chain(bundle, peer.chain(), now, KeyUsage::ClientAuth) {
                     Ok(w) => match self.check_cn(&peer.chain()[0]) {
-                        Ok(()) => (Ok(None), w.not_before, w.not_after),
-                        Err(e) => (Err(e), w.not_before, w.not_after),
+                        Ok(()) => (Ok(None), w.not_before, Moment::at(w.not_after)),
+                        Err(e) => (Err(e), w.not_before, Moment::at(w.not_after)),
                     },
-                    Err(e) => (Err(e), now, now),
+                    // A failure is kept for the rest of the current second only.
+                    Err(e) => (Err(e), now.secs, now.end_of_second()),
                 };
             peer.cache().put(CacheEntry {
                 owner: self.id,

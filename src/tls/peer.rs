@@ -6,6 +6,7 @@ use arc_swap::ArcSwapOption;
 use rustls_pki_types::CertificateDer;
 
 use crate::authenticator::AuthResult;
+use crate::x509::Moment;
 
 /// How a [`PeerCertificates`] came to be.
 ///
@@ -140,9 +141,12 @@ pub(crate) struct CacheEntry {
     pub(crate) owner: u64,
     /// The CA bundle (and configuration) generation it was computed with.
     pub(crate) generation: u64,
-    /// Unix seconds (inclusive) during which the outcome stays valid.
+    /// The first second (Unix seconds, inclusive) at which the outcome is valid.
     pub(crate) valid_from: i64,
-    pub(crate) valid_until: i64,
+    /// The last instant (inclusive, to the nanosecond) at which the outcome is valid: a
+    /// verified chain's first notAfter itself (Go: expired a nanosecond later), or the end
+    /// of the second a failure was computed in.
+    pub(crate) valid_until: Moment,
     /// The leaf's notAfter (for the expiration metric), if known.
     pub(crate) leaf_not_after: Option<i64>,
     pub(crate) outcome: AuthResult,
@@ -168,7 +172,7 @@ impl ConnCache {
         &self,
         owner: u64,
         generation: u64,
-        now: i64,
+        now: Moment,
         f: impl FnOnce(&CacheEntry) -> R,
     ) -> Option<R> {
         for slot in self.slots.iter().filter_map(OnceLock::get) {
@@ -176,7 +180,7 @@ impl ConnCache {
             if let Some(entry) = guard.as_deref() {
                 if entry.owner == owner {
                     if entry.generation == generation
-                        && entry.valid_from <= now
+                        && !now.is_before(entry.valid_from)
                         && now <= entry.valid_until
                     {
                         return Some(f(entry));
@@ -223,7 +227,7 @@ mod tests {
             owner,
             generation,
             valid_from: 10,
-            valid_until: 20,
+            valid_until: Moment::at(20),
             leaf_not_after: None,
             outcome: Ok(None),
         }
@@ -233,14 +237,24 @@ mod tests {
     fn cache_hits_only_for_same_owner_generation_and_window() {
         let c = ConnCache::default();
         c.put(entry(1, 7));
+        let at = |secs, nanos| Moment { secs, nanos };
         let cases = [
-            ("hit", 1, 7, 15, true),
-            ("window start inclusive", 1, 7, 10, true),
-            ("window end inclusive", 1, 7, 20, true),
-            ("before window", 1, 7, 9, false),
-            ("after window", 1, 7, 21, false),
-            ("new generation", 1, 8, 15, false),
-            ("other owner", 2, 7, 15, false),
+            ("hit", 1, 7, at(15, 0), true),
+            ("window start inclusive", 1, 7, at(10, 0), true),
+            ("window end inclusive", 1, 7, at(20, 0), true),
+            ("before window", 1, 7, at(9, 999_999_999), false),
+            // Go: a certificate has expired a nanosecond after its notAfter.
+            ("a nanosecond after the window", 1, 7, at(20, 1), false),
+            (
+                "half a second after the window",
+                1,
+                7,
+                at(20, 500_000_000),
+                false,
+            ),
+            ("after window", 1, 7, at(21, 0), false),
+            ("new generation", 1, 8, at(15, 0), false),
+            ("other owner", 2, 7, at(15, 0), false),
         ];
         for (name, owner, generation, now, hit) in cases {
             assert_eq!(
@@ -264,7 +278,7 @@ mod tests {
             .count();
         assert_eq!(live, SLOTS);
         c.put(entry(99, 2));
-        assert!(c.get(99, 2, 15, |_| ()).is_some());
-        assert!(c.get(99, 1, 15, |_| ()).is_none());
+        assert!(c.get(99, 2, Moment::at(15), |_| ()).is_some());
+        assert!(c.get(99, 1, Moment::at(15), |_| ()).is_none());
     }
 }

@@ -338,7 +338,7 @@ mod tests {
                 .count()
         };
         assert_eq!(cached(&bundle), 0);
-        let now = crate::x509::now_secs(&None);
+        let now = crate::x509::Moment::now(&None);
         for _ in 0..2 {
             crate::x509::verify::verify_chain(&bundle, &chain, now, KeyUsage::ClientAuth).unwrap();
             assert_eq!(cached(&bundle), 1);

@@ -22,12 +22,14 @@
 //! # Verification, and where it differs from Go's `crypto/x509`
 //!
 //! Verification is rustls-webpki's path building (budgeted: at most 100 signature checks per
-//! chain, 6 intermediates) with three Go behaviours added on top: `anyExtendedKeyUsage`
-//! satisfies clientAuth on any certificate of the path, a root outside its validity period
-//! ends that path (webpki does not look at root validity), and a leaf that is itself a
-//! certificate of the CA bundle verifies as a one-element chain (k8s' "ca with multiple
-//! organizations" case). What remains different, each with a test in `tests/x509.rs` and an
-//! entry in `docs/compatibility.md`:
+//! chain, 6 intermediates) with Go's behaviours added on top where webpki is laxer or
+//! different: `anyExtendedKeyUsage` satisfies clientAuth on any certificate of the path; the
+//! root's extendedKeyUsage and pathLenConstraint apply (webpki applies neither for a trust
+//! anchor); a root outside its validity period ends that path (webpki does not look at root
+//! validity); validity is compared to the nanosecond, as Go's `now.After(NotAfter)` does
+//! (webpki compares whole seconds); and a leaf that is itself a certificate of the CA bundle
+//! verifies as a one-element chain (k8s' "ca with multiple organizations" case). What remains different, each with a test in
+//! `tests/x509.rs` and an entry in `docs/compatibility.md`:
 //!
 //! | input | Go / kube-apiserver | kube-authn |
 //! |---|---|---|
@@ -44,7 +46,8 @@
 //!
 //! A verified result (user or error) is stored in the connection's [`PeerCertificates`]
 //! (per authenticator, keyed by the CA bundle's generation) until the first notBefore/notAfter
-//! boundary of the verified path, so every later request on a keep-alive or HTTP/2 connection
+//! boundary of the verified path (the notAfter itself is the last instant, to the
+//! nanosecond), so every later request on a keep-alive or HTTP/2 connection
 //! costs a few atomic loads and a clock read (measured 0.05–0.06 µs, `benches/x509.rs`). A CA
 //! reload makes a new generation and thereby invalidates every cached result; failures are
 //! cached for the current second only.
@@ -176,30 +179,70 @@ use crate::tls::{CacheEntry, PeerCertificates};
 /// ```
 pub type Clock = Arc<dyn Fn() -> SystemTime + Send + Sync>;
 
-pub(crate) fn now_secs(clock: &Option<Clock>) -> i64 {
-    now_split(clock).0
+/// An instant as Unix seconds (rounded down, also before the epoch) and the nanoseconds past
+/// them. Certificate dates are whole seconds; Go compares them with the current time to the
+/// nanosecond (`now.After(NotAfter)`), so a certificate has expired a nanosecond after its
+/// notAfter, and the expiration metric observes `NotAfter − now` to the nanosecond, as Go's
+/// `Sub` does. Ordered by time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Moment {
+    pub(crate) secs: i64,
+    /// In `0..1_000_000_000`.
+    pub(crate) nanos: u32,
 }
 
-/// Now as whole seconds since the epoch (rounded down, also before the epoch) and the
-/// fraction of a second past them, in `[0, 1)`: the certificate dates are whole seconds, and
-/// the expiration metric observes `NotAfter − now` to the nanosecond, as Go's `Sub` does.
-fn now_split(clock: &Option<Clock>) -> (i64, f64) {
-    let now = match clock {
-        Some(c) => c(),
-        None => SystemTime::now(),
-    };
-    match now.duration_since(SystemTime::UNIX_EPOCH) {
-        Ok(d) => (d.as_secs() as i64, f64::from(d.subsec_nanos()) / 1e9),
-        Err(e) => {
-            let d = e.duration();
-            match d.subsec_nanos() {
-                0 => (-(d.as_secs() as i64), 0.0),
-                n => (
-                    -(d.as_secs() as i64) - 1,
-                    f64::from(1_000_000_000 - n) / 1e9,
-                ),
+impl Moment {
+    /// Now, by `clock` or the system clock.
+    pub(crate) fn now(clock: &Option<Clock>) -> Self {
+        let now = match clock {
+            Some(c) => c(),
+            None => SystemTime::now(),
+        };
+        match now.duration_since(SystemTime::UNIX_EPOCH) {
+            Ok(d) => Self {
+                secs: d.as_secs() as i64,
+                nanos: d.subsec_nanos(),
+            },
+            Err(e) => {
+                let d = e.duration();
+                match d.subsec_nanos() {
+                    0 => Self::at(-(d.as_secs() as i64)),
+                    n => Self {
+                        secs: -(d.as_secs() as i64) - 1,
+                        nanos: 1_000_000_000 - n,
+                    },
+                }
             }
         }
+    }
+
+    /// The whole second `secs` (a certificate date).
+    pub(crate) const fn at(secs: i64) -> Self {
+        Self { secs, nanos: 0 }
+    }
+
+    /// The last instant of the second this one falls in.
+    pub(crate) const fn end_of_second(self) -> Self {
+        Self {
+            secs: self.secs,
+            nanos: 999_999_999,
+        }
+    }
+
+    /// Go's `now.After(t)` for a certificate date `t`: any fraction of a second past `t` is
+    /// after it.
+    pub(crate) fn is_after(self, t: i64) -> bool {
+        self > Self::at(t)
+    }
+
+    /// Go's `now.Before(t)` for a certificate date `t`.
+    pub(crate) fn is_before(self, t: i64) -> bool {
+        self.secs < t
+    }
+
+    /// The fraction of a second past [`secs`](Self::secs), in `[0, 1)`.
+    fn fraction(self) -> f64 {
+        f64::from(self.nanos) / 1e9
     }
 }
 
@@ -382,12 +425,13 @@ impl X509Authenticator {
         let Some(leaf) = peer.leaf() else {
             return Ok(None);
         };
-        let (now, fraction) = now_split(&self.clock);
+        let now = Moment::now(&self.clock);
+        let remaining = |not_after: i64| (not_after - now.secs) as f64 - now.fraction();
         self.ca.with(|bundle| {
             let generation = bundle.generation();
             if let Some(result) = peer.cache().get(self.id, generation, now, |e| {
                 if let (Some(m), Some(na)) = (self.metric, e.leaf_not_after) {
-                    m.observe((na - now) as f64 - fraction);
+                    m.observe(remaining(na));
                 }
                 e.outcome.clone()
             }) {
@@ -401,7 +445,7 @@ impl X509Authenticator {
             };
             let leaf_not_after = leaf_view.map(|v| v.not_after);
             if let (Some(m), Some(na)) = (self.metric, leaf_not_after) {
-                m.observe((na - now) as f64 - fraction);
+                m.observe(remaining(na));
             }
             let (outcome, valid_from, valid_until) = match verify::verify_chain_with_view(
                 bundle,
@@ -415,9 +459,10 @@ impl X509Authenticator {
                         .ok_or(subject::ERR_MALFORMED_SUBJECT)
                         .and_then(|view| subject::user_from_view(leaf, &view))
                         .map(|u| u.map(|u| Response::new(Arc::new(u))));
-                    (outcome, window.not_before, window.not_after)
+                    (outcome, window.not_before, Moment::at(window.not_after))
                 }
-                Err(e) => (Err(prefixed(leaf, &e)), now, now),
+                // A failure is kept for the rest of the current second only.
+                Err(e) => (Err(prefixed(leaf, &e)), now.secs, now.end_of_second()),
             };
             peer.cache().put(CacheEntry {
                 owner: self.id,
@@ -500,22 +545,58 @@ mod tests {
     use std::time::Duration;
 
     #[test]
-    fn now_split_rounds_down_on_both_sides_of_the_epoch() {
-        let at = |t: SystemTime| now_split(&Some(Arc::new(move || t)));
+    fn moments_round_down_on_both_sides_of_the_epoch() {
+        let at = |t: SystemTime| {
+            let m = Moment::now(&Some(Arc::new(move || t)));
+            (m.secs, m.nanos, m.fraction())
+        };
         let e = SystemTime::UNIX_EPOCH;
         let cases = [
-            ("epoch", e, (0, 0.0)),
-            ("after", e + Duration::from_millis(5_750), (5, 0.75)),
-            ("before, whole", e - Duration::from_secs(5), (-5, 0.0)),
+            ("epoch", e, (0, 0, 0.0)),
+            (
+                "after",
+                e + Duration::from_millis(5_750),
+                (5, 750_000_000, 0.75),
+            ),
+            ("before, whole", e - Duration::from_secs(5), (-5, 0, 0.0)),
             (
                 "before, fraction",
                 e - Duration::from_millis(5_250),
-                (-6, 0.75),
+                (-6, 750_000_000, 0.75),
+            ),
+            (
+                "a nanosecond after",
+                e + Duration::from_nanos(1),
+                (0, 1, 1e-9),
             ),
         ];
         for (name, t, want) in cases {
             assert_eq!(at(t), want, "{name}");
         }
+    }
+
+    /// Go's `now.After(NotAfter)` and `now.Before(NotBefore)` against whole-second dates.
+    #[test]
+    fn moments_compare_with_certificate_dates_to_the_nanosecond() {
+        let m = |secs, nanos| Moment { secs, nanos };
+        let cases = [
+            ("at notAfter", m(100, 0), 100, false, false),
+            ("a nanosecond past", m(100, 1), 100, true, false),
+            ("half a second past", m(100, 500_000_000), 100, true, false),
+            (
+                "the last instant before",
+                m(99, 999_999_999),
+                100,
+                false,
+                true,
+            ),
+            ("a second past", m(101, 0), 100, true, false),
+        ];
+        for (name, now, t, after, before) in cases {
+            assert_eq!(now.is_after(t), after, "{name}: after");
+            assert_eq!(now.is_before(t), before, "{name}: before");
+        }
+        assert_eq!(m(7, 3).end_of_second(), m(7, 999_999_999));
     }
 
     /// Go observes `NotAfter.Sub(time.Now()).Seconds()`: to the nanosecond, on cached and

@@ -1,6 +1,7 @@
 //! Chain verification with rustls-webpki, with Go `crypto/x509` behaviour where it is safe:
-//! `anyExtendedKeyUsage` satisfies clientAuth, expired roots are refused, a leaf that is itself
-//! in the CA bundle verifies as a one-element chain. Errors use Go's texts.
+//! `anyExtendedKeyUsage` satisfies clientAuth, expired roots are refused, validity is exact to
+//! the nanosecond, a leaf that is itself in the CA bundle verifies as a one-element chain.
+//! Errors use Go's texts.
 
 use std::cell::Cell;
 
@@ -10,7 +11,7 @@ use super::anchor_keys::N_ALGS;
 use webpki::{EndEntityCert, ExtendedKeyUsageValidator, KeyPurposeId, KeyPurposeIdIter};
 
 use super::bundle::CaBundle;
-use super::{der, subject};
+use super::{Moment, der, subject};
 use crate::error::{Error, ErrorKind};
 
 /// The most certificates a presented chain may hold (leaf included). kubectl and every
@@ -158,7 +159,7 @@ pub(crate) fn check_bounds(chain: &[CertificateDer<'_>]) -> Result<(), Error> {
 pub(crate) fn verify_chain(
     bundle: &CaBundle,
     chain: &[CertificateDer<'_>],
-    now: i64,
+    now: Moment,
     usage: KeyUsage,
 ) -> Result<Window, Error> {
     let leaf_view = match chain.first() {
@@ -174,7 +175,7 @@ pub(crate) fn verify_chain_with_view(
     bundle: &CaBundle,
     chain: &[CertificateDer<'_>],
     leaf_view: Option<der::TbsView<'_>>,
-    now: i64,
+    now: Moment,
     usage: KeyUsage,
 ) -> Result<Window, Error> {
     check_bounds(chain)?;
@@ -196,16 +197,16 @@ pub(crate) fn verify_chain_with_view(
         let (nb, na) = bundle.validity[idx];
         // webpki does not check roots' validity; Go does. An expired root ends this path and
         // webpki tries the next candidate.
-        if now < nb {
+        if now.is_before(nb) {
             return Err(webpki::Error::CertNotValidYet {
                 time: unix(now),
-                not_before: unix(nb),
+                not_before: unix(Moment::at(nb)),
             });
         }
-        if now > na {
+        if now.is_after(na) {
             return Err(webpki::Error::CertExpired {
                 time: unix(now),
-                not_after: unix(na),
+                not_after: unix(Moment::at(na)),
             });
         }
         // Go applies the root's pathLenConstraint too (webpki only its intermediates'): at most
@@ -230,6 +231,15 @@ pub(crate) fn verify_chain_with_view(
         for cert in path.intermediate_certificates() {
             let der = cert.der();
             let view = der::tbs_view(&der).ok_or(webpki::Error::BadDer)?;
+            // webpki compares whole seconds (`now` rounded down); Go compares to the
+            // nanosecond, so an intermediate is expired any fraction of a second past its
+            // notAfter.
+            if now.is_after(view.not_after) {
+                return Err(webpki::Error::CertExpired {
+                    time: unix(now),
+                    not_after: unix(Moment::at(view.not_after)),
+                });
+            }
             w.narrow(view.not_before, view.not_after);
         }
         window.set(w);
@@ -318,8 +328,10 @@ fn pinned_leaf_ok(der: &[u8], usage: KeyUsage) -> bool {
     }
 }
 
-fn unix(secs: i64) -> UnixTime {
-    UnixTime::since_unix_epoch(std::time::Duration::from_secs(secs.max(0) as u64))
+/// webpki's time: whole seconds, rounded down (webpki's own validity checks are therefore
+/// exact for notBefore only; `check_path` checks intermediates' notAfter to the nanosecond).
+fn unix(t: Moment) -> UnixTime {
+    UnixTime::since_unix_epoch(std::time::Duration::from_secs(t.secs.max(0) as u64))
 }
 
 const ERR_MALFORMED: Error =
@@ -329,18 +341,20 @@ const ERR_KEY_USAGE: Error = Error::from_static(
     "x509: certificate specifies an incompatible key usage",
 );
 
-fn check_validity(nb: i64, na: i64, now: i64) -> Result<(), Error> {
-    if now < nb {
+/// Go's `isValid` validity check: `now.Before(NotBefore)`, `now.After(NotAfter)` to the
+/// nanosecond; the text shows `now` in RFC 3339 (whole seconds), as Go's does.
+fn check_validity(nb: i64, na: i64, now: Moment) -> Result<(), Error> {
+    if now.is_before(nb) {
         return Err(err(format!(
             "x509: certificate has expired or is not yet valid: current time {} is before {}",
-            der::rfc3339(now),
+            der::rfc3339(now.secs),
             der::rfc3339(nb)
         )));
     }
-    if now > na {
+    if now.is_after(na) {
         return Err(err(format!(
             "x509: certificate has expired or is not yet valid: current time {} is after {}",
-            der::rfc3339(now),
+            der::rfc3339(now.secs),
             der::rfc3339(na)
         )));
     }
