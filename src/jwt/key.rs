@@ -15,7 +15,8 @@
 //!
 //! Limits: RSA moduli of 2048–8192 bits (larger keys are refused so an attacker-supplied
 //! JWKS cannot make each verification arbitrarily slow); JWKS documents of at most
-//! [`MAX_JWKS_KEYS`] keys; public exponent at most 2^32.
+//! [`MAX_JWKS_KEYS`] keys; public exponent at most 2^32 (in a key file, an RSA key whose
+//! exponent Go's `crypto/rsa` would not verify with, below 3, even or above 2^31-1, is skipped).
 //!
 //! A key verifies only the algorithms of its type and size: RSA → `RS*`/`PS*`; P-256 → `ES256`,
 //! P-384 → `ES384`, P-521 → `ES512`; Ed25519 → `EdDSA`. A JWK `alg` narrows that to one.
