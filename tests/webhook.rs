@@ -1667,3 +1667,282 @@ async fn backoff_factor_below_one_shrinks_the_delay() {
         assert_eq!(*sleeper.0.lock().unwrap(), want.to_vec(), "factor {factor}");
     }
 }
+
+/// client-go parses the `Content-Type` of every answer with Go's `mime.ParseMediaType`
+/// (`transformResponse`) once the body is read, before it looks at the status: a type Go
+/// refuses is `Internal error occurred: mime: …`, an internal error the webhook retries, so a
+/// 2xx review is not used and the backend is asked 5 times, whatever the status (404 and 401
+/// included). An empty header stands for `application/json`. The parsed type, lower-cased,
+/// decides whether an error body is text (`isTextResponse`): `Text/Plain` is. Each row's
+/// outcome (user or error, and the number of requests) was printed by kube-apiserver's
+/// authenticator (k8s.io/apiserver v0.37.2 `webhook.New`) against a Go server sending the
+/// same answer.
+#[tokio::test]
+async fn content_types_are_parsed_as_client_go_parses_them() {
+    const JANE: &str = r#"{"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","status":{"authenticated":true,"user":{"username":"jane"}}}"#;
+    struct Case {
+        name: &'static str,
+        code: u16,
+        content_type: &'static str,
+        body: &'static str,
+        /// The user, or the error.
+        want: Result<&'static str, &'static str>,
+        calls: usize,
+    }
+    let case = |name, code, content_type, body, want, calls| Case {
+        name,
+        code,
+        content_type,
+        body,
+        want,
+        calls,
+    };
+    let cases = [
+        case(
+            "200, a parameter without a value",
+            200,
+            "application/json; charset",
+            JANE,
+            Err("Internal error occurred: mime: invalid media parameter"),
+            5,
+        ),
+        case(
+            "200, no media type",
+            200,
+            "@@@",
+            JANE,
+            Err("Internal error occurred: mime: no media type"),
+            5,
+        ),
+        case(
+            "200, a trailing semicolon",
+            200,
+            "application/json;",
+            JANE,
+            Ok("jane"),
+            1,
+        ),
+        case(
+            "200, upper case and a parameter",
+            200,
+            "Application/JSON; charset=utf-8",
+            JANE,
+            Ok("jane"),
+            1,
+        ),
+        case(
+            "200, a parameter twice with two values",
+            200,
+            "application/json; a=1; a=2",
+            JANE,
+            Err("Internal error occurred: mime: duplicate parameter name"),
+            5,
+        ),
+        case(
+            "200, a parameter twice with one value",
+            200,
+            "application/json; a=1; a=1",
+            JANE,
+            Ok("jane"),
+            1,
+        ),
+        case(
+            "200, white space before the slash",
+            200,
+            "application /json",
+            JANE,
+            Err("Internal error occurred: mime: expected slash after first token"),
+            5,
+        ),
+        case(
+            "200, nothing after the slash",
+            200,
+            "application/",
+            JANE,
+            Err("Internal error occurred: mime: expected token after slash"),
+            5,
+        ),
+        case(
+            "200, content after the subtype",
+            200,
+            "application/json/x",
+            JANE,
+            Err("Internal error occurred: mime: unexpected content after media subtype"),
+            5,
+        ),
+        case(
+            "200, an RFC 2231 part twice",
+            200,
+            "application/json; a*0=x; a*0=y",
+            JANE,
+            Err("Internal error occurred: mime: duplicate parameter name"),
+            5,
+        ),
+        case(
+            "200, an RFC 2231 value that does not decode",
+            200,
+            "application/json; a*=utf-8''%zz",
+            JANE,
+            Ok("jane"),
+            1,
+        ),
+        case(
+            "200, an unterminated quoted string",
+            200,
+            "application/json; a=\"x",
+            JANE,
+            Err("Internal error occurred: mime: invalid media parameter"),
+            5,
+        ),
+        case(
+            "200, UTF-8 in a quoted string",
+            200,
+            "application/json; a=\"\u{e9}\"",
+            JANE,
+            Ok("jane"),
+            1,
+        ),
+        case("200, an empty Content-Type", 200, "", JANE, Ok("jane"), 1),
+        case(
+            "200, an empty Content-Type and no body",
+            200,
+            "",
+            "",
+            Err("0-length response with status code: 200 and content type: application/json"),
+            1,
+        ),
+        case(
+            "200, a refused type and no body",
+            200,
+            "application/json; charset",
+            "",
+            Err("Internal error occurred: mime: invalid media parameter"),
+            5,
+        ),
+        case(
+            "500, a refused type",
+            500,
+            "text/plain; charset",
+            "oops",
+            Err("Internal error occurred: mime: invalid media parameter"),
+            5,
+        ),
+        case(
+            "404, a refused type",
+            404,
+            "@@@",
+            "",
+            Err("Internal error occurred: mime: no media type"),
+            5,
+        ),
+        case(
+            "401, a refused type",
+            401,
+            "@@@",
+            "",
+            Err("Internal error occurred: mime: no media type"),
+            5,
+        ),
+        case(
+            "503, a refused type",
+            503,
+            "text/plain;;",
+            "",
+            Err("Internal error occurred: mime: invalid media parameter"),
+            5,
+        ),
+        case(
+            "500, a media type with UTF-8",
+            500,
+            "text/pl\u{e4}in",
+            "oops",
+            Err("Internal error occurred: mime: unexpected content after media subtype"),
+            5,
+        ),
+        case(
+            "500, Text/Plain",
+            500,
+            "Text/Plain",
+            "oops",
+            Err(r#"an error on the server ("oops") has prevented the request from succeeding"#),
+            5,
+        ),
+        case(
+            "403, TEXT/plain with a parameter",
+            403,
+            "TEXT/plain; charset=utf-8",
+            "denied here",
+            Err("denied here"),
+            1,
+        ),
+        case(
+            "403, text/html",
+            403,
+            "text/html",
+            "<b>no</b>",
+            Err("<b>no</b>"),
+            1,
+        ),
+        case(
+            "403, JSON that is not a Status",
+            403,
+            "application/json",
+            "denied here",
+            Err("unknown"),
+            1,
+        ),
+        case(
+            "403, Text/Plain with UTF-8 in a parameter",
+            403,
+            "Text/Plain; x=\"\u{e9}\"",
+            "denied",
+            Err("denied"),
+            1,
+        ),
+        case(
+            "500, JSON with UTF-8 in a parameter",
+            500,
+            "application/json; x=\"\u{e9}\"",
+            "oops",
+            Err(r#"an error on the server ("unknown") has prevented the request from succeeding"#),
+            5,
+        ),
+    ];
+    let pki = Pki::new();
+    for c in cases {
+        let (code, content_type, body) = (c.code, c.content_type, c.body);
+        let server = Server::start(
+            &pki.server_cert_pem,
+            &pki.server_key_pem,
+            Some(&pki.client_ca_pem),
+            move |_, _| {
+                Reply::Http(
+                    code,
+                    vec![("content-type", content_type.into())],
+                    body.into(),
+                )
+            },
+        )
+        .await;
+        let sleeper = Arc::new(RecordingSleeper::default());
+        let w = webhook(
+            info_for(&pki, server.url("/review")),
+            opts(Version::V1, sleeper.clone()),
+        );
+        let got = w.authenticate_token(TOKEN, &Context::default()).await;
+        match c.want {
+            Ok(user) => assert_eq!(name(&got).as_deref(), Some(user), "{}: {got:?}", c.name),
+            Err(want) => {
+                let e = got.expect_err(c.name);
+                assert_eq!(e.to_string(), want, "{}", c.name);
+            }
+        }
+        assert_eq!(server.calls(), c.calls, "{}: backend calls", c.name);
+        assert_eq!(
+            sleeper.0.lock().unwrap().len(),
+            c.calls - 1,
+            "{}: retry sleeps",
+            c.name
+        );
+    }
+}

@@ -15,11 +15,13 @@
 //! 3. otherwise the user (`username`, `uid`, `groups`, `extra`) with the intersected audiences.
 //!
 //! Failures follow kube-apiserver: up to 5 attempts with backoff 500 ms × 1.5, jitter 0.2, retried
-//! only on a reset connection, 429, 500, 504 and other unlisted 5xx, or a 429/5xx carrying
-//! `Retry-After` (whose delay is honoured, within the deadline); never on 4xx, 503 without
-//! `Retry-After`, TLS or dial errors, a connection closed without an answer, or an undecodable
-//! body. A failed `Status` in an error body decides by its own reason, code and details, as
-//! client-go's errors do, and its message is the error. Redirects are not followed, the
+//! only on a reset connection, 429, 500, 504 and other unlisted 5xx, a 429/5xx carrying
+//! `Retry-After` (whose delay is honoured, within the deadline), or an answer of any status
+//! whose `Content-Type` Go's `mime.ParseMediaType` refuses (client-go's internal error
+//! `Internal error occurred: mime: …`); never on other 4xx, 503 without `Retry-After`, TLS or
+//! dial errors, a connection closed without an answer, or an undecodable body. A failed
+//! `Status` in an error body decides by its own reason, code and details, as client-go's
+//! errors do, and its message is the error. Redirects are not followed, the
 //! response body is capped ([`DEFAULT_MAX_RESPONSE_BYTES`]), and the whole review — retries
 //! included — has a deadline (30 s), so a hanging backend fails in bounded time. A 401 marks the
 //! credential bad in the [`Vault`] and the next credential is tried; with none left the review
@@ -58,6 +60,8 @@ use crate::outbound::kubeconfig::Kubeconfig;
 use crate::outbound::vault::{Credential, Vault};
 use crate::outbound::{ReadError, root_cause};
 use crate::token::cache::CachedTokenAuthenticator;
+
+mod mime;
 
 /// Default cap on a TokenReview response body (1 MiB).
 ///
@@ -568,13 +572,34 @@ impl WebhookTokenAuthenticator {
                 Err(e) => return Err(transport_error(&cred, &e)),
             };
             let code = resp.status();
+            let retry_after = resp
+                .headers()
+                .get(http::header::RETRY_AFTER)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.trim().parse::<u64>().ok())
+                .map(Duration::from_secs);
+            // Go's `Header.Get`: the first value, as bytes; an empty one counts as none.
+            let content_type = resp
+                .headers()
+                .get(http::header::CONTENT_TYPE)
+                .map(|v| v.as_bytes().to_owned())
+                .filter(|v| !v.is_empty());
+            let bytes = read_capped(resp, self.opts.max_response_bytes).await?;
+            // client-go's `transformResponse`: once the body is read, a `Content-Type` Go's
+            // `mime.ParseMediaType` refuses is an internal error whatever the status (a 401
+            // too), and `DefaultShouldRetry` retries internal errors.
+            if let Some(Err(e)) = content_type.as_deref().map(mime::parse_media_type) {
+                let c = code.as_u16();
+                return Err(AttemptError {
+                    error: Error::new(
+                        ErrorKind::Unavailable,
+                        format!("Internal error occurred: {e}"),
+                    ),
+                    retry: true,
+                    retry_after: retry_after.filter(|_| c == 429 || c >= 500),
+                });
+            }
             if code == reqwest::StatusCode::UNAUTHORIZED {
-                let content_type = resp
-                    .headers()
-                    .get(http::header::CONTENT_TYPE)
-                    .and_then(|v| v.to_str().ok())
-                    .map(str::to_owned);
-                let bytes = read_capped(resp, self.opts.max_response_bytes).await?;
                 let err = response_error(code, content_type.as_deref(), None, &bytes, token).error;
                 if tries >= MAX_CREDENTIAL_TRIES {
                     self.vault.invalidate(&cred);
@@ -588,18 +613,6 @@ impl WebhookTokenAuthenticator {
                     Err(_) => return Err(AttemptError::fatal(err)),
                 }
             }
-            let retry_after = resp
-                .headers()
-                .get(http::header::RETRY_AFTER)
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.trim().parse::<u64>().ok())
-                .map(Duration::from_secs);
-            let content_type = resp
-                .headers()
-                .get(http::header::CONTENT_TYPE)
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_owned);
-            let bytes = read_capped(resp, self.opts.max_response_bytes).await?;
             // client-go's `transformResponse`: a status outside 200..=206 is an error.
             if !(200..=206).contains(&code.as_u16()) {
                 return Err(response_error(
@@ -611,13 +624,16 @@ impl WebhookTokenAuthenticator {
                 ));
             }
             if bytes.is_empty() {
-                // client-go names the content type it asked for when the header is missing.
+                // client-go names the content type it asked for when the header is missing
+                // or empty.
                 return Err(AttemptError::fatal(Error::new(
                     ErrorKind::Unavailable,
                     format!(
                         "0-length response with status code: {} and content type: {}",
                         code.as_u16(),
-                        content_type.as_deref().unwrap_or("application/json")
+                        content_type
+                            .as_deref()
+                            .map_or("application/json".into(), String::from_utf8_lossy)
                     ),
                 )));
             }
@@ -898,7 +914,7 @@ fn status_should_retry(reason: &str, code: i32, details: Option<&GoStatusDetails
 /// retry honours it; see docs/compatibility.md).
 fn response_error(
     code: reqwest::StatusCode,
-    content_type: Option<&str>,
+    content_type: Option<&[u8]>,
     retry_after: Option<Duration>,
     body: &[u8],
     token: &str,
@@ -922,27 +938,36 @@ fn response_error(
     // suggests a delay).
     let retry = c == 429 || (c >= 500 && c != 503) || delay_asked;
     AttemptError {
-        error: status_error(code, content_type.or(Some("")), body, token),
+        error: status_error(code, content_type, body, token),
         retry,
         retry_after,
     }
 }
 
-/// client-go's `NewGenericServerResponse` text for a non-2xx response whose body is not a
-/// failed `Status`.
 /// Longest piece of an error body shown in an error message (client-go's
 /// `maxUnstructuredResponseTextBytes`).
 const MAX_SHOWN_BODY: usize = 2048;
 
+/// client-go's `isTextResponse`: no (or an empty) `Content-Type`, or a media type under
+/// `text/` as Go's `mime.ParseMediaType` reads it (lower-cased: `Text/Plain` is text); a type
+/// it refuses is not text.
+fn is_text_response(content_type: Option<&[u8]>) -> bool {
+    content_type.is_none_or(|t| {
+        t.is_empty() || mime::parse_media_type(t).is_ok_and(|m| m.starts_with("text/"))
+    })
+}
+
+/// client-go's `NewGenericServerResponse` text for a non-2xx response whose body is not a
+/// failed `Status`.
 fn status_error(
     code: reqwest::StatusCode,
-    content_type: Option<&str>,
+    content_type: Option<&[u8]>,
     body: &[u8],
     token: &str,
 ) -> Error {
     // client-go's `transformUnstructuredResponseError`: a text body (trimmed, at most 2 KiB)
     // is the server's message, else "unknown".
-    let is_text = content_type.is_some_and(|t| t.starts_with("text/")) || content_type == Some("");
+    let is_text = is_text_response(content_type);
     let shown = || {
         if !is_text {
             return "unknown".to_owned();
@@ -1090,9 +1115,22 @@ mod tests {
             (500, Some("text/plain"), b"a\x1bb", r#"an error on the server ("a\x1bb") has prevented the request from succeeding"#),
             // Unquoted texts: control characters become spaces (no forged log lines).
             (403, Some("text/plain"), b"denied\nFAKE LOG LINE", "denied FAKE LOG LINE"),
+            // isTextResponse parses the media type, lower-cased: any case of text/ is text.
+            (500, Some("Text/Plain"), b"oops", r#"an error on the server ("oops") has prevented the request from succeeding"#),
+            (403, Some("TEXT/plain; charset=utf-8"), b"denied here", "denied here"),
+            (403, Some(" text/HTML "), b"<b>no</b>", "<b>no</b>"),
+            (406, Some("Text/Plain"), b"only YAML", "only YAML"),
+            (500, Some("application/json; x=\"\u{e9}\""), b"oops", r#"an error on the server ("unknown") has prevented the request from succeeding"#),
+            (403, Some("textual/plain"), b"denied", "unknown"),
         ];
         for (code, ct, body, want) in cases {
-            let e = response_error(S::from_u16(*code).unwrap(), *ct, None, body, "tok-SECRET");
+            let e = response_error(
+                S::from_u16(*code).unwrap(),
+                ct.map(str::as_bytes),
+                None,
+                body,
+                "tok-SECRET",
+            );
             assert_eq!(e.error.to_string(), *want, "{code}");
         }
     }
@@ -1120,7 +1158,7 @@ mod tests {
             for code in [500, 403] {
                 let e = status_error(
                     S::from_u16(code).unwrap(),
-                    Some("text/plain"),
+                    Some(b"text/plain"),
                     body.as_bytes(),
                     token,
                 );
@@ -1135,7 +1173,7 @@ mod tests {
         }
         let e = status_error(
             S::INTERNAL_SERVER_ERROR,
-            Some("text/plain"),
+            Some(b"text/plain"),
             format!("{}{}", pad(10), &token[..9]).as_bytes(),
             token,
         );
