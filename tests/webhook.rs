@@ -1946,3 +1946,79 @@ async fn content_types_are_parsed_as_client_go_parses_them() {
         );
     }
 }
+
+/// A review's `status.error` reaches the error as the webhook wrote it, with exact copies of
+/// the reviewed token replaced by `<redacted>` and nothing else: words that only begin as the
+/// token does stay (kube-apiserver returns every row's text unchanged). Only a text cut at
+/// 2 KiB has a tail that is the token's first bytes redacted, as a token cut through.
+#[tokio::test]
+async fn review_errors_keep_text_that_only_begins_as_the_token() {
+    let pad = "x".repeat(2040);
+    // (name, token, status.error, the error)
+    let cases: Vec<(&str, &str, String, String)> = vec![
+        (
+            "a word the token starts with",
+            "user-1234",
+            "unknown user".into(),
+            "unknown user".into(),
+        ),
+        (
+            "a bootstrap token's id",
+            "abcdef.0123456789abcdef",
+            "bootstrap token not found: abcdef".into(),
+            "bootstrap token not found: abcdef".into(),
+        ),
+        (
+            "a JWT's first bytes",
+            "eyJhbGciOiJSUzI1NiJ9.x.y",
+            "not a JWT: eyJh".into(),
+            "not a JWT: eyJh".into(),
+        ),
+        (
+            "a part of the token",
+            TOKEN,
+            "unknown token my-s3cr3t".into(),
+            "unknown token my-s3cr3t".into(),
+        ),
+        (
+            "the token",
+            TOKEN,
+            format!("unknown token {TOKEN}"),
+            "unknown token <redacted>".into(),
+        ),
+        (
+            "cut at 2 KiB through the token's first bytes",
+            TOKEN,
+            format!("{pad}my-s3cr3t and more"),
+            format!("{pad}<redacted>"),
+        ),
+        (
+            "cut at 2 KiB after the token's first bytes",
+            TOKEN,
+            format!("{}my-s3cr3t and more", &pad[..2035]),
+            format!("{}my-s3cr3t and", &pad[..2035]),
+        ),
+    ];
+    let pki = Pki::new();
+    for (case, token, error, want) in cases {
+        let review = json!({"status":{"authenticated":false,"error":error}});
+        let server = Server::start(
+            &pki.server_cert_pem,
+            &pki.server_key_pem,
+            Some(&pki.client_ca_pem),
+            move |_, _| Reply::json(200, review.clone()),
+        )
+        .await;
+        let w = webhook(
+            info_for(&pki, server.url("/review")),
+            opts(Version::V1, Arc::default()),
+        );
+        let e = w
+            .authenticate_token(token, &Context::default())
+            .await
+            .expect_err(case);
+        assert_eq!(e.kind(), ErrorKind::InvalidCredential, "{case}");
+        assert_eq!(e.to_string(), want, "{case}");
+        assert_eq!(server.calls(), 1, "{case}");
+    }
+}

@@ -1012,22 +1012,23 @@ fn status_error(
 
 /// Text from the backend as it may appear in an error (and from there in logs and a review's
 /// `status.error`): the token removed from the whole text before it is cut, at most
-/// [`MAX_SHOWN_BODY`] bytes, `trim`med if asked, and a tail that could be the start of the
-/// token (a cut through it) redacted. Unless it is then quoted (`%q`), pass it through
-/// [`printable`].
+/// [`MAX_SHOWN_BODY`] bytes, and `trim`med if asked. Where the text is cut, a tail that is the
+/// start of the token (four bytes or more) is redacted too: it reads as a token cut through.
+/// A text that is not cut keeps everything but exact copies of the token (`unknown user`
+/// stays as it is for the token `user-1234`). Unless it is then quoted (`%q`), pass it
+/// through [`printable`].
 fn shown_text(text: &str, token: &str, trim: bool) -> String {
     let text = scrub(text, token);
     let mut end = text.len().min(MAX_SHOWN_BODY);
     while !text.is_char_boundary(end) {
         end -= 1;
     }
-    let mut shown = if trim {
-        text[..end].trim().to_owned()
-    } else {
-        text[..end].to_owned()
-    };
-    redact_token_prefix_at_end(&mut shown, token);
-    shown
+    let mut shown = text[..end].to_owned();
+    // Before trimming: a token prefix followed by white space was not cut through.
+    if end < text.len() {
+        redact_token_prefix_at_end(&mut shown, token);
+    }
+    if trim { shown.trim().to_owned() } else { shown }
 }
 
 /// Control characters (line breaks included) written as spaces, so that a backend's text
@@ -1136,7 +1137,7 @@ mod tests {
     }
 
     /// The token is removed before the body is cut to 2 KiB: neither an occurrence across the
-    /// cut nor a body that ends in the token's first bytes leaves any of it in the message.
+    /// cut nor a cut through the token's first bytes leaves any of it in the message.
     #[test]
     fn error_bodies_never_show_part_of_the_token() {
         use reqwest::StatusCode as S;
@@ -1149,8 +1150,8 @@ mod tests {
                 format!("{}{token}", pad(2046)),
             ),
             (
-                "body ends in the token's start",
-                format!("{}{}", pad(100), &token[..9]),
+                "cut through the token's start",
+                format!("{}{} tail", pad(2040), &token[..12]),
             ),
             ("token after the cut", format!("{}{token}", pad(4000))),
         ];
@@ -1174,13 +1175,101 @@ mod tests {
         let e = status_error(
             S::INTERNAL_SERVER_ERROR,
             Some(b"text/plain"),
-            format!("{}{}", pad(10), &token[..9]).as_bytes(),
+            format!("{}{} tail", pad(2040), &token[..12]).as_bytes(),
             token,
         );
         assert_eq!(
             e.to_string(),
-            r#"an error on the server ("xxxxxxxxxx<redacted>") has prevented the request from succeeding"#
+            format!(
+                r#"an error on the server ("{}<redacted>") has prevented the request from succeeding"#,
+                pad(2040)
+            )
         );
+    }
+
+    /// A text is cut at 2 KiB after the token is removed; only where it is cut is a tail that
+    /// is the token's first four or more bytes redacted. Elsewhere only exact copies of the
+    /// token are (docs/compatibility.md): a backend's words that begin as the token does
+    /// stay.
+    #[test]
+    fn token_prefixes_are_redacted_only_at_a_cut() {
+        let pad = |n: usize| "x".repeat(n);
+        // (name, token, text, trim, shown)
+        let cases: Vec<(&str, &str, String, bool, String)> = vec![
+            (
+                "a word the token starts with",
+                "user-1234",
+                "unknown user".into(),
+                false,
+                "unknown user".into(),
+            ),
+            (
+                "a bootstrap token's id",
+                "abcdef.0123456789abcdef",
+                "bootstrap token not found: abcdef".into(),
+                false,
+                "bootstrap token not found: abcdef".into(),
+            ),
+            (
+                "a JWT's header start",
+                "eyJhbGciOiJSUzI1NiJ9.x.y",
+                "not a JWT: eyJh".into(),
+                false,
+                "not a JWT: eyJh".into(),
+            ),
+            (
+                "a text body ending in the token's start, trimmed",
+                "tok-0123456789",
+                "denied tok-0123 \n".into(),
+                true,
+                "denied tok-0123".into(),
+            ),
+            (
+                "the token itself",
+                "user-1234",
+                "unknown user-1234".into(),
+                false,
+                "unknown <redacted>".into(),
+            ),
+            (
+                "exactly 2 KiB is not cut",
+                "tok-0123456789",
+                format!("{}tok-0123", pad(2040)),
+                false,
+                format!("{}tok-0123", pad(2040)),
+            ),
+            (
+                "cut through the token's start",
+                "tok-0123456789",
+                format!("{}tok-0123456", pad(2040)),
+                false,
+                format!("{}<redacted>", pad(2040)),
+            ),
+            (
+                "cut through the token's start, trimmed",
+                "tok-0123456789",
+                format!(" {}tok-0123456", pad(2039)),
+                true,
+                format!("{}<redacted>", pad(2039)),
+            ),
+            (
+                "cut after white space that follows the token's start",
+                "tok-0123456789",
+                format!("{}tok-0123 more", pad(2039)),
+                true,
+                format!("{}tok-0123", pad(2039)),
+            ),
+            (
+                "cut, the tail not the token's start",
+                "tok-0123456789",
+                format!("{}tokXYZ", pad(2045)),
+                false,
+                format!("{}tok", pad(2045)),
+            ),
+        ];
+        for (name, token, text, trim, want) in cases {
+            assert_eq!(shown_text(&text, token, trim), want, "{name}");
+        }
     }
 
     /// Go webhooks built on `k8s.io/api` types without `omitempty` send `null` for unset
