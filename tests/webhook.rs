@@ -1579,10 +1579,12 @@ async fn kubeconfig_files_load_as_client_go_loads_them() {
     }
 }
 
-/// Establishing a connection (TCP and TLS together) is bounded at 10 s, client-go's TLS
-/// handshake bound (its dial alone may take 30 s: a documented difference), even with longer
-/// request timeouts. A listener whose accept queue is full drops the SYN, so the connect hangs
-/// until a timeout ends it; Tokio's paused clock jumps to each timer, so nothing really waits.
+/// A connection that cannot be established ends the review after 10 s, in one attempt: the
+/// connect bound (TCP and TLS together) is client-go's TLS handshake timeout, whatever the
+/// request timeout (120 s here) and the review's deadline (300 s), and a connect timeout is
+/// not retried (client-go's 30 s dial timeout alone is a documented difference). A listener
+/// whose accept queue is full drops the SYN, so the connect hangs until a timeout ends it;
+/// Tokio's paused clock jumps to each timer, so nothing really waits.
 #[tokio::test(start_paused = true)]
 async fn connecting_is_bounded_at_ten_seconds() {
     let socket = tokio::net::TcpSocket::new_v4().unwrap();
