@@ -22,6 +22,7 @@ import datetime
 import json
 import math
 import os
+import random
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization as s
@@ -190,6 +191,51 @@ p, q = NUMS.p, NUMS.q
 d = NUMS.d
 LAMBDA = (p - 1) * (q - 1) // math.gcd(p - 1, q - 1)
 RSA_BODY = seq(integer(N), integer(E))
+
+
+def probable_prime(n):
+    """Miller-Rabin with the first twelve primes as bases."""
+    bases = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37)
+    if n < 2 or any(n % b == 0 for b in bases):
+        return n in bases
+    r, s_ = n - 1, 0
+    while r % 2 == 0:
+        r, s_ = r // 2, s_ + 1
+    for b in bases:
+        x = pow(b, r, n)
+        if x in (1, n - 1):
+            continue
+        for _ in range(s_ - 1):
+            x = pow(x, 2, n)
+            if x == n - 1:
+                break
+        else:
+            return False
+    return True
+
+
+def three_prime_key():
+    """A 2048-bit PKCS#1 key of three primes (version 1, otherPrimeInfos), from a fixed seed."""
+    rnd = random.Random(7)
+
+    def prime():
+        while True:
+            c = rnd.getrandbits(683) | (1 << 682) | 1
+            if probable_prime(c) and math.gcd(E, c - 1) == 1:
+                return c
+
+    while True:
+        p1, p2, p3 = prime(), prime(), prime()
+        n = p1 * p2 * p3
+        if n.bit_length() == 2048:
+            break
+    lam = 1
+    for x in (p1, p2, p3):
+        lam = lam * (x - 1) // math.gcd(lam, x - 1)
+    dd = pow(E, -1, lam)
+    other = seq(seq(integer(p3), integer(dd % (p3 - 1)), integer(pow(p1 * p2, -1, p3))))
+    crt = (dd % (p1 - 1), dd % (p2 - 1), pow(p2, -1, p1))
+    return seq(integer(1), *[integer(v) for v in (n, E, dd, p1, p2, *crt)], other)
 SMALL_N = (N >> 1024) | 1  # a 1024-bit modulus (Go does not test a public modulus for primes)
 ed = ed25519.Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
 
@@ -415,6 +461,8 @@ cases = [
     ("PKCS#1 key with dP only, then a P-256 key",
      pem(seq(integer(0), *[integer(v) for v in (N, E, d, p, q, d % (p - 1))]), "RSA PRIVATE KEY")
      + pem(ec_spki("P-256", point(P256)), "PUBLIC KEY")),
+    ("PKCS#1 key of three primes, then a P-256 key",
+     pem(three_prime_key(), "RSA PRIVATE KEY") + pem(ec_spki("P-256", point(P256)), "PUBLIC KEY")),
     ("PKCS#1 key with an empty list of other primes",
      pem(seq(integer(0), *[integer(v) for v in (N, E, d, p, q, d % (p - 1), d % (q - 1), pow(q, -1, p))], seq()),
          "RSA PRIVATE KEY")),
