@@ -821,6 +821,122 @@ fn long_lived_ca(pki: &Pki, cn: &str) -> Issued {
     )
 }
 
+/// The request-header CA is trusted as Go's `Verifier` trusts it (`Verify`, then the CN),
+/// with Go's unprefixed error texts: an issuer Go's `CheckSignatureFrom` refuses (a pinned
+/// proxy certificate with cA=FALSE, a root or intermediate whose keyUsage lacks keyCertSign,
+/// a v3 root without basicConstraints) signs no proxy certificate, and neither does a root
+/// with an unknown critical extension. Checked against k8s.io/apiserver v0.37.2's
+/// `NewDynamicVerifyOptionsSecure` on certificates made the same way.
+#[test]
+fn issuers_go_refuses_sign_no_proxy_certificates() {
+    let pki = Pki::new();
+    let issue = |name: &str, subj: &str, issuer: Option<&Issued>, ext: &str, serial: u64| {
+        pki.issue(
+            name,
+            Spec {
+                subj,
+                issuer,
+                ext,
+                serial,
+                ..Spec::default()
+            },
+        )
+    };
+    let signature_only = "basicConstraints=critical,CA:TRUE\nkeyUsage=critical,digitalSignature";
+    let good_ca = long_lived_ca(&pki, "front-proxy-ca");
+    // The proxy's own certificate pinned as the request-header CA.
+    let pinned = issue(
+        "pinned-proxy",
+        "/CN=front-proxy-client",
+        None,
+        "basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth",
+        10,
+    );
+    let forged = pki.leaf("forged", "/CN=front-proxy-client", &pinned);
+    let noks = issue("noks", "/CN=noks-ca", None, signature_only, 11);
+    let under_noks = pki.leaf("under-noks", "/CN=front-proxy-client", &noks);
+    let nobc = issue(
+        "nobc",
+        "/CN=nobc-ca",
+        None,
+        "keyUsage=critical,keyCertSign\nsubjectKeyIdentifier=hash",
+        12,
+    );
+    let under_nobc = pki.leaf("under-nobc", "/CN=front-proxy-client", &nobc);
+    let inter = issue(
+        "inter-noks",
+        "/CN=inter-noks",
+        Some(&good_ca),
+        signature_only,
+        13,
+    );
+    let under_inter = pki.leaf("under-inter", "/CN=front-proxy-client", &inter);
+    let unknown = issue(
+        "unknown-ext-ca",
+        "/CN=unknown-ext-ca",
+        None,
+        &format!("{CA_EXT}\n1.2.3.4=critical,ASN1:UTF8String:x"),
+        14,
+    );
+    let under_unknown = pki.leaf("under-unknown", "/CN=front-proxy-client", &unknown);
+    let refused = |name: &str| {
+        format!(
+            "x509: certificate signed by unknown authority (possibly because of \"x509: invalid signature: parent certificate cannot sign this kind of certificate\" while trying to verify candidate authority certificate \"{name}\")"
+        )
+    };
+    type Case<'a> = (
+        &'a str,
+        &'a Issued,
+        Vec<&'a Issued>,
+        Result<&'a str, String>,
+    );
+    let cases: Vec<Case<'_>> = vec![
+        (
+            "pinned proxy certificate (cA=FALSE) signs nothing",
+            &pinned,
+            vec![&forged],
+            Err(refused("front-proxy-client")),
+        ),
+        (
+            "the pinned proxy certificate itself: a chain of one",
+            &pinned,
+            vec![&pinned],
+            Ok("system:admin"),
+        ),
+        (
+            "CA whose keyUsage lacks keyCertSign",
+            &noks,
+            vec![&under_noks],
+            Err(refused("noks-ca")),
+        ),
+        (
+            "v3 CA without basicConstraints",
+            &nobc,
+            vec![&under_nobc],
+            Err(refused("nobc-ca")),
+        ),
+        (
+            "intermediate whose keyUsage lacks keyCertSign",
+            &good_ca,
+            vec![&under_inter, &inter],
+            Err(refused("inter-noks")),
+        ),
+        (
+            "CA with an unknown critical extension",
+            &unknown,
+            vec![&under_unknown],
+            Err("x509: unhandled critical extension".to_owned()),
+        ),
+    ];
+    for (case, ca, chain, want) in cases {
+        assert_eq!(
+            proxied_name(&proxy_trusting(ca), &proxied(&chain)),
+            want.map(|u| Some(u.to_owned())),
+            "case {case}"
+        );
+    }
+}
+
 /// A proxy certificate is expired any fraction of a second past its notAfter (Go's
 /// `now.After(NotAfter)`), on a new connection and from the per-connection cache.
 #[test]

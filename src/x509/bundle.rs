@@ -192,6 +192,11 @@ pub struct CaBundle {
     /// Each root's extendedKeyUsage (webpki keeps none for a trust anchor; Go's
     /// `checkChainForKeyUsage` checks the root too).
     pub(crate) root_eku: Vec<RootEku>,
+    /// What Go's `CheckSignatureFrom` and `isValid` read from each root (webpki reads neither
+    /// a trust anchor's basicConstraints and keyUsage nor its critical extensions). Checked
+    /// when a path is verified, as Go does: Go loads such a root and refuses the chains
+    /// through it.
+    pub(crate) root_facts: Vec<der::IssuerFacts>,
     pub(crate) ders: Vec<CertificateDer<'static>>,
     /// The anchors' public keys, parsed once (see `anchor_keys`).
     pub(crate) keys: AnchorKeys,
@@ -296,6 +301,7 @@ impl CaBundle {
         let mut validity = Vec::with_capacity(certs.len());
         let mut max_path_len = Vec::with_capacity(certs.len());
         let mut root_eku = Vec::with_capacity(certs.len());
+        let mut root_facts = Vec::with_capacity(certs.len());
         for cert in &certs {
             let anchor = webpki::anchor_from_trusted_cert(cert)
                 .map_err(|e| ConfigError::new(format!("x509: unusable CA certificate: {e:?}")))?
@@ -306,6 +312,7 @@ impl CaBundle {
             validity.push((view.not_before, view.not_after));
             max_path_len.push(path_len_constraint(cert));
             root_eku.push(RootEku::of(cert));
+            root_facts.push(der::issuer_facts(cert).unwrap_or(der::IssuerFacts::UNREADABLE));
         }
         Ok(Self {
             keys: AnchorKeys::new(&anchors),
@@ -313,6 +320,7 @@ impl CaBundle {
             validity,
             max_path_len,
             root_eku,
+            root_facts,
             ders: certs,
             generation: next_id(),
         })

@@ -113,6 +113,241 @@ pub(crate) fn tbs_view(cert: &[u8]) -> Option<TbsView<'_>> {
     })
 }
 
+/// What Go reads from a certificate when it is a candidate issuer: the fields of
+/// `CheckSignatureFrom`'s constraint check (`crypto/x509/x509.go`) and `isValid`'s
+/// `UnhandledCriticalExtensions` (`verify.go`), with Go's parser's rules (`parser.go`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct IssuerFacts {
+    /// Go's one-based `Version`: 1, 2 or 3. Go reads extensions of v3 certificates only.
+    pub(crate) version: u8,
+    /// `Some(cA)` when basicConstraints is present (Go's `BasicConstraintsValid`, `IsCA`).
+    pub(crate) basic_constraints: Option<bool>,
+    /// The first nine keyUsage bits as Go's `KeyUsage` holds them (bit `i` of the BIT STRING
+    /// is `1 << i`); 0 when the extension is absent or has none of them set.
+    pub(crate) key_usage: u16,
+    /// A critical extension Go's parser does not handle (Go: `x509: unhandled critical
+    /// extension` when the certificate is used in a chain).
+    pub(crate) unhandled_critical: bool,
+}
+
+/// Go's `KeyUsageCertSign` (bit 5, keyCertSign).
+const KU_CERT_SIGN: u16 = 1 << 5;
+
+impl IssuerFacts {
+    /// What a certificate our reader cannot walk is taken for: it signs nothing and carries
+    /// an unhandled critical extension (fail closed; Go's parser refuses such a certificate).
+    pub(crate) const UNREADABLE: IssuerFacts = IssuerFacts {
+        version: 3,
+        basic_constraints: Some(false),
+        key_usage: 0,
+        unhandled_critical: true,
+    };
+
+    /// Go's `CheckSignatureFrom(parent)` constraint: a v3 parent without basicConstraints, a
+    /// parent with `cA` FALSE, or one whose keyUsage lacks keyCertSign cannot sign
+    /// certificates (`x509: invalid signature: parent certificate cannot sign this kind of
+    /// certificate`). v1 and v2 parents have no extensions and may sign.
+    pub(crate) fn may_sign_certificates(&self) -> bool {
+        let constraints = match self.basic_constraints {
+            Some(ca) => ca,
+            None => self.version != 3,
+        };
+        constraints && (self.key_usage == 0 || self.key_usage & KU_CERT_SIGN != 0)
+    }
+}
+
+const OID_KEY_USAGE: &[u8] = &[0x55, 0x1d, 0x0f];
+const OID_SUBJECT_ALT_NAME: &[u8] = &[0x55, 0x1d, 0x11];
+const OID_BASIC_CONSTRAINTS: &[u8] = &[0x55, 0x1d, 0x13];
+const OID_NAME_CONSTRAINTS: &[u8] = &[0x55, 0x1d, 0x1e];
+
+/// The id-ce (2.5.29.x) extensions Go's `processExtensions` handles, besides subjectAltName
+/// and nameConstraints (handled only for the name forms Go reads) and subjectKeyIdentifier
+/// (Go refuses it critical): keyUsage 15, basicConstraints 19, cRLDistributionPoints 31,
+/// certificatePolicies 32, policyMappings 33, authorityKeyIdentifier 35, policyConstraints 36,
+/// extKeyUsage 37, inhibitAnyPolicy 54. The authorityInfoAccess extension, the only other one
+/// Go reads, is refused critical too. Those two, critical, are taken as unhandled here: Go's
+/// parser refuses the whole certificate.
+const GO_HANDLED_ID_CE: &[u8] = &[15, 19, 31, 32, 33, 35, 36, 37, 54];
+
+/// General-name tags Go reads in subjectAltName and nameConstraints: rfc822Name [1],
+/// dNSName [2], uniformResourceIdentifier [6], iPAddress [7] (all primitive).
+fn go_reads_general_name(tag: u8) -> bool {
+    matches!(tag, 0x81 | 0x82 | 0x86 | 0x87)
+}
+
+/// Reads [`IssuerFacts`] from a DER certificate; `None` when the structure is not what Go's
+/// parser accepts in the parts read.
+pub(crate) fn issuer_facts(cert: &[u8]) -> Option<IssuerFacts> {
+    let (cert, _) = read_tlv(cert)?;
+    if cert.tag != SEQUENCE {
+        return None;
+    }
+    let (tbs, _) = read_tlv(cert.content)?;
+    if tbs.tag != SEQUENCE {
+        return None;
+    }
+    let mut it = items(tbs.content);
+    let mut next = it.next()??;
+    let mut version = 1;
+    if next.tag == 0xa0 {
+        let (v, rest) = read_tlv(next.content)?;
+        if v.tag != 0x02 || !rest.is_empty() {
+            return None;
+        }
+        version = match v.content {
+            [0] => 1,
+            [1] => 2,
+            [2] => 3,
+            _ => return None,
+        };
+        next = it.next()??;
+    }
+    let _serial = next;
+    for _ in 0..5 {
+        it.next()??; // signature algorithm, issuer, validity, subject, subjectPublicKeyInfo
+    }
+    let mut facts = IssuerFacts {
+        version,
+        basic_constraints: None,
+        key_usage: 0,
+        unhandled_critical: false,
+    };
+    if version != 3 {
+        return Some(facts);
+    }
+    for item in it {
+        let item = item?;
+        // issuerUniqueID [1], subjectUniqueID [2], then extensions [3].
+        if item.tag != 0xa3 {
+            continue;
+        }
+        let (list, rest) = read_tlv(item.content)?;
+        if list.tag != SEQUENCE || !rest.is_empty() {
+            return None;
+        }
+        for ext in items(list.content) {
+            let mut parts = items(ext?.content);
+            let oid = parts.next()??;
+            let mut value = parts.next()??;
+            let mut critical = false;
+            if value.tag == 0x01 {
+                critical = match value.content {
+                    [0xff] => true,
+                    [0x00] => false,
+                    _ => return None,
+                };
+                value = parts.next()??;
+            }
+            if oid.tag != OID || value.tag != 0x04 || parts.next().is_some() {
+                return None;
+            }
+            let handled = match oid.content {
+                OID_BASIC_CONSTRAINTS => {
+                    facts.basic_constraints = Some(basic_constraints_ca(value.content)?);
+                    true
+                }
+                OID_KEY_USAGE => {
+                    facts.key_usage = key_usage_bits(value.content)?;
+                    true
+                }
+                OID_SUBJECT_ALT_NAME => general_names_read(value.content)?,
+                OID_NAME_CONSTRAINTS => name_constraints_read(value.content)?,
+                [0x55, 0x1d, n] => GO_HANDLED_ID_CE.contains(n),
+                _ => false,
+            };
+            if critical && !handled {
+                facts.unhandled_critical = true;
+            }
+        }
+    }
+    Some(facts)
+}
+
+/// basicConstraints' `cA` (Go's `parseBasicConstraintsExtension`).
+fn basic_constraints_ca(value: &[u8]) -> Option<bool> {
+    let (seq, rest) = read_tlv(value)?;
+    if seq.tag != SEQUENCE || !rest.is_empty() {
+        return None;
+    }
+    match read_tlv(seq.content) {
+        None if seq.content.is_empty() => Some(false),
+        Some((b, _)) if b.tag == 0x01 => match b.content {
+            [0xff] => Some(true),
+            [0x00] => Some(false),
+            _ => None,
+        },
+        Some(_) => Some(false),
+        None => None,
+    }
+}
+
+/// The first nine bits of a keyUsage BIT STRING (Go's `parseKeyUsageExtension`, with
+/// cryptobyte's BIT STRING rules: padding at most 7 and zero, none without content).
+fn key_usage_bits(value: &[u8]) -> Option<u16> {
+    let (bits, rest) = read_tlv(value)?;
+    if bits.tag != 0x03 || !rest.is_empty() {
+        return None;
+    }
+    let (&padding, bytes) = bits.content.split_first()?;
+    let last = bytes.last().copied();
+    if padding > 7 || (bytes.is_empty() && padding > 0) {
+        return None;
+    }
+    if last.is_some_and(|b| b & ((1u8 << padding) - 1) != 0) {
+        return None;
+    }
+    let mut usage = 0u16;
+    for i in 0..9 {
+        if bytes.get(i / 8).is_some_and(|b| b & (0x80 >> (i % 8)) != 0) {
+            usage |= 1 << i;
+        }
+    }
+    Some(usage)
+}
+
+/// Whether Go takes a subjectAltName as handled: it read at least one name of a form it
+/// knows (otherwise a critical one is unhandled).
+fn general_names_read(value: &[u8]) -> Option<bool> {
+    let (seq, rest) = read_tlv(value)?;
+    if seq.tag != SEQUENCE || !rest.is_empty() {
+        return None;
+    }
+    let mut read = false;
+    for name in items(seq.content) {
+        read |= go_reads_general_name(name?.tag);
+    }
+    Some(read)
+}
+
+/// Whether Go takes a nameConstraints extension as handled: every subtree's base is a name
+/// form it knows, and there is at least one subtree (Go refuses an empty one).
+fn name_constraints_read(value: &[u8]) -> Option<bool> {
+    let (seq, rest) = read_tlv(value)?;
+    if seq.tag != SEQUENCE || !rest.is_empty() {
+        return None;
+    }
+    let mut any = false;
+    for subtrees in items(seq.content) {
+        let subtrees = subtrees?;
+        if subtrees.tag != 0xa0 && subtrees.tag != 0xa1 {
+            return None;
+        }
+        for subtree in items(subtrees.content) {
+            let subtree = subtree?;
+            if subtree.tag != SEQUENCE {
+                return None;
+            }
+            let (base, _) = read_tlv(subtree.content)?;
+            if !go_reads_general_name(base.tag) {
+                return Some(false);
+            }
+            any = true;
+        }
+    }
+    Some(any)
+}
+
 /// The TBS bytes (whole TLV), the signature algorithm TLV content and the signature bits.
 /// Used by benchmarks and tests to verify a signature without the chain machinery.
 #[doc(hidden)]
@@ -377,6 +612,217 @@ mod tests {
         }
     }
 
+    fn tlv(tag: u8, content: &[u8]) -> Vec<u8> {
+        assert!(content.len() < 0x80);
+        let mut out = vec![tag, content.len() as u8];
+        out.extend_from_slice(content);
+        out
+    }
+
+    /// A certificate shell (no valid key or signature: only the structure `issuer_facts`
+    /// walks): `version` is the encoded value (`None`: absent, v1), `extensions` are
+    /// `(id-ce number or full OID, critical, value)`.
+    fn shell(version: Option<u8>, extensions: &[(&[u8], Option<bool>, Vec<u8>)]) -> Vec<u8> {
+        let mut tbs = Vec::new();
+        if let Some(v) = version {
+            tbs.extend(tlv(0xa0, &tlv(0x02, &[v])));
+        }
+        tbs.extend(tlv(0x02, &[1])); // serial
+        for _ in 0..5 {
+            tbs.extend(tlv(0x30, &[])); // algorithm, issuer, validity, subject, key
+        }
+        if !extensions.is_empty() {
+            let mut list = Vec::new();
+            for (oid, critical, value) in extensions {
+                let oid: Vec<u8> = match oid {
+                    [n] => vec![0x55, 0x1d, *n],
+                    full => full.to_vec(),
+                };
+                let mut ext = tlv(OID, &oid);
+                if let Some(c) = critical {
+                    ext.extend(tlv(0x01, &[if *c { 0xff } else { 0 }]));
+                }
+                ext.extend(tlv(0x04, value));
+                list.extend(tlv(SEQUENCE, &ext));
+            }
+            tbs.extend(tlv(0xa3, &tlv(SEQUENCE, &list)));
+        }
+        tlv(
+            SEQUENCE,
+            &[tlv(SEQUENCE, &tbs), tlv(0x30, &[]), tlv(0x03, &[0])].concat(),
+        )
+    }
+
+    /// Go's `CheckSignatureFrom` constraint (x509.go) and `UnhandledCriticalExtensions`
+    /// (parser.go), case by case.
+    #[test]
+    fn issuer_facts_follow_go_check_signature_from_and_its_parser() {
+        let ca = |ca: bool| tlv(SEQUENCE, &tlv(0x01, &[if ca { 0xff } else { 0 }]));
+        let bc_empty = tlv(SEQUENCE, &[]);
+        let bc_path_len_only = tlv(SEQUENCE, &tlv(0x02, &[0]));
+        // keyUsage BIT STRINGs: keyCertSign and cRLSign; digitalSignature; decipherOnly (bit 8,
+        // one of Go's nine); bit 9 only (beyond Go's nine: KeyUsage 0).
+        let ku_cert_sign = tlv(0x03, &[1, 0x06]);
+        let ku_signature = tlv(0x03, &[7, 0x80]);
+        let ku_decipher_only = tlv(0x03, &[7, 0x00, 0x80]);
+        let ku_bit9_only = tlv(0x03, &[6, 0x00, 0x40]);
+        let ku_bad_padding = tlv(0x03, &[1, 0x07]);
+        let dns_san = tlv(SEQUENCE, &tlv(0x82, b"a.example"));
+        let other_name_san = tlv(SEQUENCE, &tlv(0xa0, &[]));
+        let nc = |base: Vec<u8>| tlv(SEQUENCE, &tlv(0xa0, &tlv(SEQUENCE, &base)));
+        let unknown: &[u8] = &[0x2a, 0x03, 0x04];
+        let aia: &[u8] = &[0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x01, 0x01];
+        type Case<'a> = (&'a str, Vec<u8>, Option<(bool, bool)>);
+        let v3 = |exts: &[(&[u8], Option<bool>, Vec<u8>)]| shell(Some(2), exts);
+        let cases: Vec<Case<'_>> = vec![
+            // (may sign, unhandled critical extension)
+            ("v1", shell(None, &[]), Some((true, false))),
+            (
+                "v1, version encoded",
+                shell(Some(0), &[]),
+                Some((true, false)),
+            ),
+            ("v2", shell(Some(1), &[]), Some((true, false))),
+            ("v3 without extensions", v3(&[]), Some((false, false))),
+            (
+                "v3 cA=TRUE",
+                v3(&[(&[19], Some(true), ca(true))]),
+                Some((true, false)),
+            ),
+            (
+                "v3 cA=FALSE",
+                v3(&[(&[19], Some(true), ca(false))]),
+                Some((false, false)),
+            ),
+            (
+                "v3 cA absent",
+                v3(&[(&[19], None, bc_empty)]),
+                Some((false, false)),
+            ),
+            (
+                "v3 pathLen, no cA",
+                v3(&[(&[19], None, bc_path_len_only)]),
+                Some((false, false)),
+            ),
+            (
+                "cA=TRUE, keyCertSign",
+                v3(&[
+                    (&[19], Some(true), ca(true)),
+                    (&[15], Some(true), ku_cert_sign),
+                ]),
+                Some((true, false)),
+            ),
+            (
+                "cA=TRUE, digitalSignature only",
+                v3(&[
+                    (&[19], Some(true), ca(true)),
+                    (&[15], Some(true), ku_signature),
+                ]),
+                Some((false, false)),
+            ),
+            (
+                "cA=TRUE, decipherOnly only",
+                v3(&[(&[19], None, ca(true)), (&[15], None, ku_decipher_only)]),
+                Some((false, false)),
+            ),
+            (
+                "cA=TRUE, only a bit Go does not read",
+                v3(&[(&[19], None, ca(true)), (&[15], None, ku_bit9_only)]),
+                Some((true, false)),
+            ),
+            (
+                "keyUsage with non-zero padding bits",
+                v3(&[(&[19], None, ca(true)), (&[15], None, ku_bad_padding)]),
+                None,
+            ),
+            (
+                "unknown critical extension",
+                v3(&[
+                    (&[19], Some(true), ca(true)),
+                    (unknown, Some(true), vec![5, 0]),
+                ]),
+                Some((true, true)),
+            ),
+            (
+                "unknown extension, critical=FALSE encoded",
+                v3(&[
+                    (&[19], Some(true), ca(true)),
+                    (unknown, Some(false), vec![5, 0]),
+                ]),
+                Some((true, false)),
+            ),
+            (
+                "critical certificatePolicies (handled)",
+                v3(&[
+                    (&[19], Some(true), ca(true)),
+                    (&[32], Some(true), vec![0x30, 0]),
+                ]),
+                Some((true, false)),
+            ),
+            (
+                "critical id-ce extension Go does not know",
+                v3(&[
+                    (&[19], Some(true), ca(true)),
+                    (&[99], Some(true), vec![5, 0]),
+                ]),
+                Some((true, true)),
+            ),
+            (
+                "critical subjectAltName with a DNS name",
+                v3(&[(&[19], Some(true), ca(true)), (&[17], Some(true), dns_san)]),
+                Some((true, false)),
+            ),
+            (
+                "critical subjectAltName with an otherName only",
+                v3(&[
+                    (&[19], Some(true), ca(true)),
+                    (&[17], Some(true), other_name_san),
+                ]),
+                Some((true, true)),
+            ),
+            (
+                "critical nameConstraints on DNS names",
+                v3(&[
+                    (&[19], Some(true), ca(true)),
+                    (&[30], Some(true), nc(tlv(0x82, b"example.com"))),
+                ]),
+                Some((true, false)),
+            ),
+            (
+                "critical nameConstraints on a directoryName",
+                v3(&[
+                    (&[19], Some(true), ca(true)),
+                    (&[30], Some(true), nc(tlv(0xa4, &[]))),
+                ]),
+                Some((true, true)),
+            ),
+            (
+                "critical subjectKeyIdentifier (Go refuses the certificate)",
+                v3(&[
+                    (&[19], Some(true), ca(true)),
+                    (&[14], Some(true), tlv(0x04, &[1])),
+                ]),
+                Some((true, true)),
+            ),
+            (
+                "critical authorityInfoAccess (Go refuses the certificate)",
+                v3(&[
+                    (&[19], Some(true), ca(true)),
+                    (aia, Some(true), tlv(SEQUENCE, &[])),
+                ]),
+                Some((true, true)),
+            ),
+            ("version 4", shell(Some(3), &[]), None),
+            ("not a certificate", vec![0x30, 0x00], None),
+        ];
+        for (name, der, want) in cases {
+            let got = issuer_facts(&der).map(|f| (f.may_sign_certificates(), f.unhandled_critical));
+            assert_eq!(got, want, "{name}");
+        }
+        let unreadable = IssuerFacts::UNREADABLE;
+        assert!(!unreadable.may_sign_certificates() && unreadable.unhandled_critical);
+    }
+
     #[test]
     fn malformed_input_is_none_not_panic() {
         let inputs: &[&[u8]] = &[
@@ -392,6 +838,7 @@ mod tests {
             assert!(tbs_view(input).is_none());
             assert!(signed_parts(input).is_none());
             assert!(subject_public_key(input).is_none());
+            assert!(issuer_facts(input).is_none());
         }
         assert!(for_each_attribute(b"\x31\x02\x05\x00", |_, _| {}).is_none());
     }

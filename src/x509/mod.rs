@@ -26,9 +26,14 @@
 //! different: `anyExtendedKeyUsage` satisfies clientAuth on any certificate of the path; the
 //! root's extendedKeyUsage and pathLenConstraint apply (webpki applies neither for a trust
 //! anchor); a root outside its validity period ends that path (webpki does not look at root
-//! validity); validity is compared to the nanosecond, as Go's `now.After(NotAfter)` does
-//! (webpki compares whole seconds); and a leaf that is itself a certificate of the CA bundle
-//! verifies as a one-element chain (k8s' "ca with multiple organizations" case). What remains different, each with a test in
+//! validity); every issuer, root included, must be one Go's `CheckSignatureFrom` accepts as a
+//! parent (not v3 without basicConstraints, not cA=FALSE, keyCertSign if it has a keyUsage:
+//! webpki ignores keyUsage and a trust anchor's basicConstraints); a root with a critical
+//! extension Go does not handle signs nothing (`x509: unhandled critical extension`; webpki
+//! ignores an anchor's extensions); validity is compared to the nanosecond, as Go's
+//! `now.After(NotAfter)` does (webpki compares whole seconds); and a leaf that is itself a
+//! certificate of the CA bundle verifies as a one-element chain, with no issuer check (k8s'
+//! "ca with multiple organizations" case). What remains different, each with a test in
 //! `tests/x509.rs` and an entry in `docs/compatibility.md`:
 //!
 //! | input | Go / kube-apiserver | kube-authn |
@@ -41,6 +46,7 @@
 //! | control characters (NUL, CR, LF, …) in CN, O or UID | accepted | refused (a certificate without a CN is "not mine" first, as in Go) |
 //! | an empty extendedKeyUsage extension | accepted as "no EKU" | refused (RFC 5280: at least one purpose) |
 //! | a subject of more than [`MAX_SUBJECT_ATTRIBUTES`] attributes | accepted | refused (without a CN: "not mine", as in Go) |
+//! | a CA certificate with a critical subjectKeyIdentifier or authorityInfoAccess | the bundle does not load | loads; no chain verifies through it (`unhandled critical extension`) |
 //!
 //! # Caching
 //!

@@ -8,8 +8,8 @@ use super::verify::err;
 use crate::error::{Error, ErrorKind};
 use crate::user::{SharedStr, TextKey, UserInfo};
 
-const OID_CN: &[u8] = &[0x55, 0x04, 0x03];
-const OID_O: &[u8] = &[0x55, 0x04, 0x0a];
+pub(crate) const OID_CN: &[u8] = &[0x55, 0x04, 0x03];
+pub(crate) const OID_O: &[u8] = &[0x55, 0x04, 0x0a];
 /// 1.3.6.1.4.1.57683.2, Kubernetes' UID attribute (apimachinery `X509UID()`).
 const OID_UID: &[u8] = &[0x2b, 0x06, 0x01, 0x04, 0x01, 0x83, 0xc2, 0x53, 0x02];
 

@@ -1,5 +1,7 @@
 //! Chain verification with rustls-webpki, with Go `crypto/x509` behaviour where it is safe:
-//! `anyExtendedKeyUsage` satisfies clientAuth, expired roots are refused, validity is exact to
+//! `anyExtendedKeyUsage` satisfies clientAuth, expired roots are refused, every issuer (root
+//! included) must pass Go's `CheckSignatureFrom` constraint (basicConstraints cA, keyUsage
+//! keyCertSign), a root with an unhandled critical extension is refused, validity is exact to
 //! the nanosecond, a leaf that is itself in the CA bundle verifies as a one-element chain.
 //! Errors use Go's texts.
 
@@ -169,6 +171,16 @@ pub(crate) fn verify_chain(
     verify_chain_with_view(bundle, chain, leaf_view, now, usage)
 }
 
+/// The first issuer a path was refused for, Go's `CheckSignatureFrom` constraint failing on
+/// it: the hint of Go's `UnknownAuthorityError`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Refused {
+    /// `bundle.ders[i]`.
+    Root(usize),
+    /// `chain[i]`.
+    Presented(usize),
+}
+
 /// [`verify_chain`] for a caller that has already read the leaf's TBS (`None`: the leaf is
 /// over [`MAX_CERT_LEN`] or malformed).
 pub(crate) fn verify_chain_with_view(
@@ -187,13 +199,47 @@ pub(crate) fn verify_chain_with_view(
     check_validity(leaf_view.not_before, leaf_view.not_after, now)?;
 
     let window = Cell::new(Window::new(leaf_view.not_before, leaf_view.not_after));
+    let refused = Cell::new(None);
+    let refuse = |which: Refused| {
+        if refused.get().is_none() {
+            refused.set(Some(which));
+        }
+        webpki::Error::EndEntityUsedAsCa
+    };
     let check_path = |path: &webpki::VerifiedPath<'_>| -> Result<(), webpki::Error> {
+        // webpki ignores keyUsage (and has already refused an intermediate without
+        // basicConstraints cA=TRUE); Go's `CheckSignatureFrom` refuses a parent whose keyUsage
+        // lacks keyCertSign. Go builds from the leaf up, so the lowest refused issuer is its
+        // hint.
+        for cert in path.intermediate_certificates() {
+            let der = cert.der();
+            let facts = der::issuer_facts(&der).unwrap_or(der::IssuerFacts::UNREADABLE);
+            if !facts.may_sign_certificates() {
+                let at = chain
+                    .iter()
+                    .position(|c| c.as_ref() == der.as_ref())
+                    .unwrap_or(0);
+                return Err(refuse(Refused::Presented(at)));
+            }
+        }
         let anchor = path.anchor();
         let idx = bundle
             .anchors
             .iter()
             .position(|a| std::ptr::eq(a, anchor))
             .ok_or(webpki::Error::UnknownIssuer)?;
+        // webpki takes any bundle certificate as an anchor; Go's `CheckSignatureFrom` refuses
+        // a root that is v3 without basicConstraints, has cA=FALSE (a pinned client
+        // certificate, say), or whose keyUsage lacks keyCertSign.
+        let facts = bundle.root_facts[idx];
+        if !facts.may_sign_certificates() {
+            return Err(refuse(Refused::Root(idx)));
+        }
+        // Go's `isValid` refuses a root with a critical extension it does not handle; webpki
+        // does not look at an anchor's extensions.
+        if facts.unhandled_critical {
+            return Err(webpki::Error::UnsupportedCriticalExtension);
+        }
         let (nb, na) = bundle.validity[idx];
         // webpki does not check roots' validity; Go does. An expired root ends this path and
         // webpki tries the next candidate.
@@ -261,10 +307,11 @@ pub(crate) fn verify_chain_with_view(
     ) {
         Ok(_) => Ok(window.get()),
         Err(e) => {
-            // Go: a leaf that is itself in the roots verifies as a one-element chain.
+            // Go: a leaf that is itself in the roots verifies as a one-element chain, without
+            // any issuer check (`Verify` takes `[leaf]` when `Roots.contains(leaf)`).
             if bundle.ders.iter().any(|d| d.as_ref() == leaf_der.as_ref()) {
                 if pinned_leaf_ok(leaf_der, usage) {
-                    return Ok(window.get());
+                    return Ok(Window::new(leaf_view.not_before, leaf_view.not_after));
                 }
                 return Err(ERR_KEY_USAGE);
             }
@@ -282,9 +329,97 @@ pub(crate) fn verify_chain_with_view(
                     return Err(map_error(&webpki::Error::UnknownIssuer));
                 }
             }
+            // An issuer Go's `CheckSignatureFrom` refuses: refused by `check_path` (which
+            // names it), or an intermediate webpki refused for its basicConstraints.
+            if matches!(e, webpki::Error::EndEntityUsedAsCa) {
+                let hint = match refused.get() {
+                    Some(Refused::Root(i)) => Some(bundle.ders[i].as_ref()),
+                    Some(Refused::Presented(i)) => Some(chain[i].as_ref()),
+                    None => refused_intermediate(&leaf_view, chain),
+                };
+                return Err(match hint {
+                    Some(cert) => cannot_sign(cert),
+                    None => map_error(&webpki::Error::UnknownIssuer),
+                });
+            }
             Err(map_error(&e))
         }
     }
+}
+
+/// Go's text for a chain whose only candidate issuers `CheckSignatureFrom` refused:
+/// `UnknownAuthorityError` with the `ConstraintViolationError` hint and the refused
+/// certificate's name (its CN, else its first O, else `serial:<decimal>`).
+fn cannot_sign(issuer: &[u8]) -> Error {
+    err(format!(
+        "x509: certificate signed by unknown authority (possibly because of \
+         \"x509: invalid signature: parent certificate cannot sign this kind of certificate\" \
+         while trying to verify candidate authority certificate {})",
+        crate::jwt::go_quote(&hint_name(issuer))
+    ))
+}
+
+/// The name Go's `UnknownAuthorityError` gives a candidate issuer: `Subject.CommonName` (the
+/// last CN), else `Subject.Organization[0]`, else `serial:` and the serial in decimal.
+fn hint_name(cert: &[u8]) -> String {
+    let mut cn = None;
+    let mut first_o = None;
+    if let Some(view) = der::tbs_view(cert) {
+        let _ = der::for_each_attribute(view.subject, |oid, value| {
+            let text = || match subject::asn1_string(value) {
+                Some(Ok(s)) => s.into_owned(),
+                _ => String::new(),
+            };
+            if oid == subject::OID_CN {
+                cn = Some(text());
+            } else if oid == subject::OID_O && first_o.is_none() {
+                first_o = Some(text());
+            }
+        });
+    }
+    match (cn, first_o) {
+        (Some(cn), _) if !cn.is_empty() => cn,
+        (_, Some(o)) => o,
+        _ => {
+            let serial = x509_parser::parse_x509_certificate(cert)
+                .map(|(_, c)| c.tbs_certificate.raw_serial().to_vec())
+                .unwrap_or_default();
+            if serial.len() > MAX_IDENTIFIER_BYTES {
+                format!("serial:<{}-byte serial>", serial.len())
+            } else {
+                format!("serial:{}", signed_decimal(&serial))
+            }
+        }
+    }
+}
+
+/// The presented intermediate webpki refused as an issuer (`EndEntityUsedAsCa`: no
+/// basicConstraints or cA=FALSE), for Go's hint: the first that Go's `CheckSignatureFrom`
+/// refuses and whose name is the issuer of the leaf, else of another presented certificate.
+fn refused_intermediate<'c>(
+    leaf: &der::TbsView<'_>,
+    chain: &'c [CertificateDer<'_>],
+) -> Option<&'c [u8]> {
+    let refused: Vec<(&[u8], der::TbsView<'_>)> = chain[1..]
+        .iter()
+        .filter(|c| {
+            !der::issuer_facts(c)
+                .unwrap_or(der::IssuerFacts::UNREADABLE)
+                .may_sign_certificates()
+        })
+        .filter_map(|c| Some((c.as_ref(), der::tbs_view(c)?)))
+        .collect();
+    let issuers = std::iter::once(leaf.issuer).chain(
+        chain[1..]
+            .iter()
+            .filter_map(|c| der::tbs_view(c).map(|v| v.issuer)),
+    );
+    for issuer in issuers {
+        if let Some((cert, _)) = refused.iter().find(|(_, v)| v.subject == issuer) {
+            return Some(cert);
+        }
+    }
+    None
 }
 
 /// Go parses every certificate the client presents, and fails on one it cannot parse, even
@@ -366,7 +501,9 @@ fn map_error(e: &webpki::Error) -> Error {
     use webpki::Error as W;
     let secs = |t: &UnixTime| t.as_secs() as i64;
     match e {
-        W::UnknownIssuer => Error::from_static(
+        // `EndEntityUsedAsCa` is named by `verify_chain_with_view` (Go's hint); unnamed, it
+        // is Go's error without the hint.
+        W::UnknownIssuer | W::EndEntityUsedAsCa => Error::from_static(
             ErrorKind::InvalidCredential,
             "x509: certificate signed by unknown authority",
         ),
@@ -388,10 +525,6 @@ fn map_error(e: &webpki::Error) -> Error {
         W::CaUsedAsEndEntity => Error::from_static(
             ErrorKind::InvalidCredential,
             "x509: a CA certificate (basicConstraints cA=TRUE) cannot be used as a client certificate",
-        ),
-        W::EndEntityUsedAsCa => Error::from_static(
-            ErrorKind::InvalidCredential,
-            "x509: an intermediate certificate is not a CA (basicConstraints cA=FALSE or missing)",
         ),
         W::UnsupportedCertVersion => Error::from_static(
             ErrorKind::InvalidCredential,
