@@ -129,12 +129,14 @@ fn key_file_blocks_are_read_as_client_go_reads_them() {
         ("RSA exponent 2^32+1, then a P-256 key", Ok(&[P256])),
         ("RSA exponent 2^63-1, then a P-256 key", Ok(&[P256])),
         ("RSA even modulus, then a P-256 key", Ok(&[P256])),
-        // Go computes the CRT values a PKCS#1 key leaves out; aws-lc's check needs them.
+        // Go computes the CRT values a PKCS#1 key leaves out and checks keys of more than two
+        // primes itself; aws-lc's check needs a complete two-prime key.
         (
             "PKCS#1 key without CRT values, then a P-256 key",
             Ok(&[P256]),
         ),
         ("PKCS#1 key with dP only, then a P-256 key", Ok(&[P256])),
+        ("PKCS#1 key of three primes, then a P-256 key", Ok(&[P256])),
     ];
     let file: serde_json::Value =
         serde_json::from_str(include_str!("vectors/sa_key_files.json")).unwrap();
