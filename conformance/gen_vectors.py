@@ -1260,6 +1260,9 @@ def x509_cases():
     def fail_contains(c, reason):
         return {"result": "error", "error_contains": f"verifying certificate {c.identifier()} failed: {reason}"}
 
+    def cannot_sign(cn):
+        return x509_cannot_sign(cn)
+
     # Subject mapping.
     for label, attrs, nm, groups, uid in [
         ("CN only", [("CN", "alice")], "alice", [], ""),
@@ -1399,7 +1402,7 @@ def x509_cases():
     notca = pki.issue(pki.name(("CN", "not-a-ca")), 4, "not-a-ca", issuer=root, eku=None)
     dave = leaf(("CN", "dave"), issuer=notca)
     cases.append(case("intermediate: not a CA", setup, peer(dave, notca),
-                      expect=fail_contains(dave, "x509: ")))
+                      expect=fail(dave, cannot_sign("not-a-ca"))))
     plen0 = pki.ca("conformance-pathlen0", path_len=0, serial=5)
     inter_p = pki.ca("conformance-intermediate-p", issuer=plen0, serial=6)
     erin = leaf(("CN", "erin"), issuer=inter_p)
@@ -1453,7 +1456,66 @@ def x509_cases():
                       expect=fail(c, "x509: certificate signed by unknown authority")))
     c = leaf(("CN", "alice"), skid=False)
     cases.append(case("identifier: trusted leaf without SKID", setup, peer(c), expect=ok(x509_user(c, "alice"))))
+
+    # Issuers: Go's buildChains calls CheckSignatureFrom(parent) for every candidate, root or
+    # intermediate; a v3 parent without basicConstraints, with cA=FALSE, or whose keyUsage
+    # lacks keyCertSign cannot sign. A leaf that is itself in the roots is a chain of one.
+    for label, slug, serials, kw in [("keyUsage without keyCertSign", "noks", (20, 21), dict(key_usage="signature-only")),
+                                     ("no basicConstraints (v3)", "nobc", (22, 23), dict(basic_constraints=False))]:
+        r = pki.ca(f"conformance-root-{slug}", serial=serials[0], **kw)
+        s = {"request": {"kind": "x509", "ca": r.pem}}
+        c = leaf(("CN", "carol"), issuer=r)
+        cases.append(case(f"issuer: root with {label}", s, peer(c), expect=fail(c, cannot_sign(f"conformance-root-{slug}"))))
+        cases.append(case(f"issuer: root with {label}, itself as the client certificate", s, peer(r),
+                          expect=ok(x509_user(r, f"conformance-root-{slug}"))))
+        i = pki.ca(f"conformance-intermediate-{slug}", issuer=root, serial=serials[1], **kw)
+        c = leaf(("CN", "erin"), issuer=i)
+        cases.append(case(f"issuer: intermediate with {label}", setup, peer(c, i),
+                          expect=fail(c, cannot_sign(f"conformance-intermediate-{slug}"))))
+    good_inter = pki.ca("conformance-intermediate-good", issuer=root, serial=24)
+    noks_inter = pki.ca("conformance-intermediate-noks-2", issuer=good_inter, serial=25, key_usage="signature-only")
+    c = leaf(("CN", "fred"), issuer=noks_inter)
+    cases.append(case("issuer: second intermediate with keyUsage without keyCertSign", setup,
+                      peer(c, noks_inter, good_inter), expect=fail(c, cannot_sign("conformance-intermediate-noks-2"))))
+    pinned = pki.issue(pki.name(("CN", "pinned-client"), ("O", "dev")), 26, "pinned-client")
+    s = {"request": {"kind": "x509", "ca": pinned.pem}}
+    cases.append(case("issuer: a pinned client certificate (cA=FALSE) as the only root, itself presented", s,
+                      peer(pinned), expect=ok(x509_user(pinned, "pinned-client", ["dev"]))))
+    c = leaf(("CN", "mallory"), ("O", "system:masters"), issuer=pinned)
+    cases.append(case("issuer: a pinned client certificate (cA=FALSE) signs nothing", s, peer(c),
+                      expect=fail(c, cannot_sign("pinned-client"))))
+    r = pki.issue(pki.name(("O", "org-only-root"), ("O", "second")), 27, "org-only-root", ca=True, eku=None,
+                  key_usage="signature-only")
+    c = leaf(("CN", "olga"), issuer=r)
+    cases.append(case("issuer: a refused root without a CN is named by its first O", {"request": {"kind": "x509", "ca": r.pem}},
+                      peer(c), expect=fail(c, cannot_sign("org-only-root"))))
+    r = pki.ca("conformance-root-no-key-usage", serial=28, key_usage="none")
+    c = leaf(("CN", "nina"), issuer=r)
+    cases.append(case("issuer: root without keyUsage", {"request": {"kind": "x509", "ca": r.pem}}, peer(c),
+                      expect=ok(x509_user(c, "nina"))))
+
+    # Roots with critical extensions: Go's isValid refuses one its parser does not handle.
+    from cryptography import x509 as cx509
+    unknown = cx509.UnrecognizedExtension(cx509.ObjectIdentifier("1.2.3.4"), b"\x0c\x01x")
+    policies = cx509.CertificatePolicies([cx509.PolicyInformation(cx509.ObjectIdentifier("1.2.3.5"), None)])
+    for label, slug, sn, ext, critical, good in [
+        ("an unknown critical extension", "unknown-critical", 30, unknown, True, False),
+        ("an unknown non-critical extension", "unknown", 31, unknown, False, True),
+        ("critical certificatePolicies (Go handles them)", "policies-critical", 32, policies, True, True),
+    ]:
+        r = pki.ca(f"conformance-root-{slug}", serial=sn, extensions=[(ext, critical)])
+        c = leaf(("CN", "ulla"), issuer=r)
+        s = {"request": {"kind": "x509", "ca": r.pem}}
+        expect = ok(x509_user(c, "ulla")) if good else fail(c, "x509: unhandled critical extension")
+        cases.append(case(f"issuer: root with {label}", s, peer(c), expect=expect))
     return cases
+
+
+def x509_cannot_sign(cn):
+    """Go's error when every candidate issuer failed CheckSignatureFrom's constraint check."""
+    return ("x509: certificate signed by unknown authority (possibly because of \"x509: invalid signature: parent "
+            "certificate cannot sign this kind of certificate\" while trying to verify candidate authority "
+            f"certificate \"{cn}\")")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1636,6 +1698,29 @@ def request_header_cases():
         ("untrusted proxy certificate is a 401", via(ident, signed_by_client_ca), rejected()),
     ]:
         cases.append(case(f"filter: {label}", filt, inp, expect=expect))
+
+    # Request-header CAs that sign no proxy certificate: Go's CheckSignatureFrom refuses a
+    # parent whose keyUsage lacks keyCertSign, a v3 one without basicConstraints and one with
+    # cA=FALSE (the proxy's own certificate pinned as the CA, which verifies only itself);
+    # Go's isValid refuses a root with an unknown critical extension.
+    from cryptography import x509 as cx509
+    unknown = cx509.UnrecognizedExtension(cx509.ObjectIdentifier("1.2.3.4"), b"\x0c\x01x")
+    for label, slug, sn, kw, text in [
+        ("keyUsage without keyCertSign", "noks", 20, dict(key_usage="signature-only"), x509_cannot_sign("front-proxy-ca-noks")),
+        ("no basicConstraints (v3)", "nobc", 21, dict(basic_constraints=False), x509_cannot_sign("front-proxy-ca-nobc")),
+        ("an unknown critical extension", "unknown-critical", 22, dict(extensions=[(unknown, True)]),
+         "x509: unhandled critical extension"),
+    ]:
+        ca = pki.ca(f"front-proxy-ca-{slug}", serial=sn, **kw)
+        cases.append(case(f"proxy: request-header CA with {label}", node(allowed=["front-proxy-client"], ca_pem=ca.pem),
+                          via(alice_h, cert("front-proxy-client", issuer=ca)), expect=error(text)))
+    pinned = pki.issue(pki.name(("CN", "front-proxy-client")), 23, "pinned-front-proxy-client")
+    pinned_node = node(allowed=["front-proxy-client"], ca_pem=pinned.pem)
+    cases.append(case("proxy: the proxy certificate pinned as the request-header CA, itself presented", pinned_node,
+                      via(alice_h, pinned), expect=ok(alice)))
+    cases.append(case("proxy: the proxy certificate pinned as the request-header CA signs nothing", pinned_node,
+                      via(alice_h, cert("front-proxy-client", issuer=pinned)),
+                      expect=error(x509_cannot_sign("front-proxy-client"))))
     return cases
 
 

@@ -159,10 +159,13 @@ class Cert:
 
 
 def issue(subject, serial, key_label, issuer=None, alg="ed25519", ca=False, path_len=None,
-          eku=("client",), validity=VALID, key_usage=None, skid=True, version_ok=True):
+          eku=("client",), validity=VALID, key_usage=None, skid=True, version_ok=True,
+          basic_constraints=True, extensions=()):
     """Issues a certificate for `subject` (an x509.Name) with the key `key_label`, signed by
     `issuer` (a Cert; None = self-signed). `eku`: None for no extension, else a tuple of
-    "client", "server", "any"."""
+    "client", "server", "any". `key_usage`: "ca", "leaf", "certsign-only", "signature-only"
+    or "none" (default: by `ca`). `basic_constraints=False` leaves that extension out;
+    `extensions`: more (extension value, critical) pairs, added last."""
     priv = key(key_label, alg)
     pub = priv.public_key()
     signer = issuer.key if issuer else priv
@@ -170,7 +173,8 @@ def issue(subject, serial, key_label, issuer=None, alg="ed25519", ca=False, path
     b = (x509.CertificateBuilder().subject_name(subject).issuer_name(issuer_name)
          .public_key(pub).serial_number(serial)
          .not_valid_before(validity[0]).not_valid_after(validity[1]))
-    b = b.add_extension(x509.BasicConstraints(ca=ca, path_length=path_len if ca else None), critical=True)
+    if basic_constraints:
+        b = b.add_extension(x509.BasicConstraints(ca=ca, path_length=path_len if ca else None), critical=True)
     if key_usage is None:
         key_usage = "ca" if ca else "leaf"
     if key_usage == "ca":
@@ -179,6 +183,8 @@ def issue(subject, serial, key_label, issuer=None, alg="ed25519", ca=False, path
         ku = dict(digital_signature=True, key_encipherment=not isinstance(pub, (ed25519.Ed25519PublicKey, ec.EllipticCurvePublicKey)))
     elif key_usage == "certsign-only":
         ku = dict(key_cert_sign=True)
+    elif key_usage == "signature-only":
+        ku = dict(digital_signature=True)
     else:
         ku = None
     if ku is not None:
@@ -197,6 +203,8 @@ def issue(subject, serial, key_label, issuer=None, alg="ed25519", ca=False, path
     if issuer is not None:
         b = b.add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(issuer.key.public_key()),
                             critical=False)
+    for value, critical in extensions:
+        b = b.add_extension(value, critical=critical)
     if isinstance(signer, ed25519.Ed25519PrivateKey):
         cert = b.sign(signer, None)
     elif isinstance(signer, ec.EllipticCurvePrivateKey):
@@ -206,7 +214,9 @@ def issue(subject, serial, key_label, issuer=None, alg="ed25519", ca=False, path
     return Cert(cert, priv)
 
 
-def ca(cn, key_label=None, alg="ed25519", path_len=None, validity=VALID, issuer=None, serial=1, eku=None):
+def ca(cn, key_label=None, alg="ed25519", path_len=None, validity=VALID, issuer=None, serial=1, eku=None,
+       key_usage=None, basic_constraints=True, extensions=()):
     """A CA (self-signed unless `issuer` is given)."""
     return issue(name(("CN", cn)), serial, key_label or cn, issuer=issuer, alg=alg, ca=True,
-                 path_len=path_len, eku=eku, validity=validity)
+                 path_len=path_len, eku=eku, validity=validity, key_usage=key_usage,
+                 basic_constraints=basic_constraints, extensions=extensions)
