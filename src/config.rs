@@ -707,6 +707,33 @@ pub fn pflag_string_slice(flag: &str, value: &str) -> Result<Vec<String>, String
     }
 }
 
+/// Go's `time.quote` (src/time/format.go), which `time.ParseDuration` quotes its input and
+/// units with: `"` and `\` are escaped with a backslash, every byte of a character below
+/// `' '` or above ASCII is written `\xNN` (lower-case hex), and the rest (DEL included) as is.
+/// Not `strconv.Quote`: `\t` is `\x09`, `µ` is `\xc2\xb5`.
+fn go_time_quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        if c < ' ' || !c.is_ascii() {
+            let mut buf = [0; 4];
+            for b in c.encode_utf8(&mut buf).bytes() {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                out.push_str("\\x");
+                out.push(char::from(HEX[usize::from(b >> 4)]));
+                out.push(char::from(HEX[usize::from(b & 0xf)]));
+            }
+        } else {
+            if c == '"' || c == '\\' {
+                out.push('\\');
+            }
+            out.push(c);
+        }
+    }
+    out.push('"');
+    out
+}
+
 /// Parses a Go duration (`time.ParseDuration`, what kube-apiserver's duration flags accept):
 /// a sequence of decimal numbers, each with an optional fraction and a unit suffix — `ns`,
 /// `us` (or `µs`, `μs`), `ms`, `s`, `m`, `h` — such as `2m`, `10s`, `1h30m`, `1.5h`, `2m0s`;
@@ -722,7 +749,8 @@ pub fn pflag_string_slice(flag: &str, value: &str) -> Result<Vec<String>, String
 /// assert_eq!(parse_go_duration("10").unwrap_err().to_string(), r#"time: missing unit in duration "10""#);
 /// ```
 pub fn parse_go_duration(input: &str) -> Result<Duration, ConfigError> {
-    let invalid = || ConfigError::new(format!("time: invalid duration {input:?}"));
+    let quoted = go_time_quote(input);
+    let invalid = || ConfigError::new(format!("time: invalid duration {quoted}"));
     let (negative, mut s) = match input.as_bytes().first() {
         Some(b'-') => (true, &input[1..]),
         Some(b'+') => (false, &input[1..]),
@@ -778,7 +806,7 @@ pub fn parse_go_duration(input: &str) -> Result<Duration, ConfigError> {
         let nanos: u128 = match unit {
             "" => {
                 return Err(ConfigError::new(format!(
-                    "time: missing unit in duration {input:?}"
+                    "time: missing unit in duration {quoted}"
                 )));
             }
             "ns" => 1,
@@ -789,7 +817,8 @@ pub fn parse_go_duration(input: &str) -> Result<Duration, ConfigError> {
             "h" => 3_600_000_000_000,
             other => {
                 return Err(ConfigError::new(format!(
-                    "time: unknown unit {other:?} in duration {input:?}"
+                    "time: unknown unit {} in duration {quoted}",
+                    go_time_quote(other)
                 )));
             }
         };
@@ -805,7 +834,7 @@ pub fn parse_go_duration(input: &str) -> Result<Duration, ConfigError> {
     }
     if negative && total > 0 {
         return Err(ConfigError::new(format!(
-            "negative duration {input:?} is not allowed"
+            "negative duration {quoted} is not allowed"
         )));
     }
     Ok(Duration::from_nanos(total as u64))
@@ -1276,6 +1305,128 @@ mod tests {
                 assert_eq!(got, want, "case {name}");
             }
         });
+    }
+
+    /// Duration errors quote as Go's `time.quote` does, not as Rust's `{:?}` (nor Go's `%q`):
+    /// expected texts printed by Go 1.26's `time.ParseDuration` for the same inputs (a
+    /// negative duration is kube-authn's own error, quoted the same way).
+    #[test]
+    fn go_duration_errors_quote_as_go_time_quote() {
+        let cases: &[(&str, &str, &str)] = &[
+            (
+                "micro sign without s",
+                "1\u{b5}",
+                r#"time: unknown unit "\xc2\xb5" in duration "1\xc2\xb5""#,
+            ),
+            (
+                "tab",
+                "1\t",
+                r#"time: unknown unit "\x09" in duration "1\x09""#,
+            ),
+            (
+                "control byte after a unit",
+                "2m\x01",
+                r#"time: unknown unit "m\x01" in duration "2m\x01""#,
+            ),
+            (
+                "two-byte letter",
+                "1\u{e9}",
+                r#"time: unknown unit "\xc3\xa9" in duration "1\xc3\xa9""#,
+            ),
+            (
+                "double quote",
+                "1\"",
+                r#"time: unknown unit "\"" in duration "1\"""#,
+            ),
+            (
+                "backslash",
+                "1\\",
+                r#"time: unknown unit "\\" in duration "1\\""#,
+            ),
+            (
+                "DEL is kept as is",
+                "1\x7f",
+                "time: unknown unit \"\x7f\" in duration \"1\x7f\"",
+            ),
+            (
+                "non-ASCII first",
+                "\u{b5}s",
+                r#"time: invalid duration "\xc2\xb5s""#,
+            ),
+            (
+                "letter alone",
+                "\u{e9}",
+                r#"time: invalid duration "\xc3\xa9""#,
+            ),
+            (
+                "newline",
+                "1\n",
+                r#"time: unknown unit "\x0a" in duration "1\x0a""#,
+            ),
+            (
+                "NUL",
+                "1\0",
+                r#"time: unknown unit "\x00" in duration "1\x00""#,
+            ),
+            (
+                "four-byte character",
+                "1d\u{10348}",
+                r#"time: unknown unit "d\xf0\x90\x8d\x88" in duration "1d\xf0\x90\x8d\x88""#,
+            ),
+            (
+                "replacement character",
+                "1\u{fffd}",
+                r#"time: unknown unit "\xef\xbf\xbd" in duration "1\xef\xbf\xbd""#,
+            ),
+            (
+                "no-break space",
+                "1s\u{a0}",
+                r#"time: unknown unit "s\xc2\xa0" in duration "1s\xc2\xa0""#,
+            ),
+            ("leading tab", "\t1s", r#"time: invalid duration "\x091s""#),
+            (
+                "quote and backslash in a unit",
+                "1ms\"x\\",
+                r#"time: unknown unit "ms\"x\\" in duration "1ms\"x\\""#,
+            ),
+            (
+                "zero-width space",
+                "10\u{200b}",
+                r#"time: unknown unit "\xe2\x80\x8b" in duration "10\xe2\x80\x8b""#,
+            ),
+            (
+                "line separator",
+                "1h\u{2028}",
+                r#"time: unknown unit "h\xe2\x80\xa8" in duration "1h\xe2\x80\xa8""#,
+            ),
+            (
+                "micro sign alone",
+                "\u{b5}",
+                r#"time: invalid duration "\xc2\xb5""#,
+            ),
+            (
+                "missing unit before a non-ASCII one",
+                "1.5.5\u{b5}s",
+                r#"time: missing unit in duration "1.5.5\xc2\xb5s""#,
+            ),
+            (
+                "missing unit before a tab",
+                "1..\t",
+                r#"time: missing unit in duration "1..\x09""#,
+            ),
+            (
+                "negative (kube-authn's own error)",
+                "-1\u{b5}s",
+                r#"negative duration "-1\xc2\xb5s" is not allowed"#,
+            ),
+        ];
+        for (name, input, want) in cases {
+            assert_eq!(
+                parse_go_duration(input).unwrap_err().to_string(),
+                *want,
+                "case {name}"
+            );
+        }
     }
 
     #[test]
