@@ -59,6 +59,10 @@ use crate::token::service_account::ServiceAccountOptions;
 use crate::x509::{CaBundle, X509Authenticator};
 
 /// Why `--service-account-lookup=true` cannot start without an API server to ask.
+/// The startup warning of `--service-account-lookup=false` without
+/// `--service-account-lookup-kubeconfig`.
+const NO_BOUND_LOOKUP: &str = "--service-account-lookup=false without --service-account-lookup-kubeconfig: bound service-account tokens are not checked against the API server (a token stays valid until it expires after its pod, secret, node or service account is deleted); kube-apiserver always checks them";
+
 const NO_LOOKUP: &str = "--service-account-lookup=true needs the cluster's service accounts, secrets, pods and nodes: set --service-account-lookup-kubeconfig (or run in a pod with a service account), or set --service-account-lookup=false (tokens are then valid until they expire, whatever happens to the objects they name)";
 
 /// How often watched files are checked for changes.
@@ -112,14 +116,16 @@ pub struct AuthenticationOptions {
     /// also the default `--api-audiences`.
     pub service_account_issuers: Vec<String>,
     /// `--service-account-lookup` (default true): check that the service account (and for
-    /// legacy tokens the secret, for bound tokens the pod or node) still exists, through the
-    /// API server named by [`service_account_lookup_kubeconfig`](Self::service_account_lookup_kubeconfig)
+    /// legacy tokens the secret, for bound tokens the pod, secret or node) still exists, through
+    /// the API server named by [`service_account_lookup_kubeconfig`](Self::service_account_lookup_kubeconfig)
     /// or, inside a pod, the in-cluster configuration (feature `remote`). With neither, `true`
-    /// together with key files is a startup error; see `docs/compatibility.md`.
+    /// together with key files is a startup error; see `docs/compatibility.md`. As in
+    /// kube-apiserver, `false` affects legacy tokens only: bound tokens are still looked up
+    /// when a kubeconfig is given (without one they are trusted, with a startup warning).
     pub service_account_lookup: bool,
     /// `--service-account-lookup-kubeconfig` (kube-authn only): the kubeconfig of the API
     /// server that service-account lookups ask (`get` on serviceaccounts, secrets, pods,
-    /// nodes).
+    /// nodes); used for bound tokens even with `--service-account-lookup=false`.
     pub service_account_lookup_kubeconfig: Option<PathBuf>,
     /// `--oidc-issuer-url`, `--oidc-client-id`, `--oidc-ca-file`, `--oidc-username-claim`,
     /// `--oidc-username-prefix`, `--oidc-groups-claim`, `--oidc-groups-prefix`,
@@ -463,15 +469,27 @@ impl AuthenticationOptions {
     /// The legacy and bound service-account authenticators behind one issuer router, and
     /// whether they look objects up over the network; `None` when neither keys nor issuers
     /// are configured.
+    ///
+    /// As in kube-apiserver, `--service-account-lookup` decides only for legacy
+    /// (secret-based) tokens: bound tokens are always checked through the lookup client
+    /// when there is one. With `--service-account-lookup=false`, that client is the one of
+    /// `--service-account-lookup-kubeconfig` when it is given (no in-cluster detection);
+    /// without it, bound tokens are trusted until they expire, and a warning says so.
     fn service_accounts(&self) -> Result<Option<(IssuerRouter, bool)>, ConfigError> {
         if self.service_account_key_files.is_empty() && self.service_account_issuers.is_empty() {
             return Ok(None);
         }
-        let lookup = if self.service_account_lookup && !self.service_account_key_files.is_empty() {
+        let has_keys = !self.service_account_key_files.is_empty();
+        let lookup = if has_keys
+            && (self.service_account_lookup || self.service_account_lookup_kubeconfig.is_some())
+        {
             Some(self.service_account_lookup_client()?)
         } else {
             None
         };
+        if has_keys && lookup.is_none() {
+            tracing::warn!("{NO_BOUND_LOOKUP}");
+        }
         let remote = lookup.is_some();
         let options = ServiceAccountOptions {
             key_files: self.service_account_key_files.clone(),
@@ -511,6 +529,11 @@ impl AuthenticationOptions {
     fn service_account_lookup_client(
         &self,
     ) -> Result<Arc<dyn crate::token::service_account::ServiceAccountLookup>, ConfigError> {
+        if self.service_account_lookup_kubeconfig.is_some() {
+            return Err(ConfigError::new(
+                "--service-account-lookup-kubeconfig needs the `remote` feature",
+            ));
+        }
         Err(ConfigError::new(NO_LOOKUP))
     }
 

@@ -1635,6 +1635,131 @@ fn service_account_lookup_through_a_kubeconfig() {
     drop(api);
 }
 
+/// `--service-account-lookup=false` affects legacy tokens only, as in kube-apiserver (whose
+/// bound-token validator always has the token getter): with a
+/// `--service-account-lookup-kubeconfig`, bound tokens are still looked up (a deleted or
+/// recreated pod or service account refuses them) while legacy tokens are not (their secret
+/// and service account are unknown to the test API server, and no request is made for
+/// them). Without the kubeconfig, both are trusted, as documented, and a startup warning
+/// says so.
+#[test]
+fn service_account_lookup_false_still_checks_bound_tokens() {
+    if !have_pyjwt() {
+        return;
+    }
+    const ISSUER: &str = "https://issuer.example";
+    const WARNING: &str = "bound service-account tokens are not checked against the API server";
+    let keys = tempfile::tempdir().unwrap();
+    let (_rt, pki, api) = scripted_https(webhook_server::builder_api);
+    let kubeconfig = webhook_server::lookup_kubeconfig(keys.path(), &api.url(""), &pki.ca_pem);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let bound = |sa: &str, sa_uid: &str, pod: &str, pod_uid: &str| {
+        json!({
+            "aud": [ISSUER], "exp": now + 3600, "iat": now, "nbf": now, "iss": ISSUER,
+            "jti": format!("jti-{sa}-{pod}-{pod_uid}"),
+            "sub": format!("system:serviceaccount:ns1:{sa}"),
+            "kubernetes.io": {
+                "namespace": "ns1",
+                "serviceaccount": {"name": sa, "uid": sa_uid},
+                "pod": {"name": pod, "uid": pod_uid},
+            },
+        })
+    };
+    let legacy = json!({
+        "iss": "kubernetes/serviceaccount",
+        "sub": "system:serviceaccount:ns2:deployer",
+        "kubernetes.io/serviceaccount/namespace": "ns2",
+        "kubernetes.io/serviceaccount/secret.name": "deployer-token-x2x9z",
+        "kubernetes.io/serviceaccount/service-account.name": "deployer",
+        "kubernetes.io/serviceaccount/service-account.uid": "uid-deployer",
+    });
+    // (case, claims, status with the kubeconfig, status without it)
+    let cases: [(&str, Value, u16, u16); 5] = [
+        (
+            "bound: service account and pod exist",
+            bound("builder", "uid-builder", "builder-pod", "pod-uid-builder"),
+            201,
+            201,
+        ),
+        (
+            "bound: pod deleted",
+            bound("builder", "uid-builder", "gone-pod", "pod-uid-gone"),
+            401,
+            201,
+        ),
+        (
+            "bound: pod recreated (UID differs)",
+            bound("builder", "uid-builder", "builder-pod", "pod-uid-old"),
+            401,
+            201,
+        ),
+        (
+            "bound: service account deleted",
+            bound("ghost", "uid-ghost", "builder-pod", "pod-uid-builder"),
+            401,
+            201,
+        ),
+        (
+            "legacy: secret and service account unknown to the API server",
+            legacy,
+            201,
+            201,
+        ),
+    ];
+    let requests: Vec<Value> = cases
+        .iter()
+        .map(|(_, claims, _, _)| json!({"key": "rsa", "alg": "RS256", "claims": claims}))
+        .collect();
+    let tokens = mint(keys.path(), &Value::Array(requests));
+    assert_eq!(tokens.len(), cases.len());
+    let base = vec![
+        format!(
+            "--service-account-key-file={}",
+            keys.path().join("rsa_pub.pem").display()
+        ),
+        format!("--service-account-issuer={ISSUER}"),
+        "--service-account-lookup=false".to_owned(),
+    ];
+    let mut with_kubeconfig = base.clone();
+    with_kubeconfig.push(format!(
+        "--service-account-lookup-kubeconfig={}",
+        kubeconfig.display()
+    ));
+    for (setup, args, has_kubeconfig) in [
+        ("with the kubeconfig", with_kubeconfig, true),
+        ("without a kubeconfig", base, false),
+    ] {
+        let server = Server::spawn(tempfile::tempdir().unwrap(), &args);
+        for ((name, claims, with, without), token) in cases.iter().zip(&tokens) {
+            let want = if has_kubeconfig { *with } else { *without };
+            let calls = api.calls();
+            let auth = format!("Authorization: Bearer {token}");
+            let (code, body) = whoami_curl(&server, &["-H", &auth]);
+            assert_eq!(code, want, "{setup}, {name}: {body}\n{}", server.log());
+            let looked_up = api.calls() > calls;
+            let is_bound = claims["iss"] == ISSUER;
+            assert_eq!(
+                looked_up,
+                has_kubeconfig && is_bound,
+                "{setup}, {name}: API server asked: {looked_up}"
+            );
+        }
+        if has_kubeconfig {
+            assert!(
+                !server.log().contains(WARNING),
+                "{setup}:\n{}",
+                server.log()
+            );
+        } else {
+            server.wait_for_log(WARNING, 1, Duration::from_secs(10));
+        }
+    }
+    drop(api);
+}
+
 /// `--experimental-keystone-url` / `--experimental-keystone-ca-file`: Basic credentials are
 /// checked against an OpenStack Identity v3 endpoint (a test-only one implementing the
 /// documented `POST /v3/auth/tokens` password method; `tests/keystone.rs` also runs Debian's

@@ -292,13 +292,16 @@ pub struct ServeArgs {
     /// If true, validate ServiceAccount tokens exist in etcd as part of authentication.
     /// kube-authn asks the API server named by --service-account-lookup-kubeconfig (or, in a
     /// pod, the in-cluster API server); without either, set this to false when using
-    /// --service-account-key-file.
+    /// --service-account-key-file. As in kube-apiserver, false affects legacy tokens only:
+    /// bound tokens are still looked up through --service-account-lookup-kubeconfig when it
+    /// is set (without it they are trusted until they expire).
     #[arg(long = "service-account-lookup", value_name = "BOOL", default_value = "true",
           num_args = 0..=1, require_equals = true, default_missing_value = "true", value_parser = go_bool)]
     pub service_account_lookup: bool,
 
     /// (kube-authn only) Kubeconfig of the API server that --service-account-lookup asks for
-    /// service accounts, secrets, pods and nodes (the credential needs `get` on them).
+    /// service accounts, secrets, pods and nodes (the credential needs `get` on them); bound
+    /// tokens are looked up through it even with --service-account-lookup=false.
     #[arg(long = "service-account-lookup-kubeconfig", value_name = "FILE", value_parser = go_path)]
     pub service_account_lookup_kubeconfig: Option<PathBuf>,
 
