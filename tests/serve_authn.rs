@@ -2267,6 +2267,38 @@ fn service_account_startup_errors() {
     assert_startup_errors(dir.path(), &cases);
 }
 
+/// The startup-error cases expect no API server to be found, so they must not depend on the
+/// pod the tests run in: `service_account_startup_errors` runs again in a child test process
+/// with the in-cluster environment set (`KUBERNETES_SERVICE_HOST`/`_PORT`, as in a CI pod),
+/// which the shared test support clears for the servers it starts.
+#[test]
+fn startup_errors_do_not_depend_on_the_pod_the_tests_run_in() {
+    let cases: [(&str, &[(&str, &str)]); 2] = [
+        ("outside a pod", &[]),
+        (
+            "inside a pod",
+            &[
+                ("KUBERNETES_SERVICE_HOST", "10.96.0.1"),
+                ("KUBERNETES_SERVICE_PORT", "443"),
+            ],
+        ),
+    ];
+    for (name, env) in cases {
+        let mut test = Command::new(std::env::current_exe().unwrap());
+        test.args(["--exact", "service_account_startup_errors", "--nocapture"])
+            .env_remove("KUBERNETES_SERVICE_HOST")
+            .env_remove("KUBERNETES_SERVICE_PORT")
+            .envs(env.iter().copied());
+        let out = test.output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && stdout.contains("1 passed"),
+            "case {name}:\n{stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Documentation.
 

@@ -37,10 +37,21 @@ pub fn free_port() -> u16 {
 
 type Captured = Arc<Mutex<String>>;
 
+/// `kube-authn serve`, without the environment of the pod the tests may run in:
+/// `KUBERNETES_SERVICE_HOST` would make `--service-account-lookup=true` (the default) use the
+/// in-cluster configuration instead of refusing to start, as the tests expect.
+pub fn serve_command() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_kube-authn"));
+    command
+        .arg("serve")
+        .env_remove("KUBERNETES_SERVICE_HOST")
+        .env_remove("KUBERNETES_SERVICE_PORT");
+    command
+}
+
 /// Starts the child on `port` with its stderr and stdout captured.
 fn launch(dir: &tempfile::TempDir, args: &[String], port: u16) -> (Child, Captured, Captured) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kube-authn"))
-        .arg("serve")
+    let mut child = serve_command()
         .args(args)
         .arg(format!("--cert-dir={}", dir.path().join("certs").display()))
         .arg("--bind-address=127.0.0.1")
@@ -234,8 +245,7 @@ pub fn assert_startup_errors<A: AsRef<str>>(
     cases: &[(&'static str, Vec<A>, &'static str)],
 ) {
     for (name, args, want) in cases {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_kube-authn"))
-            .arg("serve")
+        let mut child = serve_command()
             .args(args.iter().map(AsRef::as_ref))
             .arg(format!("--cert-dir={}", dir.join("certs").display()))
             .arg("--secure-port=0")
