@@ -2263,6 +2263,27 @@ fn service_account_startup_errors() {
             ],
             "error reading public key file /nonexistent/sa.pub",
         ),
+        (
+            // pflag keeps the empty value, and kube-apiserver fails to open it
+            // (`open : no such file or directory`); not clap's "needs an argument".
+            "empty key file",
+            vec![
+                "--service-account-key-file=".into(),
+                "--service-account-issuer=https://i".into(),
+                "--service-account-lookup=false".into(),
+            ],
+            "error reading public key file : No such file or directory",
+        ),
+        (
+            "empty key file after a valid one",
+            vec![
+                key_flag.clone(),
+                "--service-account-key-file=".into(),
+                "--service-account-issuer=https://i".into(),
+                "--service-account-lookup=false".into(),
+            ],
+            "error reading public key file : No such file or directory",
+        ),
     ];
     assert_startup_errors(dir.path(), &cases);
 }

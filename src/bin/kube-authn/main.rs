@@ -178,7 +178,9 @@ fn go_ip(s: &str) -> Result<Option<IpAddr>, String> {
 
 /// A file flag's value as pflag's `StringVar` takes it: any string, the empty one included
 /// (clap's own path parser refuses `""`). [`ServeArgs::with_pflag_lists`] then reads an empty
-/// value as the flag not set, as kube-apiserver's `len(file) > 0` checks do.
+/// value as the flag not set, as kube-apiserver's `len(file) > 0` checks do; but an empty
+/// `--service-account-key-file` (a `StringArray`) stays in the list, and opening it fails at
+/// startup, as kube-apiserver's `open : no such file or directory` does.
 fn go_path(s: &str) -> Result<PathBuf, String> {
     Ok(PathBuf::from(s))
 }
@@ -279,7 +281,8 @@ pub struct ServeArgs {
     /// ServiceAccount tokens. The specified file can contain multiple keys, and the flag can
     /// be specified multiple times with different files. (Unlike kube-apiserver,
     /// --tls-private-key-file is not used when this is unspecified.)
-    #[arg(long = "service-account-key-file", value_name = "FILE", action = clap::ArgAction::Append)]
+    #[arg(long = "service-account-key-file", value_name = "FILE", action = clap::ArgAction::Append,
+          value_parser = go_path)]
     pub service_account_key_files: Vec<PathBuf>,
 
     /// Identifier of the service account token issuer. The issuer will assert this identifier
