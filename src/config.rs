@@ -487,9 +487,6 @@ impl AuthenticationOptions {
         } else {
             None
         };
-        if has_keys && lookup.is_none() {
-            tracing::warn!("{NO_BOUND_LOOKUP}");
-        }
         let remote = lookup.is_some();
         let options = ServiceAccountOptions {
             key_files: self.service_account_key_files.clone(),
@@ -499,6 +496,9 @@ impl AuthenticationOptions {
         };
         let mut router = IssuerRouter::new();
         options.register(&mut router, lookup)?;
+        if !remote {
+            tracing::warn!("{NO_BOUND_LOOKUP}");
+        }
         Ok(Some((router, remote)))
     }
 
