@@ -386,7 +386,7 @@ fn pkcs1_private(input: &[u8]) -> Option<GoKey> {
         let [Some(dp), Some(dq), Some(qinv)] = crt else {
             return None;
         };
-        if more_primes {
+        if more_primes || !go_checks_private_key(n, e, d, p, q, dp, dq, qinv) {
             return None;
         }
         let mut body = Vec::with_capacity(input.len());
@@ -402,6 +402,90 @@ fn pkcs1_private(input: &[u8]) -> Option<GoKey> {
         n: magnitude(n),
         e: e as u64,
     })
+}
+
+/// What Go's `crypto/internal/fips140/rsa` (`NewPrivateKeyWithPrecomputation` and
+/// `checkPrivateKey`, run by `rsa.PrivateKey.Validate` from `x509.ParsePKCS1PrivateKey`) refuses
+/// in a two-prime key with its CRT values, beyond what aws-lc's `RSA_check_key` checks (the
+/// products and congruences): a value at or above its modulus (`d` and `p`, `q` not below `n`,
+/// `qInv` not below `p`: "input overflows the modulus size" / "invalid prime"; `dP`, `dQ` not
+/// below `p - 1`, `q - 1`: "invalid CRT exponent"), a prime of at most 2, an even modulus, an
+/// exponent that is even, below 2 or above 2^31 - 1, `p == q`, `|p - q|` of at most
+/// `nlen/2 - 100` bits ("|p - q| too small") and `d` of at most `nlen/2` bits ("d too small").
+/// All values are positive minimal INTEGER contents.
+#[allow(clippy::too_many_arguments)]
+fn go_checks_private_key(
+    n: &[u8],
+    e: i64,
+    d: &[u8],
+    p: &[u8],
+    q: &[u8],
+    dp: &[u8],
+    dq: &[u8],
+    qinv: &[u8],
+) -> bool {
+    use std::cmp::Ordering::{Greater, Less};
+    let (n, d, p, q, dp, dq, qinv) = (
+        trim(n),
+        trim(d),
+        trim(p),
+        trim(q),
+        trim(dp),
+        trim(dq),
+        trim(qinv),
+    );
+    let two: &[u8] = &[2];
+    let n_bits = der::bit_len(n);
+    let p_minus_1 = sub(p, &[1]);
+    let q_minus_1 = sub(q, &[1]);
+    let diff = match cmp(p, q) {
+        Greater => sub(p, q),
+        Less => sub(q, p),
+        _ => return false, // "p == q"
+    };
+    n.last().is_some_and(|b| b & 1 == 1)
+        && (2..=i64::from(i32::MAX)).contains(&e)
+        && e & 1 == 1
+        && cmp(d, n) == Less
+        && cmp(p, n) == Less
+        && cmp(q, n) == Less
+        && cmp(p, two) == Greater
+        && cmp(q, two) == Greater
+        && cmp(qinv, p) == Less
+        && cmp(dp, &p_minus_1) == Less
+        && cmp(dq, &q_minus_1) == Less
+        && der::bit_len(&diff) > (n_bits / 2).saturating_sub(100)
+        && der::bit_len(d) > n_bits / 2
+}
+
+/// A big-endian magnitude without its leading zeros.
+fn trim(b: &[u8]) -> &[u8] {
+    &b[b.iter().take_while(|&&c| c == 0).count()..]
+}
+
+/// Compares two big-endian magnitudes without leading zeros.
+fn cmp(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
+    let (a, b) = (trim(a), trim(b));
+    a.len().cmp(&b.len()).then_with(|| a.cmp(b))
+}
+
+/// `a - b` of big-endian magnitudes, `a >= b`.
+fn sub(a: &[u8], b: &[u8]) -> Vec<u8> {
+    let mut out = a.to_vec();
+    let mut borrow = 0u16;
+    for i in 0..out.len() {
+        let x = u16::from(out[out.len() - 1 - i]);
+        let y = u16::from(b.len().checked_sub(1 + i).map_or(0, |j| b[j])) + borrow;
+        let at = out.len() - 1 - i;
+        if x >= y {
+            out[at] = (x - y) as u8;
+            borrow = 0;
+        } else {
+            out[at] = (x + 256 - y) as u8;
+            borrow = 1;
+        }
+    }
+    out
 }
 
 /// A positive minimal INTEGER's magnitude (its sign byte dropped).

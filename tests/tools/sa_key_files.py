@@ -236,6 +236,24 @@ def three_prime_key():
     other = seq(seq(integer(p3), integer(dd % (p3 - 1)), integer(pow(p1 * p2, -1, p3))))
     crt = (dd % (p1 - 1), dd % (p2 - 1), pow(p2, -1, p1))
     return seq(integer(1), *[integer(v) for v in (n, E, dd, p1, p2, *crt)], other)
+def close_primes_key():
+    """A 2048-bit PKCS#1 key whose primes are consecutive (|p - q| far below 2^(1024-100)),
+    from a fixed seed: Go's checkPrivateKey refuses it ("|p - q| too small")."""
+    rnd = random.Random(11)
+    while True:
+        a = rnd.getrandbits(1024) | (3 << 1022) | 1
+        while not (probable_prime(a) and math.gcd(E, a - 1) == 1):
+            a += 2
+        b = a + 2
+        while not (probable_prime(b) and math.gcd(E, b - 1) == 1):
+            b += 2
+        if (a * b).bit_length() == 2048:
+            break
+    a, b = b, a  # p > q, as Go writes keys
+    dd = pow(E, -1, (a - 1) * (b - 1) // math.gcd(a - 1, b - 1))
+    return seq(integer(0), *[integer(v) for v in (a * b, E, dd, a, b, dd % (a - 1), dd % (b - 1), pow(b, -1, a))])
+
+
 SMALL_N = (N >> 1024) | 1  # a 1024-bit modulus (Go does not test a public modulus for primes)
 ed = ed25519.Ed25519PrivateKey.from_private_bytes(bytes(range(32)))
 
@@ -477,6 +495,14 @@ cases = [
          "RSA PRIVATE KEY") + pem(ec_spki("P-256", point(P256)), "PUBLIC KEY")),
     ("PKCS#1 key with qInv plus p, then a P-256 key",
      pem(seq(integer(0), *[integer(v) for v in (N, E, d, p, q, d % (p - 1), d % (q - 1), pow(q, -1, p) + p)]),
+         "RSA PRIVATE KEY") + pem(ec_spki("P-256", point(P256)), "PUBLIC KEY")),
+    ("PKCS#1 key with close primes, then a P-256 key",
+     pem(close_primes_key(), "RSA PRIVATE KEY") + pem(ec_spki("P-256", point(P256)), "PUBLIC KEY")),
+    ("PKCS#1 key with d plus 2 phi(n) (d above n), then a P-256 key",
+     pem(seq(integer(0), *[integer(v) for v in (N, E, d + 2 * (p - 1) * (q - 1), p, q, d % (p - 1), d % (q - 1), pow(q, -1, p))]),
+         "RSA PRIVATE KEY") + pem(ec_spki("P-256", point(P256)), "PUBLIC KEY")),
+    ("PKCS#1 key with d plus lambda(n) at or above n, then a P-256 key",
+     pem(seq(integer(0), *[integer(v) for v in (N, E, d + LAMBDA * ((N - d) // LAMBDA + 1), p, q, d % (p - 1), d % (q - 1), pow(q, -1, p))]),
          "RSA PRIVATE KEY") + pem(ec_spki("P-256", point(P256)), "PUBLIC KEY")),
     # certificates
     ("RSA CERTIFICATE", pem(cert(RSA_KEY.public_key()), "CERTIFICATE")),
