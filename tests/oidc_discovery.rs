@@ -839,6 +839,167 @@ async fn distributed_groups_claims() {
             None,
             Err(r#"oidc: parse username claims "username": claim not present"#.to_owned()),
         ),
+        // Kubernetes writes the resolved value into the ID token's claims
+        // (`allClaims[r.claim] = value`), so the username, uid and required claims see it as
+        // the groups mapping does (their mappings: `mapped` below). Go's answers
+        // (k8s.io/apiserver v0.37.2 `oidc.New` against an httptest issuer).
+        (
+            "required claim satisfied by the distributed value",
+            "groups",
+            "",
+            id(19, "groups", json!({}), "groups_token"),
+            dist(json!({"groups": "admins"})),
+            None,
+            Ok(vec!["admins"]),
+        ),
+        (
+            "username from the distributed claim",
+            "groups",
+            "",
+            id(20, "groups", json!({}), "groups_token"),
+            dist(json!({"groups": "admins"})),
+            None,
+            Ok(vec!["admins"]),
+        ),
+        (
+            "uid from the distributed claim",
+            "groups",
+            "",
+            id(21, "groups", json!({}), "groups_token"),
+            dist(json!({"groups": "admins"})),
+            None,
+            Ok(vec!["admins"]),
+        ),
+        (
+            "required claim on a distributed array",
+            "groups",
+            "",
+            id(22, "groups", json!({}), "groups_token"),
+            dist(json!({"groups": ["admins", "x"]})),
+            None,
+            Err(
+                "oidc: parse claim groups: json: cannot unmarshal array into Go value of type string"
+                    .to_owned(),
+            ),
+        ),
+        (
+            "required claim not matching the distributed value",
+            "groups",
+            "",
+            id(23, "groups", json!({}), "groups_token"),
+            dist(json!({"groups": "admins"})),
+            None,
+            Err(
+                "oidc: required claim groups value does not match. Got = admins, want = other"
+                    .to_owned(),
+            ),
+        ),
+        (
+            "only the resolved claim is copied from the endpoint JWT",
+            "groups",
+            "",
+            id(24, "groups", json!({}), "groups_token"),
+            dist(json!({"groups": "admins", "role": "boss"})),
+            None,
+            Err("oidc: required claim role not present in ID token".to_owned()),
+        ),
+        (
+            "the ID token's own claim wins for required claims too",
+            "groups",
+            "",
+            id(25, "groups", json!({"groups": "devs"}), "groups_token"),
+            dist(json!({"groups": "admins"})),
+            None,
+            Err(
+                "oidc: required claim groups value does not match. Got = devs, want = admins"
+                    .to_owned(),
+            ),
+        ),
+        (
+            "email_verified resolved distributedly",
+            "email_verified",
+            "",
+            id(26, "email_verified", json!({"email": "jane@example.com"}), "groups_token"),
+            dist(json!({"email_verified": false})),
+            None,
+            Err("oidc: email not verified".to_owned()),
+        ),
+    ];
+    // The rows that map more than the groups from the claims: (row, username claim, uid claim,
+    // required claims, the user's name and uid).
+    type Mapped<'a> = (
+        &'a str,
+        &'a str,
+        Option<&'a str>,
+        &'a [(&'a str, &'a str)],
+        &'a str,
+        &'a str,
+    );
+    let mapped: &[Mapped<'_>] = &[
+        (
+            "required claim satisfied by the distributed value",
+            "username",
+            None,
+            &[("groups", "admins")],
+            "jane",
+            "",
+        ),
+        (
+            "username from the distributed claim",
+            "groups",
+            None,
+            &[],
+            "admins",
+            "",
+        ),
+        (
+            "uid from the distributed claim",
+            "username",
+            Some("groups"),
+            &[],
+            "jane",
+            "admins",
+        ),
+        (
+            "required claim on a distributed array",
+            "username",
+            None,
+            &[("groups", "admins")],
+            "",
+            "",
+        ),
+        (
+            "required claim not matching the distributed value",
+            "username",
+            None,
+            &[("groups", "other")],
+            "",
+            "",
+        ),
+        (
+            "only the resolved claim is copied from the endpoint JWT",
+            "username",
+            None,
+            &[("role", "boss")],
+            "",
+            "",
+        ),
+        (
+            "the ID token's own claim wins for required claims too",
+            "username",
+            None,
+            &[("groups", "admins")],
+            "",
+            "",
+        ),
+        (
+            "email_verified resolved distributedly",
+            "email",
+            None,
+            &[],
+            "",
+            "",
+        ),
     ];
     // Mint every ID token and endpoint JWT in one jwcrypto run.
     let mut reqs = Vec::new();
@@ -875,6 +1036,16 @@ async fn distributed_groups_claims() {
             claim: claim.into(),
             prefix: prefix.into(),
         });
+        let row = mapped.iter().find(|m| m.0 == name);
+        let (want_name, want_uid) = row.map_or(("jane", ""), |m| (m.4, m.5));
+        if let Some(&(_, username, uid, required, _, _)) = row {
+            c.username.claim = username.into();
+            c.uid_claim = uid.map(str::to_owned);
+            c.required_claims = required
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+        }
         let a = Arc::new(OidcAuthenticator::new(c));
         let h = spawn(&a, fast()).unwrap();
         assert_eq!(first_outcome(&h).await, Ok(()), "{name}");
@@ -885,7 +1056,8 @@ async fn distributed_groups_claims() {
         let first_ok = got.is_ok();
         match (want, got) {
             (Ok(groups), Ok(Some(r))) => {
-                assert_eq!(r.user.name(), "jane", "{name}");
+                assert_eq!(r.user.name(), want_name, "{name}");
+                assert_eq!(r.user.uid(), want_uid, "{name}");
                 assert_eq!(r.user.groups().collect::<Vec<_>>(), groups, "{name}");
             }
             (Err(msg), Err(e)) => {
@@ -903,7 +1075,12 @@ async fn distributed_groups_claims() {
             .any(|s| s.uri.starts_with("/groups/"));
         assert_eq!(
             hit_endpoint,
-            name != "normal-claim-wins" && name != "plain http endpoint refused",
+            ![
+                "normal-claim-wins",
+                "plain http endpoint refused",
+                "the ID token's own claim wins for required claims too"
+            ]
+            .contains(&name),
             "{name}"
         );
         // The same token again: a claim that verified is reused for 10 s (kube-apiserver's
@@ -918,7 +1095,8 @@ async fn distributed_groups_claims() {
             .any(|s| s.uri.starts_with("/groups/"));
         // A body that verified and held the claim is kept even when the ID token's own claims
         // fail the mapping.
-        let body_refused = !first_ok && !name.starts_with("id token without its username claim");
+        let body_refused =
+            !first_ok && !name.starts_with("id token without its username claim") && row.is_none();
         assert_eq!(
             refetched,
             hit_endpoint && body_refused,

@@ -25,6 +25,16 @@ impl<'a> RawClaims<'a> {
         self.0.iter().map(|(k, v)| (k.as_ref(), *v))
     }
 
+    /// Sets claim `name` to `value`, replacing the claim of that name if there is one:
+    /// Kubernetes' `allClaims[r.claim] = value` for a resolved distributed claim, which every
+    /// mapping (username, groups, uid, required claims) then reads.
+    pub(crate) fn set(&mut self, name: &'a str, value: RawJson<'a>) {
+        match self.0.iter_mut().find(|(k, _)| k == name) {
+            Some(entry) => entry.1 = value,
+            None => self.0.push((Cow::Borrowed(name), value)),
+        }
+    }
+
     /// The raw value of claim `name`, for the typed readers of [`crate::jwt::json`].
     pub(crate) fn get(&self, name: &str) -> Option<RawJson<'a>> {
         // Length and first byte before the full comparison: claim names are short and many

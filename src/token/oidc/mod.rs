@@ -940,12 +940,17 @@ impl OidcAuthenticator {
             ))
         })?;
         *body_accepted = true;
-        let claims = RawClaims::new(
+        let mut claims = RawClaims::new(
             id_token
                 .claims()
                 .ok_or_else(|| bad(format!("oidc: parse claims: {}", refusal(id_token))))?,
         );
-        let user = self.map_claims(&claims, Some(value))?;
+        // Kubernetes writes the resolved value into the ID token's claims
+        // (`allClaims[r.claim] = value`): the username, uid and required claims see it too,
+        // not only the groups mapping. Only that claim: the endpoint JWT's others are not
+        // copied.
+        claims.set(claim, value);
+        let user = self.map_claims(&claims)?;
         Ok(Some(Response::new(Arc::new(user))))
     }
 
@@ -955,14 +960,10 @@ impl OidcAuthenticator {
                 && iss == "accounts.google.com")
     }
 
-    /// Username, groups (`groups_override`: a resolved distributed value), uid, credential id
-    /// and required claims, in Kubernetes' order; then the user, built directly: name and
+    /// Username, groups, uid, credential id and required claims (a resolved distributed claim
+    /// already set in `claims`), in Kubernetes' order; then the user, built directly: name and
     /// uid in one string, each group one shared string, no builder.
-    fn map_claims(
-        &self,
-        claims: &RawClaims<'_>,
-        groups_override: Option<RawJson<'_>>,
-    ) -> Result<UserInfo, Error> {
+    fn map_claims(&self, claims: &RawClaims<'_>) -> Result<UserInfo, Error> {
         // Username.
         let uc = &self.cfg.username.claim;
         let raw = claims.get(uc).ok_or_else(|| {
@@ -999,7 +1000,7 @@ impl OidcAuthenticator {
         let mut scratch = String::with_capacity(128);
         let mut groups: Vec<SharedStr> = Vec::new();
         if let Some(g) = &self.cfg.groups {
-            if let Some(v) = groups_override.or_else(|| claims.get(&g.claim)) {
+            if let Some(v) = claims.get(&g.claim) {
                 let mut group = |s: &str| -> SharedStr {
                     if g.prefix.is_empty() {
                         return SharedStr::from(s);
@@ -1146,7 +1147,7 @@ impl OidcAuthenticator {
                 access_token,
             },
             Ok(None) => Step::Done(
-                self.map_claims(&claims, None)
+                self.map_claims(&claims)
                     .map(|user| Some(Response::new(Arc::new(user)))),
             ),
         }
