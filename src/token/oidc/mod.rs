@@ -280,7 +280,10 @@ fn claim_source_fields(fields: &RawObject<'_>, keep: &mut impl FnMut(String)) {
 
 /// go-oidc's `jsonTime.UnmarshalJSON` for claim `name`: a JSON number (an integer, or a float
 /// truncated toward zero); `null` reads as the empty `json.Number`, which Go then fails to
-/// parse. Integers outside `i64` and floats beyond it are refused (Go wraps them).
+/// parse. Integers outside `i64` and floats beyond it are refused with `ParseFloat`'s
+/// out-of-range text (Go's `int64(f)` wraps them: on amd64 to `MinInt64`, an `exp` long past,
+/// an `nbf` never reached; refusing fails closed). The bounds are exact: `[-2^63, 2^63)`, so
+/// no value saturates to `i64::MAX`.
 fn go_oidc_time(name: &str, v: RawJson<'_>) -> Result<i64, String> {
     let text = v.text();
     match crate::jwt::json::json_kind(v) {
@@ -289,7 +292,11 @@ fn go_oidc_time(name: &str, v: RawJson<'_>) -> Result<i64, String> {
                 return Ok(n);
             }
             match text.parse::<f64>() {
-                Ok(f) if f.is_finite() && f > -9.3e18 && f < 9.3e18 => Ok(f.trunc() as i64),
+                Ok(f)
+                    if (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&f) =>
+                {
+                    Ok(f.trunc() as i64)
+                }
                 Ok(_) => Err(format!(
                     "strconv.ParseFloat: parsing {}: value out of range",
                     go_quote(text)
@@ -1258,6 +1265,65 @@ impl TokenAuthenticator for OidcAuthenticator {
 #[cfg(test)]
 mod tests {
     use super::strip_password;
+
+    /// `exp`/`nbf`/`iat` outside `i64` are refused (fail closed) with `ParseFloat`'s
+    /// out-of-range text, whether written as an integer or a float; nothing saturates to
+    /// `i64::MAX`. Go's answers differ only where its `int64(f)` wraps (amd64: `MinInt64`):
+    /// `2^63` and `9.25e18` are `token is expired (Token Expiry: 292277026596-12-04 15:30:08
+    /// +0000 UTC)` for an `exp`, and an `nbf` of `9.25e18` is accepted (k8s.io/apiserver
+    /// v0.37.2). `-9223372036854775809` rounds to `-2^63` as a float: `MinInt64`, as in Go.
+    #[test]
+    fn go_oidc_time_refuses_values_outside_i64() {
+        let out_of_range = |t: &str| {
+            Err(format!(
+                "strconv.ParseFloat: parsing \"{t}\": value out of range"
+            ))
+        };
+        let table: &[(&str, &str, Result<i64, String>)] = &[
+            ("i64::MAX", "9223372036854775807", Ok(i64::MAX)),
+            ("i64::MIN", "-9223372036854775808", Ok(i64::MIN)),
+            (
+                "2^63 integer",
+                "9223372036854775808",
+                out_of_range("9223372036854775808"),
+            ),
+            (
+                "2^63 float",
+                "9.223372036854775808e18",
+                out_of_range("9.223372036854775808e18"),
+            ),
+            (
+                "i64::MAX with a fraction is 2^63",
+                "9223372036854775807.0",
+                out_of_range("9223372036854775807.0"),
+            ),
+            ("9.25e18", "9.25e18", out_of_range("9.25e18")),
+            ("9.3e18", "9.3e18", out_of_range("9.3e18")),
+            (
+                "largest float below 2^63",
+                "9.223372036854774784e18",
+                Ok(9_223_372_036_854_774_784),
+            ),
+            (
+                "-2^63-1 rounds to -2^63",
+                "-9223372036854775809",
+                Ok(i64::MIN),
+            ),
+            (
+                "next float below -2^63",
+                "-9223372036854777856",
+                out_of_range("-9223372036854777856"),
+            ),
+            ("-9.25e18", "-9.25e18", out_of_range("-9.25e18")),
+            ("1e400", "1e400", out_of_range("1e400")),
+            ("fraction truncated", "1.9", Ok(1)),
+            ("negative fraction truncated", "-1.9", Ok(-1)),
+        ];
+        for (name, text, want) in table {
+            let got = super::go_oidc_time("exp", crate::jwt::json::raw_json_unchecked(text));
+            assert_eq!(&got, want, "{name}");
+        }
+    }
 
     /// A distributed-claims endpoint comes from the token: when its body is no JWT, the
     /// error names the endpoint with its password replaced (docs/compatibility.md: every URL
