@@ -1869,6 +1869,379 @@ fn authentication_configuration_is_decoded_and_validated_as_kube_apiserver_does(
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// What Kubernetes checks beside CEL compilation, with its texts, order and field paths:
+/// `claimMappings.extra[i].key` (`IsDomainPrefixedPath`: required, a host and a path, the
+/// host an RFC 1123 subdomain of at most 253 characters, the path `httpPathFmt`; lowercase;
+/// not k8s.io / kubernetes.io or their subdomains; a repeated key ends its entry's checks), a
+/// required `valueExpression` and user-rule `expression`, repeated claim-rule and user-rule
+/// expressions (`Duplicate value`, not compiled). Each row: the file's `jwt[0]` after its
+/// issuer, Go's answer verbatim (`ValidateAuthenticationConfiguration` with the default CEL
+/// compiler, k8s.io/apiserver v0.37.2), and our error list: Go's (`Go`) with the CEL
+/// refusal (`Cel`) only where Kubernetes would compile a non-empty expression (it compiles
+/// every one of these).
+#[test]
+fn extra_keys_required_and_repeated_expressions_are_validated_as_kube_apiserver_does() {
+    enum Item {
+        Go(&'static str),
+        Cel(&'static str),
+    }
+    use Item::{Cel, Go};
+    fn aggregate<'a>(errs: impl Iterator<Item = &'a str>) -> Option<String> {
+        let errs: Vec<&str> = errs.collect();
+        match errs.len() {
+            0 => None,
+            1 => Some(errs[0].to_owned()),
+            _ => Some(format!("[{}]", errs.join(", "))),
+        }
+    }
+    type Row = (
+        &'static str,
+        &'static str,
+        Option<&'static str>,
+        &'static [Item],
+    );
+    let rows: &[Row] = &[
+        (
+            "reviewer: an extra key that is no domain-prefixed path, uppercase, no valueExpression",
+            r#"  claimMappings: {username: {claim: sub, prefix: ''}, extra: [{key: Foo}]}
+"#,
+            Some(
+                r#"[jwt[0].claimMappings.extra[0].key: Invalid value: "Foo": must be a domain-prefixed path (such as "acme.io/foo"), jwt[0].claimMappings.extra[0].key: Invalid value: "Foo": must be lowercase, jwt[0].claimMappings.extra[0].valueExpression: Required value]"#,
+            ),
+            &[
+                Go(
+                    r#"jwt[0].claimMappings.extra[0].key: Invalid value: "Foo": must be a domain-prefixed path (such as "acme.io/foo")"#,
+                ),
+                Go(r#"jwt[0].claimMappings.extra[0].key: Invalid value: "Foo": must be lowercase"#),
+                Go(r#"jwt[0].claimMappings.extra[0].valueExpression: Required value"#),
+            ],
+        ),
+        (
+            "reviewer: an empty user validation expression",
+            r#"  claimMappings: {username: {claim: sub, prefix: ''}}
+  userValidationRules: [{expression: ''}]
+"#,
+            Some(r#"jwt[0].userValidationRules[0].expression: Required value"#),
+            &[Go(
+                r#"jwt[0].userValidationRules[0].expression: Required value"#,
+            )],
+        ),
+        (
+            "an empty extra list",
+            r#"  claimMappings: {username: {claim: sub, prefix: ''}, extra: []}
+"#,
+            None,
+            &[],
+        ),
+        (
+            "reviewer: a repeated claim validation expression",
+            r#"  claimMappings: {username: {claim: sub, prefix: ''}}
+  claimValidationRules: [{expression: 'true', requiredValue: x}, {expression: 'true'}]
+"#,
+            Some(
+                r#"[jwt[0].claimValidationRules[0].requiredValue: Invalid value: "x": may not be specified when expression is set, jwt[0].claimValidationRules[1].expression: Duplicate value: "true"]"#,
+            ),
+            &[
+                Go(
+                    r#"jwt[0].claimValidationRules[0].requiredValue: Invalid value: "x": may not be specified when expression is set"#,
+                ),
+                Cel(
+                    r#"jwt[0].claimValidationRules[0].expression: Invalid value: "true": CEL expressions are not supported yet"#,
+                ),
+                Go(r#"jwt[0].claimValidationRules[1].expression: Duplicate value: "true""#),
+            ],
+        ),
+        (
+            "a valid extra mapping: only its CEL is refused",
+            r#"  claimMappings: {username: {claim: sub, prefix: ''}, extra: [{key: example.org/foo, valueExpression: claims.foo}]}
+"#,
+            None,
+            &[Cel(
+                r#"jwt[0].claimMappings.extra[0].valueExpression: Invalid value: "claims.foo": CEL expressions are not supported yet"#,
+            )],
+        ),
+        (
+            "reserved k8s.io and kubernetes.io keys",
+            r#"  claimMappings: {username: {claim: sub, prefix: ''}, extra: [{key: k8s.io/foo, valueExpression: claims.foo}, {key: kubernetes.io/x, valueExpression: claims.x}, {key: a.b.k8s.io/y}, {key: xk8s.io/z, valueExpression: claims.z}]}
+"#,
+            Some(
+                r#"[jwt[0].claimMappings.extra[0].key: Invalid value: "k8s.io/foo": k8s.io, kubernetes.io and their subdomains are reserved for Kubernetes use, jwt[0].claimMappings.extra[1].key: Invalid value: "kubernetes.io/x": k8s.io, kubernetes.io and their subdomains are reserved for Kubernetes use, jwt[0].claimMappings.extra[2].key: Invalid value: "a.b.k8s.io/y": k8s.io, kubernetes.io and their subdomains are reserved for Kubernetes use, jwt[0].claimMappings.extra[2].valueExpression: Required value]"#,
+            ),
+            &[
+                Go(
+                    r#"jwt[0].claimMappings.extra[0].key: Invalid value: "k8s.io/foo": k8s.io, kubernetes.io and their subdomains are reserved for Kubernetes use"#,
+                ),
+                Cel(
+                    r#"jwt[0].claimMappings.extra[0].valueExpression: Invalid value: "claims.foo": CEL expressions are not supported yet"#,
+                ),
+                Go(
+                    r#"jwt[0].claimMappings.extra[1].key: Invalid value: "kubernetes.io/x": k8s.io, kubernetes.io and their subdomains are reserved for Kubernetes use"#,
+                ),
+                Cel(
+                    r#"jwt[0].claimMappings.extra[1].valueExpression: Invalid value: "claims.x": CEL expressions are not supported yet"#,
+                ),
+                Go(
+                    r#"jwt[0].claimMappings.extra[2].key: Invalid value: "a.b.k8s.io/y": k8s.io, kubernetes.io and their subdomains are reserved for Kubernetes use"#,
+                ),
+                Go(r#"jwt[0].claimMappings.extra[2].valueExpression: Required value"#),
+                Cel(
+                    r#"jwt[0].claimMappings.extra[3].valueExpression: Invalid value: "claims.z": CEL expressions are not supported yet"#,
+                ),
+            ],
+        ),
+        (
+            "repeated extra keys",
+            r#"  claimMappings: {username: {claim: sub, prefix: ''}, extra: [{key: a.io/x, valueExpression: claims.a}, {key: a.io/x, valueExpression: claims.b}, {key: a.io/x}]}
+"#,
+            Some(
+                r#"[jwt[0].claimMappings.extra[1].key: Duplicate value: "a.io/x", jwt[0].claimMappings.extra[2].key: Duplicate value: "a.io/x"]"#,
+            ),
+            &[
+                Cel(
+                    r#"jwt[0].claimMappings.extra[0].valueExpression: Invalid value: "claims.a": CEL expressions are not supported yet"#,
+                ),
+                Go(r#"jwt[0].claimMappings.extra[1].key: Duplicate value: "a.io/x""#),
+                Go(r#"jwt[0].claimMappings.extra[2].key: Duplicate value: "a.io/x""#),
+            ],
+        ),
+        (
+            "empty and absent extra keys",
+            r#"  claimMappings: {username: {claim: sub, prefix: ''}, extra: [{key: '', valueExpression: claims.a}, {valueExpression: claims.b}]}
+"#,
+            Some(
+                r#"[jwt[0].claimMappings.extra[0].key: Required value, jwt[0].claimMappings.extra[1].key: Required value, jwt[0].claimMappings.extra[1].key: Duplicate value: ""]"#,
+            ),
+            &[
+                Go(r#"jwt[0].claimMappings.extra[0].key: Required value"#),
+                Cel(
+                    r#"jwt[0].claimMappings.extra[0].valueExpression: Invalid value: "claims.a": CEL expressions are not supported yet"#,
+                ),
+                Go(r#"jwt[0].claimMappings.extra[1].key: Required value"#),
+                Go(r#"jwt[0].claimMappings.extra[1].key: Duplicate value: """#),
+            ],
+        ),
+        (
+            "extra keys without a host or path, a path with a space, an uppercase path",
+            r#"  claimMappings: {username: {claim: sub, prefix: ''}, extra: [{key: 'a.io/', valueExpression: claims.a}, {key: /foo, valueExpression: claims.b}, {key: noslash, valueExpression: claims.c}, {key: 'a.io/foo bar', valueExpression: claims.d}, {key: 'a.io/Foo', valueExpression: claims.e}]}
+"#,
+            Some(
+                r#"[jwt[0].claimMappings.extra[0].key: Invalid value: "a.io/": must be a domain-prefixed path (such as "acme.io/foo"), jwt[0].claimMappings.extra[1].key: Invalid value: "/foo": must be a domain-prefixed path (such as "acme.io/foo"), jwt[0].claimMappings.extra[2].key: Invalid value: "noslash": must be a domain-prefixed path (such as "acme.io/foo"), jwt[0].claimMappings.extra[3].key: Invalid value: "foo bar": Invalid path (regex used for validation is '[A-Za-z0-9/\-._~%!$&'()*+,;=:]+'), jwt[0].claimMappings.extra[4].key: Invalid value: "a.io/Foo": must be lowercase]"#,
+            ),
+            &[
+                Go(
+                    r#"jwt[0].claimMappings.extra[0].key: Invalid value: "a.io/": must be a domain-prefixed path (such as "acme.io/foo")"#,
+                ),
+                Cel(
+                    r#"jwt[0].claimMappings.extra[0].valueExpression: Invalid value: "claims.a": CEL expressions are not supported yet"#,
+                ),
+                Go(
+                    r#"jwt[0].claimMappings.extra[1].key: Invalid value: "/foo": must be a domain-prefixed path (such as "acme.io/foo")"#,
+                ),
+                Cel(
+                    r#"jwt[0].claimMappings.extra[1].valueExpression: Invalid value: "claims.b": CEL expressions are not supported yet"#,
+                ),
+                Go(
+                    r#"jwt[0].claimMappings.extra[2].key: Invalid value: "noslash": must be a domain-prefixed path (such as "acme.io/foo")"#,
+                ),
+                Cel(
+                    r#"jwt[0].claimMappings.extra[2].valueExpression: Invalid value: "claims.c": CEL expressions are not supported yet"#,
+                ),
+                Go(
+                    r#"jwt[0].claimMappings.extra[3].key: Invalid value: "foo bar": Invalid path (regex used for validation is '[A-Za-z0-9/\-._~%!$&'()*+,;=:]+')"#,
+                ),
+                Cel(
+                    r#"jwt[0].claimMappings.extra[3].valueExpression: Invalid value: "claims.d": CEL expressions are not supported yet"#,
+                ),
+                Go(
+                    r#"jwt[0].claimMappings.extra[4].key: Invalid value: "a.io/Foo": must be lowercase"#,
+                ),
+                Cel(
+                    r#"jwt[0].claimMappings.extra[4].valueExpression: Invalid value: "claims.e": CEL expressions are not supported yet"#,
+                ),
+            ],
+        ),
+        (
+            "extra keys whose host is no RFC 1123 subdomain",
+            r#"  claimMappings: {username: {claim: sub, prefix: ''}, extra: [{key: 'A_B.io/foo', valueExpression: claims.a}, {key: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.io/x', valueExpression: claims.b}, {key: '-a.io/x'}, {key: 'K8S.IO/x', valueExpression: claims.c}, {key: 'a..io/x/y', valueExpression: claims.d}]}
+"#,
+            Some(
+                r#"[jwt[0].claimMappings.extra[0].key: Invalid value: "A_B.io": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), jwt[0].claimMappings.extra[0].key: Invalid value: "A_B.io/foo": must be lowercase, jwt[0].claimMappings.extra[2].key: Invalid value: "-a.io": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), jwt[0].claimMappings.extra[2].valueExpression: Required value, jwt[0].claimMappings.extra[3].key: Invalid value: "K8S.IO": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), jwt[0].claimMappings.extra[3].key: Invalid value: "K8S.IO/x": must be lowercase, jwt[0].claimMappings.extra[4].key: Invalid value: "a..io": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')]"#,
+            ),
+            &[
+                Go(
+                    r#"jwt[0].claimMappings.extra[0].key: Invalid value: "A_B.io": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"#,
+                ),
+                Go(
+                    r#"jwt[0].claimMappings.extra[0].key: Invalid value: "A_B.io/foo": must be lowercase"#,
+                ),
+                Cel(
+                    r#"jwt[0].claimMappings.extra[0].valueExpression: Invalid value: "claims.a": CEL expressions are not supported yet"#,
+                ),
+                Cel(
+                    r#"jwt[0].claimMappings.extra[1].valueExpression: Invalid value: "claims.b": CEL expressions are not supported yet"#,
+                ),
+                Go(
+                    r#"jwt[0].claimMappings.extra[2].key: Invalid value: "-a.io": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"#,
+                ),
+                Go(r#"jwt[0].claimMappings.extra[2].valueExpression: Required value"#),
+                Go(
+                    r#"jwt[0].claimMappings.extra[3].key: Invalid value: "K8S.IO": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"#,
+                ),
+                Go(
+                    r#"jwt[0].claimMappings.extra[3].key: Invalid value: "K8S.IO/x": must be lowercase"#,
+                ),
+                Cel(
+                    r#"jwt[0].claimMappings.extra[3].valueExpression: Invalid value: "claims.c": CEL expressions are not supported yet"#,
+                ),
+                Go(
+                    r#"jwt[0].claimMappings.extra[4].key: Invalid value: "a..io": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"#,
+                ),
+                Cel(
+                    r#"jwt[0].claimMappings.extra[4].valueExpression: Invalid value: "claims.d": CEL expressions are not supported yet"#,
+                ),
+            ],
+        ),
+        (
+            "repeated and empty user validation expressions",
+            r#"  claimMappings: {username: {claim: sub, prefix: ''}}
+  userValidationRules: [{expression: 'true'}, {expression: 'true'}, {expression: ''}, {expression: 'user.username != ""', message: m}]
+"#,
+            Some(
+                r#"[jwt[0].userValidationRules[1].expression: Duplicate value: "true", jwt[0].userValidationRules[2].expression: Required value]"#,
+            ),
+            &[
+                Cel(
+                    r#"jwt[0].userValidationRules[0].expression: Invalid value: "true": CEL expressions are not supported yet"#,
+                ),
+                Go(r#"jwt[0].userValidationRules[1].expression: Duplicate value: "true""#),
+                Go(r#"jwt[0].userValidationRules[2].expression: Required value"#),
+                Cel(
+                    r#"jwt[0].userValidationRules[3].expression: Invalid value: "user.username != \"\"": CEL expressions are not supported yet"#,
+                ),
+            ],
+        ),
+        (
+            "a claim rule expression repeated twice",
+            r#"  claimMappings: {username: {claim: sub, prefix: ''}}
+  claimValidationRules: [{expression: 'claims.a == "b"'}, {claim: c, requiredValue: v}, {expression: 'claims.a == "b"', message: m}, {expression: 'claims.a == "b"', requiredValue: x}]
+"#,
+            Some(
+                r#"[jwt[0].claimValidationRules[2].expression: Duplicate value: "claims.a == \"b\"", jwt[0].claimValidationRules[3].requiredValue: Invalid value: "x": may not be specified when expression is set, jwt[0].claimValidationRules[3].expression: Duplicate value: "claims.a == \"b\""]"#,
+            ),
+            &[
+                Cel(
+                    r#"jwt[0].claimValidationRules[0].expression: Invalid value: "claims.a == \"b\"": CEL expressions are not supported yet"#,
+                ),
+                Go(
+                    r#"jwt[0].claimValidationRules[2].expression: Duplicate value: "claims.a == \"b\"""#,
+                ),
+                Go(
+                    r#"jwt[0].claimValidationRules[3].requiredValue: Invalid value: "x": may not be specified when expression is set"#,
+                ),
+                Go(
+                    r#"jwt[0].claimValidationRules[3].expression: Duplicate value: "claims.a == \"b\"""#,
+                ),
+            ],
+        ),
+        (
+            "every section: Kubernetes order, CEL refused where it would compile",
+            r#"  claimValidationRules: [{expression: 'true'}, {expression: 'true'}]
+  claimMappings: {username: {claim: sub}, groups: {expression: claims.g}, uid: {expression: claims.u}, extra: [{key: Foo.io/x}, {key: a.io/x, valueExpression: claims.x}]}
+  userValidationRules: [{expression: ''}, {expression: 'true'}, {expression: 'true'}]
+"#,
+            Some(
+                r#"[jwt[0].claimValidationRules[1].expression: Duplicate value: "true", jwt[0].claimMappings.username.prefix: Required value: prefix is required when claim is set. It can be set to an empty string to disable prefixing, jwt[0].claimMappings.extra[0].key: Invalid value: "Foo.io": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), jwt[0].claimMappings.extra[0].key: Invalid value: "Foo.io/x": must be lowercase, jwt[0].claimMappings.extra[0].valueExpression: Required value, jwt[0].userValidationRules[0].expression: Required value, jwt[0].userValidationRules[2].expression: Duplicate value: "true"]"#,
+            ),
+            &[
+                Cel(
+                    r#"jwt[0].claimValidationRules[0].expression: Invalid value: "true": CEL expressions are not supported yet"#,
+                ),
+                Go(r#"jwt[0].claimValidationRules[1].expression: Duplicate value: "true""#),
+                Go(
+                    r#"jwt[0].claimMappings.username.prefix: Required value: prefix is required when claim is set. It can be set to an empty string to disable prefixing"#,
+                ),
+                Cel(
+                    r#"jwt[0].claimMappings.groups.expression: Invalid value: "claims.g": CEL expressions are not supported yet"#,
+                ),
+                Cel(
+                    r#"jwt[0].claimMappings.uid.expression: Invalid value: "claims.u": CEL expressions are not supported yet"#,
+                ),
+                Go(
+                    r#"jwt[0].claimMappings.extra[0].key: Invalid value: "Foo.io": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"#,
+                ),
+                Go(
+                    r#"jwt[0].claimMappings.extra[0].key: Invalid value: "Foo.io/x": must be lowercase"#,
+                ),
+                Go(r#"jwt[0].claimMappings.extra[0].valueExpression: Required value"#),
+                Cel(
+                    r#"jwt[0].claimMappings.extra[1].valueExpression: Invalid value: "claims.x": CEL expressions are not supported yet"#,
+                ),
+                Go(r#"jwt[0].userValidationRules[0].expression: Required value"#),
+                Cel(
+                    r#"jwt[0].userValidationRules[1].expression: Invalid value: "true": CEL expressions are not supported yet"#,
+                ),
+                Go(r#"jwt[0].userValidationRules[2].expression: Duplicate value: "true""#),
+            ],
+        ),
+        (
+            "null key and valueExpression",
+            r#"  claimMappings: {username: {claim: sub, prefix: ''}, extra: [{key: null, valueExpression: null}]}
+"#,
+            Some(
+                r#"[jwt[0].claimMappings.extra[0].key: Required value, jwt[0].claimMappings.extra[0].valueExpression: Required value]"#,
+            ),
+            &[
+                Go(r#"jwt[0].claimMappings.extra[0].key: Required value"#),
+                Go(r#"jwt[0].claimMappings.extra[0].valueExpression: Required value"#),
+            ],
+        ),
+    ];
+    let head = "apiVersion: apiserver.config.k8s.io/v1\nkind: AuthenticationConfiguration\njwt:\n- issuer: {url: 'https://i', audiences: [a]}\n";
+    let mut failures = Vec::new();
+    for (name, body, go, items) in rows {
+        let go_items = aggregate(items.iter().filter_map(|i| match i {
+            Go(e) => Some(*e),
+            Cel(_) => None,
+        }));
+        assert_eq!(go_items.as_deref(), *go, "{name}: the table's Go items");
+        let want = aggregate(items.iter().map(|i| match i {
+            Go(e) | Cel(e) => *e,
+        }));
+        let got = load_authentication_configuration(format!("{head}{body}").as_bytes(), &[])
+            .map(drop)
+            .map_err(|e| e.to_string());
+        if got.as_ref().err() != want.as_ref() {
+            failures.push(format!("{name}:\n   got {got:?}\n  want {want:?}"));
+        }
+    }
+    // Hosts longer than 253 characters: the length, then the shape, both reported; the path
+    // and the case checked all the same (Go's answer, built here for its length).
+    let (lower, upper) = ("a".repeat(251) + ".io", "A".repeat(251) + ".io");
+    let file = format!(
+        "{head}  claimMappings: {{username: {{claim: sub, prefix: ''}}, extra: [{{key: '{lower}/x', valueExpression: claims.a}}, {{key: '{upper}/x y', valueExpression: claims.b}}]}}\n"
+    );
+    let got = load_authentication_configuration(file.as_bytes(), &[])
+        .unwrap_err()
+        .to_string();
+    let e = "jwt[0].claimMappings.extra";
+    let dns = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+    let path = "Invalid path (regex used for validation is '[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+')";
+    let cel = "CEL expressions are not supported yet";
+    let want = format!(
+        "[{e}[0].key: Invalid value: \"{lower}\": must be no more than 253 characters, \
+         {e}[0].valueExpression: Invalid value: \"claims.a\": {cel}, \
+         {e}[1].key: Invalid value: \"{upper}\": must be no more than 253 characters, \
+         {e}[1].key: Invalid value: \"{upper}\": {dns}, \
+         {e}[1].key: Invalid value: \"x y\": {path}, \
+         {e}[1].key: Invalid value: \"{upper}/x y\": must be lowercase, \
+         {e}[1].valueExpression: Invalid value: \"claims.b\": {cel}]"
+    );
+    if got != want {
+        failures.push(format!("long hosts:\n   got {got:?}\n  want {want:?}"));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// Syntax errors of a file that starts with `{` (JSON to kube-apiserver, whose YAML flow
 /// mappings it therefore refuses) are refused as `meta.Interpret`'s; the description of the
 /// error is serde_json's, not `encoding/json`'s (docs/compatibility.md).

@@ -554,7 +554,13 @@ struct FileMappings {
     username: FilePrefixed,
     groups: FilePrefixed,
     uid: FileUid,
-    extra: usize,
+    extra: Vec<FileExtra>,
+}
+
+#[derive(Default)]
+struct FileExtra {
+    key: String,
+    value_expression: String,
 }
 
 #[derive(Default)]
@@ -571,6 +577,60 @@ struct FileUid {
 }
 
 const CEL_UNSUPPORTED: &str = "CEL expressions are not supported yet";
+
+/// apimachinery's `IsDomainPrefixedPath` for `claimMappings.extra[i].key` (`field` is that
+/// path): required; a non-empty host before the first `/` and a non-empty path after it; the
+/// host an RFC 1123 subdomain (`IsDNS1123Subdomain`: its length, then its shape, both
+/// reported); the path `httpPathFmt`. The invalid values are the host and the path alone.
+fn domain_prefixed_path_errors(field: &str, key: &str) -> Vec<String> {
+    const DNS1123_SUBDOMAIN: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+    const HTTP_PATH: &str =
+        "Invalid path (regex used for validation is '[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+')";
+    if key.is_empty() {
+        return vec![format!("{field}: Required value")];
+    }
+    let invalid = |v: &str, why: &str| format!("{field}: Invalid value: {}: {why}", go_quote(v));
+    let (host, path) = match key.split_once('/') {
+        Some((h, p)) if !h.is_empty() && !p.is_empty() => (h, p),
+        _ => {
+            return vec![invalid(
+                key,
+                "must be a domain-prefixed path (such as \"acme.io/foo\")",
+            )];
+        }
+    };
+    let mut errs = Vec::new();
+    if host.len() > 253 {
+        errs.push(invalid(host, "must be no more than 253 characters"));
+    }
+    let label = |l: &str| {
+        let b = l.as_bytes();
+        !b.is_empty()
+            && b.iter()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+            && b[0] != b'-'
+            && b[b.len() - 1] != b'-'
+    };
+    if !host.split('.').all(label) {
+        errs.push(invalid(host, DNS1123_SUBDOMAIN));
+    }
+    let path_char = |c: &u8| c.is_ascii_alphanumeric() || b"/-._~%!$&'()*+,;=:".contains(c);
+    if !path.as_bytes().iter().all(path_char) {
+        errs.push(invalid(path, HTTP_PATH));
+    }
+    errs
+}
+
+/// Kubernetes' `isKubernetesDomainPrefix`: the text before the first `/` is `k8s.io`,
+/// `kubernetes.io` or a subdomain of either (case-sensitive, as in Go).
+fn is_kubernetes_domain_prefix(key: &str) -> bool {
+    let Some((domain, _)) = key.split_once('/') else {
+        return false;
+    };
+    ["k8s.io", "kubernetes.io"]
+        .iter()
+        .any(|d| domain == *d || domain.strip_suffix(d).is_some_and(|s| s.ends_with('.')))
+}
 
 /// Kubernetes' `validatePrefixClaimOrExpression`: `required` is false for `groups` (a mapping
 /// with neither claim nor expression maps nothing).
@@ -626,10 +686,12 @@ fn mapping(
 /// `null` as unset, unknown and repeated fields refused, with Go's texts), then
 /// validated as Kubernetes validates it, its errors in Kubernetes' order (each `jwt[i]`'s
 /// issuer, claim rules and mappings, then the duplicates, `anonymous` last), with `jwt[i].`
-/// field paths; service-account issuers are refused (`disallowed_issuers`). Every CEL field
-/// (`expression`, `valueExpression`, `userValidationRules`) is refused with "CEL expressions
-/// are not supported yet", and `egressSelectorType` as if its feature gate were off. All nine
-/// algorithms are allowed.
+/// field paths; service-account issuers are refused (`disallowed_issuers`). Every check of
+/// Kubernetes' that is not CEL compilation is made with its text (`extra[i].key`, a required
+/// `valueExpression` or user-rule `expression`, repeated expressions); a non-empty CEL
+/// expression that passes them (`expression`, `valueExpression`, a user rule) is then refused
+/// where Kubernetes would compile it, with "CEL expressions are not supported yet", and
+/// `egressSelectorType` as if its feature gate were off. All nine algorithms are allowed.
 ///
 /// ```
 /// use kube_authn::token::oidc::config::load_authentication_configuration;
@@ -671,6 +733,7 @@ pub fn load_authentication_configuration(
         let mut local = Vec::new();
         // Kubernetes' `validateClaimValidationRules`, its errors in its order.
         let mut required: Vec<(String, String)> = Vec::new();
+        let mut seen_expressions: Vec<&str> = Vec::new();
         let mut rule_errs = Vec::new();
         for (r, rule) in j.claim_validation_rules.iter().enumerate() {
             let f = format!("claimValidationRules[{r}]");
@@ -705,10 +768,19 @@ pub fn load_authentication_configuration(
                             go_quote(&rule.required_value)
                         ));
                     }
-                    rule_errs.push(format!(
-                        "{f}.expression: Invalid value: {}: {CEL_UNSUPPORTED}",
-                        go_quote(&rule.expression)
-                    ));
+                    // A repeated expression is not compiled (so not refused as CEL).
+                    if seen_expressions.contains(&rule.expression.as_str()) {
+                        rule_errs.push(format!(
+                            "{f}.expression: Duplicate value: {}",
+                            go_quote(&rule.expression)
+                        ));
+                    } else {
+                        seen_expressions.push(&rule.expression);
+                        rule_errs.push(format!(
+                            "{f}.expression: Invalid value: {}: {CEL_UNSUPPORTED}",
+                            go_quote(&rule.expression)
+                        ));
+                    }
                 }
             }
         }
@@ -744,17 +816,60 @@ pub fn load_authentication_configuration(
             (false, true) => Some(uid.claim.clone()),
             (true, true) => None,
         };
-        if j.claim_mappings.extra > 0 {
-            mapping_errs.push(format!(
-                "claimMappings.extra: Invalid value: {}: {CEL_UNSUPPORTED}",
-                j.claim_mappings.extra
-            ));
+        // `validateClaimMappings`' extra loop: the key's checks, a repeated key (nothing more
+        // for that entry), a required valueExpression, then its compilation.
+        let mut seen_keys: Vec<&str> = Vec::new();
+        for (x, e) in j.claim_mappings.extra.iter().enumerate() {
+            let f = format!("claimMappings.extra[{x}]");
+            let key_field = format!("{f}.key");
+            mapping_errs.extend(domain_prefixed_path_errors(&key_field, &e.key));
+            if e.key != e.key.to_lowercase() {
+                mapping_errs.push(format!(
+                    "{key_field}: Invalid value: {}: must be lowercase",
+                    go_quote(&e.key)
+                ));
+            }
+            if is_kubernetes_domain_prefix(&e.key) {
+                mapping_errs.push(format!(
+                    "{key_field}: Invalid value: {}: k8s.io, kubernetes.io and their subdomains are reserved for Kubernetes use",
+                    go_quote(&e.key)
+                ));
+            }
+            if seen_keys.contains(&e.key.as_str()) {
+                mapping_errs.push(format!(
+                    "{key_field}: Duplicate value: {}",
+                    go_quote(&e.key)
+                ));
+                continue;
+            }
+            seen_keys.push(&e.key);
+            if e.value_expression.is_empty() {
+                mapping_errs.push(format!("{f}.valueExpression: Required value"));
+            } else {
+                mapping_errs.push(format!(
+                    "{f}.valueExpression: Invalid value: {}: {CEL_UNSUPPORTED}",
+                    go_quote(&e.value_expression)
+                ));
+            }
         }
+        // `validateUserValidationRules`: required, not repeated, then compiled.
+        let mut seen_user_rules: Vec<&str> = Vec::new();
         for (r, rule) in j.user_validation_rules.iter().enumerate() {
-            mapping_errs.push(format!(
-                "userValidationRules[{r}].expression: Invalid value: {}: {CEL_UNSUPPORTED}",
-                go_quote(&rule.expression)
-            ));
+            let f = format!("userValidationRules[{r}].expression");
+            if rule.expression.is_empty() {
+                mapping_errs.push(format!("{f}: Required value"));
+            } else if seen_user_rules.contains(&rule.expression.as_str()) {
+                mapping_errs.push(format!(
+                    "{f}: Duplicate value: {}",
+                    go_quote(&rule.expression)
+                ));
+            } else {
+                seen_user_rules.push(&rule.expression);
+                mapping_errs.push(format!(
+                    "{f}: Invalid value: {}: {CEL_UNSUPPORTED}",
+                    go_quote(&rule.expression)
+                ));
+            }
         }
         let cfg = JwtAuthenticatorConfig {
             issuer_url: j.issuer.url.clone(),

@@ -9,7 +9,7 @@ use std::fmt;
 use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
 use super::{FileAnonymous, FileConfig, FileIssuer, FileJwt, FilePrefixed, FileRule};
-use super::{FileUid, FileUserRule};
+use super::{FileExtra, FileUid, FileUserRule};
 use crate::error::ConfigError;
 use crate::jwt::go_quote;
 
@@ -1214,20 +1214,26 @@ impl Typed {
                     let path = "jwt.claimMappings.extra";
                     m.extra = d
                         .list(v, OWNER, path, &elem, |d, i, e| {
+                            let mut x = FileExtra::default();
                             if let Some(members) = d.object(e, OWNER, path, "ExtraMapping") {
-                                let mut scratch = String::new();
                                 d.fields(
                                     members,
                                     &format!("{at}extra[{i}]."),
                                     &["key", "valueExpression"],
                                     |d, k, v| {
                                         let path = format!("jwt.claimMappings.extra.{k}");
-                                        d.string(v, "ExtraMapping", &path, "string", &mut scratch);
+                                        let out = if k == "key" {
+                                            &mut x.key
+                                        } else {
+                                            &mut x.value_expression
+                                        };
+                                        d.string(v, "ExtraMapping", &path, "string", out);
                                     },
                                 );
                             }
+                            x
                         })
-                        .map_or(0, |l| l.len());
+                        .unwrap_or_default();
                 }
             },
         );
