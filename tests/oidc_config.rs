@@ -7,7 +7,10 @@
 //! them (`cliflag.NewMapStringStringNoSplit` for `--oidc-required-claim`, `os.ReadFile` for
 //! `--oidc-ca-file`), without kube-apiserver's `invalid authentication configuration: ` wrapper.
 
-use kube_authn::token::oidc::config::{OidcFlags, load_authentication_configuration};
+use kube_authn::token::oidc::config::{
+    MAX_AUTHENTICATION_CONFIG_BYTES, OidcFlags, load_authentication_configuration,
+    read_authentication_configuration,
+};
 
 /// (case, file, the error kube-apiserver reports or `None` when it accepts the file).
 ///
@@ -2240,6 +2243,65 @@ fn extra_keys_required_and_repeated_expressions_are_validated_as_kube_apiserver_
         failures.push(format!("long hosts:\n   got {got:?}\n  want {want:?}"));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// kube-apiserver reads `--authentication-config` whole (`os.ReadFile`, no limit); here the
+/// bound is 64 MiB, so a file of a few issuers with full CA bundles (over the former 1 MiB)
+/// loads. Each row: the file's size (sparse files: nothing is written), and whether reading
+/// it succeeds or its refusal, naming the path and the limit. A longer text handed to the
+/// loader directly is refused the same way, without a path.
+#[test]
+fn authentication_config_size_limit_is_64_mib_and_its_refusal_names_the_file() {
+    assert_eq!(MAX_AUTHENTICATION_CONFIG_BYTES, 64 << 20);
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("authn-size-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let max = MAX_AUTHENTICATION_CONFIG_BYTES as u64;
+    let table: &[(&str, u64, bool)] = &[
+        ("just over the former 1 MiB", (1 << 20) + 1, true),
+        ("one byte under the limit", max - 1, true),
+        ("at the limit", max, true),
+        ("one byte over the limit", max + 1, false),
+        ("far over the limit", 4 * max, false),
+    ];
+    for (name, size, ok) in table {
+        let path = dir.join(name.replace(' ', "-"));
+        let f = std::fs::File::create(&path).unwrap();
+        f.set_len(*size).unwrap();
+        drop(f);
+        let got = read_authentication_configuration(&path).map(|d| d.len() as u64);
+        let want = if *ok {
+            Ok(*size)
+        } else {
+            Err(format!(
+                "authentication configuration file {} too large: larger than 67108864 bytes",
+                path.display()
+            ))
+        };
+        assert_eq!(got.map_err(|e| e.to_string()), want, "{name}");
+        std::fs::remove_file(&path).unwrap();
+    }
+    std::fs::remove_dir(&dir).unwrap();
+    // A valid file just over the former 1 MiB limit (a CA-bundle-sized comment) loads.
+    let mut big = "apiVersion: apiserver.config.k8s.io/v1\nkind: AuthenticationConfiguration\njwt:\n- issuer: {url: https://i, audiences: [a]}\n  claimMappings: {username: {claim: sub, prefix: ''}}\n".to_owned();
+    while big.len() <= 1 << 20 {
+        big.push_str(
+            "# MIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBaMQswCQYDVQQGEwJJRTESMBAGA1UE\n",
+        );
+    }
+    assert_eq!(
+        load_authentication_configuration(big.as_bytes(), &[])
+            .unwrap()
+            .len(),
+        1
+    );
+    let over = vec![b'#'; MAX_AUTHENTICATION_CONFIG_BYTES + 1];
+    assert_eq!(
+        load_authentication_configuration(&over, &[])
+            .unwrap_err()
+            .to_string(),
+        "authentication configuration file too large: larger than 67108864 bytes"
+    );
 }
 
 /// Syntax errors of a file that starts with `{` (JSON to kube-apiserver, whose YAML flow

@@ -991,6 +991,49 @@ pub(crate) fn anonymous_section(data: &[u8]) -> Result<Option<AnonymousSection>,
 // ---------------------------------------------------------------------------------------------
 // Decoding, as kube-apiserver decodes the file
 
+/// The largest `--authentication-config` file accepted: 64 MiB. kube-apiserver reads the file
+/// whole (`os.ReadFile`, no limit); a few issuers each with a CA bundle can pass 1 MiB, so the
+/// bound is high, only there so that a wrong path (a device, a log) cannot exhaust memory.
+///
+/// ```
+/// assert_eq!(kube_authn::token::oidc::config::MAX_AUTHENTICATION_CONFIG_BYTES, 64 << 20);
+/// ```
+pub const MAX_AUTHENTICATION_CONFIG_BYTES: usize = 64 << 20;
+
+/// The refusal of a file over [`MAX_AUTHENTICATION_CONFIG_BYTES`], naming the file when known.
+fn too_large(path: Option<&std::path::Path>) -> String {
+    let file = match path {
+        Some(p) => format!("authentication configuration file {}", p.display()),
+        None => "authentication configuration file".to_owned(),
+    };
+    format!("{file} too large: larger than {MAX_AUTHENTICATION_CONFIG_BYTES} bytes")
+}
+
+/// Reads an `--authentication-config` file, at most [`MAX_AUTHENTICATION_CONFIG_BYTES`]
+/// (reading stops one byte past it): a longer file is refused with its path and the limit,
+/// a file that cannot be read as `--authentication-config <path>: <error>`.
+///
+/// ```
+/// use kube_authn::token::oidc::config::read_authentication_configuration;
+/// let err = read_authentication_configuration("/nonexistent/authn.yaml".as_ref()).unwrap_err();
+/// assert!(err.to_string().starts_with("--authentication-config /nonexistent/authn.yaml: "));
+/// ```
+pub fn read_authentication_configuration(path: &std::path::Path) -> Result<Vec<u8>, ConfigError> {
+    use std::io::Read as _;
+    let io = |e: std::io::Error| {
+        ConfigError::new(format!("--authentication-config {}: {e}", path.display()))
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let mut data = Vec::new();
+    file.take(MAX_AUTHENTICATION_CONFIG_BYTES as u64 + 1)
+        .read_to_end(&mut data)
+        .map_err(io)?;
+    if data.len() > MAX_AUTHENTICATION_CONFIG_BYTES {
+        return Err(ConfigError::new(too_large(Some(path))));
+    }
+    Ok(data)
+}
+
 /// Decodes an `AuthenticationConfiguration` file as kube-apiserver does
 /// (`runtime.Decode(codecs.UniversalDecoder(), data)`, the codec factory strict):
 ///
@@ -1008,10 +1051,8 @@ fn decode_authentication_configuration(data: &[u8]) -> Result<FileConfig, Config
     if data.is_empty() {
         return Err(ConfigError::new("empty config data"));
     }
-    if data.len() > 1024 * 1024 {
-        return Err(ConfigError::new(
-            "authentication configuration file too large",
-        ));
+    if data.len() > MAX_AUTHENTICATION_CONFIG_BYTES {
+        return Err(ConfigError::new(too_large(None)));
     }
     let json = decode::is_json(data);
     let (root, repeated) = if json {

@@ -40,7 +40,7 @@ use std::time::{Duration, SystemTime};
 
 use arc_swap::ArcSwap;
 
-use super::config::{AnonymousSection, anonymous_section};
+use super::config::{AnonymousSection, anonymous_section, read_authentication_configuration};
 use super::discovery::DiscoveryOptions;
 use super::metrics::{AUTHENTICATION_CONFIG_CONTROLLER_METRICS, ConfigControllerMetrics};
 use super::remote::{OidcAuthenticators, jwt_configs, start};
@@ -344,6 +344,16 @@ impl Settings {
     }
 }
 
+/// The file, read as at start-up ([`read_authentication_configuration`]: at most
+/// [`MAX_AUTHENTICATION_CONFIG_BYTES`](super::config::MAX_AUTHENTICATION_CONFIG_BYTES); a
+/// longer file is an error naming it and the limit, not a read of all of it).
+async fn read_bounded(path: &std::path::Path) -> Result<Vec<u8>, ConfigError> {
+    let path = path.to_path_buf();
+    tokio::task::spawn_blocking(move || read_authentication_configuration(&path))
+        .await
+        .unwrap_or_else(|e| Err(ConfigError::new(format!("reading the file: {e}"))))
+}
+
 /// Polls the file and applies changes until aborted.
 async fn watch(shared: Arc<Shared>, settings: Settings, initial: Vec<u8>) {
     let mut tracked = initial;
@@ -352,7 +362,7 @@ async fn watch(shared: Arc<Shared>, settings: Settings, initial: Vec<u8>) {
     let jwks_id = settings.discovery.apiserver_id.clone();
     loop {
         tokio::time::sleep(settings.reload.poll_interval).await;
-        let data = match tokio::fs::read(&settings.path).await {
+        let data = match read_bounded(&settings.path).await {
             Ok(d) => d,
             Err(e) => {
                 tracing::error!(path = %settings.path.display(), "failed to read authentication config file: {e}");
@@ -418,7 +428,7 @@ impl Settings {
         let deadline = tokio::time::Instant::now() + self.reload.retry_interval;
         while tokio::time::Instant::now() < deadline {
             tokio::time::sleep(self.reload.poll_interval).await;
-            match (tokio::fs::read(&self.path).await, failed) {
+            match (read_bounded(&self.path).await, failed) {
                 (Ok(now), Some(failed)) if now != failed => return,
                 (Ok(_), None) => return,
                 _ => {}
