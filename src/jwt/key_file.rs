@@ -556,13 +556,14 @@ fn public_key_info(mut f: Fields<'_>) -> Option<GoKey> {
     None
 }
 
-/// `x509.ParseCertificate` (approximated as for CA bundles: x509-parser, no trailing bytes,
-/// names Go decodes), then the same `parsePublicKey` on its SubjectPublicKeyInfo.
+/// `x509.ParseCertificate` ([`crate::x509::go_parse::go_parses_certificate`]; x509-parser
+/// too, which the crate reads certificates with), then the same `parsePublicKey` on its
+/// SubjectPublicKeyInfo.
 fn certificate(input: &[u8]) -> Option<GoKey> {
     if !matches!(x509_parser::parse_x509_certificate(input), Ok(([], _))) {
         return None;
     }
-    if !crate::x509::subject::names_decode(input) {
+    if crate::x509::go_parse::go_parses_certificate(input).is_err() {
         return None;
     }
     let (f, _) = Fields::unmarshal(spki_of_certificate(input)?)?;

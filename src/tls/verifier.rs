@@ -126,12 +126,12 @@ impl ClientCertVerifier for RequestClientCert {
         }
         let bad = || rustls::Error::InvalidCertificate(rustls::CertificateError::BadEncoding);
         webpki::EndEntityCert::try_from(end_entity).map_err(|_| bad())?;
-        // Every name of every presented certificate must decode as Go decodes it (Go's
-        // parser fails the handshake otherwise), intermediates the path may not need
-        // included. The attribute-count bound is the request path's, not the handshake's.
+        // Every presented certificate must parse as Go's x509.ParseCertificate parses it,
+        // names included (Go's TLS stack fails the handshake otherwise), intermediates the
+        // path may not need included. The attribute-count bound is the request path's.
         if !std::iter::once(end_entity)
             .chain(intermediates)
-            .all(|cert| x509::subject::names_decode(cert))
+            .all(|cert| x509::go_parse::go_parses_certificate(cert).is_ok())
         {
             return Err(bad());
         }

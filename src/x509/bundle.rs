@@ -64,8 +64,9 @@ pub fn parse_pem_bundle(data: &[u8]) -> Result<Vec<CertificateDer<'static>>, Con
         let Ok(der) = base64::engine::general_purpose::STANDARD.decode(&block.body) else {
             continue;
         };
-        // Every certificate must parse (client-go aborts on a DER error), its names included:
-        // Go's parser refuses a name attribute that is not a string it decodes.
+        // Every certificate must parse as Go parses it (client-go's ParseCertsPEM returns
+        // x509.ParseCertificate's error as it is), and as x509-parser, which reads it later.
+        super::go_parse::go_parses_certificate(&der).map_err(ConfigError::new)?;
         x509_parser::parse_x509_certificate(&der)
             .map_err(|e| ConfigError::new(format!("x509: malformed certificate: {e}")))?;
         if !subject::names_decode(&der) {
@@ -662,6 +663,42 @@ mod tests {
     }
 
     #[test]
+    fn bundles_fail_on_a_certificate_go_does_not_parse() {
+        // client-go's ParseCertsPEM returns x509.ParseCertificate's error as it is, and the
+        // whole bundle is refused, whatever the other certificates are. Go's verdicts:
+        // tests/vectors/go_parse_certificate.json (conformance/go/cmd/certparse).
+        let file: serde_json::Value = serde_json::from_str(include_str!(
+            "../../tests/vectors/go_parse_certificate.json"
+        ))
+        .unwrap();
+        let good = crate::x509::doc_ca_pem();
+        let mut failures = Vec::new();
+        for case in file["cases"].as_array().unwrap() {
+            let want = case["go"].as_str().unwrap();
+            if want.is_empty() {
+                continue;
+            }
+            let hex = case["der"].as_str().unwrap();
+            let der: Vec<u8> = (0..hex.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+                .collect();
+            let b64 = base64::engine::general_purpose::STANDARD.encode(&der);
+            let pem =
+                format!("{good}-----BEGIN CERTIFICATE-----\n{b64}\n-----END CERTIFICATE-----\n");
+            match CaBundle::from_pem(pem.as_bytes()) {
+                Err(e) if e.to_string() == want => {}
+                other => failures.push(format!(
+                    "{}: Go {want:?}, ours {:?}",
+                    case["name"],
+                    other.map(|_| ()).map_err(|e| e.to_string())
+                )),
+            }
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+
+    #[test]
     fn bundle_errors() {
         let cases: &[(&str, &[u8], &str)] = &[
             ("empty", b"", "missing content for CA bundle"),
@@ -707,7 +744,7 @@ mod tests {
             let pem = format!("-----BEGIN CERTIFICATE-----\n{b64}\n-----END CERTIFICATE-----\n");
             assert_eq!(
                 CaBundle::from_pem(pem.as_bytes()).unwrap_err().to_string(),
-                "x509: malformed certificate: invalid RDNSequence: invalid attribute value"
+                "x509: invalid RDNSequence: invalid attribute value: invalid PrintableString"
             );
         }
         // A valid certificate beside a block whose base64 does not decode, or whose type line

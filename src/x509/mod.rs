@@ -138,6 +138,7 @@
 mod anchor_keys;
 pub(crate) mod bundle;
 pub(crate) mod der;
+pub(crate) mod go_parse;
 mod metrics;
 pub(crate) mod subject;
 pub(crate) mod verify;

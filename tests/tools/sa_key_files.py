@@ -139,6 +139,12 @@ def pkcs1(n, e, d, p, q, crt=True):
     return seq(*items)
 
 
+def patched(der, old, new):
+    """`der` with its one occurrence of `old` replaced (the signature is not checked)."""
+    assert der.count(old) == 1
+    return der.replace(old, new)
+
+
 def pkcs8(alg, private, version=0, extra=b""):
     return seq(integer(version), alg, octets(private), extra)
 
@@ -512,6 +518,12 @@ cases = [
      + pem(ec_spki("P-256", point(P256)), "PUBLIC KEY")),
     ("CERTIFICATE followed by trailing bytes, then a P-256 key",
      pem(cert(RSA_KEY.public_key()) + b"\x00", "CERTIFICATE")
+     + pem(ec_spki("P-256", point(P256)), "PUBLIC KEY")),
+    ("CERTIFICATE with a negative serial, then a P-256 key",
+     pem(patched(cert(RSA_KEY.public_key()), b"\x02\x01\x5a", b"\x02\x01\xa5"), "CERTIFICATE")
+     + pem(ec_spki("P-256", point(P256)), "PUBLIC KEY")),
+    ("CERTIFICATE of version 4, then a P-256 key",
+     pem(patched(cert(RSA_KEY.public_key()), b"\xa0\x03\x02\x01\x02", b"\xa0\x03\x02\x01\x03"), "CERTIFICATE")
      + pem(ec_spki("P-256", point(P256)), "PUBLIC KEY")),
     ("Ed25519 CERTIFICATE, then a P-256 key",
      pem(cert(ed.public_key()), "CERTIFICATE") + pem(ec_spki("P-256", point(P256)), "PUBLIC KEY")),
