@@ -345,9 +345,9 @@ impl AuthenticationOptions {
         }
         #[cfg(feature = "remote")]
         let authentication_config = match &self.authentication_config {
-            Some(path) => Some(std::fs::read(path).map_err(|e| {
-                ConfigError::new(format!("--authentication-config {}: {e}", path.display()))
-            })?),
+            Some(path) => {
+                Some(crate::token::oidc::config::read_authentication_configuration(path)?)
+            }
             None => None,
         };
         // kube-apiserver refuses the flag beside the file's section right after decoding the
