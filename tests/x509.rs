@@ -2099,3 +2099,137 @@ async fn presented_names_are_parsed_as_go_parses_them() {
     }
     server.stop().await;
 }
+
+/// A certificate Go's `x509.ParseCertificate` refuses — here a negative serial number or a
+/// duplicate extension, in the leaf or in the (needed) intermediate — is refused on every path:
+/// a chain handed to the library directly (`authenticate_peer`, the front proxy's path) is
+/// refused with Go's parse error wrapped (`x509: malformed certificate: …`, `x509: malformed
+/// intermediate certificate: …`), and over kube-authn's own TLS stack the handshake fails, as
+/// Go's TLS server fails it (`tls: failed to parse client certificate: …`). The good chains
+/// are served. Go's texts from Go 1.26's `x509.ParseCertificate` on these very certificates.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn certificates_go_cannot_parse_are_refused_directly_and_in_the_handshake() {
+    let f = fixture();
+    // Version `a0 03 02 01 02`, then the serial: 2 for a leaf, 1 for a CA.
+    let negative_leaf = resigned(
+        &f.leaf,
+        &f.root,
+        &[(
+            b"\xa0\x03\x02\x01\x02\x02\x01\x02",
+            b"\xa0\x03\x02\x01\x02\x02\x01\xfe",
+        )],
+    );
+    // authorityKeyIdentifier's OID made subjectKeyIdentifier's: two 2.5.29.14 extensions.
+    let duplicate_leaf = resigned(
+        &f.leaf,
+        &f.root,
+        &[(b"\x06\x03\x55\x1d\x23", b"\x06\x03\x55\x1d\x0e")],
+    );
+    let negative_inter = resigned(
+        &f.inter,
+        &f.root,
+        &[(
+            b"\xa0\x03\x02\x01\x02\x02\x01\x01",
+            b"\xa0\x03\x02\x01\x02\x02\x01\xff",
+        )],
+    );
+    let duplicate_inter = resigned(
+        &f.inter,
+        &f.root,
+        &[(b"\x06\x03\x55\x1d\x23", b"\x06\x03\x55\x1d\x0e")],
+    );
+    type Case = (
+        &'static str,
+        Vec<CertificateDer<'static>>,
+        std::path::PathBuf,
+        Result<&'static str, &'static str>,
+    );
+    let cases: Vec<Case> = vec![
+        (
+            "leaf with a negative serial number",
+            vec![negative_leaf],
+            f.leaf.key.clone(),
+            Err("x509: malformed certificate: x509: negative serial number"),
+        ),
+        (
+            "leaf with a duplicate extension",
+            vec![duplicate_leaf],
+            f.leaf.key.clone(),
+            Err(
+                "x509: malformed certificate: x509: certificate contains duplicate extension with OID \"2.5.29.14\"",
+            ),
+        ),
+        (
+            "intermediate with a negative serial number",
+            vec![f.chained.der.clone(), negative_inter],
+            f.chained.key.clone(),
+            Err("x509: malformed intermediate certificate: x509: negative serial number"),
+        ),
+        (
+            "intermediate with a duplicate extension",
+            vec![f.chained.der.clone(), duplicate_inter],
+            f.chained.key.clone(),
+            Err(
+                "x509: malformed intermediate certificate: x509: certificate contains duplicate extension with OID \"2.5.29.14\"",
+            ),
+        ),
+        (
+            "control: alice",
+            vec![f.leaf.der.clone()],
+            f.leaf.key.clone(),
+            Ok("alice"),
+        ),
+        (
+            "control: bob through the intermediate",
+            vec![f.chained.der.clone(), f.inter.der.clone()],
+            f.chained.key.clone(),
+            Ok("bob"),
+        ),
+    ];
+
+    // Handed to the library directly: refused with Go's parse error, once per connection
+    // (the second request on the same `PeerCertificates` is answered from its cache).
+    let auth = X509Authenticator::new(bundle(&[&f.root])).with_histogram(None);
+    for (name, chain, _, want) in &cases {
+        let peer = PeerCertificates::injected(chain.clone());
+        for attempt in 0..2 {
+            let got = auth
+                .authenticate_peer(&peer)
+                .map(|o| o.map(|r| r.user.name().to_owned()))
+                .map_err(|e| e.to_string());
+            match (got, want) {
+                (Ok(Some(user)), Ok(w)) => assert_eq!(user, *w, "case {name} ({attempt})"),
+                (Err(e), Err(w)) => assert!(
+                    e.starts_with("verifying certificate ")
+                        && e.ends_with(&format!(" failed: {w}")),
+                    "case {name} ({attempt}): {e}"
+                ),
+                (got, want) => panic!("case {name} ({attempt}): got {got:?}, want {want:?}"),
+            }
+        }
+    }
+
+    // Over kube-authn's TLS stack (`ClientCertPolicy::Request`, as kube-apiserver): Go's TLS
+    // server fails the handshake on a certificate it cannot parse; so do we.
+    let shared: Arc<dyn RequestAuthenticator> =
+        Arc::new(X509Authenticator::new(bundle(&[&f.root])).with_histogram(None));
+    let server =
+        TestServer::start(&f.pki, shared, ClientCertPolicy::Request { hints: vec![] }).await;
+    for (name, chain, key_file, want) in &cases {
+        let response = tls_get(&server, chain.clone(), key_file).await;
+        match want {
+            Ok(user) => {
+                let body = response.unwrap_or_else(|e| panic!("case {name}: {e}"));
+                assert!(body.starts_with("HTTP/1.1 200"), "case {name}: {body}");
+                let expected = format!("\"username\":{}", serde_json::to_string(user).unwrap());
+                assert!(body.contains(&expected), "case {name}: {body}");
+            }
+            // TLS 1.3: the client learns of the refusal when it reads; no HTTP response.
+            Err(_) => assert!(
+                response.as_ref().map_or(true, |b| b.is_empty()),
+                "case {name}: a certificate Go cannot parse must fail the handshake: {response:?}"
+            ),
+        }
+    }
+    server.stop().await;
+}

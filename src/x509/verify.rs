@@ -13,7 +13,7 @@ use super::anchor_keys::N_ALGS;
 use webpki::{EndEntityCert, ExtendedKeyUsageValidator, KeyPurposeId, KeyPurposeIdIter};
 
 use super::bundle::CaBundle;
-use super::{Moment, der, subject};
+use super::{Moment, der, go_parse, subject};
 use crate::error::{Error, ErrorKind};
 
 /// The most certificates a presented chain may hold (leaf included). kubectl and every
@@ -194,7 +194,7 @@ pub(crate) fn verify_chain_with_view(
     let leaf_der = &chain[0];
     let leaf_view = leaf_view.ok_or(ERR_MALFORMED)?;
     let leaf = EndEntityCert::try_from(leaf_der).map_err(|e| map_error(&e))?;
-    check_presented_names(&leaf_view, &chain[1..])?;
+    check_presented_names(leaf_der, &leaf_view, &chain[1..])?;
     // Go checks the leaf's validity before anything else.
     check_validity(leaf_view.not_before, leaf_view.not_after, now)?;
 
@@ -424,18 +424,36 @@ fn refused_intermediate<'c>(
 
 /// Go parses every certificate the client presents, and fails on one it cannot parse, even
 /// an intermediate the path does not need (webpki skips those). Checked here with our own
-/// reader: the leaf's issuer name, and each intermediate's structure and names (the leaf's
-/// subject is read when its user is built). Bounded: at most [`MAX_CHAIN_LEN`] certificates
-/// of at most [`MAX_CERT_LEN`] bytes, checked before this runs.
+/// reader: the leaf's subject and issuer names, and each intermediate's structure and names;
+/// then every certificate with Go's
+/// `x509.ParseCertificate` checks ([`go_parse::go_parses_certificate`]), which a chain handed
+/// to the library directly (not through our TLS stack, whose handshake already refuses such a
+/// certificate) has not been through. Go's error has no authenticator text of its own (its
+/// TLS server fails the handshake: `tls: failed to parse client certificate: <error>`), so
+/// it is wrapped: `x509: malformed certificate: <Go's error>` for the leaf,
+/// `x509: malformed intermediate certificate: <Go's error>` for an intermediate. Runs on a
+/// cache miss only (once per connection, authenticator and CA bundle while the outcome
+/// holds). Bounded: at most [`MAX_CHAIN_LEN`] certificates of at most [`MAX_CERT_LEN`]
+/// bytes, checked before this runs.
 fn check_presented_names(
+    leaf_der: &[u8],
     leaf: &der::TbsView<'_>,
     intermediates: &[CertificateDer<'_>],
 ) -> Result<(), Error> {
+    // The leaf's subject with the texts its user's reading has (only what Go's parser
+    // refuses; our own refusals come after verification, as before).
+    subject::subject_of_view(leaf)?;
     subject::check_name(leaf.issuer)?;
     for cert in intermediates {
         let view = der::tbs_view(cert).ok_or(ERR_MALFORMED_INTERMEDIATE)?;
         subject::check_name(view.subject)?;
         subject::check_name(view.issuer)?;
+    }
+    go_parse::go_parses_certificate(leaf_der)
+        .map_err(|e| err(format!("x509: malformed certificate: {e}")))?;
+    for cert in intermediates {
+        go_parse::go_parses_certificate(cert)
+            .map_err(|e| err(format!("x509: malformed intermediate certificate: {e}")))?;
     }
     Ok(())
 }
