@@ -2233,3 +2233,92 @@ async fn certificates_go_cannot_parse_are_refused_directly_and_in_the_handshake(
     }
     server.stop().await;
 }
+
+fn vector_certs(file: &str) -> Vec<CertificateDer<'static>> {
+    let path = format!(
+        "{}/tests/vectors/x509_issuer_extensions/{file}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    use kube_authn::tls::pki_types::pem::PemObject;
+    CertificateDer::pem_file_iter(path)
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+/// Issuer extensions read as Go reads them (tests/vectors/x509_issuer_extensions, Go's
+/// verdicts in its README): keyUsage with bytes after the BIT STRING signs (Go's
+/// parseKeyUsageExtension does not look past it); a non-minimal length does not parse; a
+/// critical authorityKeyIdentifier does not parse. A root handed over as DER
+/// (`CaBundle::from_der`, not parsed as Go parses it) that Go would not even load signs
+/// nothing.
+#[test]
+fn issuer_extensions_are_read_as_go_reads_them() {
+    type Case = (
+        &'static str,
+        Result<CaBundle, String>,
+        Result<&'static str, &'static str>,
+    );
+    let pem = |s: &str| {
+        let path = format!(
+            "{}/tests/vectors/x509_issuer_extensions/{s}-roots.pem",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        CaBundle::from_pem(&std::fs::read(path).unwrap()).map_err(|e| e.to_string())
+    };
+    let der = |s: &str| {
+        CaBundle::from_der(vector_certs(&format!("{s}-roots.pem"))).map_err(|e| e.to_string())
+    };
+    let cases: Vec<Case> = vec![
+        (
+            "s5-inter-ku-trailing",
+            pem("s5-inter-ku-trailing"),
+            Ok("dina"),
+        ),
+        (
+            "s7-inter-ku-nonminimal",
+            pem("s7-inter-ku-nonminimal"),
+            Err("x509: malformed intermediate certificate: x509: invalid key usage"),
+        ),
+        (
+            "s8-root-ku-nonminimal",
+            pem("s8-root-ku-nonminimal"),
+            Err("bundle: x509: invalid key usage"),
+        ),
+        (
+            "s1-root-akid-critical",
+            pem("s1-root-akid-critical"),
+            Err("bundle: x509: authority key identifier incorrectly marked critical"),
+        ),
+        // Go does not load these roots at all; as DER they sign nothing.
+        (
+            "s8-root-ku-nonminimal",
+            der("s8-root-ku-nonminimal"),
+            Err(
+                "x509: certificate signed by unknown authority (possibly because of \"x509: invalid signature: parent certificate cannot sign this kind of certificate\" while trying to verify candidate authority certificate \"root-ku-nonminimal\")",
+            ),
+        ),
+        (
+            "s1-root-akid-critical",
+            der("s1-root-akid-critical"),
+            Err("x509: unhandled critical extension"),
+        ),
+    ];
+    for (name, bundle, want) in cases {
+        let got = match bundle {
+            Err(e) => Err(format!("bundle: {e}")),
+            Ok(bundle) => {
+                let auth = X509Authenticator::new(bundle).with_histogram(None);
+                let chain = vector_certs(&format!("{name}-chain.pem"));
+                auth.authenticate_peer(&PeerCertificates::injected(chain))
+                    .map(|o| o.map(|r| r.user.name().to_owned()))
+                    .map_err(|e| e.to_string())
+            }
+        };
+        match (got, want) {
+            (Ok(Some(user)), Ok(w)) => assert_eq!(user, w, "{name}"),
+            (Err(e), Err(w)) => assert!(e.ends_with(w), "{name}: {e}"),
+            (got, want) => panic!("{name}: got {got:?}, want {want:?}"),
+        }
+    }
+}

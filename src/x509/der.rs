@@ -11,7 +11,8 @@ pub(crate) struct Tlv<'a> {
     pub(crate) content: &'a [u8],
 }
 
-/// Reads one TLV from the start of `input`; returns it and the rest.
+/// Reads one TLV from the start of `input`; returns it and the rest. Lengths must be minimal
+/// (DER), as for Go's cryptobyte.
 pub(crate) fn read_tlv(input: &[u8]) -> Option<(Tlv<'_>, &[u8])> {
     let (&tag, rest) = input.split_first()?;
     if tag & 0x1f == 0x1f {
@@ -28,6 +29,11 @@ pub(crate) fn read_tlv(input: &[u8]) -> Option<(Tlv<'_>, &[u8])> {
         let mut len = 0usize;
         for &b in &rest[..n] {
             len = (len << 8) | b as usize;
+        }
+        // DER, as Go's cryptobyte reads it: the long form only for 128 bytes or more, and no
+        // leading zero byte (`81 05`, `82 00 05` are refused).
+        if len < 0x80 || rest[0] == 0 {
+            return None;
         }
         (len, &rest[n..])
     };
@@ -164,11 +170,12 @@ const OID_NAME_CONSTRAINTS: &[u8] = &[0x55, 0x1d, 0x1e];
 /// The id-ce (2.5.29.x) extensions Go's `processExtensions` handles, besides subjectAltName
 /// and nameConstraints (handled only for the name forms Go reads) and subjectKeyIdentifier
 /// (Go refuses it critical): keyUsage 15, basicConstraints 19, cRLDistributionPoints 31,
-/// certificatePolicies 32, policyMappings 33, authorityKeyIdentifier 35, policyConstraints 36,
-/// extKeyUsage 37, inhibitAnyPolicy 54. The authorityInfoAccess extension, the only other one
-/// Go reads, is refused critical too. Those two, critical, are taken as unhandled here: Go's
+/// certificatePolicies 32, policyMappings 33, policyConstraints 36, extKeyUsage 37,
+/// inhibitAnyPolicy 54. authorityKeyIdentifier 35 (`x509: authority key identifier
+/// incorrectly marked critical`) and the authorityInfoAccess extension, the only other one Go
+/// reads, are refused critical too. Those three, critical, are taken as unhandled here: Go's
 /// parser refuses the whole certificate.
-const GO_HANDLED_ID_CE: &[u8] = &[15, 19, 31, 32, 33, 35, 36, 37, 54];
+const GO_HANDLED_ID_CE: &[u8] = &[15, 19, 31, 32, 33, 36, 37, 54];
 
 /// General-name tags Go reads in subjectAltName and nameConstraints: rfc822Name [1],
 /// dNSName [2], uniformResourceIdentifier [6], iPAddress [7] (all primitive).
@@ -283,10 +290,11 @@ fn basic_constraints_ca(value: &[u8]) -> Option<bool> {
 }
 
 /// The first nine bits of a keyUsage BIT STRING (Go's `parseKeyUsageExtension`, with
-/// cryptobyte's BIT STRING rules: padding at most 7 and zero, none without content).
+/// cryptobyte's BIT STRING rules: padding at most 7 and zero, none without content). Like
+/// Go, bytes after the BIT STRING are not looked at.
 fn key_usage_bits(value: &[u8]) -> Option<u16> {
-    let (bits, rest) = read_tlv(value)?;
-    if bits.tag != 0x03 || !rest.is_empty() {
+    let (bits, _) = read_tlv(value)?;
+    if bits.tag != 0x03 {
         return None;
     }
     let (&padding, bytes) = bits.content.split_first()?;
@@ -708,7 +716,7 @@ mod tests {
                 "cA=TRUE, keyCertSign",
                 v3(&[
                     (&[19], Some(true), ca(true)),
-                    (&[15], Some(true), ku_cert_sign),
+                    (&[15], Some(true), ku_cert_sign.clone()),
                 ]),
                 Some((true, false)),
             ),
@@ -716,7 +724,7 @@ mod tests {
                 "cA=TRUE, digitalSignature only",
                 v3(&[
                     (&[19], Some(true), ca(true)),
-                    (&[15], Some(true), ku_signature),
+                    (&[15], Some(true), ku_signature.clone()),
                 ]),
                 Some((false, false)),
             ),
@@ -812,6 +820,48 @@ mod tests {
                 ]),
                 Some((true, true)),
             ),
+            (
+                "critical authorityKeyIdentifier (Go refuses the certificate)",
+                v3(&[
+                    (&[19], Some(true), ca(true)),
+                    (&[35], Some(true), tlv(SEQUENCE, &tlv(0x80, &[1, 2, 3]))),
+                ]),
+                Some((true, true)),
+            ),
+            (
+                "non-critical authorityKeyIdentifier",
+                v3(&[
+                    (&[19], Some(true), ca(true)),
+                    (&[35], None, tlv(SEQUENCE, &tlv(0x80, &[1, 2, 3]))),
+                ]),
+                Some((true, false)),
+            ),
+            (
+                // Go's parseKeyUsageExtension does not look past the BIT STRING.
+                "keyUsage keyCertSign with trailing bytes after the BIT STRING",
+                v3(&[
+                    (&[19], Some(true), ca(true)),
+                    (&[15], Some(true), [ku_cert_sign, vec![5, 0]].concat()),
+                ]),
+                Some((true, false)),
+            ),
+            (
+                "keyUsage digitalSignature with trailing bytes after the BIT STRING",
+                v3(&[
+                    (&[19], Some(true), ca(true)),
+                    (&[15], Some(true), [ku_signature, vec![5, 0]].concat()),
+                ]),
+                Some((false, false)),
+            ),
+            (
+                // cryptobyte: `x509: invalid key usage`.
+                "keyUsage BIT STRING with a non-minimal length (81 02)",
+                v3(&[
+                    (&[19], Some(true), ca(true)),
+                    (&[15], Some(true), vec![0x03, 0x81, 0x02, 0x01, 0x06]),
+                ]),
+                None,
+            ),
             ("version 4", shell(Some(3), &[]), None),
             ("not a certificate", vec![0x30, 0x00], None),
         ];
@@ -821,6 +871,41 @@ mod tests {
         }
         let unreadable = IssuerFacts::UNREADABLE;
         assert!(!unreadable.may_sign_certificates() && unreadable.unhandled_critical);
+    }
+
+    /// Lengths as Go's cryptobyte (`ReadAnyASN1Element`) reads them; its verdict on each
+    /// input (OCTET STRING of zeros) printed by Go 1.26 with golang.org/x/crypto v0.54.0.
+    #[test]
+    fn lengths_must_be_minimal_as_for_cryptobyte() {
+        let octets = |header: &[u8], n: usize| [&[0x04], header, &vec![0u8; n][..]].concat();
+        let cases: &[(&str, Vec<u8>, bool)] = &[
+            ("short form 5", octets(&[0x05], 5), true),
+            ("81 05", octets(&[0x81, 0x05], 5), false),
+            ("82 00 05", octets(&[0x82, 0x00, 0x05], 5), false),
+            ("81 7f", octets(&[0x81, 0x7f], 127), false),
+            ("81 80", octets(&[0x81, 0x80], 128), true),
+            ("82 00 80", octets(&[0x82, 0x00, 0x80], 128), false),
+            ("82 01 00", octets(&[0x82, 0x01, 0x00], 256), true),
+            ("83 00 01 00", octets(&[0x83, 0x00, 0x01, 0x00], 256), false),
+            (
+                "83 01 00 00",
+                octets(&[0x83, 0x01, 0x00, 0x00], 65536),
+                true,
+            ),
+            ("80 (indefinite)", octets(&[0x80], 2), false),
+        ];
+        for (name, input, go) in cases {
+            let got = read_tlv(input).map(|(tlv, rest)| (tlv.content.len(), rest.len()));
+            let want = go.then(|| (input.len() - header_len(input), 0));
+            assert_eq!(got, want, "{name}");
+        }
+    }
+
+    fn header_len(input: &[u8]) -> usize {
+        match input[1] {
+            n if n < 0x80 => 2,
+            n => 2 + usize::from(n & 0x7f),
+        }
     }
 
     #[test]
