@@ -286,7 +286,8 @@ impl CaBundle {
         Self::from_der(parse_pem_bundle(pem)?)
     }
 
-    /// Builds a bundle from DER certificates.
+    /// Builds a bundle from DER certificates. A certificate Go's `x509.ParseCertificate`
+    /// refuses is an error with Go's text, as from PEM.
     ///
     /// ```
     /// use kube_authn::x509::CaBundle;
@@ -304,6 +305,8 @@ impl CaBundle {
         let mut root_eku = Vec::with_capacity(certs.len());
         let mut root_facts = Vec::with_capacity(certs.len());
         for cert in &certs {
+            // As from PEM: a root Go's x509.ParseCertificate refuses is not loaded.
+            super::go_parse::go_parses_certificate(cert).map_err(ConfigError::new)?;
             let anchor = webpki::anchor_from_trusted_cert(cert)
                 .map_err(|e| ConfigError::new(format!("x509: unusable CA certificate: {e:?}")))?
                 .to_owned();
