@@ -58,11 +58,11 @@ use crate::token::file::TokenFile;
 use crate::token::service_account::ServiceAccountOptions;
 use crate::x509::{CaBundle, X509Authenticator};
 
-/// Why `--service-account-lookup=true` cannot start without an API server to ask.
 /// The startup warning of `--service-account-lookup=false` without
 /// `--service-account-lookup-kubeconfig`.
 const NO_BOUND_LOOKUP: &str = "--service-account-lookup=false without --service-account-lookup-kubeconfig: bound service-account tokens are not checked against the API server (a token stays valid until it expires after its pod, secret, node or service account is deleted); kube-apiserver always checks them";
 
+/// Why `--service-account-lookup=true` cannot start without an API server to ask.
 const NO_LOOKUP: &str = "--service-account-lookup=true needs the cluster's service accounts, secrets, pods and nodes: set --service-account-lookup-kubeconfig (or run in a pod with a service account), or set --service-account-lookup=false (tokens are then valid until they expire, whatever happens to the objects they name)";
 
 /// How often watched files are checked for changes.

@@ -808,14 +808,16 @@ fn san(value: &[u8]) -> Verdict {
 /// What makes Go refuse a SAN URI, as far as ported: a control character (`url.Parse`), or a
 /// host `domainNameValid` refuses.
 fn uri_error(uri: &[u8]) -> Option<String> {
-    if uri.iter().any(|&b| b < 0x20 || b == 0x7f) {
+    // `url.Parse` cuts the fragment off first and parses (and quotes) the rest only; the
+    // fragment is not checked for control characters.
+    let without_fragment = uri.split(|&b| b == b'#').next().unwrap_or(uri);
+    if without_fragment.iter().any(|&b| b < 0x20 || b == 0x7f) {
         return Some(format!(
             "parse {}: net/url: invalid control character in URL",
-            go_quote(uri)
+            go_quote(without_fragment)
         ));
     }
     // scheme "://" authority: the host is after the last '@', up to '/', '?' or '#'.
-    let without_fragment = uri.split(|&b| b == b'#').next().unwrap_or(uri);
     let colon = without_fragment.iter().position(|&b| b == b':')?;
     let scheme = &without_fragment[..colon];
     let scheme_ok = scheme.first().is_some_and(u8::is_ascii_alphabetic)
@@ -1016,6 +1018,29 @@ fn crl_distribution_points(value: &[u8]) -> Verdict {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `url.Parse` on SAN URIs: the fragment is cut off before the control-character check
+    /// and the quoted text (Go 1.26's answers).
+    #[test]
+    fn uri_errors_are_url_parse_s() {
+        let cases: [(&str, &[u8], Option<&str>); 4] = [
+            ("control character in the fragment", b"http://a#\x01", None),
+            ("DEL in the fragment", b"http://a#b\x7f", None),
+            (
+                "control character before the fragment: only that part quoted",
+                b"http://a\x01#b",
+                Some("parse \"http://a\\x01\": net/url: invalid control character in URL"),
+            ),
+            (
+                "control character in the path",
+                b"https://a/\x01",
+                Some("parse \"https://a/\\x01\": net/url: invalid control character in URL"),
+            ),
+        ];
+        for (name, uri, want) in cases {
+            assert_eq!(uri_error(uri).as_deref(), want, "{name}");
+        }
+    }
 
     /// Go's verdict on each certificate of tests/vectors/go_parse_certificate.json (written by
     /// conformance/go/cmd/certparse), text included.

@@ -46,7 +46,6 @@
 //! | control characters (NUL, CR, LF, …) in CN, O or UID | accepted | refused (a certificate without a CN is "not mine" first, as in Go) |
 //! | an empty extendedKeyUsage extension | accepted as "no EKU" | refused (RFC 5280: at least one purpose) |
 //! | a subject of more than [`MAX_SUBJECT_ATTRIBUTES`] attributes | accepted | refused (without a CN: "not mine", as in Go) |
-//! | a CA certificate with a critical subjectKeyIdentifier or authorityInfoAccess | the bundle does not load | loads; no chain verifies through it (`unhandled critical extension`) |
 //!
 //! # Caching
 //!
