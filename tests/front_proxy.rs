@@ -15,6 +15,7 @@ use kube_authn::chain::ChainBuilder;
 use kube_authn::request::{
     FrontProxy, MAX_EXTRA_VALUES, MAX_GROUPS, RequestHeaderConfig, decode_extra_key,
 };
+use kube_authn::tls::pki_types::CertificateDer;
 use kube_authn::tls::{ClientCertPolicy, PeerCertificates};
 use kube_authn::user::Extra;
 use kube_authn::x509::{CaBundle, X509Authenticator, doc_ca_pem};
@@ -694,6 +695,56 @@ fn front_proxy(s: &Setup, allowed: &[&str]) -> FrontProxy {
         ..RequestHeaderConfig::standard()
     })
     .unwrap()
+}
+
+/// A proxy certificate Go's `x509.ParseCertificate` refuses (here a negative serial number,
+/// Go 1.26's text), handed to the library directly, is refused with Go's parse error
+/// wrapped, once per connection (the second request is answered from the connection's cache);
+/// over kube-authn's TLS stack the handshake would fail, as Go's does (tests/x509.rs).
+#[test]
+fn proxy_certificates_go_cannot_parse_are_refused() {
+    let s = setup();
+    let p = front_proxy(&s, &["front-proxy-client"]);
+    // Version `a0 03 02 01 02`, then the serial 2 of a leaf, made -2.
+    let negative = resigned(
+        &s.proxy_cert,
+        &s.rh_ca,
+        &[(
+            b"\xa0\x03\x02\x01\x02\x02\x01\x02",
+            b"\xa0\x03\x02\x01\x02\x02\x01\xfe",
+        )],
+    );
+    type Case = (
+        &'static str,
+        CertificateDer<'static>,
+        Result<Option<&'static str>, &'static str>,
+    );
+    let cases: [Case; 2] = [
+        (
+            "negative serial number",
+            negative,
+            Err("x509: malformed certificate: x509: negative serial number"),
+        ),
+        (
+            "control: the same certificate as issued",
+            s.proxy_cert.der.clone(),
+            Ok(Some("system:admin")),
+        ),
+    ];
+    for (name, der, want) in cases {
+        let mut r = http::Request::get("/")
+            .header("X-Remote-User", "system:admin")
+            .body(())
+            .unwrap();
+        r.extensions_mut()
+            .insert(PeerCertificates::injected(vec![der]));
+        let parts = r.into_parts().0;
+        for attempt in 0..2 {
+            let got = proxied_name(&p, &parts);
+            let want = want.map(|o| o.map(str::to_owned)).map_err(str::to_owned);
+            assert_eq!(got, want, "{name} ({attempt})");
+        }
+    }
 }
 
 #[test]

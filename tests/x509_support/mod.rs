@@ -396,3 +396,63 @@ pub fn identity(certs: &[&Issued], key: &Issued) -> Vec<u8> {
     pem.extend(std::fs::read(&key.key).unwrap());
     pem
 }
+
+/// DER element at the start of `input`: (the whole element, its content, the rest).
+pub fn der_element(input: &[u8]) -> (&[u8], &[u8], &[u8]) {
+    let (len, header) = match input[1] {
+        n if n < 0x80 => (usize::from(n), 2),
+        n => {
+            let k = usize::from(n & 0x7f);
+            let len = input[2..2 + k]
+                .iter()
+                .fold(0usize, |acc, &b| acc << 8 | usize::from(b));
+            (len, 2 + k)
+        }
+    };
+    (
+        &input[..header + len],
+        &input[header..header + len],
+        &input[header + len..],
+    )
+}
+
+pub fn der_encode(tag: u8, content: &[u8]) -> Vec<u8> {
+    let mut out = vec![tag];
+    match content.len() {
+        n if n < 0x80 => out.push(n as u8),
+        n if n < 0x100 => out.extend([0x81, n as u8]),
+        n => out.extend([0x82, (n >> 8) as u8, n as u8]),
+    }
+    out.extend_from_slice(content);
+    out
+}
+
+/// `cert` with each placeholder in its TBS replaced by bytes of the same length, then signed
+/// again with `issuer`'s key: certificates no generator writes (T61 Latin-1 bytes, a BMP
+/// terminator, strings Go refuses), still correctly signed, so only the names differ.
+pub fn resigned(
+    cert: &Issued,
+    issuer: &Issued,
+    patches: &[(&[u8], &[u8])],
+) -> CertificateDer<'static> {
+    use rcgen::{KeyPair, SigningKey};
+    let (_, outer, _) = der_element(cert.der.as_ref());
+    let (tbs, _, rest) = der_element(outer);
+    let (alg, _, _) = der_element(rest);
+    let mut tbs = tbs.to_vec();
+    for (from, to) in patches {
+        assert_eq!(from.len(), to.len(), "a patch keeps the length");
+        let at = tbs
+            .windows(from.len())
+            .position(|w| w == *from)
+            .unwrap_or_else(|| panic!("placeholder {from:02x?} not in {}", cert.name));
+        tbs[at..at + from.len()].copy_from_slice(to);
+    }
+    let key = KeyPair::from_pem(&std::fs::read_to_string(&issuer.key).unwrap()).unwrap();
+    let mut bits = vec![0u8];
+    bits.extend(key.sign(&tbs).unwrap());
+    let mut body = tbs;
+    body.extend_from_slice(alg);
+    body.extend(der_encode(0x03, &bits));
+    CertificateDer::from(der_encode(0x30, &body))
+}
