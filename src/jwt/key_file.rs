@@ -243,7 +243,7 @@ impl<'a> Fields<'a> {
 
     /// A `asn1.BitString` field: `parseBitString`'s checks, then the bytes `RightAlign` returns.
     fn bit_string(&mut self) -> Option<Vec<u8>> {
-        right_align(self.required(TAG_BIT_STRING, false)?)
+        crate::x509::der::right_align(self.required(TAG_BIT_STRING, false)?)
     }
 }
 
@@ -268,28 +268,6 @@ fn int64(b: &[u8]) -> Option<i64> {
         v = (v << 8) | i64::from(c);
     }
     Some(v)
-}
-
-/// `parseBitString` then `BitString.RightAlign`.
-fn right_align(contents: &[u8]) -> Option<Vec<u8>> {
-    let (&padding, bytes) = contents.split_first()?;
-    if padding > 7
-        || (bytes.is_empty() && padding > 0)
-        || bytes
-            .last()
-            .is_some_and(|b| b & ((1u8 << padding) - 1) != 0)
-    {
-        return None;
-    }
-    if padding == 0 || bytes.is_empty() {
-        return Some(bytes.to_vec());
-    }
-    let mut out = Vec::with_capacity(bytes.len());
-    out.push(bytes[0] >> padding);
-    for w in bytes.windows(2) {
-        out.push((w[0] << (8 - padding)) | (w[1] >> padding));
-    }
-    Some(out)
 }
 
 // --- cryptobyte (the RSA key inside a SubjectPublicKeyInfo) -----------------------------
@@ -596,7 +574,7 @@ fn sec1_private(input: &[u8]) -> Option<GoKey> {
     let scalar = f.required(TAG_OCTET_STRING, false)?;
     let oid = f.optional_explicit(0, TAG_OID)?;
     if let Some(bits) = f.optional_explicit(1, TAG_BIT_STRING)? {
-        right_align(bits)?;
+        crate::x509::der::right_align(bits)?;
     }
     if version != 1 {
         return None;

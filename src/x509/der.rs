@@ -314,6 +314,30 @@ fn key_usage_bits(value: &[u8]) -> Option<u16> {
     Some(usage)
 }
 
+/// Go's `parseBitString` checks, then `BitString.RightAlign`, of a BIT STRING's contents
+/// (padding byte first): `None` for padding over 7, padding without bytes, or non-zero
+/// padding bits.
+pub(crate) fn right_align(contents: &[u8]) -> Option<Vec<u8>> {
+    let (&padding, bytes) = contents.split_first()?;
+    if padding > 7
+        || (bytes.is_empty() && padding > 0)
+        || bytes
+            .last()
+            .is_some_and(|b| b & ((1u8 << padding) - 1) != 0)
+    {
+        return None;
+    }
+    if padding == 0 || bytes.is_empty() {
+        return Some(bytes.to_vec());
+    }
+    let mut out = Vec::with_capacity(bytes.len());
+    out.push(bytes[0] >> padding);
+    for w in bytes.windows(2) {
+        out.push((w[0] << (8 - padding)) | (w[1] >> padding));
+    }
+    Some(out)
+}
+
 /// Whether Go takes a subjectAltName as handled: it read at least one name of a form it
 /// knows (otherwise a critical one is unhandled).
 fn general_names_read(value: &[u8]) -> Option<bool> {

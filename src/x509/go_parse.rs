@@ -178,38 +178,6 @@ fn dotted(oid: &[u64]) -> String {
     oid.iter().map(u64::to_string).collect::<Vec<_>>().join(".")
 }
 
-/// Go's `%q` of a string (strconv.Quote, ASCII escapes; other runes printed as they are).
-fn go_quote(b: &[u8]) -> String {
-    let mut out = String::from("\"");
-    for chunk in b.utf8_chunks() {
-        for c in chunk.valid().chars() {
-            match c {
-                '"' => out.push_str("\\\""),
-                '\\' => out.push_str("\\\\"),
-                '\x07' => out.push_str("\\a"),
-                '\x08' => out.push_str("\\b"),
-                '\x0c' => out.push_str("\\f"),
-                '\n' => out.push_str("\\n"),
-                '\r' => out.push_str("\\r"),
-                '\t' => out.push_str("\\t"),
-                '\x0b' => out.push_str("\\v"),
-                c if (c as u32) < 0x20 || c == '\x7f' => {
-                    out.push_str(&format!("\\x{:02x}", c as u32));
-                }
-                c if ('\u{80}'..='\u{9f}').contains(&c) => {
-                    out.push_str(&format!("\\u{:04x}", c as u32));
-                }
-                c => out.push(c),
-            }
-        }
-        for &byte in chunk.invalid() {
-            out.push_str(&format!("\\x{byte:02x}"));
-        }
-    }
-    out.push('"');
-    out
-}
-
 fn err<T>(text: &'static str) -> Result<T, Cow<'static, str>> {
     Err(Cow::Borrowed(text))
 }
@@ -492,7 +460,7 @@ const OID_ED25519: &[u64] = &[1, 3, 101, 112];
 fn parse_public_key(alg: &[u64], params: &[u8], bits: &[u8]) -> Verdict {
     // RightAlign: the padding bits are zero (checked), so the key bytes are the shifted ones;
     // the DER readers below see them as Go does.
-    let data = right_align(bits);
+    let data = super::der::right_align(bits).unwrap_or_default();
     let data = data.as_slice();
     if alg == OID_RSA {
         if params != [0x05, 0x00] {
@@ -581,20 +549,6 @@ fn parse_public_key(alg: &[u64], params: &[u8], bits: &[u8]) -> Verdict {
         }
     }
     Ok(())
-}
-
-/// `BitString.RightAlign` of a BIT STRING's contents (padding byte first).
-fn right_align(bits: &[u8]) -> Vec<u8> {
-    let (&padding, bytes) = bits.split_first().unwrap_or((&0, &[]));
-    if padding == 0 || bytes.is_empty() {
-        return bytes.to_vec();
-    }
-    let mut out = Vec::with_capacity(bytes.len());
-    out.push(bytes[0] >> padding);
-    for w in bytes.windows(2) {
-        out.push((w[0] << (8 - padding)) | (w[1] >> padding));
-    }
-    out
 }
 
 /// An extension as `parseExtension` reads it: `(id, critical, value)`.
@@ -789,7 +743,7 @@ fn san(value: &[u8]) -> Verdict {
                 if let Some(why) = uri_error(data) {
                     return Err(Cow::Owned(format!(
                         "x509: cannot parse URI {}: {why}",
-                        go_quote(data)
+                        crate::jwt::go_quote_bytes(data)
                     )));
                 }
             }
@@ -814,7 +768,7 @@ fn uri_error(uri: &[u8]) -> Option<String> {
     if without_fragment.iter().any(|&b| b < 0x20 || b == 0x7f) {
         return Some(format!(
             "parse {}: net/url: invalid control character in URL",
-            go_quote(without_fragment)
+            crate::jwt::go_quote_bytes(without_fragment)
         ));
     }
     // scheme "://" authority: the host is after the last '@', up to '/', '?' or '#'.
@@ -884,7 +838,7 @@ fn name_constraints(value: &[u8]) -> Verdict {
             let ia5_error = || {
                 Err(Cow::Owned(format!(
                     "x509: invalid constraint value: x509: {} cannot be encoded as an IA5String",
-                    go_quote(value)
+                    crate::jwt::go_quote_bytes(value)
                 )))
             };
             match tag {
@@ -895,7 +849,7 @@ fn name_constraints(value: &[u8]) -> Verdict {
                     if !domain_name_valid(value, true) {
                         return Err(Cow::Owned(format!(
                             "x509: failed to parse dnsName constraint {}",
-                            go_quote(value)
+                            crate::jwt::go_quote_bytes(value)
                         )));
                     }
                 }
@@ -924,7 +878,7 @@ fn name_constraints(value: &[u8]) -> Verdict {
                     if !value.contains(&b'@') && !domain_name_valid(value, true) {
                         return Err(Cow::Owned(format!(
                             "x509: failed to parse rfc822Name constraint {}",
-                            go_quote(value)
+                            crate::jwt::go_quote_bytes(value)
                         )));
                     }
                 }
@@ -936,13 +890,13 @@ fn name_constraints(value: &[u8]) -> Verdict {
                     if go_parse_ip(text) {
                         return Err(Cow::Owned(format!(
                             "x509: failed to parse URI constraint {}: cannot be IP address",
-                            go_quote(value)
+                            crate::jwt::go_quote_bytes(value)
                         )));
                     }
                     if !domain_name_valid(value, true) {
                         return Err(Cow::Owned(format!(
                             "x509: failed to parse URI constraint {}",
-                            go_quote(value)
+                            crate::jwt::go_quote_bytes(value)
                         )));
                     }
                 }
@@ -1075,7 +1029,7 @@ mod tests {
     #[test]
     fn go_quote_escapes_as_strconv_quote() {
         assert_eq!(
-            go_quote(b"a\"\\\x01\n\xff\xc3\xa9"),
+            crate::jwt::go_quote_bytes(b"a\"\\\x01\n\xff\xc3\xa9"),
             r#""a\"\\\x01\n\xffé""#
         );
     }
