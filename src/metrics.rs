@@ -152,8 +152,10 @@ struct Histogram {
     /// Non-cumulative counts of the other buckets (index 0 unused); index `BUCKETS` is the
     /// `+Inf` overflow.
     buckets: [AtomicU64; BUCKETS + 1],
-    /// Striped: every observation adds to it.
-    sum_nanos: Striped,
+    /// Seconds, as `f64` bits per stripe: every observation adds to it. A float, as Go's
+    /// client keeps it, so the sum never wraps (integer nanoseconds would wrap after 2^64 ns of
+    /// accumulated authentication time).
+    sum_seconds: Striped,
 }
 
 impl Histogram {
@@ -169,7 +171,7 @@ impl Histogram {
                 self.buckets[i].fetch_add(1, Relaxed);
             }
         }
-        self.sum_nanos.add(nanos);
+        self.sum_seconds.add_f64(elapsed.as_secs_f64());
     }
 
     /// Non-cumulative bucket counts (the `+Inf` overflow last).
@@ -349,7 +351,7 @@ impl Metrics {
                 &format!("result=\"{}\"", outcome.as_str()),
                 (0..BUCKETS as i32).map(|i| 0.001 * 2f64.powi(i)),
                 h.counts(),
-                h.sum_nanos.get() as f64 / 1e9,
+                h.sum_seconds.get_f64(),
             );
         }
     }
@@ -391,6 +393,20 @@ impl Striped {
 
     pub(crate) fn get(&self) -> u64 {
         self.0.iter().map(|p| p.0.load(Relaxed)).sum()
+    }
+
+    /// Adds `v` to this thread's slot, the slots holding `f64` bits (a float sum: use either
+    /// `add`/`get` or `add_f64`/`get_f64` on one `Striped`, never both).
+    pub(crate) fn add_f64(&self, v: f64) {
+        add_f64(&self.0[stripe()].0, v);
+    }
+
+    /// The float sum of the slots written by [`add_f64`](Self::add_f64).
+    pub(crate) fn get_f64(&self) -> f64 {
+        self.0
+            .iter()
+            .map(|p| f64::from_bits(p.0.load(Relaxed)))
+            .sum()
     }
 }
 
@@ -468,7 +484,8 @@ pub(crate) fn write_go_float(out: &mut String, v: f64) {
         return;
     }
     if v == 0.0 {
-        out.push_str(if v.is_sign_negative() { "-0" } else { "0" });
+        // Prometheus' text writer prints any zero as `0`, negative zero included.
+        out.push('0');
         return;
     }
     // Rust's `{:e}` gives the shortest round-trip digits: "-1.2345e-5".
@@ -547,11 +564,47 @@ mod tests {
         for line in [
             "authentication_duration_seconds_bucket{result=\"success\",le=\"0.001\"} 40000\n",
             "authentication_duration_seconds_bucket{result=\"success\",le=\"0.004\"} 40004\n",
-            // 10,000 × (100 + 101 + 102 + 103) ns + 4 × 3 ms.
-            "authentication_duration_seconds_sum{result=\"success\"} 0.01606\n",
         ] {
             assert!(text.contains(line), "{line} in {text}");
         }
+        // 10,000 × (100 + 101 + 102 + 103) ns + 4 × 3 ms, as a float sum (Go's too is a float,
+        // so the last digits depend on the order of the additions).
+        let sum = series_value(
+            &text,
+            "authentication_duration_seconds_sum{result=\"success\"}",
+        );
+        assert!((sum - 0.01606).abs() < 1e-12, "{sum}");
+    }
+
+    /// The value of the series `name` (with its labels) in an exposition.
+    fn series_value(text: &str, name: &str) -> f64 {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(' '))
+            .unwrap_or_else(|| panic!("no {name} in {text}"))
+            .parse()
+            .unwrap()
+    }
+
+    /// The duration sum is a float, as Go's: it cannot wrap (nanoseconds in a `u64` wrapped
+    /// after 2^64 ns of accumulated authentication time, and panicked in debug builds).
+    #[test]
+    fn duration_sum_does_not_wrap() {
+        let m = Metrics::new();
+        m.record(Outcome::Success, Some("a"), Duration::from_nanos(u64::MAX));
+        m.record(Outcome::Success, Some("a"), Duration::from_nanos(2));
+        m.record(Outcome::Error, None, Duration::MAX);
+        let mut text = String::new();
+        m.encode(&mut text);
+        let sum = series_value(
+            &text,
+            "authentication_duration_seconds_sum{result=\"success\"}",
+        );
+        assert!((sum - u64::MAX as f64 / 1e9).abs() < 1.0, "{sum}");
+        let sum = series_value(
+            &text,
+            "authentication_duration_seconds_sum{result=\"error\"}",
+        );
+        assert!(sum > 1.8e19, "{sum}");
     }
 
     fn go(v: f64) -> String {
@@ -565,6 +618,7 @@ mod tests {
         // strconv.FormatFloat(v, 'g', -1, 64) outputs.
         let cases: &[(f64, &str)] = &[
             (0.0, "0"),
+            (-0.0, "0"),
             (1.0, "1"),
             (42.0, "42"),
             (999_999.0, "999999"),
