@@ -246,3 +246,80 @@ fn half_a_pair_in_cert_dir_and_a_mismatched_pair_are_refused() {
     )];
     assert_startup_errors(dir.path(), &cases);
 }
+
+/// A self-signed RSA certificate for 127.0.0.1 and its key, written by the openssl CLI into
+/// `dir` as `rsa<bits>.crt` and `rsa<bits>.key` (PKCS#8) and `rsa<bits>-pkcs1.key` (PKCS#1).
+fn openssl_rsa_pair(dir: &Path, bits: u32) -> (std::path::PathBuf, [std::path::PathBuf; 2]) {
+    let cert = dir.join(format!("rsa{bits}.crt"));
+    let pkcs8 = dir.join(format!("rsa{bits}.key"));
+    let pkcs1 = dir.join(format!("rsa{bits}-pkcs1.key"));
+    let run = |args: &[&std::ffi::OsStr]| {
+        let out = std::process::Command::new("openssl")
+            .args(args)
+            .output()
+            .expect("openssl is installed");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let newkey = format!("rsa:{bits}");
+    run(&[
+        "req".as_ref(),
+        "-x509".as_ref(),
+        "-newkey".as_ref(),
+        newkey.as_ref(),
+        "-nodes".as_ref(),
+        "-keyout".as_ref(),
+        pkcs8.as_os_str(),
+        "-out".as_ref(),
+        cert.as_os_str(),
+        "-subj".as_ref(),
+        "/CN=127.0.0.1".as_ref(),
+        "-addext".as_ref(),
+        "subjectAltName=IP:127.0.0.1".as_ref(),
+        "-days".as_ref(),
+        "1".as_ref(),
+    ]);
+    run(&[
+        "rsa".as_ref(),
+        "-in".as_ref(),
+        pkcs8.as_os_str(),
+        "-traditional".as_ref(),
+        "-out".as_ref(),
+        pkcs1.as_os_str(),
+    ]);
+    (cert, [pkcs8, pkcs1])
+}
+
+/// Go serves RSA keys of 1024 bits and more; rustls with aws-lc-rs signs with RSA keys of
+/// 2048 to 8192 bits only. A 1024-bit serving key (PKCS#8 or PKCS#1) is refused with that
+/// reason, by the library and at startup (the whole last line of stderr), where it used to be
+/// the bare `tls: failed to parse private key`; a 2048-bit key loads.
+#[test]
+fn a_serving_rsa_key_under_2048_bits_is_refused_with_the_reason() {
+    use kube_authn::tls::serving_cert::ServingCertReloader;
+    let dir = tempfile::tempdir().unwrap();
+    let want =
+        "tls: failed to parse private key: RSA keys must be 2048 to 8192 bits (this key has 1024)";
+    let (cert, keys) = openssl_rsa_pair(dir.path(), 1024);
+    for key in &keys {
+        let err = ServingCertReloader::load(&cert, key).unwrap_err();
+        assert_eq!(err.to_string(), want, "{}", key.display());
+        let flags = vec![
+            format!("--tls-cert-file={}", cert.display()),
+            format!("--tls-private-key-file={}", key.display()),
+        ];
+        let line = format!(
+            "serving certificate ({}, {}): {want}",
+            cert.display(),
+            key.display()
+        );
+        assert_startup_error_lines(dir.path(), &[("1024-bit RSA key", flags, line)]);
+    }
+    let (cert, keys) = openssl_rsa_pair(dir.path(), 2048);
+    for key in &keys {
+        ServingCertReloader::load(&cert, key).unwrap_or_else(|e| panic!("{}: {e}", key.display()));
+    }
+}

@@ -27,6 +27,7 @@ use rustls_pki_types::pem::{self, PemObject};
 use rustls_pki_types::{CertificateDer, PrivateKeyDer};
 
 use crate::error::ConfigError;
+use crate::jwt::key::{MAX_RSA_BITS, MIN_RSA_BITS};
 use crate::reload::{FileReloader, Reloaded, WatchTask};
 
 use super::{ClientCertPolicy, TlsOptions, server_config_with};
@@ -150,14 +151,62 @@ fn parse_key(path: &Path, bytes: &[u8]) -> Result<PrivateKeyDer<'static>, Config
     })
 }
 
+/// The size in bits of an RSA private key's modulus: PKCS#1, or PKCS#8 holding an
+/// `rsaEncryption` key; `None` for any other key, or one whose DER does not parse.
+fn rsa_modulus_bits(key: &PrivateKeyDer<'_>) -> Option<usize> {
+    use crate::x509::der::{items, read_tlv};
+    const INTEGER: u8 = 0x02;
+    const OCTET_STRING: u8 = 0x04;
+    const OID: u8 = 0x06;
+    const SEQUENCE: u8 = 0x30;
+    // 1.2.840.113549.1.1.1
+    const RSA_ENCRYPTION: &[u8] = &[0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01];
+    let sequence = |der| {
+        read_tlv(der)
+            .filter(|(tlv, _)| tlv.tag == SEQUENCE)
+            .map(|(tlv, _)| tlv.content)
+    };
+    let pkcs1 = match key {
+        PrivateKeyDer::Pkcs1(k) => k.secret_pkcs1_der(),
+        PrivateKeyDer::Pkcs8(k) => {
+            // PrivateKeyInfo: version, AlgorithmIdentifier, OCTET STRING (the PKCS#1 key).
+            let mut fields = items(sequence(k.secret_pkcs8_der())?);
+            fields.next()?.filter(|v| v.tag == INTEGER)?;
+            let algorithm = fields.next()?.filter(|a| a.tag == SEQUENCE)?;
+            let (oid, _) = read_tlv(algorithm.content)?;
+            if oid.tag != OID || oid.content != RSA_ENCRYPTION {
+                return None;
+            }
+            fields.next()?.filter(|p| p.tag == OCTET_STRING)?.content
+        }
+        _ => return None,
+    };
+    // RSAPrivateKey: version, modulus, …
+    let mut fields = items(sequence(pkcs1)?);
+    fields.next()?.filter(|v| v.tag == INTEGER)?;
+    let modulus = fields.next()?.filter(|m| m.tag == INTEGER)?.content;
+    let start = modulus.iter().position(|&b| b != 0)?;
+    let magnitude = &modulus[start..];
+    Some(magnitude.len() * 8 - magnitude[0].leading_zeros() as usize)
+}
+
 /// Go's `tls.X509KeyPair` checks: the key parses, the leaf parses, and the key is the leaf's.
 fn certified(
     chain: &[CertificateDer<'static>],
     key: &PrivateKeyDer<'static>,
 ) -> Result<CertifiedKey, ConfigError> {
-    // rustls' parse errors name the algorithms tried, never the key.
-    let signing = rustls::crypto::aws_lc_rs::sign::any_supported_type(key)
-        .map_err(|_| ConfigError::new("tls: failed to parse private key"))?;
+    // rustls' parse errors name the algorithms tried, never the key. An RSA key aws-lc-rs
+    // refuses for its size (Go serves 1024 bits and up) says so: the size is no secret.
+    let signing = rustls::crypto::aws_lc_rs::sign::any_supported_type(key).map_err(|_| {
+        match rsa_modulus_bits(key) {
+            Some(bits) if !(MIN_RSA_BITS..=MAX_RSA_BITS).contains(&bits) => {
+                ConfigError::new(format!(
+                    "tls: failed to parse private key: RSA keys must be {MIN_RSA_BITS} to {MAX_RSA_BITS} bits (this key has {bits})"
+                ))
+            }
+            _ => ConfigError::new("tls: failed to parse private key"),
+        }
+    })?;
     let certified = CertifiedKey::new(chain.to_vec(), signing);
     match certified.keys_match() {
         Ok(()) => Ok(certified),

@@ -238,6 +238,39 @@ pub fn whoami_curl(server: &Server, auth: &[&str]) -> (u16, Value) {
     (code, serde_json::from_str(&body).unwrap_or(Value::Null))
 }
 
+/// Runs `kube-authn serve` with `args` (and `--cert-dir` under `dir`, port 0), expecting it
+/// to refuse to start; returns its stderr. Fails the case `name` if the server starts instead
+/// (after 20 s) or exits successfully.
+pub fn startup_stderr<A: AsRef<str>>(dir: &std::path::Path, name: &str, args: &[A]) -> String {
+    let mut child = serve_command()
+        .args(args.iter().map(AsRef::as_ref))
+        .arg(format!("--cert-dir={}", dir.join("certs").display()))
+        .arg("--secure-port=0")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // A server that starts after all (a regression) must fail the case, not hang the run.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("case {name}: the server started instead of refusing to");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut stderr = String::new();
+    if let Some(mut err) = child.stderr.take() {
+        let _ = std::io::Read::read_to_string(&mut err, &mut stderr);
+    }
+    assert!(!status.success(), "case {name} should fail: {stderr}");
+    stderr
+}
+
 /// Runs `kube-authn serve` with each case's flags (and `--cert-dir` under `dir`) and asserts
 /// that it refuses to start with a message containing the expected text.
 pub fn assert_startup_errors<A: AsRef<str>>(
@@ -245,32 +278,23 @@ pub fn assert_startup_errors<A: AsRef<str>>(
     cases: &[(&'static str, Vec<A>, &'static str)],
 ) {
     for (name, args, want) in cases {
-        let mut child = serve_command()
-            .args(args.iter().map(AsRef::as_ref))
-            .arg(format!("--cert-dir={}", dir.join("certs").display()))
-            .arg("--secure-port=0")
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        // A server that starts after all (a regression) must fail the case, not hang the run.
-        let deadline = Instant::now() + Duration::from_secs(20);
-        let status = loop {
-            if let Some(status) = child.try_wait().unwrap() {
-                break status;
-            }
-            if Instant::now() > deadline {
-                let _ = child.kill();
-                let _ = child.wait();
-                panic!("case {name}: the server started instead of refusing to");
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        let mut stderr = String::new();
-        if let Some(mut err) = child.stderr.take() {
-            let _ = std::io::Read::read_to_string(&mut err, &mut stderr);
-        }
-        assert!(!status.success(), "case {name} should fail");
+        let stderr = startup_stderr(dir, name, args);
         assert!(stderr.contains(want), "case {name}: {stderr}");
+    }
+}
+
+/// Like [`assert_startup_errors`], but the last line of stderr must be exactly
+/// `Error: <want>` (the line kube-authn ends a refused start with).
+pub fn assert_startup_error_lines<A: AsRef<str>, W: AsRef<str>>(
+    dir: &std::path::Path,
+    cases: &[(&str, Vec<A>, W)],
+) {
+    for (name, args, want) in cases {
+        let stderr = startup_stderr(dir, name, args);
+        assert_eq!(
+            stderr.lines().last(),
+            Some(format!("Error: {}", want.as_ref()).as_str()),
+            "case {name}: {stderr}"
+        );
     }
 }
