@@ -4,6 +4,7 @@
 //! a pair is refused). Either pair is then served through
 //! [`ServingCertReloader`](kube_authn::tls::serving_cert::ServingCertReloader), which reloads it.
 
+use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -46,9 +47,36 @@ fn can_read_cert_and_key(cert: &Path, key: &Path) -> Result<bool, String> {
     }
 }
 
+/// The hosts `kube-authn serve` names in a certificate it generates: `localhost`,
+/// `127.0.0.1`, `::1`, and the `--bind-address` unless it is a wildcard or one of these.
+pub fn self_signed_hosts(bind_address: IpAddr) -> Vec<String> {
+    let mut hosts = vec!["localhost".to_string(), "127.0.0.1".into(), "::1".into()];
+    if !bind_address.is_unspecified() {
+        hosts.push(bind_address.to_string());
+    }
+    distinct_hosts(&hosts)
+}
+
+/// `hosts` with each one once, in the order first given; addresses are compared (and written)
+/// in their canonical form (`0:0:0:0:0:0:0:1` is `::1`, `::ffff:127.0.0.1` is `127.0.0.1`, as
+/// Go's x509 writes an IPv4-mapped address in four bytes).
+fn distinct_hosts(hosts: &[String]) -> Vec<String> {
+    let mut distinct: Vec<String> = Vec::with_capacity(hosts.len());
+    for host in hosts {
+        let host = match host.parse::<IpAddr>() {
+            Ok(ip) => ip.to_canonical().to_string(),
+            Err(_) => host.clone(),
+        };
+        if !distinct.contains(&host) {
+            distinct.push(host);
+        }
+    }
+    distinct
+}
+
 /// Generates a CA and a serving certificate for `hosts` (DNS names and IP addresses) into `dir`,
 /// unless `apiserver.crt`/`apiserver.key` can already be read there (only one of them is an
-/// error, as in kube-apiserver).
+/// error, as in kube-apiserver). Each host is named once.
 pub fn ensure_self_signed(dir: &Path, hosts: &[String]) -> Result<ServingCert, String> {
     ensure_self_signed_at(dir, hosts, SystemTime::now())
 }
@@ -80,6 +108,7 @@ fn ensure_self_signed_at(
     let valid_from = Duration::from_secs(unix).saturating_sub(BACKDATE);
     let epoch = rcgen::date_time_ymd(1970, 1, 1);
     let (not_before, not_after) = (epoch + valid_from, epoch + valid_from + VALIDITY);
+    let hosts = distinct_hosts(hosts);
     let host = hosts.first().cloned().unwrap_or_else(|| "localhost".into());
 
     let err = |e: rcgen::Error| format!("generate self-signed certificate: {e}");
@@ -100,7 +129,7 @@ fn ensure_self_signed_at(
     let ca_key = KeyPair::generate().map_err(err)?;
     let ca = CertifiedIssuer::self_signed(ca_params, ca_key).map_err(err)?;
 
-    let mut params = CertificateParams::new(hosts.to_vec()).map_err(err)?;
+    let mut params = CertificateParams::new(hosts).map_err(err)?;
     params.distinguished_name = DistinguishedName::new();
     params
         .distinguished_name
@@ -300,6 +329,88 @@ mod tests {
         assert!(!eku.client_auth);
         assert!(!leaf.basic_constraints().unwrap().unwrap().value.ca);
         assert!(leaf.verify_signature(Some(ca.public_key())).is_ok());
+    }
+
+    /// The leaf's subject alternative names, in order, as `DNS:<name>` and `IP:<address>`.
+    fn sans(leaf: &X509Certificate<'_>) -> Vec<String> {
+        use x509_parser::extensions::GeneralName;
+        let Ok(Some(ext)) = leaf.subject_alternative_name() else {
+            return Vec::new();
+        };
+        ext.value
+            .general_names
+            .iter()
+            .map(|name| match name {
+                GeneralName::DNSName(dns) => format!("DNS:{dns}"),
+                GeneralName::IPAddress(ip) => match ip.len() {
+                    4 => format!(
+                        "IP:{}",
+                        <[u8; 4]>::try_from(*ip)
+                            .map(std::net::Ipv4Addr::from)
+                            .unwrap()
+                    ),
+                    16 => format!(
+                        "IP:{}",
+                        <[u8; 16]>::try_from(*ip)
+                            .map(std::net::Ipv6Addr::from)
+                            .unwrap()
+                    ),
+                    n => format!("IP of {n} bytes"),
+                },
+                other => format!("{other:?}"),
+            })
+            .collect()
+    }
+
+    /// Each host is named once, in the order given, whatever the spelling of an address:
+    /// `serve --bind-address=127.0.0.1` asked for 127.0.0.1 twice (it is always a SAN), and
+    /// the certificate listed it twice.
+    #[test]
+    fn generated_pair_names_each_host_once() {
+        let cases: [(&[&str], &[&str]); 3] = [
+            (
+                &["localhost", "127.0.0.1", "::1", "127.0.0.1"],
+                &["DNS:localhost", "IP:127.0.0.1", "IP:::1"],
+            ),
+            (
+                &[
+                    "localhost",
+                    "127.0.0.1",
+                    "::1",
+                    "0:0:0:0:0:0:0:1",
+                    "::ffff:127.0.0.1",
+                ],
+                &["DNS:localhost", "IP:127.0.0.1", "IP:::1"],
+            ),
+            (
+                &["localhost", "127.0.0.1", "::1", "10.1.2.3", "localhost"],
+                &["DNS:localhost", "IP:127.0.0.1", "IP:::1", "IP:10.1.2.3"],
+            ),
+        ];
+        for (hosts, want) in cases {
+            let dir = tempfile::tempdir().unwrap();
+            let hosts: Vec<String> = hosts.iter().map(|h| h.to_string()).collect();
+            let out = ensure_self_signed_at(dir.path(), &hosts, SystemTime::now()).unwrap();
+            let chain = pems(&out.cert_file);
+            assert_eq!(sans(&chain[0].parse_x509().unwrap()), want, "{hosts:?}");
+        }
+    }
+
+    /// `serve`'s hosts: the loopback names always, the bind address once when it is not a
+    /// wildcard.
+    #[test]
+    fn serve_names_the_bind_address_once() {
+        for (bind, want) in [
+            ("0.0.0.0", &["localhost", "127.0.0.1", "::1"][..]),
+            ("::", &["localhost", "127.0.0.1", "::1"]),
+            ("127.0.0.1", &["localhost", "127.0.0.1", "::1"]),
+            ("::1", &["localhost", "127.0.0.1", "::1"]),
+            ("::ffff:127.0.0.1", &["localhost", "127.0.0.1", "::1"]),
+            ("10.1.2.3", &["localhost", "127.0.0.1", "::1", "10.1.2.3"]),
+            ("fd00::1", &["localhost", "127.0.0.1", "::1", "fd00::1"]),
+        ] {
+            assert_eq!(self_signed_hosts(bind.parse().unwrap()), want, "{bind}");
+        }
     }
 
     /// The real clock: `ensure_self_signed` dates the pair an hour before the call.

@@ -88,10 +88,7 @@ pub async fn run(mut args: ServeArgs) -> Result<(), String> {
             );
         }
         (None, None) => {
-            let mut hosts = vec!["localhost".to_string(), "127.0.0.1".into(), "::1".into()];
-            if !args.bind_address.is_unspecified() {
-                hosts.push(args.bind_address.to_string());
-            }
+            let hosts = certs::self_signed_hosts(args.bind_address);
             let serving = certs::ensure_self_signed(&args.cert_dir, &hosts)?;
             tracing::info!(
                 cert = %serving.cert_file.display(),
