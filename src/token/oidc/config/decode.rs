@@ -669,6 +669,16 @@ const READER_PROBLEMS: &[&str] = &[
 /// `meta.Interpret`'s (`couldn't get version/kind; json parse error: …`, serde_json's
 /// description of it).
 pub(super) fn json_tree(data: &[u8]) -> Result<Node, ConfigError> {
+    // `encoding/json` reads each byte of invalid UTF-8 in a string as U+FFFD, where serde_json
+    // refuses the file; outside a string, U+FFFD is a syntax error for both.
+    let lossy;
+    let data = match std::str::from_utf8(data) {
+        Ok(_) => data,
+        Err(_) => {
+            lossy = go_lossy(data);
+            lossy.as_bytes()
+        }
+    };
     let mut de = serde_json::Deserializer::from_slice(data);
     let root = JsonSeed
         .deserialize(&mut de)
@@ -677,6 +687,17 @@ pub(super) fn json_tree(data: &[u8]) -> Result<Node, ConfigError> {
             ConfigError::new(format!("couldn't get version/kind; json parse error: {e}"))
         })?;
     Ok(root)
+}
+
+/// `data` with each byte of invalid UTF-8 replaced by U+FFFD, as Go's `utf8.DecodeRune` reads
+/// it one byte at a time (Rust's `from_utf8_lossy` replaces a cut-short sequence once).
+fn go_lossy(data: &[u8]) -> String {
+    let mut out = String::with_capacity(data.len() + 8);
+    for chunk in data.utf8_chunks() {
+        out.push_str(chunk.valid());
+        out.extend(std::iter::repeat_n('\u{FFFD}', chunk.invalid().len()));
+    }
+    out
 }
 
 #[derive(Clone, Copy)]
@@ -1272,6 +1293,41 @@ impl Typed {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A JSON file with invalid UTF-8 inside a string decodes as Go's `encoding/json` decodes
+    /// it (each bad byte one U+FFFD; Go printed `"x\ufffd"` for `"x\xff"`); outside a string
+    /// it stays a syntax error.
+    #[test]
+    fn json_strings_with_invalid_utf8_decode_as_go() {
+        let cases: &[(&str, &[u8], Result<&str, ()>)] = &[
+            ("one bad byte", b"{\"a\":\"x\xff\"}", Ok("x\u{fffd}")),
+            // A cut-short sequence is two errors to Go, one to `from_utf8_lossy`.
+            (
+                "a cut-short sequence",
+                b"{\"a\":\"\xe2\x82y\"}",
+                Ok("\u{fffd}\u{fffd}y"),
+            ),
+            (
+                "valid text",
+                "{\"a\":\"caf\u{e9}\"}".as_bytes(),
+                Ok("caf\u{e9}"),
+            ),
+            ("outside a string", b"{\"a\":\xff}", Err(())),
+        ];
+        for (name, data, want) in cases {
+            let got = json_tree(data).map(|root| match root {
+                Node::Map(m) => match &m[0].value {
+                    Node::Str(s) => s.clone(),
+                    other => panic!("{name}: {}", other.kind()),
+                },
+                _ => panic!("{name}: not a map"),
+            });
+            match want {
+                Ok(want) => assert_eq!(got.as_deref().ok(), Some(*want), "{name}"),
+                Err(()) => assert!(got.is_err(), "{name}"),
+            }
+        }
+    }
 
     /// go-yaml v2's resolution of plain scalars (`resolve`), as the Go oracle decoded them
     /// into a string field: `Str` accepted, the others refused as bool or number.
