@@ -1467,7 +1467,7 @@ async fn authentication_config_reload() {
         tokio::time::sleep(Duration::from_millis(25)).await;
     }
     assert_eq!(last.as_deref(), Ok("a:jane"));
-    let info = |text: &str| {
+    let info = |text: &[u8]| {
         let mut m = String::new();
         METRICS.encode(&mut m);
         m.contains(&format!(
@@ -1476,59 +1476,67 @@ async fn authentication_config_reload() {
             hash_label(text)
         ))
     };
-    assert!(info(&first), "the start-up configuration's hash");
+    assert!(info(first.as_bytes()), "the start-up configuration's hash");
 
     enum Change {
-        Write(String),
+        Write(Vec<u8>),
         Remove,
     }
     // (name, change, new successes and failures it causes, retried?, user afterwards)
     let unreachable = authn_config("https://127.0.0.1:9", &pki.ca_pem, "x:", "");
+    let json_config = serde_json::to_string(&json!({
+        "apiVersion": "apiserver.config.k8s.io/v1",
+        "kind": "AuthenticationConfiguration",
+        "jwt": [{
+            "issuer": {"url": url, "audiences": ["my-client"], "certificateAuthority": pki.ca_pem},
+            "claimMappings": {"username": {"claim": "username", "prefix": "e@:"}},
+        }],
+    }))
+    .unwrap();
+    let (head, tail) = json_config.split_once("e@:").unwrap();
+    let not_utf8 = [head.as_bytes(), b"e\xff:", tail.as_bytes()].concat();
     type Row<'a> = (&'a str, Change, (u64, u64), bool, &'a str);
     let rows: Vec<Row<'_>> = vec![
         (
             "the same text: no attempt",
-            Change::Write(first.clone()),
+            Change::Write(first.clone().into()),
             (0, 0),
             false,
             "a:jane",
         ),
         (
             "a new prefix",
-            Change::Write(config("b:", "")),
+            Change::Write(config("b:", "").into()),
             (1, 0),
             false,
             "b:jane",
         ),
         (
             "not YAML: tried once",
-            Change::Write("{".into()),
+            Change::Write(b"{".to_vec()),
             (0, 1),
             false,
             "b:jane",
         ),
         (
             "an anonymous section the server did not start with",
-            Change::Write(config("c:", "anonymous:\n  enabled: true\n")),
+            Change::Write(config("c:", "anonymous:\n  enabled: true\n").into()),
             (0, 1),
             false,
             "b:jane",
         ),
         (
             "a service-account issuer",
-            Change::Write(authn_config(
-                "https://kubernetes.default.svc",
-                &pki.ca_pem,
-                "d:",
-                "",
-            )),
+            Change::Write(
+                authn_config("https://kubernetes.default.svc", &pki.ca_pem, "d:", "").into(),
+            ),
             (0, 1),
             false,
             "b:jane",
         ),
         (
             "an issuer that never comes up: tried again",
-            Change::Write(unreachable),
+            Change::Write(unreachable.into()),
             (0, 2),
             true,
             "b:jane",
@@ -1541,8 +1549,17 @@ async fn authentication_config_reload() {
             "b:jane",
         ),
         (
+            // Go reads the byte as U+FFFD and hashes the file as read (the metric's hash is
+            // `sha256sum` of the file, not of its decoded text).
+            "JSON with a byte that is not UTF-8 in a string",
+            Change::Write(not_utf8),
+            (1, 0),
+            false,
+            "e\u{fffd}:jane",
+        ),
+        (
             "back to the first",
-            Change::Write(first.clone()),
+            Change::Write(first.clone().into()),
             (1, 0),
             false,
             "a:jane",
@@ -1601,7 +1618,10 @@ async fn authentication_config_reload() {
         );
         previous_retried = retried;
     }
-    assert!(info(&first), "the last applied configuration's hash");
+    assert!(
+        info(first.as_bytes()),
+        "the last applied configuration's hash"
+    );
     assert_eq!(reloader.issuers(), 1);
     drop(reloader);
     drop(server);

@@ -63,7 +63,8 @@ const BUCKETS: [f64; 12] = [
     0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
 ];
 
-/// Kubernetes' `getHash`: `sha256:<hex>` of `data`, or `""` for empty data.
+/// Kubernetes' `getHash`: `sha256:<hex>` of `data`, or `""` for empty data. Go hashes
+/// `string(data)`, the bytes as they are, so a file that is not UTF-8 is hashed as read.
 ///
 /// ```
 /// use kube_authn::token::oidc::metrics::hash_label;
@@ -72,13 +73,13 @@ const BUCKETS: [f64; 12] = [
 ///     hash_label("https://issuer.example"),
 ///     "sha256:ffb55acfff1cbc1b78adb75565bb3ff6e96ee5b7830905fe7feadc7d97736da8"
 /// );
+/// assert_eq!(
+///     hash_label(b"x\xff"),
+///     "sha256:41add8152e6530cd1f5030084f5c4fd3a28b735897c8c8801e3f4eec08c62028"
+/// );
 /// ```
-pub fn hash_label(data: &str) -> String {
-    hash_bytes_label(data.as_bytes())
-}
-
-/// [`hash_label`] of bytes (Go hashes `string(body)`: the bytes as they are).
-fn hash_bytes_label(data: &[u8]) -> String {
+pub fn hash_label(data: impl AsRef<[u8]>) -> String {
+    let data = data.as_ref();
     if data.is_empty() {
         return String::new();
     }
@@ -279,7 +280,7 @@ impl JwtAuthenticatorMetrics {
         let seconds = unix_seconds(now);
         let key = (hash_label(apiserver_id), hash_label(issuer));
         // Hashed outside the lock.
-        let body_hash = result.ok().map(hash_bytes_label);
+        let body_hash = result.ok().map(hash_label);
         let mut all = lock(&self.jwks);
         if retired.load(Relaxed) {
             return;
@@ -478,13 +479,14 @@ impl ConfigControllerMetrics {
     }
 
     /// Records the configuration in effect (Kubernetes'
-    /// `RecordAuthenticationConfigLastConfigInfo`): `data` is the file's text.
+    /// `RecordAuthenticationConfigLastConfigInfo`): `data` is the file's content, hashed as
+    /// read (bytes that are not UTF-8 included, as Go hashes them).
     ///
     /// ```
     /// let m = kube_authn::token::oidc::metrics::ConfigControllerMetrics::new();
     /// m.record_config("", "kind: AuthenticationConfiguration\n");
     /// ```
-    pub fn record_config(&self, apiserver_id: &str, data: &str) {
+    pub fn record_config(&self, apiserver_id: &str, data: impl AsRef<[u8]>) {
         let entry = (hash_label(apiserver_id), hash_label(data));
         lock(&self.state).last_config = Some(entry);
     }
@@ -492,7 +494,12 @@ impl ConfigControllerMetrics {
     /// Records one automatic reload at `now`: a success also records `data` as the
     /// configuration in effect.
     #[cfg_attr(not(feature = "remote"), allow(dead_code))]
-    pub(crate) fn record_reload(&self, apiserver_id: &str, success: Option<&str>, now: SystemTime) {
+    pub(crate) fn record_reload(
+        &self,
+        apiserver_id: &str,
+        success: Option<&[u8]>,
+        now: SystemTime,
+    ) {
         let seconds = unix_seconds(now);
         let api = hash_label(apiserver_id);
         let config = success.map(hash_label);
@@ -735,7 +742,7 @@ mod tests {
         let at = SystemTime::UNIX_EPOCH + Duration::from_secs(1_763_890_812);
         m.record_reload("testAPIServerID", None, at);
         m.record_reload("testAPIServerID", None, at);
-        m.record_reload("testAPIServerID", Some("b"), at);
+        m.record_reload("testAPIServerID", Some(b"b"), at);
         let mut text = String::new();
         m.encode(&mut text);
         // The API server ID hash is the one in Kubernetes' own metrics test.

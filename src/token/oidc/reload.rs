@@ -268,11 +268,10 @@ impl AuthenticationConfigReloader {
             reload,
         };
         let first = settings.build(&data)?;
-        let text = String::from_utf8_lossy(&data).into_owned();
         settings
             .reload
             .metrics
-            .record_config(&settings.reload.apiserver_id, &text);
+            .record_config(&settings.reload.apiserver_id, &data);
         let shared = Arc::new(Shared {
             current: ArcSwap::from_pointee(first),
         });
@@ -413,8 +412,7 @@ async fn watch(shared: Arc<Shared>, settings: Settings, initial: Vec<u8>) {
         let generation = Arc::new(generation);
         let old = shared.current.swap(generation.clone());
         old.retire(&generation, &jwks_id);
-        let text = String::from_utf8_lossy(&data).into_owned();
-        metrics.record_reload(&id, Some(&text), SystemTime::now());
+        metrics.record_reload(&id, Some(&data), SystemTime::now());
         tracing::info!("reloaded authentication config");
         tracked = data;
     }
