@@ -1607,11 +1607,6 @@ fn startup_errors_name_the_flag_and_line() {
             "--token-auth-file",
         ),
         (
-            "cert without key",
-            vec!["--tls-cert-file=/tmp/x.crt".into()],
-            "--tls-cert-file and --tls-private-key-file must be specified together",
-        ),
-        (
             "bad bool",
             vec!["--anonymous-auth=maybe".into()],
             "invalid syntax",

@@ -199,8 +199,9 @@ fn generated_cert_dir_pair_is_reloaded() {
 }
 
 /// kube-apiserver refuses to start when `--cert-dir` holds only one half of
-/// `apiserver.crt`/`apiserver.key` (naming the missing one), and leaves the half that is there
-/// alone; a `--tls-cert-file` whose key is another certificate's is refused too.
+/// `apiserver.crt`/`apiserver.key` (naming the missing one, with its whole text: the last line
+/// of stderr is compared), and leaves the half that is there alone; a `--tls-cert-file` whose
+/// key is another certificate's is refused too.
 #[test]
 fn half_a_pair_in_cert_dir_and_a_mismatched_pair_are_refused() {
     for (present, missing) in [
@@ -211,15 +212,13 @@ fn half_a_pair_in_cert_dir_and_a_mismatched_pair_are_refused() {
         let certs = dir.path().join("certs");
         std::fs::create_dir_all(&certs).unwrap();
         std::fs::write(certs.join(present), "mine").unwrap();
+        // options.go wraps `MaybeDefaultWithSelfSignedCerts`'s error (client-go's).
         let want = format!(
-            "error reading {}, certificate and key must be supplied as a pair",
+            "error creating self-signed certificates: error reading {}, certificate and key must be supplied as a pair",
             certs.join(missing).display()
         );
-        // (The support code takes `'static` texts.)
-        let want: &'static str = Box::leak(want.into_boxed_str());
-        let cases: Vec<(&'static str, Vec<String>, &'static str)> =
-            vec![("half a pair", vec![], want)];
-        assert_startup_errors(dir.path(), &cases);
+        let cases = [("half a pair", Vec::<String>::new(), want)];
+        assert_startup_error_lines(dir.path(), &cases);
         assert_eq!(
             std::fs::read_to_string(certs.join(present)).unwrap(),
             "mine"
@@ -322,4 +321,45 @@ fn a_serving_rsa_key_under_2048_bits_is_refused_with_the_reason() {
     for key in &keys {
         ServingCertReloader::load(&cert, key).unwrap_or_else(|e| panic!("{}: {e}", key.display()));
     }
+}
+
+/// Only one of `--tls-cert-file` and `--tls-private-key-file`: kube-apiserver skips the
+/// self-signed certificate (either flag set) and its `SecureServingOptions.ApplyTo` returns
+/// `NewDynamicServingContentFromFiles`'s error unwrapped: `missing filename for serving cert`
+/// (the whole last line of stderr), whether or not the named file exists.
+#[test]
+fn only_one_serving_flag_is_kube_apiservers_missing_filename() {
+    let dir = tempfile::tempdir().unwrap();
+    let authority = ca("CA");
+    let (cert, key) = leaf(&authority, "one");
+    let (cert_file, key_file) = (dir.path().join("tls.crt"), dir.path().join("tls.key"));
+    std::fs::write(&cert_file, &cert).unwrap();
+    std::fs::write(&key_file, &key).unwrap();
+    let want = "missing filename for serving cert";
+    let cases = [
+        (
+            "cert without key",
+            vec![format!("--tls-cert-file={}", cert_file.display())],
+            want,
+        ),
+        (
+            "key without cert",
+            vec![format!("--tls-private-key-file={}", key_file.display())],
+            want,
+        ),
+        (
+            "a cert that does not exist, without key",
+            vec!["--tls-cert-file=/nonexistent/x.crt".to_string()],
+            want,
+        ),
+        (
+            "an empty key flag counts as not given",
+            vec![
+                format!("--tls-cert-file={}", cert_file.display()),
+                "--tls-private-key-file=".to_string(),
+            ],
+            want,
+        ),
+    ];
+    assert_startup_error_lines(dir.path(), &cases);
 }

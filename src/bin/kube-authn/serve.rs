@@ -82,14 +82,17 @@ pub async fn run(mut args: ServeArgs) -> Result<(), String> {
             ca_file: None,
             generated: false,
         },
+        // kube-apiserver: either flag skips the self-signed certificate, and
+        // `NewDynamicServingContentFromFiles` refuses a missing name with this text
+        // (`SecureServingOptions.ApplyTo` returns it unwrapped).
         (Some(_), None) | (None, Some(_)) => {
-            return Err(
-                "--tls-cert-file and --tls-private-key-file must be specified together".into(),
-            );
+            return Err("missing filename for serving cert".into());
         }
         (None, None) => {
             let hosts = certs::self_signed_hosts(args.bind_address);
-            let serving = certs::ensure_self_signed(&args.cert_dir, &hosts)?;
+            // As kube-apiserver's `Complete` wraps `MaybeDefaultWithSelfSignedCerts`'s error.
+            let serving = certs::ensure_self_signed(&args.cert_dir, &hosts)
+                .map_err(|e| format!("error creating self-signed certificates: {e}"))?;
             tracing::info!(
                 cert = %serving.cert_file.display(),
                 key = %serving.key_file.display(),
