@@ -1615,6 +1615,74 @@ fn startup_errors_name_the_flag_and_line() {
     assert_startup_errors(dir.path(), &cases);
 }
 
+/// Sends `SIG<signal>` (`TERM`, `INT`) to the server with the `kill` command.
+fn send_signal(server: &Server, signal: &str) {
+    let status = Command::new("kill")
+        .arg(format!("-{signal}"))
+        .arg(server.child.id().to_string())
+        .status()
+        .unwrap();
+    assert!(status.success(), "kill -{signal}");
+}
+
+/// Waits up to 30 s for the server to exit; returns its status and the time since `since`.
+fn wait_exit(server: &mut Server, since: Instant) -> (std::process::ExitStatus, Duration) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(status) = server.child.try_wait().unwrap() {
+            return (status, since.elapsed());
+        }
+        assert!(
+            Instant::now() < deadline,
+            "serve did not stop; log:\n{}",
+            server.log()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// kube-apiserver's `SetupSignalContext`: the first SIGTERM or SIGINT starts the graceful
+/// shutdown, a second one exits at once with status 1. A TCP connection that never sends a
+/// ClientHello holds the graceful shutdown open (until its handshake deadline); the second
+/// signal does not wait for it.
+#[test]
+fn a_second_shutdown_signal_exits_at_once_with_status_1() {
+    for signal in ["TERM", "INT"] {
+        let mut server = start(&[]);
+        let _silent = std::net::TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+        std::thread::sleep(Duration::from_millis(200));
+        let since = Instant::now();
+        send_signal(&server, signal);
+        std::thread::sleep(Duration::from_millis(300));
+        send_signal(&server, signal);
+        let (status, took) = wait_exit(&mut server, since);
+        assert_eq!(status.code(), Some(1), "SIG{signal}: {status}");
+        assert!(
+            took < Duration::from_secs(2),
+            "SIG{signal}: exited after {took:?}"
+        );
+    }
+}
+
+/// kube-apiserver's shutdown timeout is `--request-timeout` (`ShutdownTimeout:
+/// c.RequestTimeout`): with 1 s, a connection that never sends a ClientHello holds one SIGTERM's
+/// graceful shutdown for about 1 s (not the 10 s handshake deadline), then the server exits
+/// with status 0.
+#[test]
+fn graceful_shutdown_waits_at_most_the_request_timeout() {
+    let mut server = start(&["--request-timeout=1s"]);
+    let _silent = std::net::TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let since = Instant::now();
+    send_signal(&server, "TERM");
+    let (status, took) = wait_exit(&mut server, since);
+    assert!(status.success(), "{status}");
+    assert!(
+        (Duration::from_millis(900)..Duration::from_secs(3)).contains(&took),
+        "exited after {took:?}"
+    );
+}
+
 #[test]
 fn dev_mode_prints_commands_that_work() {
     let dir = tempfile::tempdir().unwrap();

@@ -398,7 +398,8 @@ pub struct ServeArgs {
 
     /// An optional field indicating the duration a handler must keep a request open before
     /// timing it out. (kube-authn applies it to reading a review's request body; a body that
-    /// does not arrive in time gets kube-apiserver's 504.)
+    /// does not arrive in time gets kube-apiserver's 504. As in kube-apiserver, it is also how
+    /// long open connections may take to finish after a shutdown signal.)
     #[arg(long = "request-timeout", value_name = "DURATION",
           default_value = "1m0s", value_parser = go_duration)]
     pub request_timeout: std::time::Duration,

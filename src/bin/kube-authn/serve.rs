@@ -19,8 +19,6 @@ use crate::{ServeArgs, certs, dev};
 
 /// A TLS handshake that takes longer than this is dropped.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
-/// How long open connections get to finish after a shutdown signal.
-const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
 
 pub async fn run(mut args: ServeArgs) -> Result<(), String> {
     let dev_setup = if args.dev {
@@ -148,6 +146,10 @@ pub async fn run(mut args: ServeArgs) -> Result<(), String> {
     // reloaded file; stops when dropped at the end of `run`.
     let _serving_watch = serving_pair.spawn_watch(options.reload_interval);
 
+    // Installed before the listener: from here on, a first SIGTERM or SIGINT starts the
+    // graceful shutdown and a second one exits at once.
+    let shutdown = shutdown_signals().map_err(|e| format!("install signal handlers: {e}"))?;
+
     let addr = SocketAddr::new(args.bind_address, args.secure_port);
     let listener = go_listen(addr).map_err(|e| format!("listen on {addr}: {e}"))?;
     let local = listener
@@ -214,10 +216,12 @@ pub async fn run(mut args: ServeArgs) -> Result<(), String> {
         dev.print_instructions(local, serving.ca_file.as_deref());
     }
 
+    // kube-apiserver's shutdown timeout is its request timeout (`ShutdownTimeout:
+    // c.RequestTimeout`, 60 s by default): how long open connections get to finish.
     tls_server
         .handshake_timeout(HANDSHAKE_TIMEOUT)
-        .shutdown_grace(SHUTDOWN_GRACE)
-        .serve(listener, service, shutdown_signal())
+        .shutdown_grace(args.request_timeout)
+        .serve(listener, service, shutdown)
         .await
         .map_err(|e| format!("serving: {e}"))?;
     tracing::info!("shut down");
@@ -225,25 +229,49 @@ pub async fn run(mut args: ServeArgs) -> Result<(), String> {
     Ok(())
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// kube-apiserver's `SetupSignalContext`: the future returned completes at the first SIGTERM
+/// or SIGINT (the graceful shutdown starts); a second one exits the process at once with status
+/// 1, however long the shutdown would still wait. The handlers are installed before this
+/// returns (on a Tokio runtime), so no signal is lost once it has.
+fn shutdown_signals() -> std::io::Result<impl std::future::Future<Output = ()>> {
+    let (first, first_seen) = tokio::sync::oneshot::channel::<()>();
     #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
+    {
+        use tokio::signal::unix::{Signal, SignalKind, signal};
+        async fn either(term: &mut Signal, int: &mut Signal) {
+            tokio::select! {
+                Some(()) = term.recv() => {}
+                Some(()) = int.recv() => {}
+                else => std::future::pending().await,
             }
-            Err(_) => std::future::pending::<()>().await,
         }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = term => {},
+        let mut term = signal(SignalKind::terminate())?;
+        let mut int = signal(SignalKind::interrupt())?;
+        tokio::spawn(async move {
+            either(&mut term, &mut int).await;
+            let _ = first.send(());
+            either(&mut term, &mut int).await;
+            tracing::warn!("a second shutdown signal: exiting at once");
+            std::process::exit(1);
+        });
     }
+    #[cfg(not(unix))]
+    tokio::spawn(async move {
+        // Without a handler there is no shutdown signal: `first` is kept, never sent.
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+        let _ = first.send(());
+        if tokio::signal::ctrl_c().await.is_ok() {
+            std::process::exit(1);
+        }
+    });
+    Ok(async move {
+        let _ = first_seen.await;
+        tracing::info!(
+            "shutting down: open connections may finish within --request-timeout (a second signal exits at once)"
+        );
+    })
 }
 
 /// The host name as Go's `os.Hostname` reads it on Linux (`/proc/sys/kernel/hostname`), else
