@@ -537,7 +537,8 @@ fn logs_never_show_tokens() {
 }
 
 /// A token with a byte outside ASCII loads (as in Kubernetes) but can never be sent in an
-/// `Authorization` header, so it is warned about, in file order with the other warnings.
+/// `Authorization` header, so it is warned about, in file order with the other warnings (a
+/// space or a control byte has its own warning: `token::file`'s unit tests).
 #[test]
 fn non_ascii_token_is_warned_about() {
     let cases: [(&str, &[u8], &[&str]); 4] = [
@@ -559,7 +560,13 @@ fn non_ascii_token_is_warned_about() {
                 "token in token file 'f', record number '3' has bytes outside ASCII and can never be sent in an Authorization header",
             ],
         ),
-        ("control bytes and space are ascii", b"t k\x01,a,1\n", &[]),
+        (
+            "a space and a control byte: another warning",
+            b"t k\x01,a,1\n",
+            &[
+                "token in token file 'f', record number '1' has a space, tab or control byte and can never be sent in an Authorization header",
+            ],
+        ),
     ];
     for (name, content, want) in cases {
         let file = TokenFile::from_csv(content, "f").unwrap();

@@ -18,6 +18,11 @@
 //! * a token with a byte outside ASCII loads but can never match, since `Authorization` header
 //!   values are ASCII ([`crate::request`] refuses others): it is warned about with
 //!   `token in token file '<path>', record number '<n>' has bytes outside ASCII and can never be sent in an Authorization header`;
+//!   so is a token with a space (the bearer token ends there), a tab or a control byte (refused
+//!   in the header): `… has a space, tab or control byte and can never be sent in an
+//!   Authorization header`, and one longer than [`crate::request::MAX_TOKEN_LEN`]: `… is longer
+//!   than 65536 bytes, the longest token a request may carry, and can never be sent` (the
+//!   warnings never quote the token);
 //! * the fourth column is split on `,` into groups, nothing trimmed (`""` is one empty group);
 //!   columns after the fourth are ignored;
 //! * an empty file is valid and holds no tokens.
@@ -92,6 +97,7 @@ use crate::csv::{self, Users};
 use crate::digest::{DigestTable, Domain, Entry, digest};
 use crate::error::ConfigError;
 use crate::reload::{FileReloader, Reloaded, WatchTask};
+use crate::request::MAX_TOKEN_LEN;
 use crate::user::UserInfo;
 
 /// Largest token file [`TokenFile::open`] reads: 256 MiB (about two million typical rows).
@@ -139,6 +145,8 @@ enum Note {
     Empty,
     Duplicate,
     NotAscii,
+    NotVisible,
+    TooLong,
 }
 
 /// Parses token-file CSV from `src`; `capacity` is a guess of the number of rows (at most
@@ -170,10 +178,20 @@ fn parse<R: BufRead>(
             notes.push((number, Note::Empty));
             continue;
         }
-        // `Authorization` values are ASCII (crate::request refuses others), so such a token
-        // loads but can never be presented.
-        if !token.is_ascii() {
-            notes.push((number, Note::NotAscii));
+        // A token the bearer header cannot carry loads, but can never be presented:
+        // `Authorization` values are ASCII (crate::request refuses others), the token ends at
+        // a space, a tab in it is refused, and `HeaderValue` refuses other control bytes; no
+        // request carries a token longer than `MAX_TOKEN_LEN`.
+        if !token.iter().all(|b| (b'!'..=b'~').contains(b)) {
+            if !token.is_ascii() {
+                notes.push((number, Note::NotAscii));
+            }
+            if token.iter().any(|&b| b <= b' ' || b == 0x7f) {
+                notes.push((number, Note::NotVisible));
+            }
+        }
+        if token.len() > MAX_TOKEN_LEN {
+            notes.push((number, Note::TooLong));
         }
         let name = csv::text(record.get(1), "user name", "token", path, record_num)?;
         let uid = csv::text(record.get(2), "user uid", "token", path, record_num)?;
@@ -204,6 +222,12 @@ fn parse<R: BufRead>(
             ),
             Note::NotAscii => format!(
                 "token in token file '{path}', record number '{n}' has bytes outside ASCII and can never be sent in an Authorization header"
+            ),
+            Note::NotVisible => format!(
+                "token in token file '{path}', record number '{n}' has a space, tab or control byte and can never be sent in an Authorization header"
+            ),
+            Note::TooLong => format!(
+                "token in token file '{path}', record number '{n}' is longer than {MAX_TOKEN_LEN} bytes, the longest token a request may carry, and can never be sent"
             ),
         });
     }
@@ -445,6 +469,116 @@ impl fmt::Debug for TokenFile {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A token no request can carry loads (as in Kubernetes) and is warned about, once per
+    /// reason, without the token in the text: a byte outside ASCII, a space, tab or control
+    /// byte (the `Authorization` header refuses the first, cuts the token at a space and
+    /// refuses a tab; `HeaderValue` refuses the other control bytes), a token longer than
+    /// [`crate::request::MAX_TOKEN_LEN`]. Every byte from `!` to `~` is fine.
+    #[test]
+    fn tokens_no_request_can_carry_are_warned_about() {
+        let at =
+            |n: usize, why: &str| format!("token in token file 'f', record number '{n}' {why}");
+        const NOT_ASCII: &str =
+            "has bytes outside ASCII and can never be sent in an Authorization header";
+        const NOT_VISIBLE: &str =
+            "has a space, tab or control byte and can never be sent in an Authorization header";
+        const TOO_LONG: &str = "is longer than 65536 bytes, the longest token a request may carry, and can never be sent";
+        let visible: String = (b'!'..=b'~')
+            .filter(|&b| b != b',' && b != b'"')
+            .map(char::from)
+            .collect();
+        let longest = "s".repeat(crate::request::MAX_TOKEN_LEN);
+        let too_long = "s".repeat(crate::request::MAX_TOKEN_LEN + 1);
+        let cases: Vec<(&str, Vec<u8>, Vec<String>)> = vec![
+            ("visible ASCII", format!("{visible},u,1\n").into(), vec![]),
+            (
+                "the longest token",
+                format!("{longest},u,1\n").into(),
+                vec![],
+            ),
+            (
+                "a space",
+                b"s3cr3t tok,u,1\n".to_vec(),
+                vec![at(1, NOT_VISIBLE)],
+            ),
+            (
+                "a trailing space",
+                b"s3cr3t ,u,1\n".to_vec(),
+                vec![at(1, NOT_VISIBLE)],
+            ),
+            (
+                "a tab",
+                b"s3cr3t\ttok,u,1\n".to_vec(),
+                vec![at(1, NOT_VISIBLE)],
+            ),
+            (
+                "a NUL",
+                b"s3cr3t\x00tok,u,1\n".to_vec(),
+                vec![at(1, NOT_VISIBLE)],
+            ),
+            (
+                "a control byte",
+                b"s3cr3t\x01tok,u,1\n".to_vec(),
+                vec![at(1, NOT_VISIBLE)],
+            ),
+            (
+                "DEL",
+                b"s3cr3t\x7ftok,u,1\n".to_vec(),
+                vec![at(1, NOT_VISIBLE)],
+            ),
+            (
+                "a quoted newline",
+                b"\"s3cr3t\ntok\",u,1\n".to_vec(),
+                vec![at(1, NOT_VISIBLE)],
+            ),
+            (
+                "a carriage return",
+                b"\"s3cr3t\rtok\",u,1\n".to_vec(),
+                vec![at(1, NOT_VISIBLE)],
+            ),
+            (
+                "outside ASCII",
+                "s3cr3t\u{f6}tok,u,1\n".into(),
+                vec![at(1, NOT_ASCII)],
+            ),
+            (
+                "outside ASCII and a space",
+                "s3cr3t \u{f6}tok,u,1\n".into(),
+                vec![at(1, NOT_ASCII), at(1, NOT_VISIBLE)],
+            ),
+            (
+                "too long",
+                format!("{too_long},u,1\n").into(),
+                vec![at(1, TOO_LONG)],
+            ),
+            (
+                "too long, with a tab",
+                format!("{too_long}\t,u,1\n").into(),
+                vec![at(1, NOT_VISIBLE), at(1, TOO_LONG)],
+            ),
+            (
+                "in file order with the other warnings",
+                b",u,0\ns3cr3t tok,u,1\ns3cr3t tok,u,2\nok,u,3\n".to_vec(),
+                vec![
+                    "empty token has been found in token file 'f', record number '1'".into(),
+                    at(2, NOT_VISIBLE),
+                    "duplicate token has been found in token file 'f', record number '3'".into(),
+                    at(3, NOT_VISIBLE),
+                ],
+            ),
+        ];
+        for (name, content, want) in cases {
+            let file = TokenFile::from_csv(&content, "f").unwrap();
+            let warnings = file.warnings();
+            assert_eq!(warnings, want, "case {name}");
+            assert!(!file.is_empty(), "case {name}: the token still loads");
+            for warning in &warnings {
+                assert!(!warning.contains("s3cr3t"), "case {name}: {warning}");
+                assert!(!warning.contains("sss"), "case {name}: {warning}");
+            }
+        }
+    }
 
     /// The file-wide record cap (lowered here): every row counts, one with an empty token
     /// (skipped) too; past the cap the file is refused, naming the record.
