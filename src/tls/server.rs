@@ -21,8 +21,12 @@ use tower_service::Service;
 use super::PeerCertificates;
 use crate::middleware::CloseConnection;
 
-/// How long a client may take to complete the TLS handshake (kube-apiserver relies on Go's
-/// `ReadHeaderTimeout`; 10 s is the usual budget).
+/// How long a client may take to complete the TLS handshake: 10 s, shorter than
+/// kube-apiserver's 32 s. Go's `http.Server` bounds the handshake by the smallest of
+/// `ReadHeaderTimeout`, `ReadTimeout` and `WriteTimeout` that is set (`tlsHandshakeTimeout`),
+/// and kube-apiserver sets only `ReadHeaderTimeout` (32 s); the shorter deadline frees sooner
+/// the connection slot of a client that never finishes its handshake (a deliberate
+/// difference, listed in `docs/compatibility.md`).
 ///
 /// ```
 /// use std::time::Duration;
