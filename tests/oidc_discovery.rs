@@ -1147,6 +1147,36 @@ async fn issuer_scheme_in_any_case_is_discovered() {
     }
 }
 
+/// go-oidc builds the discovery URL with `strings.TrimSuffix(issuer, "/")`: one trailing slash
+/// goes, so an issuer ending `//` is discovered at `…/a//.well-known/openid-configuration` (all
+/// trailing slashes used to be stripped: `/a/.well-known/…`, a URL Kubernetes never fetches).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issuer_with_two_trailing_slashes_loses_one() {
+    let Some(f) = fixture() else { return };
+    let pki = Pki::new();
+    let good = jwks(f, &["rsa.jwk"]);
+    let (server, url) = site(&pki, move |s, b| match s.uri.as_str() {
+        "/a//.well-known/openid-configuration" => {
+            json_reply(json!({"issuer": format!("{b}/a//"), "jwks_uri": format!("{b}/keys")}))
+        }
+        "/keys" => Reply::Http(200, vec![], good.clone()),
+        _ => Reply::Http(404, vec![], vec![]),
+    })
+    .await;
+    let issuer = format!("{url}/a//");
+    let a = Arc::new(OidcAuthenticator::new(cfg(&issuer, Some(&pki.ca_pem))));
+    let h = spawn(&a, fast()).unwrap();
+    assert_eq!(first_outcome(&h).await, Ok(()));
+    let seen: Vec<String> = server
+        .seen
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|s| s.uri.clone())
+        .collect();
+    assert_eq!(seen, ["/a//.well-known/openid-configuration", "/keys"]);
+}
+
 /// The value of the one line of `text` that starts with `prefix` (a series name and labels).
 fn series_value(text: &str, prefix: &str) -> Option<f64> {
     let mut found = text.lines().filter_map(|l| l.strip_prefix(prefix));

@@ -4,7 +4,7 @@
 //!
 //! # Behaviour (Kubernetes `oidc.go` + go-oidc `NewProvider` / `remoteKeySet`)
 //!
-//! - **Discovery**: `GET <issuer.url without trailing "/">/.well-known/openid-configuration`, or
+//! - **Discovery**: `GET <issuer.url less one trailing "/">/.well-known/openid-configuration`, or
 //!   exactly `issuer.discoveryURL` when set (Kubernetes rewrites that one request to the
 //!   discovery URL). The document's `issuer` must equal `issuer.url` byte for byte — also when a
 //!   discovery URL is used — else `oidc: issuer did not match the issuer returned by provider,
@@ -222,11 +222,14 @@ impl DiscoveryOptions {
     }
 }
 
-/// The discovery URL Kubernetes fetches for `issuer_url` (or `discovery_url` as given).
+/// The discovery URL Kubernetes fetches for `issuer_url` (or `discovery_url` as given): go-oidc's
+/// `strings.TrimSuffix(issuer, "/") + "/.well-known/openid-configuration"`, one trailing slash
+/// removed, not all of them.
 ///
 /// ```
 /// use kube_authn::token::oidc::discovery::discovery_url;
 /// assert_eq!(discovery_url("https://i.example/a/", None), "https://i.example/a/.well-known/openid-configuration");
+/// assert_eq!(discovery_url("https://i.example/a//", None), "https://i.example/a//.well-known/openid-configuration");
 /// assert_eq!(discovery_url("https://i.example", Some("https://in-cluster/x")), "https://in-cluster/x");
 /// // An empty discoveryURL is unset, as in Kubernetes.
 /// assert_eq!(discovery_url("https://i.example", Some("")), "https://i.example/.well-known/openid-configuration");
@@ -236,7 +239,7 @@ pub fn discovery_url(issuer_url: &str, discovery_url: Option<&str>) -> String {
         Some(d) if !d.is_empty() => d.to_owned(),
         _ => format!(
             "{}/.well-known/openid-configuration",
-            issuer_url.trim_end_matches('/')
+            issuer_url.strip_suffix('/').unwrap_or(issuer_url)
         ),
     }
 }
