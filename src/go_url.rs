@@ -974,6 +974,12 @@ pub(crate) mod rest {
         format!("{}{user}{}", &raw[..start], &raw[at..])
     }
 
+    /// The scheme of `raw` as Go's `url.Parse` reads it (lower-cased, empty when there is
+    /// none), or `None` when Go cannot parse it: what client-go's `parseProxyURL` checks.
+    pub(crate) fn scheme(raw: &str) -> Option<String> {
+        parse(raw).ok().map(|u| u.scheme)
+    }
+
     /// Where a URL's authority starts: after `scheme://` when the text begins with a scheme
     /// (a letter, then letters, digits, `+`, `-` or `.`), else at 0 (a `://` later in the text,
     /// `u:pw@host/x://y`, is not the scheme's).

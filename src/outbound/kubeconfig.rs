@@ -503,6 +503,26 @@ impl Kubeconfig {
                         )
                     });
                 }
+                // client-go's parseProxyURL (socks5 passes here; the client refuses it when
+                // it is built). Go's text shows the URL; here its password is masked.
+                if let Some(proxy) = non_empty(&c.proxy_url) {
+                    let shown = super::redact_url(proxy);
+                    let why = match crate::go_url::rest::scheme(proxy).as_deref() {
+                        None => Some(format!("could not parse: {shown}")),
+                        Some("http" | "https" | "socks5") => None,
+                        Some(scheme) => Some(format!(
+                            "unsupported scheme {}, must be http, https, or socks5",
+                            crate::jwt::go_quote(scheme)
+                        )),
+                    };
+                    if let Some(why) = why {
+                        errs.push(format!(
+                            "invalid 'proxy-url' {} for cluster {}: {why}",
+                            crate::jwt::go_quote(&shown),
+                            crate::jwt::go_quote(cluster_label)
+                        ));
+                    }
+                }
                 let ca_file = non_empty(&c.certificate_authority);
                 if ca_file.is_some() && ca_data.is_some() {
                     errs.push(format!("certificate-authority-data and certificate-authority are both specified for {cluster_label}. certificate-authority-data will override."));
@@ -941,6 +961,45 @@ mod tests {
                 Err(
                     "invalid configuration: [unable to read client-cert {dir}/missing.crt for u due to open {dir}/missing.crt: no such file or directory, unable to read client-key /nonexistent/k.pem for u due to open /nonexistent/k.pem: no such file or directory]",
                 ),
+            ),
+            // client-go's parseProxyURL, with Go's texts (each row checked with
+            // webhookutil.LoadKubeconfig); the URL's password masked, where Go shows it.
+            (
+                "proxy-url of a scheme client-go refuses, its password masked",
+                "clusters: [{name: c, cluster: {server: 'https://x', proxy-url: 'ftp://u:pw-SECRET@p:21'}}]\ncontexts: [{name: x, context: {cluster: c}}]\ncurrent-context: x",
+                Err(
+                    "invalid configuration: invalid 'proxy-url' \"ftp://u:***@p:21\" for cluster \"c\": unsupported scheme \"ftp\", must be http, https, or socks5",
+                ),
+            ),
+            (
+                "proxy-url that Go cannot parse",
+                "clusters: [{cluster: {server: 'https://x', proxy-url: '10.0.0.1:3128'}}]",
+                Err(
+                    "invalid configuration: invalid 'proxy-url' \"10.0.0.1:3128\" for cluster \"\": could not parse: 10.0.0.1:3128",
+                ),
+            ),
+            (
+                "proxy-url without a scheme, host and port read as scheme and opaque",
+                "clusters: [{cluster: {server: 'http://x', proxy-url: 'u:pw-SECRET@p:3128'}}]",
+                Err(
+                    "invalid configuration: invalid 'proxy-url' \"u:***@p:3128\" for cluster \"\": unsupported scheme \"u\", must be http, https, or socks5",
+                ),
+            ),
+            (
+                "proxy-url error after the server's, before the CA's, after the user's",
+                "clusters: [{name: c, cluster: {proxy-url: 'proxy:3128', certificate-authority: /nonexistent/ca.pem}}]\nusers: [{name: u, user: {token: t, password: p}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x",
+                Err(
+                    "invalid configuration: [more than one authentication method found for u; found [token basicAuth], only one is allowed, no server found for cluster \"c\", invalid 'proxy-url' \"proxy:3128\" for cluster \"c\": unsupported scheme \"proxy\", must be http, https, or socks5, unable to read certificate-authority /nonexistent/ca.pem for c due to open /nonexistent/ca.pem: no such file or directory]",
+                ),
+            ),
+            (
+                "a socks5 proxy-url loads (the client refuses it when it is built)",
+                "clusters: [{cluster: {server: 'https://x', proxy-url: 'socks5://p:1080'}}]",
+                Ok(|i, _| {
+                    assert_eq!(i.proxy_url.as_deref(), Some("socks5://p:1080"));
+                    let e = i.client(std::time::Duration::from_secs(1)).unwrap_err();
+                    assert!(e.to_string().contains("not supported"), "{e}");
+                }),
             ),
             (
                 "bad scheme",

@@ -954,6 +954,7 @@ impl ConnectionInfo {
                 .dns_resolver(Arc::new(SniResolver(route.clone())));
         }
         if let Some(proxy) = &self.proxy_url {
+            check_proxy_url(proxy)?;
             // The URL (which may hold a password) never reaches the error.
             let proxy = reqwest::Proxy::all(proxy.as_str()).map_err(|e| {
                 ConfigError::new(format!(
@@ -1047,6 +1048,27 @@ impl ConnectionInfo {
             },
         };
         (request, sent)
+    }
+}
+
+/// client-go's `parseProxyURL` for a `proxy-url` (Go's `url.Parse`, then the scheme), less
+/// `socks5`, which this client does not speak: anything but `http` and `https` is refused
+/// here rather than left to reqwest, which would connect directly past a proxy of a scheme it
+/// does not know. The URL is shown with its password masked ([`redact_url`]).
+fn check_proxy_url(proxy: &str) -> Result<(), ConfigError> {
+    let shown = redact_url(proxy);
+    match crate::go_url::rest::scheme(proxy).as_deref() {
+        Some("http" | "https") => Ok(()),
+        Some("socks5") => Err(ConfigError::new(format!(
+            "proxy-url {shown}: socks5 proxies are not supported (http and https are)"
+        ))),
+        Some(scheme) => Err(ConfigError::new(format!(
+            "proxy-url {shown}: unsupported scheme {}, must be http or https",
+            crate::jwt::go_quote(scheme)
+        ))),
+        None => Err(ConfigError::new(format!(
+            "proxy-url {shown}: could not parse"
+        ))),
     }
 }
 
@@ -1628,6 +1650,72 @@ mod tests {
                 !err.contains("SECRET") && err.starts_with("proxy-url "),
                 "{err}"
             );
+        }
+    }
+
+    /// A proxy URL this client cannot use is refused when the client is built, as client-go's
+    /// `parseProxyURL` refuses it (reqwest would connect directly or fail each request), its
+    /// password never shown; socks5, which client-go speaks, is not supported here.
+    #[test]
+    fn proxy_urls_the_client_cannot_use_are_refused() {
+        let cases: &[(&str, Result<(), &str>)] = &[
+            (
+                "ftp://u:proxy-SECRET@p:21",
+                Err(
+                    r#"proxy-url ftp://u:***@p:21: unsupported scheme "ftp", must be http or https"#,
+                ),
+            ),
+            (
+                "htp://u:proxy-SECRET@p:3128",
+                Err(
+                    r#"proxy-url htp://u:***@p:3128: unsupported scheme "htp", must be http or https"#,
+                ),
+            ),
+            (
+                "foo://p",
+                Err(r#"proxy-url foo://p: unsupported scheme "foo", must be http or https"#),
+            ),
+            (
+                "socks5://u:proxy-SECRET@p:1080",
+                Err(
+                    "proxy-url socks5://u:***@p:1080: socks5 proxies are not supported (http and https are)",
+                ),
+            ),
+            (
+                "proxy:3128",
+                Err(r#"proxy-url proxy:3128: unsupported scheme "proxy", must be http or https"#),
+            ),
+            (
+                "10.0.0.1:3128",
+                Err("proxy-url 10.0.0.1:3128: could not parse"),
+            ),
+            (
+                "u:proxy-SECRET@10.0.0.1:3128",
+                Err(
+                    r#"proxy-url u:***@10.0.0.1:3128: unsupported scheme "u", must be http or https"#,
+                ),
+            ),
+            (
+                "//p:3128",
+                Err(r#"proxy-url //p:3128: unsupported scheme "", must be http or https"#),
+            ),
+            ("http://u:proxy-SECRET@p:3128", Ok(())),
+            ("https://p:3128", Ok(())),
+            ("HTTP://p:3128", Ok(())),
+        ];
+        for (proxy, want) in cases {
+            let got = ConnectionInfo::new("https://127.0.0.1:1/")
+                .with_proxy(*proxy)
+                .client(Duration::from_secs(1));
+            match (got, want) {
+                (Ok(_), Ok(())) => {}
+                (Err(e), Err(text)) => {
+                    let e = e.to_string();
+                    assert_eq!(e, *text, "{proxy}");
+                    assert!(!e.contains("SECRET"), "{e}");
+                }
+                (got, _) => panic!("{proxy}: {got:?}"),
+            }
         }
     }
 
