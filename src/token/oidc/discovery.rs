@@ -135,7 +135,8 @@ pub struct DiscoveryOptions {
     pub initial_retry: Duration,
     /// Longest delay between initialisation attempts. Default 10 s (Kubernetes' poll period).
     pub retry_interval: Duration,
-    /// At most one JWKS refetch (for an unknown `kid`) per this period. Default 10 s.
+    /// At most one JWKS refetch (for an unknown `kid`) per this period, at least
+    /// [`MIN_COOLDOWN`](super::refresh::MIN_COOLDOWN). Default 10 s.
     pub refresh_cooldown: Duration,
     /// Honour `HTTPS_PROXY`/`NO_PROXY` (Go's `ProxyFromEnvironment`). Default `true`.
     pub trust_env: bool,
@@ -188,14 +189,22 @@ impl DiscoveryOptions {
         self
     }
 
-    /// Sets the JWKS refetch cooldown.
+    /// Sets the JWKS refetch cooldown: at least [`MIN_COOLDOWN`] (100 ms; also when the public
+    /// field is set directly: the refresher raises it), so a zero cooldown cannot undo the
+    /// coalescing of concurrent refetches nor let a flood of tokens fetch back to back.
     ///
     /// ```
-    /// let o = kube_authn::token::oidc::discovery::DiscoveryOptions::default().with_refresh_cooldown(std::time::Duration::from_secs(1));
+    /// use std::time::Duration;
+    /// use kube_authn::token::oidc::{discovery::DiscoveryOptions, refresh::MIN_COOLDOWN};
+    /// let o = DiscoveryOptions::default().with_refresh_cooldown(Duration::from_secs(1));
     /// assert_eq!(o.refresh_cooldown.as_secs(), 1);
+    /// let o = DiscoveryOptions::default().with_refresh_cooldown(Duration::ZERO);
+    /// assert_eq!(o.refresh_cooldown, MIN_COOLDOWN);
     /// ```
+    ///
+    /// [`MIN_COOLDOWN`]: super::refresh::MIN_COOLDOWN
     pub fn with_refresh_cooldown(mut self, cooldown: Duration) -> Self {
-        self.refresh_cooldown = cooldown;
+        self.refresh_cooldown = cooldown.max(super::refresh::MIN_COOLDOWN);
         self
     }
 

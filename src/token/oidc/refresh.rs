@@ -41,6 +41,17 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+/// The shortest cooldown (100 ms): [`KeyRefresher::new`] and
+/// [`DiscoveryOptions::with_refresh_cooldown`](super::discovery::DiscoveryOptions::with_refresh_cooldown)
+/// raise a smaller one to it. Callers that waited on a fetch in flight learn that it ran by
+/// finding it within the cooldown: with no cooldown each of them would fetch again in turn,
+/// and concurrent callers would no longer share one fetch.
+///
+/// ```
+/// assert_eq!(kube_authn::token::oidc::refresh::MIN_COOLDOWN.as_millis(), 100);
+/// ```
+pub const MIN_COOLDOWN: Duration = Duration::from_millis(100);
+
 /// Runs a key fetch at most once per cooldown, however many callers ask at once: concurrent
 /// callers share the fetch in flight, later ones within the cooldown return at once. The
 /// rules are in the [module docs](self).
@@ -183,8 +194,9 @@ where
     Fut: Future + Send + 'static,
     Fut::Output: Into<Fetched>,
 {
-    /// A refresher running `fetch` at most once per `cooldown`. `fetch` returns a
-    /// [`Fetched`], or a `bool` (whether new keys were installed).
+    /// A refresher running `fetch` at most once per `cooldown` (at least [`MIN_COOLDOWN`]: a
+    /// smaller one, zero included, is raised to it). `fetch` returns a [`Fetched`], or a
+    /// `bool` (whether new keys were installed).
     ///
     /// ```
     /// let r = kube_authn::token::oidc::refresh::KeyRefresher::new(std::time::Duration::from_secs(1), || async { true });
@@ -192,7 +204,7 @@ where
     pub fn new(cooldown: Duration, fetch: F) -> Self {
         Self {
             fetch,
-            cooldown,
+            cooldown: cooldown.max(MIN_COOLDOWN),
             last: Arc::new(Mutex::new(None)),
             gate: Arc::new(tokio::sync::Mutex::new(())),
         }
@@ -288,5 +300,40 @@ where
 {
     fn refresh_keys(&self) -> Pin<Box<dyn Future<Output = Refreshed> + Send + '_>> {
         Box::pin(self.refresh())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// A zero cooldown is raised to [`MIN_COOLDOWN`]: concurrent callers still share one
+    /// fetch (with no floor each caller that waited on the gate fetched again in turn: 100
+    /// callers, 100 fetches), and the next fetch comes only after the floor.
+    #[tokio::test(start_paused = true)]
+    async fn a_zero_cooldown_still_coalesces() {
+        let fetches = Arc::new(AtomicUsize::new(0));
+        let n = fetches.clone();
+        let r = Arc::new(KeyRefresher::new(Duration::ZERO, move || {
+            let n = n.clone();
+            async move {
+                n.fetch_add(1, Ordering::SeqCst);
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                true
+            }
+        }));
+        let mut burst = tokio::task::JoinSet::new();
+        for _ in 0..100 {
+            let r = r.clone();
+            burst.spawn(async move { r.refresh().await });
+        }
+        let results = burst.join_all().await;
+        assert_eq!(fetches.load(Ordering::SeqCst), 1, "one coalesced fetch");
+        assert_eq!(results.iter().filter(|f| f.installed_here()).count(), 1);
+        assert_eq!(r.refresh().await, Refreshed::Cooling, "within the floor");
+        tokio::time::advance(MIN_COOLDOWN).await;
+        assert!(r.refresh().await.installed_here(), "after the floor");
+        assert_eq!(fetches.load(Ordering::SeqCst), 2);
     }
 }
