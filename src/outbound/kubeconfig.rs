@@ -386,26 +386,25 @@ impl Kubeconfig {
         // client-go's ConfirmUsable: every error of the context, the user and the cluster,
         // in that order, aggregated (`invalid configuration: [<a>, <b>]`).
         let mut errs = Vec::new();
-        let (cluster_name, user_name) = if self.current_context.is_empty() {
-            (None, None)
-        } else {
-            match self
-                .contexts
-                .iter()
-                .find(|c| c.name == self.current_context)
-            {
-                Some(ctx) => (
-                    Some(ctx.context.cluster.as_str()),
-                    Some(ctx.context.user.as_str()),
-                ),
+        // An empty current-context still names a context: client-go's `getContext` looks up
+        // `contexts[""]` (and, with none, uses the empty context: the unnamed entries).
+        let (cluster_name, user_name) = match self
+            .contexts
+            .iter()
+            .find(|c| c.name == self.current_context)
+        {
+            Some(ctx) => (
+                Some(ctx.context.cluster.as_str()),
+                Some(ctx.context.user.as_str()),
+            ),
+            None if self.current_context.is_empty() => (None, None),
+            None => {
                 // An empty context, as client-go takes it: the entries named "".
-                None => {
-                    errs.push(format!(
-                        "context was not found for specified context: {}",
-                        self.current_context
-                    ));
-                    (Some(""), Some(""))
-                }
+                errs.push(format!(
+                    "context was not found for specified context: {}",
+                    self.current_context
+                ));
+                (Some(""), Some(""))
             }
         };
         let cluster = pick(&self.clusters, cluster_name, |c| &c.name).map(|c| &c.cluster);
@@ -893,6 +892,22 @@ mod tests {
                     assert_eq!(i.proxy_url.as_deref(), Some("http://p:3128"));
                     assert_eq!(i.basic.as_ref().unwrap().username, "u");
                 }),
+            ),
+            // client-go looks up contexts[""] when current-context is empty (checked with
+            // webhookutil.LoadKubeconfig: https://real, real-token; the second row is its
+            // "no configuration" error).
+            (
+                "no current-context: the context named \"\" picks the entries",
+                "clusters: [{name: real, cluster: {server: 'https://real'}}, {name: '', cluster: {server: 'https://other'}}]\nusers: [{name: u, user: {token: real-token}}, {name: '', user: {token: other-token}}]\ncontexts: [{name: '', context: {cluster: real, user: u}}]",
+                Ok(|i, _| {
+                    assert_eq!(i.server, "https://real");
+                    assert_eq!(i.token.as_ref().unwrap().current().expose(), "real-token");
+                }),
+            ),
+            (
+                "no current-context: the context named \"\" names the unnamed cluster, which is missing",
+                "clusters: [{name: only, cluster: {server: 'https://only'}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: '', context: {cluster: '', user: u}}]",
+                Err(EMPTY_CONFIG),
             ),
             (
                 "relative files resolve against the kubeconfig directory",
