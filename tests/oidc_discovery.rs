@@ -552,6 +552,78 @@ async fn distributed_claim_jwt_with_a_new_key_refetches_the_keys() {
     drop(server);
 }
 
+/// A distributed-claims endpoint with `user:password@` gets one `Authorization` header, the
+/// bearer `access_token`: Kubernetes' `getClaimJWT` sets it, and net/http adds the URL's
+/// basic credentials only when no `Authorization` is set. reqwest made a `Basic` header of
+/// them and `bearer_auth` appended a second one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn distributed_claims_endpoint_userinfo_is_not_sent_beside_the_bearer() {
+    let Some(f) = fixture() else { return };
+    let pki = Pki::new();
+    let valid = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64
+        + 3600;
+    let keys = jwks(f, &["rsa.jwk"]);
+    let claim_jwt: Arc<OnceLock<String>> = Arc::new(OnceLock::new());
+    let cj = claim_jwt.clone();
+    let (server, url) = site(&pki, move |s, b| match s.uri.as_str() {
+        "/.well-known/openid-configuration" => discovery_doc(b),
+        "/keys" => Reply::Http(200, vec![], keys.clone()),
+        "/claims" => Reply::Http(
+            200,
+            vec![],
+            cj.get().cloned().unwrap_or_default().into_bytes(),
+        ),
+        _ => Reply::Http(404, vec![], vec![]),
+    })
+    .await;
+    let endpoint = url.replacen("https://", "https://u:p@", 1) + "/claims";
+    let rsa = f.key("rsa.pem");
+    let minted = mint(&[
+        req(
+            &rsa,
+            "RS256",
+            Some("thumbprint"),
+            json!({"iss": url, "aud": "my-client", "exp": valid, "username": "jane",
+                   "_claim_names": {"groups": "src1"},
+                   "_claim_sources": {"src1": {"endpoint": endpoint, "access_token": "at"}}}),
+        ),
+        req(
+            &rsa,
+            "RS256",
+            Some("thumbprint"),
+            json!({"iss": url, "aud": "my-client", "exp": valid, "groups": ["team1"]}),
+        ),
+    ]);
+    claim_jwt.set(minted[1].clone()).unwrap();
+    let mut c = cfg(&url, Some(&pki.ca_pem));
+    c.groups = Some(PrefixedClaim {
+        claim: "groups".into(),
+        prefix: String::new(),
+    });
+    let a = Arc::new(OidcAuthenticator::new(c));
+    let h = spawn(&a, fast()).unwrap();
+    assert_eq!(first_outcome(&h).await, Ok(()));
+    let r = a
+        .authenticate_token(&minted[0], &Context::default())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(r.user.groups().collect::<Vec<_>>(), ["team1"]);
+    let seen = server.seen.lock().unwrap().clone();
+    let claims: Vec<_> = seen.iter().filter(|s| s.uri == "/claims").collect();
+    assert_eq!(claims.len(), 1);
+    let auth: Vec<&str> = claims[0]
+        .headers
+        .get_all("authorization")
+        .iter()
+        .map(|v| v.to_str().unwrap())
+        .collect();
+    assert_eq!(auth, ["Bearer at"]);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn distributed_groups_claims() {
     let Some(f) = fixture() else { return };

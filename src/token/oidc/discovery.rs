@@ -525,7 +525,7 @@ async fn get_capped(
     }
     let mut req = client.get(url);
     if let Some(t) = bearer {
-        req = req.bearer_auth(t);
+        req = with_bearer(req, t);
     }
     let mut resp = req.send().await.map_err(|e| go_err(&e))?;
     let status = resp.status();
@@ -546,6 +546,24 @@ async fn get_capped(
         body.extend_from_slice(&chunk);
     }
     Ok((status, ctype, body))
+}
+
+/// Sets `Authorization: Bearer <token>` as the one `Authorization` header, as Kubernetes'
+/// `getClaimJWT` does. reqwest has already made a `Basic` header of the URL's `user:password@`
+/// (net/http adds that only when no `Authorization` is set) and `bearer_auth` would append a
+/// second header: `headers` replaces it. The value is marked sensitive.
+fn with_bearer(req: reqwest::RequestBuilder, token: &str) -> reqwest::RequestBuilder {
+    match http::HeaderValue::from_str(&format!("Bearer {token}")) {
+        Ok(mut value) => {
+            value.set_sensitive(true);
+            let mut headers = http::HeaderMap::new();
+            headers.insert(http::header::AUTHORIZATION, value);
+            req.headers(headers)
+        }
+        // Not a valid header value: reqwest's own setter fails the request with a builder
+        // error (its message does not include the value).
+        Err(_) => req.bearer_auth(token),
+    }
 }
 
 fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
