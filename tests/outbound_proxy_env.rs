@@ -174,6 +174,23 @@ async fn environment_proxies() {
             &[],
         ),
         (
+            "LOCALHOST is proxied: Go compares the host as written with localhost",
+            &[("HTTPS_PROXY", "P")],
+            "LOCALHOST",
+            true,
+            true,
+            &["CONNECT localhost:PORT"],
+        ),
+        (
+            "a NO_PROXY CIDR with leading zeros (client-go's sloppy parse) sends an IP host direct",
+            &[("HTTPS_PROXY", "P"), ("NO_PROXY", "000.0.0.0/8")],
+            // Direct, 0.0.0.0 is this host, whose certificate does not name it.
+            "0.0.0.0",
+            true,
+            false,
+            &[],
+        ),
+        (
             "a SOCKS proxy (unsupported here) is refused, naming the variable",
             &[("HTTPS_PROXY", "socks5://127.0.0.1:1")],
             "webhook.example",

@@ -919,7 +919,12 @@ impl ConnectionInfo {
         if url_host.eq_ignore_ascii_case(name) {
             return None;
         }
-        if self.trust_env && proxy::EnvProxy::from_env().proxy_for(&url).is_some() {
+        if self.trust_env
+            && proxy::EnvProxy::from_env()
+                .for_server(&self.server)
+                .proxy_for(&url)
+                .is_some()
+        {
             return None;
         }
         Some(SniRoute {
@@ -968,7 +973,7 @@ impl ConnectionInfo {
             // Never reqwest's own environment rules: Go's (`proxy` module docs) or none.
             b = b.no_proxy();
             if self.trust_env {
-                let env = proxy::EnvProxy::from_env();
+                let env = proxy::EnvProxy::from_env().for_server(&self.server);
                 let unsupported = reqwest::Url::parse(&self.server)
                     .ok()
                     .and_then(|url| env.unsupported(&url));

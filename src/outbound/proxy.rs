@@ -11,7 +11,12 @@
 //! * `NO_PROXY` (else `no_proxy`): comma-separated, case-insensitive entries; `*` matches
 //!   everything; an IP address (with an optional `:port`, IPv6 in brackets) or a CIDR matches
 //!   IP hosts; a domain `example.com` matches itself and its subdomains, `.example.com` and
-//!   `*.example.com` only subdomains, each with an optional `:port`.
+//!   `*.example.com` only subdomains, each with an optional `:port`. client-go puts
+//!   apimachinery's `NewProxierWithNoProxyCIDR` in front: an entry (not trimmed) that parses as
+//!   a CIDR with leading zeros (`010.0.0.0/8`, k8s.io/utils' `ParseCIDRSloppy`) counts too.
+//! * Only `localhost` as written in the server URL is never proxied: `https://LOCALHOST/` is
+//!   (Go compares the host as written; the url crate lower-cases it, so the connection's server
+//!   is given by [`EnvProxy::for_server`]).
 //! * Go refuses `HTTP_PROXY` under CGI (`REQUEST_METHOD` set); a server is not a CGI program,
 //!   so that case is not reproduced.
 //!
@@ -28,6 +33,8 @@ pub(crate) struct EnvProxy {
     http: Option<Url>,
     https: Option<Url>,
     no_proxy: NoProxy,
+    /// The server's host as written ([`for_server`](Self::for_server)).
+    server_host: Option<String>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -57,7 +64,17 @@ impl EnvProxy {
             http: parse_proxy(&any(["HTTP_PROXY", "http_proxy"])),
             https: parse_proxy(&any(["HTTPS_PROXY", "https_proxy"])),
             no_proxy: NoProxy::parse(&any(["NO_PROXY", "no_proxy"])),
+            server_host: None,
         }
+    }
+
+    /// For requests to `server` (the connection's server URL, as written): Go compares the
+    /// host as written with `localhost`, where the url crate has lower-cased it, so
+    /// `https://LOCALHOST/` is proxied as in Go (a `NO_PROXY` entry still matches it in any
+    /// case).
+    pub(crate) fn for_server(mut self, server: &str) -> Self {
+        self.server_host = written_hostname(server);
+        self
     }
 
     /// Whether any proxy is configured at all.
@@ -91,6 +108,12 @@ impl EnvProxy {
         let host = host
             .strip_prefix('[')
             .and_then(|h| h.strip_suffix(']'))
+            .unwrap_or(host);
+        // The server's host as written, when this is it.
+        let host = self
+            .server_host
+            .as_deref()
+            .filter(|w| w.eq_ignore_ascii_case(host))
             .unwrap_or(host);
         let port = url.port_or_known_default().map(|p| p.to_string());
         self.use_proxy(host, port.as_deref().unwrap_or(""))
@@ -127,6 +150,30 @@ impl EnvProxy {
     }
 }
 
+/// Go's `url.Hostname()` of `server` as written (no port, no brackets), for the one thing
+/// that compares it as written: `localhost`. Go refuses `%` escapes of ASCII bytes in a host,
+/// so none is decoded here.
+fn written_hostname(server: &str) -> Option<String> {
+    let start = crate::go_url::rest::authority_start(server);
+    if start == 0 {
+        return None;
+    }
+    let authority = &server[start..];
+    let authority = &authority[..authority.find(['/', '?', '#']).unwrap_or(authority.len())];
+    let mut host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    // Go's `splitHostPort`: a port is the digits after the last colon.
+    if let Some((h, port)) = host.rsplit_once(':')
+        && port.bytes().all(|b| b.is_ascii_digit())
+    {
+        host = h;
+    }
+    let host = host
+        .strip_prefix('[')
+        .and_then(|h| h.strip_suffix(']'))
+        .unwrap_or(host);
+    Some(host.to_owned())
+}
+
 /// Go's `parseProxy`: the URL, or `http://` + the value when that is what parses.
 fn parse_proxy(value: &str) -> Option<Url> {
     if value.is_empty() {
@@ -142,6 +189,13 @@ impl NoProxy {
     fn parse(value: &str) -> Self {
         let mut n = NoProxy::default();
         for entry in value.split(',') {
+            // apimachinery's NewProxierWithNoProxyCIDR, which client-go puts in front of the
+            // environment's rules, reads the untrimmed entry as a CIDR, leading zeros
+            // allowed. Such an entry means nothing else to Go's rules (a domain with a `/`).
+            if let Some(cidr) = sloppy_cidr(entry.as_bytes()) {
+                n.cidrs.push(cidr);
+                continue;
+            }
             let p = entry.trim().to_ascii_lowercase();
             if p.is_empty() {
                 continue;
@@ -219,7 +273,142 @@ fn parse_cidr(p: &str) -> Option<(IpAddr, u8)> {
     let ip: IpAddr = ip.parse().ok()?;
     let bits: u8 = bits.parse().ok()?;
     let max = if ip.is_ipv4() { 32 } else { 128 };
-    (bits <= max && !p.contains('+')).then_some((ip, bits))
+    (bits <= max && !p.contains('+')).then(|| network(ip, bits))
+}
+
+/// A network as Go's `IPNet.Contains` sees it: an IPv4-mapped IPv6 network of 96 bits or more
+/// (`::ffff:10.0.0.0/104`) is the IPv4 network (`10.0.0.0/8`), which IPv4 hosts (and
+/// IPv4-mapped ones, made IPv4) are in.
+fn network(ip: IpAddr, bits: u8) -> (IpAddr, u8) {
+    match ip {
+        IpAddr::V6(v6) if bits >= 96 => match v6.to_ipv4_mapped() {
+            Some(v4) => (IpAddr::V4(v4), bits - 96),
+            None => (ip, bits),
+        },
+        _ => (ip, bits),
+    }
+}
+
+/// Go's `dtoi`: the decimal number at the start of `s` and the digits read; `None` for no
+/// digits or a number of 0xFFFFFF or more.
+fn dtoi(s: &[u8]) -> Option<(u32, usize)> {
+    let mut n = 0u32;
+    let mut i = 0;
+    while i < s.len() && s[i].is_ascii_digit() {
+        n = n * 10 + u32::from(s[i] - b'0');
+        if n >= 0xFF_FFFF {
+            return None;
+        }
+        i += 1;
+    }
+    (i > 0).then_some((n, i))
+}
+
+/// Go's `xtoi`: [`dtoi`] in hexadecimal.
+fn xtoi(s: &[u8]) -> Option<(u32, usize)> {
+    let mut n = 0u32;
+    let mut i = 0;
+    while let Some(d) = s.get(i).and_then(|c| char::from(*c).to_digit(16)) {
+        n = n * 16 + d;
+        if n >= 0xFF_FFFF {
+            return None;
+        }
+        i += 1;
+    }
+    (i > 0).then_some((n, i))
+}
+
+/// k8s.io/utils' forked `parseIPv4` (Go's before 1.17): leading zeros allowed, read as
+/// decimal.
+fn sloppy_ipv4(mut s: &[u8]) -> Option<[u8; 4]> {
+    let mut p = [0u8; 4];
+    for (i, byte) in p.iter_mut().enumerate() {
+        if i > 0 {
+            s = s.strip_prefix(b".")?;
+        }
+        let (n, c) = dtoi(s)?;
+        *byte = u8::try_from(n).ok()?;
+        s = &s[c..];
+    }
+    s.is_empty().then_some(p)
+}
+
+/// k8s.io/utils' forked `parseIPv6`: groups of any number of hex digits up to 0xffff, an
+/// embedded IPv4 address read by [`sloppy_ipv4`].
+fn sloppy_ipv6(mut s: &[u8]) -> Option<[u8; 16]> {
+    let mut ip = [0u8; 16];
+    let mut ellipsis = None;
+    if let Some(rest) = s.strip_prefix(b"::") {
+        ellipsis = Some(0);
+        s = rest;
+        if s.is_empty() {
+            return Some(ip);
+        }
+    }
+    let mut i = 0;
+    while i < 16 {
+        let (n, c) = xtoi(s)?;
+        if n > 0xFFFF {
+            return None;
+        }
+        if s.get(c) == Some(&b'.') {
+            if (ellipsis.is_none() && i != 12) || i + 4 > 16 {
+                return None;
+            }
+            ip[i..i + 4].copy_from_slice(&sloppy_ipv4(s)?);
+            s = &[];
+            i += 4;
+            break;
+        }
+        ip[i..i + 2].copy_from_slice(&(n as u16).to_be_bytes());
+        i += 2;
+        s = &s[c..];
+        if s.is_empty() {
+            break;
+        }
+        if s[0] != b':' || s.len() == 1 {
+            return None;
+        }
+        s = &s[1..];
+        if s[0] == b':' {
+            if ellipsis.is_some() {
+                return None;
+            }
+            ellipsis = Some(i);
+            s = &s[1..];
+            if s.is_empty() {
+                break;
+            }
+        }
+    }
+    if !s.is_empty() {
+        return None;
+    }
+    if i < 16 {
+        let e = ellipsis?;
+        let n = 16 - i;
+        ip.copy_within(e..i, e + n);
+        ip[e..e + n].fill(0);
+    } else if ellipsis.is_some() {
+        return None;
+    }
+    Some(ip)
+}
+
+/// k8s.io/utils' `ParseCIDRSloppy` (its fork of Go's `ParseCIDR` before 1.17), as
+/// [`network`].
+fn sloppy_cidr(s: &[u8]) -> Option<(IpAddr, u8)> {
+    let slash = s.iter().position(|&c| c == b'/')?;
+    let (addr, mask) = (&s[..slash], &s[slash + 1..]);
+    let (ip, max) = match sloppy_ipv4(addr) {
+        Some(v4) => (IpAddr::from(v4), 32),
+        None => (IpAddr::from(sloppy_ipv6(addr)?), 128),
+    };
+    let (bits, read) = dtoi(mask)?;
+    if read != mask.len() || bits > max {
+        return None;
+    }
+    Some(network(ip, bits as u8))
 }
 
 fn in_cidr(ip: IpAddr, net: IpAddr, bits: u8) -> bool {
@@ -257,8 +446,11 @@ mod tests {
         })
     }
 
+    /// The proxy for a request to `url`, the connection's server (its host as written).
     fn proxy(e: &EnvProxy, url: &str) -> String {
-        e.proxy_for(&Url::parse(url).unwrap())
+        e.clone()
+            .for_server(url)
+            .proxy_for(&Url::parse(url).unwrap())
             .map_or("<nil>".into(), |u| {
                 u.as_str().trim_end_matches('/').to_owned()
             })
@@ -426,6 +618,10 @@ mod tests {
         let e = env(&[("HTTP_PROXY", "proxy"), ("NO_PROXY", no_proxy)]);
         let cases: &[(&str, bool)] = &[
             ("localhost", false),
+            // Only `localhost` as written is never proxied (the url crate lower-cases the
+            // host; Go compares it as written).
+            ("LOCALHOST", true),
+            ("LocalHost", true),
             ("127.0.0.1", false),
             ("127.0.0.2", false),
             ("[::1]", false),
@@ -483,6 +679,48 @@ mod tests {
             ("http://[::ffff:10.0.0.1]/", "http://proxy"),
         ] {
             assert_eq!(proxy(&domain_for_ip, url), want, "{url}");
+        }
+        // A `localhost` entry matches it in any case, as a domain.
+        let local = env(&[("HTTP_PROXY", "proxy"), ("NO_PROXY", "localhost")]);
+        assert_eq!(proxy(&local, "http://LOCALHOST/"), "<nil>");
+        assert_eq!(proxy(&local, "http://sub.LocalHost/"), "<nil>");
+        // client-go wraps the environment's rules in apimachinery's NewProxierWithNoProxyCIDR:
+        // a NO_PROXY entry (split on commas, not trimmed) that parses as a CIDR the old,
+        // sloppy way (leading zeros) bypasses the proxy for the IP hosts in it. An IPv4-mapped
+        // IPv6 network of 96 bits or more is the IPv4 network (Go's `IPNet.Contains`). Each
+        // row checked with Go: utilnet.NewProxierWithNoProxyCIDR(http.ProxyFromEnvironment).
+        let via = "http://proxy:3128";
+        for (no_proxy, url, want) in [
+            ("010.0.0.0/8", "https://10.1.2.3/", "<nil>"),
+            ("010.0.0.0/8", "https://[::ffff:10.1.2.3]/", "<nil>"),
+            ("010.0.0.0/8", "https://[2001:db8::1]/", via),
+            ("0010.0.0.0/8", "https://10.1.2.3/", "<nil>"),
+            ("00000000000010.0.0.0/8", "https://10.1.2.3/", "<nil>"),
+            ("010.1.2.3/32", "https://10.1.2.3/", "<nil>"),
+            ("10.0.0.0/08", "https://10.1.2.3/", "<nil>"),
+            (" 010.0.0.0/8", "https://10.1.2.3/", via),
+            ("x,010.0.0.0/8 ", "https://10.1.2.3/", via),
+            ("::ffff:10.0.0.0/104", "https://10.1.2.3/", "<nil>"),
+            (" ::ffff:10.0.0.0/104", "https://10.1.2.3/", "<nil>"),
+            ("::FFFF:10.0.0.0/104", "https://10.1.2.3/", "<nil>"),
+            ("::ffff:010.0.0.0/104", "https://10.1.2.3/", "<nil>"),
+            ("::ffff:10.0.0.0/104", "https://[2001:db8::1]/", via),
+            ("::ffff:0.0.0.0/96", "https://10.1.2.3/", "<nil>"),
+            ("::ffff:0:0/88", "https://10.1.2.3/", via),
+            ("2001:00DB8::/32", "https://[2001:db8::1]/", "<nil>"),
+            ("2001:0000000db8::/32", "https://[2001:db8::1]/", "<nil>"),
+            ("2001:00DB8::/32", "https://10.1.2.3/", via),
+            ("::/0", "https://10.1.2.3/", via),
+            ("::/0", "https://[2001:db8::1]/", "<nil>"),
+            ("256.0.0.0/8", "https://10.1.2.3/", via),
+            ("10.0.0.0/+8", "https://10.1.2.3/", via),
+            ("10.0.0.0/33", "https://10.1.2.3/", via),
+            ("::ffff:10.0.0.0/129", "https://10.1.2.3/", via),
+            ("1.2.3.4.5/8", "https://10.1.2.3/", via),
+            ("10.0.0.0/", "https://10.1.2.3/", via),
+        ] {
+            let e = env(&[("HTTPS_PROXY", via), ("NO_PROXY", no_proxy)]);
+            assert_eq!(proxy(&e, url), want, "NO_PROXY={no_proxy:?} {url}");
         }
         // `*` alone: nothing is proxied.
         let all = env(&[("HTTP_PROXY", "proxy"), ("NO_PROXY", "*")]);
