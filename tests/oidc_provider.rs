@@ -574,8 +574,8 @@ async fn authentication_config_reload_switches_providers() {
         JWT_AUTHENTICATOR_METRICS.encode(&mut t);
         t
     };
-    let a_hash = format!("jwt_issuer_hash=\"{}\"", hash_label(&a.issuer()));
-    let b_hash = format!("jwt_issuer_hash=\"{}\"", hash_label(&b.issuer()));
+    let a_hash = format!("jwt_issuer_hash=\"{}\"", hash_label(a.issuer()));
+    let b_hash = format!("jwt_issuer_hash=\"{}\"", hash_label(b.issuer()));
     let has = |text: &str, issuer_hash: &str| {
         text.lines()
             .any(|l| l.contains(&a_series) && l.contains(issuer_hash))
