@@ -295,6 +295,18 @@ async fn discovery_and_jwks_failures_keep_the_authenticator_uninitialised() {
             "oidc: JWKS contains no usable signing key",
         ),
         (
+            "JWKS holding only a private key (go-oidc cannot verify with one)",
+            {
+                let private = jwks(f, &["rsa_private.jwk"]);
+                Box::new(move |s: &Seen, b: &str| match s.uri.as_str() {
+                    "/keys" => ok(private.clone()),
+                    _ => discovery_doc(b),
+                })
+            },
+            true,
+            "oidc: JWKS contains no usable signing key",
+        ),
+        (
             "JWKS malformed",
             Box::new(|s: &Seen, b: &str| match s.uri.as_str() {
                 "/keys" => ok(b"{\"keys\": 5}".to_vec()),
@@ -386,6 +398,52 @@ async fn discovery_and_jwks_failures_keep_the_authenticator_uninitialised() {
             }
         }
     }
+}
+
+/// A JWK with private-key members is never used to verify: go-jose decodes it as a private
+/// key, with which go-oidc's verifier verifies nothing (Kubernetes: `failed to verify id token
+/// signature`). A token signed by that key is refused; the set's public keys still serve. It
+/// used to be used as the public key it holds, so the token authenticated.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_private_jwk_verifies_no_token() {
+    let Some(f) = fixture() else { return };
+    let pki = Pki::new();
+    let keys = jwks(f, &["rsa_private.jwk", "rsa2.jwk"]);
+    let (_server, url) = site(&pki, move |s, b| match s.uri.as_str() {
+        "/.well-known/openid-configuration" => discovery_doc(b),
+        "/keys" => Reply::Http(200, vec![], keys.clone()),
+        _ => Reply::Http(404, vec![], vec![]),
+    })
+    .await;
+    let a = Arc::new(OidcAuthenticator::new(cfg(&url, Some(&pki.ca_pem))));
+    let h = spawn(&a, fast()).unwrap();
+    assert_eq!(first_outcome(&h).await, Ok(()));
+    let claims =
+        json!({"iss": url, "aud": "my-client", "exp": 4_000_000_000i64, "username": "jane"});
+    let tokens = mint(&[
+        req(
+            &f.key("rsa.pem"),
+            "RS256",
+            Some("thumbprint"),
+            claims.clone(),
+        ),
+        req(&f.key("rsa2.pem"), "RS256", Some("thumbprint"), claims),
+    ]);
+    let ctx = Context::default();
+    assert_eq!(
+        a.authenticate_token(&tokens[0], &ctx)
+            .await
+            .map(|r| r.map(|r| r.user.name().to_owned()))
+            .unwrap_err()
+            .to_string(),
+        "oidc: verify token: failed to verify signature: failed to verify id token signature"
+    );
+    let r = a
+        .authenticate_token(&tokens[1], &ctx)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(r.user.name(), "jane");
 }
 
 /// An empty `certificateAuthority` (or an empty `--oidc-ca-file`) is no CA, as in Kubernetes

@@ -11,7 +11,8 @@
 //!   only), each with the rules of Go's parsers (see [`key_from_der`]). A block none of them
 //!   takes is skipped, not an error; Ed25519 is never accepted here.
 //! * [`parse_jwks`]: a JWK Set (`RSA`, `EC`, and `OKP`/`Ed25519` keys with `use` absent or `sig`,
-//!   `key_ops` absent or containing `verify`; a JWK `alg` pins the key to that one algorithm).
+//!   `key_ops` absent or containing `verify`, no private-key member; a JWK `alg` pins the key
+//!   to that one algorithm).
 //!
 //! Limits: RSA moduli of 2048–8192 bits (larger keys are refused so an attacker-supplied
 //! JWKS cannot make each verification arbitrarily slow); JWKS documents of at most
@@ -528,6 +529,31 @@ struct RawJwk {
     crv: Option<String>,
     x: Option<String>,
     y: Option<String>,
+    // Private-key members (RFC 7518 §6.2.2, §6.3.2; `oth` for multi-prime RSA), read for their
+    // presence only (a `null` member is absent, as in Go).
+    d: Option<serde::de::IgnoredAny>,
+    p: Option<serde::de::IgnoredAny>,
+    q: Option<serde::de::IgnoredAny>,
+    dp: Option<serde::de::IgnoredAny>,
+    dq: Option<serde::de::IgnoredAny>,
+    qi: Option<serde::de::IgnoredAny>,
+    oth: Option<serde::de::IgnoredAny>,
+}
+
+impl RawJwk {
+    /// Whether the JWK carries private-key material: `d` (RSA, EC, OKP), or for RSA any of
+    /// `p`, `q`, `dp`, `dq`, `qi`, `oth`. go-jose decodes a JWK with `d` as a private key,
+    /// which go-oidc's verifier cannot verify with; such a key is never used here.
+    fn has_private_members(&self) -> bool {
+        self.d.is_some()
+            || (self.kty.as_deref() == Some("RSA")
+                && (self.p.is_some()
+                    || self.q.is_some()
+                    || self.dp.is_some()
+                    || self.dq.is_some()
+                    || self.qi.is_some()
+                    || self.oth.is_some()))
+    }
 }
 
 fn b64(s: &Option<String>) -> Result<Vec<u8>, KeyError> {
@@ -539,12 +565,20 @@ fn b64(s: &Option<String>) -> Result<Vec<u8>, KeyError> {
         .map_err(|_| KeyError::new("JWK member is not base64url"))
 }
 
-/// Parses one JWK (a JSON object). `Ok(None)` for keys that are not for signatures or of a
-/// type this crate does not verify.
+/// Parses one JWK (a JSON object). `Ok(None)` for keys that are not for signatures, of a
+/// type this crate does not verify, or that carry private-key members (`d`; for RSA also `p`,
+/// `q`, `dp`, `dq`, `qi`, `oth`: go-jose reads a JWK with `d` as a private key, which go-oidc
+/// cannot verify with).
 ///
 /// ```
-/// let k = kube_authn::jwt::key::parse_jwk(br#"{"kty":"oct","k":"c2VjcmV0"}"#).unwrap();
+/// use kube_authn::jwt::key::parse_jwk;
+/// let k = parse_jwk(br#"{"kty":"oct","k":"c2VjcmV0"}"#).unwrap();
 /// assert!(k.is_none()); // symmetric keys are never used
+/// let x = "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo";
+/// let public = format!(r#"{{"kty":"OKP","crv":"Ed25519","x":"{x}"}}"#);
+/// assert!(parse_jwk(public.as_bytes()).unwrap().is_some());
+/// let private = format!(r#"{{"kty":"OKP","crv":"Ed25519","x":"{x}","d":"{x}"}}"#);
+/// assert!(parse_jwk(private.as_bytes()).unwrap().is_none()); // a private key: never used
 /// ```
 pub fn parse_jwk(json: &[u8]) -> Result<Option<PublicKey>, KeyError> {
     let raw: RawJwk = super::json::from_slice_strict(json).map_err(|e| {
@@ -558,6 +592,9 @@ pub fn parse_jwk(json: &[u8]) -> Result<Option<PublicKey>, KeyError> {
 
 fn jwk_to_key(raw: RawJwk) -> Result<Option<PublicKey>, KeyError> {
     if raw.use_.as_deref().is_some_and(|u| u != "sig") {
+        return Ok(None);
+    }
+    if raw.has_private_members() {
         return Ok(None);
     }
     if raw
@@ -806,6 +843,98 @@ mod tests {
         );
     }
     use aws_lc_rs::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair, KeyPair};
+
+    /// The members of benches/keys/rsa2048.pk8 as base64url JWK values, in PKCS#1 order:
+    /// `n`, `e`, `d`, `p`, `q`, `dp`, `dq`, `qi`.
+    fn rsa_members() -> Vec<String> {
+        let pk8: &[u8] = include_bytes!("../../benches/keys/rsa2048.pk8");
+        let seq = der::exact(der::SEQUENCE, pk8).unwrap();
+        let (_, rest) = der::expect(der::INTEGER, seq).unwrap();
+        let (_, rest) = der::expect(der::SEQUENCE, rest).unwrap();
+        let (pkcs1, _) = der::expect(der::OCTET_STRING, rest).unwrap();
+        let mut rest = der::exact(der::SEQUENCE, pkcs1).unwrap();
+        rest = der::expect(der::INTEGER, rest).unwrap().1; // version
+        (0..8)
+            .map(|_| {
+                let (int, next) = der::expect(der::INTEGER, rest).unwrap();
+                rest = next;
+                let skip = int.iter().take_while(|b| **b == 0).count();
+                URL_SAFE_NO_PAD.encode(&int[skip..])
+            })
+            .collect()
+    }
+
+    /// A JWK carrying private-key members is never a verification key: go-jose decodes one
+    /// with `d` as a private key, and go-oidc's verifier cannot verify with that (Kubernetes:
+    /// `failed to verify id token signature`). It used to be used as the public key it holds,
+    /// so a token signed by it authenticated. RSA's other private members without `d`
+    /// (`p`, `q`, `dp`, `dq`, `qi`, `oth`) are refused too; a `null` member is absent.
+    #[test]
+    fn jwks_with_private_key_members_are_not_used() {
+        use aws_lc_rs::signature::{RSA_PKCS1_SHA256, RsaKeyPair};
+        let m = rsa_members();
+        let public = format!(r#""kty":"RSA","kid":"k1","n":"{}","e":"{}""#, m[0], m[1]);
+        let jwks = |extra: &str| format!(r#"{{"keys":[{{{public}{extra}}}]}}"#);
+        let private = format!(
+            r#","d":"{}","p":"{}","q":"{}","dp":"{}","dq":"{}","qi":"{}""#,
+            m[2], m[3], m[4], m[5], m[6], m[7]
+        );
+        // A token signed by the key (RS256 over a signing input).
+        let pair =
+            RsaKeyPair::from_pkcs8(include_bytes!("../../benches/keys/rsa2048.pk8")).unwrap();
+        let input = b"eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIn0.e30";
+        let mut sig = vec![0; pair.public_modulus_len()];
+        pair.sign(
+            &RSA_PKCS1_SHA256,
+            &aws_lc_rs::rand::SystemRandom::new(),
+            input,
+            &mut sig,
+        )
+        .unwrap();
+        let verifies = |jwks: &str| {
+            let set = KeySet::by_jwk_kid(parse_jwks(jwks.as_bytes()).unwrap());
+            set.find(Some("k1"))
+                .any(|k| k.verify(Algorithm::RS256, input, &sig).is_ok())
+        };
+        assert!(verifies(&jwks("")), "the public JWK verifies");
+        assert!(verifies(&jwks(r#","d":null"#)), "a null d is no d");
+        let mut cases = vec![("the whole private key".to_owned(), jwks(&private))];
+        for (name, value) in ["d", "p", "q", "dp", "dq", "qi"].iter().zip(&m[2..]) {
+            cases.push((
+                format!("{name} alone"),
+                jwks(&format!(r#","{name}":"{value}""#)),
+            ));
+        }
+        cases.push((
+            "oth".into(),
+            jwks(r#","oth":[{"r":"AQ","d":"AQ","t":"AQ"}]"#),
+        ));
+        for (name, doc) in &cases {
+            assert!(parse_jwks(doc.as_bytes()).unwrap().is_empty(), "{name}");
+            assert!(!verifies(doc), "{name}");
+        }
+        // EC and OKP: `d` (its presence is what counts).
+        let ec = EcdsaKeyPair::generate(&ECDSA_P256_SHA256_FIXED_SIGNING).unwrap();
+        let point = ec.public_key().as_ref();
+        let (x, y) = (
+            URL_SAFE_NO_PAD.encode(&point[1..33]),
+            URL_SAFE_NO_PAD.encode(&point[33..]),
+        );
+        let ec_jwk = format!(r#""kty":"EC","crv":"P-256","x":"{x}","y":"{y}""#);
+        let okp =
+            r#""kty":"OKP","crv":"Ed25519","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo""#;
+        for key in [ec_jwk.as_str(), okp] {
+            let n = |extra: &str| {
+                parse_jwks(format!(r#"{{"keys":[{{{key}{extra}}}]}}"#).as_bytes())
+                    .unwrap()
+                    .len()
+            };
+            assert_eq!(n(""), 1, "{key}");
+            assert_eq!(n(&format!(r#","d":"{x}""#)), 0, "{key}");
+            // Only RSA has the other private members.
+            assert_eq!(n(r#","p":"AQ""#), 1, "{key}");
+        }
+    }
 
     fn ec_key() -> Arc<PublicKey> {
         let pair = EcdsaKeyPair::generate(&ECDSA_P256_SHA256_FIXED_SIGNING).unwrap();

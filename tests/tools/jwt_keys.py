@@ -4,7 +4,8 @@
 rsa.pem (PKCS#1 RSA PRIVATE KEY, 2048), rsa_pub.pem (PKIX), rsa_cert.pem (self-signed X.509),
 rsa_pkcs8.pem, rsa2.pem (another RSA key), ec256.pem / ec384.pem / ec521.pem (SEC1 EC PRIVATE KEY),
 ec256_pub.pem, ec256_pkcs8.pem (PKCS#8: Kubernetes skips it), ed25519.pem (PKCS#8), ed25519_pub.pem,
-rsa1024.pem, rsa_pub_pkcs1.pem (BEGIN RSA PUBLIC KEY, PKCS#1: Kubernetes skips it).
+rsa1024.pem, rsa_pub_pkcs1.pem (BEGIN RSA PUBLIC KEY, PKCS#1: Kubernetes skips it); public JWKs
+rsa.jwk, rsa2.jwk, ec256.jwk, ec521.jwk and rsa's private JWK rsa_private.jwk.
 """
 import datetime, json, os, sys
 from cryptography import x509
@@ -49,3 +50,8 @@ for n in ("rsa", "rsa2", "ec256", "ec521"):
     doc = json.loads(pubk.export_public())
     doc["kid"] = k.thumbprint()
     w(n + ".jwk", json.dumps(doc).encode())
+# rsa's private JWK (d, p, q, dp, dq, qi), same kid: an issuer publishing it by mistake.
+k = _jwk.JWK.from_pem(open(os.path.join(d, "rsa.pem"), "rb").read())
+doc = json.loads(k.export_private())
+doc["kid"] = k.thumbprint()
+w("rsa_private.jwk", json.dumps(doc).encode())
