@@ -15,8 +15,8 @@
 //!   to that one algorithm).
 //!
 //! Limits: RSA moduli of 2048–8192 bits (larger keys are refused so an attacker-supplied
-//! JWKS cannot make each verification arbitrarily slow); JWKS documents of at most
-//! [`MAX_JWKS_KEYS`] keys; public exponent at most 2^32 (in a key file, an RSA key whose
+//! JWKS cannot make each verification arbitrarily slow); from a JWKS document at most
+//! [`MAX_JWKS_KEYS`] usable keys, out of its first [`MAX_JWKS_ENTRIES`] elements; public exponent at most 2^32 (in a key file, an RSA key whose
 //! exponent Go's `crypto/rsa` would not verify with, below 3, even or above 2^31-1, is skipped).
 //!
 //! A key verifies only the algorithms of its type and size: RSA → `RS*`/`PS*`; P-256 → `ES256`,
@@ -70,7 +70,9 @@ pub const MIN_RSA_BITS: usize = 2048;
 /// assert_eq!(err.to_string(), "RSA key size 8193 bits is outside 2048..=8192");
 /// ```
 pub const MAX_RSA_BITS: usize = 8192;
-/// Most keys read from one JWKS document (later ones are ignored).
+/// Most usable keys kept from one JWKS document (later ones are ignored). Keys that are
+/// skipped (not for signatures, unsupported, malformed) do not count: they cannot hide a
+/// signing key behind them.
 ///
 /// ```
 /// use kube_authn::jwt::key::{MAX_JWKS_KEYS, parse_jwks};
@@ -80,6 +82,14 @@ pub const MAX_RSA_BITS: usize = 8192;
 /// assert_eq!(parse_jwks(jwks.as_bytes()).unwrap().len(), MAX_JWKS_KEYS);
 /// ```
 pub const MAX_JWKS_KEYS: usize = 100;
+/// Most elements of one JWKS document examined, usable or not (later ones are ignored), so the
+/// work on one document stays bounded. A fetched JWKS is at most 1 MiB, and a real key takes
+/// more than 100 bytes: every key such a document can hold is examined.
+///
+/// ```
+/// assert_eq!(kube_authn::jwt::key::MAX_JWKS_ENTRIES, 10_000);
+/// ```
+pub const MAX_JWKS_ENTRIES: usize = 10_000;
 
 const OID_RSA: &[u8] = &[0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01];
 const OID_EC: &[u8] = &[0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01];
@@ -556,6 +566,11 @@ impl RawJwk {
     }
 }
 
+/// A JWK string member, `None` when absent, `null` or empty.
+fn non_empty(s: &Option<String>) -> Option<&str> {
+    s.as_deref().filter(|s| !s.is_empty())
+}
+
 fn b64(s: &Option<String>) -> Result<Vec<u8>, KeyError> {
     let s = s
         .as_deref()
@@ -591,7 +606,9 @@ pub fn parse_jwk(json: &[u8]) -> Result<Option<PublicKey>, KeyError> {
 }
 
 fn jwk_to_key(raw: RawJwk) -> Result<Option<PublicKey>, KeyError> {
-    if raw.use_.as_deref().is_some_and(|u| u != "sig") {
+    // go-jose reads `use` and `alg` as plain strings: "" is the same as absent.
+    let (use_, alg) = (non_empty(&raw.use_), non_empty(&raw.alg));
+    if use_.is_some_and(|u| u != "sig") {
         return Ok(None);
     }
     if raw.has_private_members() {
@@ -604,7 +621,7 @@ fn jwk_to_key(raw: RawJwk) -> Result<Option<PublicKey>, KeyError> {
     {
         return Ok(None);
     }
-    let only = match raw.alg.as_deref() {
+    let only = match alg {
         None => None,
         Some(a) => match Algorithm::from_name(a) {
             Some(a) => Some(a),
@@ -653,7 +670,8 @@ fn jwk_to_key(raw: RawJwk) -> Result<Option<PublicKey>, KeyError> {
 /// `encoding/json` (v1) rules — Go's syntax-error texts, the member `keys` matched
 /// case-insensitively with Go's folding, a repeated `keys` won by the last one, a missing or
 /// `null` `keys` an empty set, a `keys` that is not an array Go's type error. Then each
-/// element (at most [`MAX_JWKS_KEYS`]) is read by [`parse_jwk`]: keys that are not for
+/// element (at most [`MAX_JWKS_ENTRIES`]) is read by [`parse_jwk`], keeping at most
+/// [`MAX_JWKS_KEYS`] usable keys: keys that are not for
 /// signatures, of unsupported types, malformed, or refused by its strict JSON (a duplicate
 /// member, a lone surrogate) are skipped (one bad key does not take down the others, where
 /// go-jose would refuse the whole set).
@@ -686,8 +704,9 @@ pub(crate) fn decode_jwks(json: &[u8]) -> Result<Vec<Arc<PublicKey>>, String> {
     const KEY_SET: &[gojson::Field] = &[("keys", GoType::Slice("[]jose.JSONWebKey"))];
     let fields = gojson::decode_struct(json, "jose", "JSONWebKeySet", KEY_SET)?;
     Ok(gojson::elements(fields[0])
-        .take(MAX_JWKS_KEYS)
+        .take(MAX_JWKS_ENTRIES)
         .filter_map(|k| parse_jwk(k).ok().flatten())
+        .take(MAX_JWKS_KEYS)
         .map(Arc::new)
         .collect())
 }
@@ -862,6 +881,51 @@ mod tests {
                 URL_SAFE_NO_PAD.encode(&int[skip..])
             })
             .collect()
+    }
+
+    /// The [`MAX_JWKS_KEYS`] cap counts usable keys only: 100 `use: "enc"` keys in front of
+    /// the signing key used to fill it and hide that key. The number of elements examined is
+    /// bounded by [`MAX_JWKS_ENTRIES`].
+    #[test]
+    fn jwks_cap_counts_usable_keys_only() {
+        let sig =
+            r#"{"kty":"OKP","crv":"Ed25519","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}"#;
+        let enc = r#"{"kty":"OKP","crv":"Ed25519","use":"enc","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}"#;
+        let n = |skipped: usize, usable: usize| {
+            let mut keys = vec![enc; skipped];
+            keys.extend(vec![sig; usable]);
+            let doc = format!(r#"{{"keys":[{}]}}"#, keys.join(","));
+            parse_jwks(doc.as_bytes()).unwrap().len()
+        };
+        assert_eq!(
+            n(MAX_JWKS_KEYS, 1),
+            1,
+            "enc keys do not hide the signing key"
+        );
+        assert_eq!(n(MAX_JWKS_KEYS, MAX_JWKS_KEYS + 1), MAX_JWKS_KEYS);
+        assert_eq!(n(MAX_JWKS_ENTRIES - 1, 1), 1, "the last element examined");
+        assert_eq!(n(MAX_JWKS_ENTRIES, 1), 0, "beyond MAX_JWKS_ENTRIES");
+    }
+
+    /// go-jose reads `use` and `alg` as plain strings, so `""` is the same as absent (go-oidc
+    /// then verifies with the key); they used to make the key skipped.
+    #[test]
+    fn empty_use_and_alg_are_absent() {
+        let x = "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo";
+        let key = |extra: &str| {
+            let jwk = format!(r#"{{"kty":"OKP","crv":"Ed25519","x":"{x}"{extra}}}"#);
+            parse_jwk(jwk.as_bytes()).unwrap()
+        };
+        for extra in ["", r#","use":"""#, r#","alg":"""#, r#","use":"","alg":"""#] {
+            let k = key(extra).unwrap_or_else(|| panic!("{extra}: skipped"));
+            assert_eq!(k.key_type(), KeyType::Ed25519, "{extra}");
+        }
+        assert!(key(r#","use":"enc""#).is_none());
+        let pinned = format!(r#"{{"kty":"OKP","crv":"Ed25519","x":"{x}","alg":"RS256"}}"#);
+        assert!(
+            parse_jwk(pinned.as_bytes()).is_err(),
+            "an alg of another key type"
+        );
     }
 
     /// A JWK carrying private-key members is never a verification key: go-jose decodes one
