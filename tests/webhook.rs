@@ -1197,7 +1197,8 @@ async fn one_401_fails_only_that_review() {
 }
 
 /// Client certificate and key *files* are re-read when they change (client-go rotates them):
-/// each new connection presents the pair on disk, and a rotation replaces the HTTP client, so
+/// new connections present the pair on disk once a look has loaded it, and a rotation replaces
+/// the HTTP client, so
 /// the kept-alive connection made with the previous pair is not used again (without that, the
 /// third case would pass on the old connection). A half-written rotation (a certificate whose
 /// key does not match) keeps the previous pair; a pair the server does not trust is refused by
@@ -1250,8 +1251,12 @@ async fn client_certificate_files_rotate() {
     for (name, pair, ok) in cases {
         if let Some((c, k)) = pair {
             write(c, k);
-            // The files are looked at once a second at most.
+            // The files are looked at once a second at most, on the blocking pool: the
+            // review that finds the look due goes out with the pair in use (its outcome is not
+            // the case's), the ones after the look with what it loaded.
             tokio::time::sleep(Duration::from_millis(1100)).await;
+            let _ = w.authenticate_token(TOKEN, &Context::default()).await;
+            tokio::time::sleep(Duration::from_millis(500)).await;
         }
         let r = w.authenticate_token(TOKEN, &Context::default()).await;
         assert_eq!(r.is_ok(), ok, "case {name}: {r:?}");

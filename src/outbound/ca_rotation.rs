@@ -15,7 +15,8 @@
 //! runtime the read is made where the check is due. Either way: one read of at most
 //! [`MAX_FILE_BYTES`](super::MAX_FILE_BYTES) per [`CA_CHECK_EVERY`], one at a time, no lock held.
 //!
-//! Only this CA read is moved off the worker. A bearer token file is looked at on the calling
+//! The client certificate files are looked at off the worker too
+//! ([`client_cert`](super::client_cert)). A bearer token file is looked at on the calling
 //! task ([`BearerTokenFile`](super::BearerTokenFile)): one `stat` per
 //! [`TOKEN_FILE_CHECK_EVERY`](super::TOKEN_FILE_CHECK_EVERY) (its content when that changed),
 //! and after 401s one read per [`TOKEN_FILE_REREAD_GAP`](super::TOKEN_FILE_REREAD_GAP) at

@@ -1,6 +1,6 @@
 //! A client certificate and key read from files and re-read when they change, as client-go
 //! rotates a kubeconfig's `client-certificate` / `client-key` files (cert-manager, kubelet-style
-//! renewals): each new TLS connection presents the pair on disk, checked at most once per
+//! renewals): new TLS connections present the pair on disk, looked at at most once per
 //! [`CHECK_EVERY`]. A changed pair that cannot be used (unreadable, not PEM, a key that does not
 //! match the certificate: the typical half-written rotation) keeps the previous one, is logged,
 //! and is tried again at the next check; files rewritten with the same bytes are not a rotation.
@@ -8,12 +8,21 @@
 //! their handshake); a rotation makes
 //! [`Credential::client`](super::vault::Credential::client) return a new client, so they are not
 //! reused for later requests.
+//!
+//! A handshake takes the pair in use without a lock. The handshake or request that finds a
+//! check due starts the look (a `stat` of each file, and a read when that changed) on Tokio's
+//! blocking pool and goes on with the pair in use: a file on a stalled mount never stalls a
+//! Tokio worker. The handshakes after the look present what it loaded (client-go reads the
+//! files in the handshake that finds them due). Outside a Tokio runtime the look is made where
+//! the check is due. One look at a time.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant, SystemTime};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, SystemTime};
+
+use arc_swap::ArcSwap;
 
 use rustls::SignatureScheme;
 use rustls::client::ResolvesClientCert;
@@ -23,7 +32,9 @@ use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::{CertificateDer, PrivateKeyDer};
 
 use super::Pem;
+use super::every::Every;
 use crate::error::ConfigError;
+use crate::token::cache::Clock;
 
 /// How often, at most, the files are looked at (by a new connection's handshake, or by a
 /// request asking its credential for the client).
@@ -67,134 +78,168 @@ fn certified_key(
         .map_err(|e| ConfigError::new(format!("client certificate/key: {e}")))
 }
 
-pub(crate) struct RotatingClientCert {
+pub(crate) struct RotatingClientCert(Arc<Inner>);
+
+struct Inner {
     cert: PathBuf,
     key: PathBuf,
     provider: Arc<CryptoProvider>,
-    /// When the next look at the files is due, in nanoseconds after `base`: before it,
-    /// [`generation`](Self::generation) takes no lock.
-    base: Instant,
-    next_check: AtomicU64,
-    /// [`State::generation`], readable without the lock.
+    every: Every,
+    /// A look at the files is under way: a check that falls due meanwhile is skipped, so looks
+    /// never overlap (one on a stalled mount could outlast [`CHECK_EVERY`]), and only that
+    /// look swaps the pair.
+    reading: AtomicBool,
+    /// The pair in use, read without a lock by every handshake.
+    loaded: ArcSwap<Loaded>,
+    /// How many times a different pair was loaded.
     generation: AtomicU64,
-    state: Mutex<State>,
 }
 
-struct State {
+/// The pair in use and what it was loaded from.
+struct Loaded {
     stamp: Stamp,
     /// SHA-256 of the certificate and key files as loaded: a file rewritten with the same
     /// bytes (or only touched) is not a rotation.
     digest: [u8; 32],
-    current: Arc<CertifiedKey>,
-    /// How many times a different pair was loaded.
-    generation: u64,
+    pair: Arc<CertifiedKey>,
+}
+
+/// Ends a look: dropped when it finishes, or with the blocking task if that never runs (the
+/// runtime shutting down), so that a later check can look again.
+struct Reading(Arc<Inner>);
+
+impl Drop for Reading {
+    fn drop(&mut self) {
+        self.0.reading.store(false, Ordering::Release);
+    }
 }
 
 impl fmt::Debug for RotatingClientCert {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RotatingClientCert")
-            .field("cert", &self.cert)
-            .field("key", &self.key)
+            .field("cert", &self.0.cert)
+            .field("key", &self.0.key)
             .finish_non_exhaustive()
     }
 }
 
 impl RotatingClientCert {
-    /// Loads the pair now: an unusable pair at startup is an error.
+    /// Loads the pair now: an unusable pair at startup is an error. The checks are timed by
+    /// `clock`.
     pub(crate) fn new(
         cert: PathBuf,
         key: PathBuf,
         provider: Arc<CryptoProvider>,
+        clock: Arc<dyn Clock>,
     ) -> Result<Self, ConfigError> {
         let stamp = stamp(&cert, &key);
-        let (current, digest) = Self::load(&cert, &key, &provider)?;
-        let base = Instant::now();
-        Ok(Self {
+        let (pair, digest) = load(&cert, &key, &provider)?;
+        Ok(Self(Arc::new(Inner {
             cert,
             key,
             provider,
-            base,
-            next_check: AtomicU64::new(CHECK_EVERY.as_nanos() as u64),
-            generation: AtomicU64::new(0),
-            state: Mutex::new(State {
+            every: Every::new(clock, CHECK_EVERY),
+            reading: AtomicBool::new(false),
+            loaded: ArcSwap::from_pointee(Loaded {
                 stamp,
                 digest,
-                current: Arc::new(current),
-                generation: 0,
+                pair: Arc::new(pair),
             }),
-        })
+            generation: AtomicU64::new(0),
+        })))
     }
 
-    fn load(
-        cert: &Path,
-        key: &Path,
-        provider: &CryptoProvider,
-    ) -> Result<(CertifiedKey, [u8; 32]), ConfigError> {
-        use sha2::{Digest, Sha256};
-        let cert_pem = Pem::File(cert.to_owned()).bytes()?;
-        let key_pem = Pem::File(key.to_owned()).bytes()?;
-        let pair = certified_key(&cert_pem, &key_pem, provider)?;
-        let mut h = Sha256::new();
-        for part in [&cert_pem, &key_pem] {
-            h.update((part.len() as u64).to_be_bytes());
-            h.update(part);
-        }
-        Ok((pair, h.finalize().into()))
-    }
-
-    fn now_nanos(&self) -> u64 {
-        u64::try_from(self.base.elapsed().as_nanos()).unwrap_or(u64::MAX)
-    }
-
-    /// The pair to present now (a new connection's handshake), re-reading the files when they
-    /// changed (at most once per [`CHECK_EVERY`]).
+    /// The pair to present now (a new connection's handshake). When a check is due, the files
+    /// are looked at on Tokio's blocking pool (where the check is due outside a runtime): this
+    /// handshake presents the pair in use, the ones after that look the pair it loaded.
     pub(crate) fn current(&self) -> Arc<CertifiedKey> {
-        self.refresh().current.clone()
+        self.look_if_due();
+        self.0.loaded.load().pair.clone()
     }
 
     /// How many times a different pair has been loaded, after the same check as
     /// [`current`](Self::current): it changes when the pair new connections present does.
-    /// Between checks (every request asks) it is one atomic read.
+    /// Between checks (every request asks) it is a clock read and atomic loads.
     pub(crate) fn generation(&self) -> u64 {
-        if self.now_nanos() < self.next_check.load(Ordering::Acquire) {
-            return self.generation.load(Ordering::Acquire);
-        }
-        self.refresh().generation
+        self.look_if_due();
+        self.0.generation.load(Ordering::Acquire)
     }
 
-    /// The state, after re-reading the files when they changed (at most once per
-    /// [`CHECK_EVERY`]).
-    fn refresh(&self) -> std::sync::MutexGuard<'_, State> {
-        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let now = self.now_nanos();
-        if now >= self.next_check.load(Ordering::Acquire) {
-            self.next_check.store(
-                now.saturating_add(CHECK_EVERY.as_nanos() as u64),
-                Ordering::Release,
-            );
-            let stamp_now = stamp(&self.cert, &self.key);
-            if stamp_now != s.stamp {
-                match Self::load(&self.cert, &self.key, &self.provider) {
-                    Ok((pair, digest)) => {
-                        s.stamp = stamp_now;
-                        if digest != s.digest {
-                            s.digest = digest;
-                            s.current = Arc::new(pair);
-                            s.generation += 1;
-                            self.generation.store(s.generation, Ordering::Release);
-                            tracing::info!(cert = %self.cert.display(), "client certificate reloaded");
-                        }
-                    }
-                    // Not recorded as seen: tried again at the next check.
-                    Err(e) => tracing::warn!(
-                        cert = %self.cert.display(),
-                        error = %e,
-                        "client certificate files changed but cannot be used; keeping the previous pair"
-                    ),
+    /// Starts a look at the files when one is due and none is under way.
+    fn look_if_due(&self) {
+        if self.0.every.due() && !self.0.reading.swap(true, Ordering::AcqRel) {
+            let reading = Reading(self.0.clone());
+            match tokio::runtime::Handle::try_current() {
+                Ok(runtime) => {
+                    runtime.spawn_blocking(move || reading.0.look());
                 }
+                Err(_) => reading.0.look(),
             }
         }
-        s
+    }
+
+    #[cfg(test)]
+    fn loaded(&self) -> Arc<CertifiedKey> {
+        self.0.loaded.load().pair.clone()
+    }
+}
+
+/// Reads the two files (bounded) and the pair they hold, with [`pair_digest`] of their bytes.
+fn load(
+    cert: &Path,
+    key: &Path,
+    provider: &CryptoProvider,
+) -> Result<(CertifiedKey, [u8; 32]), ConfigError> {
+    let cert_pem = Pem::File(cert.to_owned()).bytes()?;
+    let key_pem = Pem::File(key.to_owned()).bytes()?;
+    let pair = certified_key(&cert_pem, &key_pem, provider)?;
+    Ok((pair, pair_digest(&cert_pem, &key_pem)))
+}
+
+/// SHA-256 of a certificate and key as read (each length-prefixed).
+pub(crate) fn pair_digest(cert_pem: &[u8], key_pem: &[u8]) -> [u8; 32] {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    for part in [cert_pem, key_pem] {
+        h.update((part.len() as u64).to_be_bytes());
+        h.update(part);
+    }
+    h.finalize().into()
+}
+
+impl Inner {
+    /// Stats the files and loads them when that changed (the only writer of `loaded`:
+    /// `reading` keeps looks from overlapping).
+    fn look(&self) {
+        let stamp_now = stamp(&self.cert, &self.key);
+        let loaded = self.loaded.load_full();
+        if stamp_now == loaded.stamp {
+            return;
+        }
+        match load(&self.cert, &self.key, &self.provider) {
+            Ok((pair, digest)) => {
+                let rotated = digest != loaded.digest;
+                self.loaded.store(Arc::new(Loaded {
+                    stamp: stamp_now,
+                    digest,
+                    pair: if rotated {
+                        Arc::new(pair)
+                    } else {
+                        loaded.pair.clone()
+                    },
+                }));
+                if rotated {
+                    self.generation.fetch_add(1, Ordering::AcqRel);
+                    tracing::info!(cert = %self.cert.display(), "client certificate reloaded");
+                }
+            }
+            // Not recorded as seen: tried again at the next check.
+            Err(e) => tracing::warn!(
+                cert = %self.cert.display(),
+                error = %e,
+                "client certificate files changed but cannot be used; keeping the previous pair"
+            ),
+        }
     }
 }
 
@@ -215,6 +260,10 @@ impl ResolvesClientCert for RotatingClientCert {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn system_clock() -> Arc<dyn Clock> {
+        Arc::new(crate::token::cache::SystemClock)
+    }
 
     /// The generation moves only when a pair with other content is loaded: rewriting the same
     /// bytes (a new modification time) or a pair that cannot be used does not move it.
@@ -237,7 +286,8 @@ mod tests {
         let (a, b) = (pair("a"), pair("b"));
         write(&a);
         let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
-        let r = RotatingClientCert::new(cert.clone(), key.clone(), provider).unwrap();
+        let r =
+            RotatingClientCert::new(cert.clone(), key.clone(), provider, system_clock()).unwrap();
         let mismatched = (b.0.clone(), a.1.clone());
         // (step, files written, generation after the next check)
         let steps: [(&str, &(String, String), u64); 4] = [
@@ -252,6 +302,62 @@ mod tests {
             assert_eq!(r.generation(), want, "{step}");
             assert_eq!(r.generation(), want, "{step}: between checks");
         }
+    }
+
+    /// A handshake that finds the check due does not read the files: the read runs on the
+    /// blocking pool (here the certificate file is a FIFO whose writer comes 2 s later, a
+    /// stalled mount), the handshake goes on with the pair in use, and a second handshake
+    /// meanwhile completes at once (no lock held across the read); the handshakes after the
+    /// read present the new pair.
+    #[tokio::test]
+    async fn a_due_check_reads_the_files_off_the_handshake() {
+        let dir = tempfile::tempdir().unwrap();
+        let (cert, key) = (dir.path().join("c.crt"), dir.path().join("c.key"));
+        let pair = |cn: &str| {
+            let k = rcgen::KeyPair::generate().unwrap();
+            let c = rcgen::CertificateParams::new(vec![cn.to_owned()])
+                .unwrap()
+                .self_signed(&k)
+                .unwrap();
+            (c.pem(), k.serialize_pem(), c.der().clone())
+        };
+        let (a, b) = (pair("a"), pair("b"));
+        std::fs::write(&cert, &a.0).unwrap();
+        std::fs::write(&key, &a.1).unwrap();
+        let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+        let r = Arc::new(
+            RotatingClientCert::new(cert.clone(), key.clone(), provider, system_clock()).unwrap(),
+        );
+        std::fs::write(&key, &b.1).unwrap();
+        tokio::time::sleep(CHECK_EVERY + Duration::from_millis(100)).await;
+        let writer = crate::outbound::stalled_file::serve(&cert, b.0, Duration::from_secs(2));
+        let started = std::time::Instant::now();
+        // The handshake that finds the check due, then another one on another task.
+        let first = r.resolve(&[], &[]).unwrap();
+        let second = {
+            let r = r.clone();
+            tokio::spawn(async move { r.resolve(&[], &[]).unwrap() })
+        }
+        .await
+        .unwrap();
+        assert!(
+            started.elapsed() < Duration::from_secs(1),
+            "the handshakes waited {:?} for the files",
+            started.elapsed()
+        );
+        assert_eq!(first.cert[0], a.2, "the pair in use");
+        assert_eq!(second.cert[0], a.2, "the pair in use");
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while r.0.generation.load(Ordering::Acquire) == 0 {
+            assert!(std::time::Instant::now() < deadline, "the read never ended");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert_eq!(
+            r.loaded().cert[0],
+            b.2,
+            "the new pair, for the next handshakes"
+        );
+        assert_eq!(writer.stop(), 1, "one read");
     }
 
     /// Startup errors name what failed, never a key's contents.
@@ -277,9 +383,14 @@ mod tests {
             ),
         ];
         for (name, cert, want) in cases {
-            let err = RotatingClientCert::new(cert.clone(), key.clone(), provider.clone())
-                .unwrap_err()
-                .to_string();
+            let err = RotatingClientCert::new(
+                cert.clone(),
+                key.clone(),
+                provider.clone(),
+                system_clock(),
+            )
+            .unwrap_err()
+            .to_string();
             assert!(err.contains(want), "{name}: {err}");
             assert!(!err.contains("U0VDUkVU"), "{name}: {err}");
         }

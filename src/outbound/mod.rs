@@ -815,7 +815,7 @@ impl ConnectionInfo {
                     let ca = Arc::new(ca_rotation::RotatingCa::new(
                         path.clone(),
                         provider.clone(),
-                        clock,
+                        clock.clone(),
                     )?);
                     rotating_ca = Some(ca.clone());
                     ca
@@ -845,6 +845,7 @@ impl ConnectionInfo {
                     cert.clone(),
                     key.clone(),
                     provider.clone(),
+                    clock.clone(),
                 )?);
                 rotating = Some(resolver.clone());
                 builder.with_client_cert_resolver(resolver)

@@ -188,8 +188,8 @@ impl Credential {
     /// 5 minutes, as client-go checks it) gives a new client, so that no request goes out
     /// on a connection made with the previous pair or roots: the previous client and its pooled
     /// connections are dropped when the requests using them finish (client-go closes its
-    /// connections on rotation). A due CA check reads the file on Tokio's blocking pool: the
-    /// requests after that read use its roots.
+    /// connections on rotation). A due check reads the CA file, or looks at the certificate
+    /// files, on Tokio's blocking pool: the requests after that use what it read.
     ///
     /// ```
     /// # use kube_authn::outbound::{ConnectionInfo, vault::Credential};
