@@ -307,6 +307,22 @@ async fn discovery_and_jwks_failures_keep_the_authenticator_uninitialised() {
             "oidc: JWKS contains no usable signing key",
         ),
         (
+            "JWKS whose only key has the certificate of another key in x5c (go-jose refuses it)",
+            {
+                let mut key: Value = serde_json::from_slice(&f.read("rsa2.jwk")).unwrap();
+                let pem = String::from_utf8(f.read("rsa_cert.pem")).unwrap();
+                let der_b64: String = pem.lines().filter(|l| !l.starts_with("-----")).collect();
+                key["x5c"] = json!([der_b64]);
+                let body = json!({ "keys": [key] }).to_string().into_bytes();
+                Box::new(move |s: &Seen, b: &str| match s.uri.as_str() {
+                    "/keys" => ok(body.clone()),
+                    _ => discovery_doc(b),
+                })
+            },
+            true,
+            "oidc: JWKS contains no usable signing key",
+        ),
+        (
             "JWKS malformed",
             Box::new(|s: &Seen, b: &str| match s.uri.as_str() {
                 "/keys" => ok(b"{\"keys\": 5}".to_vec()),

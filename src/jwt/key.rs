@@ -11,8 +11,9 @@
 //!   only), each with the rules of Go's parsers (see [`key_from_der`]). A block none of them
 //!   takes is skipped, not an error; Ed25519 is never accepted here.
 //! * [`parse_jwks`]: a JWK Set (`RSA`, `EC`, and `OKP`/`Ed25519` keys with `use` absent or `sig`,
-//!   `key_ops` absent or containing `verify`, no private-key member; a JWK `alg` pins the key
-//!   to that one algorithm).
+//!   `key_ops` absent or containing `verify`, no private-key member, certificate members
+//!   `x5c`/`x5t`/`x5t#S256` consistent as go-jose requires; a JWK `alg` pins the key to that
+//!   one algorithm).
 //!
 //! Limits: RSA moduli of 2048–8192 bits (larger keys are refused so an attacker-supplied
 //! JWKS cannot make each verification arbitrarily slow); from a JWKS document at most
@@ -548,6 +549,11 @@ struct RawJwk {
     dq: Option<serde::de::IgnoredAny>,
     qi: Option<serde::de::IgnoredAny>,
     oth: Option<serde::de::IgnoredAny>,
+    // The certificate members go-jose checks (`x5u` is not fetched by either).
+    x5c: Option<Vec<String>>,
+    x5t: Option<String>,
+    #[serde(rename = "x5t#S256")]
+    x5t_s256: Option<String>,
 }
 
 impl RawJwk {
@@ -583,7 +589,9 @@ fn b64(s: &Option<String>) -> Result<Vec<u8>, KeyError> {
 /// Parses one JWK (a JSON object). `Ok(None)` for keys that are not for signatures, of a
 /// type this crate does not verify, or that carry private-key members (`d`; for RSA also `p`,
 /// `q`, `dp`, `dq`, `qi`, `oth`: go-jose reads a JWK with `d` as a private key, which go-oidc
-/// cannot verify with).
+/// cannot verify with). An error for a malformed key, or one whose certificate members go-jose
+/// refuses: an `x5c` whose entries are not certificates or whose first one holds another key,
+/// an `x5t`/`x5t#S256` that is not a base64url SHA-1/SHA-256 digest or not the leaf's.
 ///
 /// ```
 /// use kube_authn::jwt::key::parse_jwk;
@@ -662,7 +670,111 @@ fn jwk_to_key(raw: RawJwk) -> Result<Option<PublicKey>, KeyError> {
         }
         _ => return Ok(None),
     };
+    check_certificates(&raw, &spki)?;
     PublicKey::build(&spki, kid, only).map(Some)
+}
+
+/// Go's lenient base64 (`encoding/base64` without `Strict`): non-zero trailing bits allowed,
+/// `\r` and `\n` ignored; `padded` for `StdEncoding`, else `RawURLEncoding`.
+fn go_base64(s: &str, padded: bool) -> Option<Vec<u8>> {
+    use base64::alphabet;
+    use base64::engine::DecodePaddingMode;
+    use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
+    const STD: GeneralPurpose = GeneralPurpose::new(
+        &alphabet::STANDARD,
+        GeneralPurposeConfig::new()
+            .with_decode_allow_trailing_bits(true)
+            .with_decode_padding_mode(DecodePaddingMode::RequireCanonical),
+    );
+    const RAW_URL: GeneralPurpose = GeneralPurpose::new(
+        &alphabet::URL_SAFE,
+        GeneralPurposeConfig::new()
+            .with_decode_allow_trailing_bits(true)
+            .with_decode_padding_mode(DecodePaddingMode::RequireNone),
+    );
+    let engine = if padded { &STD } else { &RAW_URL };
+    if s.contains(['\r', '\n']) {
+        engine.decode(s.replace(['\r', '\n'], "")).ok()
+    } else {
+        engine.decode(s).ok()
+    }
+}
+
+/// A JWK thumbprint member (`x5t`, `x5t#S256`) as go-jose reads it: base64url; decoded to
+/// twice the digest size, hex (either case) of the digest; otherwise empty or the digest size.
+fn thumbprint(value: Option<&str>, name: &str, size: usize) -> Result<Vec<u8>, KeyError> {
+    let Some(value) = value else {
+        return Ok(Vec::new());
+    };
+    let mut bytes = go_base64(value, false)
+        .ok_or_else(|| KeyError::new(format!("invalid JWK, {name} header has invalid encoding")))?;
+    if bytes.len() == 2 * size {
+        let hex = |c: u8| (c as char).to_digit(16);
+        bytes = bytes
+            .chunks(2)
+            .map(|p| Some((hex(p[0])? * 16 + hex(p[1])?) as u8))
+            .collect::<Option<Vec<u8>>>()
+            .ok_or_else(|| KeyError::new(format!("invalid JWK, unable to hex decode {name}")))?;
+    }
+    if !bytes.is_empty() && bytes.len() != size {
+        return Err(KeyError::new(format!(
+            "invalid JWK, {name} header is of incorrect size"
+        )));
+    }
+    Ok(bytes)
+}
+
+/// go-jose's checks of a JWK's certificate members (`JSONWebKey.UnmarshalJSON`): every `x5c`
+/// entry standard base64 of a certificate `x509.ParseCertificate` takes, the first one
+/// holding the JWK's own public key (`spki`, as [`jwk_to_key`] built it); `x5t` and `x5t#S256`
+/// base64url SHA-1 / SHA-256 digests (or their hex), which with a chain must be its leaf's.
+/// go-jose refuses such a JWK, and with it the whole JWKS; here the key is skipped. No key
+/// material is put in the errors.
+fn check_certificates(raw: &RawJwk, spki: &[u8]) -> Result<(), KeyError> {
+    let mut chain = Vec::with_capacity(raw.x5c.as_ref().map_or(0, Vec::len));
+    for entry in raw.x5c.iter().flatten() {
+        let der = go_base64(entry, true)
+            .ok_or_else(|| KeyError::new("invalid JWK, x5c entry is not base64"))?;
+        if super::key_file::certificate_spki(&der).is_none() {
+            return Err(KeyError::new("invalid JWK, x5c entry is not a certificate"));
+        }
+        chain.push(der);
+    }
+    if let Some(leaf) = chain.first() {
+        let leaf_spki = super::key_file::certificate_spki(leaf).unwrap_or_default();
+        let same = match super::key_file::pkix_key(leaf_spki) {
+            Some(GoKey::Rsa { n, e }) => {
+                spki_from_parts(OID_RSA, None, &rsa_public_key_der(&n, &e.to_be_bytes())) == spki
+            }
+            Some(GoKey::Ec { curve_oid, point }) => {
+                spki_from_parts(OID_EC, Some(curve_oid), &point) == spki
+            }
+            Some(GoKey::P224) => false,
+            // Ed25519 (Go refuses parameters and other lengths): the canonical DER itself.
+            None => leaf_spki == spki,
+        };
+        if !same {
+            return Err(KeyError::new(
+                "invalid JWK, public keys in key and x5c fields do not match",
+            ));
+        }
+    }
+    let sha1 = thumbprint(raw.x5t.as_deref(), "x5t", 20)?;
+    let sha256 = thumbprint(raw.x5t_s256.as_deref(), "x5t#S256", 32)?;
+    if let Some(leaf) = chain.first() {
+        use aws_lc_rs::digest::{SHA1_FOR_LEGACY_USE_ONLY, SHA256, digest};
+        if !sha1.is_empty() && digest(&SHA1_FOR_LEGACY_USE_ONLY, leaf).as_ref() != sha1 {
+            return Err(KeyError::new(
+                "invalid JWK, x5c thumbprint does not match x5t value",
+            ));
+        }
+        if !sha256.is_empty() && digest(&SHA256, leaf).as_ref() != sha256 {
+            return Err(KeyError::new(
+                "invalid JWK, x5c thumbprint does not match x5t#S256 value",
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Parses a JWK Set (`{"keys":[…]}`) as go-oidc decodes a fetched JWKS, the same path an
@@ -671,10 +783,10 @@ fn jwk_to_key(raw: RawJwk) -> Result<Option<PublicKey>, KeyError> {
 /// case-insensitively with Go's folding, a repeated `keys` won by the last one, a missing or
 /// `null` `keys` an empty set, a `keys` that is not an array Go's type error. Then each
 /// element (at most [`MAX_JWKS_ENTRIES`]) is read by [`parse_jwk`], keeping at most
-/// [`MAX_JWKS_KEYS`] usable keys: keys that are not for
-/// signatures, of unsupported types, malformed, or refused by its strict JSON (a duplicate
-/// member, a lone surrogate) are skipped (one bad key does not take down the others, where
-/// go-jose would refuse the whole set).
+/// [`MAX_JWKS_KEYS`] usable keys: keys that are not for signatures, of unsupported types,
+/// private, malformed, with certificate members go-jose refuses (`x5c`, `x5t`, `x5t#S256`),
+/// or refused by its strict JSON (a duplicate member, a lone surrogate) are skipped (one bad
+/// key does not take down the others, where go-jose would refuse the whole set).
 ///
 /// ```
 /// use kube_authn::jwt::key::parse_jwks;
@@ -881,6 +993,172 @@ mod tests {
                 URL_SAFE_NO_PAD.encode(&int[skip..])
             })
             .collect()
+    }
+
+    /// go-jose refuses a JWK whose certificate members are inconsistent (`invalid JWK, public
+    /// keys in key and x5c fields to not match`, `x5t header has invalid encoding`, …), and
+    /// with it the whole JWKS; here that key is skipped, the set's other keys still used. The
+    /// members were ignored, so such keys were used.
+    #[test]
+    fn jwks_certificate_members_are_checked_as_go_jose_checks_them() {
+        use aws_lc_rs::digest::{SHA1_FOR_LEGACY_USE_ONLY, SHA256, digest};
+        let cert_of = |key: &rcgen::KeyPair| {
+            let params = rcgen::CertificateParams::new(vec!["jwks.example".into()]).unwrap();
+            params.self_signed(key).unwrap().der().to_vec()
+        };
+        let m = rsa_members();
+        let rsa = rcgen::KeyPair::try_from(&include_bytes!("../../benches/keys/rsa2048.pk8")[..])
+            .unwrap();
+        let ec = rcgen::KeyPair::generate().unwrap();
+        let ed = rcgen::KeyPair::generate_for(&rcgen::PKCS_ED25519).unwrap();
+        let (ec_point, ed_x) = (ec.public_key_raw(), ed.public_key_raw());
+        // (JWK members, its certificate)
+        let keys = [
+            (
+                format!(r#""kty":"RSA","n":"{}","e":"{}""#, m[0], m[1]),
+                cert_of(&rsa),
+            ),
+            (
+                format!(
+                    r#""kty":"EC","crv":"P-256","x":"{}","y":"{}""#,
+                    URL_SAFE_NO_PAD.encode(&ec_point[1..33]),
+                    URL_SAFE_NO_PAD.encode(&ec_point[33..])
+                ),
+                cert_of(&ec),
+            ),
+            (
+                format!(
+                    r#""kty":"OKP","crv":"Ed25519","x":"{}""#,
+                    URL_SAFE_NO_PAD.encode(ed_x)
+                ),
+                cert_of(&ed),
+            ),
+        ];
+        let std64 = |der: &[u8]| STANDARD.encode(der);
+        let url64 = |bytes: &[u8]| URL_SAFE_NO_PAD.encode(bytes);
+        let hex = |bytes: &[u8]| bytes.iter().map(|b| format!("{b:02X}")).collect::<String>();
+        for (i, (jwk, cert)) in keys.iter().enumerate() {
+            let other = &keys[(i + 1) % keys.len()].1;
+            let (sha1, sha256) = (
+                digest(&SHA1_FOR_LEGACY_USE_ONLY, cert),
+                digest(&SHA256, cert),
+            );
+            let (sha1, sha256) = (sha1.as_ref(), sha256.as_ref());
+            let n = |extra: String| {
+                let doc = format!(r#"{{"keys":[{{{jwk}{extra}}}]}}"#);
+                parse_jwks(doc.as_bytes()).unwrap().len()
+            };
+            let x5c = |certs: &[&[u8]]| {
+                let list: Vec<String> =
+                    certs.iter().map(|c| format!(r#""{}""#, std64(c))).collect();
+                format!(r#","x5c":[{}]"#, list.join(","))
+            };
+            let usable = [
+                ("no certificate members", String::new()),
+                ("its own certificate", x5c(&[cert])),
+                ("a chain whose leaf is its certificate", x5c(&[cert, other])),
+                ("an empty x5c", r#","x5c":[]"#.into()),
+                (
+                    "null members",
+                    r#","x5c":null,"x5t":null,"x5t#S256":null"#.into(),
+                ),
+                ("empty thumbprints", r#","x5t":"","x5t#S256":"""#.into()),
+                (
+                    "the leaf's thumbprints",
+                    format!(
+                        r#"{},"x5t":"{}","x5t#S256":"{}""#,
+                        x5c(&[cert]),
+                        url64(sha1),
+                        url64(sha256)
+                    ),
+                ),
+                (
+                    "the leaf's thumbprints in hex",
+                    format!(
+                        r#"{},"x5t":"{}","x5t#S256":"{}""#,
+                        x5c(&[cert]),
+                        url64(hex(sha1).as_bytes()),
+                        url64(hex(sha256).to_lowercase().as_bytes())
+                    ),
+                ),
+                (
+                    "thumbprints without x5c are not compared",
+                    format!(r#","x5t":"{}""#, url64(&[7; 20])),
+                ),
+                ("x5c with line breaks (Go's base64 skips them)", {
+                    let b = std64(cert);
+                    format!(r#","x5c":["{}\r\n{}\n"]"#, &b[..64], &b[64..])
+                }),
+            ];
+            for (name, extra) in usable {
+                assert_eq!(n(extra), 1, "{i}: {name}");
+            }
+            let refused = [
+                ("another key's certificate", x5c(&[other])),
+                (
+                    "a chain with an entry that is not a certificate",
+                    x5c(&[cert, b"junk"]),
+                ),
+                ("an x5c entry that is not base64", r#","x5c":["!!"]"#.into()),
+                (
+                    "an x5c entry in base64url",
+                    format!(r#","x5c":["{}"]"#, url64(cert)),
+                ),
+                ("an x5t that is not base64url", r#","x5t":"!!""#.into()),
+                (
+                    "an x5t#S256 that is not base64url",
+                    r#","x5t#S256":"!!""#.into(),
+                ),
+                (
+                    "an x5t with padding",
+                    format!(r#","x5t":"{}=""#, url64(&[7; 20])),
+                ),
+                (
+                    "an x5t of the wrong size",
+                    format!(r#","x5t":"{}""#, url64(&[7; 32])),
+                ),
+                (
+                    "an x5t#S256 of the wrong size",
+                    format!(r#","x5t#S256":"{}""#, url64(&[7; 20])),
+                ),
+                (
+                    "an x5t of 40 bytes that are not hex",
+                    format!(r#","x5t":"{}""#, url64(&[b'g'; 40])),
+                ),
+                (
+                    "another certificate's x5t",
+                    format!(
+                        r#"{},"x5t":"{}""#,
+                        x5c(&[cert]),
+                        url64(digest(&SHA1_FOR_LEGACY_USE_ONLY, other).as_ref())
+                    ),
+                ),
+                (
+                    "another certificate's x5t#S256",
+                    format!(
+                        r#"{},"x5t#S256":"{}""#,
+                        x5c(&[cert]),
+                        url64(digest(&SHA256, other).as_ref())
+                    ),
+                ),
+                (
+                    "an x5c that is not a list of strings",
+                    r#","x5c":"abc""#.into(),
+                ),
+            ];
+            for (name, extra) in refused {
+                assert_eq!(n(extra), 0, "{i}: {name}");
+            }
+        }
+        // One refused key does not take the others down (go-jose refuses the whole set).
+        let (rsa_jwk, ec_jwk, ec_cert) = (&keys[0].0, &keys[1].0, &keys[1].1);
+        let doc = format!(
+            r#"{{"keys":[{{{rsa_jwk},"x5c":["{}"]}},{{{ec_jwk}}}]}}"#,
+            std64(ec_cert)
+        );
+        let set = parse_jwks(doc.as_bytes()).unwrap();
+        assert_eq!(set.len(), 1);
+        assert_eq!(set[0].key_type(), KeyType::P256);
     }
 
     /// The [`MAX_JWKS_KEYS`] cap counts usable keys only: 100 `use: "enc"` keys in front of

@@ -538,14 +538,27 @@ fn public_key_info(mut f: Fields<'_>) -> Option<GoKey> {
 /// too, which the crate reads certificates with), then the same `parsePublicKey` on its
 /// SubjectPublicKeyInfo.
 fn certificate(input: &[u8]) -> Option<GoKey> {
+    let (f, _) = Fields::unmarshal(certificate_spki(input)?)?;
+    public_key_info(f)
+}
+
+/// The SubjectPublicKeyInfo (DER) of a certificate Go's `x509.ParseCertificate` takes (the
+/// checks of [`certificate`]), `None` when it would refuse it. Also what go-jose requires of a
+/// JWK's `x5c` entries.
+pub(crate) fn certificate_spki(input: &[u8]) -> Option<&[u8]> {
     if !matches!(x509_parser::parse_x509_certificate(input), Ok(([], _))) {
         return None;
     }
     if crate::x509::go_parse::go_parses_certificate(input).is_err() {
         return None;
     }
-    let (f, _) = Fields::unmarshal(spki_of_certificate(input)?)?;
-    public_key_info(f)
+    spki_of_certificate(input)
+}
+
+/// `x509.ParsePKIXPublicKey` for the RSA and EC keys Go's key-file parsers take (`None` for
+/// anything else, Ed25519 included).
+pub(crate) fn pkix_key(spki: &[u8]) -> Option<GoKey> {
+    pkix(spki)
 }
 
 /// The SubjectPublicKeyInfo inside an X.509 certificate.
