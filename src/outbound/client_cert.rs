@@ -165,6 +165,11 @@ impl RotatingClientCert {
         self.0.generation.load(Ordering::Acquire)
     }
 
+    /// [`pair_digest`] of the pair in use (no look at the files).
+    pub(crate) fn digest(&self) -> [u8; 32] {
+        self.0.loaded.load().digest
+    }
+
     /// Starts a look at the files when one is due and none is under way.
     fn look_if_due(&self) {
         if self.0.every.due() && !self.0.reading.swap(true, Ordering::AcqRel) {

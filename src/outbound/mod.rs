@@ -729,7 +729,8 @@ impl ConnectionInfo {
     /// credentials, client certificate), stable within this process: the [`vault::Vault`]
     /// remembers known-bad credentials by it. It is an HMAC under a key drawn at random once per
     /// process, so a fingerprint that ends up in a log cannot be used to test password guesses
-    /// offline.
+    /// offline. A client certificate and key from files count by their content, read here (a
+    /// pair rotated on disk is another credential); by their paths when they cannot be read.
     ///
     /// ```
     /// use kube_authn::outbound::{ConnectionInfo, Secret};
@@ -742,11 +743,28 @@ impl ConnectionInfo {
         // (`authorize`) and by the vault before it takes a credential in (see
         // `BearerToken::look_if_due`), not here.
         let token = self.token.as_ref().map(BearerToken::last_read);
-        self.fingerprint_with(token.as_ref())
+        self.fingerprint_with(token.as_ref(), self.client_cert_files_digest())
     }
 
-    /// [`fingerprint`](Self::fingerprint) with `token` as the token (the one a request sent).
-    pub(crate) fn fingerprint_with(&self, token: Option<&Secret>) -> [u8; 32] {
+    /// [`client_cert::pair_digest`] of the client certificate and key files as they are now,
+    /// when the pair comes from files and both can be read.
+    fn client_cert_files_digest(&self) -> Option<[u8; 32]> {
+        match (&self.client_certificate, &self.client_key) {
+            (Some(cert @ Pem::File(_)), Some(key @ Pem::File(_))) => Some(
+                client_cert::pair_digest(&cert.bytes().ok()?, &key.bytes().ok()?),
+            ),
+            _ => None,
+        }
+    }
+
+    /// [`fingerprint`](Self::fingerprint) with `token` as the token (the one a request sent) and
+    /// `cert_files` as the [`client_cert::pair_digest`] of client certificate files (the pair a
+    /// credential's client loaded), read from nothing.
+    pub(crate) fn fingerprint_with(
+        &self,
+        token: Option<&Secret>,
+        cert_files: Option<[u8; 32]>,
+    ) -> [u8; 32] {
         use hmac::Mac as _;
         static KEY: std::sync::LazyLock<[u8; 32]> = std::sync::LazyLock::new(|| {
             let mut key = [0; 32];
@@ -770,10 +788,11 @@ impl ConnectionInfo {
             field(3, b.username.as_bytes());
             field(4, b.password.expose().as_bytes());
         }
-        match &self.client_certificate {
-            Some(Pem::Data(d)) => field(5, d),
-            Some(Pem::File(p)) => field(6, p.to_string_lossy().as_bytes()),
-            None => {}
+        match (&self.client_certificate, cert_files) {
+            (Some(Pem::Data(d)), _) => field(5, d),
+            (Some(Pem::File(_)), Some(digest)) => field(7, &digest),
+            (Some(Pem::File(p)), None) => field(6, p.to_string_lossy().as_bytes()),
+            (None, _) => {}
         }
         h.finalize().into_bytes().into()
     }
@@ -1167,6 +1186,12 @@ impl RotatingClient {
             self.rotation.as_ref().map_or(0, |r| r.generation()),
             self.ca.as_ref().map_or(0, |c| c.generation()),
         ]
+    }
+
+    /// [`client_cert::pair_digest`] of the client certificate files' pair in use, when the
+    /// pair comes from files (no look at the files).
+    pub(crate) fn cert_digest(&self) -> Option<[u8; 32]> {
+        self.rotation.as_ref().map(|r| r.digest())
     }
 
     /// How requests are rerouted to send the tls-server-name as SNI, if they are.

@@ -96,8 +96,27 @@ pub struct Credential {
     /// Rebuilt when client certificate files rotate (see [`client`](Self::client)).
     client: Arc<super::RotatingClient>,
     targets: Arc<Targets>,
-    /// The bearer token the last request built through this handle carries.
-    sent: Mutex<Option<super::SentToken>>,
+    /// What the last request built through this handle was sent with.
+    sent: Mutex<Sent>,
+}
+
+/// The bearer token a request carries, and the client certificate pair its client had
+/// loaded then (its [`pair_digest`](super::client_cert::pair_digest), for files).
+#[derive(Clone, Default)]
+struct Sent {
+    token: Option<super::SentToken>,
+    cert: Option<[u8; 32]>,
+}
+
+/// The token as its own `Debug` shows it; of the certificate digest (of the key too), only
+/// whether there is one.
+impl fmt::Debug for Sent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Sent")
+            .field("token", &self.token)
+            .field("cert", &self.cert.is_some())
+            .finish()
+    }
 }
 
 #[derive(Debug)]
@@ -158,7 +177,7 @@ impl Credential {
             info,
             client,
             targets: Arc::new(Targets { target, base }),
-            sent: Mutex::new(None),
+            sent: Mutex::new(Sent::default()),
         })
     }
 
@@ -168,7 +187,7 @@ impl Credential {
             info: self.info.clone(),
             client: self.client.clone(),
             targets: self.targets.clone(),
-            sent: Mutex::new(None),
+            sent: Mutex::new(Sent::default()),
         }
     }
 
@@ -257,9 +276,14 @@ impl Credential {
             // reqwest refuses the URL: its error, at `send`.
             (Err(_), _) => client.request(method, url),
         };
-        let (request, sent) = self.info.authorize_sent(request);
-        if sent.is_some() {
-            *self.sent.lock().unwrap_or_else(|p| p.into_inner()) = sent;
+        let (request, token) = self.info.authorize_sent(request);
+        let cert = self.client.cert_digest();
+        if token.is_some() || cert.is_some() {
+            let mut sent = self.sent.lock().unwrap_or_else(|p| p.into_inner());
+            if token.is_some() {
+                sent.token = token;
+            }
+            sent.cert = cert;
         }
         request
     }
@@ -277,7 +301,9 @@ impl Credential {
         &self.targets.target.shown
     }
 
-    /// The fingerprint of the current credential values ([`ConnectionInfo::fingerprint`]).
+    /// The fingerprint of the current credential values ([`ConnectionInfo::fingerprint`]), a
+    /// client certificate from files counted by the pair this credential's client loaded (no
+    /// file is read here).
     ///
     /// ```
     /// # use kube_authn::outbound::{ConnectionInfo, vault::Credential};
@@ -285,20 +311,25 @@ impl Credential {
     /// assert_eq!(c.fingerprint().len(), 32);
     /// ```
     pub fn fingerprint(&self) -> [u8; 32] {
-        self.info.fingerprint()
+        let token = self.info.token.as_ref().map(super::BearerToken::last_read);
+        self.info
+            .fingerprint_with(token.as_ref(), self.client.cert_digest())
     }
 
     /// The fingerprint of the credential the last request through this handle was sent with
-    /// (its bearer token, not one read since), and that token; the current values when nothing
-    /// was sent.
+    /// (its bearer token, not one read since; the client certificate pair its client had then),
+    /// and that token; the current values when nothing was sent.
     fn sent_fingerprint(&self) -> ([u8; 32], Option<super::SentToken>) {
-        match &*self.sent.lock().unwrap_or_else(|p| p.into_inner()) {
-            Some(sent) => (
-                self.info.fingerprint_with(Some(sent.token())),
-                Some(sent.clone()),
-            ),
-            None => (self.info.fingerprint(), None),
-        }
+        let sent = self.sent.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let cert = sent.cert.or_else(|| self.client.cert_digest());
+        let fp = match &sent.token {
+            Some(token) => self.info.fingerprint_with(Some(token.token()), cert),
+            None => {
+                let token = self.info.token.as_ref().map(super::BearerToken::last_read);
+                self.info.fingerprint_with(token.as_ref(), cert)
+            }
+        };
+        (fp, sent.token)
     }
 }
 
@@ -1081,6 +1112,44 @@ mod tests {
             token(&vault.credential().await.unwrap()),
             "new-token-longer"
         );
+    }
+
+    /// A client certificate from files is known by the pair's content, not by its paths: after
+    /// a 401 the same pair is refused, the pair rotated on disk is taken back (a provider that
+    /// is not fixed, here `add`).
+    #[tokio::test]
+    async fn a_client_certificate_rotated_on_disk_is_usable_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let (cert, key) = (dir.path().join("c.crt"), dir.path().join("c.key"));
+        let write = |cn: &str| {
+            let k = rcgen::KeyPair::generate().unwrap();
+            let c = rcgen::CertificateParams::new(vec![cn.to_owned()])
+                .unwrap()
+                .self_signed(&k)
+                .unwrap();
+            std::fs::write(&cert, c.pem()).unwrap();
+            std::fs::write(&key, k.serialize_pem()).unwrap();
+        };
+        write("a");
+        let info = ConnectionInfo::new("https://127.0.0.1:1")
+            .with_client_cert(
+                crate::outbound::Pem::File(cert.clone()),
+                crate::outbound::Pem::File(key.clone()),
+            )
+            .with_trust_env(false);
+        let vault = Vault::new(vec![]);
+        assert!(vault.add(info.clone()).unwrap());
+        let refused = vault.credential().await.unwrap();
+        vault.invalidate(&refused);
+        assert!(vault.credential().await.is_err());
+        assert!(
+            !vault.add(info.clone()).unwrap(),
+            "the same pair: known bad"
+        );
+        write("b");
+        assert!(vault.add(info).unwrap(), "the rotated pair");
+        let c = vault.credential().await.unwrap();
+        assert_ne!(c.fingerprint(), refused.fingerprint());
     }
 
     /// `add` reads a credential's files (here a CA file on a stalled mount, a FIFO whose writer
