@@ -286,6 +286,34 @@ mod tests {
         addr
     }
 
+    /// A CA bundle is read as Go reads one (`pem.Decode`): a block after a valid CA whose
+    /// base64 does not decode, or a BEGIN without an END, is skipped, as Go's
+    /// `certutil.NewPoolFromBytes` (an OIDC issuer's `certificateAuthority`) and
+    /// `AppendCertsFromPEM` (a kubeconfig's CA) skip it (both checked with Go: the pool
+    /// verifies the server), and the client verifies with the valid CA.
+    #[tokio::test]
+    async fn a_bad_block_after_a_valid_ca_is_skipped() {
+        let (ca, server) = pki();
+        let addr = serve(Arc::new(Mutex::new(server)));
+        let url = format!("https://{addr}/");
+        for junk in [
+            "-----BEGIN CERTIFICATE-----\n!!!!\n-----END CERTIFICATE-----\n",
+            "-----BEGIN CERTIFICATE-----\nAAAA\n",
+        ] {
+            let client = ConnectionInfo::new(url.as_str())
+                .with_ca(Pem::Data(format!("{ca}{junk}").into_bytes()))
+                .with_trust_env(false)
+                .client(Duration::from_secs(5))
+                .unwrap_or_else(|e| panic!("{junk:?}: {e}"));
+            let answer = client.get(url.as_str()).send().await;
+            assert_eq!(
+                answer.map(|r| r.status().as_u16()).ok(),
+                Some(200),
+                "{junk:?}"
+            );
+        }
+    }
+
     /// Waits until no read of the CA file is under way.
     async fn read_finished(client: &RotatingClient) {
         let ca = client.ca.as_ref().unwrap();

@@ -45,7 +45,6 @@ use std::time::{Duration, SystemTime};
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::CryptoProvider;
 use rustls::{DigitallySignedStruct, RootCertStore, SignatureScheme};
-use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::{CertificateDer, ServerName, UnixTime};
 use sha2::Sha256;
 
@@ -1097,13 +1096,24 @@ fn check_proxy_url(proxy: &str) -> Result<(), ConfigError> {
     }
 }
 
-/// The roots of a PEM CA bundle: every certificate in it, at least one.
+/// The roots of a PEM CA bundle, read as Go's `x509.CertPool.AppendCertsFromPEM` (client-go's
+/// CA pool; `certutil.NewPoolFromBytes` reads blocks the same way) reads one: the blocks Go's
+/// `pem.Decode` finds ([`PemBlocks`](crate::x509::bundle::PemBlocks), as
+/// [`parse_pem_bundle`](crate::x509::parse_pem_bundle) reads them), `CERTIFICATE` blocks
+/// without headers; a block whose base64 does not decode or a BEGIN without an END is
+/// skipped, and so is a certificate rustls does not take as a root. At least one.
 pub(crate) fn roots_from_pem(pem: &[u8]) -> Result<RootCertStore, ConfigError> {
+    use base64::Engine as _;
     let mut roots = RootCertStore::empty();
     let mut added = 0;
-    for cert in CertificateDer::pem_slice_iter(pem) {
-        let cert = cert.map_err(|e| ConfigError::new(format!("CA bundle: {e}")))?;
-        if roots.add(cert).is_ok() {
+    for block in crate::x509::bundle::PemBlocks(pem) {
+        if block.label != b"CERTIFICATE" || block.has_headers {
+            continue;
+        }
+        let Ok(der) = base64::engine::general_purpose::STANDARD.decode(&block.body) else {
+            continue;
+        };
+        if roots.add(CertificateDer::from(der)).is_ok() {
             added += 1;
         }
     }
