@@ -698,6 +698,126 @@ async fn distributed_claims_endpoint_userinfo_is_not_sent_beside_the_bearer() {
     assert_eq!(auth, ["Bearer at"]);
 }
 
+/// go-oidc's remote key set refetches whenever no cached key verifies a token (jwks.go
+/// `verify`), not only for an unknown `kid`: a token without `kid` signed by a rotated-in key,
+/// and a token whose known `kid` names other material at the provider now, authenticate after
+/// one refetch (only an unknown `kid` used to refetch). Every such refetch goes through the
+/// one coalesced, cooldown-limited refresher: a burst of tokens with bad signatures costs at
+/// most one fetch per cooldown.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_no_cached_key_verifies_refetches_the_keys() {
+    let Some(f) = fixture() else { return };
+    let pki = Pki::new();
+    let jwk = |name: &str, kid: Option<&str>| {
+        let mut k: Value = serde_json::from_slice(&f.read(name)).unwrap();
+        match kid {
+            Some(kid) => k["kid"] = json!(kid),
+            None => drop(k.as_object_mut().unwrap().remove("kid")),
+        }
+        k
+    };
+    // 0: key A without kid; 1: key B without kid, and A as "k"; 2: B as "k".
+    let sets: Vec<Vec<u8>> = [
+        vec![jwk("rsa.jwk", None)],
+        vec![jwk("rsa2.jwk", None), jwk("rsa.jwk", Some("k"))],
+        vec![jwk("rsa2.jwk", Some("k"))],
+    ]
+    .iter()
+    .map(|keys| json!({ "keys": keys }).to_string().into_bytes())
+    .collect();
+    let phase = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let p = phase.clone();
+    let (_server, url) = site(&pki, move |s, b| match s.uri.as_str() {
+        "/.well-known/openid-configuration" => discovery_doc(b),
+        "/keys" => Reply::Http(
+            200,
+            vec![],
+            sets[p.load(std::sync::atomic::Ordering::SeqCst)].clone(),
+        ),
+        _ => Reply::Http(404, vec![], vec![]),
+    })
+    .await;
+    let cooldown = Duration::from_secs(2);
+    let a = Arc::new(OidcAuthenticator::new(cfg(&url, Some(&pki.ca_pem))));
+    let h = spawn(&a, fast().with_refresh_cooldown(cooldown)).unwrap();
+    assert_eq!(first_outcome(&h).await, Ok(()));
+    assert_eq!(h.jwks_fetches(), 1);
+    let claims =
+        json!({"iss": url, "aud": "my-client", "exp": 4_000_000_000i64, "username": "jane"});
+    let (rsa2, other) = (f.key("rsa2.pem"), f.key("rsa1024.pem"));
+    let t = mint(&[
+        req(&rsa2, "RS256", None, claims.clone()),
+        req(&rsa2, "RS256", Some("k"), claims.clone()),
+        // bad signatures: a key the provider never has, without kid, with an unknown kid
+        // and with the known kid "k"
+        req(&other, "RS256", None, claims.clone()),
+        req(&other, "RS256", Some("thumbprint"), claims.clone()),
+        req(&other, "RS256", Some("k"), claims.clone()),
+    ]);
+    let (b_no_kid, b_as_k) = (&t[0], &t[1]);
+    // B's token with a changed signature byte (not the last character: its low bits are
+    // padding).
+    let mut tampered = t[0].clone().into_bytes();
+    let at = tampered.len() - 10;
+    tampered[at] = if tampered[at] == b'A' { b'B' } else { b'A' };
+    let tampered = String::from_utf8(tampered).unwrap();
+    let bad = [t[2].clone(), t[3].clone(), t[4].clone(), tampered];
+    let ctx = Context::default();
+    let auth = |token: String| {
+        let a = a.clone();
+        async move {
+            a.authenticate_token(&token, &Context::default())
+                .await
+                .map(|r| r.map(|r| r.user.name().to_owned()))
+                .map_err(|e| e.to_string())
+        }
+    };
+    const SIGNATURE: &str =
+        "oidc: verify token: failed to verify signature: failed to verify id token signature";
+    let burst = |n: usize| {
+        let tasks: Vec<_> = (0..n)
+            .map(|i| tokio::spawn(auth(bad[i % bad.len()].clone())))
+            .collect();
+        async move {
+            for t in tasks {
+                assert_eq!(t.await.unwrap(), Err(SIGNATURE.to_owned()));
+            }
+        }
+    };
+
+    // The provider rotates to B, published without kid: one refetch.
+    phase.store(1, std::sync::atomic::Ordering::SeqCst);
+    assert_eq!(auth(b_no_kid.clone()).await, Ok(Some("jane".to_owned())));
+    assert_eq!(h.jwks_fetches(), 2, "one refetch for a token without kid");
+    // Within the cooldown: bad signatures cost no fetch.
+    let t0 = std::time::Instant::now();
+    burst(100).await;
+    assert!(t0.elapsed() < cooldown, "the burst outlasted the cooldown");
+    assert_eq!(h.jwks_fetches(), 2, "within the cooldown: no fetch");
+    // After it: a burst costs one coalesced fetch.
+    tokio::time::sleep(cooldown).await;
+    let t0 = std::time::Instant::now();
+    burst(100).await;
+    assert!(t0.elapsed() < cooldown, "the burst outlasted the cooldown");
+    assert_eq!(
+        h.jwks_fetches(),
+        3,
+        "after the cooldown: one fetch for the burst"
+    );
+
+    // The known kid "k" (key A in the cache) now names B at the provider: a B-signed token
+    // with kid "k" fails on A, refetches once the cooldown is over, and verifies.
+    tokio::time::sleep(cooldown).await;
+    phase.store(2, std::sync::atomic::Ordering::SeqCst);
+    let r = a.authenticate_token(b_as_k, &ctx).await.unwrap().unwrap();
+    assert_eq!(r.user.name(), "jane");
+    assert_eq!(
+        h.jwks_fetches(),
+        4,
+        "one refetch for a known kid whose key failed"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn distributed_groups_claims() {
     let Some(f) = fixture() else { return };

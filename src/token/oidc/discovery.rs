@@ -23,10 +23,11 @@
 //!   `oidc: authenticator not initialized` (other issuers are unaffected) and
 //!   [`DiscoveryHandle::health`] reports Kubernetes' `oidc: authenticator for issuer "…" is not
 //!   healthy: <last error>`.
-//! - **Rotation**: a token whose `kid` is not in the current key set triggers one JWKS refetch
-//!   through [`KeyRefresher`]: concurrent callers share the one request, and at most one fetch
-//!   happens per [`DiscoveryOptions::refresh_cooldown`] (10^4 random `kid`s cost one fetch). A
-//!   failed or empty fetch keeps the last good keys.
+//! - **Rotation**: a token no key of the current set verifies (an unknown `kid`, no `kid`, or a
+//!   known `kid` whose key fails: go-oidc's remote key set) triggers one JWKS refetch through
+//!   [`KeyRefresher`], then one more try: concurrent callers share the one request, and at most
+//!   one fetch happens per [`DiscoveryOptions::refresh_cooldown`] (10^4 random `kid`s or bad
+//!   signatures cost one fetch). A failed or empty fetch keeps the last good keys.
 //!
 //! Start-up errors ([`ConfigError`]) are only local ones: an unreadable CA bundle, no
 //! Tokio runtime.
@@ -135,7 +136,7 @@ pub struct DiscoveryOptions {
     pub initial_retry: Duration,
     /// Longest delay between initialisation attempts. Default 10 s (Kubernetes' poll period).
     pub retry_interval: Duration,
-    /// At most one JWKS refetch (for an unknown `kid`) per this period, at least
+    /// At most one JWKS refetch (for a token no current key verifies) per this period, at least
     /// [`MIN_COOLDOWN`](super::refresh::MIN_COOLDOWN). Default 10 s.
     pub refresh_cooldown: Duration,
     /// Honour `HTTPS_PROXY`/`NO_PROXY` (Go's `ProxyFromEnvironment`). Default `true`.
@@ -383,8 +384,8 @@ impl Remote {
         Ok(())
     }
 
-    /// A refetch for an unknown `kid`. A set without a usable key installs nothing (Go
-    /// would install the empty set and then fail to find the `kid`: the token's error is the
+    /// A refetch for a token no current key verifies. A set without a usable key installs
+    /// nothing (Go would install the empty set and then find no key: the token's error is the
     /// same, `failed to verify id token signature`); a failed fetch's error is handed back.
     async fn refetch(&self) -> Fetched {
         let Some(uri) = self.jwks_uri.get() else {

@@ -5,7 +5,7 @@
 //! | metric | type | labels | recorded when |
 //! |---|---|---|---|
 //! | `apiserver_authentication_jwt_authenticator_latency_seconds` | histogram, buckets 1 ms … 10 s | `result` (`success`, `failure`), `jwt_issuer_hash` | an [`OidcAuthenticator`](super::OidcAuthenticator) answers a token it owns: with a user (`success`) or an error (`failure`, also "not initialized"); a token of another issuer, or one whose audiences the authenticator cannot serve, records nothing |
-//! | `apiserver_authentication_jwt_authenticator_jwks_fetch_last_timestamp_seconds` | gauge | `result`, `jwt_issuer_hash`, `apiserver_id_hash` | every JWKS fetch (discovery's first one and each refetch for an unknown `kid`): the wall-clock time, in seconds, of its end |
+//! | `apiserver_authentication_jwt_authenticator_jwks_fetch_last_timestamp_seconds` | gauge | `result`, `jwt_issuer_hash`, `apiserver_id_hash` | every JWKS fetch (discovery's first one and each refetch for a token no current key verifies): the wall-clock time, in seconds, of its end |
 //! | `apiserver_authentication_jwt_authenticator_jwks_fetch_last_key_set_info` | gauge (always 1) | `jwt_issuer_hash`, `apiserver_id_hash`, `hash` | a successful JWKS fetch: `hash` is that document's hash |
 //!
 //! A fetch is a `success` when the issuer answered `200 OK` with a body that decodes as a JSON Web

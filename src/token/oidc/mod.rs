@@ -12,10 +12,11 @@
 //! answers, and `remote` turns flags or a configuration file into authenticators on an
 //! [`IssuerRouter`](crate::jwt::router::IssuerRouter). Until the first keys are installed every
 //! token for the issuer fails with `oidc: authenticator not initialized` (Kubernetes'
-//! non-blocking start-up). A token whose `kid` is not in the current set triggers one
-//! coalesced, cooldown-limited refetch through the installed [`refresh::Refresh`] (then one
-//! retry); known kids are answered synchronously. Not implemented: CEL expressions (refused at
-//! load), periodic JWKS refresh without an unknown `kid` (as in go-oidc, a key removed at the
+//! non-blocking start-up). A token no key of the current set verifies (an unknown `kid`, no
+//! `kid`, a known `kid` whose key fails) triggers one coalesced, cooldown-limited refetch
+//! through the installed [`refresh::Refresh`] (then one retry, if the keys changed); a token a
+//! current key verifies is answered synchronously. Not implemented: CEL expressions (refused
+//! at load), periodic JWKS refresh without such a token (as in go-oidc, a key removed at the
 //! provider stays trusted until the next refetch).
 //!
 //! # Hot path (measured)
@@ -591,8 +592,9 @@ impl OidcAuthenticator {
         self.keys.store(Some(Arc::new(KeySet::by_jwk_kid(keys))));
     }
 
-    /// Installs the refresher asked for when a token names a `kid` the current key set does
-    /// not have: one coalesced, cooldown-limited refetch, then one more verification.
+    /// Installs the refresher asked for when no key of the current set verifies a token (an
+    /// unknown `kid`, no `kid`, a known `kid` whose key fails): one coalesced,
+    /// cooldown-limited refetch, then one more verification if the keys changed.
     ///
     /// ```
     /// # use kube_authn::token::oidc::{config::OidcFlags, OidcAuthenticator, refresh::KeyRefresher};
@@ -656,26 +658,62 @@ impl OidcAuthenticator {
         &self.cfg.issuer_url
     }
 
-    /// go-oidc v2.5.0's `IDTokenVerifier.Verify` (the version Kubernetes uses), in its order:
-    /// the header's algorithm, the signature, then the claims (unmarshalled, distributed-claim
-    /// sources, issuer, a single audience, expiry, not-before); then Kubernetes' check of
-    /// several audiences. The verified claims are returned.
-    fn verify<'j>(
-        &self,
-        jwt: &'j UntrustedJwt<'_>,
-        keys: &KeySet,
-    ) -> Result<RawClaims<'j>, String> {
-        let alg = self.check_alg(jwt)?;
+    /// go-oidc v2.5.0's `IDTokenVerifier.Verify` (the version Kubernetes uses), first part, in
+    /// its order: the header's algorithm (its only check before it looks for a key), then a
+    /// key of `keys` for the token's `kid` (every key for a token without one) that verifies
+    /// the signature ([`Unverified::NoKey`] when none does). The claims follow in
+    /// [`Self::verify_claims`].
+    fn verify_signature(&self, jwt: &UntrustedJwt<'_>, keys: &KeySet) -> Result<(), Unverified> {
+        let alg = self.check_alg(jwt).map_err(Unverified::Refused)?;
         let header = jwt
             .header()
-            .map_err(|e| format!("oidc: malformed jwt: {e}"))?;
+            .map_err(|e| Unverified::Refused(format!("oidc: malformed jwt: {e}")))?;
         let (input, sig) = (jwt.signing_input(), jwt.signature());
-        if !keys
+        if keys
             .find(header.kid())
             .any(|k| k.verify(alg, input, sig).is_ok())
         {
-            return Err("failed to verify signature: failed to verify id token signature".into());
+            Ok(())
+        } else {
+            Err(Unverified::NoKey)
         }
+    }
+
+    /// go-oidc's remote key set when no cached key verified the token (jwks.go `verify`): the
+    /// keys are fetched again, through the installed refresher (coalesced with concurrent
+    /// callers, at most one fetch per cooldown: within it the keys are what they are), and the
+    /// token is tried once more if the key set changed since `tried`. The error is go-oidc's:
+    /// `failed to verify signature: fetching keys <err>` when the fetch this call ran or waited
+    /// on failed, else `… failed to verify id token signature`.
+    async fn verify_signature_refetching(
+        &self,
+        jwt: &UntrustedJwt<'_>,
+        tried: Option<Arc<KeySet>>,
+    ) -> Result<(), String> {
+        let Some(refresher) = self.refresher.load_full() else {
+            return Err(Unverified::NoKey.to_string());
+        };
+        let refreshed = refresher.refresh_keys().await;
+        if let Some(keys) = self.keys.load_full() {
+            let changed = tried.as_ref().is_none_or(|t| !Arc::ptr_eq(t, &keys));
+            if changed {
+                match self.verify_signature(jwt, &keys) {
+                    Ok(()) => return Ok(()),
+                    Err(Unverified::Refused(e)) => return Err(e),
+                    Err(Unverified::NoKey) => {}
+                }
+            }
+        }
+        match refreshed.fetch_error() {
+            Some(e) => Err(format!("failed to verify signature: fetching keys {e}")),
+            None => Err(Unverified::NoKey.to_string()),
+        }
+    }
+
+    /// go-oidc's checks after the signature, in its order: the claims (unmarshalled,
+    /// distributed-claim sources, issuer, a single audience, expiry, not-before); then
+    /// Kubernetes' check of several audiences. The verified claims are returned.
+    fn verify_claims<'j>(&self, jwt: &'j UntrustedJwt<'_>) -> Result<RawClaims<'j>, String> {
         let raw = jwt
             .claims()
             .map(RawClaims::new)
@@ -693,8 +731,8 @@ impl OidcAuthenticator {
         Ok(raw)
     }
 
-    /// go-oidc's only check before it looks for a key (so before a JWKS refetch for an
-    /// unknown `kid`): the header's algorithm must be one of the configured ones.
+    /// go-oidc's only check before it looks for a key (so before a JWKS refetch): the
+    /// header's algorithm must be one of the configured ones.
     fn check_alg(&self, jwt: &UntrustedJwt<'_>) -> Result<Algorithm, String> {
         let header = jwt
             .header()
@@ -916,30 +954,23 @@ impl OidcAuthenticator {
                 go_quote(iss)
             )));
         }
-        // The claim JWT goes through the issuer's key set like an ID token: a `kid` it does not
-        // hold (a rotation) causes one refetch (coalesced, rate-limited) once its algorithm
-        // has passed (go-oidc's only check before the key lookup).
-        let unknown_kid = match (jwt.header(), self.keys.load().as_deref()) {
-            (Ok(h), Some(keys)) => h
-                .kid()
-                .is_some_and(|kid| keys.find(Some(kid)).next().is_none()),
-            _ => false,
-        };
-        if unknown_kid && self.check_alg(&jwt).is_ok() {
-            if let Some(refresher) = self.refresher.load_full() {
-                let refreshed = refresher.refresh_keys().await;
-                if let Some(e) = self.fetch_failure(&jwt, &refreshed) {
-                    return Err(wrap(format!("verify distributed claim token: {e}")));
-                }
-            }
-        }
+        // The claim JWT goes through the issuer's key set like an ID token: when no key
+        // verifies it (a rotation), one refetch (coalesced, rate-limited) once its algorithm
+        // has passed (go-oidc's only check before the key lookup), then one more try.
         let keys = self
             .keys
             .load_full()
             .ok_or_else(|| Error::from_static(ErrorKind::Unavailable, ERR_NOT_INITIALIZED))?;
-        let dist = self
-            .verify(&jwt, &keys)
-            .map_err(|e| wrap(format!("verify distributed claim token: {e}")))?;
+        let wrap_verify = |e: String| wrap(format!("verify distributed claim token: {e}"));
+        match self.verify_signature(&jwt, &keys) {
+            Ok(()) => {}
+            Err(Unverified::Refused(e)) => return Err(wrap_verify(e)),
+            Err(Unverified::NoKey) => self
+                .verify_signature_refetching(&jwt, Some(keys))
+                .await
+                .map_err(wrap_verify)?,
+        }
+        let dist = self.verify_claims(&jwt).map_err(wrap_verify)?;
         let value = dist.get(claim).ok_or_else(|| {
             wrap(format!(
                 "jwt returned by distributed claim endpoint {} did not contain claim: {claim}",
@@ -1107,41 +1138,27 @@ impl OidcAuthenticator {
         ))
     }
 
-    /// go-oidc's signature error when the refetch for an unknown `kid` failed and the `kid` is
-    /// still unknown: `failed to verify signature: fetching keys <fetch error>` (jwks.go
-    /// `keysFromRemote`, verify.go). `None` when the fetch succeeded, or this call neither
-    /// ran nor waited on it (within the cooldown the current keys answer, as before).
-    fn fetch_failure(
-        &self,
-        jwt: &UntrustedJwt<'_>,
-        refreshed: &refresh::Refreshed,
-    ) -> Option<String> {
-        let e = refreshed.fetch_error()?;
-        let known = match (jwt.header(), self.keys.load().as_deref()) {
-            (Ok(h), Some(keys)) => h
-                .kid()
-                .is_some_and(|kid| keys.find(Some(kid)).next().is_some()),
-            _ => false,
-        };
-        (!known).then(|| format!("failed to verify signature: fetching keys {e}"))
-    }
-
-    /// Everything [`Self::authenticate`] checks before it looks for a key, with its errors.
-    fn check_unsigned(&self, jwt: &UntrustedJwt<'_>) -> Result<(), Error> {
-        self.check_alg(jwt)
-            .map(drop)
-            .map_err(|e| bad(format!("oidc: verify token: {e}")))
-    }
-
-    fn authenticate(&self, jwt: &UntrustedJwt<'_>) -> Step {
-        let keys = self.keys.load();
-        let Some(keys) = keys.as_deref() else {
+    /// The pipeline on the key set `keys` up to the point where I/O may be needed: not
+    /// initialised, refused, no key verified ([`Step::NoKey`]: the caller may refetch), or the
+    /// rest after the signature ([`Self::after_signature`]).
+    fn authenticate(&self, jwt: &UntrustedJwt<'_>, keys: Option<&KeySet>) -> Step {
+        let Some(keys) = keys else {
             return Step::Done(Err(Error::from_static(
                 ErrorKind::Unavailable,
                 ERR_NOT_INITIALIZED,
             )));
         };
-        let claims = match self.verify(jwt, keys) {
+        match self.verify_signature(jwt, keys) {
+            Ok(()) => self.after_signature(jwt),
+            Err(Unverified::NoKey) => Step::NoKey,
+            Err(Unverified::Refused(e)) => Step::Done(Err(bad(format!("oidc: verify token: {e}")))),
+        }
+    }
+
+    /// Everything after a verified signature: the claims, then the mapping or a distributed
+    /// claim to fetch.
+    fn after_signature(&self, jwt: &UntrustedJwt<'_>) -> Step {
+        let claims = match self.verify_claims(jwt) {
             Ok(claims) => claims,
             Err(e) => return Step::Done(Err(bad(format!("oidc: verify token: {e}")))),
         };
@@ -1163,6 +1180,7 @@ impl OidcAuthenticator {
     async fn finish_step(&self, jwt: &UntrustedJwt<'_>, step: Step) -> AuthResult {
         match step {
             Step::Done(r) => r,
+            Step::NoKey => Err(bad(format!("oidc: verify token: {}", Unverified::NoKey))),
             Step::Distributed {
                 endpoint,
                 access_token,
@@ -1171,9 +1189,31 @@ impl OidcAuthenticator {
     }
 }
 
+/// Why [`OidcAuthenticator::verify_signature`] did not pass a token.
+enum Unverified {
+    /// Refused before the key lookup (go-oidc's text: the algorithm, a malformed header).
+    Refused(String),
+    /// No key for the token's `kid` verified its signature (go-oidc's remote key set then
+    /// refetches).
+    NoKey,
+}
+
+impl fmt::Display for Unverified {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Unverified::Refused(e) => f.write_str(e),
+            Unverified::NoKey => {
+                f.write_str("failed to verify signature: failed to verify id token signature")
+            }
+        }
+    }
+}
+
 /// What the synchronous part of the pipeline decided.
 enum Step {
     Done(AuthResult),
+    /// The signature checks passed up to the key: no key of the current set verified it.
+    NoKey,
     /// The groups claim is distributed: fetch it, then map.
     Distributed {
         endpoint: String,
@@ -1216,32 +1256,26 @@ impl JwtAuthenticator for OidcAuthenticator {
                 })
             })
         };
-        // Unknown kid and a refresher: refetch once (coalesced, rate-limited), then retry.
-        let unknown_kid = match (jwt.header(), self.keys.load().as_deref()) {
-            (Ok(h), Some(keys)) => h
-                .kid()
-                .is_some_and(|kid| keys.find(Some(kid)).next().is_none()),
-            _ => false,
-        };
-        if unknown_kid {
-            if let Some(refresher) = self.refresher.load_full() {
-                // go-oidc checks the algorithm before it looks for a key: a token that fails
-                // it is refused without a JWKS fetch (and without waiting).
-                if let Err(e) = self.check_unsigned(&jwt) {
-                    return AuthFuture::ready(finish(Err(e)));
-                }
-                return AuthFuture::new(async move {
-                    let refreshed = refresher.refresh_keys().await;
-                    if let Some(e) = self.fetch_failure(&jwt, &refreshed) {
-                        return finish(Err(bad(format!("oidc: verify token: {e}"))));
-                    }
-                    let step = self.authenticate(&jwt);
-                    finish(self.finish_step(&jwt, step).await)
-                });
-            }
-        }
-        match self.authenticate(&jwt) {
+        let keys = self.keys.load();
+        match self.authenticate(&jwt, keys.as_deref()) {
             Step::Done(r) => AuthFuture::ready(finish(r)),
+            // No key verified (an unknown `kid`, no `kid`, or a known one whose key failed) and
+            // a refresher: refetch once (coalesced, rate-limited), then retry on the new keys.
+            // A token refused before the key lookup (its algorithm) never gets here.
+            Step::NoKey if self.refresher.load().is_some() => {
+                let tried = arc_swap::Guard::into_inner(keys);
+                AuthFuture::new(async move {
+                    let step = match self.verify_signature_refetching(&jwt, tried).await {
+                        Ok(()) => self.after_signature(&jwt),
+                        Err(e) => Step::Done(Err(bad(format!("oidc: verify token: {e}")))),
+                    };
+                    finish(self.finish_step(&jwt, step).await)
+                })
+            }
+            Step::NoKey => AuthFuture::ready(finish(Err(bad(format!(
+                "oidc: verify token: {}",
+                Unverified::NoKey
+            ))))),
             step => AuthFuture::new(async move { finish(self.finish_step(&jwt, step).await) }),
         }
     }

@@ -1,5 +1,6 @@
-//! Coalesced, rate-limited key refetching: what an OIDC authenticator does when a token names
-//! a `kid` it does not know (a key rotation at the provider, or an attacker spraying kids).
+//! Coalesced, rate-limited key refetching: what an OIDC authenticator does when no key it holds
+//! verifies a token (a key rotation at the provider, or an attacker spraying kids or bad
+//! signatures).
 //!
 //! [`KeyRefresher::refresh`] runs the fetch at most once per `cooldown`: concurrent callers
 //! wait on the one fetch in flight and then get its result ([`Refreshed::Shared`]; the
@@ -12,7 +13,7 @@
 //!
 //! The fetch runs in its own spawned task, which holds the gate until it has recorded its
 //! end time; callers only await its handle. A caller that is dropped mid-fetch (a client
-//! resetting its HTTP/2 stream while its unknown `kid` is looked up) therefore neither
+//! resetting its HTTP/2 stream while its token's keys are refetched) therefore neither
 //! cancels the fetch nor skips the cooldown: the next caller waits for the fetch in flight.
 //! Were the fetch part of the caller's future, resetting every stream would drop every
 //! fetch before its cooldown was recorded, and the attacker would set the fetch rate.
