@@ -718,3 +718,84 @@ async fn methods_are_answered_as_kube_apiserver_answers_them() {
         }
     }
 }
+
+/// Another method than POST on a review path is authorized first, as kube-apiserver does it
+/// (its filters run before go-restful routes): RBAC's resource 403 with the verb the
+/// `RequestInfo` gives the method (`list` for GET and HEAD, `update`, `deletecollection`,
+/// `patch`), for anonymous callers on both resources and for callers without a grant (default
+/// RBAC grants only `create` on them outside `system:masters`); only a member of
+/// `system:masters` gets go-restful's 405. (Answers recorded from kube-apiserver's handlers,
+/// k8s.io/apiserver v0.37.2.)
+#[tokio::test]
+async fn other_methods_on_review_paths_are_authorized_first() {
+    let server = start();
+    let client = server.reqwest();
+    let forbidden = |user: &str, verb: &str, resource: &str| {
+        json!({
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": format!(
+                "{resource}.authentication.k8s.io is forbidden: User \"{user}\" cannot {verb} resource \"{resource}\" in API group \"authentication.k8s.io\" at the cluster scope"
+            ),
+            "reason": "Forbidden",
+            "details": {"group": "authentication.k8s.io", "kind": resource},
+            "code": 403
+        })
+    };
+    let anonymous = "system:anonymous";
+    let cases = [
+        ("GET", None, TR, "list", "tokenreviews"),
+        ("GET", None, SSR, "list", "selfsubjectreviews"),
+        ("DELETE", None, TR, "deletecollection", "tokenreviews"),
+        ("PUT", None, SSR, "update", "selfsubjectreviews"),
+        ("PATCH", None, TR_BETA, "patch", "tokenreviews"),
+        ("PUT", Some(JANE_TOKEN), TR, "update", "tokenreviews"),
+        ("GET", Some(JANE_TOKEN), SSR, "list", "selfsubjectreviews"),
+        (
+            "DELETE",
+            Some(JANE_TOKEN),
+            SSR,
+            "deletecollection",
+            "selfsubjectreviews",
+        ),
+    ];
+    for (method, token, path, verb, resource) in cases {
+        let mut req = client.request(method.parse().unwrap(), server.url(path));
+        if let Some(token) = token {
+            req = req.bearer_auth(token);
+        }
+        let resp = req.send().await.unwrap();
+        let case = format!("{method} {path} as {token:?}");
+        assert_eq!(resp.status(), 403, "{case}");
+        assert_eq!(
+            resp.headers()["x-content-type-options"],
+            "nosniff",
+            "{case}"
+        );
+        let user = if token.is_some() { "jane" } else { anonymous };
+        let got: Value = resp.json().await.unwrap();
+        assert_eq!(got, forbidden(user, verb, resource), "{case}");
+    }
+    // A `watch` query makes a GET a `watch`.
+    let resp = client
+        .get(server.url(&format!("{TR}?watch=1")))
+        .send()
+        .await
+        .unwrap();
+    let got: Value = resp.json().await.unwrap();
+    assert_eq!(got, forbidden(anonymous, "watch", "tokenreviews"));
+    // `system:masters` is allowed every verb: go-restful's 405.
+    for (method, path) in [("GET", TR), ("PUT", SSR), ("DELETE", TR_BETA)] {
+        let resp = client
+            .request(method.parse().unwrap(), server.url(path))
+            .bearer_auth(ADMIN_TOKEN)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), 405, "{method} {path}");
+        let got: Value = resp.json().await.unwrap();
+        assert_eq!(got["reason"], "MethodNotAllowed", "{method} {path}");
+    }
+}

@@ -15,7 +15,9 @@
 //! Both reviews need an authenticated, non-anonymous caller (kube-apiserver's default RBAC
 //! gives anonymous neither), and a TokenReview caller must be in one of
 //! `--token-review-groups` (default RBAC grants it to `system:masters` and the
-//! `system:auth-delegator` binding only); others get kube-apiserver's 403 text. Bad bodies
+//! `system:auth-delegator` binding only); others get kube-apiserver's 403 text. Another
+//! method on a review path is RBAC's 403 for its verb (`list`, `update`, …) to all but
+//! members of `system:masters`, who get go-restful's 405. Bad bodies
 //! get a `Status` 400, oversized ones a 413, slow ones a 504 (`--request-timeout`); past
 //! `--max-mutating-requests-inflight` reviews get a 429. The create options (`dryRun`,
 //! `fieldManager`, `fieldValidation`) are validated as kube-apiserver validates them, and
@@ -1258,14 +1260,31 @@ impl App {
                 "/apis/authentication.k8s.io/v1/selfsubjectreviews"
                 | "/apis/authentication.k8s.io/v1/tokenreviews"
                 | "/apis/authentication.k8s.io/v1beta1/tokenreviews",
-                _,
-            ) => status_with_details(
-                StatusCode::METHOD_NOT_ALLOWED,
-                "MethodNotAllowed",
-                "the server does not allow this method on the requested resource",
-                StatusDetails::default(),
-                pretty,
-            ),
+                method,
+            ) => {
+                // kube-apiserver authorizes before go-restful routes: the request's verb
+                // (`list`, `update`, `deletecollection`, …) is granted by default RBAC to
+                // `system:masters` only (`system:basic-user` and `system:auth-delegator` grant
+                // `create` alone), so everyone else gets the resource 403, and only a member
+                // of `system:masters` reaches go-restful's 405.
+                let privileged = user.as_deref().is_some_and(|u| {
+                    !u.is_anonymous() && u.groups().any(|g| g == SYSTEM_PRIVILEGED_GROUP)
+                });
+                if privileged {
+                    status_with_details(
+                        StatusCode::METHOD_NOT_ALLOWED,
+                        "MethodNotAllowed",
+                        "the server does not allow this method on the requested resource",
+                        StatusDetails::default(),
+                        pretty,
+                    )
+                } else {
+                    match request_info(&method, path.as_bytes(), uri.query()) {
+                        Some(info) => forbidden_resource(&caller_or_anonymous(user), &info, pretty),
+                        None => request_info_error(&uri),
+                    }
+                }
+            }
             (path, method) if crate::discovery::document(path).is_some() => match user {
                 // kube-apiserver's default RBAC (`system:discovery`) grants discovery to
                 // `system:authenticated` only; a non-resource request's verb is its method.
