@@ -365,39 +365,122 @@ mod tests {
         assert_eq!(writer.stop(), 1, "one read");
     }
 
-    /// Startup errors name what failed, never a key's contents.
+    /// Startup errors name what failed, never a key's contents: each case feeds real key
+    /// material that cannot be used (a key of another certificate, a truncated key, a key
+    /// whose base64 is broken, an encrypted key, a certificate where the key should be), and
+    /// no part of it (base64 text, DER bytes in hex or as a byte list) may be in the error,
+    /// from files (`RotatingClientCert`) or from data (`tls_config`).
     #[test]
     fn unusable_pairs_at_startup() {
+        use base64::Engine as _;
         let dir = tempfile::tempdir().unwrap();
-        let secret = "-----BEGIN PRIVATE KEY-----\nU0VDUkVULUtFWS1NQVRFUklBTA==\n-----END PRIVATE KEY-----\n";
         let write = |name: &str, text: &str| {
             let p = dir.path().join(name);
             std::fs::write(&p, text).unwrap();
             p
         };
-        let empty = write("empty.crt", "");
-        let key = write("secret.key", secret);
-        let missing = dir.path().join("missing.crt");
+        let pair = |cn: &str| {
+            let k = rcgen::KeyPair::generate().unwrap();
+            let c = rcgen::CertificateParams::new(vec![cn.to_owned()])
+                .unwrap()
+                .self_signed(&k)
+                .unwrap();
+            (c.pem(), k.serialize_pem())
+        };
+        let (cert_a, key_a) = pair("a");
+        let (_, key_b) = pair("b");
+        let body = |pem: &str| -> String {
+            pem.lines()
+                .filter(|l| !l.starts_with("-----"))
+                .collect::<String>()
+        };
+        let pem = |label: &str, b64: &str| {
+            format!("-----BEGIN {label}-----\n{b64}\n-----END {label}-----\n")
+        };
+        // Whole base64 quanta, so that it decodes to the first part of the DER.
+        let truncated = pem("PRIVATE KEY", &body(&key_a)[..body(&key_a).len() / 8 * 4]);
+        let mut broken = body(&key_a);
+        broken.insert(40, '!');
+        let broken = pem("PRIVATE KEY", &broken);
+        let encrypted = format!(
+            "-----BEGIN EC PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,00112233445566778899AABBCCDDEEFF\n\n{}\n-----END EC PRIVATE KEY-----\n",
+            body(&key_a)
+        );
+        // Every key given here, as text and as DER.
+        let secrets: Vec<String> = [&key_a, &key_b]
+            .iter()
+            .flat_map(|k| {
+                let b64 = body(k);
+                let der = base64::engine::general_purpose::STANDARD
+                    .decode(&b64)
+                    .unwrap();
+                let hex: String = der.iter().map(|b| format!("{b:02x}")).collect();
+                let mut parts = Vec::new();
+                // The DER's first bytes are the same for every key of a kind: from byte 16 on.
+                for i in (0..b64.len() - 12).step_by(4).skip(6) {
+                    parts.push(b64[i..i + 12].to_owned());
+                }
+                for i in (32..hex.len() - 16).step_by(2) {
+                    parts.push(hex[i..i + 16].to_owned());
+                    parts.push(hex[i..i + 16].to_ascii_uppercase());
+                }
+                for i in 16..der.len() - 4 {
+                    let list = format!("{:?}", &der[i..i + 4]);
+                    parts.push(list.trim_matches(['[', ']']).to_owned());
+                }
+                parts
+            })
+            .collect();
+        let cert = write("a.crt", &cert_a);
         let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
-        let cases: [(&str, &PathBuf, &str); 2] = [
-            ("missing certificate file", &missing, "missing.crt"),
+        // (case, certificate file, key text, what the error says)
+        let cases: [(&str, &PathBuf, &str, &str); 7] = [
+            (
+                "missing certificate file",
+                &dir.path().join("missing.crt"),
+                &key_a,
+                "missing.crt",
+            ),
             (
                 "no certificate in the file",
-                &empty,
+                &write("empty.crt", ""),
+                &key_a,
                 "client certificate: no certificate found",
             ),
+            (
+                "the key of another certificate",
+                &cert,
+                &key_b,
+                "client certificate/key: ",
+            ),
+            ("a truncated key", &cert, &truncated, "client "),
+            (
+                "a key whose base64 is broken",
+                &cert,
+                &broken,
+                "client key: ",
+            ),
+            ("an encrypted key", &cert, &encrypted, "client "),
+            ("a certificate as the key", &cert, &cert_a, "client key: "),
         ];
-        for (name, cert, want) in cases {
-            let err = RotatingClientCert::new(
-                cert.clone(),
-                key.clone(),
-                provider.clone(),
-                system_clock(),
-            )
-            .unwrap_err()
-            .to_string();
-            assert!(err.contains(want), "{name}: {err}");
-            assert!(!err.contains("U0VDUkVU"), "{name}: {err}");
+        for (name, cert, key_text, want) in cases {
+            let key = write("k.key", key_text);
+            let from_files =
+                RotatingClientCert::new(cert.clone(), key, provider.clone(), system_clock())
+                    .unwrap_err()
+                    .to_string();
+            let mut errors = vec![from_files];
+            if let Ok(cert_pem) = std::fs::read(cert) {
+                let info = crate::outbound::ConnectionInfo::new("https://x")
+                    .with_client_cert(Pem::Data(cert_pem), Pem::Data(key_text.as_bytes().to_vec()));
+                errors.push(info.tls_config().unwrap_err().to_string());
+            }
+            for err in errors {
+                assert!(err.contains(want), "{name}: {err}");
+                if let Some(leak) = secrets.iter().find(|s| err.contains(s.as_str())) {
+                    panic!("{name}: the error shows key material {leak:?}: {err}");
+                }
+            }
         }
     }
 }
