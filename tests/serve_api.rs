@@ -799,3 +799,44 @@ async fn other_methods_on_review_paths_are_authorized_first() {
         assert_eq!(got["reason"], "MethodNotAllowed", "{method} {path}");
     }
 }
+
+/// go-restful matches a route on the path with its trailing slashes trimmed (its
+/// `CurlyRouter` with `TrimRightSlashEnabled`): a review path with one or more trailing
+/// slashes (`%2F` too, once decoded) is the review, for every method; an empty segment inside
+/// the path is not a route (kube-apiserver's answers, recorded from its handlers).
+#[tokio::test]
+async fn review_paths_match_with_trailing_slashes() {
+    let server = start();
+    let client = server.reqwest();
+    let review = format!(r#"{{"spec":{{"token":"{JANE_TOKEN}"}}}}"#);
+    for path in [
+        format!("{TR}/"),
+        format!("{TR}//"),
+        format!("{TR}%2F"),
+        format!("{TR}/?fieldValidation=Strict"),
+        format!("{TR_BETA}/"),
+    ] {
+        let (code, _, got) = post(&client, &server, &path, &review).await;
+        assert_eq!(code, 201, "{path}: {got}");
+        assert_eq!(got["status"]["user"]["username"], "jane", "{path}");
+    }
+    let (code, _, got) = post(&client, &server, &format!("{SSR}/"), "{}").await;
+    assert_eq!(code, 201, "{got}");
+    assert_eq!(got["status"]["userInfo"]["username"], "admin", "{got}");
+    // The create options are the review's.
+    let (code, _, got) = post(&client, &server, &format!("{TR}/?dryRun=x"), &review).await;
+    assert_eq!(code, 422, "{got}");
+    // Another method: go-restful's 405 for system:masters.
+    let resp = client
+        .get(server.url(&format!("{TR}/")))
+        .bearer_auth(ADMIN_TOKEN)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 405);
+    // Not a trailing slash: no route.
+    let path = "/apis/authentication.k8s.io/v1//tokenreviews";
+    let (code, _, got) = post(&client, &server, path, &review).await;
+    assert_eq!(code, 404, "{got}");
+    assert_eq!(got["reason"], "NotFound", "{got}");
+}

@@ -1183,6 +1183,13 @@ impl App {
                 );
             }
         };
+        // go-restful's router (`CurlyRouter`, `TrimRightSlashEnabled`) matches a route on the
+        // path with its trailing slashes trimmed: `…/tokenreviews/` and `…/tokenreviews//` are
+        // the route (an empty segment inside the path, `…/v1//tokenreviews`, is not).
+        let path = match path.trim_end_matches('/') {
+            trimmed if REVIEW_PATHS.contains(&trimmed) => trimmed,
+            _ => path,
+        };
         // kube-apiserver's max-in-flight filter: reviews are creates (mutating) and take a
         // slot while there is one; when none is left, members of system:masters are still
         // served (without a slot) and everyone else gets the 429. The permit is held until the
