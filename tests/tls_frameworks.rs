@@ -782,6 +782,146 @@ async fn axum_tls_listener_serves_at_most_max_connections() {
     assert_eq!(resp.text().await.unwrap(), "ok");
 }
 
+/// `TlsListener`'s first-request deadline: a client that completes its handshake and then
+/// sends nothing loses its connection, and with it the only slot, so the next client is
+/// served soon after (without the deadline the silent client held the slot forever).
+#[tokio::test]
+async fn axum_tls_listener_closes_connections_that_send_no_request() {
+    use tokio::io::AsyncReadExt;
+    let s = setup();
+    let app = Router::new().route("/", get(|| async { "ok" }));
+    let tcp = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = tcp.local_addr().unwrap();
+    let listener = TlsListener::new(tcp, s.config.clone())
+        .max_connections(1)
+        .first_request_timeout(Duration::from_millis(300));
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let mut quiet = silent_client(&s, addr).await.unwrap();
+    let started = std::time::Instant::now();
+    let resp = tokio::time::timeout(
+        Duration::from_secs(2),
+        client(&s, addr, false)
+            .get(format!("https://localhost:{}/", addr.port()))
+            .send(),
+    )
+    .await
+    .expect("the silent client still holds the only slot")
+    .unwrap();
+    assert_eq!(resp.text().await.unwrap(), "ok");
+    assert!(
+        started.elapsed() >= Duration::from_millis(250),
+        "served before the silent client's deadline: {:?}",
+        started.elapsed()
+    );
+    let mut buf = [0u8; 16];
+    let read = tokio::time::timeout(Duration::from_secs(1), quiet.read(&mut buf))
+        .await
+        .expect("the silent connection is still open");
+    assert!(matches!(read, Ok(0) | Err(_)), "{read:?}");
+}
+
+/// A response body that sends `n` chunks `every` apart (a stream that writes more often than
+/// the idle timeout).
+struct TickingBody {
+    ticks: tokio::time::Interval,
+    left: usize,
+}
+
+impl http_body::Body for TickingBody {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Bytes>, Infallible>>> {
+        if self.left == 0 {
+            return std::task::Poll::Ready(None);
+        }
+        std::task::ready!(self.ticks.poll_tick(cx));
+        self.left -= 1;
+        std::task::Poll::Ready(Some(Ok(http_body::Frame::data(Bytes::from("t")))))
+    }
+}
+
+/// Reads one HTTP/1.1 response from `tls`: until `end`, or fails if the connection closes.
+async fn read_response(
+    tls: &mut tokio_rustls::client::TlsStream<tokio::net::TcpStream>,
+    end: &[u8],
+) -> Vec<u8> {
+    use tokio::io::AsyncReadExt;
+    let mut got = Vec::new();
+    let mut buf = [0u8; 1024];
+    while !got.ends_with(end) {
+        let n = tokio::time::timeout(Duration::from_secs(5), tls.read(&mut buf))
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(
+            n > 0,
+            "closed before the response ended: {:?}",
+            String::from_utf8_lossy(&got)
+        );
+        got.extend_from_slice(&buf[..n]);
+    }
+    got
+}
+
+/// `TlsListener`'s idle deadline: a keep-alive connection whose client sends requests more
+/// often than the idle timeout, or that streams a response for several idle timeouts, keeps
+/// its connection; one that then goes quiet is closed after the idle timeout.
+#[tokio::test]
+async fn axum_tls_listener_keeps_busy_connections_and_closes_idle_ones() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let s = setup();
+    let app = Router::new().route("/", get(|| async { "ok" })).route(
+        "/stream",
+        get(|| async {
+            // 8 chunks 150 ms apart: 1.2 s, three idle timeouts.
+            axum::body::Body::new(TickingBody {
+                ticks: tokio::time::interval(Duration::from_millis(150)),
+                left: 8,
+            })
+        }),
+    );
+    let tcp = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = tcp.local_addr().unwrap();
+    let listener = TlsListener::new(tcp, s.config.clone())
+        .max_connections(1)
+        .first_request_timeout(Duration::from_millis(300))
+        .idle_timeout(Duration::from_millis(400));
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let mut tls = tls_client(&s, addr, &[b"http/1.1"]).await.unwrap();
+    // A request every 250 ms for 2 s (five idle timeouts), all on the one connection.
+    for _ in 0..8 {
+        tls.write_all(b"GET / HTTP/1.1\r\nhost: localhost\r\n\r\n")
+            .await
+            .unwrap();
+        let got = read_response(&mut tls, b"\r\n\r\nok").await;
+        assert!(got.starts_with(b"HTTP/1.1 200 OK\r\n"), "{got:?}");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    // A response that streams for three idle timeouts arrives whole.
+    tls.write_all(b"GET /stream HTTP/1.1\r\nhost: localhost\r\n\r\n")
+        .await
+        .unwrap();
+    let got = read_response(&mut tls, b"0\r\n\r\n").await;
+    let chunks = got.windows(5).filter(|w| w == b"\r\nt\r\n").count();
+    assert_eq!(chunks, 8, "{:?}", String::from_utf8_lossy(&got));
+    // Then silence: the connection is closed after the idle timeout.
+    let idle_since = std::time::Instant::now();
+    let mut buf = [0u8; 16];
+    let read = tokio::time::timeout(Duration::from_secs(5), tls.read(&mut buf))
+        .await
+        .expect("the server should close an idle connection");
+    assert!(matches!(read, Ok(0) | Err(_)), "{read:?}");
+    let waited = idle_since.elapsed();
+    assert!(
+        waited >= Duration::from_millis(350),
+        "closed after {waited:?}"
+    );
+}
+
 /// `TlsListener::dynamic`: the acceptable client CAs the handshakes name follow a reload of
 /// the client CA file (here `reload_now`, which a watch task calls on a change), and a client
 /// certificate from the new CA authenticates through `axum::serve`.

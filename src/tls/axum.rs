@@ -17,12 +17,19 @@
 //! [`default_max_connections`] connections (derived from the process's open-file limit) are
 //! open at once, handshakes included ([`TlsListener::max_connections`]; the rest wait in the
 //! listen backlog); a failed `accept` (`EMFILE`) is retried after a back-off (5 ms doubling
-//! to 1 s, as in Go). `axum::serve` itself has no first-request or idle timeout: a client that
-//! completes its handshake and then sends nothing keeps its connection (and its slot). Nor
-//! can its HTTP settings be changed: hyper's defaults apply (100 header lines per HTTP/1.1
-//! request, 200 concurrent HTTP/2 streams per connection, 16 KiB HTTP/2 header lists). Where
-//! any of that matters, serve the router with [`TlsServer`](super::TlsServer) instead, which
-//! has both timeouts, kube-apiserver's 100 streams, room for thousands of front-proxy group
+//! to 1 s, as in Go). `axum::serve` itself has no first-request or idle timeout, so the
+//! connections bring their own, counted in bytes: a client that sends nothing within
+//! [`TlsListener::first_request_timeout`] (32 s) of its handshake, or a connection that then
+//! reads and writes nothing for [`TlsListener::idle_timeout`] (90 s), is closed and its slot
+//! given back (the read fails with [`io::ErrorKind::TimedOut`] and hyper drops the
+//! connection). The listener cannot see requests: unlike [`TlsServer`](super::TlsServer), it
+//! also cuts a request in progress that stays silent both ways for the idle timeout (a slow
+//! handler, a watch or long poll with no event, a quiet upgraded stream); raise the idle
+//! timeout above the longest such silence. Nor can axum's HTTP settings be changed: hyper's
+//! defaults apply (100 header lines per HTTP/1.1 request, 200 concurrent HTTP/2 streams per
+//! connection, 16 KiB HTTP/2 header lists). Where any of that matters, serve the router with
+//! [`TlsServer`](super::TlsServer) instead, which times out connections by requests in
+//! progress, has kube-apiserver's 100 streams, room for thousands of front-proxy group
 //! headers ([`HTTP1_MAX_HEADERS`](super::HTTP1_MAX_HEADERS)), and puts the
 //! [`PeerCertificates`] on every request itself (no [`PeerCertificatesLayer`] needed).
 //!
@@ -71,8 +78,8 @@ use tower_layer::Layer;
 use tower_service::Service;
 
 use super::{
-    ConfigSource, DEFAULT_HANDSHAKE_TIMEOUT, DynamicServerConfig, PeerCertificates, accept_backoff,
-    default_max_connections,
+    ConfigSource, DEFAULT_FIRST_REQUEST_TIMEOUT, DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_IDLE_TIMEOUT,
+    DynamicServerConfig, PeerCertificates, accept_backoff, default_max_connections,
 };
 
 /// Default bound on handshakes in progress at once.
@@ -122,7 +129,70 @@ pin_project_lite::pin_project! {
     pub struct TlsConnection {
         #[pin]
         stream: TlsStream<TcpStream>,
+        // When the connection is closed for being quiet (see `Quiet`): armed at the
+        // first-request deadline, moved once to the idle deadline when the first bytes are
+        // read, then moved on lazily, only when it fires, to the idle deadline counted from
+        // the last bytes read or written. Boxed: axum's `Listener` wants an `Unpin` stream
+        // (one allocation per connection).
+        deadline: Pin<Box<tokio::time::Sleep>>,
+        quiet: Quiet,
         slot: OwnedSemaphorePermit,
+    }
+}
+
+/// The longest deadline a connection arms (about 30 years, as tokio's `sleep` caps its own):
+/// a timeout of `Duration::MAX` turns the deadline off without overflowing an `Instant`.
+const FAR_FUTURE: Duration = Duration::from_secs(86_400 * 365 * 30);
+
+/// A connection's first-request and idle timeouts: the idle timeout, and when bytes were last
+/// read or written once the client has sent its first ones. Per read or write that moves
+/// bytes: one clock read and a store; the timer itself is moved only when it fires.
+#[derive(Debug)]
+struct Quiet {
+    idle: Duration,
+    last_activity: Option<tokio::time::Instant>,
+}
+
+impl Quiet {
+    /// Bytes were read: the first ones move the deadline from the first-request timeout to
+    /// the idle timeout.
+    fn read(&mut self, deadline: Pin<&mut tokio::time::Sleep>) {
+        let now = tokio::time::Instant::now();
+        if self.last_activity.is_none() {
+            deadline.reset(now + self.idle);
+        }
+        self.last_activity = Some(now);
+    }
+
+    /// Bytes were written: the connection is busy, once the client has sent something (the
+    /// server's own first bytes, such as its HTTP/2 SETTINGS, do not count as a request).
+    fn wrote(&mut self) {
+        if self.last_activity.is_some() {
+            self.last_activity = Some(tokio::time::Instant::now());
+        }
+    }
+
+    /// Whether the connection has been quiet for its timeout (polled while a read is
+    /// pending; registers for a wake-up at the deadline otherwise).
+    fn expired(
+        &self,
+        mut deadline: Pin<&mut tokio::time::Sleep>,
+        cx: &mut TaskContext<'_>,
+    ) -> bool {
+        loop {
+            if deadline.as_mut().poll(cx).is_pending() {
+                return false;
+            }
+            let Some(last) = self.last_activity else {
+                return true;
+            };
+            let next = last + self.idle;
+            if next <= deadline.deadline() {
+                return true;
+            }
+            // Bytes moved since the deadline was set: count the idle time from them.
+            deadline.as_mut().reset(next);
+        }
     }
 }
 
@@ -187,7 +257,27 @@ impl AsyncRead for TlsConnection {
         cx: &mut TaskContext<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        self.project().stream.poll_read(cx, buf)
+        let this = self.project();
+        let before = buf.filled().len();
+        match this.stream.poll_read(cx, buf) {
+            Poll::Pending => {
+                if this.quiet.expired(this.deadline.as_mut(), cx) {
+                    // hyper ends the connection on the error; dropping it frees the slot.
+                    return Poll::Ready(Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        "connection quiet for its first-request or idle timeout",
+                    )));
+                }
+                Poll::Pending
+            }
+            Poll::Ready(Ok(())) => {
+                if buf.filled().len() > before {
+                    this.quiet.read(this.deadline.as_mut());
+                }
+                Poll::Ready(Ok(()))
+            }
+            Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
+        }
     }
 }
 
@@ -197,7 +287,12 @@ impl AsyncWrite for TlsConnection {
         cx: &mut TaskContext<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        self.project().stream.poll_write(cx, buf)
+        let this = self.project();
+        let written = std::task::ready!(this.stream.poll_write(cx, buf));
+        if matches!(written, Ok(n) if n > 0) {
+            this.quiet.wrote();
+        }
+        Poll::Ready(written)
     }
 
     fn poll_flush(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<io::Result<()>> {
@@ -213,7 +308,12 @@ impl AsyncWrite for TlsConnection {
         cx: &mut TaskContext<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        self.project().stream.poll_write_vectored(cx, bufs)
+        let this = self.project();
+        let written = std::task::ready!(this.stream.poll_write_vectored(cx, bufs));
+        if matches!(written, Ok(n) if n > 0) {
+            this.quiet.wrote();
+        }
+        Poll::Ready(written)
     }
 
     fn is_write_vectored(&self) -> bool {
@@ -234,6 +334,8 @@ pub struct TlsListener {
     tcp: TcpListener,
     config: ConfigSource,
     handshake_timeout: Duration,
+    first_request_timeout: Duration,
+    idle_timeout: Duration,
     max_handshakes: usize,
     handshakes: JoinSet<Handshake>,
     slots: Arc<Semaphore>,
@@ -250,6 +352,8 @@ impl std::fmt::Debug for TlsListener {
         f.debug_struct("TlsListener")
             .field("local_addr", &self.tcp.local_addr().ok())
             .field("handshake_timeout", &self.handshake_timeout)
+            .field("first_request_timeout", &self.first_request_timeout)
+            .field("idle_timeout", &self.idle_timeout)
             .field("handshakes_in_progress", &self.handshakes.len())
             .field("free_connection_slots", &self.slots.available_permits())
             .finish_non_exhaustive()
@@ -303,6 +407,8 @@ impl TlsListener {
             tcp,
             config,
             handshake_timeout: DEFAULT_HANDSHAKE_TIMEOUT,
+            first_request_timeout: DEFAULT_FIRST_REQUEST_TIMEOUT,
+            idle_timeout: DEFAULT_IDLE_TIMEOUT,
             max_handshakes: DEFAULT_MAX_HANDSHAKES,
             handshakes: JoinSet::new(),
             slots: Arc::new(Semaphore::new(default_max_connections())),
@@ -342,6 +448,47 @@ impl TlsListener {
         self
     }
 
+    /// Sets how long a connection may stay open after its handshake before the client sends
+    /// its first bytes (default [`DEFAULT_FIRST_REQUEST_TIMEOUT`], kube-apiserver's
+    /// `ReadHeaderTimeout`); then the connection is closed and its slot given back.
+    /// `Duration::MAX` turns the deadline off.
+    ///
+    /// ```no_run
+    /// # async fn run(config: std::sync::Arc<rustls::ServerConfig>) -> std::io::Result<()> {
+    /// # let tcp = tokio::net::TcpListener::bind("127.0.0.1:8443").await?;
+    /// let l = kube_authn::tls::axum::TlsListener::new(tcp, config)
+    ///     .first_request_timeout(std::time::Duration::from_secs(10));
+    /// # Ok(()) }
+    /// ```
+    pub fn first_request_timeout(mut self, timeout: Duration) -> Self {
+        self.first_request_timeout = timeout;
+        self
+    }
+
+    /// Sets how long a connection may go without reading or writing a byte once the client
+    /// has sent its first ones (default [`DEFAULT_IDLE_TIMEOUT`], kube-apiserver's
+    /// `IdleTimeout`); then the connection is closed and its slot given back.
+    /// `Duration::MAX` turns the deadline off.
+    ///
+    /// The listener sees bytes, not requests: a request in progress that neither reads nor
+    /// writes for this long (a handler that takes longer to start its response, a watch or
+    /// long poll with no event, a quiet upgraded stream) is cut with its connection, where
+    /// [`TlsServer`](super::TlsServer) keeps a connection with a request in progress. A
+    /// streaming response keeps its connection as long as it writes more often than this.
+    /// Raise the timeout above the longest such silence of your service.
+    ///
+    /// ```no_run
+    /// # async fn run(config: std::sync::Arc<rustls::ServerConfig>) -> std::io::Result<()> {
+    /// # let tcp = tokio::net::TcpListener::bind("127.0.0.1:8443").await?;
+    /// let l = kube_authn::tls::axum::TlsListener::new(tcp, config)
+    ///     .idle_timeout(std::time::Duration::from_secs(300));
+    /// # Ok(()) }
+    /// ```
+    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
+        self.idle_timeout = timeout;
+        self
+    }
+
     /// Sets how many handshakes may be in progress at once (default
     /// [`DEFAULT_MAX_HANDSHAKES`]); beyond that, new connections wait in the kernel's backlog.
     ///
@@ -364,6 +511,8 @@ impl TlsListener {
     ) {
         let acceptor = self.config.acceptor();
         let timeout = self.handshake_timeout;
+        let first_request = self.first_request_timeout.min(FAR_FUTURE);
+        let idle = self.idle_timeout.min(FAR_FUTURE);
         self.handshakes.spawn(async move {
             let tls = match tokio::time::timeout(timeout, acceptor.accept(tcp)).await {
                 Ok(Ok(tls)) => tls,
@@ -383,7 +532,15 @@ impl TlsListener {
                 .filter(|c| !c.is_empty())
                 .map(|c| PeerCertificates::from_handshake(c.to_vec()));
             Some((
-                TlsConnection { stream: tls, slot },
+                TlsConnection {
+                    stream: tls,
+                    deadline: Box::pin(tokio::time::sleep(first_request)),
+                    quiet: Quiet {
+                        idle,
+                        last_activity: None,
+                    },
+                    slot,
+                },
                 TlsConnectInfo { remote_addr, peer },
             ))
         });
