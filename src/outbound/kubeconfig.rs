@@ -317,12 +317,17 @@ impl Kubeconfig {
             return Err(ConfigError::new(EMPTY_CONFIG));
         }
         check_version_and_kind(bytes)?;
-        let cfg: Kubeconfig = serde_yaml_ng::from_slice(bytes).map_err(|e| {
+        // A null document (`null`, `~`, only a comment, only `---`) is client-go's empty
+        // configuration.
+        let cfg: Option<Kubeconfig> = serde_yaml_ng::from_slice(bytes).map_err(|e| {
             ConfigError::new(format!(
                 "kubeconfig: {}",
                 without_quoted_values(&e.to_string())
             ))
         })?;
+        let Some(cfg) = cfg else {
+            return Err(ConfigError::new(EMPTY_CONFIG));
+        };
         // client-go decodes every `*-data` of the file when it loads it, used or not.
         for c in &cfg.clusters {
             decode_data(&c.cluster.certificate_authority_data)?;
@@ -362,6 +367,9 @@ impl Kubeconfig {
     /// ```
     pub fn load(path: impl AsRef<Path>) -> Result<ConnectionInfo, ConfigError> {
         let path = path.as_ref();
+        // clientcmd's loader stats the file first (`stat <path>: no such file or directory`).
+        std::fs::metadata(path)
+            .map_err(|e| ConfigError::new(crate::error::go_path_error("stat", path, &e)))?;
         let bytes = read_bounded(path)?;
         let cfg = Self::parse(&bytes)
             .map_err(|e| ConfigError::new(format!("{}: {e}", path.display())))?;
@@ -865,6 +873,17 @@ fn pick<'a, T>(
 mod tests {
     use super::*;
 
+    /// A kubeconfig that does not exist is reported as client-go's loader reports it (checked
+    /// with webhookutil.LoadKubeconfig): it stats the file first.
+    #[test]
+    fn a_missing_file_is_reported_as_client_go_reports_it() {
+        let e = Kubeconfig::load("/nonexistent/kubeconfig").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "stat /nonexistent/kubeconfig: no such file or directory"
+        );
+    }
+
     #[test]
     fn table_of_kubeconfigs() {
         // The kubeconfig's directory, with the files some rows name (`{dir}` in the texts).
@@ -932,6 +951,23 @@ mod tests {
             ),
             ("no clusters", "users: []", Err(EMPTY_CONFIG)),
             ("empty file", "  \n", Err(EMPTY_CONFIG)),
+            // A document that is null or empty (checked with webhookutil.LoadKubeconfig).
+            ("null", "null", Err(EMPTY_CONFIG)),
+            ("null, the short way", "~\n", Err(EMPTY_CONFIG)),
+            ("null after a comment", "# c\nnull", Err(EMPTY_CONFIG)),
+            (
+                "null after a document start",
+                "---\nnull",
+                Err(EMPTY_CONFIG),
+            ),
+            ("only a comment", "# only a comment\n", Err(EMPTY_CONFIG)),
+            ("only a document start", "---\n", Err(EMPTY_CONFIG)),
+            // Not null: serde's text, as before (Go: `couldn't get version/kind; …`).
+            (
+                "a list",
+                "[]",
+                Err("kubeconfig: invalid type: sequence, expected struct Kubeconfig"),
+            ),
             (
                 "the context names a cluster the file does not have",
                 "clusters: [{name: c, cluster: {server: 'https://x'}}]\ncontexts: [{name: x, context: {cluster: other}}]\ncurrent-context: x",
