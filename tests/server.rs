@@ -2336,11 +2336,23 @@ async fn create_options_are_validated_as_kube_apiserver_does() {
     for (query, message) in [
         (
             "dryRun=Bogus",
-            r#"CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"Bogus"}: supported values: "All""#,
+            r#"CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ["Bogus"]: supported values: "All""#,
         ),
         (
             "fieldValidation=strict",
             r#"CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "strict": supported values: "", "Ignore", "Strict", "Warn""#,
+        ),
+        (
+            "dryRun=a%22b&dryRun=%3C",
+            r#"CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ["a\"b","\u003c"]: supported values: "All""#,
+        ),
+        (
+            "dryRun=%FF",
+            r#"CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ["\ufffd"]: supported values: "All""#,
+        ),
+        (
+            "dryRun=",
+            r#"CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: [""]: supported values: "All""#,
         ),
     ] {
         let (body, code, _) = server.curl(&[
@@ -2359,6 +2371,9 @@ async fn create_options_are_validated_as_kube_apiserver_does() {
         assert_eq!(status["reason"], "Invalid", "{query}");
         assert_eq!(status["message"], message, "{query}");
         assert_eq!(status["details"]["kind"], "CreateOptions", "{query}");
+        // The cause's message is the field error's text, without the object's name.
+        let cause = status["details"]["causes"][0]["message"].as_str().unwrap();
+        assert!(message.ends_with(cause), "{query}: {cause}");
     }
     let (body, code, _) = server.curl(&[
         "-H",

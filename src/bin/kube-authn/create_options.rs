@@ -131,18 +131,14 @@ pub fn parse(query: Option<&str>) -> Result<CreateOptions, Vec<FieldError>> {
         }
         at += chunk.valid().len() + chunk.invalid().len();
     }
-    // ValidateDryRun: every value must be `All`; the value is printed as Go's `%#v` of a
-    // `[]string`.
+    // ValidateDryRun: every value must be `All`; the value, a `[]string`, is printed as
+    // `json.Marshal` writes it (apimachinery's field/errors.go).
     if dry_run.iter().any(|v| v != b"All") {
         errs.push(FieldError {
             field: "dryRun",
             body: format!(
-                "Unsupported value: []string{{{}}}: supported values: \"All\"",
-                dry_run
-                    .iter()
-                    .map(|v| go_quote_bytes(v))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                "Unsupported value: {}: supported values: \"All\"",
+                go_json_string_list(&dry_run)
             ),
             reason: "FieldValueNotSupported",
         });
@@ -168,6 +164,35 @@ pub fn parse(query: Option<&str>) -> Result<CreateOptions, Vec<FieldError>> {
     } else {
         Err(errs)
     }
+}
+
+/// Go's `json.Marshal` of a `[]string` whose strings are bytes: compact, with Go's escapes
+/// ([`kube_authn::api::go_json_escapes`]), and each byte that is not part of valid UTF-8
+/// written as the escape `\ufffd` (one per byte, as Go's encoder writes it; a valid U+FFFD
+/// stays as it is).
+fn go_json_string_list(values: &[Vec<u8>]) -> String {
+    let mut out = String::from("[");
+    for (i, value) in values.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push('"');
+        for chunk in value.utf8_chunks() {
+            let quoted = kube_authn::api::go_json_escapes(
+                serde_json::to_vec(chunk.valid()).unwrap_or_default(),
+            );
+            // serde_json writes valid UTF-8 between the quotes.
+            if let Some(inner) = quoted.get(1..quoted.len().saturating_sub(1)) {
+                out.push_str(&String::from_utf8_lossy(inner));
+            }
+            for _ in chunk.invalid() {
+                out.push_str("\\ufffd");
+            }
+        }
+        out.push('"');
+    }
+    out.push(']');
+    out
 }
 
 /// The pairs of `query` as Go's `url.ParseQuery` reads them, in order: `&`-separated, a pair
@@ -877,21 +902,42 @@ mod tests {
                 "dryRun=Bogus",
                 Some("dryRun=Bogus"),
                 Err(
-                    r#"CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"Bogus"}: supported values: "All""#,
+                    r#"CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ["Bogus"]: supported values: "All""#,
                 ),
             ),
             (
                 "every dryRun value is printed",
                 Some("dryRun=All&dryRun=&dryRun=a%22b"),
                 Err(
-                    r#"CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"All", "", "a\"b"}: supported values: "All""#,
+                    r#"CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ["All","","a\"b"]: supported values: "All""#,
                 ),
             ),
             (
-                "bytes that are not UTF-8 are kept and quoted as Go quotes them",
+                "dryRun values are JSON with Go's HTML escapes",
+                Some("dryRun=a%22b&dryRun=%3C&dryRun=%E2%80%A8%26%3E%5C%01"),
+                Err(
+                    r#"CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ["a\"b","\u003c","\u2028\u0026\u003e\\\u0001"]: supported values: "All""#,
+                ),
+            ),
+            (
+                "an empty dryRun value",
+                Some("dryRun="),
+                Err(
+                    r#"CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: [""]: supported values: "All""#,
+                ),
+            ),
+            (
+                "each byte that is not UTF-8 is the escape \\ufffd, a valid U+FFFD is kept",
+                Some("dryRun=%E2%82&dryRun=%EF%BF%BD%FF"),
+                Err(
+                    "CreateOptions.meta.k8s.io \"\" is invalid: dryRun: Unsupported value: [\"\\ufffd\\ufffd\",\"\u{fffd}\\ufffd\"]: supported values: \"All\"",
+                ),
+            ),
+            (
+                "bytes that are not UTF-8: \\ufffd in JSON, kept and quoted by %q",
                 Some("dryRun=%FF&fieldValidation=a%C3"),
                 Err(
-                    r#"CreateOptions.meta.k8s.io "" is invalid: [dryRun: Unsupported value: []string{"\xff"}: supported values: "All", fieldValidation: Unsupported value: "a\xc3": supported values: "", "Ignore", "Strict", "Warn"]"#,
+                    r#"CreateOptions.meta.k8s.io "" is invalid: [dryRun: Unsupported value: ["\ufffd"]: supported values: "All", fieldValidation: Unsupported value: "a\xc3": supported values: "", "Ignore", "Strict", "Warn"]"#,
                 ),
             ),
             (
@@ -910,7 +956,7 @@ mod tests {
                 "several errors, in Go's order",
                 Some("fieldValidation=x&dryRun=y&fieldManager=a%00b"),
                 Err(
-                    r#"CreateOptions.meta.k8s.io "" is invalid: [fieldManager: Invalid value: "a\x00b": invalid character U+0000 (at position 1), dryRun: Unsupported value: []string{"y"}: supported values: "All", fieldValidation: Unsupported value: "x": supported values: "", "Ignore", "Strict", "Warn"]"#,
+                    r#"CreateOptions.meta.k8s.io "" is invalid: [fieldManager: Invalid value: "a\x00b": invalid character U+0000 (at position 1), dryRun: Unsupported value: ["y"]: supported values: "All", fieldValidation: Unsupported value: "x": supported values: "", "Ignore", "Strict", "Warn"]"#,
                 ),
             ),
         ];
