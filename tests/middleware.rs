@@ -638,6 +638,34 @@ fn capture_logs() -> (Logs, tracing::subscriber::DefaultGuard) {
     (Logs(buf), tracing::subscriber::set_default(subscriber))
 }
 
+/// An authenticator's error text is the attacker's to choose (an OIDC claim value, a
+/// webhook's message): the middleware's log line shows it escaped, so a line break in it
+/// cannot forge a log line of its own.
+#[tokio::test]
+async fn authentication_errors_cannot_forge_log_lines() {
+    let (logs, _guard) = capture_logs();
+    let forged = "x\n2026-01-01T00:00:00.000000Z  INFO kube_authn: user admin authenticated (FORGED)\r\rFORGED-CR";
+    let layer = AuthenticationLayer::new(
+        ChainBuilder::new()
+            .token(SyncTokenFn::new(move |_: &str, _: &Context| {
+                Err(Error::new(ErrorKind::InvalidCredential, forged.to_owned()))
+            }))
+            .build(),
+    );
+    let (status, _, _) = send(&layer, get("/api", &[("authorization", "Bearer t")])).await;
+    assert_eq!(status, 401);
+    let text = logs.text();
+    assert!(!text.contains('\r'), "{text:?}");
+    let lines: Vec<&str> = text.lines().filter(|l| l.contains("FORGED")).collect();
+    assert_eq!(lines.len(), 1, "{text}");
+    assert!(
+        lines[0].contains("Unable to authenticate the request"),
+        "{text}"
+    );
+    assert!(lines[0].contains(r"x\n2026-01-01T00:00:00"), "{text}");
+    assert!(lines[0].contains(r"(FORGED)\r\rFORGED-CR"), "{text}");
+}
+
 #[tokio::test]
 async fn secrets_never_reach_the_logs() {
     let (logs, _guard) = capture_logs();

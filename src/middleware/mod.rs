@@ -682,6 +682,15 @@ fn authenticate_now<F: OnFailure>(shared: &Shared<F>, parts: &mut Parts) -> Verd
     decide(shared, parts, result, start, &span)
 }
 
+/// An authentication error as the log shows it: Go-quoted (`%q`, as klog's structured
+/// output quotes a string), so that text an attacker chose (a claim value, a backend's
+/// message) cannot break the line and forge a log line of its own, whatever the subscriber
+/// (tracing-subscriber's `fmt` writes a `%` field raw). Evaluated only when the event is
+/// enabled.
+fn log_text(err: &Error) -> String {
+    crate::jwt::go_quote(&err.to_string())
+}
+
 fn decide<F: OnFailure>(
     shared: &Shared<F>,
     parts: &mut Parts,
@@ -713,7 +722,7 @@ fn decide<F: OnFailure>(
                     ),
                 );
                 record(Outcome::Error, None);
-                tracing::error!(error = %err, "Unable to authenticate the request");
+                tracing::error!(error = %log_text(&err), "Unable to authenticate the request");
                 return refuse(parts, Reason::AudienceMismatch(&err));
             }
             record(Outcome::Success, Some(response.user.name()));
@@ -733,7 +742,7 @@ fn decide<F: OnFailure>(
         }
         Err(err) => {
             record(Outcome::Error, None);
-            tracing::error!(error = %err, "Unable to authenticate the request");
+            tracing::error!(error = %log_text(&err), "Unable to authenticate the request");
             refuse(parts, Reason::Error(&err))
         }
     }
