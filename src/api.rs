@@ -47,13 +47,14 @@ where
     Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
 }
 
-/// [`null_as_default`] for the extra map and each of its value lists (`{"k":null}`).
+/// [`null_as_default`] for the extra map, each of its value lists (`{"k":null}`) and each
+/// item of them ([`string_list`]: `{"k":[null]}` is `{"k":[""]}`).
 fn extra_map<'de, D>(d: D) -> Result<BTreeMap<String, Vec<String>>, D::Error>
 where
     D: Deserializer<'de>,
 {
     #[derive(Deserialize)]
-    struct Values(#[serde(deserialize_with = "null_as_default")] Vec<String>);
+    struct Values(#[serde(deserialize_with = "string_list")] Vec<String>);
     let map: Option<BTreeMap<String, Values>> = Option::deserialize(d)?;
     Ok(map
         .unwrap_or_default()
@@ -282,10 +283,10 @@ pub struct UserInfo {
         skip_serializing_if = "String::is_empty"
     )]
     pub uid: String,
-    /// Groups.
+    /// Groups (`[null]` is `[""]`, as Go decodes it).
     #[serde(
         default,
-        deserialize_with = "null_as_default",
+        deserialize_with = "string_list",
         skip_serializing_if = "Vec::is_empty"
     )]
     pub groups: Vec<String>,
@@ -415,10 +416,10 @@ pub struct TokenReviewSpec {
         skip_serializing_if = "String::is_empty"
     )]
     pub token: String,
-    /// Audiences the token must be valid for.
+    /// Audiences the token must be valid for (`[null]` is `[""]`, as Go decodes it).
     #[serde(
         default,
-        deserialize_with = "null_as_default",
+        deserialize_with = "string_list",
         skip_serializing_if = "Vec::is_empty"
     )]
     pub audiences: Vec<String>,
@@ -454,10 +455,10 @@ pub struct TokenReviewStatus {
     /// The user (always serialised, as Go does for a struct field).
     #[serde(default, deserialize_with = "null_as_default")]
     pub user: UserInfo,
-    /// Audiences the token is valid for.
+    /// Audiences the token is valid for (`[null]` is `[""]`, as Go decodes it).
     #[serde(
         default,
-        deserialize_with = "null_as_default",
+        deserialize_with = "string_list",
         skip_serializing_if = "Vec::is_empty"
     )]
     pub audiences: Vec<String>,
@@ -482,16 +483,24 @@ pub struct TokenReviewStatus {
 pub struct SelfSubjectReview {
     /// `SelfSubjectReview`. Written before `apiVersion`, and left out when empty, as Go's
     /// `metav1.TypeMeta` does.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub kind: String,
     /// `authentication.k8s.io/v1`.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "null_as_default",
+        skip_serializing_if = "String::is_empty"
+    )]
     pub api_version: String,
     /// Metadata.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub metadata: ObjectMeta,
     /// The caller's identity.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub status: SelfSubjectReviewStatus,
 }
 
@@ -527,7 +536,7 @@ impl SelfSubjectReview {
 #[serde(rename_all = "camelCase")]
 pub struct SelfSubjectReviewStatus {
     /// The caller's identity.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub user_info: UserInfo,
 }
 
@@ -823,6 +832,43 @@ mod tests {
         ];
         for (got, want) in cases {
             assert_eq!(got.unwrap(), want);
+        }
+    }
+
+    /// A JSON `null` where Go's encoding/json reads the zero value (a string in a list, a
+    /// struct, a string field) decodes as that zero value, as kube-apiserver decodes a review
+    /// and client-go a webhook's answer; a value of another type is still refused.
+    #[test]
+    fn null_decodes_as_go_zero_value() {
+        let review: TokenReview = serde_json::from_str(
+            r#"{"spec":{"token":"t","audiences":[null,"a"]},"status":{"audiences":[null],"user":{"groups":[null,"g"],"extra":{"a":[null],"b":null}}}}"#,
+        )
+        .unwrap();
+        assert_eq!(review.spec.audiences, ["", "a"]);
+        assert_eq!(review.status.audiences, [""]);
+        assert_eq!(review.status.user.groups, ["", "g"]);
+        assert_eq!(review.status.user.extra["a"], [""]);
+        assert!(review.status.user.extra["b"].is_empty());
+        for body in [
+            r#"{"kind":null,"apiVersion":null,"metadata":null,"status":null}"#,
+            r#"{"status":{"userInfo":null}}"#,
+            r#"{"status":{"userInfo":{"username":null,"uid":null,"groups":null,"extra":null}}}"#,
+        ] {
+            let review: SelfSubjectReview = serde_json::from_str(body).unwrap();
+            assert_eq!(review, SelfSubjectReview::default(), "{body}");
+        }
+        let review: SelfSubjectReview = serde_json::from_str(
+            r#"{"status":{"userInfo":{"groups":[null],"extra":{"a":[null]}}}}"#,
+        )
+        .unwrap();
+        assert_eq!(review.status.user_info.groups, [""]);
+        assert_eq!(review.status.user_info.extra["a"], [""]);
+        for body in [
+            r#"{"spec":{"audiences":[1]}}"#,
+            r#"{"status":{"user":{"groups":[[]]}}}"#,
+            r#"{"status":{"user":{"extra":{"a":[false]}}}}"#,
+        ] {
+            assert!(serde_json::from_str::<TokenReview>(body).is_err(), "{body}");
         }
     }
 

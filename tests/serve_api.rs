@@ -840,3 +840,49 @@ async fn review_paths_match_with_trailing_slashes() {
     assert_eq!(code, 404, "{got}");
     assert_eq!(got["reason"], "NotFound", "{got}");
 }
+
+/// A JSON `null` where Go reads the zero value is that value in both reviews: an item of
+/// `spec.audiences` (`[null]` is `[""]`, so a token of no audience is not authenticated, as in
+/// kube-apiserver), of `status.audiences`, `groups` and an `extra` list, and the
+/// SelfSubjectReview's `kind`, `apiVersion`, `metadata`, `status` and `userInfo`, in every
+/// `fieldValidation` mode (answers recorded from kube-apiserver's handlers).
+#[tokio::test]
+async fn null_is_gos_zero_value_in_reviews() {
+    let server = start();
+    let client = server.reqwest();
+    for mode in MODES {
+        let (code, _, review) = post(
+            &client,
+            &server,
+            &format!("{TR}{mode}"),
+            &format!(r#"{{"spec":{{"token":"{JANE_TOKEN}","audiences":[null,"a"]}}}}"#),
+        )
+        .await;
+        assert_eq!(code, 201, "{mode}: {review}");
+        assert_eq!(review["spec"]["audiences"], json!(["", "a"]), "{mode}");
+        assert_eq!(review["status"]["error"], "invalid bearer token", "{mode}");
+        let (code, _, review) = post(
+            &client,
+            &server,
+            &format!("{TR}{mode}"),
+            &format!(
+                r#"{{"spec":{{"token":"{JANE_TOKEN}"}},"status":{{"audiences":[null],"user":{{"groups":[null],"extra":{{"a":[null]}}}}}}}}"#
+            ),
+        )
+        .await;
+        assert_eq!(code, 201, "{mode}: {review}");
+        assert_eq!(review["status"]["user"]["username"], "jane", "{mode}");
+        for body in [
+            r#"{"metadata":null}"#,
+            r#"{"kind":null}"#,
+            r#"{"apiVersion":null}"#,
+            r#"{"status":null}"#,
+            r#"{"status":{"userInfo":null}}"#,
+            r#"{"status":{"userInfo":{"username":null,"groups":[null],"extra":{"a":[null]}}}}"#,
+        ] {
+            let (code, _, review) = post(&client, &server, &format!("{SSR}{mode}"), body).await;
+            assert_eq!(code, 201, "{mode} {body}: {review}");
+            assert_eq!(review["status"]["userInfo"]["username"], "admin", "{body}");
+        }
+    }
+}

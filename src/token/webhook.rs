@@ -1332,6 +1332,15 @@ mod tests {
                 auds: &[],
             },
             Case {
+                name: "null items of groups, extra values and audiences are \"\"",
+                body: r#"{"status":{"authenticated":true,"user":{"username":"f","groups":[null,"g"],"extra":{"k":[null]}},"audiences":[null]}}"#,
+                user: "f",
+                uid: "",
+                groups: &["", "g"],
+                extra: &[("k", &[""])],
+                auds: &[""],
+            },
+            Case {
                 name: "everything a Go v1 TokenReview without omitempty sends",
                 body: r#"{"apiVersion":null,"kind":null,"metadata":null,"spec":{"token":null,"audiences":null},"status":{"authenticated":true,"user":{"username":"e","uid":null,"groups":null,"extra":null},"audiences":["api"],"error":null}}"#,
                 user: "e",
