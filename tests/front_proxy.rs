@@ -602,6 +602,28 @@ fn overlapping_client_and_front_proxy_cas_are_refused_without_allowed_names() {
     let pki = Pki::new();
     let a = pki.ca("a", Key::P256);
     let b = pki.ca("b", Key::P256);
+    // `a` renewed: the same subject and key, another serial and validity (different DER).
+    // A certificate `a` issued verifies under either copy, so they overlap all the same.
+    let a_key: &'static str = std::fs::read_to_string(&a.key).unwrap().leak();
+    let reissue = |name: &str, subj: &str, key: Key| {
+        pki.issue(
+            name,
+            Spec {
+                subj,
+                key,
+                ext: CA_EXT,
+                days: 7300,
+                serial: 7,
+                ..Spec::default()
+            },
+        )
+    };
+    let a_renewed = reissue("a-renewed", "/CN=a", Key::Pem(a_key));
+    assert_ne!(a_renewed.der, a.der);
+    // The same key under another subject, and the same subject with another key: a
+    // certificate `a` issued verifies under neither.
+    let a_key_other_name = reissue("a-key-other-name", "/CN=not-a", Key::Pem(a_key));
+    let a_name_other_key = reissue("a-name-other-key", "/CN=a", Key::P256);
     let bundle =
         |c: &[&Issued]| CaBundle::from_der(c.iter().map(|c| c.der.clone()).collect()).unwrap();
     let want = "--requestheader-client-ca-file and --client-ca-file contain overlapping certificates; --requestheader-allowed-names must be specified to ensure regular client certificates cannot set authenticating proxy headers for arbitrary users";
@@ -626,6 +648,27 @@ fn overlapping_client_and_front_proxy_cas_are_refused_without_allowed_names() {
             Err(want),
         ),
         (
+            "the client CA renewed (same subject and key) as the request-header CA",
+            &standard,
+            bundle(&[&a]),
+            bundle(&[&b, &a_renewed]),
+            Err(want),
+        ),
+        (
+            "the same key under another subject",
+            &standard,
+            bundle(&[&a]),
+            bundle(&[&a_key_other_name]),
+            Ok(()),
+        ),
+        (
+            "the same subject with another key",
+            &standard,
+            bundle(&[&a]),
+            bundle(&[&a_name_other_key]),
+            Ok(()),
+        ),
+        (
             "distinct CAs",
             &standard,
             bundle(&[&a]),
@@ -648,6 +691,26 @@ fn overlapping_client_and_front_proxy_cas_are_refused_without_allowed_names() {
             want.map_err(str::to_owned),
             "case {name}"
         );
+    }
+    // Why the renewed copy counts: with it as the request-header CA and no allowed names, an
+    // ordinary client certificate `a` issued asserts any identity; the other two do not
+    // verify it.
+    let ordinary = pki.leaf("ordinary", "/CN=ordinary-user", &a);
+    let open_proxy = |ca: &Issued| {
+        FrontProxy::new(RequestHeaderConfig {
+            client_ca_pem: Some(ca.pem().into_bytes()),
+            ..RequestHeaderConfig::standard()
+        })
+        .unwrap()
+    };
+    let parts = proxied(&[&ordinary]);
+    assert_eq!(
+        proxied_name(&open_proxy(&a_renewed), &parts),
+        Ok(Some("system:admin".to_owned()))
+    );
+    for ca in [&a_key_other_name, &a_name_other_key] {
+        let got = proxied_name(&open_proxy(ca), &parts);
+        assert!(got.is_err(), "{}: {got:?}", ca.name);
     }
 }
 

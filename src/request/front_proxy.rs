@@ -202,9 +202,11 @@ impl RequestHeaderConfig {
         }
     }
 
-    /// Refuses a front-proxy CA that shares a certificate with the client CA while
-    /// `allowed_names` is empty (kube-apiserver's check): otherwise every ordinary client
-    /// certificate could set identity headers for any user.
+    /// Refuses a front-proxy CA that shares a CA with the client CA while `allowed_names` is
+    /// empty (kube-apiserver's check): otherwise every ordinary client certificate could set
+    /// identity headers for any user. Shared means the same certificate or, beyond
+    /// kube-apiserver's byte comparison, one with the same subject and public key (a renewed
+    /// copy: see [`CaBundle::overlaps`]).
     ///
     /// ```
     /// use kube_authn::request::RequestHeaderConfig;

@@ -366,7 +366,11 @@ impl CaBundle {
         self.anchors.iter().map(|a| a.subject.as_ref())
     }
 
-    /// Whether any certificate of `self` also appears (same DER) in `other`.
+    /// Whether a CA of `self` is also one of `other`: the same certificate (same DER), or a
+    /// copy of it with the same subject and public key (renewed or reissued: another serial,
+    /// validity or extensions), under which every certificate the CA issued verifies just the
+    /// same. kube-apiserver compares the DER only; a renewed copy of the client CA in the
+    /// request-header bundle slipped through that check.
     ///
     /// ```
     /// # let pem = kube_authn::x509::doc_ca_pem();
@@ -375,6 +379,11 @@ impl CaBundle {
     /// ```
     pub fn overlaps(&self, other: &CaBundle) -> bool {
         self.ders.iter().any(|d| other.ders.contains(d))
+            || self.anchors.iter().any(|a| {
+                other.anchors.iter().any(|b| {
+                    a.subject == b.subject && a.subject_public_key_info == b.subject_public_key_info
+                })
+            })
     }
 }
 
