@@ -886,3 +886,53 @@ async fn null_is_gos_zero_value_in_reviews() {
         }
     }
 }
+
+/// A 400 for a body whose kind cannot be read summarises the body as received, as Go's
+/// `summarizeData` does: its first 30 bytes (not those of the body with each byte that is not
+/// UTF-8 already made U+FFFD), each such byte, and each byte of a character the cut splits,
+/// one U+FFFD (kube-apiserver's answers, recorded from its handlers).
+#[tokio::test]
+async fn a_400_summarises_the_body_as_received() {
+    let server = start();
+    let client = server.reqwest();
+    let prefix = "the object provided is unrecognized (must be of type SelfSubjectReview): couldn't get version/kind; json parse error: json: cannot unmarshal number into Go struct field .kind of type string";
+    let mut invalid = br#"{"kind":5,"x":""#.to_vec();
+    invalid.extend_from_slice(b"\xff\xfe\xfd\xfc");
+    invalid.extend_from_slice(&[b'a'; 20]);
+    invalid.extend_from_slice(b"\"}");
+    let cases = [
+        (
+            format!(r#"{{"kind":5,"x":"{}€€€€"}}"#, "a".repeat(13)).into_bytes(),
+            format!(
+                r#"{prefix} ({{"kind":5,"x":"{}{} ...)"#,
+                "a".repeat(13),
+                "\u{fffd}".repeat(2)
+            ),
+        ),
+        (
+            invalid,
+            format!(
+                r#"{prefix} ({{"kind":5,"x":"{}{} ...)"#,
+                "\u{fffd}".repeat(4),
+                "a".repeat(11)
+            ),
+        ),
+        (
+            br#"{"kind":5,"x":"\ud800aaaaaaaaaaaaaaaaaaaa"}"#.to_vec(),
+            format!(r#"{prefix} ({{"kind":5,"x":"\ud800aaaaaaaaa ...)"#),
+        ),
+    ];
+    for (body, want) in cases {
+        let resp = client
+            .post(server.url(SSR))
+            .bearer_auth(ADMIN_TOKEN)
+            .header("content-type", "application/json")
+            .body(body.clone())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), 400, "{body:?}");
+        let status: Value = resp.json().await.unwrap();
+        assert_eq!(status["message"], want, "{body:?}");
+    }
+}

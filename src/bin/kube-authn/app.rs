@@ -612,7 +612,9 @@ fn unsupported_media_type(pretty: bool) -> Response<Full<Bytes>> {
 
 /// Go's `summarizeData(body, 30)`, which the create handler puts after a decoding error it
 /// cannot name a kind for: `<empty>`, the text of a body starting with `{`, or hex, cut at 30
-/// bytes (then ` ...`).
+/// bytes (then ` ...`). `body` is the body as received (not [`go_json_text`]'s); the text is
+/// the Go string of its first 30 bytes as Go's JSON encoder writes it, each byte that is not
+/// part of valid UTF-8 U+FFFD, a multi-byte character cut at 30 bytes included (one per byte).
 fn summarize_body(body: &[u8]) -> String {
     const MAX: usize = 30;
     let (head, more) = match body.get(..MAX) {
@@ -621,7 +623,7 @@ fn summarize_body(body: &[u8]) -> String {
     };
     match head.first() {
         None => "<empty>".into(),
-        Some(b'{') => format!("{}{more}", String::from_utf8_lossy(head)),
+        Some(b'{') => format!("{}{more}", go_json_string(head)),
         Some(_) => {
             let hex: String = head.iter().map(|b| format!("{b:02x}")).collect();
             format!("{hex}{more}")
@@ -631,7 +633,7 @@ fn summarize_body(body: &[u8]) -> String {
 
 /// kube-apiserver's create handler for a body its decoder read no kind from (the 400 of
 /// `transformDecodeError`): `the object provided is unrecognized (must be of type <kind>):
-/// <decoder error> (<summary>)`.
+/// <decoder error> (<summary>)`; `body` is the body as received.
 fn unrecognized(kind: &str, error: &str, body: &[u8], pretty: bool) -> Response<Full<Bytes>> {
     status(
         StatusCode::BAD_REQUEST,
@@ -856,9 +858,11 @@ fn create_options(
 
 /// The kind a JSON body declares, resolved as kube-apiserver's create handler resolves it before
 /// decoding ([`kind`]): `Ok(Some(gvk))` to decode the body as the endpoint's kind, `Ok(None)`
-/// for a body serde_json cannot read (the typed decoding reports it), or the 400.
+/// for a body serde_json cannot read (the typed decoding reports it), or the 400. `body` is
+/// [`go_json_text`]'s, `received` the body as received (what a 400 summarises).
 fn declared_kind(
     body: &[u8],
+    received: &[u8],
     (kind, version): (&str, &str),
     pretty: bool,
 ) -> Result<Option<Gvk>, Answer> {
@@ -869,20 +873,20 @@ fn declared_kind(
             ..
         } => kind::resolve(&api_version, &declared, kind, version)
             .map(Some)
-            .map_err(|refusal| Box::new(refused(refusal, kind, body, pretty))),
+            .map_err(|refusal| Box::new(refused(refusal, kind, received, pretty))),
         Interpreted::TypeError(error) => Err(Box::new(unrecognized(
             kind,
             &format!("couldn't get version/kind; json parse error: {error}"),
-            body,
+            received,
             pretty,
         ))),
         Interpreted::Unreadable => Ok(None),
     }
 }
 
-fn refused(refusal: Refusal, kind: &str, body: &[u8], pretty: bool) -> Response<Full<Bytes>> {
+fn refused(refusal: Refusal, kind: &str, received: &[u8], pretty: bool) -> Response<Full<Bytes>> {
     match refusal {
-        Refusal::Unrecognized(error) => unrecognized(kind, &error, body, pretty),
+        Refusal::Unrecognized(error) => unrecognized(kind, &error, received, pretty),
         Refusal::BadRequest(message) => {
             status(StatusCode::BAD_REQUEST, "BadRequest", message, pretty)
         }
@@ -910,18 +914,18 @@ fn typed_body(body: &[u8]) -> &[u8] {
 
 /// After the typed decoding, the version check of kube-apiserver's create handler, on the
 /// group and version the serializer read (`declared`), or for a body only the typed decoding
-/// read, on the `apiVersion` and `kind` it decoded.
+/// read, on the `apiVersion` and `kind` it decoded. `received` is the body as received.
 fn declared_version_matches(
     declared: Option<Gvk>,
     (api_version, decoded_kind): (&str, &str),
     (kind, version): (&str, &str),
-    body: &[u8],
+    received: &[u8],
     pretty: bool,
 ) -> Result<(), Answer> {
     let gvk = match declared {
         Some(gvk) => gvk,
         None => kind::resolve(api_version, decoded_kind, kind, version)
-            .map_err(|refusal| Box::new(refused(refusal, kind, body, pretty)))?,
+            .map_err(|refusal| Box::new(refused(refusal, kind, received, pretty)))?,
     };
     match api_version_mismatch(&gvk.group_version(), version, pretty) {
         Some(response) => Err(Box::new(response)),
@@ -1335,8 +1339,10 @@ impl App {
             return unsupported_media_type(pretty);
         }
         let query = req.uri().query().map(str::to_owned);
-        let body = match read_body(req.into_body(), self.request_timeout, pretty).await {
-            Ok(body) => go_json_text(body),
+        // `received` is the body as received, which the 400s summarise as Go does.
+        let (received, body) = match read_body(req.into_body(), self.request_timeout, pretty).await
+        {
+            Ok(body) => (body.clone(), go_json_text(body)),
             Err(response) => return response,
         };
         let (validation, found) = match create_options(
@@ -1349,7 +1355,7 @@ impl App {
             Err(response) => return *response,
         };
         if media == Media::Json {
-            if let Some(response) = json_without_value(&body, "SelfSubjectReview", pretty) {
+            if let Some(response) = json_without_value(&received, "SelfSubjectReview", pretty) {
                 return response;
             }
         }
@@ -1359,23 +1365,23 @@ impl App {
             // envelope (what kubectl sends) is checked as kube-apiserver's protobuf serializer
             // checks it before decoding, with its error texts, but not decoded.
             Media::Protobuf if body.is_empty() => {
-                return unrecognized("SelfSubjectReview", "empty data", &body, pretty);
+                return unrecognized("SelfSubjectReview", "empty data", &received, pretty);
             }
             Media::Protobuf if !body.starts_with(PROTOBUF_MAGIC) => {
                 return unrecognized(
                     "SelfSubjectReview",
                     "provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]",
-                    &body,
+                    &received,
                     pretty,
                 );
             }
             Media::Protobuf if body.len() == PROTOBUF_MAGIC.len() => {
-                return unrecognized("SelfSubjectReview", "empty body", &body, pretty);
+                return unrecognized("SelfSubjectReview", "empty body", &received, pretty);
             }
             Media::Protobuf => {}
             Media::Json => {
                 const ENDPOINT: (&str, &str) = ("SelfSubjectReview", "v1");
-                let declared = match declared_kind(&body, ENDPOINT, pretty) {
+                let declared = match declared_kind(&body, &received, ENDPOINT, pretty) {
                     Ok(declared) => declared,
                     Err(response) => return *response,
                 };
@@ -1391,7 +1397,7 @@ impl App {
                             declared,
                             (&review.api_version, &review.kind),
                             ENDPOINT,
-                            &body,
+                            &received,
                             pretty,
                         ) {
                             return with_warnings(*response, &found);
@@ -1443,8 +1449,9 @@ impl App {
             return unsupported_media_type(pretty);
         }
         let query = req.uri().query().map(str::to_owned);
-        let body = match read_body(req.into_body(), self.request_timeout, pretty).await {
-            Ok(body) => go_json_text(body),
+        let (received, body) = match read_body(req.into_body(), self.request_timeout, pretty).await
+        {
+            Ok(body) => (body.clone(), go_json_text(body)),
             Err(response) => return response,
         };
         let shape = if version == "v1beta1" {
@@ -1456,11 +1463,11 @@ impl App {
             Ok(checked) => checked,
             Err(response) => return *response,
         };
-        if let Some(response) = json_without_value(&body, "TokenReview", pretty) {
+        if let Some(response) = json_without_value(&received, "TokenReview", pretty) {
             return response;
         }
         let endpoint = ("TokenReview", version);
-        let declared = match declared_kind(&body, endpoint, pretty) {
+        let declared = match declared_kind(&body, &received, endpoint, pretty) {
             Ok(declared) => declared,
             Err(response) => return *response,
         };
@@ -1480,7 +1487,7 @@ impl App {
             declared,
             (&review.api_version, &review.kind),
             endpoint,
-            &body,
+            &received,
             pretty,
         ) {
             return with_warnings(*response, &warnings);
@@ -1628,12 +1635,35 @@ mod tests {
     #[test]
     fn summarize_body_is_gos_summarize_data() {
         let long_json = format!("{{{}", "a".repeat(40));
-        let cases: [(&[u8], String); 5] = [
+        // The cut at 30 bytes falls inside `€`: one U+FFFD per byte of it, as Go's JSON encoder
+        // writes the string (kube-apiserver's answers).
+        let cut_char = format!(r#"{{"kind":5,"x":"{}€€€€"}}"#, "a".repeat(13));
+        let mut invalid = br#"{"kind":5,"x":""#.to_vec();
+        invalid.extend_from_slice(b"\xff\xfe\xfd\xfc");
+        invalid.extend_from_slice(&[b'a'; 20]);
+        let cases: [(&[u8], String); 8] = [
             (b"", "<empty>".into()),
             (b" \t\r\n", "20090d0a".into()),
             (b"{\"a\":1}", "{\"a\":1}".into()),
             (long_json.as_bytes(), format!("{{{} ...", "a".repeat(29))),
             (&[0xff; 31], format!("{} ...", "ff".repeat(30))),
+            (
+                cut_char.as_bytes(),
+                format!(
+                    r#"{{"kind":5,"x":"{}{} ..."#,
+                    "a".repeat(13),
+                    "\u{fffd}".repeat(2)
+                ),
+            ),
+            (
+                &invalid,
+                format!(
+                    r#"{{"kind":5,"x":"{}{} ..."#,
+                    "\u{fffd}".repeat(4),
+                    "a".repeat(11)
+                ),
+            ),
+            (br#"{"x":"\ud800"}"#, r#"{"x":"\ud800"}"#.into()),
         ];
         for (body, want) in cases {
             assert_eq!(summarize_body(body), want, "{body:?}");
