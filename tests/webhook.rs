@@ -1256,10 +1256,24 @@ async fn client_certificate_files_rotate() {
             // the case's), the ones after the look with what it loaded.
             tokio::time::sleep(Duration::from_millis(1100)).await;
             let _ = w.authenticate_token(TOKEN, &Context::default()).await;
-            tokio::time::sleep(Duration::from_millis(500)).await;
         }
-        let r = w.authenticate_token(TOKEN, &Context::default()).await;
-        assert_eq!(r.is_ok(), ok, "case {name}: {r:?}");
+        // The look may still be running on a loaded machine: wait (bounded) for the outcome,
+        // then require it to hold for a second, which also catches a look that loads the
+        // half-written pair after the first review went out with the previous one.
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            let r = w.authenticate_token(TOKEN, &Context::default()).await;
+            if r.is_ok() == ok {
+                break;
+            }
+            assert!(std::time::Instant::now() < deadline, "case {name}: {r:?}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        for _ in 0..5 {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            let r = w.authenticate_token(TOKEN, &Context::default()).await;
+            assert_eq!(r.is_ok(), ok, "case {name}, later: {r:?}");
+        }
     }
 }
 
