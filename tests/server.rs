@@ -493,21 +493,21 @@ async fn token_review_semantics_over_reqwest() {
             Some(ADMIN_TOKEN),
             json!({"apiVersion": "a/b/c"}),
             400,
-            "the object provided is unrecognized (must be of type TokenReview): unexpected GroupVersion string: a/b/c ({\"apiVersion\":\"a/b/c\"})",
+            "the object provided is unrecognized (must be of type TokenReview): unexpected GroupVersion string: a/b/c (<22 bytes, not shown>)",
         ),
         (
             "a kind that is not a string",
             Some(ADMIN_TOKEN),
             json!({"kind": 7}),
             400,
-            "the object provided is unrecognized (must be of type TokenReview): couldn't get version/kind; json parse error: json: cannot unmarshal number into Go struct field .kind of type string ({\"kind\":7})",
+            "the object provided is unrecognized (must be of type TokenReview): couldn't get version/kind; json parse error: json: cannot unmarshal number into Go struct field .kind of type string (<10 bytes, not shown>)",
         ),
         (
             "a body that is not an object",
             Some(ADMIN_TOKEN),
             json!([0, 0]),
             400,
-            "the object provided is unrecognized (must be of type TokenReview): couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" } (5b302c305d)",
+            "the object provided is unrecognized (must be of type TokenReview): couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" } (<5 bytes, not shown>)",
         ),
         (
             // `null` decodes into the empty object in Go.
@@ -573,10 +573,7 @@ async fn token_review_semantics_over_reqwest() {
         (
             "",
             format!("[{zeros}0]"),
-            format!(
-                "the object provided is unrecognized (must be of type TokenReview): couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct {{ APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" }} (5b{} ...)",
-                "302c".repeat(14) + "30"
-            ),
+            "the object provided is unrecognized (must be of type TokenReview): couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" } (<2800003 bytes, not shown>)".to_owned(),
         ),
     ] {
         let resp = client

@@ -631,16 +631,42 @@ fn summarize_body(body: &[u8]) -> String {
     }
 }
 
+/// A review's body as received, and whether a 400 may show its start.
+#[derive(Clone, Copy)]
+struct Received<'a> {
+    bytes: &'a [u8],
+    /// False for a TokenReview: its body holds the reviewed token, which an error text must
+    /// not carry (clients and proxies log them).
+    shown: bool,
+}
+
+impl Received<'_> {
+    /// What the create handler's 400 puts in parentheses: Go's summary ([`summarize_body`]),
+    /// or, for a body that is not shown, `<empty>` or `<N bytes, not shown>`.
+    fn summary(self) -> String {
+        if self.shown || self.bytes.is_empty() {
+            summarize_body(self.bytes)
+        } else {
+            format!("<{} bytes, not shown>", self.bytes.len())
+        }
+    }
+}
+
 /// kube-apiserver's create handler for a body its decoder read no kind from (the 400 of
 /// `transformDecodeError`): `the object provided is unrecognized (must be of type <kind>):
-/// <decoder error> (<summary>)`; `body` is the body as received.
-fn unrecognized(kind: &str, error: &str, body: &[u8], pretty: bool) -> Response<Full<Bytes>> {
+/// <decoder error> (<summary>)` ([`Received::summary`]).
+fn unrecognized(
+    kind: &str,
+    error: &str,
+    received: Received<'_>,
+    pretty: bool,
+) -> Response<Full<Bytes>> {
     status(
         StatusCode::BAD_REQUEST,
         "BadRequest",
         format!(
             "the object provided is unrecognized (must be of type {kind}): {error} ({})",
-            summarize_body(body)
+            received.summary()
         ),
         pretty,
     )
@@ -649,14 +675,20 @@ fn unrecognized(kind: &str, error: &str, body: &[u8], pretty: bool) -> Response<
 /// A JSON body with no value at all (empty, or only JSON white space) is, for kube-apiserver's
 /// JSON serializer, `encoding/json`'s `unexpected end of JSON input` when it looks for the
 /// kind: a 400, never an empty object.
-fn json_without_value(body: &[u8], kind: &str, pretty: bool) -> Option<Response<Full<Bytes>>> {
-    body.iter()
+fn json_without_value(
+    received: Received<'_>,
+    kind: &str,
+    pretty: bool,
+) -> Option<Response<Full<Bytes>>> {
+    received
+        .bytes
+        .iter()
         .all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
         .then(|| {
             unrecognized(
                 kind,
                 "couldn't get version/kind; json parse error: unexpected end of JSON input",
-                body,
+                received,
                 pretty,
             )
         })
@@ -862,7 +894,7 @@ fn create_options(
 /// [`go_json_text`]'s, `received` the body as received (what a 400 summarises).
 fn declared_kind(
     body: &[u8],
-    received: &[u8],
+    received: Received<'_>,
     (kind, version): (&str, &str),
     pretty: bool,
 ) -> Result<Option<Gvk>, Answer> {
@@ -884,7 +916,12 @@ fn declared_kind(
     }
 }
 
-fn refused(refusal: Refusal, kind: &str, received: &[u8], pretty: bool) -> Response<Full<Bytes>> {
+fn refused(
+    refusal: Refusal,
+    kind: &str,
+    received: Received<'_>,
+    pretty: bool,
+) -> Response<Full<Bytes>> {
     match refusal {
         Refusal::Unrecognized(error) => unrecognized(kind, &error, received, pretty),
         Refusal::BadRequest(message) => {
@@ -919,7 +956,7 @@ fn declared_version_matches(
     declared: Option<Gvk>,
     (api_version, decoded_kind): (&str, &str),
     (kind, version): (&str, &str),
-    received: &[u8],
+    received: Received<'_>,
     pretty: bool,
 ) -> Result<(), Answer> {
     let gvk = match declared {
@@ -1339,11 +1376,14 @@ impl App {
             return unsupported_media_type(pretty);
         }
         let query = req.uri().query().map(str::to_owned);
-        // `received` is the body as received, which the 400s summarise as Go does.
-        let (received, body) = match read_body(req.into_body(), self.request_timeout, pretty).await
-        {
+        // `raw` is the body as received, which the 400s summarise as Go does.
+        let (raw, body) = match read_body(req.into_body(), self.request_timeout, pretty).await {
             Ok(body) => (body.clone(), go_json_text(body)),
             Err(response) => return response,
+        };
+        let received = Received {
+            bytes: &raw,
+            shown: true,
         };
         let (validation, found) = match create_options(
             query.as_deref(),
@@ -1355,7 +1395,7 @@ impl App {
             Err(response) => return *response,
         };
         if media == Media::Json {
-            if let Some(response) = json_without_value(&received, "SelfSubjectReview", pretty) {
+            if let Some(response) = json_without_value(received, "SelfSubjectReview", pretty) {
                 return response;
             }
         }
@@ -1365,23 +1405,23 @@ impl App {
             // envelope (what kubectl sends) is checked as kube-apiserver's protobuf serializer
             // checks it before decoding, with its error texts, but not decoded.
             Media::Protobuf if body.is_empty() => {
-                return unrecognized("SelfSubjectReview", "empty data", &received, pretty);
+                return unrecognized("SelfSubjectReview", "empty data", received, pretty);
             }
             Media::Protobuf if !body.starts_with(PROTOBUF_MAGIC) => {
                 return unrecognized(
                     "SelfSubjectReview",
                     "provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]",
-                    &received,
+                    received,
                     pretty,
                 );
             }
             Media::Protobuf if body.len() == PROTOBUF_MAGIC.len() => {
-                return unrecognized("SelfSubjectReview", "empty body", &received, pretty);
+                return unrecognized("SelfSubjectReview", "empty body", received, pretty);
             }
             Media::Protobuf => {}
             Media::Json => {
                 const ENDPOINT: (&str, &str) = ("SelfSubjectReview", "v1");
-                let declared = match declared_kind(&body, &received, ENDPOINT, pretty) {
+                let declared = match declared_kind(&body, received, ENDPOINT, pretty) {
                     Ok(declared) => declared,
                     Err(response) => return *response,
                 };
@@ -1397,7 +1437,7 @@ impl App {
                             declared,
                             (&review.api_version, &review.kind),
                             ENDPOINT,
-                            &received,
+                            received,
                             pretty,
                         ) {
                             return with_warnings(*response, &found);
@@ -1449,10 +1489,15 @@ impl App {
             return unsupported_media_type(pretty);
         }
         let query = req.uri().query().map(str::to_owned);
-        let (received, body) = match read_body(req.into_body(), self.request_timeout, pretty).await
-        {
+        let (raw, body) = match read_body(req.into_body(), self.request_timeout, pretty).await {
             Ok(body) => (body.clone(), go_json_text(body)),
             Err(response) => return response,
+        };
+        // The body holds the token under review: a 400 does not show its start, as Go's
+        // `summarizeData` would (docs/compatibility.md).
+        let received = Received {
+            bytes: &raw,
+            shown: false,
         };
         let shape = if version == "v1beta1" {
             &create_options::TOKEN_REVIEW_V1BETA1
@@ -1463,11 +1508,11 @@ impl App {
             Ok(checked) => checked,
             Err(response) => return *response,
         };
-        if let Some(response) = json_without_value(&received, "TokenReview", pretty) {
+        if let Some(response) = json_without_value(received, "TokenReview", pretty) {
             return response;
         }
         let endpoint = ("TokenReview", version);
-        let declared = match declared_kind(&body, &received, endpoint, pretty) {
+        let declared = match declared_kind(&body, received, endpoint, pretty) {
             Ok(declared) => declared,
             Err(response) => return *response,
         };
@@ -1487,7 +1532,7 @@ impl App {
             declared,
             (&review.api_version, &review.kind),
             endpoint,
-            &received,
+            received,
             pretty,
         ) {
             return with_warnings(*response, &warnings);
