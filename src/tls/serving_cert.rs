@@ -14,6 +14,18 @@
 //! certificate**; the failure is logged (paths and reason only: never key material) and counted.
 //! Replacing the certificate and then the key therefore serves the old pair until the key has
 //! arrived too, then the new one.
+//!
+//! ```
+//! use kube_authn::tls::serving_cert::ServingCertReloader;
+//! use kube_authn::x509::{doc_client_key_pem, doc_client_pem};
+//! let dir = tempfile::tempdir().unwrap();
+//! let (cert, key) = (dir.path().join("tls.crt"), dir.path().join("tls.key"));
+//! std::fs::write(&cert, doc_client_pem()).unwrap();
+//! std::fs::write(&key, doc_client_key_pem()).unwrap();
+//! let serving = ServingCertReloader::load(&cert, &key).unwrap();
+//! // Every handshake asks the reloader (a rustls `ResolvesServerCert`) for the pair.
+//! assert_eq!(serving.current().cert.len(), 1);
+//! ```
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
