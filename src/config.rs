@@ -275,19 +275,30 @@ impl AuthenticationOptions {
         self.requestheader.validate()?;
         let mut requestheader_ca = None;
         let mut requestheader_source = None;
+        // With no allowed names, the client CA and the request-header CA must never overlap:
+        // checked at start-up below, and at every reload of either file once armed.
+        let overlap_guard = self
+            .requestheader
+            .allowed_names
+            .is_empty()
+            .then(|| Arc::new(crate::x509::OverlapGuard::default()));
+        let mut requestheader_ca_source = None;
         if self.requestheader.client_ca_file.is_some() || self.requestheader.client_ca_pem.is_some()
         {
             refuse_padded_header_names(&self.requestheader)?;
-            let proxy = FrontProxy::build(&self.requestheader).map_err(|e| match e {
-                BuildError::Ca(e) => {
-                    ConfigError::new(format!("--requestheader-client-ca-file: {e}"))
-                }
-                BuildError::Header { flag, error } => {
-                    ConfigError::new(format!("--{flag}: {error}"))
-                }
-            })?;
+            let proxy = FrontProxy::build(&self.requestheader, overlap_guard.clone()).map_err(
+                |e| match e {
+                    BuildError::Ca(e) => {
+                        ConfigError::new(format!("--requestheader-client-ca-file: {e}"))
+                    }
+                    BuildError::Header { flag, error } => {
+                        ConfigError::new(format!("--{flag}: {error}"))
+                    }
+                },
+            )?;
             tasks.extend(proxy.spawn_watch(self.reload_interval));
             requestheader_ca = Some(proxy.bundle());
+            requestheader_ca_source = Some(proxy.ca_source().clone());
             requestheader_source =
                 Some(Arc::new(proxy.clone()) as Arc<dyn crate::x509::CaBundleSource>);
             builder = builder.request(AudienceAgnostic::new(api_audiences.clone(), proxy));
@@ -308,10 +319,12 @@ impl AuthenticationOptions {
             ));
         }
         let mut client_ca = None;
+        let mut client_ca_source = None;
         let mut ca_hint_sources = Vec::new();
         if let Some(path) = &self.client_ca_file {
-            let x509 = X509Authenticator::from_ca_file(path)
+            let x509 = X509Authenticator::from_ca_file_guarded(path, overlap_guard.clone())
                 .map_err(|e| ConfigError::new(format!("--client-ca-file: {e}")))?;
+            client_ca_source = Some(x509.ca_source().clone());
             tasks.extend(x509.spawn_watch(self.reload_interval));
             client_ca = Some(x509.bundle());
             ca_hint_sources.push(Arc::new(x509.clone()) as Arc<dyn crate::x509::CaBundleSource>);
@@ -319,6 +332,11 @@ impl AuthenticationOptions {
         }
         if let (Some(client), Some(proxy)) = (&client_ca, &requestheader_ca) {
             self.requestheader.check_ca_overlap(client, proxy)?;
+        }
+        if let (Some(guard), Some(client), Some(proxy)) =
+            (&overlap_guard, &client_ca_source, &requestheader_ca_source)
+        {
+            guard.arm(client, proxy);
         }
         ca_hint_sources.extend(requestheader_source);
         if let Some(path) = &self.token_auth_file {

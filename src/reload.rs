@@ -396,6 +396,14 @@ impl<T: Send + Sync + 'static> FileReloader<T> {
         self.shared.current.load_full()
     }
 
+    /// The current content, read through a handle that does not keep the reloader alive
+    /// (`None` once it is gone): for a check in another reloader's parser, which that
+    /// reloader owns (a strong handle there would make a reference cycle).
+    pub(crate) fn current_weak(&self) -> impl Fn() -> Option<Arc<T>> + Send + Sync + 'static {
+        let weak = Arc::downgrade(&self.shared);
+        move || weak.upgrade().map(|shared| shared.current.load_full())
+    }
+
     /// Whether the last check found the file missing, unreadable or unparsable: a failure
     /// that a later check finding nothing new (the stamp unchanged, the failing version again)
     /// keeps, and that one finding the loaded content again (`Unchanged`) or new content ends.

@@ -714,6 +714,107 @@ fn overlapping_client_and_front_proxy_cas_are_refused_without_allowed_names() {
     }
 }
 
+/// `AuthenticationOptions::build` with empty allowed names re-runs the overlap check when
+/// either CA file is reloaded: a version that would make the client CA and the request-header
+/// CA overlap (here renewed copies, same subject and key) is refused and the previous bundle
+/// stays, so an ordinary client certificate never becomes a front proxy; other changes to
+/// either file still load.
+#[tokio::test]
+async fn a_reload_that_makes_the_cas_overlap_is_refused() {
+    use kube_authn::authenticator::Context;
+    use kube_authn::config::AuthenticationOptions;
+    let pki = Pki::new();
+    let a = pki.ca("a", Key::P256);
+    let b = pki.ca("b", Key::P256);
+    let c = pki.ca("c", Key::P256);
+    let renewed = |ca: &Issued| {
+        let key: &'static str = std::fs::read_to_string(&ca.key).unwrap().leak();
+        pki.issue(
+            &format!("{}-renewed", ca.name),
+            Spec {
+                subj: &format!("/CN={}", ca.name),
+                key: Key::Pem(key),
+                ext: CA_EXT,
+                days: 7300,
+                serial: 7,
+                ..Spec::default()
+            },
+        )
+    };
+    let (a_renewed, c_renewed) = (renewed(&a), renewed(&c));
+    let ordinary = pki.leaf("ordinary", "/CN=ordinary-user", &a);
+    let proxy_c = pki.leaf("proxy-c", "/CN=front-proxy-client", &c);
+    let client_file = pki.bundle("client-ca.pem", &[&a]);
+    let rh_file = pki.bundle("rh-ca.pem", &[&b]);
+    // Replaced by rename, as a careful writer does.
+    let replace = |path: &std::path::Path, certs: &[&Issued]| {
+        std::fs::rename(pki.bundle("next.pem", certs), path).unwrap();
+    };
+    let built = AuthenticationOptions {
+        client_ca_file: Some(client_file.clone()),
+        requestheader: RequestHeaderConfig {
+            client_ca_file: Some(rh_file.clone()),
+            ..RequestHeaderConfig::standard()
+        },
+        reload_interval: Duration::from_millis(20),
+        ..Default::default()
+    }
+    .build()
+    .unwrap();
+    let who = |chain: &[&Issued]| {
+        let result = built
+            .chain
+            .authenticate_request(&proxied(chain), &Context::default())
+            .into_ready()
+            .unwrap();
+        result.unwrap().unwrap().user.name().to_owned()
+    };
+    let (client_ca, rh_ca) = (&built.ca_hint_sources[0], &built.ca_hint_sources[1]);
+    let ders = |source: &Arc<dyn kube_authn::x509::CaBundleSource>| {
+        source.current_bundle().certificates().to_vec()
+    };
+    let wait_for = |source: &Arc<dyn kube_authn::x509::CaBundleSource>, want: &[&Issued]| {
+        let want: Vec<_> = want.iter().map(|c| c.der.clone()).collect();
+        let source = source.clone();
+        async move {
+            for _ in 0..250 {
+                if ders(&source) == want {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            panic!("the reload was not picked up");
+        }
+    };
+    assert_eq!(who(&[&ordinary]), "ordinary-user");
+
+    // The client CA, renewed, as the request-header CA: refused, `b` stays.
+    replace(&rh_file, &[&b, &a_renewed]);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(
+        ders(rh_ca) == [b.der.clone()],
+        "the overlapping request-header CA was loaded"
+    );
+    assert_eq!(who(&[&ordinary]), "ordinary-user");
+    // Another request-header CA loads.
+    replace(&rh_file, &[&c]);
+    wait_for(rh_ca, &[&c]).await;
+    assert_eq!(who(&[&proxy_c]), "system:admin");
+
+    // The request-header CA, renewed, as the client CA: refused, `a` stays.
+    replace(&client_file, &[&c_renewed]);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(
+        ders(client_ca) == [a.der.clone()],
+        "the overlapping client CA was loaded"
+    );
+    assert_eq!(who(&[&ordinary]), "ordinary-user");
+    // Another client CA loads.
+    replace(&client_file, &[&a, &b]);
+    wait_for(client_ca, &[&a, &b]).await;
+    assert_eq!(who(&[&ordinary]), "ordinary-user");
+}
+
 struct Setup {
     pki: Pki,
     rh_ca: Issued,

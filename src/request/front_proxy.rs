@@ -221,13 +221,15 @@ impl RequestHeaderConfig {
         request_header_ca: &CaBundle,
     ) -> Result<(), ConfigError> {
         if self.allowed_names.is_empty() && client_ca.overlaps(request_header_ca) {
-            return Err(ConfigError::new(
-                "--requestheader-client-ca-file and --client-ca-file contain overlapping certificates; --requestheader-allowed-names must be specified to ensure regular client certificates cannot set authenticating proxy headers for arbitrary users",
-            ));
+            return Err(ConfigError::new(CA_OVERLAP));
         }
         Ok(())
     }
 }
+
+/// kube-apiserver's error for a client CA and request-header CA that overlap while
+/// `--requestheader-allowed-names` is empty.
+pub(crate) const CA_OVERLAP: &str = "--requestheader-client-ca-file and --client-ca-file contain overlapping certificates; --requestheader-allowed-names must be specified to ensure regular client certificates cannot set authenticating proxy headers for arbitrary users";
 
 /// Parses configured header names: trimmed, non-empty (`empty header "<original>"`), valid
 /// HTTP header names, lower-cased.
@@ -368,15 +370,24 @@ impl FrontProxy {
     /// assert_eq!(err.to_string(), r#"invalid header name "X Group""#);
     /// ```
     pub fn new(config: RequestHeaderConfig) -> Result<Self, ConfigError> {
-        Ok(Self::build(&config)?)
+        Ok(Self::build(&config, None)?)
     }
 
-    /// [`FrontProxy::new`], telling a CA error from a header-name error.
-    pub(crate) fn build(config: &RequestHeaderConfig) -> Result<Self, BuildError> {
+    /// [`FrontProxy::new`], telling a CA error from a header-name error; `guard`, if given,
+    /// checks every reload of the CA file.
+    pub(crate) fn build(
+        config: &RequestHeaderConfig,
+        guard: Option<Arc<x509::OverlapGuard>>,
+    ) -> Result<Self, BuildError> {
         let ca = match (&config.client_ca_file, &config.client_ca_pem) {
-            (Some(path), _) => {
-                CaSource::File(CaSource::load_file("request-header", path).map_err(BuildError::Ca)?)
-            }
+            (Some(path), _) => CaSource::File(
+                CaSource::load_file(
+                    "request-header",
+                    path,
+                    guard.map(|g| (g, x509::CaRole::RequestHeader)),
+                )
+                .map_err(BuildError::Ca)?,
+            ),
             (None, Some(pem)) => {
                 CaSource::Static(Arc::new(CaBundle::from_pem(pem).map_err(|e| {
                     BuildError::Ca(ConfigError::new(format!(
@@ -443,6 +454,11 @@ impl FrontProxy {
             CaSource::File(r) => Some(r.spawn_watch(interval)),
             CaSource::Static(_) => None,
         }
+    }
+
+    /// Where the request-header CA bundle comes from.
+    pub(crate) fn ca_source(&self) -> &CaSource {
+        &self.ca
     }
 
     /// The current request-header CA bundle.

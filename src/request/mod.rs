@@ -61,7 +61,7 @@ mod websocket;
 
 pub use basic::Basic;
 pub use bearer::Bearer;
-pub(crate) use front_proxy::BuildError;
+pub(crate) use front_proxy::{BuildError, CA_OVERLAP};
 pub use front_proxy::{
     ExtensionApiserverAuthentication, FrontProxy, MAX_CONFIGMAP_BYTES, MAX_EXTRA_VALUES,
     MAX_GROUPS, RequestHeaderConfig, decode_extra_key,

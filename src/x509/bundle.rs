@@ -379,11 +379,30 @@ impl CaBundle {
     /// ```
     pub fn overlaps(&self, other: &CaBundle) -> bool {
         self.ders.iter().any(|d| other.ders.contains(d))
-            || self.anchors.iter().any(|a| {
-                other.anchors.iter().any(|b| {
-                    a.subject == b.subject && a.subject_public_key_info == b.subject_public_key_info
-                })
+            || other
+                .anchors
+                .iter()
+                .any(|b| self.has_ca(&b.subject, &b.subject_public_key_info))
+    }
+
+    /// Whether a CA of this bundle has this subject and public key (DER contents).
+    fn has_ca(&self, subject: &[u8], spki: &[u8]) -> bool {
+        self.anchors
+            .iter()
+            .any(|a| a.subject.as_ref() == subject && a.subject_public_key_info.as_ref() == spki)
+    }
+
+    /// The (subject, public key) of each CA, what [`overlaps`](Self::overlaps) compares.
+    fn ca_ids(&self) -> Vec<(Box<[u8]>, Box<[u8]>)> {
+        self.anchors
+            .iter()
+            .map(|a| {
+                (
+                    a.subject.as_ref().into(),
+                    a.subject_public_key_info.as_ref().into(),
+                )
             })
+            .collect()
     }
 }
 
@@ -476,6 +495,72 @@ impl CaBundleSource for crate::request::FrontProxy {
     }
 }
 
+/// The two bundles an [`OverlapGuard`] keeps apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CaRole {
+    /// `--client-ca-file`.
+    Client = 0,
+    /// `--requestheader-client-ca-file`.
+    RequestHeader = 1,
+}
+
+/// A bundle as it is now, read without keeping its reloader alive.
+type LiveBundle = Box<dyn Fn() -> Option<Arc<CaBundle>> + Send + Sync>;
+
+/// The start-up overlap check ([`RequestHeaderConfig::check_ca_overlap`], with empty
+/// `--requestheader-allowed-names`) applied again whenever the client CA file or the
+/// request-header CA file is reloaded: a version that would make the two overlap is refused
+/// as a version that does not parse is (the previous bundle stays; an error is logged; the
+/// refused version is read again only once the file changes). Armed once both bundles are
+/// loaded and the start-up check passed. The two reloads check under one lock, each against
+/// the other bundle as it is now and as its last accepted reload left it (which may not be
+/// swapped in yet), so two files changed at the same moment cannot both pass.
+///
+/// [`RequestHeaderConfig::check_ca_overlap`]: crate::request::RequestHeaderConfig::check_ca_overlap
+#[derive(Default)]
+pub(crate) struct OverlapGuard {
+    armed: std::sync::Mutex<Option<Armed>>,
+}
+
+struct Armed {
+    /// Each bundle as it is now, by [`CaRole`].
+    live: [LiveBundle; 2],
+    /// The CAs of each bundle's last reload this guard let through, by [`CaRole`].
+    accepted: [Option<Vec<(Box<[u8]>, Box<[u8]>)>>; 2],
+}
+
+impl OverlapGuard {
+    /// Starts checking reloads against `client` and `request_header` (each bundle as it is
+    /// now).
+    pub(crate) fn arm(&self, client: &CaSource, request_header: &CaSource) {
+        *self.armed.lock().unwrap_or_else(|p| p.into_inner()) = Some(Armed {
+            live: [client.live(), request_header.live()],
+            accepted: [None, None],
+        });
+    }
+
+    /// Lets `role`'s reloaded bundle `new` through, or refuses it for overlapping the other.
+    fn admit(&self, role: CaRole, new: &CaBundle, name: &str) -> Result<(), ConfigError> {
+        let mut armed = self.armed.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(armed) = armed.as_mut() else {
+            return Ok(());
+        };
+        let other = 1 - role as usize;
+        let pending = armed.accepted[other]
+            .as_deref()
+            .is_some_and(|ids| ids.iter().any(|(s, k)| new.has_ca(s, k)));
+        if pending || (armed.live[other])().is_some_and(|now| new.overlaps(&now)) {
+            tracing::error!(
+                bundle = %go_quote(name),
+                "the reloaded CA bundle overlaps the other of --client-ca-file and --requestheader-client-ca-file while --requestheader-allowed-names is empty; keeping the previous bundle"
+            );
+            return Err(ConfigError::new(crate::request::CA_OVERLAP));
+        }
+        armed.accepted[role as usize] = Some(new.ca_ids());
+        Ok(())
+    }
+}
+
 /// Where an authenticator gets its CA bundle: fixed, or a file reloaded on change.
 #[derive(Clone)]
 pub(crate) enum CaSource {
@@ -498,14 +583,27 @@ impl CaSource {
         self.with(CaBundle::generation)
     }
 
+    /// The bundle as it is now, read without keeping a reloader alive.
+    fn live(&self) -> LiveBundle {
+        match self {
+            CaSource::Static(b) => {
+                let b = b.clone();
+                Box::new(move || Some(b.clone()))
+            }
+            CaSource::File(r) => Box::new(r.current_weak()),
+        }
+    }
+
     /// Loads the CA file `path` for `purpose` (`client-ca-bundle`, `request-header`) with the
     /// texts kube-apiserver prints through `NewDynamicCAContentFromFile`: the file's `open`
     /// error as Go prints it (`open <path>: no such file or directory`), `missing content for
     /// CA bundle "<purpose>::<path>"` for an empty file, `error loading CA bundle for
-    /// "<purpose>::<path>": <parse error>` otherwise (white space only included).
+    /// "<purpose>::<path>": <parse error>` otherwise (white space only included). `guard`, if
+    /// given, also checks every reload, as the bundle of that role.
     pub(crate) fn load_file(
         purpose: &str,
         path: &std::path::Path,
+        guard: Option<(Arc<OverlapGuard>, CaRole)>,
     ) -> Result<crate::reload::FileReloader<CaBundle>, ConfigError> {
         let name = format!("{purpose}::{}", path.display());
         let name2 = name.clone();
@@ -519,12 +617,16 @@ impl CaSource {
                     go_quote(&name2)
                 )));
             }
-            CaBundle::from_pem(bytes).map_err(|e| {
+            let bundle = CaBundle::from_pem(bytes).map_err(|e| {
                 ConfigError::new(format!(
                     "error loading CA bundle for {}: {e}",
                     go_quote(&name2)
                 ))
-            })
+            })?;
+            if let Some((guard, role)) = &guard {
+                guard.admit(*role, &bundle, &name2)?;
+            }
+            Ok(bundle)
         })
         .inspect(|_| tracing::debug!(%name, "loaded CA bundle"))
     }
@@ -667,7 +769,7 @@ mod tests {
             ("a CA", &good, Ok(())),
         ];
         for (case, path, want) in cases {
-            let got = CaSource::load_file("request-header", path)
+            let got = CaSource::load_file("request-header", path, None)
                 .map(|_| ())
                 .map_err(|e| e.to_string());
             assert_eq!(got, want, "case {case}");

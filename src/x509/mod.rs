@@ -149,7 +149,7 @@ use std::time::{Duration, SystemTime};
 use http::request::Parts;
 
 pub use bundle::{CaBundle, CaBundleSource, MAX_BUNDLE_BYTES, MAX_BUNDLE_CERTS, parse_pem_bundle};
-pub(crate) use bundle::{CaSource, next_id};
+pub(crate) use bundle::{CaRole, CaSource, OverlapGuard, next_id};
 #[doc(hidden)]
 pub use der::{signed_parts, subject_public_key};
 pub use metrics::{
@@ -288,8 +288,22 @@ impl X509Authenticator {
     /// assert_eq!(err.to_string(), "open /nonexistent: no such file or directory");
     /// ```
     pub fn from_ca_file(path: impl AsRef<Path>) -> Result<Self, ConfigError> {
-        let reloader = CaSource::load_file("client-ca-bundle", path.as_ref())?;
+        Self::from_ca_file_guarded(path.as_ref(), None)
+    }
+
+    /// [`from_ca_file`](Self::from_ca_file); `guard`, if given, checks every reload.
+    pub(crate) fn from_ca_file_guarded(
+        path: &Path,
+        guard: Option<Arc<OverlapGuard>>,
+    ) -> Result<Self, ConfigError> {
+        let guard = guard.map(|g| (g, CaRole::Client));
+        let reloader = CaSource::load_file("client-ca-bundle", path, guard)?;
         Ok(Self::with_source(CaSource::File(reloader)))
+    }
+
+    /// Where the CA bundle comes from.
+    pub(crate) fn ca_source(&self) -> &CaSource {
+        &self.ca
     }
 
     /// Trusts a fixed bundle.
