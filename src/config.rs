@@ -750,25 +750,22 @@ pub fn pflag_string_slice(flag: &str, value: &str) -> Result<Vec<String>, String
 
 /// Go's `time.quote` (src/time/format.go), which `time.ParseDuration` quotes its input and
 /// units with: `"` and `\` are escaped with a backslash, every byte of a character below
-/// `' '` or above ASCII is written `\xNN` (lower-case hex), and the rest (DEL included) as is.
-/// Not `strconv.Quote`: `\t` is `\x09`, `µ` is `\xc2\xb5`.
-fn go_time_quote(s: &str) -> String {
+/// `' '` or above ASCII (and every byte that is not UTF-8) is written `\xNN` (lower-case hex),
+/// and the rest (DEL included) as is. Not `strconv.Quote`: `\t` is `\x09`, `µ` is `\xc2\xb5`.
+fn go_time_quote(s: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
-    for c in s.chars() {
-        if c < ' ' || !c.is_ascii() {
-            let mut buf = [0; 4];
-            for b in c.encode_utf8(&mut buf).bytes() {
-                const HEX: &[u8; 16] = b"0123456789abcdef";
-                out.push_str("\\x");
-                out.push(char::from(HEX[usize::from(b >> 4)]));
-                out.push(char::from(HEX[usize::from(b & 0xf)]));
-            }
+    for &b in s {
+        if b < b' ' || !b.is_ascii() {
+            out.push_str("\\x");
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 0xf)]));
         } else {
-            if c == '"' || c == '\\' {
+            if b == b'"' || b == b'\\' {
                 out.push('\\');
             }
-            out.push(c);
+            out.push(char::from(b));
         }
     }
     out.push('"');
@@ -779,7 +776,7 @@ fn go_time_quote(s: &str) -> String {
 /// a sequence of decimal numbers, each with an optional fraction and a unit suffix — `ns`,
 /// `us` (or `µs`, `μs`), `ms`, `s`, `m`, `h` — such as `2m`, `10s`, `1h30m`, `1.5h`, `2m0s`;
 /// a bare `0` is zero. Errors are Go's texts. Unlike Go, a negative duration is refused
-/// (`-1s` means nothing for a TTL or a timeout).
+/// (`-1s` means nothing for a TTL or a timeout); [`go_parse_duration`] is Go's function.
 ///
 /// ```
 /// use kube_authn::config::parse_go_duration;
@@ -790,95 +787,139 @@ fn go_time_quote(s: &str) -> String {
 /// assert_eq!(parse_go_duration("10").unwrap_err().to_string(), r#"time: missing unit in duration "10""#);
 /// ```
 pub fn parse_go_duration(input: &str) -> Result<Duration, ConfigError> {
-    let quoted = go_time_quote(input);
-    let invalid = || ConfigError::new(format!("time: invalid duration {quoted}"));
-    let (negative, mut s) = match input.as_bytes().first() {
-        Some(b'-') => (true, &input[1..]),
-        Some(b'+') => (false, &input[1..]),
-        _ => (false, input),
-    };
-    if s == "0" {
-        return Ok(Duration::ZERO);
+    match go_parse_duration(input.as_bytes())? {
+        nanos if nanos < 0 => Err(ConfigError::new(format!(
+            "negative duration {} is not allowed",
+            go_time_quote(input.as_bytes())
+        ))),
+        nanos => Ok(Duration::from_nanos(nanos.unsigned_abs())),
+    }
+}
+
+/// Go's `time.ParseDuration` (Go 1.26, src/time/format.go) over a Go string (bytes, which need
+/// not be UTF-8): the signed duration in nanoseconds, negative ones included, or Go's error
+/// text (`time: invalid duration "x"`, `time: missing unit in duration "1"`, `time: unknown
+/// unit "e" in duration "1e3s"`, quoted by Go's `time.quote`). A port of Go's code: the same
+/// overflow checks (`-9223372036854775808ns` is valid, its positive is not) and the fraction
+/// scaled in `f64`, so every value rounds as Go's does.
+///
+/// ```
+/// use kube_authn::config::go_parse_duration;
+/// assert_eq!(go_parse_duration(b"-1.5s").unwrap(), -1_500_000_000);
+/// assert_eq!(go_parse_duration(b"+0").unwrap(), 0);
+/// assert_eq!(go_parse_duration(b"\xff").unwrap_err().to_string(), r#"time: invalid duration "\xff""#);
+/// ```
+pub fn go_parse_duration(input: &[u8]) -> Result<i64, ConfigError> {
+    const LIMIT: u64 = 1 << 63;
+    let error =
+        |message: &str| ConfigError::new(format!("time: {message} {}", go_time_quote(input)));
+    let invalid = || error("invalid duration");
+    let mut s = input;
+    let mut negative = false;
+    if let Some(&c) = s.first() {
+        if c == b'-' || c == b'+' {
+            negative = c == b'-';
+            s = &s[1..];
+        }
+    }
+    if s == b"0" {
+        return Ok(0);
     }
     if s.is_empty() {
         return Err(invalid());
     }
-    // Go's limit: the total must fit an int64 of nanoseconds.
-    const MAX: u128 = i64::MAX as u128;
-    let mut total: u128 = 0;
+    let mut d: u64 = 0;
     while !s.is_empty() {
-        let first = s.as_bytes()[0];
-        if !(first == b'.' || first.is_ascii_digit()) {
+        if !(s[0] == b'.' || s[0].is_ascii_digit()) {
             return Err(invalid());
         }
-        let int_len = s.bytes().take_while(u8::is_ascii_digit).count();
-        let mut whole: u128 = 0;
-        for d in s[..int_len].bytes() {
-            whole = whole * 10 + u128::from(d - b'0');
-            if whole > MAX {
+        // leadingInt
+        let int_len = s.iter().take_while(|b| b.is_ascii_digit()).count();
+        let mut v: u64 = 0;
+        for &c in &s[..int_len] {
+            if v > LIMIT / 10 {
+                return Err(invalid());
+            }
+            v = v * 10 + u64::from(c - b'0');
+            if v > LIMIT {
                 return Err(invalid());
             }
         }
         s = &s[int_len..];
-        let mut frac: u128 = 0;
-        let mut scale: f64 = 1.0;
-        let mut frac_len = 0;
-        if let Some(rest) = s.strip_prefix('.') {
-            frac_len = rest.bytes().take_while(u8::is_ascii_digit).count();
-            for d in rest[..frac_len].bytes() {
-                // Digits beyond what an int64 can hold are dropped, as Go does.
-                let next = frac * 10 + u128::from(d - b'0');
-                if frac <= MAX / 10 && next <= MAX + 1 {
-                    frac = next;
-                    scale *= 10.0;
+        let pre = int_len > 0;
+        // leadingFraction: digits past what fits are dropped.
+        let (mut f, mut scale, mut post) = (0u64, 1f64, false);
+        if let Some(rest) = s.strip_prefix(b".") {
+            let frac_len = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+            let mut overflow = false;
+            for &c in &rest[..frac_len] {
+                if overflow {
+                    continue;
                 }
+                if f > (LIMIT - 1) / 10 {
+                    overflow = true;
+                    continue;
+                }
+                let y = f * 10 + u64::from(c - b'0');
+                if y > LIMIT {
+                    overflow = true;
+                    continue;
+                }
+                f = y;
+                scale *= 10.0;
             }
+            post = frac_len > 0;
             s = &rest[frac_len..];
         }
-        if int_len == 0 && frac_len == 0 {
+        if !pre && !post {
             return Err(invalid());
         }
         let unit_len = s
-            .bytes()
-            .take_while(|b| *b != b'.' && !b.is_ascii_digit())
+            .iter()
+            .take_while(|&&c| c != b'.' && !c.is_ascii_digit())
             .count();
-        let unit = &s[..unit_len];
-        s = &s[unit_len..];
-        let nanos: u128 = match unit {
-            "" => {
-                return Err(ConfigError::new(format!(
-                    "time: missing unit in duration {quoted}"
-                )));
-            }
-            "ns" => 1,
-            "us" | "\u{b5}s" | "\u{3bc}s" => 1_000,
-            "ms" => 1_000_000,
-            "s" => 1_000_000_000,
-            "m" => 60_000_000_000,
-            "h" => 3_600_000_000_000,
+        if unit_len == 0 {
+            return Err(error("missing unit in duration"));
+        }
+        let (u, rest) = s.split_at(unit_len);
+        s = rest;
+        let unit: u64 = match u {
+            b"ns" => 1,
+            // `µs` (U+00B5) and `μs` (U+03BC).
+            b"us" | b"\xc2\xb5s" | b"\xce\xbcs" => 1_000,
+            b"ms" => 1_000_000,
+            b"s" => 1_000_000_000,
+            b"m" => 60_000_000_000,
+            b"h" => 3_600_000_000_000,
             other => {
-                return Err(ConfigError::new(format!(
-                    "time: unknown unit {} in duration {quoted}",
+                return Err(error(&format!(
+                    "unknown unit {} in duration",
                     go_time_quote(other)
                 )));
             }
         };
-        let value = whole
-            .checked_mul(nanos)
-            .filter(|v| *v <= MAX)
-            .ok_or_else(invalid)?;
-        total = total
-            // Go scales the fraction in float64; so do we, to round identically.
-            .checked_add(value + (frac as f64 * (nanos as f64 / scale)) as u128)
-            .filter(|v| *v <= MAX)
-            .ok_or_else(invalid)?;
+        if v > LIMIT / unit {
+            return Err(invalid());
+        }
+        v *= unit;
+        if f > 0 {
+            // Go's float64 arithmetic; the conversion saturates as Go's does for values
+            // in range (at most 3.6e12 here).
+            v += (f as f64 * (unit as f64 / scale)) as u64;
+            if v > LIMIT {
+                return Err(invalid());
+            }
+        }
+        d += v;
+        if d > LIMIT {
+            return Err(invalid());
+        }
     }
-    if negative && total > 0 {
-        return Err(ConfigError::new(format!(
-            "negative duration {quoted} is not allowed"
-        )));
+    if negative {
+        // d ≤ 2^63: its negation fits (i64::MIN at most).
+        return Ok(0i64.wrapping_sub_unsigned(d));
     }
-    Ok(Duration::from_nanos(total as u64))
+    i64::try_from(d).map_err(|_| invalid())
 }
 
 #[cfg(test)]
@@ -1346,6 +1387,73 @@ mod tests {
                 assert_eq!(got, want, "case {name}");
             }
         });
+    }
+
+    /// `go_parse_duration` is Go's `time.ParseDuration`: each row printed by Go 1.26 for the
+    /// same bytes (negative durations, the int64 limits, bytes that are not UTF-8).
+    #[test]
+    fn go_parse_duration_is_gos() {
+        let cases: &[(&[u8], Result<i64, &str>)] = &[
+            (b"x", Err(r#"time: invalid duration "x""#)),
+            (b"1ns", Ok(1)),
+            (b"-1.5s", Ok(-1_500_000_000)),
+            (b"+0", Ok(0)),
+            (b"0", Ok(0)),
+            (b"-0", Ok(0)),
+            (b"", Err(r#"time: invalid duration """#)),
+            (b"+", Err(r#"time: invalid duration "+""#)),
+            (b"-", Err(r#"time: invalid duration "-""#)),
+            (b"1", Err(r#"time: missing unit in duration "1""#)),
+            (b"1e3s", Err(r#"time: unknown unit "e" in duration "1e3s""#)),
+            (b" 1s", Err(r#"time: invalid duration " 1s""#)),
+            (b"\xff", Err(r#"time: invalid duration "\xff""#)),
+            (
+                b"1\xff",
+                Err(r#"time: unknown unit "\xff" in duration "1\xff""#),
+            ),
+            (b"1.5h", Ok(5_400_000_000_000)),
+            (b".5s", Ok(500_000_000)),
+            (b"5.s", Ok(5_000_000_000)),
+            (b"-.s", Err(r#"time: invalid duration "-.s""#)),
+            (b"9223372036854775807ns", Ok(i64::MAX)),
+            (
+                b"9223372036854775808ns",
+                Err(r#"time: invalid duration "9223372036854775808ns""#),
+            ),
+            (b"-9223372036854775808ns", Ok(i64::MIN)),
+            (
+                b"-9223372036854775809ns",
+                Err(r#"time: invalid duration "-9223372036854775809ns""#),
+            ),
+            (b"2562047h47m16.854775807s", Ok(i64::MAX)),
+            (
+                b"2562047h47m16.854775808s",
+                Err(r#"time: invalid duration "2562047h47m16.854775808s""#),
+            ),
+            (b"-2562047h47m16.854775808s", Ok(i64::MIN)),
+            (b"0.0000000001s", Ok(0)),
+            (b"1.0000000000000000000000001h", Ok(3_600_000_000_000)),
+            (
+                b"18446744073709551616ns",
+                Err(r#"time: invalid duration "18446744073709551616ns""#),
+            ),
+            (b"30s", Ok(30_000_000_000)),
+            ("1\u{b5}s".as_bytes(), Ok(1_000)),
+            ("1\u{3bc}s".as_bytes(), Ok(1_000)),
+            (b"1us", Ok(1_000)),
+            (b"\"<", Err(r#"time: invalid duration "\"<""#)),
+            (b"1h1h1h", Ok(10_800_000_000_000)),
+            (b"3.000000001s", Ok(3_000_000_001)),
+            (b"0.3333333333333333333h", Ok(1_200_000_000_000)),
+        ];
+        for (input, want) in cases {
+            let got = go_parse_duration(input).map_err(|e| e.to_string());
+            assert_eq!(
+                got.as_ref().map_err(String::as_str),
+                want.as_ref().map_err(|e| *e),
+                "{input:?}"
+            );
+        }
     }
 
     /// Duration errors quote as Go's `time.quote` does, not as Rust's `{:?}` (nor Go's `%q`):
