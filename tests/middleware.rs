@@ -638,6 +638,52 @@ fn capture_logs() -> (Logs, tracing::subscriber::DefaultGuard) {
     (Logs(buf), tracing::subscriber::set_default(subscriber))
 }
 
+/// Path conditions compare the decoded path, as Kubernetes does, but axum routes on the raw
+/// one: `/%68ealthz` is anonymous under `with_paths(["/healthz"])` and misses the `/healthz`
+/// route, so a fallback handler serves it as `system:anonymous`. With
+/// `require_raw_path_match` it is not anonymous (401); `/healthz` itself still is.
+#[tokio::test]
+async fn raw_path_match_keeps_other_spellings_of_anonymous_paths_from_fallbacks() {
+    use axum::extract::Request as AxumRequest;
+    let app = |anonymous: Anonymous| {
+        axum::Router::new()
+            .route("/healthz", axum::routing::get(|| async { "healthz" }))
+            .fallback(|req: AxumRequest| async move {
+                let who = Authenticated::from_request(&req).map(|a| a.user.name().to_owned());
+                format!("fallback as {}", who.unwrap_or_default())
+            })
+            .layer(AuthenticationLayer::new(
+                ChainBuilder::new()
+                    .token(tokens())
+                    .anonymous(anonymous)
+                    .build(),
+            ))
+    };
+    let ask = |anonymous: Anonymous, path: &'static str| async move {
+        let req = AxumRequest::get(path)
+            .body(axum::body::Body::empty())
+            .unwrap();
+        let res = app(anonymous).oneshot(req).await.unwrap();
+        let status = res.status();
+        let body = res.into_body().collect().await.unwrap().to_bytes();
+        (status.as_u16(), String::from_utf8(body.to_vec()).unwrap())
+    };
+    let decoded = || Anonymous::with_paths(["/healthz"]);
+    let raw = || Anonymous::with_paths(["/healthz"]).require_raw_path_match();
+    assert_eq!(ask(decoded(), "/healthz").await, (200, "healthz".into()));
+    assert_eq!(
+        ask(decoded(), "/%68ealthz").await,
+        (200, "fallback as system:anonymous".into())
+    );
+    assert_eq!(ask(raw(), "/healthz").await, (200, "healthz".into()));
+    assert_eq!(
+        ask(raw(), "/healthz?verbose").await,
+        (200, "healthz".into())
+    );
+    assert_eq!(ask(raw(), "/%68ealthz").await.0, 401);
+    assert_eq!(ask(raw(), "/admin").await.0, 401);
+}
+
 /// An authenticator's error text is the attacker's to choose (an OIDC claim value, a
 /// webhook's message): the middleware's log line shows it escaped, so a line break in it
 /// cannot forge a log line of its own.

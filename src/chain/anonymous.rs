@@ -24,11 +24,20 @@
 //! | `/healthz%zz`, `/healthz%` | (invalid escape) | no |
 //! | `/%FF` | (not UTF-8) | no |
 //!
-//! Why this is safe: a request is let in only when its decoded path *equals* an allowed path. A
-//! router that matches raw paths routes such a request either to that same endpoint or to
-//! nothing (404); a router that decodes routes it to that endpoint. No spelling that a router
-//! might resolve to a *different* endpoint (dot segments, doubled slashes, encoded slashes)
-//! matches, because nothing is normalised on our side: every trick fails closed with a 401.
+//! What a router then does with it: a request is let in only when its decoded path *equals* an
+//! allowed path, but its raw spelling may differ (`/heal%74hz`, `/%68ealthz`). A router that
+//! routes on the decoded path (Go's `ServeMux`, so kube-apiserver) sends it to that endpoint.
+//! A router that routes on the raw path (axum and its `matchit`, like most Rust routers) does
+//! not match the `/healthz` route with it and sends it to whatever handles unmatched paths: a
+//! 404 by default, but an axum `.fallback` handler or a `/{*rest}` wildcard route **receives
+//! it as `system:anonymous`**, whatever that handler serves. So, with path conditions, either
+//! route on the decoded path, or give fallback and wildcard handlers nothing an anonymous
+//! caller may not have (check [`UserInfo::is_anonymous`] there), or call
+//! [`Anonymous::require_raw_path_match`], which lets in only a path spelled exactly as listed
+//! (a difference from Kubernetes, opt-in). No spelling that a router might resolve to a
+//! *different* endpoint by normalising it (dot segments, doubled slashes, encoded slashes)
+//! matches, because nothing is normalised on our side: every such trick fails closed with a
+//! 401.
 //!
 //! ```
 //! use kube_authn::authenticator::{Context, RequestAuthenticator};
@@ -71,6 +80,8 @@ use crate::user::UserInfo;
 #[derive(Debug, Clone, Default)]
 pub struct Anonymous {
     allowed_paths: HashSet<String>,
+    /// Compare the raw path, not the decoded one ([`Anonymous::require_raw_path_match`]).
+    raw_path_only: bool,
 }
 
 impl Anonymous {
@@ -97,7 +108,32 @@ impl Anonymous {
     {
         Self {
             allowed_paths: paths.into_iter().map(Into::into).collect(),
+            raw_path_only: false,
         }
+    }
+
+    /// Lets in only a request whose path is spelled exactly as one of the listed paths, not
+    /// percent-decoded first (Kubernetes decodes; see the [module docs](self)): `/%68ealthz`
+    /// then no longer matches `/healthz`, so a router that routes on the raw path (axum) never
+    /// hands an anonymous request to a fallback or wildcard handler under another spelling of
+    /// an allowed path. A listed path with a character a client must percent-encode (a space,
+    /// a non-ASCII letter) then never matches. No effect without path conditions.
+    ///
+    /// ```
+    /// use kube_authn::authenticator::{Context, RequestAuthenticator};
+    /// use kube_authn::chain::anonymous::Anonymous;
+    ///
+    /// let anon = Anonymous::with_paths(["/healthz"]).require_raw_path_match();
+    /// let ask = |path: &str| {
+    ///     let (req, _) = http::Request::get(path).body(()).unwrap().into_parts();
+    ///     anon.authenticate_request(&req, &Context::default()).into_ready().unwrap().unwrap()
+    /// };
+    /// assert!(ask("/healthz?verbose").is_some());
+    /// assert!(ask("/%68ealthz").is_none()); // not mine: the request gets a 401
+    /// ```
+    pub fn require_raw_path_match(mut self) -> Self {
+        self.raw_path_only = true;
+        self
     }
 
     /// The configured path conditions.
@@ -112,6 +148,9 @@ impl Anonymous {
     fn path_allowed(&self, raw_path: &str) -> bool {
         if self.allowed_paths.is_empty() {
             return true;
+        }
+        if self.raw_path_only {
+            return self.allowed_paths.contains(raw_path);
         }
         match decode_path(raw_path) {
             Some(path) => self.allowed_paths.contains(path.as_ref()),
