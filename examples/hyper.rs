@@ -14,6 +14,7 @@
 use std::convert::Infallible;
 use std::sync::Arc;
 
+use aws_lc_rs::constant_time::verify_slices_are_equal;
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper::body::Incoming;
@@ -38,7 +39,9 @@ async fn main() -> std::io::Result<()> {
     let jane = Arc::new(UserInfo::builder("jane").group("dev").build());
     let chain = ChainBuilder::new()
         .token(SyncTokenFn::new(move |t: &str, _: &Context| {
-            Ok((t == "s3cr3t").then(|| Response::new(jane.clone())))
+            // Constant time: `==` stops at the first differing byte.
+            let known = verify_slices_are_equal(t.as_bytes(), b"s3cr3t").is_ok();
+            Ok(known.then(|| Response::new(jane.clone())))
         }))
         .anonymous(Anonymous::new())
         .build();

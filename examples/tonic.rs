@@ -20,6 +20,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll};
 
+use aws_lc_rs::constant_time::verify_slices_are_equal;
 use bytes::{Buf, BufMut};
 use kube_authn::authenticator::{Context, Response, SyncTokenFn};
 use kube_authn::chain::ChainBuilder;
@@ -113,7 +114,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let jane = Arc::new(UserInfo::new("jane"));
     let chain = ChainBuilder::new()
         .token(SyncTokenFn::new(move |t: &str, _: &Context| {
-            Ok((t == "s3cr3t").then(|| Response::new(jane.clone())))
+            // Constant time: `==` stops at the first differing byte.
+            let known = verify_slices_are_equal(t.as_bytes(), b"s3cr3t").is_ok();
+            Ok(known.then(|| Response::new(jane.clone())))
         }))
         .build();
     let layer = AuthenticationLayer::builder(chain)

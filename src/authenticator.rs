@@ -26,18 +26,22 @@
 //! kopf lets an operator register a plain or an `async` login handler:
 //!
 //! ```
+//! use aws_lc_rs::constant_time::verify_slices_are_equal;
 //! use kube_authn::authenticator::{AsyncTokenFn, Context, Response, SyncTokenFn, TokenAuthenticator};
 //! use kube_authn::user::UserInfo;
 //! use std::sync::Arc;
 //!
-//! // Synchronous: answered in place.
+//! // Synchronous: answered in place. Secrets are compared in constant time (`==` stops at the
+//! // first differing byte).
 //! let sync = SyncTokenFn::new(|token: &str, _ctx: &Context| {
-//!     Ok((token == "let-me-in").then(|| Response::new(Arc::new(UserInfo::new("alice")))))
+//!     let known = verify_slices_are_equal(token.as_bytes(), b"let-me-in").is_ok();
+//!     Ok(known.then(|| Response::new(Arc::new(UserInfo::new("alice")))))
 //! });
 //! // Asynchronous: may call other services.
 //! let remote = AsyncTokenFn::new(|token: String, _ctx: Context| async move {
 //!     tokio::task::yield_now().await;
-//!     Ok((token == "remote").then(|| Response::new(Arc::new(UserInfo::new("bob")))))
+//!     let known = verify_slices_are_equal(token.as_bytes(), b"remote").is_ok();
+//!     Ok(known.then(|| Response::new(Arc::new(UserInfo::new("bob")))))
 //! });
 //!
 //! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {

@@ -25,6 +25,7 @@
 //! `docs/compatibility.md`.
 //!
 //! ```
+//! use aws_lc_rs::constant_time::verify_slices_are_equal;
 //! use kube_authn::authenticator::{Context, Response, SyncTokenFn};
 //! use kube_authn::chain::{anonymous::Anonymous, ChainBuilder};
 //! use kube_authn::user::UserInfo;
@@ -34,7 +35,9 @@
 //! let alice = Arc::new(UserInfo::builder("alice").group("developers").build());
 //! let chain = ChainBuilder::new()
 //!     .token(SyncTokenFn::new(move |token: &str, _: &Context| {
-//!         Ok((token == "s3cr3t").then(|| Response::new(alice.clone())))
+//!         // Secrets are compared in constant time (`==` stops at the first differing byte).
+//!         let known = verify_slices_are_equal(token.as_bytes(), b"s3cr3t").is_ok();
+//!         Ok(known.then(|| Response::new(alice.clone())))
 //!     }))
 //!     .anonymous(Anonymous::new())
 //!     .build();

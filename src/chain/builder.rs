@@ -35,13 +35,16 @@ type TokenWrapper = Box<dyn FnOnce(Arc<dyn TokenAuthenticator>) -> Arc<dyn Token
 /// `docs/compatibility.md`).
 ///
 /// ```
+/// use aws_lc_rs::constant_time::verify_slices_are_equal;
 /// use kube_authn::authenticator::{Context, RequestAuthenticator, Response, SyncTokenFn};
 /// use kube_authn::chain::{anonymous::Anonymous, ChainBuilder};
 /// use kube_authn::user::UserInfo;
 ///
 /// let chain = ChainBuilder::new()
 ///     .token(SyncTokenFn::new(|t: &str, _: &Context| {
-///         Ok((t == "secret").then(|| Response::new(UserInfo::new("alice").into())))
+///         // Constant time: `==` stops at the first differing byte.
+///         let known = verify_slices_are_equal(t.as_bytes(), b"secret").is_ok();
+///         Ok(known.then(|| Response::new(UserInfo::new("alice").into())))
 ///     }))
 ///     .anonymous(Anonymous::new())
 ///     .build();

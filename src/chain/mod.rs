@@ -11,13 +11,16 @@
 //!
 //! ```
 //! use std::sync::Arc;
+//! use aws_lc_rs::constant_time::verify_slices_are_equal;
 //! use kube_authn::authenticator::{Context, RequestAuthenticator, Response, SyncTokenFn};
 //! use kube_authn::chain::{anonymous::Anonymous, group::AuthenticatedGroupAdder, union::Union};
 //! use kube_authn::request::Bearer;
 //! use kube_authn::user::UserInfo;
 //!
 //! let tokens = SyncTokenFn::new(|t: &str, _: &Context| {
-//!     Ok((t == "s3cret").then(|| Response::new(UserInfo::new("jane").into())))
+//!     // Constant time: `==` stops at the first differing byte.
+//!     let known = verify_slices_are_equal(t.as_bytes(), b"s3cret").is_ok();
+//!     Ok(known.then(|| Response::new(UserInfo::new("jane").into())))
 //! });
 //! let chain = Union::fail_on_error(vec![
 //!     Arc::new(AuthenticatedGroupAdder::new(Bearer::new(tokens))),

@@ -22,6 +22,7 @@
 //!    tokens), `result` and `user` (the user name, which Kubernetes also logs and audits).
 //!
 //! ```
+//! use aws_lc_rs::constant_time::verify_slices_are_equal;
 //! use kube_authn::authenticator::{Context, Response, SyncTokenFn};
 //! use kube_authn::chain::ChainBuilder;
 //! use kube_authn::middleware::{Authenticated, AuthenticationLayer};
@@ -30,7 +31,9 @@
 //!
 //! let chain = ChainBuilder::new()
 //!     .token(SyncTokenFn::new(|t: &str, _: &Context| {
-//!         Ok((t == "s3cret").then(|| Response::new(UserInfo::new("jane").into())))
+//!         // Constant time: `==` stops at the first differing byte.
+//!         let known = verify_slices_are_equal(t.as_bytes(), b"s3cret").is_ok();
+//!         Ok(known.then(|| Response::new(UserInfo::new("jane").into())))
 //!     }))
 //!     .build();
 //! let app = AuthenticationLayer::new(chain).layer(service_fn(|req: http::Request<String>| async move {

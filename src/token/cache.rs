@@ -66,6 +66,7 @@
 //! [`KeyFunc::gmac`]). Which tokens share an entry is identical under both.
 //!
 //! ```
+//! use aws_lc_rs::constant_time::verify_slices_are_equal;
 //! use kube_authn::authenticator::{Context, Response, SyncTokenFn, TokenAuthenticator};
 //! use kube_authn::token::cache::CachedTokenAuthenticator;
 //! use kube_authn::user::UserInfo;
@@ -73,7 +74,9 @@
 //! use std::time::Duration;
 //!
 //! let backend = SyncTokenFn::new(|token: &str, _: &Context| {
-//!     Ok((token == "good").then(|| Response::new(Arc::new(UserInfo::new("alice")))))
+//!     // Constant time: `==` stops at the first differing byte.
+//!     let known = verify_slices_are_equal(token.as_bytes(), b"good").is_ok();
+//!     Ok(known.then(|| Response::new(Arc::new(UserInfo::new("alice")))))
 //! });
 //! let cached = CachedTokenAuthenticator::builder(backend)
 //!     .success_ttl(Duration::from_secs(10))
