@@ -393,7 +393,7 @@ impl CaBundle {
     }
 
     /// The (subject, public key) of each CA, what [`overlaps`](Self::overlaps) compares.
-    fn ca_ids(&self) -> Vec<(Box<[u8]>, Box<[u8]>)> {
+    fn ca_ids(&self) -> Vec<CaId> {
         self.anchors
             .iter()
             .map(|a| {
@@ -504,6 +504,10 @@ pub(crate) enum CaRole {
     RequestHeader = 1,
 }
 
+/// The subject and public key (DER contents) of a CA: what makes two certificates the same CA
+/// for the overlap check.
+type CaId = (Box<[u8]>, Box<[u8]>);
+
 /// A bundle as it is now, read without keeping its reloader alive.
 type LiveBundle = Box<dyn Fn() -> Option<Arc<CaBundle>> + Send + Sync>;
 
@@ -526,7 +530,7 @@ struct Armed {
     /// Each bundle as it is now, by [`CaRole`].
     live: [LiveBundle; 2],
     /// The CAs of each bundle's last reload this guard let through, by [`CaRole`].
-    accepted: [Option<Vec<(Box<[u8]>, Box<[u8]>)>>; 2],
+    accepted: [Option<Vec<CaId>>; 2],
 }
 
 impl OverlapGuard {
