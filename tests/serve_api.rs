@@ -1027,3 +1027,95 @@ async fn a_token_review_400_does_not_show_the_body() {
         }
     }
 }
+
+/// kube-apiserver's request-deadline filter runs before authentication on every path that is
+/// not long-running: a `timeout` query parameter Go cannot parse is its 400 for every caller
+/// (anonymous, a bad credential, a good one), with `time.ParseDuration`'s text; a `watch` is
+/// long-running, so its `timeout` is not read (answers recorded from kube-apiserver's filter).
+#[tokio::test]
+async fn a_bad_timeout_is_refused_before_authentication() {
+    let server = start();
+    let client = server.reqwest();
+    let bad = |value: &str| {
+        json!({
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": format!("invalid timeout specified in the request URL - time: {value}"),
+            "reason": "BadRequest",
+            "code": 400
+        })
+    };
+    let cases = [
+        (
+            "GET",
+            "/healthz?timeout=x",
+            None,
+            bad(r#"invalid duration "x""#),
+        ),
+        (
+            "POST",
+            "/apis/authentication.k8s.io/v1/tokenreviews?timeout=x",
+            Some("not-a-known-token"),
+            bad(r#"invalid duration "x""#),
+        ),
+        (
+            "POST",
+            "/apis/authentication.k8s.io/v1/tokenreviews?timeout=%22%3C",
+            Some(ADMIN_TOKEN),
+            bad(r#"invalid duration "\"<""#),
+        ),
+        (
+            "POST",
+            "/apis/authentication.k8s.io/v1/selfsubjectreviews?dryRun=x&timeout=1",
+            None,
+            bad(r#"missing unit in duration "1""#),
+        ),
+        (
+            "GET",
+            "/nope?timeout=%FF",
+            Some(JANE_TOKEN),
+            bad(r#"invalid duration "\xff""#),
+        ),
+    ];
+    for (method, path, token, want) in cases {
+        let mut req = client
+            .request(method.parse().unwrap(), server.url(path))
+            .header("content-type", "application/json")
+            .body("{}");
+        if let Some(token) = token {
+            req = req.bearer_auth(token);
+        }
+        let resp = req.send().await.unwrap();
+        let case = format!("{method} {path} as {token:?}");
+        assert_eq!(resp.status(), 400, "{case}");
+        assert_eq!(
+            resp.headers()["cache-control"],
+            "no-cache, private",
+            "{case}"
+        );
+        assert_eq!(resp.headers()["content-type"], "application/json", "{case}");
+        let got: Value = resp.json().await.unwrap();
+        assert_eq!(got, want, "{case}");
+    }
+    // A watch is long-running: the filter does not read its timeout.
+    let resp = client
+        .get(server.url(&format!("{TR}?watch=1&timeout=x")))
+        .bearer_auth(ADMIN_TOKEN)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 405);
+    // Only the first value counts, and a pair with `;` is no pair (Go's `url.ParseQuery`).
+    for query in ["timeout=1m&timeout=x", "timeout=x;y=1"] {
+        let (code, _, review) = post(
+            &client,
+            &server,
+            &format!("{TR}?{query}"),
+            &format!(r#"{{"spec":{{"token":"{JANE_TOKEN}"}}}}"#),
+        )
+        .await;
+        assert_eq!(code, 201, "{query}: {review}");
+    }
+}

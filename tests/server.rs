@@ -1940,6 +1940,70 @@ async fn a_body_that_stops_arriving_gets_504_after_the_request_timeout() {
     );
 }
 
+/// kube-apiserver's request deadline is the shorter of `?timeout=` (kube-apiserver's webhook
+/// client sends `?timeout=30s`) and `--request-timeout`: a body that stops arriving gets the 504
+/// after the query's second, not the flag's 30; and a deadline that passed before the body was
+/// read (`?timeout=1ns`) is the 504 too, as kube-apiserver's timeout filter answers it.
+#[tokio::test]
+async fn the_timeout_query_shortens_the_request_deadline() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = start(&["--request-timeout=30s"]);
+    let mut tls = raw_tls(&server).await;
+    let head = format!(
+        "POST /apis/authentication.k8s.io/v1/tokenreviews?timeout=1s HTTP/1.1\r\nHost: 127.0.0.1\r\n\
+         Authorization: Bearer {ADMIN_TOKEN}\r\nContent-Type: application/json\r\n\
+         Content-Length: 100\r\n\r\n{{\"spec\":"
+    );
+    tls.write_all(head.as_bytes()).await.unwrap();
+    tls.flush().await.unwrap();
+    let started = Instant::now();
+    let mut response = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !String::from_utf8_lossy(&response).contains("\"code\":504") {
+        let n = tokio::time::timeout(Duration::from_secs(10), tls.read(&mut buf))
+            .await
+            .expect("the server should answer once the query's timeout passes")
+            .unwrap();
+        assert!(
+            n > 0,
+            "closed without an answer: {}",
+            String::from_utf8_lossy(&response)
+        );
+        response.extend_from_slice(&buf[..n]);
+    }
+    let text = String::from_utf8_lossy(&response);
+    assert!(text.starts_with("HTTP/1.1 504"), "{text}");
+    assert!(
+        started.elapsed() >= Duration::from_millis(900),
+        "answered too early"
+    );
+    // A deadline that has passed when the body has been read.
+    let client = server.reqwest();
+    let resp = client
+        .post(server.url("/apis/authentication.k8s.io/v1/tokenreviews?timeout=1ns"))
+        .bearer_auth(ADMIN_TOKEN)
+        .header("content-type", "application/json")
+        .body(format!(r#"{{"spec":{{"token":"{JANE_TOKEN}"}}}}"#))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 504);
+    // A longer `timeout`, or none of the client's (`0s`, negative), leaves the flag's.
+    for query in ["timeout=1h", "timeout=0s", "timeout=-1s", "timeout="] {
+        let resp = client
+            .post(server.url(&format!(
+                "/apis/authentication.k8s.io/v1/tokenreviews?{query}"
+            )))
+            .bearer_auth(ADMIN_TOKEN)
+            .header("content-type", "application/json")
+            .body(format!(r#"{{"spec":{{"token":"{JANE_TOKEN}"}}}}"#))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), 201, "{query}");
+    }
+}
+
 /// The errors of reading a review's body are written as the create handler's `scope.err`
 /// writes them, negotiated like every other answer: indented, without a trailing newline, for
 /// curl's user agent (or `?pretty=true`).

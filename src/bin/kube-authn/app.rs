@@ -17,9 +17,9 @@
 //! `--token-review-groups` (default RBAC grants it to `system:masters` and the
 //! `system:auth-delegator` binding only); others get kube-apiserver's 403 text. Another
 //! method on a review path is RBAC's 403 for its verb (`list`, `update`, …) to all but
-//! members of `system:masters`, who get go-restful's 405. Bad bodies
-//! get a `Status` 400, oversized ones a 413, slow ones a 504 (`--request-timeout`); past
-//! `--max-mutating-requests-inflight` reviews get a 429. The create options (`dryRun`,
+//! members of `system:masters`, who get go-restful's 405. Bad bodies get a `Status` 400,
+//! oversized ones a 413, slow ones a 504 (`--request-timeout`, or a shorter `?timeout=`:
+//! [`crate::request_deadline`]); past `--max-mutating-requests-inflight` reviews get a 429. The create options (`dryRun`,
 //! `fieldManager`, `fieldValidation`) are validated as kube-apiserver validates them, and
 //! unknown or repeated body fields are reported as its `fieldValidation` says (see
 //! [`crate::create_options`]). Nothing here can panic on input.
@@ -63,7 +63,8 @@ pub struct App {
     pub api_audiences: Audiences,
     /// `--token-review-groups`: who may create TokenReviews.
     pub token_review_groups: Vec<String>,
-    /// `--request-timeout`: how long a review's body may take to arrive.
+    /// `--request-timeout`: how long a review's body may take to arrive (when the request
+    /// carries no [`crate::request_deadline::Deadline`]).
     pub request_timeout: std::time::Duration,
     /// `--max-mutating-requests-inflight` (`None`: no limit): reviews being answered.
     pub inflight: Option<Arc<tokio::sync::Semaphore>>,
@@ -212,7 +213,7 @@ fn forbidden(user: &UserInfo, resource: &str, pretty: bool) -> Response<Full<Byt
 /// Whether kube-apiserver's `RequestInfoFactory` reads the (decoded) `path` as a resource
 /// request: `/api/<version>/<…>` or `/apis/<group>/<version>/<…>` (empty segments from
 /// leading and trailing slashes trimmed first, as its `splitPath` does).
-fn resource_form(path: &[u8]) -> bool {
+pub(crate) fn resource_form(path: &[u8]) -> bool {
     let trimmed = {
         let start = path.iter().position(|&b| b != b'/').unwrap_or(path.len());
         let end = path
@@ -283,12 +284,12 @@ fn unknown_path(
 /// The attributes of a resource request, as kube-apiserver's `RequestInfo` holds them (Go
 /// strings: bytes, from the decoded path or the query).
 #[derive(Debug, Default, PartialEq)]
-struct ResourceInfo {
-    verb: &'static str,
+pub(crate) struct ResourceInfo {
+    pub(crate) verb: &'static str,
     group: Vec<u8>,
     namespace: Vec<u8>,
     resource: Vec<u8>,
-    subresource: Vec<u8>,
+    pub(crate) subresource: Vec<u8>,
     name: Vec<u8>,
 }
 
@@ -296,7 +297,11 @@ struct ResourceInfo {
 /// GrouplessAPIPrefixes `api`) for a path [`resource_form`] accepts; `None` for its error
 /// ("unable to determine kind and namespace from url": a `proxy` or `watch` prefix with no
 /// part after it).
-fn request_info(method: &Method, path: &[u8], query: Option<&str>) -> Option<ResourceInfo> {
+pub(crate) fn request_info(
+    method: &Method,
+    path: &[u8],
+    query: Option<&str>,
+) -> Option<ResourceInfo> {
     let start = path.iter().position(|&b| b != b'/').unwrap_or(path.len());
     let end = path
         .iter()
@@ -751,7 +756,7 @@ fn review_authorization(token: &str) -> String {
 /// Go's HTTP server refuses before any handler ([`crate::request_uri`] answers it in front of
 /// the middleware, so the handlers never see one). (The rule of `kube_authn::chain::anonymous`'s
 /// path matching.)
-fn go_url_path(raw: &str) -> Option<Cow<'_, [u8]>> {
+pub(crate) fn go_url_path(raw: &str) -> Option<Cow<'_, [u8]>> {
     if !raw.contains('%') {
         return Some(Cow::Borrowed(raw.as_bytes()));
     }
@@ -1110,11 +1115,20 @@ fn with_warnings(mut response: Response<Full<Bytes>>, texts: &[String]) -> Respo
     response
 }
 
+/// The request's deadline: the one kube-apiserver's request-deadline filter set in front of
+/// the middleware (`?timeout=`, at most `--request-timeout`: [`crate::request_deadline`]), or
+/// `request_timeout` from now.
+fn deadline_of<B>(req: &Request<B>, request_timeout: std::time::Duration) -> tokio::time::Instant {
+    req.extensions()
+        .get::<crate::request_deadline::Deadline>()
+        .map_or_else(|| tokio::time::Instant::now() + request_timeout, |d| d.0)
+}
+
 /// Reads a review's body; its errors are written as the create handler's `scope.err` writes
 /// them, pretty when the request asks for it.
 async fn read_body<B>(
     body: B,
-    timeout: std::time::Duration,
+    deadline: tokio::time::Instant,
     pretty: bool,
 ) -> Result<Bytes, Response<Full<Bytes>>>
 where
@@ -1122,11 +1136,14 @@ where
     B::Error: std::error::Error + Send + Sync + 'static,
 {
     // A client that drips its body (or stops) must not hold the request and its buffer:
-    // kube-apiserver's request timeout, and its 504.
-    let Ok(collected) =
-        tokio::time::timeout(timeout, Limited::new(body, MAX_BODY_BYTES).collect()).await
-    else {
-        return Err(request_timeout());
+    // kube-apiserver's request deadline, and its 504. A body that arrived after it (or as it
+    // passed: `?timeout=1ns`) gets the 504 too, which kube-apiserver's timeout filter gives
+    // once the deadline has passed.
+    let read = tokio::time::timeout_at(deadline, Limited::new(body, MAX_BODY_BYTES).collect());
+    let collected = match read.await {
+        Ok(_) if tokio::time::Instant::now() >= deadline => return Err(request_timeout()),
+        Ok(collected) => collected,
+        Err(_) => return Err(request_timeout()),
     };
     match collected {
         Ok(collected) => Ok(collected.to_bytes()),
@@ -1377,7 +1394,8 @@ impl App {
         }
         let query = req.uri().query().map(str::to_owned);
         // `raw` is the body as received, which the 400s summarise as Go does.
-        let (raw, body) = match read_body(req.into_body(), self.request_timeout, pretty).await {
+        let deadline = deadline_of(&req, self.request_timeout);
+        let (raw, body) = match read_body(req.into_body(), deadline, pretty).await {
             Ok(body) => (body.clone(), go_json_text(body)),
             Err(response) => return response,
         };
@@ -1489,7 +1507,8 @@ impl App {
             return unsupported_media_type(pretty);
         }
         let query = req.uri().query().map(str::to_owned);
-        let (raw, body) = match read_body(req.into_body(), self.request_timeout, pretty).await {
+        let deadline = deadline_of(&req, self.request_timeout);
+        let (raw, body) = match read_body(req.into_body(), deadline, pretty).await {
             Ok(body) => (body.clone(), go_json_text(body)),
             Err(response) => return response,
         };

@@ -8,6 +8,7 @@ mod create_options;
 mod dev;
 mod dev_token;
 mod discovery;
+mod request_deadline;
 mod request_uri;
 mod serve;
 

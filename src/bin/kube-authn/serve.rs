@@ -14,6 +14,7 @@ use tokio::net::TcpListener;
 use tower_layer::Layer;
 
 use crate::app::App;
+use crate::request_deadline::RequestDeadline;
 use crate::request_uri::GoRequestUri;
 use crate::{ServeArgs, certs, dev};
 
@@ -205,11 +206,15 @@ pub async fn run(mut args: ServeArgs) -> Result<(), String> {
         .metrics(metrics)
         .build();
     // Go's HTTP server refuses a bad request URI (`/apis%zz`) before any handler or
-    // authentication: in front of the middleware, every caller gets its answer.
-    let service = GoRequestUri::new(layer.layer(tower::service_fn(move |req| {
-        let app = app.clone();
-        async move { Ok::<_, std::convert::Infallible>(app.handle(req).await) }
-    })));
+    // authentication, and kube-apiserver's request-deadline filter a bad `?timeout=`: in front
+    // of the middleware, every caller gets their answers.
+    let service = GoRequestUri::new(RequestDeadline::new(
+        layer.layer(tower::service_fn(move |req| {
+            let app = app.clone();
+            async move { Ok::<_, std::convert::Infallible>(app.handle(req).await) }
+        })),
+        args.request_timeout,
+    ));
 
     tracing::info!(address = %local, schemes = ?built.chain.schemes(), "Serving securely");
     if let Some(dev) = &dev_setup {
