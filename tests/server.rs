@@ -1930,7 +1930,7 @@ async fn a_body_that_stops_arriving_gets_504_after_the_request_timeout() {
     );
     assert!(
         body.ends_with(
-            "{\"metadata\":{},\"status\":\"Failure\",\"message\":\"Timeout: request did not complete within requested timeout - context deadline exceeded\",\"reason\":\"Timeout\",\"details\":{},\"code\":504}\n"
+            "{\"metadata\":{},\"status\":\"Failure\",\"message\":\"Timeout: request did not complete within the allotted timeout\",\"reason\":\"Timeout\",\"details\":{},\"code\":504}\n"
         ),
         "{body}"
     );
@@ -1988,6 +1988,10 @@ async fn the_timeout_query_shortens_the_request_deadline() {
         .await
         .unwrap();
     assert_eq!(resp.status(), 504);
+    assert_eq!(
+        resp.text().await.unwrap(),
+        "{\"metadata\":{},\"status\":\"Failure\",\"message\":\"Timeout: request did not complete within the allotted timeout\",\"reason\":\"Timeout\",\"details\":{},\"code\":504}\n"
+    );
     // A longer `timeout`, or none of the client's (`0s`, negative), leaves the flag's.
     for query in ["timeout=1h", "timeout=0s", "timeout=-1s", "timeout="] {
         let resp = client

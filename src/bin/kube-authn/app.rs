@@ -117,14 +117,18 @@ fn status_with_details(
     )
 }
 
-/// kube-apiserver's 504 from its timeout filter, byte for byte: the `Status` without its type
-/// (`NewTimeoutError` sets none, and the filter encodes it as it is), with `details: {}`, and the
-/// content type Go's server sniffs from the body.
+/// kube-apiserver's 504 from its timeout filter (`WithTimeoutForNonLongRunningRequests`,
+/// k8s.io/apiserver v0.37.2 `server/filters/timeout.go`), which answers once the request's
+/// deadline has passed while the create handler still reads the body, byte for byte: its
+/// `NewTimeoutError("request did not complete within the allotted timeout", 0)` `Status` without
+/// its type (`NewTimeoutError` sets none, and the filter encodes it as it is), with
+/// `details: {}`, and the content type Go's server sniffs from the body. (The finisher's
+/// `… within requested timeout - context deadline exceeded` comes only after the body was read.)
 fn request_timeout() -> Response<Full<Bytes>> {
     let mut timeout = Status::failure(
         504,
         "Timeout",
-        "Timeout: request did not complete within requested timeout - context deadline exceeded",
+        "Timeout: request did not complete within the allotted timeout",
     )
     .with_details(StatusDetails::default());
     timeout.kind.clear();
