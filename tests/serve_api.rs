@@ -1119,3 +1119,51 @@ async fn a_bad_timeout_is_refused_before_authentication() {
         assert_eq!(code, 201, "{query}: {review}");
     }
 }
+
+/// Go's JSON scanner stops at 10 000 levels of nesting (`maxNestingDepth`): a review body
+/// nested that deep is read, one level more is the meta factory's 400, in every
+/// `fieldValidation` mode (kube-apiserver's answers, recorded from its handlers).
+#[tokio::test]
+async fn json_nested_beyond_10000_levels_is_gos_400() {
+    let server = start();
+    let client = server.reqwest();
+    // `levels` arrays and objects in all, the review object included.
+    let review = |levels: usize| {
+        format!(
+            r#"{{"spec":{{"token":"{JANE_TOKEN}"}},"x":{}{}}}"#,
+            "[".repeat(levels - 1),
+            "]".repeat(levels - 1)
+        )
+    };
+    let (code, _, got) = post(&client, &server, TR, &review(10_000)).await;
+    assert_eq!(code, 201, "{got}");
+    assert_eq!(got["status"]["user"]["username"], "jane");
+    let depth =
+        "couldn't get version/kind; json parse error: invalid character '[' exceeded max depth";
+    for mode in MODES {
+        let (code, _, got) = post(&client, &server, &format!("{TR}{mode}"), &review(10_001)).await;
+        assert_eq!(code, 400, "{mode}: {got}");
+        assert_eq!(
+            got["message"],
+            format!(
+                "the object provided is unrecognized (must be of type TokenReview): {depth} (<20058 bytes, not shown>)"
+            ),
+            "{mode}"
+        );
+    }
+    let ssr = |levels: usize| {
+        format!(
+            r#"{{"x":{}1{}}}"#,
+            r#"{"a":"#.repeat(levels - 1),
+            "}".repeat(levels - 1)
+        )
+    };
+    let (code, _, got) = post(&client, &server, SSR, &ssr(10_000)).await;
+    assert_eq!(code, 201, "{got}");
+    let (code, _, got) = post(&client, &server, SSR, &ssr(10_001)).await;
+    assert_eq!(code, 400, "{got}");
+    assert_eq!(
+        got["message"],
+        r#"the object provided is unrecognized (must be of type SelfSubjectReview): couldn't get version/kind; json parse error: invalid character '{' exceeded max depth ({"x":{"a":{"a":{"a":{"a":{"a": ...)"#
+    );
+}

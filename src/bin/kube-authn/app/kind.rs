@@ -41,8 +41,12 @@ pub enum Interpreted {
 }
 
 /// Reads `body` as [`Interpreted`], keeping only the two strings: every other value is
-/// skipped without being built.
+/// skipped without being built. A body nested deeper than Go's scanner allows is its error
+/// ([`exceeded_max_depth`]), which `encoding/json` finds before anything is decoded.
 pub fn interpret(body: &[u8]) -> Interpreted {
+    if let Some(error) = exceeded_max_depth(body) {
+        return Interpreted::TypeError(error);
+    }
     match serde_json::from_slice::<TopLevel>(body) {
         Ok(TopLevel(Ok((api_version, kind, is_null)))) => Interpreted::Members {
             api_version,
@@ -51,6 +55,58 @@ pub fn interpret(body: &[u8]) -> Interpreted {
         },
         Ok(TopLevel(Err(text))) => Interpreted::TypeError(text),
         Err(_) => Interpreted::Unreadable,
+    }
+}
+
+/// `encoding/json`'s scanner limit (`maxNestingDepth`): a value may be nested in at most this
+/// many arrays and objects.
+const MAX_NESTING_DEPTH: usize = 10_000;
+
+/// `encoding/json`'s error for a body whose nesting passes [`MAX_NESTING_DEPTH`]: `invalid
+/// character '[' exceeded max depth` (or `'{'`), which its `checkValid` finds before decoding
+/// unless a syntax error comes first. One pass over the bytes (brackets inside strings do not
+/// count), without recursion; only for a body that passes the limit is the part before the
+/// bracket that passes it checked (serde_json skips values without recursion or a depth
+/// limit), so that a syntax error before it is left to the typed decoding, as Go reports it
+/// first.
+fn exceeded_max_depth(body: &[u8]) -> Option<String> {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut at = None;
+    for (i, &b) in body.iter().enumerate() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_NESTING_DEPTH {
+                    at = Some(i);
+                    break;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    let at = at?;
+    // The bytes up to and with the bracket: valid JSON so far (only their end is missing) when
+    // Go's scanner would push that bracket.
+    match serde_json::from_slice::<IgnoredAny>(&body[..=at]) {
+        Err(e) if e.classify() == serde_json::error::Category::Eof => Some(format!(
+            "invalid character '{}' exceeded max depth",
+            char::from(body[at])
+        )),
+        _ => None,
     }
 }
 
@@ -366,6 +422,49 @@ mod tests {
             kind: kind.into(),
             is_null: false,
         }
+    }
+
+    /// `encoding/json`'s nesting limit, as kube-apiserver's meta factory reports it (its
+    /// answers, recorded from its handlers): 10 000 arrays and objects around a value in all,
+    /// the top-level one included, are read; one more is the scanner's error, naming the
+    /// bracket; brackets in strings do not count; a syntax error before the limit is Go's
+    /// first error (left to the typed decoding here).
+    #[test]
+    fn nesting_beyond_10000_is_gos_max_depth_error() {
+        let nested = |open: &str, close: &str, n: usize| open.repeat(n) + &close.repeat(n);
+        let body = |n: usize| format!(r#"{{"spec":{{"token":"t"}},"x":{}}}"#, nested("[", "]", n));
+        assert_eq!(interpret(body(9_999).as_bytes()), members("", ""));
+        let depth_error =
+            |c: char| Interpreted::TypeError(format!("invalid character '{c}' exceeded max depth"));
+        assert_eq!(interpret(body(10_000).as_bytes()), depth_error('['));
+        assert_eq!(interpret(body(20_000).as_bytes()), depth_error('['));
+        let objects = format!(
+            r#"{{"kind":"TokenReview","x":{}1{}}}"#,
+            r#"{"a":"#.repeat(10_000),
+            "}".repeat(10_000)
+        );
+        assert_eq!(interpret(objects.as_bytes()), depth_error('{'));
+        assert_eq!(
+            interpret(nested("[", "]", 10_000).as_bytes()),
+            Interpreted::TypeError("json: cannot unmarshal array into Go value of type struct { APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" }".into())
+        );
+        assert_eq!(
+            interpret(nested("[", "]", 10_001).as_bytes()),
+            depth_error('[')
+        );
+        // Unterminated: the depth is still passed first.
+        assert_eq!(interpret("[".repeat(10_001).as_bytes()), depth_error('['));
+        // In strings, escaped quotes included, brackets are text.
+        let text = format!(r#"{{"x":"\"{}","kind":"K"}}"#, "[".repeat(20_000));
+        assert_eq!(interpret(text.as_bytes()), members("", "K"));
+        // A syntax error before the limit comes first.
+        let broken = format!(
+            r#"{{"spec":{{"token":"t",}},"x":{}}}"#,
+            nested("[", "]", 10_001)
+        );
+        assert_eq!(interpret(broken.as_bytes()), Interpreted::Unreadable);
+        let misplaced = format!(r#"{{"x":{}1[]}}"#, "[".repeat(9_999));
+        assert_eq!(interpret(misplaced.as_bytes()), Interpreted::Unreadable);
     }
 
     /// What Go's `encoding/json` reads into the meta factory's struct (checked with Go 1.26).
