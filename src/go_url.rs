@@ -20,6 +20,9 @@
 
 use crate::jwt::{go_quote, go_quote_bytes};
 
+#[cfg(test)]
+mod go_vectors;
+
 /// The parts of Go's `url.URL` that the users read.
 #[derive(Debug, Default)]
 // Without the `remote` feature only the issuer validation reads a URL, and it reads less.
@@ -923,7 +926,7 @@ pub(crate) mod rest {
     /// A server URL as written, for a text about it: user information masked
     /// ([`mask_userinfo`]), and a query or fragment, which may carry a key, written `?***` /
     /// `#***` (`outbound::redact_server`).
-    fn shown_raw(raw: &str) -> String {
+    pub(super) fn shown_raw(raw: &str) -> String {
         crate::outbound::redact_server(&mask_userinfo(raw))
     }
 
@@ -1030,18 +1033,26 @@ pub(crate) mod rest {
 
     /// client-go's REST client URL for a request with no resource to `server` (`rest.Config.Host`)
     /// by a client whose timeout is `timeout` (`?timeout=30s` for kube-apiserver's webhooks; no
-    /// query for a zero timeout). A server Go's `url.Parse` refuses is refused with Go's text; one
-    /// without a scheme or host is refused (client-go would use plain `http://`).
+    /// query for a zero timeout). A server without a scheme or host is refused: with client-go's
+    /// text where client-go refuses it too (Go's `url.Parse` error for `http://<server>`, or
+    /// `host must be a URL or a host:port pair` when that has a path), else with ours (client-go
+    /// would use plain `http://`).
     pub(crate) fn rest_target(server: &str, timeout: Duration) -> Result<RestTarget, String> {
         let mut url = match parse(server) {
-            Ok(u) if !u.scheme.is_empty() && !u.host.is_empty() && !u.opaque => u,
-            // `DefaultServerURL` tries again with `http://` in front: its error is the one shown.
-            Err(_) => {
-                return Err(parse_masked("http://", server)
-                    .err()
-                    .unwrap_or_else(|| no_host(server)));
+            Ok(u) if !u.scheme.is_empty() && !u.host.is_empty() => u,
+            // `DefaultServerURL` tries again with `http://` in front (a kubeconfig's TLS settings
+            // only apply to a server that parses as `https://`): its errors are Go's; where it
+            // would post to plain `http://<server>`, the server is refused.
+            _ => {
+                return Err(match parse_masked("http://", server) {
+                    Err(e) => e,
+                    Ok(u) if !u.path.is_empty() && u.path != b"/" => format!(
+                        "host must be a URL or a host:port pair: {}",
+                        go_quote(&shown_raw(server))
+                    ),
+                    Ok(_) => no_host(server),
+                });
             }
-            Ok(_) => return Err(no_host(server)),
         };
         // `NewRESTClient`: a trailing slash, no query; `NewRequest`: `path.Join("/", base.Path, "/")`.
         let mut base = std::mem::take(&mut url.path);
@@ -1291,7 +1302,7 @@ pub(crate) mod rest {
                 ),
                 (
                     "https:///x",
-                    r#"server URL "https:///x" must have a scheme and a host (https://host[:port][/path])"#,
+                    r#"host must be a URL or a host:port pair: "https:///x""#,
                 ),
                 // Go 1.26's host checks, here on the `http://` retry (`urlstrictcolons=1`; an
                 // IPv4 address in brackets).
@@ -1303,11 +1314,19 @@ pub(crate) mod rest {
                     "[1.2.3.4]:443",
                     r#"parse "http://[1.2.3.4]:443": invalid IP-literal"#,
                 ),
-                // Go: `host must be a URL or a host:port pair: "https://a:1:2"` (the retry,
-                // `http://https://a:1:2`, parses with the host `https:` and a path).
+                // The retry, `http://https://a:1:2`, parses with the host `https:` and a path.
                 (
                     "https://a:1:2",
-                    r#"server URL "https://a:1:2" must have a scheme and a host (https://host[:port][/path])"#,
+                    r#"host must be a URL or a host:port pair: "https://a:1:2""#,
+                ),
+                (
+                    "https://u:pw@a:1:2/?key=SECRET",
+                    r#"host must be a URL or a host:port pair: "https://u:***@a:1:2/?***""#,
+                ),
+                // The retry, `http://https:h`, has a port that is not a number.
+                (
+                    "https:h",
+                    r#"parse "http://https:h": invalid port ":h" after host"#,
                 ),
             ];
             for (server, want) in cases {
