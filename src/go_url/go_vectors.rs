@@ -1,0 +1,248 @@
+//! The port against Go itself: tests/vectors/go_url.json, written by
+//! conformance/go/cmd/urlparse (Go 1.26, k8s.io/apiserver and client-go v0.37.2), records for
+//! each string of a fixed corpus what `url.Parse` makes of it, the errors Kubernetes'
+//! `validateURL` reports for it as an issuer URL, and where kube-apiserver's webhook client
+//! posts when it is a kubeconfig's `server` (or its error). Every row is compared; the first
+//! differences are printed by row.
+//!
+//! Where kube-authn differs on purpose the expectation is derived from Go's record here, each
+//! rule with its reason:
+//!
+//! * a server URL Go's `url.Parse` accepts only with `http://` put in front (`h:8443`) is
+//!   refused (client-go would post to plain `http://h:8443`), with kube-authn's text;
+//! * error texts never show a password, a query or a fragment (`u:***@`, `?***`, `#***`), nor
+//!   the bytes of a bad escape in the user information (`"***"`), and the URL shown for a user
+//!   name without a password (which net/http sends as Basic credentials) is written `***@`.
+//!
+//! A row whose string is not UTF-8 cannot reach the port (configuration is read as UTF-8) and
+//! is skipped, and so is the empty `server`, which clientcmd refuses before any URL is read.
+
+use serde_json::Value;
+
+/// A recorded string (`{"hex": …}` when it is not UTF-8).
+fn text(v: &Value) -> Result<String, Vec<u8>> {
+    match v {
+        Value::String(s) => Ok(s.clone()),
+        Value::Object(o) => {
+            let h = o["hex"].as_str().unwrap_or_default();
+            let bytes: Vec<u8> = (0..h.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap_or_default())
+                .collect();
+            String::from_utf8(bytes).map_err(|e| e.into_bytes())
+        }
+        _ => Ok(String::new()),
+    }
+}
+
+fn field(v: &Value, name: &str) -> Option<String> {
+    v.get(name)
+        .map(|s| text(s).unwrap_or_else(|b| format!("{b:x?}")))
+}
+
+/// Rows whose difference from Go is known and not yet fixed: (input, reason).
+const KNOWN: &[(&str, &str)] = &[];
+
+fn rows() -> Vec<Value> {
+    let file: Value = serde_json::from_str(include_str!("../../tests/vectors/go_url.json"))
+        .expect("tests/vectors/go_url.json");
+    file["rows"].as_array().expect("rows").clone()
+}
+
+/// `url.Parse` as the issuer validation reads it, and `validateURL`'s errors.
+fn issuer_differences(input: &str, row: &Value) -> Vec<String> {
+    use super::issuer::parse;
+    let mut out = Vec::new();
+    let go = &row["parse"];
+    let want = match field(go, "err") {
+        Some(e) => Err(e),
+        None => Ok(super::issuer::GoUrl {
+            scheme: field(go, "scheme").unwrap_or_default(),
+            user: go["user"].as_bool().unwrap_or(false),
+            query: go["query"].as_bool().unwrap_or(false),
+            fragment: go["fragment"].as_bool().unwrap_or(false),
+            host: go["host"].as_bool().unwrap_or(false),
+        }),
+    };
+    let got = parse(input);
+    if got != want {
+        out.push(format!("url.Parse({input:?}): Go {want:?}, port {got:?}"));
+    }
+    // validateURL, from what the port read.
+    let k8s: Vec<String> = row["k8s"]
+        .as_array()
+        .map(|a| a.iter().map(|v| text(v).unwrap_or_default()).collect())
+        .unwrap_or_default();
+    let ours: Vec<String> = match (input.is_empty(), got) {
+        (true, _) => vec!["Required value".into()],
+        (false, Err(e)) => vec![e],
+        (false, Ok(u)) => [
+            (u.scheme != "https", "URL scheme must be https"),
+            (u.user, "URL must not contain a username or password"),
+            (u.query, "URL must not contain a query"),
+            (u.fragment, "URL must not contain a fragment"),
+        ]
+        .iter()
+        .filter(|(bad, _)| *bad)
+        .map(|(_, why)| why.to_string())
+        .collect(),
+    };
+    if ours != k8s {
+        out.push(format!(
+            "validateURL({input:?}): Kubernetes {k8s:?}, port {ours:?}"
+        ));
+    }
+    out
+}
+
+#[test]
+fn issuer_urls_parse_as_go_parses_them() {
+    let rows = rows();
+    assert!(rows.len() > 3000, "{} rows", rows.len());
+    let (mut failures, mut skipped, mut known) = (Vec::new(), 0, 0);
+    for (i, row) in rows.iter().enumerate() {
+        let Ok(input) = text(&row["in"]) else {
+            skipped += 1;
+            continue;
+        };
+        let diffs = issuer_differences(&input, row);
+        if KNOWN.iter().any(|(k, _)| *k == input) {
+            known += 1;
+            continue;
+        }
+        for d in diffs {
+            failures.push(format!("row {i}: {d}"));
+        }
+    }
+    eprintln!(
+        "{} rows, {skipped} not UTF-8, {known} known differences",
+        rows.len()
+    );
+    let n = failures.len();
+    failures.truncate(
+        std::env::var("GO_URL_SHOW")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(40),
+    );
+    assert!(n == 0, "{n} differences:\n{}", failures.join("\n"));
+}
+
+#[cfg(feature = "remote")]
+mod rest {
+    use std::time::Duration;
+
+    use super::super::rest::{authority_start, clientcmd_server, rest_target, shown_raw};
+    use super::{KNOWN, Value, field, rows, text};
+    use crate::jwt::go_quote;
+
+    /// Go's URL of an error text, shown as kube-authn shows it.
+    fn masked_error(go: &str, prefix: &str, server: &str) -> String {
+        let shown = format!("{prefix}{}", shown_raw(server));
+        let cut = |s: &str| s.split_once('#').map_or(s, |(u, _)| u).to_owned();
+        let host_pair = format!(
+            "host must be a URL or a host:port pair: {}",
+            go_quote(server)
+        );
+        if go == host_pair {
+            return format!(
+                "host must be a URL or a host:port pair: {}",
+                go_quote(&shown_raw(server))
+            );
+        }
+        let full = format!("parse {}: ", go_quote(&format!("{prefix}{server}")));
+        let short = format!("parse {}: ", go_quote(&cut(&format!("{prefix}{server}"))));
+        let (shown, reason) = if let Some(r) = go.strip_prefix(&full) {
+            (shown, r)
+        } else if let Some(r) = go.strip_prefix(&short) {
+            (cut(&shown), r)
+        } else {
+            return go.to_owned();
+        };
+        // A bad escape in the user information: its bytes are not shown.
+        let start = authority_start(server);
+        let userinfo = server[start..]
+            .rfind('@')
+            .map_or("", |at| &server[start..start + at]);
+        let reason = if super::super::unescape(userinfo, super::super::Mode::UserPassword).is_err()
+            && reason.starts_with("invalid URL escape ")
+        {
+            "invalid URL escape \"***\"".to_owned()
+        } else {
+            reason.to_owned()
+        };
+        format!("parse {}: {reason}", go_quote(&shown))
+    }
+
+    /// Go's `stripPassword` form, with a user name without a password written `***`.
+    fn masked_shown(go: &str) -> String {
+        let start = authority_start(go);
+        let end = go[start..].find('/').map_or(go.len(), |i| start + i);
+        match go[start..end].rfind('@') {
+            Some(at) if !go[start..start + at].contains(':') => {
+                format!("{}***{}", &go[..start], &go[start + at..])
+            }
+            _ => go.to_owned(),
+        }
+    }
+
+    fn no_host(server: &str) -> String {
+        format!(
+            "server URL {} must have a scheme and a host (https://host[:port][/path])",
+            go_quote(&shown_raw(server))
+        )
+    }
+
+    fn rest_differences(input: &str, row: &Value) -> Option<String> {
+        let go = &row["rest"];
+        let server = clientcmd_server(input);
+        let fallback = go["fallback"].as_bool().unwrap_or(false);
+        let want = match (field(go, "err"), field(go, "wire")) {
+            // Go refuses: its text, masked.
+            (Some(e), _) => Err(masked_error(&e, "http://", &server)),
+            // Go posts to `http://<server>`: refused.
+            (None, Some(_)) if fallback => Err(no_host(&server)),
+            (None, Some(wire)) => {
+                let shown = field(go, "shown").unwrap_or_else(|| wire.clone());
+                Ok((wire, masked_shown(&shown)))
+            }
+            (None, None) => return Some(format!("{input:?}: no record")),
+        };
+        let got = rest_target(&server, Duration::from_secs(30)).map(|t| (t.wire, t.shown));
+        (got != want).then(|| format!("rest {input:?}: Go {want:?}, port {got:?}"))
+    }
+
+    #[test]
+    fn webhook_urls_are_go_clients() {
+        let rows = rows();
+        let (mut failures, mut skipped, mut known) = (Vec::new(), 0, 0);
+        for (i, row) in rows.iter().enumerate() {
+            let Ok(input) = text(&row["in"]) else {
+                skipped += 1;
+                continue;
+            };
+            if input.is_empty() {
+                skipped += 1;
+                continue;
+            }
+            let diff = rest_differences(&input, row);
+            if KNOWN.iter().any(|(k, _)| *k == input) {
+                known += 1;
+                continue;
+            }
+            failures.extend(diff.map(|d| format!("row {i}: {d}")));
+        }
+        eprintln!(
+            "{} rows, {skipped} skipped, {known} known differences",
+            rows.len()
+        );
+        let n = failures.len();
+        failures.truncate(
+            std::env::var("GO_URL_SHOW")
+                .ok()
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(40),
+        );
+        assert!(n == 0, "{n} differences:\n{}", failures.join("\n"));
+    }
+}
