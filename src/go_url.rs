@@ -530,11 +530,19 @@ impl Url {
         escape(&self.path, Mode::Path)
     }
 
-    /// Go's `url.String()` for a URL with an authority and no fragment (the host as written);
-    /// `masked` writes the user information as the error texts do.
+    /// Go's `url.String()` for a URL that is not opaque and has no fragment (the host as
+    /// written); `masked` writes the user information as the error texts do.
     fn string(&self, masked: bool) -> String {
-        let mut out = format!("{}:", self.scheme);
-        if self.has_authority {
+        let mut out = String::new();
+        if !self.scheme.is_empty() {
+            out.push_str(&self.scheme);
+            out.push(':');
+        }
+        // Go's `OmitHost`: `scheme:/path` has no authority to write.
+        let omit_host = !self.has_authority && self.host.is_empty() && self.user.is_none();
+        let authority =
+            (!self.scheme.is_empty() || !self.host.is_empty() || self.user.is_some()) && !omit_host;
+        if authority && (!self.host.is_empty() || !self.path.is_empty() || self.user.is_some()) {
             out.push_str("//");
         }
         match (&self.user, masked) {
@@ -557,6 +565,10 @@ impl Url {
         let path = self.escaped_path();
         if !path.is_empty() && !path.starts_with('/') && !self.host.is_empty() {
             out.push('/');
+        }
+        // A first segment with a colon would read as a scheme.
+        if out.is_empty() && path.split('/').next().is_some_and(|s| s.contains(':')) {
+            out.push_str("./");
         }
         out.push_str(&path);
         if self.force_query || !self.raw_query.is_empty() {
@@ -1364,6 +1376,21 @@ pub(crate) mod rest {
                 rest_target("https://h/x/", Duration::ZERO).unwrap().wire,
                 "https://h/x"
             );
+        }
+
+        /// What client-go's `clientcmd` writes back (Go's `url.String()`).
+        #[test]
+        fn clientcmd_writes_servers_as_go_does() {
+            let cases: &[(&str, &str)] = &[
+                ("//h/p?q", "//h/p"),
+                ("/p/?q", "/p/"),
+                ("https:/p/q?x", "https:/p/q"),
+                ("https://h/a#f?x", "https://h/a%23f"),
+                ("h:1", "h:1"),
+            ];
+            for (server, want) in cases {
+                assert_eq!(clientcmd_server(server), *want, "{server}");
+            }
         }
 
         #[test]
