@@ -16,7 +16,9 @@
 //! must be an IPv6 address (`net/netip.ParseAddr`'s error texts, after `invalid host: `; an
 //! IPv4 address is `invalid IP-literal`); and an `http`/`https` host may hold at most one colon
 //! (`urlstrictcolons=1`: `https://a:1:2` is `invalid port ":1:2" after host`), while other
-//! schemes keep the port after the last colon. The host itself is kept as written.
+//! schemes keep the port after the last colon. The host is kept decoded, as Go keeps it, and
+//! written back escaped (`https://h%c3%a9` is sent to `https://h%C3%A9`, `https://é` to
+//! `https://%C3%A9`).
 
 use crate::jwt::{go_quote, go_quote_bytes};
 
@@ -34,8 +36,8 @@ struct Url {
     opaque: bool,
     /// Decoded user name and password (`u.User != nil`: an `@` in the authority).
     user: Option<UserPassword>,
-    /// As written.
-    host: String,
+    /// Decoded, as Go stores it (`%C3%A9` is `é`, a zone's `%25` is `%`); written back escaped.
+    host: Vec<u8>,
     /// `//` after the scheme (or at the start of a URL without one).
     has_authority: bool,
     /// Decoded.
@@ -149,7 +151,7 @@ fn parse_no_fragment(raw: &str, via_request: bool) -> Result<Url, String> {
         let (user, host) = parse_authority(&url.scheme, authority)?;
         url.has_authority = true;
         url.user = user;
-        url.host = host.to_owned();
+        url.host = host;
         rest = path;
     }
     url.path = unescape(rest, Mode::Path)?;
@@ -176,18 +178,18 @@ fn get_scheme(raw: &str) -> Result<(&str, &str), String> {
 /// A decoded user name and, after a `:`, password.
 type UserPassword = (Vec<u8>, Option<Vec<u8>>);
 
-/// Go's `parseAuthority` (`scheme` is lower-cased): the user information, decoded, and the
-/// host as written, which is checked first.
-fn parse_authority<'a>(
+/// Go's `parseAuthority` (`scheme` is lower-cased): the user information and the host, both
+/// decoded; the host is checked first.
+fn parse_authority(
     scheme: &str,
-    authority: &'a str,
-) -> Result<(Option<UserPassword>, &'a str), String> {
+    authority: &str,
+) -> Result<(Option<UserPassword>, Vec<u8>), String> {
     let at = authority.rfind('@');
     let host = match at {
         Some(i) => &authority[i + 1..],
         None => authority,
     };
-    check_host(scheme, host)?;
+    let host = parse_host(scheme, host)?;
     let Some(i) = at else {
         return Ok((None, host));
     };
@@ -211,8 +213,8 @@ fn valid_userinfo(s: &str) -> bool {
         .all(|c| c.is_ascii_alphanumeric() || "-._:~!$&'()*+,;=%@".contains(c))
 }
 
-/// Go 1.26's `parseHost` (errors only).
-fn check_host(scheme: &str, host: &str) -> Result<(), String> {
+/// Go 1.26's `parseHost`: the host decoded, or why it is refused.
+fn parse_host(scheme: &str, host: &str) -> Result<Vec<u8>, String> {
     let port_err = |p: &str| format!("invalid port {} after host", go_quote(p));
     match host.rfind('[') {
         Some(0) => {}
@@ -230,8 +232,7 @@ fn check_host(scheme: &str, host: &str) -> Result<(), String> {
                     return Err(port_err(&host[i..]));
                 }
             }
-            unescape(host, Mode::Host)?;
-            return Ok(());
+            return unescape(host, Mode::Host);
         }
     }
     let close = host.rfind(']').ok_or("missing ']' in host")?;
@@ -252,7 +253,7 @@ fn check_host(scheme: &str, host: &str) -> Result<(), String> {
     match parse_addr(&address) {
         Err(e) => Err(format!("invalid host: {e}")),
         Ok(Addr::V4) => Err("invalid IP-literal".into()),
-        Ok(Addr::V6) => Ok(()),
+        Ok(Addr::V6) => Ok([b"[", &address[..], b"]", colon_port.as_bytes()].concat()),
     }
 }
 
@@ -530,8 +531,8 @@ impl Url {
         escape(&self.path, Mode::Path)
     }
 
-    /// Go's `url.String()` for a URL that is not opaque and has no fragment (the host as
-    /// written); `masked` writes the user information as the error texts do.
+    /// Go's `url.String()` for a URL that is not opaque and has no fragment; `masked` writes the
+    /// user information as the error texts do.
     fn string(&self, masked: bool) -> String {
         let mut out = String::new();
         if !self.scheme.is_empty() {
@@ -561,7 +562,7 @@ impl Url {
                 out.push('@');
             }
         }
-        out.push_str(&self.host);
+        out.push_str(&escape(&self.host, Mode::Host));
         let path = self.escaped_path();
         if !path.is_empty() && !path.starts_with('/') && !self.host.is_empty() {
             out.push('/');
@@ -1256,6 +1257,22 @@ pub(crate) mod rest {
                     "HTTPS://h:1/X",
                     "https://h:1/X?timeout=30s",
                     "https://h:1/X?timeout=30s",
+                ),
+                // The host is decoded, then written as Go escapes it.
+                (
+                    "https://h%c3%a9",
+                    "https://h%C3%A9/?timeout=30s",
+                    "https://h%C3%A9/?timeout=30s",
+                ),
+                (
+                    "https://\u{e9}/p",
+                    "https://%C3%A9/p?timeout=30s",
+                    "https://%C3%A9/p?timeout=30s",
+                ),
+                (
+                    "https://[fe80::1%25en%300]:1",
+                    "https://[fe80::1%25en00]:1/?timeout=30s",
+                    "https://[fe80::1%25en00]:1/?timeout=30s",
                 ),
             ];
             for (server, wire, shown) in cases {
