@@ -1067,6 +1067,10 @@ pub(crate) mod rest {
                 });
             }
         };
+        // net/http's `NewRequest` drops an empty port (`h:` is `h`; `[::1]:` is `[::1]`).
+        if url.host.ends_with(b":") {
+            url.host.pop();
+        }
         // `NewRESTClient`: a trailing slash, no query; `NewRequest`: `path.Join("/", base.Path, "/")`.
         let mut base = std::mem::take(&mut url.path);
         if !base.ends_with(b"/") {
@@ -1257,6 +1261,22 @@ pub(crate) mod rest {
                     "HTTPS://h:1/X",
                     "https://h:1/X?timeout=30s",
                     "https://h:1/X?timeout=30s",
+                ),
+                // net/http drops an empty port.
+                (
+                    "https://h:",
+                    "https://h/?timeout=30s",
+                    "https://h/?timeout=30s",
+                ),
+                (
+                    "https://u:p@[::1]:/a",
+                    "https://u:p@[::1]/a?timeout=30s",
+                    "https://u:***@[::1]/a?timeout=30s",
+                ),
+                (
+                    "ws://a:1080:",
+                    "ws://a:1080/?timeout=30s",
+                    "ws://a:1080/?timeout=30s",
                 ),
                 // The host is decoded, then written as Go escapes it.
                 (
