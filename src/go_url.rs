@@ -920,20 +920,31 @@ pub(crate) mod rest {
     use crate::jwt::go_quote;
 
     /// Go's `url.Parse` of `prefix` + `raw`, with its `parse "<url>": …` error, which never
-    /// shows a secret: the URL in it is [`shown_raw`], and a bad escape in the password (Go
-    /// quotes its bytes) is written `"***"`.
+    /// shows a secret: the URL in it is [`shown_raw`], and a bad escape in the user information
+    /// (Go quotes its bytes) is written `"***"`.
     fn parse_masked(prefix: &str, raw: &str) -> Result<Url, String> {
         parse(&format!("{prefix}{raw}")).map_err(|mut e| {
-            let start = authority_start(raw);
-            let userinfo = raw[start..]
-                .rfind('@')
-                .map_or("", |at| &raw[start..start + at]);
-            // Go reads the user information before the rest: a bad escape there is the error.
-            if super::unescape(userinfo, Mode::UserPassword).is_err() {
+            if is_userinfo_escape_error(raw, &e.reason) {
                 e.reason = "invalid URL escape \"***\"".to_owned();
             }
             e.text(&format!("{prefix}{}", shown_raw(raw)))
         })
+    }
+
+    /// Whether `reason` is the bad escape in the user name or password of `raw` (whatever
+    /// stands before the last `@` of its authority). Go checks the control characters, the host
+    /// and the user information's characters first, so only that reason is masked: another is
+    /// Go's own (a bad escape in the host that reads the same is masked too, harmlessly).
+    pub(super) fn is_userinfo_escape_error(raw: &str, reason: &str) -> bool {
+        let start = authority_start(raw);
+        let Some(at) = raw[start..].rfind('@') else {
+            return false;
+        };
+        let userinfo = &raw[start..start + at];
+        let (name, password) = userinfo.split_once(':').unwrap_or((userinfo, ""));
+        [name, password]
+            .iter()
+            .any(|part| super::unescape(part, Mode::UserPassword).err().as_deref() == Some(reason))
     }
 
     /// A server URL as written, for a text about it: user information masked
@@ -1340,6 +1351,15 @@ pub(crate) mod rest {
                 (
                     "https://u:p%zzSECRET@h:1/",
                     r#"parse "http://https://u:***@h:1/": invalid URL escape "***""#,
+                ),
+                // Go's own reason, before it reads the user information.
+                (
+                    "https://u:p%\u{7f}2@h",
+                    r#"parse "http://https://u:***@h": net/url: invalid control character in URL"#,
+                ),
+                (
+                    "https:ps://u:p%2@h",
+                    r#"parse "http://https:***@h": invalid port ":ps:" after host"#,
                 ),
                 (
                     "https://h:1/a\tb",

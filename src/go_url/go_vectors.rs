@@ -132,7 +132,9 @@ fn issuer_urls_parse_as_go_parses_them() {
 mod rest {
     use std::time::Duration;
 
-    use super::super::rest::{authority_start, clientcmd_server, rest_target, shown_raw};
+    use super::super::rest::{
+        authority_start, clientcmd_server, is_userinfo_escape_error, rest_target, shown_raw,
+    };
     use super::{KNOWN, Value, field, rows, text};
     use crate::jwt::go_quote;
 
@@ -160,16 +162,10 @@ mod rest {
             return go.to_owned();
         };
         // A bad escape in the user information: its bytes are not shown.
-        let start = authority_start(server);
-        let userinfo = server[start..]
-            .rfind('@')
-            .map_or("", |at| &server[start..start + at]);
-        let reason = if super::super::unescape(userinfo, super::super::Mode::UserPassword).is_err()
-            && reason.starts_with("invalid URL escape ")
-        {
-            "invalid URL escape \"***\"".to_owned()
+        let reason = if is_userinfo_escape_error(server, reason) {
+            "invalid URL escape \"***\""
         } else {
-            reason.to_owned()
+            reason
         };
         format!("parse {}: {reason}", go_quote(&shown))
     }
