@@ -920,31 +920,40 @@ pub(crate) mod rest {
     use crate::jwt::go_quote;
 
     /// Go's `url.Parse` of `prefix` + `raw`, with its `parse "<url>": …` error, which never
-    /// shows a secret: the URL in it is [`shown_raw`], and a bad escape in the user information
-    /// (Go quotes its bytes) is written `"***"`.
+    /// shows a secret: the URL in it is [`shown_raw`], and the reason's quoted text is written
+    /// `"***"` when it comes from the user information ([`mask_reason`]).
     fn parse_masked(prefix: &str, raw: &str) -> Result<Url, String> {
         parse(&format!("{prefix}{raw}")).map_err(|mut e| {
-            if is_userinfo_escape_error(raw, &e.reason) {
-                e.reason = "invalid URL escape \"***\"".to_owned();
-            }
+            e.reason = mask_reason(raw, &e.reason);
             e.text(&format!("{prefix}{}", shown_raw(raw)))
         })
     }
 
-    /// Whether `reason` is the bad escape in the user name or password of `raw` (whatever
-    /// stands before the last `@` of its authority). Go checks the control characters, the host
-    /// and the user information's characters first, so only that reason is masked: another is
-    /// Go's own (a bad escape in the host that reads the same is masked too, harmlessly).
-    pub(super) fn is_userinfo_escape_error(raw: &str, reason: &str) -> bool {
+    /// Go's `reason` for `raw`, its quoted text written `"***"` when that is the bad escape in
+    /// the user name or password of `raw` (whatever stands before the last `@` of its
+    /// authority) or a part of that user information: Go checks control characters and the
+    /// host first, and a password with a `/` ends Go's authority early, so that its port
+    /// (`u:pass/x@h`: `invalid port ":pass" after host`) is the password. Another reason is
+    /// Go's own (a host's text that reads the same is masked too, harmlessly).
+    pub(super) fn mask_reason(raw: &str, reason: &str) -> String {
         let start = authority_start(raw);
         let Some(at) = raw[start..].rfind('@') else {
-            return false;
+            return reason.to_owned();
         };
         let userinfo = &raw[start..start + at];
+        let (Some(open), Some(close)) = (reason.find('"'), reason.rfind('"')) else {
+            return reason.to_owned();
+        };
+        let quoted = &reason[open + 1..close.max(open + 1)];
         let (name, password) = userinfo.split_once(':').unwrap_or((userinfo, ""));
-        [name, password]
+        let escape_error = [name, password]
             .iter()
-            .any(|part| super::unescape(part, Mode::UserPassword).err().as_deref() == Some(reason))
+            .any(|part| super::unescape(part, Mode::UserPassword).err().as_deref() == Some(reason));
+        if escape_error || (!quoted.is_empty() && userinfo.contains(quoted)) {
+            format!("{}\"***\"{}", &reason[..open], &reason[close + 1..])
+        } else {
+            reason.to_owned()
+        }
     }
 
     /// A server URL as written, for a text about it: user information masked
@@ -1352,14 +1361,21 @@ pub(crate) mod rest {
                     "https://u:p%zzSECRET@h:1/",
                     r#"parse "http://https://u:***@h:1/": invalid URL escape "***""#,
                 ),
+                // A password with a `/` ends Go's authority early: its port is the password.
+                (
+                    "u:pass/x@h",
+                    r#"parse "http://u:***@h": invalid port "***" after host"#,
+                ),
                 // Go's own reason, before it reads the user information.
                 (
                     "https://u:p%\u{7f}2@h",
                     r#"parse "http://https://u:***@h": net/url: invalid control character in URL"#,
                 ),
+                // (Go: `invalid port ":ps:"`; everything before the `@` counts as user
+                // information here, and masking too much is harmless.)
                 (
                     "https:ps://u:p%2@h",
-                    r#"parse "http://https:***@h": invalid port ":ps:" after host"#,
+                    r#"parse "http://https:***@h": invalid port "***" after host"#,
                 ),
                 (
                     "https://h:1/a\tb",

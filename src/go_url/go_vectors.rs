@@ -133,7 +133,7 @@ mod rest {
     use std::time::Duration;
 
     use super::super::rest::{
-        authority_start, clientcmd_server, is_userinfo_escape_error, rest_target, shown_raw,
+        authority_start, clientcmd_server, mask_reason, rest_target, shown_raw,
     };
     use super::{KNOWN, Value, field, rows, text};
     use crate::jwt::go_quote;
@@ -161,12 +161,8 @@ mod rest {
         } else {
             return go.to_owned();
         };
-        // A bad escape in the user information: its bytes are not shown.
-        let reason = if is_userinfo_escape_error(server, reason) {
-            "invalid URL escape \"***\""
-        } else {
-            reason
-        };
+        // Text from the user information is not shown.
+        let reason = mask_reason(server, reason);
         format!("parse {}: {reason}", go_quote(&shown))
     }
 
