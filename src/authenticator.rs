@@ -604,7 +604,7 @@ pub trait RequestAuthenticator: Send + Sync {
     /// use kube_authn::user::UserInfo;
     ///
     /// let bearer = Bearer::new(SyncTokenFn::new(|t: &str, _: &Context| {
-    ///     Ok((t == "s3cret").then(|| Response::new(UserInfo::new("jane").into())))
+    ///     Ok((aws_lc_rs::constant_time::verify_slices_are_equal(t.as_bytes(), b"s3cret").is_ok()).then(|| Response::new(UserInfo::new("jane").into())))
     /// }));
     /// let head = |auth: Option<&str>| {
     ///     let mut req = http::Request::get("/api");
@@ -691,7 +691,7 @@ pub trait TokenAuthenticator: Send + Sync {
     /// use kube_authn::authenticator::{Context, Response, SyncTokenFn, TokenAuthenticator};
     /// use kube_authn::user::UserInfo;
     /// let tokens = SyncTokenFn::new(|t: &str, _: &Context| {
-    ///     Ok((t == "s3cret").then(|| Response::new(UserInfo::new("jane").into())))
+    ///     Ok((aws_lc_rs::constant_time::verify_slices_are_equal(t.as_bytes(), b"s3cret").is_ok()).then(|| Response::new(UserInfo::new("jane").into())))
     /// });
     /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
     /// let ctx = Context::default();
@@ -743,7 +743,7 @@ pub trait PasswordAuthenticator: Send + Sync {
     /// use kube_authn::user::UserInfo;
     /// use kube_authn::Error;
     /// let passwords = SyncPasswordFn::new(|user: &str, password: &str, _: &Context| match user {
-    ///     "admin" if password == "correct horse" => Ok(Some(Response::new(UserInfo::new("admin").into()))),
+    ///     "admin" if aws_lc_rs::constant_time::verify_slices_are_equal(password.as_bytes(), b"correct horse").is_ok() => Ok(Some(Response::new(UserInfo::new("admin").into()))),
     ///     "admin" => Err(Error::msg("wrong password")),
     ///     _ => Ok(None),
     /// });

@@ -125,7 +125,7 @@ impl<A: TokenAuthenticator> TokenAuthenticator for AuthenticatedGroupAdder<A> {
 /// use kube_authn::user::UserInfo;
 ///
 /// let inner = SyncTokenFn::new(|t: &str, _: &Context| {
-///     Ok((t == "known").then(|| Response::new(UserInfo::builder("jane").group("ops").build().into())))
+///     Ok((aws_lc_rs::constant_time::verify_slices_are_equal(t.as_bytes(), b"known").is_ok()).then(|| Response::new(UserInfo::builder("jane").group("ops").build().into())))
 /// });
 /// let adder = GroupAdder::new(inner, ["ops", "tenant-a"]);
 /// let ask = |t| adder.authenticate_token(t, &Context::default()).into_ready().unwrap().unwrap();

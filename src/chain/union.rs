@@ -75,7 +75,7 @@ pub struct Union {
 /// use kube_authn::Error;
 ///
 /// let file = Arc::new(SyncTokenFn::new(|t: &str, _: &Context| {
-///     Ok((t == "from-file").then(|| Response::new(UserInfo::new("file-user").into())))
+///     Ok((aws_lc_rs::constant_time::verify_slices_are_equal(t.as_bytes(), b"from-file").is_ok()).then(|| Response::new(UserInfo::new("file-user").into())))
 /// }));
 /// let strict = Arc::new(SyncTokenFn::new(|t: &str, _: &Context| {
 ///     if t.starts_with("sk-") { Err(Error::msg("revoked key")) } else { Ok(None) }

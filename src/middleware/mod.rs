@@ -817,7 +817,7 @@ pin_project! {
     ///
     /// let chain = ChainBuilder::new()
     ///     .token(SyncTokenFn::new(|t: &str, _: &Context| {
-    ///         Ok((t == "s3cret").then(|| Response::new(UserInfo::new("jane").into())))
+    ///         Ok((aws_lc_rs::constant_time::verify_slices_are_equal(t.as_bytes(), b"s3cret").is_ok()).then(|| Response::new(UserInfo::new("jane").into())))
     ///     }))
     ///     .build();
     /// let mut svc = AuthenticationLayer::new(chain).layer(service_fn(|_: http::Request<()>| async {
@@ -915,7 +915,7 @@ pin_project! {
     ///
     /// let chain = ChainBuilder::new()
     ///     .token(SyncTokenFn::new(|t: &str, _: &Context| {
-    ///         Ok((t == "s3cret").then(|| Response::new(UserInfo::new("jane").into())))
+    ///         Ok((aws_lc_rs::constant_time::verify_slices_are_equal(t.as_bytes(), b"s3cret").is_ok()).then(|| Response::new(UserInfo::new("jane").into())))
     ///     }))
     ///     .build();
     /// let mut svc = AuthenticationLayer::new(chain).layer(service_fn(|_: http::Request<()>| async {

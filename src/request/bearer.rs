@@ -25,7 +25,7 @@ use crate::error::Error;
 /// use kube_authn::user::UserInfo;
 ///
 /// let tokens = SyncTokenFn::new(|t: &str, _: &Context| {
-///     Ok((t == "good").then(|| Response::new(UserInfo::new("alice").into())))
+///     Ok((aws_lc_rs::constant_time::verify_slices_are_equal(t.as_bytes(), b"good").is_ok()).then(|| Response::new(UserInfo::new("alice").into())))
 /// });
 /// let bearer = Bearer::new(tokens);
 /// let (req, _) = http::Request::get("/").header("authorization", "Bearer bad").body(()).unwrap().into_parts();

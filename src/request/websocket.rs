@@ -82,7 +82,7 @@ const ERR_NOT_TEXT: Error = Error::from_static(
 /// use kube_authn::user::UserInfo;
 ///
 /// let tokens = SyncTokenFn::new(|t: &str, _: &Context| {
-///     Ok((t == "token").then(|| Response::new(UserInfo::new("alice").into())))
+///     Ok((aws_lc_rs::constant_time::verify_slices_are_equal(t.as_bytes(), b"token").is_ok()).then(|| Response::new(UserInfo::new("alice").into())))
 /// });
 /// let ws = WebSocketProtocol::new(tokens);
 /// let (req, _) = http::Request::get("/")
