@@ -102,6 +102,15 @@ type row struct {
 	Parse parsed  `json:"parse"`
 	K8s   []str   `json:"k8s"`
 	Rest  restOut `json:"rest"`
+	// Known is why kube-authn still differs from Go on this row (knownDifferences).
+	Known string `json:"known_difference,omitempty"`
+}
+
+// knownDifferences: rows where kube-authn's port does not yet do what Go does, and why.
+// go_url::go_vectors prints them and fails once a row matches Go, so the entry goes with the
+// fix.
+var knownDifferences = map[string]string{
+	"https://!%A4439:p%C3%A9@h": "the user name decodes to bytes that are not UTF-8 (%A4): Go's stripPassword form (rest.shown) holds them and its error text quotes them as \\xa4; kube-authn's shown URL is a Rust String and writes U+FFFD",
 }
 
 func sp(s string) *str { v := str(s); return &v }
@@ -390,7 +399,7 @@ func main() {
 	fmt.Fprintf(&b, "{\"comment\": %q,\n\"rows\": [\n", fmt.Sprintf(
 		"written by conformance/go/cmd/urlparse (%s, k8s.io/apiserver and client-go v0.37.2): url.Parse, validateURL and the webhook client's URL for each string", runtime.Version()))
 	for i, s := range corpus {
-		row := row{In: str(s), Parse: parseRow(s), K8s: k8sErrors(s), Rest: restRow(s)}
+		row := row{In: str(s), Parse: parseRow(s), K8s: k8sErrors(s), Rest: restRow(s), Known: knownDifferences[s]}
 		j, err := marshal(row)
 		if err != nil {
 			panic(err)
