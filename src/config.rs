@@ -910,7 +910,8 @@ pub fn go_parse_duration(input: &[u8]) -> Result<i64, ConfigError> {
                 return Err(invalid());
             }
         }
-        d += v;
+        // Go adds in uint64 and wraps: 2^63 + 2^63 is 0, which passes its check.
+        d = d.wrapping_add(v);
         if d > LIMIT {
             return Err(invalid());
         }
@@ -1395,6 +1396,13 @@ mod tests {
     fn go_parse_duration_is_gos() {
         let cases: &[(&[u8], Result<i64, &str>)] = &[
             (b"x", Err(r#"time: invalid duration "x""#)),
+            // Go's uint64 sum wraps to 0 (printed by Go 1.26): no overflow panic here.
+            (b"9223372036854775808ns9223372036854775808ns", Ok(0)),
+            (b"-9223372036854775808ns9223372036854775808ns", Ok(0)),
+            (
+                b"9223372036854775808ns1ns",
+                Err(r#"time: invalid duration "9223372036854775808ns1ns""#),
+            ),
             (b"1ns", Ok(1)),
             (b"-1.5s", Ok(-1_500_000_000)),
             (b"+0", Ok(0)),
