@@ -84,8 +84,9 @@ pub const MAX_RSA_BITS: usize = 8192;
 /// ```
 pub const MAX_JWKS_KEYS: usize = 100;
 /// Most elements of one JWKS document examined, usable or not (later ones are ignored), so the
-/// work on one document stays bounded. A fetched JWKS is at most 1 MiB, and a real key takes
-/// more than 100 bytes: every key such a document can hold is examined.
+/// work on one document stays bounded. A fetched JWKS is at most 1 MiB; the smallest real keys
+/// (Ed25519 about 80 bytes, P-256 about 100) let such a document hold some 10 000 to 13 000
+/// keys, and empty elements many more: the elements past the 10 000th are not examined.
 ///
 /// ```
 /// assert_eq!(kube_authn::jwt::key::MAX_JWKS_ENTRIES, 10_000);

@@ -39,7 +39,7 @@ const ERR_INVALID: Error = Error::msg("invalid username/password combination");
 /// use kube_authn::user::UserInfo;
 ///
 /// let passwords = SyncPasswordFn::new(|u: &str, p: &str, _: &Context| {
-///     Ok((u == "myuser" && p == "mypassword:withcolon").then(|| Response::new(UserInfo::new(u).into())))
+///     Ok((u == "myuser" && aws_lc_rs::constant_time::verify_slices_are_equal(p.as_bytes(), b"mypassword:withcolon").is_ok()).then(|| Response::new(UserInfo::new(u).into())))
 /// });
 /// let basic = Basic::new(passwords);
 /// // base64("myuser:mypassword:withcolon")
@@ -85,7 +85,7 @@ impl<P: PasswordAuthenticator + ?Sized> Basic<P> {
     /// use kube_authn::user::UserInfo;
     /// use std::sync::Arc;
     /// let p: Arc<dyn PasswordAuthenticator> = Arc::new(SyncPasswordFn::new(|u: &str, p: &str, _: &_| {
-    ///     Ok((p == "pw").then(|| Response::new(UserInfo::new(u).into())))
+    ///     Ok((aws_lc_rs::constant_time::verify_slices_are_equal(p.as_bytes(), b"pw").is_ok()).then(|| Response::new(UserInfo::new(u).into())))
     /// }));
     /// let b = Basic::from_arc(p.clone());
     /// assert_eq!(Arc::strong_count(&p), 2); // shared, not copied

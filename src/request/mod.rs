@@ -33,10 +33,10 @@
 //! use kube_authn::user::UserInfo;
 //!
 //! let bearer = Bearer::new(SyncTokenFn::new(|t: &str, _: &Context| {
-//!     Ok((t == "s3cret").then(|| Response::new(UserInfo::new("jane").into())))
+//!     Ok((aws_lc_rs::constant_time::verify_slices_are_equal(t.as_bytes(), b"s3cret").is_ok()).then(|| Response::new(UserInfo::new("jane").into())))
 //! }));
 //! let basic = Basic::new(SyncPasswordFn::new(|u: &str, p: &str, _: &Context| {
-//!     Ok((u == "admin" && p == "pw").then(|| Response::new(UserInfo::new("admin").into())))
+//!     Ok((u == "admin" && aws_lc_rs::constant_time::verify_slices_are_equal(p.as_bytes(), b"pw").is_ok()).then(|| Response::new(UserInfo::new("admin").into())))
 //! }));
 //! let head = |value: &str| {
 //!     let req = http::Request::get("/").header("authorization", value).body(()).unwrap();

@@ -15,7 +15,8 @@
 //!   `empty token has been found in token file '<path>', record number '<n>'`;
 //! * a repeated token gives `duplicate token has been found in token file '<path>', record number '<n>'`
 //!   and **the last row wins**;
-//! * a token with a byte outside ASCII loads but can never match, since `Authorization` header
+//! * a token with a byte outside ASCII loads but can never be sent in an `Authorization` header
+//!   (only in a WebSocket token subprotocol, which is base64url), since `Authorization` header
 //!   values are ASCII ([`crate::request`] refuses others): it is warned about with
 //!   `token in token file '<path>', record number '<n>' has bytes outside ASCII and can never be sent in an Authorization header`;
 //!   so is a token with a space (the bearer token ends there), a tab or a control byte (refused
@@ -178,7 +179,8 @@ fn parse<R: BufRead>(
             notes.push((number, Note::Empty));
             continue;
         }
-        // A token the bearer header cannot carry loads, but can never be presented:
+        // A token the bearer header cannot carry loads, but can never be presented in an
+        // `Authorization` header (a WebSocket token subprotocol, base64url, can still carry it):
         // `Authorization` values are ASCII (crate::request refuses others), the token ends at
         // a space, a tab in it is refused, and `HeaderValue` refuses other control bytes; no
         // request carries a token longer than `MAX_TOKEN_LEN`.
@@ -470,7 +472,7 @@ impl fmt::Debug for TokenFile {
 mod tests {
     use super::*;
 
-    /// A token no request can carry loads (as in Kubernetes) and is warned about, once per
+    /// A token no `Authorization` header can carry loads (as in Kubernetes) and is warned about, once per
     /// reason, without the token in the text: a byte outside ASCII, a space, tab or control
     /// byte (the `Authorization` header refuses the first, cuts the token at a space and
     /// refuses a tab; `HeaderValue` refuses the other control bytes), a token longer than
