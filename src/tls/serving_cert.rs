@@ -197,9 +197,7 @@ fn rsa_modulus_bits(key: &PrivateKeyDer<'_>) -> Option<usize> {
     let mut fields = items(sequence(pkcs1)?);
     fields.next()?.filter(|v| v.tag == INTEGER)?;
     let modulus = fields.next()?.filter(|m| m.tag == INTEGER)?.content;
-    let start = modulus.iter().position(|&b| b != 0)?;
-    let magnitude = &modulus[start..];
-    Some(magnitude.len() * 8 - magnitude[0].leading_zeros() as usize)
+    Some(crate::jwt::der::bit_len(modulus)).filter(|&bits| bits > 0)
 }
 
 /// Go's `tls.X509KeyPair` checks: the key parses, the leaf parses, and the key is the leaf's.
