@@ -929,30 +929,96 @@ pub(crate) mod rest {
         })
     }
 
-    /// Go's `reason` for `raw`, its quoted text written `"***"` when that is the bad escape in
-    /// the user name or password of `raw` (whatever stands before the last `@` of its
-    /// authority) or a part of that user information: Go checks control characters and the
-    /// host first, and a password with a `/` ends Go's authority early, so that its port
-    /// (`u:pass/x@h`: `invalid port ":pass" after host`) is the password. Another reason is
-    /// Go's own (a host's text that reads the same is masked too, harmlessly).
+    /// Go's `reason` for `raw`, each of its quoted texts written `"***"` when it may come from
+    /// the user information of `raw` (whatever stands before the last `@` of its authority): Go
+    /// quotes a bad escape there, and a password with a `/` ends Go's authority early, so that
+    /// its port (`u:pass/x@h`: `invalid port ":pass" after host`) or a bad escape after it
+    /// (`u:1/%4@h`: `"%4@"`) is the password. A quoted text is read back from Go's `%q` (so
+    /// that a `\`, a `"` or a byte that is not printable is compared as it stands in `raw`) and
+    /// shown only when it stands in `raw` and every place it stands is outside the user
+    /// information; a text found nowhere, or a quote that does not read, is masked (a host's
+    /// text that reads the same as a part of the user information is masked too, harmlessly).
     pub(super) fn mask_reason(raw: &str, reason: &str) -> String {
         let start = authority_start(raw);
-        let Some(at) = raw[start..].rfind('@') else {
+        let Some(at) = raw[start..].rfind('@').map(|i| start + i) else {
             return reason.to_owned();
         };
-        let userinfo = &raw[start..start + at];
-        let (Some(open), Some(close)) = (reason.find('"'), reason.rfind('"')) else {
-            return reason.to_owned();
+        let mut out = String::with_capacity(reason.len());
+        let mut rest = reason;
+        while let Some(open) = rest.find('"') {
+            out.push_str(&rest[..open]);
+            let body = &rest[open + 1..];
+            let Some((text, len)) = go_unquote(body) else {
+                out.push_str("\"***\"");
+                return out;
+            };
+            if text.is_empty() || outside(raw.as_bytes(), start..at, &text) {
+                out.push_str(&rest[open..open + len + 2]);
+            } else {
+                out.push_str("\"***\"");
+            }
+            rest = &body[len + 1..];
+        }
+        out.push_str(rest);
+        out
+    }
+
+    /// Whether `text` stands in `raw`, and only outside `span`.
+    fn outside(raw: &[u8], span: std::ops::Range<usize>, text: &[u8]) -> bool {
+        let mut found = false;
+        for (i, w) in raw.windows(text.len()).enumerate() {
+            if w == text {
+                if i < span.end && span.start < i + text.len() {
+                    return false;
+                }
+                found = true;
+            }
+        }
+        found
+    }
+
+    /// The bytes of the Go-quoted (`%q`) text that `body` starts with (after its opening `"`),
+    /// and the length of its quoted form up to the closing `"`; `None` when it does not read.
+    fn go_unquote(body: &str) -> Option<(Vec<u8>, usize)> {
+        let b = body.as_bytes();
+        let hex = |s: &[u8]| {
+            std::str::from_utf8(s)
+                .ok()
+                .and_then(|s| u32::from_str_radix(s, 16).ok())
         };
-        let quoted = &reason[open + 1..close.max(open + 1)];
-        let (name, password) = userinfo.split_once(':').unwrap_or((userinfo, ""));
-        let escape_error = [name, password]
-            .iter()
-            .any(|part| super::unescape(part, Mode::UserPassword).err().as_deref() == Some(reason));
-        if escape_error || (!quoted.is_empty() && userinfo.contains(quoted)) {
-            format!("{}\"***\"{}", &reason[..open], &reason[close + 1..])
-        } else {
-            reason.to_owned()
+        let (mut out, mut i) = (Vec::new(), 0);
+        loop {
+            match *b.get(i)? {
+                b'"' => return Some((out, i)),
+                b'\\' => {
+                    let (byte, n) = match *b.get(i + 1)? {
+                        c @ (b'\\' | b'"' | b'\'') => (Some(c), 2),
+                        b'a' => (Some(7), 2),
+                        b'b' => (Some(8), 2),
+                        b'f' => (Some(0xc), 2),
+                        b'n' => (Some(b'\n'), 2),
+                        b'r' => (Some(b'\r'), 2),
+                        b't' => (Some(b'\t'), 2),
+                        b'v' => (Some(0xb), 2),
+                        b'x' => (Some(u8::try_from(hex(b.get(i + 2..i + 4)?)?).ok()?), 4),
+                        b'u' => (None, 6),
+                        b'U' => (None, 10),
+                        _ => return None,
+                    };
+                    match byte {
+                        Some(c) => out.push(c),
+                        None => {
+                            let c = char::from_u32(hex(b.get(i + 2..i + n)?)?)?;
+                            out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+                        }
+                    }
+                    i += n;
+                }
+                c => {
+                    out.push(c);
+                    i += 1;
+                }
+            }
         }
     }
 
@@ -1366,6 +1432,42 @@ pub(crate) mod rest {
                     "u:pass/x@h",
                     r#"parse "http://u:***@h": invalid port "***" after host"#,
                 ),
+                // Go quotes the port with `%q`: a `\\`, a `"`, a byte that is not printable
+                // are escaped there, and still masked.
+                (
+                    r"u:pa\ss/x@h",
+                    r#"parse "http://u:***@h": invalid port "***" after host"#,
+                ),
+                (
+                    r#"u:pa"ss/x@h"#,
+                    r#"parse "http://u:***@h": invalid port "***" after host"#,
+                ),
+                (
+                    "u:pa\u{ad}ss/x@h",
+                    r#"parse "http://u:***@h": invalid port "***" after host"#,
+                ),
+                (
+                    "u:p\u{e9}ss/x@h",
+                    r#"parse "http://u:***@h": invalid port "***" after host"#,
+                ),
+                (
+                    "u:p%5Css/x@h",
+                    r#"parse "http://u:***@h": invalid port "***" after host"#,
+                ),
+                (
+                    "https://u:p%4@h",
+                    r#"parse "http://https://u:***@h": invalid URL escape "***""#,
+                ),
+                // A numeric password before a `/` is Go's port; the bad escape it reports
+                // (`"%4@"`) runs from the password across the `@`.
+                (
+                    "u:1/%4@h",
+                    r#"parse "http://u:***@h": invalid URL escape "***""#,
+                ),
+                (
+                    "u:pa\u{1}ss/x@h",
+                    r#"parse "http://u:***@h": net/url: invalid control character in URL"#,
+                ),
                 // Go's own reason, before it reads the user information.
                 (
                     "https://u:p%\u{7f}2@h",
@@ -1418,6 +1520,89 @@ pub(crate) mod rest {
                 let e =
                     rest_target(&clientcmd_server(server), Duration::from_secs(30)).unwrap_err();
                 assert_eq!(e, *want, "{server}");
+            }
+        }
+
+        /// Whatever Go's reason quotes of the user information, however `%q` escapes it, is
+        /// written `"***"`; text outside it is Go's.
+        #[test]
+        fn reasons_never_quote_the_user_information() {
+            let cases: &[(&str, &str, &str)] = &[
+                (
+                    "u:pa\u{1}ss/x@h",
+                    r#"invalid port ":pa\x01ss" after host"#,
+                    r#"invalid port "***" after host"#,
+                ),
+                (
+                    "u:pa\u{1}ss/x@h",
+                    r#"invalid port ":pa\u0001ss" after host"#,
+                    r#"invalid port "***" after host"#,
+                ),
+                (
+                    r"u:pa\ss/x@h",
+                    r#"invalid port ":pa\\ss" after host"#,
+                    r#"invalid port "***" after host"#,
+                ),
+                (
+                    r#"u:p"/x@h"#,
+                    r#"invalid port ":p\"" after host"#,
+                    r#"invalid port "***" after host"#,
+                ),
+                (
+                    "u:p\u{e9}\u{ad}/x@h",
+                    r#"invalid port ":p\u00e9\u00ad" after host"#,
+                    r#"invalid port "***" after host"#,
+                ),
+                (
+                    "u:p\u{e9}\u{ad}/x@h",
+                    r#"invalid port ":p\xc3\xa9\xc2\xad" after host"#,
+                    r#"invalid port "***" after host"#,
+                ),
+                (
+                    "https://u:p%zz@h",
+                    r#"invalid URL escape "%zz""#,
+                    r#"invalid URL escape "***""#,
+                ),
+                (
+                    "u:1/%4@h",
+                    r#"invalid URL escape "%4@""#,
+                    r#"invalid URL escape "***""#,
+                ),
+                // Text found nowhere in the server, or a quote that does not end: masked.
+                (
+                    "https://u:pw@h",
+                    r#"invalid host: ParseAddr("::1"): bad (at "w")"#,
+                    r#"invalid host: ParseAddr("***"): bad (at "***")"#,
+                ),
+                (
+                    "https://u:pw@h",
+                    r#"invalid port ":pw after host"#,
+                    r#"invalid port "***""#,
+                ),
+                (
+                    "https://u:pw@h",
+                    r#"invalid port ":p\q" after host"#,
+                    r#"invalid port "***""#,
+                ),
+                // Outside the user information: Go's text.
+                (
+                    "https://u:pw@h/%zz",
+                    r#"invalid URL escape "%zz""#,
+                    r#"invalid URL escape "%zz""#,
+                ),
+                (
+                    "https://u:pw@h:1:2",
+                    r#"invalid port ":1:2" after host"#,
+                    r#"invalid port ":1:2" after host"#,
+                ),
+                (
+                    "https://h/%zz",
+                    r#"invalid URL escape "%zz""#,
+                    r#"invalid URL escape "%zz""#,
+                ),
+            ];
+            for (raw, reason, want) in cases {
+                assert_eq!(mask_reason(raw, reason), *want, "{raw:?} {reason:?}");
             }
         }
 

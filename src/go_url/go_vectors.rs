@@ -208,6 +208,122 @@ mod rest {
         (got != want).then(|| format!("rest {input:?}: Go {want:?}, port {got:?}"))
     }
 
+    /// The password of `server` as this test reads it, apart from the port, and `server`
+    /// without it: what stands between the first `:` after the `://` (or the start) and the
+    /// last `@` after it; only in Go's authority (before a `/`, `?` or `#`) for a URL that
+    /// parsed.
+    fn password(server: &str, parsed: bool) -> Option<(&str, String)> {
+        let start = server.find("://").map_or(0, |i| i + 3);
+        let end = match parsed {
+            true => server[start..]
+                .find(['/', '?', '#'])
+                .map_or(server.len(), |i| start + i),
+            false => server.len(),
+        };
+        let at = start + server[start..end].rfind('@')?;
+        let colon = start + server[start..at].find(':')? + 1;
+        // `https:/x`: a scheme and a path (`http://https:/x` on the retry: an empty port).
+        if start == 0 && server[colon..].starts_with('/') {
+            return None;
+        }
+        let rest = format!("{}{}", &server[..colon], &server[at..]);
+        Some((&server[colon..at], rest))
+    }
+
+    /// `p` with its `%XX` escapes decoded (a bad escape kept as written).
+    fn decoded(p: &str) -> String {
+        let b = p.as_bytes();
+        let (mut out, mut i) = (Vec::new(), 0);
+        while i < b.len() {
+            let hex = |c: u8| (c as char).to_digit(16);
+            match (
+                b[i],
+                b.get(i + 1).and_then(|&c| hex(c)),
+                b.get(i + 2).and_then(|&c| hex(c)),
+            ) {
+                (b'%', Some(h), Some(l)) => {
+                    out.push((h * 16 + l) as u8);
+                    i += 3;
+                }
+                (c, _, _) => {
+                    out.push(c);
+                    i += 1;
+                }
+            }
+        }
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
+    /// Texts of a row's error that are not the server's.
+    const WORDING: &str = "parse \"http://: invalid URL escape invalid port after host \
+        net/url: invalid control character in URL host must be a URL or a host:port pair \
+        server URL must have a scheme and a host (https://host[:port][/path]) ?timeout=30s ***";
+
+    /// A part (3 bytes or more) of the password of `server` that `text` shows, as written,
+    /// decoded or quoted as Go's `%q` quotes either, and that stands nowhere else in `server`
+    /// or in the wording of the error; independent of the port's masking.
+    pub(super) fn shown_password(server: &str, parsed: bool, text: &str) -> Option<String> {
+        let (p, rest) = password(server, parsed)?;
+        let quoted = |s: &str| {
+            let q = go_quote(s);
+            q[1..q.len() - 1].to_owned()
+        };
+        let elsewhere = [
+            rest.clone(),
+            quoted(&rest),
+            decoded(&rest),
+            quoted(&decoded(&rest)),
+            format!("http://{rest}"),
+            WORDING.to_owned(),
+        ];
+        let d = decoded(p);
+        for form in [p.to_owned(), quoted(p), d.clone(), quoted(&d)] {
+            let b = form.as_bytes();
+            for i in 0..b.len() {
+                for j in i + 3..=b.len() {
+                    let part = &b[i..j];
+                    let has = |t: &str| t.as_bytes().windows(part.len()).any(|w| w == part);
+                    if has(text) && !elsewhere.iter().any(|e| has(e)) {
+                        return Some(String::from_utf8_lossy(part).into_owned());
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// No row's error text or shown URL has a part of its password, checked without the
+    /// port's own masking (`masked_error` above derives Go's text with it).
+    #[test]
+    fn webhook_texts_never_show_a_password() {
+        let (mut failures, mut checked) = (Vec::new(), 0);
+        for (i, row) in rows().iter().enumerate() {
+            let Ok(input) = text(&row["in"]) else {
+                continue;
+            };
+            let server = clientcmd_server(&input);
+            let (parsed, shown) = match rest_target(&server, Duration::from_secs(30)) {
+                Ok(t) => (true, t.shown),
+                Err(e) => (false, e),
+            };
+            if password(&input, parsed).is_none() && password(&server, parsed).is_none() {
+                continue;
+            }
+            checked += 1;
+            for s in [&input, &server] {
+                if let Some(part) = shown_password(s, parsed, &shown) {
+                    failures.push(format!("row {i}: {input:?} shows {part:?}: {shown}"));
+                    break;
+                }
+            }
+        }
+        eprintln!("{checked} rows with a password");
+        assert!(checked > 100, "{checked} rows with a password");
+        let n = failures.len();
+        failures.truncate(40);
+        assert!(n == 0, "{n} rows show a password:\n{}", failures.join("\n"));
+    }
+
     #[test]
     fn webhook_urls_are_go_clients() {
         let rows = rows();
