@@ -728,8 +728,9 @@ impl ConnectionInfo {
     /// credentials, client certificate), stable within this process: the [`vault::Vault`]
     /// remembers known-bad credentials by it. It is an HMAC under a key drawn at random once per
     /// process, so a fingerprint that ends up in a log cannot be used to test password guesses
-    /// offline. A client certificate and key from files count by their content, read here (a
-    /// pair rotated on disk is another credential); by their paths when they cannot be read.
+    /// offline. A client certificate and key from files count by their paths here: no file is
+    /// read (this may run on an async task). A [`vault::Credential`]'s fingerprint counts them by
+    /// the pair its client loaded, so a pair rotated on disk is another credential there.
     ///
     /// ```
     /// use kube_authn::outbound::{ConnectionInfo, Secret};
@@ -742,18 +743,17 @@ impl ConnectionInfo {
         // (`authorize`) and by the vault before it takes a credential in (see
         // `BearerToken::look_if_due`), not here.
         let token = self.token.as_ref().map(BearerToken::last_read);
-        self.fingerprint_with(token.as_ref(), self.client_cert_files_digest())
+        self.fingerprint_with(token.as_ref(), None)
     }
 
-    /// [`client_cert::pair_digest`] of the client certificate and key files as they are now,
-    /// when the pair comes from files and both can be read.
-    fn client_cert_files_digest(&self) -> Option<[u8; 32]> {
-        match (&self.client_certificate, &self.client_key) {
-            (Some(cert @ Pem::File(_)), Some(key @ Pem::File(_))) => Some(
-                client_cert::pair_digest(&cert.bytes().ok()?, &key.bytes().ok()?),
-            ),
-            _ => None,
-        }
+    /// Whether the client certificate and key both come from files: a client built for this
+    /// connection loads the pair, and its credential is fingerprinted by what it loaded
+    /// ([`client_cert::pair_digest`]), which [`fingerprint`](Self::fingerprint) cannot know.
+    pub(crate) fn client_cert_from_files(&self) -> bool {
+        matches!(
+            (&self.client_certificate, &self.client_key),
+            (Some(Pem::File(_)), Some(Pem::File(_)))
+        )
     }
 
     /// [`fingerprint`](Self::fingerprint) with `token` as the token (the one a request sent) and

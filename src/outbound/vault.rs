@@ -619,15 +619,22 @@ impl Vault {
     /// # });
     /// ```
     pub fn add(&self, info: ConnectionInfo) -> Result<bool, ConfigError> {
-        self.add_info(info, true)
+        self.add_info(info, true).map(|(added, _)| added)
     }
 
-    /// [`add`](Self::add); a token file is looked at first as the request that sends it would
-    /// (a refused one read again, else the periodic look when due) when `look`. The files (a
-    /// token file, a CA file, client certificate files) are read with no lock held.
-    fn add_info(&self, info: ConnectionInfo, look: bool) -> Result<bool, ConfigError> {
+    /// [`add`](Self::add), and the credential's fingerprint (none when it is expired); a token
+    /// file is looked at first as the request that sends it would (a refused one read again,
+    /// else the periodic look when due) when `look`. The files (a token file, a CA file, client
+    /// certificate files) are read with no lock held, by building the credential's client, and
+    /// nowhere else: a client certificate pair from files is fingerprinted by what that client
+    /// loaded, never by another read (one that could also see another pair).
+    fn add_info(
+        &self,
+        info: ConnectionInfo,
+        look: bool,
+    ) -> Result<(bool, Option<[u8; 32]>), ConfigError> {
         if info.is_expired((self.now)()) {
-            return Ok(false);
+            return Ok((false, None));
         }
         // A credential whose token is known to be bad is never picked, so never sent, so its
         // token file is looked at here or nowhere: a file still holding the refused token at
@@ -635,23 +642,29 @@ impl Vault {
         if look && let Some(token) = &info.token {
             token.look_if_due();
         }
-        let fp = info.fingerprint();
-        let known =
-            |st: &State| st.bad.contains(&fp) || st.items.iter().any(|c| c.fingerprint() == fp);
-        if known(&self.state.lock().unwrap_or_else(|p| p.into_inner())) {
-            return Ok(false);
+        let known = |st: &State, fp: &[u8; 32]| {
+            st.bad.contains(fp) || st.items.iter().any(|c| c.fingerprint() == *fp)
+        };
+        // With no client certificate files its fingerprint needs no client: a known credential
+        // is not built again.
+        if !info.client_cert_from_files() {
+            let fp = info.fingerprint();
+            if known(&self.state.lock().unwrap_or_else(|p| p.into_inner()), &fp) {
+                return Ok((false, Some(fp)));
+            }
         }
         let cred = Credential::new(info, self.request_timeout)?;
+        let fp = cred.fingerprint();
         let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
         // Another caller may have added or refused the same credential meanwhile.
-        if known(&st) {
-            return Ok(false);
+        if known(&st, &fp) {
+            return Ok((false, Some(fp)));
         }
         if st.items.len() >= MAX_CREDENTIALS {
             st.items.remove(0);
         }
         st.items.push(Arc::new(cred));
-        Ok(true)
+        Ok((true, Some(fp)))
     }
 
     fn pick(&self) -> Option<Arc<Credential>> {
@@ -748,18 +761,24 @@ impl Vault {
     async fn login_once(&self, take_back_fixed: bool) -> Result<Arc<Credential>, Error> {
         let mut problems = Vec::new();
         let mut fixed = Vec::new();
+        // The fingerprints of the fixed providers' credentials, as `add_info` computed them
+        // (from what their clients loaded: no file is read again here).
+        let mut fps: Vec<[u8; 32]> = Vec::new();
         for p in &self.providers {
             match tokio::time::timeout(self.login_timeout, p.login()).await {
                 Ok(Ok(list)) => {
                     for info in list {
-                        if take_back_fixed && p.is_fixed() {
+                        let take_back = take_back_fixed && p.is_fixed();
+                        if take_back {
                             fixed.push(info.clone());
                         }
                         // A new request reads a refused token file again; the request that got
                         // the 401 does not: it never sends the same credential twice, and a read
                         // now could come before the file is rotated.
-                        if let Err(e) = self.add_info(info, take_back_fixed) {
-                            problems.push(e.to_string());
+                        match self.add_info(info, take_back_fixed) {
+                            Ok((_, Some(fp))) if take_back => fps.push(fp),
+                            Ok(_) => {}
+                            Err(e) => problems.push(e.to_string()),
                         }
                     }
                 }
@@ -769,7 +788,6 @@ impl Vault {
         }
         if !fixed.is_empty() && self.pick().is_none() {
             // Only known-bad credentials of fixed providers are left: take them back.
-            let fps: Vec<[u8; 32]> = fixed.iter().map(ConnectionInfo::fingerprint).collect();
             self.state
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
@@ -1150,6 +1168,37 @@ mod tests {
         assert!(vault.add(info).unwrap(), "the rotated pair");
         let c = vault.credential().await.unwrap();
         assert_ne!(c.fingerprint(), refused.fingerprint());
+    }
+
+    /// A client certificate pair from files is fingerprinted by what the credential's client
+    /// loaded: the only reads of the certificate file (a FIFO counting its readers, standing for
+    /// a slow mount) are those building a client does, one per credential built — one at the
+    /// login that takes the fixed provider's pair in, two at the login after a 401 (the pair
+    /// built and found known bad, then built and found held once its fingerprint is no longer
+    /// bad). Fingerprinting by reading the files again, on the async task, read it 5 times.
+    #[tokio::test]
+    async fn fingerprinting_a_client_certificate_from_files_reads_no_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let (cert, key) = (dir.path().join("c.crt"), dir.path().join("c.key"));
+        let k = rcgen::KeyPair::generate().unwrap();
+        let c = rcgen::CertificateParams::new(vec!["a".to_owned()])
+            .unwrap()
+            .self_signed(&k)
+            .unwrap();
+        std::fs::write(&key, k.serialize_pem()).unwrap();
+        let writer = crate::outbound::stalled_file::serve(&cert, c.pem(), Duration::ZERO);
+        let info = ConnectionInfo::new("https://127.0.0.1:1")
+            .with_client_cert(
+                crate::outbound::Pem::File(cert.clone()),
+                crate::outbound::Pem::File(key.clone()),
+            )
+            .with_trust_env(false);
+        let vault = Vault::from_info(info);
+        let first = vault.credential().await.unwrap();
+        vault.invalidate(&first);
+        let again = vault.credential().await.unwrap();
+        assert_eq!(again.fingerprint(), first.fingerprint(), "taken back");
+        assert_eq!(writer.stop(), 3, "reads of the certificate file");
     }
 
     /// `add` reads a credential's files (here a CA file on a stalled mount, a FIFO whose writer
