@@ -659,6 +659,28 @@ impl Status {
     }
 }
 
+/// `bytes` read as Go reads them into a string for its JSON encoder and decoders: valid UTF-8
+/// as it is, and each byte that is not part of valid UTF-8 one U+FFFD (Go decodes an invalid
+/// sequence one byte at a time; Rust's `String::from_utf8_lossy` replaces a cut-short sequence
+/// once).
+///
+/// ```
+/// use kube_authn::api::go_utf8_lossy;
+/// assert_eq!(go_utf8_lossy(b"caf\xc3\xa9"), "caf\u{e9}");
+/// assert_eq!(go_utf8_lossy(b"x\xff"), "x\u{fffd}");
+/// // A cut-short sequence is one replacement per byte, as in Go.
+/// assert_eq!(go_utf8_lossy(b"\xe2\x82y"), "\u{fffd}\u{fffd}y");
+/// assert_eq!(String::from_utf8_lossy(b"\xe2\x82y"), "\u{fffd}y");
+/// ```
+pub fn go_utf8_lossy(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len() + 8);
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(chunk.valid());
+        out.extend(std::iter::repeat_n('\u{FFFD}', chunk.invalid().len()));
+    }
+    out
+}
+
 /// `value` as kube-apiserver's JSON serializer writes it: compact with a trailing newline (Go's
 /// `json.Encoder`), or indented by two spaces without one (`json.MarshalIndent(v, "", "  ")`,
 /// used for `?pretty` and for clients that do not ask for JSON), with Go's string escapes

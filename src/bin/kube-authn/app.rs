@@ -462,7 +462,7 @@ fn field_unescape(value: &[u8]) -> Result<Vec<u8>, ()> {
     if !value.iter().any(|b| matches!(b, b'\\' | b',' | b'=')) {
         return Ok(value.to_vec());
     }
-    let text = String::from_utf8(go_utf8_lossy(value)).map_err(|_| ())?;
+    let text = kube_authn::api::go_utf8_lossy(value);
     let mut out = String::new();
     let mut in_slash = false;
     for c in text.chars() {
@@ -493,7 +493,7 @@ fn go_query_values(query: &str, key: &str) -> Vec<Vec<u8>> {
 /// Bytes (a Go string) as Go's `encoding/json` writes them: each byte of invalid UTF-8 is
 /// U+FFFD.
 fn go_json_string(bytes: &[u8]) -> String {
-    String::from_utf8(go_utf8_lossy(bytes)).unwrap_or_default()
+    kube_authn::api::go_utf8_lossy(bytes)
 }
 
 /// `responsewriters.Forbidden` for a resource request: `forbiddenMessage` with the `&<>`
@@ -812,30 +812,9 @@ fn go_json_text(body: Bytes) -> Bytes {
     let body = if std::str::from_utf8(&body).is_ok() {
         body
     } else {
-        Bytes::from(go_utf8_lossy(&body))
+        Bytes::from(kube_authn::api::go_utf8_lossy(&body))
     };
     go_json_surrogates(body)
-}
-
-/// `bytes` with each byte that is not part of valid UTF-8 replaced by U+FFFD (Go decodes an
-/// invalid sequence one byte at a time; Rust's `from_utf8_lossy` replaces a whole truncated
-/// sequence with one).
-fn go_utf8_lossy(mut bytes: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(bytes.len() + 16);
-    loop {
-        match std::str::from_utf8(bytes) {
-            Ok(valid) => {
-                out.extend_from_slice(valid.as_bytes());
-                return out;
-            }
-            Err(e) => {
-                let (valid, invalid) = bytes.split_at(e.valid_up_to());
-                out.extend_from_slice(valid);
-                out.extend_from_slice("\u{fffd}".as_bytes());
-                bytes = &invalid[1..];
-            }
-        }
-    }
 }
 
 /// [`go_json_text`]'s surrogate step.

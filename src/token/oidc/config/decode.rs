@@ -675,7 +675,7 @@ pub(super) fn json_tree(data: &[u8]) -> Result<Node, ConfigError> {
     let data = match std::str::from_utf8(data) {
         Ok(_) => data,
         Err(_) => {
-            lossy = go_lossy(data);
+            lossy = crate::api::go_utf8_lossy(data);
             lossy.as_bytes()
         }
     };
@@ -687,17 +687,6 @@ pub(super) fn json_tree(data: &[u8]) -> Result<Node, ConfigError> {
             ConfigError::new(format!("couldn't get version/kind; json parse error: {e}"))
         })?;
     Ok(root)
-}
-
-/// `data` with each byte of invalid UTF-8 replaced by U+FFFD, as Go's `utf8.DecodeRune` reads
-/// it one byte at a time (Rust's `from_utf8_lossy` replaces a cut-short sequence once).
-fn go_lossy(data: &[u8]) -> String {
-    let mut out = String::with_capacity(data.len() + 8);
-    for chunk in data.utf8_chunks() {
-        out.push_str(chunk.valid());
-        out.extend(std::iter::repeat_n('\u{FFFD}', chunk.invalid().len()));
-    }
-    out
 }
 
 #[derive(Clone, Copy)]
