@@ -14,8 +14,6 @@
 //! The 400 is JSON (compact, or indented as `?pretty` and a person's `User-Agent` ask), as the
 //! handlers' answers are; kube-apiserver negotiates it as it negotiates the 401.
 
-use std::future::Future;
-use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -26,7 +24,7 @@ use http_body_util::{Either, Full};
 use kube_authn::api::Status;
 use tokio::time::Instant;
 
-use crate::request_uri::BoxError;
+use crate::request_uri::{BoxError, GoRequestUriFuture};
 
 /// When a request's body must have arrived (kube-apiserver's request deadline), in the
 /// request's extensions.
@@ -113,7 +111,8 @@ where
 {
     type Response = Response<Either<RB, Full<Bytes>>>;
     type Error = BoxError;
-    type Future = RequestDeadlineFuture<S::Future>;
+    // The same future as `request_uri`'s: the inner service's, or the filter's answer.
+    type Future = GoRequestUriFuture<S::Future>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         self.inner.poll_ready(cx).map_err(Into::into)
@@ -137,44 +136,14 @@ where
                 }
                 Err(message) => {
                     let pretty = kube_authn::middleware::wants_pretty(req.uri(), req.headers());
-                    return RequestDeadlineFuture::Refused {
-                        answer: Some(bad_request(message, pretty)),
+                    return GoRequestUriFuture::Refused {
+                        answer: Some(Ok(bad_request(message, pretty))),
                     };
                 }
             }
         }
-        RequestDeadlineFuture::Inner {
+        GoRequestUriFuture::Inner {
             inner: self.inner.call(req),
-        }
-    }
-}
-
-pin_project_lite::pin_project! {
-    /// The inner service's future, or the filter's 400.
-    #[project = Projected]
-    pub enum RequestDeadlineFuture<F> {
-        Inner { #[pin] inner: F },
-        Refused { answer: Option<Response<Full<Bytes>>> },
-    }
-}
-
-impl<F, RB, E> Future for RequestDeadlineFuture<F>
-where
-    F: Future<Output = Result<Response<RB>, E>>,
-    E: Into<BoxError>,
-{
-    type Output = Result<Response<Either<RB, Full<Bytes>>>, BoxError>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        match self.project() {
-            Projected::Inner { inner } => inner
-                .poll(cx)
-                .map_ok(|response| response.map(Either::Left))
-                .map_err(Into::into),
-            Projected::Refused { answer } => Poll::Ready(match answer.take() {
-                Some(response) => Ok(response.map(Either::Right)),
-                None => Err("polled after completion".into()),
-            }),
         }
     }
 }
