@@ -2033,6 +2033,14 @@ def webhook_cases():
         ("401 with a Status", {"status": 401, "content_type": "application/json",
                                "body": status_body(kind="Status", apiVersion="v1", message="Unauthorized", reason="Unauthorized", code=401)},
          False, "Unauthorized"),
+        # A 401 is judged like any other status: a Status body saying InternalError or
+        # TooManyRequests is retried (DefaultShouldRetry looks at the decoded error only).
+        ("401 with a Status saying InternalError", {"status": 401, "content_type": "application/json",
+                                                    "body": status_body(kind="Status", apiVersion="v1", message="m", reason="InternalError", code=500)},
+         True, "m"),
+        ("401 with a Status saying TooManyRequests", {"status": 401, "content_type": "application/json",
+                                                      "body": status_body(kind="Status", apiVersion="v1", message="busy", reason="TooManyRequests", code=429)},
+         True, "busy"),
         ("406 without a body", {"status": 406, "content_type": "text/plain", "body": ""},
          False, "the server was unable to respond with a content type that the client supports"),
         ("406 with a text body", {"status": 406, "content_type": "text/plain", "body": "only yaml"}, False, "only yaml"),

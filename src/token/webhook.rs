@@ -600,17 +600,20 @@ impl WebhookTokenAuthenticator {
                 });
             }
             if code == reqwest::StatusCode::UNAUTHORIZED {
-                let err = response_error(code, content_type.as_deref(), None, &bytes, token).error;
+                // Judged as any other status once no other credential is left: a `Status`
+                // body saying InternalError or TooManyRequests is retried, as
+                // `DefaultShouldRetry` looks only at the decoded error.
+                let err = response_error(code, content_type.as_deref(), None, &bytes, token);
                 if tries >= MAX_CREDENTIAL_TRIES {
                     self.vault.invalidate(&cred);
-                    return Err(AttemptError::fatal(err));
+                    return Err(err);
                 }
                 match self.vault.next_credential(&cred).await {
                     Ok(next) => {
                         cred = next;
                         continue;
                     }
-                    Err(_) => return Err(AttemptError::fatal(err)),
+                    Err(_) => return Err(err),
                 }
             }
             // client-go's `transformResponse`: a status outside 200..=206 is an error.
