@@ -2203,6 +2203,11 @@ def sa_cases():
                           expect=error('token audiences ["api"] is invalid for the target audiences ["other"]'))))
     cases.append(ref(case("legacy: requested audience among the implicit ones", legacy([rsa_key]),
                           {"token": rsa_tok, "audiences": ["x", "api"]}, expect=ok(sa_user, ["api"]))))
+    # A requested list that is present but empty is not "none requested": the intersection is
+    # empty (apiserver AudiencesFrom's ok is true; pkg/serviceaccount/jwt.go).
+    cases.append(ref(case("legacy: an empty requested audience list is not the implicit one", legacy([rsa_key]),
+                          {"token": rsa_tok, "audiences": []},
+                          expect=error('token audiences ["api"] is invalid for the target audiences []'))))
 
     # Legacy tokens with --service-account-lookup (the default): the secret must exist, not be
     # deleting, hold this very token, not carry the invalid-since label; the service account
@@ -2320,6 +2325,9 @@ def sa_cases():
         cases.append(ref(case(f"bound: {label}", setup, {"token": mint(c, k)}, expect=expect)))
     cases.append(ref(case("bound: requested audiences intersect", bound(), {"token": mint(claims(aud=["a", SA_ISS, "b"])), "audiences": ["b", "a"]},
                           expect=ok(bu(), ["b", "a"]))))
+    cases.append(ref(case("bound: an empty requested audience list is not the implicit one", bound(implicit=("api",)),
+                          {"token": mint(claims(aud=["api"])), "audiences": []},
+                          expect=error('token audiences ["api"] is invalid for the target audiences []'))))
 
     # Claim shapes and JOSE headers: what kube-apiserver routes, refuses, or lets through, and
     # with which text (each outcome observed from k8s.io/kubernetes v1.37.2 by the oracle).

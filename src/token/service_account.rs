@@ -1161,7 +1161,9 @@ impl ServiceAccountAuthenticator {
 
     /// Kubernetes' audience rule: no `aud` (or `[]`) means the implicit API audiences; the
     /// answer is the requested audiences the token has, in requested order (the requested
-    /// list itself, shared, when the token has them all: no allocation).
+    /// list itself, shared, when the token has them all: no allocation). Only a context with
+    /// no audiences requests the implicit ones: a present but empty list requests none, so the
+    /// intersection is empty (apiserver's `AudiencesFrom` answers `ok` for it).
     fn audiences(&self, public: &PublicClaims<'_>, ctx: &Context) -> Result<Audiences, Error> {
         let iss = public.iss.as_deref().unwrap_or("");
         if !self.issuers.iter().any(|i| **i == *iss) {
@@ -1170,10 +1172,7 @@ impl ServiceAccountAuthenticator {
                 format!("token issuer {} is invalid", go_quote(iss)),
             ));
         }
-        let requested = ctx
-            .audiences()
-            .filter(|a| !a.is_empty())
-            .unwrap_or(&self.implicit_audiences);
+        let requested = ctx.audiences().unwrap_or(&self.implicit_audiences);
         let aud = public.aud.filter(|a| !a.is_empty());
         if aud.is_none() {
             // Kubernetes counts a legacy (audience-less) token before the audience check.
