@@ -2328,6 +2328,19 @@ def sa_cases():
     cases.append(ref(case("bound: an empty requested audience list is not the implicit one", bound(implicit=("api",)),
                           {"token": mint(claims(aud=["api"])), "audiences": []},
                           expect=error('token audiences ["api"] is invalid for the target audiences []'))))
+    # go-jose reads exp as a float64 turned into an int64, and time.Unix(exp, 0) overflows past
+    # MaxInt64 - 62135596800 s (values rounding to 2^63 become MinInt64 on amd64): such a time
+    # lies in the far past, so the token has expired. The float rounding (steps of 1024 up
+    # there) places the edge between ...179008 (valid) and ...179519 (expired).
+    for exp, expect in [
+        (9223372036854775807, error("service account token has expired")),
+        (9223372036854775296, error("service account token has expired")),
+        (9223371974719190000, error("service account token has expired")),
+        (9223371974719179519, error("service account token has expired")),
+        (9223371974719179008, ok(bu(), [SA_ISS])),
+        (9223371974719170000, ok(bu(), [SA_ISS])),
+    ]:
+        cases.append(ref(case(f"bound: exp {exp}", bound(), {"token": mint(claims(exp=exp))}, expect=expect)))
 
     # Claim shapes and JOSE headers: what kube-apiserver routes, refuses, or lets through, and
     # with which text (each outcome observed from k8s.io/kubernetes v1.37.2 by the oracle).
@@ -2623,6 +2636,15 @@ def oidc_cases():
          error("oidc: required claim hd value does not match. Got = evil.example, want = example.org")),
         ("wrong audience", std, mint(claims(aud="other")), error('oidc: verify token: oidc: expected audience "kube" got ["other"]')),
         ("expired", std, mint(claims(exp=1262304000)), error("oidc: verify token: oidc: token is expired (Token Expiry: 2010-01-01 00:00:00 +0000 UTC)")),
+        # go-oidc's time.Unix(exp, 0) overflows past MaxInt64 - 62135596800 s: a time in the far
+        # past, printed as Go prints it (its calendar arithmetic wraps modulo 2^64 seconds).
+        ("exp MaxInt64 has expired", std, mint(claims(exp=9223372036854775807)),
+         error("oidc: verify token: oidc: token is expired (Token Expiry: 292277026596-12-04 15:30:07 +0000 UTC)")),
+        ("exp MinInt64 has expired", std, mint(claims(exp=-9223372036854775808)),
+         error("oidc: verify token: oidc: token is expired (Token Expiry: 292277026596-12-04 15:30:08 +0000 UTC)")),
+        ("exp one past the last time Go represents has expired", std, mint(claims(exp=9223371974719179008)),
+         error("oidc: verify token: oidc: token is expired (Token Expiry: 292277024627-12-06 15:30:08 +0000 UTC)")),
+        ("exp at the last time Go represents", std, mint(claims(exp=9223371974719179007)), ok(alice)),
         ("ES256 not allowed", std, mint(claims(), ec_key, "ec-1"),
          error('oidc: verify token: oidc: id token signed with unsupported algorithm, expected ["RS256"] got "ES256"')),
         ("signed by an unknown key", std, mint(claims(), stranger, "rsa-1"),

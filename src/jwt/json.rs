@@ -1550,6 +1550,32 @@ impl<'de> Deserialize<'de> for NumericDate {
 }
 
 impl NumericDate {
+    /// The seconds go-jose's `NumericDate.Time()` stands for, or `None` when that Go time
+    /// overflows (so lies in the far past: an `exp` there has expired). go-jose reads the
+    /// claim with `strconv.ParseFloat` and converts the float to `int64`: above 2^53 the
+    /// seconds round to a float (steps of 1024 near 2^63), a float of 2^63 is out of `int64`
+    /// (amd64 gives `MinInt64`), and `time.Unix` wraps past `MaxInt64 − 62135596800`
+    /// ([`go_unix_overflows`](crate::jwt::go_unix_overflows)).
+    ///
+    /// ```
+    /// use kube_authn::jwt::json::NumericDate;
+    /// assert_eq!(NumericDate(1_700_000_000).go_jose_unix(), Some(1_700_000_000));
+    /// // 2^63 − 62135596801 rounds down to a representable time, 2^63 − 62135596289 up past it.
+    /// assert!(NumericDate(9_223_371_974_719_179_008).go_jose_unix().is_some());
+    /// assert_eq!(NumericDate(9_223_371_974_719_179_519).go_jose_unix(), None);
+    /// assert_eq!(NumericDate(i64::MAX).go_jose_unix(), None);
+    /// assert_eq!(NumericDate(i64::MIN).go_jose_unix(), Some(i64::MIN));
+    /// ```
+    pub fn go_jose_unix(self) -> Option<i64> {
+        let f = self.0 as f64;
+        // An i64 rounds to at most 2^63 (i64::MAX as f64 is 2^63): out of int64 in Go.
+        if f >= i64::MAX as f64 {
+            return None;
+        }
+        let sec = f as i64;
+        (!crate::jwt::go_unix_overflows(sec)).then_some(sec)
+    }
+
     /// Decodes a claim value from a validated payload with the same rules as the serde
     /// implementation: `null` is `None`, a number in `i64` range (fractions truncated) is
     /// `Some`, anything else is [`ERR_NUMERIC_DATE`].

@@ -322,6 +322,25 @@ pub fn before(at: i64, now: (i64, u32)) -> bool {
     at < now.0 || (at == now.0 && now.1 > 0)
 }
 
+/// Seconds from the Unix epoch to Go's internal one (January 1, year 1): `time.Unix(sec, 0)`
+/// stores `sec` plus this, wrapping past `i64::MAX`.
+pub const GO_UNIX_TO_INTERNAL: i64 = 62_135_596_800;
+
+/// Whether Go's `time.Unix(sec, 0)` overflows: past `MaxInt64 − 62135596800` its internal
+/// seconds wrap negative, a time in the far past, so an `exp` there has expired in Go
+/// (go-jose's `After`, go-oidc's `Before` both compare the wrapped seconds).
+///
+/// ```
+/// use kube_authn::jwt::go_unix_overflows;
+/// assert!(!go_unix_overflows(9_223_371_974_719_179_007));
+/// assert!(go_unix_overflows(9_223_371_974_719_179_008));
+/// assert!(go_unix_overflows(i64::MAX));
+/// assert!(!go_unix_overflows(i64::MIN));
+/// ```
+pub fn go_unix_overflows(sec: i64) -> bool {
+    sec.checked_add(GO_UNIX_TO_INTERNAL).is_none()
+}
+
 /// The system clock.
 ///
 /// ```

@@ -1206,10 +1206,15 @@ impl ServiceAccountAuthenticator {
                 return Err(Error::msg("service account token is not valid yet"));
             }
         }
-        if let Some(NumericDate(exp)) = c.exp {
-            // Go: `now.Add(-leeway).After(exp)`, to the nanosecond.
+        if let Some(exp) = c.exp {
+            // Go: `now.Add(-leeway).After(exp)`, to the nanosecond, with go-jose's reading of
+            // `exp` (a float, then `time.Unix`, which wraps to the far past when too large).
             let (secs, nanos) = self.clock.now_unix_nanos();
-            if before(exp, (secs.saturating_sub(LEEWAY_SECONDS), nanos)) {
+            let expired = match exp.go_jose_unix() {
+                None => true,
+                Some(exp) => before(exp, (secs.saturating_sub(LEEWAY_SECONDS), nanos)),
+            };
+            if expired {
                 return Err(Error::msg("service account token has expired"));
             }
         }

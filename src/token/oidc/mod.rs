@@ -420,27 +420,42 @@ impl<'a> VerifyClaims<'a> {
     }
 }
 
-/// Go's `time.Time` `%v` in UTC: `2009-11-10 22:00:00 +0000 UTC`.
+/// Go's `time.Time` `%v` in UTC, of `time.Unix(unix, 0)`: `2009-11-10 22:00:00 +0000 UTC`.
+///
+/// Exact for every `i64`, as Go computes it: the seconds are moved to Go's absolute epoch
+/// (March 1 of year −292277022400) in unsigned arithmetic that wraps modulo 2^64, so a time
+/// whose `time.Unix` overflowed, or `MinInt64`, prints as Go prints it; a negative year has
+/// its sign before four or more digits (`-0001`).
 ///
 /// ```
-/// assert_eq!(kube_authn::token::oidc::go_time_utc(1257890400), "2009-11-10 22:00:00 +0000 UTC");
+/// use kube_authn::token::oidc::go_time_utc;
+/// assert_eq!(go_time_utc(1257890400), "2009-11-10 22:00:00 +0000 UTC");
+/// assert_eq!(go_time_utc(i64::MAX), "292277026596-12-04 15:30:07 +0000 UTC");
+/// assert_eq!(go_time_utc(i64::MIN), "292277026596-12-04 15:30:08 +0000 UTC");
+/// assert_eq!(go_time_utc(-62198755200), "-0001-01-01 00:00:00 +0000 UTC");
 /// ```
 pub fn go_time_utc(unix: i64) -> String {
-    let days = unix.div_euclid(86400);
-    let secs = unix.rem_euclid(86400);
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719468;
-    let era = z.div_euclid(146097);
-    let doe = z.rem_euclid(146097);
+    // Go's unixToInternal + internalToAbsolute, and absoluteYears.
+    const UNIX_TO_ABSOLUTE: u64 = 9_223_372_028_741_760_000;
+    const ABSOLUTE_YEARS: i64 = 292_277_022_400;
+    let abs = (unix as u64).wrapping_add(UNIX_TO_ABSOLUTE);
+    // At most 2^64 / 86400 days: well inside i64.
+    let days = (abs / 86400) as i64;
+    let secs = (abs % 86400) as i64;
+    // Howard Hinnant's civil_from_days, from March 1 of a year that is 0 modulo 400.
+    let era = days / 146097;
+    let doe = days % 146097;
     let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    let y = yoe + era * 400;
+    let y = yoe + era * 400 - ABSOLUTE_YEARS;
     let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
     let mp = (5 * doy + 2) / 153;
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = if m <= 2 { y + 1 } else { y };
+    let sign = if y < 0 { "-" } else { "" };
     format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} +0000 UTC",
+        "{sign}{:04}-{m:02}-{d:02} {:02}:{:02}:{:02} +0000 UTC",
+        y.unsigned_abs(),
         secs / 3600,
         secs % 3600 / 60,
         secs % 60
@@ -803,8 +818,9 @@ impl OidcAuthenticator {
         // go-oidc: `expiry.Before(now)`, to the nanosecond.
         let now_nanos = self.clock.now_unix_nanos();
         let now = now_nanos.0;
+        // `time.Unix(exp, 0)` wraps past `MaxInt64 − 62135596800`: a time long past in Go.
         let exp = claims.exp.unwrap_or(i64::MIN);
-        if crate::jwt::before(exp, now_nanos) {
+        if crate::jwt::go_unix_overflows(exp) || crate::jwt::before(exp, now_nanos) {
             let shown = claims
                 .exp
                 .map_or("0001-01-01 00:00:00 +0000 UTC".to_owned(), go_time_utc);
@@ -1299,6 +1315,26 @@ impl TokenAuthenticator for OidcAuthenticator {
 #[cfg(test)]
 mod tests {
     use super::strip_password;
+
+    /// `time.Unix(s, 0).UTC().String()` as Go 1.26 prints it, for times Go's calendar wraps
+    /// (`MaxInt64`, `MinInt64`, one second past the last time `time.Unix` holds), negative
+    /// years and years past 9999.
+    #[test]
+    fn go_time_utc_prints_as_go_does() {
+        let table: &[(i64, &str)] = &[
+            (1257890400, "2009-11-10 22:00:00 +0000 UTC"),
+            (i64::MAX, "292277026596-12-04 15:30:07 +0000 UTC"),
+            (i64::MIN, "292277026596-12-04 15:30:08 +0000 UTC"),
+            (-62198755200, "-0001-01-01 00:00:00 +0000 UTC"),
+            (-62135596801, "0000-12-31 23:59:59 +0000 UTC"),
+            (9223371974719179008, "292277024627-12-06 15:30:08 +0000 UTC"),
+            (-1_000_000_000_000_000, "-31686769-06-29 22:13:20 +0000 UTC"),
+            (253402300800, "10000-01-01 00:00:00 +0000 UTC"),
+        ];
+        for (unix, want) in table {
+            assert_eq!(super::go_time_utc(*unix), *want, "{unix}");
+        }
+    }
 
     /// `exp`/`nbf`/`iat` outside `i64` are refused (fail closed) with `ParseFloat`'s
     /// out-of-range text, whether written as an integer or a float; nothing saturates to
