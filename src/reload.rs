@@ -87,6 +87,23 @@ enum Parser<T> {
 type BytesParser<T> = Box<dyn Fn(&[u8]) -> Result<T, ConfigError> + Send + Sync>;
 type StreamParser<T> = Box<dyn Fn(&mut dyn BufRead, u64) -> Result<T, ConfigError> + Send + Sync>;
 
+/// A check of a parsed value against state outside the file (another file's current content),
+/// run after the parse and the check that the file did not change while it was read, right
+/// before the value is swapped in (nothing between can fail), under the reloader's lock.
+///
+/// A version it refuses is not remembered as a version that does not parse is: it is checked
+/// again once [`epoch`](Admit::epoch) changed (at the next poll), at each full check, and when
+/// the file changes.
+pub(crate) trait Admit<T>: Send + Sync {
+    /// Lets `value` go live, or refuses it. An `Ok` means `value` is swapped in right after.
+    fn admit(&self, value: &T) -> Result<(), ConfigError>;
+    /// A counter that changes whenever what [`admit`](Admit::admit) depends on may have
+    /// changed (read before `admit`).
+    fn epoch(&self) -> u64;
+    /// Called after an admitted value was swapped in.
+    fn went_live(&self);
+}
+
 /// Reads at most `max_bytes + 1` bytes and hashes everything read.
 struct HashingReader {
     inner: std::io::Take<File>,
@@ -217,6 +234,7 @@ struct Shared<T> {
     path: PathBuf,
     max_bytes: u64,
     parse: Parser<T>,
+    admit: Option<Box<dyn Admit<T>>>,
     current: ArcSwap<T>,
     state: Mutex<State>,
     failures: AtomicU64,
@@ -234,7 +252,10 @@ struct State {
     stamp: Option<Stamp>,
     content_hash: Digest,
     /// Hash of the last content that failed to parse, so it is not parsed (and logged) again.
+    /// (Not of content [`Admit`] refused: that depends on more than the content.)
     failed_hash: Option<Digest>,
+    /// The last check's new content was refused by [`Admit`], at this [`Admit::epoch`].
+    refused_at: Option<u64>,
     /// The last check that looked at the file found it missing, unreadable or unparsable (a
     /// check that finds the stamp unchanged leaves it as it was).
     failing: bool,
@@ -304,10 +325,41 @@ impl<T: Send + Sync + 'static> FileReloader<T> {
             path,
             max_bytes,
             Parser::Bytes(Box::new(parse)),
+            None,
             value,
             before,
             hash,
         ))
+    }
+
+    /// Like [`load`](Self::load), with every value (the first included) checked by `admit`
+    /// before it goes live.
+    pub(crate) fn load_admitted(
+        path: impl Into<PathBuf>,
+        max_bytes: u64,
+        parse: impl Fn(&[u8]) -> Result<T, ConfigError> + Send + Sync + 'static,
+        admit: impl Admit<T> + 'static,
+    ) -> Result<Self, ConfigError> {
+        let path = path.into();
+        let before = stamp(&path).ok();
+        let bytes = read_bounded(&path, max_bytes)?;
+        let value = parse(&bytes)?;
+        admit.admit(&value)?;
+        let hash = content_hash(&bytes);
+        drop(bytes);
+        let loaded = Self::new(
+            path,
+            max_bytes,
+            Parser::Bytes(Box::new(parse)),
+            Some(Box::new(admit)),
+            value,
+            before,
+            hash,
+        );
+        if let Some(admit) = &loaded.shared.admit {
+            admit.went_live();
+        }
+        Ok(loaded)
     }
 
     /// Like [`load`](Self::load), but the file is streamed through `parse` (given a buffered
@@ -339,6 +391,7 @@ impl<T: Send + Sync + 'static> FileReloader<T> {
             path,
             max_bytes,
             Parser::Stream(parse),
+            None,
             value,
             before,
             hash,
@@ -349,6 +402,7 @@ impl<T: Send + Sync + 'static> FileReloader<T> {
         path: PathBuf,
         max_bytes: u64,
         parse: Parser<T>,
+        admit: Option<Box<dyn Admit<T>>>,
         value: T,
         stamp: Option<Stamp>,
         content_hash: Digest,
@@ -358,11 +412,13 @@ impl<T: Send + Sync + 'static> FileReloader<T> {
                 path,
                 max_bytes,
                 parse,
+                admit,
                 current: ArcSwap::from_pointee(value),
                 state: Mutex::new(State {
                     stamp,
                     content_hash,
                     failed_hash: None,
+                    refused_at: None,
                     failing: false,
                     polls: 0,
                 }),
@@ -523,18 +579,47 @@ impl<T> Shared<T> {
         torn
     }
 
+    /// Swaps in a parsed `value` that [`Admit`] (if any) lets through. A refusal is not a
+    /// failure of the content alone: `failed_hash` is cleared and `refused_at` set.
+    fn go_live(
+        &self,
+        value: T,
+        failed_hash: &mut Option<Digest>,
+        refused_at: &mut Option<u64>,
+    ) -> Result<(), ConfigError> {
+        if let Some(admit) = &self.admit {
+            let epoch = admit.epoch();
+            if let Err(e) = admit.admit(&value) {
+                *failed_hash = None;
+                *refused_at = Some(epoch);
+                return Err(e);
+            }
+        }
+        self.current.store(Arc::new(value));
+        if let Some(admit) = &self.admit {
+            admit.went_live();
+        }
+        Ok(())
+    }
+
     fn check(&self, force: bool) -> Result<Reloaded, ConfigError> {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         state.polls = state.polls.wrapping_add(1);
         let now = stamp(&self.path).ok();
         let full = force || state.polls % FULL_CHECK_EVERY == 0;
+        // A version `admit` refused is checked again once what it checks against changed.
+        let retry = match (&self.admit, state.refused_at) {
+            (Some(admit), Some(epoch)) => admit.epoch() != epoch,
+            _ => false,
+        };
         // Unchanged stamp, or still missing (`None` twice: the failure was reported when the
         // file went away, and is again at each full check, not at every poll: a token file
         // checked per request must not log per request).
-        if !full && now == state.stamp {
+        if !full && !retry && now == state.stamp {
             return Ok(Reloaded::Unchanged);
         }
         let mut failed_hash = None;
+        let mut refused_at = None;
         let result = match &self.parse {
             Parser::Bytes(parse) => read_bounded(&self.path, self.max_bytes).and_then(|bytes| {
                 let hash = content_hash(&bytes);
@@ -546,7 +631,7 @@ impl<T> Shared<T> {
                 if self.torn(now) {
                     return Ok((Reloaded::Unchanged, state.content_hash));
                 }
-                self.current.store(Arc::new(value));
+                self.go_live(value, &mut failed_hash, &mut refused_at)?;
                 Ok((Reloaded::Updated, hash))
             }),
             Parser::Stream(parse) => {
@@ -565,7 +650,7 @@ impl<T> Shared<T> {
                     if self.torn(now) {
                         return Ok((Reloaded::Unchanged, state.content_hash));
                     }
-                    self.current.store(Arc::new(value));
+                    self.go_live(value, &mut failed_hash, &mut refused_at)?;
                     Ok((Reloaded::Updated, parsed_hash))
                 })
             }
@@ -576,6 +661,9 @@ impl<T> Shared<T> {
                 // Read: the loaded content (or new content) is good; the failing version again
                 // is still failing. (Torn reads report the loaded content's hash.)
                 state.failing = outcome == Reloaded::Unchanged && hash != state.content_hash;
+                // The loaded content, or new content, or a torn read (read again at the next
+                // poll), or the version that does not parse (never refused).
+                state.refused_at = None;
                 if outcome == Reloaded::Updated {
                     state.content_hash = hash;
                     state.failed_hash = None;
@@ -592,6 +680,7 @@ impl<T> Shared<T> {
                 // Remember the failing version so it is not parsed (and logged) on every poll;
                 // a later change is picked up again.
                 state.failed_hash = failed_hash;
+                state.refused_at = refused_at;
                 self.failures.fetch_add(1, Ordering::Relaxed);
                 tracing::warn!(path = %self.path.display(), error = %e, "reload failed; keeping the previous content");
                 Err(e)
@@ -755,6 +844,52 @@ mod tests {
         assert_eq!(strict.failures(), 0);
         assert_eq!(strict.reload_now().unwrap(), Reloaded::Updated);
         assert_eq!(**strict.current(), "two-partial-and-the-rest");
+    }
+
+    /// A version [`Admit`] refused is checked again once its epoch changed (not at every
+    /// poll before that), and loads once it is let through.
+    #[test]
+    fn a_refused_version_is_checked_again_when_the_epoch_changes() {
+        use std::sync::atomic::AtomicBool;
+        struct Gate {
+            open: Arc<AtomicBool>,
+            epoch: Arc<AtomicU64>,
+            checks: Arc<AtomicU64>,
+        }
+        impl Admit<String> for Gate {
+            fn admit(&self, value: &String) -> Result<(), ConfigError> {
+                self.checks.fetch_add(1, Ordering::Relaxed);
+                if value == "two" && !self.open.load(Ordering::Relaxed) {
+                    return Err(ConfigError::new("refused"));
+                }
+                Ok(())
+            }
+            fn epoch(&self) -> u64 {
+                self.epoch.load(Ordering::Relaxed)
+            }
+            fn went_live(&self) {}
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, "one").unwrap();
+        let (open, epoch, checks) = Default::default();
+        let gate = Gate {
+            open: Arc::clone(&open),
+            epoch: Arc::clone(&epoch),
+            checks: Arc::clone(&checks),
+        };
+        let f = FileReloader::load_admitted(&path, 16, parse, gate).unwrap();
+        std::fs::write(&path, "two").unwrap();
+        assert!(f.reload_if_changed().is_err());
+        for _ in 0..5 {
+            assert_eq!(f.reload_if_changed().unwrap(), Reloaded::Unchanged);
+        }
+        assert_eq!(checks.load(Ordering::Relaxed), 2, "checked at every poll");
+        open.store(true, Ordering::Relaxed);
+        epoch.fetch_add(1, Ordering::Relaxed);
+        assert_eq!(f.reload_if_changed().unwrap(), Reloaded::Updated);
+        assert_eq!(**f.current(), "two");
+        assert_eq!(f.failures(), 1);
     }
 
     /// Two versions of a file hash differently, the streamed hash is the hash of the whole

@@ -815,6 +815,81 @@ async fn a_reload_that_makes_the_cas_overlap_is_refused() {
     assert_eq!(who(&[&ordinary]), "ordinary-user");
 }
 
+/// A bundle refused for overlapping the other CA file is read again once that file changes:
+/// the refusal depends on the other file, not on the refused content alone (Go's
+/// `DynamicFileCAContent` parses the file again at every event and resync). Client `[a]`,
+/// request-header `[b]`; the client file becomes `[b]` (refused: `a` stays); the request-header
+/// file becomes `[c]` (loads); then the client bundle becomes `[b]` within a few polls, so `a`,
+/// which the operator removed, is no longer trusted.
+#[tokio::test]
+async fn a_refused_ca_bundle_loads_once_the_other_file_no_longer_overlaps() {
+    use kube_authn::authenticator::Context;
+    use kube_authn::config::AuthenticationOptions;
+    let pki = Pki::new();
+    let a = pki.ca("a", Key::P256);
+    let b = pki.ca("b", Key::P256);
+    let c = pki.ca("c", Key::P256);
+    let from_a = pki.leaf("from-a", "/CN=user-a", &a);
+    let client_file = pki.bundle("client-ca.pem", &[&a]);
+    let rh_file = pki.bundle("rh-ca.pem", &[&b]);
+    let replace = |path: &std::path::Path, certs: &[&Issued]| {
+        std::fs::rename(pki.bundle("next.pem", certs), path).unwrap();
+    };
+    let built = AuthenticationOptions {
+        client_ca_file: Some(client_file.clone()),
+        requestheader: RequestHeaderConfig {
+            client_ca_file: Some(rh_file.clone()),
+            ..RequestHeaderConfig::standard()
+        },
+        reload_interval: Duration::from_millis(20),
+        ..Default::default()
+    }
+    .build()
+    .unwrap();
+    let (client_ca, rh_ca) = (&built.ca_hint_sources[0], &built.ca_hint_sources[1]);
+    let ders = |source: &Arc<dyn kube_authn::x509::CaBundleSource>| {
+        source.current_bundle().certificates().to_vec()
+    };
+    let wait_for = |what: &'static str,
+                    source: &Arc<dyn kube_authn::x509::CaBundleSource>,
+                    want: &[&Issued]| {
+        let want: Vec<_> = want.iter().map(|c| c.der.clone()).collect();
+        let source = source.clone();
+        async move {
+            for _ in 0..250 {
+                if ders(&source) == want {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            panic!("{what}: the reload was not picked up");
+        }
+    };
+    let authenticates = |leaf: &Issued| {
+        built
+            .chain
+            .authenticate_request(&proxied(&[leaf]), &Context::default())
+            .into_ready()
+            .unwrap()
+            .is_ok_and(|r| r.is_some_and(|r| r.user.name() == "user-a"))
+    };
+    assert!(authenticates(&from_a));
+
+    replace(&client_file, &[&b]);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        ders(client_ca) == [a.der.clone()],
+        "the overlapping client CA was loaded"
+    );
+    replace(&rh_file, &[&c]);
+    wait_for("request-header CA", rh_ca, &[&c]).await;
+    wait_for("client CA", client_ca, &[&b]).await;
+    assert!(
+        !authenticates(&from_a),
+        "the removed client CA is still trusted"
+    );
+}
+
 struct Setup {
     pki: Pki,
     rh_ca: Issued,

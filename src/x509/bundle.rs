@@ -514,16 +514,46 @@ type LiveBundle = Box<dyn Fn() -> Option<Arc<CaBundle>> + Send + Sync>;
 /// The start-up overlap check ([`RequestHeaderConfig::check_ca_overlap`], with empty
 /// `--requestheader-allowed-names`) applied again whenever the client CA file or the
 /// request-header CA file is reloaded: a version that would make the two overlap is refused
-/// as a version that does not parse is (the previous bundle stays; an error is logged; the
-/// refused version is read again only once the file changes). Armed once both bundles are
-/// loaded and the start-up check passed. The two reloads check under one lock, each against
-/// the other bundle as it is now and as its last accepted reload left it (which may not be
-/// swapped in yet), so two files changed at the same moment cannot both pass.
+/// as a version that does not parse is (the previous bundle stays; an error is logged), but,
+/// since the verdict depends on the other file too, the refused version is checked again at
+/// the next poll after either bundle's reload went live (and at each full check, and when the
+/// file changes). Armed once both bundles are loaded and the start-up check passed. The two
+/// reloads check under one lock, each against the other bundle as it is now and as its last
+/// accepted reload left it (which may not be swapped in yet), so two files changed at the same
+/// moment cannot both pass. A reload is checked only once it is about to go live (after the
+/// check that its file did not change while it was read): what the guard records always goes
+/// live.
 ///
 /// [`RequestHeaderConfig::check_ca_overlap`]: crate::request::RequestHeaderConfig::check_ca_overlap
 #[derive(Default)]
 pub(crate) struct OverlapGuard {
     armed: std::sync::Mutex<Option<Armed>>,
+    /// How many reloads of either bundle went live: a refused version is checked again once
+    /// it changed.
+    epoch: std::sync::atomic::AtomicU64,
+}
+
+/// One role's reloads, as checked by an [`OverlapGuard`].
+struct Guarded {
+    guard: Arc<OverlapGuard>,
+    role: CaRole,
+    name: String,
+}
+
+impl crate::reload::Admit<CaBundle> for Guarded {
+    fn admit(&self, value: &CaBundle) -> Result<(), ConfigError> {
+        self.guard.admit(self.role, value, &self.name)
+    }
+
+    fn epoch(&self) -> u64 {
+        self.guard.epoch.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    fn went_live(&self) {
+        self.guard
+            .epoch
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+    }
 }
 
 struct Armed {
@@ -614,24 +644,35 @@ impl CaSource {
         // Go's os.ReadFile error; the reloader's own text (Rust's) is kept for what Go has no
         // counterpart for (the size limit).
         go_open_error(path)?;
-        crate::reload::FileReloader::load(path, MAX_BUNDLE_BYTES, move |bytes| {
+        let parse = move |bytes: &[u8]| {
             if bytes.is_empty() {
                 return Err(ConfigError::new(format!(
                     "missing content for CA bundle {}",
                     go_quote(&name2)
                 )));
             }
-            let bundle = CaBundle::from_pem(bytes).map_err(|e| {
+            CaBundle::from_pem(bytes).map_err(|e| {
                 ConfigError::new(format!(
                     "error loading CA bundle for {}: {e}",
                     go_quote(&name2)
                 ))
-            })?;
-            if let Some((guard, role)) = &guard {
-                guard.admit(*role, &bundle, &name2)?;
-            }
-            Ok(bundle)
-        })
+            })
+        };
+        match guard {
+            // The guard checks a reload only once it is about to go live, and a version it
+            // refused is checked again once the other bundle changed.
+            Some((guard, role)) => crate::reload::FileReloader::load_admitted(
+                path,
+                MAX_BUNDLE_BYTES,
+                parse,
+                Guarded {
+                    guard,
+                    role,
+                    name: name.clone(),
+                },
+            ),
+            None => crate::reload::FileReloader::load(path, MAX_BUNDLE_BYTES, parse),
+        }
         .inspect(|_| tracing::debug!(%name, "loaded CA bundle"))
     }
 }
@@ -778,6 +819,78 @@ mod tests {
                 .map_err(|e| e.to_string());
             assert_eq!(got, want, "case {case}");
         }
+    }
+
+    /// A CA bundle read while the file changed is discarded (the next check reads the file
+    /// again), and so is what the overlap guard learnt from it: here the client CA file is
+    /// caught mid-write holding `c`, then the request-header CA file becomes `c`, which must
+    /// load (the client bundle never held `c`).
+    #[cfg(unix)]
+    #[test]
+    fn a_torn_read_of_a_ca_file_leaves_the_overlap_guard_as_it_was() {
+        use crate::reload::Reloaded;
+        use std::io::Write;
+        let ca = |cn: &str| {
+            let key = rcgen::KeyPair::generate().unwrap();
+            let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+            params
+                .distinguished_name
+                .push(rcgen::DnType::CommonName, cn);
+            params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+            params.self_signed(&key).unwrap().pem()
+        };
+        let (a, b, c) = (ca("a"), ca("b"), ca("c"));
+        let dir = tempfile::tempdir().unwrap();
+        let (client_path, rh_path) = (dir.path().join("client.pem"), dir.path().join("rh.pem"));
+        std::fs::write(&client_path, &a).unwrap();
+        std::fs::write(&rh_path, &b).unwrap();
+        let guard = Arc::new(OverlapGuard::default());
+        let client = CaSource::load_file(
+            "client-ca-bundle",
+            &client_path,
+            Some((guard.clone(), CaRole::Client)),
+        )
+        .unwrap();
+        let rh = CaSource::load_file(
+            "request-header",
+            &rh_path,
+            Some((guard.clone(), CaRole::RequestHeader)),
+        )
+        .unwrap();
+        guard.arm(&CaSource::File(client.clone()), &CaSource::File(rh.clone()));
+
+        // The client CA file becomes a FIFO whose writer writes `c` a while after the reader
+        // opened it: the file's modification time changes while it is read.
+        let fifo = dir.path().join("fifo");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        std::fs::rename(&fifo, &client_path).unwrap();
+        let writer = {
+            let (path, c) = (client_path.clone(), c.clone());
+            std::thread::spawn(move || {
+                let mut file = std::fs::File::options().write(true).open(path).unwrap();
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                file.write_all(c.as_bytes()).unwrap();
+            })
+        };
+        assert_eq!(client.reload_now().unwrap(), Reloaded::Unchanged);
+        writer.join().unwrap();
+        assert_eq!(client.current().certificates().len(), 1);
+        assert_eq!(client.failures(), 0);
+        std::fs::remove_file(&client_path).unwrap();
+
+        std::fs::write(&rh_path, &c).unwrap();
+        assert_eq!(
+            rh.reload_now().map_err(|e| e.to_string()),
+            Ok(Reloaded::Updated),
+            "a CA the client bundle never held is refused"
+        );
+        // The client CA file holding `c` now is refused.
+        std::fs::write(&client_path, &c).unwrap();
+        assert!(client.reload_now().is_err());
     }
 
     #[test]
