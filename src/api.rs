@@ -681,6 +681,66 @@ pub fn go_utf8_lossy(bytes: &[u8]) -> String {
     out
 }
 
+/// The most query parameters Go's `url.ParseQuery` reads (Go 1.26's `urlmaxqueryparams`
+/// default): a query with more `&`-separated parts is refused whole, and `URL.Query()`, which
+/// kube-apiserver reads `pretty`, `timeout`, `dryRun` and the list options with, is then empty.
+pub const GO_MAX_QUERY_PARAMS: usize = 10_000;
+
+/// The `key=value` pairs of a raw query as Go's `url.ParseQuery` reads them, in order:
+/// `&`-separated, empty parts skipped, a part holding `;` or a bad `%` escape dropped, keys and
+/// values unescaped as `url.QueryUnescape` does (`+` is a space; the bytes need not be UTF-8).
+/// A query of more than [`GO_MAX_QUERY_PARAMS`] parts yields nothing, as Go's `URL.Query()`
+/// does (it ignores the error), so an attacker's huge query costs one count of its `&`s.
+///
+/// ```
+/// use kube_authn::api::go_query_pairs;
+/// let pairs: Vec<_> = go_query_pairs("a=1&b=x+y%21&bad=%zz&c;d=2&&e").collect();
+/// assert_eq!(pairs.len(), 3);
+/// assert_eq!((&*pairs[1].0, &*pairs[1].1), (&b"b"[..], &b"x y!"[..]));
+/// assert_eq!((&*pairs[2].0, &*pairs[2].1), (&b"e"[..], &b""[..]));
+/// // Over Go's limit: no parameter at all.
+/// let huge = format!("pretty=true{}", "&".repeat(10_000));
+/// assert_eq!(go_query_pairs(&huge).count(), 0);
+/// ```
+pub fn go_query_pairs(
+    query: &str,
+) -> impl Iterator<Item = (std::borrow::Cow<'_, [u8]>, std::borrow::Cow<'_, [u8]>)> + '_ {
+    let within = query.bytes().filter(|&b| b == b'&').count() < GO_MAX_QUERY_PARAMS;
+    query
+        .split('&')
+        .take_while(move |_| within)
+        .filter(|pair| !pair.is_empty() && !pair.contains(';'))
+        .filter_map(|pair| {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            Some((go_query_unescape(k)?, go_query_unescape(v)?))
+        })
+}
+
+/// Go's `url.QueryUnescape`: `+` is a space, `%XX` a byte; `None` on a bad escape.
+fn go_query_unescape(s: &str) -> Option<std::borrow::Cow<'_, [u8]>> {
+    if !s.bytes().any(|b| b == b'%' || b == b'+') {
+        return Some(std::borrow::Cow::Borrowed(s.as_bytes()));
+    }
+    let unhex = |c: u8| char::from(c).to_digit(16).map(|d| d as u8);
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'+' => out.push(b' '),
+            b'%' => {
+                let hi = unhex(*b.get(i + 1)?)?;
+                let lo = unhex(*b.get(i + 2)?)?;
+                out.push(hi << 4 | lo);
+                i += 2;
+            }
+            c => out.push(c),
+        }
+        i += 1;
+    }
+    Some(std::borrow::Cow::Owned(out))
+}
+
 /// `value` as kube-apiserver's JSON serializer writes it: compact with a trailing newline (Go's
 /// `json.Encoder`), or indented by two spaces without one (`json.MarshalIndent(v, "", "  ")`,
 /// used for `?pretty` and for clients that do not ask for JSON), with Go's string escapes

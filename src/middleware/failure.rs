@@ -249,39 +249,6 @@ fn status_body(status: &Status, pretty: bool) -> Bytes {
     Bytes::from(crate::api::to_go_json(status, pretty).unwrap_or_default())
 }
 
-fn unhex(b: u8) -> Option<u8> {
-    match b {
-        b'0'..=b'9' => Some(b - b'0'),
-        b'a'..=b'f' => Some(b - b'a' + 10),
-        b'A'..=b'F' => Some(b - b'A' + 10),
-        _ => None,
-    }
-}
-
-/// Go `url.QueryUnescape`: `+` is a space, `%XX` a byte; `None` on a bad escape.
-fn query_unescape(s: &str) -> Option<std::borrow::Cow<'_, [u8]>> {
-    if !s.bytes().any(|b| b == b'%' || b == b'+') {
-        return Some(std::borrow::Cow::Borrowed(s.as_bytes()));
-    }
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'+' => out.push(b' '),
-            b'%' => {
-                let hi = unhex(*b.get(i + 1)?)?;
-                let lo = unhex(*b.get(i + 2)?)?;
-                out.push(hi << 4 | lo);
-                i += 2;
-            }
-            c => out.push(c),
-        }
-        i += 1;
-    }
-    Some(std::borrow::Cow::Owned(out))
-}
-
 /// Go `strconv.ParseBool`.
 fn go_parse_bool(v: &[u8]) -> Option<bool> {
     match v {
@@ -312,17 +279,10 @@ pub(crate) fn is_pretty_print(req: &Parts) -> bool {
 pub fn wants_pretty(uri: &http::Uri, headers: &http::HeaderMap) -> bool {
     if let Some(query) = uri.query() {
         if query.contains("pretty") {
-            // url.ParseQuery: `&`-separated, pairs with `;` rejected, first value wins.
-            let value = query
-                .split('&')
-                .filter(|pair| !pair.is_empty() && !pair.contains(';'))
-                .filter_map(|pair| {
-                    let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-                    let k = query_unescape(k)?;
-                    let v = query_unescape(v)?;
-                    (k.as_ref() == b"pretty").then_some(v)
-                })
-                .next();
+            // `URL.Query().Get("pretty")`: the first value (none beyond Go's parameter limit).
+            let value = crate::api::go_query_pairs(query)
+                .find(|(k, _)| k.as_ref() == b"pretty")
+                .map(|(_, v)| v);
             if let Some(v) = value {
                 if !v.is_empty() {
                     return go_parse_bool(&v).unwrap_or(false);
@@ -1122,13 +1082,31 @@ mod tests {
             ("/api?prettyx=true", None, false),
             ("/api?x=pretty", None, false),
         ];
-        for (uri, ua, want) in cases {
-            let mut b = http::Request::get(*uri);
+        // Go 1.26's `url.ParseQuery` refuses more than 10 000 parameters; `Query()` is then
+        // empty and the User-Agent decides (checked with apiserver's `Unauthorized`).
+        let amps = |n| "&".repeat(n);
+        let long = [
+            (
+                format!("/api?pretty=false{}", amps(10_000)),
+                Some("curl/8"),
+                true,
+            ),
+            (format!("/api?pretty=true{}", amps(10_000)), None, false),
+            (format!("/api?pretty=true{}", amps(9_999)), None, true),
+        ];
+        let long = long.iter().map(|(u, ua, w)| (u.as_str(), *ua, *w));
+        for (uri, ua, want) in cases.iter().copied().chain(long) {
+            let mut b = http::Request::get(uri);
             if let Some(ua) = ua {
-                b = b.header(USER_AGENT, *ua);
+                b = b.header(USER_AGENT, ua);
             }
             let (parts, _) = b.body(()).unwrap().into_parts();
-            assert_eq!(is_pretty_print(&parts), *want, "{uri} {ua:?}");
+            assert_eq!(
+                is_pretty_print(&parts),
+                want,
+                "{} {ua:?}",
+                &uri[..uri.len().min(40)]
+            );
         }
     }
 

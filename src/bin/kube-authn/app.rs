@@ -484,9 +484,9 @@ fn field_unescape(value: &[u8]) -> Result<Vec<u8>, ()> {
 
 /// Go's `url.ParseQuery(query)[key]`.
 fn go_query_values(query: &str, key: &str) -> Vec<Vec<u8>> {
-    create_options::go_query_pairs(query)
-        .filter(|(k, _)| k == key.as_bytes())
-        .map(|(_, v)| v)
+    kube_authn::api::go_query_pairs(query)
+        .filter(|(k, _)| k.as_ref() == key.as_bytes())
+        .map(|(_, v)| v.into_owned())
         .collect()
 }
 

@@ -82,21 +82,21 @@ pub fn invalid(errs: &[FieldError]) -> (String, StatusDetails) {
 }
 
 /// Parses and validates the create options in `query` (the request URI's query string, as
-/// Go's `url.ParseQuery` reads it: `&`-separated, pairs with `;` or a bad escape dropped; a
-/// value's bytes are kept even when they are not UTF-8, as Go's strings keep them).
+/// Go's `URL.Query()` reads it, [`kube_authn::api::go_query_pairs`]: a value's bytes are kept
+/// even when they are not UTF-8, as Go's strings keep them).
 /// `dryRun` takes every value, `fieldManager` and `fieldValidation` the first.
 pub fn parse(query: Option<&str>) -> Result<CreateOptions, Vec<FieldError>> {
     let mut dry_run: Vec<Vec<u8>> = Vec::new();
     let mut field_manager: Option<Vec<u8>> = None;
     let mut field_validation: Option<Vec<u8>> = None;
-    for (k, v) in go_query_pairs(query.unwrap_or("")) {
-        match k.as_slice() {
-            b"dryRun" => dry_run.push(v),
+    for (k, v) in kube_authn::api::go_query_pairs(query.unwrap_or("")) {
+        match k.as_ref() {
+            b"dryRun" => dry_run.push(v.into_owned()),
             b"fieldManager" => {
-                field_manager.get_or_insert(v);
+                field_manager.get_or_insert(v.into_owned());
             }
             b"fieldValidation" => {
-                field_validation.get_or_insert(v);
+                field_validation.get_or_insert(v.into_owned());
             }
             _ => {}
         }
@@ -193,41 +193,6 @@ fn go_json_string_list(values: &[Vec<u8>]) -> String {
     }
     out.push(']');
     out
-}
-
-/// The pairs of `query` as Go's `url.ParseQuery` reads them, in order: `&`-separated, a pair
-/// with a `;` or a bad escape dropped, keys and values unescaped ([`query_unescape`]).
-pub fn go_query_pairs(query: &str) -> impl Iterator<Item = (Vec<u8>, Vec<u8>)> + '_ {
-    query
-        .split('&')
-        .filter(|pair| !pair.is_empty() && !pair.contains(';'))
-        .filter_map(|pair| {
-            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-            Some((query_unescape(k)?, query_unescape(v)?))
-        })
-}
-
-/// Go's `url.QueryUnescape`: `+` is a space, `%XX` a byte; a bad escape gives `None` (Go drops
-/// such a pair). The bytes need not be UTF-8.
-fn query_unescape(s: &str) -> Option<Vec<u8>> {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'+' => out.push(b' '),
-            b'%' => {
-                let hex = b.get(i + 1..i + 3)?;
-                let hi = (hex[0] as char).to_digit(16)?;
-                let lo = (hex[1] as char).to_digit(16)?;
-                out.push((hi * 16 + lo) as u8);
-                i += 2;
-            }
-            c => out.push(c),
-        }
-        i += 1;
-    }
-    Some(out)
 }
 
 /// The fields a decoded object has, as the strict decoder sees them, with the Go types the

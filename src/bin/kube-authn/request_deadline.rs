@@ -71,8 +71,8 @@ fn long_running(method: &Method, raw_path: &str, query: Option<&str>) -> bool {
 /// The request's deadline from its `timeout` query parameter (`parseTimeout`), or the 400's
 /// message.
 fn deadline(query: Option<&str>, maximum: Duration, now: Instant) -> Result<Deadline, String> {
-    let value = crate::create_options::go_query_pairs(query.unwrap_or(""))
-        .find(|(key, _)| key == b"timeout")
+    let value = kube_authn::api::go_query_pairs(query.unwrap_or(""))
+        .find(|(key, _)| key.as_ref() == b"timeout")
         .map(|(_, value)| value)
         .unwrap_or_default();
     let mut timeout = maximum;
@@ -220,6 +220,26 @@ mod tests {
                 want.as_ref().map_err(|e| *e),
                 "{query:?}"
             );
+        }
+        // Beyond Go's 10 000 query parameters `URL.Query()` is empty: no timeout of the
+        // client's, a bad one included.
+        for (amps, want) in [(9_999, Duration::from_secs(1)), (10_000, max)] {
+            for value in ["1s", "x"] {
+                let query = format!("timeout={value}{}", "&".repeat(amps));
+                let got = deadline(Some(&query), max, now).map(|Deadline(at)| at - now);
+                let want = if value == "x" && amps < 10_000 {
+                    Err(
+                        r#"invalid timeout specified in the request URL - time: invalid duration "x""#,
+                    )
+                } else {
+                    Ok(want)
+                };
+                assert_eq!(
+                    got.as_ref().map_err(String::as_str),
+                    want.as_ref().map_err(|e| *e),
+                    "{value} {amps}"
+                );
+            }
         }
     }
 
