@@ -622,7 +622,9 @@ pub trait RequestAuthenticator: Send + Sync {
     fn authenticate_request<'a>(&'a self, req: &'a Parts, ctx: &'a Context) -> AuthFuture<'a>;
 
     /// Adds what this authenticator accepts (schemes, identity headers) to `description`.
-    /// Combinators forward to their children. The default declares nothing.
+    /// Combinators forward to their children. The default declares nothing, so a wrapper of
+    /// your own must forward it too, or the middleware does not know its child's identity
+    /// headers (name them with [`crate::middleware::Builder::identity_header`] then).
     ///
     /// An authenticator that trusts a header declares it, so that the middleware strips it
     /// before the application sees the request:

@@ -198,6 +198,21 @@ mod tests {
                 &[("X-Remote-User", "Bob")],
                 &[],
             ),
+            // Names outside the standard set are cleared only because they are configured.
+            (
+                "configured non-standard name",
+                &["X-Proxy-User"],
+                &[],
+                &[("X-Proxy-User", "Bob")],
+                &[],
+            ),
+            (
+                "case-insensitive configured non-standard name",
+                &["x-PROXY-user"],
+                &[],
+                &[("X-Proxy-User", "Bob")],
+                &[],
+            ),
             (
                 "groups",
                 &["X-Remote-Group-1", "X-Remote-Group-2"],

@@ -162,6 +162,8 @@ struct Shared<F> {
     chain: Chain,
     context: Context,
     api_audiences: Audiences,
+    /// The chain's description with the builder's identity headers.
+    description: Description,
     rules: HeaderRules,
     on_failure: F,
     metrics: Option<Arc<Metrics>>,
@@ -189,6 +191,8 @@ pub struct Builder<F> {
     api_audiences: Audiences,
     on_failure: F,
     metrics: Option<Arc<Metrics>>,
+    /// Identity headers stripped beside the chain's own declarations.
+    strip: Description,
 }
 
 impl<F: OnFailure> Builder<F> {
@@ -216,7 +220,43 @@ impl<F: OnFailure> Builder<F> {
             api_audiences: self.api_audiences,
             on_failure,
             metrics: self.metrics,
+            strip: self.strip,
         }
+    }
+
+    /// Also strips `name` from every authenticated request, beside the identity headers the
+    /// chain declares ([`RequestAuthenticator::describe`]). kube-apiserver's filter is given the
+    /// front proxy's header names apart from its authenticator (`WithAuthentication`'s
+    /// `requestHeaderConfig`), so they are cleared however the authenticator is wrapped; this
+    /// is that for a chain holding a wrapper that does not forward `describe`.
+    ///
+    /// ```
+    /// use kube_authn::{chain::ChainBuilder, middleware::AuthenticationLayer};
+    /// let layer = AuthenticationLayer::builder(ChainBuilder::new().build())
+    ///     .identity_header(http::HeaderName::from_static("x-proxy-user"))
+    ///     .identity_header_prefix("X-Proxy-Extra-")
+    ///     .build();
+    /// assert!(layer.description().identity_headers().iter().any(|h| h == "x-proxy-user"));
+    /// ```
+    pub fn identity_header(mut self, name: http::HeaderName) -> Self {
+        self.strip.add_identity_header(name);
+        self
+    }
+
+    /// Also strips every header starting with `prefix` (ASCII case-insensitive) from every
+    /// authenticated request; see [`Builder::identity_header`].
+    ///
+    /// ```
+    /// use kube_authn::{chain::ChainBuilder, middleware::AuthenticationLayer};
+    /// let layer = AuthenticationLayer::builder(ChainBuilder::new().build())
+    ///     .identity_header_prefix("X-Proxy-Extra-")
+    ///     .build();
+    /// // Kept lower-cased, as header names are.
+    /// assert_eq!(layer.description().identity_header_prefixes(), ["x-proxy-extra-"]);
+    /// ```
+    pub fn identity_header_prefix(mut self, prefix: &str) -> Self {
+        self.strip.add_identity_header_prefix(prefix);
+        self
     }
 
     /// Records `authentication_attempts`, `authentication_duration_seconds` and
@@ -243,7 +283,14 @@ impl<F: OnFailure> Builder<F> {
         } else {
             Context::with_audiences(self.api_audiences.clone())
         };
-        let rules = HeaderRules::new(self.chain.description());
+        let mut description = self.chain.description().clone();
+        for name in self.strip.identity_headers() {
+            description.add_identity_header(name.clone());
+        }
+        for prefix in self.strip.identity_header_prefixes() {
+            description.add_identity_header_prefix(prefix);
+        }
+        let rules = HeaderRules::new(&description);
         // Building the first clock calibrates quanta's TSC scale against the OS clock (≈0.6 ms,
         // once per process): paid here, not on the first request.
         let clock = self.metrics.as_ref().map(|_| quanta::Clock::new());
@@ -253,6 +300,7 @@ impl<F: OnFailure> Builder<F> {
                 chain: self.chain,
                 context,
                 api_audiences: self.api_audiences,
+                description,
                 rules,
                 on_failure: self.on_failure,
                 metrics: self.metrics,
@@ -314,6 +362,7 @@ impl AuthenticationLayer<Unauthorized> {
             api_audiences: Audiences::default(),
             on_failure: Unauthorized,
             metrics: None,
+            strip: Description::default(),
         }
     }
 }
@@ -330,14 +379,16 @@ impl<F> AuthenticationLayer<F> {
         self.shared.chain.schemes()
     }
 
-    /// What the chain declared: schemes and identity headers.
+    /// What the chain declared (schemes and identity headers), with the identity headers given
+    /// to [`Builder::identity_header`] and [`Builder::identity_header_prefix`]: the headers
+    /// stripped from authenticated requests, beside the standard `X-Remote-*` ones.
     ///
     /// ```
     /// let layer = kube_authn::middleware::AuthenticationLayer::new(kube_authn::chain::ChainBuilder::new().build());
     /// assert!(layer.description().identity_headers().is_empty());
     /// ```
     pub fn description(&self) -> &Description {
-        self.shared.chain.description()
+        &self.shared.description
     }
 
     /// The schemes as the OpenAPI v2 `securityDefinitions` kube-apiserver published
