@@ -995,6 +995,66 @@ fn expiry_is_compared_to_the_nanosecond_as_in_go() {
     }
 }
 
+/// Names that are no path segment never reach a lookup: kube-apiserver's client refuses them
+/// with client-go's texts (rest/request.go `Namespace` then `Name`, `IsValidPathSegmentName`),
+/// the namespace first, even before an empty name. (A legacy token's names pass Kubernetes'
+/// name validation of its `sub` first, and a bad secret name is "Token has been invalidated"
+/// whatever refuses it.)
+#[test]
+fn lookup_names_are_refused_as_client_go_refuses_them() {
+    let Some(f) = fixture() else { return };
+    let rsa = f.key("rsa.pem");
+    let slash = r#"invalid resource name "a/b": [may not contain '/']"#;
+    let cases: [(&str, &str, &str); 10] = [
+        ("ns", "a/b", slash),
+        (
+            "ns",
+            "..",
+            r#"invalid resource name "..": [may not be '..']"#,
+        ),
+        ("ns", ".", r#"invalid resource name ".": [may not be '.']"#),
+        (
+            "ns",
+            "a%2Fb",
+            r#"invalid resource name "a%2Fb": [may not contain '%']"#,
+        ),
+        (
+            "ns",
+            "a/%",
+            r#"invalid resource name "a/%": [may not contain '/' may not contain '%']"#,
+        ),
+        (
+            "a/b",
+            "x",
+            r#"invalid namespace "a/b": [may not contain '/']"#,
+        ),
+        (
+            "a/b",
+            "",
+            r#"invalid namespace "a/b": [may not contain '/']"#,
+        ),
+        ("..", "a/b", r#"invalid namespace "..": [may not be '..']"#),
+        ("", "a/b", slash),
+        ("ns", "", "resource name may not be empty"),
+    ];
+    let requests: Vec<_> = cases
+        .iter()
+        .map(|(ns, name, _)| {
+            let mut c = bound_claims(ISS, &["api"], NOW, 3600);
+            c["sub"] = json!(format!("system:serviceaccount:{ns}:{name}"));
+            c["kubernetes.io"]["namespace"] = json!(ns);
+            c["kubernetes.io"]["serviceaccount"]["name"] = json!(name);
+            req(&rsa, "RS256", Some("k8s"), c)
+        })
+        .collect();
+    let tokens = mint(&requests);
+    let auth = bound(f, &["rsa_pub.pem"], Some(Arc::new(world())));
+    for ((ns, name, want), token) in cases.iter().zip(&tokens) {
+        let got = run(&auth, token, &Context::default());
+        assert_eq!(err(got), *want, "{ns:?}/{name:?}");
+    }
+}
+
 /// A lookup world for the legacy token of [`legacy_claims`]: its secret holds `token`, is
 /// listed in the service account's `secrets` when `auto`, and carries `invalid_since`.
 fn legacy_world(token: &str, auto: bool, invalid_since: Option<&str>) -> StaticLookup {

@@ -157,6 +157,40 @@ pub const ERR_EMPTY_NAME: &str = "resource name may not be empty";
 /// assert_eq!(ERR_NO_ROUTE, "the server could not find the requested resource");
 /// ```
 pub const ERR_NO_ROUTE: &str = "the server could not find the requested resource";
+
+/// client-go's typed `Get` of a namespaced object, before any request
+/// (`NamespaceIfScoped(namespace, namespace != "")` then `Name(name)`, rest/request.go): a
+/// namespace, then a name, that is not a valid path segment (`IsValidPathSegmentName`:
+/// not `.` or `..`, no `/` or `%`) is refused with client-go's text; an empty name is
+/// [`ERR_EMPTY_NAME`]. kube-apiserver's lookups go through that client for any object its
+/// informer cache lacks, and no object has such a name, so these are its answers whatever the
+/// lookup.
+fn client_go_get(namespace: &str, name: &str) -> Result<(), String> {
+    fn invalid(name: &str) -> Option<String> {
+        if name == "." || name == ".." {
+            return Some(format!("[may not be '{name}']"));
+        }
+        let msgs: Vec<&str> = [("/", "may not contain '/'"), ("%", "may not contain '%'")]
+            .into_iter()
+            .filter(|(c, _)| name.contains(c))
+            .map(|(_, m)| m)
+            .collect();
+        (!msgs.is_empty()).then(|| format!("[{}]", msgs.join(" ")))
+    }
+    if !namespace.is_empty() {
+        if let Some(m) = invalid(namespace) {
+            return Err(format!("invalid namespace {}: {m}", go_quote(namespace)));
+        }
+    }
+    if name.is_empty() {
+        return Err(ERR_EMPTY_NAME.to_owned());
+    }
+    match invalid(name) {
+        Some(m) => Err(format!("invalid resource name {}: {m}", go_quote(name))),
+        None => Ok(()),
+    }
+}
+
 /// Legacy-token lookup failures.
 ///
 /// ```
@@ -1106,12 +1140,11 @@ impl ServiceAccountAuthenticator {
                 let sa = k.and_then(|k| k.serviceaccount.as_ref());
                 let (name, uid) = sa.map_or(("", ""), |r| (r.name(), r.uid()));
                 // kube-apiserver looks the service account up (its informer cache, then its
-                // loopback client), and no object has an empty name or namespace: client-go
-                // refuses an empty name before any request, and without a namespace the GET has
-                // no route. Those are the answers, given here without asking anyone.
-                if name.is_empty() {
-                    return Err(Error::msg(ERR_EMPTY_NAME));
-                }
+                // loopback client), and no object has an empty name or namespace, or one that
+                // is no path segment: client-go refuses those before any request (the namespace
+                // first), and without a namespace the GET has no route. Those are the answers,
+                // given here without asking anyone.
+                client_go_get(ns, name).map_err(|m| Error::new(ErrorKind::InvalidCredential, m))?;
                 if ns.is_empty() {
                     return Err(Error::msg(ERR_NO_ROUTE));
                 }
