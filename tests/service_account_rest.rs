@@ -223,8 +223,11 @@ async fn lookup_urls_join_the_path_and_drop_the_query() {
         ];
         for (how, lookup) in lookups {
             // The API server stand-in knows the node at the root only: the answer does not
-            // matter, the request line does.
+            // matter, the request line does. `last` is the latest request of the whole test,
+            // so the count shows this lookup sent exactly one.
+            let before = server.calls();
             let _ = lookup.node("node-1").await;
+            assert_eq!(server.calls(), before + 1, "{how}: {url}: one request");
             assert_eq!(server.last().uri, *want, "{how}: {url}");
         }
     }
