@@ -116,8 +116,10 @@ impl Anonymous {
     /// percent-decoded first (Kubernetes decodes; see the [module docs](self)): `/%68ealthz`
     /// then no longer matches `/healthz`, so a router that routes on the raw path (axum) never
     /// hands an anonymous request to a fallback or wildcard handler under another spelling of
-    /// an allowed path. A listed path with a character a client must percent-encode (a space,
-    /// a non-ASCII letter) then never matches. No effect without path conditions.
+    /// an allowed path. A request path with any `%` escape is then never anonymous, so a listed
+    /// path with a character a client must percent-encode (a space, a non-ASCII letter, `%`)
+    /// never matches; the raw mode only ever lets in less than Kubernetes. No effect without
+    /// path conditions.
     ///
     /// ```
     /// use kube_authn::authenticator::{Context, RequestAuthenticator};
@@ -150,7 +152,9 @@ impl Anonymous {
             return true;
         }
         if self.raw_path_only {
-            return self.allowed_paths.contains(raw_path);
+            // Only a path with no escape in it: Kubernetes compares the decoded path, so a
+            // listed `/a%2Fb` must not let in the request `/a%2Fb` (Kubernetes reads `/a/b`).
+            return !raw_path.contains('%') && self.allowed_paths.contains(raw_path);
         }
         match decode_path(raw_path) {
             Some(path) => self.allowed_paths.contains(path.as_ref()),
@@ -322,6 +326,37 @@ mod tests {
                 .unwrap()
                 .is_some();
             assert_eq!(got, want, "{uri}");
+        }
+    }
+
+    #[tokio::test]
+    async fn raw_path_match_lets_in_less_than_kubernetes() {
+        // (request path, anonymous by Kubernetes' decoded match, anonymous in raw mode)
+        let cases = [
+            ("/healthz", true, true),
+            ("/%68ealthz", true, false),
+            // Kubernetes decodes `/a%2Fb` to `/a/b`, which is not listed.
+            ("/a%2Fb", false, false),
+            ("/a%252Fb", true, false),
+            ("/a/b", false, false),
+        ];
+        let listed = ["/healthz", "/a%2Fb"];
+        for (uri, decoded, raw) in cases {
+            for (mode, anon, want) in [
+                ("decoded", Anonymous::with_paths(listed), decoded),
+                (
+                    "raw",
+                    Anonymous::with_paths(listed).require_raw_path_match(),
+                    raw,
+                ),
+            ] {
+                let got = anon
+                    .authenticate_request(&parts(uri), &Context::default())
+                    .await
+                    .unwrap()
+                    .is_some();
+                assert_eq!(got, want, "{mode} {uri}");
+            }
         }
     }
 
