@@ -42,7 +42,7 @@ use std::sync::Arc;
 use aws_lc_rs::encoding::AsDer;
 use aws_lc_rs::signature::{self as sig, ParsedPublicKey, VerificationAlgorithm};
 use base64::Engine;
-use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::Deserialize;
 
 use super::alg::Algorithm;
@@ -492,12 +492,11 @@ pub const MAX_PEM_LEN: usize = 4 * 1024 * 1024;
 /// assert_eq!(blocks, vec![vec![1u8, 2]]);
 /// ```
 pub fn pem_blocks(data: &[u8]) -> Vec<Vec<u8>> {
-    // Go's `pem.Decode` loop (shared with CA bundles): BEGIN at a line start, a block without
-    // its END line skipped and the search resumed after its BEGIN line (it never swallows the
-    // next block), RFC 1421 headers left out of the body (an encrypted key then fails to parse
-    // and is skipped, as in Kubernetes), a body that is not base64 skipped.
+    // Go's `pem.Decode` loop, shared with CA bundles (`x509::bundle::PemBlocks`): RFC 1421
+    // headers are left out of the body (an encrypted key then fails to parse and is skipped,
+    // as in Kubernetes).
     crate::x509::bundle::PemBlocks(data)
-        .filter_map(|block| STANDARD.decode(&block.body).ok())
+        .map(|block| block.bytes)
         .collect()
 }
 
@@ -1035,7 +1034,7 @@ mod tests {
                 cert_of(&ed),
             ),
         ];
-        let std64 = |der: &[u8]| STANDARD.encode(der);
+        let std64 = |der: &[u8]| base64::engine::general_purpose::STANDARD.encode(der);
         let url64 = |bytes: &[u8]| URL_SAFE_NO_PAD.encode(bytes);
         let hex = |bytes: &[u8]| bytes.iter().map(|b| format!("{b:02X}")).collect::<String>();
         for (i, (jwk, cert)) in keys.iter().enumerate() {

@@ -1103,17 +1103,13 @@ fn check_proxy_url(proxy: &str) -> Result<(), ConfigError> {
 /// without headers; a block whose base64 does not decode or a BEGIN without an END is
 /// skipped, and so is a certificate rustls does not take as a root. At least one.
 pub(crate) fn roots_from_pem(pem: &[u8]) -> Result<RootCertStore, ConfigError> {
-    use base64::Engine as _;
     let mut roots = RootCertStore::empty();
     let mut added = 0;
     for block in crate::x509::bundle::PemBlocks(pem) {
         if block.label != b"CERTIFICATE" || block.has_headers {
             continue;
         }
-        let Ok(der) = base64::engine::general_purpose::STANDARD.decode(&block.body) else {
-            continue;
-        };
-        if roots.add(CertificateDer::from(der)).is_ok() {
+        if roots.add(CertificateDer::from(block.bytes)).is_ok() {
             added += 1;
         }
     }

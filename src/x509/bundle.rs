@@ -46,9 +46,10 @@ pub(crate) fn next_id() -> u64 {
 
 /// The certificates in a PEM bundle, with client-go's `ParseCertsPEM` rules: blocks are read in
 /// order, blocks that are not `CERTIFICATE` or that carry PEM headers are skipped, text between
-/// blocks is ignored, a block whose base64 does not decode is skipped (Go's `pem.Decode` moves
-/// on to the next block), a certificate that does not parse aborts, and no certificate at all
-/// is the error `data does not contain any valid RSA or ECDSA certificates`.
+/// blocks is ignored, a block `pem.Decode` does not take (its base64 does not decode as Go's
+/// `StdEncoding` decodes it, its END line is not Go's, ...) is skipped, a certificate that does
+/// not parse aborts, and no certificate at all is the error
+/// `data does not contain any valid RSA or ECDSA certificates`.
 ///
 /// ```
 /// use kube_authn::x509::parse_pem_bundle;
@@ -61,9 +62,7 @@ pub fn parse_pem_bundle(data: &[u8]) -> Result<Vec<CertificateDer<'static>>, Con
         if block.label != b"CERTIFICATE" || block.has_headers {
             continue;
         }
-        let Ok(der) = base64::engine::general_purpose::STANDARD.decode(&block.body) else {
-            continue;
-        };
+        let der = block.bytes;
         // Every certificate must parse as Go parses it (client-go's ParseCertsPEM returns
         // x509.ParseCertificate's error as it is), and as x509-parser, which reads it later.
         super::go_parse::go_parses_certificate(&der).map_err(ConfigError::new)?;
@@ -89,84 +88,181 @@ pub fn parse_pem_bundle(data: &[u8]) -> Result<Vec<CertificateDer<'static>>, Con
     Ok(certs)
 }
 
+/// One block Go's `pem.Decode` returns.
 pub(crate) struct PemBlock<'a> {
+    /// The type: the BEGIN line after `-----BEGIN ` up to its closing `-----`.
     pub(crate) label: &'a [u8],
+    /// Whether Go's `Block.Headers` is not empty (a `key: value` line after the BEGIN line).
     pub(crate) has_headers: bool,
-    /// The base64 text, white space removed (not decoded yet).
-    pub(crate) body: Vec<u8>,
+    /// The decoded body (`Block.Bytes`).
+    pub(crate) bytes: Vec<u8>,
 }
 
-/// Iterates PEM blocks like Go's `pem.Decode` called in a loop: anything before a
-/// `-----BEGIN` line is skipped; a malformed block is skipped.
+/// Iterates the blocks of Go's `pem.Decode` called in a loop until it finds none, as
+/// client-go's `cert.ParseCertsPEM` and `keyutil.ParsePublicKeysPEM` and Go's
+/// `CertPool.AppendCertsFromPEM` call it (checked against Go on the vectors of
+/// `tests/vectors/go_pem.json`).
 pub(crate) struct PemBlocks<'a>(pub(crate) &'a [u8]);
-
-fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).position(|w| w == needle)
-}
-
-fn line(input: &[u8]) -> (&[u8], &[u8]) {
-    match input.iter().position(|&b| b == b'\n') {
-        Some(i) => (&input[..i], &input[i + 1..]),
-        None => (input, &[]),
-    }
-}
-
-fn trim(b: &[u8]) -> &[u8] {
-    b.trim_ascii()
-}
 
 impl<'a> Iterator for PemBlocks<'a> {
     type Item = PemBlock<'a>;
 
     fn next(&mut self) -> Option<PemBlock<'a>> {
-        loop {
-            let start = find(self.0, b"-----BEGIN ")?;
-            // Go requires BEGIN at the start of a line.
-            if start > 0 && self.0[start - 1] != b'\n' {
-                self.0 = &self.0[start + 11..];
-                continue;
-            }
-            let after = &self.0[start + 11..];
-            let (first, mut rest) = line(after);
-            self.0 = rest;
-            // Go's `getLine` trims the right side only: `-----BEGIN  CERTIFICATE-----` is
-            // the type " CERTIFICATE", which is not a certificate.
-            let first = first.trim_ascii_end();
-            let Some(label) = first.strip_suffix(b"-----") else {
-                continue;
-            };
-            let mut has_headers = false;
-            let mut body = Vec::new();
-            let mut in_headers = true;
-            let mut ok = false;
-            while !rest.is_empty() {
-                let (l, r) = line(rest);
-                rest = r;
-                let t = trim(l);
-                if t.starts_with(b"-----END ") {
-                    ok = t
-                        .strip_prefix(b"-----END ".as_slice())
-                        .and_then(|t| t.strip_suffix(b"-----"))
-                        == Some(label);
-                    break;
-                }
-                if in_headers && t.contains(&b':') {
-                    has_headers = true;
-                    continue;
-                }
-                in_headers = false;
-                body.extend(t.iter().copied().filter(|b| !b.is_ascii_whitespace()));
-            }
-            if ok {
-                self.0 = rest;
-                return Some(PemBlock {
-                    label,
-                    has_headers,
-                    body,
-                });
-            }
-            // Malformed: continue the search after the BEGIN line.
+        let (block, rest) = pem_decode(self.0);
+        self.0 = rest;
+        block
+    }
+}
+
+const PEM_START: &[u8] = b"\n-----BEGIN ";
+const PEM_END: &[u8] = b"\n-----END ";
+const PEM_END_OF_LINE: &[u8] = b"-----";
+
+/// Go's `getLine`: the first line (up to `\n`, a `\r` before it dropped), spaces and tabs
+/// trimmed on its right; the rest after the `\n`; the bytes consumed.
+fn get_line(data: &[u8]) -> (&[u8], &[u8], usize) {
+    let (line, next) = match memchr::memchr(b'\n', data) {
+        Some(i) => {
+            let line = &data[..i];
+            (line.strip_suffix(b"\r").unwrap_or(line), i + 1)
         }
+        None => (data, data.len()),
+    };
+    let keep = line.len()
+        - line
+            .iter()
+            .rev()
+            .take_while(|&&b| b == b' ' || b == b'\t')
+            .count();
+    (&line[..keep], &data[next..], next)
+}
+
+/// Go's `base64.StdEncoding.Decode` (padding required, non-zero trailing bits accepted, `\r`
+/// and `\n` skipped anywhere) of a PEM body after `removeSpacesAndTabs`: spaces, tabs, `\r`
+/// and `\n` are dropped, every other byte must be base64.
+fn go_pem_base64(body: &[u8]) -> Option<Vec<u8>> {
+    use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+    const GO_STD_ENCODING: GeneralPurpose = GeneralPurpose::new(
+        &base64::alphabet::STANDARD,
+        GeneralPurposeConfig::new()
+            .with_decode_allow_trailing_bits(true)
+            .with_decode_padding_mode(DecodePaddingMode::RequireCanonical),
+    );
+    let text: Vec<u8> = body
+        .iter()
+        .copied()
+        .filter(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+        .collect();
+    GO_STD_ENCODING.decode(text).ok()
+}
+
+/// Go's `pem.Decode` (encoding/pem, Go 1.26): the next block and the rest of the input after
+/// it, or no block and the whole input. The first `\n-----END ` is found, then the last
+/// `-----BEGIN ` before it (at the start of the input or of a line: a BEGIN without an END
+/// before a complete block is passed over); the BEGIN line must end in `-----` (spaces and
+/// tabs after it allowed); `key: value` lines that follow are headers (a blank line or the END
+/// line must come after them); the END line must be `-----END <type>-----` at the start of a
+/// line, only spaces and tabs after it; the body is base64 with spaces, tabs and line breaks
+/// anywhere. A block failing any of these is passed over and the search goes on after its
+/// `-----END `; running out of input while reading headers ends the search.
+pub(crate) fn pem_decode(data: &[u8]) -> (Option<PemBlock<'_>>, &[u8]) {
+    let mut rest = data;
+    // Where the next attempt starts in `rest`; signed as in Go, where the header lines may
+    // run past the END line.
+    let mut end_trailer_index: isize = 0;
+    loop {
+        let Some(skip) = usize::try_from(end_trailer_index)
+            .ok()
+            .filter(|&i| i <= rest.len())
+        else {
+            return (None, data);
+        };
+        rest = &rest[skip..];
+        let Some(end_at) = memchr::memmem::find(rest, PEM_END) else {
+            return (None, data);
+        };
+        let mut end_index = end_at as isize;
+        end_trailer_index = end_index + PEM_END.len() as isize;
+        let Some(begin_index) = memchr::memmem::rfind(&rest[..end_at], &PEM_START[1..]) else {
+            continue;
+        };
+        if begin_index > 0 && rest[begin_index - 1] != b'\n' {
+            continue;
+        }
+        let skip = begin_index + PEM_START.len() - 1;
+        rest = &rest[skip..];
+        end_index -= skip as isize;
+        end_trailer_index -= skip as isize;
+
+        let (type_line, next, consumed) = get_line(rest);
+        rest = next;
+        end_index -= consumed as isize;
+        end_trailer_index -= consumed as isize;
+        let Some(label) = type_line.strip_suffix(PEM_END_OF_LINE) else {
+            continue;
+        };
+
+        let mut has_headers = false;
+        loop {
+            if rest.is_empty() {
+                return (None, data);
+            }
+            let (line, next, consumed) = get_line(rest);
+            if !line.contains(&b':') {
+                break;
+            }
+            has_headers = true;
+            rest = next;
+            end_index -= consumed as isize;
+            end_trailer_index -= consumed as isize;
+        }
+        // Headers need a line break between them and the END line.
+        if has_headers && end_index < 0 {
+            continue;
+        }
+
+        // `-----END ` is followed by the same type, five dashes, and only spaces and tabs.
+        let Some(end_trailer) = usize::try_from(end_trailer_index)
+            .ok()
+            .and_then(|i| rest.get(i..))
+        else {
+            return (None, data);
+        };
+        let trailer_len = label.len() + PEM_END_OF_LINE.len();
+        if end_trailer.len() < trailer_len {
+            continue;
+        }
+        let (trailer, rest_of_end_line) = end_trailer.split_at(trailer_len);
+        if !trailer.starts_with(label) || !trailer.ends_with(PEM_END_OF_LINE) {
+            continue;
+        }
+        if !get_line(rest_of_end_line).0.is_empty() {
+            continue;
+        }
+
+        let mut bytes = Vec::new();
+        if end_index > 0 {
+            match go_pem_base64(&rest[..end_index as usize]) {
+                Some(b) => bytes = b,
+                None => continue,
+            }
+        }
+        // An empty body: `end_index` is -1, the END line's `\n` being the BEGIN line's.
+        let Some(after_end) = usize::try_from(end_index + PEM_END.len() as isize - 1)
+            .ok()
+            .and_then(|i| rest.get(i..))
+        else {
+            return (None, data);
+        };
+        let (_, rest, _) = get_line(after_end);
+        return (
+            Some(PemBlock {
+                label,
+                has_headers,
+                bytes,
+            }),
+            rest,
+        );
     }
 }
 
@@ -696,16 +792,74 @@ fn go_open_error(path: &std::path::Path) -> Result<(), ConfigError> {
 mod tests {
     use super::*;
 
+    /// Each block's type, headers flag and bytes (base64 again).
     fn labels(data: &str) -> Vec<(String, bool, String)> {
         PemBlocks(data.as_bytes())
             .map(|b| {
                 (
                     String::from_utf8_lossy(b.label).into_owned(),
                     b.has_headers,
-                    String::from_utf8_lossy(&b.body).into_owned(),
+                    base64::engine::general_purpose::STANDARD.encode(&b.bytes),
                 )
             })
             .collect()
+    }
+
+    /// tests/vectors/go_pem.json, written by conformance/go/cmd/pemdecode (Go 1.26): the
+    /// blocks Go's `pem.Decode` loop finds in each of a corpus of hand-picked inputs and
+    /// mutants of them. Every row is compared.
+    #[test]
+    fn pem_blocks_match_go_vectors() {
+        use serde_json::Value;
+        fn bytes(v: &Value) -> Vec<u8> {
+            match v {
+                Value::String(s) => s.as_bytes().to_vec(),
+                Value::Object(o) => unhex(o["hex"].as_str().unwrap()),
+                _ => panic!("{v}"),
+            }
+        }
+        fn unhex(h: &str) -> Vec<u8> {
+            (0..h.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap())
+                .collect()
+        }
+        let file: Value = serde_json::from_str(include_str!("../../tests/vectors/go_pem.json"))
+            .expect("tests/vectors/go_pem.json");
+        let rows = file["rows"].as_array().expect("rows");
+        assert!(rows.len() > 2000, "{}", rows.len());
+        let mut failures = Vec::new();
+        for row in rows {
+            let input = bytes(&row["in"]);
+            let want: Vec<(Vec<u8>, bool, Vec<u8>)> = row["blocks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|b| {
+                    (
+                        bytes(&b["type"]),
+                        b["headers"].as_bool().unwrap(),
+                        unhex(b["bytes"].as_str().unwrap()),
+                    )
+                })
+                .collect();
+            let got: Vec<(Vec<u8>, bool, Vec<u8>)> = PemBlocks(&input)
+                .map(|b| (b.label.to_vec(), b.has_headers, b.bytes))
+                .collect();
+            if got != want {
+                failures.push(format!(
+                    "{:?}:\n  go:   {want:?}\n  ours: {got:?}",
+                    String::from_utf8_lossy(&input)
+                ));
+            }
+        }
+        assert!(
+            failures.is_empty(),
+            "{} of {} rows differ from Go, the first:\n{}",
+            failures.len(),
+            rows.len(),
+            failures[..failures.len().min(10)].join("\n")
+        );
     }
 
     #[test]
@@ -742,6 +896,71 @@ mod tests {
                 "unterminated",
                 "-----BEGIN CERTIFICATE-----\nQUJD\n",
                 vec![],
+            ),
+            (
+                "base64 with non-zero trailing bits is taken (StdEncoding is not strict)",
+                "-----BEGIN CERTIFICATE-----\nQUJ=\n-----END CERTIFICATE-----\n",
+                vec![("CERTIFICATE", false, "QUI=")],
+            ),
+            (
+                "base64 padding is required",
+                "-----BEGIN CERTIFICATE-----\nQUI\n-----END CERTIFICATE-----\n",
+                vec![],
+            ),
+            (
+                "a truncated block before a full one: the last BEGIN before the first END",
+                "-----BEGIN CERTIFICATE-----\nMIIB\n-----BEGIN CERTIFICATE-----\nQUJD\n-----END CERTIFICATE-----\n",
+                vec![("CERTIFICATE", false, "QUJD")],
+            ),
+            (
+                "a form feed in the body is not skipped (only spaces, tabs, CR and LF are)",
+                "-----BEGIN CERTIFICATE-----\nQU\x0cJD\n-----END CERTIFICATE-----\n",
+                vec![],
+            ),
+            (
+                "spaces, tabs and CR in the body are skipped",
+                "-----BEGIN CERTIFICATE-----\n Q U\tJ\rD \n-----END CERTIFICATE-----\n",
+                vec![("CERTIFICATE", false, "QUJD")],
+            ),
+            (
+                "an indented END line ends nothing",
+                "-----BEGIN CERTIFICATE-----\nQUJD\n  -----END CERTIFICATE-----\n",
+                vec![],
+            ),
+            (
+                "text after the END line's dashes",
+                "-----BEGIN CERTIFICATE-----\nQUJD\n-----END CERTIFICATE-----x\n",
+                vec![],
+            ),
+            (
+                "spaces and tabs after the END line",
+                "-----BEGIN CERTIFICATE-----\nQUJD\n-----END CERTIFICATE----- \t\n",
+                vec![("CERTIFICATE", false, "QUJD")],
+            ),
+            (
+                "no final line break",
+                "-----BEGIN CERTIFICATE-----\nQUJD\n-----END CERTIFICATE-----",
+                vec![("CERTIFICATE", false, "QUJD")],
+            ),
+            (
+                "headers run into the END line: no block",
+                "-----BEGIN CERTIFICATE-----\nA: b\n-----END CERTIFICATE-----\n",
+                vec![],
+            ),
+            (
+                "an END line with a colon read as a header ends the search",
+                "-----BEGIN X-----\nA: b\n-----END X-----:\n-----BEGIN Y-----\nQUJD\n-----END Y-----\n",
+                vec![],
+            ),
+            (
+                "a bad block is passed over from its END marker",
+                "-----BEGIN -----\n!!!!\n-----END -----BEGIN X-----\nQUJD\n-----END X-----\n",
+                vec![("X", false, "QUJD")],
+            ),
+            (
+                "an empty block",
+                "-----BEGIN X-----\n-----END X-----\n",
+                vec![("X", false, "")],
             ),
             (
                 "the type line is trimmed on the right only (getLine)",
