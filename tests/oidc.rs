@@ -989,6 +989,16 @@ fn legacy_flag_config_rules() {
         http.to_config(&[]).unwrap_err().to_string(),
         r#"jwt[0].issuer.url: Invalid value: "http://auth.example.com": URL scheme must be https"#
     );
+    // kube-apiserver validates the configuration before `oidc.New` checks the algorithms: an
+    // invalid issuer is reported, not the algorithm.
+    let http_hs256 = OidcFlags {
+        signing_algs: vec!["HS256".into()],
+        ..http.clone()
+    };
+    assert_eq!(
+        http_hs256.to_config(&[]).unwrap_err().to_string(),
+        r#"jwt[0].issuer.url: Invalid value: "http://auth.example.com": URL scheme must be https"#
+    );
     for (url, msg) in [
         (
             "https://user:pass@issuer-url",

@@ -185,11 +185,14 @@ impl OidcFlags {
             };
         // An empty list is `oidc.New`'s default, RS256 (what `--oidc-signing-algs=` gives
         // kube-apiserver).
-        let signing_algs = if self.signing_algs.is_empty() {
-            AlgorithmSet::RS256_ONLY
+        // Checked only after the configuration validates, as `oidc.New` checks it after
+        // `ValidateAuthenticationConfiguration` ran (an invalid issuer is reported first).
+        let parsed_algs = if self.signing_algs.is_empty() {
+            Ok(AlgorithmSet::RS256_ONLY)
         } else {
-            AlgorithmSet::parse_kubernetes(&self.signing_algs).map_err(ConfigError::new)?
+            AlgorithmSet::parse_kubernetes(&self.signing_algs).map_err(ConfigError::new)
         };
+        let signing_algs = parsed_algs.clone().unwrap_or(AlgorithmSet::RS256_ONLY);
         let cfg = JwtAuthenticatorConfig {
             issuer_url: self.issuer_url.clone(),
             discovery_url: None,
@@ -223,7 +226,7 @@ impl OidcFlags {
             .map(|e| format!("jwt[0].{e}"))
             .collect();
         match errs.len() {
-            0 => Ok(cfg),
+            0 => parsed_algs.map(|_| cfg),
             1 => Err(ConfigError::new(
                 errs.into_iter().next().unwrap_or_default(),
             )),
