@@ -653,10 +653,7 @@ impl AuthenticationOptions {
             &self.authentication_token_webhook_version,
             self.authentication_token_webhook_cache_ttl,
             opts,
-        )
-        .map_err(|e| {
-            ConfigError::new(format!("--authentication-token-webhook-config-file: {e}"))
-        })?;
+        )?;
         Ok(Arc::new(webhook))
     }
 

@@ -477,7 +477,16 @@ fn webhook_startup_errors_name_the_flag() {
         (
             "missing kubeconfig",
             vec!["--authentication-token-webhook-config-file=/nonexistent/kubeconfig".into()],
-            "--authentication-token-webhook-config-file",
+            // kube-apiserver prints LoadKubeconfig's error as it is.
+            "Error: stat /nonexistent/kubeconfig: no such file or directory",
+        ),
+        (
+            "missing kubeconfig and a bad version: the kubeconfig is loaded first",
+            vec![
+                "--authentication-token-webhook-config-file=/nonexistent/kubeconfig".into(),
+                "--authentication-token-webhook-version=v2".into(),
+            ],
+            "Error: stat /nonexistent/kubeconfig: no such file or directory",
         ),
         (
             "bad version",
@@ -488,7 +497,7 @@ fn webhook_startup_errors_name_the_flag() {
                 ),
                 "--authentication-token-webhook-version=v2".into(),
             ],
-            r#"unsupported authentication webhook version "v2", supported versions are "v1", "v1beta1""#,
+            r#"Error: unsupported authentication webhook version "v2", supported versions are "v1", "v1beta1""#,
         ),
         (
             "bad ttl",

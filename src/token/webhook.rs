@@ -443,10 +443,14 @@ impl WebhookTokenAuthenticator {
         config_file: impl AsRef<Path>,
         version: &str,
         cache_ttl: Duration,
-        mut opts: WebhookOptions,
+        opts: WebhookOptions,
     ) -> Result<CachedTokenAuthenticator<Self>, ConfigError> {
-        opts.version = Version::parse(version)?;
-        Ok(Self::from_kubeconfig(config_file, opts)?.cached(cache_ttl))
+        // The kubeconfig is loaded first (`LoadKubeconfig`), then `webhook.New` checks the
+        // version: a missing file is reported before a bad version.
+        let version = Version::parse(version);
+        let mut webhook = Self::from_kubeconfig(config_file, opts)?;
+        webhook.opts.version = version?;
+        Ok(webhook.cached(cache_ttl))
     }
 
     /// This authenticator behind kube-apiserver's webhook cache (errors never cached, successes
