@@ -191,6 +191,11 @@ fn go_duration(s: &str) -> Result<std::time::Duration, String> {
     kube_authn::config::parse_go_duration(s).map_err(|e| e.to_string())
 }
 
+/// A duration as pflag reads it (`time.ParseDuration`), negative ones included, in nanoseconds.
+fn go_duration_nanos(s: &str) -> Result<i64, String> {
+    kube_authn::config::go_parse_duration(s.as_bytes()).map_err(|e| e.to_string())
+}
+
 /// Flags, spelled and defaulted as kube-apiserver spells and defaults them. As with pflag, a
 /// flag given twice keeps its last value (list flags append), and a value may start with `-`
 /// (`--oidc-groups-prefix -grp:`).
@@ -402,7 +407,12 @@ pub struct ServeArgs {
     /// does not arrive in time gets kube-apiserver's 504. As in kube-apiserver, it is also how
     /// long open connections may take to finish after a shutdown signal.)
     #[arg(long = "request-timeout", value_name = "DURATION",
-          default_value = "1m0s", value_parser = go_duration)]
+          default_value = "1m0s", value_parser = go_duration_nanos)]
+    request_timeout_flag: i64,
+
+    /// `--request-timeout`, checked by [`ServeArgs::with_pflag_lists`] (pflag takes a negative
+    /// duration; `Validate()` refuses it).
+    #[arg(skip)]
     pub request_timeout: std::time::Duration,
 
     /// This flag limits the maximum number of mutating requests in flight, or a zero value
@@ -524,6 +534,9 @@ impl ServeArgs {
             usize::try_from(self.max_mutating_requests_inflight_flag).map_err(|_| {
                 "--max-mutating-requests-inflight can not be negative value".to_owned()
             })?;
+        self.request_timeout = u64::try_from(self.request_timeout_flag)
+            .map(std::time::Duration::from_nanos)
+            .map_err(|_| "--request-timeout can not be negative value".to_owned())?;
         for path in [
             &mut self.token_auth_file,
             &mut self.client_ca_file,
@@ -992,6 +1005,15 @@ mod tests {
         assert_eq!(d.max_mutating_requests_inflight, 200);
         let t = parse(&["--request-timeout=2s"]).unwrap();
         assert_eq!(t.request_timeout, std::time::Duration::from_secs(2));
+        // pflag takes a negative duration; kube-apiserver's `Validate()` refuses it.
+        assert_eq!(
+            parse(&["--request-timeout=-1s"]).unwrap_err(),
+            "--request-timeout can not be negative value"
+        );
+        assert_eq!(
+            parse(&["--request-timeout=0s"]).unwrap().request_timeout,
+            std::time::Duration::ZERO
+        );
         let g = parse(&["--token-review-groups=a,b", "--token-review-groups", "c"]).unwrap();
         assert_eq!(g.token_review_groups, ["a", "b", "c"]);
 
