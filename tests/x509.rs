@@ -2247,3 +2247,439 @@ fn issuer_extensions_are_read_as_go_reads_them() {
         }
     }
 }
+
+/// Writes a case (roots, then the presented chain, leaf first) for a Go cross-check when
+/// `KUBE_AUTHN_GO_CASES` names a directory (`<dir>/<case>/roots.pem`, `chain.pem`).
+fn dump_for_go(case: &str, roots: &[&Issued], chain: &[&Issued]) {
+    let Some(dir) = std::env::var_os("KUBE_AUTHN_GO_CASES") else {
+        return;
+    };
+    let dir = std::path::Path::new(&dir).join(case.replace([' ', '/', ','], "_"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pems = |certs: &[&Issued]| certs.iter().map(|c| c.pem()).collect::<String>();
+    std::fs::write(dir.join("roots.pem"), pems(roots)).unwrap();
+    std::fs::write(dir.join("chain.pem"), pems(chain)).unwrap();
+}
+
+/// Go's `policiesValid` (RFC 5280 6.1 as updated by RFC 9618, no user-supplied policies) runs
+/// on every candidate chain, before the key-usage check: a non-critical policyConstraints,
+/// policyMappings or inhibitAnyPolicy that webpki ignores makes Go refuse the chain with
+/// `x509: no valid chains built: 1 candidate chains with invalid policies`. Every outcome was
+/// checked with Go 1.26's `Certificate.Verify` (KeyUsages clientAuth).
+#[test]
+fn certificate_policies_are_validated_as_go_validates_them() {
+    let pki = Pki::new();
+    let root = pki.ca("root", Key::P256);
+    const INVALID: &str = "x509: no valid chains built: 1 candidate chains with invalid policies";
+    let ca = |name: &str, issuer: &Issued, ext: &str| {
+        pki.issue(
+            name,
+            Spec {
+                subj: &format!("/CN={name}"),
+                issuer: Some(issuer),
+                ext: &format!("{CA_EXT}\n{ext}"),
+                serial: 3,
+                ..Spec::default()
+            },
+        )
+    };
+    let leaf = |name: &str, issuer: &Issued, ext: &str| {
+        pki.issue(
+            name,
+            Spec {
+                subj: &format!("/CN={name}"),
+                issuer: Some(issuer),
+                ext: &format!("basicConstraints=critical,CA:FALSE\n{ext}"),
+                serial: 4,
+                ..Spec::default()
+            },
+        )
+    };
+    const CLIENT: &str = "extendedKeyUsage=clientAuth";
+    let require0 = ca(
+        "require0",
+        &root,
+        "policyConstraints=requireExplicitPolicy:0",
+    );
+    let require0_p1 = ca(
+        "require0-p1",
+        &root,
+        "policyConstraints=requireExplicitPolicy:0\ncertificatePolicies=1.2.3.4",
+    );
+    let require0_any = ca(
+        "require0-any",
+        &root,
+        "policyConstraints=requireExplicitPolicy:0\ncertificatePolicies=2.5.29.32.0",
+    );
+    let require0_inhibit_any = ca(
+        "require0-inhibit-any",
+        &root,
+        "policyConstraints=requireExplicitPolicy:0\ninhibitAnyPolicy=0\ncertificatePolicies=2.5.29.32.0",
+    );
+    let require1 = ca(
+        "require1",
+        &root,
+        "policyConstraints=requireExplicitPolicy:1",
+    );
+    let require1_under = ca("require1-under", &require1, "");
+    let maps_to_any = ca(
+        "maps-to-any",
+        &root,
+        "certificatePolicies=1.2.3.4\npolicyMappings=1.2.3.4:2.5.29.32.0",
+    );
+    let maps = ca(
+        "maps",
+        &root,
+        "policyConstraints=requireExplicitPolicy:0\ncertificatePolicies=1.2.3.4\npolicyMappings=1.2.3.4:1.2.3.5",
+    );
+    let inhibit_mapping = ca(
+        "inhibit-mapping",
+        &root,
+        "policyConstraints=requireExplicitPolicy:0,inhibitPolicyMapping:0\ncertificatePolicies=1.2.3.4",
+    );
+    let inhibited_maps = ca(
+        "inhibited-maps",
+        &inhibit_mapping,
+        "certificatePolicies=1.2.3.4\npolicyMappings=1.2.3.4:1.2.3.5",
+    );
+    // The same name and key as `require0`, without policy constraints: a second candidate
+    // chain for every leaf under `require0`.
+    let require0_key: &'static str = Box::leak(
+        std::fs::read_to_string(&require0.key)
+            .unwrap()
+            .into_boxed_str(),
+    );
+    let require0_twin = pki.issue(
+        "require0-twin",
+        Spec {
+            subj: "/CN=require0",
+            key: Key::Pem(require0_key),
+            issuer: Some(&root),
+            ext: CA_EXT,
+            serial: 6,
+            ..Spec::default()
+        },
+    );
+    let maps_from_any = ca(
+        "maps-from-any",
+        &root,
+        "certificatePolicies=1.2.3.4\npolicyMappings=2.5.29.32.0:1.2.3.4",
+    );
+    let policies_only = ca("policies-only", &root, "certificatePolicies=1.2.3.4");
+    let policy_root = pki.issue(
+        "policy-root",
+        Spec {
+            subj: "/CN=policy-root",
+            ext: &format!("{CA_EXT}\npolicyConstraints=requireExplicitPolicy:0"),
+            ..Spec::default()
+        },
+    );
+    type Case<'a> = (
+        &'a str,
+        Vec<&'a Issued>,
+        Vec<Issued>,
+        Result<&'a str, &'a str>,
+    );
+    let cases: Vec<Case> = vec![
+        (
+            "intermediate requires an explicit policy, leaf has none",
+            vec![&root],
+            vec![leaf("l1", &require0, CLIENT), require0.clone()],
+            Err(INVALID),
+        ),
+        (
+            "leaf requires an explicit policy and has none",
+            vec![&root],
+            vec![leaf(
+                "l2",
+                &root,
+                &format!("{CLIENT}\npolicyConstraints=requireExplicitPolicy:0"),
+            )],
+            Err(INVALID),
+        ),
+        (
+            "leaf requires an explicit policy and has one",
+            vec![&root],
+            vec![leaf(
+                "l3",
+                &root,
+                &format!(
+                    "{CLIENT}\npolicyConstraints=requireExplicitPolicy:0\ncertificatePolicies=1.2.3.4"
+                ),
+            )],
+            Ok("l3"),
+        ),
+        (
+            "explicit policy required, the same policy in both",
+            vec![&root],
+            vec![
+                leaf(
+                    "l4",
+                    &require0_p1,
+                    &format!("{CLIENT}\ncertificatePolicies=1.2.3.4"),
+                ),
+                require0_p1.clone(),
+            ],
+            Ok("l4"),
+        ),
+        (
+            "explicit policy required, another policy in the leaf",
+            vec![&root],
+            vec![
+                leaf(
+                    "l5",
+                    &require0_p1,
+                    &format!("{CLIENT}\ncertificatePolicies=1.2.3.5"),
+                ),
+                require0_p1.clone(),
+            ],
+            Err(INVALID),
+        ),
+        (
+            "explicit policy required, anyPolicy above a leaf policy",
+            vec![&root],
+            vec![
+                leaf(
+                    "l6",
+                    &require0_any,
+                    &format!("{CLIENT}\ncertificatePolicies=1.2.3.5"),
+                ),
+                require0_any.clone(),
+            ],
+            Ok("l6"),
+        ),
+        (
+            "anyPolicy inhibited, leaf has anyPolicy only",
+            vec![&root],
+            vec![
+                leaf(
+                    "l7",
+                    &require0_inhibit_any,
+                    &format!("{CLIENT}\ncertificatePolicies=2.5.29.32.0"),
+                ),
+                require0_inhibit_any.clone(),
+            ],
+            Err(INVALID),
+        ),
+        (
+            "anyPolicy inhibited, leaf has a policy under the intermediate's anyPolicy",
+            vec![&root],
+            vec![
+                leaf(
+                    "l8",
+                    &require0_inhibit_any,
+                    &format!("{CLIENT}\ncertificatePolicies=1.2.3.4"),
+                ),
+                require0_inhibit_any.clone(),
+            ],
+            Ok("l8"),
+        ),
+        (
+            "explicit policy required one certificate below, leaf has none",
+            vec![&root],
+            vec![
+                leaf("l9", &require1_under, CLIENT),
+                require1_under.clone(),
+                require1.clone(),
+            ],
+            Err(INVALID),
+        ),
+        (
+            "explicit policy required one certificate below, direct leaf has none",
+            vec![&root],
+            vec![leaf("l10", &require1, CLIENT), require1.clone()],
+            Err(INVALID),
+        ),
+        (
+            "a mapping to anyPolicy",
+            vec![&root],
+            vec![
+                leaf(
+                    "l11",
+                    &maps_to_any,
+                    &format!("{CLIENT}\ncertificatePolicies=1.2.3.4"),
+                ),
+                maps_to_any.clone(),
+            ],
+            Err(INVALID),
+        ),
+        (
+            "a mapping from anyPolicy",
+            vec![&root],
+            vec![
+                leaf(
+                    "l21",
+                    &maps_from_any,
+                    &format!("{CLIENT}\ncertificatePolicies=1.2.3.4"),
+                ),
+                maps_from_any.clone(),
+            ],
+            Err(INVALID),
+        ),
+        (
+            "a leaf's own mapping to anyPolicy is not applied",
+            vec![&root],
+            vec![leaf(
+                "l22",
+                &root,
+                &format!(
+                    "{CLIENT}\npolicyConstraints=requireExplicitPolicy:0\ncertificatePolicies=1.2.3.4\npolicyMappings=1.2.3.4:2.5.29.32.0"
+                ),
+            )],
+            Ok("l22"),
+        ),
+        (
+            "a mapping to the leaf's policy",
+            vec![&root],
+            vec![
+                leaf(
+                    "l12",
+                    &maps,
+                    &format!("{CLIENT}\ncertificatePolicies=1.2.3.5"),
+                ),
+                maps.clone(),
+            ],
+            Ok("l12"),
+        ),
+        (
+            "the unmapped policy under a mapping",
+            vec![&root],
+            vec![
+                leaf(
+                    "l13",
+                    &maps,
+                    &format!("{CLIENT}\ncertificatePolicies=1.2.3.4"),
+                ),
+                maps.clone(),
+            ],
+            Err(INVALID),
+        ),
+        (
+            "a mapping inhibited from above",
+            vec![&root],
+            vec![
+                leaf(
+                    "l14",
+                    &inhibited_maps,
+                    &format!("{CLIENT}\ncertificatePolicies=1.2.3.5"),
+                ),
+                inhibited_maps.clone(),
+                inhibit_mapping.clone(),
+            ],
+            Err(INVALID),
+        ),
+        (
+            "policies without constraints, leaf has none",
+            vec![&root],
+            vec![leaf("l15", &policies_only, CLIENT), policies_only.clone()],
+            Ok("l15"),
+        ),
+        (
+            "the root's policy constraints are not applied",
+            vec![&policy_root],
+            vec![leaf("l16", &policy_root, CLIENT)],
+            Ok("l16"),
+        ),
+        (
+            "a second candidate chain without the constraint",
+            vec![&root],
+            vec![
+                leaf("l18", &require0, CLIENT),
+                require0.clone(),
+                require0_twin.clone(),
+            ],
+            Ok("l18"),
+        ),
+        (
+            "the same, the chain without the constraint first",
+            vec![&root],
+            vec![
+                leaf("l19", &require0, CLIENT),
+                require0_twin.clone(),
+                require0.clone(),
+            ],
+            Ok("l19"),
+        ),
+        (
+            "two candidate chains, one of invalid policies, both of the wrong usage",
+            vec![&root],
+            vec![
+                leaf("l20", &require0, "extendedKeyUsage=serverAuth"),
+                require0.clone(),
+                require0_twin.clone(),
+            ],
+            Err(
+                "x509: no valid chains built: 1 candidate chains with incompatible key usage, 1 candidate chains with invalid policies",
+            ),
+        ),
+        (
+            "invalid policies are counted before the key usage",
+            vec![&root],
+            vec![
+                leaf("l17", &require0, "extendedKeyUsage=serverAuth"),
+                require0.clone(),
+            ],
+            Err(INVALID),
+        ),
+    ];
+    for (name, roots, chain, _) in &cases {
+        dump_for_go(name, roots, &chain.iter().collect::<Vec<_>>());
+    }
+    for (name, roots, chain, want) in cases {
+        let chain_refs: Vec<&Issued> = chain.iter().collect();
+        let auth = X509Authenticator::new(bundle(&roots)).with_histogram(None);
+        match (outcome(&auth, &peer(&chain_refs)), want) {
+            (Ok(Some(got)), Ok(user)) => assert_eq!(got.name, user, "{name}"),
+            (Err(e), Err(text)) => {
+                assert!(e.starts_with("verifying certificate SN="), "{name}: {e}");
+                assert!(e.ends_with(&format!(" failed: {text}")), "{name}: {e}");
+            }
+            (got, want) => panic!("{name}: got {got:?}, want {want:?}"),
+        }
+    }
+}
+
+/// Go builds the chains first and checks extended key usage on the chains it built: a leaf
+/// for serverAuth only whose issuer is unknown is `signed by unknown authority`, as any
+/// other leaf of an unknown issuer (webpki checks the leaf's usage first).
+#[test]
+fn a_leaf_of_the_wrong_usage_from_an_unknown_issuer_is_of_an_unknown_authority() {
+    let pki = Pki::new();
+    let root = pki.ca("root", Key::P256);
+    let other = pki.ca("other", Key::P256);
+    let server_leaf = |name: &str, issuer: &Issued| {
+        pki.issue(
+            name,
+            Spec {
+                subj: &format!("/CN={name}"),
+                issuer: Some(issuer),
+                ext: "basicConstraints=critical,CA:FALSE\nextendedKeyUsage=serverAuth",
+                serial: 5,
+                ..Spec::default()
+            },
+        )
+    };
+    let unknown = server_leaf("unknown", &other);
+    let known = server_leaf("known", &root);
+    let cases = [
+        (
+            "serverAuth leaf of an unknown issuer",
+            &unknown,
+            "x509: certificate signed by unknown authority",
+        ),
+        (
+            "serverAuth leaf of a known issuer",
+            &known,
+            "x509: certificate specifies an incompatible key usage",
+        ),
+    ];
+    let auth = X509Authenticator::new(bundle(&[&root])).with_histogram(None);
+    for (name, leaf, _) in cases {
+        dump_for_go(name, &[&root], &[leaf]);
+    }
+    for (name, leaf, want) in cases {
+        let e = outcome(&auth, &peer(&[leaf])).expect_err(name);
+        assert!(e.starts_with("verifying certificate SN="), "{name}: {e}");
+        assert!(e.ends_with(&format!(" failed: {want}")), "{name}: {e}");
+    }
+}

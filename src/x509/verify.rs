@@ -3,17 +3,18 @@
 //! included) must pass Go's `CheckSignatureFrom` constraint (basicConstraints cA, keyUsage
 //! keyCertSign), a root with an unhandled critical extension is refused, validity is exact to
 //! the nanosecond, a leaf that is itself in the CA bundle verifies as a one-element chain.
-//! Errors use Go's texts.
+//! Like Go, extended key usage and certificate policies ([`super::policy`]) are checked on the
+//! chains built (Go's candidate chains), not while building them. Errors use Go's texts.
 
 use std::cell::Cell;
 
 use rustls_pki_types::{CertificateDer, SignatureVerificationAlgorithm, UnixTime};
 
 use super::anchor_keys::N_ALGS;
-use webpki::{EndEntityCert, ExtendedKeyUsageValidator, KeyPurposeId, KeyPurposeIdIter};
+use webpki::{EndEntityCert, ExtendedKeyUsageValidator, KeyPurposeIdIter};
 
 use super::bundle::CaBundle;
-use super::{Moment, der, go_parse, subject};
+use super::{Moment, der, go_parse, policy, subject};
 use crate::error::{Error, ErrorKind};
 
 /// The most certificates a presented chain may hold (leaf included). kubectl and every
@@ -48,37 +49,68 @@ pub const MAX_CERT_LEN: usize = 64 * 1024;
 
 const EKU_CLIENT_AUTH: &[u8] = &[0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, 0x02];
 const EKU_SERVER_AUTH: &[u8] = &[0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, 0x01];
-/// 2.5.29.37.0
-const EKU_ANY: &[u8] = &[0x55, 0x1d, 0x25, 0x00];
 
-/// Go's EKU rule for one certificate: no EKU extension, `anyExtendedKeyUsage`, or the wanted
-/// usage. An *empty* EKU extension (`SEQUENCE {}`) is refused by webpki before this runs;
-/// Go accepts it as "no EKU". RFC 5280 requires at least one purpose (`SIZE (1..MAX)`), so we
-/// keep webpki's refusal (listed in `docs/compatibility.md`).
-struct GoEku(&'static [u8]);
+/// The extended key usage "validator" webpki runs on the leaf and each intermediate while it
+/// builds a path: it only requires the extension to be readable. Go checks extended key usage
+/// on the chains it has built (`checkChainForKeyUsage`, in `check_path`), so a leaf of the
+/// wrong usage from an unknown issuer is `signed by unknown authority`, as in Go (webpki would
+/// refuse its usage before looking for an issuer). An *empty* EKU extension (`SEQUENCE {}`) is
+/// refused by webpki before this runs; Go accepts it as "no EKU". RFC 5280 requires at least
+/// one purpose (`SIZE (1..MAX)`), so we keep webpki's refusal (listed in
+/// `docs/compatibility.md`).
+struct ReadableEku;
 
-impl ExtendedKeyUsageValidator for GoEku {
+impl ExtendedKeyUsageValidator for ReadableEku {
     fn validate(&self, iter: KeyPurposeIdIter<'_, '_>) -> Result<(), webpki::Error> {
-        let want = KeyPurposeId::new(self.0);
-        let any = KeyPurposeId::new(EKU_ANY);
-        let mut present_empty = true;
         for id in iter {
-            present_empty = false;
-            let id = id?;
-            if id == want || id == any {
-                return Ok(());
-            }
+            id?;
         }
-        // The iterator is empty only when the extension is absent.
-        if present_empty {
-            return Ok(());
+        Ok(())
+    }
+}
+
+/// The error `check_path` ends a candidate chain with when Go's filters (policies, key usage)
+/// refuse it; the text comes from [`Filtered`].
+fn filtered_out() -> webpki::Error {
+    webpki::Error::RequiredEkuNotFoundContext(webpki::RequiredEkuNotFoundContext {
+        required: webpki::KeyUsage::required_if_present(EKU_CLIENT_AUTH),
+        present: Vec::new(),
+    })
+}
+
+/// How many of Go's candidate chains (paths that passed every building check) its filters
+/// refused, for Go's error text.
+#[derive(Clone, Copy, Debug, Default)]
+struct Filtered {
+    invalid_policies: usize,
+    incompatible_usage: usize,
+}
+
+impl Filtered {
+    /// Go's `Verify` error once every candidate chain was filtered out (`None`: there was no
+    /// candidate chain).
+    fn error(self) -> Option<Error> {
+        let Filtered {
+            invalid_policies: policies,
+            incompatible_usage: usage,
+        } = self;
+        if policies == 0 && usage == 0 {
+            return None;
         }
-        Err(webpki::Error::RequiredEkuNotFoundContext(
-            webpki::RequiredEkuNotFoundContext {
-                required: webpki::KeyUsage::required_if_present(self.0),
-                present: Vec::new(),
-            },
-        ))
+        if policies == 0 {
+            return Some(ERR_KEY_USAGE);
+        }
+        let mut details = Vec::new();
+        if usage > 0 {
+            details.push(format!(
+                "{usage} candidate chains with incompatible key usage"
+            ));
+        }
+        details.push(format!("{policies} candidate chains with invalid policies"));
+        Some(err(format!(
+            "x509: no valid chains built: {}",
+            details.join(", ")
+        )))
     }
 }
 
@@ -106,10 +138,10 @@ pub enum KeyUsage {
 }
 
 impl KeyUsage {
-    fn validator(self) -> GoEku {
+    fn oid(self) -> &'static [u8] {
         match self {
-            KeyUsage::ClientAuth => GoEku(EKU_CLIENT_AUTH),
-            KeyUsage::ServerAuth => GoEku(EKU_SERVER_AUTH),
+            KeyUsage::ClientAuth => EKU_CLIENT_AUTH,
+            KeyUsage::ServerAuth => EKU_SERVER_AUTH,
         }
     }
 }
@@ -200,6 +232,7 @@ pub(crate) fn verify_chain_with_view(
 
     let window = Cell::new(Window::new(leaf_view.not_before, leaf_view.not_after));
     let refused = Cell::new(None);
+    let filtered = Cell::new(Filtered::default());
     let refuse = |which: Refused| {
         if refused.get().is_none() {
             refused.set(Some(which));
@@ -262,16 +295,6 @@ pub(crate) fn verify_chain_with_view(
                 return Err(webpki::Error::PathLenConstraintViolated);
             }
         }
-        // Go's `checkChainForKeyUsage` walks the whole chain, root included; webpki checks
-        // the leaf and intermediates only.
-        if !bundle.root_eku[idx].allows(usage == KeyUsage::ClientAuth) {
-            return Err(webpki::Error::RequiredEkuNotFoundContext(
-                webpki::RequiredEkuNotFoundContext {
-                    required: webpki::KeyUsage::required_if_present(usage.validator().0),
-                    present: Vec::new(),
-                },
-            ));
-        }
         let mut w = Window::new(leaf_view.not_before, leaf_view.not_after);
         w.narrow(nb, na);
         for cert in path.intermediate_certificates() {
@@ -288,6 +311,33 @@ pub(crate) fn verify_chain_with_view(
             }
             w.narrow(view.not_before, view.not_after);
         }
+        // A candidate chain in Go: its filters come now, policies first, then extended key
+        // usage on the whole chain, root included (`checkChainForKeyUsage`).
+        let ders: Vec<CertificateDer<'_>> = std::iter::once(leaf_der.clone())
+            .chain(path.intermediate_certificates().map(|c| c.der()))
+            .collect();
+        let certs: Option<Vec<policy::ChainCert<'_>>> = ders
+            .iter()
+            .map(|d| policy::ChainCert::read(d.as_ref()))
+            .collect();
+        let mut counts = filtered.get();
+        let Some(certs) = certs else {
+            counts.invalid_policies += 1;
+            filtered.set(counts);
+            return Err(filtered_out());
+        };
+        if !policy::policies_valid(&certs) {
+            counts.invalid_policies += 1;
+            filtered.set(counts);
+            return Err(filtered_out());
+        }
+        if !bundle.root_eku[idx].allows(usage == KeyUsage::ClientAuth)
+            || !certs.iter().all(|c| c.allows_usage(usage.oid()))
+        {
+            counts.incompatible_usage += 1;
+            filtered.set(counts);
+            return Err(filtered_out());
+        }
         window.set(w);
         Ok(())
     };
@@ -301,7 +351,7 @@ pub(crate) fn verify_chain_with_view(
         &bundle.anchors,
         &chain[1..],
         now_unix,
-        usage.validator(),
+        ReadableEku,
         None,
         Some(&check_path),
     ) {
@@ -314,6 +364,10 @@ pub(crate) fn verify_chain_with_view(
                     return Ok(Window::new(leaf_view.not_before, leaf_view.not_after));
                 }
                 return Err(ERR_KEY_USAGE);
+            }
+            // Go returns a chain-building error only when it built no candidate chain.
+            if let Some(e) = filtered.get().error() {
+                return Err(e);
             }
             // webpki refuses a CA-flagged leaf before looking for its issuer; Go would first
             // fail to find the issuer. Report what Go reports when no issuer is known.
