@@ -1432,3 +1432,69 @@ async fn every_vector_matches_kube_authn() {
     #[cfg(feature = "remote")]
     assert_eq!(total.pending, 0, "pending with the remote feature:{report}");
 }
+
+/// The case counts the docs quote (`conformance/README.md`'s table, the README's status row)
+/// are the vectors' own, so adding a vector without updating the docs fails here.
+#[test]
+fn documented_vector_counts_are_the_vectors() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut counts = std::collections::BTreeMap::new();
+    for entry in std::fs::read_dir(vectors_dir()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "json") {
+            let doc: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+            let suite = path.file_stem().unwrap().to_str().unwrap().to_owned();
+            counts.insert(suite, doc["cases"].as_array().unwrap().len());
+        }
+    }
+    let total: usize = counts.values().sum();
+    // Any-token and Keystone are gone from Kubernetes: no Go code checks them.
+    let by_go = total - counts["anytoken"] - counts["keystone"];
+
+    let table = std::fs::read_to_string(root.join("conformance/README.md")).unwrap();
+    let mut seen = 0;
+    for line in table.lines() {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        if cells.len() < 4 {
+            continue;
+        }
+        let Ok(n) = cells[2].parse::<usize>() else {
+            continue;
+        };
+        if cells[1] == "total" {
+            assert_eq!(n, total, "conformance/README.md total");
+            assert!(
+                cells[5].starts_with(&format!("{by_go} by Go")),
+                "conformance/README.md: {line}"
+            );
+        } else if let Some(&want) = counts.get(cells[1]) {
+            assert_eq!(n, want, "conformance/README.md row {}", cells[1]);
+            seen += 1;
+        }
+    }
+    assert_eq!(
+        seen,
+        counts.len(),
+        "every suite has a row in conformance/README.md"
+    );
+    assert!(table.contains(&format!("the cases (data), {total} today")));
+
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let thousands = |n: usize| format!("{},{:03}", n / 1000, n % 1000);
+    assert!(
+        readme.contains(&format!("{} shared vectors", thousands(total))),
+        "README.md: the shared vector count is {total}"
+    );
+    assert!(
+        readme.contains(&format!("{} checked against", thousands(by_go))),
+        "README.md: the Go-checked count is {by_go}"
+    );
+    assert!(
+        readme.contains(&format!(
+            "{} vectors run in k8s.io/kubernetes",
+            counts["service_account"]
+        )),
+        "README.md: the service-account vector count is {}",
+        counts["service_account"]
+    );
+}
