@@ -28,7 +28,6 @@ use rustls::SignatureScheme;
 use rustls::client::ResolvesClientCert;
 use rustls::crypto::CryptoProvider;
 use rustls::sign::CertifiedKey;
-use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::{CertificateDer, PrivateKeyDer};
 
 use super::Pem;
@@ -50,32 +49,25 @@ fn stamp(cert: &Path, key: &Path) -> Stamp {
     })
 }
 
-/// Parses a client certificate chain and its key (PEM). Errors name what failed, never the
-/// key's contents.
+/// Parses a client certificate chain and its key (PEM) as client-go does, with Go's
+/// `tls.X509KeyPair` (its choice of PEM blocks, its checks and its error texts; see
+/// [`key_pair`](crate::tls::key_pair)). Errors never carry the key's contents.
 pub(crate) fn parse_pair(
     cert_pem: &[u8],
     key_pem: &[u8],
 ) -> Result<(Vec<CertificateDer<'static>>, PrivateKeyDer<'static>), ConfigError> {
-    let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(cert_pem)
-        .collect::<Result<_, _>>()
-        .map_err(|e| ConfigError::new(format!("client certificate: {e}")))?;
-    if chain.is_empty() {
-        return Err(ConfigError::new("client certificate: no certificate found"));
-    }
-    let key = PrivateKeyDer::from_pem_slice(key_pem)
-        .map_err(|e| ConfigError::new(format!("client key: {e}")))?;
-    Ok((chain, key))
+    let (certified, key) = crate::tls::key_pair::x509_key_pair(cert_pem, key_pem)?;
+    Ok((certified.cert, key))
 }
 
-/// [`parse_pair`], as a pair rustls can present (the key checked against the certificate).
+/// [`parse_pair`], as a pair rustls can present with `provider`.
 fn certified_key(
     cert_pem: &[u8],
     key_pem: &[u8],
     provider: &CryptoProvider,
 ) -> Result<CertifiedKey, ConfigError> {
     let (chain, key) = parse_pair(cert_pem, key_pem)?;
-    CertifiedKey::from_der(chain, key, provider)
-        .map_err(|e| ConfigError::new(format!("client certificate/key: {e}")))
+    CertifiedKey::from_der(chain, key, provider).map_err(|e| ConfigError::new(format!("tls: {e}")))
 }
 
 pub(crate) struct RotatingClientCert(Arc<Inner>);
@@ -367,7 +359,8 @@ mod tests {
 
     /// Startup errors name what failed, never a key's contents: each case feeds real key
     /// material that cannot be used (a key of another certificate, a truncated key, a key
-    /// whose base64 is broken, an encrypted key, a certificate where the key should be), and
+    /// whose base64 is broken, an encrypted key of another certificate, a certificate where the
+    /// key should be), with Go's `tls.X509KeyPair` texts, and
     /// no part of it (base64 text, DER bytes in hex or as a byte list) may be in the error,
     /// from files (`RotatingClientCert`) or from data (`tls_config`).
     #[test]
@@ -402,9 +395,11 @@ mod tests {
         let mut broken = body(&key_a);
         broken.insert(40, '!');
         let broken = pem("PRIVATE KEY", &broken);
+        // Go 1.26's `X509KeyPair` does not look at the headers: the body is parsed as it is
+        // (here another certificate's key, in the clear).
         let encrypted = format!(
             "-----BEGIN EC PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,00112233445566778899AABBCCDDEEFF\n\n{}\n-----END EC PRIVATE KEY-----\n",
-            body(&key_a)
+            body(&key_b)
         );
         // Every key given here, as text and as DER.
         let secrets: Vec<String> = [&key_a, &key_b]
@@ -445,23 +440,38 @@ mod tests {
                 "no certificate in the file",
                 &write("empty.crt", ""),
                 &key_a,
-                "client certificate: no certificate found",
+                "tls: failed to find any PEM data in certificate input",
             ),
             (
                 "the key of another certificate",
                 &cert,
                 &key_b,
-                "client certificate/key: ",
+                "tls: private key does not match public key",
             ),
-            ("a truncated key", &cert, &truncated, "client "),
+            (
+                "a truncated key",
+                &cert,
+                &truncated,
+                "tls: failed to parse private key",
+            ),
             (
                 "a key whose base64 is broken",
                 &cert,
                 &broken,
-                "client key: ",
+                "tls: failed to find any PEM data in key input",
             ),
-            ("an encrypted key", &cert, &encrypted, "client "),
-            ("a certificate as the key", &cert, &cert_a, "client key: "),
+            (
+                "an encrypted key",
+                &cert,
+                &encrypted,
+                "tls: private key does not match public key",
+            ),
+            (
+                "a certificate as the key",
+                &cert,
+                &cert_a,
+                "tls: found a certificate rather than a key in the PEM for the private key",
+            ),
         ];
         for (name, cert, key_text, want) in cases {
             let key = write("k.key", key_text);

@@ -56,6 +56,8 @@
 //! assert!(x509.authenticate_request(&plain, &Context::default()).into_ready().unwrap().unwrap().is_none());
 //! ```
 
+#[cfg(any(feature = "tls", feature = "remote"))]
+pub(crate) mod key_pair;
 mod peer;
 
 /// The certificate types used in this module's API (re-exported `rustls-pki-types`).

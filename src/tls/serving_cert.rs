@@ -35,11 +35,9 @@ use std::time::Duration;
 use arc_swap::ArcSwap;
 use rustls::server::{ClientHello, ResolvesServerCert};
 use rustls::sign::CertifiedKey;
-use rustls_pki_types::pem::{self, PemObject};
-use rustls_pki_types::{CertificateDer, PrivateKeyDer};
+use rustls_pki_types::PrivateKeyDer;
 
 use crate::error::ConfigError;
-use crate::jwt::key::{MAX_RSA_BITS, MIN_RSA_BITS};
 use crate::reload::{FileReloader, Reloaded, WatchTask};
 
 use super::{ClientCertPolicy, TlsOptions, server_config_with};
@@ -100,8 +98,10 @@ pub struct ServingCertReloader {
 }
 
 struct Shared {
-    cert: FileReloader<Vec<CertificateDer<'static>>>,
-    key: FileReloader<PrivateKeyDer<'static>>,
+    /// The files' bytes: they are parsed together, as a pair (kube-apiserver reads both and
+    /// then calls `tls.X509KeyPair`).
+    cert: FileReloader<Vec<u8>>,
+    key: FileReloader<Vec<u8>>,
     current: ArcSwap<Pair>,
     /// Serialises checks (the watch task and explicit calls).
     check: Mutex<()>,
@@ -109,133 +109,38 @@ struct Shared {
     failures: AtomicU64,
 }
 
-/// The pair being served, and the key's DER (to build a `ServerConfig` from).
+/// The pair being served, the key's DER (to build a `ServerConfig` from), and the files' bytes
+/// it was parsed from (kube-apiserver compares them to tell a new pair).
 struct Pair {
     certified: Arc<CertifiedKey>,
     key: PrivateKeyDer<'static>,
+    files: [Arc<Vec<u8>>; 2],
 }
 
-/// PEM errors without the bytes some of them quote (a line of the file, a marker): the key
-/// file's content must never reach a log or an error.
-fn pem_error(e: &pem::Error) -> &'static str {
-    match e {
-        pem::Error::MissingSectionEnd { .. } => "a PEM section has no END line",
-        pem::Error::IllegalSectionStart { .. } => "a PEM BEGIN line is malformed",
-        pem::Error::Base64Decode(_) => "a PEM section is not valid base64",
-        pem::Error::Io(_) => "read error",
-        pem::Error::NoItemsFound => "no PEM data found",
-        _ => "invalid PEM",
-    }
-}
-
-fn parse_chain(path: &Path, bytes: &[u8]) -> Result<Vec<CertificateDer<'static>>, ConfigError> {
-    if bytes.is_empty() {
-        return Err(ConfigError::new(format!(
-            "{}: missing content for serving cert",
-            path.display()
-        )));
-    }
-    let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(bytes)
-        .collect::<Result<_, _>>()
-        .map_err(|e| ConfigError::new(format!("{}: {}", path.display(), pem_error(&e))))?;
-    if chain.is_empty() {
-        return Err(ConfigError::new(format!(
-            "{}: tls: failed to find any PEM data in certificate input",
-            path.display()
-        )));
-    }
-    Ok(chain)
-}
-
-fn parse_key(path: &Path, bytes: &[u8]) -> Result<PrivateKeyDer<'static>, ConfigError> {
-    if bytes.is_empty() {
-        return Err(ConfigError::new(format!(
-            "{}: missing content for serving cert",
-            path.display()
-        )));
-    }
-    PrivateKeyDer::from_pem_slice(bytes).map_err(|e| {
-        let reason = match e {
-            pem::Error::NoItemsFound => "tls: failed to find any PEM data in key input",
-            e => pem_error(&e),
-        };
-        ConfigError::new(format!("{}: {reason}", path.display()))
-    })
-}
-
-/// The size in bits of an RSA private key's modulus: PKCS#1, or PKCS#8 holding an
-/// `rsaEncryption` key; `None` for any other key, or one whose DER does not parse.
-fn rsa_modulus_bits(key: &PrivateKeyDer<'_>) -> Option<usize> {
-    use crate::x509::der::{items, read_tlv};
-    const INTEGER: u8 = 0x02;
-    const OCTET_STRING: u8 = 0x04;
-    const OID: u8 = 0x06;
-    const SEQUENCE: u8 = 0x30;
-    // 1.2.840.113549.1.1.1
-    const RSA_ENCRYPTION: &[u8] = &[0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01];
-    let sequence = |der| {
-        read_tlv(der)
-            .filter(|(tlv, _)| tlv.tag == SEQUENCE)
-            .map(|(tlv, _)| tlv.content)
-    };
-    let pkcs1 = match key {
-        PrivateKeyDer::Pkcs1(k) => k.secret_pkcs1_der(),
-        PrivateKeyDer::Pkcs8(k) => {
-            // PrivateKeyInfo: version, AlgorithmIdentifier, OCTET STRING (the PKCS#1 key).
-            let mut fields = items(sequence(k.secret_pkcs8_der())?);
-            fields.next()?.filter(|v| v.tag == INTEGER)?;
-            let algorithm = fields.next()?.filter(|a| a.tag == SEQUENCE)?;
-            let (oid, _) = read_tlv(algorithm.content)?;
-            if oid.tag != OID || oid.content != RSA_ENCRYPTION {
-                return None;
-            }
-            fields.next()?.filter(|p| p.tag == OCTET_STRING)?.content
-        }
-        _ => return None,
-    };
-    // RSAPrivateKey: version, modulus, …
-    let mut fields = items(sequence(pkcs1)?);
-    fields.next()?.filter(|v| v.tag == INTEGER)?;
-    let modulus = fields.next()?.filter(|m| m.tag == INTEGER)?.content;
-    Some(crate::jwt::der::bit_len(modulus)).filter(|&bits| bits > 0)
-}
-
-/// Go's `tls.X509KeyPair` checks: the key parses, the leaf parses, and the key is the leaf's.
+/// kube-apiserver's `loadCertKeyPair`: both files hold something (`missing content for serving
+/// cert "serving-cert::<crt>::<key>"`), then Go's `tls.X509KeyPair` on them (its texts; see
+/// [`key_pair`](super::key_pair)). Errors never carry bytes of the key file.
 fn certified(
-    chain: &[CertificateDer<'static>],
-    key: &PrivateKeyDer<'static>,
-) -> Result<CertifiedKey, ConfigError> {
-    // rustls' parse errors name the algorithms tried, never the key. An RSA key aws-lc-rs
-    // refuses for its size (Go serves 1024 bits and up) says so: the size is no secret.
-    let signing = rustls::crypto::aws_lc_rs::sign::any_supported_type(key).map_err(|_| {
-        match rsa_modulus_bits(key) {
-            Some(bits) if !(MIN_RSA_BITS..=MAX_RSA_BITS).contains(&bits) => {
-                ConfigError::new(format!(
-                    "tls: failed to parse private key: RSA keys must be {MIN_RSA_BITS} to {MAX_RSA_BITS} bits (this key has {bits})"
-                ))
-            }
-            _ => ConfigError::new("tls: failed to parse private key"),
-        }
-    })?;
-    let certified = CertifiedKey::new(chain.to_vec(), signing);
-    match certified.keys_match() {
-        Ok(()) => Ok(certified),
-        Err(rustls::Error::InconsistentKeys(rustls::InconsistentKeys::KeyMismatch)) => Err(
-            ConfigError::new("tls: private key does not match public key"),
-        ),
-        Err(rustls::Error::InconsistentKeys(_)) => Err(ConfigError::new(
-            "tls: cannot tell whether the private key matches the public key",
-        )),
-        Err(e) => Err(ConfigError::new(format!(
-            "tls: failed to parse certificate: {e}"
-        ))),
+    cert_path: &Path,
+    key_path: &Path,
+    cert_pem: &[u8],
+    key_pem: &[u8],
+) -> Result<(CertifiedKey, PrivateKeyDer<'static>), ConfigError> {
+    if cert_pem.is_empty() || key_pem.is_empty() {
+        return Err(ConfigError::new(format!(
+            "missing content for serving cert \"serving-cert::{}::{}\"",
+            cert_path.display(),
+            key_path.display()
+        )));
     }
+    super::key_pair::x509_key_pair(cert_pem, key_pem)
 }
 
 impl ServingCertReloader {
     /// Reads `cert_file` (the serving certificate, then any intermediates, PEM) and `key_file`
-    /// (its private key: PKCS#8, PKCS#1 or SEC1 PEM) and checks that they are a pair. Errors
-    /// name the file and the reason, never key material.
+    /// (its private key: PKCS#1, PKCS#8 or SEC1 PEM) and checks that they are a pair, as
+    /// kube-apiserver does (Go's `tls.X509KeyPair`: its choice of PEM blocks and its error
+    /// texts). Errors never carry key material.
     ///
     /// ```
     /// use kube_authn::tls::serving_cert::ServingCertReloader;
@@ -251,7 +156,10 @@ impl ServingCertReloader {
     /// assert_eq!(err.to_string(), "tls: private key does not match public key");
     /// std::fs::write(&key, "").unwrap();
     /// let err = ServingCertReloader::load(&cert, &key).unwrap_err();
-    /// assert!(err.to_string().ends_with("tls.key: missing content for serving cert"), "{err}");
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     format!("missing content for serving cert \"serving-cert::{}::{}\"", cert.display(), key.display())
+    /// );
     /// ```
     pub fn load(
         cert_file: impl AsRef<Path>,
@@ -259,22 +167,14 @@ impl ServingCertReloader {
     ) -> Result<Self, ConfigError> {
         let cert_path: PathBuf = cert_file.as_ref().to_owned();
         let key_path: PathBuf = key_file.as_ref().to_owned();
-        let cert = {
-            let path = cert_path.clone();
-            FileReloader::load(&cert_path, MAX_SERVING_FILE_BYTES, move |b| {
-                parse_chain(&path, b)
-            })?
-        };
-        let key = {
-            let path = key_path.clone();
-            FileReloader::load(&key_path, MAX_SERVING_FILE_BYTES, move |b| {
-                parse_key(&path, b)
-            })?
-        };
-        let certified = certified(&cert.current(), &key.current())?;
+        let cert = FileReloader::load(&cert_path, MAX_SERVING_FILE_BYTES, |b| Ok(b.to_vec()))?;
+        let key = FileReloader::load(&key_path, MAX_SERVING_FILE_BYTES, |b| Ok(b.to_vec()))?;
+        let files = [cert.current_arc(), key.current_arc()];
+        let (certified, key_der) = certified(&cert_path, &key_path, &files[0], &files[1])?;
         let pair = Pair {
             certified: Arc::new(certified),
-            key: key.current().clone_key(),
+            key: key_der,
+            files,
         };
         Ok(Self {
             shared: Arc::new(Shared {
@@ -461,17 +361,17 @@ impl Shared {
                 _ => Ok(Reloaded::Unchanged),
             };
         }
-        let chain = self.cert.current();
-        let key_der = self.key.current();
+        let files = [self.cert.current_arc(), self.key.current_arc()];
         let served = self.current.load();
-        if served.certified.cert == **chain && served.key.secret_der() == key_der.secret_der() {
+        if served.files == files {
             return Ok(Reloaded::Unchanged);
         }
-        match certified(&chain, &key_der) {
-            Ok(certified) => {
+        match certified(self.cert.path(), self.key.path(), &files[0], &files[1]) {
+            Ok((certified, key)) => {
                 self.current.store(Arc::new(Pair {
                     certified: Arc::new(certified),
-                    key: key_der.clone_key(),
+                    key,
+                    files,
                 }));
                 self.reloads.fetch_add(1, Ordering::Relaxed);
                 tracing::info!(
@@ -515,6 +415,8 @@ impl std::fmt::Debug for ServingCertReloader {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rustls_pki_types::CertificateDer;
+    use rustls_pki_types::pem::PemObject;
 
     /// A self-signed serving certificate for 127.0.0.1 and its PKCS#8 key, PEM.
     fn pair(cn: &str) -> (String, String) {
@@ -603,15 +505,13 @@ mod tests {
         assert_eq!(served_der(&s), der(&b_cert));
         assert_eq!(s.reloads(), 1);
 
-        // A key file whose body is broken base64 (with the real key's first line in it).
+        // A key file whose body is broken base64 (with the real key's first line in it): Go's
+        // `pem.Decode` passes the block over, and finds none.
         let body: Vec<&str> = b_key.lines().collect();
         let garbage = format!("{}\n{}!!\n{}\n", body[0], body[1], body[body.len() - 1]);
         replace(&key, &garbage);
         let err = s.reload_if_changed().unwrap_err().to_string();
-        assert_eq!(
-            err,
-            format!("{}: a PEM section is not valid base64", key.display())
-        );
+        assert_eq!(err, "tls: failed to find any PEM data in key input");
         assert_eq!(served_der(&s), der(&b_cert));
         let debug = format!("{s:?}");
         for line in &body[1..body.len() - 1] {
@@ -622,7 +522,14 @@ mod tests {
         // An empty key file: Kubernetes' "missing content".
         replace(&key, "");
         let err = s.reload_if_changed().unwrap_err().to_string();
-        assert!(err.ends_with("missing content for serving cert"), "{err}");
+        assert_eq!(
+            err,
+            format!(
+                "missing content for serving cert \"serving-cert::{}::{}\"",
+                cert.display(),
+                key.display()
+            )
+        );
         assert_eq!(served_der(&s), der(&b_cert));
     }
 
