@@ -383,3 +383,77 @@ async fn http2_connections_refuse_a_101st_concurrent_stream() {
     assert_eq!(ended.into_iter().collect::<Vec<_>>(), streams[..100]);
     assert_eq!(in_progress.load(Ordering::SeqCst), 100);
 }
+
+/// A client that sets its HTTP/2 flow-control window to 0 never lets a response body be sent,
+/// so the request stays in progress and neither the idle timeout nor the close after GOAWAY
+/// ever fires (Go's server holds it for ever too). `response_stall_timeout` closes such a
+/// connection; without it the connection stays open. A raw-frame client, because h2's own
+/// client always opens its window.
+#[tokio::test]
+async fn a_zero_window_client_is_closed_by_the_response_stall_timeout() {
+    const H2_SETTINGS_INITIAL_WINDOW_SIZE: u16 = 0x4;
+    // (case, stall timeout, whether the connection is closed within the wait)
+    let cases = [
+        (
+            "with a stall timeout",
+            Some(Duration::from_millis(300)),
+            true,
+        ),
+        ("without one", None, false),
+    ];
+    for (name, stall, closed) in cases {
+        let (config, ca) = serving();
+        let app = tower::service_fn(|_req: http::Request<hyper::body::Incoming>| async {
+            Ok::<_, Infallible>(http::Response::new(String::from("a body never sent")))
+        });
+        let mut server = TlsServer::new(config).idle_timeout(Duration::from_secs(60));
+        if let Some(stall) = stall {
+            server = server.response_stall_timeout(stall);
+        }
+        let (addr, _stop) = tls_support::serve_on_free_port(server, app).await;
+        let mut tls = tls_connect(addr, &ca, &[b"h2"], false).await.unwrap();
+        let mut zero_window = H2_SETTINGS_INITIAL_WINDOW_SIZE.to_be_bytes().to_vec();
+        zero_window.extend(0u32.to_be_bytes());
+        let mut hello = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
+        hello.extend(h2_frame(H2_SETTINGS, 0, 0, &zero_window));
+        hello.extend(h2_frame(
+            H2_HEADERS,
+            H2_END_STREAM | H2_END_HEADERS,
+            1,
+            &h2_get("/x"),
+        ));
+        tls.write_all(&hello).await.unwrap();
+        // Reads frames (acknowledging the server's SETTINGS) until the connection ends.
+        let read_all = async {
+            let mut header = [0u8; 9];
+            let mut response_headers = false;
+            loop {
+                if tls.read_exact(&mut header).await.is_err() {
+                    return response_headers;
+                }
+                let len = u32::from_be_bytes([0, header[0], header[1], header[2]]) as usize;
+                let mut payload = vec![0u8; len];
+                if tls.read_exact(&mut payload).await.is_err() {
+                    return response_headers;
+                }
+                assert_ne!(header[3], H2_DATA, "{name}: no DATA fits a zero window");
+                if header[3] == H2_HEADERS {
+                    response_headers = true;
+                }
+                if header[3] == H2_SETTINGS && header[4] & H2_ACK == 0 {
+                    let ack = h2_frame(H2_SETTINGS, H2_ACK, 0, &[]);
+                    if tls.write_all(&ack).await.is_err() {
+                        return response_headers;
+                    }
+                }
+            }
+        };
+        match tokio::time::timeout(Duration::from_secs(3), read_all).await {
+            Ok(saw_headers) => {
+                assert!(closed, "{name}: the connection was closed");
+                assert!(saw_headers, "{name}: the response's HEADERS came first");
+            }
+            Err(_) => assert!(!closed, "{name}: the connection is still open"),
+        }
+    }
+}

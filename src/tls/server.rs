@@ -239,6 +239,8 @@ pub struct TlsServer {
     max_connections: Option<usize>,
     http1_max_headers: usize,
     grace: Duration,
+    /// `None`: no limit (see [`TlsServer::response_stall_timeout`]).
+    response_stall_timeout: Option<Duration>,
 }
 
 /// Where a connection's TLS configuration comes from.
@@ -267,6 +269,7 @@ impl std::fmt::Debug for TlsServer {
             .field("max_connections", &self.max_connections)
             .field("http1_max_headers", &self.http1_max_headers)
             .field("grace", &self.grace)
+            .field("response_stall_timeout", &self.response_stall_timeout)
             .finish_non_exhaustive()
     }
 }
@@ -323,7 +326,30 @@ impl TlsServer {
             max_connections: None,
             http1_max_headers: HTTP1_MAX_HEADERS,
             grace: Duration::from_secs(30),
+            response_stall_timeout: None,
         }
+    }
+
+    /// Closes a connection (without GOAWAY) once a response on it has been waiting this long
+    /// without any of its body being taken for sending: over HTTP/2, a client that sets its
+    /// flow-control window to 0 and never opens it keeps the response, and with it the request,
+    /// in progress for ever, so neither the idle timeout nor the close after GOAWAY ever fires
+    /// (kube-apiserver's Go server holds such connections for ever too). Each frame the body
+    /// yields starts the wait again, so a response that is being read is never cut. Off by
+    /// default: a service with long-lived streaming responses that can stay silent longer than
+    /// this must not set it.
+    ///
+    /// ```
+    /// # use kube_authn::tls::*;
+    /// # use rustls_pki_types::pem::PemObject;
+    /// # let chain = kube_authn::x509::parse_pem_bundle(kube_authn::x509::doc_client_pem().as_bytes()).unwrap();
+    /// # let key = rustls_pki_types::PrivateKeyDer::from_pem_slice(kube_authn::x509::doc_client_key_pem().as_bytes()).unwrap();
+    /// # let config = std::sync::Arc::new(server_config(chain, key, &ClientCertPolicy::None).unwrap());
+    /// let server = TlsServer::new(config).response_stall_timeout(std::time::Duration::from_secs(60));
+    /// ```
+    pub fn response_stall_timeout(mut self, timeout: Duration) -> Self {
+        self.response_stall_timeout = Some(timeout);
+        self
     }
 
     /// Sets how long a connection may stay open after its handshake without starting a
@@ -576,6 +602,7 @@ impl TlsServer {
             let first_request = self.first_request_timeout;
             let idle = self.idle_timeout;
             let grace = self.grace;
+            let stall = self.response_stall_timeout;
             let service = service.clone();
             let mut stopped = stopped.clone();
             let builder = builder.clone();
@@ -629,6 +656,10 @@ impl TlsServer {
                     result = conn.as_mut() => Some(result),
                     () = close.notified() => None,
                     _ = stopped.wait_for(|stop| *stop) => None,
+                    () = activity.stalled(stall) => {
+                        tracing::debug!(%remote, "a response was not taken for sending in time");
+                        return;
+                    }
                     served = activity.idle(first_request, idle) => {
                         if !served {
                             tracing::debug!(%remote, "no request before the first-request timeout");
@@ -649,6 +680,7 @@ impl TlsServer {
                             tokio::select! {
                                 result = conn.as_mut() => Some(result),
                                 () = activity.quiet(CLOSE_DEADLINE) => None,
+                                () = activity.stalled(stall) => None,
                                 () = async {
                                     let _ = stopped.wait_for(|stop| *stop).await;
                                 } => tokio::time::timeout(grace, conn.as_mut()).await.ok(),
@@ -722,6 +754,13 @@ struct Activity {
     started: AtomicU64,
     in_progress: AtomicUsize,
     ended: tokio::sync::Notify,
+    /// Responses whose body is being sent (from the response until the body is finished or
+    /// dropped), for [`Activity::stalled`].
+    sending: AtomicUsize,
+    /// Bumped when a response starts or stops being sent and for each frame a body yields.
+    progress: AtomicU64,
+    /// Woken when `sending` leaves 0.
+    send_started: tokio::sync::Notify,
 }
 
 impl Activity {
@@ -763,6 +802,31 @@ impl Activity {
 }
 
 impl Activity {
+    /// Completes when a response has been waiting to be sent for `timeout` while no body on
+    /// the connection yielded a frame (never with `None`, nor while no response is waiting).
+    async fn stalled(&self, timeout: Option<Duration>) {
+        let Some(timeout) = timeout else {
+            return std::future::pending().await;
+        };
+        loop {
+            if self.sending.load(Ordering::Acquire) == 0 {
+                self.send_started.notified().await;
+                continue;
+            }
+            let seen = self.progress.load(Ordering::Acquire);
+            tokio::time::sleep(timeout).await;
+            if self.sending.load(Ordering::Acquire) > 0
+                && self.progress.load(Ordering::Acquire) == seen
+            {
+                return;
+            }
+        }
+    }
+
+    fn sent_frame(&self) {
+        self.progress.fetch_add(1, Ordering::AcqRel);
+    }
+
     /// Completes once no request has been in progress for `quiet` (pending while any is).
     async fn quiet(&self, quiet: Duration) {
         loop {
@@ -789,6 +853,26 @@ impl Drop for InProgress {
         if self.0.in_progress.fetch_sub(1, Ordering::AcqRel) == 1 {
             self.0.ended.notify_one();
         }
+    }
+}
+
+/// A response whose body is being sent (see [`Activity::stalled`]); ends when dropped.
+struct Sending(Arc<Activity>);
+
+impl Sending {
+    fn start(activity: &Arc<Activity>) -> Self {
+        activity.sent_frame();
+        if activity.sending.fetch_add(1, Ordering::AcqRel) == 0 {
+            activity.send_started.notify_one();
+        }
+        Sending(activity.clone())
+    }
+}
+
+impl Drop for Sending {
+    fn drop(&mut self) {
+        self.0.sending.fetch_sub(1, Ordering::AcqRel);
+        self.0.sent_frame();
     }
 }
 
@@ -819,8 +903,10 @@ where
             if head {
                 head_response(resp, request)
             } else {
+                let sending = request.as_ref().map(|r| Sending::start(&r.0));
                 resp.map(|inner| TrackedBody {
                     inner: Some(inner),
+                    sending,
                     _request: request,
                 })
             }
@@ -861,6 +947,7 @@ fn head_response<B: http_body::Body>(
         parts,
         TrackedBody {
             inner: None,
+            sending: None,
             _request: request,
         },
     )
@@ -872,6 +959,8 @@ pin_project_lite::pin_project! {
     struct TrackedBody<B> {
         #[pin]
         inner: Option<B>,
+        // Dropped before `_request` (field order), so the response stops being sent first.
+        sending: Option<Sending>,
         _request: Option<InProgress>,
     }
 }
@@ -884,8 +973,15 @@ impl<B: http_body::Body> http_body::Body for TrackedBody<B> {
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<http_body::Frame<B::Data>, B::Error>>> {
-        match self.project().inner.as_pin_mut() {
-            Some(inner) => inner.poll_frame(cx),
+        let this = self.project();
+        match this.inner.as_pin_mut() {
+            Some(inner) => {
+                let frame = inner.poll_frame(cx);
+                if let (Poll::Ready(Some(Ok(_))), Some(sending)) = (&frame, this.sending) {
+                    sending.0.sent_frame();
+                }
+                frame
+            }
             None => Poll::Ready(None),
         }
     }

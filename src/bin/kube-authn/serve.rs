@@ -223,9 +223,13 @@ pub async fn run(mut args: ServeArgs) -> Result<(), String> {
 
     // kube-apiserver's shutdown timeout is its request timeout (`ShutdownTimeout:
     // c.RequestTimeout`, 60 s by default): how long open connections get to finish.
+    // Every answer here is short: a response the client does not let be sent (an HTTP/2
+    // window kept at 0) for the request timeout (at least 1 s) ends its connection, which Go's
+    // server would hold for ever.
     tls_server
         .handshake_timeout(HANDSHAKE_TIMEOUT)
         .shutdown_grace(args.request_timeout)
+        .response_stall_timeout(args.request_timeout.max(std::time::Duration::from_secs(1)))
         .serve(listener, service, shutdown)
         .await
         .map_err(|e| format!("serving: {e}"))?;
