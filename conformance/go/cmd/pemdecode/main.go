@@ -16,36 +16,20 @@ package main
 import (
 	"bytes"
 	"encoding/hex"
-	"encoding/json"
 	"encoding/pem"
 	"fmt"
+	"kube-authn.example/conformance/internal/rowjson"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"unicode/utf8"
 )
 
 // str is a string written as JSON text, or {"hex": ...} when it is not UTF-8.
-type str string
+type str = rowjson.Str
 
-func (s str) MarshalJSON() ([]byte, error) {
-	if utf8.ValidString(string(s)) {
-		return marshal(string(s))
-	}
-	return marshal(map[string]string{"hex": hex.EncodeToString([]byte(s))})
-}
-
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	e := json.NewEncoder(&b)
-	e.SetEscapeHTML(false)
-	if err := e.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
-}
+var marshal = rowjson.Marshal
 
 type block struct {
 	Type    str    `json:"type"`

@@ -30,12 +30,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"kube-authn.example/conformance/internal/rowjson"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -45,7 +44,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/util/wait"
 	api "k8s.io/apiserver/pkg/apis/apiserver"
@@ -58,24 +56,9 @@ import (
 )
 
 // str is a string written as JSON text, or {"hex": ...} when it is not UTF-8.
-type str string
+type str = rowjson.Str
 
-func (s str) MarshalJSON() ([]byte, error) {
-	if utf8.ValidString(string(s)) {
-		return marshal(string(s))
-	}
-	return marshal(map[string]string{"hex": hex.EncodeToString([]byte(s))})
-}
-
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	e := json.NewEncoder(&b)
-	e.SetEscapeHTML(false)
-	if err := e.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
-}
+var marshal = rowjson.Marshal
 
 type parsed struct {
 	Err      *str `json:"err,omitempty"`
