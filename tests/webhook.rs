@@ -948,8 +948,24 @@ fn flag_validation_and_secret_hygiene() {
     )
     .unwrap_err();
     assert!(e.to_string().contains("/nonexistent.kubeconfig"));
+    // The kubeconfig is loaded first (LoadKubeconfig), then the version checked (webhook.New).
     let e = WebhookTokenAuthenticator::from_flags(
         "/x",
+        "v2",
+        Duration::from_secs(120),
+        WebhookOptions::default(),
+    )
+    .unwrap_err();
+    assert_eq!(e.to_string(), "stat /x: no such file or directory");
+    let dir = tempfile::tempdir().unwrap();
+    let kubeconfig = dir.path().join("kubeconfig");
+    std::fs::write(
+        &kubeconfig,
+        "clusters:\n- name: b\n  cluster:\n    server: https://127.0.0.1:1/\n",
+    )
+    .unwrap();
+    let e = WebhookTokenAuthenticator::from_flags(
+        &kubeconfig,
         "v2",
         Duration::from_secs(120),
         WebhookOptions::default(),

@@ -432,11 +432,18 @@ impl WebhookTokenAuthenticator {
     }
 
     /// kube-apiserver's wiring of the three flags: the kubeconfig authenticator behind
-    /// `cache(webhook, cacheErrs=false, ttl, ttl)`. `opts.version` is replaced by `version`.
+    /// `cache(webhook, cacheErrs=false, ttl, ttl)`. `opts.version` is replaced by `version`,
+    /// checked once the kubeconfig has loaded, as kube-apiserver checks it.
     ///
     /// ```
     /// use kube_authn::token::webhook::WebhookTokenAuthenticator;
-    /// let e = WebhookTokenAuthenticator::from_flags("/x", "v3", std::time::Duration::from_secs(120), Default::default());
+    /// let ttl = std::time::Duration::from_secs(120);
+    /// let e = WebhookTokenAuthenticator::from_flags("/x", "v3", ttl, Default::default());
+    /// assert_eq!(e.unwrap_err().to_string(), "stat /x: no such file or directory");
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let kubeconfig = dir.path().join("kubeconfig");
+    /// std::fs::write(&kubeconfig, "clusters:\n- name: b\n  cluster:\n    server: https://127.0.0.1:1/\n").unwrap();
+    /// let e = WebhookTokenAuthenticator::from_flags(&kubeconfig, "v3", ttl, Default::default());
     /// assert!(e.unwrap_err().to_string().contains("unsupported authentication webhook version"));
     /// ```
     pub fn from_flags(
