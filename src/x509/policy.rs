@@ -49,6 +49,24 @@ fn int64(content: &[u8]) -> Option<i64> {
     Some(v)
 }
 
+/// policyConstraints' (requireExplicitPolicy, inhibitPolicyMapping) as Go's parser reads them:
+/// an optional `[0]` first, then an optional `[1]`; anything after (a `[0]` after the `[1]`, a
+/// repeat) is not read. `None` when a read field is no int64.
+fn policy_constraints(value: &[u8]) -> Option<(Option<i64>, Option<i64>)> {
+    let (seq, _) = read_tlv(value)?;
+    if seq.tag != 0x30 {
+        return None;
+    }
+    let mut fields = items(seq.content).peekable();
+    let mut field = |tag: u8| match fields.next_if(|f| matches!(f, Some(f) if f.tag == tag)) {
+        Some(Some(f)) => int64(f.content).map(Some),
+        _ => Some(None),
+    };
+    let require_explicit = field(0x80)?;
+    let inhibit_mapping = field(0x81)?;
+    Some((require_explicit, inhibit_mapping))
+}
+
 /// The OIDs of a `SEQUENCE OF` whose elements are `SEQUENCE { OID, ... }` (`inner`) or OIDs.
 fn oid_list(value: &[u8], inner: bool) -> Option<Vec<&[u8]>> {
     let (seq, _) = read_tlv(value)?;
@@ -125,15 +143,7 @@ impl<'a> ChainCert<'a> {
                     }
                     // policyConstraints
                     [0x55, 0x1d, 0x24] => {
-                        let (seq, _) = read_tlv(value)?;
-                        for field in items(seq.content) {
-                            let field = field?;
-                            match field.tag {
-                                0x80 => out.require_explicit = Some(int64(field.content)?),
-                                0x81 => out.inhibit_mapping = Some(int64(field.content)?),
-                                _ => {}
-                            }
-                        }
+                        (out.require_explicit, out.inhibit_mapping) = policy_constraints(value)?;
                     }
                     // inhibitAnyPolicy
                     [0x55, 0x1d, 0x36] => {
@@ -437,6 +447,55 @@ mod tests {
 
     /// The graph cases of Go's `policiesValid` that the openssl-built chains of
     /// `tests/x509.rs` do not reach; outcomes worked through Go 1.26's code.
+    #[test]
+    fn policy_constraints_are_read_as_go_reads_them() {
+        // (case, extension value, (requireExplicitPolicy, inhibitPolicyMapping)); Go 1.26's
+        // parser (parser.go, the policyConstraints case) reads [0] only first, then [1].
+        let nine = [
+            0x30, 0x0e, 0x81, 0x01, 0x00, 0x80, 0x09, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+        ];
+        let cases: [(&str, &[u8], Option<(Option<i64>, Option<i64>)>); 7] = [
+            (
+                "both",
+                &[0x30, 0x06, 0x80, 0x01, 0x00, 0x81, 0x01, 0x02],
+                Some((Some(0), Some(2))),
+            ),
+            (
+                "[0] only",
+                &[0x30, 0x03, 0x80, 0x01, 0x03],
+                Some((Some(3), None)),
+            ),
+            (
+                "[1] only",
+                &[0x30, 0x03, 0x81, 0x01, 0x00],
+                Some((None, Some(0))),
+            ),
+            (
+                "[0] after [1] is not read",
+                &[0x30, 0x06, 0x81, 0x01, 0x00, 0x80, 0x01, 0x00],
+                Some((None, Some(0))),
+            ),
+            (
+                "a second [0] is not read",
+                &[0x30, 0x06, 0x80, 0x01, 0x00, 0x80, 0x01, 0x05],
+                Some((Some(0), None)),
+            ),
+            (
+                "an unread field need not be an int64",
+                &nine,
+                Some((None, Some(0))),
+            ),
+            (
+                "a read field must be",
+                &[0x30, 0x0b, 0x80, 0x09, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+                None,
+            ),
+        ];
+        for (name, value, want) in cases {
+            assert_eq!(policy_constraints(value), want, "{name}");
+        }
+    }
+
     #[test]
     fn policy_graph_follows_go() {
         let leaf_p1 = || cert(|c| c.policies = vec![P1]);
