@@ -719,10 +719,41 @@ fn overlapping_client_and_front_proxy_cas_are_refused_without_allowed_names() {
 /// CA overlap (here renewed copies, same subject and key) is refused and the previous bundle
 /// stays, so an ordinary client certificate never becomes a front proxy; other changes to
 /// either file still load.
+/// `AuthenticationOptions` with a client CA file holding `client` and a request-header CA file
+/// holding `rh`, reloaded every 20 ms: the built options and the two paths.
+fn overlap_options(
+    pki: &Pki,
+    client: &Issued,
+    rh: &Issued,
+) -> (
+    kube_authn::config::Built,
+    std::path::PathBuf,
+    std::path::PathBuf,
+) {
+    let client_file = pki.bundle("client-ca.pem", &[client]);
+    let rh_file = pki.bundle("rh-ca.pem", &[rh]);
+    let built = kube_authn::config::AuthenticationOptions {
+        client_ca_file: Some(client_file.clone()),
+        requestheader: RequestHeaderConfig {
+            client_ca_file: Some(rh_file.clone()),
+            ..RequestHeaderConfig::standard()
+        },
+        reload_interval: Duration::from_millis(20),
+        ..Default::default()
+    }
+    .build()
+    .unwrap();
+    (built, client_file, rh_file)
+}
+
+/// Replaces the CA file at `path` with `certs`, by rename, as a careful writer does.
+fn replace_bundle(pki: &Pki, path: &std::path::Path, certs: &[&Issued]) {
+    std::fs::rename(pki.bundle("next.pem", certs), path).unwrap();
+}
+
 #[tokio::test]
 async fn a_reload_that_makes_the_cas_overlap_is_refused() {
     use kube_authn::authenticator::Context;
-    use kube_authn::config::AuthenticationOptions;
     let pki = Pki::new();
     let a = pki.ca("a", Key::P256);
     let b = pki.ca("b", Key::P256);
@@ -744,23 +775,8 @@ async fn a_reload_that_makes_the_cas_overlap_is_refused() {
     let (a_renewed, c_renewed) = (renewed(&a), renewed(&c));
     let ordinary = pki.leaf("ordinary", "/CN=ordinary-user", &a);
     let proxy_c = pki.leaf("proxy-c", "/CN=front-proxy-client", &c);
-    let client_file = pki.bundle("client-ca.pem", &[&a]);
-    let rh_file = pki.bundle("rh-ca.pem", &[&b]);
-    // Replaced by rename, as a careful writer does.
-    let replace = |path: &std::path::Path, certs: &[&Issued]| {
-        std::fs::rename(pki.bundle("next.pem", certs), path).unwrap();
-    };
-    let built = AuthenticationOptions {
-        client_ca_file: Some(client_file.clone()),
-        requestheader: RequestHeaderConfig {
-            client_ca_file: Some(rh_file.clone()),
-            ..RequestHeaderConfig::standard()
-        },
-        reload_interval: Duration::from_millis(20),
-        ..Default::default()
-    }
-    .build()
-    .unwrap();
+    let (built, client_file, rh_file) = overlap_options(&pki, &a, &b);
+    let replace = |path: &std::path::Path, certs: &[&Issued]| replace_bundle(&pki, path, certs);
     let who = |chain: &[&Issued]| {
         let result = built
             .chain
@@ -824,28 +840,13 @@ async fn a_reload_that_makes_the_cas_overlap_is_refused() {
 #[tokio::test]
 async fn a_refused_ca_bundle_loads_once_the_other_file_no_longer_overlaps() {
     use kube_authn::authenticator::Context;
-    use kube_authn::config::AuthenticationOptions;
     let pki = Pki::new();
     let a = pki.ca("a", Key::P256);
     let b = pki.ca("b", Key::P256);
     let c = pki.ca("c", Key::P256);
     let from_a = pki.leaf("from-a", "/CN=user-a", &a);
-    let client_file = pki.bundle("client-ca.pem", &[&a]);
-    let rh_file = pki.bundle("rh-ca.pem", &[&b]);
-    let replace = |path: &std::path::Path, certs: &[&Issued]| {
-        std::fs::rename(pki.bundle("next.pem", certs), path).unwrap();
-    };
-    let built = AuthenticationOptions {
-        client_ca_file: Some(client_file.clone()),
-        requestheader: RequestHeaderConfig {
-            client_ca_file: Some(rh_file.clone()),
-            ..RequestHeaderConfig::standard()
-        },
-        reload_interval: Duration::from_millis(20),
-        ..Default::default()
-    }
-    .build()
-    .unwrap();
+    let (built, client_file, rh_file) = overlap_options(&pki, &a, &b);
+    let replace = |path: &std::path::Path, certs: &[&Issued]| replace_bundle(&pki, path, certs);
     let (client_ca, rh_ca) = (&built.ca_hint_sources[0], &built.ca_hint_sources[1]);
     let ders = |source: &Arc<dyn kube_authn::x509::CaBundleSource>| {
         source.current_bundle().certificates().to_vec()
