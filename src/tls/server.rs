@@ -330,14 +330,16 @@ impl TlsServer {
         }
     }
 
-    /// Closes a connection (without GOAWAY) once a response on it has been waiting this long
-    /// without any of its body being taken for sending: over HTTP/2, a client that sets its
-    /// flow-control window to 0 and never opens it keeps the response, and with it the request,
-    /// in progress for ever, so neither the idle timeout nor the close after GOAWAY ever fires
-    /// (kube-apiserver's Go server holds such connections for ever too). Each frame the body
-    /// yields starts the wait again, so a response that is being read is never cut. Off by
-    /// default: a service with long-lived streaming responses that can stay silent longer than
-    /// this must not set it.
+    /// Closes a connection (without GOAWAY) once responses on it have been waiting for at least
+    /// this long (at most twice this long) while no response body on the connection yielded a
+    /// frame: over HTTP/2, a client that sets its flow-control window to 0 and never opens it
+    /// keeps the response, and with it the request, in progress for ever, so neither the idle
+    /// timeout nor the close after GOAWAY ever fires (kube-apiserver's Go server holds such
+    /// connections for ever too). Each frame a body yields starts the wait again. hyper asks an
+    /// HTTP/2 body for its next frame only once the previous one is sent, so a body of large
+    /// frames read slowly can be cut too. Off by default: for services whose responses are
+    /// short (as `kube-authn serve`'s are), not for long-lived streaming responses that can stay
+    /// silent longer than this.
     ///
     /// ```
     /// # use kube_authn::tls::*;
