@@ -454,7 +454,8 @@ mod tests {
         let nine = [
             0x30, 0x0e, 0x81, 0x01, 0x00, 0x80, 0x09, 1, 2, 3, 4, 5, 6, 7, 8, 9,
         ];
-        let cases: [(&str, &[u8], Option<(Option<i64>, Option<i64>)>); 7] = [
+        type Read = Option<(Option<i64>, Option<i64>)>;
+        let cases: [(&str, &[u8], Read); 7] = [
             (
                 "both",
                 &[0x30, 0x06, 0x80, 0x01, 0x00, 0x81, 0x01, 0x02],
