@@ -958,7 +958,11 @@ async fn real_server_http2_goaway_for_unauthenticated() {
             .await
             .unwrap();
         assert_eq!(res.status().as_u16(), *want_status, "{name}");
-        res.into_body().collect().await.unwrap();
+        // On a connection being closed, the client may see the GOAWAY before the body's end
+        // (a race between the two under load); on a kept one the body must arrive whole.
+        if let Err(e) = res.into_body().collect().await {
+            assert!(*want_closed, "{name}: {e}");
+        }
         let closed = tokio::time::timeout(std::time::Duration::from_secs(2), conn)
             .await
             .is_ok();
