@@ -1755,6 +1755,79 @@ fn dev_mode_prints_only_credentials_the_server_has() {
     assert_eq!(body["status"]["userInfo"]["username"], "admin", "{basic}");
 }
 
+/// With `--api-audiences`, the printed service-account line mints its token for the first API
+/// audience (a token for the issuer would get 401), and with `--token-review-groups` that
+/// leaves out `system:masters` the admin's TokenReview line (a 403) is not printed.
+#[test]
+fn dev_mode_lines_follow_the_audience_and_review_group_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::spawn(
+        dir,
+        &[
+            "--dev".to_string(),
+            "--api-audiences=https://api.example,other".to_string(),
+            "--token-review-groups=reviewers".to_string(),
+        ],
+    );
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let out = loop {
+        let out = server.stdout.lock().unwrap().clone();
+        if out.contains("Bearer wrong") {
+            break out;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "instructions not printed:\n{out}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(!out.contains("TokenReview"), "{out}");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("curl") && l.contains("dev-token"))
+        .unwrap_or_else(|| panic!("no service-account line:\n{out}"));
+    assert!(line.contains("--audience 'https://api.example'"), "{line}");
+    let got = Command::new("sh")
+        .arg("-c")
+        .arg(format!("{line} -sS"))
+        .output()
+        .unwrap();
+    let body: Value = serde_json::from_slice(&got.stdout).unwrap_or(Value::Null);
+    assert_eq!(
+        body["status"]["userInfo"]["username"],
+        "system:serviceaccount:default:demo",
+        "{line}\n{}",
+        String::from_utf8_lossy(&got.stdout)
+    );
+}
+
+/// `--dev` writes its demo credentials into a new directory under `TMPDIR`; when setting up
+/// fails half-way (here: `--cert-dir` is a regular file), the directory goes too.
+#[test]
+fn dev_mode_leaves_no_credentials_behind_when_setup_fails() {
+    let tmp = tempfile::tempdir().unwrap();
+    let not_a_dir = tmp.path().join("not-a-dir");
+    std::fs::write(&not_a_dir, "").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_kube-authn"))
+        .args(["serve", "--dev", "--bind-address=127.0.0.1"])
+        .arg(format!("--cert-dir={}", not_a_dir.display()))
+        .arg(format!("--secure-port={}", free_port()))
+        .env("TMPDIR", tmp.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let left: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        left,
+        ["not-a-dir"],
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[test]
 fn generated_certificate_is_reused_across_restarts() {
     let server = start(&[]);

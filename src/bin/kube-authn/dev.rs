@@ -16,8 +16,18 @@ struct DemoUser {
     password: String,
 }
 
+/// The dev directory, removed with everything in it when dropped: when the server stops, and
+/// when setting up fails half-way (the demo credentials never outlive the process's use).
+struct DevDir(PathBuf);
+
+impl Drop for DevDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 pub struct DevSetup {
-    dir: PathBuf,
+    dir: DevDir,
     users: Vec<DemoUser>,
     /// The demo users' tokens are in the served token file (dev wrote it: no
     /// `--token-auth-file` was given).
@@ -32,6 +42,11 @@ pub struct DevSetup {
     proxy_cert: Option<(PathBuf, PathBuf)>,
     /// The service-account signing key.
     sa_key: Option<PathBuf>,
+    /// The first `--api-audiences` value when one was given (the printed token must carry it).
+    audience: Option<String>,
+    /// The TokenReview line's admin (`system:masters`) may create TokenReviews
+    /// (`--token-review-groups`).
+    admin_reviews: bool,
 }
 
 /// The dev service-account issuer (also the default API audience).
@@ -67,6 +82,7 @@ pub fn prepare(args: &mut ServeArgs) -> Result<DevSetup, String> {
     builder
         .create(&dir)
         .map_err(|e| format!("create {}: {e}", dir.display()))?;
+    let dir = DevDir(dir);
     let users = vec![
         DemoUser {
             name: "admin",
@@ -86,7 +102,7 @@ pub fn prepare(args: &mut ServeArgs) -> Result<DevSetup, String> {
     let demo_tokens = args.token_auth_file.is_none();
     let demo_passwords = args.basic_auth_file.is_none();
     if args.token_auth_file.is_none() {
-        let path = dir.join("tokens.csv");
+        let path = dir.0.join("tokens.csv");
         let csv: String = users
             .iter()
             .map(|u| format!("{},{},{},\"{}\"\n", u.token, u.name, u.uid, u.groups))
@@ -95,7 +111,7 @@ pub fn prepare(args: &mut ServeArgs) -> Result<DevSetup, String> {
         args.token_auth_file = Some(path);
     }
     if args.basic_auth_file.is_none() {
-        let path = dir.join("passwords.csv");
+        let path = dir.0.join("passwords.csv");
         let csv: String = users
             .iter()
             .map(|u| format!("{},{},{},\"{}\"\n", u.password, u.name, u.uid, u.groups))
@@ -107,7 +123,7 @@ pub fn prepare(args: &mut ServeArgs) -> Result<DevSetup, String> {
         args.bind_address = IpAddr::V4(Ipv4Addr::LOCALHOST);
     }
     if args.cert_dir == Path::new("/var/run/kubernetes") {
-        args.cert_dir = dir.join("certs");
+        args.cert_dir = dir.0.join("certs");
     }
     let certs = args.cert_dir.clone();
     let mut client_cert = None;
@@ -187,18 +203,16 @@ pub fn prepare(args: &mut ServeArgs) -> Result<DevSetup, String> {
         client_cert,
         proxy_cert,
         sa_key,
+        audience: args.api_audiences.first().cloned(),
+        admin_reviews: args
+            .token_review_groups
+            .iter()
+            .any(|g| g == "system:masters"),
     })
 }
 
 fn write_private(path: &Path, content: &str) -> Result<(), String> {
     crate::certs::write_file(path, content.to_owned(), true)
-}
-
-impl Drop for DevSetup {
-    /// The demo credentials, keys and certificates go with the server.
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
 }
 
 impl DevSetup {
@@ -214,7 +228,7 @@ impl DevSetup {
         let _ = writeln!(
             out,
             "\nkube-authn dev server on {base} (files in {})\n",
-            self.dir.display()
+            self.dir.0.display()
         );
         // The demo users exist only in the files dev wrote: with a given --token-auth-file or
         // --basic-auth-file their lines would only get 401s.
@@ -237,7 +251,7 @@ impl DevSetup {
                 admin.name, admin.password
             );
         }
-        if self.demo_tokens {
+        if self.demo_tokens && self.admin_reviews {
             let _ = writeln!(
                 out,
                 "# review another user's token (TokenReview, as a webhook would):"
@@ -276,6 +290,12 @@ impl DevSetup {
             );
         }
         if let Some(key) = &self.sa_key {
+            // Minted for the first API audience when they were given (the issuer otherwise).
+            let audience = self
+                .audience
+                .as_deref()
+                .map(|a| format!(" --audience '{a}'"))
+                .unwrap_or_default();
             let exe = std::env::current_exe()
                 .map(|p| p.display().to_string())
                 .unwrap_or_else(|_| "kube-authn".into());
@@ -285,11 +305,11 @@ impl DevSetup {
             );
             let _ = writeln!(
                 out,
-                "curl {cacert} -H \"Authorization: Bearer $({exe} dev-token --key-file {} --namespace default --name demo)\" {ssr}\n",
+                "curl {cacert} -H \"Authorization: Bearer $({exe} dev-token --key-file {} --namespace default --name demo{audience})\" {ssr}\n",
                 key.display()
             );
         }
-        let kubeconfig = self.dir.join("kubeconfig");
+        let kubeconfig = self.dir.0.join("kubeconfig");
         let ca_line = ca
             .map(|p| format!("    certificate-authority: {}\n", p.display()))
             .unwrap_or_else(|| "    insecure-skip-tls-verify: true\n".into());
