@@ -746,6 +746,22 @@ fn overlap_options(
     (built, client_file, rh_file)
 }
 
+/// Waits (up to 5 s) until `source` serves exactly `want`, in order.
+async fn wait_for_bundle(
+    what: &str,
+    source: &Arc<dyn kube_authn::x509::CaBundleSource>,
+    want: &[&Issued],
+) {
+    let want: Vec<_> = want.iter().map(|c| c.der.clone()).collect();
+    for _ in 0..250 {
+        if source.current_bundle().certificates() == want.as_slice() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("{what}: the reload was not picked up");
+}
+
 /// Replaces the CA file at `path` with `certs`, by rename, as a careful writer does.
 fn replace_bundle(pki: &Pki, path: &std::path::Path, certs: &[&Issued]) {
     std::fs::rename(pki.bundle("next.pem", certs), path).unwrap();
@@ -786,48 +802,32 @@ async fn a_reload_that_makes_the_cas_overlap_is_refused() {
         result.unwrap().unwrap().user.name().to_owned()
     };
     let (client_ca, rh_ca) = (&built.ca_hint_sources[0], &built.ca_hint_sources[1]);
-    let ders = |source: &Arc<dyn kube_authn::x509::CaBundleSource>| {
-        source.current_bundle().certificates().to_vec()
-    };
-    let wait_for = |source: &Arc<dyn kube_authn::x509::CaBundleSource>, want: &[&Issued]| {
-        let want: Vec<_> = want.iter().map(|c| c.der.clone()).collect();
-        let source = source.clone();
-        async move {
-            for _ in 0..250 {
-                if ders(&source) == want {
-                    return;
-                }
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
-            panic!("the reload was not picked up");
-        }
-    };
     assert_eq!(who(&[&ordinary]), "ordinary-user");
 
     // The client CA, renewed, as the request-header CA: refused, `b` stays.
     replace(&rh_file, &[&b, &a_renewed]);
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert!(
-        ders(rh_ca) == [b.der.clone()],
+        rh_ca.current_bundle().certificates() == [b.der.clone()],
         "the overlapping request-header CA was loaded"
     );
     assert_eq!(who(&[&ordinary]), "ordinary-user");
     // Another request-header CA loads.
     replace(&rh_file, &[&c]);
-    wait_for(rh_ca, &[&c]).await;
+    wait_for_bundle("request-header CA", rh_ca, &[&c]).await;
     assert_eq!(who(&[&proxy_c]), "system:admin");
 
     // The request-header CA, renewed, as the client CA: refused, `a` stays.
     replace(&client_file, &[&c_renewed]);
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert!(
-        ders(client_ca) == [a.der.clone()],
+        client_ca.current_bundle().certificates() == [a.der.clone()],
         "the overlapping client CA was loaded"
     );
     assert_eq!(who(&[&ordinary]), "ordinary-user");
     // Another client CA loads.
     replace(&client_file, &[&a, &b]);
-    wait_for(client_ca, &[&a, &b]).await;
+    wait_for_bundle("client CA", client_ca, &[&a, &b]).await;
     assert_eq!(who(&[&ordinary]), "ordinary-user");
 }
 
@@ -848,24 +848,6 @@ async fn a_refused_ca_bundle_loads_once_the_other_file_no_longer_overlaps() {
     let (built, client_file, rh_file) = overlap_options(&pki, &a, &b);
     let replace = |path: &std::path::Path, certs: &[&Issued]| replace_bundle(&pki, path, certs);
     let (client_ca, rh_ca) = (&built.ca_hint_sources[0], &built.ca_hint_sources[1]);
-    let ders = |source: &Arc<dyn kube_authn::x509::CaBundleSource>| {
-        source.current_bundle().certificates().to_vec()
-    };
-    let wait_for = |what: &'static str,
-                    source: &Arc<dyn kube_authn::x509::CaBundleSource>,
-                    want: &[&Issued]| {
-        let want: Vec<_> = want.iter().map(|c| c.der.clone()).collect();
-        let source = source.clone();
-        async move {
-            for _ in 0..250 {
-                if ders(&source) == want {
-                    return;
-                }
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
-            panic!("{what}: the reload was not picked up");
-        }
-    };
     let authenticates = |leaf: &Issued| {
         built
             .chain
@@ -879,12 +861,12 @@ async fn a_refused_ca_bundle_loads_once_the_other_file_no_longer_overlaps() {
     replace(&client_file, &[&b]);
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(
-        ders(client_ca) == [a.der.clone()],
+        client_ca.current_bundle().certificates() == [a.der.clone()],
         "the overlapping client CA was loaded"
     );
     replace(&rh_file, &[&c]);
-    wait_for("request-header CA", rh_ca, &[&c]).await;
-    wait_for("client CA", client_ca, &[&b]).await;
+    wait_for_bundle("request-header CA", rh_ca, &[&c]).await;
+    wait_for_bundle("client CA", client_ca, &[&b]).await;
     assert!(
         !authenticates(&from_a),
         "the removed client CA is still trusted"

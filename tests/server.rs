@@ -1680,6 +1680,33 @@ fn graceful_shutdown_waits_at_most_the_request_timeout() {
     );
 }
 
+/// What `--dev` printed, once it has printed all of it (the last line is the bad-token one).
+fn dev_instructions(server: &Server) -> String {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let out = server.stdout.lock().unwrap().clone();
+        if out.contains("Bearer wrong") {
+            return out;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "instructions not printed:\n{out}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Runs a printed curl line with `-sS`: its JSON answer (`null` when there is none) and stderr.
+fn run_printed(line: &str) -> (Value, String) {
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!("{line} -sS"))
+        .output()
+        .unwrap();
+    let body = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    (body, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
 #[test]
 fn dev_mode_prints_commands_that_work() {
     let dir = tempfile::tempdir().unwrap();
@@ -1695,17 +1722,10 @@ fn dev_mode_prints_commands_that_work() {
         assert!(Instant::now() < deadline, "no curl line printed:\n{out}");
         std::thread::sleep(Duration::from_millis(100));
     };
-    let out = Command::new("sh")
-        .arg("-c")
-        .arg(format!("{line} -sS"))
-        .output()
-        .unwrap();
-    let body: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    let (body, stderr) = run_printed(&line);
     assert_eq!(
-        body["status"]["userInfo"]["username"],
-        "admin",
-        "{line}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+        body["status"]["userInfo"]["username"], "admin",
+        "{line}\n{stderr}"
     );
 }
 
@@ -1726,18 +1746,7 @@ fn dev_mode_prints_only_credentials_the_server_has() {
             "--anonymous-auth=false".to_string(),
         ],
     );
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let out = loop {
-        let out = server.stdout.lock().unwrap().clone();
-        if out.contains("Bearer wrong") {
-            break out;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "instructions not printed:\n{out}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let out = dev_instructions(&server);
     assert!(!out.contains("(bearer token)"), "{out}");
     assert!(!out.contains("TokenReview"), "{out}");
     assert!(!out.contains("KUBECONFIG="), "{out}");
@@ -1746,12 +1755,7 @@ fn dev_mode_prints_only_credentials_the_server_has() {
         .lines()
         .find(|l| l.starts_with("curl") && l.contains(" -u 'admin:"))
         .unwrap_or_else(|| panic!("no basic-auth line:\n{out}"));
-    let got = Command::new("sh")
-        .arg("-c")
-        .arg(format!("{basic} -sS"))
-        .output()
-        .unwrap();
-    let body: Value = serde_json::from_slice(&got.stdout).unwrap_or(Value::Null);
+    let (body, _) = run_printed(basic);
     assert_eq!(body["status"]["userInfo"]["username"], "admin", "{basic}");
 }
 
@@ -1769,35 +1773,17 @@ fn dev_mode_lines_follow_the_audience_and_review_group_flags() {
             "--token-review-groups=reviewers".to_string(),
         ],
     );
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let out = loop {
-        let out = server.stdout.lock().unwrap().clone();
-        if out.contains("Bearer wrong") {
-            break out;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "instructions not printed:\n{out}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let out = dev_instructions(&server);
     assert!(!out.contains("TokenReview"), "{out}");
     let line = out
         .lines()
         .find(|l| l.starts_with("curl") && l.contains("dev-token"))
         .unwrap_or_else(|| panic!("no service-account line:\n{out}"));
     assert!(line.contains("--audience 'https://api.example'"), "{line}");
-    let got = Command::new("sh")
-        .arg("-c")
-        .arg(format!("{line} -sS"))
-        .output()
-        .unwrap();
-    let body: Value = serde_json::from_slice(&got.stdout).unwrap_or(Value::Null);
+    let (body, stderr) = run_printed(line);
     assert_eq!(
-        body["status"]["userInfo"]["username"],
-        "system:serviceaccount:default:demo",
-        "{line}\n{}",
-        String::from_utf8_lossy(&got.stdout)
+        body["status"]["userInfo"]["username"], "system:serviceaccount:default:demo",
+        "{line}\n{stderr}"
     );
 }
 
