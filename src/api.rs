@@ -684,6 +684,14 @@ pub fn go_utf8_lossy(bytes: &[u8]) -> String {
 /// The most query parameters Go's `url.ParseQuery` reads (Go 1.26's `urlmaxqueryparams`
 /// default): a query with more `&`-separated parts is refused whole, and `URL.Query()`, which
 /// kube-apiserver reads `pretty`, `timeout`, `dryRun` and the list options with, is then empty.
+///
+/// ```
+/// use kube_authn::api::{GO_MAX_QUERY_PARAMS, go_query_pairs};
+/// let at_limit = format!("a=1{}", "&".repeat(GO_MAX_QUERY_PARAMS - 1));
+/// assert_eq!(go_query_pairs(&at_limit).count(), 1);
+/// let over = format!("a=1{}", "&".repeat(GO_MAX_QUERY_PARAMS));
+/// assert_eq!(go_query_pairs(&over).count(), 0);
+/// ```
 pub const GO_MAX_QUERY_PARAMS: usize = 10_000;
 
 /// The `key=value` pairs of a raw query as Go's `url.ParseQuery` reads them, in order:

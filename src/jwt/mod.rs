@@ -324,6 +324,13 @@ pub fn before(at: i64, now: (i64, u32)) -> bool {
 
 /// Seconds from the Unix epoch to Go's internal one (January 1, year 1): `time.Unix(sec, 0)`
 /// stores `sec` plus this, wrapping past `i64::MAX`.
+///
+/// ```
+/// use kube_authn::jwt::{GO_UNIX_TO_INTERNAL, go_unix_overflows};
+/// // 1969 years (year 1 to 1970), 477 of them leap years.
+/// assert_eq!(GO_UNIX_TO_INTERNAL, 1969 * 365 * 86_400 + 477 * 86_400);
+/// assert!(go_unix_overflows(i64::MAX - GO_UNIX_TO_INTERNAL + 1));
+/// ```
 pub const GO_UNIX_TO_INTERNAL: i64 = 62_135_596_800;
 
 /// Whether Go's `time.Unix(sec, 0)` overflows: past `MaxInt64 − 62135596800` its internal
