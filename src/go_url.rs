@@ -580,6 +580,16 @@ impl Url {
     }
 }
 
+/// `url.Parse` as Go's X.509 parser runs it on a URI subject alternative name, for Go's name
+/// constraint check (`parseURIs`), which reads only `u.Host`.
+pub(crate) mod san {
+    /// `u.Host` (decoded, the port kept, an IPv6 literal in brackets) of `url.Parse(raw)`;
+    /// `Err` is Go's whole error text (`parse "…": …`).
+    pub(crate) fn host(raw: &str) -> Result<Vec<u8>, String> {
+        super::parse(raw).map(|u| u.host).map_err(|e| e.text(raw))
+    }
+}
+
 /// Kubernetes' issuer URL validation (`validateURL`) reads only whether `url.Parse` fails and
 /// with which text, and a few facts of the URL: nothing else of it is kept, the configuration
 /// keeps the string as written, as Kubernetes does.

@@ -796,7 +796,7 @@ fn uri_error(uri: &[u8]) -> Option<String> {
 }
 
 /// `domainNameValid` (Go 1.26, with the RFC 1034 checks it leaves disabled).
-fn domain_name_valid(s: &[u8], constraint: bool) -> bool {
+pub(crate) fn domain_name_valid(s: &[u8], constraint: bool) -> bool {
     if s.is_empty() {
         return true;
     }

@@ -139,6 +139,7 @@ pub(crate) mod bundle;
 pub(crate) mod der;
 pub(crate) mod go_parse;
 mod metrics;
+mod names;
 pub(crate) mod policy;
 pub(crate) mod subject;
 pub(crate) mod verify;

@@ -35,6 +35,8 @@ pub(crate) struct ChainCert<'a> {
     inhibit_any: Option<i64>,
     /// extendedKeyUsage's purposes (empty when absent).
     eku: Vec<&'a [u8]>,
+    /// What the name constraint check reads (`super::names`).
+    pub(crate) names: super::names::ChainNames<'a>,
 }
 
 /// Go's `ReadASN1Int64WithTag` / `ReadASN1Integer` value: two's complement, at most 8 bytes.
@@ -152,6 +154,10 @@ impl<'a> ChainCert<'a> {
                     }
                     // extendedKeyUsage
                     [0x55, 0x1d, 0x25] => out.eku = oid_list(value, false)?,
+                    // subjectAltName
+                    [0x55, 0x1d, 0x11] => out.names.san = Some(value),
+                    // nameConstraints
+                    [0x55, 0x1d, 0x1e] => out.names.name_constraints = true,
                     _ => {}
                 }
             }

@@ -14,7 +14,7 @@ use super::anchor_keys::N_ALGS;
 use webpki::{EndEntityCert, ExtendedKeyUsageValidator, KeyPurposeIdIter};
 
 use super::bundle::CaBundle;
-use super::{Moment, der, go_parse, policy, subject};
+use super::{Moment, der, go_parse, names, policy, subject};
 use crate::error::{Error, ErrorKind};
 
 /// The most certificates a presented chain may hold (leaf included). kubectl and every
@@ -233,6 +233,8 @@ pub(crate) fn verify_chain_with_view(
     let window = Cell::new(Window::new(leaf_view.not_before, leaf_view.not_after));
     let refused = Cell::new(None);
     let filtered = Cell::new(Filtered::default());
+    // Go's `constraintsHintErr`: the first candidate chain's name constraint failure.
+    let constraints_hint: Cell<Option<String>> = Cell::new(None);
     let refuse = |which: Refused| {
         if refused.get().is_none() {
             refused.set(Some(which));
@@ -338,6 +340,21 @@ pub(crate) fn verify_chain_with_view(
             filtered.set(counts);
             return Err(filtered_out());
         }
+        // Then Go's name constraints (`checkChainConstraints`): webpki has matched the names
+        // of the constrained types; Go first parses every name below a constrained CA.
+        let root_names = policy::ChainCert::read(bundle.ders[idx].as_ref())
+            .map(|c| c.names)
+            .unwrap_or_default();
+        let names: Vec<_> = certs
+            .iter()
+            .map(|c| c.names)
+            .chain(std::iter::once(root_names))
+            .collect();
+        if let Some(why) = names::unparsable_name(&names) {
+            let first = constraints_hint.take().unwrap_or(why);
+            constraints_hint.set(Some(first));
+            return Err(filtered_out());
+        }
         window.set(w);
         Ok(())
     };
@@ -365,7 +382,14 @@ pub(crate) fn verify_chain_with_view(
                 }
                 return Err(ERR_KEY_USAGE);
             }
-            // Go returns a chain-building error only when it built no candidate chain.
+            // Go returns a chain-building error only when it built no candidate chain, and a
+            // name constraint failure before the other filters' counts.
+            if let Some(why) = constraints_hint.take() {
+                return Err(err(format!(
+                    "x509: a root or intermediate certificate is not authorized to sign for \
+                     this name: {why}"
+                )));
+            }
             if let Some(e) = filtered.get().error() {
                 return Err(e);
             }
@@ -609,6 +633,12 @@ fn map_error(e: &webpki::Error) -> Error {
         W::NameConstraintViolation => Error::from_static(
             ErrorKind::InvalidCredential,
             "x509: a certificate violates its issuer's name constraints",
+        ),
+        // webpki's stricter DNS name syntax, checked only against name constraints here (Go
+        // accepts what `domainNameValid` accepts, `10.0.0.1` say).
+        W::MalformedDnsIdentifier => Error::from_static(
+            ErrorKind::InvalidCredential,
+            "x509: a certificate's DNS name cannot be checked against its issuer's name constraints",
         ),
         W::MaximumPathDepthExceeded
         | W::MaximumSignatureChecksExceeded
