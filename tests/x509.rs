@@ -2683,3 +2683,141 @@ fn a_leaf_of_the_wrong_usage_from_an_unknown_issuer_is_of_an_unknown_authority()
         assert!(e.ends_with(&format!(" failed: {want}")), "{name}: {e}");
     }
 }
+
+/// Go 1.26's `checkChainConstraints` parses every subject alternative name of a certificate
+/// below a CA with a nameConstraints extension (of any name type) before matching any, and
+/// refuses the chain when one does not parse; webpki reads only the names of a constrained
+/// type. Texts checked against Go 1.26's `Verify`.
+#[test]
+fn names_below_a_constrained_ca_are_parsed_as_go_parses_them() {
+    const NOT_AUTHORIZED: &str =
+        "x509: a root or intermediate certificate is not authorized to sign for this name: ";
+    let pki = Pki::new();
+    let ext = |extra: &str| format!("{CA_EXT}\n{extra}");
+    let ca = |name: &str, issuer: Option<&Issued>, extra: &str| {
+        pki.issue(
+            name,
+            Spec {
+                subj: &format!("/CN={name}"),
+                issuer,
+                ext: &ext(extra),
+                serial: 7,
+                ..Spec::default()
+            },
+        )
+    };
+    let root = pki.ca("nc-root", Key::P256);
+    let dns_ca = ca(
+        "nc-dns",
+        Some(&root),
+        "nameConstraints=critical,permitted;DNS:example.com",
+    );
+    let ip_ca = ca(
+        "nc-ip",
+        Some(&root),
+        "nameConstraints=critical,permitted;IP:10.0.0.0/255.0.0.0",
+    );
+    let plain_ca = ca("nc-none", Some(&root), "");
+    let constrained_root = ca(
+        "nc-root-dns",
+        None,
+        "nameConstraints=critical,permitted;DNS:example.com",
+    );
+    let int_with_urn = ca(
+        "nc-int-urn",
+        Some(&constrained_root),
+        "subjectAltName=URI:urn:example:int",
+    );
+    let leaf = |name: &str, issuer: &Issued, san: &str| {
+        pki.issue(
+            name,
+            Spec {
+                subj: "/O=nc-group/CN=alice",
+                issuer: Some(issuer),
+                ext: &format!("{LEAF_EXT}\nsubjectAltName={san}"),
+                serial: 9,
+                ..Spec::default()
+            },
+        )
+    };
+    type Case<'a> = (&'a str, &'a Issued, &'a Issued, &'a str, Option<&'a str>);
+    let cases: Vec<Case<'_>> = vec![
+        (
+            "F1 URI without a host",
+            &root,
+            &dns_ca,
+            "DNS:a.example.com,URI:urn:example:alice",
+            Some(
+                "URI with empty host (\"urn:example:alice\") cannot be matched against constraints",
+            ),
+        ),
+        (
+            "F2 URI with an IP host",
+            &root,
+            &dns_ca,
+            "DNS:a.example.com,URI:https://10.0.0.1/alice",
+            Some("URI with IP (\"https://10.0.0.1/alice\") cannot be matched against constraints"),
+        ),
+        (
+            "F3 email that is no mailbox",
+            &root,
+            &dns_ca,
+            "DNS:a.example.com,email:alice",
+            Some("cannot parse rfc822Name \"alice\""),
+        ),
+        (
+            "F4 invalid DNS name under an IP-only constraint",
+            &root,
+            &ip_ca,
+            "IP:10.0.0.1,DNS:foo..example.com",
+            Some("x509: cannot parse dnsName \"foo..example.com\""),
+        ),
+        (
+            "F1 in an intermediate below a constrained root",
+            &constrained_root,
+            &int_with_urn,
+            "DNS:a.example.com",
+            Some("URI with empty host (\"urn:example:int\") cannot be matched against constraints"),
+        ),
+        // Controls Go accepts.
+        (
+            "URI with a host under a DNS constraint",
+            &root,
+            &dns_ca,
+            "DNS:a.example.com,URI:https://a.example.com/alice",
+            None,
+        ),
+        (
+            "a mailbox under a DNS constraint",
+            &root,
+            &dns_ca,
+            "DNS:a.example.com,email:alice@example.com",
+            None,
+        ),
+        (
+            "no constraint anywhere",
+            &root,
+            &plain_ca,
+            "DNS:foo..example.com,URI:urn:example:alice,email:alice",
+            None,
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (i, (name, anchor, issuer, san, want)) in cases.into_iter().enumerate() {
+        let leaf = leaf(&format!("nc-leaf-{i}"), issuer, san);
+        let auth = X509Authenticator::new(bundle(&[anchor])).with_histogram(None);
+        let got = outcome(&auth, &peer(&[&leaf, issuer]));
+        let ok = match (&got, want) {
+            (Ok(Some(user)), None) => user.name == "alice",
+            (Err(e), Some(want)) => {
+                e.starts_with("verifying certificate SN=9, ")
+                    && e.ends_with(&format!(" failed: {NOT_AUTHORIZED}{want}"))
+            }
+            _ => false,
+        };
+        if !ok {
+            wrong.push(format!("{name}: got {got:?}, want {want:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
