@@ -786,31 +786,16 @@ fn front_proxy_ca_is_offered_in_the_handshake() {
     }
 }
 
-/// Waits for `serve --dev` to print a curl line matching `pred`, runs it with sh, returns the
-/// parsed JSON answer.
+/// Runs the curl line `serve --dev` printed that matches `pred` (with sh): the line with curl's
+/// stderr, and the parsed JSON answer.
 fn run_printed_line(server: &Server, pred: impl Fn(&str) -> bool) -> (String, Value) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let line = loop {
-        let out = server.stdout.lock().unwrap().clone();
-        if let Some(line) = out.lines().find(|l| l.starts_with("curl") && pred(l)) {
-            break line.to_owned();
-        }
-        assert!(
-            Instant::now() < deadline,
-            "no such curl line printed:\n{out}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    };
-    let out = Command::new("sh")
-        .arg("-c")
-        .arg(format!("{line} -sS"))
-        .output()
-        .unwrap();
-    let body = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
-    (
-        format!("{line}\n{}", String::from_utf8_lossy(&out.stderr)),
-        body,
-    )
+    let out = dev_instructions(server);
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("curl") && pred(l))
+        .unwrap_or_else(|| panic!("no such curl line printed:\n{out}"));
+    let (body, stderr) = run_printed(line);
+    (format!("{line}\n{stderr}"), body)
 }
 
 #[test]

@@ -1680,33 +1680,6 @@ fn graceful_shutdown_waits_at_most_the_request_timeout() {
     );
 }
 
-/// What `--dev` printed, once it has printed all of it (the last line is the bad-token one).
-fn dev_instructions(server: &Server) -> String {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let out = server.stdout.lock().unwrap().clone();
-        if out.contains("Bearer wrong") {
-            return out;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "instructions not printed:\n{out}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
-/// Runs a printed curl line with `-sS`: its JSON answer (`null` when there is none) and stderr.
-fn run_printed(line: &str) -> (Value, String) {
-    let out = Command::new("sh")
-        .arg("-c")
-        .arg(format!("{line} -sS"))
-        .output()
-        .unwrap();
-    let body = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
-    (body, String::from_utf8_lossy(&out.stderr).into_owned())
-}
-
 #[test]
 fn dev_mode_prints_commands_that_work() {
     let dir = tempfile::tempdir().unwrap();
@@ -1946,29 +1919,22 @@ fn client_certificates_over_curl() {
     );
 }
 
-/// A review whose body never finishes arriving gets kube-apiserver's 504 after
-/// `--request-timeout`, instead of holding the request (and its buffer) open. Raw HTTP/1.1
-/// over rustls, so the body can stop half-way.
-#[tokio::test]
-async fn a_body_that_stops_arriving_gets_504_after_the_request_timeout() {
+/// Writes `head` (a request whose body stops short) and reads until the server answers 504
+/// (within 10 s): the whole answer as text.
+async fn send_until_504(
+    tls: &mut tokio_rustls::client::TlsStream<tokio::net::TcpStream>,
+    head: &str,
+) -> String {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let server = start(&["--request-timeout=1s"]);
-    let mut tls = raw_tls(&server).await;
-    let head = format!(
-        "POST /apis/authentication.k8s.io/v1/tokenreviews HTTP/1.1\r\nHost: 127.0.0.1\r\n\
-         Authorization: Bearer {ADMIN_TOKEN}\r\nContent-Type: application/json\r\n\
-         Content-Length: 100\r\n\r\n{{\"spec\":"
-    );
     tls.write_all(head.as_bytes()).await.unwrap();
     tls.flush().await.unwrap();
-    let started = Instant::now();
     let mut response = Vec::new();
     let mut buf = [0u8; 4096];
     // Read until the server has answered (it then keeps or closes the connection).
     while !String::from_utf8_lossy(&response).contains("\"code\":504") {
         let n = tokio::time::timeout(Duration::from_secs(10), tls.read(&mut buf))
             .await
-            .expect("the server should answer once the request timeout passes")
+            .expect("the server should answer once the deadline passes")
             .unwrap();
         assert!(
             n > 0,
@@ -1977,7 +1943,23 @@ async fn a_body_that_stops_arriving_gets_504_after_the_request_timeout() {
         );
         response.extend_from_slice(&buf[..n]);
     }
-    let text = String::from_utf8_lossy(&response);
+    String::from_utf8_lossy(&response).into_owned()
+}
+
+/// A review whose body never finishes arriving gets kube-apiserver's 504 after
+/// `--request-timeout`, instead of holding the request (and its buffer) open. Raw HTTP/1.1
+/// over rustls, so the body can stop half-way.
+#[tokio::test]
+async fn a_body_that_stops_arriving_gets_504_after_the_request_timeout() {
+    let server = start(&["--request-timeout=1s"]);
+    let mut tls = raw_tls(&server).await;
+    let head = format!(
+        "POST /apis/authentication.k8s.io/v1/tokenreviews HTTP/1.1\r\nHost: 127.0.0.1\r\n\
+         Authorization: Bearer {ADMIN_TOKEN}\r\nContent-Type: application/json\r\n\
+         Content-Length: 100\r\n\r\n{{\"spec\":"
+    );
+    let started = Instant::now();
+    let text = send_until_504(&mut tls, &head).await;
     assert!(text.starts_with("HTTP/1.1 504"), "{text}");
     // kube-apiserver's timeout filter encodes `NewTimeoutError`'s Status as it is: no kind or
     // apiVersion, `details: {}`, and Go sniffs the content type.
@@ -2005,7 +1987,6 @@ async fn a_body_that_stops_arriving_gets_504_after_the_request_timeout() {
 /// read (`?timeout=1ns`) is the 504 too, as kube-apiserver's timeout filter answers it.
 #[tokio::test]
 async fn the_timeout_query_shortens_the_request_deadline() {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let server = start(&["--request-timeout=30s"]);
     let mut tls = raw_tls(&server).await;
     let head = format!(
@@ -2013,24 +1994,8 @@ async fn the_timeout_query_shortens_the_request_deadline() {
          Authorization: Bearer {ADMIN_TOKEN}\r\nContent-Type: application/json\r\n\
          Content-Length: 100\r\n\r\n{{\"spec\":"
     );
-    tls.write_all(head.as_bytes()).await.unwrap();
-    tls.flush().await.unwrap();
     let started = Instant::now();
-    let mut response = Vec::new();
-    let mut buf = [0u8; 4096];
-    while !String::from_utf8_lossy(&response).contains("\"code\":504") {
-        let n = tokio::time::timeout(Duration::from_secs(10), tls.read(&mut buf))
-            .await
-            .expect("the server should answer once the query's timeout passes")
-            .unwrap();
-        assert!(
-            n > 0,
-            "closed without an answer: {}",
-            String::from_utf8_lossy(&response)
-        );
-        response.extend_from_slice(&buf[..n]);
-    }
-    let text = String::from_utf8_lossy(&response);
+    let text = send_until_504(&mut tls, &head).await;
     assert!(text.starts_with("HTTP/1.1 504"), "{text}");
     assert!(
         started.elapsed() >= Duration::from_millis(900),

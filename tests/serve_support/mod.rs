@@ -298,3 +298,30 @@ pub fn assert_startup_error_lines<A: AsRef<str>, W: AsRef<str>>(
         );
     }
 }
+
+/// What `--dev` printed, once it has printed all of it (the last line is the bad-token one).
+pub fn dev_instructions(server: &Server) -> String {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let out = server.stdout.lock().unwrap().clone();
+        if out.contains("Bearer wrong") {
+            return out;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "instructions not printed:\n{out}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Runs a printed curl line with `-sS`: its JSON answer (`null` when there is none) and stderr.
+pub fn run_printed(line: &str) -> (Value, String) {
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!("{line} -sS"))
+        .output()
+        .unwrap();
+    let body = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    (body, String::from_utf8_lossy(&out.stderr).into_owned())
+}
