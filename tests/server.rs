@@ -1702,6 +1702,37 @@ fn dev_mode_prints_commands_that_work() {
     );
 }
 
+/// The printed lines quote their paths: with a `--cert-dir` whose name has a space, a quote and
+/// a `$`, the CA, client-certificate and service-account key lines still work as printed.
+#[test]
+fn dev_mode_lines_quote_their_paths() {
+    let dir = tempfile::Builder::new()
+        .prefix("kube authn 'dev' $HOME ")
+        .tempdir()
+        .unwrap();
+    let server = Server::spawn(dir, &["--dev".to_string()]);
+    let out = dev_instructions(&server);
+    for (name, find, user) in [
+        ("client certificate", "dev-client.crt", "dev-cert-user"),
+        (
+            "service-account token",
+            "dev-token",
+            "system:serviceaccount:default:demo",
+        ),
+    ] {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with("curl") && l.contains(find))
+            .unwrap_or_else(|| panic!("{name}: no line:\n{out}"));
+        assert!(line.contains("--cacert '"), "{name}: {line}");
+        let (body, stderr) = run_printed(line);
+        assert_eq!(
+            body["status"]["userInfo"]["username"], user,
+            "{name}: {line}\n{stderr}"
+        );
+    }
+}
+
 /// With its own `--token-auth-file`, `--dev` does not print the demo users' bearer lines or a
 /// kubeconfig with their token (they are not in that file: every such line was a 401); the
 /// basic-auth line stays (dev wrote the password file), and the anonymous line says 401 when

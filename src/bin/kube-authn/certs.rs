@@ -92,11 +92,26 @@ fn ensure_self_signed_at(
     let ca_file = dir.join("apiserver-ca.crt");
     if can_read_cert_and_key(&cert_file, &key_file)? {
         return Ok(ServingCert {
-            ca_file: ca_file.exists().then_some(ca_file),
+            ca_file: signing_ca(&cert_file, &ca_file),
             cert_file,
             key_file,
             generated: false,
         });
+    }
+    // Neither half can be opened. Where one is there all the same (no read permission, a
+    // symbolic link to nowhere), kube-apiserver's `WriteFile` overwrites it or fails, depending on
+    // who runs it; a file this server cannot read is not deleted to make room for a new pair.
+    for path in [&cert_file, &key_file] {
+        if std::fs::symlink_metadata(path).is_ok() {
+            let why = std::fs::File::open(path)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_else(|| "it cannot be opened".into());
+            return Err(format!(
+                "error reading {}: {why} (remove it to have a new pair generated)",
+                path.display()
+            ));
+        }
     }
     std::fs::create_dir_all(dir)
         .map_err(|e| format!("create --cert-dir {}: {e}", dir.display()))?;
@@ -157,6 +172,33 @@ fn ensure_self_signed_at(
         ca_file: Some(ca_file),
         generated: true,
     })
+}
+
+/// The CA to give clients (`--cacert`) for a reused pair: `apiserver-ca.crt` when it holds the
+/// certificate that `apiserver.crt` carries after its leaf and that issued that leaf (a pair
+/// generated together). After `apiserver.crt` was replaced by hand, an old CA file no longer
+/// matches and none is named.
+fn signing_ca(cert_file: &Path, ca_file: &Path) -> Option<PathBuf> {
+    use x509_parser::pem::Pem;
+    let certificates = |path: &Path| -> Option<Vec<Vec<u8>>> {
+        let bytes = std::fs::read(path).ok()?;
+        Pem::iter_from_buffer(&bytes)
+            .map(|pem| {
+                pem.ok()
+                    .filter(|p| p.label == "CERTIFICATE")
+                    .map(|p| p.contents)
+            })
+            .collect()
+    };
+    let chain = certificates(cert_file)?;
+    let ca = certificates(ca_file)?;
+    let (leaf, ca) = match (chain.first(), ca.as_slice()) {
+        (Some(leaf), [ca]) if chain[1..].contains(ca) => (leaf, ca),
+        _ => return None,
+    };
+    let leaf = x509_parser::parse_x509_certificate(leaf).ok()?.1;
+    let ca_cert = x509_parser::parse_x509_certificate(ca).ok()?.1;
+    (leaf.issuer().as_raw() == ca_cert.subject().as_raw()).then(|| ca_file.to_path_buf())
 }
 
 /// A uniformly random serial number in [1, 2^63 - 1), as client-go draws it.
@@ -436,6 +478,85 @@ mod tests {
         let again = ensure_self_signed(dir.path(), &["localhost".into()]).unwrap();
         assert!(!again.generated);
         assert_eq!(std::fs::read(&again.cert_file).unwrap(), cert);
+    }
+
+    /// A reused pair names `apiserver-ca.crt` only while it holds the CA that issued the leaf
+    /// in `apiserver.crt`: after `apiserver.crt` is replaced by a pair from another CA (or a
+    /// lone leaf), the stale CA file is not offered to clients.
+    #[test]
+    fn a_reused_pair_names_only_the_ca_that_issued_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = ensure_self_signed(dir.path(), &["localhost".into()]).unwrap();
+        let other = tempfile::tempdir().unwrap();
+        let second = ensure_self_signed(other.path(), &["localhost".into()]).unwrap();
+        let leaf_only = |path: &Path| {
+            let pem = std::fs::read_to_string(path).unwrap();
+            let end = pem.find("-----END CERTIFICATE-----").unwrap();
+            pem[..end + "-----END CERTIFICATE-----".len() + 1].to_owned()
+        };
+        let cases: [(&str, Option<String>, Option<String>, bool); 5] = [
+            ("generated together", None, None, true),
+            (
+                "apiserver.crt from another CA",
+                Some(std::fs::read_to_string(&second.cert_file).unwrap()),
+                None,
+                false,
+            ),
+            (
+                "apiserver.crt a lone leaf",
+                Some(leaf_only(&first.cert_file)),
+                None,
+                false,
+            ),
+            (
+                "the CA file is another CA",
+                None,
+                Some(std::fs::read_to_string(second.ca_file.as_deref().unwrap()).unwrap()),
+                false,
+            ),
+            ("the CA file is not PEM", None, Some("junk".into()), false),
+        ];
+        let (cert, ca) = (
+            std::fs::read_to_string(&first.cert_file).unwrap(),
+            std::fs::read_to_string(first.ca_file.as_deref().unwrap()).unwrap(),
+        );
+        for (name, new_cert, new_ca, named) in cases {
+            std::fs::write(&first.cert_file, new_cert.as_deref().unwrap_or(&cert)).unwrap();
+            std::fs::write(
+                first.ca_file.as_deref().unwrap(),
+                new_ca.as_deref().unwrap_or(&ca),
+            )
+            .unwrap();
+            let again = ensure_self_signed(dir.path(), &["localhost".into()]).unwrap();
+            assert!(!again.generated, "{name}");
+            assert_eq!(again.ca_file.is_some(), named, "{name}");
+        }
+    }
+
+    /// Neither half can be opened but one is there (a symbolic link to nowhere; a file without
+    /// read permission for a user that is not root): it is not deleted for a new pair.
+    #[cfg(unix)]
+    #[test]
+    fn an_unreadable_pair_is_not_replaced() {
+        for half in ["apiserver.crt", "apiserver.key"] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join(half);
+            std::os::unix::fs::symlink(dir.path().join("nowhere"), &path).unwrap();
+            let err = ensure_self_signed(dir.path(), &["localhost".into()])
+                .err()
+                .unwrap_or_else(|| panic!("{half}: a pair was generated over it"));
+            assert!(
+                err.starts_with(&format!("error reading {}: ", path.display()))
+                    && err.ends_with("(remove it to have a new pair generated)"),
+                "{half}: {err}"
+            );
+            assert_eq!(
+                std::fs::read_link(&path).unwrap(),
+                dir.path().join("nowhere"),
+                "{half} replaced"
+            );
+            assert!(!dir.path().join("apiserver-ca.crt").exists(), "{half}");
+        }
     }
 
     /// client-go's `CanReadCertAndKey`: half a pair is an error naming the missing half, and

@@ -211,6 +211,16 @@ pub fn prepare(args: &mut ServeArgs) -> Result<DevSetup, String> {
     })
 }
 
+/// `s` as one POSIX shell word: in single quotes, each `'` written as `'\''`.
+fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// `s` as a YAML double-quoted scalar (JSON's string syntax, which YAML reads the same way).
+fn yaml_quote(s: &str) -> String {
+    serde_json::Value::from(s).to_string()
+}
+
 fn write_private(path: &Path, content: &str) -> Result<(), String> {
     crate::certs::write_file(path, content.to_owned(), true)
 }
@@ -221,7 +231,7 @@ impl DevSetup {
     pub fn print_instructions(&self, addr: SocketAddr, ca: Option<&Path>) {
         let base = format!("https://{addr}");
         let cacert = ca
-            .map(|p| format!("--cacert {}", p.display()))
+            .map(|p| format!("--cacert {}", sh_quote(&p.display().to_string())))
             .unwrap_or_else(|| "--insecure".into());
         let whoami = r#"{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}"#;
         let mut out = String::new();
@@ -273,8 +283,8 @@ impl DevSetup {
             let _ = writeln!(
                 out,
                 "curl {cacert} --cert {} --key {} {ssr}\n",
-                cert.display(),
-                key.display()
+                sh_quote(&cert.display().to_string()),
+                sh_quote(&key.display().to_string())
             );
         }
         if let Some((cert, key)) = &self.proxy_cert {
@@ -285,8 +295,8 @@ impl DevSetup {
             let _ = writeln!(
                 out,
                 "curl {cacert} --cert {} --key {} -H 'X-Remote-User: alice' -H 'X-Remote-Group: admins' -H 'X-Remote-Extra-Scopes: read' {ssr}\n",
-                cert.display(),
-                key.display()
+                sh_quote(&cert.display().to_string()),
+                sh_quote(&key.display().to_string())
             );
         }
         if let Some(key) = &self.sa_key {
@@ -294,10 +304,10 @@ impl DevSetup {
             let audience = self
                 .audience
                 .as_deref()
-                .map(|a| format!(" --audience '{a}'"))
+                .map(|a| format!(" --audience {}", sh_quote(a)))
                 .unwrap_or_default();
             let exe = std::env::current_exe()
-                .map(|p| p.display().to_string())
+                .map(|p| sh_quote(&p.display().to_string()))
                 .unwrap_or_else(|_| "kube-authn".into());
             let _ = writeln!(
                 out,
@@ -306,12 +316,17 @@ impl DevSetup {
             let _ = writeln!(
                 out,
                 "curl {cacert} -H \"Authorization: Bearer $({exe} dev-token --key-file {} --namespace default --name demo{audience})\" {ssr}\n",
-                key.display()
+                sh_quote(&key.display().to_string())
             );
         }
         let kubeconfig = self.dir.0.join("kubeconfig");
         let ca_line = ca
-            .map(|p| format!("    certificate-authority: {}\n", p.display()))
+            .map(|p| {
+                format!(
+                    "    certificate-authority: {}\n",
+                    yaml_quote(&p.display().to_string())
+                )
+            })
             .unwrap_or_else(|| "    insecure-skip-tls-verify: true\n".into());
         let config = format!(
             "apiVersion: v1\nkind: Config\nclusters:\n- name: kube-authn-dev\n  cluster:\n    server: {base}\n{ca_line}users:\n- name: jane\n  user:\n    token: {}\ncontexts:\n- name: dev\n  context:\n    cluster: kube-authn-dev\n    user: jane\ncurrent-context: dev\n",
@@ -322,7 +337,7 @@ impl DevSetup {
             let _ = writeln!(
                 out,
                 "KUBECONFIG={} kubectl auth whoami\n",
-                kubeconfig.display()
+                sh_quote(&kubeconfig.display().to_string())
             );
         }
         if self.anonymous_off {
@@ -339,5 +354,48 @@ impl DevSetup {
             "curl {cacert} -H 'Authorization: Bearer wrong' {base}/healthz"
         );
         println!("{out}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each printed value is one shell word that the shell gives back unchanged, whatever it
+    /// holds (a `TMPDIR` or `--cert-dir` with spaces, quotes, `$`, `;` or a newline).
+    #[test]
+    fn printed_values_are_one_shell_word() {
+        for value in [
+            "/tmp/plain/apiserver-ca.crt",
+            "/tmp/with space/ca.crt",
+            "/tmp/it's/ca.crt",
+            "/tmp/'';$(touch /tmp/owned)`id`;\"x\"/ca.crt",
+            "/tmp/new\nline",
+            "",
+        ] {
+            let out = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(format!("printf %s {}", sh_quote(value)))
+                .output()
+                .unwrap();
+            assert_eq!(String::from_utf8(out.stdout).unwrap(), value, "{value:?}");
+        }
+    }
+
+    /// The kubeconfig's CA path reads back as written, even with YAML's own characters.
+    #[test]
+    fn kubeconfig_paths_are_yaml_strings() {
+        for value in [
+            "/tmp/plain",
+            "/tmp/a: b #c",
+            "/tmp/\"q\"\\",
+            "- [x]",
+            "/tmp/new\nline",
+        ] {
+            let doc = format!("certificate-authority: {}\n", yaml_quote(value));
+            let parsed: std::collections::BTreeMap<String, String> =
+                serde_yaml_ng::from_str(&doc).unwrap();
+            assert_eq!(parsed["certificate-authority"], value, "{doc}");
+        }
     }
 }

@@ -43,15 +43,28 @@ impl Signer {
                 return Ok(Signer::Ecdsa(k, name));
             }
         }
-        RsaKeyPair::from_der(der)
-            .or_else(|_| RsaKeyPair::from_pkcs8(der))
-            .map(Signer::Rsa)
-            .map_err(|_| {
-                format!(
-                    "--key-file {}: not an RSA or EC (P-256, P-384, P-521) private key",
-                    path.display()
-                )
-            })
+        let pkcs1 = match RsaKeyPair::from_der(der) {
+            Ok(k) => return Ok(Signer::Rsa(k)),
+            Err(e) => e,
+        };
+        let pkcs8 = match RsaKeyPair::from_pkcs8(der) {
+            Ok(k) => return Ok(Signer::Rsa(k)),
+            Err(e) => e,
+        };
+        // An RSA key aws-lc-rs reads but will not sign with: it signs with 2048 bits and more.
+        if [&pkcs1, &pkcs8]
+            .iter()
+            .any(|e| e.description_() == "TooSmall")
+        {
+            return Err(format!(
+                "--key-file {}: the RSA key is shorter than 2048 bits",
+                path.display()
+            ));
+        }
+        Err(format!(
+            "--key-file {}: not an RSA or EC (P-256, P-384, P-521) private key",
+            path.display()
+        ))
     }
 
     fn alg(&self) -> &'static str {
@@ -197,6 +210,75 @@ mod tests {
                 .unwrap();
         assert_eq!(v["aud"], serde_json::json!(["a", "b\"c"]));
         assert_eq!(v["exp"], v["iat"]);
+    }
+
+    /// An RSA key under 2048 bits (which aws-lc-rs will not sign with) is named as such, in
+    /// PKCS#1 and PKCS#8; a key that is none of the kinds is "not an RSA or EC" key.
+    #[test]
+    fn key_file_refusals_say_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let pkcs8 = dir.path().join("rsa1024.pk8");
+        let pkcs1 = dir.path().join("rsa1024.pem");
+        let dsa = dir.path().join("ed25519.pem");
+        let run = |args: &[&str]| {
+            let ok = std::process::Command::new("openssl")
+                .args(args)
+                .output()
+                .expect("openssl is installed")
+                .status
+                .success();
+            assert!(ok, "openssl {args:?}");
+        };
+        let path = |p: &Path| p.to_str().unwrap().to_owned();
+        run(&[
+            "genpkey",
+            "-algorithm",
+            "RSA",
+            "-pkeyopt",
+            "rsa_keygen_bits:1024",
+            "-out",
+            &path(&pkcs8),
+        ]);
+        run(&[
+            "rsa",
+            "-in",
+            &path(&pkcs8),
+            "-traditional",
+            "-out",
+            &path(&pkcs1),
+        ]);
+        run(&["genpkey", "-algorithm", "ED25519", "-out", &path(&dsa)]);
+        assert!(
+            std::fs::read_to_string(&pkcs1)
+                .unwrap()
+                .starts_with("-----BEGIN RSA PRIVATE KEY-----")
+        );
+        for (name, file, want) in [
+            (
+                "RSA-1024 PKCS#8",
+                &pkcs8,
+                "the RSA key is shorter than 2048 bits",
+            ),
+            (
+                "RSA-1024 PKCS#1",
+                &pkcs1,
+                "the RSA key is shorter than 2048 bits",
+            ),
+            (
+                "Ed25519",
+                &dsa,
+                "not an RSA or EC (P-256, P-384, P-521) private key",
+            ),
+        ] {
+            let err = Signer::load(file)
+                .err()
+                .unwrap_or_else(|| panic!("{name}: loaded"));
+            assert_eq!(
+                err,
+                format!("--key-file {}: {want}", file.display()),
+                "{name}"
+            );
+        }
     }
 
     #[test]
