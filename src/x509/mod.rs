@@ -254,6 +254,11 @@ impl Moment {
     }
 }
 
+/// `time.Duration`'s limits in seconds, as `Duration.Seconds()` gives them (±(2^63 − 1) ns and
+/// −2^63 ns, both rounding to ±9223372036.854776 in a float64).
+const GO_DURATION_MAX_SECS: f64 = 9_223_372_036.854_775_807;
+const GO_DURATION_MIN_SECS: f64 = -9_223_372_036.854_775_808;
+
 /// Authenticates requests by client certificate. See the [module docs](self).
 ///
 /// ```
@@ -448,7 +453,12 @@ impl X509Authenticator {
             return Ok(None);
         };
         let now = Moment::now(&self.clock);
-        let remaining = |not_after: i64| (not_after - now.secs) as f64 - now.fraction();
+        // Go's `NotAfter.Sub(now)` saturates at the limits of `time.Duration` (about ±292
+        // years), so a "never expires" 9999-12-31 certificate adds 9.2e9 s to `_sum`, not 2.5e11.
+        let remaining = |not_after: i64| {
+            ((not_after.saturating_sub(now.secs)) as f64 - now.fraction())
+                .clamp(GO_DURATION_MIN_SECS, GO_DURATION_MAX_SECS)
+        };
         self.ca.with(|bundle| {
             let generation = bundle.generation();
             if let Some(result) = peer.cache().get(self.id, generation, now, |e| {
@@ -619,6 +629,47 @@ mod tests {
             assert_eq!(now.is_before(t), before, "{name}: before");
         }
         assert_eq!(m(7, 3).end_of_second(), m(7, 999_999_999));
+    }
+
+    /// `NotAfter.Sub(now)` saturates at `time.Duration`'s limits (about 292 years): a client
+    /// certificate 400 years from expiring, or expired 400 years ago, adds ±9223372036.854776 s
+    /// (Go's `%g`: `9.223372036854776e+09`) to `_sum`, as in kube-apiserver.
+    #[test]
+    fn expiration_saturates_at_go_duration_limits() {
+        let chain = parse_pem_bundle(doc_client_pem().as_bytes()).unwrap();
+        let not_after = der::tbs_view(&chain[0]).unwrap().not_after;
+        let years_400 = Duration::from_secs(400 * 365 * 86400);
+        let at = |secs: i64| SystemTime::UNIX_EPOCH + Duration::from_secs(secs as u64);
+        let cases = [
+            (
+                "400 years before notAfter",
+                at(not_after) - years_400,
+                "9.223372036854776e+09",
+            ),
+            (
+                "400 years after notAfter",
+                at(not_after) + years_400,
+                "-9.223372036854776e+09",
+            ),
+        ];
+        for (name, t, sum) in cases {
+            let hist: &'static ExpirationHistogram =
+                Box::leak(Box::new(ExpirationHistogram::new()));
+            let auth = X509Authenticator::new(CaBundle::from_pem(doc_ca_pem().as_bytes()).unwrap())
+                .with_histogram(Some(hist))
+                .with_clock(Arc::new(move || t));
+            let peer = crate::tls::PeerCertificates::injected(chain.clone());
+            // Outside the certificate's validity: refused, but observed first, as in Go.
+            assert!(auth.authenticate_peer(&peer).is_err(), "{name}");
+            let mut text = String::new();
+            hist.encode(&mut text);
+            assert!(
+                text.contains(&format!(
+                    "apiserver_client_certificate_expiration_seconds_sum {sum}\n"
+                )),
+                "{name}: {text}"
+            );
+        }
     }
 
     /// Go observes `NotAfter.Sub(time.Now()).Seconds()`: to the nanosecond, on cached and
