@@ -12,6 +12,11 @@
 //! data for one PEM, several authentication methods), and an `http://` server gets no
 //! credentials, as in client-go.
 //!
+//! The file is read as client-go's codec reads it: `sigs.k8s.io/yaml` (go-yaml v2: YAML 1.1
+//! scalars such as `yes` and `on`, merge keys `<<`, the first document, a repeated key's last
+//! value), then non-strict, case-sensitive JSON decoding (unknown fields ignored), with
+//! encoding/json's type-error texts (which name no value).
+//!
 //! ```
 //! use kube_authn::outbound::kubeconfig::Kubeconfig;
 //! let cfg = Kubeconfig::parse(br#"
@@ -40,6 +45,7 @@ use serde::Deserialize;
 
 use super::{BearerToken, ConnectionInfo, Pem, Secret, read_bounded};
 use crate::error::ConfigError;
+use crate::token::oidc::config::decode::{self, Member, Node};
 
 /// A parsed kubeconfig (only what a client connection needs).
 ///
@@ -316,18 +322,25 @@ impl Kubeconfig {
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Err(ConfigError::new(EMPTY_CONFIG));
         }
-        check_version_and_kind(bytes)?;
+        // client-go's codec turns the YAML (or JSON, read as YAML) into JSON with
+        // `sigs.k8s.io/yaml` (go-yaml v2: YAML 1.1 scalars, merge keys, the first document,
+        // a repeated key's last value), then decodes that JSON without strictness.
+        let (root, _repeated) = decode::yaml_document(bytes, "kubeconfig")?;
+        check_version_and_kind(&root)?;
         // A null document (`null`, `~`, only a comment, only `---`) is client-go's empty
         // configuration.
-        let cfg: Option<Kubeconfig> = serde_yaml_ng::from_slice(bytes).map_err(|e| {
+        if matches!(root, Node::Null) {
+            return Err(ConfigError::new(EMPTY_CONFIG));
+        }
+        if let Some(e) = type_error(&root, &CONFIG, "", "") {
+            return Err(ConfigError::new(e));
+        }
+        let cfg = Kubeconfig::deserialize(json_value(&root)).map_err(|e| {
             ConfigError::new(format!(
                 "kubeconfig: {}",
                 without_quoted_values(&e.to_string())
             ))
         })?;
-        let Some(cfg) = cfg else {
-            return Err(ConfigError::new(EMPTY_CONFIG));
-        };
         // client-go decodes every `*-data` of the file when it loads it, used or not.
         for c in &cfg.clusters {
             decode_data(&c.cluster.certificate_authority_data)?;
@@ -635,38 +648,36 @@ impl Kubeconfig {
 /// the file's `apiVersion` and `kind`: absent or empty they default to `v1` and `Config`; any
 /// other pair is refused with its text. The keys match in any ASCII case and the last one
 /// counts, as in Go's encoding/json.
-fn check_version_and_kind(bytes: &[u8]) -> Result<(), ConfigError> {
-    use serde_yaml_ng::Value;
-    // A file that does not parse is reported by the typed decoding.
-    let Ok(Value::Mapping(top)) = serde_yaml_ng::from_slice::<Value>(bytes) else {
-        return Ok(());
+fn check_version_and_kind(root: &Node) -> Result<(), ConfigError> {
+    let members: &[Member] = match root {
+        Node::Null => &[],
+        Node::Map(m) => m,
+        other => {
+            return Err(ConfigError::new(format!(
+                "couldn't get version/kind; json parse error: json: cannot unmarshal {} into Go value of type struct {{ APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" }}",
+                other.kind()
+            )));
+        }
     };
     let (mut version, mut kind) = (String::new(), String::new());
-    for (key, value) in &top {
-        let (slot, field) = match key.as_str() {
-            Some(k) if k.eq_ignore_ascii_case("apiVersion") => (&mut version, "apiVersion"),
-            Some(k) if k.eq_ignore_ascii_case("kind") => (&mut kind, "kind"),
+    for m in members {
+        let (slot, field) = match m.key.as_str() {
+            k if k.eq_ignore_ascii_case("apiVersion") => (&mut version, "apiVersion"),
+            k if k.eq_ignore_ascii_case("kind") => (&mut kind, "kind"),
             _ => continue,
         };
-        let mut value = value;
-        while let Value::Tagged(t) = value {
-            value = &t.value;
-        }
-        let json_type = match value {
+        match &m.value {
             // encoding/json leaves a string as it was for a null.
-            Value::Null => continue,
-            Value::String(v) => {
-                *slot = v.clone();
-                continue;
+            Node::Null => {}
+            Node::Str(v) => v.clone_into(slot),
+            Node::Merge => "<<".clone_into(slot),
+            other => {
+                return Err(ConfigError::new(format!(
+                    "couldn't get version/kind; json parse error: json: cannot unmarshal {} into Go struct field .{field} of type string",
+                    other.kind()
+                )));
             }
-            Value::Bool(_) => "bool",
-            Value::Number(_) => "number",
-            Value::Sequence(_) => "array",
-            Value::Mapping(_) | Value::Tagged(_) => "object",
-        };
-        return Err(ConfigError::new(format!(
-            "couldn't get version/kind; json parse error: json: cannot unmarshal {json_type} into Go struct field .{field} of type string"
-        )));
+        }
     }
     // schema.ParseGroupVersion.
     let (group, version) = match version.matches('/').count() {
@@ -708,6 +719,181 @@ fn check_version_and_kind(bytes: &[u8]) -> Result<(), ConfigError> {
         crate::jwt::go_quote(&kind),
         crate::jwt::go_quote(&group_version)
     )))
+}
+
+/// A field's Go type in client-go's `clientcmd/api/v1`, as far as its JSON kind goes.
+enum GoType {
+    Str,
+    Bool,
+    /// `[]byte` (base64 text in JSON).
+    Bytes,
+    /// A struct: its name and the fields checked (exact names; the others are not).
+    Struct(&'static str, &'static [(&'static str, GoType)]),
+    /// A slice of the type.
+    List(&'static GoType),
+    /// `map[string]<type>`.
+    Map(&'static GoType),
+}
+
+impl GoType {
+    /// The name `encoding/json` prints (`[]v1.NamedCluster`).
+    fn name(&self) -> String {
+        match self {
+            GoType::Str => "string".into(),
+            GoType::Bool => "bool".into(),
+            GoType::Bytes => "[]uint8".into(),
+            GoType::Struct(name, _) => format!("v1.{name}"),
+            GoType::List(t) => format!("[]{}", t.name()),
+            GoType::Map(t) => format!("map[string]{}", t.name()),
+        }
+    }
+}
+
+const EXTENSIONS: GoType = GoType::List(&GoType::Struct("NamedExtension", &[]));
+const CLUSTER: GoType = GoType::Struct(
+    "Cluster",
+    &[
+        ("server", GoType::Str),
+        ("tls-server-name", GoType::Str),
+        ("insecure-skip-tls-verify", GoType::Bool),
+        ("certificate-authority", GoType::Str),
+        ("certificate-authority-data", GoType::Bytes),
+        ("proxy-url", GoType::Str),
+        ("disable-compression", GoType::Bool),
+        ("extensions", EXTENSIONS),
+    ],
+);
+const AUTH_INFO: GoType = GoType::Struct(
+    "AuthInfo",
+    &[
+        ("client-certificate", GoType::Str),
+        ("client-certificate-data", GoType::Bytes),
+        ("client-key", GoType::Str),
+        ("client-key-data", GoType::Bytes),
+        ("token", GoType::Str),
+        ("tokenFile", GoType::Str),
+        ("as", GoType::Str),
+        ("as-uid", GoType::Str),
+        ("as-groups", GoType::List(&GoType::Str)),
+        ("as-user-extra", GoType::Map(&GoType::List(&GoType::Str))),
+        ("username", GoType::Str),
+        ("password", GoType::Str),
+        ("auth-provider", GoType::Struct("AuthProviderConfig", &[])),
+        ("exec", GoType::Struct("ExecConfig", &[])),
+        ("extensions", EXTENSIONS),
+    ],
+);
+const CONTEXT: GoType = GoType::Struct(
+    "Context",
+    &[
+        ("cluster", GoType::Str),
+        ("user", GoType::Str),
+        ("namespace", GoType::Str),
+        ("extensions", EXTENSIONS),
+    ],
+);
+/// `v1.Config` (`apiVersion` and `kind` are checked by [`check_version_and_kind`]).
+const CONFIG: GoType = GoType::Struct(
+    "Config",
+    &[
+        ("preferences", GoType::Struct("Preferences", &[])),
+        (
+            "clusters",
+            GoType::List(&GoType::Struct(
+                "NamedCluster",
+                &[("name", GoType::Str), ("cluster", CLUSTER)],
+            )),
+        ),
+        (
+            "users",
+            GoType::List(&GoType::Struct(
+                "NamedAuthInfo",
+                &[("name", GoType::Str), ("user", AUTH_INFO)],
+            )),
+        ),
+        (
+            "contexts",
+            GoType::List(&GoType::Struct(
+                "NamedContext",
+                &[("name", GoType::Str), ("context", CONTEXT)],
+            )),
+        ),
+        ("current-context", GoType::Str),
+        ("extensions", EXTENSIONS),
+    ],
+);
+
+/// The first of encoding/json's type errors decoding `node` into `ty` (`json: cannot
+/// unmarshal <kind> into Go struct field <Owner>.<path> of type <type>`): the fields in the
+/// order it reads them (sorted, as `sigs.k8s.io/yaml` writes a mapping), field names matched
+/// exactly (client-go's case-sensitive decoding), `null` fitting any type. The texts name no
+/// value.
+fn type_error(node: &Node, ty: &GoType, owner: &str, path: &str) -> Option<String> {
+    let fits = match (ty, node) {
+        (_, Node::Null) => true,
+        (GoType::Str | GoType::Bytes, Node::Str(_) | Node::Merge) => true,
+        (GoType::Bool, Node::Bool(_)) => true,
+        (GoType::Struct(name, fields), Node::Map(members)) => {
+            return members.iter().find_map(|m| {
+                let (_, field_ty) = fields.iter().find(|(f, _)| *f == m.key)?;
+                let path = if path.is_empty() {
+                    m.key.clone()
+                } else {
+                    format!("{path}.{}", m.key)
+                };
+                type_error(&m.value, field_ty, name, &path)
+            });
+        }
+        (GoType::List(elem), Node::Seq(items)) => {
+            return items
+                .iter()
+                .find_map(|item| type_error(item, elem, owner, path));
+        }
+        (GoType::Map(elem), Node::Map(members)) => {
+            return members
+                .iter()
+                .find_map(|m| type_error(&m.value, elem, owner, path));
+        }
+        _ => false,
+    };
+    (!fits).then(|| {
+        format!(
+            "json: cannot unmarshal {} into Go struct field {owner}.{path} of type {}",
+            node.kind(),
+            ty.name()
+        )
+    })
+}
+
+/// The tree as JSON for the typed decoding: a `null` member left out (encoding/json leaves the
+/// field as it is), a `null` list element an empty object (the element's zero value).
+fn json_value(node: &Node) -> serde_json::Value {
+    use serde_json::Value;
+    match node {
+        Node::Null | Node::NonFinite(_) => Value::Null,
+        Node::Bool(b) => Value::Bool(*b),
+        Node::Number(n) => n
+            .parse::<serde_json::Number>()
+            .map_or(Value::Null, Value::Number),
+        Node::Str(s) => Value::String(s.clone()),
+        Node::Merge => Value::String("<<".into()),
+        Node::Seq(items) => Value::Array(
+            items
+                .iter()
+                .map(|i| match i {
+                    Node::Null => Value::Object(serde_json::Map::new()),
+                    i => json_value(i),
+                })
+                .collect(),
+        ),
+        Node::Map(members) => Value::Object(
+            members
+                .iter()
+                .filter(|m| !matches!(m.value, Node::Null))
+                .map(|m| (m.key.clone(), json_value(&m.value)))
+                .collect(),
+        ),
+    }
 }
 
 /// A kubeconfig `*-data` value decoded as client-go decodes it (encoding/json's `[]byte`); an
@@ -962,11 +1148,13 @@ mod tests {
             ),
             ("only a comment", "# only a comment\n", Err(EMPTY_CONFIG)),
             ("only a document start", "---\n", Err(EMPTY_CONFIG)),
-            // Not null: serde's text, as before (Go: `couldn't get version/kind; …`).
+            // Not null: Go's text (clientcmd.Load, client-go v0.37.2).
             (
                 "a list",
                 "[]",
-                Err("kubeconfig: invalid type: sequence, expected struct Kubeconfig"),
+                Err(
+                    "couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct { APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" }",
+                ),
             ),
             (
                 "the context names a cluster the file does not have",
@@ -1201,9 +1389,7 @@ mod tests {
             (
                 "not yaml",
                 "clusters: [",
-                Err(
-                    "kubeconfig: did not find expected node content at line 2 column 1, while parsing a flow node",
-                ),
+                Err("yaml: line 1: did not find expected node content"),
             ),
         ];
         let shown = dir.display().to_string();
@@ -1531,35 +1717,36 @@ mod tests {
         let cases: &[(&str, &str)] = &[
             (
                 "users: [{name: u, user: 123456}]",
-                "kubeconfig: users[0].user: invalid type: integer `…`, expected struct User at line 1 column 25",
+                "json: cannot unmarshal number into Go struct field NamedAuthInfo.users.user of type v1.AuthInfo",
             ),
             (
                 "users: [{name: u, user: -123456}]",
-                "kubeconfig: users[0].user: invalid type: integer `…`, expected struct User at line 1 column 25",
+                "json: cannot unmarshal number into Go struct field NamedAuthInfo.users.user of type v1.AuthInfo",
             ),
             (
                 "users: [{name: u, user: 1234.5}]",
-                "kubeconfig: users[0].user: invalid type: floating point `…`, expected struct User at line 1 column 25",
+                "json: cannot unmarshal number into Go struct field NamedAuthInfo.users.user of type v1.AuthInfo",
             ),
             (
                 "users: [{name: u, user: true}]",
-                "kubeconfig: users[0].user: invalid type: boolean `…`, expected struct User at line 1 column 25",
+                "json: cannot unmarshal bool into Go struct field NamedAuthInfo.users.user of type v1.AuthInfo",
             ),
             (
                 "users: [{name: u, user: \"123456\"}]",
-                "kubeconfig: users[0].user: invalid type: string \"…\", expected struct User at line 1 column 25",
+                "json: cannot unmarshal string into Go struct field NamedAuthInfo.users.user of type v1.AuthInfo",
             ),
             (
                 "users: [{name: u, user: {token: [123456]}}]",
-                "kubeconfig: users[0].user.token: invalid type: sequence, expected a string at line 1 column 33",
+                "json: cannot unmarshal array into Go struct field AuthInfo.users.user.token of type string",
             ),
             (
                 "clusters: [{cluster: {insecure-skip-tls-verify: 123456}}]",
-                "kubeconfig: clusters[0].cluster.insecure-skip-tls-verify: invalid type: integer `…`, expected a boolean at line 1 column 49",
+                "json: cannot unmarshal number into Go struct field Cluster.clusters.cluster.insecure-skip-tls-verify of type bool",
             ),
+            // The last value counts (a number here).
             (
                 "users: [{user: {token: a, token: 123456}}]",
-                "kubeconfig: users[0].user: duplicate field `token` at line 1 column 16",
+                "json: cannot unmarshal number into Go struct field AuthInfo.users.user.token of type string",
             ),
         ];
         for (yaml, want) in cases {
@@ -1595,6 +1782,186 @@ mod tests {
         }
     }
 
+    /// The file is read as client-go reads it (`sigs.k8s.io/yaml`: go-yaml v2, YAML 1.1):
+    /// merge keys apply (a CA, a server name or a token merged in is kept, not dropped in
+    /// favour of the system roots or no credentials), `yes`/`on`/`n` are booleans, a repeated
+    /// key keeps its last value. Every expectation is what Go's `clientcmd.Load` gave for the
+    /// same file (client-go v0.37.2).
+    #[test]
+    fn yaml_is_read_as_client_go_reads_it() {
+        struct Want {
+            server: &'static str,
+            ca_data: Option<&'static str>,
+            tls_server_name: Option<&'static str>,
+            insecure: bool,
+            proxy_url: Option<&'static str>,
+            token: Option<&'static str>,
+        }
+        const BASE: Want = Want {
+            server: "https://x",
+            ca_data: None,
+            tls_server_name: None,
+            insecure: false,
+            proxy_url: None,
+            token: None,
+        };
+        let ctx = "\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x";
+        let cases: &[(&str, &str, Want)] = &[
+            (
+                "a CA and server name merged from an anchor, a token from a flow map",
+                "ca: &ca {certificate-authority-data: aGVsbG8=, tls-server-name: pinned}\nclusters: [{name: c, cluster: {<<: *ca, server: 'https://x'}}]\nusers: [{name: u, user: {<<: {token: s3cr3t}}}]",
+                Want {
+                    ca_data: Some("aGVsbG8="),
+                    tls_server_name: Some("pinned"),
+                    token: Some("s3cr3t"),
+                    ..BASE
+                },
+            ),
+            (
+                "a merge after a key overrides it (go-yaml v2), and brings a proxy",
+                "clusters: [{name: c, cluster: {server: 'https://y', <<: {server: 'https://x', proxy-url: 'http://p:1'}}}]",
+                Want {
+                    proxy_url: Some("http://p:1"),
+                    ..BASE
+                },
+            ),
+            (
+                "a merge of a list of maps, the first winning",
+                "clusters: [{name: c, cluster: {<<: [{server: 'https://x'}, {server: 'https://z', insecure-skip-tls-verify: true}]}}]",
+                Want {
+                    insecure: true,
+                    ..BASE
+                },
+            ),
+            (
+                "yes is true",
+                "clusters: [{name: c, cluster: {server: 'https://x', insecure-skip-tls-verify: yes}}]",
+                Want {
+                    insecure: true,
+                    ..BASE
+                },
+            ),
+            (
+                "on is true",
+                "clusters: [{name: c, cluster: {server: 'https://x', insecure-skip-tls-verify: on}}]",
+                Want {
+                    insecure: true,
+                    ..BASE
+                },
+            ),
+            (
+                "n is false",
+                "clusters: [{name: c, cluster: {server: 'https://x', insecure-skip-tls-verify: n}}]",
+                BASE,
+            ),
+            (
+                "a repeated key keeps its last value",
+                "clusters: [{name: c, cluster: {server: 'https://y', server: 'https://x'}}]\nusers: [{name: u, user: {token: a, token: b}}]",
+                Want {
+                    token: Some("b"),
+                    ..BASE
+                },
+            ),
+        ];
+        for (name, yaml, want) in cases {
+            let k = Kubeconfig::parse(format!("{yaml}{ctx}").as_bytes())
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let c = &k.clusters[0].cluster;
+            assert_eq!(c.server, want.server, "{name}");
+            assert_eq!(
+                c.certificate_authority_data.as_deref(),
+                want.ca_data,
+                "{name}"
+            );
+            assert_eq!(c.tls_server_name.as_deref(), want.tls_server_name, "{name}");
+            assert_eq!(c.insecure_skip_tls_verify, want.insecure, "{name}");
+            assert_eq!(c.proxy_url.as_deref(), want.proxy_url, "{name}");
+            let token = k.users.first().and_then(|u| u.user.token.as_deref());
+            assert_eq!(token, want.token, "{name}");
+        }
+        // The merged CA is the one the connection trusts.
+        let k = Kubeconfig::parse(format!("ca: &ca {{certificate-authority-data: aGVsbG8=}}\nclusters: [{{name: c, cluster: {{<<: *ca, server: 'https://x'}}}}]{ctx}").as_bytes()).unwrap();
+        let info = k.connection_info(None).unwrap();
+        assert!(info.certificate_authority.is_some());
+    }
+
+    /// Values of the wrong JSON type are refused with encoding/json's texts (Go's, from
+    /// `clientcmd.Load`), which name no value.
+    #[test]
+    fn type_errors_as_client_go_reports_them() {
+        let cases: &[(&str, &str)] = &[
+            (
+                "clusters: [{name: c, cluster: {server: 'https://x', insecure-skip-tls-verify: 'yes'}}]",
+                "json: cannot unmarshal string into Go struct field Cluster.clusters.cluster.insecure-skip-tls-verify of type bool",
+            ),
+            (
+                "users: [{name: u, user: {token: 123}}]",
+                "json: cannot unmarshal number into Go struct field AuthInfo.users.user.token of type string",
+            ),
+            (
+                "clusters: [{name: c, cluster: {server: 'https://x', <<: 5}}]",
+                "yaml: map merge requires map or sequence of maps as the value",
+            ),
+            (
+                "current-context: yes",
+                "json: cannot unmarshal bool into Go struct field Config.current-context of type string",
+            ),
+            (
+                "clusters: 5",
+                "json: cannot unmarshal number into Go struct field Config.clusters of type []v1.NamedCluster",
+            ),
+            (
+                "clusters: [5]",
+                "json: cannot unmarshal number into Go struct field Config.clusters of type v1.NamedCluster",
+            ),
+            (
+                "users: [{user: {client-key-data: 5}}]",
+                "json: cannot unmarshal number into Go struct field AuthInfo.users.user.client-key-data of type []uint8",
+            ),
+            (
+                "preferences: 5",
+                "json: cannot unmarshal number into Go struct field Config.preferences of type v1.Preferences",
+            ),
+            (
+                "users: [{user: {as-groups: [1]}}]",
+                "json: cannot unmarshal number into Go struct field AuthInfo.users.user.as-groups of type string",
+            ),
+            (
+                "users: [{user: {as-user-extra: {a: 1}}}]",
+                "json: cannot unmarshal number into Go struct field AuthInfo.users.user.as-user-extra of type []string",
+            ),
+            (
+                "users: [{user: {exec: 1}}]",
+                "json: cannot unmarshal number into Go struct field AuthInfo.users.user.exec of type v1.ExecConfig",
+            ),
+            (
+                "contexts: [{context: {namespace: 1}}]",
+                "json: cannot unmarshal number into Go struct field Context.contexts.context.namespace of type string",
+            ),
+            (
+                "clusters: [{name: 1}]",
+                "json: cannot unmarshal number into Go struct field NamedCluster.clusters.name of type string",
+            ),
+            (
+                "extensions: [1]",
+                "json: cannot unmarshal number into Go struct field Config.extensions of type v1.NamedExtension",
+            ),
+            // The first in the sorted order encoding/json reads the converted YAML in.
+            (
+                "clusters: [{cluster: {server: 1, insecure-skip-tls-verify: 2}}]",
+                "json: cannot unmarshal number into Go struct field Cluster.clusters.cluster.insecure-skip-tls-verify of type bool",
+            ),
+            (
+                "contexts: 1",
+                "json: cannot unmarshal number into Go struct field Config.contexts of type []v1.NamedContext",
+            ),
+        ];
+        for (yaml, want) in cases {
+            let e = Kubeconfig::parse(yaml.as_bytes()).unwrap_err().to_string();
+            assert_eq!(e, *want, "{yaml}");
+        }
+    }
+
     #[test]
     fn secrets_never_in_debug_or_errors() {
         let k = Kubeconfig::parse(b"clusters: [{cluster: {server: 'https://x'}}]\nusers: [{user: {token: tok-SECRET, username: u, password: pw-SECRET}}]").unwrap();
@@ -1626,12 +1993,13 @@ mod tests {
         // A secret in the wrong place is not quoted by the YAML error.
         let e = Kubeconfig::parse(b"users: [{name: u, user: \"tok-SECRET\"}]").unwrap_err();
         assert!(!e.to_string().contains("SECRET"), "{e}");
-        assert!(e.to_string().starts_with("kubeconfig: "), "{e}");
-        assert!(e.to_string().contains("invalid type: string \"…\""), "{e}");
-        // Nor after a quote inside the value (serde escapes it as `\"`).
+        assert!(
+            e.to_string()
+                .starts_with("json: cannot unmarshal string into"),
+            "{e}"
+        );
         let e = Kubeconfig::parse(b"users: [{name: u, user: 'ab\"tok-SECRET'}]").unwrap_err();
         assert!(!e.to_string().contains("SECRET"), "{e}");
-        assert!(e.to_string().contains("invalid type: string \"…\""), "{e}");
         // The parsed kubeconfig itself: passwords in the server and proxy URLs are masked.
         let k = Kubeconfig::parse(
             b"clusters: [{cluster: {server: 'https://u:pw-SECRET@x/', proxy-url: 'http://p:px-SECRET@proxy:3128', certificate-authority-data: 'LS0t'}}]",

@@ -1070,4 +1070,5 @@ fn decode_authentication_configuration(data: &[u8]) -> Result<FileConfig, Config
     Ok(file)
 }
 
-mod decode;
+// Also the kubeconfig decoder's YAML reading (`crate::outbound::kubeconfig`).
+pub(crate) mod decode;

@@ -13,9 +13,10 @@ use super::{FileExtra, FileUid, FileUserRule};
 use crate::error::ConfigError;
 use crate::jwt::go_quote;
 
-/// A value as `sigs.k8s.io/yaml` hands it to `encoding/json`.
+/// A value as `sigs.k8s.io/yaml` hands it to `encoding/json` (also the kubeconfig decoder's,
+/// `crate::outbound::kubeconfig`).
 #[derive(Debug, Clone)]
-pub(super) enum Node {
+pub(crate) enum Node {
     Null,
     Bool(bool),
     /// A number, and its text as a mapping key (Go's formatting of the value).
@@ -32,16 +33,16 @@ pub(super) enum Node {
 }
 
 #[derive(Debug, Clone)]
-pub(super) struct Member {
-    key: String,
-    value: Node,
+pub(crate) struct Member {
+    pub(crate) key: String,
+    pub(crate) value: Node,
     /// The 1-based line of the value (YAML; go-yaml names it in repeated-key errors).
     line: usize,
 }
 
 impl Node {
     /// The JSON kind `encoding/json` names in its type errors.
-    fn kind(&self) -> &'static str {
+    pub(crate) fn kind(&self) -> &'static str {
         match self {
             Node::Null => "null",
             Node::Bool(_) => "bool",
@@ -66,6 +67,12 @@ pub(super) fn is_json(data: &[u8]) -> bool {
 /// The first YAML document as a [`Node`], with go-yaml's strict repeated-key findings
 /// (`line N: key "k" already set in map`), or the error kube-apiserver reports first.
 pub(super) fn yaml_tree(data: &[u8]) -> Result<(Node, Vec<String>), ConfigError> {
+    yaml_document(data, "failed to decode authentication configuration")
+}
+
+/// [`yaml_tree`] for any file: `what` leads the text of an error that is neither libyaml's
+/// nor go-yaml's (`<what>: <serde_yaml_ng's text>`).
+pub(crate) fn yaml_document(data: &[u8], what: &str) -> Result<(Node, Vec<String>), ConfigError> {
     // libyaml skips a UTF-8 byte order mark; serde_yaml_ng's reading of the events after
     // one is not reliable (it ends the document early), so it never sees it.
     let data = data.strip_prefix(b"\xef\xbb\xbf").unwrap_or(data);
@@ -85,7 +92,7 @@ pub(super) fn yaml_tree(data: &[u8]) -> Result<(Node, Vec<String>), ConfigError>
             key: false,
         }
         .deserialize(doc)
-        .map_err(|e| ConfigError::new(yaml_error(&e, data)))?,
+        .map_err(|e| ConfigError::new(yaml_error(&e, data, what)))?,
     };
     let state = state.into_inner();
     // go-yaml's own failures, then sigs.k8s.io/yaml's key conversion, then encoding/json's
@@ -549,7 +556,7 @@ const MERGE_ERROR: &str = "yaml: map merge requires map or sequence of maps as t
 /// go-yaml's text for a YAML syntax error: `yaml: line N: <problem>`, N being libyaml's
 /// 0-based line of the problem (1-based for the scanner's problems), or of its context when
 /// that is 0; no line when both are 0.
-fn yaml_error(e: &serde_yaml_ng::Error, data: &[u8]) -> String {
+fn yaml_error(e: &serde_yaml_ng::Error, data: &[u8], what: &str) -> String {
     let text = e.to_string();
     let loc = e.location();
     if text.starts_with("unknown anchor") {
@@ -579,7 +586,7 @@ fn yaml_error(e: &serde_yaml_ng::Error, data: &[u8]) -> String {
         return format!("yaml: {problem}");
     }
     if !scanner && !parser {
-        return format!("failed to decode authentication configuration: {text}");
+        return format!("{what}: {text}");
     }
     // serde_yaml_ng writes 1-based lines: the problem's mark, then the context's.
     let problem_line = loc.as_ref().map_or(0, |l| l.line().saturating_sub(1));
