@@ -206,6 +206,24 @@ async fn environment_proxies() {
             true,
             &[],
         ),
+        // The url crate takes these hosts, `http::Uri` does not: reqwest would connect
+        // directly (Go's request through such a proxy fails); the client is refused instead.
+        (
+            "a proxy whose host has a brace is refused, not skipped",
+            &[("HTTPS_PROXY", "http://proxy{x:3128")],
+            "webhook.example",
+            true,
+            false,
+            &[],
+        ),
+        (
+            "a proxy whose host has a backtick is refused, not skipped",
+            &[("https_proxy", "http://u:s3cr3t@proxy`x:3128")],
+            "webhook.example",
+            true,
+            false,
+            &[],
+        ),
         (
             "ALL_PROXY is not read (Go has none)",
             &[("ALL_PROXY", "P")],
@@ -252,6 +270,19 @@ async fn environment_proxies() {
             child.env(
                 "PROXY_CASE_ERROR",
                 "HTTPS_PROXY: unsupported proxy scheme \"socks5\"",
+            );
+        }
+        // So must these (the password masked).
+        if name.contains("brace is refused") {
+            child.env(
+                "PROXY_CASE_ERROR",
+                "HTTPS_PROXY: proxy http://proxy{x:3128/: not a valid HTTP URI",
+            );
+        }
+        if name.contains("backtick is refused") {
+            child.env(
+                "PROXY_CASE_ERROR",
+                "HTTPS_PROXY: proxy http://u:***@proxy`x:3128/: not a valid HTTP URI",
             );
         }
         let out = tokio::task::spawn_blocking(move || child.output().unwrap())

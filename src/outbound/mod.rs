@@ -979,6 +979,14 @@ impl ConnectionInfo {
         }
         if let Some(proxy) = &self.proxy_url {
             check_proxy_url(proxy)?;
+            // A URL the url crate takes but `http::Uri` refuses (a `"` in the host) would make
+            // reqwest connect directly, without a word: refused here instead.
+            if reqwest::Url::parse(proxy).is_ok_and(|u| !proxy_uri_usable(&u)) {
+                return Err(ConfigError::new(format!(
+                    "proxy-url {}: {PROXY_NOT_A_URI}",
+                    redact_url(proxy)
+                )));
+            }
             // The URL (which may hold a password) never reaches the error.
             let proxy = reqwest::Proxy::all(proxy.as_str()).map_err(|e| {
                 ConfigError::new(format!(
@@ -999,6 +1007,16 @@ impl ConnectionInfo {
                 if let Some((var, scheme)) = unsupported {
                     return Err(ConfigError::new(format!(
                         "{var}: unsupported proxy scheme {scheme:?} (http and https are supported)"
+                    )));
+                }
+                // Go's request through such a proxy fails; reqwest would go direct.
+                let unusable = reqwest::Url::parse(&self.server)
+                    .ok()
+                    .and_then(|url| env.unusable(&url));
+                if let Some((var, proxy)) = unusable {
+                    return Err(ConfigError::new(format!(
+                        "{var}: proxy {}: {PROXY_NOT_A_URI}",
+                        redact_url(proxy.as_str())
                     )));
                 }
                 if !env.is_empty() {
@@ -1079,6 +1097,17 @@ impl ConnectionInfo {
 /// `socks5`, which this client does not speak: anything but `http` and `https` is refused
 /// here rather than left to reqwest, which would connect directly past a proxy of a scheme it
 /// does not know. The URL is shown with its password masked ([`redact_url`]).
+/// Why a proxy URL that parses is refused when reqwest cannot use it.
+const PROXY_NOT_A_URI: &str =
+    "not a valid HTTP URI (refused rather than connecting without the proxy)";
+
+/// Whether reqwest can send through `proxy`: it hands the URL, as the url crate writes it, to
+/// `http::Uri`, and connects directly, silently, when that refuses it (a host with `{`, `"` or
+/// a backtick, which the url crate takes).
+pub(crate) fn proxy_uri_usable(proxy: &reqwest::Url) -> bool {
+    proxy.as_str().parse::<http::Uri>().is_ok()
+}
+
 fn check_proxy_url(proxy: &str) -> Result<(), ConfigError> {
     let shown = redact_url(proxy);
     match crate::go_url::rest::scheme(proxy).as_deref() {
@@ -1317,13 +1346,14 @@ fn system_roots() -> Result<Vec<u8>, ConfigError> {
     system_roots_from(std::env::var_os("SSL_CERT_FILE").as_deref(), &files)
 }
 
-/// `SSL_CERT_FILE` when set, else the first of `files` that can be opened; each read bounded
+/// `SSL_CERT_FILE` when set and not empty, else the first of `files` that can be opened; each read bounded
 /// by [`MAX_FILE_BYTES`] (a larger bundle is an error, not skipped).
 fn system_roots_from(
     ssl_cert_file: Option<&std::ffi::OsStr>,
     files: &[&Path],
 ) -> Result<Vec<u8>, ConfigError> {
-    if let Some(f) = ssl_cert_file {
+    // Go's root_unix.go takes an empty value as unset.
+    if let Some(f) = ssl_cert_file.filter(|f| !f.is_empty()) {
         return read_bounded(Path::new(f));
     }
     for f in files {
@@ -2052,7 +2082,13 @@ mod tests {
             Vec<&'a Path>,
             Result<&'a str, String>,
         );
-        let cases: [Case<'_>; 5] = [
+        let cases: [Case<'_>; 6] = [
+            (
+                "an empty SSL_CERT_FILE is unset (Go's root_unix.go)",
+                Some(Path::new("")),
+                vec![&missing, &small],
+                Ok("small"),
+            ),
             (
                 "the first that exists",
                 None,
@@ -2090,6 +2126,39 @@ mod tests {
                 (Ok(bytes), Ok(text)) => assert_eq!(bytes, text.as_bytes(), "{name}"),
                 (Err(e), Err(text)) => assert_eq!(e.to_string(), text, "{name}"),
                 (got, _) => panic!("{name}: {got:?}"),
+            }
+        }
+    }
+
+    /// A kubeconfig `proxy-url` the url crate takes but `http::Uri` refuses is refused when
+    /// the client is built (reqwest would connect directly), its password masked; one both
+    /// take is used.
+    #[test]
+    fn proxy_urls_reqwest_would_skip_are_refused() {
+        let cases: &[(&str, Option<&str>)] = &[
+            (
+                "http://u:s3cr3t@pro\"xy:3128",
+                Some("proxy-url http://u:***@pro\"xy:3128: not a valid HTTP URI"),
+            ),
+            // Go's url.Parse refuses a brace in a host: refused before that.
+            (
+                "http://proxy{x:3128",
+                Some("proxy-url http://proxy{x:3128: could not parse"),
+            ),
+            ("http://u:s3cr3t@proxy:3128", None),
+        ];
+        for (proxy, want) in cases {
+            let got = ConnectionInfo::new("https://x")
+                .with_proxy(*proxy)
+                .client(Duration::from_secs(1));
+            match (got, want) {
+                (Ok(_), None) => {}
+                (Err(e), Some(want)) => {
+                    let e = e.to_string();
+                    assert!(e.starts_with(want), "{proxy}: {e}");
+                    assert!(!e.contains("s3cr3t"), "{proxy}: {e}");
+                }
+                (got, _) => panic!("{proxy}: {:?}", got.map(drop)),
             }
         }
     }

@@ -97,6 +97,19 @@ impl EnvProxy {
         (!matches!(proxy.scheme(), "http" | "https")).then(|| (var, proxy.scheme().to_owned()))
     }
 
+    /// The proxy `url` would take when reqwest cannot use it (its URL is no `http::Uri`, see
+    /// [`proxy_uri_usable`](super::proxy_uri_usable)): the variable's name and the proxy, so that
+    /// the client is refused when it is built instead of connecting directly.
+    pub(crate) fn unusable(&self, url: &Url) -> Option<(&'static str, Url)> {
+        let proxy = self.proxy_for(url)?;
+        let var = if url.scheme() == "https" {
+            "HTTPS_PROXY"
+        } else {
+            "HTTP_PROXY"
+        };
+        (!super::proxy_uri_usable(&proxy)).then_some((var, proxy))
+    }
+
     /// The proxy for `url`, or `None` to connect directly.
     pub(crate) fn proxy_for(&self, url: &Url) -> Option<Url> {
         let proxy = match url.scheme() {
