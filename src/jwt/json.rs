@@ -16,8 +16,9 @@
 //!
 //! The request path validates each untrusted payload **once**, with a hand-written scanner
 //! ([`scan_object`], [`validate_object`]): UTF-8, RFC 8259 grammar exactly as serde_json
-//! accepts it (no lone surrogates, no control characters in strings, no leading zeros, numbers
-//! that overflow `f64` refused), duplicate names at every depth and the depth cap, capturing
+//! accepts it (no control characters in strings, no leading zeros, numbers that overflow `f64`
+//! refused), except that a lone UTF-16 surrogate escape is accepted and decoded to U+FFFD as
+//! Go's `encoding/json` and go-jose decode it (serde_json refuses it), duplicate names at every depth and the depth cap, capturing
 //! the top-level `iss` for the router. Strings — most of a JWT — are scanned eight bytes per
 //! step; member names sit on one fixed stack shared by all open objects (32 names as
 //! fingerprinted raw ranges, a hashed set per object beyond that; names with escapes are
@@ -33,7 +34,8 @@
 //! escapes), not skipped by the iterator and walked again by the reader; `aud` is checked and
 //! then read in place, without collecting it. serde_json remains for JWKS documents and as the
 //! test oracle: the previous serde-based scanner is kept in the tests, and a proptest checks
-//! that both accept and refuse the same documents (random and byte-mutated JSON).
+//! that both accept and refuse the same documents (random and byte-mutated JSON; the oracle
+//! reads them with each lone surrogate escape replaced by `\ufffd`, Go's reading).
 //!
 //! Measured (callgrind, bench payload of 560 bytes): the validating scan costs ≈ 7.5 k
 //! instructions (serde_json two-pass scan + typed decode: ≈ 14 k + 15 k); see
@@ -169,7 +171,7 @@ pub(crate) fn scan_jwt_payload(
 /// the signature. So a payload whose only fault (up to the first repeat, in document order) is
 /// a repeated member name is routed by its last `iss` string, and its claims are refused with
 /// go-jose's text naming the first repeat at any depth. `None`: not a JWT payload for anyone:
-/// refused by the strict rules for any other reason (a lone surrogate, invalid UTF-8, a number
+/// refused by the strict rules for any other reason (invalid UTF-8, a number
 /// beyond `f64`, too deep: *not mine*, see docs/compatibility.md), not an object, no string
 /// `iss`. Error path only: the scanner runs once more, then serde_json reads the `iss` members.
 pub(crate) fn refused_payload(bytes: &[u8]) -> Option<(String, String)> {
@@ -190,7 +192,10 @@ pub(crate) fn refused_payload(bytes: &[u8]) -> Option<(String, String)> {
     let (Err(ScanError::Duplicate), Some(name)) = (s.object(true), s.names.dup) else {
         return None;
     };
-    let iss = serde_json::from_slice::<GoIssuerPeek>(bytes).ok()?.0?;
+    // serde_json refuses lone surrogate escapes as strings: it reads them as Go does.
+    let iss = serde_json::from_slice::<GoIssuerPeek>(&go_lone_surrogates(bytes))
+        .ok()?
+        .0?;
     Some((
         iss,
         format!(
@@ -298,9 +303,9 @@ impl ScanError {
     }
 }
 
-/// The validating scanner: RFC 8259 JSON exactly as serde_json accepts it (UTF-8, no lone
-/// surrogates in `\u` escapes, no control characters in strings, no leading zeros, numbers
-/// within `f64`, depth < [`MAX_DEPTH`]), plus duplicate member names rejected at every depth.
+/// The validating scanner: RFC 8259 JSON exactly as serde_json accepts it (UTF-8, no control
+/// characters in strings, no leading zeros, numbers within `f64`, depth < [`MAX_DEPTH`]) but
+/// for lone surrogates in `\u` escapes, which Go accepts (as U+FFFD, see [`unescape`]), plus duplicate member names rejected at every depth.
 /// With `object`, the document must be an object and its top-level `iss` (a string or `null`)
 /// is returned as the range of its raw value.
 ///
@@ -637,20 +642,11 @@ impl Scanner<'_, '_> {
                 self.i += 1;
                 Ok(())
             }
+            // Any four hex digits: a surrogate escape that is not half of a valid pair is
+            // valid JSON to Go and decodes to U+FFFD (see [`unescape`]).
             Some(b'u') => {
                 self.i += 1;
-                let n = self.hex4()?;
-                if (0xDC00..=0xDFFF).contains(&n) {
-                    return Err(ScanError::Syntax);
-                }
-                if (0xD800..=0xDBFF).contains(&n) {
-                    self.expect(b'\\')?;
-                    self.expect(b'u')?;
-                    if !(0xDC00..=0xDFFF).contains(&self.hex4()?) {
-                        return Err(ScanError::Syntax);
-                    }
-                }
-                Ok(())
+                self.hex4().map(|_| ())
             }
             _ => Err(ScanError::Syntax),
         }
@@ -953,18 +949,59 @@ impl Names {
 /// comparison never matches it and the decoding walk decides.
 const NO_FP: u64 = u64::MAX;
 
+/// `bytes` with each `\uXXXX` surrogate escape that is not half of a valid pair replaced by
+/// `\ufffd` (same length), which is how Go reads it ([`unescape`]): for serde_json, which
+/// refuses such escapes in strings. Error path (and test oracle) only.
+fn go_lone_surrogates(bytes: &[u8]) -> Cow<'_, [u8]> {
+    let unit = |b: &[u8], i: usize| -> Option<u32> {
+        let d = b.get(i..i + 6)?;
+        if d[0] != b'\\' || d[1] != b'u' || !d[2..].iter().all(u8::is_ascii_hexdigit) {
+            return None;
+        }
+        std::str::from_utf8(&d[2..])
+            .ok()
+            .and_then(|s| u32::from_str_radix(s, 16).ok())
+    };
+    let mut out = Cow::Borrowed(bytes);
+    let mut i = 0;
+    while let Some(at) = bytes
+        .get(i..)
+        .and_then(|r| r.iter().position(|&c| c == b'\\'))
+    {
+        i += at;
+        match unit(bytes, i) {
+            Some(0xD800..=0xDBFF) if matches!(unit(bytes, i + 6), Some(0xDC00..=0xDFFF)) => i += 12,
+            Some(0xD800..=0xDFFF) => {
+                out.to_mut()[i..i + 6].copy_from_slice(b"\\ufffd");
+                i += 6;
+            }
+            _ => i += 2,
+        }
+    }
+    out
+}
+
 fn decode_name(b: &[u8], n: NameRef) -> String {
     unescape(&b[n.start..n.end])
 }
 
-/// Decodes the body of a JSON string the scanner accepted. Never panics: on input the scanner
-/// would have refused it substitutes U+FFFD rather than failing.
+/// Decodes the body of a JSON string the scanner accepted, as Go's `encoding/json`
+/// (`unquoteBytes`) and go-jose's fork of it decode it: a `\uXXXX` high surrogate directly
+/// followed by a `\uXXXX` low surrogate is one character; any other surrogate escape (a lone
+/// high or low one, a high one followed by anything else, a low one before a high one) is
+/// U+FFFD on its own, and what follows it is decoded as usual (`\ud800\u0041` is `\u{FFFD}A`,
+/// `\ud800\ud800` two U+FFFD). Never panics: on input the scanner would have refused it
+/// substitutes U+FFFD rather than failing.
 fn unescape(raw: &[u8]) -> String {
     let mut out = String::with_capacity(raw.len());
     let mut i = 0;
-    let hex = |i: usize| -> Option<u32> {
-        let d = raw.get(i..i + 4)?;
-        std::str::from_utf8(d)
+    // The code unit of a `\uXXXX` escape at `i`.
+    let u4 = |i: usize| -> Option<u32> {
+        let d = raw.get(i..i + 6)?;
+        if d[0] != b'\\' || d[1] != b'u' {
+            return None;
+        }
+        std::str::from_utf8(&d[2..])
             .ok()
             .and_then(|s| u32::from_str_radix(s, 16).ok())
     };
@@ -978,26 +1015,26 @@ fn unescape(raw: &[u8]) -> String {
         if i >= raw.len() {
             break;
         }
+        if raw.get(i + 1) == Some(&b'u') {
+            let unit = u4(i).unwrap_or(0xFFFD);
+            i += 6;
+            let pair = match (unit, u4(i)) {
+                (0xD800..=0xDBFF, Some(lo @ 0xDC00..=0xDFFF)) => {
+                    i += 6;
+                    Some(0x10000 + ((unit - 0xD800) << 10) + (lo - 0xDC00))
+                }
+                _ => None,
+            };
+            // A surrogate that is not half of a pair: `from_u32` refuses it.
+            out.push(char::from_u32(pair.unwrap_or(unit)).unwrap_or('\u{FFFD}'));
+            continue;
+        }
         let c = match raw.get(i + 1) {
             Some(b'b') => '\u{8}',
             Some(b'f') => '\u{c}',
             Some(b'n') => '\n',
             Some(b'r') => '\r',
             Some(b't') => '\t',
-            Some(b'u') => {
-                let hi = hex(i + 2).unwrap_or(0xFFFD);
-                i += 4;
-                if (0xD800..=0xDBFF).contains(&hi) && raw.get(i + 2..i + 4) == Some(b"\\u") {
-                    let lo = hex(i + 4).unwrap_or(0);
-                    i += 6;
-                    char::from_u32(
-                        0x10000 + ((hi - 0xD800) << 10) + (lo.wrapping_sub(0xDC00) & 0x3FF),
-                    )
-                    .unwrap_or('\u{FFFD}')
-                } else {
-                    char::from_u32(hi).unwrap_or('\u{FFFD}')
-                }
-            }
             Some(&c) => c as char,
             None => '\u{FFFD}',
         };
@@ -2237,9 +2274,12 @@ mod tests {
         }
     }
 
+    /// The scanner and the serde oracle accept and refuse the same documents; the oracle
+    /// reads each lone surrogate escape as `\ufffd` (Go's reading, which serde_json refuses).
     fn agree(doc: &[u8]) {
+        let go = go_lone_surrogates(doc);
         let ours = scan_object(doc).map_err(|e| e.to_string());
-        let theirs = oracle::scan_object(doc).map_err(|e| e.to_string());
+        let theirs = oracle::scan_object(&go).map_err(|e| e.to_string());
         assert_eq!(
             ours.is_ok(),
             theirs.is_ok(),
@@ -2250,7 +2290,7 @@ mod tests {
             assert_eq!(a, b, "iss of {:?}", String::from_utf8_lossy(doc));
         }
         let ours = check_no_duplicates(doc).map_err(|e| e.to_string());
-        let theirs = oracle::check_no_duplicates(doc).map_err(|e| e.to_string());
+        let theirs = oracle::check_no_duplicates(&go).map_err(|e| e.to_string());
         if let (Err(a), Err(b)) = (&ours, &theirs) {
             // Which rule fires first may differ only for scan_object's `iss` type check; the
             // plain validation must report the same kind (duplicate or not).
@@ -2263,7 +2303,7 @@ mod tests {
             );
         }
         let ours = check_no_duplicates(doc);
-        let theirs = oracle::check_no_duplicates(doc);
+        let theirs = oracle::check_no_duplicates(&go);
         assert_eq!(
             ours.is_ok(),
             theirs.is_ok(),
@@ -2465,11 +2505,37 @@ mod tests {
             case("bad escape", br#"{"a":"\x"}"#, false, None),
             case("short unicode escape", br#"{"a":"\u12"}"#, false, None),
             case("surrogate pair", br#"{"a":"\ud83d\ude00"}"#, true, None),
-            case("lone high surrogate", br#"{"a":"\ud83d"}"#, false, None),
-            case("lone low surrogate", br#"{"a":"\ude00"}"#, false, None),
+            // Lone surrogate escapes: valid to Go (U+FFFD), so accepted.
+            case("lone high surrogate", br#"{"a":"\ud83d"}"#, true, None),
+            case("lone low surrogate", br#"{"a":"\ude00"}"#, true, None),
             case(
                 "high surrogate then letter",
                 br#"{"a":"\ud83d\u0041"}"#,
+                true,
+                None,
+            ),
+            case(
+                "two high surrogates",
+                br#"{"a":"\ud800\ud800"}"#,
+                true,
+                None,
+            ),
+            case("low then high", br#"{"a":"\udc00\ud800"}"#, true, None),
+            case(
+                "high surrogate then a bad escape",
+                br#"{"a":"\ud800\uZZZZ"}"#,
+                false,
+                None,
+            ),
+            case(
+                "lone surrogate iss",
+                br#"{"iss":"a\ud800b"}"#,
+                true,
+                Some("a\u{FFFD}b"),
+            ),
+            case(
+                "names equal once decoded to U+FFFD",
+                br#"{"a\ud800":1,"a\udc00":2}"#,
                 false,
                 None,
             ),
@@ -2680,6 +2746,39 @@ mod tests {
         }
     }
 
+    /// Surrogate escapes decode as Go's `encoding/json` and go-jose's fork decode them (Go
+    /// 1.26 and go-jose v2.6.3 agree on each): a valid pair is one character, every other
+    /// surrogate escape U+FFFD on its own, what follows decoded as usual. Values and names.
+    #[test]
+    fn lone_surrogates_decode_as_go_decodes_them() {
+        let cases = [
+            (r#""a\ud800b""#, "a\u{FFFD}b"),
+            (r#""\ud800\ud800""#, "\u{FFFD}\u{FFFD}"),
+            (r#""\udc00""#, "\u{FFFD}"),
+            (r#""\ud800\u0041""#, "\u{FFFD}A"),
+            (r#""\ud800\udc00""#, "\u{10000}"),
+            (r#""\udc00\ud800""#, "\u{FFFD}\u{FFFD}"),
+            (r#""\ud800""#, "\u{FFFD}"),
+            (r#""\ud800\n""#, "\u{FFFD}\n"),
+            (r#""\udbff\udfff""#, "\u{10FFFF}"),
+            (r#""\ud800\\u0041""#, "\u{FFFD}\\u0041"),
+            (r#""x\uD83D\uDE00y\uDE00""#, "x\u{1F600}y\u{FFFD}"),
+        ];
+        for (lit, want) in cases {
+            let doc = format!(r#"{{{lit}:{lit}}}"#);
+            let o = validate_object(doc.as_bytes()).unwrap_or_else(|e| panic!("{lit}: {e}"));
+            let (name, value) = o.iter().next().unwrap();
+            assert_eq!(name, want, "name {lit}");
+            assert_eq!(value.as_str().unwrap(), want, "value {lit}");
+            let mut index = TopIndex::default();
+            let o = validate_object_quiet(doc.as_bytes(), &mut index).unwrap();
+            assert_eq!(o.get(want).and_then(|v| v.as_str()).unwrap(), want, "{lit}");
+            // serde_json reads the same text once the lone ones are Go's `\ufffd`.
+            let go: String = serde_json::from_slice(&go_lone_surrogates(lit.as_bytes())).unwrap();
+            assert_eq!(go, want, "go_lone_surrogates {lit}");
+        }
+    }
+
     #[test]
     fn unescape_matches_serde() {
         for s in [
@@ -2832,10 +2931,12 @@ mod tests {
         fn raw_members_match_serde(doc in json_strategy()) {
             let wrapped = format!("{{\"x\":{doc},\"y\":[{doc}]}}");
             if let Ok(o) = validate_object(wrapped.as_bytes()) {
-                let v: serde_json::Value = serde_json::from_str(&wrapped).unwrap();
+                let v: serde_json::Value =
+                    serde_json::from_slice(&go_lone_surrogates(wrapped.as_bytes())).unwrap();
                 for (k, raw) in o.iter() {
                     let want = &v[&*k];
-                    let got: serde_json::Value = serde_json::from_str(raw.text()).unwrap();
+                    let got: serde_json::Value =
+                        serde_json::from_slice(&go_lone_surrogates(raw.text().as_bytes())).unwrap();
                     prop_assert_eq!(&got, want);
                 }
             }
