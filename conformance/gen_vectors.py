@@ -2427,6 +2427,11 @@ def sa_cases():
         ("duplicate iss, signature not ours", mint_raw(hdr, good.replace('{', '{"iss":"https://kubernetes.default.svc",', 1), other_key),
          crypto),
         ("escaped member name", mint_raw(hdr, good.replace('"namespace":"ns"', '"n\\u0061mespace":"ns"')), ok_),
+        # A lone surrogate escape is U+FFFD (go-jose's fork of encoding/json, and the issuer
+        # peek's encoding/json): a valid payload; names equal once decoded are a repeat.
+        ("a lone surrogate in an unknown claim", mint_raw(hdr, good.replace('{', '{"x":"a\\ud800\\u0041",', 1)), ok_),
+        ("names equal once lone surrogates are U+FFFD", mint_raw(hdr, good.replace('{', '{"x\\ud800":1,"x\\udc00":2,', 1)),
+         error("json: duplicate key 'x\ufffd' in object")),
         ("alg none", b64u('{"alg":"none"}') + "." + b64u(good) + ".", crypto),
         ("alg HS256", b64u('{"alg":"HS256"}') + "." + b64u(good) + "." + b64u(b"x" * 32), crypto),
         ("header alg lower case", mint_raw(json.dumps({"alg": "rs256", "kid": kid(rsa_key)}), good), crypto),
@@ -2524,8 +2529,36 @@ OIDC_UNMARSHAL = "oidc: verify token: oidc: failed to unmarshal claims: "
 OIDC_EXP, OIDC_IAT = 4733510400, 1577836800  # 2120-01-01, 2020-01-01
 
 
-# Deliberate text differences (both sides refuse the token; the texts only reach logs).
+R_OIDC_FOLD = (
+    "go-oidc decodes its idToken with encoding/json, which matches member names to fields in any "
+    "case (and \u017f as s); kube-authn reads exact names and refuses a member Go would fold onto an "
+    "idToken field (iss, sub, aud, exp, iat, nbf, nonce, at_hash, _claim_names, _claim_sources) with "
+    "an error naming it (src/token/oidc/mod.rs folded_id_token_field)")
+
+# Deliberate differences: texts (both sides refuse the token; the texts only reach logs), and
+# a member folded onto an idToken field, refused where Go may accept (fail closed).
 OIDC_DIFFERENCES = {
+    "EXP after exp": (
+        error(OIDC_UNMARSHAL + 'claim "EXP" matches idToken.exp only by case folding'),
+        R_OIDC_FOLD),
+    "AUD after aud": (
+        error(OIDC_UNMARSHAL + 'claim "AUD" matches idToken.aud only by case folding'),
+        R_OIDC_FOLD),
+    "Sub a number after sub": (
+        error(OIDC_UNMARSHAL + 'claim "Sub" matches idToken.sub only by case folding'),
+        R_OIDC_FOLD),
+    "IAT true": (
+        error(OIDC_UNMARSHAL + 'claim "IAT" matches idToken.iat only by case folding'),
+        R_OIDC_FOLD),
+    "_Claim_Names naming a missing source": (
+        error(OIDC_UNMARSHAL + 'claim "_Claim_Names" matches idToken._claim_names only by case folding'),
+        R_OIDC_FOLD),
+    "NONCE, which nothing checks": (
+        error(OIDC_UNMARSHAL + 'claim "NONCE" matches idToken.nonce only by case folding'),
+        R_OIDC_FOLD),
+    "ISS null": (
+        error(OIDC_UNMARSHAL + 'claim "ISS" matches idToken.iss only by case folding'),
+        R_OIDC_FOLD),
     "a repeated claim name (the last value is what go-oidc reads)": (
         error("oidc: verify token: oidc: failed to unmarshal claims: json: duplicate key 'sub' in object"),
         "go-oidc decodes the claims with encoding/json, where the last of repeated names wins; kube-authn "
@@ -2746,6 +2779,40 @@ def oidc_cases():
         ("distributed: a source whose jwt (any case) is a number, in another source", std,
          mint(dict(claims(groups=None), _claim_names={"groups": "s"}, _claim_sources={"s": {}, "t": {"jwt": 5}})),
          error("oidc: could not expand distributed claims: oidc: could not parse claim sources: json: cannot unmarshal number into Go struct field endpoint.JWT of type string")),
+        # A null member leaves the field as it was (encoding/json): the endpoint is still fetched
+        # (an unparsable URL, so neither side reaches a network; the texts after the prefix
+        # differ only because the runner gives kube-authn no HTTP client for claims).
+        ("distributed: a null ENDPOINT after the endpoint keeps it", std,
+         mint(dict(claims(groups=None), _claim_names={"groups": "s"}, _claim_sources={"s": {"endpoint": "http://%zz/claims"}}),
+              raw=lambda p: p.replace('"endpoint":"http://%zz/claims"', '"endpoint":"http://%zz/claims","ENDPOINT":null')),
+         {"result": "error", "error_contains": 'oidc: could not expand distributed claims: while getting distributed claim "groups": '}),
+        ("distributed: a null ACCESS_TOKEN after the access_token keeps it", std,
+         mint(dict(claims(groups=None), _claim_names={"groups": "s"},
+                   _claim_sources={"s": {"endpoint": "http://%zz/claims", "access_token": "tok"}}),
+              raw=lambda p: p.replace('"access_token":"tok"', '"access_token":"tok","ACCESS_TOKEN":null')),
+         {"result": "error", "error_contains": 'oidc: could not expand distributed claims: while getting distributed claim "groups": '}),
+        # go-oidc matches idToken's member names in any case (encoding/json); kube-authn refuses
+        # such a member (OIDC_DIFFERENCES). Appended after the exact ones: Go's last one wins.
+        ("EXP after exp", std, mint(claims(), raw=lambda p: p[:-1] + ',"EXP":1}'),
+         error("oidc: verify token: oidc: token is expired (Token Expiry: 1970-01-01 00:00:01 +0000 UTC)")),
+        ("AUD after aud", std, mint(claims(), raw=lambda p: p[:-1] + ',"AUD":"other"}'),
+         error('oidc: verify token: oidc: expected audience "kube" got ["other"]')),
+        ("Sub a number after sub", std, mint(claims(), raw=lambda p: p[:-1] + ',"Sub":5}'),
+         error(OIDC_UNMARSHAL + "json: cannot unmarshal number into Go struct field idToken.sub of type string")),
+        ("IAT true", std, mint(claims(), raw=lambda p: p[:-1] + ',"IAT":true}'),
+         error(OIDC_UNMARSHAL + "json: cannot unmarshal bool into Go struct field idToken.iat of type json.Number")),
+        ("_Claim_Names naming a missing source", std, mint(claims(), raw=lambda p: p[:-1] + ',"_Claim_Names":{"groups":"s"}}'),
+         error("oidc: verify token: oidc: source does not exist")),
+        ("NONCE, which nothing checks", std, mint(claims(), raw=lambda p: p[:-1] + ',"NONCE":"n"}'), ok(alice)),
+        ("ISS null", std, mint(claims(), raw=lambda p: p[:-1] + ',"ISS":null}'), ok(alice)),
+        # A lone surrogate escape is U+FFFD (encoding/json's unquote), not a payload refused.
+        ("a lone surrogate in sub", std, mint(claims(), raw=lambda p: p.replace('"sub":"alice"', '"sub":"a\\ud800b"')),
+         ok(user(P + "a\ufffdb", "", ["oidc:dev", "oidc:ops"]))),
+        ("lone and mismatched surrogates in groups", std,
+         mint(claims(groups=["g1", "g2", "g3", "g4"]),
+              raw=lambda p: p.replace("g1", "\\ud800\\ud800").replace("g2", "\\udc00").replace("g3", "\\ud800\\u0041")
+              .replace("g4", "\\ud83d\\ude00\\ude00")),
+         ok(user(P + "alice", "", ["oidc:\ufffd\ufffd", "oidc:\ufffd", "oidc:\ufffdA", "oidc:\U0001f600\ufffd"]))),
     ]:
         if label in OIDC_DIFFERENCES:
             theirs, reason = OIDC_DIFFERENCES[label]

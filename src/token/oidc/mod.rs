@@ -260,6 +260,43 @@ struct VerifyClaims<'a> {
     claim_sources: Option<RawObject<'a>>,
 }
 
+/// The JSON names of go-oidc v2.5.0's `idToken` fields.
+const ID_TOKEN_FIELDS: [&str; 10] = [
+    "iss",
+    "sub",
+    "aud",
+    "exp",
+    "iat",
+    "nbf",
+    "nonce",
+    "at_hash",
+    "_claim_names",
+    "_claim_sources",
+];
+
+/// The `idToken` field Go's `encoding/json` decodes the top-level member `name` into although
+/// `name` (decoded) is not that field's name: `EXP`, `Sub`, `_Claim_Names`, `iſs` (U+017F)…
+/// go-oidc reads those (so `{"exp":<future>,"EXP":1}` has expired for Go), kube-authn's
+/// readers take exact names only: such a member is refused (an error, not *not mine*), so
+/// both never read different claims. A string `iss` variant never gets here: the router's scan
+/// already refused it (`is_iss_variant` in src/jwt/json.rs).
+///
+/// Cheap on the request path: the byte lengths the ten names can take (U+017F `ſ` is two bytes
+/// where an `s` is one; no name has a `k`, so the Kelvin sign never matches) and their first
+/// bytes filter first.
+fn folded_id_token_field(name: &str) -> Option<&'static str> {
+    let first = name.as_bytes().first().map(u8::to_ascii_lowercase);
+    // First bytes: `i s a e n _`, or U+017F's lead byte (`ſub`).
+    if !matches!(name.len(), 3..=5 | 7 | 8 | 12..=16)
+        || !matches!(first, Some(b'i' | b's' | b'a' | b'e' | b'n' | b'_' | 0xC5))
+    {
+        return None;
+    }
+    ID_TOKEN_FIELDS
+        .into_iter()
+        .find(|field| name != *field && go_field_name_eq(name, field))
+}
+
 /// go-oidc's `claimSource` (`endpoint`, `access_token`: strings) decoded from one
 /// `_claim_sources` entry: a member matching either field (as Go matches names) with a value
 /// that is neither a string nor `null` is Go's type error; other members are ignored.
@@ -400,7 +437,14 @@ impl<'a> VerifyClaims<'a> {
                         _ => keep(type_error(kind, name, map_type)),
                     }
                 }
-                _ => {}
+                other => {
+                    if let Some(field) = folded_id_token_field(other) {
+                        return Err(fail(format!(
+                            "claim {} matches idToken.{field} only by case folding",
+                            go_quote(other)
+                        )));
+                    }
+                }
             }
         }
         match kept {
@@ -418,6 +462,20 @@ impl<'a> VerifyClaims<'a> {
             None => go_quote_list([""; 0]),
         }
     }
+}
+
+/// Go's `time.Time` `%v` in UTC of `time.Unix(secs, nanos)` (`Time.String`): [`go_time_utc`]
+/// with the nanoseconds after the seconds, trailing zeros trimmed and no dot when there are
+/// none (`2026-11-28 22:26:02.50244817 +0000 UTC`). Go prints `time.Now()` with its monotonic
+/// clock reading after that (` m=+0.102201679`), which has no counterpart here.
+fn go_time_utc_nanos((secs, nanos): (i64, u32)) -> String {
+    let mut text = go_time_utc(secs);
+    if nanos > 0 && nanos < 1_000_000_000 {
+        let digits = format!("{nanos:09}");
+        let at = text.find(" +0000").unwrap_or(text.len());
+        text.insert_str(at, &format!(".{}", digits.trim_end_matches('0')));
+    }
+    text
 }
 
 /// Go's `time.Time` `%v` in UTC, of `time.Unix(unix, 0)`: `2009-11-10 22:00:00 +0000 UTC`.
@@ -830,7 +888,7 @@ impl OidcAuthenticator {
             if now.saturating_add(60) < nbf {
                 return Err(format!(
                     "oidc: current time {} before the nbf (not before) time: {}",
-                    go_time_utc(now),
+                    go_time_utc_nanos(now_nanos),
                     go_time_utc(nbf)
                 ));
             }
@@ -861,8 +919,9 @@ impl OidcAuthenticator {
             return Err("oidc: no claim sources".into());
         };
         // Kubernetes reads the sources as `map[string]endpoint` (`endpoint`, `access_token`,
-        // `JWT`: strings; names matched as Go matches them, the last one winning; `null` is
-        // an empty value); `JWT` is the one field go-oidc did not type-check.
+        // `JWT`: strings; names matched as Go matches them, the last one winning; a `null`
+        // member leaves the field as it was, so `"endpoint":"x","ENDPOINT":null` keeps `x`; a
+        // `null` source is an empty one); `JWT` is the one field go-oidc did not type-check.
         #[derive(Default)]
         struct Endpoint {
             url: String,
@@ -872,6 +931,9 @@ impl OidcAuthenticator {
         for (key, entry) in sources.as_object().iter().flat_map(|o| o.iter()) {
             let mut ep = Endpoint::default();
             for (field, v) in entry.as_object().iter().flat_map(|o| o.iter()) {
+                if v.is_null() {
+                    continue;
+                }
                 let text = || raw_str(v).map(|s| s.into_owned()).unwrap_or_default();
                 if go_field_name_eq(&field, "endpoint") {
                     ep.url = text();
@@ -1461,6 +1523,280 @@ mod tests {
             !text.contains("s3cr3tpw") && !format!("{err:?}").contains("s3cr3tpw"),
             "{text}"
         );
+    }
+
+    /// A clock at fixed seconds and nanoseconds.
+    #[derive(Debug)]
+    struct NanoClock(i64, u32);
+    impl crate::jwt::Clock for NanoClock {
+        fn now_unix(&self) -> i64 {
+            self.0
+        }
+        fn now_unix_nanos(&self) -> (i64, u32) {
+            (self.0, self.1)
+        }
+    }
+
+    /// Records each distributed-claims fetch (endpoint, access token) and fails it.
+    #[derive(Default, Clone)]
+    struct Recorder(std::sync::Arc<std::sync::Mutex<Vec<(String, String)>>>);
+    impl super::ClaimFetcher for Recorder {
+        fn fetch<'a>(
+            &'a self,
+            endpoint: &'a str,
+            access_token: &'a str,
+        ) -> std::pin::Pin<Box<dyn Future<Output = Result<Vec<u8>, String>> + Send + 'a>> {
+            self.0
+                .lock()
+                .unwrap()
+                .push((endpoint.to_owned(), access_token.to_owned()));
+            Box::pin(async { Err("recorded".into()) })
+        }
+    }
+
+    /// Authenticates an ES256 token of `claims` (a JSON text) with an authenticator for
+    /// `https://issuer.example` (client id `kubectl`, username from `sub` without a prefix,
+    /// groups from `groups`) at `clock`, with `fetcher` for distributed claims.
+    fn authenticate(
+        claims: &str,
+        clock: (i64, u32),
+        fetcher: Recorder,
+    ) -> crate::authenticator::AuthResult {
+        use super::{OidcAuthenticator, config::OidcFlags};
+        use crate::authenticator::{Context, TokenAuthenticator};
+        use crate::jwt::key::PublicKey;
+        use aws_lc_rs::encoding::AsDer;
+        use aws_lc_rs::rand::SystemRandom;
+        use aws_lc_rs::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair, KeyPair};
+        use base64::{Engine, engine::general_purpose::URL_SAFE_NO_PAD as B64};
+        use std::sync::Arc;
+
+        let flags = OidcFlags {
+            issuer_url: "https://issuer.example".into(),
+            client_id: "kubectl".into(),
+            signing_algs: vec!["ES256".into()],
+            username_claim: "sub".into(),
+            username_prefix: Some("-".into()),
+            groups_claim: Some("groups".into()),
+            ..Default::default()
+        };
+        let oidc = OidcAuthenticator::new(flags.to_config(&[]).unwrap())
+            .with_clock(Arc::new(NanoClock(clock.0, clock.1)));
+        let pair = EcdsaKeyPair::generate(&ECDSA_P256_SHA256_FIXED_SIGNING).unwrap();
+        let public =
+            PublicKey::from_spki_der(pair.public_key().as_der().unwrap().as_ref()).unwrap();
+        oidc.set_keys(vec![Arc::new(public)]);
+        oidc.set_claim_fetcher(Box::new(fetcher));
+        let input = format!(
+            "{}.{}",
+            B64.encode(r#"{"alg":"ES256"}"#),
+            B64.encode(claims)
+        );
+        let sig = pair.sign(&SystemRandom::new(), input.as_bytes()).unwrap();
+        let token = format!("{input}.{}", B64.encode(sig.as_ref()));
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(oidc.authenticate_token(&token, &Context::default()))
+    }
+
+    const BASE: &str = r#""iss":"https://issuer.example","aud":"kubectl","exp":2000000000"#;
+
+    /// Kubernetes decodes `_claim_sources` entries with `encoding/json`: a member matched to a
+    /// field (in any case) replaces it, a `null` one leaves it as it was (Go, k8s.io/apiserver
+    /// v0.37.2: `"endpoint":E,"ENDPOINT":null` fetches E; `"access_token":"tok",
+    /// "ACCESS_TOKEN":null` sends `Bearer tok`). A `null` is no empty string.
+    #[test]
+    fn a_null_claim_source_member_leaves_the_field_as_it_was() {
+        // (case, the source entry, the fetch: endpoint and access token)
+        type Case = (
+            &'static str,
+            &'static str,
+            Option<(&'static str, &'static str)>,
+        );
+        let cases: &[Case] = &[
+            (
+                "endpoint then ENDPOINT null",
+                r#"{"endpoint":"https://idp/claims","ENDPOINT":null}"#,
+                Some(("https://idp/claims", "")),
+            ),
+            (
+                "access_token then ACCESS_TOKEN null",
+                r#"{"endpoint":"https://idp/claims","access_token":"tok","ACCESS_TOKEN":null}"#,
+                Some(("https://idp/claims", "tok")),
+            ),
+            (
+                "ENDPOINT null then endpoint",
+                r#"{"ENDPOINT":null,"endpoint":"https://idp/claims"}"#,
+                Some(("https://idp/claims", "")),
+            ),
+            (
+                "a later string replaces an earlier one",
+                r#"{"endpoint":"https://a/claims","Endpoint":"https://b/claims","access_token":"x","Access_Token":"y"}"#,
+                Some(("https://b/claims", "y")),
+            ),
+            (
+                "only a null endpoint: nothing to fetch",
+                r#"{"endpoint":null}"#,
+                None,
+            ),
+        ];
+        for (name, source, want) in cases {
+            let claims = format!(
+                r#"{{{BASE},"sub":"alice","_claim_names":{{"groups":"s"}},"_claim_sources":{{"s":{source}}}}}"#
+            );
+            let fetches = Recorder::default();
+            let got = authenticate(&claims, (1_900_000_000, 0), fetches.clone());
+            let seen = fetches.0.lock().unwrap().clone();
+            match want {
+                Some((endpoint, token)) => {
+                    assert_eq!(seen, [(endpoint.to_string(), token.to_string())], "{name}");
+                    let err = got.unwrap_err().to_string();
+                    assert_eq!(
+                        err,
+                        "oidc: could not expand distributed claims: while getting distributed claim \"groups\": recorded",
+                        "{name}"
+                    );
+                }
+                None => {
+                    assert!(seen.is_empty(), "{name}: {seen:?}");
+                    let user = got.unwrap().unwrap().user;
+                    assert_eq!(user.groups().count(), 0, "{name}");
+                }
+            }
+        }
+    }
+
+    /// go-oidc prints `time.Now()` in the nbf error: `Time.String` with the nanoseconds
+    /// (trailing zeros trimmed, no dot for none). Its monotonic suffix (` m=+0.1…`) has no
+    /// counterpart (docs/compatibility.md).
+    #[test]
+    fn nbf_error_prints_the_current_time_with_its_nanoseconds() {
+        let cases: &[((i64, u32), &str)] = &[
+            (
+                (1_257_894_000, 502_448_174),
+                "2009-11-10 23:00:00.502448174 +0000 UTC",
+            ),
+            (
+                (1_257_894_000, 500_000_000),
+                "2009-11-10 23:00:00.5 +0000 UTC",
+            ),
+            (
+                (1_257_894_000, 1),
+                "2009-11-10 23:00:00.000000001 +0000 UTC",
+            ),
+            (
+                (1_257_894_000, 120_000),
+                "2009-11-10 23:00:00.00012 +0000 UTC",
+            ),
+            ((1_257_894_000, 0), "2009-11-10 23:00:00 +0000 UTC"),
+        ];
+        for (now, shown) in cases {
+            assert_eq!(super::go_time_utc_nanos(*now), *shown);
+            let claims = format!(r#"{{{BASE},"sub":"alice","nbf":1257897600}}"#);
+            let err = authenticate(&claims, *now, Recorder::default()).unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                format!(
+                    "oidc: verify token: oidc: current time {shown} before the nbf (not before) time: 2009-11-11 00:00:00 +0000 UTC"
+                )
+            );
+        }
+        assert_eq!(
+            super::go_time_utc_nanos((-62_198_755_200, 10)),
+            "-0001-01-01 00:00:00.00000001 +0000 UTC"
+        );
+    }
+
+    /// go-oidc decodes its `idToken` with `encoding/json`, which matches member names to
+    /// fields in any case (and `ſ` U+017F as `s`): Go reads `EXP`, `AUD`, `Sub`… as the
+    /// claims (`{"exp":<future>,"EXP":1}` has expired, `"Sub":5` is a type error). kube-authn
+    /// reads exact names, so such a member is refused, naming it; other names in any case
+    /// (`EMAIL_VERIFIED`) and escaped exact names are claims like any other.
+    #[test]
+    fn members_go_folds_onto_id_token_fields_are_refused() {
+        let refused: &[(&str, &str, &str)] = &[
+            (r#""EXP":1"#, "\"EXP\"", "exp"),
+            (r#""AUD":"other""#, "\"AUD\"", "aud"),
+            (r#""Sub":5"#, "\"Sub\"", "sub"),
+            (r#""IAT":true"#, "\"IAT\"", "iat"),
+            (r#""nBf":1"#, "\"nBf\"", "nbf"),
+            (r#""NONCE":"n""#, "\"NONCE\"", "nonce"),
+            (r#""At_Hash":"h""#, "\"At_Hash\"", "at_hash"),
+            (
+                r#""_Claim_Names":{"groups":"s"}"#,
+                "\"_Claim_Names\"",
+                "_claim_names",
+            ),
+            (
+                r#""_CLAIM_SOURCES":null"#,
+                "\"_CLAIM_SOURCES\"",
+                "_claim_sources",
+            ),
+            (
+                r#""_claim_ſources":{}"#,
+                "\"_claim_ſources\"",
+                "_claim_sources",
+            ),
+            (r#""ISS":null"#, "\"ISS\"", "iss"),
+            (r#""i\u017fs":null"#, "\"iſs\"", "iss"),
+            (r#""S\u0055B":"x""#, "\"SUB\"", "sub"),
+        ];
+        for (member, quoted, field) in refused {
+            let claims = format!(r#"{{{BASE},"sub":"alice",{member}}}"#);
+            let err = authenticate(&claims, (1_900_000_000, 0), Recorder::default())
+                .unwrap_err()
+                .to_string();
+            assert_eq!(
+                err,
+                format!(
+                    "oidc: verify token: oidc: failed to unmarshal claims: claim {quoted} matches idToken.{field} only by case folding"
+                ),
+                "{member}"
+            );
+        }
+        for member in [
+            r#""EMAIL_VERIFIED":false"#,
+            r#""e\u0078p":2000000001"#,
+            r#""expiry":1"#,
+            r#""subs":5"#,
+            r#""Kid":1"#,
+        ] {
+            let claims = format!(
+                r#"{{"iss":"https://issuer.example","aud":"kubectl","sub":"alice",{member}}}"#
+            );
+            let claims = if member.contains("u0078p") {
+                claims
+            } else {
+                claims.replacen('{', "{\"exp\":2000000000,", 1)
+            };
+            let user = authenticate(&claims, (1_900_000_000, 0), Recorder::default())
+                .unwrap_or_else(|e| panic!("{member}: {e}"))
+                .unwrap()
+                .user;
+            assert_eq!(user.name(), "alice", "{member}");
+        }
+    }
+
+    /// A lone surrogate escape in an ID token is U+FFFD, as Go decodes it (k8s.io/apiserver
+    /// v0.37.2 authenticates `"sub":"a\ud800b"` as `a\u{FFFD}b`): no longer "not mine".
+    #[test]
+    fn lone_surrogates_in_claims_are_decoded_as_go_decodes_them() {
+        let cases = [
+            (r#""a\ud800b""#, "a\u{FFFD}b"),
+            (r#""\udc00""#, "\u{FFFD}"),
+            (r#""\ud800\u0041""#, "\u{FFFD}A"),
+            (r#""\ud800\ud800""#, "\u{FFFD}\u{FFFD}"),
+        ];
+        for (sub, want) in cases {
+            let claims = format!(r#"{{{BASE},"sub":{sub},"groups":[{sub}]}}"#);
+            let user = authenticate(&claims, (1_900_000_000, 0), Recorder::default())
+                .unwrap_or_else(|e| panic!("{sub}: {e}"))
+                .unwrap_or_else(|| panic!("{sub}: not mine"))
+                .user;
+            assert_eq!(user.name(), want, "{sub}");
+            assert_eq!(user.groups().collect::<Vec<_>>(), [want], "{sub}");
+        }
     }
 
     /// Go's net/http `stripPassword` (client.go): `user:***@`; a URL without a password (or
