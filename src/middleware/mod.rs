@@ -244,7 +244,9 @@ impl<F: OnFailure> Builder<F> {
     }
 
     /// Also strips every header starting with `prefix` (ASCII case-insensitive) from every
-    /// authenticated request; see [`Builder::identity_header`].
+    /// authenticated request; see [`Builder::identity_header`]. An empty `prefix` is ignored:
+    /// it would name every header (Go's `ClearAuthenticationHeaders` would clear them all,
+    /// but kube-apiserver's `--requestheader-extra-headers-prefix` cannot give it one).
     ///
     /// ```
     /// use kube_authn::{chain::ChainBuilder, middleware::AuthenticationLayer};

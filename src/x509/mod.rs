@@ -256,8 +256,8 @@ impl Moment {
 
 /// `time.Duration`'s limits in seconds, as `Duration.Seconds()` gives them (±(2^63 − 1) ns and
 /// −2^63 ns, both rounding to ±9223372036.854776 in a float64).
-const GO_DURATION_MAX_SECS: f64 = 9_223_372_036.854_775_807;
-const GO_DURATION_MIN_SECS: f64 = -9_223_372_036.854_775_808;
+const GO_DURATION_MAX_SECS: f64 = 9_223_372_036.854_776;
+const GO_DURATION_MIN_SECS: f64 = -9_223_372_036.854_776;
 
 /// Authenticates requests by client certificate. See the [module docs](self).
 ///

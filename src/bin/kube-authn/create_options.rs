@@ -113,8 +113,12 @@ pub fn parse(query: Option<&str>) -> Result<CreateOptions, Vec<FieldError>> {
     }
     // Go ranges over the string's runes: a byte that is not UTF-8 is U+FFFD, which is
     // printable, so only valid characters can be refused; `i` is a byte offset, as in Go.
+    // Each error quotes the whole value, so Go's answer grows with the square of its length
+    // (gigabytes for a 21 000-character value, the longest a URI can carry): past the length
+    // limit, "Too long" alone is the answer (fail closed: a 422 either way).
     let mut at = 0;
-    for chunk in manager.utf8_chunks() {
+    let chunks = (manager.len() <= FIELD_MANAGER_MAX_LENGTH).then(|| manager.utf8_chunks());
+    for chunk in chunks.into_iter().flatten() {
         for (i, c) in chunk.valid().char_indices() {
             if !go_is_print(c) {
                 errs.push(FieldError {
@@ -948,6 +952,14 @@ mod tests {
             ]})
         );
         assert!(parse(Some(&format!("fieldManager={}", "m".repeat(128)))).is_ok());
+        // Unprintable characters: one error each (quoting the value) up to the limit; past
+        // it, "Too long" alone, so the answer stays small however long the value is.
+        for (n, errors) in [(128, 128), (129, 1), (21_000, 1)] {
+            let query = format!("fieldManager={}", "%01".repeat(n));
+            let errs = parse(Some(&query)).unwrap_err();
+            assert_eq!(errs.len(), errors, "{n} characters");
+            assert!(invalid(&errs).0.len() < 128 * 1100, "{n} characters");
+        }
     }
 
     #[test]
