@@ -79,7 +79,7 @@ use tower_service::Service;
 
 use super::{
     ConfigSource, DEFAULT_FIRST_REQUEST_TIMEOUT, DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_IDLE_TIMEOUT,
-    DynamicServerConfig, PeerCertificates, accept_backoff, default_max_connections,
+    DynamicServerConfig, PeerCertificates, accept_backoff, default_max_connections, tune_accepted,
 };
 
 /// Default bound on handshakes in progress at once.
@@ -572,6 +572,7 @@ impl Listener for TlsListener {
                 accepted = self.tcp.accept(), if room => match accepted {
                     Ok((tcp, remote)) => {
                         self.accept_delay = None;
+                        tune_accepted(&tcp);
                         if let Some(slot) = self.next_slot.take() {
                             self.start_handshake(tcp, remote, slot);
                         }
@@ -604,6 +605,12 @@ impl Listener for TlsListener {
 
 /// Copies the client certificate chain from axum's `ConnectInfo<`[`TlsConnectInfo`]`>` into
 /// the [`PeerCertificates`] request extension. See the [module docs](self).
+///
+/// A [`PeerCertificates`] already on the request is removed first: the chain the
+/// authenticators see is always the connection's, or none (no client certificate, or no
+/// `ConnectInfo<TlsConnectInfo>`). So the layer is for [`TlsListener`] only; behind
+/// [`TlsServer`](super::TlsServer), which puts the chain on every request itself, it would
+/// remove it.
 ///
 /// ```
 /// use tower::Layer;
@@ -650,6 +657,9 @@ where
             .extensions()
             .get::<ConnectInfo<TlsConnectInfo>>()
             .and_then(|info| info.0.peer.clone());
+        // Never trust an extension that came from elsewhere (a layer further out, a test
+        // harness): the connection decides, as `TlsServer` does.
+        req.extensions_mut().remove::<PeerCertificates>();
         if let Some(peer) = peer {
             req.extensions_mut().insert(peer);
         }

@@ -80,7 +80,7 @@ mod verifier;
 pub use {rustls, tokio_rustls};
 
 #[cfg(feature = "axum-tls")]
-pub(crate) use server::{ConfigSource, accept_backoff};
+pub(crate) use server::{ConfigSource, accept_backoff, tune_accepted};
 #[cfg(feature = "tls")]
 pub use server::{
     DEFAULT_FIRST_REQUEST_TIMEOUT, DEFAULT_HANDSHAKE_TIMEOUT, DEFAULT_IDLE_TIMEOUT,

@@ -48,7 +48,9 @@ pub const DEFAULT_FIRST_REQUEST_TIMEOUT: Duration = Duration::from_secs(32);
 /// ended: kube-apiserver's `IdleTimeout` (90 s, for HTTP/1.1 keep-alive and for HTTP/2 alike).
 /// A request is in progress from the moment it arrives until its response body is finished
 /// or dropped, so a long response (a stream) keeps its connection. An idle HTTP/2 connection
-/// is closed with GOAWAY.
+/// is closed with GOAWAY. Over HTTP/1.1 the next request's head must have arrived whole
+/// within it: kube-apiserver waits this long for its first byte, then 32 s more for the rest
+/// (`ReadHeaderTimeout`), but hyper cannot tell an idle client from one sending a head.
 ///
 /// ```
 /// assert_eq!(kube_authn::tls::DEFAULT_IDLE_TIMEOUT.as_secs(), 90);
@@ -126,6 +128,41 @@ fn open_file_limit() -> Option<u64> {
     #[cfg(not(unix))]
     {
         None
+    }
+}
+
+/// TCP keep-alive on accepted connections, as kube-apiserver's: the first probe after 3
+/// minutes of silence (`defaultKeepAlivePeriod`, secure_serving.go), then Go's defaults, a
+/// probe every 15 s and 9 unanswered probes before the kernel drops the connection.
+const TCP_KEEPALIVE_IDLE: Duration = Duration::from_secs(180);
+
+/// Sets on an accepted connection what Go's `net` package and kube-apiserver set on theirs:
+/// `TCP_NODELAY` (no Nagle delay for small writes such as HTTP/2 frames and TLS alerts) and
+/// TCP keep-alive ([`TCP_KEEPALIVE_IDLE`]), so a peer that vanished (a powered-off client, a
+/// dropped NAT mapping) in the middle of a long request is found dead and its slot given back.
+/// A failure is logged at debug level and ignored, as Go ignores it.
+pub(crate) fn tune_accepted(tcp: &tokio::net::TcpStream) {
+    if let Err(e) = tcp.set_nodelay(true) {
+        tracing::debug!(error = %e, "cannot set TCP_NODELAY on an accepted connection");
+    }
+    let keepalive = socket2::TcpKeepalive::new().with_time(TCP_KEEPALIVE_IDLE);
+    #[cfg(any(
+        target_os = "android",
+        target_os = "dragonfly",
+        target_os = "freebsd",
+        target_os = "fuchsia",
+        target_os = "illumos",
+        target_os = "ios",
+        target_os = "linux",
+        target_os = "macos",
+        target_os = "netbsd",
+        target_os = "windows",
+    ))]
+    let keepalive = keepalive
+        .with_interval(Duration::from_secs(15))
+        .with_retries(9);
+    if let Err(e) = socket2::SockRef::from(tcp).set_tcp_keepalive(&keepalive) {
+        tracing::debug!(error = %e, "cannot set TCP keep-alive on an accepted connection");
     }
 }
 
@@ -372,6 +409,8 @@ impl TlsServer {
 
     /// Sets how long a connection may stay open with no request in progress once it has
     /// served one (default [`DEFAULT_IDLE_TIMEOUT`]); then it is closed (HTTP/2: GOAWAY).
+    /// An HTTP/1.1 keep-alive connection stays usable for all of it; the next request's head
+    /// must have arrived whole before it ends.
     ///
     /// ```
     /// # use kube_authn::tls::*;
@@ -558,9 +597,15 @@ impl TlsServer {
         // `http.Server.Shutdown` does not wait for hijacked connections.
         let tasks = Arc::new(tokio::sync::Semaphore::new(max_connections));
         let mut builder = auto::Builder::new(TokioExecutor::new());
+        // hyper's own head timer (30 s by default) is off: hyper starts it when a keep-alive
+        // connection goes idle, so it closed idle connections after 30 s, not the idle
+        // timeout. `Activity::idle` bounds the wait for a request instead: from the handshake
+        // to the end of the first request's head (first-request timeout), and from the end of
+        // one request to the end of the next one's head (idle timeout).
         builder
             .http1()
             .timer(TokioTimer::new())
+            .header_read_timeout(None)
             .max_headers(self.http1_max_headers)
             .max_buf_size(HTTP1_MAX_HEAD_BYTES);
         builder
@@ -599,6 +644,7 @@ impl TlsServer {
                 },
                 () = &mut shutdown => break,
             };
+            tune_accepted(&tcp);
             let config = self.config.clone();
             let timeout = self.handshake_timeout;
             let first_request = self.first_request_timeout;
