@@ -26,9 +26,7 @@ pub fn media_type(content_type: Option<&HeaderValue>) -> Media {
     let Some(value) = content_type.filter(|v| !v.is_empty()) else {
         return Media::Json;
     };
-    // Go's strings are bytes; what is not UTF-8 is no token character, and stays none.
-    let value = String::from_utf8_lossy(value.as_bytes());
-    match parse_media_type(&value).as_deref() {
+    match parse_media_type(value.as_bytes()).as_deref() {
         Some("application/json") => Media::Json,
         Some("application/yaml") => Media::Yaml,
         Some("application/vnd.kubernetes.protobuf") => Media::Protobuf,
@@ -37,12 +35,15 @@ pub fn media_type(content_type: Option<&HeaderValue>) -> Media {
 }
 
 /// Go's `mime.ParseMediaType`: the lower-cased media type, or `None` where Go returns an
-/// error (the parameters are checked, their values dropped).
-fn parse_media_type(v: &str) -> Option<String> {
-    let base = v.split(';').next().unwrap_or_default();
+/// error (the parameters are checked, their values dropped). Go's strings are bytes: what is
+/// not UTF-8 is no token character and no space, and parameter values are compared byte by
+/// byte.
+fn parse_media_type(v: &[u8]) -> Option<String> {
+    let base = v.split(|&b| b == b';').next().unwrap_or_default();
     // strings.ToLower: unicode.ToLower, rune by rune (U+0130 and U+212A are the only runes
-    // beyond ASCII that it maps into ASCII), then strings.TrimSpace.
-    let lowered: String = base
+    // beyond ASCII that it maps into ASCII; a byte that is not UTF-8 becomes U+FFFD, no token
+    // character either), then strings.TrimSpace.
+    let lowered: String = String::from_utf8_lossy(base)
         .chars()
         .map(|c| match c {
             '\u{130}' => 'i',
@@ -52,16 +53,16 @@ fn parse_media_type(v: &str) -> Option<String> {
         .collect();
     let mediatype = lowered.trim_matches(is_go_space);
     check_media_type(mediatype)?;
-    let mut params: std::collections::HashMap<String, String> = Default::default();
+    let mut params: std::collections::HashMap<Vec<u8>, Vec<u8>> = Default::default();
     let mut rest = &v[base.len()..];
     while !rest.is_empty() {
-        rest = rest.trim_start_matches(is_go_space);
+        rest = trim_space_start(rest);
         if rest.is_empty() {
             break;
         }
         let Some((key, value, after)) = consume_media_param(rest) else {
             // Trailing semicolons are not an error.
-            if rest.trim_matches(is_go_space) == ";" {
+            if trim_space_end(trim_space_start(rest)) == b";" {
                 break;
             }
             return None;
@@ -79,22 +80,51 @@ fn parse_media_type(v: &str) -> Option<String> {
     Some(mediatype.to_owned())
 }
 
+/// The length of the Go space (`unicode.IsSpace`) `v` starts with, if it starts with one.
+fn space_at_start(v: &[u8]) -> Option<usize> {
+    let valid = v.utf8_chunks().next()?.valid();
+    let c = valid.chars().next()?;
+    is_go_space(c).then(|| c.len_utf8())
+}
+
+/// `strings.TrimLeftFunc(v, unicode.IsSpace)` on bytes.
+fn trim_space_start(mut v: &[u8]) -> &[u8] {
+    while let Some(n) = space_at_start(v) {
+        v = &v[n..];
+    }
+    v
+}
+
+/// `strings.TrimRightFunc(v, unicode.IsSpace)` on bytes.
+fn trim_space_end(mut v: &[u8]) -> &[u8] {
+    loop {
+        // A space is at most 3 bytes of UTF-8 (U+3000).
+        let Some(n) = (1..=3.min(v.len())).find(|&n| {
+            std::str::from_utf8(&v[v.len() - n..])
+                .is_ok_and(|s| s.chars().count() == 1 && s.chars().all(is_go_space))
+        }) else {
+            return v;
+        };
+        v = &v[..v.len() - n];
+    }
+}
+
 /// Go's `checkMediaTypeDisposition`: a token, or a token, `/` and a token.
 fn check_media_type(s: &str) -> Option<()> {
-    let (typ, rest) = consume_token(s);
+    let (typ, rest) = consume_token(s.as_bytes());
     if typ.is_empty() {
         return None;
     }
     if rest.is_empty() {
         return Some(());
     }
-    let (subtype, rest) = consume_token(rest.strip_prefix('/')?);
+    let (subtype, rest) = consume_token(rest.strip_prefix(b"/")?);
     (!subtype.is_empty() && rest.is_empty()).then_some(())
 }
 
 /// RFC 1521 token characters (Go's `isTokenChar`).
 fn is_token_char(c: u8) -> bool {
-    c.is_ascii_graphic() && !b"()<>@,;:\\\"/[]?=".contains(&c)
+    c.is_ascii_graphic() && !is_tspecial(c)
 }
 
 /// Go's `isTSpecial`.
@@ -102,25 +132,24 @@ fn is_tspecial(c: u8) -> bool {
     b"()<>@,;:\\\"/[]?=".contains(&c)
 }
 
-fn consume_token(v: &str) -> (&str, &str) {
-    let end = v.bytes().position(|c| !is_token_char(c)).unwrap_or(v.len());
+fn consume_token(v: &[u8]) -> (&[u8], &[u8]) {
+    let end = v.iter().position(|&c| !is_token_char(c)).unwrap_or(v.len());
     v.split_at(end)
 }
 
 /// Go's `consumeValue`: a token or a quoted string (`None` where Go gives no value).
-fn consume_value(v: &str) -> Option<(String, &str)> {
-    if !v.starts_with('"') {
+fn consume_value(v: &[u8]) -> Option<(Vec<u8>, &[u8])> {
+    if !v.starts_with(b"\"") {
         let (token, rest) = consume_token(v);
-        return (!token.is_empty()).then(|| (token.to_owned(), rest));
+        return (!token.is_empty()).then(|| (token.to_vec(), rest));
     }
-    let bytes = v.as_bytes();
     let mut out = Vec::new();
     let mut i = 1;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'"' => return Some((String::from_utf8_lossy(&out).into_owned(), &v[i + 1..])),
-            b'\\' if i + 1 < bytes.len() && is_tspecial(bytes[i + 1]) => {
-                out.push(bytes[i + 1]);
+    while i < v.len() {
+        match v[i] {
+            b'"' => return Some((out, &v[i + 1..])),
+            b'\\' if i + 1 < v.len() && is_tspecial(v[i + 1]) => {
+                out.push(v[i + 1]);
                 i += 2;
                 continue;
             }
@@ -133,14 +162,14 @@ fn consume_value(v: &str) -> Option<(String, &str)> {
 }
 
 /// Go's `consumeMediaParam`: `; name = value`, the name lower-cased.
-fn consume_media_param(v: &str) -> Option<(String, String, &str)> {
-    let rest = v.trim_start_matches(is_go_space).strip_prefix(';')?;
-    let (param, rest) = consume_token(rest.trim_start_matches(is_go_space));
+fn consume_media_param(v: &[u8]) -> Option<(Vec<u8>, Vec<u8>, &[u8])> {
+    let rest = trim_space_start(v).strip_prefix(b";")?;
+    let (param, rest) = consume_token(trim_space_start(rest));
     if param.is_empty() {
         return None;
     }
-    let rest = rest.trim_start_matches(is_go_space).strip_prefix('=')?;
-    let (value, rest) = consume_value(rest.trim_start_matches(is_go_space))?;
+    let rest = trim_space_start(rest).strip_prefix(b"=")?;
+    let (value, rest) = consume_value(trim_space_start(rest))?;
     Some((param.to_ascii_lowercase(), value, rest))
 }
 
@@ -215,6 +244,18 @@ mod tests {
             (&b"application/json\xff"[..], Media::Other),
             (b"application/json; a=\xff", Media::Other),
             (b"application/json; a=\"\xff\"", Media::Json),
+            (b"application/json; a=\"\xff\"; a=\"\xff\"", Media::Json),
+            // Two values that are not UTF-8 differ as bytes: Go's `duplicate parameter name`.
+            (b"application/json; a=\"\xff\"; a=\"\xfe\"", Media::Other),
+            (
+                b"application/json; a=\"\xff\"; A=\"\xef\xbf\xbd\"",
+                Media::Other,
+            ),
+            (b"application/json\xc2\xa0; a=1\xc2\xa0", Media::Json),
+            (b"application/json;\xc2\x85a=1", Media::Json),
+            (b"application/json; a=1;\xc2\xa0", Media::Json),
+            (b"application/json; a=1 ;\xe3\x80\x80", Media::Json),
+            (b"application/json; a=1;\xff", Media::Other),
         ] {
             assert_eq!(
                 media_type(Some(&HeaderValue::from_bytes(v).unwrap())),
