@@ -5,7 +5,8 @@
 //! `transformDecodeError`).
 
 use serde::Deserialize;
-use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde_json::value::RawValue;
 
 use super::legacy_scheme::{INTERNAL_VERSION, go_type};
 
@@ -33,10 +34,11 @@ pub enum Interpreted {
     /// string (the first, in document order): `json: cannot unmarshal number into Go struct
     /// field .kind of type string`.
     TypeError(String),
-    /// Not JSON serde_json reads (a syntax error, a body nested beyond 128 levels where this
-    /// reader descends, a string that is not UTF-8): left to the typed decoding, which reports
-    /// it. Inside members it skips (`IgnoredAny`), serde_json keeps no depth limit but needs no
-    /// recursion either: memory stays within the 3 MiB body.
+    /// Not JSON serde_json reads (a syntax error, a string that is not UTF-8): left to the
+    /// typed decoding, which reports it. Values are read raw or skipped (`RawValue`,
+    /// `IgnoredAny`: serde_json keeps no depth limit there but needs no recursion either,
+    /// memory stays within the 3 MiB body), and numbers are not parsed: `1e400`, beyond f64's
+    /// range, is a number as for Go.
     Unreadable,
 }
 
@@ -255,7 +257,28 @@ struct TopLevel(Result<(String, String, bool), String>);
 
 impl<'de> Deserialize<'de> for TopLevel {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(TopVisitor)
+        // Read raw first: a number is then only checked for its syntax, not parsed (`1e400`
+        // is out of f64's range, but valid JSON for Go, which reports its type).
+        let raw = <&'de RawValue>::deserialize(deserializer)?;
+        match json_type(raw) {
+            "object" => serde_json::Deserializer::from_str(raw.get())
+                .deserialize_map(TopVisitor)
+                .map_err(de::Error::custom),
+            "null" => Ok(TopLevel(Ok((String::new(), String::new(), true)))),
+            what => Ok(not_an_object(what)),
+        }
+    }
+}
+
+/// What `encoding/json` calls the JSON value `raw` (its first byte tells).
+fn json_type(raw: &RawValue) -> &'static str {
+    match raw.get().as_bytes().first() {
+        Some(b'{') => "object",
+        Some(b'[') => "array",
+        Some(b'"') => "string",
+        Some(b't' | b'f') => "bool",
+        Some(b'n') => "null",
+        _ => "number",
     }
 }
 
@@ -272,7 +295,7 @@ impl<'de> Visitor<'de> for TopVisitor {
     type Value = TopLevel;
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a JSON value")
+        f.write_str("a JSON object")
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<TopLevel, A::Error> {
@@ -301,35 +324,6 @@ impl<'de> Visitor<'de> for TopVisitor {
             Some(e) => Err(e),
             None => Ok((api_version, kind, false)),
         }))
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<TopLevel, A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(not_an_object("array"))
-    }
-
-    fn visit_unit<E: de::Error>(self) -> Result<TopLevel, E> {
-        Ok(TopLevel(Ok((String::new(), String::new(), true))))
-    }
-
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<TopLevel, E> {
-        Ok(not_an_object("string"))
-    }
-
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<TopLevel, E> {
-        Ok(not_an_object("bool"))
-    }
-
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<TopLevel, E> {
-        Ok(not_an_object("number"))
-    }
-
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<TopLevel, E> {
-        Ok(not_an_object("number"))
-    }
-
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<TopLevel, E> {
-        Ok(not_an_object("number"))
     }
 }
 
@@ -372,43 +366,15 @@ enum Text {
 
 impl<'de> Deserialize<'de> for Text {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Text;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a JSON value")
-            }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<Text, E> {
-                Ok(Text::Str(s.to_owned()))
-            }
-            fn visit_string<E: de::Error>(self, s: String) -> Result<Text, E> {
-                Ok(Text::Str(s))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Text, E> {
-                Ok(Text::Null)
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Text, E> {
-                Ok(Text::Other("bool"))
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Text, E> {
-                Ok(Text::Other("number"))
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Text, E> {
-                Ok(Text::Other("number"))
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Text, E> {
-                Ok(Text::Other("number"))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Text, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Text::Other("array"))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Text, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Text::Other("object"))
-            }
+        // Raw, as [`TopLevel`]: a number is not parsed, nor is a skipped value nested.
+        let raw = <&'de RawValue>::deserialize(deserializer)?;
+        match json_type(raw) {
+            "string" => serde_json::from_str(raw.get())
+                .map(Text::Str)
+                .map_err(de::Error::custom),
+            "null" => Ok(Text::Null),
+            what => Ok(Text::Other(what)),
         }
-        deserializer.deserialize_any(V)
     }
 }
 
@@ -481,6 +447,7 @@ mod tests {
             ))
         };
         let deep = "[".repeat(200);
+        let deep_kind = format!(r#"{{"kind":{}{}}}"#, "[".repeat(200), "]".repeat(200));
         let cases: Vec<(&str, Interpreted)> = vec![
             (r#"{"apiVersion":"v1","kind":"Pod"}"#, members("v1", "Pod")),
             ("{}", members("", "")),
@@ -533,6 +500,19 @@ mod tests {
                 r#"{"apiVersion":{"a":1},"kind":[1]}"#,
                 field_error("object", "apiVersion"),
             ),
+            // Numbers beyond f64's range are numbers; values nested deeper than serde_json's
+            // recursion limit are read through.
+            (
+                r#"{"kind":1e400,"apiVersion":"authentication.k8s.io/v1"}"#,
+                field_error("number", "kind"),
+            ),
+            (
+                r#"{"apiVersion":-1e400}"#,
+                field_error("number", "apiVersion"),
+            ),
+            ("1e400", struct_error("number")),
+            (r#"{"x":-1E400,"kind":"Pod"}"#, members("", "Pod")),
+            (&deep_kind, field_error("array", "kind")),
             // Syntax errors (Go reports them first, before any type error) and what serde_json
             // does not read are the typed decoding's.
             (r#"{"kind":7,}"#, Interpreted::Unreadable),
