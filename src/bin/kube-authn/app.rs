@@ -853,14 +853,8 @@ fn go_json_surrogates(body: Bytes) -> Bytes {
 /// A response given before the request is served (boxed: the `Err` side of a `Result`).
 type Answer = Box<Response<Full<Bytes>>>;
 
-/// The create handler's steps between reading the body and using it: the `CreateOptions`
-/// (a 422 when invalid) and the strict decoder's findings for `fieldValidation`.
-fn create_options(
-    query: Option<&str>,
-    body: &[u8],
-    shape: &'static create_options::Shape,
-    pretty: bool,
-) -> Result<(FieldValidation, StrictErrors), Answer> {
+/// The create handler's `CreateOptions` (a 422 when invalid): the `fieldValidation` mode.
+fn create_options(query: Option<&str>, pretty: bool) -> Result<FieldValidation, Answer> {
     let options = create_options::parse(query).map_err(|errs| {
         let (message, details) = create_options::invalid(&errs);
         Box::new(status_with_details(
@@ -871,9 +865,36 @@ fn create_options(
             pretty,
         ))
     })?;
-    // Also under `Ignore`: a repeated struct field is refused in every mode.
-    let found = create_options::strict_errors(body, shape);
-    Ok((options.field_validation, found))
+    Ok(options.field_validation)
+}
+
+/// The strict decoder's findings in `body` (also under `Ignore`: a repeated struct field is
+/// refused in every mode), read as the Go type of the kind and version the body declares
+/// (`declared`; `None`: the endpoint's, whose `shape` is given).
+fn strict_findings(
+    body: &[u8],
+    declared: Option<&Gvk>,
+    shape: &'static create_options::Shape,
+) -> StrictErrors {
+    let shape = declared
+        .and_then(|gvk| legacy_scheme::declared_shape(&gvk.kind, &gvk.version))
+        .unwrap_or(shape);
+    create_options::strict_errors(body, shape)
+}
+
+/// The typed decoding of a review body. A body declaring the internal version is decoded into
+/// the internal type, whose field names are not the JSON API's: nothing of it is kept (the
+/// version check refuses it), so it is only read through, and its findings are the strict
+/// decoder's ([`strict_findings`]).
+fn decode_review<T: serde::de::DeserializeOwned + Default>(
+    body: &[u8],
+    declared: Option<&Gvk>,
+) -> Result<T, serde_json::Error> {
+    if declared.is_some_and(|gvk| gvk.version == legacy_scheme::INTERNAL_VERSION) {
+        serde_json::from_slice::<serde::de::IgnoredAny>(typed_body(body)).map(|_| T::default())
+    } else {
+        serde_json::from_slice::<T>(typed_body(body))
+    }
 }
 
 /// The kind a JSON body declares, resolved as kube-apiserver's create handler resolves it before
@@ -1044,8 +1065,11 @@ fn dedup_owner_references(refs: &mut Vec<OwnerReference>) -> Option<String> {
 }
 
 /// Adds kube-apiserver's `Warning: 299 - "…"` headers for `texts` (its warning recorder:
-/// 4096 characters in all; past that every warning is cut to 256 characters and the rest are
-/// dropped).
+/// empty and repeated texts are dropped; 4096 characters in all; past that every warning is
+/// cut to 256 characters and the rest are dropped). A text that `NewWarningHeader` refuses,
+/// one holding a control character (Go's `unicode.IsControl`: U+0000–U+001F, tab included,
+/// and U+007F–U+009F), is not sent and not counted, as Go's recorder skips it; a cut one is
+/// checked after the cut.
 fn with_warnings(mut response: Response<Full<Bytes>>, texts: &[String]) -> Response<Full<Bytes>> {
     const TOTAL: usize = 4 * 1024;
     const ITEM: usize = 256;
@@ -1055,18 +1079,31 @@ fn with_warnings(mut response: Response<Full<Bytes>>, texts: &[String]) -> Respo
             None => (t.to_owned(), t.chars().count()),
         }
     };
+    let sendable = |t: &str| !t.chars().any(char::is_control);
+    let mut recorded: HashSet<&str> = HashSet::new();
+    let mut ordered: Vec<&str> = Vec::new();
     let mut out: Vec<String> = Vec::new();
     let mut written = 0;
     let mut truncating = false;
-    for (i, text) in texts.iter().enumerate() {
+    for text in texts {
+        if text.is_empty() {
+            continue;
+        }
         if truncating && written >= TOTAL {
             break;
         }
+        if !recorded.insert(text) {
+            continue;
+        }
+        ordered.push(text);
         let (t, n) = if truncating {
             cut(text)
         } else {
             (text.clone(), text.chars().count())
         };
+        if !sendable(&t) {
+            continue;
+        }
         if written + n <= TOTAL || truncating {
             written += n;
             out.push(t);
@@ -1075,10 +1112,12 @@ fn with_warnings(mut response: Response<Full<Bytes>>, texts: &[String]) -> Respo
         truncating = true;
         written = 0;
         out.clear();
-        for earlier in &texts[..=i] {
+        for earlier in &ordered {
             let (t, n) = cut(earlier);
-            written += n;
-            out.push(t);
+            if sendable(&t) {
+                written += n;
+                out.push(t);
+            }
         }
     }
     for text in out {
@@ -1091,6 +1130,7 @@ fn with_warnings(mut response: Response<Full<Bytes>>, texts: &[String]) -> Respo
             value.push(c);
         }
         value.push('"');
+        // Without control characters every byte is one a header value may hold.
         if let Ok(v) = HeaderValue::from_bytes(value.as_bytes()) {
             response.headers_mut().append(http::header::WARNING, v);
         }
@@ -1386,13 +1426,8 @@ impl App {
             bytes: &raw,
             shown: true,
         };
-        let (validation, found) = match create_options(
-            query.as_deref(),
-            &body,
-            &create_options::SELF_SUBJECT_REVIEW,
-            pretty,
-        ) {
-            Ok(checked) => checked,
+        let validation = match create_options(query.as_deref(), pretty) {
+            Ok(validation) => validation,
             Err(response) => return *response,
         };
         if media == Media::Json {
@@ -1426,8 +1461,13 @@ impl App {
                     Ok(declared) => declared,
                     Err(response) => return *response,
                 };
+                let found = strict_findings(
+                    &body,
+                    declared.as_ref(),
+                    &create_options::SELF_SUBJECT_REVIEW,
+                );
                 match strict_outcome(
-                    serde_json::from_slice::<SelfSubjectReview>(typed_body(&body)),
+                    decode_review::<SelfSubjectReview>(&body, declared.as_ref()),
                     validation,
                     found,
                     (declared.as_ref(), ENDPOINT),
@@ -1506,8 +1546,8 @@ impl App {
         } else {
             &create_options::TOKEN_REVIEW
         };
-        let (validation, found) = match create_options(query.as_deref(), &body, shape, pretty) {
-            Ok(checked) => checked,
+        let validation = match create_options(query.as_deref(), pretty) {
+            Ok(validation) => validation,
             Err(response) => return *response,
         };
         if let Some(response) = json_without_value(received, "TokenReview", pretty) {
@@ -1518,8 +1558,9 @@ impl App {
             Ok(declared) => declared,
             Err(response) => return *response,
         };
+        let found = strict_findings(&body, declared.as_ref(), shape);
         let (mut review, mut warnings) = match strict_outcome(
-            serde_json::from_slice::<TokenReview>(typed_body(&body)),
+            decode_review::<TokenReview>(&body, declared.as_ref()),
             validation,
             found,
             (declared.as_ref(), endpoint),
@@ -1626,6 +1667,46 @@ impl App {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// kube-apiserver's warning recorder (k8s.io/apiserver 0.37.2 `WithWarningRecorder`, Go's
+    /// answers printed with `warning.AddWarning`): a text with a control character (tab, DEL,
+    /// U+0085 too) is not sent and not counted, unless a cut removes it; empty and repeated
+    /// texts are dropped.
+    #[test]
+    fn warnings_are_recorded_as_kube_apiserver_records_them() {
+        let long_b = format!("{}\u{1}{}", "b".repeat(279), "b".repeat(20));
+        let cases: Vec<(Vec<String>, Vec<String>)> = vec![
+            (vec!["a\u{1}".into()], vec![]),
+            (
+                vec![
+                    "a\tb".into(),
+                    "x\u{85}".into(),
+                    "y\u{a0}".into(),
+                    "z\u{7f}".into(),
+                    "ok".into(),
+                    "ok".into(),
+                    String::new(),
+                ],
+                vec!["y\u{a0}".into(), "ok".into()],
+            ),
+            (
+                vec!["a".repeat(4000), long_b, "c".repeat(200)],
+                vec!["a".repeat(256), "b".repeat(256), "c".repeat(200)],
+            ),
+            (vec!["q\"\\".into()], vec![r#"q\"\\"#.into()]),
+        ];
+        for (texts, want) in cases {
+            let response = with_warnings(Response::new(Full::new(Bytes::new())), &texts);
+            let got: Vec<String> = response
+                .headers()
+                .get_all(http::header::WARNING)
+                .iter()
+                .map(|v| String::from_utf8(v.as_bytes().to_vec()).unwrap())
+                .collect();
+            let want: Vec<String> = want.iter().map(|t| format!("299 - \"{t}\"")).collect();
+            assert_eq!(got, want, "{texts:?}");
+        }
+    }
 
     /// Only JSON's white space surrounds a `null` body (a form feed is a syntax error in Go).
     #[test]

@@ -40,6 +40,8 @@
 //! `WatchEvent` (`v1.InternalEvent`); the unversioned kinds ([`UNVERSIONED_KINDS`], `v1.<Kind>`)
 //! are found under any group and version, registered or not (Go's `Scheme.New`).
 
+use crate::create_options::{self, Shape};
+
 /// metav1's kinds `AddToGroupVersion` adds to every version of a group.
 const METAV1_KINDS: [&str; 7] = [
     "WatchEvent",
@@ -481,6 +483,178 @@ pub fn go_type(group: &str, version: &str, kind: &str) -> Option<String> {
             .then(|| format!("v1.{kind}"))
     })
 }
+
+/// The strict decoder's layout of the Go type kube-apiserver's JSON serializer decodes a
+/// `kind` body declaring `version` into (the type the body declares, not the endpoint's: its
+/// type errors and unknown fields come before the version check), for the two reviews'
+/// kinds and the versions [`go_type`] registers for them in `authentication.k8s.io`; `None`
+/// for any other.
+///
+/// An internal type embeds `metav1.TypeMeta` and `metav1.ObjectMeta` (their JSON names are
+/// promoted to the top level) and has no JSON names of its own: its fields are matched by Go
+/// name, case-sensitively, as the strict decoder matches every field (`Spec`, not `spec`).
+pub(super) fn declared_shape(kind: &str, version: &str) -> Option<&'static Shape> {
+    Some(match (kind, version) {
+        ("TokenReview", "v1") => &create_options::TOKEN_REVIEW,
+        ("TokenReview", "v1beta1") => &create_options::TOKEN_REVIEW_V1BETA1,
+        ("TokenReview", INTERNAL_VERSION) => &INTERNAL_TOKEN_REVIEW,
+        ("SelfSubjectReview", "v1") => &create_options::SELF_SUBJECT_REVIEW,
+        ("SelfSubjectReview", "v1beta1") => &SELF_SUBJECT_REVIEW_V1BETA1,
+        ("SelfSubjectReview", "v1alpha1") => &SELF_SUBJECT_REVIEW_V1ALPHA1,
+        ("SelfSubjectReview", INTERNAL_VERSION) => &INTERNAL_SELF_SUBJECT_REVIEW,
+        _ => return None,
+    })
+}
+
+/// The shape of the field `name` of the struct `shape` (at compile time: a missing field fails
+/// the build).
+const fn field(shape: &'static Shape, name: &str) -> &'static Shape {
+    let Shape::Struct(_, fields) = shape else {
+        panic!("not a struct")
+    };
+    let mut i = 0;
+    while i < fields.len() {
+        let (a, b) = (fields[i].0.as_bytes(), name.as_bytes());
+        if a.len() == b.len() {
+            let mut j = 0;
+            while j < a.len() && a[j] == b[j] {
+                j += 1;
+            }
+            if j == a.len() {
+                return fields[i].1;
+            }
+        }
+        i += 1;
+    }
+    panic!("no such field")
+}
+
+/// The fields of the struct `shape`.
+const fn fields_of(shape: &'static Shape) -> &'static [(&'static str, &'static Shape)] {
+    match shape {
+        Shape::Struct(_, fields) => fields,
+        _ => panic!("not a struct"),
+    }
+}
+
+/// `metav1.ObjectMeta`, as the versioned reviews' `metadata`.
+const OBJECT_META: &Shape = field(&create_options::TOKEN_REVIEW, "metadata");
+
+/// `authentication/v1.UserInfo`, which every SelfSubjectReview version holds.
+const V1_USER_INFO: &Shape = field(
+    field(&create_options::SELF_SUBJECT_REVIEW, "status"),
+    "userInfo",
+);
+
+/// A versioned SelfSubjectReview other than v1 (`v1alpha1`, `v1beta1`: its own struct types
+/// around `v1.UserInfo`).
+macro_rules! self_subject_review {
+    ($v:literal) => {
+        Shape::Struct(
+            concat!($v, ".SelfSubjectReview"),
+            &[
+                ("kind", &Shape::Any),
+                ("apiVersion", &Shape::Any),
+                ("metadata", OBJECT_META),
+                (
+                    "status",
+                    &Shape::Struct(
+                        concat!($v, ".SelfSubjectReviewStatus"),
+                        &[("userInfo", V1_USER_INFO)],
+                    ),
+                ),
+            ],
+        )
+    };
+}
+
+const SELF_SUBJECT_REVIEW_V1BETA1: Shape = self_subject_review!("v1beta1");
+const SELF_SUBJECT_REVIEW_V1ALPHA1: Shape = self_subject_review!("v1alpha1");
+
+const STRING: Shape = Shape::Str("string");
+const STRINGS: Shape = Shape::List("[]string", &STRING);
+
+/// `authentication.UserInfo` (internal).
+const INTERNAL_USER_INFO: Shape = Shape::Struct(
+    "authentication.UserInfo",
+    &[
+        ("Username", &STRING),
+        ("UID", &STRING),
+        ("Groups", &STRINGS),
+        (
+            "Extra",
+            &Shape::Map(
+                "map[string]authentication.ExtraValue",
+                &Shape::List("authentication.ExtraValue", &STRING),
+            ),
+        ),
+    ],
+);
+
+/// An internal review's fields: `kind`, `apiVersion` and `metav1.ObjectMeta`'s (embedded),
+/// then `own`.
+const fn internal_fields<const N: usize>(
+    own: &[(&'static str, &'static Shape)],
+) -> [(&'static str, &'static Shape); N] {
+    let meta = fields_of(OBJECT_META);
+    let mut out: [(&'static str, &'static Shape); N] = [("", &Shape::Any); N];
+    out[0] = ("kind", &Shape::Any);
+    out[1] = ("apiVersion", &Shape::Any);
+    let mut i = 0;
+    while i < meta.len() {
+        out[2 + i] = meta[i];
+        i += 1;
+    }
+    let mut j = 0;
+    while j < own.len() {
+        out[2 + meta.len() + j] = own[j];
+        j += 1;
+    }
+    assert!(2 + meta.len() + own.len() == N, "wrong field count");
+    out
+}
+
+const INTERNAL_TOKEN_REVIEW_FIELDS: [(&str, &Shape); fields_of(OBJECT_META).len() + 4] =
+    internal_fields(&[
+        (
+            "Spec",
+            &Shape::Struct(
+                "authentication.TokenReviewSpec",
+                &[("Token", &STRING), ("Audiences", &STRINGS)],
+            ),
+        ),
+        (
+            "Status",
+            &Shape::Struct(
+                "authentication.TokenReviewStatus",
+                &[
+                    ("Authenticated", &Shape::Bool),
+                    ("User", &INTERNAL_USER_INFO),
+                    ("Audiences", &STRINGS),
+                    ("Error", &STRING),
+                ],
+            ),
+        ),
+    ]);
+
+/// `authentication.TokenReview` (internal).
+const INTERNAL_TOKEN_REVIEW: Shape =
+    Shape::Struct("authentication.TokenReview", &INTERNAL_TOKEN_REVIEW_FIELDS);
+
+const INTERNAL_SELF_SUBJECT_REVIEW_FIELDS: [(&str, &Shape); fields_of(OBJECT_META).len() + 3] =
+    internal_fields(&[(
+        "Status",
+        &Shape::Struct(
+            "authentication.SelfSubjectReviewStatus",
+            &[("UserInfo", &INTERNAL_USER_INFO)],
+        ),
+    )]);
+
+/// `authentication.SelfSubjectReview` (internal).
+const INTERNAL_SELF_SUBJECT_REVIEW: Shape = Shape::Struct(
+    "authentication.SelfSubjectReview",
+    &INTERNAL_SELF_SUBJECT_REVIEW_FIELDS,
+);
 
 #[cfg(test)]
 mod tests {
