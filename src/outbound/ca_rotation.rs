@@ -23,6 +23,7 @@
 //! most; and building a credential ([`Credential::new`](super::vault::Credential::new)) reads its
 //! files where it is called.
 
+use std::collections::HashSet;
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -33,7 +34,7 @@ use arc_swap::ArcSwap;
 use rustls::client::WebPkiServerVerifier;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::CryptoProvider;
-use rustls::{DigitallySignedStruct, SignatureScheme};
+use rustls::{CertificateError, DigitallySignedStruct, ExtendedKeyPurpose, SignatureScheme};
 use rustls_pki_types::{CertificateDer, ServerName, UnixTime};
 
 use super::every::Every;
@@ -48,11 +49,174 @@ pub(crate) const CA_CHECK_EVERY: Duration = Duration::from_secs(5 * 60);
 pub(crate) fn verifier_for(
     pem: &[u8],
     provider: &Arc<CryptoProvider>,
-) -> Result<Arc<WebPkiServerVerifier>, ConfigError> {
-    let roots = Arc::new(super::roots_from_pem(pem)?);
-    WebPkiServerVerifier::builder_with_provider(roots, provider.clone())
+) -> Result<Arc<PoolVerifier>, ConfigError> {
+    let (roots, digests) = super::roots_from_pem(pem)?;
+    let webpki = WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider.clone())
         .build()
-        .map_err(|e| ConfigError::new(format!("TLS configuration: {e}")))
+        .map_err(|e| ConfigError::new(format!("TLS configuration: {e}")))?;
+    Ok(Arc::new(PoolVerifier {
+        webpki,
+        roots: digests.into_iter().collect(),
+    }))
+}
+
+/// A root pool's server certificate verifier: webpki's, and Go's rule for a server certificate
+/// that is itself one of the roots. Go's `x509.Certificate.Verify` takes such a leaf as the
+/// whole chain (`Roots.contains(leaf)`: the same DER) and then checks only its validity
+/// period, the host name and its extended key usage (none, `serverAuth` or
+/// `anyExtendedKeyUsage`); webpki refuses a leaf with basicConstraints cA=TRUE
+/// (`CaUsedAsEndEntity`) before it looks at the roots. So a self-signed certificate made by
+/// `openssl req -x509` (cA=TRUE by default) and given as the CA works in Go and is accepted
+/// here: when webpki refuses a leaf for that reason alone and the leaf is one of the roots, the
+/// leaf is checked as Go checks it. Any pool: a configured CA bundle, and the system bundle
+/// (Go applies the rule to the system pool too). A cA=TRUE leaf that a root *signed* is still
+/// refused (Go accepts it; docs/compatibility.md). The handshake signature is verified as
+/// before.
+#[derive(Debug)]
+pub(crate) struct PoolVerifier {
+    webpki: Arc<WebPkiServerVerifier>,
+    /// The SHA-256 digest of each root's DER.
+    roots: HashSet<[u8; 32]>,
+}
+
+/// Whether webpki refused the end-entity certificate for basicConstraints cA=TRUE.
+fn ca_used_as_end_entity(e: &rustls::Error) -> bool {
+    match e {
+        rustls::Error::InvalidCertificate(CertificateError::Other(other)) => matches!(
+            other.0.downcast_ref::<webpki::Error>(),
+            Some(webpki::Error::CaUsedAsEndEntity)
+        ),
+        _ => false,
+    }
+}
+
+/// Go's checks of a leaf its root pool contains, in Go's order: a critical extension it does
+/// not handle (webpki's parse refuses those), the validity period at `now`, the host name
+/// (webpki's, as for any leaf), then the extended key usage: none, `serverAuth` or
+/// `anyExtendedKeyUsage` (Go's `checkChainForKeyUsage` on the one-certificate chain). An empty
+/// extended key usage extension is refused, as webpki refuses it on any leaf.
+fn verify_root_as_leaf(
+    end_entity: &CertificateDer<'_>,
+    server_name: &ServerName<'_>,
+    now: UnixTime,
+) -> Result<ServerCertVerified, rustls::Error> {
+    let parsed = rustls::server::ParsedCertificate::try_from(end_entity)?;
+    let (_, cert) = x509_parser::parse_x509_certificate(end_entity.as_ref())
+        .map_err(|_| CertificateError::BadEncoding)?;
+    let at = |secs: i64| UnixTime::since_unix_epoch(Duration::from_secs(secs.max(0) as u64));
+    let (not_before, not_after) = (
+        cert.validity().not_before.timestamp(),
+        cert.validity().not_after.timestamp(),
+    );
+    let time = now.as_secs();
+    if (time as i128) < not_before as i128 {
+        return Err(CertificateError::NotValidYetContext {
+            time: now,
+            not_before: at(not_before),
+        }
+        .into());
+    }
+    if (time as i128) > not_after as i128 {
+        return Err(CertificateError::ExpiredContext {
+            time: now,
+            not_after: at(not_after),
+        }
+        .into());
+    }
+    rustls::client::verify_server_name(&parsed, server_name)?;
+    match cert.extended_key_usage() {
+        Ok(None) => Ok(ServerCertVerified::assertion()),
+        Ok(Some(eku)) if eku.value.any || eku.value.server_auth => {
+            Ok(ServerCertVerified::assertion())
+        }
+        Ok(Some(eku)) => Err(CertificateError::InvalidPurposeContext {
+            required: ExtendedKeyPurpose::ServerAuth,
+            presented: presented_purposes(eku.value),
+        }
+        .into()),
+        Err(_) => Err(CertificateError::BadEncoding.into()),
+    }
+}
+
+/// The purposes of an extended key usage extension, for rustls' error text.
+fn presented_purposes(
+    eku: &x509_parser::extensions::ExtendedKeyUsage<'_>,
+) -> Vec<ExtendedKeyPurpose> {
+    let mut presented = Vec::new();
+    if eku.client_auth {
+        presented.push(ExtendedKeyPurpose::ClientAuth);
+    }
+    let kp = |last: usize| ExtendedKeyPurpose::Other(vec![1, 3, 6, 1, 5, 5, 7, 3, last]);
+    for (set, last) in [
+        (eku.code_signing, 3),
+        (eku.email_protection, 4),
+        (eku.time_stamping, 8),
+        (eku.ocsp_signing, 9),
+    ] {
+        if set {
+            presented.push(kp(last));
+        }
+    }
+    for oid in &eku.other {
+        let arcs = oid
+            .iter()
+            .map(|arcs| arcs.map(|a| a as usize).collect())
+            .unwrap_or_default();
+        presented.push(ExtendedKeyPurpose::Other(arcs));
+    }
+    presented
+}
+
+impl ServerCertVerifier for PoolVerifier {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &ServerName<'_>,
+        ocsp_response: &[u8],
+        now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        use sha2::Digest;
+        match self.webpki.verify_server_cert(
+            end_entity,
+            intermediates,
+            server_name,
+            ocsp_response,
+            now,
+        ) {
+            Err(e)
+                if ca_used_as_end_entity(&e)
+                    && self
+                        .roots
+                        .contains(&<[u8; 32]>::from(sha2::Sha256::digest(end_entity))) =>
+            {
+                verify_root_as_leaf(end_entity, server_name, now)
+            }
+            other => other,
+        }
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.webpki.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.webpki.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.webpki.supported_verify_schemes()
+    }
 }
 
 /// The verifier of a CA file: the roots read last, swapped when the file changes.
@@ -72,7 +236,7 @@ pub(crate) struct RotatingCa {
 /// The roots in use and the bytes they were read from.
 struct Roots {
     pem: Vec<u8>,
-    verifier: Arc<WebPkiServerVerifier>,
+    verifier: Arc<PoolVerifier>,
 }
 
 /// Ends a read: dropped when it finishes, or with the blocking task if that never runs (the
@@ -312,6 +476,315 @@ mod tests {
                 "{junk:?}"
             );
         }
+    }
+
+    /// Serves `cert` with `key` (not checked against each other, so a server can present a
+    /// certificate whose key it does not hold).
+    fn server_config(cert: &rcgen::Certificate, key: &KeyPair) -> Arc<rustls::ServerConfig> {
+        #[derive(Debug)]
+        struct Fixed(Arc<rustls::sign::CertifiedKey>);
+        impl rustls::server::ResolvesServerCert for Fixed {
+            fn resolve(
+                &self,
+                _: rustls::server::ClientHello<'_>,
+            ) -> Option<Arc<rustls::sign::CertifiedKey>> {
+                Some(self.0.clone())
+            }
+        }
+        let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+        let signing = provider
+            .key_provider
+            .load_private_key(
+                PrivateKeyDer::from_pem_slice(key.serialize_pem().as_bytes()).unwrap(),
+            )
+            .unwrap();
+        let certified = rustls::sign::CertifiedKey::new(vec![cert.der().clone()], signing);
+        let config = rustls::ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_no_client_auth()
+            .with_cert_resolver(Arc::new(Fixed(Arc::new(certified))));
+        Arc::new(config)
+    }
+
+    /// A reqwest error with its causes, as one line.
+    fn error_chain(e: &reqwest::Error) -> String {
+        let mut text = e.to_string();
+        let mut cause = std::error::Error::source(e);
+        while let Some(c) = cause {
+            text.push_str(": ");
+            text.push_str(&c.to_string());
+            cause = c.source();
+        }
+        text
+    }
+
+    /// A server certificate that is itself one of the configured roots, with basicConstraints
+    /// cA=TRUE (what `openssl req -x509` makes by default), is verified as Go's
+    /// `x509.Certificate.Verify` verifies a leaf its root pool contains: as the one-certificate
+    /// chain, its validity, host name and extended key usage (none, serverAuth or any) checked;
+    /// webpki alone refuses it (`CaUsedAsEndEntity`). Each row was checked with a Go 1.26 client
+    /// (`certutil.NewPoolFromBytes` of the same kind of PEM as its `RootCAs`) except the last
+    /// two: Go accepts a cA=TRUE server certificate a root signed (its `isValid` does not look
+    /// at a leaf's basicConstraints) and we refuse it, as for client certificates
+    /// (docs/compatibility.md); and a server that does not hold the key fails the handshake.
+    #[tokio::test]
+    async fn a_self_signed_ca_in_the_pool_serves_as_its_own_leaf() {
+        use rcgen::{ExtendedKeyUsagePurpose as Eku, date_time_ymd};
+        struct Leaf {
+            names: &'static [&'static str],
+            ca: bool,
+            eku: Vec<Eku>,
+            dates: Option<(i32, i32)>,
+        }
+        let leaf = |names, eku, dates| Leaf {
+            names,
+            ca: true,
+            eku,
+            dates,
+        };
+        let here: &[&str] = &["localhost", "127.0.0.1"];
+        let self_signed = |l: &Leaf| {
+            let key = KeyPair::generate().unwrap();
+            let mut params =
+                CertificateParams::new(l.names.iter().map(|n| n.to_string()).collect::<Vec<_>>())
+                    .unwrap();
+            if l.ca {
+                params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+            }
+            params.extended_key_usages = l.eku.clone();
+            if let Some((from, to)) = l.dates {
+                params.not_before = date_time_ymd(from, 1, 1);
+                params.not_after = date_time_ymd(to, 1, 1);
+            }
+            let cert = params.self_signed(&key).unwrap();
+            (cert, key)
+        };
+        // (case, the leaf, how the pool and server are made, tls-server-name, the error or
+        // None when accepted)
+        enum Pool {
+            /// The pool is the leaf.
+            Leaf,
+            /// The pool is another CA, then the leaf.
+            AfterAnother,
+            /// The pool is the leaf, given as a file.
+            File,
+            /// The pool is a CA that signed the leaf.
+            SignedBy,
+            /// The pool is the leaf; the server holds another key.
+            WrongKey,
+        }
+        type Case = (
+            &'static str,
+            Leaf,
+            Pool,
+            Option<&'static str>,
+            Option<&'static str>,
+        );
+        let cases: Vec<Case> = vec![
+            ("no EKU", leaf(here, vec![], None), Pool::Leaf, None, None),
+            (
+                "after another root",
+                leaf(here, vec![], None),
+                Pool::AfterAnother,
+                None,
+                None,
+            ),
+            (
+                "from a CA file",
+                leaf(here, vec![], None),
+                Pool::File,
+                None,
+                None,
+            ),
+            (
+                "tls-server-name",
+                leaf(&["example.test"], vec![], None),
+                Pool::Leaf,
+                Some("example.test"),
+                None,
+            ),
+            (
+                "EKU serverAuth",
+                leaf(here, vec![Eku::ServerAuth], None),
+                Pool::Leaf,
+                None,
+                None,
+            ),
+            (
+                "EKU any",
+                leaf(here, vec![Eku::Any], None),
+                Pool::Leaf,
+                None,
+                None,
+            ),
+            (
+                "EKU clientAuth and serverAuth",
+                leaf(here, vec![Eku::ClientAuth, Eku::ServerAuth], None),
+                Pool::Leaf,
+                None,
+                None,
+            ),
+            (
+                "EKU clientAuth only",
+                leaf(here, vec![Eku::ClientAuth], None),
+                Pool::Leaf,
+                None,
+                Some(
+                    "invalid peer certificate: certificate does not allow extended key usage for server authentication, allows client authentication",
+                ),
+            ),
+            (
+                "EKU unknown only",
+                leaf(here, vec![Eku::Other(vec![1, 2, 3, 4])], None),
+                Pool::Leaf,
+                None,
+                Some(
+                    "invalid peer certificate: certificate does not allow extended key usage for server authentication, allows 1, 2, 3, 4",
+                ),
+            ),
+            (
+                "expired",
+                leaf(here, vec![], Some((2000, 2001))),
+                Pool::Leaf,
+                None,
+                Some("invalid peer certificate: certificate expired: verification time"),
+            ),
+            (
+                "not yet valid",
+                leaf(here, vec![], Some((2200, 2201))),
+                Pool::Leaf,
+                None,
+                Some("invalid peer certificate: certificate not valid yet: verification time"),
+            ),
+            (
+                "another host name",
+                leaf(&["other.test"], vec![], None),
+                Pool::Leaf,
+                None,
+                Some(
+                    "invalid peer certificate: certificate not valid for name \"127.0.0.1\"; certificate is only valid for DnsName(\"other.test\")",
+                ),
+            ),
+            (
+                "tls-server-name of another host",
+                leaf(here, vec![], None),
+                Pool::Leaf,
+                Some("other.test"),
+                Some("invalid peer certificate: certificate not valid for name \"other.test\""),
+            ),
+            (
+                "signed by the pool's CA (Go accepts it)",
+                leaf(here, vec![], None),
+                Pool::SignedBy,
+                None,
+                Some("invalid peer certificate: Other(OtherError(CaUsedAsEndEntity))"),
+            ),
+            (
+                "the server does not hold the key",
+                leaf(here, vec![], None),
+                Pool::WrongKey,
+                None,
+                Some("invalid peer certificate: BadSignature"),
+            ),
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        for (case, l, pool, server_name, want) in cases {
+            let (cert, key) = self_signed(&l);
+            let (pool_pem, server) = match pool {
+                Pool::Leaf | Pool::File => (cert.pem(), server_config(&cert, &key)),
+                Pool::AfterAnother => {
+                    let (other, _) = self_signed(&leaf(&["other.test"], vec![], None));
+                    (
+                        format!("{}{}", other.pem(), cert.pem()),
+                        server_config(&cert, &key),
+                    )
+                }
+                Pool::SignedBy => {
+                    // A CA and a cA=TRUE leaf it signed.
+                    let ca_key = KeyPair::generate().unwrap();
+                    let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
+                    ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+                    let ca_cert = ca.self_signed(&ca_key).unwrap();
+                    let issuer = Issuer::new(ca, ca_key);
+                    let leaf_key = KeyPair::generate().unwrap();
+                    let mut params = CertificateParams::new(
+                        l.names.iter().map(|n| n.to_string()).collect::<Vec<_>>(),
+                    )
+                    .unwrap();
+                    params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+                    let leaf_cert = params.signed_by(&leaf_key, &issuer).unwrap();
+                    (ca_cert.pem(), server_config(&leaf_cert, &leaf_key))
+                }
+                Pool::WrongKey => (
+                    cert.pem(),
+                    server_config(&cert, &KeyPair::generate().unwrap()),
+                ),
+            };
+            let addr = serve(Arc::new(Mutex::new(server)));
+            let url = format!("https://{addr}/");
+            let ca = match pool {
+                Pool::File => {
+                    let path = dir.path().join("ca.crt");
+                    std::fs::write(&path, &pool_pem).unwrap();
+                    Pem::File(path)
+                }
+                _ => Pem::Data(pool_pem.into_bytes()),
+            };
+            let mut info = ConnectionInfo::new(url.as_str())
+                .with_ca(ca)
+                .with_trust_env(false);
+            if let Some(name) = server_name {
+                info = info.with_tls_server_name(name);
+            }
+            let client = info.client(Duration::from_secs(5)).unwrap();
+            let got = match client.get(url.as_str()).send().await {
+                Ok(r) => Ok(r.status().as_u16()),
+                Err(e) => Err(error_chain(&e)),
+            };
+            match want {
+                None => assert_eq!(got, Ok(200), "{case}"),
+                Some(text) => {
+                    let err = got.expect_err(case);
+                    assert!(err.contains(text), "{case}: {err}");
+                }
+            }
+        }
+    }
+
+    /// The validity period of a root serving as its own leaf is checked at the verification
+    /// time, to the second, as Go checks it (webpki checks it too before it refuses the
+    /// cA=TRUE leaf, so through TLS this check is not reached).
+    #[test]
+    fn a_root_as_its_own_leaf_is_checked_for_validity() {
+        let key = KeyPair::generate().unwrap();
+        let mut params = CertificateParams::new(vec!["localhost".to_owned()]).unwrap();
+        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        params.not_before = rcgen::date_time_ymd(2030, 1, 1);
+        params.not_after = rcgen::date_time_ymd(2031, 1, 1);
+        let cert = params.self_signed(&key).unwrap();
+        let (from, to) = (1_893_456_000_u64, 1_924_992_000_u64);
+        let name = ServerName::try_from("localhost").unwrap();
+        let at = |secs| UnixTime::since_unix_epoch(Duration::from_secs(secs));
+        // (case, verification time, accepted)
+        let cases = [
+            ("a second before notBefore", from - 1, false),
+            ("at notBefore", from, true),
+            ("at notAfter", to, true),
+            ("a second after notAfter", to + 1, false),
+        ];
+        for (case, now, ok) in cases {
+            let got = verify_root_as_leaf(cert.der(), &name, at(now));
+            assert_eq!(got.is_ok(), ok, "{case}: {got:?}");
+        }
+        let err = verify_root_as_leaf(cert.der(), &name, at(to + 1)).unwrap_err();
+        assert_eq!(
+            err,
+            rustls::Error::InvalidCertificate(CertificateError::ExpiredContext {
+                time: at(to + 1),
+                not_after: at(to),
+            })
+        );
     }
 
     /// Waits until no read of the CA file is under way.

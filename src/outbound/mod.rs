@@ -1130,22 +1130,26 @@ fn check_proxy_url(proxy: &str) -> Result<(), ConfigError> {
 /// `pem.Decode` finds ([`PemBlocks`](crate::x509::bundle::PemBlocks), as
 /// [`parse_pem_bundle`](crate::x509::parse_pem_bundle) reads them), `CERTIFICATE` blocks
 /// without headers; a block whose base64 does not decode or a BEGIN without an END is
-/// skipped, and so is a certificate rustls does not take as a root. At least one.
-pub(crate) fn roots_from_pem(pem: &[u8]) -> Result<RootCertStore, ConfigError> {
+/// skipped, and so is a certificate rustls does not take as a root. At least one. With the
+/// roots, the SHA-256 digest of each one's DER (Go's `CertPool.contains`, for
+/// [`ca_rotation::PoolVerifier`]).
+pub(crate) fn roots_from_pem(pem: &[u8]) -> Result<(RootCertStore, Vec<[u8; 32]>), ConfigError> {
+    use sha2::Digest;
     let mut roots = RootCertStore::empty();
-    let mut added = 0;
+    let mut digests = Vec::new();
     for block in crate::x509::bundle::PemBlocks(pem) {
         if block.label != b"CERTIFICATE" || block.has_headers {
             continue;
         }
+        let digest: [u8; 32] = Sha256::digest(&block.bytes).into();
         if roots.add(CertificateDer::from(block.bytes)).is_ok() {
-            added += 1;
+            digests.push(digest);
         }
     }
-    if added == 0 {
+    if digests.is_empty() {
         return Err(ConfigError::new("CA bundle: no valid certificate found"));
     }
-    Ok(roots)
+    Ok((roots, digests))
 }
 
 /// A connection's TLS configuration and the files it follows.
