@@ -546,6 +546,7 @@ impl<T: Send + Sync + 'static> FileReloader<T> {
     /// let _task = f.spawn_watch(std::time::Duration::from_secs(1));
     /// # });
     /// ```
+    #[must_use = "dropping the WatchTask stops reloading"]
     pub fn spawn_watch(&self, interval: Duration) -> WatchTask {
         // Errors are logged and counted inside `check`.
         WatchTask::poll(interval, Arc::downgrade(&self.shared), |shared| {
@@ -731,7 +732,21 @@ impl<T> std::fmt::Debug for FileReloader<T> {
 /// assert_eq!(**file.current(), 2);
 /// # });
 /// ```
+///
+/// A task dropped as soon as it is started is refused under `#![deny(unused_must_use)]` (a
+/// warning otherwise):
+///
+/// ```compile_fail
+/// #![deny(unused_must_use)]
+/// # use kube_authn::{reload::FileReloader, ConfigError};
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// # let dir = tempfile::tempdir().unwrap(); let p = dir.path().join("f"); std::fs::write(&p, "x").unwrap();
+/// let f = FileReloader::load(&p, 10, |b| Ok::<_, ConfigError>(b.len())).unwrap();
+/// f.spawn_watch(std::time::Duration::from_secs(1)); // would stop at once
+/// # });
+/// ```
 #[derive(Debug)]
+#[must_use = "dropping the WatchTask stops reloading"]
 pub struct WatchTask(tokio::task::JoinHandle<()>);
 
 impl WatchTask {

@@ -333,6 +333,7 @@ impl PasswordFile {
     /// assert!(p.check("alice", "pw").is_none());
     /// # });
     /// ```
+    #[must_use = "dropping the WatchTask stops reloading"]
     pub fn watch(&self, interval: Duration) -> Option<WatchTask> {
         match &self.source {
             Source::Memory { .. } => None,

@@ -449,6 +449,7 @@ impl FrontProxy {
     /// # let c = RequestHeaderConfig { client_ca_pem: Some(kube_authn::x509::doc_ca_pem().into()), ..RequestHeaderConfig::standard() };
     /// assert!(FrontProxy::new(c).unwrap().spawn_watch(std::time::Duration::from_secs(1)).is_none());
     /// ```
+    #[must_use = "dropping the WatchTask stops reloading"]
     pub fn spawn_watch(&self, interval: std::time::Duration) -> Option<crate::reload::WatchTask> {
         match &self.ca {
             CaSource::File(r) => Some(r.spawn_watch(interval)),

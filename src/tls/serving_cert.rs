@@ -305,6 +305,7 @@ impl ServingCertReloader {
     /// let _task = serving.spawn_watch(std::time::Duration::from_secs(1));
     /// # });
     /// ```
+    #[must_use = "dropping the WatchTask stops reloading"]
     pub fn spawn_watch(&self, interval: Duration) -> WatchTask {
         // Failures are logged and counted inside `check`.
         WatchTask::poll(interval, Arc::downgrade(&self.shared), |shared| {

@@ -414,6 +414,19 @@ impl TokenFile {
     /// let _task = t.watch(std::time::Duration::from_secs(10)).unwrap();
     /// # });
     /// ```
+    ///
+    /// Dropping the result at once is refused under `#![deny(unused_must_use)]`:
+    ///
+    /// ```compile_fail
+    /// #![deny(unused_must_use)]
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// # let dir = tempfile::tempdir().unwrap(); let p = dir.path().join("t.csv");
+    /// # std::fs::write(&p, "a,alice,1\n").unwrap();
+    /// let t = kube_authn::token::file::TokenFile::open(&p).unwrap();
+    /// t.watch(std::time::Duration::from_secs(10)); // would stop at once
+    /// # });
+    /// ```
+    #[must_use = "dropping the WatchTask stops reloading"]
     pub fn watch(&self, interval: Duration) -> Option<WatchTask> {
         match &self.source {
             Source::Memory { .. } => None,

@@ -285,10 +285,14 @@ impl std::fmt::Debug for X509Authenticator {
 }
 
 impl X509Authenticator {
-    /// Trusts the CA bundle in `path` (`--client-ca-file`), reloaded when the file changes
-    /// (call [`spawn_watch`](Self::spawn_watch) on a Tokio runtime, or
-    /// [`reloader`](Self::reloader)`().reload_if_changed()` yourself). The first load must
-    /// succeed; a broken later version keeps the previous bundle and is logged and counted.
+    /// Trusts the CA bundle in `path` (`--client-ca-file`). The first load must succeed.
+    ///
+    /// The bundle is **not** reloaded by itself: it follows the file only while a watch runs.
+    /// Start one with [`spawn_watch`](Self::spawn_watch) on a Tokio runtime and keep the
+    /// [`WatchTask`] it returns (dropping it stops reloading), or call
+    /// [`reloader`](Self::reloader)`().reload_if_changed()` yourself; otherwise the bundle
+    /// stays as loaded here. Once watched, a broken later version keeps the previous bundle
+    /// and is logged and counted.
     ///
     /// ```
     /// let err = kube_authn::x509::X509Authenticator::from_ca_file("/nonexistent").unwrap_err();
@@ -418,6 +422,7 @@ impl X509Authenticator {
     /// # let bundle = CaBundle::from_pem(doc_ca_pem().as_bytes()).unwrap();
     /// assert!(X509Authenticator::new(bundle).spawn_watch(std::time::Duration::from_secs(1)).is_none());
     /// ```
+    #[must_use = "dropping the WatchTask stops reloading"]
     pub fn spawn_watch(&self, interval: Duration) -> Option<WatchTask> {
         self.reloader().map(|r| r.spawn_watch(interval))
     }
