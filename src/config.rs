@@ -23,8 +23,18 @@
 //!
 //! `--api-audiences` defaults to the `--service-account-issuer` values, as in kube-apiserver.
 //!
-//! Files are watched and reloaded (see [`crate::reload`]); keep the returned [`Built::tasks`]
-//! alive for as long as the chain is used.
+//! Files are watched and reloaded (see [`crate::reload`]), and OIDC issuers are discovered, by
+//! background tasks the returned [`Built`] owns: keep the whole [`Built`] (not only its
+//! [`chain`](Built::chain)) alive for as long as the chain is used. Dropping it stops them:
+//!
+//! * [`Built::tasks`]: the token, password, client-CA and request-header-CA files are no
+//!   longer reloaded (the chain keeps serving their last content);
+//! * `Built::oidc` (feature `remote`): issuers not discovered yet never are, and every token
+//!   they would verify fails with `oidc: authenticator not initialized`;
+//! * `Built::authentication_config` (feature `remote`): the `--authentication-config` file
+//!   is no longer reloaded (the chain keeps the configuration last in effect).
+//!
+//! So `let chain = options.build()?.chain;` compiles but drops them all at once.
 //!
 //! ```no_run
 //! use kube_authn::config::AuthenticationOptions;
@@ -180,15 +190,45 @@ impl Default for AuthenticationOptions {
     }
 }
 
-/// A built chain and the tasks that keep its files fresh.
+/// A built chain and the background tasks that keep it working.
+///
+/// **Keep the whole `Built` alive for as long as [`chain`](Self::chain) is used**, not only
+/// the chain: the chain does not own these tasks, and dropping the fields below stops them
+/// (there is no error, the chain just goes stale or refuses tokens):
+///
+/// * [`tasks`](Self::tasks): the reload tasks of the `--token-auth-file`,
+///   `--basic-auth-file`, `--client-ca-file` and `--requestheader-client-ca-file` files;
+///   dropped, the chain keeps their content as it was then.
+/// * `oidc` (feature `remote`): the discovery of the `--oidc-*` issuer, which runs in the
+///   background until the issuer answers; dropped before that, every token for the issuer
+///   fails with `oidc: authenticator not initialized`.
+/// * `authentication_config` (feature `remote`): the `--authentication-config` file's
+///   reloader; dropped, the file is no longer reloaded (the chain keeps the configuration
+///   last in effect, whose issuers' discovery the chain itself keeps running).
+///
+/// `let chain = options.build()?.chain;` compiles, and drops all of them at once. Bind the
+/// result instead, and clone the chain out of it:
 ///
 /// ```no_run
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// let built = kube_authn::config::AuthenticationOptions::default().build().unwrap();
 /// let _chain = built.chain.clone();
+/// // … serve with `_chain`, keeping `built` alive until the server stops …
+/// drop(built);
+/// # });
+/// ```
+///
+/// A `Built` dropped as soon as it is built is refused under `#![deny(unused_must_use)]`
+/// (a warning otherwise):
+///
+/// ```compile_fail
+/// #![deny(unused_must_use)]
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// kube_authn::config::AuthenticationOptions::default().build().unwrap();
 /// # });
 /// ```
 #[derive(Debug)]
+#[must_use = "dropping Built stops file reloading and OIDC discovery: keep it alive while its chain is used"]
 pub struct Built {
     /// The chain.
     pub chain: Chain,
@@ -210,14 +250,16 @@ pub struct Built {
     /// certificate), through `tls::DynamicServerConfig`, as kube-apiserver's dynamic
     /// client-CA content does.
     pub ca_hint_sources: Vec<Arc<dyn crate::x509::CaBundleSource>>,
-    /// Reload tasks; dropping them stops reloading.
+    /// Reload tasks of the files; dropping them stops reloading (keep them alive while the
+    /// chain is used).
     pub tasks: Vec<WatchTask>,
     /// The OIDC issuers' authenticators and discovery tasks; dropping them stops the
-    /// background initialisation of issuers not reached yet.
+    /// background initialisation of issuers not reached yet, whose tokens then all fail
+    /// with `oidc: authenticator not initialized` (keep it alive while the chain is used).
     #[cfg(feature = "remote")]
     pub oidc: Option<crate::token::oidc::remote::OidcAuthenticators>,
     /// The `--authentication-config` file's reloader (its JWT authenticators); dropping it
-    /// stops reloading.
+    /// stops reloading (keep it alive while the chain is used).
     #[cfg(feature = "remote")]
     pub authentication_config: Option<crate::token::oidc::reload::AuthenticationConfigReloader>,
 }
@@ -255,7 +297,9 @@ const ANONYMOUS_FLAG_AND_SECTION: &str = "anonymous: Forbidden: --anonymous-auth
 
 impl AuthenticationOptions {
     /// Loads the files and builds the chain. File errors name the flag and the file. Must be
-    /// called inside a Tokio runtime (reload tasks are spawned on it).
+    /// called inside a Tokio runtime (reload tasks are spawned on it). Keep the returned
+    /// [`Built`] alive for as long as its chain is used: it owns the reload and discovery
+    /// tasks (see [`Built`]).
     ///
     /// ```
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
@@ -266,6 +310,7 @@ impl AuthenticationOptions {
     /// assert!(err.to_string().contains("--token-auth-file"));
     /// # });
     /// ```
+    #[must_use = "dropping Built stops file reloading and OIDC discovery: keep it alive while its chain is used"]
     pub fn build(&self) -> Result<Built, ConfigError> {
         self.validate_service_account_issuers()?;
         let api_audiences = Audiences::new(self.effective_api_audiences());
