@@ -19,6 +19,36 @@ use crate::user::UserInfo;
 ///   fault to clients, nor serve the request.
 /// * `Option<Authenticated>`: `None` when the layer is not installed; never rejects.
 ///
+/// # Anonymous requests get an identity too
+///
+/// When the chain has an anonymous fallback, a request with no credential (or one no
+/// authenticator claims) is let through as `system:anonymous` (group
+/// `system:unauthenticated`), and **this extractor then succeeds** with that user: it does
+/// not mean "a credential was checked". The fallback is on by default, as in
+/// kube-apiserver: [`AuthenticationOptions`](crate::config::AuthenticationOptions) has
+/// `anonymous_auth: None`, which means `--anonymous-auth=true`. A handler that must not
+/// serve anonymous callers refuses them itself with
+/// [`UserInfo::is_anonymous`](crate::user::UserInfo::is_anonymous) (or leave anonymous out
+/// of the chain: `anonymous_auth: Some(false)`, no
+/// [`ChainBuilder::anonymous`](crate::chain::ChainBuilder::anonymous), or
+/// [`Chain::without_anonymous`](crate::chain::Chain::without_anonymous)):
+///
+/// ```
+/// use kube_authn::middleware::Authenticated;
+/// use kube_authn::user::UserInfo;
+///
+/// fn handler(who: &Authenticated) -> Result<String, http::StatusCode> {
+///     if who.user.is_anonymous() {
+///         return Err(http::StatusCode::UNAUTHORIZED);
+///     }
+///     Ok(format!("hello {}", who.user.name()))
+/// }
+/// let anonymous = Authenticated::new(UserInfo::anonymous(), Default::default());
+/// assert_eq!(handler(&anonymous), Err(http::StatusCode::UNAUTHORIZED));
+/// let jane = Authenticated::new(UserInfo::new("jane").into(), Default::default());
+/// assert_eq!(handler(&jane).unwrap(), "hello jane");
+/// ```
+///
 /// ```
 /// use kube_authn::middleware::Authenticated;
 /// use kube_authn::user::UserInfo;
