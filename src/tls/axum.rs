@@ -612,6 +612,12 @@ impl Listener for TlsListener {
 /// [`TlsServer`](super::TlsServer), which puts the chain on every request itself, it would
 /// remove it.
 ///
+/// The app must be served with
+/// `into_make_service_with_connect_info::<TlsConnectInfo>()`: without it no request has a
+/// `ConnectInfo<TlsConnectInfo>`, and every client certificate is ignored. The first such
+/// request of the process logs an error naming that fix (once: the wiring is the same for
+/// every request).
+///
 /// ```
 /// use tower::Layer;
 /// let svc = kube_authn::tls::axum::PeerCertificatesLayer.layer(tower::service_fn(
@@ -653,10 +659,13 @@ where
     }
 
     fn call(&mut self, mut req: http::Request<B>) -> Self::Future {
-        let peer = req
-            .extensions()
-            .get::<ConnectInfo<TlsConnectInfo>>()
-            .and_then(|info| info.0.peer.clone());
+        let peer = match req.extensions().get::<ConnectInfo<TlsConnectInfo>>() {
+            Some(info) => info.0.peer.clone(),
+            None => {
+                missing_connect_info();
+                None
+            }
+        };
         // Never trust an extension that came from elsewhere (a layer further out, a test
         // harness): the connection decides, as `TlsServer` does.
         req.extensions_mut().remove::<PeerCertificates>();
@@ -664,5 +673,87 @@ where
             req.extensions_mut().insert(peer);
         }
         self.inner.call(req)
+    }
+}
+
+/// Whether [`missing_connect_info`] has logged its error in this process.
+static MISSING_CONNECT_INFO_LOGGED: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// Logs, once per process, that [`PeerCertificatesLayer`] saw a request without
+/// `ConnectInfo<TlsConnectInfo>`: a wiring mistake that silently ignores every client
+/// certificate.
+fn missing_connect_info() {
+    use std::sync::atomic::Ordering::Relaxed;
+    if !MISSING_CONNECT_INFO_LOGGED.load(Relaxed)
+        && !MISSING_CONNECT_INFO_LOGGED.swap(true, Relaxed)
+    {
+        tracing::error!(
+            "PeerCertificatesLayer: the request has no ConnectInfo<TlsConnectInfo>, so client certificates are ignored; serve the app with into_make_service_with_connect_info::<TlsConnectInfo>() (logged once)"
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+    use std::sync::Mutex;
+    use std::sync::atomic::Ordering::Relaxed;
+
+    #[derive(Clone)]
+    struct Sink(Arc<Mutex<Vec<u8>>>);
+    impl Write for Sink {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// A request without `ConnectInfo<TlsConnectInfo>` (the app served without
+    /// `into_make_service_with_connect_info::<TlsConnectInfo>()`) logs one error per process
+    /// naming the fix; a request with it logs nothing.
+    #[test]
+    fn missing_connect_info_is_logged_once() {
+        MISSING_CONNECT_INFO_LOGGED.store(false, Relaxed);
+        let buf = Arc::new(Mutex::new(Vec::new()));
+        let sink = Sink(buf.clone());
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || sink.clone())
+            .with_ansi(false)
+            .finish();
+        let _guard = tracing::subscriber::set_default(subscriber);
+        let with_info = || {
+            let mut req = http::Request::new(());
+            req.extensions_mut().insert(ConnectInfo(TlsConnectInfo {
+                remote_addr: "127.0.0.1:5000".parse().unwrap(),
+                peer: None,
+            }));
+            req
+        };
+        let without_info = || http::Request::new(());
+        let fix = "into_make_service_with_connect_info::<TlsConnectInfo>()";
+        // (case, request, how many error lines naming the fix after it)
+        let cases: Vec<(&str, http::Request<()>, usize)> = vec![
+            ("with connect info", with_info(), 0),
+            ("first without", without_info(), 1),
+            ("second without", without_info(), 1),
+            ("with connect info again", with_info(), 1),
+        ];
+        let mut svc = PeerCertificatesLayer.layer(tower::service_fn(|_: http::Request<()>| {
+            std::future::ready(Ok::<_, std::convert::Infallible>(()))
+        }));
+        for (case, req, want) in cases {
+            drop(svc.call(req));
+            let text = String::from_utf8(buf.lock().unwrap().clone()).unwrap();
+            let logged = text
+                .lines()
+                .filter(|l| l.contains("ERROR") && l.contains(fix))
+                .count();
+            assert_eq!(logged, want, "{case}: {text}");
+        }
     }
 }
