@@ -76,7 +76,23 @@ pub const MAX_KID_LEN: usize = 1024;
 /// assert_eq!(UntrustedJwt::parse(&long).unwrap_err(), NotJwt::TooLong);
 /// assert_eq!(NotJwt::SegmentCount.to_string(), "token does not have three segments");
 /// ```
+///
+/// New variants may be added: a `match` needs a wildcard arm.
+///
+/// ```compile_fail,E0004
+/// use kube_authn::jwt::compact::NotJwt;
+/// fn kind(e: NotJwt) -> u8 {
+///     match e {
+///         NotJwt::TooLong => 0,
+///         NotJwt::JsonSerialization => 1,
+///         NotJwt::SegmentCount => 2,
+///         NotJwt::Base64 => 3,
+///         NotJwt::Payload => 4,
+///     }
+/// }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum NotJwt {
     /// Longer than [`MAX_JWT_LEN`].
     TooLong,
@@ -222,7 +238,22 @@ impl Header {
 /// assert_eq!(jwt.header().unwrap_err(), HeaderError::Signature);
 /// assert_eq!(HeaderError::Signature.to_string(), "malformed JWS signature");
 /// ```
+///
+/// New variants may be added: a `match` needs a wildcard arm.
+///
+/// ```compile_fail,E0004
+/// use kube_authn::jwt::compact::HeaderError;
+/// fn kind(e: HeaderError) -> u8 {
+///     match e {
+///         HeaderError::Malformed => 0,
+///         HeaderError::KidTooLong => 1,
+///         HeaderError::UnsupportedCritical => 2,
+///         HeaderError::Signature => 3,
+///     }
+/// }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum HeaderError {
     /// Not a JSON object, duplicate names, `alg` missing or not a string, `kid` not a string.
     Malformed,

@@ -189,7 +189,20 @@ impl std::error::Error for KeyError {}
 /// assert_eq!(key.verify(Algorithm::ES256, b"msg", &[1; 64]), Err(VerifyError::BadSignature));
 /// assert_eq!(VerifyError::BadSignature.to_string(), "invalid signature");
 /// ```
+///
+/// New variants may be added: a `match` needs a wildcard arm.
+///
+/// ```compile_fail,E0004
+/// use kube_authn::jwt::key::VerifyError;
+/// fn kind(e: VerifyError) -> u8 {
+///     match e {
+///         VerifyError::AlgorithmMismatch => 0,
+///         VerifyError::BadSignature => 1,
+///     }
+/// }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum VerifyError {
     /// The key cannot verify this algorithm (wrong type, curve, or JWK `alg`).
     AlgorithmMismatch,

@@ -226,7 +226,21 @@ use key::PublicKey;
 /// assert_eq!(err, SignatureError::NoKeys);
 /// assert_eq!(err.to_string(), "no keys found");
 /// ```
+///
+/// New variants may be added: a `match` needs a wildcard arm.
+///
+/// ```compile_fail,E0004
+/// use kube_authn::jwt::SignatureError;
+/// fn kind(e: SignatureError) -> u8 {
+///     match e {
+///         SignatureError::NoKeys => 0,
+///         SignatureError::AlgorithmNotAllowed => 1,
+///         SignatureError::Invalid => 2,
+///     }
+/// }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SignatureError {
     /// No key matched the token's `kid` (or the key set is empty).
     NoKeys,

@@ -264,7 +264,20 @@ impl fmt::Debug for Secret {
 /// let e = LookupError::NotFound { resource: "serviceaccounts", name: "x".into() };
 /// assert_eq!(e.to_string(), r#"serviceaccounts "x" not found"#);
 /// ```
+///
+/// New variants may be added: a `match` needs a wildcard arm.
+///
+/// ```compile_fail,E0004
+/// use kube_authn::token::service_account::LookupError;
+/// fn kind(e: LookupError) -> u8 {
+///     match e {
+///         LookupError::NotFound { .. } => 0,
+///         LookupError::Other(_) => 1,
+///     }
+/// }
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum LookupError {
     /// The object does not exist.
     NotFound {
