@@ -13,6 +13,15 @@
 //! intersect the API audiences, `failure` when nobody authenticated the request, and `success`
 //! otherwise (only then is `authenticated_user_requests` counted).
 //!
+//! The crate's other families are process-wide statics in their modules: the token caches'
+//! ([`TOKEN_CACHE_METRICS`](crate::token::cache::TOKEN_CACHE_METRICS)), the client
+//! certificates' ([`CLIENT_CERT_EXPIRATION`](crate::x509::CLIENT_CERT_EXPIRATION)), the
+//! service accounts' ([`SERVICE_ACCOUNT_METRICS`](crate::token::service_account::SERVICE_ACCOUNT_METRICS))
+//! and the OIDC authenticators' ([`crate::token::oidc::metrics`]). [`encode_all`] writes them
+//! all with these, the families kube-apiserver registers for an
+//! [`AuthenticationOptions`](crate::config::AuthenticationOptions), in its order: what
+//! `kube-authn serve` answers on `GET /metrics`.
+//!
 //! # Design
 //!
 //! The label sets are closed (3 results, 7 compressed user names), so every series is a fixed
@@ -357,6 +366,71 @@ impl Metrics {
     }
 }
 
+/// Writes every authentication metric family kube-apiserver would register for `options`,
+/// in name order as Go's `client_golang` writes them: what `kube-authn serve` answers on
+/// `GET /metrics` (it calls this function).
+///
+/// `middleware` is the [`Metrics`] given to the
+/// [`AuthenticationLayer`](crate::middleware::AuthenticationLayer); the other families are
+/// the process-wide statics, written in this order:
+///
+/// 1. [`AUTHENTICATION_CONFIG_CONTROLLER_METRICS`](crate::token::oidc::metrics::AUTHENTICATION_CONFIG_CONTROLLER_METRICS),
+///    with [`authentication_config`](crate::config::AuthenticationOptions::authentication_config) only;
+/// 2. [`JWT_AUTHENTICATOR_METRICS`](crate::token::oidc::metrics::JWT_AUTHENTICATOR_METRICS)
+///    (no series until an OIDC authenticator has answered a token or fetched a JWKS);
+/// 3. [`CLIENT_CERT_EXPIRATION`](crate::x509::CLIENT_CERT_EXPIRATION), with
+///    [`client_ca_file`](crate::config::AuthenticationOptions::client_ca_file) only;
+/// 4. `middleware` ([`Metrics::encode`]);
+/// 5. [`TOKEN_CACHE_METRICS`](crate::token::cache::TOKEN_CACHE_METRICS) (no series until a
+///    token cache has seen a request);
+/// 6. [`SERVICE_ACCOUNT_METRICS`](crate::token::service_account::SERVICE_ACCOUNT_METRICS),
+///    with service-account key files or issuers only.
+///
+/// Families without series are not written (as in Go), except the client-certificate
+/// histogram and the service-account counters, which Go writes from registration on.
+///
+/// ```
+/// use kube_authn::config::AuthenticationOptions;
+/// use kube_authn::metrics::{Metrics, Outcome, encode_all};
+///
+/// let middleware = Metrics::new();
+/// middleware.record(Outcome::Success, Some("admin"), std::time::Duration::from_micros(300));
+/// let mut text = String::new();
+/// encode_all(&middleware, &AuthenticationOptions::default(), &mut text);
+/// assert!(text.contains("authentication_attempts{result=\"success\"} 1\n"));
+/// assert!(!text.contains("apiserver_client_certificate_expiration_seconds"));
+///
+/// let with_client_ca = AuthenticationOptions {
+///     client_ca_file: Some("/etc/kubernetes/pki/ca.crt".into()),
+///     ..AuthenticationOptions::default()
+/// };
+/// let mut text = String::new();
+/// encode_all(&middleware, &with_client_ca, &mut text);
+/// let expiration = text.find("# TYPE apiserver_client_certificate_expiration_seconds histogram").unwrap();
+/// assert!(expiration < text.find("# TYPE authentication_attempts counter").unwrap());
+/// ```
+pub fn encode_all(
+    middleware: &Metrics,
+    options: &crate::config::AuthenticationOptions,
+    out: &mut String,
+) {
+    if options.authentication_config.is_some() {
+        // Registered (and the configuration's hash recorded) with the file.
+        crate::token::oidc::metrics::AUTHENTICATION_CONFIG_CONTROLLER_METRICS.encode(out);
+    }
+    crate::token::oidc::metrics::JWT_AUTHENTICATOR_METRICS.encode(out);
+    if options.client_ca_file.is_some() {
+        // kube-apiserver registers it when it builds an X.509 authenticator.
+        crate::x509::CLIENT_CERT_EXPIRATION.encode(out);
+    }
+    middleware.encode(out);
+    crate::token::cache::TOKEN_CACHE_METRICS.encode(out);
+    if !options.service_account_key_files.is_empty() || !options.service_account_issuers.is_empty()
+    {
+        crate::token::service_account::SERVICE_ACCOUNT_METRICS.encode(out);
+    }
+}
+
 /// Number of [`Striped`] slots.
 const STRIPES: usize = 8;
 
@@ -605,6 +679,75 @@ mod tests {
             "authentication_duration_seconds_sum{result=\"error\"}",
         );
         assert!(sum > 1.8e19, "{sum}");
+    }
+
+    /// `encode_all` writes the families kube-apiserver registers for the options, each once,
+    /// in name order (as `kube-authn serve` writes them): the client-certificate histogram
+    /// with a client CA only, the service-account counters with service-account keys or
+    /// issuers only, and the middleware's families always.
+    #[test]
+    fn encode_all_writes_the_families_of_the_options_in_name_order() {
+        use crate::config::AuthenticationOptions;
+        let middleware = Metrics::new();
+        middleware.record(Outcome::Failure, None, Duration::from_micros(300));
+        let defaults = AuthenticationOptions::default;
+        // (case, options, client-certificate histogram, service-account counters)
+        let cases: Vec<(&str, AuthenticationOptions, bool, bool)> = vec![
+            ("defaults", defaults(), false, false),
+            (
+                "client CA",
+                AuthenticationOptions {
+                    client_ca_file: Some("/ca.crt".into()),
+                    ..defaults()
+                },
+                true,
+                false,
+            ),
+            (
+                "service-account keys",
+                AuthenticationOptions {
+                    service_account_key_files: vec!["/sa.pub".into()],
+                    ..defaults()
+                },
+                false,
+                true,
+            ),
+            (
+                "service-account issuers",
+                AuthenticationOptions {
+                    service_account_issuers: vec!["https://issuer".into()],
+                    ..defaults()
+                },
+                false,
+                true,
+            ),
+        ];
+        for (case, options, x509, service_accounts) in cases {
+            let mut text = String::new();
+            encode_all(&middleware, &options, &mut text);
+            let families: Vec<&str> = text
+                .lines()
+                .filter_map(|l| l.strip_prefix("# TYPE "))
+                .filter_map(|l| l.split(' ').next())
+                .collect();
+            let mut sorted = families.clone();
+            sorted.sort_unstable();
+            sorted.dedup();
+            assert_eq!(families, sorted, "{case}: in name order, each once");
+            let has = |name: &str| families.contains(&name);
+            assert!(has("authentication_attempts"), "{case}");
+            assert!(has("authentication_duration_seconds"), "{case}");
+            assert_eq!(
+                has("apiserver_client_certificate_expiration_seconds"),
+                x509,
+                "{case}"
+            );
+            assert_eq!(
+                has("serviceaccount_legacy_tokens_total"),
+                service_accounts,
+                "{case}"
+            );
+        }
     }
 
     fn go(v: f64) -> String {

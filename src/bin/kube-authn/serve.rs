@@ -171,33 +171,11 @@ pub async fn run(mut args: ServeArgs) -> Result<(), String> {
         }),
         metrics: {
             let metrics = metrics.clone();
-            // Only the families kube-apiserver would register for these flags: the
-            // client-certificate histogram when it builds an x509 authenticator
-            // (`--client-ca-file`), the service-account counters with service-account tokens.
-            // The token caches' families are all labelled, so they have no series (and are not
-            // written) until a cache (webhook, service-account lookups) has seen a request.
-            let x509 = built.client_ca.is_some();
-            let authentication_config = options.authentication_config.is_some();
-            let service_accounts = !options.service_account_key_files.is_empty()
-                || !options.service_account_issuers.is_empty();
+            // Only the families kube-apiserver would register for these flags, in name order
+            // (one function with the library, so the two cannot drift).
+            let options = options.clone();
             Arc::new(move |out: &mut String| {
-                // Families in name order, as client_golang writes them. The JWT
-                // authenticator families have no series (and are not written) until an OIDC
-                // authenticator has answered a token or fetched a JWKS.
-                if authentication_config {
-                    // Registered (and the configuration's hash recorded) with the file.
-                    kube_authn::token::oidc::metrics::AUTHENTICATION_CONFIG_CONTROLLER_METRICS
-                        .encode(out);
-                }
-                kube_authn::token::oidc::metrics::JWT_AUTHENTICATOR_METRICS.encode(out);
-                if x509 {
-                    kube_authn::x509::CLIENT_CERT_EXPIRATION.encode(out);
-                }
-                metrics.encode(out);
-                kube_authn::token::cache::TOKEN_CACHE_METRICS.encode(out);
-                if service_accounts {
-                    kube_authn::token::service_account::SERVICE_ACCOUNT_METRICS.encode(out);
-                }
+                kube_authn::metrics::encode_all(&metrics, &options, out)
             })
         },
     });
