@@ -288,10 +288,10 @@ impl Remote {
             ("userinfo_endpoint", GoType::String),
             ("id_token_signing_alg_values_supported", GoType::Strings),
         ];
-        let (status, ctype, body) =
+        let (status, status_text, ctype, body) =
             get_capped(&self.client, &self.discovery_url, None, MAX_DISCOVERY_BYTES).await?;
         if status != reqwest::StatusCode::OK {
-            return Err(format!("{status}: {}", shown_body(&body)));
+            return Err(format!("{status_text}: {}", shown_body(&body)));
         }
         let doc =
             gojson::decode_struct(&body, "oidc", "providerJSON", PROVIDER_JSON).map_err(|e| {
@@ -333,12 +333,12 @@ impl Remote {
         // set (usable keys or none, `{}` and `{"keys":null}` included); everything else is a
         // failure.
         let decoded = match &fetched {
-            Ok((reqwest::StatusCode::OK, _, body)) => Some(decode_jwks(body)),
+            Ok((reqwest::StatusCode::OK, _, _, body)) => Some(decode_jwks(body)),
             _ => None,
         };
         let now = SystemTime::now();
         let outcome = match (&fetched, &decoded) {
-            (Ok((_, _, body)), Some(Ok(_))) => Ok(body.as_slice()),
+            (Ok((_, _, _, body)), Some(Ok(_))) => Ok(body.as_slice()),
             _ => Err(()),
         };
         self.metrics.record_jwks_fetch(
@@ -348,7 +348,8 @@ impl Remote {
             now,
             &self.retired,
         );
-        let (status, ctype, body) = fetched.map_err(|e| format!("oidc: get keys failed {e}"))?;
+        let (_, status_text, ctype, body) =
+            fetched.map_err(|e| format!("oidc: get keys failed {e}"))?;
         match decoded {
             Some(decoded) => decoded.map_err(|e| {
                 format!(
@@ -358,7 +359,7 @@ impl Remote {
                 )
             }),
             None => Err(format!(
-                "oidc: get keys failed: {status} {}",
+                "oidc: get keys failed: {status_text} {}",
                 shown_body(&body)
             )),
         }
@@ -414,11 +415,11 @@ impl Remote {
 
     async fn get_distributed(&self, endpoint: &str, access_token: &str) -> Result<Vec<u8>, String> {
         let token = (!access_token.is_empty()).then_some(access_token);
-        let (status, _, body) =
+        let (status, status_text, _, body) =
             get_capped(&self.client, endpoint, token, MAX_DISTRIBUTED_CLAIM_BYTES).await?;
         if !(200..=226).contains(&status.as_u16()) {
             return Err(format!(
-                "error while getting distributed claim JWT: {status}"
+                "error while getting distributed claim JWT: {status_text}"
             ));
         }
         Ok(body)
@@ -511,13 +512,14 @@ fn is_https(url: &str) -> bool {
         .is_some_and(|s| s.eq_ignore_ascii_case("https://"))
 }
 
-/// GET with a bounded body. Errors read like Go's `Get "<url>": <cause>`.
+/// GET with a bounded body: the status, its text as Go's `resp.Status` ([`go_status`]), the
+/// content type and the body. Errors read like Go's `Get "<url>": <cause>`.
 async fn get_capped(
     client: &reqwest::Client,
     url: &str,
     bearer: Option<&str>,
     max: usize,
-) -> Result<(reqwest::StatusCode, Option<String>, Vec<u8>), String> {
+) -> Result<(reqwest::StatusCode, String, Option<String>, Vec<u8>), String> {
     // Go's `url.Error` quotes the URL with its password replaced (net/http stripPassword).
     let shown = go_quote(&strip_password(url));
     let go_err = |e: &reqwest::Error| format!("Get {shown}: {}", root_cause(e));
@@ -530,6 +532,7 @@ async fn get_capped(
     }
     let mut resp = req.send().await.map_err(|e| go_err(&e))?;
     let status = resp.status();
+    let status_text = go_status(&resp);
     let ctype = resp
         .headers()
         .get(http::header::CONTENT_TYPE)
@@ -546,7 +549,99 @@ async fn get_capped(
         }
         body.extend_from_slice(&chunk);
     }
-    Ok((status, ctype, body))
+    Ok((status, status_text, ctype, body))
+}
+
+/// Go's `resp.Status`. Over HTTP/1 the status line after the version, as received: hyper
+/// keeps a reason phrase other than the http crate's canonical one ([`hyper::ext::ReasonPhrase`],
+/// an empty one included: `599 `), else the line had the canonical one. HTTP/2 has no reason
+/// phrase: Go's HTTP/2 transport writes the code and `http.StatusText` ([`go_status_text`];
+/// empty for a code it does not name). Bytes of a reason that are not UTF-8 are shown as
+/// U+FFFD (Go prints them as they are).
+fn go_status(resp: &reqwest::Response) -> String {
+    let code = resp.status();
+    let reason = if resp.version() >= http::Version::HTTP_2 {
+        std::borrow::Cow::Borrowed(go_status_text(code.as_u16()))
+    } else if let Some(reason) = resp.extensions().get::<hyper::ext::ReasonPhrase>() {
+        String::from_utf8_lossy(reason.as_bytes())
+    } else {
+        std::borrow::Cow::Borrowed(
+            code.canonical_reason()
+                .unwrap_or_else(|| go_status_text(code.as_u16())),
+        )
+    };
+    format!("{} {reason}", code.as_u16())
+}
+
+/// Go's `net/http.StatusText` (Go 1.26): the name Go gives a status code, empty for a code it
+/// does not name. Some differ from the http crate's (`413 Request Entity Too Large`,
+/// `414 Request URI Too Long`, `416 Requested Range Not Satisfiable`).
+fn go_status_text(code: u16) -> &'static str {
+    match code {
+        100 => "Continue",
+        101 => "Switching Protocols",
+        102 => "Processing",
+        103 => "Early Hints",
+        200 => "OK",
+        201 => "Created",
+        202 => "Accepted",
+        203 => "Non-Authoritative Information",
+        204 => "No Content",
+        205 => "Reset Content",
+        206 => "Partial Content",
+        207 => "Multi-Status",
+        208 => "Already Reported",
+        226 => "IM Used",
+        300 => "Multiple Choices",
+        301 => "Moved Permanently",
+        302 => "Found",
+        303 => "See Other",
+        304 => "Not Modified",
+        305 => "Use Proxy",
+        307 => "Temporary Redirect",
+        308 => "Permanent Redirect",
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        402 => "Payment Required",
+        403 => "Forbidden",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        406 => "Not Acceptable",
+        407 => "Proxy Authentication Required",
+        408 => "Request Timeout",
+        409 => "Conflict",
+        410 => "Gone",
+        411 => "Length Required",
+        412 => "Precondition Failed",
+        413 => "Request Entity Too Large",
+        414 => "Request URI Too Long",
+        415 => "Unsupported Media Type",
+        416 => "Requested Range Not Satisfiable",
+        417 => "Expectation Failed",
+        418 => "I'm a teapot",
+        421 => "Misdirected Request",
+        422 => "Unprocessable Entity",
+        423 => "Locked",
+        424 => "Failed Dependency",
+        425 => "Too Early",
+        426 => "Upgrade Required",
+        428 => "Precondition Required",
+        429 => "Too Many Requests",
+        431 => "Request Header Fields Too Large",
+        451 => "Unavailable For Legal Reasons",
+        500 => "Internal Server Error",
+        501 => "Not Implemented",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        504 => "Gateway Timeout",
+        505 => "HTTP Version Not Supported",
+        506 => "Variant Also Negotiates",
+        507 => "Insufficient Storage",
+        508 => "Loop Detected",
+        510 => "Not Extended",
+        511 => "Network Authentication Required",
+        _ => "",
+    }
 }
 
 /// Sets `Authorization: Bearer <token>` as the one `Authorization` header, as Kubernetes'
@@ -811,6 +906,184 @@ mod tests {
             apiserver_id: String::new(),
             retired: AtomicBool::new(false),
         }))
+    }
+
+    /// A remote whose client trusts `ca` (PEM).
+    fn remote_trusting(ca: &str) -> Remote {
+        static METRICS: JwtAuthenticatorMetrics = JwtAuthenticatorMetrics::new();
+        let client = crate::outbound::ConnectionInfo::new("https://127.0.0.1/")
+            .with_ca(crate::outbound::Pem::Data(ca.as_bytes().to_vec()))
+            .with_trust_env(false)
+            .client(std::time::Duration::from_secs(5))
+            .unwrap();
+        Remote {
+            authn: Weak::new(),
+            client,
+            issuer: "https://issuer.example".into(),
+            discovery_url: "https://issuer.example/.well-known/openid-configuration".into(),
+            jwks_uri: OnceLock::new(),
+            last_error: Mutex::new(None),
+            jwks_fetches: AtomicU64::new(0),
+            metrics: &METRICS,
+            apiserver_id: String::new(),
+            retired: AtomicBool::new(false),
+        }
+    }
+
+    /// A CA's PEM, and the certificate (for 127.0.0.1) and key of a server it signed.
+    fn status_pki() -> (
+        String,
+        rustls_pki_types::CertificateDer<'static>,
+        rcgen::KeyPair,
+    ) {
+        use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair};
+        let ca_key = KeyPair::generate().unwrap();
+        let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
+        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        let ca_pem = params.self_signed(&ca_key).unwrap().pem();
+        let issuer = Issuer::new(params, ca_key);
+        let key = KeyPair::generate().unwrap();
+        let cert = CertificateParams::new(vec!["127.0.0.1".to_owned()])
+            .unwrap()
+            .signed_by(&key, &issuer)
+            .unwrap();
+        (ca_pem, cert.der().clone(), key)
+    }
+
+    /// An HTTPS server on 127.0.0.1 that answers every request with `head` (the status line
+    /// and headers, as sent) and the body `down`, over HTTP/1.1 only (no ALPN), or over
+    /// HTTP/2 (ALPN `h2`, hyper) with `code`.
+    async fn status_server(h2: bool, head: &'static str, code: u16) -> (String, String) {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let (ca, cert, key) = status_pki();
+        let key = rustls_pki_types::PrivateKeyDer::try_from(key.serialize_der()).unwrap();
+        let mut config = rustls::ServerConfig::builder_with_provider(Arc::new(
+            rustls::crypto::aws_lc_rs::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(vec![cert], key)
+        .unwrap();
+        if h2 {
+            config.alpn_protocols = vec![b"h2".to_vec()];
+        }
+        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("https://{}/", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            loop {
+                let Ok((tcp, _)) = listener.accept().await else {
+                    return;
+                };
+                let acceptor = acceptor.clone();
+                tokio::spawn(async move {
+                    let Ok(mut tls) = acceptor.accept(tcp).await else {
+                        return;
+                    };
+                    if h2 {
+                        let service = hyper::service::service_fn(move |_req| async move {
+                            let mut resp = http::Response::new(http_body_util::Full::new(
+                                bytes::Bytes::from_static(b"down"),
+                            ));
+                            *resp.status_mut() = http::StatusCode::from_u16(code).unwrap();
+                            Ok::<_, std::convert::Infallible>(resp)
+                        });
+                        let _ = hyper::server::conn::http2::Builder::new(
+                            hyper_util::rt::TokioExecutor::new(),
+                        )
+                        .serve_connection(hyper_util::rt::TokioIo::new(tls), service)
+                        .await;
+                        return;
+                    }
+                    let mut request = Vec::new();
+                    let mut buf = [0; 1024];
+                    while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                        match tls.read(&mut buf).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => request.extend_from_slice(&buf[..n]),
+                        }
+                    }
+                    let answer =
+                        format!("{head}\r\ncontent-length: 4\r\nconnection: close\r\n\r\ndown");
+                    let _ = tls.write_all(answer.as_bytes()).await;
+                    let _ = tls.shutdown().await;
+                });
+            }
+        });
+        (ca, url)
+    }
+
+    /// A failed fetch names the status as Go's `resp.Status` does (go-oidc's discovery and
+    /// JWKS errors, Kubernetes' distributed-claim error): over HTTP/1 the status line as
+    /// received (a reason phrase of the server's own, an empty one); over HTTP/2, which has no
+    /// reason phrase, Go's `http.StatusText` (none for an unknown code, and Go's names where
+    /// they differ from the http crate's). Each HTTP/1 line's `resp.Status` was checked with Go
+    /// 1.26.
+    #[tokio::test]
+    async fn a_failed_fetch_names_the_status_as_go_does() {
+        // (case, HTTP/2, the status line or code, Go's resp.Status)
+        let cases: [(&str, bool, &'static str, u16, &str); 7] = [
+            (
+                "a reason of the server's",
+                false,
+                "HTTP/1.1 503 Backend fetch failed",
+                0,
+                "503 Backend fetch failed",
+            ),
+            (
+                "the canonical reason",
+                false,
+                "HTTP/1.1 503 Service Unavailable",
+                0,
+                "503 Service Unavailable",
+            ),
+            (
+                "an unknown code, no reason",
+                false,
+                "HTTP/1.1 599 ",
+                0,
+                "599 ",
+            ),
+            (
+                "another name than Go's",
+                false,
+                "HTTP/1.1 413 Payload Too Large",
+                0,
+                "413 Payload Too Large",
+            ),
+            ("HTTP/2", true, "", 503, "503 Service Unavailable"),
+            ("HTTP/2, an unknown code", true, "", 599, "599 "),
+            (
+                "HTTP/2, Go's name",
+                true,
+                "",
+                413,
+                "413 Request Entity Too Large",
+            ),
+        ];
+        for (case, h2, head, code, status) in cases {
+            let (ca, url) = status_server(h2, head, code).await;
+            let mut remote = remote_trusting(&ca);
+            remote.discovery_url = url.clone();
+            assert_eq!(
+                remote.discover().await,
+                Err(format!("{status}: down")),
+                "{case}: discovery"
+            );
+            assert_eq!(
+                remote.fetch_jwks(&url).await.err(),
+                Some(format!("oidc: get keys failed: {status} down")),
+                "{case}: JWKS"
+            );
+            assert_eq!(
+                remote.get_distributed(&url, "").await,
+                Err(format!(
+                    "error while getting distributed claim JWT: {status}"
+                )),
+                "{case}: distributed claim"
+            );
+        }
     }
 
     /// At most [`MAX_DISTRIBUTED_FETCHES`] fetches at once: one more is refused at once,
