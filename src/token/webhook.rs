@@ -43,6 +43,34 @@
 //! ).unwrap();
 //! # let _ = authn;
 //! ```
+//!
+//! ## Delegated authentication: the cluster's tokens, from a pod
+//!
+//! An extension API server, an operator's HTTP endpoint or a sidecar reviews bearer tokens with
+//! the cluster's own API server, as Go's `DelegatingAuthenticationOptions` do: the in-cluster
+//! connection (the pod's service-account token and CA), `authentication.k8s.io/v1` TokenReviews
+//! POSTed to `/apis/authentication.k8s.io/v1/tokenreviews` (the webhook posts to exactly the
+//! server URL, so the path is appended), and answers cached for 10 s. The pod's service account
+//! needs the right to create TokenReviews: bind it to the `system:auth-delegator` ClusterRole.
+//!
+//! ```no_run
+//! use kube_authn::chain::ChainBuilder;
+//! use kube_authn::outbound::ConnectionInfo;
+//! use kube_authn::outbound::vault::Vault;
+//! use kube_authn::token::webhook::{Version, WebhookOptions, WebhookTokenAuthenticator};
+//! use std::time::Duration;
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let mut info = ConnectionInfo::in_cluster()?;
+//! info.server.push_str("/apis/authentication.k8s.io/v1/tokenreviews");
+//! let mut options = WebhookOptions::default();
+//! options.version = Version::V1;
+//! let webhook = WebhookTokenAuthenticator::new(Vault::from_info(info), options)?;
+//! // The delegating authenticator's cache: successes and denials for 10 s, errors never.
+//! let chain = ChainBuilder::new().token(webhook.cached(Duration::from_secs(10))).build();
+//! # let _ = chain;
+//! # Ok(())
+//! # }
+//! ```
 
 use std::fmt;
 use std::future::Future;
