@@ -11,9 +11,9 @@
 //!   only), each with the rules of Go's parsers (see [`key_from_der`]). A block none of them
 //!   takes is skipped, not an error; Ed25519 is never accepted here.
 //! * [`parse_jwks`]: a JWK Set (`RSA`, `EC`, and `OKP`/`Ed25519` keys with `use` absent or `sig`,
-//!   `key_ops` absent or containing `verify`, no private-key member, certificate members
-//!   `x5c`/`x5t`/`x5t#S256` consistent as go-jose requires; a JWK `alg` pins the key to that
-//!   one algorithm).
+//!   `key_ops` not an array or one containing `verify`, no private-key member, certificate
+//!   members `x5c`/`x5t`/`x5t#S256`/`x5u` as go-jose requires; `n`/`e`/`x`/`y` in Go's lenient
+//!   base64url; a JWK `alg` pins the key to that one algorithm).
 //!
 //! Limits: RSA moduli of 2048–8192 bits (larger keys are refused so an attacker-supplied
 //! JWKS cannot make each verification arbitrarily slow); from a JWKS document at most
@@ -547,7 +547,8 @@ struct RawJwk {
     #[serde(rename = "use")]
     use_: Option<String>,
     alg: Option<String>,
-    key_ops: Option<Vec<String>>,
+    // Not read by go-jose at all: any value is accepted (see `jwk_to_key`).
+    key_ops: Option<serde_json::Value>,
     n: Option<String>,
     e: Option<String>,
     crv: Option<String>,
@@ -562,8 +563,10 @@ struct RawJwk {
     dq: Option<serde::de::IgnoredAny>,
     qi: Option<serde::de::IgnoredAny>,
     oth: Option<serde::de::IgnoredAny>,
-    // The certificate members go-jose checks (`x5u` is not fetched by either).
+    // The certificate members go-jose checks (`x5u` is not fetched by either, only decoded:
+    // see `x5u_decodes`).
     x5c: Option<Vec<String>>,
+    x5u: Option<serde_json::Value>,
     x5t: Option<String>,
     #[serde(rename = "x5t#S256")]
     x5t_s256: Option<String>,
@@ -590,13 +593,35 @@ fn non_empty(s: &Option<String>) -> Option<&str> {
     s.as_deref().filter(|s| !s.is_empty())
 }
 
+/// A JWK key member (`n`, `e`, `x`, `y`) as go-jose's `byteBuffer` reads it: Go's
+/// `base64.RawURLEncoding`, which is not strict (non-zero trailing bits accepted, `\r` and `\n`
+/// ignored anywhere; padding and other characters refused).
 fn b64(s: &Option<String>) -> Result<Vec<u8>, KeyError> {
     let s = s
         .as_deref()
         .ok_or_else(|| KeyError::new("JWK member missing"))?;
-    URL_SAFE_NO_PAD
-        .decode(s)
-        .map_err(|_| KeyError::new("JWK member is not base64url"))
+    go_base64(s, false).ok_or_else(|| KeyError::new("JWK member is not base64url"))
+}
+
+/// Whether go-jose decodes a JWK's `x5u` (`null` is absent, never passed here): its
+/// `rawJSONWebKey` declares it `*url.URL`, and `url.URL` has no JSON decoding of its own, so
+/// Go's JSON reads it as a struct. A string (even `""`), number, boolean or array fails
+/// (`cannot unmarshal string into Go value of type url.URL`), and with it the whole JWKS; an
+/// object decodes, its members matched to `url.URL`'s fields by exact name (others ignored),
+/// each of which must have its field's type (`null` leaves a field unset).
+fn x5u_decodes(value: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    let Value::Object(members) = value else {
+        return false;
+    };
+    members.iter().all(|(name, value)| match name.as_str() {
+        "Scheme" | "Opaque" | "Host" | "Path" | "Fragment" | "RawQuery" | "RawPath"
+        | "RawFragment" => matches!(value, Value::Null | Value::String(_)),
+        "ForceQuery" | "OmitHost" => matches!(value, Value::Null | Value::Bool(_)),
+        // `*url.Userinfo`: no exported fields, so any object.
+        "User" => matches!(value, Value::Null | Value::Object(_)),
+        _ => true,
+    })
 }
 
 /// Parses one JWK (a JSON object). `Ok(None)` for keys that are not for signatures, of a
@@ -604,7 +629,9 @@ fn b64(s: &Option<String>) -> Result<Vec<u8>, KeyError> {
 /// `q`, `dp`, `dq`, `qi`, `oth`: go-jose reads a JWK with `d` as a private key, which go-oidc
 /// cannot verify with). An error for a malformed key, or one whose certificate members go-jose
 /// refuses: an `x5c` whose entries are not certificates or whose first one holds another key,
-/// an `x5t`/`x5t#S256` that is not a base64url SHA-1/SHA-256 digest or not the leaf's.
+/// an `x5t`/`x5t#S256` that is not a base64url SHA-1/SHA-256 digest or not the leaf's, an
+/// `x5u` that is not `null` or an object (go-jose decodes it into Go's `url.URL` struct, so a
+/// URL string fails).
 ///
 /// ```
 /// use kube_authn::jwt::key::parse_jwk;
@@ -635,12 +662,13 @@ fn jwk_to_key(raw: RawJwk) -> Result<Option<PublicKey>, KeyError> {
     if raw.has_private_members() {
         return Ok(None);
     }
-    if raw
-        .key_ops
-        .as_ref()
-        .is_some_and(|ops| !ops.iter().any(|o| o == "verify"))
-    {
-        return Ok(None);
+    // go-jose does not read `key_ops` (any value is accepted and ignored). An array without
+    // "verify" is a key its issuer does not let verify: skipped (fail closed). Any other value
+    // is ignored, as in Go.
+    if let Some(serde_json::Value::Array(ops)) = &raw.key_ops {
+        if !ops.iter().any(|o| o.as_str() == Some("verify")) {
+            return Ok(None);
+        }
     }
     let only = match alg {
         None => None,
@@ -740,10 +768,13 @@ fn thumbprint(value: Option<&str>, name: &str, size: usize) -> Result<Vec<u8>, K
 /// go-jose's checks of a JWK's certificate members (`JSONWebKey.UnmarshalJSON`): every `x5c`
 /// entry standard base64 of a certificate `x509.ParseCertificate` takes, the first one
 /// holding the JWK's own public key (`spki`, as [`jwk_to_key`] built it); `x5t` and `x5t#S256`
-/// base64url SHA-1 / SHA-256 digests (or their hex), which with a chain must be its leaf's.
-/// go-jose refuses such a JWK, and with it the whole JWKS; here the key is skipped. No key
+/// base64url SHA-1 / SHA-256 digests (or their hex), which with a chain must be its leaf's;
+/// an `x5u` Go's JSON can decode into `url.URL` ([`x5u_decodes`]). go-jose refuses such a JWK, and with it the whole JWKS; here the key is skipped. No key
 /// material is put in the errors.
 fn check_certificates(raw: &RawJwk, spki: &[u8]) -> Result<(), KeyError> {
+    if raw.x5u.as_ref().is_some_and(|u| !x5u_decodes(u)) {
+        return Err(KeyError::new("invalid JWK, x5u is not a url.URL"));
+    }
     let mut chain = Vec::with_capacity(raw.x5c.as_ref().map_or(0, Vec::len));
     for entry in raw.x5c.iter().flatten() {
         let der = go_base64(entry, true)
@@ -797,7 +828,8 @@ fn check_certificates(raw: &RawJwk, spki: &[u8]) -> Result<(), KeyError> {
 /// `null` `keys` an empty set, a `keys` that is not an array Go's type error. Then each
 /// element (at most [`MAX_JWKS_ENTRIES`]) is read by [`parse_jwk`], keeping at most
 /// [`MAX_JWKS_KEYS`] usable keys: keys that are not for signatures, of unsupported types,
-/// private, malformed, with certificate members go-jose refuses (`x5c`, `x5t`, `x5t#S256`),
+/// private, malformed, with certificate members go-jose refuses (`x5c`, `x5t`, `x5t#S256`,
+/// an `x5u` that does not decode as Go's `url.URL`: a string),
 /// or refused by its strict JSON (a duplicate member, a lone surrogate) are skipped (one bad
 /// key does not take down the others, where go-jose would refuse the whole set).
 ///
@@ -1172,6 +1204,127 @@ mod tests {
         let set = parse_jwks(doc.as_bytes()).unwrap();
         assert_eq!(set.len(), 1);
         assert_eq!(set[0].key_type(), KeyType::P256);
+    }
+
+    /// JWK members decoded as go-jose v2 decodes them (outcomes checked against go-oidc v2.5.0 /
+    /// go-jose v2.6.3 decoding the same JWKS):
+    /// * `x5u` is Go's `*url.URL`: a string (even `""`) fails go-jose's decode (`cannot
+    ///   unmarshal string into Go value of type url.URL`) and with it the whole set, so the key
+    ///   is skipped here (it was used); `null` and an object whose `url.URL` fields have their
+    ///   types decode (the key is used);
+    /// * `n`/`e`/`x`/`y` are read with Go's non-strict `RawURLEncoding`: a set trailing bit and
+    ///   `\r`/`\n` anywhere are accepted (such keys were skipped), padding and spaces refused;
+    /// * `key_ops` is not read by go-jose: a value that is not an array is ignored (it used to
+    ///   fail the key's decode); an array without `verify` still skips the key (fail closed, Go
+    ///   uses it).
+    #[test]
+    fn jwk_members_decode_as_go_jose_decodes_them() {
+        // RFC 7515 A.3's P-256 key.
+        let (x, y) = (
+            "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+            "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0",
+        );
+        let ec = |x: &str, y: &str| format!(r#""kty":"EC","crv":"P-256","x":"{x}","y":"{y}""#);
+        let base = ec(x, y);
+        let key_id = |members: &str| {
+            let doc = format!(r#"{{"keys":[{{{members}}}]}}"#);
+            let keys = parse_jwks(doc.as_bytes()).unwrap();
+            assert!(keys.len() <= 1, "{members}");
+            keys.first().map(|k| k.key_id().to_owned())
+        };
+        let expected = key_id(&base).unwrap();
+        let with = |extra: &str| format!("{base},{extra}");
+        // (case, JWK members, used)
+        let cases = [
+            (
+                "x5u URL string",
+                with(r#""x5u":"https://example.com/c.pem""#),
+                false,
+            ),
+            ("x5u empty string", with(r#""x5u":"""#), false),
+            ("x5u array", with(r#""x5u":[]"#), false),
+            ("x5u number", with(r#""x5u":1"#), false),
+            ("x5u boolean", with(r#""x5u":true"#), false),
+            ("x5u Scheme a number", with(r#""x5u":{"Scheme":1}"#), false),
+            ("x5u Path an array", with(r#""x5u":{"Path":["a"]}"#), false),
+            (
+                "x5u Fragment an object",
+                with(r#""x5u":{"Fragment":{}}"#),
+                false,
+            ),
+            ("x5u User a string", with(r#""x5u":{"User":"x"}"#), false),
+            (
+                "x5u OmitHost a string",
+                with(r#""x5u":{"OmitHost":"t"}"#),
+                false,
+            ),
+            (
+                "x5u ForceQuery a number",
+                with(r#""x5u":{"ForceQuery":1}"#),
+                false,
+            ),
+            ("x5u null", with(r#""x5u":null"#), true),
+            ("x5u empty object", with(r#""x5u":{}"#), true),
+            (
+                "x5u url.URL fields",
+                with(
+                    r#""x5u":{"Scheme":"https","Opaque":"o","Host":"h","Path":"/p","RawPath":"/p","RawQuery":"q","Fragment":"f","RawFragment":"f","ForceQuery":true,"OmitHost":false}"#,
+                ),
+                true,
+            ),
+            (
+                "x5u null fields, any User object",
+                with(r#""x5u":{"Path":null,"ForceQuery":null,"User":{"username":"a","x":[1]}}"#),
+                true,
+            ),
+            (
+                "x5u unknown and differently cased members",
+                with(r#""x5u":{"scheme":1,"rawpath":[],"Foo":{"a":[1,{"b":2}]}}"#),
+                true,
+            ),
+            (
+                "y with a set trailing bit",
+                ec(x, &format!("{}1", &y[..42])),
+                true,
+            ),
+            (
+                "x and y with line breaks",
+                ec(
+                    &format!("{}\\r\\n{}", &x[..20], &x[20..]),
+                    &format!("\\n{y}\\n"),
+                ),
+                true,
+            ),
+            ("y padded", ec(x, &format!("{y}=")), false),
+            (
+                "x with a space",
+                ec(&format!("{} {}", &x[..20], &x[20..]), y),
+                false,
+            ),
+            ("key_ops verify string", with(r#""key_ops":"verify""#), true),
+            ("key_ops sign string", with(r#""key_ops":"sign""#), true),
+            ("key_ops number", with(r#""key_ops":1"#), true),
+            ("key_ops object", with(r#""key_ops":{}"#), true),
+            ("key_ops null", with(r#""key_ops":null"#), true),
+            (
+                "key_ops with verify and a number",
+                with(r#""key_ops":["verify",1]"#),
+                true,
+            ),
+            (
+                "key_ops without verify",
+                with(r#""key_ops":["sign"]"#),
+                false,
+            ),
+            ("key_ops empty", with(r#""key_ops":[]"#), false),
+            ("key_ops of numbers", with(r#""key_ops":[1]"#), false),
+        ];
+        let wrong: Vec<&str> = cases
+            .iter()
+            .filter(|(_, members, used)| key_id(members) != used.then(|| expected.clone()))
+            .map(|(name, _, _)| *name)
+            .collect();
+        assert!(wrong.is_empty(), "outcomes unlike go-jose's: {wrong:?}");
     }
 
     /// The [`MAX_JWKS_KEYS`] cap counts usable keys only: 100 `use: "enc"` keys in front of
