@@ -1052,6 +1052,93 @@ fn proxy_certificate_checks() {
     );
 }
 
+/// A proxy certificate signed by `issuer` whose subject is `cn` then each O of `orgs`
+/// (UTF8String values, made with rcgen so they may hold control characters).
+fn proxy_cert_with_subject(issuer: &Issued, cn: &str, orgs: &[&str]) -> CertificateDer<'static> {
+    use rcgen::{CertificateParams, DnType, ExtendedKeyUsagePurpose, Issuer, KeyPair};
+    let ca_key = KeyPair::from_pem(&std::fs::read_to_string(&issuer.key).unwrap()).unwrap();
+    let issuer = Issuer::from_ca_cert_pem(&issuer.pem(), ca_key).unwrap();
+    let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
+    params.distinguished_name = rcgen::DistinguishedName::new();
+    params.distinguished_name.push(DnType::CommonName, cn);
+    for o in orgs {
+        params.distinguished_name.push(DnType::OrganizationName, *o);
+    }
+    params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
+    let key = KeyPair::generate().unwrap();
+    params.signed_by(&key, &issuer).unwrap().der().clone()
+}
+
+/// With `--requestheader-allowed-names`, only the proxy certificate's CN is compared (k8s
+/// `Verifier.verifySubject`): an O with a control character, or more attributes than
+/// kube-authn reads for a user, no longer make the front proxy's own certificate refused
+/// (they were, through the client-certificate path's subject refusals, and only when allowed
+/// names were set). A CN with a control character is still refused (Go compares it and
+/// prints it raw: `x509: subject with cn=front-proxy-client\t is not in the allowed list`).
+/// Outcomes checked against k8s.io/apiserver v0.37.2's `x509.NewVerifier` wrapping
+/// `headerrequest`.
+#[test]
+fn the_allowed_names_check_reads_only_the_cn() {
+    let s = setup();
+    let named = front_proxy(&s, &["front-proxy-client"]);
+    let any = front_proxy(&s, &[]);
+    let many_orgs: String = (0..300).map(|i| format!("/O=g{i}")).collect();
+    let many = s.pki.leaf(
+        "proxy-many-orgs",
+        &format!("/CN=front-proxy-client{many_orgs}"),
+        &s.rh_ca,
+    );
+    type Case = (
+        &'static str,
+        CertificateDer<'static>,
+        Result<Option<&'static str>, &'static str>,
+    );
+    let cases: Vec<Case> = vec![
+        (
+            "O with a TAB",
+            proxy_cert_with_subject(&s.rh_ca, "front-proxy-client", &["a\tb"]),
+            Ok(Some("system:admin")),
+        ),
+        (
+            "O with a newline after a plain O",
+            proxy_cert_with_subject(&s.rh_ca, "front-proxy-client", &["ops", "a\nb"]),
+            Ok(Some("system:admin")),
+        ),
+        (
+            "300 organisations",
+            many.der.clone(),
+            Ok(Some("system:admin")),
+        ),
+        (
+            "CN with a TAB",
+            proxy_cert_with_subject(&s.rh_ca, "front-proxy-client\t", &[]),
+            Err("x509: subject attribute contains a control character"),
+        ),
+        (
+            "another CN, O with a TAB",
+            proxy_cert_with_subject(&s.rh_ca, "someone-else", &["a\tb"]),
+            Err("x509: subject with cn=someone-else is not in the allowed list"),
+        ),
+    ];
+    for (name, der, want) in cases {
+        let mut r = http::Request::get("/")
+            .header("X-Remote-User", "system:admin")
+            .body(())
+            .unwrap();
+        r.extensions_mut()
+            .insert(PeerCertificates::injected(vec![der]));
+        let parts = r.into_parts().0;
+        let want = want.map(|o| o.map(str::to_owned)).map_err(str::to_owned);
+        assert_eq!(proxied_name(&named, &parts), want, "{name}");
+        // Without allowed names no subject is looked at.
+        assert_eq!(
+            proxied_name(&any, &parts),
+            Ok(Some("system:admin".to_owned())),
+            "{name}, any CN"
+        );
+    }
+}
+
 /// A front proxy trusting `ca` for the proxy name `front-proxy-client`.
 fn proxy_trusting(ca: &Issued) -> FrontProxy {
     FrontProxy::new(RequestHeaderConfig {

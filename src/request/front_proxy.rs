@@ -518,13 +518,20 @@ impl FrontProxy {
         })
     }
 
+    /// k8s `Verifier.verifySubject`: only the subject's CN (the last one) is compared with
+    /// the allowed names; the subject's other attributes are not looked at (a proxy
+    /// certificate with `O=a<TAB>b` or more than `MAX_SUBJECT_ATTRIBUTES` attributes is
+    /// accepted, as in Go). Our one refusal: a CN with a control character (Go compares it,
+    /// and prints it raw in its error), as the client-certificate path refuses one.
     fn check_cn(&self, leaf: &[u8]) -> Result<(), Error> {
         if self.allowed_names.is_empty() {
             return Ok(());
         }
         let subject = x509::subject::subject_of(leaf)?;
-        subject.refusal()?;
         let cn = subject.common_name;
+        if cn.chars().any(char::is_control) {
+            return Err(x509::subject::ERR_CONTROL);
+        }
         if self.allowed_names.iter().any(|name| **name == *cn) {
             Ok(())
         } else {

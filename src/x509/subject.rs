@@ -78,7 +78,7 @@ const ERR_NOT_STRING: Error = Error::from_static(
     ErrorKind::InvalidCredential,
     "x509: subject attribute is not a valid string",
 );
-const ERR_CONTROL: Error = Error::from_static(
+pub(crate) const ERR_CONTROL: Error = Error::from_static(
     ErrorKind::InvalidCredential,
     "x509: subject attribute contains a control character",
 );
