@@ -3,13 +3,14 @@
 //! The token and password files never keep a raw secret after loading: every secret is
 //! replaced by a 128-bit **keyed** digest, SipHash-2-4 (128-bit output) under a random key
 //! drawn once per process from the operating system, with a different key per use
-//! ([`Domain`]). Lookups hash the presented credential with the same key and probe a
-//! `HashMap` whose keys are these digests, hashed by a pass-through hasher (the digest already
-//! is a uniformly distributed keyed PRF output).
+//! ([`Domain`]). Lookups hash the presented credential with the same key and look the digest
+//! up: the token file in a `DigestTable` (a sorted array with a directory indexed by the
+//! digest's top bits), the password file in a `HashMap` keyed by digests with a pass-through
+//! hasher (the digest already is a uniformly distributed keyed PRF output).
 //!
-//! Why this is sound against timing attacks: everything after the PRF — which bucket is probed,
-//! which control bytes match, the 16-byte equality test — depends only on the digest of the
-//! presented credential. Without the key an attacker cannot compute digests, so observing how
+//! Why this is sound against timing attacks: everything after the PRF — which directory slot
+//! or bucket is probed, which entries or control bytes are compared, the 16-byte equality test
+//! — depends only on the digest of the presented credential. Without the key an attacker cannot compute digests, so observing how
 //! far a comparison got tells them nothing about the bytes of any stored secret; SipHash's own
 //! running time depends only on the input length. A short-circuiting `==` on raw tokens (what a
 //! plain `HashMap<String, _>` does) would instead leak the length of the common prefix.
