@@ -10,11 +10,21 @@
 //! lines, long loops outside criterion). It runs under `cargo bench` when the criterion filter
 //! is empty or selects `token_cache/hit_on_cpu` (`-- hit_on_cpu`, `-- token_cache`), or with
 //! `KUBE_AUTHN_BENCH_EXTRAS=1` whatever the filter (see `filter_support`).
+//!
+//! Counting mode, for callgrind: `TOKEN_CACHE_COUNT=hit` (HMAC-SHA256 keys) or `hit-gmac`
+//! (AES-GMAC keys) with `TOKEN_CACHE_ITERS=<n>` runs `n` checked hits of a 1.2 KB token and
+//! exits; the per-hit cost is the difference of two runs' totals divided by the difference of
+//! their `n` (the set-up is the same in both). With `TOKEN_CACHE_ONCPU=1` the loop's on-CPU
+//! time per hit is printed (thread CPU time).
 
+#[path = "count_support/mod.rs"]
+#[allow(dead_code)]
+mod count_support;
 #[path = "filter_support/mod.rs"]
 mod filter_support;
 
 use std::hash::Hasher;
+use std::hint::black_box;
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
@@ -105,7 +115,40 @@ fn cache_keyed(
     cache
 }
 
+/// `TOKEN_CACHE_COUNT` (see the module documentation): runs the hits and exits.
+fn count_mode(want: &str) -> ! {
+    let iters: usize = std::env::var("TOKEN_CACHE_ITERS")
+        .expect("TOKEN_CACHE_ITERS")
+        .parse()
+        .expect("TOKEN_CACHE_ITERS is a number");
+    let tokens: Vec<String> = (0..1000).map(token_1200).collect();
+    let keys = match want {
+        "hit" => KeyFunc::random().unwrap(),
+        "hit-gmac" => KeyFunc::gmac_random().unwrap(),
+        other => {
+            eprintln!("TOKEN_CACHE_COUNT={other:?}: unknown mode (hit, hit-gmac)");
+            std::process::exit(2);
+        }
+    };
+    let cache = cache_keyed(&tokens, keys);
+    let ctx = Context::default();
+    let misses = cache.stats().misses;
+    let i = std::cell::Cell::new(0usize);
+    // `run_and_exit` exits: the miss check runs inside the last call.
+    count_support::run_and_exit("TOKEN_CACHE", want, iters, &|| {
+        let n = i.get();
+        i.set(n + 1);
+        drop(black_box(hit_user(&cache, &tokens[n % tokens.len()], &ctx)));
+        if n + 1 == iters {
+            assert_no_miss("TOKEN_CACHE_COUNT", &cache, misses);
+        }
+    })
+}
+
 fn hit(c: &mut Criterion) {
+    if let Ok(want) = std::env::var("TOKEN_CACHE_COUNT") {
+        count_mode(&want);
+    }
     let tokens: Vec<String> = (0..1000).map(token_1200).collect();
     let cache = cache_with(&tokens);
     let gmac = cache_keyed(&tokens, KeyFunc::gmac_random().unwrap());
@@ -139,25 +182,17 @@ fn hit(c: &mut Criterion) {
     assert_no_miss("token_cache/hit_1.2KB gmac", &gmac, gmac_misses);
 }
 
-/// Nanoseconds this thread has spent on a CPU (`/proc/thread-self/schedstat`), so figures
-/// taken on a shared, overloaded box exclude time spent descheduled. `None` off Linux.
-fn thread_cpu_ns() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    s.split_whitespace().next()?.parse().ok()
-}
-
-/// On-CPU time per operation over long loops (≥1 s each, so the scheduler-tick granularity
-/// of `schedstat` does not matter), printed as `on-cpu: <name>: <ns>/op` (best of 3). On a
+/// On-CPU time per operation over long loops (1,000,000 calls each; thread CPU time,
+/// `CLOCK_THREAD_CPUTIME_ID`), printed as `on-cpu: <name>: <ns>/op` (best of 3). On a
 /// shared, overloaded box criterion's wall-clock figures include time spent descheduled.
 fn on_cpu(name: &str, iters: u64, mut op: impl FnMut(u64)) {
-    let Some(_) = thread_cpu_ns() else { return };
     let mut best = f64::MAX;
     for _ in 0..3 {
-        let t0 = thread_cpu_ns().unwrap();
+        let t0 = count_support::on_cpu_ns();
         for i in 0..iters {
             op(i);
         }
-        let ns = (thread_cpu_ns().unwrap() - t0) as f64 / iters as f64;
+        let ns = (count_support::on_cpu_ns() - t0) as f64 / iters as f64;
         best = best.min(ns);
     }
     println!("on-cpu: {name}: {best:.0} ns/op");
