@@ -294,6 +294,11 @@ pub struct CaBundle {
     /// when a path is verified, as Go does: Go loads such a root and refuses the chains
     /// through it.
     pub(crate) root_facts: Vec<der::IssuerFacts>,
+    /// Whether each root has a nameConstraints extension (Go's `hasNameConstraints`): all that
+    /// Go's `checkChainConstraints` pre-pass reads of a root (a root's own subjectAltName is
+    /// never checked, nothing lies above it). Read once here, not for every candidate path;
+    /// `false` for a root that `policy::ChainCert::read` cannot read, as before.
+    pub(crate) root_name_constraints: Vec<bool>,
     pub(crate) ders: Vec<CertificateDer<'static>>,
     /// The anchors' public keys, parsed once (see `anchor_keys`).
     pub(crate) keys: AnchorKeys,
@@ -400,6 +405,7 @@ impl CaBundle {
         let mut max_path_len = Vec::with_capacity(certs.len());
         let mut root_eku = Vec::with_capacity(certs.len());
         let mut root_facts = Vec::with_capacity(certs.len());
+        let mut root_name_constraints = Vec::with_capacity(certs.len());
         for cert in &certs {
             // As from PEM: a root Go's x509.ParseCertificate refuses is not loaded.
             super::go_parse::go_parses_certificate(cert).map_err(ConfigError::new)?;
@@ -413,6 +419,10 @@ impl CaBundle {
             max_path_len.push(path_len_constraint(cert));
             root_eku.push(RootEku::of(cert));
             root_facts.push(der::issuer_facts(cert).unwrap_or(der::IssuerFacts::UNREADABLE));
+            root_name_constraints.push(
+                super::policy::ChainCert::read(cert.as_ref())
+                    .is_some_and(|c| c.names.name_constraints),
+            );
         }
         Ok(Self {
             keys: AnchorKeys::new(&anchors),
@@ -421,6 +431,7 @@ impl CaBundle {
             max_path_len,
             root_eku,
             root_facts,
+            root_name_constraints,
             ders: certs,
             generation: next_id(),
         })

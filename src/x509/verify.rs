@@ -341,19 +341,25 @@ pub(crate) fn verify_chain_with_view(
             return Err(filtered_out());
         }
         // Then Go's name constraints (`checkChainConstraints`): webpki has matched the names
-        // of the constrained types; Go first parses every name below a constrained CA.
-        let root_names = policy::ChainCert::read(bundle.ders[idx].as_ref())
-            .map(|c| c.names)
-            .unwrap_or_default();
-        let names: Vec<_> = certs
-            .iter()
-            .map(|c| c.names)
-            .chain(std::iter::once(root_names))
-            .collect();
-        if let Some(why) = names::unparsable_name(&names) {
-            let first = constraints_hint.take().unwrap_or(why);
-            constraints_hint.set(Some(first));
-            return Err(filtered_out());
+        // of the constrained types; Go first parses every name below a constrained CA. Of the
+        // root only its nameConstraints flag counts (read once, with the bundle). Without a
+        // constrained CA above the leaf there is nothing to parse: the common case skips it.
+        let root_constrained = bundle.root_name_constraints[idx];
+        if root_constrained || certs[1..].iter().any(|c| c.names.name_constraints) {
+            let root_names = names::ChainNames {
+                name_constraints: root_constrained,
+                san: None,
+            };
+            let names: Vec<_> = certs
+                .iter()
+                .map(|c| c.names)
+                .chain(std::iter::once(root_names))
+                .collect();
+            if let Some(why) = names::unparsable_name(&names) {
+                let first = constraints_hint.take().unwrap_or(why);
+                constraints_hint.set(Some(first));
+                return Err(filtered_out());
+            }
         }
         window.set(w);
         Ok(())
