@@ -236,10 +236,11 @@ impl Audiences {
     pub fn intersects(&self, other: &Audiences) -> bool {
         // The same non-empty list (the audience-agnostic wrapper hands the API audiences back
         // on every request) intersects itself without comparing strings.
-        if let (Some(a), Some(b)) = (&self.0, &other.0) {
-            if Arc::ptr_eq(a, b) && !a.is_empty() {
-                return true;
-            }
+        if let (Some(a), Some(b)) = (&self.0, &other.0)
+            && Arc::ptr_eq(a, b)
+            && !a.is_empty()
+        {
+            return true;
         }
         other.iter().any(|x| self.has(x))
     }

@@ -416,10 +416,10 @@ impl AuthenticationOptions {
         // kube-apiserver refuses the flag beside the file's section right after decoding the
         // file, before validating it (so before any error in its `jwt` or `anonymous` entries).
         #[cfg(feature = "remote")]
-        if let (Some(data), Some(_)) = (&authentication_config, self.anonymous_auth) {
-            if crate::token::oidc::config::anonymous_section(data)?.is_some() {
-                return Err(ConfigError::new(ANONYMOUS_FLAG_AND_SECTION));
-            }
+        if let (Some(data), Some(_)) = (&authentication_config, self.anonymous_auth)
+            && crate::token::oidc::config::anonymous_section(data)?.is_some()
+        {
+            return Err(ConfigError::new(ANONYMOUS_FLAG_AND_SECTION));
         }
         #[cfg(feature = "remote")]
         let mut authentication_config_reloader = None;
@@ -506,13 +506,13 @@ impl AuthenticationOptions {
     fn validate_service_account_issuers(&self) -> Result<(), ConfigError> {
         let mut seen = std::collections::HashSet::new();
         for issuer in &self.service_account_issuers {
-            if issuer.contains(':') {
-                if let Err(parse) = crate::go_url::issuer::parse(issuer) {
-                    return Err(ConfigError::new(format!(
-                        "service-account-issuer {} contained a ':' but was not a valid URL: {parse}",
-                        crate::jwt::go_quote(issuer)
-                    )));
-                }
+            if issuer.contains(':')
+                && let Err(parse) = crate::go_url::issuer::parse(issuer)
+            {
+                return Err(ConfigError::new(format!(
+                    "service-account-issuer {} contained a ':' but was not a valid URL: {parse}",
+                    crate::jwt::go_quote(issuer)
+                )));
             }
             if issuer.is_empty() {
                 return Err(ConfigError::new(
@@ -858,11 +858,11 @@ pub fn go_parse_duration(input: &[u8]) -> Result<i64, ConfigError> {
     let invalid = || error("invalid duration");
     let mut s = input;
     let mut negative = false;
-    if let Some(&c) = s.first() {
-        if c == b'-' || c == b'+' {
-            negative = c == b'-';
-            s = &s[1..];
-        }
+    if let Some(&c) = s.first()
+        && (c == b'-' || c == b'+')
+    {
+        negative = c == b'-';
+        s = &s[1..];
     }
     if s == b"0" {
         return Ok(0);

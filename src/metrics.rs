@@ -249,10 +249,10 @@ impl Metrics {
     /// assert_eq!(m.user_requests("email_id"), 1);
     /// ```
     pub fn record(&self, outcome: Outcome, user: Option<&str>, elapsed: Duration) {
-        if outcome == Outcome::Success {
-            if let Some(name) = user {
-                self.users[username_index(name)].increment();
-            }
+        if outcome == Outcome::Success
+            && let Some(name) = user
+        {
+            self.users[username_index(name)].increment();
         }
         self.latency[outcome.index()].observe(elapsed);
     }

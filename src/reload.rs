@@ -607,7 +607,7 @@ impl<T> Shared<T> {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         state.polls = state.polls.wrapping_add(1);
         let now = stamp(&self.path).ok();
-        let full = force || state.polls % FULL_CHECK_EVERY == 0;
+        let full = force || state.polls.is_multiple_of(FULL_CHECK_EVERY);
         // A version `admit` refused is checked again once what it checks against changed.
         let retry = match (&self.admit, state.refused_at) {
             (Some(admit), Some(epoch)) => admit.epoch() != epoch,

@@ -960,10 +960,10 @@ fn diff(want: &Value, got: &Value) -> Option<String> {
                 }
             }
             // Bytes, so a {"hex"} form and a string form of the same bytes agree.
-            if let Some(body) = want.get("body") {
-                if bytes(body).ok() != bytes(&got["body"]).ok() {
-                    return Some(format!("body: want {body}, got {}", got["body"]));
-                }
+            if let Some(body) = want.get("body")
+                && bytes(body).ok() != bytes(&got["body"]).ok()
+            {
+                return Some(format!("body: want {body}, got {}", got["body"]));
             }
         }
         Some("key") if want["key"] != got["key"] => {
@@ -990,15 +990,15 @@ fn diff(want: &Value, got: &Value) -> Option<String> {
         }
         Some("error") | Some("config_error") => {
             let ge = got["error"].as_str().unwrap_or("<none>");
-            if let Some(we) = want.get("error").and_then(Value::as_str) {
-                if we != ge {
-                    return Some(format!("error: want {we:?}, got {ge:?}"));
-                }
+            if let Some(we) = want.get("error").and_then(Value::as_str)
+                && we != ge
+            {
+                return Some(format!("error: want {we:?}, got {ge:?}"));
             }
-            if let Some(wc) = want.get("error_contains").and_then(Value::as_str) {
-                if !ge.contains(wc) {
-                    return Some(format!("error: want text containing {wc:?}, got {ge:?}"));
-                }
+            if let Some(wc) = want.get("error_contains").and_then(Value::as_str)
+                && !ge.contains(wc)
+            {
+                return Some(format!("error: want text containing {wc:?}, got {ge:?}"));
             }
         }
         _ => {}

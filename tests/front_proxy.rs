@@ -366,7 +366,7 @@ fn exactly_max_extra_values_are_accepted() {
     let one_key = |_: usize| "x-remote-extra-scopes".to_owned();
     let many_keys = |i: usize| format!("x-remote-extra-k{i}");
     let two_prefixes = |i: usize| {
-        if i % 2 == 0 {
+        if i.is_multiple_of(2) {
             format!("x-remote-extra-k{i}")
         } else {
             format!("x-acme-k{i}")

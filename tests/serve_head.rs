@@ -119,10 +119,10 @@ async fn h2_request(
             }
         }
     }
-    if error.is_none() {
-        if let Err(e) = body.trailers().await {
-            error = Some(e.to_string());
-        }
+    if error.is_none()
+        && let Err(e) = body.trailers().await
+    {
+        error = Some(e.to_string());
     }
     H2Answer {
         status: head.status.as_u16(),

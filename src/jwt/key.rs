@@ -665,10 +665,10 @@ fn jwk_to_key(raw: RawJwk) -> Result<Option<PublicKey>, KeyError> {
     // go-jose does not read `key_ops` (any value is accepted and ignored). An array without
     // "verify" is a key its issuer does not let verify: skipped (fail closed). Any other value
     // is ignored, as in Go.
-    if let Some(serde_json::Value::Array(ops)) = &raw.key_ops {
-        if !ops.iter().any(|o| o.as_str() == Some("verify")) {
-            return Ok(None);
-        }
+    if let Some(serde_json::Value::Array(ops)) = &raw.key_ops
+        && !ops.iter().any(|o| o.as_str() == Some("verify"))
+    {
+        return Ok(None);
     }
     let only = match alg {
         None => None,

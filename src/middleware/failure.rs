@@ -277,17 +277,17 @@ pub(crate) fn is_pretty_print(req: &Parts) -> bool {
 /// assert!(wants_pretty(&"/x".parse().unwrap(), &headers));
 /// ```
 pub fn wants_pretty(uri: &http::Uri, headers: &http::HeaderMap) -> bool {
-    if let Some(query) = uri.query() {
-        if query.contains("pretty") {
-            // `URL.Query().Get("pretty")`: the first value (none beyond Go's parameter limit).
-            let value = crate::api::go_query_pairs(query)
-                .find(|(k, _)| k.as_ref() == b"pretty")
-                .map(|(_, v)| v);
-            if let Some(v) = value {
-                if !v.is_empty() {
-                    return go_parse_bool(&v).unwrap_or(false);
-                }
-            }
+    if let Some(query) = uri.query()
+        && query.contains("pretty")
+    {
+        // `URL.Query().Get("pretty")`: the first value (none beyond Go's parameter limit).
+        let value = crate::api::go_query_pairs(query)
+            .find(|(k, _)| k.as_ref() == b"pretty")
+            .map(|(_, v)| v);
+        if let Some(v) = value
+            && !v.is_empty()
+        {
+            return go_parse_bool(&v).unwrap_or(false);
         }
     }
     let ua = headers.get(USER_AGENT).map_or(&b""[..], |v| v.as_bytes());
@@ -401,14 +401,12 @@ fn negotiate_accept(accept: &str, max_clauses: usize) -> Option<StatusType> {
         for (typ, sub) in STATUS_MEDIA_TYPES {
             let matches = (clause.typ == typ && (clause.sub == sub || clause.sub == "*"))
                 || (clause.typ == "*" && clause.sub == "*");
-            if matches {
-                if let Some(pretty) = clause.acceptable(sub) {
-                    return Some(match sub {
-                        "json" => StatusType::Json { pretty },
-                        "yaml" => StatusType::Yaml,
-                        _ => StatusType::Protobuf,
-                    });
-                }
+            if matches && let Some(pretty) = clause.acceptable(sub) {
+                return Some(match sub {
+                    "json" => StatusType::Json { pretty },
+                    "yaml" => StatusType::Yaml,
+                    _ => StatusType::Protobuf,
+                });
             }
         }
     }

@@ -610,10 +610,10 @@ where
     fn poll(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
         let this = self.project();
         let out = std::task::ready!(this.future.poll(cx));
-        if let (Ok(res), Some(notify)) = (&out, this.notify.take()) {
-            if CloseConnection::is_set(res) {
-                notify.notify_one();
-            }
+        if let (Ok(res), Some(notify)) = (&out, this.notify.take())
+            && CloseConnection::is_set(res)
+        {
+            notify.notify_one();
         }
         Poll::Ready(out)
     }

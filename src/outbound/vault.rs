@@ -741,10 +741,10 @@ impl Vault {
             // each up to the login timeout).
             // Only a login that was allowed as much: one that did not take fixed credentials
             // back (after a 401) says nothing about a new request, which may.
-            if let Some((taking_back, message)) = last_failure.as_ref() {
-                if *taking_back || !take_back_fixed {
-                    return Err(Error::new(ErrorKind::Unavailable, message.clone()));
-                }
+            if let Some((taking_back, message)) = last_failure.as_ref()
+                && (*taking_back || !take_back_fixed)
+            {
+                return Err(Error::new(ErrorKind::Unavailable, message.clone()));
             }
         }
         let result = self.login_once(take_back_fixed).await;

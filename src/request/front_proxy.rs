@@ -821,12 +821,12 @@ impl ExtensionApiserverAuthentication {
         } else {
             parse_yaml(bytes)?
         };
-        if let Some(kind) = &doc.kind {
-            if kind != "ConfigMap" {
-                return Err(ConfigError::new(format!(
-                    "expected kind ConfigMap, found {kind:?}"
-                )));
-            }
+        if let Some(kind) = &doc.kind
+            && kind != "ConfigMap"
+        {
+            return Err(ConfigError::new(format!(
+                "expected kind ConfigMap, found {kind:?}"
+            )));
         }
         let data = doc.data.unwrap_or_default();
         let non_empty = |k: &str| {

@@ -187,10 +187,11 @@ pub(crate) fn parse_authorization(headers: &HeaderMap) -> Result<Authorization<'
     let text = std::str::from_utf8(bytes).map_err(|_| ERR_NOT_ASCII)?;
     // The common case first: `Bearer ` in any case, then a token that does not start with a
     // space or tab (the same rules as below, without scanning for the scheme's end).
-    if let [b0, b1, b2, b3, b4, b5, b' ', first, ..] = bytes {
-        if [*b0, *b1, *b2, *b3, *b4, *b5].eq_ignore_ascii_case(b"bearer") && !is_space(*first) {
-            return bearer_token(bytes, text, 7);
-        }
+    if let [b0, b1, b2, b3, b4, b5, b' ', first, ..] = bytes
+        && [*b0, *b1, *b2, *b3, *b4, *b5].eq_ignore_ascii_case(b"bearer")
+        && !is_space(*first)
+    {
+        return bearer_token(bytes, text, 7);
     }
     let scheme_end = bytes
         .iter()
@@ -457,15 +458,14 @@ mod tests {
         proptest! {
             #[test]
             fn never_panics_and_bearer_tokens_are_clean(bytes in proptest::collection::vec(any::<u8>(), 0..300)) {
-                if let Some(headers) = headers_with(&bytes) {
-                    if let Ok(Authorization::Bearer(token)) = parse_authorization(&headers) {
+                if let Some(headers) = headers_with(&bytes)
+                    && let Ok(Authorization::Bearer(token)) = parse_authorization(&headers) {
                         prop_assert!(!token.is_empty());
                         prop_assert!(!token.contains(' ') && !token.contains('\t'));
                         prop_assert!(token.bytes().all(|b| (b'!'..=b'~').contains(&b)));
                         let haystack = String::from_utf8_lossy(&bytes);
                         prop_assert!(haystack.contains(token));
                     }
-                }
             }
 
             #[test]

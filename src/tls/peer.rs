@@ -177,16 +177,16 @@ impl ConnCache {
     ) -> Option<R> {
         for slot in self.slots.iter().filter_map(OnceLock::get) {
             let guard = slot.load();
-            if let Some(entry) = guard.as_deref() {
-                if entry.owner == owner {
-                    if entry.generation == generation
-                        && !now.is_before(entry.valid_from)
-                        && now <= entry.valid_until
-                    {
-                        return Some(f(entry));
-                    }
-                    return None;
+            if let Some(entry) = guard.as_deref()
+                && entry.owner == owner
+            {
+                if entry.generation == generation
+                    && !now.is_before(entry.valid_from)
+                    && now <= entry.valid_until
+                {
+                    return Some(f(entry));
                 }
+                return None;
             }
         }
         None

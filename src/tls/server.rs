@@ -982,12 +982,13 @@ fn head_response<B: http_body::Body>(
     let body_allowed = !status.is_informational()
         && status != http::StatusCode::NO_CONTENT
         && status != http::StatusCode::NOT_MODIFIED;
-    if body_allowed && !parts.headers.contains_key(http::header::CONTENT_LENGTH) {
-        if let Some(len) = body.size_hint().exact().filter(|&len| len > 0) {
-            parts
-                .headers
-                .insert(http::header::CONTENT_LENGTH, http::HeaderValue::from(len));
-        }
+    if body_allowed
+        && !parts.headers.contains_key(http::header::CONTENT_LENGTH)
+        && let Some(len) = body.size_hint().exact().filter(|&len| len > 0)
+    {
+        parts
+            .headers
+            .insert(http::header::CONTENT_LENGTH, http::HeaderValue::from(len));
     }
     // Dropped now: a HEAD response never sends it.
     drop(body);

@@ -177,10 +177,10 @@ fn client_go_get(namespace: &str, name: &str) -> Result<(), String> {
             .collect();
         (!msgs.is_empty()).then(|| format!("[{}]", msgs.join(" ")))
     }
-    if !namespace.is_empty() {
-        if let Some(m) = invalid(namespace) {
-            return Err(format!("invalid namespace {}: {m}", go_quote(namespace)));
-        }
+    if !namespace.is_empty()
+        && let Some(m) = invalid(namespace)
+    {
+        return Err(format!("invalid namespace {}: {m}", go_quote(namespace)));
     }
     if name.is_empty() {
         return Err(ERR_EMPTY_NAME.to_owned());
@@ -1247,10 +1247,10 @@ impl ServiceAccountAuthenticator {
 
     fn validate_bound_time(&self, c: &PublicClaims<'_>) -> Result<(), Error> {
         let now = self.clock.now_unix();
-        if let Some(NumericDate(nbf)) = c.nbf {
-            if now.saturating_add(LEEWAY_SECONDS) < nbf {
-                return Err(Error::msg("service account token is not valid yet"));
-            }
+        if let Some(NumericDate(nbf)) = c.nbf
+            && now.saturating_add(LEEWAY_SECONDS) < nbf
+        {
+            return Err(Error::msg("service account token is not valid yet"));
         }
         if let Some(exp) = c.exp {
             // Go: `now.Add(-leeway).After(exp)`, to the nanosecond, with go-jose's reading of
@@ -1264,10 +1264,10 @@ impl ServiceAccountAuthenticator {
                 return Err(Error::msg("service account token has expired"));
             }
         }
-        if let Some(NumericDate(iat)) = c.iat {
-            if now.saturating_add(LEEWAY_SECONDS) < iat {
-                return Err(Error::msg("service account token is issued in the future"));
-            }
+        if let Some(NumericDate(iat)) = c.iat
+            && now.saturating_add(LEEWAY_SECONDS) < iat
+        {
+            return Err(Error::msg("service account token is issued in the future"));
         }
         Ok(())
     }

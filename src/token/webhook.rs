@@ -830,16 +830,16 @@ fn is_connection_lost(e: &(dyn std::error::Error + 'static)) -> bool {
                 return true;
             }
             // `io::Error::source` skips the error it wraps: look at it directly.
-            if let Some(inner) = io.get_ref() {
-                if is_connection_lost(inner) {
-                    return true;
-                }
-            }
-        }
-        if let Some(h) = err.downcast_ref::<hyper::Error>() {
-            if h.is_canceled() {
+            if let Some(inner) = io.get_ref()
+                && is_connection_lost(inner)
+            {
                 return true;
             }
+        }
+        if let Some(h) = err.downcast_ref::<hyper::Error>()
+            && h.is_canceled()
+        {
+            return true;
         }
         if let Some(h) = err.downcast_ref::<h2::Error>() {
             let refused = h.is_reset() && h.reason() == Some(h2::Reason::REFUSED_STREAM);
@@ -867,10 +867,9 @@ fn is_tls_error(e: &(dyn std::error::Error + 'static)) -> bool {
         if let Some(inner) = err
             .downcast_ref::<std::io::Error>()
             .and_then(std::io::Error::get_ref)
+            && inner.downcast_ref::<rustls::Error>().is_some()
         {
-            if inner.downcast_ref::<rustls::Error>().is_some() {
-                return true;
-            }
+            return true;
         }
         cur = err.source();
     }
@@ -1089,12 +1088,12 @@ fn printable(text: String) -> String {
 /// through the token would leave).
 fn redact_token_prefix_at_end(text: &mut String, token: &str) {
     for len in (4..token.len()).rev() {
-        if let Some(prefix) = token.get(..len) {
-            if text.ends_with(prefix) {
-                text.truncate(text.len() - len);
-                text.push_str("<redacted>");
-                return;
-            }
+        if let Some(prefix) = token.get(..len)
+            && text.ends_with(prefix)
+        {
+            text.truncate(text.len() - len);
+            text.push_str("<redacted>");
+            return;
         }
     }
 }

@@ -174,12 +174,10 @@ impl SignatureVerificationAlgorithm for CachingAlg<'_> {
             public_key_alg,
             alg_id::ECDSA_P256 | alg_id::ECDSA_P384 | alg_id::ECDSA_P521
         ) || matches!(public_key.first(), Some(0x02..=0x04));
-        if ec_ok {
-            if let Some(parsed) = self.keys.lookup(self.alg, public_key) {
-                return parsed
-                    .verify_sig(message, signature)
-                    .map_err(|_| InvalidSignature);
-            }
+        if ec_ok && let Some(parsed) = self.keys.lookup(self.alg, public_key) {
+            return parsed
+                .verify_sig(message, signature)
+                .map_err(|_| InvalidSignature);
         }
         inner.verify_signature(public_key, message, signature)
     }

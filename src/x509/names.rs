@@ -80,13 +80,12 @@ fn san_error(san: &[u8]) -> Option<String> {
 /// aside).
 fn shown_uri(uri: &[u8]) -> Vec<u8> {
     let mut out = uri.to_vec();
-    if let Some(colon) = uri.iter().position(|&b| b == b':') {
-        if uri[..colon]
+    if let Some(colon) = uri.iter().position(|&b| b == b':')
+        && uri[..colon]
             .iter()
             .all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(b))
-        {
-            out[..colon].make_ascii_lowercase();
-        }
+    {
+        out[..colon].make_ascii_lowercase();
     }
     out
 }

@@ -58,7 +58,7 @@ pub(crate) fn asn1_string(v: Tlv<'_>) -> Option<Result<Cow<'_, str>, ()>> {
 
 /// A BMPString's content as Go's `parseASN1String` reads it (see [`asn1_string`]).
 fn bmp_string(content: &[u8]) -> Result<String, ()> {
-    if content.len() % 2 != 0 {
+    if !content.len().is_multiple_of(2) {
         return Err(());
     }
     let content = content.strip_suffix(&[0, 0]).unwrap_or(content);

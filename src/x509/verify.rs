@@ -292,10 +292,10 @@ pub(crate) fn verify_chain_with_view(
         }
         // Go applies the root's pathLenConstraint too (webpki only its intermediates'): at most
         // that many intermediates below it.
-        if let Some(max) = bundle.max_path_len[idx] {
-            if path.intermediate_certificates().count() > max as usize {
-                return Err(webpki::Error::PathLenConstraintViolated);
-            }
+        if let Some(max) = bundle.max_path_len[idx]
+            && path.intermediate_certificates().count() > max as usize
+        {
+            return Err(webpki::Error::PathLenConstraintViolated);
         }
         let mut w = Window::new(leaf_view.not_before, leaf_view.not_after);
         w.narrow(nb, na);

@@ -1430,10 +1430,10 @@ impl App {
             Ok(validation) => validation,
             Err(response) => return *response,
         };
-        if media == Media::Json {
-            if let Some(response) = json_without_value(received, "SelfSubjectReview", pretty) {
-                return response;
-            }
+        if media == Media::Json
+            && let Some(response) = json_without_value(received, "SelfSubjectReview", pretty)
+        {
+            return response;
         }
         let mut warnings = Vec::new();
         match media {

@@ -779,7 +779,7 @@ pub fn go_parse_rfc3339(value: &[u8]) -> Result<(), String> {
     if !rest.is_empty() {
         return Err(message(&format!(": extra text: {}", go_time_quote(rest))));
     }
-    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let leap = year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400));
     let days = match month {
         2 if leap => 29,
         2 => 28,

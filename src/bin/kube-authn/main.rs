@@ -655,10 +655,8 @@ fn normalize_flag_names(
             Some(v) => format!("--{normalized}={v}").into(),
             None => format!("--{normalized}").into(),
         });
-        if takes_next {
-            if let Some(v) = args.next() {
-                out.push(v);
-            }
+        if takes_next && let Some(v) = args.next() {
+            out.push(v);
         }
     }
     out

@@ -447,12 +447,11 @@ impl JwtAuthenticatorConfig {
             .certificate_authority
             .as_ref()
             .filter(|ca| !ca.is_empty())
+            && let Err(e) = crate::x509::parse_pem_bundle(ca.as_bytes())
         {
-            if let Err(e) = crate::x509::parse_pem_bundle(ca.as_bytes()) {
-                errs.push(format!(
-                    "issuer.certificateAuthority: Invalid value: \"<omitted>\": {e}"
-                ));
-            }
+            errs.push(format!(
+                "issuer.certificateAuthority: Invalid value: \"<omitted>\": {e}"
+            ));
         }
         errs
     }

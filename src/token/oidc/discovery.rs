@@ -455,10 +455,10 @@ impl RemoteClaims {
 
     async fn fetch_bounded(&self, endpoint: &str, access_token: &str) -> Result<Vec<u8>, String> {
         let key = self.keys.key(access_token, Some(&[endpoint]));
-        if let Some((at, body)) = key.and_then(|k| self.cache.get(&k)) {
-            if at.elapsed() < DISTRIBUTED_CLAIM_TTL {
-                return Ok(body);
-            }
+        if let Some((at, body)) = key.and_then(|k| self.cache.get(&k))
+            && at.elapsed() < DISTRIBUTED_CLAIM_TTL
+        {
+            return Ok(body);
         }
         let Ok(_permit) = self.in_flight.try_acquire() else {
             return Err(format!(

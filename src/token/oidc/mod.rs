@@ -864,14 +864,14 @@ impl OidcAuthenticator {
                 go_quote(iss)
             ));
         }
-        if let [only] = self.cfg.audiences.as_slice() {
-            if !claims.has_aud(only) {
-                return Err(format!(
-                    "oidc: expected audience {} got {}",
-                    go_quote(only),
-                    claims.aud_list()
-                ));
-            }
+        if let [only] = self.cfg.audiences.as_slice()
+            && !claims.has_aud(only)
+        {
+            return Err(format!(
+                "oidc: expected audience {} got {}",
+                go_quote(only),
+                claims.aud_list()
+            ));
         }
         // go-oidc: `expiry.Before(now)`, to the nanosecond.
         let now_nanos = self.clock.now_unix_nanos();
@@ -884,14 +884,14 @@ impl OidcAuthenticator {
                 .map_or("0001-01-01 00:00:00 +0000 UTC".to_owned(), go_time_utc);
             return Err(format!("oidc: token is expired (Token Expiry: {shown})"));
         }
-        if let Some(nbf) = claims.nbf {
-            if now.saturating_add(60) < nbf {
-                return Err(format!(
-                    "oidc: current time {} before the nbf (not before) time: {}",
-                    go_time_utc_nanos(now_nanos),
-                    go_time_utc(nbf)
-                ));
-            }
+        if let Some(nbf) = claims.nbf
+            && now.saturating_add(60) < nbf
+        {
+            return Err(format!(
+                "oidc: current time {} before the nbf (not before) time: {}",
+                go_time_utc_nanos(now_nanos),
+                go_time_utc(nbf)
+            ));
         }
         Ok(claims)
     }
@@ -1090,17 +1090,17 @@ impl OidcAuthenticator {
         })?;
         let username = raw_str(raw)
             .map_err(|e| bad(format!("oidc: parse username claims {}: {e}", go_quote(uc))))?;
-        if uc == "email" {
-            if let Some(v) = claims.get("email_verified") {
-                match v.text() {
-                    "true" => {}
-                    "false" | "null" => return Err(bad("oidc: email not verified".into())),
-                    _ => {
-                        return Err(bad(format!(
-                            "oidc: parse 'email_verified' claim: json: cannot unmarshal {} into Go value of type bool",
-                            raw_type(v)
-                        )));
-                    }
+        if uc == "email"
+            && let Some(v) = claims.get("email_verified")
+        {
+            match v.text() {
+                "true" => {}
+                "false" | "null" => return Err(bad("oidc: email not verified".into())),
+                _ => {
+                    return Err(bad(format!(
+                        "oidc: parse 'email_verified' claim: json: cannot unmarshal {} into Go value of type bool",
+                        raw_type(v)
+                    )));
                 }
             }
         }
@@ -1115,45 +1115,44 @@ impl OidcAuthenticator {
         // for common claims: one allocation).
         let mut scratch = String::with_capacity(128);
         let mut groups: Vec<SharedStr> = Vec::new();
-        if let Some(g) = &self.cfg.groups {
-            if let Some(v) = claims.get(&g.claim) {
-                let mut group = |s: &str| -> SharedStr {
-                    if g.prefix.is_empty() {
-                        return SharedStr::from(s);
+        if let Some(g) = &self.cfg.groups
+            && let Some(v) = claims.get(&g.claim)
+        {
+            let mut group = |s: &str| -> SharedStr {
+                if g.prefix.is_empty() {
+                    return SharedStr::from(s);
+                }
+                scratch.clear();
+                scratch.push_str(&g.prefix);
+                scratch.push_str(s);
+                SharedStr::from(scratch.as_str())
+            };
+            let parse_err = |e: String| {
+                bad(format!(
+                    "oidc: parse groups claim {}: {e}",
+                    go_quote(&g.claim)
+                ))
+            };
+            match raw_type(v) {
+                "string" => groups.push(group(&raw_str(v).map_err(parse_err)?)),
+                "null" => {}
+                "array" => {
+                    // Kubernetes' stringOrArray: when the array is not all strings (or
+                    // null, Go's zero string), it retries the value as one string, so
+                    // the error names the array, not the element.
+                    for item in v.as_array().into_iter().flatten() {
+                        let item = raw_str(item).map_err(|_| {
+                            parse_err(
+                                "json: cannot unmarshal array into Go value of type string".into(),
+                            )
+                        })?;
+                        groups.push(group(&item));
                     }
-                    scratch.clear();
-                    scratch.push_str(&g.prefix);
-                    scratch.push_str(s);
-                    SharedStr::from(scratch.as_str())
-                };
-                let parse_err = |e: String| {
-                    bad(format!(
-                        "oidc: parse groups claim {}: {e}",
-                        go_quote(&g.claim)
-                    ))
-                };
-                match raw_type(v) {
-                    "string" => groups.push(group(&raw_str(v).map_err(parse_err)?)),
-                    "null" => {}
-                    "array" => {
-                        // Kubernetes' stringOrArray: when the array is not all strings (or
-                        // null, Go's zero string), it retries the value as one string, so
-                        // the error names the array, not the element.
-                        for item in v.as_array().into_iter().flatten() {
-                            let item = raw_str(item).map_err(|_| {
-                                parse_err(
-                                    "json: cannot unmarshal array into Go value of type string"
-                                        .into(),
-                                )
-                            })?;
-                            groups.push(group(&item));
-                        }
-                    }
-                    other => {
-                        return Err(parse_err(format!(
-                            "json: cannot unmarshal {other} into Go value of type string"
-                        )));
-                    }
+                }
+                other => {
+                    return Err(parse_err(format!(
+                        "json: cannot unmarshal {other} into Go value of type string"
+                    )));
                 }
             }
         }

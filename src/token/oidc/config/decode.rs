@@ -138,10 +138,10 @@ impl Yaml<'_> {
         if quoted {
             return Node::Str(s.to_owned());
         }
-        if let Some(tag) = tag_before(data, start) {
-            if tag == "!!str" || tag == "!<tag:yaml.org,2002:str>" {
-                return Node::Str(s.to_owned());
-            }
+        if let Some(tag) = tag_before(data, start)
+            && (tag == "!!str" || tag == "!<tag:yaml.org,2002:str>")
+        {
+            return Node::Str(s.to_owned());
         }
         resolve_plain(s)
     }
@@ -197,10 +197,10 @@ fn resolve_plain(s: &str) -> Node {
             if let Some(i) = go_parse_int(&plain) {
                 return Node::Number(i.to_string());
             }
-            if is_yaml_float(&plain) {
-                if let Some(f) = go_float(&plain) {
-                    return Node::Number(go_float_key(f));
-                }
+            if is_yaml_float(&plain)
+                && let Some(f) = go_float(&plain)
+            {
+                return Node::Number(go_float_key(f));
             }
             Node::Str(s.to_owned())
         }
@@ -559,19 +559,19 @@ const MERGE_ERROR: &str = "yaml: map merge requires map or sequence of maps as t
 fn yaml_error(e: &serde_yaml_ng::Error, data: &[u8], what: &str) -> String {
     let text = e.to_string();
     let loc = e.location();
-    if text.starts_with("unknown anchor") {
-        if let Some(l) = &loc {
-            let rest = data.get(l.index()..).unwrap_or_default();
-            let rest = rest.strip_prefix(b"*").unwrap_or(rest);
-            let len = rest
-                .iter()
-                .position(|b| b" \t\r\n,[]{}".contains(b))
-                .unwrap_or(rest.len());
-            return format!(
-                "yaml: unknown anchor '{}' referenced",
-                String::from_utf8_lossy(&rest[..len])
-            );
-        }
+    if text.starts_with("unknown anchor")
+        && let Some(l) = &loc
+    {
+        let rest = data.get(l.index()..).unwrap_or_default();
+        let rest = rest.strip_prefix(b"*").unwrap_or(rest);
+        let len = rest
+            .iter()
+            .position(|b| b" \t\r\n,[]{}".contains(b))
+            .unwrap_or(rest.len());
+        return format!(
+            "yaml: unknown anchor '{}' referenced",
+            String::from_utf8_lossy(&rest[..len])
+        );
     }
     let problem = text
         .split(" at line ")
