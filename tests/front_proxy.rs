@@ -1597,3 +1597,42 @@ fn configmap_loader_vectors() {
     let big = vec![b' '; kube_authn::request::MAX_CONFIGMAP_BYTES + 1];
     assert!(ExtensionApiserverAuthentication::from_configmap(&big).is_err());
 }
+
+/// A YAML ConfigMap cannot make the decoding hang: aliases in fields that are skipped are not
+/// followed (no growth), and flow nesting past go-yaml's 10000 levels is refused before
+/// libyaml's scanner spends minutes on it (it took more than 5 minutes for 1 MiB of `[`).
+#[test]
+fn yaml_configmaps_decode_in_bounded_time() {
+    use kube_authn::request::ExtensionApiserverAuthentication;
+    let bomb = format!(
+        "kind: ConfigMap\nx: &a [{}]\ny: [{}]\ndata: {{a: b}}\n",
+        vec!["x"; 3000].join(","),
+        vec!["*a"; 3000].join(",")
+    );
+    let deep = format!("kind: ConfigMap\nx: {}", "[".repeat(100_000));
+    let cases: [(&str, String, Result<(), &str>); 2] = [
+        ("an alias bomb in a skipped field", bomb, Ok(())),
+        (
+            "deep flow nesting",
+            deep,
+            Err("ConfigMap is not valid YAML: yaml: line 2: exceeded max depth of 10000"),
+        ),
+    ];
+    for (name, input, want) in cases {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let got = ExtensionApiserverAuthentication::from_configmap(input.as_bytes())
+                .map(|_| ())
+                .map_err(|e| e.to_string());
+            let _ = tx.send(got);
+        });
+        let got = rx
+            .recv_timeout(Duration::from_secs(10))
+            .unwrap_or_else(|_| panic!("{name}: took too long"));
+        assert_eq!(
+            got.as_ref().map(|_| ()).map_err(String::as_str),
+            want,
+            "{name}"
+        );
+    }
+}

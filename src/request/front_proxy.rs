@@ -895,7 +895,15 @@ impl RequestHeaderConfig {
     }
 }
 
+/// The ConfigMap's YAML: typed (`kind` and `data` strings, the rest skipped without
+/// following aliases, so an alias never makes it grow); flow nesting past go-yaml's limit is
+/// refused before libyaml's scanner spends minutes on it.
 fn parse_yaml(bytes: &[u8]) -> Result<ConfigMapDoc, ConfigError> {
+    if let Some(e) = crate::token::oidc::config::decode::flow_depth_error(bytes) {
+        return Err(ConfigError::new(format!(
+            "ConfigMap is not valid YAML: {e}"
+        )));
+    }
     serde_yaml_ng::from_slice(bytes)
         .map_err(|e| ConfigError::new(format!("ConfigMap is not valid YAML: {e}")))
 }

@@ -76,6 +76,11 @@ pub(crate) fn yaml_document(data: &[u8], what: &str) -> Result<(Node, Vec<String
     // libyaml skips a UTF-8 byte order mark; serde_yaml_ng's reading of the events after
     // one is not reliable (it ends the document early), so it never sees it.
     let data = data.strip_prefix(b"\xef\xbb\xbf").unwrap_or(data);
+    // go-yaml's scanner refuses flow nesting past its limit as it reaches it; libyaml's
+    // scanner (serde_yaml_ng's) would take minutes to get there.
+    if let Some(e) = flow_depth_error(data) {
+        return Err(ConfigError::new(e));
+    }
     let state = RefCell::new(Yaml {
         data,
         newlines: memchr::memchr_iter(b'\n', data).collect(),
@@ -83,18 +88,23 @@ pub(crate) fn yaml_document(data: &[u8], what: &str) -> Result<(Node, Vec<String
         repeated: Vec::new(),
         yaml_error: None,
         key_error: None,
+        aliasing: Aliasing::new(data.len()),
+        fatal: None,
     });
     let first = serde_yaml_ng::Deserializer::from_slice(data).next();
     let root = match first {
-        None => Node::Null,
+        None => Ok(Node::Null),
         Some(doc) => NodeSeed {
             state: &state,
             key: false,
         }
-        .deserialize(doc)
-        .map_err(|e| ConfigError::new(yaml_error(&e, data, what)))?,
+        .deserialize(doc),
     };
     let state = state.into_inner();
+    if let Some(e) = state.fatal {
+        return Err(ConfigError::new(e));
+    }
+    let root = root.map_err(|e| ConfigError::new(yaml_error(&e, data, what)))?;
     // go-yaml's own failures, then sigs.k8s.io/yaml's key conversion, then encoding/json's
     // refusal of NaN and infinities (first in the sorted order it encodes).
     if let Some(e) = state.yaml_error.or(state.key_error) {
@@ -106,6 +116,319 @@ pub(crate) fn yaml_document(data: &[u8], what: &str) -> Result<(Node, Vec<String
     Ok((root, state.repeated))
 }
 
+/// go-yaml's refusal of a document whose aliases make too much of it.
+const EXCESSIVE_ALIASING: &str = "yaml: document contains excessive aliasing";
+
+/// The nodes go-yaml v2 decodes (`decodeCount`) and those it decodes through an alias
+/// (`aliasCount`), as far as they can be told from serde_yaml_ng, which replays an alias's
+/// events without saying so.
+///
+/// A scalar read twice is an alias's (its text, in the input or in its event, is the same);
+/// a collection whose scalars were all read before, with the same first and last scalars and
+/// size as one read before, is an alias's, with everything in it. The
+/// alias itself is one more decoded node, as in go-yaml. Nodes no scalar identifies (numbers,
+/// booleans, nulls, empty collections) are counted as decoded; those beyond what the text
+/// could hold without aliases (two nodes a byte) are counted as an alias's.
+struct Aliasing {
+    /// Nodes read, replays included.
+    visited: usize,
+    /// Aliases met (one decoded node each).
+    aliases: usize,
+    /// Nodes known to come from an alias.
+    aliased: usize,
+    /// Nodes read that go-yaml does not decode: a merge's `<<` key, a merge's sequence.
+    uncounted: usize,
+    /// Scalars read with an identity, and those of them read before.
+    identified: usize,
+    replayed: usize,
+    /// The furthest in-place scalar read, and the scalars not in place already read.
+    watermark: Option<usize>,
+    owned: std::collections::HashSet<usize>,
+    /// The collections being read.
+    open: Vec<Frame>,
+    /// The collections read that were not an alias's: first and last scalars, node count.
+    written: std::collections::HashSet<(Scalar, Scalar, usize)>,
+    /// The most nodes the text holds without aliases.
+    capacity: usize,
+}
+
+/// A scalar's identity: its address, and whether that is in the input.
+type Scalar = (usize, bool);
+
+/// What [`Aliasing`] knew when a collection started, and the first and last scalars with an
+/// identity in it so far.
+struct Frame {
+    visited: usize,
+    aliases: usize,
+    aliased: usize,
+    identified: usize,
+    replayed: usize,
+    first: Option<Scalar>,
+    last: Option<Scalar>,
+}
+
+impl Aliasing {
+    fn new(len: usize) -> Self {
+        Aliasing {
+            visited: 0,
+            aliases: 0,
+            aliased: 0,
+            uncounted: 0,
+            identified: 0,
+            replayed: 0,
+            watermark: None,
+            owned: Default::default(),
+            open: Vec::new(),
+            written: Default::default(),
+            capacity: len.saturating_mul(2).saturating_add(2),
+        }
+    }
+
+    /// A scalar read at `addr` (in the input when `in_place`): true if it was read before.
+    fn scalar(&mut self, addr: usize, in_place: bool) -> bool {
+        self.visited += 1;
+        self.identified += 1;
+        let again = if in_place {
+            let again = self.watermark.is_some_and(|w| addr <= w);
+            if !again {
+                self.watermark = Some(addr);
+            }
+            again
+        } else {
+            !self.owned.insert(addr)
+        };
+        if again {
+            // One alias (a decoded node), and its scalar.
+            self.replayed += 1;
+            self.aliased += 1;
+            self.aliases += 1;
+        }
+        if let Some(top) = self.open.last_mut() {
+            top.first.get_or_insert((addr, in_place));
+            top.last = Some((addr, in_place));
+        }
+        again
+    }
+
+    /// A node with no identity (a number, boolean or null serde_yaml_ng resolved).
+    fn anonymous(&mut self) {
+        self.visited += 1;
+    }
+
+    fn open(&mut self) {
+        self.open.push(Frame {
+            visited: self.visited,
+            aliases: self.aliases,
+            aliased: self.aliased,
+            identified: self.identified,
+            replayed: self.replayed,
+            first: None,
+            last: None,
+        });
+        self.visited += 1;
+    }
+
+    /// A collection ends: it is an alias's if all its scalars were read before and a
+    /// collection read before had the same first and last scalars and as many nodes (not
+    /// one written with aliases only, as `[*a, *a]`).
+    fn close(&mut self) {
+        let Some(f) = self.open.pop() else { return };
+        let identified = self.identified - f.identified;
+        let nodes = self.visited - f.visited;
+        if let (Some(first), Some(last)) = (f.first, f.last) {
+            let signature = (first, last, nodes);
+            if identified == self.replayed - f.replayed && self.written.contains(&signature) {
+                self.aliased = f.aliased + nodes;
+                self.aliases = f.aliases + 1;
+            } else {
+                self.written.insert(signature);
+            }
+        }
+        if let Some(parent) = self.open.last_mut() {
+            if parent.first.is_none() {
+                parent.first = f.first;
+            }
+            parent.last = f.last.or(parent.last);
+        }
+    }
+
+    /// go-yaml's test (`allowedAliasRatio`), on the counts as known.
+    fn excessive(&self) -> bool {
+        // The document node, the nodes read and the aliases.
+        let decoded = (1 + self.visited + self.aliases).saturating_sub(self.uncounted);
+        let aliased = self.aliased.max(decoded.saturating_sub(self.capacity));
+        aliased > 100
+            && decoded > 1000
+            && aliased as f64 / decoded as f64 > allowed_alias_ratio(decoded)
+    }
+}
+
+/// go-yaml v2's `allowedAliasRatio`: 99% of the decoded nodes may come from aliases up to
+/// 400,000 nodes, falling to 10% at 4,000,000.
+fn allowed_alias_ratio(decoded: usize) -> f64 {
+    const LOW: usize = 400_000;
+    const HIGH: usize = 4_000_000;
+    if decoded <= LOW {
+        0.99
+    } else if decoded >= HIGH {
+        0.10
+    } else {
+        0.99 - 0.89 * ((decoded - LOW) as f64 / (HIGH - LOW) as f64)
+    }
+}
+
+/// go-yaml's scanner limit on flow nesting (`max_flow_level`).
+const MAX_FLOW_LEVEL: usize = 10_000;
+
+/// go-yaml's error for the first document's flow collections nested deeper than
+/// [`MAX_FLOW_LEVEL`] (`yaml: line N: exceeded max depth of 10000`, N the 1-based line of the
+/// opening bracket, none on the first line), found by a scan that skips comments, quoted
+/// scalars, block scalars and brackets inside plain scalars. What it cannot tell apart is left
+/// to libyaml (serde_yaml_ng's nesting limit of 128 applies there).
+pub(crate) fn flow_depth_error(data: &[u8]) -> Option<String> {
+    // Cheap way out: not enough brackets to get there.
+    if memchr::memchr2_iter(b'[', b'{', data).count() <= MAX_FLOW_LEVEL {
+        return None;
+    }
+    let mut depth = 0usize;
+    let mut line = 0usize;
+    let mut i = 0usize;
+    // The last byte that was not a space or tab (b'\n' at a line's start), and whether
+    // the line so far held anything but indentation (for a document marker).
+    let mut prev = b'\n';
+    let mut content = false;
+    while i < data.len() {
+        let c = data[i];
+        let blank_before = i == 0 || matches!(data[i - 1], b' ' | b'\t' | b'\n' | b'\r');
+        match c {
+            b'\n' | b'\r' => {
+                if c == b'\r' && data.get(i + 1) == Some(&b'\n') {
+                    i += 1;
+                }
+                line += 1;
+                i += 1;
+                prev = b'\n';
+                // A line starting a new document ends the first one (at depth 0).
+                if depth == 0
+                    && content
+                    && (data[i..].starts_with(b"---") || data[i..].starts_with(b"..."))
+                    && data
+                        .get(i + 3)
+                        .is_none_or(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+                {
+                    return None;
+                }
+                continue;
+            }
+            b' ' | b'\t' => {
+                i += 1;
+                continue;
+            }
+            b'#' if blank_before => {
+                while i < data.len() && !matches!(data[i], b'\n' | b'\r') {
+                    i += 1;
+                }
+                continue;
+            }
+            _ => {}
+        }
+        content = true;
+        // Where a token may start: after blanks at depth 0 only after an indicator.
+        let token_start = if depth > 0 {
+            blank_before || matches!(prev, b'[' | b'{' | b',' | b':')
+        } else {
+            matches!(prev, b'\n' | b':' | b'-' | b'?') && blank_before
+        };
+        match c {
+            b'\'' | b'"' if token_start => {
+                i += 1;
+                while i < data.len() {
+                    match data[i] {
+                        b'\\' if c == b'"' => i += 1,
+                        b'\'' if c == b'\'' && data.get(i + 1) == Some(&b'\'') => i += 1,
+                        q if q == c => break,
+                        b'\n' => line += 1,
+                        b'\r' if data.get(i + 1) != Some(&b'\n') => line += 1,
+                        _ => {}
+                    }
+                    i += 1;
+                }
+                prev = c;
+                i += 1;
+                continue;
+            }
+            b'|' | b'>' if depth == 0 && token_start => {
+                // A block scalar: its lines are those indented deeper than this one.
+                let line_start = data[..i]
+                    .iter()
+                    .rposition(|b| matches!(b, b'\n' | b'\r'))
+                    .map_or(0, |p| p + 1);
+                let indent = data[line_start..]
+                    .iter()
+                    .take_while(|b| **b == b' ')
+                    .count();
+                while i < data.len() && !matches!(data[i], b'\n' | b'\r') {
+                    i += 1;
+                }
+                loop {
+                    let mut j = i;
+                    if j < data.len() && data[j] == b'\r' {
+                        j += 1;
+                    }
+                    if j < data.len() && data[j] == b'\n' {
+                        j += 1;
+                    }
+                    if j == i {
+                        break;
+                    }
+                    let spaces = data[j..].iter().take_while(|b| **b == b' ').count();
+                    let rest = &data[j + spaces..];
+                    let blank_line = rest.first().is_none_or(|b| matches!(b, b'\n' | b'\r'));
+                    if !blank_line && spaces <= indent {
+                        break;
+                    }
+                    line += 1;
+                    i = j + spaces;
+                    while i < data.len() && !matches!(data[i], b'\n' | b'\r') {
+                        i += 1;
+                    }
+                }
+                prev = b'|';
+                continue;
+            }
+            b'[' | b'{' if token_start || depth > 0 => {
+                depth += 1;
+                if depth > MAX_FLOW_LEVEL {
+                    return Some(if line == 0 {
+                        format!("yaml: exceeded max depth of {MAX_FLOW_LEVEL}")
+                    } else {
+                        format!(
+                            "yaml: line {}: exceeded max depth of {MAX_FLOW_LEVEL}",
+                            line + 1
+                        )
+                    });
+                }
+            }
+            b']' | b'}' if depth > 0 => depth -= 1,
+            b'&' | b'!' if token_start => {
+                // An anchor or a tag: what follows it may start a token.
+                while i < data.len() && !matches!(data[i], b' ' | b'\t' | b'\n' | b'\r') {
+                    if depth > 0 && matches!(data[i], b',' | b'[' | b']' | b'{' | b'}') {
+                        break;
+                    }
+                    i += 1;
+                }
+                prev = if depth > 0 { b',' } else { b'\n' };
+                continue;
+            }
+            _ => {}
+        }
+        prev = c;
+        i += 1;
+    }
+    None
+}
+
 struct Yaml<'d> {
     data: &'d [u8],
     /// Offsets of the input's line feeds.
@@ -115,9 +438,28 @@ struct Yaml<'d> {
     repeated: Vec<String>,
     yaml_error: Option<String>,
     key_error: Option<String>,
+    aliasing: Aliasing,
+    /// go-yaml's error that ends the decoding (excessive aliasing, or the go-yaml failure
+    /// met before it).
+    fatal: Option<String>,
 }
 
 impl Yaml<'_> {
+    /// After a node: go-yaml's refusal of excessive aliasing, if it applies now.
+    fn check<E: serde::de::Error>(&mut self) -> Result<(), E> {
+        if self.fatal.is_none() && self.aliasing.excessive() {
+            self.fatal = Some(
+                self.yaml_error
+                    .clone()
+                    .unwrap_or_else(|| EXCESSIVE_ALIASING.to_owned()),
+            );
+        }
+        match self.fatal {
+            Some(_) => Err(E::custom(EXCESSIVE_ALIASING)),
+            None => Ok(()),
+        }
+    }
+
     fn line(&self, offset: usize) -> usize {
         1 + self.newlines.partition_point(|&nl| nl < offset)
     }
@@ -129,8 +471,10 @@ impl Yaml<'_> {
         let data = self.data;
         let start = (s.as_ptr() as usize).wrapping_sub(data.as_ptr() as usize);
         if start > data.len() || data.len() - start < s.len() {
+            self.aliasing.scalar(s.as_ptr() as usize, false);
             return Node::Str(s.to_owned());
         }
+        self.aliasing.scalar(start, true);
         self.positions.push(start);
         let end = start + s.len();
         let quoted =
@@ -147,15 +491,39 @@ impl Yaml<'_> {
     }
 }
 
-/// The tag written before the scalar at `start` (`!!str x`, `&a !!str x`), if any.
+/// The tag written before the scalar at `start` (`!!str x`, `&a !!str x`), if any: the
+/// words before it back to the first that is neither an anchor nor a tag, each ending at
+/// blanks or a flow indicator (so the look-back stops at the `,` or `[` before a flow item),
+/// comments skipped (`x: # !!str` then `yes` on the next line is a boolean to go-yaml).
 fn tag_before(data: &[u8], start: usize) -> Option<String> {
+    let blank = |b: u8| matches!(b, b' ' | b'\t');
+    let word = |b: u8| !blank(b) && !matches!(b, b'\n' | b'\r' | b',' | b'[' | b']' | b'{' | b'}');
     let mut end = start;
     loop {
-        while end > 0 && matches!(data[end - 1], b' ' | b'\t' | b'\n' | b'\r') {
-            end -= 1;
+        loop {
+            while end > 0 && blank(data[end - 1]) {
+                end -= 1;
+            }
+            if end == 0 || !matches!(data[end - 1], b'\n' | b'\r') {
+                break;
+            }
+            // The line before: up to its comment, if it has one (on the scalar's own line,
+            // a comment before the scalar would hold the scalar too).
+            let line_end = end - 1;
+            let line_start = data[..line_end]
+                .iter()
+                .rposition(|b| matches!(b, b'\n' | b'\r'))
+                .map_or(0, |p| p + 1);
+            let line = &data[line_start..line_end];
+            end = line_start
+                + line
+                    .iter()
+                    .enumerate()
+                    .position(|(i, &b)| b == b'#' && (i == 0 || blank(line[i - 1])))
+                    .unwrap_or(line.len());
         }
         let mut begin = end;
-        while begin > 0 && !matches!(data[begin - 1], b' ' | b'\t' | b'\n' | b'\r') {
+        while begin > 0 && word(data[begin - 1]) {
             begin -= 1;
         }
         match data.get(begin) {
@@ -382,29 +750,29 @@ impl<'de> Visitor<'de> for NodeSeed<'_, '_> {
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a YAML value")
     }
-    fn visit_unit<E>(self) -> Result<Node, E> {
-        Ok(Node::Null)
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Node, E> {
+        self.anonymous(Node::Null)
     }
-    fn visit_none<E>(self) -> Result<Node, E> {
-        Ok(Node::Null)
+    fn visit_none<E: serde::de::Error>(self) -> Result<Node, E> {
+        self.anonymous(Node::Null)
     }
-    fn visit_bool<E>(self, v: bool) -> Result<Node, E> {
-        Ok(Node::Bool(v))
+    fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Node, E> {
+        self.anonymous(Node::Bool(v))
     }
-    fn visit_i64<E>(self, v: i64) -> Result<Node, E> {
-        Ok(Node::Number(v.to_string()))
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Node, E> {
+        self.anonymous(Node::Number(v.to_string()))
     }
-    fn visit_u64<E>(self, v: u64) -> Result<Node, E> {
-        Ok(Node::Number(v.to_string()))
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Node, E> {
+        self.anonymous(Node::Number(v.to_string()))
     }
-    fn visit_i128<E>(self, v: i128) -> Result<Node, E> {
-        Ok(Node::Number(v.to_string()))
+    fn visit_i128<E: serde::de::Error>(self, v: i128) -> Result<Node, E> {
+        self.anonymous(Node::Number(v.to_string()))
     }
-    fn visit_u128<E>(self, v: u128) -> Result<Node, E> {
-        Ok(Node::Number(v.to_string()))
+    fn visit_u128<E: serde::de::Error>(self, v: u128) -> Result<Node, E> {
+        self.anonymous(Node::Number(v.to_string()))
     }
-    fn visit_f64<E>(self, v: f64) -> Result<Node, E> {
-        Ok(if v.is_nan() {
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Node, E> {
+        self.anonymous(if v.is_nan() {
             Node::NonFinite("NaN")
         } else if v.is_infinite() {
             Node::NonFinite(if v > 0.0 { "+Inf" } else { "-Inf" })
@@ -412,8 +780,10 @@ impl<'de> Visitor<'de> for NodeSeed<'_, '_> {
             Node::Number(go_float_key(v))
         })
     }
-    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Node, E> {
-        let node = self.state.borrow_mut().scalar(v);
+    fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Node, E> {
+        let mut s = self.state.borrow_mut();
+        let node = s.scalar(v);
+        s.check()?;
         Ok(match node {
             Node::Merge if !self.key => Node::Str("<<".into()),
             n => n,
@@ -421,18 +791,25 @@ impl<'de> Visitor<'de> for NodeSeed<'_, '_> {
     }
     // Not in place: an escape, a block scalar or a folded line, never plain text that
     // go-yaml would resolve to anything but a string.
-    fn visit_str<E>(self, v: &str) -> Result<Node, E> {
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Node, E> {
+        let mut s = self.state.borrow_mut();
+        // The text is the event's own: the same address each time an alias replays it.
+        s.aliasing.scalar(v.as_ptr() as usize, false);
+        s.check()?;
         Ok(Node::Str(v.to_owned()))
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Node, A::Error> {
+        self.open()?;
         let seed = NodeSeed { key: false, ..self };
         let mut items = Vec::new();
         while let Some(item) = seq.next_element_seed(seed)? {
             items.push(item);
         }
+        self.close()?;
         Ok(Node::Seq(items))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Node, A::Error> {
+        self.open()?;
         let mut members = Members::default();
         while let Some(key) = map.next_key_seed(NodeSeed { key: true, ..self })? {
             let (before, fallback) = {
@@ -443,7 +820,11 @@ impl<'de> Visitor<'de> for NodeSeed<'_, '_> {
             let mut s = self.state.borrow_mut();
             let line = s.line(s.positions.get(before).copied().unwrap_or(fallback));
             match key {
-                Node::Merge => merge(&mut s, &mut members, value),
+                Node::Merge => {
+                    // go-yaml decodes neither the `<<` nor a sequence of maps to merge.
+                    s.aliasing.uncounted += 1 + usize::from(matches!(value, Node::Seq(_)));
+                    merge(&mut s, &mut members, value)
+                }
                 key => match key_text(&key, &value) {
                     Ok(k) => insert(
                         &mut s,
@@ -464,7 +845,30 @@ impl<'de> Visitor<'de> for NodeSeed<'_, '_> {
                 },
             }
         }
+        self.close()?;
         Ok(Node::Map(members.0.into_values().collect()))
+    }
+}
+
+impl NodeSeed<'_, '_> {
+    /// A scalar without identity, counted.
+    fn anonymous<E: serde::de::Error>(self, node: Node) -> Result<Node, E> {
+        let mut s = self.state.borrow_mut();
+        s.aliasing.anonymous();
+        s.check()?;
+        Ok(node)
+    }
+
+    fn open<E: serde::de::Error>(self) -> Result<(), E> {
+        let mut s = self.state.borrow_mut();
+        s.aliasing.open();
+        s.check()
+    }
+
+    fn close<E: serde::de::Error>(self) -> Result<(), E> {
+        let mut s = self.state.borrow_mut();
+        s.aliasing.close();
+        s.check()
     }
 }
 
@@ -1408,5 +1812,238 @@ mod tests {
         for &(f, want) in cases {
             assert_eq!(go_float_key(f), want, "{f}");
         }
+    }
+
+    /// `yaml_document` on `data`, in a thread that must finish within `secs` (a regression
+    /// to quadratic decoding fails instead of hanging the suite).
+    fn decode_within(data: Vec<u8>, secs: u64) -> Result<Node, String> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(
+                yaml_document(&data, "kubeconfig")
+                    .map(|(root, _)| root)
+                    .map_err(|e| e.to_string()),
+            );
+        });
+        rx.recv_timeout(std::time::Duration::from_secs(secs))
+            .expect("decoding took too long")
+    }
+
+    fn member<'n>(root: &'n Node, name: &str) -> &'n Node {
+        match root {
+            Node::Map(m) => &m.iter().find(|m| m.key == name).expect(name).value,
+            _ => panic!("not a map"),
+        }
+    }
+
+    const HEAD: &str = "apiVersion: v1\nkind: Config\n";
+
+    /// `x: &a [x × k]` then `z: [*a × m]`.
+    fn aliases(item: &str, k: usize, m: usize) -> String {
+        format!(
+            "{HEAD}x: &a [{}]\nz: [{}]\n",
+            vec![item; k].join(","),
+            vec!["*a"; m].join(",")
+        )
+    }
+
+    /// go-yaml v2's `allowedAliasRatio` refusal, with Go's text, where `sigs.k8s.io/yaml`
+    /// v1.6.0 (go.yaml.in/yaml/v2 v2.4.4) refused (each answer checked with YAMLToJSON);
+    /// the documents it decodes still decode. Before, a 15 KB bomb took a minute and a GB.
+    #[test]
+    fn excessive_aliasing_is_refused_as_go_yaml_refuses_it() {
+        let laughs = {
+            let mut t = format!("{HEAD}a: &a [{}]\n", ["\"lol\""; 9].join(","));
+            for (n, p) in "bcdefghi".chars().zip("abcdefgh".chars()) {
+                t += &format!("{n}: &{n} [{}]\n", vec![format!("*{p}"); 9].join(","));
+            }
+            t
+        };
+        let merges: String = (0..2000)
+            .map(|i| format!("- {{<<: [*b, *b], c: {i}}}\n"))
+            .collect();
+        let cases: &[(&str, String, bool)] = &[
+            ("3000 x 3000 bomb", aliases("x", 3000, 3000), false),
+            ("billion laughs", laughs, false),
+            (
+                "300 x 151 (Go's last accepted)",
+                aliases("x", 300, 151),
+                true,
+            ),
+            (
+                "300 x 152 (Go's first refused)",
+                aliases("x", 300, 152),
+                false,
+            ),
+            ("quoted items, 300 x 152", aliases("'x'", 300, 152), false),
+            (
+                "escaped items, 300 x 152",
+                aliases("\"\\t\"", 300, 152),
+                false,
+            ),
+            (
+                "escaped items, 300 x 151",
+                aliases("\"\\t\"", 300, 151),
+                true,
+            ),
+            ("maps, 100 x 100", aliases("{k: v}", 100, 100), true),
+            ("1000 x 3", aliases("x", 1000, 3), true),
+            ("ints, 200 x 3000", aliases("1", 200, 3000), false),
+            ("empty lists, 200 x 3000", aliases("[]", 200, 3000), false),
+            ("ints, 100 x 100", aliases("1", 100, 100), true),
+            (
+                "a scalar 29000 times",
+                format!("{HEAD}a: &a x\nz: [{}]\n", vec!["*a"; 29000].join(",")),
+                true,
+            ),
+            (
+                "merged maps",
+                format!("{HEAD}base: &b {{a: 1, b: 2}}\nitems:\n{merges}"),
+                true,
+            ),
+        ];
+        for (name, text, accepted) in cases {
+            let got = decode_within(text.clone().into_bytes(), 10);
+            match accepted {
+                true => assert!(got.is_ok(), "{name}: {got:?}"),
+                false => assert_eq!(
+                    got.err().as_deref(),
+                    Some("yaml: document contains excessive aliasing"),
+                    "{name}"
+                ),
+            }
+        }
+    }
+
+    /// A str tag is looked for only just before the scalar (a flow list without spaces was
+    /// quadratic: a 1 MiB kubeconfig took minutes), and never in a comment (Go's answers).
+    #[test]
+    fn str_tags_are_found_as_go_yaml_finds_them() {
+        let cases: &[(&str, &str, &str)] = &[
+            ("a comment is no tag", "enabled: # !!str\n  yes\n", "true"),
+            (
+                "a tag on the line before",
+                "enabled: !!str\n  yes\n",
+                "\"yes\"",
+            ),
+            (
+                "a tag then a comment",
+                "enabled: !!str # c\n  yes\n",
+                "\"yes\"",
+            ),
+            (
+                "tags in a flow list",
+                "enabled: [!!str yes,!!str 1, &a !!str on, *a,on]\n",
+                "[\"yes\", \"1\", \"on\", \"on\", true]",
+            ),
+            ("an anchor alone", "enabled: &a yes\n", "true"),
+        ];
+        for (name, text, want) in cases {
+            let root = decode_within(format!("{HEAD}{text}").into_bytes(), 5).unwrap();
+            let got = match member(&root, "enabled") {
+                Node::Seq(items) => format!(
+                    "[{}]",
+                    items
+                        .iter()
+                        .map(|i| go_sharp_v(i, false))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                n => go_sharp_v(n, false),
+            };
+            assert_eq!(got, *want, "{name}");
+        }
+        let flat = format!("{HEAD}x: [{}]\n", vec!["a"; 300_000].join(","));
+        let root = decode_within(flat.into_bytes(), 10).unwrap();
+        assert!(matches!(member(&root, "x"), Node::Seq(items) if items.len() == 300_000));
+    }
+
+    /// Flow nesting past go-yaml's 10000 levels is Go's scanner error (its line: that of
+    /// the bracket past the limit, none on the first line), found before libyaml's scanner
+    /// spends minutes on it; brackets in comments, quoted, block and plain scalars are text,
+    /// as they are to Go (Go's answers for each).
+    #[test]
+    fn flow_nesting_past_go_yamls_limit_is_refused_with_its_text() {
+        let deep = |n: usize| "[".repeat(n);
+        let cases: &[(&str, String, Result<(), &str>)] = &[
+            (
+                "100k brackets on line 3",
+                format!("{HEAD}x: {}", deep(100_000)),
+                Err("yaml: line 3: exceeded max depth of 10000"),
+            ),
+            (
+                "1 MiB of brackets on line 1",
+                deep(1 << 20),
+                Err("yaml: exceeded max depth of 10000"),
+            ),
+            (
+                "10001 closed",
+                format!("{HEAD}x: {}{}\n", deep(10_001), "]".repeat(10_001)),
+                Err("yaml: line 3: exceeded max depth of 10000"),
+            ),
+            (
+                "maps and lists, line 4",
+                format!("{HEAD}x:\n{}\n", "  {a: [".repeat(6000)),
+                Err("yaml: line 4: exceeded max depth of 10000"),
+            ),
+            (
+                "CRLF lines",
+                format!(
+                    "{}\r\n\r\nx: {}",
+                    HEAD.replace('\n', "\r\n"),
+                    "{".repeat(10_001)
+                ),
+                Err("yaml: line 5: exceeded max depth of 10000"),
+            ),
+            (
+                "CR lines",
+                format!("a: 1\rb: 2\rx: {}", "{".repeat(10_001)),
+                Err("yaml: line 3: exceeded max depth of 10000"),
+            ),
+            ("quoted", format!("{HEAD}x: \"{}\"\n", deep(20_000)), Ok(())),
+            (
+                "single-quoted",
+                format!("{HEAD}x: '{}'\n", deep(20_000)),
+                Ok(()),
+            ),
+            (
+                "a comment",
+                format!("{HEAD}# {}\nx: 1\n", deep(20_000)),
+                Ok(()),
+            ),
+            (
+                "a plain scalar",
+                format!("{HEAD}x: a{}\n", deep(20_000)),
+                Ok(()),
+            ),
+            (
+                "a plain scalar with a quote",
+                format!("{HEAD}x: it's {}\n", deep(20_000)),
+                Ok(()),
+            ),
+            (
+                "a block scalar",
+                format!("{HEAD}x: |\n  {}\n\n  b\nz: 1\n", deep(20_000)),
+                Ok(()),
+            ),
+            (
+                "a later document",
+                format!("{HEAD}---\nx: {}", deep(20_000)),
+                Ok(()),
+            ),
+        ];
+        for (name, text, want) in cases {
+            let got = decode_within(text.clone().into_bytes(), 10);
+            match want {
+                Ok(()) => assert!(got.is_ok(), "{name}: {got:?}"),
+                Err(e) => assert_eq!(got.err().as_deref(), Some(*e), "{name}"),
+            }
+        }
+        // Within Go's limit, serde_yaml_ng's nesting limit of 128 still applies.
+        let got = decode_within(
+            format!("{HEAD}x: {}{}\n", deep(200), "]".repeat(200)).into_bytes(),
+            10,
+        );
+        assert!(got.unwrap_err().contains("recursion limit exceeded"));
     }
 }
