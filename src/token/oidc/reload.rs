@@ -355,6 +355,7 @@ async fn read_bounded(path: &std::path::Path) -> Result<Vec<u8>, ConfigError> {
 
 /// Polls the file and applies changes until aborted.
 async fn watch(shared: Arc<Shared>, settings: Settings, initial: Vec<u8>) {
+    let settings = Arc::new(settings);
     let mut tracked = initial;
     let metrics = settings.reload.metrics;
     let id = settings.reload.apiserver_id.clone();
@@ -374,7 +375,22 @@ async fn watch(shared: Arc<Shared>, settings: Settings, initial: Vec<u8>) {
         if data == tracked {
             continue;
         }
-        let generation = match settings.prepare(&data) {
+        // Decoding a large file is CPU work (the reading is on the blocking pool too).
+        let (data, prepared) = {
+            let settings = Arc::clone(&settings);
+            tokio::task::spawn_blocking(move || {
+                let prepared = settings.prepare(&data);
+                (data, prepared)
+            })
+            .await
+            .unwrap_or_else(|e| {
+                (
+                    Vec::new(),
+                    Err(ConfigError::new(format!("decoding the file: {e}"))),
+                )
+            })
+        };
+        let generation = match prepared {
             Ok(g) => g,
             Err(e) => {
                 tracing::error!("failed to load authentication config: {e}");
