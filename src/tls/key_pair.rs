@@ -160,21 +160,14 @@ fn parse_private_key(
     })
 }
 
-/// The leaf's public-key algorithm as Go's `x509.Certificate.PublicKey` types it.
-fn leaf_key_algorithm(leaf: &[u8]) -> Option<SignatureAlgorithm> {
-    use x509_parser::oid_registry::{
-        OID_KEY_TYPE_EC_PUBLIC_KEY, OID_PKCS1_RSAENCRYPTION, OID_SIG_ED25519,
-    };
-    let (_, cert) = x509_parser::parse_x509_certificate(leaf).ok()?;
-    let oid = &cert.public_key().algorithm.algorithm;
-    if *oid == OID_PKCS1_RSAENCRYPTION {
-        Some(SignatureAlgorithm::RSA)
-    } else if *oid == OID_KEY_TYPE_EC_PUBLIC_KEY {
-        Some(SignatureAlgorithm::ECDSA)
-    } else if *oid == OID_SIG_ED25519 {
-        Some(SignatureAlgorithm::ED25519)
-    } else {
-        None
+/// The signature algorithm of a public key whose algorithm OID is `oid`, as Go's
+/// `x509.Certificate.PublicKey` types it (RSA, ECDSA, Ed25519; anything else is untyped).
+fn key_algorithm(oid: &[u64]) -> Option<SignatureAlgorithm> {
+    match oid {
+        [1, 2, 840, 113549, 1, 1, 1] => Some(SignatureAlgorithm::RSA),
+        [1, 2, 840, 10045, 2, 1] => Some(SignatureAlgorithm::ECDSA),
+        [1, 3, 101, 112] => Some(SignatureAlgorithm::ED25519),
+        _ => None,
     }
 }
 
@@ -186,9 +179,10 @@ pub(crate) fn certified_key(
     let leaf = chain
         .first()
         .ok_or_else(|| ConfigError::new("tls: failed to find any PEM data in certificate input"))?;
-    crate::x509::go_parse::go_parses_certificate(leaf).map_err(ConfigError::new)?;
+    // The leaf is read with the port of Go's parser, which also types its key.
+    let leaf_key = crate::x509::go_parse::go_parse_certificate(leaf).map_err(ConfigError::new)?;
     let (key, signing) = parse_private_key(block)?;
-    match leaf_key_algorithm(leaf) {
+    match key_algorithm(&leaf_key) {
         None => return Err(ConfigError::new("tls: unknown public key algorithm")),
         Some(algorithm) if algorithm != signing.algorithm() => {
             return Err(ConfigError::new(

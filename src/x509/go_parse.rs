@@ -184,6 +184,12 @@ fn err<T>(text: &'static str) -> Result<T, Cow<'static, str>> {
 
 /// `x509.ParseCertificate(der)`: `Ok(())` when Go parses it, otherwise Go's error text.
 pub(crate) fn go_parses_certificate(der: &[u8]) -> Verdict {
+    go_parse_certificate(der).map(|_| ())
+}
+
+/// [`go_parses_certificate`], answering the OID of the subject public key's algorithm when Go
+/// parses the certificate (what Go's `Certificate.PublicKey` is typed by).
+pub(crate) fn go_parse_certificate(der: &[u8]) -> Result<Vec<u64>, Cow<'static, str>> {
     let mut input = S(der);
     let raw = input
         .element(SEQUENCE)
@@ -309,7 +315,7 @@ pub(crate) fn go_parses_certificate(der: &[u8]) -> Verdict {
     if raw.len() != der.len() {
         return err("x509: trailing data");
     }
-    Ok(())
+    Ok(alg)
 }
 
 /// `parseAI`: the algorithm's OID and its parameters element (empty when absent).
