@@ -287,17 +287,29 @@ pub(crate) fn go_parse_certificate(der: &[u8]) -> Result<Vec<u64>, Cow<'static, 
                     return err("x509: malformed extensions");
                 };
                 let mut list = S(list);
-                let mut seen = HashSet::new();
-                let mut all = Vec::new();
+                // Repeats are found by comparing OIDs: a scan of the few extensions a
+                // certificate has, and a set once there are more (bounded work for a
+                // certificate with thousands). The dotted form is written only for the error.
+                const SCAN: usize = 16;
+                let mut seen: HashSet<Vec<u64>> = HashSet::new();
+                let mut all: Vec<Extension<'_>> = Vec::new();
                 while !list.empty() {
                     let Some(ext) = list.read(SEQUENCE) else {
                         return err("x509: malformed extension");
                     };
                     let ext = parse_extension(ext)?;
-                    let id = dotted(&ext.0);
-                    if !seen.insert(id.clone()) {
+                    let repeated = if all.len() < SCAN {
+                        all.iter().any(|(id, _, _)| *id == ext.0)
+                    } else {
+                        if seen.is_empty() {
+                            seen.extend(all.iter().map(|(id, _, _)| id.clone()));
+                        }
+                        !seen.insert(ext.0.clone())
+                    };
+                    if repeated {
                         return Err(Cow::Owned(format!(
-                            "x509: certificate contains duplicate extension with OID \"{id}\""
+                            "x509: certificate contains duplicate extension with OID \"{}\"",
+                            dotted(&ext.0)
                         )));
                     }
                     all.push(ext);
@@ -999,6 +1011,56 @@ mod tests {
         ];
         for (name, uri, want) in cases {
             assert_eq!(uri_error(uri).as_deref(), want, "{name}");
+        }
+    }
+
+    /// A repeated extension is found wherever it is, in the scan of the first 16 extensions and
+    /// in the set used past them, and named in dotted form as Go names it.
+    #[test]
+    fn repeated_extensions_are_found_past_the_scan() {
+        use rcgen::{CertificateParams, CustomExtension, KeyPair};
+        let cert = |oids: &[u64]| {
+            let mut params = CertificateParams::new(vec!["a.example".to_string()]).unwrap();
+            params.custom_extensions = oids
+                .iter()
+                .map(|n| {
+                    CustomExtension::from_oid_content(
+                        &[1, 3, 6, 1, 4, 1, 99999, *n],
+                        vec![0x05, 0x00],
+                    )
+                })
+                .collect();
+            let key = KeyPair::generate().unwrap();
+            params.self_signed(&key).unwrap().der().to_vec()
+        };
+        let distinct: Vec<u64> = (1..=40).collect();
+        let cases: [(&str, Vec<u64>, Option<u64>); 5] = [
+            ("40 distinct", distinct.clone(), None),
+            ("a repeat among the first few", vec![1, 2, 3, 2], Some(2)),
+            (
+                "the 17th repeats the first",
+                (1..=16).chain([1]).collect(),
+                Some(1),
+            ),
+            (
+                "the 30th repeats the 20th",
+                (1..=29).chain([20]).collect(),
+                Some(20),
+            ),
+            (
+                "the 40th repeats the 39th",
+                (1..=39).chain([39]).collect(),
+                Some(39),
+            ),
+        ];
+        for (name, oids, repeat) in cases {
+            let got = go_parses_certificate(&cert(&oids));
+            let want = repeat.map(|n| {
+                format!(
+                    "x509: certificate contains duplicate extension with OID \"1.3.6.1.4.1.99999.{n}\""
+                )
+            });
+            assert_eq!(got.err().map(|e| e.into_owned()), want, "{name}");
         }
     }
 
