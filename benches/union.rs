@@ -23,7 +23,9 @@
 //! | none matches (`invalid bearer token`) | ≈4 100 | ≈265 ns |
 //!
 //! About 100 ns of each is the `Authorization` parsing; each further `HashMap` probe (SipHash
-//! of a 32-byte token) costs ≈25–30 ns.
+//! of a 32-byte token) costs ≈25–30 ns. Those CPU times are from an older machine (an AMD
+//! EPYC) under heavy load; criterion on the current Xeon, less loaded (`conformance/bench.sh`,
+//! `docs/performance.md`): last of 8 ≈ 190 ns, first ≈ 70 ns, none ≈ 165–175 ns.
 
 use std::collections::HashMap;
 use std::hint::black_box;

@@ -56,10 +56,10 @@
 //! A lookup is one SipHash of the token, one directory read and a short scan of a sorted
 //! table, one `Arc` clone and, for a file, one `arc-swap` load: no allocation, no lock, a
 //! ready future. Measured as thread CPU time on this shared 2-core machine
-//! (`cargo bench --bench static_token`, 10,000 tokens of 43 characters): 57–62 ns per hit and
-//! 48 ns per miss through [`TokenAuthenticator`], of which ~32–40 ns is the SipHash-2-4 digest
-//! (SHA-256 of the same token alone costs 66 ns); ~185–197 ns through [`crate::request::Bearer`]
-//! (header parsing included).
+//! (`cargo bench --bench static_token`, 10,000 tokens of 43 characters; `docs/performance.md`,
+//! 2026-11-28): 44 ns per hit and 36 ns per miss through [`TokenAuthenticator`], of which
+//! ~28 ns is the SipHash-2-4 digest (SHA-256 of the same token alone costs 57 ns); 73 ns
+//! through [`crate::request::Bearer`] (header parsing included).
 //!
 //! The table is a sorted array of (digest, record, user) with a directory indexed by the
 //! digest's top bits (about 36 bytes per token at a million tokens, against 50 for a
