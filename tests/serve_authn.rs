@@ -896,7 +896,8 @@ fn dev_mode_prints_certificate_front_proxy_and_service_account_commands_that_wor
         .lines()
         .find_map(|l| l.strip_prefix("KUBECONFIG="))
         .and_then(|l| l.split_whitespace().next())
-        .map(std::path::PathBuf::from)
+        // Printed as one shell word: in single quotes (the test's path has none inside).
+        .map(|word| std::path::PathBuf::from(word.trim_matches('\'')))
         .unwrap_or_else(|| panic!("no kubeconfig path printed:\n{out}"));
     let dev_dir = kubeconfig.parent().unwrap().to_path_buf();
     let name = dev_dir.file_name().unwrap().to_string_lossy().into_owned();

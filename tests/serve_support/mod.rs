@@ -57,6 +57,9 @@ fn launch(dir: &tempfile::TempDir, args: &[String], port: u16) -> (Child, Captur
         .arg("--bind-address=127.0.0.1")
         .arg(format!("--secure-port={port}"))
         .env("RUST_LOG", "debug")
+        // `--dev` writes its demo directory under TMPDIR and removes it on a graceful stop;
+        // the test's own directory takes it when the server is killed.
+        .env("TMPDIR", dir.path())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

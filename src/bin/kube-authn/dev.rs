@@ -216,9 +216,20 @@ fn sh_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 
-/// `s` as a YAML double-quoted scalar (JSON's string syntax, which YAML reads the same way).
+/// `s` as a YAML double-quoted scalar (JSON's string syntax, which YAML reads the same way),
+/// with DEL and the C1 controls escaped too: JSON leaves them raw, and go-yaml refuses a raw
+/// one (`control characters are not allowed`) or reads U+0085 as a line break.
 fn yaml_quote(s: &str) -> String {
-    serde_json::Value::from(s).to_string()
+    let json = serde_json::Value::from(s).to_string();
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        if ('\u{7f}'..='\u{9f}').contains(&c) {
+            let _ = write!(out, "\\u{:04x}", c as u32);
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 fn write_private(path: &Path, content: &str) -> Result<(), String> {
@@ -391,11 +402,19 @@ mod tests {
             "/tmp/\"q\"\\",
             "- [x]",
             "/tmp/new\nline",
+            "/tmp/del\u{7f}",
+            "/tmp/nel\u{85}",
+            "/tmp/c1\u{90}",
         ] {
             let doc = format!("certificate-authority: {}\n", yaml_quote(value));
             let parsed: std::collections::BTreeMap<String, String> =
                 serde_yaml_ng::from_str(&doc).unwrap();
             assert_eq!(parsed["certificate-authority"], value, "{doc}");
+            // Printable ASCII only, which go-yaml reads back unchanged.
+            assert!(
+                doc.chars().all(|c| c == '\n' || (' '..='~').contains(&c)),
+                "{doc:?}"
+            );
         }
     }
 }

@@ -61,6 +61,15 @@ impl Signer {
                 path.display()
             ));
         }
+        if [&pkcs1, &pkcs8]
+            .iter()
+            .any(|e| e.description_() == "TooLarge")
+        {
+            return Err(format!(
+                "--key-file {}: the RSA key is longer than 8192 bits",
+                path.display()
+            ));
+        }
         Err(format!(
             "--key-file {}: not an RSA or EC (P-256, P-384, P-521) private key",
             path.display()
@@ -220,6 +229,8 @@ mod tests {
         let pkcs8 = dir.path().join("rsa1024.pk8");
         let pkcs1 = dir.path().join("rsa1024.pem");
         let dsa = dir.path().join("ed25519.pem");
+        // The 8200-bit key the library's tests check in (too slow to generate here).
+        let rsa8200 = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/x509_support/rsa8200.key");
         let run = |args: &[&str]| {
             let ok = std::process::Command::new("openssl")
                 .args(args)
@@ -263,6 +274,11 @@ mod tests {
                 "RSA-1024 PKCS#1",
                 &pkcs1,
                 "the RSA key is shorter than 2048 bits",
+            ),
+            (
+                "RSA-8200 PKCS#8",
+                &rsa8200,
+                "the RSA key is longer than 8192 bits",
             ),
             (
                 "Ed25519",
