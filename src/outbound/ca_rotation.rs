@@ -91,7 +91,10 @@ fn ca_used_as_end_entity(e: &rustls::Error) -> bool {
 }
 
 /// Go's checks of a leaf its root pool contains, in Go's order: a critical extension it does
-/// not handle (webpki's parse refuses those), the validity period at `now`, the host name
+/// not handle (read as the x509 authenticator reads roots, [`crate::x509::der::issuer_facts`],
+/// a certificate that reader cannot walk included: webpki takes some Go refuses, such as a
+/// name constraint on a directory name, and rustls-webpki 0.103.17 a critical SCT list;
+/// refused as webpki refuses the others), the validity period at `now`, the host name
 /// (webpki's, as for any leaf), then the extended key usage: none, `serverAuth` or
 /// `anyExtendedKeyUsage` (Go's `checkChainForKeyUsage` on the one-certificate chain). An empty
 /// extended key usage extension is refused, as webpki refuses it on any leaf.
@@ -101,6 +104,14 @@ fn verify_root_as_leaf(
     now: UnixTime,
 ) -> Result<ServerCertVerified, rustls::Error> {
     let parsed = rustls::server::ParsedCertificate::try_from(end_entity)?;
+    if crate::x509::der::issuer_facts(end_entity.as_ref())
+        .is_none_or(|facts| facts.unhandled_critical)
+    {
+        return Err(CertificateError::Other(rustls::OtherError(Arc::new(
+            webpki::Error::UnsupportedCriticalExtension,
+        )))
+        .into());
+    }
     let (_, cert) = x509_parser::parse_x509_certificate(end_entity.as_ref())
         .map_err(|_| CertificateError::BadEncoding)?;
     let at = |secs: i64| UnixTime::since_unix_epoch(Duration::from_secs(secs.max(0) as u64));
@@ -536,14 +547,21 @@ mod tests {
             ca: bool,
             eku: Vec<Eku>,
             dates: Option<(i32, i32)>,
+            /// Anything else the certificate carries.
+            extra: Option<fn(&mut CertificateParams)>,
         }
         let leaf = |names, eku, dates| Leaf {
             names,
             ca: true,
             eku,
             dates,
+            extra: None,
         };
         let here: &[&str] = &["localhost", "127.0.0.1"];
+        let with = |extra: fn(&mut CertificateParams)| Leaf {
+            extra: Some(extra),
+            ..leaf(here, vec![], None)
+        };
         let self_signed = |l: &Leaf| {
             let key = KeyPair::generate().unwrap();
             let mut params =
@@ -556,6 +574,9 @@ mod tests {
             if let Some((from, to)) = l.dates {
                 params.not_before = date_time_ymd(from, 1, 1);
                 params.not_after = date_time_ymd(to, 1, 1);
+            }
+            if let Some(extra) = l.extra {
+                extra(&mut params);
             }
             let cert = params.self_signed(&key).unwrap();
             (cert, key)
@@ -672,6 +693,36 @@ mod tests {
                 Pool::Leaf,
                 Some("other.test"),
                 Some("invalid peer certificate: certificate not valid for name \"other.test\""),
+            ),
+            // Critical extensions Go's parser does not handle (Go: `x509: unhandled critical
+            // extension`): webpki takes the name constraint, and from 0.103.17 the SCT list.
+            (
+                "a critical name constraint on a directory name",
+                with(|p| {
+                    let mut dn = rcgen::DistinguishedName::new();
+                    dn.push(rcgen::DnType::OrganizationName, "x");
+                    p.name_constraints = Some(rcgen::NameConstraints {
+                        permitted_subtrees: vec![rcgen::GeneralSubtree::DirectoryName(dn)],
+                        excluded_subtrees: vec![],
+                    });
+                }),
+                Pool::Leaf,
+                None,
+                Some("invalid peer certificate: Other(OtherError(UnsupportedCriticalExtension))"),
+            ),
+            (
+                "a critical SCT list",
+                with(|p| {
+                    let mut sct = rcgen::CustomExtension::from_oid_content(
+                        &[1, 3, 6, 1, 4, 1, 11129, 2, 4, 2],
+                        vec![0x04, 0x00],
+                    );
+                    sct.set_criticality(true);
+                    p.custom_extensions.push(sct);
+                }),
+                Pool::Leaf,
+                None,
+                Some("invalid peer certificate: Other(OtherError(UnsupportedCriticalExtension))"),
             ),
             (
                 "signed by the pool's CA (Go accepts it)",
