@@ -282,14 +282,17 @@ const MAX_FLOW_LEVEL: usize = 10_000;
 
 /// go-yaml's error for the first document's flow collections nested deeper than
 /// [`MAX_FLOW_LEVEL`] (`yaml: line N: exceeded max depth of 10000`, N the 1-based line of the
-/// opening bracket, none on the first line), found by a scan that skips comments, quoted
-/// scalars, block scalars and brackets inside plain scalars. What it cannot tell apart is left
-/// to libyaml (serde_yaml_ng's nesting limit of 128 applies there).
+/// opening bracket, none on the first line), found by a scan that skips a leading UTF-8 byte
+/// order mark, directives, comments, quoted scalars, block scalars and brackets inside plain
+/// scalars. What it cannot tell apart is left to libyaml (serde_yaml_ng's nesting limit of 128
+/// applies there).
 pub(crate) fn flow_depth_error(data: &[u8]) -> Option<String> {
     // Cheap way out: not enough brackets to get there.
     if memchr::memchr2_iter(b'[', b'{', data).count() <= MAX_FLOW_LEVEL {
         return None;
     }
+    // libyaml and go-yaml skip a byte order mark.
+    let data = data.strip_prefix(b"\xef\xbb\xbf").unwrap_or(data);
     let mut depth = 0usize;
     let mut line = 0usize;
     let mut i = 0usize;
@@ -330,6 +333,17 @@ pub(crate) fn flow_depth_error(data: &[u8]) -> Option<String> {
                 }
                 continue;
             }
+            // A directive (`%YAML`, `%TAG`) before the first document is not its content:
+            // the `---` that follows starts that document.
+            b'%' if !content
+                && prev == b'\n'
+                && (i == 0 || matches!(data[i - 1], b'\n' | b'\r')) =>
+            {
+                while i < data.len() && !matches!(data[i], b'\n' | b'\r') {
+                    i += 1;
+                }
+                continue;
+            }
             _ => {}
         }
         content = true;
@@ -344,7 +358,18 @@ pub(crate) fn flow_depth_error(data: &[u8]) -> Option<String> {
                 i += 1;
                 while i < data.len() {
                     match data[i] {
-                        b'\\' if c == b'"' => i += 1,
+                        // An escape; an escaped line break is still a line.
+                        b'\\' if c == b'"' => {
+                            i += 1;
+                            match data.get(i) {
+                                Some(b'\r') if data.get(i + 1) == Some(&b'\n') => {
+                                    i += 1;
+                                    line += 1;
+                                }
+                                Some(b'\n' | b'\r') => line += 1,
+                                _ => {}
+                            }
+                        }
                         b'\'' if c == b'\'' && data.get(i + 1) == Some(&b'\'') => i += 1,
                         q if q == c => break,
                         b'\n' => line += 1,
@@ -2031,6 +2056,34 @@ mod tests {
                 format!("{HEAD}---\nx: {}", deep(20_000)),
                 Ok(()),
             ),
+            (
+                "after a directive",
+                format!("%YAML 1.1\n--- {}", deep(10_001)),
+                Err("yaml: line 2: exceeded max depth of 10000"),
+            ),
+            (
+                "after a comment and directives",
+                format!(
+                    "# c\n%YAML 1.1\n%TAG ! tag:x,2000:\n---\nx: {}",
+                    deep(10_001)
+                ),
+                Err("yaml: line 5: exceeded max depth of 10000"),
+            ),
+            (
+                "an escaped line feed in a double-quoted scalar",
+                format!("a: 1\nx: \"a\\\nb\"\ny: {}", deep(10_001)),
+                Err("yaml: line 4: exceeded max depth of 10000"),
+            ),
+            (
+                "an escaped CRLF in a double-quoted scalar",
+                format!("a: 1\r\nx: \"a\\\r\nb\"\r\ny: {}", deep(10_001)),
+                Err("yaml: line 4: exceeded max depth of 10000"),
+            ),
+            (
+                "an escaped CR in a double-quoted scalar",
+                format!("a: 1\rx: \"a\\\rb\"\ry: {}", deep(10_001)),
+                Err("yaml: line 4: exceeded max depth of 10000"),
+            ),
         ];
         for (name, text, want) in cases {
             let got = decode_within(text.clone().into_bytes(), 10);
@@ -2038,6 +2091,23 @@ mod tests {
                 Ok(()) => assert!(got.is_ok(), "{name}: {got:?}"),
                 Err(e) => assert_eq!(got.err().as_deref(), Some(*e), "{name}"),
             }
+        }
+        // A UTF-8 byte order mark is skipped by the scan itself (the ConfigMap reader hands it
+        // the bytes as they are).
+        for (name, text, want) in [
+            (
+                "a BOM",
+                format!("\u{feff}x: {}", deep(10_001)),
+                "yaml: exceeded max depth of 10000",
+            ),
+            (
+                "a BOM, line 3",
+                format!("\u{feff}a: 1\nb: 2\nx: {}", deep(10_001)),
+                "yaml: line 3: exceeded max depth of 10000",
+            ),
+        ] {
+            let got = flow_depth_error(text.as_bytes());
+            assert_eq!(got.as_deref(), Some(want), "{name}");
         }
         // Within Go's limit, serde_yaml_ng's nesting limit of 128 still applies.
         let got = decode_within(
