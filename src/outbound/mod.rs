@@ -1093,10 +1093,6 @@ impl ConnectionInfo {
     }
 }
 
-/// client-go's `parseProxyURL` for a `proxy-url` (Go's `url.Parse`, then the scheme), less
-/// `socks5`, which this client does not speak: anything but `http` and `https` is refused
-/// here rather than left to reqwest, which would connect directly past a proxy of a scheme it
-/// does not know. The URL is shown with its password masked ([`redact_url`]).
 /// Why a proxy URL that parses is refused when reqwest cannot use it.
 const PROXY_NOT_A_URI: &str =
     "not a valid HTTP URI (refused rather than connecting without the proxy)";
@@ -1108,6 +1104,10 @@ pub(crate) fn proxy_uri_usable(proxy: &reqwest::Url) -> bool {
     proxy.as_str().parse::<http::Uri>().is_ok()
 }
 
+/// client-go's `parseProxyURL` for a `proxy-url` (Go's `url.Parse`, then the scheme), less
+/// `socks5`, which this client does not speak: anything but `http` and `https` is refused
+/// here rather than left to reqwest, which would connect directly past a proxy of a scheme it
+/// does not know. The URL is shown with its password masked ([`redact_url`]).
 fn check_proxy_url(proxy: &str) -> Result<(), ConfigError> {
     let shown = redact_url(proxy);
     match crate::go_url::rest::scheme(proxy).as_deref() {
