@@ -353,6 +353,29 @@ async fn read_bounded(path: &std::path::Path) -> Result<Vec<u8>, ConfigError> {
         .unwrap_or_else(|e| Err(ConfigError::new(format!("reading the file: {e}"))))
 }
 
+/// Runs `prepare` on the blocking pool, handing back the text with its outcome. A panic in
+/// `prepare` is a failure of this text (the panic hook reports it), so the text comes back
+/// with it: the watcher tracks it and tries it again only when the file changes, not at
+/// every poll.
+async fn prepare_blocking<T: Send + 'static>(
+    data: Vec<u8>,
+    prepare: impl FnOnce(&[u8]) -> Result<T, ConfigError> + Send + 'static,
+) -> (Vec<u8>, Result<T, ConfigError>) {
+    tokio::task::spawn_blocking(move || {
+        let prepared = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| prepare(&data)))
+            .unwrap_or_else(|_| Err(ConfigError::new("decoding the file: the decoder panicked")));
+        (data, prepared)
+    })
+    .await
+    .unwrap_or_else(|e| {
+        // Cancelled (the runtime is shutting down): nothing to track.
+        (
+            Vec::new(),
+            Err(ConfigError::new(format!("decoding the file: {e}"))),
+        )
+    })
+}
+
 /// Polls the file and applies changes until aborted.
 async fn watch(shared: Arc<Shared>, settings: Settings, initial: Vec<u8>) {
     let settings = Arc::new(settings);
@@ -378,17 +401,7 @@ async fn watch(shared: Arc<Shared>, settings: Settings, initial: Vec<u8>) {
         // Decoding a large file is CPU work (the reading is on the blocking pool too).
         let (data, prepared) = {
             let settings = Arc::clone(&settings);
-            tokio::task::spawn_blocking(move || {
-                let prepared = settings.prepare(&data);
-                (data, prepared)
-            })
-            .await
-            .unwrap_or_else(|e| {
-                (
-                    Vec::new(),
-                    Err(ConfigError::new(format!("decoding the file: {e}"))),
-                )
-            })
+            prepare_blocking(data, move |data| settings.prepare(data)).await
         };
         let generation = match prepared {
             Ok(g) => g,
@@ -454,6 +467,23 @@ impl Settings {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A text whose decoding panics comes back with the failure, so the watcher tracks it
+    /// and decodes it again only when the file changes (not at every poll).
+    #[tokio::test]
+    async fn a_panicking_decode_hands_back_the_text() {
+        let (data, got) = prepare_blocking(b"kind: x\n".to_vec(), |_| -> Result<(), ConfigError> {
+            panic!("decoder bug")
+        })
+        .await;
+        assert_eq!(data, b"kind: x\n");
+        assert_eq!(
+            got.unwrap_err().to_string(),
+            "decoding the file: the decoder panicked"
+        );
+        let (data, got) = prepare_blocking(b"ok".to_vec(), |d| Ok(d.len())).await;
+        assert_eq!((data.as_slice(), got.ok()), (&b"ok"[..], Some(2)));
+    }
 
     /// Start-up errors: no runtime to watch on, and a configuration that does not validate
     /// (returned at once: the server does not start, as kube-apiserver's does not).
