@@ -646,8 +646,8 @@ impl Kubeconfig {
 
 /// What client-go's loader (`clientcmd.Load`: its codec's `Interpret`, then the scheme) makes of
 /// the file's `apiVersion` and `kind`: absent or empty they default to `v1` and `Config`; any
-/// other pair is refused with its text. The keys match in any ASCII case and the last one
-/// counts, as in Go's encoding/json.
+/// other pair is refused with its text. The keys match as Go's encoding/json matches field
+/// names (any ASCII case, `ſ` for `s`, the Kelvin sign for `k`) and the last one counts.
 fn check_version_and_kind(root: &Node) -> Result<(), ConfigError> {
     let members: &[Member] = match root {
         Node::Null => &[],
@@ -662,8 +662,10 @@ fn check_version_and_kind(root: &Node) -> Result<(), ConfigError> {
     let (mut version, mut kind) = (String::new(), String::new());
     for m in members {
         let (slot, field) = match m.key.as_str() {
-            k if k.eq_ignore_ascii_case("apiVersion") => (&mut version, "apiVersion"),
-            k if k.eq_ignore_ascii_case("kind") => (&mut kind, "kind"),
+            k if crate::jwt::json::go_field_name_eq(k, "apiVersion") => {
+                (&mut version, "apiVersion")
+            }
+            k if crate::jwt::json::go_field_name_eq(k, "kind") => (&mut kind, "kind"),
             _ => continue,
         };
         match &m.value {
@@ -1611,6 +1613,20 @@ mod tests {
                 "Kind: Pod\n",
                 Some(
                     r#"no kind "Pod" is registered for version "v1" in scheme "pkg/runtime/scheme.go:111""#,
+                ),
+            ),
+            (
+                "Kind with the Kelvin sign",
+                "\u{212a}IND: Pod\n",
+                Some(
+                    r#"no kind "Pod" is registered for version "v1" in scheme "pkg/runtime/scheme.go:111""#,
+                ),
+            ),
+            (
+                "apiVersion with a long s",
+                "apiVer\u{17f}ion: v2\n",
+                Some(
+                    r#"no kind "Config" is registered for version "v2" in scheme "pkg/runtime/scheme.go:111""#,
                 ),
             ),
             (
