@@ -184,62 +184,7 @@ criterion_main!(benches);
 /// Criterion measurement of this thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`). The benchmark
 /// machine is shared (load average far above its two cores), so wall time mostly measures
 /// waiting for a core; CPU time measures the code.
-mod cpu_time {
-    use criterion::Throughput;
-    use criterion::measurement::{Measurement, ValueFormatter};
-
-    pub struct ThreadCpu;
-
-    fn now_ns() -> u64 {
-        let mut ts = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: `ts` is a valid, writable timespec; the clock id is a constant.
-        let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-        assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
-        ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-    }
-
-    impl Measurement for ThreadCpu {
-        type Intermediate = u64;
-        type Value = u64;
-        fn start(&self) -> u64 {
-            now_ns()
-        }
-        fn end(&self, start: u64) -> u64 {
-            now_ns() - start
-        }
-        fn add(&self, a: &u64, b: &u64) -> u64 {
-            a + b
-        }
-        fn zero(&self) -> u64 {
-            0
-        }
-        fn to_f64(&self, v: &u64) -> f64 {
-            *v as f64
-        }
-        fn formatter(&self) -> &dyn ValueFormatter {
-            &Ns
-        }
-    }
-
-    struct Ns;
-
-    impl ValueFormatter for Ns {
-        fn scale_values(&self, _typical: f64, _values: &mut [f64]) -> &'static str {
-            "ns (thread CPU)"
-        }
-        fn scale_throughputs(
-            &self,
-            _t: f64,
-            _tp: &Throughput,
-            _values: &mut [f64],
-        ) -> &'static str {
-            "ns (thread CPU)"
-        }
-        fn scale_for_machines(&self, _values: &mut [f64]) -> &'static str {
-            "ns"
-        }
-    }
-}
+#[path = "count_support/mod.rs"]
+#[allow(dead_code)] // only its `cpu_time` measurement is used here
+mod count_support;
+use count_support::cpu_time;

@@ -70,3 +70,57 @@ pub fn paired_overhead(
         );
     }
 }
+
+/// A criterion measurement of the thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`), for benches
+/// whose figures must not count time spent waiting for a core on a shared machine.
+#[allow(dead_code)] // only the `static_token` and `basic_auth` benches measure with it
+pub mod cpu_time {
+    use criterion::Throughput;
+    use criterion::measurement::{Measurement, ValueFormatter};
+
+    pub struct ThreadCpu;
+
+    use super::on_cpu_ns as now_ns;
+
+    impl Measurement for ThreadCpu {
+        type Intermediate = u64;
+        type Value = u64;
+        fn start(&self) -> u64 {
+            now_ns()
+        }
+        fn end(&self, start: u64) -> u64 {
+            now_ns() - start
+        }
+        fn add(&self, a: &u64, b: &u64) -> u64 {
+            a + b
+        }
+        fn zero(&self) -> u64 {
+            0
+        }
+        fn to_f64(&self, v: &u64) -> f64 {
+            *v as f64
+        }
+        fn formatter(&self) -> &dyn ValueFormatter {
+            &Ns
+        }
+    }
+
+    struct Ns;
+
+    impl ValueFormatter for Ns {
+        fn scale_values(&self, _typical: f64, _values: &mut [f64]) -> &'static str {
+            "ns (thread CPU)"
+        }
+        fn scale_throughputs(
+            &self,
+            _t: f64,
+            _tp: &Throughput,
+            _values: &mut [f64],
+        ) -> &'static str {
+            "ns (thread CPU)"
+        }
+        fn scale_for_machines(&self, _values: &mut [f64]) -> &'static str {
+            "ns"
+        }
+    }
+}
