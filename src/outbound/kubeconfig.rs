@@ -45,7 +45,7 @@ use serde::Deserialize;
 
 use super::{BearerToken, ConnectionInfo, Pem, Secret, read_bounded};
 use crate::error::ConfigError;
-use crate::token::oidc::config::decode::{self, Member, Node};
+use crate::token::oidc::config::decode::{self, Node};
 
 /// A parsed kubeconfig (only what a client connection needs).
 ///
@@ -649,52 +649,9 @@ impl Kubeconfig {
 /// other pair is refused with its text. The keys match as Go's encoding/json matches field
 /// names (any ASCII case, `ſ` for `s`, the Kelvin sign for `k`) and the last one counts.
 fn check_version_and_kind(root: &Node) -> Result<(), ConfigError> {
-    let members: &[Member] = match root {
-        Node::Null => &[],
-        Node::Map(m) => m,
-        other => {
-            return Err(ConfigError::new(format!(
-                "couldn't get version/kind; json parse error: json: cannot unmarshal {} into Go value of type struct {{ APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" }}",
-                other.kind()
-            )));
-        }
-    };
-    let (mut version, mut kind) = (String::new(), String::new());
-    for m in members {
-        let (slot, field) = match m.key.as_str() {
-            k if crate::jwt::json::go_field_name_eq(k, "apiVersion") => {
-                (&mut version, "apiVersion")
-            }
-            k if crate::jwt::json::go_field_name_eq(k, "kind") => (&mut kind, "kind"),
-            _ => continue,
-        };
-        match &m.value {
-            // encoding/json leaves a string as it was for a null.
-            Node::Null => {}
-            Node::Str(v) => v.clone_into(slot),
-            Node::Merge => "<<".clone_into(slot),
-            other => {
-                return Err(ConfigError::new(format!(
-                    "couldn't get version/kind; json parse error: json: cannot unmarshal {} into Go struct field .{field} of type string",
-                    other.kind()
-                )));
-            }
-        }
-    }
-    // schema.ParseGroupVersion.
-    let (group, version) = match version.matches('/').count() {
-        _ if version.is_empty() || version == "/" => (String::new(), String::new()),
-        0 => (String::new(), version),
-        1 => {
-            let (g, v) = version.split_once('/').unwrap_or_default();
-            (g.to_owned(), v.to_owned())
-        }
-        _ => {
-            return Err(ConfigError::new(format!(
-                "unexpected GroupVersion string: {version}"
-            )));
-        }
-    };
+    let (version, kind) = decode::interpret_type_meta(root)?;
+    let (group, version) = decode::parse_group_version(&version)?;
+    let (group, version) = (group.to_owned(), version.to_owned());
     let kind = if kind.is_empty() {
         "Config".to_owned()
     } else {

@@ -1183,10 +1183,11 @@ impl<'de> Visitor<'de> for JsonSeed {
 // -----------------------------------------------------------------------------------------
 // apiVersion and kind
 
-/// `meta.Interpret` (`apiVersion` and `kind` matched case-insensitively, as
-/// `encoding/json` matches names, the last match winning), then the registered-kind check:
-/// the `apiserver.config.k8s.io` version of an `AuthenticationConfiguration`.
-pub(super) fn type_meta(root: &Node, data: &[u8]) -> Result<&'static str, ConfigError> {
+/// `apiVersion` and `kind` as `meta.Interpret` reads them from a decoded document (each `""`
+/// when absent or `null`): the names matched as Go's encoding/json matches field names (any
+/// ASCII case, `ſ` for `s`, the Kelvin sign for `k`), the last match winning, and the first
+/// value of another type than a string refused with encoding/json's text.
+pub(crate) fn interpret_type_meta(root: &Node) -> Result<(String, String), ConfigError> {
     let members: &[Member] = match root {
         Node::Null => &[],
         Node::Map(m) => m,
@@ -1208,7 +1209,8 @@ pub(super) fn type_meta(root: &Node, data: &[u8]) -> Result<&'static str, Config
             continue;
         };
         match &m.value {
-            Node::Str(s) => *field = s.clone(),
+            Node::Str(s) => s.clone_into(field),
+            // encoding/json leaves a string as it was for a null.
             Node::Null => {}
             other => {
                 error.get_or_insert(format!(
@@ -1218,19 +1220,31 @@ pub(super) fn type_meta(root: &Node, data: &[u8]) -> Result<&'static str, Config
             }
         }
     }
-    if let Some(e) = error {
-        return Err(ConfigError::new(e));
+    match error {
+        Some(e) => Err(ConfigError::new(e)),
+        None => Ok((api_version, kind)),
     }
-    let (group, version) = match api_version.matches('/').count() {
-        _ if api_version.is_empty() || api_version == "/" => ("", ""),
-        0 => ("", api_version.as_str()),
-        1 => api_version.split_once('/').unwrap_or_default(),
-        _ => {
-            return Err(ConfigError::new(format!(
-                "unexpected GroupVersion string: {api_version}"
-            )));
-        }
-    };
+}
+
+/// `schema.ParseGroupVersion`: `""` and `"/"` are the empty group and version, `v` the core
+/// group's version, `g/v` a group's; more than one `/` is refused with Go's text.
+pub(crate) fn parse_group_version(gv: &str) -> Result<(&str, &str), ConfigError> {
+    match gv.matches('/').count() {
+        _ if gv.is_empty() || gv == "/" => Ok(("", "")),
+        0 => Ok(("", gv)),
+        1 => Ok(gv.split_once('/').unwrap_or_default()),
+        _ => Err(ConfigError::new(format!(
+            "unexpected GroupVersion string: {gv}"
+        ))),
+    }
+}
+
+/// `meta.Interpret` (`apiVersion` and `kind` matched case-insensitively, as
+/// `encoding/json` matches names, the last match winning), then the registered-kind check:
+/// the `apiserver.config.k8s.io` version of an `AuthenticationConfiguration`.
+pub(super) fn type_meta(root: &Node, data: &[u8]) -> Result<&'static str, ConfigError> {
+    let (api_version, kind) = interpret_type_meta(root)?;
+    let (group, version) = parse_group_version(&api_version)?;
     let whole = String::from_utf8_lossy(data);
     if kind.is_empty() {
         return Err(ConfigError::new(format!(
