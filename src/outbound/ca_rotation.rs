@@ -388,6 +388,38 @@ impl ServerCertVerifier for RotatingCa {
     }
 }
 
+/// Test support shared by the outbound and OIDC unit tests: a new CA's PEM, and a rustls
+/// server configuration (aws-lc-rs, no client authentication) whose certificate, for
+/// 127.0.0.1, that CA signed.
+#[cfg(test)]
+pub(crate) fn loopback_pki() -> (String, rustls::ServerConfig) {
+    use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair};
+    use rustls_pki_types::PrivateKeyDer;
+    use rustls_pki_types::pem::PemObject;
+    let ca_key = KeyPair::generate().unwrap();
+    let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
+    params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    let ca_pem = params.self_signed(&ca_key).unwrap().pem();
+    let issuer = Issuer::new(params, ca_key);
+    let key = KeyPair::generate().unwrap();
+    let cert = CertificateParams::new(vec!["127.0.0.1".to_owned()])
+        .unwrap()
+        .signed_by(&key, &issuer)
+        .unwrap();
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::aws_lc_rs::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_no_client_auth()
+    .with_single_cert(
+        vec![cert.der().clone()],
+        PrivateKeyDer::from_pem_slice(key.serialize_pem().as_bytes()).unwrap(),
+    )
+    .unwrap();
+    (ca_pem, config)
+}
+
 #[cfg(test)]
 mod tests {
     use std::io::{Read, Write};
@@ -404,27 +436,7 @@ mod tests {
 
     /// A CA's PEM, and the server configuration of a certificate for 127.0.0.1 it signed.
     fn pki() -> (String, Arc<rustls::ServerConfig>) {
-        let ca_key = KeyPair::generate().unwrap();
-        let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
-        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        let ca_pem = params.self_signed(&ca_key).unwrap().pem();
-        let issuer = Issuer::new(params, ca_key);
-        let key = KeyPair::generate().unwrap();
-        let cert = CertificateParams::new(vec!["127.0.0.1".to_owned()])
-            .unwrap()
-            .signed_by(&key, &issuer)
-            .unwrap();
-        let config = rustls::ServerConfig::builder_with_provider(Arc::new(
-            rustls::crypto::aws_lc_rs::default_provider(),
-        ))
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_no_client_auth()
-        .with_single_cert(
-            vec![cert.der().clone()],
-            PrivateKeyDer::from_pem_slice(key.serialize_pem().as_bytes()).unwrap(),
-        )
-        .unwrap();
+        let (ca_pem, config) = loopback_pki();
         (ca_pem, Arc::new(config))
     }
 

@@ -29,6 +29,8 @@
 //! ```
 
 mod ca_rotation;
+#[cfg(test)]
+pub(crate) use ca_rotation::loopback_pki;
 mod client_cert;
 mod every;
 pub mod kubeconfig;

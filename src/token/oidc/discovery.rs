@@ -893,29 +893,12 @@ mod tests {
     use crate::token::oidc::metrics::JwtAuthenticatorMetrics;
 
     fn claims_fetcher() -> RemoteClaims {
-        static METRICS: JwtAuthenticatorMetrics = JwtAuthenticatorMetrics::new();
-        RemoteClaims::new(Arc::new(Remote {
-            authn: Weak::new(),
-            client: reqwest::Client::new(),
-            issuer: "https://issuer.example".into(),
-            discovery_url: "https://issuer.example/.well-known/openid-configuration".into(),
-            jwks_uri: OnceLock::new(),
-            last_error: Mutex::new(None),
-            jwks_fetches: AtomicU64::new(0),
-            metrics: &METRICS,
-            apiserver_id: String::new(),
-            retired: AtomicBool::new(false),
-        }))
+        RemoteClaims::new(Arc::new(remote_with(reqwest::Client::new())))
     }
 
-    /// A remote whose client trusts `ca` (PEM).
-    fn remote_trusting(ca: &str) -> Remote {
+    /// A remote for `https://issuer.example` that fetches with `client`.
+    fn remote_with(client: reqwest::Client) -> Remote {
         static METRICS: JwtAuthenticatorMetrics = JwtAuthenticatorMetrics::new();
-        let client = crate::outbound::ConnectionInfo::new("https://127.0.0.1/")
-            .with_ca(crate::outbound::Pem::Data(ca.as_bytes().to_vec()))
-            .with_trust_env(false)
-            .client(std::time::Duration::from_secs(5))
-            .unwrap();
         Remote {
             authn: Weak::new(),
             client,
@@ -930,24 +913,14 @@ mod tests {
         }
     }
 
-    /// A CA's PEM, and the certificate (for 127.0.0.1) and key of a server it signed.
-    fn status_pki() -> (
-        String,
-        rustls_pki_types::CertificateDer<'static>,
-        rcgen::KeyPair,
-    ) {
-        use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair};
-        let ca_key = KeyPair::generate().unwrap();
-        let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
-        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        let ca_pem = params.self_signed(&ca_key).unwrap().pem();
-        let issuer = Issuer::new(params, ca_key);
-        let key = KeyPair::generate().unwrap();
-        let cert = CertificateParams::new(vec!["127.0.0.1".to_owned()])
-            .unwrap()
-            .signed_by(&key, &issuer)
+    /// A remote whose client trusts `ca` (PEM).
+    fn remote_trusting(ca: &str) -> Remote {
+        let client = crate::outbound::ConnectionInfo::new("https://127.0.0.1/")
+            .with_ca(crate::outbound::Pem::Data(ca.as_bytes().to_vec()))
+            .with_trust_env(false)
+            .client(std::time::Duration::from_secs(5))
             .unwrap();
-        (ca_pem, cert.der().clone(), key)
+        remote_with(client)
     }
 
     /// An HTTPS server on 127.0.0.1 that answers every request with `head` (the status line
@@ -955,16 +928,7 @@ mod tests {
     /// HTTP/2 (ALPN `h2`, hyper) with `code`.
     async fn status_server(h2: bool, head: &'static str, code: u16) -> (String, String) {
         use tokio::io::{AsyncReadExt, AsyncWriteExt};
-        let (ca, cert, key) = status_pki();
-        let key = rustls_pki_types::PrivateKeyDer::try_from(key.serialize_der()).unwrap();
-        let mut config = rustls::ServerConfig::builder_with_provider(Arc::new(
-            rustls::crypto::aws_lc_rs::default_provider(),
-        ))
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_no_client_auth()
-        .with_single_cert(vec![cert], key)
-        .unwrap();
+        let (ca, mut config) = crate::outbound::loopback_pki();
         if h2 {
             config.alpn_protocols = vec![b"h2".to_vec()];
         }
