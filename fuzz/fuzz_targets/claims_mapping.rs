@@ -1,10 +1,11 @@
 //! Claims decoding and mapping: the strict JSON scanner (checked against serde_json: whatever
-//! it accepts, serde_json must parse), the raw claim readers over validated text,
+//! it accepts, serde_json must parse once each lone surrogate escape reads as `\ufffd`, which
+//! is how Go and the scanner read it and serde_json refuses), the raw claim readers over validated text,
 //! NumericDate / Audience decoding, service-account username splitting and user construction (the OIDC claim mapping has its own target,
 //! `oidc_claims`). Must never panic; error texts never echo input.
 #![no_main]
 use kube_authn::jwt::json::{
-    check_no_duplicates, claims_error_message, opt_str, scan_object, validate_object, Audience, NumericDate, RawJson,
+    check_no_duplicates, claims_error_message, go_lone_surrogates, opt_str, scan_object, validate_object, Audience, NumericDate, RawJson,
 };
 use kube_authn::token::service_account::{split_username, ServiceAccountInfo};
 use libfuzzer_sys::fuzz_target;
@@ -40,15 +41,17 @@ fn walk(v: RawJson<'_>, depth: usize) {
 
 fuzz_target!(|data: &[u8]| {
     let _ = scan_object(data);
+    let go = go_lone_surrogates(data);
     if check_no_duplicates(data).is_ok() {
-        assert!(serde_json::from_slice::<serde_json::Value>(data).is_ok(), "scanner accepted what serde_json refuses");
+        assert!(serde_json::from_slice::<serde_json::Value>(&go).is_ok(), "scanner accepted what serde_json refuses");
     }
     if let Ok(o) = validate_object(data) {
-        let v: serde_json::Value = serde_json::from_slice(data).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&go).unwrap();
         assert_eq!(o.iter().count(), v.as_object().unwrap().len());
         for (k, raw) in o.iter() {
             let want = &v[&*k];
-            assert_eq!(&serde_json::from_str::<serde_json::Value>(raw.text()).unwrap(), want);
+            let text = go_lone_surrogates(raw.text().as_bytes());
+            assert_eq!(&serde_json::from_slice::<serde_json::Value>(&text).unwrap(), want);
             walk(raw, 0);
         }
     }

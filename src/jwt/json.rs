@@ -950,9 +950,27 @@ impl Names {
 const NO_FP: u64 = u64::MAX;
 
 /// `bytes` with each `\uXXXX` surrogate escape that is not half of a valid pair replaced by
-/// `\ufffd` (same length), which is how Go reads it ([`unescape`]): for serde_json, which
-/// refuses such escapes in strings. Error path (and test oracle) only.
-fn go_lone_surrogates(bytes: &[u8]) -> Cow<'_, [u8]> {
+/// `\ufffd` (same length, so every other offset is unchanged), which is how Go's
+/// `encoding/json` reads it and how this module's decoder reads it: for serde_json, which
+/// refuses such escapes in strings. Backslashes occur only inside strings in valid JSON; an
+/// invalid document stays invalid. Borrowed when there is nothing to replace.
+///
+/// Used on error paths, by the server's request decoding, and as the serde_json oracle's
+/// input in tests and fuzz targets; not on the request path.
+///
+/// ```
+/// use kube_authn::jwt::json::go_lone_surrogates;
+///
+/// // A lone high surrogate, and one followed by a letter: U+FFFD, as Go reads them.
+/// let go = go_lone_surrogates(br#"{"a":"\ud800","b":"\ud800\u0041"}"#);
+/// assert_eq!(&*go, br#"{"a":"\ufffd","b":"\ufffd\u0041"}"#);
+/// let v: serde_json::Value = serde_json::from_slice(&go).unwrap();
+/// assert_eq!(v["a"], "\u{fffd}");
+/// // A valid pair and an escaped backslash stay as they are (and borrowed).
+/// let kept = br#"{"a":"\ud83d\ude00","b":"\\ud800"}"#;
+/// assert!(matches!(go_lone_surrogates(kept), std::borrow::Cow::Borrowed(_)));
+/// ```
+pub fn go_lone_surrogates(bytes: &[u8]) -> Cow<'_, [u8]> {
     let unit = |b: &[u8], i: usize| -> Option<u32> {
         let d = b.get(i..i + 6)?;
         if d[0] != b'\\' || d[1] != b'u' || !d[2..].iter().all(u8::is_ascii_hexdigit) {

@@ -37,6 +37,7 @@ use kube_authn::api::{
     UserInfo as ApiUserInfo,
 };
 use kube_authn::chain::Chain;
+use kube_authn::jwt::json::go_lone_surrogates;
 use kube_authn::middleware::{Authenticated, wants_pretty};
 use kube_authn::user::{SYSTEM_PRIVILEGED_GROUP, UserInfo};
 use kube_authn::{Audiences, Context, RequestAuthenticator};
@@ -817,37 +818,13 @@ fn go_json_text(body: Bytes) -> Bytes {
     go_json_surrogates(body)
 }
 
-/// [`go_json_text`]'s surrogate step.
+/// [`go_json_text`]'s surrogate step ([`go_lone_surrogates`]): the same `Bytes` when there
+/// is nothing to replace.
 fn go_json_surrogates(body: Bytes) -> Bytes {
-    fn escape_at(b: &[u8], at: usize) -> Option<u16> {
-        match b.get(at..at + 6)? {
-            [b'\\', b'u', hex @ ..] => u16::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok(),
-            _ => None,
-        }
+    match go_lone_surrogates(&body) {
+        Cow::Borrowed(_) => body,
+        Cow::Owned(replaced) => Bytes::from(replaced),
     }
-    let mut owned: Option<Vec<u8>> = None;
-    let mut i = 0;
-    while let Some(at) = body[i..].iter().position(|&b| b == b'\\') {
-        let at = i + at;
-        i = match escape_at(&body, at) {
-            Some(0xd800..=0xdbff)
-                if escape_at(&body, at + 6).is_some_and(|lo| (0xdc00..=0xdfff).contains(&lo)) =>
-            {
-                at + 12
-            }
-            Some(0xd800..=0xdfff) => {
-                let out = owned.get_or_insert_with(|| body.to_vec());
-                out[at..at + 6].copy_from_slice(b"\\ufffd");
-                at + 6
-            }
-            Some(_) => at + 6,
-            None => at + 2,
-        };
-        if i >= body.len() {
-            break;
-        }
-    }
-    owned.map_or(body, Bytes::from)
 }
 
 /// A response given before the request is served (boxed: the `Err` side of a `Result`).
