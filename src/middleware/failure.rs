@@ -855,15 +855,21 @@ impl<'a> AcceptClause<'a> {
         })
     }
 
-    /// The `key=value` parameters goautoneg keeps (a segment without `=`, or with two, is
-    /// skipped); keys trimmed of spaces, `q`'s value not (Go parses it untrimmed).
+    /// The `key=value` parameters goautoneg keeps: split at the first `=` and skipped when
+    /// nothing follows it (`k` or `k=`), then split at the next `=` and skipped when something
+    /// follows that (`k=v=w`; `k=v=` is `v`). Keys trimmed of spaces, `q`'s value not (Go
+    /// parses it untrimmed).
     fn pairs(params: &'a str) -> impl Iterator<Item = (&'a str, &'a str)> {
         params
             .split(';')
             .filter(|s| !s.is_empty())
             .filter_map(|seg| {
-                let (k, v) = seg.split_once('=')?;
-                if v.contains('=') {
+                let (k, rest) = seg.split_once('=')?;
+                if rest.is_empty() {
+                    return None;
+                }
+                let (v, more) = rest.split_once('=').unwrap_or((rest, ""));
+                if !more.is_empty() {
                     return None;
                 }
                 let k = k.trim_matches(' ');
