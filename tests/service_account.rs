@@ -1140,10 +1140,18 @@ fn service_account_metrics_table() {
                     json!({"name": "m", "uid": "m-uid"});
             }),
         ),
+        // warnafter past Go's time range: go-jose's `time.Unix` wraps it into the far past.
+        req(
+            &rsa,
+            "RS256",
+            Some("k8s"),
+            edit(7200, &|v| v["kubernetes.io"]["warnafter"] = json!(i64::MAX)),
+        ),
     ]);
     let (legacy_t, bound_t, no_warn_t, zero_warn_t, no_aud_t, other_aud_t, webhook_t) = (
         &tokens[0], &tokens[1], &tokens[2], &tokens[3], &tokens[4], &tokens[5], &tokens[6],
     );
+    let wrapped_warn_t = &tokens[7];
     const WARN: i64 = NOW + 3607;
     enum Kind {
         Legacy(Option<StaticLookup>),
@@ -1259,6 +1267,15 @@ fn service_account_metrics_table() {
             requested: api,
             ok: false,
             delta: [0; 6],
+        },
+        Case {
+            name: "bound token with warnafter MaxInt64: stale (Go's time.Unix wraps it into the past)",
+            kind: Kind::Bound(None),
+            token: wrapped_warn_t,
+            now: (NOW, 0),
+            requested: api,
+            ok: true,
+            delta: [0, 0, 0, 0, 1, 0],
         },
         Case {
             name: "bound token without warnafter: neither",
@@ -1378,5 +1395,5 @@ fn service_account_metrics_table() {
         .map(|((n, h), v)| format!("# HELP {n} {h}\n# TYPE {n} counter\n{n} {v}\n"))
         .collect();
     assert_eq!(text, want);
-    assert_eq!(total, [1, 1, 1, 7, 2, 3]);
+    assert_eq!(total, [1, 1, 1, 7, 3, 3]);
 }

@@ -1135,18 +1135,17 @@ impl ServiceAccountAuthenticator {
                 // Go reads the clock once, at the start of the validator.
                 let now = self.clock.now_unix_nanos();
                 self.validate_bound_time(&c)?;
-                // `warnafter` set and non-zero: stale once `now.After(warnafter)`.
+                // `warnafter` set and non-zero: stale once `now.After(warnafter)`, with go-jose's
+                // reading of the value (a float, then `time.Unix`, which wraps a value past Go's
+                // time range into the far past: stale).
                 warn = c
                     .kubernetes
                     .as_ref()
                     .and_then(|k| k.warnafter)
                     .filter(|w| w.0 != 0)
-                    .map(|w| {
-                        if before(w.0, now) {
-                            Counter::Stale
-                        } else {
-                            Counter::Valid
-                        }
+                    .map(|w| match w.go_jose_unix() {
+                        Some(at) if !before(at, now) => Counter::Valid,
+                        _ => Counter::Stale,
                     });
                 let k = c.kubernetes.as_ref();
                 let ns = k.and_then(|k| k.namespace.as_deref()).unwrap_or("");
