@@ -3,9 +3,10 @@
 
 use std::collections::HashMap;
 use std::convert::Infallible;
-use std::io::Write;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+mod log_support;
 
 use bytes::Bytes;
 use http::{Request, Response, StatusCode};
@@ -21,6 +22,7 @@ use kube_authn::middleware::{
 use kube_authn::request::Basic;
 use kube_authn::user::UserInfo;
 use kube_authn::{Error, ErrorKind, Response as AuthResponse};
+use log_support::capture_logs;
 use tower::{Layer, Service, ServiceExt, service_fn};
 
 const COMPACT_401: &str = "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":\"Unauthorized\",\"reason\":\"Unauthorized\",\"code\":401}\n";
@@ -605,37 +607,6 @@ async fn unavailable_backend_opt_in_503_and_grpc() {
         ),
         (200, "16", "")
     );
-}
-
-/// Captured `tracing` output, at every level.
-struct Logs(Arc<Mutex<Vec<u8>>>);
-impl Logs {
-    fn text(&self) -> String {
-        String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
-    }
-}
-#[derive(Clone)]
-struct Sink(Arc<Mutex<Vec<u8>>>);
-impl Write for Sink {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-fn capture_logs() -> (Logs, tracing::subscriber::DefaultGuard) {
-    let buf = Arc::new(Mutex::new(Vec::new()));
-    let sink = Sink(buf.clone());
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::TRACE)
-        .with_writer(move || sink.clone())
-        .with_ansi(false)
-        .with_span_events(tracing_subscriber::fmt::format::FmtSpan::FULL)
-        .finish();
-    (Logs(buf), tracing::subscriber::set_default(subscriber))
 }
 
 /// Path conditions compare the decoded path, as Kubernetes does, but axum routes on the raw

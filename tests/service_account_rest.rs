@@ -5,6 +5,7 @@
 #![cfg(feature = "remote")]
 
 mod jwt_support;
+mod log_support;
 mod webhook_server;
 
 use std::sync::Arc;
@@ -20,6 +21,7 @@ use kube_authn::token::service_account::{
     LookupError, ServiceAccountAuthenticator, ServiceAccountLookup,
 };
 use kube_authn::token::service_account_rest::RestLookup;
+use log_support::capture_logs;
 use serde_json::json;
 use webhook_server::{Pki, Reply, Seen, Server};
 
@@ -400,7 +402,8 @@ async fn legacy_tokens_are_checked_against_the_api_server() {
 #[tokio::test]
 async fn an_api_server_outage_is_unavailable_not_a_bad_credential() {
     // Kubernetes' texts either way; the kind tells a gone object (a bad credential) from an
-    // API server that could not be asked, so that `UnavailableAs503` can answer 503.
+    // API server that could not be asked, so that `UnavailableAs503` can answer 503. Why the
+    // lookup failed is logged (WARN for an outage, DEBUG for a gone object), never a token.
     use kube_authn::ErrorKind;
     let Some(f) = fixture() else { return };
     let pki = Pki::new();
@@ -421,7 +424,14 @@ async fn an_api_server_outage_is_unavailable_not_a_bad_credential() {
         req(&f.key("rsa.pem"), "RS256", None, legacy_claims()),
         req(&f.key("rsa.pem"), "RS256", None, gone),
     ]);
-    type Case<'a> = (&'a str, ConnectionInfo, &'a String, ErrorKind, &'a str);
+    type Case<'a> = (
+        &'a str,
+        ConnectionInfo,
+        &'a String,
+        ErrorKind,
+        &'a str,
+        &'a str,
+    );
     let cases: [Case<'_>; 2] = [
         (
             "API server down",
@@ -429,6 +439,7 @@ async fn an_api_server_outage_is_unavailable_not_a_bad_credential() {
             &tokens[0],
             ErrorKind::Unavailable,
             "Token has been invalidated",
+            " WARN kube_authn::token::service_account: service account token: lookup failed error=secrets \"",
         ),
         (
             "secret not found",
@@ -436,9 +447,11 @@ async fn an_api_server_outage_is_unavailable_not_a_bad_credential() {
             &tokens[1],
             ErrorKind::InvalidCredential,
             "Token has been invalidated",
+            r#"DEBUG kube_authn::token::service_account: service account token: bound object not found error=secrets "gone-secret" not found"#,
         ),
     ];
-    for (name, api_server, token, kind, text) in cases {
+    for (name, api_server, token, kind, text, logged) in cases {
+        let (logs, guard) = capture_logs();
         let lookup: Arc<dyn ServiceAccountLookup> =
             Arc::new(RestLookup::new(Vault::from_info(api_server)));
         let auth = ServiceAccountAuthenticator::legacy(
@@ -456,5 +469,14 @@ async fn an_api_server_outage_is_unavailable_not_a_bad_credential() {
             (kind, text),
             "{name}"
         );
+        drop(guard);
+        let logs = logs.text();
+        assert!(logs.contains(logged), "{name}: {logged:?} not in\n{logs}");
+        for secret in ["lookup-token", token.as_str()] {
+            assert!(
+                !logs.contains(secret),
+                "{name}: a token was logged:\n{logs}"
+            );
+        }
     }
 }

@@ -4,10 +4,13 @@
 
 use std::sync::Arc;
 
+mod log_support;
+
 use kube_authn::authenticator::{Context, RequestAuthenticator, TokenAuthenticator};
 use kube_authn::password::file::PasswordFile;
 use kube_authn::request::Bearer;
 use kube_authn::token::file::{DEFAULT_MAX_FILE_BYTES, TokenFile};
+use log_support::capture_logs;
 use proptest::prelude::*;
 
 /// `(name, uid, groups)` of the user a token maps to, or `None`.
@@ -467,43 +470,17 @@ fn debug_and_errors_never_show_tokens() {
     }
 }
 
-/// `tracing` output captured into a shared buffer.
-#[derive(Clone, Default)]
-struct Logs(Arc<std::sync::Mutex<Vec<u8>>>);
-
-impl Logs {
-    fn text(&self) -> String {
-        String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
-    }
-}
-
-impl std::io::Write for Logs {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// What loading and reloading a token file logs names the file and the record, never a
 /// token: duplicate and empty tokens, a non-ASCII token, and a reload that fails (a bare quote
 /// right after the secret, a row of one column, a deleted file).
 #[test]
 fn logs_never_show_tokens() {
     const SECRET: &str = "s3cr3t-T0KEN-value";
-    let logs = Logs::default();
-    let sink = logs.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::TRACE)
-        .with_writer(move || sink.clone())
-        .with_ansi(false)
-        .finish();
+    let (logs, _guard) = capture_logs();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("tokens.csv");
     let display = path.display().to_string();
-    tracing::subscriber::with_default(subscriber, || {
+    {
         std::fs::write(
             &path,
             format!("{SECRET},alice,1\n,empty,2\n{SECRET},bob,3\n{SECRET}\u{e9},carol,4\n"),
@@ -519,7 +496,7 @@ fn logs_never_show_tokens() {
         file.reload_now().unwrap_err();
         assert_eq!(file.reload_failures(), 3);
         assert_eq!(file.lookup(SECRET).unwrap().name(), "bob");
-    });
+    }
     let text = logs.text();
     for want in [
         format!("empty token has been found in token file '{display}', record number '2'"),

@@ -314,6 +314,23 @@ fn lookup_kind(e: &LookupError) -> ErrorKind {
     }
 }
 
+/// A failed secret, pod or node lookup: the client gets Kubernetes' `text`, which does not say
+/// why; the cause is logged (kube-apiserver logs it at `klog.V(4)`). A lookup that could not
+/// ask (no permission, an outage) is logged at WARN, since kube-apiserver reads its own storage
+/// and never meets that; a gone object at DEBUG. The cause holds resource and object names and
+/// a status or transport error, never a token.
+fn lookup_failed(e: LookupError, text: &'static str) -> Error {
+    match &e {
+        LookupError::Other(cause) => {
+            tracing::warn!(error = %cause, "service account token: lookup failed")
+        }
+        LookupError::NotFound { .. } => {
+            tracing::debug!(error = %e, "service account token: bound object not found")
+        }
+    }
+    Error::from_static(lookup_kind(&e), text)
+}
+
 /// The future a lookup returns: the object, or why it could not be had.
 ///
 /// ```
@@ -1279,8 +1296,7 @@ impl ServiceAccountAuthenticator {
         secret_name: &str,
     ) -> Result<(), Error> {
         let invalidated = || Error::msg(ERR_LEGACY_INVALIDATED);
-        let lookup_failed =
-            |e: LookupError| Error::from_static(lookup_kind(&e), ERR_LEGACY_INVALIDATED);
+        let lookup_failed = |e: LookupError| lookup_failed(e, ERR_LEGACY_INVALIDATED);
         let secret = lookup
             .secret(&info.namespace, secret_name)
             .await
@@ -1358,7 +1374,7 @@ impl ServiceAccountAuthenticator {
                 .is_some_and(|t| before(t, (secs.saturating_sub(LEEWAY_SECONDS), nanos)))
         };
         let invalidated = || Error::msg(ERR_INVALIDATED);
-        let lookup_failed = |e: LookupError| Error::from_static(lookup_kind(&e), ERR_INVALIDATED);
+        let lookup_failed = |e: LookupError| lookup_failed(e, ERR_INVALIDATED);
         let sa = lookup
             .service_account(&info.namespace, &info.name)
             .await
