@@ -163,8 +163,11 @@ pub const ERR_NO_ROUTE: &str = "the server could not find the requested resource
 /// namespace, then a name, that is not a valid path segment (`IsValidPathSegmentName`:
 /// not `.` or `..`, no `/` or `%`) is refused with client-go's text; an empty name is
 /// [`ERR_EMPTY_NAME`]. kube-apiserver's lookups go through that client for any object its
-/// informer cache lacks, and no object has such a name, so these are its answers whatever the
-/// lookup.
+/// informer cache lacks, and no object has such a name, so these are its usual answers. One
+/// case is stricter here: its informer is asked first, and with an empty namespace the cache
+/// key is the bare name, so claims of namespace `""` and name `ns/sa` find the service account
+/// `ns/sa` there (user `system:serviceaccount::ns/sa`). Only an issuer that signed such claims
+/// could send them; they are refused here (`docs/compatibility.md`).
 fn client_go_get(namespace: &str, name: &str) -> Result<(), String> {
     fn invalid(name: &str) -> Option<String> {
         if name == "." || name == ".." {
@@ -1172,7 +1175,7 @@ impl ServiceAccountAuthenticator {
                 // loopback client), and no object has an empty name or namespace, or one that
                 // is no path segment: client-go refuses those before any request (the namespace
                 // first), and without a namespace the GET has no route. Those are the answers,
-                // given here without asking anyone.
+                // given here without asking anyone (stricter in one case: `client_go_get`).
                 client_go_get(ns, name).map_err(|m| Error::new(ErrorKind::InvalidCredential, m))?;
                 if ns.is_empty() {
                     return Err(Error::msg(ERR_NO_ROUTE));
