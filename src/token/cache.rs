@@ -894,11 +894,11 @@ impl<T: TokenAuthenticator + 'static> Inner<T> {
     }
 
     async fn lookup(self: Arc<Self>, key: Key, token: String, ctx: Context) -> AuthResult {
-        let mut rx = {
+        let (mut rx, leader) = {
             let mut in_flight = self.in_flight.lock().unwrap_or_else(|p| p.into_inner());
             match in_flight.get(&key) {
                 // Joining a lookup in flight counts no fetch (Kubernetes' singleflight).
-                Some(rx) => rx.clone(),
+                Some(rx) => (rx.clone(), None),
                 None => {
                     // A lookup may have finished between the caller's miss and here.
                     // Kubernetes makes this check inside a new shared lookup, which therefore
@@ -916,41 +916,46 @@ impl<T: TokenAuthenticator + 'static> Inner<T> {
                     }
                     let (tx, rx) = watch::channel(None);
                     in_flight.insert(key, rx.clone());
-                    let leader = self.clone();
-                    tokio::spawn(async move { leader.fetch(key, token, ctx, tx).await });
-                    rx
+                    // The registration is owned by the task from here on, so it goes with
+                    // the task even if the task never runs (a runtime shut down before it
+                    // is polled): waiters then see a closed channel, and the next caller
+                    // starts a new lookup instead of joining a dead one for ever.
+                    let registered = Deregister(self.clone(), key);
+                    (rx, Some((registered, tx)))
                 }
             }
         };
+        // Spawned outside the lock: a task dropped at once (a runtime shutting down) drops
+        // its registration, which takes the lock.
+        if let Some((registered, tx)) = leader {
+            tokio::spawn(async move { Inner::fetch(registered, token, ctx, tx).await });
+        }
         match rx.wait_for(Option::is_some).await {
             Ok(result) => result.clone().unwrap_or_else(|| Err(crash())),
             Err(_) => Err(crash()),
         }
     }
 
-    /// The detached shared lookup: runs the delegate once, stores and publishes the result.
+    /// The detached shared lookup: runs the delegate once, stores and publishes the result,
+    /// then (dropping `registered`) leaves the in-flight table.
     async fn fetch(
-        self: Arc<Self>,
+        registered: Deregister<T>,
+        token: String,
+        ctx: Context,
+        tx: watch::Sender<Option<AuthResult>>,
+    ) {
+        let (this, key) = (&*registered.0, registered.1);
+        this.fetch_inner(key, token, ctx, tx).await;
+        drop(registered);
+    }
+
+    async fn fetch_inner(
+        &self,
         key: Key,
         token: String,
         ctx: Context,
         tx: watch::Sender<Option<AuthResult>>,
     ) {
-        // Deregister even if this task is cancelled (runtime shutdown): waiters then see a
-        // closed channel and fail instead of hanging.
-        struct Deregister<'a, T: TokenAuthenticator + 'static>(&'a Inner<T>, Key);
-        impl<T: TokenAuthenticator + 'static> Drop for Deregister<'_, T> {
-            fn drop(&mut self) {
-                // Also after a panic under the lock: a key left behind would count against
-                // `max_in_flight` forever.
-                self.0
-                    .in_flight
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .remove(&self.1);
-            }
-        }
-        let _deregister = Deregister(&self, key);
         let fetching = self.metrics.fetching();
 
         let call = catch_unwind(AssertUnwindSafe(|| {
@@ -1023,6 +1028,22 @@ impl<T: TokenAuthenticator + 'static> Inner<T> {
             );
         }
         let _ = tx.send(Some(result));
+    }
+}
+
+/// A lookup's place in the in-flight table, owned by its task: removed when the task ends,
+/// is cancelled (runtime shutdown) or is dropped before it ever runs, so waiters see a closed
+/// channel and fail instead of hanging. Also after a panic under the lock: a key left behind
+/// would count against `max_in_flight` for ever.
+struct Deregister<T: TokenAuthenticator + 'static>(Arc<Inner<T>>, Key);
+
+impl<T: TokenAuthenticator + 'static> Drop for Deregister<T> {
+    fn drop(&mut self) {
+        self.0
+            .in_flight
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .remove(&self.1);
     }
 }
 
@@ -1210,6 +1231,45 @@ mod tests {
         ] {
             assert!(text.contains(sample), "the re-check is an ok fetch: {text}");
         }
+    }
+
+    /// A lookup whose task is dropped before it first runs (its runtime shut down right after
+    /// the miss) leaves nothing in flight: the waiter fails, and the next caller, on another
+    /// runtime, asks the delegate instead of joining the dead lookup for ever.
+    #[test]
+    fn a_lookup_task_dropped_before_it_runs_leaves_nothing_in_flight() {
+        let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let c = calls.clone();
+        let cache = CachedTokenAuthenticator::builder(crate::authenticator::SyncTokenFn::new(
+            move |_: &str, _: &Context| {
+                c.fetch_add(1, Ordering::SeqCst);
+                Ok(Some(crate::authenticator::Response::new(Arc::new(
+                    crate::user::UserInfo::new("u"),
+                ))))
+            },
+        ))
+        .build();
+        let runtime = || {
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap()
+        };
+        let first = runtime();
+        first.block_on(async {
+            let ctx = Context::default();
+            let mut call = std::pin::pin!(cache.authenticate_token("t", &ctx));
+            // One poll: the miss registers the lookup and spawns its task, which has not run.
+            let once = std::future::poll_fn(|cx| Poll::Ready(call.as_mut().poll(cx))).await;
+            assert!(once.is_pending());
+            assert_eq!(cache.stats().in_flight, 1);
+        });
+        drop(first);
+        assert_eq!(calls.load(Ordering::SeqCst), 0, "the task never ran");
+        assert_eq!(cache.stats().in_flight, 0, "its registration went with it");
+        let answer = runtime().block_on(cache.authenticate_token("t", &Context::default()));
+        assert_eq!(answer.unwrap().unwrap().user.name(), "u");
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
     }
 
     /// A caller that finds the lookup for its key in flight joins it and counts no fetch: two
