@@ -68,7 +68,8 @@ fuzz_target!(|data: &[u8]| {
             assert!(r.user.groups().all(|g| g.starts_with("g:")));
         }
         Poll::Ready(Ok(None)) => {}
-        Poll::Ready(Err(e)) => assert!(e.to_string().len() < 4096),
+        // A required claim's value is quoted in its mismatch error, as Go does: bounded by the input.
+        Poll::Ready(Err(e)) => assert!(e.to_string().len() <= 4096 + 8 * data.len()),
         Poll::Pending => panic!("no I/O without a claim fetcher: must be ready"),
     }
 });
