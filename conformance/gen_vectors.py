@@ -213,7 +213,12 @@ def bearer_cases():
                           reason=R_FAIL_CLOSED))
 
     # Other schemes and empty values: nobody's credential.
-    for label, value in [("empty value", ""), ("blank value", "   "), ("basic", "Basic 123"),
+    # A Basic credential Go cannot parse is refused by the bearer authenticator too.
+    cases.append(case("other scheme: basic, bad base64", setup, req([("Authorization", "Basic 123")]),
+                      k8s=not_mine(calls=seen()),
+                      kube_authn=error(E_MALFORMED_BASIC, calls=seen()),
+                      reason=R_BASIC_FAIL_CLOSED))
+    for label, value in [("empty value", ""), ("blank value", "   "),
                          ("basic creds", "Basic dXNlcjpwYXNz"), ("digest", "Digest username=x"),
                          ("bear", "bear token"), ("token scheme", "Token abc"),
                          ("negotiate", "Negotiate YIIB"), ("bearerx", "Bearerx y"),

@@ -20,8 +20,26 @@ use libfuzzer_sys::fuzz_target;
 
 /// `Basic` with anything but one space and a credential without white space is malformed, and a
 /// malformed `Authorization` header is an error for whichever authenticator reads it (fail
-/// closed, see `kube_authn::request`): found by a 10-minute run with the input `bASIC`.
+/// closed, see `kube_authn::request`): found by a 10-minute run with the input `bASIC`. So is a
+/// credential that is not Go's padded standard base64 (trailing bits allowed) of UTF-8 text
+/// with a `:`.
 fn malformed_basic(value: &[u8]) -> bool {
+    use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
+    use base64::engine::DecodePaddingMode;
+    use base64::Engine;
+    const GO_STD: GeneralPurpose = GeneralPurpose::new(
+        &base64::alphabet::STANDARD,
+        GeneralPurposeConfig::new()
+            .with_decode_padding_mode(DecodePaddingMode::RequireCanonical)
+            .with_decode_allow_trailing_bits(true),
+    );
+    let well_formed = |cred: &[u8]| {
+        GO_STD
+            .decode(cred)
+            .ok()
+            .and_then(|text| String::from_utf8(text).ok())
+            .is_some_and(|text| text.contains(':'))
+    };
     let is_ws = |b: &u8| *b == b' ' || *b == b'\t';
     let Some(start) = value.iter().position(|b| !is_ws(b)) else {
         return false;
@@ -33,7 +51,9 @@ fn malformed_basic(value: &[u8]) -> bool {
         return false;
     }
     match v[scheme_end..].strip_prefix(b" ") {
-        Some(cred) => cred.is_empty() || cred.iter().any(is_ws) || cred.len() > MAX_TOKEN_LEN,
+        Some(cred) => {
+            cred.is_empty() || cred.iter().any(is_ws) || cred.len() > MAX_TOKEN_LEN || !well_formed(cred)
+        }
         None => true,
     }
 }

@@ -381,6 +381,21 @@ mod tests {
                 ["error", "error"],
             ),
             (
+                "basic, bad base64",
+                vec![("authorization", "Basic !!!")],
+                ["error", "error"],
+            ),
+            (
+                "basic without a colon",
+                vec![("authorization", "Basic YWxpY2U=")],
+                ["error", "error"],
+            ),
+            (
+                "basic, not UTF-8",
+                vec![("authorization", "Basic /w==")],
+                ["error", "error"],
+            ),
+            (
                 "two headers",
                 vec![
                     ("authorization", "Bearer good"),

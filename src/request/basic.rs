@@ -146,6 +146,15 @@ impl Drop for Credential {
     }
 }
 
+/// The syntax check of a `Basic` credential for the authenticators that do not take one
+/// ([`Bearer`](super::Bearer), and the [`CredentialSyntax`](super::CredentialSyntax) of a
+/// chain without token authenticators): bad base64, no `:` or text that is not UTF-8 is
+/// [`ERR_MALFORMED_BASIC`] in every chain, not only where basic auth is configured. The
+/// credential is decoded only to check it, and wiped.
+pub(crate) fn check_syntax(encoded: &str) -> Result<(), Error> {
+    Credential::decode(encoded).map(drop)
+}
+
 impl<P: PasswordAuthenticator + ?Sized> RequestAuthenticator for Basic<P> {
     fn authenticate_request<'a>(&'a self, req: &'a Parts, ctx: &'a Context) -> AuthFuture<'a> {
         let encoded = match parse_authorization(&req.headers) {

@@ -12,8 +12,8 @@ use crate::error::Error;
 
 /// Takes the bearer token from `Authorization` and asks a token authenticator.
 ///
-/// * no `Authorization`, or another scheme: not mine;
-/// * a malformed header (see [`crate::request`]): an error;
+/// * no `Authorization`, or another scheme (a well-formed `Basic` too): not mine;
+/// * a malformed header (see [`crate::request`]), a malformed `Basic` one included: an error;
 /// * the token authenticator's answer, where "not mine" becomes `invalid bearer token`
 ///   (so a token nobody accepts is a 401 even with anonymous enabled, as in Kubernetes).
 ///
@@ -81,6 +81,10 @@ impl<T: TokenAuthenticator + ?Sized> RequestAuthenticator for Bearer<T> {
         match parse_authorization(&req.headers) {
             Ok(Authorization::Bearer(token)) => {
                 self.tokens.authenticate_token(token, ctx).map(claim_token)
+            }
+            // A malformed `Basic` credential is a 401 here too (module docs).
+            Ok(Authorization::Basic(encoded)) => {
+                AuthFuture::ready(super::basic::check_syntax(encoded).map(|()| None))
             }
             Ok(_) => AuthFuture::ready(Ok(None)),
             Err(e) => AuthFuture::ready(Err(e)),
@@ -182,7 +186,21 @@ mod tests {
             ("BadValue no header", &[], ok, "none", &[]),
             ("BadValue bear", &["bear token"], ok, "none", &[]),
             ("BadValue Bearer colon", &["Bearer: token"], ok, "none", &[]),
-            ("non-bearer header", &["Basic 123"], ok, "none", &[]),
+            (
+                "non-bearer header",
+                &["Basic dXNlcjpwYXNz"],
+                ok,
+                "none",
+                &[],
+            ),
+            // k8s: no opinion; here a Basic credential Go cannot parse is refused (docs/compatibility.md).
+            (
+                "malformed basic header (fail closed)",
+                &["Basic 123"],
+                ok,
+                "err malformed basic credentials",
+                &[],
+            ),
             ("empty header", &[""], ok, "none", &[]),
             // k8s: no opinion (so anonymous); here: an error (docs/compatibility.md).
             (

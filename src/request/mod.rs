@@ -23,9 +23,9 @@
 //! | another scheme (`Digest …`, `Bearer: x`) | no opinion | no opinion |
 //!
 //! The syntax checks belong to the header, not to one authenticator: a malformed `Basic`
-//! header (`Basic`, `Basic  x`, `Basic a b`) is an error for the bearer authenticator too, so
-//! it is a 401 even on a server without basic auth. A well-formed credential of another scheme
-//! stays "not mine".
+//! header (`Basic`, `Basic  x`, `Basic a b`, bad base64, no `:`, not UTF-8) is an error for
+//! the bearer authenticator too, so it is a 401 even on a server without basic auth. A
+//! well-formed credential of another scheme stays "not mine".
 //!
 //! ```
 //! use kube_authn::authenticator::{Context, RequestAuthenticator, Response, SyncPasswordFn, SyncTokenFn};
@@ -52,6 +52,8 @@
 //! // Malformed: an error where Kubernetes would fall through to anonymous.
 //! assert!(ask(&bearer, "Bearer  s3cret").is_err()); // two spaces
 //! assert!(ask(&bearer, "Basic").is_err()); // a broken Basic header fails the bearer check too
+//! assert!(ask(&bearer, "Basic YWRtaW4=").is_err()); // "admin": no colon
+//! assert!(ask(&bearer, "Basic YWRtaW46cHc=").unwrap().is_none()); // well formed: not mine
 //! ```
 
 mod basic;
@@ -148,7 +150,11 @@ impl crate::authenticator::RequestAuthenticator for CredentialSyntax {
         _: &'a crate::authenticator::Context,
     ) -> crate::authenticator::AuthFuture<'a> {
         let checked = parse_authorization(&req.headers)
-            .and_then(|_| websocket::check_syntax(&req.headers))
+            .and_then(|auth| match auth {
+                Authorization::Basic(encoded) => basic::check_syntax(encoded),
+                _ => Ok(()),
+            })
+            .and_then(|()| websocket::check_syntax(&req.headers))
             .map(|()| None);
         crate::authenticator::AuthFuture::ready(checked)
     }

@@ -3,7 +3,8 @@
 //! Browsers cannot set `Authorization` on a WebSocket, so Kubernetes accepts the token as a
 //! subprotocol: `Sec-WebSocket-Protocol: base64url.bearer.authorization.k8s.io.<base64url>,
 //! <real protocol>`. This follows Kubernetes exactly, including its error strings; the only
-//! additions are a length cap and an error for header bytes that are not text.
+//! additions are a length cap, an error for header bytes that are not text, and an error for
+//! an empty token subprotocol (`empty base64.bearer.authorization token`; Kubernetes: not mine, so anonymous).
 
 use std::sync::Arc;
 
