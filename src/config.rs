@@ -312,12 +312,10 @@ impl AuthenticationOptions {
     /// ```
     #[must_use = "dropping Built stops file reloading and OIDC discovery: keep it alive while its chain is used"]
     pub fn build(&self) -> Result<Built, ConfigError> {
-        self.validate_service_account_issuers()?;
+        self.validate_flags()?;
         let api_audiences = Audiences::new(self.effective_api_audiences());
         let mut builder = ChainBuilder::new();
         let mut tasks = Vec::new();
-        // kube-apiserver validates the request-header flags whether or not a CA is set.
-        self.requestheader.validate()?;
         let mut requestheader_ca = None;
         let mut requestheader_source = None;
         // With no allowed names, the client CA and the request-header CA must never overlap:
@@ -499,6 +497,42 @@ impl AuthenticationOptions {
         } else {
             self.api_audiences.clone()
         }
+    }
+
+    /// kube-apiserver's `BuiltInAuthenticationOptions.Validate()` checks that need no file,
+    /// in its order, before anything is read or connected (the first failure is returned,
+    /// where Go lists them all): the `--oidc-*` flags (`oidc-issuer-url and oidc-client-id
+    /// must be specified together …`, or `authentication-config file and oidc-* flags are
+    /// mutually exclusive`), the `--service-account-issuer` values, `service-account-issuer
+    /// is a required flag` beside `--service-account-key-file` and the key-file requirement
+    /// beside an issuer (kube-authn runs without service accounts when neither is given),
+    /// then the request-header flags (checked whether or not a CA is set).
+    fn validate_flags(&self) -> Result<(), ConfigError> {
+        let oidc_set = self.oidc.any_set();
+        if self.authentication_config.is_none() {
+            if oidc_set && (self.oidc.issuer_url.is_empty() || self.oidc.client_id.is_empty()) {
+                return Err(ConfigError::new(
+                    "oidc-issuer-url and oidc-client-id must be specified together when any oidc-* flags are set",
+                ));
+            }
+        } else if oidc_set {
+            return Err(ConfigError::new(
+                "authentication-config file and oidc-* flags are mutually exclusive",
+            ));
+        }
+        self.validate_service_account_issuers()?;
+        let keys = !self.service_account_key_files.is_empty();
+        if keys && self.service_account_issuers.is_empty() {
+            return Err(ConfigError::new(
+                "service-account-issuer is a required flag",
+            ));
+        }
+        if !keys && !self.service_account_issuers.is_empty() {
+            return Err(ConfigError::new(
+                "either `--service-account-key-file` or `--service-account-signing-endpoint` must be set",
+            ));
+        }
+        self.requestheader.validate()
     }
 
     /// kube-apiserver's `--service-account-issuer` checks (first failure): an issuer with a
@@ -770,23 +804,40 @@ fn refuse_padded_header_names(r: &RequestHeaderConfig) -> Result<(), ConfigError
 /// );
 /// ```
 pub fn pflag_string_slice(flag: &str, value: &str) -> Result<Vec<String>, String> {
-    if value.is_empty() {
-        return Ok(Vec::new());
-    }
-    let invalid = |why: &dyn std::fmt::Display| {
+    pflag_csv_record(value).map_err(|why| {
         format!(
             "invalid argument {} for \"--{flag}\" flag: {why}",
             crate::jwt::go_quote(value)
         )
-    };
+    })
+}
+
+/// [`pflag_string_slice`] without pflag's `invalid argument "…" for "--flag" flag: ` prefix:
+/// the fields of one occurrence, or the cause alone (Go's `encoding/csv` error, or `EOF` for
+/// a value with no record), for a flag parser that adds the prefix itself.
+///
+/// ```
+/// use kube_authn::config::pflag_csv_record;
+/// assert_eq!(pflag_csv_record(r#"a,"b,c""#).unwrap(), ["a", "b,c"]);
+/// assert!(pflag_csv_record("").unwrap().is_empty());
+/// assert_eq!(pflag_csv_record("\n").unwrap_err(), "EOF");
+/// assert_eq!(
+///     pflag_csv_record(r#"a"b"#).unwrap_err(),
+///     r#"parse error on line 1, column 2: bare " in non-quoted-field"#
+/// );
+/// ```
+pub fn pflag_csv_record(value: &str) -> Result<Vec<String>, String> {
+    if value.is_empty() {
+        return Ok(Vec::new());
+    }
     let mut reader = crate::csv::Reader::new(value.as_bytes());
     match reader.read_record() {
         // The value is UTF-8 and fields end at ASCII bytes, so every field is UTF-8 too.
         Ok(Some(record)) => Ok((0..record.len())
             .map(|i| String::from_utf8_lossy(record.get(i)).into_owned())
             .collect()),
-        Ok(None) => Err(invalid(&"EOF")),
-        Err(e) => Err(invalid(&e)),
+        Ok(None) => Err("EOF".to_owned()),
+        Err(e) => Err(e.to_string()),
     }
 }
 
@@ -1068,6 +1119,123 @@ mod tests {
             };
             let got = options.validate_service_account_issuers().err();
             assert_eq!(got.map(|e| e.to_string()).as_deref(), *want, "{name}");
+        }
+    }
+
+    /// kube-apiserver's `Validate()` runs before any file is read or any client is made, so
+    /// its flag-only errors win over a missing file or a missing lookup client, in
+    /// `BuiltInAuthenticationOptions.Validate`'s order (the OIDC flags, the issuers, the
+    /// required service-account flags, the request-header flags); the first one is reported.
+    #[test]
+    fn flag_errors_come_before_files_and_lookups() {
+        const TOGETHER: &str = "oidc-issuer-url and oidc-client-id must be specified together when any oidc-* flags are set";
+        let missing = || Some(PathBuf::from("/nonexistent/kube-authn-file"));
+        let oidc_given = |f: crate::token::oidc::config::OidcFlags| {
+            crate::token::oidc::config::OidcFlags { given: true, ..f }
+        };
+        let cases: Vec<(&str, AuthenticationOptions, &str)> = vec![
+            (
+                "an oidc flag alone, before the token file",
+                AuthenticationOptions {
+                    oidc: oidc_given(crate::token::oidc::config::OidcFlags {
+                        username_prefix: Some("-".into()),
+                        ..Default::default()
+                    }),
+                    token_auth_file: missing(),
+                    ..Default::default()
+                },
+                TOGETHER,
+            ),
+            (
+                "oidc flags beside the authentication config, before reading it",
+                AuthenticationOptions {
+                    oidc: oidc_given(crate::token::oidc::config::OidcFlags {
+                        groups_prefix: "x".into(),
+                        ..Default::default()
+                    }),
+                    authentication_config: missing(),
+                    ..Default::default()
+                },
+                "authentication-config file and oidc-* flags are mutually exclusive",
+            ),
+            (
+                "a key file without an issuer, before the lookup client",
+                AuthenticationOptions {
+                    service_account_key_files: vec!["k.pem".into()],
+                    service_account_lookup: true,
+                    ..Default::default()
+                },
+                "service-account-issuer is a required flag",
+            ),
+            (
+                "an issuer without a key file, before the token file",
+                AuthenticationOptions {
+                    service_account_issuers: vec!["https://i".into()],
+                    token_auth_file: missing(),
+                    ..Default::default()
+                },
+                "either `--service-account-key-file` or `--service-account-signing-endpoint` must be set",
+            ),
+            (
+                "the oidc check before the issuers",
+                AuthenticationOptions {
+                    oidc: oidc_given(Default::default()),
+                    service_account_issuers: vec![String::new()],
+                    ..Default::default()
+                },
+                TOGETHER,
+            ),
+            (
+                "the oidc check before the request-header flags",
+                AuthenticationOptions {
+                    oidc: oidc_given(Default::default()),
+                    requestheader: RequestHeaderConfig {
+                        group_headers: vec![" ".into()],
+                        ..Default::default()
+                    },
+                    ..Default::default()
+                },
+                TOGETHER,
+            ),
+            (
+                "the issuers before the required flags",
+                AuthenticationOptions {
+                    service_account_issuers: vec![String::new()],
+                    service_account_key_files: vec!["/nonexistent/k.pem".into()],
+                    ..Default::default()
+                },
+                "service-account-issuer should not be an empty string",
+            ),
+            (
+                "the required flags before the request-header flags",
+                AuthenticationOptions {
+                    service_account_key_files: vec!["k.pem".into()],
+                    requestheader: RequestHeaderConfig {
+                        group_headers: vec![" ".into()],
+                        ..Default::default()
+                    },
+                    ..Default::default()
+                },
+                "service-account-issuer is a required flag",
+            ),
+            (
+                "the request-header flags before the files",
+                AuthenticationOptions {
+                    basic_auth_file: missing(),
+                    requestheader: RequestHeaderConfig {
+                        group_headers: vec![" ".into()],
+                        ..Default::default()
+                    },
+                    ..Default::default()
+                },
+                "empty value in \"requestheader-group-headers\"",
+            ),
+        ];
+        let rt = runtime();
+        let _guard = rt.enter();
+        for (name, options, want) in cases {
+            let got = options.build().map(|_| ()).unwrap_err().to_string();
+            assert_eq!(got, want, "{name}");
         }
     }
 
