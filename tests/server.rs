@@ -2601,12 +2601,80 @@ fn tls_min_version_and_cipher_suites() {
     assert_startup_errors(dir.path(), &errors);
 }
 
+/// Every command-line error is `Error: <text>` with exit code 1, whatever the subcommand, as
+/// cobra prints kube-apiserver's; the positional-argument error names the subcommand given.
+#[test]
+fn command_line_errors_of_every_subcommand_exit_1() {
+    use std::ffi::OsString;
+    let cases: Vec<(Vec<OsString>, &str)> = vec![
+        (
+            vec![
+                "dev-token".into(),
+                "--key-file=k".into(),
+                "--name=n".into(),
+                "extra".into(),
+            ],
+            "Error: \"kube-authn dev-token\" does not take any arguments, got [\"extra\"]\n",
+        ),
+        (
+            vec!["dev-token".into(), "--key-file=k".into()],
+            "Error: the following required arguments were not provided: --name <STRING>\n",
+        ),
+        (
+            vec!["nope".into()],
+            "Error: unrecognized subcommand 'nope'\n",
+        ),
+        #[cfg(unix)]
+        (
+            vec![
+                "serve".into(),
+                std::os::unix::ffi::OsStringExt::from_vec(b"--oidc-issuer-url=\xff".to_vec()),
+            ],
+            "Error: invalid UTF-8 was detected in one or more arguments\n",
+        ),
+    ];
+    for (args, want) in cases {
+        let out = Command::new(env!("CARGO_BIN_EXE_kube-authn"))
+            .args(&args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), want, "{args:?}");
+    }
+}
+
 /// Command-line errors as kube-apiserver prints them (pflag's texts through cobra: `Error: `,
 /// exit code 1), and kube-apiserver's `Validate()` texts for values pflag accepts.
 #[test]
 fn command_line_errors_read_as_kube_apiserver_prints_them() {
-    let cases: [(&[&str], &str); 11] = [
+    let cases: [(&[&str], &str); 17] = [
         (&["--x"], "Error: unknown flag: --x\n"),
+        (
+            &["--anonymous-auth=\x01"],
+            "Error: invalid argument \"\\x01\" for \"--anonymous-auth\" flag: strconv.ParseBool: parsing \"\\x01\": invalid syntax\n",
+        ),
+        // pflag stops at the first argument it cannot take, before `Validate()`.
+        (
+            &["--secure-port=70000", "--api-audiences=a\"b"],
+            "Error: invalid argument \"a\\\"b\" for \"--api-audiences\" flag: parse error on line 1, column 2: bare \" in non-quoted-field\n",
+        ),
+        (
+            &["--api-audiences=a\"b", "--nope"],
+            "Error: invalid argument \"a\\\"b\" for \"--api-audiences\" flag: parse error on line 1, column 2: bare \" in non-quoted-field\n",
+        ),
+        (
+            &["--dev=maybe"],
+            "Error: invalid argument \"maybe\" for \"--dev\" flag: strconv.ParseBool: parsing \"maybe\": invalid syntax\n",
+        ),
+        (
+            &["--help=x"],
+            "Error: invalid argument \"x\" for \"-h, --help\" flag: strconv.ParseBool: parsing \"x\": invalid syntax\n",
+        ),
+        (
+            &["--dev=false", "--help=false", "--nope"],
+            "Error: unknown flag: --nope\n",
+        ),
         (&["-x"], "Error: unknown shorthand flag: 'x' in -x\n"),
         (
             &["foo"],

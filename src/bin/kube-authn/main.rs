@@ -81,7 +81,10 @@ fn go_bool(s: &str) -> Result<bool, String> {
     match s {
         "1" | "t" | "T" | "true" | "TRUE" | "True" => Ok(true),
         "0" | "f" | "F" | "false" | "FALSE" | "False" => Ok(false),
-        _ => Err(format!("strconv.ParseBool: parsing {s:?}: invalid syntax")),
+        _ => Err(format!(
+            "strconv.ParseBool: parsing {}: invalid syntax",
+            kube_authn::jwt::go_quote(s)
+        )),
     }
 }
 
@@ -166,24 +169,43 @@ fn go_int(s: &str) -> Result<i64, String> {
 /// One `--bind-address` occurrence as pflag's `IPVar` takes it: an empty value changes
 /// nothing (`None`: the previous occurrence, or the default, stays), white space around the
 /// address is trimmed, and anything else that is not an IP address is `failed to parse IP:
-/// "…"`.
+/// "…"`. An IPv4-mapped IPv6 address is its IPv4 address, as Go's `net.ParseIP(…).String()`
+/// (what kube-apiserver listens on) gives it: `::ffff:0.0.0.0` is the IPv4 wildcard.
 fn go_ip(s: &str) -> Result<Option<IpAddr>, String> {
     if s.is_empty() {
         return Ok(None);
     }
     s.trim()
         .parse()
-        .map(Some)
+        .map(|ip: IpAddr| Some(ip.to_canonical()))
         .map_err(|_| format!("failed to parse IP: {}", kube_authn::jwt::go_quote(s)))
 }
 
-/// A file flag's value as pflag's `StringVar` takes it: any string, the empty one included
-/// (clap's own path parser refuses `""`). [`ServeArgs::with_pflag_lists`] then reads an empty
-/// value as the flag not set, as kube-apiserver's `len(file) > 0` checks do; but an empty
-/// `--service-account-key-file` (a `StringArray`) stays in the list, and opening it fails at
-/// startup, as kube-apiserver's `open : no such file or directory` does.
-fn go_path(s: &str) -> Result<PathBuf, String> {
-    Ok(PathBuf::from(s))
+/// A file flag's value as pflag's `StringVar` takes it: any bytes (UTF-8 or not), the empty
+/// value included (clap's own path parser refuses `""`). [`ServeArgs::with_pflag_lists`] then
+/// reads an empty value as the flag not set, as kube-apiserver's `len(file) > 0` checks do;
+/// but an empty `--service-account-key-file` (a `StringArray`) stays in the list, and opening
+/// it fails at startup, as kube-apiserver's `open : no such file or directory` does.
+fn go_path() -> impl clap::builder::TypedValueParser<Value = PathBuf> {
+    clap::builder::TypedValueParser::map(clap::builder::OsStringValueParser::new(), PathBuf::from)
+}
+
+/// One occurrence of a pflag `StringSlice` flag: the fields of the first CSV record of its
+/// value (see [`kube_authn::config::pflag_string_slice`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct CsvRecord(Vec<String>);
+
+/// A list flag's occurrence as pflag's `StringSlice.Set` reads it, when pflag reads it: a
+/// malformed record stops the parse at that argument, before the flags after it are looked
+/// at and before any `Validate()` check.
+fn go_csv(s: &str) -> Result<CsvRecord, String> {
+    kube_authn::config::pflag_csv_record(s).map(CsvRecord)
+}
+
+/// Every occurrence's fields, in order (pflag: the first occurrence replaces the default,
+/// the later ones append; clap drops the default once the flag is given).
+fn flatten(records: &[CsvRecord]) -> Vec<String> {
+    records.iter().flat_map(|r| r.0.iter().cloned()).collect()
 }
 
 /// A Go duration flag value (`2m`, `10s`, `1h30m`), as pflag parses it.
@@ -204,18 +226,18 @@ fn go_duration_nanos(s: &str) -> Result<i64, String> {
 pub struct ServeArgs {
     /// If set, the file that will be used to secure the secure port of the API server via
     /// token authentication.
-    #[arg(long = "token-auth-file", value_name = "FILE", value_parser = go_path)]
+    #[arg(long = "token-auth-file", value_name = "FILE", value_parser = go_path())]
     pub token_auth_file: Option<PathBuf>,
 
     /// If set, any request presenting a client certificate signed by one of the authorities in
     /// the client-ca-file is authenticated with an identity corresponding to the CommonName of
     /// the client certificate.
-    #[arg(long = "client-ca-file", value_name = "FILE", value_parser = go_path)]
+    #[arg(long = "client-ca-file", value_name = "FILE", value_parser = go_path())]
     pub client_ca_file: Option<PathBuf>,
 
     /// If set, the file that will be used to admit requests to the secure port of the API
     /// server via http basic authentication (removed from kube-apiserver in 1.19).
-    #[arg(long = "basic-auth-file", value_name = "FILE", value_parser = go_path)]
+    #[arg(long = "basic-auth-file", value_name = "FILE", value_parser = go_path())]
     pub basic_auth_file: Option<PathBuf>,
 
     /// If passed, activates the keystone authentication plugin: Basic credentials are checked
@@ -226,36 +248,56 @@ pub struct ServeArgs {
 
     /// If set, the Keystone server's certificate will be verified by one of the authorities
     /// in the experimental-keystone-ca-file, otherwise the host's root CA set will be used.
-    #[arg(long = "experimental-keystone-ca-file", value_name = "FILE", value_parser = go_path)]
+    #[arg(long = "experimental-keystone-ca-file", value_name = "FILE", value_parser = go_path())]
     pub experimental_keystone_ca_file: Option<PathBuf>,
 
     /// Root certificate bundle to use to verify client certificates on incoming requests
     /// before trusting usernames in headers specified by --requestheader-username-headers.
     /// WARNING: generally do not depend on authorization being already done for incoming
     /// requests.
-    #[arg(long = "requestheader-client-ca-file", value_name = "FILE", value_parser = go_path)]
+    #[arg(long = "requestheader-client-ca-file", value_name = "FILE", value_parser = go_path())]
     pub requestheader_client_ca_file: Option<PathBuf>,
 
     /// List of client certificate common names to allow to provide usernames in headers
     /// specified by --requestheader-username-headers. If empty, any client certificate
     /// validated by the authorities in --requestheader-client-ca-file is allowed.
-    #[arg(long = "requestheader-allowed-names", value_name = "STRINGS")]
+    #[arg(long = "requestheader-allowed-names", value_name = "STRINGS", value_parser = go_csv)]
+    requestheader_allowed_names_flag: Vec<CsvRecord>,
+
+    /// `--requestheader-allowed-names`: every occurrence's fields (set by [`ServeArgs::with_pflag_lists`]).
+    #[arg(skip)]
     pub requestheader_allowed_names: Vec<String>,
 
     /// List of request headers to inspect for usernames. X-Remote-User is common.
-    #[arg(long = "requestheader-username-headers", value_name = "STRINGS")]
+    #[arg(long = "requestheader-username-headers", value_name = "STRINGS", value_parser = go_csv)]
+    requestheader_username_headers_flag: Vec<CsvRecord>,
+
+    /// `--requestheader-username-headers`: every occurrence's fields (set by [`ServeArgs::with_pflag_lists`]).
+    #[arg(skip)]
     pub requestheader_username_headers: Vec<String>,
 
     /// List of request headers to inspect for UIDs. X-Remote-Uid is suggested.
-    #[arg(long = "requestheader-uid-headers", value_name = "STRINGS")]
+    #[arg(long = "requestheader-uid-headers", value_name = "STRINGS", value_parser = go_csv)]
+    requestheader_uid_headers_flag: Vec<CsvRecord>,
+
+    /// `--requestheader-uid-headers`: every occurrence's fields (set by [`ServeArgs::with_pflag_lists`]).
+    #[arg(skip)]
     pub requestheader_uid_headers: Vec<String>,
 
     /// List of request headers to inspect for groups. X-Remote-Group is suggested.
-    #[arg(long = "requestheader-group-headers", value_name = "STRINGS")]
+    #[arg(long = "requestheader-group-headers", value_name = "STRINGS", value_parser = go_csv)]
+    requestheader_group_headers_flag: Vec<CsvRecord>,
+
+    /// `--requestheader-group-headers`: every occurrence's fields (set by [`ServeArgs::with_pflag_lists`]).
+    #[arg(skip)]
     pub requestheader_group_headers: Vec<String>,
 
     /// List of request header prefixes to inspect. X-Remote-Extra- is suggested.
-    #[arg(long = "requestheader-extra-headers-prefix", value_name = "STRINGS")]
+    #[arg(long = "requestheader-extra-headers-prefix", value_name = "STRINGS", value_parser = go_csv)]
+    requestheader_extra_headers_prefix_flag: Vec<CsvRecord>,
+
+    /// `--requestheader-extra-headers-prefix`: every occurrence's fields (set by [`ServeArgs::with_pflag_lists`]).
+    #[arg(skip)]
     pub requestheader_extra_headers_prefix: Vec<String>,
 
     /// Enables anonymous requests to the secure port of the API server. Requests that are not
@@ -267,8 +309,14 @@ pub struct ServeArgs {
     pub anonymous_auth: Option<bool>,
 
     /// Identifiers of the API. The service account token authenticator will validate that
-    /// tokens used against the API are bound to at least one of these audiences.
-    #[arg(long = "api-audiences", value_name = "STRINGS")]
+    /// tokens used against the API are bound to at least one of these audiences. If the
+    /// --service-account-issuer flag is configured and this flag is not, this field defaults
+    /// to a single element list containing the issuer URL.
+    #[arg(long = "api-audiences", value_name = "STRINGS", value_parser = go_csv)]
+    api_audiences_flag: Vec<CsvRecord>,
+
+    /// `--api-audiences`: every occurrence's fields (set by [`ServeArgs::with_pflag_lists`]).
+    #[arg(skip)]
     pub api_audiences: Vec<String>,
 
     /// (kube-authn only) Groups whose members may create TokenReviews. kube-apiserver leaves
@@ -279,8 +327,14 @@ pub struct ServeArgs {
     #[arg(
         long = "token-review-groups",
         value_name = "STRINGS",
-        default_value = "system:masters"
+        default_value = "system:masters",
+        value_parser = go_csv
     )]
+    token_review_groups_flag: Vec<CsvRecord>,
+
+    /// `--token-review-groups`: every occurrence's fields (set by
+    /// [`ServeArgs::with_pflag_lists`]).
+    #[arg(skip)]
     pub token_review_groups: Vec<String>,
 
     /// File containing PEM-encoded x509 RSA or ECDSA private or public keys, used to verify
@@ -288,7 +342,7 @@ pub struct ServeArgs {
     /// be specified multiple times with different files. (Unlike kube-apiserver,
     /// --tls-private-key-file is not used when this is unspecified.)
     #[arg(long = "service-account-key-file", value_name = "FILE", action = clap::ArgAction::Append,
-          value_parser = go_path)]
+          value_parser = go_path())]
     pub service_account_key_files: Vec<PathBuf>,
 
     /// Identifier of the service account token issuer. The issuer will assert this identifier
@@ -311,7 +365,7 @@ pub struct ServeArgs {
     /// (kube-authn only) Kubeconfig of the API server that --service-account-lookup asks for
     /// service accounts, secrets, pods and nodes (the credential needs `get` on them); bound
     /// tokens are looked up through it even with --service-account-lookup=false.
-    #[arg(long = "service-account-lookup-kubeconfig", value_name = "FILE", value_parser = go_path)]
+    #[arg(long = "service-account-lookup-kubeconfig", value_name = "FILE", value_parser = go_path())]
     pub service_account_lookup_kubeconfig: Option<PathBuf>,
 
     /// The URL of the OpenID issuer, only HTTPS scheme will be accepted. If set, it will be
@@ -325,7 +379,7 @@ pub struct ServeArgs {
 
     /// If set, the OpenID server's certificate will be verified by one of the authorities in
     /// the oidc-ca-file, otherwise the host's root CA set will be used.
-    #[arg(long = "oidc-ca-file", value_name = "FILE", value_parser = go_path)]
+    #[arg(long = "oidc-ca-file", value_name = "FILE", value_parser = go_path())]
     pub oidc_ca_file: Option<PathBuf>,
 
     /// The OpenID claim to use as the user name. Note that claims other than the default
@@ -368,14 +422,22 @@ pub struct ServeArgs {
     #[arg(
         long = "oidc-signing-algs",
         value_name = "STRINGS",
-        default_value = "RS256"
+        default_value = "RS256",
+        value_parser = go_csv
     )]
+    oidc_signing_algs_flag: Vec<CsvRecord>,
+
+    /// `--oidc-signing-algs`: every occurrence's fields (set by
+    /// [`ServeArgs::with_pflag_lists`]).
+    #[arg(skip)]
     pub oidc_signing_algs: Vec<String>,
 
-    /// File with Authentication Configuration to configure the JWT Token authenticator
-    /// (apiserver.config.k8s.io/v1 AuthenticationConfiguration). Note: This feature is
-    /// mutually exclusive with the oidc-* flags.
-    #[arg(long = "authentication-config", value_name = "FILE", value_parser = go_path)]
+    /// File with Authentication Configuration to configure the JWT Token authenticator or the
+    /// anonymous authenticator. This flag is mutually exclusive with the --oidc-* flags if the
+    /// file configures the JWT Token authenticator. This flag is mutually exclusive with
+    /// --anonymous-auth if the file configures the Anonymous authenticator.
+    /// (apiserver.config.k8s.io/v1 AuthenticationConfiguration.)
+    #[arg(long = "authentication-config", value_name = "FILE", value_parser = go_path())]
     pub authentication_config: Option<PathBuf>,
 
     /// Whether some `--oidc-*` flag was on the command line, whatever its value (pflag's
@@ -385,7 +447,7 @@ pub struct ServeArgs {
 
     /// File with webhook configuration for token authentication in kubeconfig format. The API
     /// server will query the remote service to determine authentication for bearer tokens.
-    #[arg(long = "authentication-token-webhook-config-file", value_name = "FILE", value_parser = go_path)]
+    #[arg(long = "authentication-token-webhook-config-file", value_name = "FILE", value_parser = go_path())]
     pub authentication_token_webhook_config_file: Option<PathBuf>,
 
     /// The API version of the authentication.k8s.io TokenReview to send to and expect from the
@@ -459,11 +521,11 @@ pub struct ServeArgs {
     /// after server cert). If HTTPS serving is enabled, and --tls-cert-file and
     /// --tls-private-key-file are not provided, a self-signed certificate and key are generated
     /// for the public address and saved to the directory specified by --cert-dir.
-    #[arg(long = "tls-cert-file", value_name = "FILE", value_parser = go_path)]
+    #[arg(long = "tls-cert-file", value_name = "FILE", value_parser = go_path())]
     pub tls_cert_file: Option<PathBuf>,
 
     /// File containing the default x509 private key matching --tls-cert-file.
-    #[arg(long = "tls-private-key-file", value_name = "FILE", value_parser = go_path)]
+    #[arg(long = "tls-private-key-file", value_name = "FILE", value_parser = go_path())]
     pub tls_private_key_file: Option<PathBuf>,
 
     /// Comma-separated list of cipher suites for the server (Go's names). If omitted, the
@@ -471,7 +533,12 @@ pub struct ServeArgs {
     /// the AEAD ECDHE suites named; names Go knows that rustls does not implement (CBC, RSA key
     /// exchange, RC4, 3DES) are not offered, with a warning; TLS 1.3 suites are not
     /// configurable, as in Go.
-    #[arg(long = "tls-cipher-suites", value_name = "STRINGS")]
+    #[arg(long = "tls-cipher-suites", value_name = "STRINGS", value_parser = go_csv)]
+    tls_cipher_suites_flag: Vec<CsvRecord>,
+
+    /// `--tls-cipher-suites`: every occurrence's fields (set by
+    /// [`ServeArgs::with_pflag_lists`]).
+    #[arg(skip)]
     pub tls_cipher_suites: Vec<String>,
 
     /// Minimum TLS version supported. Possible values: VersionTLS10, VersionTLS11,
@@ -496,7 +563,8 @@ pub struct ServeArgs {
     /// or ::) and a --cert-dir equal to its default (/var/run/kubernetes), which dev mode
     /// replaces as if they were not given. Demo commands are printed only for credentials the
     /// server has (none for the demo tokens with your own --token-auth-file).
-    #[arg(long = "dev")]
+    #[arg(long = "dev", value_name = "BOOL", num_args = 0..=1, require_equals = true,
+          default_missing_value = "true", default_value = "false", value_parser = go_bool)]
     pub dev: bool,
 
     /// INSECURE: accept ANY bearer token as the user and groups it names, `user/group1,group2`
@@ -509,13 +577,15 @@ pub struct ServeArgs {
 }
 
 impl ServeArgs {
-    /// Checks the int flags with kube-apiserver's `Validate()` texts (`--secure-port 70000 must
-    /// be between 1 and 65535, …`, `… can not be negative value`), then reads the list flags as
-    /// pflag's `StringSlice` does: each occurrence is one CSV record
-    /// (`a,b`, or `"a,b",c` for a value holding a comma), an empty occurrence adds nothing, and
-    /// later occurrences append (`--api-audiences=a --api-audiences=` is `["a"]`). A file or
-    /// URL flag given an empty value (`--client-ca-file=`, as templated manifests write them)
-    /// is not set: kube-apiserver guards each with `len(value) > 0`.
+    /// Completes the flags after pflag's parse: kube-apiserver's `Validate()` checks on the
+    /// int and duration flags, in its order (`--max-mutating-requests-inflight … can not be
+    /// negative value`, `--request-timeout …`, then `--secure-port 70000 must be between 1 and
+    /// 65535, …`; the first one is reported), then the list flags' fields (each occurrence was
+    /// read as one CSV record while parsing, as pflag's `StringSlice` reads it: `a,b`, or
+    /// `"a,b",c` for a value holding a comma; an empty occurrence adds nothing; later
+    /// occurrences append, `--api-audiences=a --api-audiences=` is `["a"]`). A file or URL
+    /// flag given an empty value (`--client-ca-file=`, as templated manifests write them) is
+    /// not set: kube-apiserver guards each with `len(value) > 0`.
     pub fn with_pflag_lists(mut self) -> Result<Self, String> {
         self.bind_address = self
             .bind_address_flag
@@ -523,13 +593,8 @@ impl ServeArgs {
             .rev()
             .find_map(|ip| *ip)
             .unwrap_or(IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED));
-        // kube-apiserver's `Validate()` texts, after pflag has parsed the ints.
-        self.secure_port = u16::try_from(self.secure_port_flag).map_err(|_| {
-            format!(
-                "--secure-port {} must be between 1 and 65535, inclusive. It cannot be turned off with 0",
-                self.secure_port_flag
-            )
-        })?;
+        // kube-apiserver's `Validate()` texts and order (`GenericServerRunOptions`, then
+        // `SecureServing`), after pflag has parsed the values.
         self.max_mutating_requests_inflight =
             usize::try_from(self.max_mutating_requests_inflight_flag).map_err(|_| {
                 "--max-mutating-requests-inflight can not be negative value".to_owned()
@@ -537,6 +602,12 @@ impl ServeArgs {
         self.request_timeout = u64::try_from(self.request_timeout_flag)
             .map(std::time::Duration::from_nanos)
             .map_err(|_| "--request-timeout can not be negative value".to_owned())?;
+        self.secure_port = u16::try_from(self.secure_port_flag).map_err(|_| {
+            format!(
+                "--secure-port {} must be between 1 and 65535, inclusive. It cannot be turned off with 0",
+                self.secure_port_flag
+            )
+        })?;
         for path in [
             &mut self.token_auth_file,
             &mut self.client_ca_file,
@@ -557,38 +628,16 @@ impl ServeArgs {
         if self.experimental_keystone_url.as_deref() == Some("") {
             self.experimental_keystone_url = None;
         }
-        for (flag, list) in [
-            (
-                "requestheader-allowed-names",
-                &mut self.requestheader_allowed_names,
-            ),
-            (
-                "requestheader-username-headers",
-                &mut self.requestheader_username_headers,
-            ),
-            (
-                "requestheader-uid-headers",
-                &mut self.requestheader_uid_headers,
-            ),
-            (
-                "requestheader-group-headers",
-                &mut self.requestheader_group_headers,
-            ),
-            (
-                "requestheader-extra-headers-prefix",
-                &mut self.requestheader_extra_headers_prefix,
-            ),
-            ("api-audiences", &mut self.api_audiences),
-            ("token-review-groups", &mut self.token_review_groups),
-            ("oidc-signing-algs", &mut self.oidc_signing_algs),
-            ("tls-cipher-suites", &mut self.tls_cipher_suites),
-        ] {
-            let mut values = Vec::new();
-            for occurrence in list.iter() {
-                values.extend(kube_authn::config::pflag_string_slice(flag, occurrence)?);
-            }
-            *list = values;
-        }
+        self.requestheader_allowed_names = flatten(&self.requestheader_allowed_names_flag);
+        self.requestheader_username_headers = flatten(&self.requestheader_username_headers_flag);
+        self.requestheader_uid_headers = flatten(&self.requestheader_uid_headers_flag);
+        self.requestheader_group_headers = flatten(&self.requestheader_group_headers_flag);
+        self.requestheader_extra_headers_prefix =
+            flatten(&self.requestheader_extra_headers_prefix_flag);
+        self.api_audiences = flatten(&self.api_audiences_flag);
+        self.token_review_groups = flatten(&self.token_review_groups_flag);
+        self.oidc_signing_algs = flatten(&self.oidc_signing_algs_flag);
+        self.tls_cipher_suites = flatten(&self.tls_cipher_suites_flag);
         Ok(self)
     }
 
@@ -607,42 +656,74 @@ impl ServeArgs {
 }
 
 /// kube-apiserver's flag-name normalization (component-base `WordSepNormalizeFunc`): a `_` in
-/// a `serve` flag's name is a `-` (`--anonymous_auth=false` is `--anonymous-auth=false`).
+/// a subcommand flag's name is a `-` (`--anonymous_auth=false` is `--anonymous-auth=false`).
 /// Only names that then exist are rewritten, and the value that follows a flag given as
 /// `--flag value` is left as it is, whatever it looks like; nothing after `--` is touched.
+///
+/// cobra's `-h, --help` is a pflag boolean: `--help=false` (any `ParseBool` spelling) is no
+/// help and is dropped, `--help=true` is `--help`, and another value is pflag's `invalid
+/// argument "x" for "-h, --help" flag: …`.
+///
+/// Also returns the subcommand given, whose command path (`kube-authn serve`) the
+/// positional-argument error names.
 fn normalize_flag_names(
     argv: Vec<std::ffi::OsString>,
     command: &clap::Command,
-) -> Vec<std::ffi::OsString> {
-    let Some(serve) = command.find_subcommand("serve") else {
-        return argv;
-    };
+) -> Result<(Vec<std::ffi::OsString>, Option<String>), String> {
     let mut out = Vec::with_capacity(argv.len());
     let mut args = argv.into_iter();
     // The program name, then everything up to the subcommand.
+    out.extend(args.next());
+    let mut subcommand = None;
     for a in args.by_ref() {
-        let is_serve = a == "serve";
+        subcommand = a
+            .to_str()
+            .and_then(|name| command.find_subcommand(name))
+            .cloned();
         out.push(a);
-        if is_serve {
+        if subcommand.is_some() {
             break;
         }
     }
+    let Some(sub) = subcommand else {
+        return Ok((out, None));
+    };
     while let Some(a) = args.next() {
         if a == "--" {
             out.push(a);
             out.extend(args);
             break;
         }
-        let Some(text) = a.to_str().filter(|t| t.starts_with("--") && t.len() > 2) else {
+        let Some(text) = a.to_str().filter(|t| t.starts_with('-') && t.len() > 1) else {
             out.push(a);
             continue;
         };
-        let (name, value) = match text[2..].split_once('=') {
+        if let Some(v) = text
+            .strip_prefix("--help=")
+            .or_else(|| text.strip_prefix("-h="))
+        {
+            match go_bool(v) {
+                Ok(true) => out.push("--help".into()),
+                Ok(false) => {}
+                Err(why) => {
+                    return Err(format!(
+                        "invalid argument {} for \"-h, --help\" flag: {why}",
+                        kube_authn::jwt::go_quote(v)
+                    ));
+                }
+            }
+            continue;
+        }
+        let Some(long) = text.strip_prefix("--").filter(|l| !l.is_empty()) else {
+            out.push(a);
+            continue;
+        };
+        let (name, value) = match long.split_once('=') {
             Some((n, v)) => (n, Some(v)),
-            None => (&text[2..], None),
+            None => (long, None),
         };
         let normalized = name.replace('_', "-");
-        let Some(arg) = serve
+        let Some(arg) = sub
             .get_arguments()
             .find(|arg| arg.get_long() == Some(normalized.as_str()))
         else {
@@ -659,21 +740,50 @@ fn normalize_flag_names(
             out.push(v);
         }
     }
-    out
+    Ok((out, Some(sub.get_name().to_owned())))
+}
+
+/// Why the command line was not taken.
+#[derive(Debug)]
+enum CliError {
+    /// Help or version asked for (or no subcommand given): clap prints it.
+    Clap(clap::Error),
+    /// A command-line error, worded as pflag and cobra word kube-apiserver's; printed as
+    /// `Error: <text>` with exit code 1.
+    Text(String),
+}
+
+impl std::fmt::Display for CliError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CliError::Clap(e) => write!(f, "{e}"),
+            CliError::Text(text) => f.write_str(text),
+        }
+    }
 }
 
 /// Parses the command line, recording whether some `--oidc-*` flag was given (clap's value
 /// source: a default value is not "given", a typed one is, even when equal to the default);
 /// kube-apiserver's `AreLegacyFlagsSet` asks pflag the same of each `--oidc-*` flag.
-fn parse_cli<I, T>(argv: I) -> Result<Cli, clap::Error>
+fn parse_cli<I, T>(argv: I) -> Result<Cli, CliError>
 where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
     let command = Cli::command();
-    let argv = normalize_flag_names(argv.into_iter().map(Into::into).collect(), &command);
-    let matches = command.clone().try_get_matches_from(argv)?;
-    let mut cli = Cli::from_arg_matches(&matches)?;
+    let (argv, subcommand) =
+        normalize_flag_names(argv.into_iter().map(Into::into).collect(), &command)
+            .map_err(CliError::Text)?;
+    let command_path = match &subcommand {
+        Some(sub) => format!("{} {sub}", command.get_name()),
+        None => command.get_name().to_owned(),
+    };
+    let fail = |e: clap::Error| match pflag_error(&e, &command_path) {
+        Some(text) => CliError::Text(text),
+        None => CliError::Clap(e),
+    };
+    let matches = command.clone().try_get_matches_from(argv).map_err(fail)?;
+    let mut cli = Cli::from_arg_matches(&matches).map_err(fail)?;
     if let (Command::Serve(args), Some(("serve", m)), Some(serve)) = (
         &mut cli.command,
         matches.subcommand(),
@@ -688,9 +798,12 @@ where
 }
 
 /// A command-line error as pflag words it (kube-apiserver's `unknown flag: --x`, `flag needs
-/// an argument: --x`, `invalid argument "v" for "--x" flag: <cause>`), for the errors pflag
-/// has; `None` for the others (help, version, a missing subcommand), which clap prints.
-fn pflag_error(e: &clap::Error) -> Option<String> {
+/// an argument: --x`, `invalid argument "v" for "--x" flag: <cause>`, cobra's `"<command
+/// path>" does not take any arguments, got ["a"]`); clap's own sentence for the errors pflag
+/// has no counterpart of (a missing required flag, an unknown subcommand, a value that is
+/// not UTF-8 in a flag that is not a file); `None` for help, version and a missing
+/// subcommand, which clap prints.
+fn pflag_error(e: &clap::Error, command_path: &str) -> Option<String> {
     use clap::error::{ContextKind, ContextValue, ErrorKind};
     let context = |kind| match e.get(kind) {
         Some(ContextValue::String(s)) => Some(s.as_str()),
@@ -701,39 +814,49 @@ fn pflag_error(e: &clap::Error) -> Option<String> {
         context(ContextKind::InvalidArg)
             .map(|a| a.split([' ', '=', '[']).next().unwrap_or(a).to_owned())
     };
-    match e.kind() {
-        ErrorKind::UnknownArgument => {
-            let arg = flag()?;
-            Some(if arg.starts_with("--") {
+    let pflag = match e.kind() {
+        ErrorKind::DisplayHelp
+        | ErrorKind::DisplayVersion
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => return None,
+        ErrorKind::UnknownArgument => flag().map(|arg| {
+            if arg.starts_with("--") {
                 format!("unknown flag: {arg}")
             } else if let Some(short) = arg.strip_prefix('-').and_then(|a| a.chars().next()) {
                 format!("unknown shorthand flag: '{short}' in {arg}")
             } else {
-                // cobra's `Args` check (kube-apiserver's command path there).
+                // cobra's `Args` check, naming the command as cobra's `CommandPath()` does.
                 format!(
-                    "\"kube-authn serve\" does not take any arguments, got [{}]",
+                    "\"{command_path}\" does not take any arguments, got [{}]",
                     kube_authn::jwt::go_quote(&arg)
                 )
-            })
-        }
-        ErrorKind::NoEquals => Some(format!("flag needs an argument: {}", flag()?)),
+            }
+        }),
+        ErrorKind::NoEquals => flag().map(|f| format!("flag needs an argument: {f}")),
         // A flag given last with no value (`--token-auth-file`).
         ErrorKind::InvalidValue if context(ContextKind::InvalidValue) == Some("") => {
-            Some(format!("flag needs an argument: {}", flag()?))
+            flag().map(|f| format!("flag needs an argument: {f}"))
         }
         // Every value parser here is ours (no clap-side lists of values), so a bad value is a
         // validation error whose source is the Go-worded cause.
         ErrorKind::ValueValidation => {
             let value = context(ContextKind::InvalidValue).unwrap_or_default();
-            let cause = std::error::Error::source(e)?;
-            Some(format!(
-                "invalid argument {} for \"{}\" flag: {cause}",
-                kube_authn::jwt::go_quote(value),
-                flag()?
-            ))
+            match (std::error::Error::source(e), flag()) {
+                (Some(cause), Some(f)) => Some(format!(
+                    "invalid argument {} for \"{f}\" flag: {cause}",
+                    kube_authn::jwt::go_quote(value)
+                )),
+                _ => None,
+            }
         }
         _ => None,
-    }
+    };
+    // Otherwise clap's sentence, without its `error: ` prefix, usage and tips, on one line.
+    Some(pflag.unwrap_or_else(|| {
+        let rendered = e.to_string();
+        let first = rendered.split("\n\n").next().unwrap_or_default();
+        let first = first.strip_prefix("error: ").unwrap_or(first);
+        first.split_whitespace().collect::<Vec<_>>().join(" ")
+    }))
 }
 
 /// Raises the soft open-file limit (`RLIMIT_NOFILE`) to the hard limit, as Go's runtime does
@@ -764,14 +887,19 @@ fn raise_open_file_limit() {
 fn main() -> ExitCode {
     let cli = match parse_cli(std::env::args_os()) {
         Ok(cli) => cli,
-        Err(e) => match pflag_error(&e) {
-            // kube-apiserver (cobra, component-base `cli.Run`): `Error: ` and exit code 1.
-            Some(text) => {
-                eprintln!("Error: {text}");
-                return ExitCode::FAILURE;
-            }
-            None => e.exit(),
-        },
+        // kube-apiserver (cobra, component-base `cli.Run`): `Error: ` and exit code 1.
+        Err(CliError::Text(text)) => {
+            eprintln!("Error: {text}");
+            return ExitCode::FAILURE;
+        }
+        // No subcommand: the help, on standard error, and exit code 1.
+        Err(CliError::Clap(e))
+            if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand =>
+        {
+            let _ = e.print();
+            return ExitCode::FAILURE;
+        }
+        Err(CliError::Clap(e)) => e.exit(),
     };
     tracing_subscriber::fmt()
         .with_env_filter(
@@ -929,6 +1057,12 @@ mod tests {
             ),
             ("--bind-address=\t10.0.0.1\n", Ok("10.0.0.1")),
             ("--bind-address=::1", Ok("::1")),
+            // Go's `net.ParseIP(…).String()`: an IPv4-mapped address is the IPv4 address, so
+            // this one is the IPv4 wildcard (`--dev` replaces it like 0.0.0.0).
+            ("--bind-address=::ffff:0.0.0.0", Ok("0.0.0.0")),
+            ("--bind-address=::ffff:10.0.0.1", Ok("10.0.0.1")),
+            ("--bind-address=::ffff:a00:1", Ok("10.0.0.1")),
+            ("--bind-address=::a00:1", Ok("::a00:1")),
             ("--bind-address=x", Err(r#"failed to parse IP: "x""#)),
         ] {
             let args: Vec<&str> = arg.split(' ').collect();
@@ -951,6 +1085,227 @@ mod tests {
                 want,
                 "{args:?}"
             );
+        }
+    }
+
+    /// A bad boolean is quoted as Go's `strconv.ParseBool` quotes it (`strconv.Quote`), not
+    /// with Rust's `{:?}` (pflag v1.0.10's texts, printed by Go).
+    #[test]
+    fn go_bool_quotes_the_value_as_strconv_does() {
+        let cases = [
+            (
+                "\x01",
+                r#"strconv.ParseBool: parsing "\x01": invalid syntax"#,
+            ),
+            (
+                "maybe",
+                r#"strconv.ParseBool: parsing "maybe": invalid syntax"#,
+            ),
+            (
+                "a\"b",
+                r#"strconv.ParseBool: parsing "a\"b": invalid syntax"#,
+            ),
+            (
+                "\u{378}",
+                r#"strconv.ParseBool: parsing "\u0378": invalid syntax"#,
+            ),
+            ("é\t", r#"strconv.ParseBool: parsing "é\t": invalid syntax"#),
+            ("", r#"strconv.ParseBool: parsing "": invalid syntax"#),
+        ];
+        for (input, want) in cases {
+            assert_eq!(go_bool(input), Err(want.to_owned()), "{input:?}");
+        }
+        assert_eq!(
+            parse(&["--anonymous-auth=\x01"]).unwrap_err(),
+            r#"invalid argument "\x01" for "--anonymous-auth" flag: strconv.ParseBool: parsing "\x01": invalid syntax"#
+        );
+    }
+
+    /// pflag stops at the first argument it cannot take, in argument order, before any of
+    /// kube-apiserver's `Validate()` checks; those then come in `Validate()`'s order
+    /// (`--max-mutating-requests-inflight` and `--request-timeout`, then `--secure-port`).
+    /// Texts from pflag v1.0.10 and cobra v1.10.2, printed by Go.
+    #[test]
+    fn command_line_errors_come_in_pflags_order() {
+        const CSV: &str = r#"invalid argument "a\"b" for "--api-audiences" flag: parse error on line 1, column 2: bare " in non-quoted-field"#;
+        let cases: [(&str, &[&str], &str); 10] = [
+            (
+                "a list error before a range error",
+                &["--secure-port=70000", "--api-audiences=a\"b"],
+                CSV,
+            ),
+            (
+                "a list error before a later unknown flag",
+                &["--api-audiences=a\"b", "--nope"],
+                CSV,
+            ),
+            (
+                "an unknown flag before a later list error",
+                &["--nope", "--api-audiences=a\"b"],
+                "unknown flag: --nope",
+            ),
+            (
+                "a list error before a later bad bool",
+                &["--api-audiences=a\"b", "--anonymous-auth=x"],
+                CSV,
+            ),
+            (
+                "a bad bool before a later list error",
+                &["--anonymous-auth=x", "--api-audiences=a\"b"],
+                r#"invalid argument "x" for "--anonymous-auth" flag: strconv.ParseBool: parsing "x": invalid syntax"#,
+            ),
+            (
+                "a list error given as the next argument",
+                &["--token-review-groups", "a\"b", "--secure-port=x"],
+                r#"invalid argument "a\"b" for "--token-review-groups" flag: parse error on line 1, column 2: bare " in non-quoted-field"#,
+            ),
+            (
+                "a list error in a later occurrence",
+                &[
+                    "--oidc-signing-algs=RS256",
+                    "--oidc-signing-algs=\"x",
+                    "--nope",
+                ],
+                r#"invalid argument "\"x" for "--oidc-signing-algs" flag: parse error on line 1, column 3: extraneous or missing " in quoted-field"#,
+            ),
+            (
+                "GenericServerRunOptions before SecureServing",
+                &["--secure-port=70000", "--max-mutating-requests-inflight=-1"],
+                "--max-mutating-requests-inflight can not be negative value",
+            ),
+            (
+                "request timeout before the port",
+                &["--secure-port=0", "--request-timeout=-1s"],
+                "--request-timeout can not be negative value",
+            ),
+            (
+                "max-mutating before the request timeout",
+                &[
+                    "--request-timeout=-1s",
+                    "--max-mutating-requests-inflight=-1",
+                ],
+                "--max-mutating-requests-inflight can not be negative value",
+            ),
+        ];
+        for (name, args, want) in cases {
+            let got = parse(args).map(|_| ()).unwrap_err();
+            assert_eq!(got, want, "{name}");
+        }
+    }
+
+    /// `--dev` and cobra's `--help`/`-h` are Go booleans: `=true`, `=false`, any `ParseBool`
+    /// spelling, or pflag's error (`"-h, --help"` names the shorthand too, as pflag does).
+    #[test]
+    fn dev_and_help_are_go_bools() {
+        let dev = |args: &[&str]| parse(args).map(|a| a.dev);
+        assert_eq!(dev(&[]), Ok(false));
+        assert_eq!(dev(&["--dev"]), Ok(true));
+        assert_eq!(dev(&["--dev=true"]), Ok(true));
+        assert_eq!(dev(&["--dev=false"]), Ok(false));
+        assert_eq!(dev(&["--dev", "--dev=0"]), Ok(false));
+        assert_eq!(
+            dev(&["--dev=maybe"]),
+            Err(r#"invalid argument "maybe" for "--dev" flag: strconv.ParseBool: parsing "maybe": invalid syntax"#.to_owned())
+        );
+        for args in [
+            &["--help=false"][..],
+            &["--help=0"],
+            &["-h=false"],
+            &["--help=F", "--anonymous-auth=false"],
+        ] {
+            assert!(parse(args).is_ok(), "{args:?}");
+        }
+        for args in [&["--help=x"][..], &["-h=x"]] {
+            assert_eq!(
+                parse(args).map(|_| ()).unwrap_err(),
+                r#"invalid argument "x" for "-h, --help" flag: strconv.ParseBool: parsing "x": invalid syntax"#,
+                "{args:?}"
+            );
+        }
+        for args in [&["--help"][..], &["--help=true"], &["-h=1"], &["-h"]] {
+            match parse_cli(["kube-authn", "serve"].iter().chain(args)) {
+                Err(CliError::Clap(e)) => {
+                    assert_eq!(e.kind(), clap::error::ErrorKind::DisplayHelp, "{args:?}")
+                }
+                other => panic!("{args:?}: {other:?}"),
+            }
+        }
+    }
+
+    /// Go's flags take any bytes; a file flag's value that is not UTF-8 is a path like any
+    /// other.
+    #[cfg(unix)]
+    #[test]
+    fn file_flags_take_values_that_are_not_utf8() {
+        use std::ffi::OsString;
+        use std::os::unix::ffi::OsStringExt;
+        let bytes = |b: &[u8]| OsString::from_vec(b.to_vec());
+        let cli = parse_cli([
+            bytes(b"kube-authn"),
+            bytes(b"serve"),
+            bytes(b"--token-auth-file=/tmp/\xff.csv"),
+            bytes(b"--client-ca-file"),
+            bytes(b"/tmp/\xfe.crt"),
+            bytes(b"--service-account-key-file=/k\xff"),
+            bytes(b"--cert-dir=/d\xff"),
+        ])
+        .map_err(|e| e.to_string())
+        .unwrap();
+        let Command::Serve(args) = cli.command else {
+            panic!("parsed serve")
+        };
+        let args = args.with_pflag_lists().unwrap();
+        assert_eq!(
+            args.token_auth_file,
+            Some(PathBuf::from(bytes(b"/tmp/\xff.csv")))
+        );
+        assert_eq!(
+            args.client_ca_file,
+            Some(PathBuf::from(bytes(b"/tmp/\xfe.crt")))
+        );
+        assert_eq!(
+            args.service_account_key_files,
+            [PathBuf::from(bytes(b"/k\xff"))]
+        );
+        assert_eq!(args.cert_dir, PathBuf::from(bytes(b"/d\xff")));
+    }
+
+    /// kube-apiserver 1.37's help sentences for the flags whose defaults and exclusions
+    /// depend on other flags (`pkg/kubeapiserver/options/authentication.go`).
+    #[test]
+    fn help_keeps_kube_apiservers_sentences() {
+        let command = Cli::command();
+        let serve = command.find_subcommand("serve").unwrap();
+        let help = |long: &str| {
+            let arg = serve
+                .get_arguments()
+                .find(|a| a.get_long() == Some(long))
+                .unwrap();
+            let text = arg
+                .get_long_help()
+                .or(arg.get_help())
+                .map(|h| h.to_string())
+                .unwrap_or_default();
+            text.split_whitespace().collect::<Vec<_>>().join(" ")
+        };
+        let cases = [
+            (
+                "api-audiences",
+                "Identifiers of the API. The service account token authenticator will validate that tokens used against the API are bound to at least one of these audiences. If the --service-account-issuer flag is configured and this flag is not, this field defaults to a single element list containing the issuer URL.",
+            ),
+            (
+                "authentication-config",
+                "File with Authentication Configuration to configure the JWT Token authenticator or the anonymous authenticator. This flag is mutually exclusive with the --oidc-* flags if the file configures the JWT Token authenticator. This flag is mutually exclusive with --anonymous-auth if the file configures the Anonymous authenticator.",
+            ),
+            (
+                "anonymous-auth",
+                "Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated.",
+            ),
+        ];
+        for (flag, go) in cases {
+            let got = help(flag);
+            // clap drops the period that ends a one-paragraph help.
+            assert!(got.starts_with(go.trim_end_matches('.')), "--{flag}: {got}");
         }
     }
 
