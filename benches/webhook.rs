@@ -42,7 +42,7 @@ fn bench(c: &mut Criterion) {
         |_, _| {
             Reply::json(
                 200,
-                serde_json::json!({"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview",
+                serde_json::json!({"apiVersion":"authentication.k8s.io/v1beta1","kind":"TokenReview",
                     "status":{"authenticated":true,"user":{"username":"bench","groups":["g"]}}}),
             )
         },

@@ -88,7 +88,7 @@ async fn environment_proxies() {
     let server = Server::start(&pki.server_cert_pem, &pki.server_key_pem, None, |_, _| {
         Reply::json(
             200,
-            json!({"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","status":{"authenticated":true,"user":{"username":"alice"}}}),
+            json!({"apiVersion":"authentication.k8s.io/v1beta1","kind":"TokenReview","status":{"authenticated":true,"user":{"username":"alice"}}}),
         )
     })
     .await;

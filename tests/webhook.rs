@@ -2059,3 +2059,224 @@ async fn review_errors_keep_text_that_only_begins_as_the_token() {
         assert_eq!(server.calls(), 1, "{case}");
     }
 }
+
+/// The answer's `apiVersion` and `kind` as client-go's decoder reads them (`meta.Interpret`,
+/// then the scheme), error bodies recognised as a `Status` of any group/version, and a
+/// `Retry-After` above zero retried for any status. Each row's outcome, text and request count
+/// were printed by `webhook.New` (k8s.io/apiserver v0.37.2) against the same answer; the rows
+/// marked "ours" are documented differences (docs/compatibility.md).
+#[tokio::test]
+async fn answers_are_decoded_as_client_go_decodes_them() {
+    const AUTHN: &str = r#""status":{"authenticated":true,"user":{"username":"a"}}"#;
+    struct Case {
+        name: &'static str,
+        version: Version,
+        code: u16,
+        headers: &'static [(&'static str, &'static str)],
+        body: String,
+        /// The user, or the error.
+        want: Result<&'static str, &'static str>,
+        calls: usize,
+    }
+    let b1 = Version::V1Beta1;
+    let review = |api_version: &str, kind: &str| {
+        format!(r#"{{"apiVersion":"{api_version}","kind":"{kind}",{AUTHN}}}"#)
+    };
+    let case = |name, version, code, headers, body: String, want, calls| Case {
+        name,
+        version,
+        code,
+        headers,
+        body,
+        want,
+        calls,
+    };
+    let status_403 = |api_version: &str| {
+        format!(
+            r#"{{"kind":"Status","apiVersion":"{api_version}","status":"Failure","message":"custom msg","reason":"BadRequest","code":400}}"#
+        )
+    };
+    const RA: &[(&str, &str)] = &[("retry-after", "1")];
+    let cases = vec![
+        // The answer's type.
+        case("v1 answer to a v1beta1 client", b1, 200, &[], review("authentication.k8s.io/v1", "TokenReview"),
+            Err("converting (v1.TokenReview) to (v1beta1.TokenReview): unknown conversion"), 1),
+        case("v1beta1 answer to a v1 client", Version::V1, 200, &[], review("authentication.k8s.io/v1beta1", "TokenReview"),
+            Err("converting (v1beta1.TokenReview) to (v1.TokenReview): unknown conversion"), 1),
+        case("v1 answer, apiVersion only", b1, 200, &[], format!(r#"{{"apiVersion":"authentication.k8s.io/v1",{AUTHN}}}"#),
+            Err("converting (v1.TokenReview) to (v1beta1.TokenReview): unknown conversion"), 1),
+        case("kind Foo", b1, 200, &[], review("authentication.k8s.io/v1beta1", "Foo"),
+            Err(r#"no kind "Foo" is registered for version "authentication.k8s.io/v1beta1" in scheme "pkg/runtime/scheme.go:111""#), 1),
+        case("kind Foo only", b1, 200, &[], format!(r#"{{"kind":"Foo",{AUTHN}}}"#),
+            Err(r#"no kind "Foo" is registered for version "authentication.k8s.io/v1beta1" in scheme "pkg/runtime/scheme.go:111""#), 1),
+        case("kind in lower case", b1, 200, &[], review("authentication.k8s.io/v1beta1", "tokenreview"),
+            Err(r#"no kind "tokenreview" is registered for version "authentication.k8s.io/v1beta1" in scheme "pkg/runtime/scheme.go:111""#), 1),
+        case("core v1 TokenReview", b1, 200, &[], review("v1", "TokenReview"),
+            Err(r#"no kind "TokenReview" is registered for version "v1" in scheme "pkg/runtime/scheme.go:111""#), 1),
+        case("authentication.k8s.io/v2", b1, 200, &[], review("authentication.k8s.io/v2", "TokenReview"),
+            Err(r#"no kind "TokenReview" is registered for version "authentication.k8s.io/v2" in scheme "pkg/runtime/scheme.go:111""#), 1),
+        case("the group alone is a version", b1, 200, &[], review("authentication.k8s.io", "TokenReview"),
+            Err(r#"no kind "TokenReview" is registered for version "authentication.k8s.io" in scheme "pkg/runtime/scheme.go:111""#), 1),
+        case("the group in another case", b1, 200, &[], review("Authentication.k8s.io/v1beta1", "TokenReview"),
+            Err(r#"no kind "TokenReview" is registered for version "Authentication.k8s.io/v1beta1" in scheme "pkg/runtime/scheme.go:111""#), 1),
+        case("the version in another case", b1, 200, &[], review("authentication.k8s.io/V1beta1", "TokenReview"),
+            Err(r#"no kind "TokenReview" is registered for version "authentication.k8s.io/V1beta1" in scheme "pkg/runtime/scheme.go:111""#), 1),
+        case("/v1beta1 is the core group", b1, 200, &[], review("/v1beta1", "TokenReview"),
+            Err(r#"no kind "TokenReview" is registered for version "v1beta1" in scheme "pkg/runtime/scheme.go:111""#), 1),
+        case("the internal version", b1, 200, &[], review("authentication.k8s.io/__internal", "TokenReview"),
+            Err(r#"no kind "TokenReview" is registered for the internal version of group "authentication.k8s.io" in scheme "pkg/runtime/scheme.go:111""#), 1),
+        case("v1alpha1 has no TokenReview", b1, 200, &[], review("authentication.k8s.io/v1alpha1", "TokenReview"),
+            Err(r#"no kind "TokenReview" is registered for version "authentication.k8s.io/v1alpha1" in scheme "pkg/runtime/scheme.go:111""#), 1),
+        case("SubjectAccessReview", b1, 200, &[], r#"{"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview","status":{"allowed":true}}"#.into(),
+            Err("converting (v1.SubjectAccessReview) to (v1beta1.TokenReview): unknown conversion"), 1),
+        case("SelfSubjectReview of the same group", Version::V1, 200, &[], review("authentication.k8s.io/v1", "SelfSubjectReview"),
+            Err("converting (v1.SelfSubjectReview) to (v1.TokenReview): unknown conversion"), 1),
+        case("v1alpha1 SelfSubjectReview", b1, 200, &[], review("authentication.k8s.io/v1alpha1", "SelfSubjectReview"),
+            Err("converting (v1alpha1.SelfSubjectReview) to (v1beta1.TokenReview): unknown conversion"), 1),
+        case("TokenRequest", Version::V1, 200, &[], review("authentication.k8s.io/v1", "TokenRequest"),
+            Err("converting (v1.TokenRequest) to (v1.TokenReview): unknown conversion"), 1),
+        case("WatchEvent, registered in every group version", b1, 200, &[], review("authentication.k8s.io/v1beta1", "WatchEvent"),
+            Err("converting (v1.WatchEvent) to (v1beta1.TokenReview): unknown conversion"), 1),
+        case("CreateOptions", b1, 200, &[], review("authentication.k8s.io/v1beta1", "CreateOptions"),
+            Err("converting (v1.CreateOptions) to (v1beta1.TokenReview): unknown conversion"), 1),
+        case("APIVersions, an unversioned kind", b1, 200, &[], review("foo/v9", "APIVersions"),
+            Err("converting (v1.APIVersions) to (v1beta1.TokenReview): unknown conversion"), 1),
+        case("apiVersion a/b/c", b1, 200, &[], review("a/b/c", "TokenReview"),
+            Err("unexpected GroupVersion string: a/b/c"), 1),
+        case("apiVersion a number", b1, 200, &[], format!(r#"{{"apiVersion":1,{AUTHN}}}"#),
+            Err("couldn't get version/kind; json parse error: json: cannot unmarshal number into Go struct field .apiVersion of type string"), 1),
+        case("a bool", b1, 200, &[], "true".into(),
+            Err(r#"couldn't get version/kind; json parse error: json: cannot unmarshal bool into Go value of type struct { APIVersion string "json:\"apiVersion,omitempty\""; Kind string "json:\"kind,omitempty\"" }"#), 1),
+        case("ours: apiVersion foo/ (Go quotes the body)", b1, 200, &[], review("foo/", "TokenReview"),
+            Err("Object 'apiVersion' is missing"), 1),
+        // Names matched as encoding/json matches them, the last one winning.
+        case("APIVERSION", b1, 200, &[], format!(r#"{{"APIVERSION":"authentication.k8s.io/v1","kind":"TokenReview",{AUTHN}}}"#),
+            Err("converting (v1.TokenReview) to (v1beta1.TokenReview): unknown conversion"), 1),
+        case("a Kelvin sign in kind", b1, 200, &[], format!(r#"{{"\u212aind":"Foo",{AUTHN}}}"#),
+            Err(r#"no kind "Foo" is registered for version "authentication.k8s.io/v1beta1" in scheme "pkg/runtime/scheme.go:111""#), 1),
+        case("two kinds, the last wins", b1, 200, &[], format!(r#"{{"kind":"TokenReview","KIND":"Foo",{AUTHN}}}"#),
+            Err(r#"no kind "Foo" is registered for version "authentication.k8s.io/v1beta1" in scheme "pkg/runtime/scheme.go:111""#), 1),
+        // Filled in from the requested type.
+        case("kind only", b1, 200, &[], format!(r#"{{"kind":"TokenReview",{AUTHN}}}"#), Ok("a"), 1),
+        case("apiVersion only", b1, 200, &[], format!(r#"{{"apiVersion":"authentication.k8s.io/v1beta1",{AUTHN}}}"#), Ok("a"), 1),
+        case("kind null", b1, 200, &[], format!(r#"{{"kind":null,"apiVersion":"authentication.k8s.io/v1beta1",{AUTHN}}}"#), Ok("a"), 1),
+        case("the group without a version", b1, 200, &[], review("authentication.k8s.io/", "TokenReview"), Ok("a"), 1),
+        case("apiVersion /", b1, 200, &[], review("/", "TokenReview"), Ok("a"), 1),
+        case("v1 full", Version::V1, 200, &[], review("authentication.k8s.io/v1", "TokenReview"), Ok("a"), 1),
+        // A Status in a 200 is never a review.
+        case("200 Status of authentication.k8s.io/v1beta1", b1, 200, &[], r#"{"kind":"Status","apiVersion":"authentication.k8s.io/v1beta1"}"#.into(),
+            Err("converting (v1.Status) to (v1beta1.TokenReview): unknown conversion"), 1),
+        case("200 Status meta.k8s.io/v1", b1, 200, &[], r#"{"kind":"Status","apiVersion":"meta.k8s.io/v1"}"#.into(),
+            Err("converting (v1.Status) to (v1beta1.TokenReview): unknown conversion"), 1),
+        case("ours: 200 Status whose status is a review's (Go: json: cannot unmarshal object into Go struct field Status.status of type string)", b1, 200, &[],
+            format!(r#"{{"kind":"Status","apiVersion":"v1",{AUTHN}}}"#),
+            Err("webhook: cannot decode Status response: unexpected JSON shape"), 1),
+        // Lone surrogates are U+FFFD, as encoding/json reads them.
+        case("a lone surrogate in the user name", b1, 200, &[], r#"{"status":{"authenticated":true,"user":{"username":"x\ud800"}}}"#.into(), Ok("x\u{fffd}"), 1),
+        case("a lone surrogate in kind", b1, 200, &[], format!(r#"{{"kind":"\ud800",{AUTHN}}}"#),
+            Err("no kind \"\u{fffd}\" is registered for version \"authentication.k8s.io/v1beta1\" in scheme \"pkg/runtime/scheme.go:111\""), 1),
+        // metadata as metav1.ObjectMeta decodes it (ours: the category, Go: its decoder's text).
+        case("metadata.uid a number", b1, 200, &[], format!(r#"{{"metadata":{{"uid":5}},{AUTHN}}}"#),
+            Err("webhook: cannot decode TokenReview response: unexpected JSON shape"), 1),
+        case("metadata.selfLink a number", b1, 200, &[], format!(r#"{{"metadata":{{"selfLink":5}},{AUTHN}}}"#),
+            Err("webhook: cannot decode TokenReview response: unexpected JSON shape"), 1),
+        case("metadata.deletionGracePeriodSeconds 1.0", b1, 200, &[], format!(r#"{{"metadata":{{"deletionGracePeriodSeconds":1.0}},{AUTHN}}}"#),
+            Err("webhook: cannot decode TokenReview response: unexpected JSON shape"), 1),
+        case("metadata.deletionTimestamp garbage", b1, 200, &[], format!(r#"{{"metadata":{{"deletionTimestamp":"garbage"}},{AUTHN}}}"#),
+            Err("webhook: cannot decode TokenReview response: metadata.deletionTimestamp is not an RFC 3339 time"), 1),
+        case("metadata.deletionTimestamp null", b1, 200, &[], format!(r#"{{"metadata":{{"deletionTimestamp":null}},{AUTHN}}}"#), Ok("a"), 1),
+        case("metadata.managedFields an object", b1, 200, &[], format!(r#"{{"metadata":{{"managedFields":{{}}}},{AUTHN}}}"#),
+            Err("webhook: cannot decode TokenReview response: unexpected JSON shape"), 1),
+        case("metadata.managedFields with a bad time", b1, 200, &[], format!(r#"{{"metadata":{{"managedFields":[{{"time":"x"}}]}},{AUTHN}}}"#),
+            Err("webhook: cannot decode TokenReview response: metadata.managedFields.time is not an RFC 3339 time"), 1),
+        case("metadata.managedFields as Go writes them", b1, 200, &[],
+            format!(r#"{{"metadata":{{"managedFields":[{{"manager":"m","operation":"Apply","time":"2026-01-01T00:00:00Z","fieldsV1":{{"f:x":{{}}}},"fieldsType":"FieldsV1"}},null,{{"fieldsV1":"any"}}]}},{AUTHN}}}"#),
+            Ok("a"), 1),
+        // Error bodies: kind Status of any group/version is a Status.
+        case("403 Status of authentication.k8s.io/v1beta1", b1, 403, &[], status_403("authentication.k8s.io/v1beta1"), Err("custom msg"), 1),
+        case("403 Status of meta.k8s.io/v1", b1, 403, &[], status_403("meta.k8s.io/v1"), Err("custom msg"), 1),
+        case("403 Status of foo/v1", b1, 403, &[], status_403("foo/v1"), Err("custom msg"), 1),
+        case("403 Status of v2", b1, 403, &[], status_403("v2"), Err("custom msg"), 1),
+        case("403 Status of /", b1, 403, &[], status_403("/"), Err("custom msg"), 1),
+        case("403 Status of v1beta1 to a v1 client", Version::V1, 403, &[], status_403("authentication.k8s.io/v1beta1"), Err("custom msg"), 1),
+        case("403 KIND Status", b1, 403, &[], r#"{"KIND":"Status","status":"Failure","message":"custom msg"}"#.into(), Err("custom msg"), 1),
+        case("403 Status with a null message", b1, 403, &[], r#"{"kind":"Status","status":"Failure","message":null,"reason":null}"#.into(), Err(""), 1),
+        case("403 Status of foo/ is no Status", b1, 403, &[], status_403("foo/"), Err(r#"{"kind":"Status","apiVersion":"foo/","status":"Failure","message":"custom msg","reason":"BadRequest","code":400}"#), 1),
+        case("403 Status of a/b/c is no Status", b1, 403, &[], status_403("a/b/c"), Err(r#"{"kind":"Status","apiVersion":"a/b/c","status":"Failure","message":"custom msg","reason":"BadRequest","code":400}"#), 1),
+        case("403 kind status is no Status", b1, 403, &[], r#"{"kind":"status","status":"Failure","message":"custom msg"}"#.into(), Err(r#"{"kind":"status","status":"Failure","message":"custom msg"}"#), 1),
+        case("403 Status with a string code is no Status", b1, 403, &[], r#"{"kind":"Status","status":"Failure","message":"m","code":"x"}"#.into(), Err(r#"{"kind":"Status","status":"Failure","message":"m","code":"x"}"#), 1),
+        case("403 Status with bad metadata is no Status", b1, 403, &[], r#"{"kind":"Status","status":"Failure","message":"m","metadata":{"resourceVersion":5}}"#.into(), Err(r#"{"kind":"Status","status":"Failure","message":"m","metadata":{"resourceVersion":5}}"#), 1),
+        case("403 Status with bad details is no Status", b1, 403, &[], r#"{"kind":"Status","status":"Failure","message":"m","details":{"name":5}}"#.into(), Err(r#"{"kind":"Status","status":"Failure","message":"m","details":{"name":5}}"#), 1),
+        case("503 Status of authentication.k8s.io/v1beta1, InternalError: retried", b1, 503, &[],
+            r#"{"kind":"Status","apiVersion":"authentication.k8s.io/v1beta1","status":"Failure","message":"m","reason":"InternalError","code":500}"#.into(), Err("m"), 5),
+        // Retry-After above zero retries any status (details.retryAfterSeconds).
+        case("400, Retry-After: 1", b1, 400, RA, "bad".into(), Err("the server rejected our request for an unknown reason"), 5),
+        case("401, Retry-After: 1", b1, 401, RA, "x".into(), Err("the server has asked for the client to provide credentials"), 5),
+        case("403, Retry-After: 1", b1, 403, RA, "x".into(), Err("x"), 5),
+        case("404, Retry-After: 1", b1, 404, RA, "bad".into(), Err("the server could not find the requested resource"), 5),
+        case("409, Retry-After: 1", b1, 409, RA, "x".into(), Err("the server reported a conflict"), 5),
+        case("302, Retry-After: 1", b1, 302, RA, "x".into(), Err("the server responded with the status code 302 but did not return more information"), 5),
+        case("400, Retry-After: +1", b1, 400, &[("retry-after", "+1")], "x".into(), Err("the server rejected our request for an unknown reason"), 5),
+        case("400, Retry-After: 0", b1, 400, &[("retry-after", "0")], "x".into(), Err("the server rejected our request for an unknown reason"), 1),
+        case("400, Retry-After: -1", b1, 400, &[("retry-after", "-1")], "x".into(), Err("the server rejected our request for an unknown reason"), 1),
+        case("400, Retry-After: 1.5", b1, 400, &[("retry-after", "1.5")], "x".into(), Err("the server rejected our request for an unknown reason"), 1),
+        case("400, Retry-After 2^32+1 (int32 1)", b1, 400, &[("retry-after", "4294967297")], "x".into(), Err("the server rejected our request for an unknown reason"), 5),
+        case("400, Retry-After 2^31 (int32 negative)", b1, 400, &[("retry-after", "2147483648")], "x".into(), Err("the server rejected our request for an unknown reason"), 1),
+        case("400, Retry-After: 1, a Status body decides", b1, 400, &[("retry-after", "1"), ("content-type", "application/json")],
+            r#"{"kind":"Status","status":"Failure","message":"sm","reason":"BadRequest","code":400}"#.into(), Err("sm"), 1),
+        case("400, Retry-After: 1, a JSON body that is no Status", b1, 400, &[("retry-after", "1"), ("content-type", "application/json")],
+            "{}".into(), Err("the server rejected our request for an unknown reason"), 5),
+    ];
+    let pki = Pki::new();
+    let reply = Arc::new(Mutex::new((
+        200u16,
+        Vec::<(&'static str, String)>::new(),
+        Vec::<u8>::new(),
+    )));
+    let r = reply.clone();
+    let server = Server::start(
+        &pki.server_cert_pem,
+        &pki.server_key_pem,
+        None,
+        move |_, _| {
+            let (code, headers, body) = r.lock().unwrap().clone();
+            Reply::Http(code, headers, body)
+        },
+    )
+    .await;
+    let mut failures = Vec::new();
+    for c in &cases {
+        *reply.lock().unwrap() = (
+            c.code,
+            c.headers.iter().map(|(k, v)| (*k, v.to_string())).collect(),
+            c.body.clone().into_bytes(),
+        );
+        let mut o = opts(c.version, Arc::default());
+        o.backoff.initial = Duration::from_millis(1);
+        let info = ConnectionInfo::new(server.url("/authn"))
+            .with_ca(Pem::Data(pki.ca_pem.clone().into_bytes()))
+            .with_trust_env(false);
+        let w = webhook(info, o);
+        let before = server.calls();
+        let got = w.authenticate_token(TOKEN, &Context::default()).await;
+        let calls = server.calls() - before;
+        let got = match got {
+            Ok(Some(r)) => Ok(r.user.name().to_owned()),
+            Ok(None) => Err("<not mine>".to_owned()),
+            Err(e) => Err(e.to_string()),
+        };
+        let want = c.want.map(str::to_owned).map_err(str::to_owned);
+        if got != want || calls != c.calls {
+            failures.push(format!(
+                "{}: want {want:?} in {} calls, got {got:?} in {calls}",
+                c.name, c.calls
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} rows differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}

@@ -14,14 +14,22 @@
 //! 2. `authenticated: false` with an `error` → that error; without → not mine;
 //! 3. otherwise the user (`username`, `uid`, `groups`, `extra`) with the intersected audiences.
 //!
+//! The answer is read as client-go's decoder reads it: its `apiVersion` and `kind`, filled in
+//! from the requested type where empty, must name a `TokenReview` of the configured version;
+//! any other type is an error in client-go's words (`converting (v1.TokenReview) to
+//! (v1beta1.TokenReview): unknown conversion`, `no kind "Foo" is registered for version …`), a
+//! `Status` in a 2xx included.
+//!
 //! Failures follow kube-apiserver: up to 5 attempts with backoff 500 ms × 1.5, jitter 0.2, retried
-//! only on a reset connection, 429, 500, 504 and other unlisted 5xx, a 429/5xx carrying
-//! `Retry-After` (whose delay is honoured, within the deadline), or an answer of any status
-//! whose `Content-Type` Go's `mime.ParseMediaType` refuses (client-go's internal error
-//! `Internal error occurred: mime: …`); never on other 4xx, 503 without `Retry-After`, TLS or
-//! dial errors, a connection closed without an answer, or an undecodable body. A failed
-//! `Status` in an error body decides by its own reason, code and details, as client-go's
-//! errors do, and its message is the error. Redirects are not followed, the
+//! only on a reset connection, 429, 500, 504 and other unlisted 5xx, an error without a `Status`
+//! body that carries `Retry-After` above zero (any status, as client-go's
+//! `details.retryAfterSeconds`; on a 429/5xx its delay is honoured, within the deadline), or an
+//! answer of any status whose `Content-Type` Go's `mime.ParseMediaType` refuses (client-go's
+//! internal error `Internal error occurred: mime: …`); never on other 4xx, 503 without
+//! `Retry-After`, TLS or dial errors, a connection closed without an answer, or an undecodable
+//! body. A failed `Status` in an error body (`kind: Status` of any group/version) decides by
+//! its own reason, code and details, as client-go's errors do, and its message is the error.
+//! Redirects are not followed, the
 //! response body is capped ([`DEFAULT_MAX_RESPONSE_BYTES`]), and the whole review — retries
 //! included — has a deadline (30 s), so a hanging backend fails in bounded time. A 401 marks the
 //! credential bad in the [`Vault`] and the next credential is tried; with none left the review
@@ -50,8 +58,13 @@
 //! the cluster's own API server, as Go's `DelegatingAuthenticationOptions` do: the in-cluster
 //! connection (the pod's service-account token and CA), `authentication.k8s.io/v1` TokenReviews
 //! POSTed to `/apis/authentication.k8s.io/v1/tokenreviews` (the webhook posts to exactly the
-//! server URL, so the path is appended), and answers cached for 10 s. The pod's service account
-//! needs the right to create TokenReviews: bind it to the `system:auth-delegator` ClusterRole.
+//! server URL, so the path is appended), the whole review (retries included) bounded by 10 s
+//! (Go's `TokenRequestTimeout`, a context deadline; Go's client sets no timeout of its own and
+//! so sends no `?timeout=`, where this one, its attempts bounded by the same 10 s, sends
+//! `?timeout=10s`), and answers cached for 10 s. Go's `apiserver_delegated_authn_request_total` and
+//! `apiserver_delegated_authn_request_duration_seconds` metrics are not recorded. The pod's
+//! service account needs the right to create TokenReviews: bind it to the
+//! `system:auth-delegator` ClusterRole.
 //!
 //! ```no_run
 //! use kube_authn::chain::ChainBuilder;
@@ -64,6 +77,8 @@
 //! info.server.push_str("/apis/authentication.k8s.io/v1/tokenreviews");
 //! let mut options = WebhookOptions::default();
 //! options.version = Version::V1;
+//! options.request_timeout = Duration::from_secs(10);
+//! options.deadline = Duration::from_secs(10);
 //! let webhook = WebhookTokenAuthenticator::new(Vault::from_info(info), options)?;
 //! // The delegating authenticator's cache: successes and denials for 10 s, errors never.
 //! let chain = ChainBuilder::new().token(webhook.cached(Duration::from_secs(10))).build();
@@ -614,9 +629,7 @@ impl WebhookTokenAuthenticator {
             let retry_after = resp
                 .headers()
                 .get(http::header::RETRY_AFTER)
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.trim().parse::<u64>().ok())
-                .map(Duration::from_secs);
+                .and_then(|v| retry_after_seconds(v.as_bytes()));
             // Go's `Header.Get`: the first value, as bytes; an empty one counts as none.
             let content_type = resp
                 .headers()
@@ -635,14 +648,16 @@ impl WebhookTokenAuthenticator {
                         format!("Internal error occurred: {e}"),
                     ),
                     retry: true,
-                    retry_after: retry_after.filter(|_| c == 429 || c >= 500),
+                    retry_after: retry_after
+                        .filter(|_| c == 429 || c >= 500)
+                        .and_then(retry_delay),
                 });
             }
             if code == reqwest::StatusCode::UNAUTHORIZED {
                 // Judged as any other status once no other credential is left: a `Status`
                 // body saying InternalError or TooManyRequests is retried, as
                 // `DefaultShouldRetry` looks only at the decoded error.
-                let err = response_error(code, content_type.as_deref(), None, &bytes, token);
+                let err = response_error(code, content_type.as_deref(), retry_after, &bytes, token);
                 if tries >= MAX_CREDENTIAL_TRIES {
                     self.vault.invalidate(&cred);
                     return Err(err);
@@ -679,17 +694,7 @@ impl WebhookTokenAuthenticator {
                     ),
                 )));
             }
-            // A `Status` is decoded as what it is, and cannot be converted to the review.
-            if decode_status(&bytes).is_some() {
-                return Err(AttemptError::fatal(Error::new(
-                    ErrorKind::Unavailable,
-                    format!(
-                        "converting (v1.Status) to ({}.TokenReview): unknown conversion",
-                        self.opts.version.as_str()
-                    ),
-                )));
-            }
-            return parse_response(&bytes).map_err(AttemptError::fatal);
+            return decode_answer(&bytes, self.opts.version).map_err(AttemptError::fatal);
         }
         unreachable!("the credential loop returns")
     }
@@ -703,13 +708,22 @@ impl WebhookTokenAuthenticator {
 /// assert!(kube_authn::token::webhook::parse_response(b"<html>").is_err());
 /// ```
 pub fn parse_response(bytes: &[u8]) -> Result<crate::api::TokenReviewStatus, Error> {
+    // encoding/json reads a lone surrogate escape as U+FFFD, where serde_json refuses it.
+    let bytes = &*crate::jwt::json::go_lone_surrogates(bytes);
     // Only a JSON object is a TokenReview: serde also accepts a struct's sequence form
     // (`[]`), which must be an error, not an empty review (Go: "couldn't get version/kind").
     let object = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
     let decoded =
         serde_json::from_slice::<TokenReview>(bytes).map_err(|e| crate::error::json_category(&e));
+    // The `metadata` fields `api::ObjectMeta` does not keep, checked as Go decodes them.
+    let meta = || {
+        serde_json::from_slice::<MetaCheck>(bytes)
+            .map_err(|e| crate::error::json_category(&e))
+            .and_then(|m| m.metadata.unwrap_or_default().check())
+    };
     match decoded {
         Ok(_) if !object => Err("unexpected JSON shape"),
+        Ok(_) if let Err(e) = meta() => Err(e),
         // metav1.Time's decoding: `time.Parse(time.RFC3339, …)` must accept it.
         Ok(review)
             if review
@@ -729,6 +743,69 @@ pub fn parse_response(bytes: &[u8]) -> Result<crate::api::TokenReviewStatus, Err
             format!("webhook: cannot decode TokenReview response: {category}"),
         )
     })
+}
+
+/// The `metadata` of an answer, for the `metav1.ObjectMeta` fields [`TokenReview`] does not
+/// keep.
+#[derive(serde::Deserialize)]
+struct MetaCheck {
+    #[serde(default)]
+    metadata: Option<ExtraMeta>,
+}
+
+/// `metadata.selfLink`, `uid`, `deletionTimestamp`, `deletionGracePeriodSeconds` and
+/// `managedFields`, decoded for their types.
+#[derive(Default, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ExtraMeta {
+    #[serde(default, deserialize_with = "null_as_default")]
+    #[allow(dead_code)]
+    self_link: String,
+    #[serde(default, deserialize_with = "null_as_default")]
+    #[allow(dead_code)]
+    uid: String,
+    #[serde(default)]
+    deletion_timestamp: Option<String>,
+    #[serde(default)]
+    #[allow(dead_code)]
+    deletion_grace_period_seconds: Option<i64>,
+    #[serde(default, deserialize_with = "null_as_default")]
+    managed_fields: Vec<Option<ManagedFieldsEntry>>,
+}
+
+/// `metav1.ManagedFieldsEntry` (`fieldsV1` takes any JSON value).
+#[derive(serde::Deserialize)]
+#[allow(dead_code)]
+struct ManagedFieldsEntry {
+    #[serde(default, deserialize_with = "null_as_default")]
+    manager: String,
+    #[serde(default, deserialize_with = "null_as_default")]
+    operation: String,
+    #[serde(default, rename = "apiVersion", deserialize_with = "null_as_default")]
+    api_version: String,
+    #[serde(default)]
+    time: Option<String>,
+    #[serde(default, rename = "fieldsType", deserialize_with = "null_as_default")]
+    fields_type: String,
+    #[serde(default, deserialize_with = "null_as_default")]
+    subresource: String,
+}
+
+impl ExtraMeta {
+    /// metav1.Time's decoding: `time.Parse(time.RFC3339, …)` must accept each time.
+    fn check(&self) -> Result<(), &'static str> {
+        let bad = |t: &Option<String>| {
+            t.as_deref()
+                .is_some_and(|t| crate::x509::der::go_parse_rfc3339(t).is_none())
+        };
+        if bad(&self.deletion_timestamp) {
+            return Err("metadata.deletionTimestamp is not an RFC 3339 time");
+        }
+        if self.managed_fields.iter().flatten().any(|e| bad(&e.time)) {
+            return Err("metadata.managedFields.time is not an RFC 3339 time");
+        }
+        Ok(())
+    }
 }
 
 fn jittered(d: Duration, jitter: f64) -> Duration {
@@ -876,39 +953,421 @@ fn is_tls_error(e: &(dyn std::error::Error + 'static)) -> bool {
     false
 }
 
-/// A `metav1.Status` as client-go's decoder reads it from an error body: `kind: Status`, with
-/// `apiVersion` `v1` or left out (client-go defaults it to `v1`).
+/// `null` decodes as the zero value, as Go's encoding/json does for a non-pointer field.
+fn null_as_default<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de> + Default,
+{
+    use serde::Deserialize as _;
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
+}
+
+/// A `metav1.Status` as client-go's decoder reads it (field names case-sensitive, `null` the
+/// zero value); the fields only checked for their type are not kept. `kind` and `apiVersion`
+/// were read by [`interpret`].
 #[derive(serde::Deserialize)]
 struct GoStatus {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
+    #[allow(dead_code)]
     kind: String,
-    #[serde(default, rename = "apiVersion")]
+    #[serde(default, rename = "apiVersion", deserialize_with = "null_as_default")]
+    #[allow(dead_code)]
     api_version: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
+    #[allow(dead_code)]
+    metadata: GoListMeta,
+    #[serde(default, deserialize_with = "null_as_default")]
     status: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     message: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     reason: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     code: i32,
     #[serde(default)]
     details: Option<GoStatusDetails>,
 }
 
+/// `metav1.ListMeta`, for its types.
+#[derive(Default, serde::Deserialize)]
+#[allow(dead_code)]
+struct GoListMeta {
+    #[serde(default, rename = "selfLink", deserialize_with = "null_as_default")]
+    self_link: String,
+    #[serde(
+        default,
+        rename = "resourceVersion",
+        deserialize_with = "null_as_default"
+    )]
+    resource_version: String,
+    #[serde(default, rename = "continue", deserialize_with = "null_as_default")]
+    continue_: String,
+    #[serde(default, rename = "remainingItemCount")]
+    remaining_item_count: Option<i64>,
+}
+
+/// `metav1.StatusDetails`.
 #[derive(serde::Deserialize)]
+#[allow(dead_code)]
 struct GoStatusDetails {
-    #[serde(default, rename = "retryAfterSeconds")]
+    #[serde(default, deserialize_with = "null_as_default")]
+    name: String,
+    #[serde(default, deserialize_with = "null_as_default")]
+    group: String,
+    #[serde(default, deserialize_with = "null_as_default")]
+    kind: String,
+    #[serde(default, deserialize_with = "null_as_default")]
+    uid: String,
+    #[serde(default, deserialize_with = "null_as_default")]
+    causes: Vec<Option<GoStatusCause>>,
+    #[serde(
+        default,
+        rename = "retryAfterSeconds",
+        deserialize_with = "null_as_default"
+    )]
     retry_after_seconds: i32,
 }
 
+/// `metav1.StatusCause`.
+#[derive(serde::Deserialize)]
+#[allow(dead_code)]
+struct GoStatusCause {
+    #[serde(default, deserialize_with = "null_as_default")]
+    reason: String,
+    #[serde(default, deserialize_with = "null_as_default")]
+    message: String,
+    #[serde(default, deserialize_with = "null_as_default")]
+    field: String,
+}
+
+/// The `Status` in an error body, as client-go's `Result.Error` finds it: `meta.Interpret`
+/// reads `kind: Status` (matched as encoding/json matches names) and an `apiVersion` that
+/// parses as a group/version (empty: `v1`; a group needs a version), `Status` being an
+/// unversioned kind of client-go's scheme, so any group/version carries it; then the body
+/// decodes as a `metav1.Status`. Lone surrogate escapes are U+FFFD.
 fn decode_status(body: &[u8]) -> Option<GoStatus> {
-    if body.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+    let body = crate::jwt::json::go_lone_surrogates(body);
+    let (api_version, kind) = interpret(&body).ok()?;
+    let (group, version) = parse_group_version(&api_version).ok()?;
+    if kind != "Status" || (version.is_empty() && !group.is_empty()) {
         return None;
     }
-    serde_json::from_slice::<GoStatus>(body)
+    serde_json::from_slice::<GoStatus>(&body).ok()
+}
+
+/// The scheme name client-go's decoder prints in its "no kind is registered" errors.
+const SCHEME_NAME: &str = "pkg/runtime/scheme.go:111";
+
+/// The kinds `metav1.AddToGroupVersion` registers as unversioned: any group/version names
+/// them.
+const UNVERSIONED_KINDS: &[&str] = &[
+    "Status",
+    "APIVersions",
+    "APIGroupList",
+    "APIGroup",
+    "APIResourceList",
+];
+
+/// The kinds `metav1.AddToGroupVersion` registers in every group version (Go package `v1`).
+const META_KINDS: &[&str] = &[
+    "WatchEvent",
+    "ListOptions",
+    "GetOptions",
+    "DeleteOptions",
+    "CreateOptions",
+    "UpdateOptions",
+    "PatchOptions",
+];
+
+/// The Go type (`package.Kind`) client-go's scheme registers for `kind` in `group/version`,
+/// for the review groups' versions (`authentication.k8s.io`, `authorization.k8s.io`; printed
+/// from client-go v0.37.2's `scheme.Scheme`); `None` for anything else.
+fn registered_type(group: &str, version: &str, kind: &str) -> Option<String> {
+    const AUTHN: &[(&str, &[&str])] = &[
+        ("v1", &["TokenReview", "TokenRequest", "SelfSubjectReview"]),
+        ("v1beta1", &["TokenReview", "SelfSubjectReview"]),
+        ("v1alpha1", &["SelfSubjectReview"]),
+    ];
+    const AUTHZ_KINDS: &[&str] = &[
+        "SubjectAccessReview",
+        "SelfSubjectAccessReview",
+        "LocalSubjectAccessReview",
+        "SelfSubjectRulesReview",
+    ];
+    const AUTHZ: &[(&str, &[&str])] = &[("v1", AUTHZ_KINDS), ("v1beta1", AUTHZ_KINDS)];
+    let versions = match group {
+        crate::api::AUTHENTICATION_GROUP => AUTHN,
+        "authorization.k8s.io" => AUTHZ,
+        _ => return None,
+    };
+    if version == "__internal" {
+        return (kind == "WatchEvent").then(|| "v1.InternalEvent".to_owned());
+    }
+    let (_, kinds) = versions.iter().find(|(v, _)| *v == version)?;
+    if kinds.contains(&kind) {
+        Some(format!("{version}.{kind}"))
+    } else if META_KINDS.contains(&kind) {
+        Some(format!("v1.{kind}"))
+    } else {
+        None
+    }
+}
+
+/// Why [`interpret`] refused a body.
+enum InterpretError {
+    /// Not JSON (serde_json's category of the error).
+    Json(&'static str),
+    /// Go's text.
+    Go(String),
+}
+
+/// `meta.Interpret`: the body's `apiVersion` and `kind` as encoding/json reads them into a
+/// struct of two strings: member names matched as it matches field names (any ASCII case,
+/// `ſ` for `s`, the Kelvin sign for `k`), the last match winning, `null` left as `""`; a value
+/// of another type, or a body that is neither an object nor `null`, refused with its text.
+fn interpret(body: &[u8]) -> Result<(String, String), InterpretError> {
+    use serde::de::{Deserializer as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+    /// One `apiVersion` or `kind` value.
+    enum Value {
+        Str(String),
+        Null,
+        /// The JSON type Go names in its error.
+        Other(&'static str),
+    }
+    /// The whole body.
+    enum Top {
+        Object {
+            api_version: String,
+            kind: String,
+            error: Option<String>,
+        },
+        Other(&'static str),
+    }
+    struct ValueVisitor;
+    impl<'de> Visitor<'de> for ValueVisitor {
+        type Value = Value;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a JSON value")
+        }
+        fn visit_unit<E>(self) -> Result<Value, E> {
+            Ok(Value::Null)
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<Value, E> {
+            Ok(Value::Other("bool"))
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Value, E> {
+            Ok(Value::Other("number"))
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Value, E> {
+            Ok(Value::Other("number"))
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Value, E> {
+            Ok(Value::Other("number"))
+        }
+        fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+            Ok(Value::Str(v.to_owned()))
+        }
+        fn visit_string<E>(self, v: String) -> Result<Value, E> {
+            Ok(Value::Str(v))
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            Ok(Value::Other("array"))
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+            Ok(Value::Other("object"))
+        }
+    }
+    impl<'de> serde::Deserialize<'de> for Value {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            d.deserialize_any(ValueVisitor)
+        }
+    }
+    struct TopVisitor;
+    impl<'de> Visitor<'de> for TopVisitor {
+        type Value = Top;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a JSON value")
+        }
+        fn visit_unit<E>(self) -> Result<Top, E> {
+            Ok(Top::Object {
+                api_version: String::new(),
+                kind: String::new(),
+                error: None,
+            })
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<Top, E> {
+            Ok(Top::Other("bool"))
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Top, E> {
+            Ok(Top::Other("number"))
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Top, E> {
+            Ok(Top::Other("number"))
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Top, E> {
+            Ok(Top::Other("number"))
+        }
+        fn visit_str<E>(self, _: &str) -> Result<Top, E> {
+            Ok(Top::Other("string"))
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Top, A::Error> {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            Ok(Top::Other("array"))
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Top, A::Error> {
+            let (mut api_version, mut kind, mut error) = (String::new(), String::new(), None);
+            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                let (field, name) = if crate::jwt::json::go_field_name_eq(&key, "apiVersion") {
+                    (&mut api_version, "apiVersion")
+                } else if crate::jwt::json::go_field_name_eq(&key, "kind") {
+                    (&mut kind, "kind")
+                } else {
+                    map.next_value::<IgnoredAny>()?;
+                    continue;
+                };
+                match map.next_value::<Value>()? {
+                    Value::Str(s) => *field = s,
+                    Value::Null => {}
+                    Value::Other(t) => {
+                        error.get_or_insert(format!(
+                            "couldn't get version/kind; json parse error: json: cannot unmarshal {t} into Go struct field .{name} of type string"
+                        ));
+                    }
+                }
+            }
+            Ok(Top::Object {
+                api_version,
+                kind,
+                error,
+            })
+        }
+    }
+    let mut de = serde_json::Deserializer::from_slice(body);
+    let top = de
+        .deserialize_any(TopVisitor)
+        .and_then(|top| de.end().map(|()| top))
+        .map_err(|e| InterpretError::Json(crate::error::json_category(&e)))?;
+    match top {
+        Top::Object { error: Some(e), .. } => Err(InterpretError::Go(e)),
+        Top::Object {
+            api_version, kind, ..
+        } => Ok((api_version, kind)),
+        Top::Other(t) => Err(InterpretError::Go(format!(
+            "couldn't get version/kind; json parse error: json: cannot unmarshal {t} into Go value of type struct {{ APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" }}"
+        ))),
+    }
+}
+
+/// `schema.ParseGroupVersion`: `""` and `"/"` are the empty group and version, `v` the core
+/// group's version, `g/v` a group's; more than one `/` is refused with Go's text.
+fn parse_group_version(gv: &str) -> Result<(&str, &str), String> {
+    match gv.matches('/').count() {
+        _ if gv.is_empty() || gv == "/" => Ok(("", "")),
+        0 => Ok(("", gv)),
+        1 => Ok(gv.split_once('/').unwrap_or_default()),
+        _ => Err(format!("unexpected GroupVersion string: {gv}")),
+    }
+}
+
+/// A 2xx answer's body as the webhook's client-go decoder reads it into the configured
+/// TokenReview version: `meta.Interpret` ([`interpret`]), the kind and group/version filled in
+/// from the requested type where they are empty (`gvkWithDefaults`), then the scheme: the
+/// configured TokenReview is decoded ([`parse_response`]); any other type is an error, with
+/// client-go's text (a registered one cannot be converted, anything else is not registered).
+/// Lone surrogate escapes are U+FFFD, as encoding/json reads them.
+fn decode_answer(bytes: &[u8], version: Version) -> Result<crate::api::TokenReviewStatus, Error> {
+    let fail = |text: String| Error::new(ErrorKind::Unavailable, text);
+    let bytes = crate::jwt::json::go_lone_surrogates(bytes);
+    let (api_version, kind) = interpret(&bytes).map_err(|e| match e {
+        InterpretError::Json(category) => fail(format!(
+            "webhook: cannot decode TokenReview response: {category}"
+        )),
+        InterpretError::Go(text) => fail(text),
+    })?;
+    let (group, ver) = parse_group_version(&api_version).map_err(&fail)?;
+    let want = version.as_str();
+    let kind = if kind.is_empty() {
+        "TokenReview"
+    } else {
+        &kind
+    };
+    let (group, ver) = match (group, ver) {
+        ("", "") => (crate::api::AUTHENTICATION_GROUP, want),
+        (crate::api::AUTHENTICATION_GROUP, "") => (crate::api::AUTHENTICATION_GROUP, want),
+        other => other,
+    };
+    if ver.is_empty() {
+        // Go quotes the whole body here; it is left out.
+        return Err(fail("Object 'apiVersion' is missing".to_owned()));
+    }
+    let unknown_conversion = |from: &str| {
+        fail(format!(
+            "converting ({from}) to ({want}.TokenReview): unknown conversion"
+        ))
+    };
+    if UNVERSIONED_KINDS.contains(&kind) {
+        // Decoded as that type first: a Status must decode as one.
+        if kind == "Status"
+            && let Err(e) = serde_json::from_slice::<GoStatus>(&bytes)
+        {
+            return Err(fail(format!(
+                "webhook: cannot decode Status response: {}",
+                crate::error::json_category(&e)
+            )));
+        }
+        return Err(unknown_conversion(&format!("v1.{kind}")));
+    }
+    if group == crate::api::AUTHENTICATION_GROUP
+        && kind == "TokenReview"
+        && (ver == "v1" || ver == "v1beta1")
+    {
+        // Decoded as the version it declares (the two have the same fields), then converted.
+        let status = parse_response(&bytes)?;
+        if ver != want {
+            return Err(unknown_conversion(&format!("{ver}.TokenReview")));
+        }
+        return Ok(status);
+    }
+    if let Some(go_type) = registered_type(group, ver, kind) {
+        return Err(unknown_conversion(&go_type));
+    }
+    let kind = crate::jwt::go_quote(kind);
+    Err(fail(if ver == "__internal" {
+        format!(
+            "no kind {kind} is registered for the internal version of group {} in scheme {}",
+            crate::jwt::go_quote(group),
+            crate::jwt::go_quote(SCHEME_NAME)
+        )
+    } else {
+        let group_version = if group.is_empty() {
+            ver.to_owned()
+        } else {
+            format!("{group}/{ver}")
+        };
+        format!(
+            "no kind {kind} is registered for version {} in scheme {}",
+            crate::jwt::go_quote(&group_version),
+            crate::jwt::go_quote(SCHEME_NAME)
+        )
+    }))
+}
+
+/// `Retry-After` as client-go reads it (`strconv.Atoi` of the header's first value: an
+/// optional sign and decimal digits, within 64 bits); `None` when it does not parse.
+fn retry_after_seconds(value: &[u8]) -> Option<i64> {
+    std::str::from_utf8(value).ok()?.trim().parse().ok()
+}
+
+/// The wait a `Retry-After` of `seconds` asks for, when above zero.
+fn retry_delay(seconds: i64) -> Option<Duration> {
+    u64::try_from(seconds)
         .ok()
-        .filter(|s| s.kind == "Status" && (s.api_version.is_empty() || s.api_version == "v1"))
+        .filter(|&s| s > 0)
+        .map(Duration::from_secs)
 }
 
 /// apimachinery's `knownReasons`: a reason outside it lets the code decide.
@@ -950,19 +1409,24 @@ fn status_should_retry(reason: &str, code: i32, details: Option<&GoStatusDetails
 
 /// client-go's error for a non-2xx response, and whether it is retried. A failed `Status` in
 /// the body is the error (its message, even an empty one) and decides by its own reason, code
-/// and details; anything else is `NewGenericServerResponse` for the HTTP status. Either way a
-/// `Retry-After` above zero on a 429 or 5xx also makes it retryable (client-go's own request
-/// retry honours it; see docs/compatibility.md).
+/// and details; anything else is `NewGenericServerResponse` for the HTTP status, whose
+/// `details.retryAfterSeconds` is the `Retry-After` header: above zero, it is retried
+/// (`SuggestsClientDelay`) whatever the status. Either way a `Retry-After` above zero on a 429
+/// or 5xx also makes it retryable, and is waited for (client-go's own request retry honours
+/// it; see docs/compatibility.md).
 fn response_error(
     code: reqwest::StatusCode,
     content_type: Option<&[u8]>,
-    retry_after: Option<Duration>,
+    retry_after: Option<i64>,
     body: &[u8],
     token: &str,
 ) -> AttemptError {
     let c = code.as_u16();
-    let delay_asked = (c == 429 || c >= 500) && retry_after.is_some_and(|d| !d.is_zero());
-    let retry_after = retry_after.filter(|_| c == 429 || c >= 500);
+    // client-go's own request retry: a 429 or 5xx with `Retry-After` is sent again after it.
+    let delay = retry_after
+        .filter(|_| c == 429 || c >= 500)
+        .and_then(retry_delay);
+    let delay_asked = delay.is_some();
     if let Some(status) = decode_status(body).filter(|s| s.status == "Failure") {
         return AttemptError {
             error: Error::new(
@@ -971,17 +1435,18 @@ fn response_error(
             ),
             retry: delay_asked
                 || status_should_retry(&status.reason, status.code, status.details.as_ref()),
-            retry_after,
+            retry_after: delay,
         };
     }
     // `NewGenericServerResponse`'s reasons: 500 and the other 5xx are InternalError, 504
     // Timeout, 429 TooManyRequests (retried), 503 ServiceUnavailable (retried only when it
-    // suggests a delay).
-    let retry = c == 429 || (c >= 500 && c != 503) || delay_asked;
+    // suggests a delay). Its `details.retryAfterSeconds` is `int32(Retry-After)`.
+    let suggests_delay = retry_after.is_some_and(|n| n as i32 > 0);
+    let retry = c == 429 || (c >= 500 && c != 503) || delay_asked || suggests_delay;
     AttemptError {
         error: status_error(code, content_type, body, token),
         retry,
-        retry_after,
+        retry_after: delay,
     }
 }
 
