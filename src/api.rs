@@ -47,6 +47,40 @@ where
     Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
 }
 
+/// [`null_as_default`] for a struct: `null` is the zero value and an object is `T`; anything
+/// else is an error, as encoding/json makes it. serde's derived struct decoding also takes an
+/// array, matched to the fields in order, so without this `{"spec":["tok"]}` would be a
+/// review of `tok` (Go: `json: cannot unmarshal array into Go struct field …`).
+fn null_or_object<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de> + Default,
+{
+    struct Shape<T>(std::marker::PhantomData<T>);
+    impl<'de, T: Deserialize<'de> + Default> serde::de::Visitor<'de> for Shape<T> {
+        type Value = T;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("an object or null")
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<T, E> {
+            Ok(T::default())
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+            T::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+        }
+    }
+    d.deserialize_any(Shape(std::marker::PhantomData))
+}
+
+/// A list item decoded by [`null_or_object`].
+struct ObjectItem<T>(T);
+
+impl<'de, T: Deserialize<'de> + Default> Deserialize<'de> for ObjectItem<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        null_or_object(d).map(ObjectItem)
+    }
+}
+
 /// [`null_as_default`] for the extra map, each of its value lists (`{"k":null}`) and each
 /// item of them ([`string_list`]: `{"k":[null]}` is `{"k":[""]}`).
 fn extra_map<'de, D>(d: D) -> Result<BTreeMap<String, Vec<String>>, D::Error>
@@ -94,19 +128,15 @@ where
         .collect())
 }
 
-/// [`null_as_default`] for a list and each of its items (`[null]` is one zero value, as Go
-/// decodes `null` into a struct element).
+/// [`null_as_default`] for a list of structs and [`null_or_object`] for each of its items
+/// (`[null]` is one zero value, as Go decodes `null` into a struct element).
 fn default_items<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
 where
     D: Deserializer<'de>,
     T: Deserialize<'de> + Default,
 {
-    let list: Option<Vec<Option<T>>> = Option::deserialize(d)?;
-    Ok(list
-        .unwrap_or_default()
-        .into_iter()
-        .map(Option::unwrap_or_default)
-        .collect())
+    let list: Option<Vec<ObjectItem<T>>> = Option::deserialize(d)?;
+    Ok(list.unwrap_or_default().into_iter().map(|i| i.0).collect())
 }
 
 fn is_zero(n: &i64) -> bool {
@@ -359,13 +389,13 @@ pub struct TokenReview {
     )]
     pub api_version: String,
     /// Metadata.
-    #[serde(default, deserialize_with = "null_as_default")]
+    #[serde(default, deserialize_with = "null_or_object")]
     pub metadata: ObjectMeta,
     /// The token and audiences to check.
-    #[serde(default, deserialize_with = "null_as_default")]
+    #[serde(default, deserialize_with = "null_or_object")]
     pub spec: TokenReviewSpec,
     /// The answer.
-    #[serde(default, deserialize_with = "null_as_default")]
+    #[serde(default, deserialize_with = "null_or_object")]
     pub status: TokenReviewStatus,
 }
 
@@ -453,7 +483,7 @@ pub struct TokenReviewStatus {
     )]
     pub authenticated: bool,
     /// The user (always serialised, as Go does for a struct field).
-    #[serde(default, deserialize_with = "null_as_default")]
+    #[serde(default, deserialize_with = "null_or_object")]
     pub user: UserInfo,
     /// Audiences the token is valid for (`[null]` is `[""]`, as Go decodes it).
     #[serde(
@@ -497,10 +527,10 @@ pub struct SelfSubjectReview {
     )]
     pub api_version: String,
     /// Metadata.
-    #[serde(default, deserialize_with = "null_as_default")]
+    #[serde(default, deserialize_with = "null_or_object")]
     pub metadata: ObjectMeta,
     /// The caller's identity.
-    #[serde(default, deserialize_with = "null_as_default")]
+    #[serde(default, deserialize_with = "null_or_object")]
     pub status: SelfSubjectReviewStatus,
 }
 
@@ -536,7 +566,7 @@ impl SelfSubjectReview {
 #[serde(rename_all = "camelCase")]
 pub struct SelfSubjectReviewStatus {
     /// The caller's identity.
-    #[serde(default, deserialize_with = "null_as_default")]
+    #[serde(default, deserialize_with = "null_or_object")]
     pub user_info: UserInfo,
 }
 
@@ -960,6 +990,56 @@ mod tests {
         ] {
             assert!(serde_json::from_str::<TokenReview>(body).is_err(), "{body}");
         }
+    }
+
+    /// A struct is an object or `null`: serde's derived decoding would also take an array,
+    /// field by field in order (`{"status":[true,{"username":"admin"}]}` authenticating
+    /// `admin`), which encoding/json refuses.
+    #[test]
+    fn structs_are_objects_not_arrays() {
+        let token_reviews = [
+            ("spec as an array", r#"{"spec":["tok"]}"#),
+            (
+                "status as an array",
+                r#"{"status":[true,{"username":"admin"}]}"#,
+            ),
+            (
+                "user as an array",
+                r#"{"status":{"authenticated":true,"user":["admin"]}}"#,
+            ),
+            ("metadata as an array", r#"{"metadata":["x"]}"#),
+            (
+                "owner reference as an array",
+                r#"{"metadata":{"ownerReferences":[["v1","Pod","p","u"]]}}"#,
+            ),
+            ("status as a string", r#"{"status":"x"}"#),
+        ];
+        for (name, body) in token_reviews {
+            assert!(serde_json::from_str::<TokenReview>(body).is_err(), "{name}");
+        }
+        for (name, body) in [
+            ("status as an array", r#"{"status":[{"username":"a"}]}"#),
+            ("userInfo as an array", r#"{"status":{"userInfo":["a"]}}"#),
+        ] {
+            assert!(
+                serde_json::from_str::<SelfSubjectReview>(body).is_err(),
+                "{name}"
+            );
+        }
+        // Objects and `null` as before.
+        let review: TokenReview = serde_json::from_str(
+            r#"{"spec":{"token":"t"},"status":{"authenticated":true,"user":{"username":"a"}},"metadata":{"ownerReferences":[null,{"name":"o"}]}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            (
+                review.spec.token.as_str(),
+                review.status.user.username.as_str()
+            ),
+            ("t", "a")
+        );
+        assert_eq!(review.metadata.owner_references.len(), 2);
+        assert_eq!(review.metadata.owner_references[1].name, "o");
     }
 
     #[test]

@@ -1780,6 +1780,35 @@ mod tests {
 
     /// Go webhooks built on `k8s.io/api` types without `omitempty` send `null` for unset
     /// slices and maps (and some send it for strings); Go's encoding/json leaves the zero value.
+    /// An answer's structs are objects: serde's array form of a struct
+    /// (`"status":[true,{"username":"admin"}]`) authenticated `admin`; Go refuses it
+    /// (`json: cannot unmarshal array into Go struct field TokenReview.status …`).
+    #[test]
+    fn structs_given_as_arrays_fail_the_review() {
+        for (name, body) in [
+            ("status", r#"{"status":[true,{"username":"admin"}]}"#),
+            (
+                "user",
+                r#"{"status":{"authenticated":true,"user":["admin"]}}"#,
+            ),
+            (
+                "spec",
+                r#"{"spec":["t"],"status":{"authenticated":true,"user":{"username":"a"}}}"#,
+            ),
+            (
+                "metadata",
+                r#"{"metadata":[],"status":{"authenticated":true,"user":{"username":"a"}}}"#,
+            ),
+        ] {
+            let e = parse_response(body.as_bytes()).expect_err(name);
+            assert_eq!(
+                e.to_string(),
+                "webhook: cannot decode TokenReview response: unexpected JSON shape",
+                "{name}"
+            );
+        }
+    }
+
     #[test]
     fn null_fields_decode_as_go_zero_values() {
         struct Case {
