@@ -644,6 +644,11 @@ fn x5u_decodes(value: &serde_json::Value) -> bool {
 /// assert!(parse_jwk(private.as_bytes()).unwrap().is_none()); // a private key: never used
 /// ```
 pub fn parse_jwk(json: &[u8]) -> Result<Option<PublicKey>, KeyError> {
+    // go-jose decodes a JWK from an object only (`json: cannot unmarshal array into Go value
+    // of type jose.rawJSONWebKey`); serde would also take an array, member by member in order.
+    if json.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return Err(KeyError::new("malformed JWK: not a JSON object"));
+    }
     let raw: RawJwk = super::json::from_slice_strict(json).map_err(|e| {
         KeyError::new(format!(
             "malformed JWK: {}",
@@ -1217,6 +1222,36 @@ mod tests {
     /// * `key_ops` is not read by go-jose: a value that is not an array is ignored (it used to
     ///   fail the key's decode); an array without `verify` still skips the key (fail closed, Go
     ///   uses it).
+    #[test]
+    /// An element that is not an object is skipped (docs/compatibility.md: go-jose cannot
+    /// decode it); serde's array form of a struct read `["EC",…]` member by member as a key.
+    #[test]
+    fn jwks_elements_that_are_not_objects_are_skipped() {
+        let (x, y) = (
+            "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+            "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0",
+        );
+        // RawJwk's 21 members in order: kty, kid, use, alg, key_ops, n, e, crv, x, y, then
+        // the private and certificate members.
+        let nulls = [",null"; 11].concat();
+        let array =
+            format!(r#"["EC","k","sig","ES256",null,null,null,"P-256","{x}","{y}"{nulls}]"#);
+        let object = format!(r#"{{"kty":"EC","kid":"k","crv":"P-256","x":"{x}","y":"{y}"}}"#);
+        for (name, doc, used) in [
+            ("array element", format!(r#"{{"keys":[{array}]}}"#), 0),
+            (
+                "array, then an object",
+                format!(r#"{{"keys":[{array},{object}]}}"#),
+                1,
+            ),
+            ("object", format!(r#"{{"keys":[{object}]}}"#), 1),
+        ] {
+            assert_eq!(parse_jwks(doc.as_bytes()).unwrap().len(), used, "{name}");
+        }
+        let e = parse_jwk(array.as_bytes()).unwrap_err();
+        assert_eq!(e.to_string(), "malformed JWK: not a JSON object");
+    }
+
     #[test]
     fn jwk_members_decode_as_go_jose_decodes_them() {
         // RFC 7515 A.3's P-256 key.
