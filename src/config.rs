@@ -715,7 +715,8 @@ impl AuthenticationOptions {
         )
     }
 
-    /// The webhook, cached as kube-apiserver caches it (`cache(webhook, false, ttl, ttl)`).
+    /// The webhook, cached as kube-apiserver caches it (`cache(webhook, false, ttl, ttl)`, and
+    /// successes at least 10 s, as its cache over the token union keeps them).
     #[cfg(feature = "remote")]
     fn webhook(
         &self,

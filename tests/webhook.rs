@@ -895,6 +895,50 @@ async fn token_file_credential_rotates_from_the_kubeconfig() {
     );
 }
 
+/// kube-apiserver keeps a webhook's success for 10 s even with a shorter (or zero)
+/// `--authentication-token-webhook-cache-ttl`: its 10 s success cache over the token union
+/// holds it. Denials are kept for the webhook's TTL only (not at all with `0s`).
+#[tokio::test]
+async fn successes_are_kept_ten_seconds_whatever_the_webhook_ttl() {
+    let pki = Pki::new();
+    let server = Server::start(&pki.server_cert_pem, &pki.server_key_pem, None, |req, _| {
+        let token = req.json()["spec"]["token"].as_str().unwrap_or("").to_owned();
+        if token.starts_with("good") {
+            allow("alice")
+        } else {
+            Reply::json(
+                200,
+                json!({"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","status":{"authenticated":false}}),
+            )
+        }
+    })
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("kubeconfig");
+    let ca_b64 = base64_encode(pki.ca_pem.as_bytes());
+    std::fs::write(&cfg, format!("clusters:\n- name: c\n  cluster:\n    server: {}\n    certificate-authority-data: {ca_b64}\ncontexts:\n- name: x\n  context: {{cluster: c}}\ncurrent-context: x\n", server.url("/"))).unwrap();
+    let ctx = Context::default();
+    // (webhook TTL, token, backend calls after asking twice)
+    let cases = [
+        ("0s, success", Duration::ZERO, "good-0", 1),
+        ("0s, denial", Duration::ZERO, "bad-0", 2),
+        ("5s, success", Duration::from_secs(5), "good-5", 1),
+        ("5s, denial", Duration::from_secs(5), "bad-5", 1),
+        ("2m, success", Duration::from_secs(120), "good-120", 1),
+    ];
+    for (name, ttl, token, calls) in cases {
+        let cached =
+            WebhookTokenAuthenticator::from_flags(&cfg, "v1", ttl, WebhookOptions::default())
+                .unwrap();
+        let before = server.calls();
+        for _ in 0..2 {
+            let answer = cached.authenticate_token(token, &ctx).await.unwrap();
+            assert_eq!(answer.is_some(), token.starts_with("good"), "{name}");
+        }
+        assert_eq!(server.calls() - before, calls, "{name}");
+    }
+}
+
 /// A provider that is not fixed (an application's function) hands back a clone of the same
 /// token-file credential. After a 401 and the file's rotation the vault reads the file again
 /// before it fingerprints the clone, and takes the new token, instead of refusing the clone as

@@ -475,8 +475,12 @@ impl WebhookTokenAuthenticator {
     }
 
     /// kube-apiserver's wiring of the three flags: the kubeconfig authenticator behind
-    /// `cache(webhook, cacheErrs=false, ttl, ttl)`. `opts.version` is replaced by `version`,
-    /// checked once the kubeconfig has loaded, as kube-apiserver checks it.
+    /// `cache(webhook, cacheErrs=false, ttl, ttl)`, itself behind the 10 s success cache
+    /// kube-apiserver puts over its whole token union (`--token-success-cache-ttl`-like, not a
+    /// flag): so a success is kept for `ttl` or 10 s, whichever is longer (`0s` included), a
+    /// denial for `ttl`, an error never. A `ttl` between 0 and 10 s is warned about, with
+    /// kube-apiserver's text. `opts.version` is replaced by `version`, checked once the
+    /// kubeconfig has loaded, as kube-apiserver checks it.
     ///
     /// ```
     /// use kube_authn::token::webhook::WebhookTokenAuthenticator;
@@ -500,7 +504,19 @@ impl WebhookTokenAuthenticator {
         let version = Version::parse(version);
         let mut webhook = Self::from_kubeconfig(config_file, opts)?;
         webhook.opts.version = version?;
-        Ok(webhook.cached(cache_ttl))
+        if !cache_ttl.is_zero() && cache_ttl < OUTER_SUCCESS_TTL {
+            tracing::warn!(
+                "the webhook cache ttl of {} is shorter than the overall cache ttl of {} for successful token authentication attempts.",
+                crate::go_url::rest::go_duration(cache_ttl),
+                crate::go_url::rest::go_duration(OUTER_SUCCESS_TTL)
+            );
+        }
+        Ok(CachedTokenAuthenticator::new(
+            webhook,
+            false,
+            cache_ttl.max(OUTER_SUCCESS_TTL),
+            cache_ttl,
+        ))
     }
 
     /// This authenticator behind kube-apiserver's webhook cache (errors never cached, successes
@@ -699,6 +715,10 @@ impl WebhookTokenAuthenticator {
         unreachable!("the credential loop returns")
     }
 }
+
+/// kube-apiserver's success cache over its whole token union (`TokenSuccessCacheTTL`, 10 s;
+/// failures are not kept there), which webhook answers also pass through.
+const OUTER_SUCCESS_TTL: Duration = Duration::from_secs(10);
 
 /// Parses a TokenReview response body (exposed for fuzzing).
 ///
