@@ -1211,18 +1211,6 @@ mod tests {
         assert_eq!(set[0].key_type(), KeyType::P256);
     }
 
-    /// JWK members decoded as go-jose v2 decodes them (outcomes checked against go-oidc v2.5.0 /
-    /// go-jose v2.6.3 decoding the same JWKS):
-    /// * `x5u` is Go's `*url.URL`: a string (even `""`) fails go-jose's decode (`cannot
-    ///   unmarshal string into Go value of type url.URL`) and with it the whole set, so the key
-    ///   is skipped here (it was used); `null` and an object whose `url.URL` fields have their
-    ///   types decode (the key is used);
-    /// * `n`/`e`/`x`/`y` are read with Go's non-strict `RawURLEncoding`: a set trailing bit and
-    ///   `\r`/`\n` anywhere are accepted (such keys were skipped), padding and spaces refused;
-    /// * `key_ops` is not read by go-jose: a value that is not an array is ignored (it used to
-    ///   fail the key's decode); an array without `verify` still skips the key (fail closed, Go
-    ///   uses it).
-    #[test]
     /// An element that is not an object is skipped (docs/compatibility.md: go-jose cannot
     /// decode it); serde's array form of a struct read `["EC",…]` member by member as a key.
     #[test]
@@ -1252,6 +1240,17 @@ mod tests {
         assert_eq!(e.to_string(), "malformed JWK: not a JSON object");
     }
 
+    /// JWK members decoded as go-jose v2 decodes them (outcomes checked against go-oidc v2.5.0 /
+    /// go-jose v2.6.3 decoding the same JWKS):
+    /// * `x5u` is Go's `*url.URL`: a string (even `""`) fails go-jose's decode (`cannot
+    ///   unmarshal string into Go value of type url.URL`) and with it the whole set, so the key
+    ///   is skipped here (it was used); `null` and an object whose `url.URL` fields have their
+    ///   types decode (the key is used);
+    /// * `n`/`e`/`x`/`y` are read with Go's non-strict `RawURLEncoding`: a set trailing bit and
+    ///   `\r`/`\n` anywhere are accepted (such keys were skipped), padding and spaces refused;
+    /// * `key_ops` is not read by go-jose: a value that is not an array is ignored (it used to
+    ///   fail the key's decode); an array without `verify` still skips the key (fail closed, Go
+    ///   uses it).
     #[test]
     fn jwk_members_decode_as_go_jose_decodes_them() {
         // RFC 7515 A.3's P-256 key.
