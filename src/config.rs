@@ -316,6 +316,7 @@ impl AuthenticationOptions {
         let api_audiences = Audiences::new(self.effective_api_audiences());
         let mut builder = ChainBuilder::new();
         let mut tasks = Vec::new();
+        let mut ca_watches = Vec::new();
         let mut requestheader_ca = None;
         let mut requestheader_source = None;
         // With no allowed names, the client CA and the request-header CA must never overlap:
@@ -339,7 +340,8 @@ impl AuthenticationOptions {
                     }
                 },
             )?;
-            tasks.extend(proxy.spawn_watch(self.reload_interval));
+            // Watched from when the overlap guard is armed (below), not before.
+            ca_watches.push(CaWatch::FrontProxy(proxy.clone()));
             requestheader_ca = Some(proxy.bundle());
             requestheader_ca_source = Some(proxy.ca_source().clone());
             requestheader_source =
@@ -368,7 +370,7 @@ impl AuthenticationOptions {
             let x509 = X509Authenticator::from_ca_file_guarded(path, overlap_guard.clone())
                 .map_err(|e| ConfigError::new(format!("--client-ca-file: {e}")))?;
             client_ca_source = Some(x509.ca_source().clone());
-            tasks.extend(x509.spawn_watch(self.reload_interval));
+            ca_watches.push(CaWatch::ClientCa(x509.clone()));
             client_ca = Some(x509.bundle());
             ca_hint_sources.push(Arc::new(x509.clone()) as Arc<dyn crate::x509::CaBundleSource>);
             builder = builder.request(x509);
@@ -380,6 +382,15 @@ impl AuthenticationOptions {
             (&overlap_guard, &client_ca_source, &requestheader_ca_source)
         {
             guard.arm(client, proxy);
+        }
+        // Only now do the CA files reload: a change while the rest was loading (a large
+        // `--basic-auth-file`, say) is a reload the armed guard checks, not one that slips in
+        // before it (the startup check above compares the bundles as first loaded).
+        for watch in ca_watches {
+            tasks.extend(match watch {
+                CaWatch::FrontProxy(proxy) => proxy.spawn_watch(self.reload_interval),
+                CaWatch::ClientCa(x509) => x509.spawn_watch(self.reload_interval),
+            });
         }
         ca_hint_sources.extend(requestheader_source);
         if let Some(path) = &self.token_auth_file {
@@ -747,6 +758,13 @@ impl AuthenticationOptions {
             "--authentication-token-webhook-config-file: kube-authn was built without the \"remote\" feature",
         ))
     }
+}
+
+/// A CA file whose watch [`AuthenticationOptions::build`] starts once the CA overlap guard is
+/// armed.
+enum CaWatch {
+    FrontProxy(FrontProxy),
+    ClientCa(X509Authenticator),
 }
 
 /// The flag path's rule for `--requestheader-{username,uid,group}-headers` and

@@ -831,6 +831,73 @@ async fn a_reload_that_makes_the_cas_overlap_is_refused() {
     assert_eq!(who(&[&ordinary]), "ordinary-user");
 }
 
+/// The overlap guard covers startup too: a request-header CA file that comes to overlap the
+/// client CA while the rest of the configuration is still loading (here a large
+/// `--basic-auth-file`, loaded between the two CA files) is refused once the watch starts, as
+/// any later reload is. The CA watches used to start as each file loaded, before the guard
+/// was armed, so such a reload went through unchecked and an ordinary client certificate
+/// became a front proxy.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ca_file_that_overlaps_while_the_configuration_loads_is_refused() {
+    use kube_authn::authenticator::Context;
+    let pki = Pki::new();
+    let a = pki.ca("a", Key::P256);
+    let b = pki.ca("b", Key::P256);
+    let ordinary = pki.leaf("ordinary", "/CN=ordinary-user", &a);
+    let client_file = pki.bundle("client-ca.pem", &[&a]);
+    let rh_file = pki.bundle("rh-ca.pem", &[&b]);
+    // Long enough to load (about a second in a debug build) for the swap to land inside it.
+    let passwords = pki.dir.path().join("passwords.csv");
+    let rows: String = (0..300_000)
+        .map(|i| format!("pw{i},user{i},{i}\n"))
+        .collect();
+    std::fs::write(&passwords, rows).unwrap();
+    let swapped = std::thread::spawn({
+        let (next, rh_file) = (pki.bundle("next.pem", &[&a]), rh_file.clone());
+        move || {
+            std::thread::sleep(Duration::from_millis(100));
+            std::fs::rename(next, rh_file).unwrap();
+        }
+    });
+    let built = kube_authn::config::AuthenticationOptions {
+        client_ca_file: Some(client_file),
+        basic_auth_file: Some(passwords),
+        requestheader: RequestHeaderConfig {
+            client_ca_file: Some(rh_file),
+            ..RequestHeaderConfig::standard()
+        },
+        reload_interval: Duration::from_millis(1),
+        ..Default::default()
+    }
+    .build();
+    swapped.join().unwrap();
+    let built = match built {
+        Ok(built) => built,
+        // The swap came before the request-header file was read: the startup check refuses it.
+        Err(e) => {
+            assert!(
+                e.to_string().contains("contain overlapping certificates"),
+                "{e}"
+            );
+            return;
+        }
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let rh_ca = &built.ca_hint_sources[1];
+    assert!(
+        rh_ca.current_bundle().certificates() == [b.der.clone()],
+        "the overlapping request-header CA was loaded"
+    );
+    let who = built
+        .chain
+        .authenticate_request(&proxied(&[&ordinary]), &Context::default())
+        .into_ready()
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_eq!(who.user.name(), "ordinary-user");
+}
+
 /// A bundle refused for overlapping the other CA file is read again once that file changes:
 /// the refusal depends on the other file, not on the refused content alone (Go's
 /// `DynamicFileCAContent` parses the file again at every event and resync). Client `[a]`,
