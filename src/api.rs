@@ -32,6 +32,39 @@ use crate::user::UserInfo as Identity;
 /// ```
 pub const AUTHENTICATION_GROUP: &str = "authentication.k8s.io";
 
+/// The kinds apimachinery's `metav1.AddToGroupVersion` adds to every version of a group (Go
+/// types `v1.<Kind>`): what a scheme that registers the review groups also knows in them.
+///
+/// ```
+/// use kube_authn::api::METAV1_KINDS;
+/// assert!(METAV1_KINDS.contains(&"CreateOptions"));
+/// assert!(!METAV1_KINDS.contains(&"TokenReview"));
+/// ```
+pub const METAV1_KINDS: [&str; 7] = [
+    "WatchEvent",
+    "ListOptions",
+    "GetOptions",
+    "DeleteOptions",
+    "CreateOptions",
+    "UpdateOptions",
+    "PatchOptions",
+];
+
+/// The kinds `metav1.AddToGroupVersion` registers as unversioned (`AddUnversionedTypes`):
+/// client-go's `Scheme.New` finds them under any group and version.
+///
+/// ```
+/// use kube_authn::api::UNVERSIONED_KINDS;
+/// assert_eq!(UNVERSIONED_KINDS[0], "Status");
+/// ```
+pub const UNVERSIONED_KINDS: [&str; 5] = [
+    "Status",
+    "APIVersions",
+    "APIGroupList",
+    "APIGroup",
+    "APIResourceList",
+];
+
 fn is_false(b: &bool) -> bool {
     !*b
 }

@@ -95,6 +95,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::api::TokenReview;
+use crate::api::{METAV1_KINDS as META_KINDS, UNVERSIONED_KINDS};
 use crate::authenticator::{
     Audiences, AuthFuture, AuthResult, Context, Response, TokenAuthenticator,
 };
@@ -1078,27 +1079,6 @@ fn decode_status(body: &[u8]) -> Option<GoStatus> {
 
 /// The scheme name client-go's decoder prints in its "no kind is registered" errors.
 const SCHEME_NAME: &str = "pkg/runtime/scheme.go:111";
-
-/// The kinds `metav1.AddToGroupVersion` registers as unversioned: any group/version names
-/// them.
-const UNVERSIONED_KINDS: &[&str] = &[
-    "Status",
-    "APIVersions",
-    "APIGroupList",
-    "APIGroup",
-    "APIResourceList",
-];
-
-/// The kinds `metav1.AddToGroupVersion` registers in every group version (Go package `v1`).
-const META_KINDS: &[&str] = &[
-    "WatchEvent",
-    "ListOptions",
-    "GetOptions",
-    "DeleteOptions",
-    "CreateOptions",
-    "UpdateOptions",
-    "PatchOptions",
-];
 
 /// The Go type (`package.Kind`) client-go's scheme registers for `kind` in `group/version`,
 /// for the review groups' versions (`authentication.k8s.io`, `authorization.k8s.io`; printed

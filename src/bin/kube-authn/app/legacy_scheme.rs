@@ -42,25 +42,7 @@
 
 use crate::create_options::{self, Shape};
 
-/// metav1's kinds `AddToGroupVersion` adds to every version of a group.
-const METAV1_KINDS: [&str; 7] = [
-    "WatchEvent",
-    "ListOptions",
-    "GetOptions",
-    "DeleteOptions",
-    "CreateOptions",
-    "UpdateOptions",
-    "PatchOptions",
-];
-
-/// The unversioned kinds (`AddUnversionedTypes`), which `Scheme.New` finds under any version.
-const UNVERSIONED_KINDS: [&str; 5] = [
-    "Status",
-    "APIVersions",
-    "APIGroupList",
-    "APIGroup",
-    "APIResourceList",
-];
+use kube_authn::api::{METAV1_KINDS, UNVERSIONED_KINDS};
 
 /// Each registered version (`group/version`, `v1` for the core group) and its own kinds,
 /// separated by spaces; the Go type of each is `<version>.<Kind>`.
