@@ -104,6 +104,27 @@ pub(crate) trait Admit<T>: Send + Sync {
     fn went_live(&self);
 }
 
+/// How a reloader words a failed `open` or `read` of its file (at the first load and at every
+/// reload).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum IoText {
+    /// Rust's I/O error text: `open <path>: No such file or directory (os error 2)`.
+    Rust,
+    /// Go's `*fs.PathError`, as `os.ReadFile` returns it: `open <path>: no such file or
+    /// directory`, `read <path>: is a directory` (the files whose reloads kube-apiserver
+    /// reports with that text: the CA bundles).
+    Go,
+}
+
+impl IoText {
+    fn error(self, op: &str, path: &Path, e: &std::io::Error) -> ConfigError {
+        ConfigError::new(match self {
+            IoText::Rust => format!("{op} {}: {e}", path.display()),
+            IoText::Go => crate::error::go_path_error(op, path, e),
+        })
+    }
+}
+
 /// Reads at most `max_bytes + 1` bytes and hashes everything read.
 struct HashingReader {
     inner: std::io::Take<File>,
@@ -127,8 +148,9 @@ fn stream<T>(
     max_bytes: u64,
     parse: Option<&StreamParser<T>>,
 ) -> Result<(Option<T>, Digest), ConfigError> {
-    let file =
-        File::open(path).map_err(|e| ConfigError::new(format!("open {}: {e}", path.display())))?;
+    // Streamed files (token and password files) keep Rust's texts.
+    let io = IoText::Rust;
+    let file = File::open(path).map_err(|e| io.error("open", path, &e))?;
     let len_hint = file.metadata().map(|m| m.len()).unwrap_or(0);
     let mut reader = std::io::BufReader::with_capacity(
         64 * 1024,
@@ -158,8 +180,7 @@ fn stream<T>(
         None => None,
     };
     // Hash whatever the parser did not read.
-    std::io::copy(&mut reader, &mut std::io::sink())
-        .map_err(|e| ConfigError::new(format!("read {}: {e}", path.display())))?;
+    std::io::copy(&mut reader, &mut std::io::sink()).map_err(|e| io.error("read", path, &e))?;
     let inner = reader.into_inner();
     if inner.read > max_bytes {
         return Err(too_large());
@@ -235,6 +256,8 @@ struct Shared<T> {
     max_bytes: u64,
     parse: Parser<T>,
     admit: Option<Box<dyn Admit<T>>>,
+    /// How `open`/`read` errors of the file are worded.
+    io: IoText,
     current: ArcSwap<T>,
     state: Mutex<State>,
     failures: AtomicU64,
@@ -286,13 +309,12 @@ fn content_hash(bytes: &[u8]) -> Digest {
     h.finish()
 }
 
-fn read_bounded(path: &Path, max_bytes: u64) -> Result<Vec<u8>, ConfigError> {
-    let file =
-        File::open(path).map_err(|e| ConfigError::new(format!("open {}: {e}", path.display())))?;
+fn read_bounded(path: &Path, max_bytes: u64, io: IoText) -> Result<Vec<u8>, ConfigError> {
+    let file = File::open(path).map_err(|e| io.error("open", path, &e))?;
     let mut bytes = Vec::new();
     file.take(max_bytes.saturating_add(1))
         .read_to_end(&mut bytes)
-        .map_err(|e| ConfigError::new(format!("read {}: {e}", path.display())))?;
+        .map_err(|e| io.error("read", path, &e))?;
     if bytes.len() as u64 > max_bytes {
         return Err(ConfigError::new(format!(
             "{} is larger than the limit of {max_bytes} bytes",
@@ -315,47 +337,40 @@ impl<T: Send + Sync + 'static> FileReloader<T> {
         max_bytes: u64,
         parse: impl Fn(&[u8]) -> Result<T, ConfigError> + Send + Sync + 'static,
     ) -> Result<Self, ConfigError> {
-        let path = path.into();
-        let before = stamp(&path).ok();
-        let bytes = read_bounded(&path, max_bytes)?;
-        let value = parse(&bytes)?;
-        let hash = content_hash(&bytes);
-        drop(bytes);
-        Ok(Self::new(
-            path,
-            max_bytes,
-            Parser::Bytes(Box::new(parse)),
-            None,
-            value,
-            before,
-            hash,
-        ))
+        Self::load_with(path, max_bytes, parse, None, IoText::Rust)
     }
 
     /// Like [`load`](Self::load), with every value (the first included) checked by `admit`
-    /// before it goes live.
-    pub(crate) fn load_admitted(
+    /// (if given) before it goes live, and the file's `open`/`read` errors worded as `io`
+    /// says, at this load and at every reload.
+    pub(crate) fn load_with(
         path: impl Into<PathBuf>,
         max_bytes: u64,
         parse: impl Fn(&[u8]) -> Result<T, ConfigError> + Send + Sync + 'static,
-        admit: impl Admit<T> + 'static,
+        admit: Option<Box<dyn Admit<T>>>,
+        io: IoText,
     ) -> Result<Self, ConfigError> {
         let path = path.into();
         let before = stamp(&path).ok();
-        let bytes = read_bounded(&path, max_bytes)?;
+        let bytes = read_bounded(&path, max_bytes, io)?;
         let value = parse(&bytes)?;
-        admit.admit(&value)?;
+        if let Some(admit) = &admit {
+            admit.admit(&value)?;
+        }
         let hash = content_hash(&bytes);
         drop(bytes);
-        let loaded = Self::new(
+        let mut loaded = Self::new(
             path,
             max_bytes,
             Parser::Bytes(Box::new(parse)),
-            Some(Box::new(admit)),
+            admit,
             value,
             before,
             hash,
         );
+        if let Some(shared) = Arc::get_mut(&mut loaded.shared) {
+            shared.io = io;
+        }
         if let Some(admit) = &loaded.shared.admit {
             admit.went_live();
         }
@@ -413,6 +428,7 @@ impl<T: Send + Sync + 'static> FileReloader<T> {
                 max_bytes,
                 parse,
                 admit,
+                io: IoText::Rust,
                 current: ArcSwap::from_pointee(value),
                 state: Mutex::new(State {
                     stamp,
@@ -622,19 +638,21 @@ impl<T> Shared<T> {
         let mut failed_hash = None;
         let mut refused_at = None;
         let result = match &self.parse {
-            Parser::Bytes(parse) => read_bounded(&self.path, self.max_bytes).and_then(|bytes| {
-                let hash = content_hash(&bytes);
-                if hash == state.content_hash || Some(hash) == state.failed_hash {
-                    return Ok((Reloaded::Unchanged, hash));
-                }
-                failed_hash = Some(hash);
-                let value = parse(&bytes)?;
-                if self.torn(now) {
-                    return Ok((Reloaded::Unchanged, state.content_hash));
-                }
-                self.go_live(value, &mut failed_hash, &mut refused_at)?;
-                Ok((Reloaded::Updated, hash))
-            }),
+            Parser::Bytes(parse) => {
+                read_bounded(&self.path, self.max_bytes, self.io).and_then(|bytes| {
+                    let hash = content_hash(&bytes);
+                    if hash == state.content_hash || Some(hash) == state.failed_hash {
+                        return Ok((Reloaded::Unchanged, hash));
+                    }
+                    failed_hash = Some(hash);
+                    let value = parse(&bytes)?;
+                    if self.torn(now) {
+                        return Ok((Reloaded::Unchanged, state.content_hash));
+                    }
+                    self.go_live(value, &mut failed_hash, &mut refused_at)?;
+                    Ok((Reloaded::Updated, hash))
+                })
+            }
             Parser::Stream(parse) => {
                 stream::<T>(&self.path, self.max_bytes, None).and_then(|(_, hash)| {
                     if hash == state.content_hash || Some(hash) == state.failed_hash {
@@ -893,7 +911,8 @@ mod tests {
             epoch: Arc::clone(&epoch),
             checks: Arc::clone(&checks),
         };
-        let f = FileReloader::load_admitted(&path, 16, parse, gate).unwrap();
+        let f =
+            FileReloader::load_with(&path, 16, parse, Some(Box::new(gate)), IoText::Rust).unwrap();
         std::fs::write(&path, "two").unwrap();
         assert!(f.reload_if_changed().is_err());
         for _ in 0..5 {

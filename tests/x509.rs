@@ -3,6 +3,7 @@
 //! bounds, caching, CA reload, and real clients (curl, reqwest) over real TLS against
 //! kube-authn's own accept loop.
 
+mod log_support;
 mod x509_support;
 
 use std::sync::Arc;
@@ -13,6 +14,7 @@ use kube_authn::authenticator::RequestAuthenticator;
 use kube_authn::tls::pki_types::CertificateDer;
 use kube_authn::tls::{ClientCertPolicy, PeerCertificates};
 use kube_authn::x509::{CaBundle, ExpirationHistogram, KeyUsage, X509Authenticator};
+use log_support::capture_logs;
 use x509_support::*;
 
 const YEAR: i64 = 365 * 86_400;
@@ -824,6 +826,55 @@ fn cache_follows_time_and_ca_generation_and_reload_keeps_good_bundle() {
         "apiserver_client_certificate_expiration_seconds_bucket{le=\"+Inf\"} 8\n",
     ] {
         assert!(text.contains(line), "{line} in {text}");
+    }
+}
+
+/// A `--client-ca-file` removed (or replaced by a directory) at runtime: the failed reload is
+/// logged with `os.ReadFile`'s text, as kube-apiserver's `DynamicFileCAContent` logs it
+/// (`open <path>: no such file or directory`, checked against k8s.io/apiserver v0.37.2), not
+/// Rust's `No such file or directory (os error 2)`; the previous bundle keeps authenticating.
+#[test]
+fn a_ca_file_gone_at_runtime_is_logged_with_kube_apiservers_text() {
+    let pki = Pki::new();
+    let ca = pki.ca("ca", Key::P256);
+    let leaf = pki.leaf("leaf", "/CN=alice", &ca);
+    type Change = fn(&std::path::Path);
+    let cases: [(&str, Change, &str); 2] = [
+        (
+            "removed",
+            |p| std::fs::remove_file(p).unwrap(),
+            "open {}: no such file or directory",
+        ),
+        (
+            "replaced by a directory",
+            |p| {
+                std::fs::remove_file(p).unwrap();
+                std::fs::create_dir(p).unwrap();
+            },
+            "read {}: is a directory",
+        ),
+    ];
+    for (i, (case, change, want)) in cases.into_iter().enumerate() {
+        let ca_file = pki.bundle(&format!("client-ca-{i}.crt"), &[&ca]);
+        let auth = X509Authenticator::from_ca_file(&ca_file).unwrap();
+        let (logs, _guard) = capture_logs();
+        change(&ca_file);
+        let err = auth
+            .reloader()
+            .unwrap()
+            .reload_now()
+            .unwrap_err()
+            .to_string();
+        let want = want.replace("{}", &ca_file.display().to_string());
+        assert_eq!(err, want, "{case}");
+        let text = logs.text();
+        assert!(text.contains(&format!("error={want}\n")), "{case}: {text}");
+        assert!(!text.contains("os error"), "{case}: {text}");
+        let user = auth
+            .authenticate_peer(&peer(&[&leaf]))
+            .map(|o| o.map(|r| r.user.name().to_owned()))
+            .map_err(|e| e.to_string());
+        assert_eq!(user, Ok(Some("alice".to_owned())), "{case}");
     }
 }
 

@@ -748,8 +748,8 @@ impl CaSource {
     ) -> Result<crate::reload::FileReloader<CaBundle>, ConfigError> {
         let name = format!("{purpose}::{}", path.display());
         let name2 = name.clone();
-        // Go's os.ReadFile error; the reloader's own text (Rust's) is kept for what Go has no
-        // counterpart for (the size limit).
+        // Go's os.ReadFile error (the reloader words its own open and read errors as Go too; its
+        // text is kept for what Go has no counterpart for: the size limit).
         go_open_error(path)?;
         let parse = move |bytes: &[u8]| {
             if bytes.is_empty() {
@@ -765,21 +765,24 @@ impl CaSource {
                 ))
             })
         };
-        match guard {
-            // The guard checks a reload only once it is about to go live, and a version it
-            // refused is checked again once the other bundle changed.
-            Some((guard, role)) => crate::reload::FileReloader::load_admitted(
-                path,
-                MAX_BUNDLE_BYTES,
-                parse,
-                Guarded {
-                    guard,
-                    role,
-                    name: name.clone(),
-                },
-            ),
-            None => crate::reload::FileReloader::load(path, MAX_BUNDLE_BYTES, parse),
-        }
+        // The guard checks a reload only once it is about to go live, and a version it
+        // refused is checked again once the other bundle changed.
+        let admit = guard.map(|(guard, role)| {
+            Box::new(Guarded {
+                guard,
+                role,
+                name: name.clone(),
+            }) as Box<dyn crate::reload::Admit<CaBundle>>
+        });
+        // A file gone or unreadable at a reload: `os.ReadFile`'s text, as
+        // `DynamicFileCAContent` logs it.
+        crate::reload::FileReloader::load_with(
+            path,
+            MAX_BUNDLE_BYTES,
+            parse,
+            admit,
+            crate::reload::IoText::Go,
+        )
         .inspect(|_| tracing::debug!(%name, "loaded CA bundle"))
     }
 }
@@ -1048,6 +1051,48 @@ mod tests {
                 .map(|_| ())
                 .map_err(|e| e.to_string());
             assert_eq!(got, want, "case {case}");
+        }
+    }
+
+    /// A CA file that goes away or becomes a directory at runtime: the reload fails with
+    /// `os.ReadFile`'s text, as `DynamicFileCAContent.RunOnce` reports it (not Rust's
+    /// `No such file or directory (os error 2)`), for both CA flags; the bundle stays.
+    #[test]
+    fn ca_file_reload_errors_are_kube_apiservers_texts() {
+        let pem = crate::x509::doc_ca_pem();
+        for purpose in ["client-ca-bundle", "request-header"] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("ca.crt");
+            type Change = fn(&std::path::Path);
+            let cases: [(&str, Change, String); 2] = [
+                (
+                    "deleted",
+                    |p| std::fs::remove_file(p).unwrap(),
+                    format!("open {}: no such file or directory", path.display()),
+                ),
+                (
+                    "now a directory",
+                    |p| {
+                        let _ = std::fs::remove_file(p);
+                        std::fs::create_dir(p).unwrap();
+                    },
+                    format!("read {}: is a directory", path.display()),
+                ),
+            ];
+            for (case, change, want) in cases {
+                let _ = std::fs::remove_dir(&path);
+                std::fs::write(&path, pem).unwrap();
+                let reloader = CaSource::load_file(purpose, &path, None).unwrap();
+                change(&path);
+                let got = reloader.reload_now().map_err(|e| e.to_string());
+                assert_eq!(got, Err(want), "{purpose}: {case}");
+                assert_eq!(reloader.failures(), 1, "{purpose}: {case}");
+                assert_eq!(
+                    reloader.current().certificates().len(),
+                    1,
+                    "{purpose}: {case}"
+                );
+            }
         }
     }
 
