@@ -7,6 +7,9 @@
 //! them (`cliflag.NewMapStringStringNoSplit` for `--oidc-required-claim`, `os.ReadFile` for
 //! `--oidc-ca-file`), without kube-apiserver's `invalid authentication configuration: ` wrapper.
 
+#[cfg(feature = "remote")]
+mod log_support;
+
 use kube_authn::token::oidc::config::{
     MAX_AUTHENTICATION_CONFIG_BYTES, OidcFlags, load_authentication_configuration,
     read_authentication_configuration,
@@ -1630,6 +1633,71 @@ const CASES: &[(&str, &str, Option<&str>)] = &[
         Some("yaml: mapping values are not allowed in this context"),
     ),
     (
+        "first byte a tab",
+        "\tapiVersion: v1\n",
+        Some("yaml: found character that cannot start any token"),
+    ),
+    (
+        "only a tab",
+        "\t",
+        Some("yaml: found character that cannot start any token"),
+    ),
+    (
+        "first byte @",
+        "@a\n",
+        Some("yaml: found character that cannot start any token"),
+    ),
+    (
+        "first byte backquote",
+        "`a\n",
+        Some("yaml: found character that cannot start any token"),
+    ),
+    (
+        "first byte ]",
+        "]\n",
+        Some("yaml: did not find expected node content"),
+    ),
+    (
+        "first byte }",
+        "}\n",
+        Some("yaml: did not find expected node content"),
+    ),
+    (
+        "first byte comma",
+        ",a\n",
+        Some("yaml: did not find expected node content"),
+    ),
+    (
+        "first byte a colon",
+        ": x\n",
+        Some("yaml: did not find expected key"),
+    ),
+    (
+        "a colon key, then a colon",
+        ":x: y\n:\n",
+        Some("yaml: line 1: did not find expected key"),
+    ),
+    (
+        "escape \\x4",
+        "apiVersion: apiserver.config.k8s.io/v1\nkind: AuthenticationConfiguration\njwt: [\"\\x4\"]\n",
+        Some("yaml: line 3: did not find expected hexdecimal number"),
+    ),
+    (
+        "escape \\xZZ",
+        "apiVersion: apiserver.config.k8s.io/v1\nkind: AuthenticationConfiguration\nx: \"\\xZZ\"\n",
+        Some("yaml: line 3: did not find expected hexdecimal number"),
+    ),
+    (
+        "escape \\u00, first line",
+        "\"\\u00\"\n",
+        Some("yaml: did not find expected hexdecimal number"),
+    ),
+    (
+        "escape \\U0000004, first line",
+        "\"\\U0000004\"\n",
+        Some("yaml: did not find expected hexdecimal number"),
+    ),
+    (
         "tab value",
         "apiVersion: apiserver.config.k8s.io/v1\nkind: AuthenticationConfiguration\njwt:\t[]\n",
         None,
@@ -2448,4 +2516,173 @@ fn egress_selector_is_refused_as_with_its_feature_gate_off() {
             .map_err(|e| e.to_string());
         assert_eq!(got.err(), want, "{egress}");
     }
+}
+
+/// kube-apiserver's reload of `--authentication-config` (`ApplyTo`'s file watch) logs a file
+/// that does not decode as `failed to load authentication config`, and one that decodes but
+/// does not validate, or whose `anonymous` section changed, as `failed to validate
+/// authentication config` with every error in one list, the anonymous change last. Each row:
+/// the new text, and the line logged (printed by k8s.io/apiserver v0.37.2's decoder and
+/// `ValidateAuthenticationConfiguration`, with the reload's anonymous check, the server
+/// started with `anonymous: {enabled: true}`, `https://kubernetes.default.svc` the
+/// service-account issuer). Every failure is counted once and tracked; the last row applies.
+#[cfg(feature = "remote")]
+#[tokio::test]
+async fn authentication_config_reload_failures_are_logged_as_kube_apiserver_logs_them() {
+    use kube_authn::token::oidc::discovery::DiscoveryOptions;
+    use kube_authn::token::oidc::metrics::ConfigControllerMetrics;
+    use kube_authn::token::oidc::reload::{AuthenticationConfigReloader, ReloadOptions};
+    use log_support::capture_logs;
+    use std::time::Duration;
+    static METRICS: ConfigControllerMetrics = ConfigControllerMetrics::new();
+    const HEAD: &str =
+        "apiVersion: apiserver.config.k8s.io/v1\nkind: AuthenticationConfiguration\n";
+    const HTTP_JWT: &str = "jwt:\n- issuer: {url: 'http://i', audiences: [a]}\n  claimMappings: {username: {claim: sub, prefix: ''}}\n";
+    const HTTP_URL: &str =
+        r#"jwt[0].issuer.url: Invalid value: "http://i": URL scheme must be https"#;
+    const CHANGED: &str = "anonymous: Forbidden: changed from initial configuration file";
+    let (logs, _guard) = capture_logs();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("authn.yaml");
+    let initial = format!("{HEAD}anonymous:\n  enabled: true\n");
+    std::fs::write(&path, &initial).unwrap();
+    let _reloader = AuthenticationConfigReloader::start(
+        path.clone(),
+        initial.into_bytes(),
+        None,
+        vec!["https://kubernetes.default.svc".into()],
+        DiscoveryOptions::default(),
+        ReloadOptions::default()
+            .with_timing(
+                Duration::from_millis(10),
+                Duration::from_secs(1),
+                Duration::from_millis(100),
+            )
+            .with_metrics(&METRICS),
+    )
+    .unwrap();
+    let mut many = format!("{HEAD}jwt:\n");
+    for i in 0..65 {
+        many += &format!(
+            "- issuer: {{url: 'https://i{i}', audiences: [a]}}\n  claimMappings: {{username: {{claim: sub, prefix: ''}}}}\n"
+        );
+    }
+    let rows: Vec<(&str, String, String)> = vec![
+        (
+            "empty",
+            String::new(),
+            "failed to load authentication config: empty config data".into(),
+        ),
+        (
+            "another kind",
+            "apiVersion: apiserver.config.k8s.io/v1\nkind: AuthorizationConfiguration\n".into(),
+            "failed to load authentication config: expected AuthenticationConfiguration, got *apiserver.AuthorizationConfiguration".into(),
+        ),
+        (
+            "an unknown field, anonymous unchanged",
+            format!("{HEAD}anonymous:\n  enabled: true\nfoo: 1\n"),
+            r#"failed to load authentication config: strict decoding error: unknown field "foo""#
+                .into(),
+        ),
+        (
+            "an unknown field, anonymous changed: not decoded, so not compared",
+            format!("{HEAD}foo: 1\n"),
+            r#"failed to load authentication config: strict decoding error: unknown field "foo""#
+                .into(),
+        ),
+        (
+            "an invalid issuer",
+            format!("{HEAD}anonymous:\n  enabled: true\n{HTTP_JWT}"),
+            format!("failed to validate authentication config: {HTTP_URL}"),
+        ),
+        (
+            "anonymous removed",
+            HEAD.into(),
+            format!("failed to validate authentication config: {CHANGED}"),
+        ),
+        (
+            "anonymous removed and an invalid issuer",
+            format!("{HEAD}{HTTP_JWT}"),
+            format!("failed to validate authentication config: [{HTTP_URL}, {CHANGED}]"),
+        ),
+        (
+            "invalid anonymous conditions, changed, and an invalid issuer",
+            format!(
+                "{HEAD}anonymous:\n  enabled: false\n  conditions: [{{path: /livez}}]\njwt:\n- issuer: {{url: 'https://kubernetes.default.svc', audiences: []}}\n  claimMappings: {{username: {{claim: sub, prefix: ''}}}}\n"
+            ),
+            format!(
+                r#"failed to validate authentication config: [jwt[0].issuer.url: Invalid value: "https://kubernetes.default.svc": URL must not overlap with disallowed issuers: [https://kubernetes.default.svc], jwt[0].issuer.audiences: Required value: at least one jwt[0].issuer.audiences is required, anonymous.conditions: Invalid value: [{{"Path":"/livez"}}]: enabled should be set to true when conditions are defined, {CHANGED}]"#
+            ),
+        ),
+        (
+            "too many issuers, anonymous changed",
+            many,
+            format!(
+                "failed to validate authentication config: [jwt: Too many: 65: must have at most 64 items, {CHANGED}]"
+            ),
+        ),
+    ];
+    let mut seen = 0;
+    for (name, text, want) in rows {
+        let failed = METRICS.reloads(false);
+        let tmp = dir.path().join("authn.yaml.tmp");
+        std::fs::write(&tmp, &text).unwrap();
+        std::fs::rename(&tmp, &path).unwrap();
+        for _ in 0..1000 {
+            if METRICS.reloads(false) > failed {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        // Tracked: not tried again while the file stays as it is.
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert_eq!(METRICS.reloads(false), failed + 1, "{name}: one failure");
+        let all = logs.text();
+        let new = &all[seen..];
+        seen = all.len();
+        let lines: Vec<&str> = new
+            .lines()
+            .filter_map(|l| l.split_once("kube_authn::token::oidc::reload: "))
+            .map(|(_, msg)| msg)
+            .collect();
+        assert_eq!(lines, [want.as_str()], "{name}");
+    }
+    // A valid text with the same anonymous section applies.
+    let tmp = dir.path().join("authn.yaml.tmp");
+    std::fs::write(
+        &tmp,
+        format!("{HEAD}anonymous:\n  enabled: true\njwt: []\n"),
+    )
+    .unwrap();
+    std::fs::rename(&tmp, &path).unwrap();
+    for _ in 0..1000 {
+        if METRICS.reloads(true) == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(METRICS.reloads(true), 1);
+    assert!(logs.text()[seen..].contains("reloaded authentication config\n"));
+    // The file removed: `os.ReadFile`'s text; counted, not tracked (tried again).
+    seen = logs.text().len();
+    let failed = METRICS.reloads(false);
+    std::fs::remove_file(&path).unwrap();
+    for _ in 0..1000 {
+        if METRICS.reloads(false) > failed {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(METRICS.reloads(false) > failed, "the removal is a failure");
+    let all = logs.text();
+    let first = all[seen..]
+        .lines()
+        .find_map(|l| l.split_once("kube_authn::token::oidc::reload: "))
+        .map(|(_, msg)| msg.to_owned());
+    let want = format!(
+        "failed to read authentication config file: open {}: no such file or directory path={}",
+        path.display(),
+        path.display()
+    );
+    assert_eq!(first.as_deref(), Some(want.as_str()));
 }

@@ -720,11 +720,20 @@ pub fn load_authentication_configuration(
     disallowed_issuers: &[String],
 ) -> Result<Vec<JwtAuthenticatorConfig>, ConfigError> {
     let file = decode_authentication_configuration(data)?;
+    validate_authentication_configuration(&file, disallowed_issuers).map_err(aggregate)
+}
+
+/// Kubernetes' `ValidateAuthenticationConfiguration` over a decoded file: the authenticators'
+/// configurations, or every error in its order.
+fn validate_authentication_configuration(
+    file: &FileConfig,
+    disallowed_issuers: &[String],
+) -> Result<Vec<JwtAuthenticatorConfig>, Vec<String>> {
     if file.jwt.len() > MAX_JWT_AUTHENTICATORS {
-        return Err(ConfigError::new(format!(
+        return Err(vec![format!(
             "jwt: Too many: {}: must have at most {MAX_JWT_AUTHENTICATORS} items",
             file.jwt.len()
-        )));
+        )]);
     }
     let mut errs = Vec::new();
     let mut out = Vec::new();
@@ -934,11 +943,49 @@ pub fn load_authentication_configuration(
     // The section itself configures the anonymous authenticator
     // (`load_anonymous_configuration`); its error is reported with the rest of the file's.
     errs.extend(file.anonymous.as_ref().and_then(FileAnonymous::validate));
-    match errs.len() {
-        0 => Ok(out),
-        1 => Err(ConfigError::new(errs.remove(0))),
-        _ => Err(ConfigError::new(format!("[{}]", errs.join(", ")))),
+    if errs.is_empty() { Ok(out) } else { Err(errs) }
+}
+
+/// A list of field errors as one error, as apimachinery's `ErrorList.ToAggregate` prints it:
+/// repeated texts once, a single error alone, several as `[e1, e2]`.
+pub(crate) fn aggregate(errs: Vec<String>) -> ConfigError {
+    let mut unique: Vec<String> = Vec::with_capacity(errs.len());
+    for e in errs {
+        if !unique.contains(&e) {
+            unique.push(e);
+        }
     }
+    match unique.len() {
+        1 => ConfigError::new(unique.remove(0)),
+        _ => ConfigError::new(format!("[{}]", unique.join(", "))),
+    }
+}
+
+/// A file decoded, then validated as kube-apiserver validates it at a reload: the decoding
+/// failed (`Err`), or the authenticators' configurations or their errors, with the `anonymous`
+/// section to compare.
+#[cfg(feature = "remote")]
+pub(crate) struct CheckedConfiguration {
+    /// The authenticators' configurations, or the validation errors in Kubernetes' order.
+    pub(crate) jwt: Result<Vec<JwtAuthenticatorConfig>, Vec<String>>,
+    /// The `anonymous` section, for the reload's comparison.
+    pub(crate) anonymous: Option<AnonymousSection>,
+}
+
+/// Decodes `data` once and validates it (see [`CheckedConfiguration`]).
+#[cfg(feature = "remote")]
+pub(crate) fn check_authentication_configuration(
+    data: &[u8],
+    disallowed_issuers: &[String],
+) -> Result<CheckedConfiguration, ConfigError> {
+    let file = decode_authentication_configuration(data)?;
+    Ok(CheckedConfiguration {
+        jwt: validate_authentication_configuration(&file, disallowed_issuers),
+        anonymous: file.anonymous.map(|a| AnonymousSection {
+            enabled: a.enabled,
+            conditions: a.conditions,
+        }),
+    })
 }
 
 /// The `anonymous` section of an `AuthenticationConfiguration` file (`--authentication-config`),
@@ -1021,15 +1068,32 @@ fn too_large(path: Option<&std::path::Path>) -> String {
 /// assert!(err.to_string().starts_with("--authentication-config /nonexistent/authn.yaml: "));
 /// ```
 pub fn read_authentication_configuration(path: &std::path::Path) -> Result<Vec<u8>, ConfigError> {
+    read_bounded(path, |_, e| {
+        format!("--authentication-config {}: {e}", path.display())
+    })
+}
+
+/// [`read_authentication_configuration`] with `os.ReadFile`'s texts (`open <path>: no such
+/// file or directory`), as kube-apiserver's reload logs them.
+#[cfg(feature = "remote")]
+pub(crate) fn reread_authentication_configuration(
+    path: &std::path::Path,
+) -> Result<Vec<u8>, ConfigError> {
+    read_bounded(path, |op, e| crate::error::go_path_error(op, path, e))
+}
+
+/// Reads `path`, at most [`MAX_AUTHENTICATION_CONFIG_BYTES`]; `io` words a failed `open` or
+/// `read`.
+fn read_bounded(
+    path: &std::path::Path,
+    io: impl Fn(&str, &std::io::Error) -> String,
+) -> Result<Vec<u8>, ConfigError> {
     use std::io::Read as _;
-    let io = |e: std::io::Error| {
-        ConfigError::new(format!("--authentication-config {}: {e}", path.display()))
-    };
-    let file = std::fs::File::open(path).map_err(io)?;
+    let file = std::fs::File::open(path).map_err(|e| ConfigError::new(io("open", &e)))?;
     let mut data = Vec::new();
     file.take(MAX_AUTHENTICATION_CONFIG_BYTES as u64 + 1)
         .read_to_end(&mut data)
-        .map_err(io)?;
+        .map_err(|e| ConfigError::new(io("read", &e)))?;
     if data.len() > MAX_AUTHENTICATION_CONFIG_BYTES {
         return Err(ConfigError::new(too_large(Some(path))));
     }

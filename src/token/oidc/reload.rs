@@ -3,9 +3,11 @@
 //!
 //! * the file is read again every [`ReloadOptions::poll_interval`]; text equal to the last text
 //!   tracked changes nothing;
-//! * text that does not decode or validate (Kubernetes' rules, the service-account issuers
-//!   still refused), or whose `anonymous` section differs from the one the server started with
-//!   (`anonymous: Forbidden: changed from initial configuration file`), is a **failure** and is
+//! * text that does not decode (logged `failed to load authentication config: …`) or
+//!   validate (Kubernetes' rules, the service-account issuers still refused), or whose
+//!   `anonymous` section differs from the one the server started with (`anonymous: Forbidden:
+//!   changed from initial configuration file`, after the validation errors), is a **failure**
+//!   (logged `failed to validate authentication config: …` with all of them, `[e1, e2]`) and is
 //!   tracked, so it is not retried until the file changes again;
 //! * otherwise new JWT authenticators are built and started; once every issuer is initialised
 //!   (discovery and a key set with a usable key), within [`ReloadOptions::update_timeout`]
@@ -40,7 +42,10 @@ use std::time::{Duration, SystemTime};
 
 use arc_swap::ArcSwap;
 
-use super::config::{AnonymousSection, anonymous_section, read_authentication_configuration};
+use super::config::{
+    AnonymousSection, JwtAuthenticatorConfig, aggregate, anonymous_section,
+    check_authentication_configuration, reread_authentication_configuration,
+};
 use super::discovery::DiscoveryOptions;
 use super::metrics::{AUTHENTICATION_CONFIG_CONTROLLER_METRICS, ConfigControllerMetrics};
 use super::remote::{OidcAuthenticators, jwt_configs, start};
@@ -314,6 +319,11 @@ impl Settings {
     /// background).
     fn build(&self, data: &[u8]) -> Result<Generation, ConfigError> {
         let configs = jwt_configs(&Default::default(), Some(data), &self.disallowed_issuers)?;
+        self.start(configs)
+    }
+
+    /// Starts the authenticators of validated `configs` (discovery in the background).
+    fn start(&self, configs: Vec<JwtAuthenticatorConfig>) -> Result<Generation, ConfigError> {
         let mut router = IssuerRouter::new();
         let running = if configs.is_empty() {
             None
@@ -329,26 +339,63 @@ impl Settings {
     }
 
     /// Everything short of waiting for the issuers: the new generation, or why this text can
-    /// never be applied.
-    fn prepare(&self, data: &[u8]) -> Result<Generation, ConfigError> {
-        if data.is_empty() {
-            return Err(ConfigError::new("empty config data"));
+    /// never be applied, in kube-apiserver's steps: the decoding (an empty text included),
+    /// then the validation, the `anonymous` section compared after it and its change the last
+    /// error of the list, then the authenticators built.
+    fn prepare(&self, data: &[u8]) -> Result<Generation, Failure> {
+        let checked = check_authentication_configuration(data, &self.disallowed_issuers)
+            .map_err(Failure::Load)?;
+        let (configs, mut errs) = match checked.jwt {
+            Ok(configs) => (configs, Vec::new()),
+            Err(errs) => (Vec::new(), errs),
+        };
+        if checked.anonymous != self.anonymous {
+            errs.push("anonymous: Forbidden: changed from initial configuration file".to_owned());
         }
-        if anonymous_section(data)? != self.anonymous {
-            return Err(ConfigError::new(
-                "anonymous: Forbidden: changed from initial configuration file",
-            ));
+        if !errs.is_empty() {
+            return Err(Failure::Validate(aggregate(errs)));
         }
-        self.build(data)
+        self.start(configs).map_err(Failure::Build)
     }
 }
 
-/// The file, read as at start-up ([`read_authentication_configuration`]: at most
+/// Why a text that was read cannot be applied (each is tracked: tried again only when the
+/// file changes).
+#[derive(Debug)]
+enum Failure {
+    /// It does not decode: kube-apiserver's `failed to load authentication config`.
+    Load(ConfigError),
+    /// It does not validate, or changes the `anonymous` section: `failed to validate
+    /// authentication config`.
+    Validate(ConfigError),
+    /// Its authenticators cannot be built (an HTTPS client refused), as kube-apiserver's
+    /// update step fails: `failed to update authentication config`.
+    Build(ConfigError),
+}
+
+impl From<ConfigError> for Failure {
+    fn from(e: ConfigError) -> Self {
+        Failure::Load(e)
+    }
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::Load(e) => write!(f, "failed to load authentication config: {e}"),
+            Failure::Validate(e) => write!(f, "failed to validate authentication config: {e}"),
+            Failure::Build(e) => write!(f, "failed to update authentication config: {e}"),
+        }
+    }
+}
+
+/// The file, read as at start-up (at most
 /// [`MAX_AUTHENTICATION_CONFIG_BYTES`](super::config::MAX_AUTHENTICATION_CONFIG_BYTES); a
-/// longer file is an error naming it and the limit, not a read of all of it).
+/// longer file is an error naming it and the limit, not a read of all of it), an `open` or
+/// `read` failure worded as `os.ReadFile`'s (`open <path>: no such file or directory`).
 async fn read_bounded(path: &std::path::Path) -> Result<Vec<u8>, ConfigError> {
     let path = path.to_path_buf();
-    tokio::task::spawn_blocking(move || read_authentication_configuration(&path))
+    tokio::task::spawn_blocking(move || reread_authentication_configuration(&path))
         .await
         .unwrap_or_else(|e| Err(ConfigError::new(format!("reading the file: {e}"))))
 }
@@ -357,13 +404,15 @@ async fn read_bounded(path: &std::path::Path) -> Result<Vec<u8>, ConfigError> {
 /// `prepare` is a failure of this text (the panic hook reports it), so the text comes back
 /// with it: the watcher tracks it and tries it again only when the file changes, not at
 /// every poll.
-async fn prepare_blocking<T: Send + 'static>(
+async fn prepare_blocking<T: Send + 'static, E: From<ConfigError> + Send + 'static>(
     data: Vec<u8>,
-    prepare: impl FnOnce(&[u8]) -> Result<T, ConfigError> + Send + 'static,
-) -> (Vec<u8>, Result<T, ConfigError>) {
+    prepare: impl FnOnce(&[u8]) -> Result<T, E> + Send + 'static,
+) -> (Vec<u8>, Result<T, E>) {
     tokio::task::spawn_blocking(move || {
         let prepared = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| prepare(&data)))
-            .unwrap_or_else(|_| Err(ConfigError::new("decoding the file: the decoder panicked")));
+            .unwrap_or_else(|_| {
+                Err(ConfigError::new("decoding the file: the decoder panicked").into())
+            });
         (data, prepared)
     })
     .await
@@ -371,7 +420,7 @@ async fn prepare_blocking<T: Send + 'static>(
         // Cancelled (the runtime is shutting down): nothing to track.
         (
             Vec::new(),
-            Err(ConfigError::new(format!("decoding the file: {e}"))),
+            Err(ConfigError::new(format!("decoding the file: {e}")).into()),
         )
     })
 }
@@ -405,8 +454,9 @@ async fn watch(shared: Arc<Shared>, settings: Settings, initial: Vec<u8>) {
         };
         let generation = match prepared {
             Ok(g) => g,
-            Err(e) => {
-                tracing::error!("failed to load authentication config: {e}");
+            Err(failure) => {
+                // `failed to load …` / `failed to validate …` / `failed to update …`.
+                tracing::error!("{failure}");
                 metrics.record_reload(&id, None, SystemTime::now());
                 // This text will never be valid: wait for the file to change.
                 tracked = data;
@@ -481,7 +531,7 @@ mod tests {
             got.unwrap_err().to_string(),
             "decoding the file: the decoder panicked"
         );
-        let (data, got) = prepare_blocking(b"ok".to_vec(), |d| Ok(d.len())).await;
+        let (data, got) = prepare_blocking(b"ok".to_vec(), |d| Ok::<_, ConfigError>(d.len())).await;
         assert_eq!((data.as_slice(), got.ok()), (&b"ok"[..], Some(2)));
     }
 
@@ -579,7 +629,9 @@ mod tests {
             let want = if same {
                 Ok(())
             } else {
-                Err(FORBIDDEN.to_owned())
+                Err(format!(
+                    "failed to validate authentication config: {FORBIDDEN}"
+                ))
             };
             assert_eq!(got, want, "{initial:?} → {reloaded:?}");
         }
