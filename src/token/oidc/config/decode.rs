@@ -1002,11 +1002,16 @@ fn yaml_error(e: &serde_yaml_ng::Error, data: &[u8], what: &str) -> String {
             String::from_utf8_lossy(&rest[..len])
         );
     }
+    // libyaml's text is `<problem> at line L column C, <context> …`; a problem at the file's
+    // first byte has no position, so its context follows it directly.
     let problem = text
         .split(" at line ")
         .next()
         .unwrap_or_default()
         .split(" at position ")
+        .next()
+        .unwrap_or_default()
+        .split(", while ")
         .next()
         .unwrap_or_default();
     let scanner = SCANNER_PROBLEMS.contains(&problem);
@@ -1017,6 +1022,7 @@ fn yaml_error(e: &serde_yaml_ng::Error, data: &[u8], what: &str) -> String {
     if !scanner && !parser {
         return format!("{what}: {text}");
     }
+    let problem = go_yaml_spelling(problem);
     // serde_yaml_ng writes 1-based lines: the problem's mark, then the context's.
     let problem_line = loc.as_ref().map_or(0, |l| l.line().saturating_sub(1));
     let context_line = text
@@ -1035,6 +1041,15 @@ fn yaml_error(e: &serde_yaml_ng::Error, data: &[u8], what: &str) -> String {
         format!("yaml: {problem}")
     } else {
         format!("yaml: line {line}: {problem}")
+    }
+}
+
+/// A libyaml problem as go-yaml v2 words it: the same texts but one, misspelled in go-yaml's
+/// scanner (`did not find expected hexdecimal number`).
+fn go_yaml_spelling(problem: &str) -> &str {
+    match problem {
+        "did not find expected hexadecimal number" => "did not find expected hexdecimal number",
+        other => other,
     }
 }
 
