@@ -76,6 +76,10 @@ pub(crate) fn yaml_document(data: &[u8], what: &str) -> Result<(Node, Vec<String
     // libyaml skips a UTF-8 byte order mark; serde_yaml_ng's reading of the events after
     // one is not reliable (it ends the document early), so it never sees it.
     let data = data.strip_prefix(b"\xef\xbb\xbf").unwrap_or(data);
+    // go-yaml stops at a `%YAML` directive libyaml takes.
+    if let Some(e) = yaml_directive_error(data, what) {
+        return Err(ConfigError::new(e));
+    }
     // go-yaml's scanner refuses flow nesting past its limit as it reaches it; libyaml's
     // scanner (serde_yaml_ng's) would take minutes to get there.
     if let Some(e) = flow_depth_error(data) {
@@ -275,6 +279,138 @@ fn allowed_alias_ratio(decoded: usize) -> f64 {
     } else {
         0.99 - 0.89 * ((decoded - LOW) as f64 / (HIGH - LOW) as f64)
     }
+}
+
+/// go-yaml v2's refusal of the stream's first `%YAML` directive where libyaml accepts it:
+/// `%YAML 1.2` (go-yaml takes 1.1 only: `found incompatible YAML document`, a parser error at
+/// the directive's 0-based line), and a version number of more than two digits (`1.001`:
+/// `found extremely long version number`, a scanner error, its line one higher; libyaml allows
+/// nine). Only a directive that comes before anything but blank lines, comments and other
+/// directives is looked at, and only when libyaml reads its line as a well-formed `%YAML`
+/// directive; any other case is left to libyaml, whose answer is Go's.
+///
+/// What go-yaml reports first is still an error before the directive's line, or an invalid
+/// byte or control character in the 512-byte blocks its reader has decoded when it reaches
+/// the end of that line: the text up to there is decoded by libyaml, and such an error of its
+/// is the answer.
+fn yaml_directive_error(data: &[u8], what: &str) -> Option<String> {
+    let (start, end, line) = first_yaml_directive(data)?;
+    let problem = yaml_directive_problem(&data[start + b"%YAML".len()..end])?;
+    // The bytes go-yaml's reader has decoded by then (whole characters).
+    const BLOCK: usize = 512;
+    let mut read = (end + 1)
+        .div_ceil(BLOCK)
+        .saturating_mul(BLOCK)
+        .min(data.len());
+    while read < data.len() && data[read] & 0xc0 == 0x80 {
+        read += 1;
+    }
+    let seen = &data[..read];
+    if let Some(Err(e)) = serde_yaml_ng::Deserializer::from_slice(seen)
+        .next()
+        .map(<serde::de::IgnoredAny as serde::Deserialize>::deserialize)
+    {
+        let text = yaml_error(&e, seen, what);
+        let reader = READER_PROBLEMS
+            .iter()
+            .any(|p| text.strip_prefix("yaml: ") == Some(p));
+        let before = e.location().is_some_and(|l| l.line() <= line);
+        if reader || before {
+            return Some(text);
+        }
+    }
+    Some(match (problem, line) {
+        (DirectiveProblem::Incompatible, 0) => "yaml: found incompatible YAML document".into(),
+        (DirectiveProblem::Incompatible, l) => {
+            format!("yaml: line {l}: found incompatible YAML document")
+        }
+        (DirectiveProblem::LongVersion, 0) => "yaml: found extremely long version number".into(),
+        (DirectiveProblem::LongVersion, l) => {
+            format!("yaml: line {}: found extremely long version number", l + 1)
+        }
+    })
+}
+
+/// Why go-yaml refuses a `%YAML` directive that libyaml accepts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum DirectiveProblem {
+    /// A version other than 1.1 (libyaml also takes 1.2).
+    Incompatible,
+    /// A number of more than two digits (libyaml takes up to nine).
+    LongVersion,
+}
+
+/// The first `%YAML` line of the stream as (start, end, 0-based line), if only blank lines,
+/// comments and other directives come before it. Lines end at any of libyaml's breaks (CR,
+/// LF, CRLF, NEL, LS, PS).
+fn first_yaml_directive(data: &[u8]) -> Option<(usize, usize, usize)> {
+    let mut start = 0;
+    let mut line = 0;
+    while start < data.len() {
+        let (end, next) = line_end(data, start);
+        let text = &data[start..end];
+        if text.first() == Some(&b'%') {
+            if text.starts_with(b"%YAML") && matches!(text.get(5), Some(b' ' | b'\t')) {
+                return Some((start, end, line));
+            }
+        } else {
+            let content = text.iter().position(|&b| b != b' ');
+            if content.is_some_and(|i| text[i] != b'#') {
+                return None;
+            }
+        }
+        start = next;
+        line += 1;
+    }
+    None
+}
+
+/// The end of the line starting at `start` (its break's offset) and the next line's start.
+fn line_end(data: &[u8], start: usize) -> (usize, usize) {
+    let mut i = start;
+    while i < data.len() {
+        let rest = &data[i..];
+        let len = match rest {
+            [b'\r', b'\n', ..] => 2,
+            [b'\n' | b'\r', ..] => 1,
+            [0xc2, 0x85, ..] => 2,
+            [0xe2, 0x80, 0xa8 | 0xa9, ..] => 3,
+            _ => 0,
+        };
+        if len > 0 {
+            return (i, i + len);
+        }
+        i += 1;
+    }
+    (data.len(), data.len())
+}
+
+/// go-yaml's refusal of a `%YAML` directive's value (`rest`: the line after `%YAML`) that
+/// libyaml's scanner and parser accept; `None` when both accept it or both refuse it alike.
+fn yaml_directive_problem(rest: &[u8]) -> Option<DirectiveProblem> {
+    let blank = |b: &u8| matches!(b, b' ' | b'\t');
+    let digits = |s: &[u8]| s.iter().take_while(|b| b.is_ascii_digit()).count();
+    let number = |s: &[u8]| s.iter().fold(0u32, |n, d| n * 10 + u32::from(d - b'0'));
+    let rest = &rest[rest.iter().take_while(|b| blank(b)).count()..];
+    let major_len = digits(rest);
+    // go-yaml refuses a third digit; libyaml a tenth, with the same text.
+    if major_len > 2 {
+        return Some(DirectiveProblem::LongVersion);
+    }
+    let major = number(&rest[..major_len]);
+    let rest = rest[major_len..]
+        .strip_prefix(b".")
+        .filter(|_| major_len > 0)?;
+    let minor_len = digits(rest);
+    if minor_len > 2 {
+        return Some(DirectiveProblem::LongVersion);
+    }
+    let minor = number(&rest[..minor_len]);
+    // Then blanks, and a comment or the end of the line.
+    let tail = &rest[minor_len..];
+    let tail = &tail[tail.iter().take_while(|b| blank(b)).count()..];
+    let well_formed = minor_len > 0 && (tail.is_empty() || tail[0] == b'#');
+    (well_formed && major == 1 && minor == 2).then_some(DirectiveProblem::Incompatible)
 }
 
 /// go-yaml's scanner limit on flow nesting (`max_flow_level`).
@@ -2010,6 +2146,183 @@ mod tests {
         let flat = format!("{HEAD}x: [{}]\n", vec!["a"; 300_000].join(","));
         let root = decode_within(flat.into_bytes(), 10).unwrap();
         assert!(matches!(member(&root, "x"), Node::Seq(items) if items.len() == 300_000));
+    }
+
+    /// go-yaml v2 takes only `%YAML 1.1` and version numbers of two digits; libyaml also takes
+    /// 1.2 and up to nine digits. The stream's first `%YAML` directive is refused with Go's
+    /// text, after what go-yaml reports before it: an error on an earlier line, an invalid
+    /// byte or control character in the 512-byte blocks it has read (each answer Go's, from
+    /// `runtime.Decode` with kube-apiserver's strict codec).
+    #[test]
+    fn yaml_directives_are_refused_as_go_yaml_refuses_them() {
+        const R: &str =
+            "apiVersion: apiserver.config.k8s.io/v1\nkind: AuthenticationConfiguration\n";
+        let long_comment = "#".repeat(700);
+        let cases: &[(&str, String, Result<(), &str>)] = &[
+            (
+                "1.2",
+                format!("%YAML 1.2\n---\n{R}"),
+                Err("yaml: found incompatible YAML document"),
+            ),
+            (
+                "1.2 after comments, line 3",
+                format!("# c\n\n  # d\n%YAML 1.2\n---\n{R}"),
+                Err("yaml: line 3: found incompatible YAML document"),
+            ),
+            (
+                "1.02",
+                format!("%YAML 1.02\n---\n{R}"),
+                Err("yaml: found incompatible YAML document"),
+            ),
+            (
+                "01.2",
+                format!("%YAML 01.2\n---\n{R}"),
+                Err("yaml: found incompatible YAML document"),
+            ),
+            (
+                "blanks and a comment",
+                format!("%YAML \t 1.2 # c\n---\n{R}"),
+                Err("yaml: found incompatible YAML document"),
+            ),
+            (
+                "a tab, CRLF",
+                format!("%YAML\t1.2\r\n---\r\n{R}"),
+                Err("yaml: found incompatible YAML document"),
+            ),
+            (
+                "CR lines",
+                format!("%YAML 1.2\r---\r{R}"),
+                Err("yaml: found incompatible YAML document"),
+            ),
+            (
+                "a comment right after",
+                format!("%YAML 1.2#x\n---\n{R}"),
+                Err("yaml: found incompatible YAML document"),
+            ),
+            (
+                "alone",
+                "%YAML 1.2".into(),
+                Err("yaml: found incompatible YAML document"),
+            ),
+            (
+                "no document start",
+                format!("%YAML 1.2\n{R}"),
+                Err("yaml: found incompatible YAML document"),
+            ),
+            (
+                "after a %TAG",
+                format!("%TAG ! !x\n%YAML 1.2\n---\n{R}"),
+                Err("yaml: line 1: found incompatible YAML document"),
+            ),
+            (
+                "after a line separator in a comment",
+                format!("# a\u{2028}%YAML 1.2\n---\n{R}"),
+                Err("yaml: line 1: found incompatible YAML document"),
+            ),
+            (
+                "then 1.1",
+                format!("%YAML 1.2\n%YAML 1.1\n---\n{R}"),
+                Err("yaml: found incompatible YAML document"),
+            ),
+            (
+                "a syntax error later",
+                "# c\n%YAML 1.2\n--- [\n".to_owned(),
+                Err("yaml: line 1: found incompatible YAML document"),
+            ),
+            (
+                "deep nesting later",
+                format!("%YAML 1.2\n--- {}\n", "[".repeat(20_000)),
+                Err("yaml: found incompatible YAML document"),
+            ),
+            (
+                "a control character in the first block",
+                format!("%YAML 1.2\n---\n{R}x: \"\u{1}\"\n"),
+                Err("yaml: control characters are not allowed"),
+            ),
+            (
+                "a control character past the first block",
+                format!("%YAML 1.2\n---\n{R}{long_comment}\n\u{1}"),
+                Err("yaml: found incompatible YAML document"),
+            ),
+            (
+                "a duplicate %TAG before",
+                format!("%TAG ! !x\n%TAG ! !y\n%YAML 1.2\n---\n{R}"),
+                Err("yaml: line 1: found duplicate %TAG directive"),
+            ),
+            (
+                "a tab line before",
+                format!("# c\n\t\n%YAML 1.2\n---\n{R}"),
+                Err("yaml: line 2: found character that cannot start any token"),
+            ),
+            (
+                "an unknown directive before",
+                format!("%FOO\n%YAML 1.2\n---\n{R}"),
+                Err("yaml: found unknown directive name"),
+            ),
+            (
+                "indented",
+                format!(" %YAML 1.2\n---\n{R}"),
+                Err("yaml: found character that cannot start any token"),
+            ),
+            (
+                "1.001",
+                format!("%YAML 1.001\n---\n{R}"),
+                Err("yaml: found extremely long version number"),
+            ),
+            (
+                "001.1",
+                format!("%YAML 001.1\n---\n{R}"),
+                Err("yaml: found extremely long version number"),
+            ),
+            (
+                "1.123 on line 2",
+                format!("# a\n%YAML 1.123\n---\n{R}"),
+                Err("yaml: line 2: found extremely long version number"),
+            ),
+            (
+                "ten digits",
+                format!("%YAML 1.0000000000\n---\n{R}"),
+                Err("yaml: found extremely long version number"),
+            ),
+            (
+                "1.2 then text",
+                format!("%YAML 1.2 x\n---\n{R}"),
+                Err("yaml: did not find expected comment or line break"),
+            ),
+            (
+                "no minor",
+                format!("%YAML 1.\n---\n{R}"),
+                Err("yaml: did not find expected version number"),
+            ),
+            (
+                "2.0",
+                format!("%YAML 2.0\n---\n{R}"),
+                Err("yaml: found incompatible YAML document"),
+            ),
+            (
+                "1.1 then 1.2",
+                format!("%YAML 1.1\n%YAML 1.2\n---\n{R}"),
+                Err("yaml: line 1: found duplicate %YAML directive"),
+            ),
+            ("1.1", format!("# c\n%YAML 1.1\n---\n{R}"), Ok(())),
+            ("1.01", format!("%YAML 1.01\n---\n{R}"), Ok(())),
+            (
+                "1.2 in a later document",
+                format!("{R}...\n%YAML 1.2\n---\nx: 1\n"),
+                Ok(()),
+            ),
+            (
+                "1.2 in a block scalar",
+                format!("{R}x: |\n  %YAML 1.2\n"),
+                Ok(()),
+            ),
+        ];
+        for (name, text, want) in cases {
+            let got = yaml_tree(text.as_bytes())
+                .map(|_| ())
+                .map_err(|e| e.to_string());
+            assert_eq!(got, want.map_err(str::to_owned), "{name}");
+        }
     }
 
     /// Flow nesting past go-yaml's 10000 levels is Go's scanner error (its line: that of
