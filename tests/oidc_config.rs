@@ -2313,6 +2313,32 @@ fn extra_keys_required_and_repeated_expressions_are_validated_as_kube_apiserver_
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// A `--authentication-config` file that cannot be read is refused with `os.ReadFile`'s text,
+/// kube-apiserver's inside its `failed to load authentication configuration from file "<path>": `
+/// wrapper (checked with Go: `open /nonexistent/x.yaml: no such file or directory`, `read
+/// <dir>: is a directory`).
+#[test]
+fn an_unreadable_authentication_config_is_refused_with_os_readfile_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.yaml");
+    let table = [
+        (
+            "missing",
+            missing.clone(),
+            format!("open {}: no such file or directory", missing.display()),
+        ),
+        (
+            "a directory",
+            dir.path().to_owned(),
+            format!("read {}: is a directory", dir.path().display()),
+        ),
+    ];
+    for (name, path, want) in table {
+        let got = read_authentication_configuration(&path).map_err(|e| e.to_string());
+        assert_eq!(got, Err(want), "{name}");
+    }
+}
+
 /// kube-apiserver reads `--authentication-config` whole (`os.ReadFile`, no limit); here the
 /// bound is 64 MiB, so a file of a few issuers with full CA bundles (over the former 1 MiB)
 /// loads. Each row: the file's size (sparse files: nothing is written), and whether reading

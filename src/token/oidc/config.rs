@@ -1060,44 +1060,37 @@ fn too_large(path: Option<&std::path::Path>) -> String {
 
 /// Reads an `--authentication-config` file, at most [`MAX_AUTHENTICATION_CONFIG_BYTES`]
 /// (reading stops one byte past it): a longer file is refused with its path and the limit,
-/// a file that cannot be read as `--authentication-config <path>: <error>`.
+/// a file that cannot be read with `os.ReadFile`'s text, as kube-apiserver reports it inside
+/// its `failed to load authentication configuration from file "<path>": ` wrapper (`open
+/// <path>: no such file or directory`, `read <path>: is a directory`).
 ///
 /// ```
 /// use kube_authn::token::oidc::config::read_authentication_configuration;
 /// let err = read_authentication_configuration("/nonexistent/authn.yaml".as_ref()).unwrap_err();
-/// assert!(err.to_string().starts_with("--authentication-config /nonexistent/authn.yaml: "));
+/// assert_eq!(err.to_string(), "open /nonexistent/authn.yaml: no such file or directory");
 /// ```
 pub fn read_authentication_configuration(path: &std::path::Path) -> Result<Vec<u8>, ConfigError> {
-    read_bounded(path, |_, e| {
-        format!("--authentication-config {}: {e}", path.display())
-    })
-}
-
-/// [`read_authentication_configuration`] with `os.ReadFile`'s texts (`open <path>: no such
-/// file or directory`), as kube-apiserver's reload logs them.
-#[cfg(feature = "remote")]
-pub(crate) fn reread_authentication_configuration(
-    path: &std::path::Path,
-) -> Result<Vec<u8>, ConfigError> {
-    read_bounded(path, |op, e| crate::error::go_path_error(op, path, e))
-}
-
-/// Reads `path`, at most [`MAX_AUTHENTICATION_CONFIG_BYTES`]; `io` words a failed `open` or
-/// `read`.
-fn read_bounded(
-    path: &std::path::Path,
-    io: impl Fn(&str, &std::io::Error) -> String,
-) -> Result<Vec<u8>, ConfigError> {
     use std::io::Read as _;
-    let file = std::fs::File::open(path).map_err(|e| ConfigError::new(io("open", &e)))?;
+    let io =
+        |op: &str, e: std::io::Error| ConfigError::new(crate::error::go_path_error(op, path, &e));
+    let file = std::fs::File::open(path).map_err(|e| io("open", e))?;
     let mut data = Vec::new();
     file.take(MAX_AUTHENTICATION_CONFIG_BYTES as u64 + 1)
         .read_to_end(&mut data)
-        .map_err(|e| ConfigError::new(io("read", &e)))?;
+        .map_err(|e| io("read", e))?;
     if data.len() > MAX_AUTHENTICATION_CONFIG_BYTES {
         return Err(ConfigError::new(too_large(Some(path))));
     }
     Ok(data)
+}
+
+/// The file read again at a reload: [`read_authentication_configuration`], whose texts are
+/// `os.ReadFile`'s, as kube-apiserver's reload logs them.
+#[cfg(feature = "remote")]
+pub(crate) fn reread_authentication_configuration(
+    path: &std::path::Path,
+) -> Result<Vec<u8>, ConfigError> {
+    read_authentication_configuration(path)
 }
 
 /// Decodes an `AuthenticationConfiguration` file as kube-apiserver does
