@@ -2621,6 +2621,14 @@ fn command_line_errors_of_every_subcommand_exit_1() {
             "Error: the following required arguments were not provided: --name <STRING>\n",
         ),
         (
+            vec!["dev-token".into(), "--help=x".into()],
+            "Error: invalid argument \"x\" for \"-h, --help\" flag: strconv.ParseBool: parsing \"x\": invalid syntax\n",
+        ),
+        (
+            vec!["dev-token".into(), "extra".into(), "--help=false".into()],
+            "Error: \"kube-authn dev-token\" does not take any arguments, got [\"extra\"]\n",
+        ),
+        (
             vec!["nope".into()],
             "Error: unrecognized subcommand 'nope'\n",
         ),
@@ -2644,12 +2652,72 @@ fn command_line_errors_of_every_subcommand_exit_1() {
     }
 }
 
+/// cobra's help is a bool flag acted on once every argument has parsed: it is printed (on
+/// standard output, exit code 0) whatever comes before or after it, positional arguments and
+/// values `Validate()` refuses included, unless a later `--help=false` takes it back.
+#[test]
+fn help_is_asked_after_every_argument_parsed() {
+    let cases: [(&[&str], bool); 6] = [
+        (&["--help", "--secure-port=70000"], true),
+        (&["--secure-port=70000", "-h"], true),
+        (&["extra", "--help"], true),
+        (&["--help", "--", "extra"], true),
+        (&["--help=false", "-hh"], true),
+        (&["--help", "--help=false", "--secure-port=70000"], false),
+    ];
+    for (args, help) in cases {
+        let out = Command::new(env!("CARGO_BIN_EXE_kube-authn"))
+            .arg("serve")
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if help {
+            assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+            assert!(
+                stdout.contains("--insecure-allow-any-token"),
+                "{args:?}: {stdout}"
+            );
+        } else {
+            assert_eq!(out.status.code(), Some(1), "{args:?}");
+            assert_eq!(
+                stderr,
+                "Error: --secure-port 70000 must be between 1 and 65535, inclusive. It cannot be turned off with 0\n",
+                "{args:?}"
+            );
+        }
+    }
+}
+
 /// Command-line errors as kube-apiserver prints them (pflag's texts through cobra: `Error: `,
 /// exit code 1), and kube-apiserver's `Validate()` texts for values pflag accepts.
 #[test]
 fn command_line_errors_read_as_kube_apiserver_prints_them() {
-    let cases: [(&[&str], &str); 17] = [
+    let cases: [(&[&str], &str); 25] = [
         (&["--x"], "Error: unknown flag: --x\n"),
+        // `-h, --help` is a bool flag parsed in its place; help comes once all have parsed.
+        (
+            &["--unknown", "--help=x"],
+            "Error: unknown flag: --unknown\n",
+        ),
+        (
+            &["--anonymous-auth=x", "--help=y"],
+            "Error: invalid argument \"x\" for \"--anonymous-auth\" flag: strconv.ParseBool: parsing \"x\": invalid syntax\n",
+        ),
+        (&["--help", "--unknown"], "Error: unknown flag: --unknown\n"),
+        (
+            &["--help=false", "--unknown"],
+            "Error: unknown flag: --unknown\n",
+        ),
+        (&["-hx"], "Error: unknown shorthand flag: 'x' in -x\n"),
+        (&["---x"], "Error: bad flag syntax: ---x\n"),
+        (&["extra", "--unknown"], "Error: unknown flag: --unknown\n"),
+        (
+            &["a", "b"],
+            "Error: \"kube-authn serve\" does not take any arguments, got [\"a\" \"b\"]\n",
+        ),
         (
             &["--anonymous-auth=\x01"],
             "Error: invalid argument \"\\x01\" for \"--anonymous-auth\" flag: strconv.ParseBool: parsing \"\\x01\": invalid syntax\n",

@@ -655,92 +655,181 @@ impl ServeArgs {
     }
 }
 
+/// The command line as clap is to parse it, and what pflag and cobra decide outside clap.
+#[derive(Debug)]
+struct Normalized {
+    /// The arguments for clap: flag names normalized, without the help flags and positional
+    /// arguments, and ending before the argument pflag stopped at ([`Normalized::stopped`]).
+    argv: Vec<std::ffi::OsString>,
+    /// The subcommand given, whose command path (`kube-authn serve`) the positional-argument
+    /// error names.
+    subcommand: Option<String>,
+    /// cobra's `-h, --help` after every argument (the last occurrence wins).
+    help: bool,
+    /// The positional arguments (pflag's `Args()`), for cobra's `Args` check.
+    positional: Vec<String>,
+    /// pflag's error at an argument clap does not see (a bad `--help` value, an unknown
+    /// shorthand, a bad flag syntax); arguments before it may still fail first.
+    stopped: Option<String>,
+}
+
 /// kube-apiserver's flag-name normalization (component-base `WordSepNormalizeFunc`): a `_` in
 /// a subcommand flag's name is a `-` (`--anonymous_auth=false` is `--anonymous-auth=false`).
 /// Only names that then exist are rewritten, and the value that follows a flag given as
-/// `--flag value` is left as it is, whatever it looks like; nothing after `--` is touched.
+/// `--flag value` is left as it is, whatever it looks like.
 ///
-/// cobra's `-h, --help` is a pflag boolean: `--help=false` (any `ParseBool` spelling) is no
-/// help and is dropped, `--help=true` is `--help`, and another value is pflag's `invalid
-/// argument "x" for "-h, --help" flag: …`.
-///
-/// Also returns the subcommand given, whose command path (`kube-authn serve`) the
-/// positional-argument error names.
-fn normalize_flag_names(
-    argv: Vec<std::ffi::OsString>,
-    command: &clap::Command,
-) -> Result<(Vec<std::ffi::OsString>, Option<String>), String> {
-    let mut out = Vec::with_capacity(argv.len());
+/// What clap would decide otherwise is taken out, as pflag parses it, in its place:
+/// - cobra's `-h, --help` is a pflag boolean (`--help=false`, any `ParseBool` spelling, is no
+///   help; a bad value is pflag's `invalid argument "x" for "-h, --help" flag: …`), acted on
+///   only after every argument has parsed;
+/// - a shorthand group (`-hh`, `-hx`, `-h=1`) is read byte by byte as pflag reads it
+///   (`unknown shorthand flag: 'x' in -x`; one starting `test.` is skipped);
+/// - `---x` and `--=x` are pflag's `bad flag syntax`;
+/// - positional arguments (also `-` and everything after `--`) are collected for cobra's
+///   `Args` check, which comes after help.
+fn normalize_flag_names(argv: Vec<std::ffi::OsString>, command: &clap::Command) -> Normalized {
+    let mut out = Normalized {
+        argv: Vec::with_capacity(argv.len()),
+        subcommand: None,
+        help: false,
+        positional: Vec::new(),
+        stopped: None,
+    };
     let mut args = argv.into_iter();
     // The program name, then everything up to the subcommand.
-    out.extend(args.next());
+    out.argv.extend(args.next());
     let mut subcommand = None;
     for a in args.by_ref() {
         subcommand = a
             .to_str()
             .and_then(|name| command.find_subcommand(name))
             .cloned();
-        out.push(a);
+        out.argv.push(a);
         if subcommand.is_some() {
             break;
         }
     }
     let Some(sub) = subcommand else {
-        return Ok((out, None));
+        return out;
     };
+    out.subcommand = Some(sub.get_name().to_owned());
     while let Some(a) = args.next() {
-        if a == "--" {
-            out.push(a);
-            out.extend(args);
+        // Not UTF-8: clap's (a file flag's value is taken before this, with its flag).
+        let Some(text) = a.to_str() else {
+            out.argv.push(a);
+            continue;
+        };
+        if text == "--" {
+            out.positional
+                .extend(args.by_ref().map(|a| a.to_string_lossy().into_owned()));
             break;
         }
-        let Some(text) = a.to_str().filter(|t| t.starts_with('-') && t.len() > 1) else {
-            out.push(a);
-            continue;
-        };
-        if let Some(v) = text
-            .strip_prefix("--help=")
-            .or_else(|| text.strip_prefix("-h="))
-        {
-            match go_bool(v) {
-                Ok(true) => out.push("--help".into()),
-                Ok(false) => {}
-                Err(why) => {
-                    return Err(format!(
-                        "invalid argument {} for \"-h, --help\" flag: {why}",
-                        kube_authn::jwt::go_quote(v)
-                    ));
-                }
-            }
+        if !text.starts_with('-') || text.len() == 1 {
+            out.positional.push(text.to_owned());
             continue;
         }
-        let Some(long) = text.strip_prefix("--").filter(|l| !l.is_empty()) else {
-            out.push(a);
+        let Some(long) = text.strip_prefix("--") else {
+            if let Err(e) = shorthand_group(&text[1..], &mut out.help) {
+                out.stopped = Some(e);
+                break;
+            }
             continue;
         };
+        if long.starts_with(['-', '=']) {
+            out.stopped = Some(format!("bad flag syntax: {text}"));
+            break;
+        }
         let (name, value) = match long.split_once('=') {
             Some((n, v)) => (n, Some(v)),
             None => (long, None),
         };
+        if name == "help" {
+            match value.map_or(Ok(true), help_value) {
+                Ok(help) => out.help = help,
+                Err(e) => {
+                    out.stopped = Some(e);
+                    break;
+                }
+            }
+            continue;
+        }
         let normalized = name.replace('_', "-");
         let Some(arg) = sub
             .get_arguments()
             .find(|arg| arg.get_long() == Some(normalized.as_str()))
         else {
-            out.push(a);
+            out.argv.push(a);
             continue;
         };
         let takes_next =
             value.is_none() && arg.get_action().takes_values() && !arg.is_require_equals_set();
-        out.push(match value {
+        out.argv.push(match value {
             Some(v) => format!("--{normalized}={v}").into(),
             None => format!("--{normalized}").into(),
         });
         if takes_next && let Some(v) = args.next() {
-            out.push(v);
+            out.argv.push(v);
         }
     }
-    Ok((out, Some(sub.get_name().to_owned())))
+    out
+}
+
+/// cobra's help flag given the value `v`: `ParseBool`'s answer or pflag's error naming `-h,
+/// --help`.
+fn help_value(v: &str) -> Result<bool, String> {
+    go_bool(v).map_err(|why| {
+        format!(
+            "invalid argument {} for \"-h, --help\" flag: {why}",
+            kube_authn::jwt::go_quote(v)
+        )
+    })
+}
+
+/// One shorthand group (`-hh`, without its dash), as pflag's `parseShortArg` reads it: byte by
+/// byte; `h` (help, a boolean) alone or as `h=<value>`, which ends the group; any other byte
+/// is `unknown shorthand flag: '<byte>' in -<the rest>`; the rest is skipped when it starts
+/// `test.`.
+fn shorthand_group(mut rest: &str, help: &mut bool) -> Result<(), String> {
+    while let Some(&c) = rest.as_bytes().first() {
+        if rest.starts_with("test.") {
+            break;
+        }
+        if c != b'h' {
+            return Err(format!(
+                "unknown shorthand flag: {} in -{rest}",
+                go_quote_byte(c)
+            ));
+        }
+        if rest.len() > 2 && rest.as_bytes()[1] == b'=' {
+            *help = help_value(&rest[2..])?;
+            break;
+        }
+        *help = true;
+        rest = &rest[1..];
+    }
+    Ok(())
+}
+
+/// A byte as Go's `%q` prints it as a rune (`strconv.QuoteRune`), which is how pflag names a
+/// shorthand: `'x'`, `'Ã'` for the byte 0xC3, `'\x01'`, `'\u0085'`.
+fn go_quote_byte(b: u8) -> String {
+    let body = match b {
+        b'\'' => "\\'".to_owned(),
+        b'\\' => "\\\\".to_owned(),
+        0x07 => "\\a".to_owned(),
+        0x08 => "\\b".to_owned(),
+        0x0c => "\\f".to_owned(),
+        b'\n' => "\\n".to_owned(),
+        b'\r' => "\\r".to_owned(),
+        b'\t' => "\\t".to_owned(),
+        0x0b => "\\v".to_owned(),
+        0x20..=0x7e => char::from(b).to_string(),
+        0x00..=0x1f | 0x7f => format!("\\x{b:02x}"),
+        // C1 controls, no-break space and soft hyphen are not `unicode.IsPrint`.
+        0x80..=0xa0 | 0xad => format!("\\u{b:04x}"),
+        _ => char::from(b).to_string(),
+    };
+    format!("'{body}'")
 }
 
 /// Why the command line was not taken.
@@ -771,10 +860,8 @@ where
     T: Into<std::ffi::OsString> + Clone,
 {
     let command = Cli::command();
-    let (argv, subcommand) =
-        normalize_flag_names(argv.into_iter().map(Into::into).collect(), &command)
-            .map_err(CliError::Text)?;
-    let command_path = match &subcommand {
+    let normalized = normalize_flag_names(argv.into_iter().map(Into::into).collect(), &command);
+    let command_path = match &normalized.subcommand {
         Some(sub) => format!("{} {sub}", command.get_name()),
         None => command.get_name().to_owned(),
     };
@@ -782,7 +869,38 @@ where
         Some(text) => CliError::Text(text),
         None => CliError::Clap(e),
     };
-    let matches = command.clone().try_get_matches_from(argv).map_err(fail)?;
+    // cobra's order: pflag's parse (clap's errors come in argument order, then the argument
+    // pflag stopped at), help, the positional arguments, then the required flags.
+    let program = normalized.argv.first().cloned();
+    let parsed = match command.clone().try_get_matches_from(normalized.argv) {
+        Err(e) if e.kind() != clap::error::ErrorKind::MissingRequiredArgument => {
+            return Err(fail(e));
+        }
+        parsed => parsed,
+    };
+    if let Some(text) = normalized.stopped {
+        return Err(CliError::Text(text));
+    }
+    if let (true, Some(sub)) = (normalized.help, &normalized.subcommand) {
+        let help = [program.unwrap_or_default(), sub.into(), "--help".into()];
+        return Err(match command.clone().try_get_matches_from(help) {
+            Err(e) => CliError::Clap(e),
+            Ok(_) => CliError::Text(format!("{command_path}: help unavailable")),
+        });
+    }
+    // kube-apiserver's `Args`: any argument that is not empty.
+    if normalized.positional.iter().any(|a| !a.is_empty()) {
+        let got: Vec<String> = normalized
+            .positional
+            .iter()
+            .map(|a| kube_authn::jwt::go_quote(a))
+            .collect();
+        return Err(CliError::Text(format!(
+            "\"{command_path}\" does not take any arguments, got [{}]",
+            got.join(" ")
+        )));
+    }
+    let matches = parsed.map_err(fail)?;
     let mut cli = Cli::from_arg_matches(&matches).map_err(fail)?;
     if let (Command::Serve(args), Some(("serve", m)), Some(serve)) = (
         &mut cli.command,
@@ -1128,7 +1246,9 @@ mod tests {
     #[test]
     fn command_line_errors_come_in_pflags_order() {
         const CSV: &str = r#"invalid argument "a\"b" for "--api-audiences" flag: parse error on line 1, column 2: bare " in non-quoted-field"#;
-        let cases: [(&str, &[&str], &str); 10] = [
+        const HELP_X: &str = r#"invalid argument "x" for "-h, --help" flag: strconv.ParseBool: parsing "x": invalid syntax"#;
+        const BOOL_X: &str = r#"invalid argument "x" for "--anonymous-auth" flag: strconv.ParseBool: parsing "x": invalid syntax"#;
+        let cases: [(&str, &[&str], &str); 31] = [
             (
                 "a list error before a range error",
                 &["--secure-port=70000", "--api-audiences=a\"b"],
@@ -1186,6 +1306,105 @@ mod tests {
                 ],
                 "--max-mutating-requests-inflight can not be negative value",
             ),
+            // `-h, --help` is one more bool flag, parsed in its place; help is acted on only
+            // once every argument has parsed.
+            (
+                "an unknown flag before a bad help value",
+                &["--unknown", "--help=x"],
+                "unknown flag: --unknown",
+            ),
+            (
+                "a bad bool before a bad help value",
+                &["--anonymous-auth=x", "--help=y"],
+                BOOL_X,
+            ),
+            (
+                "a bad help value before a bad bool",
+                &["--help=x", "--anonymous_auth=y"],
+                HELP_X,
+            ),
+            (
+                "an unknown flag after --help",
+                &["--help", "--unknown"],
+                "unknown flag: --unknown",
+            ),
+            (
+                "an unknown flag after -h",
+                &["-h", "--nope=1"],
+                "unknown flag: --nope",
+            ),
+            ("a bad bool after -h", &["-h", "--anonymous-auth=x"], BOOL_X),
+            (
+                "a list error after --help",
+                &["--help", "--api-audiences=a\"b"],
+                CSV,
+            ),
+            (
+                "a missing value after --help",
+                &["--help", "--token-auth-file"],
+                "flag needs an argument: --token-auth-file",
+            ),
+            (
+                "an unknown flag after --help=false",
+                &["--help=false", "--unknown"],
+                "unknown flag: --unknown",
+            ),
+            (
+                "an unknown shorthand after h in one argument",
+                &["-hx"],
+                "unknown shorthand flag: 'x' in -x",
+            ),
+            (
+                "an unknown shorthand before h in one argument",
+                &["-xh"],
+                "unknown shorthand flag: 'x' in -xh",
+            ),
+            ("a bad help value after h", &["-hh=x"], HELP_X),
+            (
+                "a shorthand value that is not h's",
+                &["-hfalse"],
+                "unknown shorthand flag: 'f' in -false",
+            ),
+            (
+                "an empty shorthand value",
+                &["-h="],
+                "unknown shorthand flag: '=' in -=",
+            ),
+            (
+                "pflag names the first byte of a shorthand",
+                &["-h\u{e9}"],
+                "unknown shorthand flag: '\u{c3}' in -\u{e9}",
+            ),
+            (
+                "a long name given with one dash",
+                &["-anonymous-auth=false"],
+                "unknown shorthand flag: 'a' in -anonymous-auth=false",
+            ),
+            (
+                "an unknown flag after a positional argument",
+                &["extra", "--unknown"],
+                "unknown flag: --unknown",
+            ),
+            (
+                "a bad help value after a positional argument",
+                &["extra", "--help=x"],
+                HELP_X,
+            ),
+            (
+                "every positional argument, after the flags",
+                &["a", "--help=false", "", "-", "--", "--help"],
+                r#""kube-authn serve" does not take any arguments, got ["a" "" "-" "--help"]"#,
+            ),
+            (
+                "a positional argument before a range error",
+                &["--secure-port=70000", "a"],
+                r#""kube-authn serve" does not take any arguments, got ["a"]"#,
+            ),
+            (
+                "a bad help value is no help",
+                &["--help", "--help=x"],
+                HELP_X,
+            ),
         ];
         for (name, args, want) in cases {
             let got = parse(args).map(|_| ()).unwrap_err();
@@ -1222,13 +1441,96 @@ mod tests {
                 "{args:?}"
             );
         }
-        for args in [&["--help"][..], &["--help=true"], &["-h=1"], &["-h"]] {
+        // cobra's help is asked once pflag has parsed every argument, the last value winning,
+        // before cobra's positional-argument check and kube-apiserver's `Validate()`.
+        for args in [
+            &["--help=true", "--help=false"][..],
+            &["-h", "-h=0"],
+            &["--token-auth-file", "--help"],
+            &["", "--help=false"],
+            // pflag skips a shorthand group that starts `test.` (Go's test flags).
+            &["-test.v"],
+        ] {
+            assert!(parse(args).is_ok(), "{args:?}");
+        }
+        for args in [
+            &["--help"][..],
+            &["--help=true"],
+            &["-h=1"],
+            &["-h"],
+            &["-hh"],
+            &["--help=false", "-h"],
+            &["--help", "--secure-port=70000"],
+            &["--secure-port=70000", "-h"],
+            &["--help", "--max-mutating-requests-inflight=-1"],
+            &["--help", "extra"],
+            &["extra", "--help"],
+            &["-", "--help"],
+            &["--help", "--", "extra"],
+            &["--help", "--anonymous-auth"],
+            &["-htest.v"],
+        ] {
             match parse_cli(["kube-authn", "serve"].iter().chain(args)) {
                 Err(CliError::Clap(e)) => {
                     assert_eq!(e.kind(), clap::error::ErrorKind::DisplayHelp, "{args:?}")
                 }
                 other => panic!("{args:?}: {other:?}"),
             }
+        }
+    }
+
+    /// pflag names an unknown shorthand by its first byte, as Go's `%q` prints that byte as a
+    /// rune; texts printed by Go 1.26's `fmt.Sprintf("%q", rune(b))` for every byte (all 256
+    /// compared once; these are one per branch).
+    #[test]
+    fn shorthand_is_named_as_go_quotes_a_rune() {
+        let cases: [(u8, &str); 14] = [
+            (0x00, r"'\x00'"),
+            (0x07, r"'\a'"),
+            (0x09, r"'\t'"),
+            (0x0b, r"'\v'"),
+            (0x1f, r"'\x1f'"),
+            (b' ', "' '"),
+            (b'\'', r"'\''"),
+            (b'\\', r"'\\'"),
+            (b'"', "'\"'"),
+            (0x7f, r"'\x7f'"),
+            (0x85, r"'\u0085'"),
+            (0xa0, r"'\u00a0'"),
+            (0xad, r"'\u00ad'"),
+            (0xc3, "'\u{c3}'"),
+        ];
+        for (b, want) in cases {
+            assert_eq!(go_quote_byte(b), want, "{b:#x}");
+        }
+    }
+
+    /// cobra's order for a subcommand whose flags clap requires: pflag's parse (a bad help
+    /// value), help, the positional arguments, then the required flags.
+    #[test]
+    fn required_flags_come_after_help_and_arguments() {
+        let dev_token =
+            |args: &[&str]| parse_cli(["kube-authn", "dev-token"].iter().chain(args)).map(|_| ());
+        match dev_token(&["--help"]) {
+            Err(CliError::Clap(e)) => assert_eq!(e.kind(), clap::error::ErrorKind::DisplayHelp),
+            other => panic!("{other:?}"),
+        }
+        let cases: [(&[&str], &str); 3] = [
+            (
+                &["--help=x"],
+                r#"invalid argument "x" for "-h, --help" flag: strconv.ParseBool: parsing "x": invalid syntax"#,
+            ),
+            (
+                &["extra"],
+                r#""kube-authn dev-token" does not take any arguments, got ["extra"]"#,
+            ),
+            (
+                &["--key-file=k"],
+                "the following required arguments were not provided: --name <STRING>",
+            ),
+        ];
+        for (args, want) in cases {
+            assert_eq!(dev_token(args).unwrap_err().to_string(), want, "{args:?}");
         }
     }
 
