@@ -523,24 +523,24 @@ impl AuthenticationOptions {
         if self.authentication_config.is_none() {
             if oidc_set && (self.oidc.issuer_url.is_empty() || self.oidc.client_id.is_empty()) {
                 return Err(ConfigError::new(
-                    "oidc-issuer-url and oidc-client-id must be specified together when any oidc-* flags are set",
+                    crate::token::oidc::config::ERR_OIDC_FLAGS_TOGETHER,
                 ));
             }
         } else if oidc_set {
             return Err(ConfigError::new(
-                "authentication-config file and oidc-* flags are mutually exclusive",
+                crate::token::oidc::config::ERR_CONFIG_AND_FLAGS,
             ));
         }
         self.validate_service_account_issuers()?;
         let keys = !self.service_account_key_files.is_empty();
         if keys && self.service_account_issuers.is_empty() {
             return Err(ConfigError::new(
-                "service-account-issuer is a required flag",
+                crate::token::service_account::ERR_ISSUER_REQUIRED,
             ));
         }
         if !keys && !self.service_account_issuers.is_empty() {
             return Err(ConfigError::new(
-                "either `--service-account-key-file` or `--service-account-signing-endpoint` must be set",
+                crate::token::service_account::ERR_KEYS_REQUIRED,
             ));
         }
         self.requestheader.validate()

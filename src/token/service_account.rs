@@ -158,6 +158,12 @@ pub const ERR_EMPTY_NAME: &str = "resource name may not be empty";
 /// ```
 pub const ERR_NO_ROUTE: &str = "the server could not find the requested resource";
 
+/// kube-apiserver's `Validate()` text for service-account keys without an issuer.
+pub(crate) const ERR_ISSUER_REQUIRED: &str = "service-account-issuer is a required flag";
+/// kube-apiserver's `Validate()` text for an issuer without keys.
+pub(crate) const ERR_KEYS_REQUIRED: &str =
+    "either `--service-account-key-file` or `--service-account-signing-endpoint` must be set";
+
 /// client-go's typed `Get` of a namespaced object, before any request
 /// (`NamespaceIfScoped(namespace, namespace != "")` then `Name(name)`, rest/request.go): a
 /// namespace, then a name, that is not a valid path segment (`IsValidPathSegmentName`:
@@ -1657,14 +1663,10 @@ impl ServiceAccountOptions {
         lookup: Option<Arc<dyn ServiceAccountLookup>>,
     ) -> Result<(), ConfigError> {
         if self.issuers.is_empty() {
-            return Err(ConfigError::new(
-                "service-account-issuer is a required flag",
-            ));
+            return Err(ConfigError::new(ERR_ISSUER_REQUIRED));
         }
         if self.key_files.is_empty() {
-            return Err(ConfigError::new(
-                "either `--service-account-key-file` or `--service-account-signing-endpoint` must be set",
-            ));
+            return Err(ConfigError::new(ERR_KEYS_REQUIRED));
         }
         let keys = self.load_keys()?;
         let auds = Audiences::new(self.api_audiences());

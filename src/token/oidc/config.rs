@@ -16,6 +16,15 @@ use crate::error::ConfigError;
 use crate::jwt::alg::AlgorithmSet;
 use crate::jwt::go_quote;
 
+/// kube-apiserver's `Validate()` text for `--oidc-*` flags without both the issuer URL and the
+/// client id.
+pub(crate) const ERR_OIDC_FLAGS_TOGETHER: &str =
+    "oidc-issuer-url and oidc-client-id must be specified together when any oidc-* flags are set";
+
+/// kube-apiserver's `Validate()` text for `--authentication-config` with `--oidc-*` flags.
+pub(crate) const ERR_CONFIG_AND_FLAGS: &str =
+    "authentication-config file and oidc-* flags are mutually exclusive";
+
 /// kube-apiserver's `--oidc-*` flags.
 ///
 /// ```
@@ -166,9 +175,7 @@ impl OidcFlags {
         disallowed_issuers: &[String],
     ) -> Result<JwtAuthenticatorConfig, ConfigError> {
         if self.issuer_url.is_empty() || self.client_id.is_empty() {
-            return Err(ConfigError::new(
-                "oidc-issuer-url and oidc-client-id must be specified together when any oidc-* flags are set",
-            ));
+            return Err(ConfigError::new(ERR_OIDC_FLAGS_TOGETHER));
         }
         let mut prefix = self.username_prefix.clone().unwrap_or_default();
         if prefix.is_empty() && self.username_claim != "email" {

@@ -47,9 +47,7 @@ pub fn jwt_configs(
     disallowed_issuers: &[String],
 ) -> Result<Vec<JwtAuthenticatorConfig>, ConfigError> {
     match (flags.any_set(), authentication_config) {
-        (true, Some(_)) => Err(ConfigError::new(
-            "authentication-config file and oidc-* flags are mutually exclusive",
-        )),
+        (true, Some(_)) => Err(ConfigError::new(super::config::ERR_CONFIG_AND_FLAGS)),
         (true, None) => Ok(vec![flags.to_config(disallowed_issuers)?]),
         (false, Some(data)) => load_authentication_configuration(data, disallowed_issuers),
         (false, None) => Ok(Vec::new()),
