@@ -84,7 +84,7 @@ where
 /// else is an error, as encoding/json makes it. serde's derived struct decoding also takes an
 /// array, matched to the fields in order, so without this `{"spec":["tok"]}` would be a
 /// review of `tok` (Go: `json: cannot unmarshal array into Go struct field …`).
-fn null_or_object<'de, D, T>(d: D) -> Result<T, D::Error>
+pub(crate) fn null_or_object<'de, D, T>(d: D) -> Result<T, D::Error>
 where
     D: Deserializer<'de>,
     T: Deserialize<'de> + Default,
@@ -106,7 +106,7 @@ where
 }
 
 /// A list item decoded by [`null_or_object`].
-struct ObjectItem<T>(T);
+pub(crate) struct ObjectItem<T>(pub(crate) T);
 
 impl<'de, T: Deserialize<'de> + Default> Deserialize<'de> for ObjectItem<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

@@ -3,6 +3,7 @@
 //! Vectors from kube-apiserver's `webhook_v1_test.go` / `webhook_v1beta1_test.go`.
 #![cfg(feature = "remote")]
 
+mod log_support;
 mod webhook_server;
 
 use std::future::Future;
@@ -18,6 +19,7 @@ use kube_authn::outbound::{BearerToken, ConnectionInfo, Pem, Secret};
 use kube_authn::token::webhook::{
     Backoff, Sleeper, Version, WebhookOptions, WebhookTokenAuthenticator,
 };
+use log_support::capture_logs;
 use serde_json::json;
 use webhook_server::{H2Fault, Pki, RawFault, Reply, Seen, Server};
 
@@ -2233,6 +2235,10 @@ async fn answers_are_decoded_as_client_go_decodes_them() {
             Err("webhook: cannot decode TokenReview response: unexpected JSON shape"), 1),
         case("metadata.managedFields with a bad time", b1, 200, &[], format!(r#"{{"metadata":{{"managedFields":[{{"time":"x"}}]}},{AUTHN}}}"#),
             Err("webhook: cannot decode TokenReview response: metadata.managedFields.time is not an RFC 3339 time"), 1),
+        case("metadata.managedFields item an array", b1, 200, &[], format!(r#"{{"metadata":{{"managedFields":[["m","Apply"]]}},{AUTHN}}}"#),
+            Err("webhook: cannot decode TokenReview response: unexpected JSON shape"), 1),
+        case("metadata.managedFields item an empty array", b1, 200, &[], format!(r#"{{"metadata":{{"managedFields":[[]]}},{AUTHN}}}"#),
+            Err("webhook: cannot decode TokenReview response: unexpected JSON shape"), 1),
         case("metadata.managedFields as Go writes them", b1, 200, &[],
             format!(r#"{{"metadata":{{"managedFields":[{{"manager":"m","operation":"Apply","time":"2026-01-01T00:00:00Z","fieldsV1":{{"f:x":{{}}}},"fieldsType":"FieldsV1"}},null,{{"fieldsV1":"any"}}]}},{AUTHN}}}"#),
             Ok("a"), 1),
@@ -2251,6 +2257,18 @@ async fn answers_are_decoded_as_client_go_decodes_them() {
         case("403 Status with a string code is no Status", b1, 403, &[], r#"{"kind":"Status","status":"Failure","message":"m","code":"x"}"#.into(), Err(r#"{"kind":"Status","status":"Failure","message":"m","code":"x"}"#), 1),
         case("403 Status with bad metadata is no Status", b1, 403, &[], r#"{"kind":"Status","status":"Failure","message":"m","metadata":{"resourceVersion":5}}"#.into(), Err(r#"{"kind":"Status","status":"Failure","message":"m","metadata":{"resourceVersion":5}}"#), 1),
         case("403 Status with bad details is no Status", b1, 403, &[], r#"{"kind":"Status","status":"Failure","message":"m","details":{"name":5}}"#.into(), Err(r#"{"kind":"Status","status":"Failure","message":"m","details":{"name":5}}"#), 1),
+        case("403 Status with details an array is no Status", b1, 403, &[], r#"{"kind":"Status","status":"Failure","message":"m","details":["n","g","k","u",null,5]}"#.into(),
+            Err(r#"{"kind":"Status","status":"Failure","message":"m","details":["n","g","k","u",null,5]}"#), 1),
+        case("403 JSON Status with details an array is no Status", b1, 403, &[("content-type", "application/json")],
+            r#"{"kind":"Status","status":"Failure","message":"m","details":["n","g","k","u",null,5]}"#.into(), Err("unknown"), 1),
+        case("403 Status with metadata an array is no Status", b1, 403, &[], r#"{"kind":"Status","status":"Failure","message":"m","metadata":[]}"#.into(),
+            Err(r#"{"kind":"Status","status":"Failure","message":"m","metadata":[]}"#), 1),
+        case("403 Status with a cause an array is no Status", b1, 403, &[], r#"{"kind":"Status","status":"Failure","message":"m","details":{"causes":[["r","m","f"]]}}"#.into(),
+            Err(r#"{"kind":"Status","status":"Failure","message":"m","details":{"causes":[["r","m","f"]]}}"#), 1),
+        case("403 Status with a null cause", b1, 403, &[], r#"{"kind":"Status","status":"Failure","message":"m","details":{"causes":[null,{"reason":"r"}]}}"#.into(), Err("m"), 1),
+        case("403 Status with null details and metadata", b1, 403, &[], r#"{"kind":"Status","status":"Failure","message":"m","details":null,"metadata":null}"#.into(), Err("m"), 1),
+        case("503 InternalError Status with details an array is no Status: not retried", b1, 503, &[],
+            r#"{"kind":"Status","status":"Failure","message":"m","reason":"InternalError","details":[]}"#.into(), Err("the server is currently unable to handle the request"), 1),
         case("503 Status of authentication.k8s.io/v1beta1, InternalError: retried", b1, 503, &[],
             r#"{"kind":"Status","apiVersion":"authentication.k8s.io/v1beta1","status":"Failure","message":"m","reason":"InternalError","code":500}"#.into(), Err("m"), 5),
         // Retry-After above zero retries any status (details.retryAfterSeconds).
@@ -2263,6 +2281,10 @@ async fn answers_are_decoded_as_client_go_decodes_them() {
         case("400, Retry-After: +1", b1, 400, &[("retry-after", "+1")], "x".into(), Err("the server rejected our request for an unknown reason"), 5),
         case("400, Retry-After: 0", b1, 400, &[("retry-after", "0")], "x".into(), Err("the server rejected our request for an unknown reason"), 1),
         case("400, Retry-After: -1", b1, 400, &[("retry-after", "-1")], "x".into(), Err("the server rejected our request for an unknown reason"), 1),
+        case("400, Retry-After: space 1 tab", b1, 400, &[("retry-after", " 1\t")], "x".into(), Err("the server rejected our request for an unknown reason"), 5),
+        case("400, Retry-After: 1 no-break space", b1, 400, &[("retry-after", "1\u{a0}")], "x".into(), Err("the server rejected our request for an unknown reason"), 1),
+        case("400, Retry-After: no-break space 1", b1, 400, &[("retry-after", "\u{a0}1")], "x".into(), Err("the server rejected our request for an unknown reason"), 1),
+        case("400, Retry-After: 1 ideographic space", b1, 400, &[("retry-after", "1\u{3000}")], "x".into(), Err("the server rejected our request for an unknown reason"), 1),
         case("400, Retry-After: 1.5", b1, 400, &[("retry-after", "1.5")], "x".into(), Err("the server rejected our request for an unknown reason"), 1),
         case("400, Retry-After 2^32+1 (int32 1)", b1, 400, &[("retry-after", "4294967297")], "x".into(), Err("the server rejected our request for an unknown reason"), 5),
         case("400, Retry-After 2^31 (int32 negative)", b1, 400, &[("retry-after", "2147483648")], "x".into(), Err("the server rejected our request for an unknown reason"), 1),
@@ -2315,6 +2337,156 @@ async fn answers_are_decoded_as_client_go_decodes_them() {
                 "{}: want {want:?} in {} calls, got {got:?} in {calls}",
                 c.name, c.calls
             ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} rows differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// The answer's `kind` and `apiVersion` quoted into a decoding error are backend text: the
+/// token removed, each cut to 2 KiB, and control characters written as spaces where Go does
+/// not quote them (`%q` keeps Go's escapes), in the error and in the warning that logs it. The
+/// texts are otherwise Go's (`webhook.New`, k8s.io/apiserver v0.37.2, printed the same rows
+/// with the token unredacted and the long values whole).
+#[tokio::test]
+async fn answer_types_in_errors_never_show_the_token_nor_forge_log_lines() {
+    const AUTHN: &str = r#""status":{"authenticated":true,"user":{"username":"a"}}"#;
+    const SCHEME: &str = r#"in scheme "pkg/runtime/scheme.go:111""#;
+    let long = "k".repeat(200_000);
+    // (name, apiVersion, kind, the error)
+    let cases: Vec<(&str, String, String, String)> = vec![
+        (
+            "kind the token",
+            "authentication.k8s.io/v1beta1".into(),
+            TOKEN.into(),
+            format!(
+                r#"no kind "<redacted>" is registered for version "authentication.k8s.io/v1beta1" {SCHEME}"#
+            ),
+        ),
+        (
+            "the token in a group/version with three parts",
+            format!("a/b/{TOKEN}"),
+            "TokenReview".into(),
+            "unexpected GroupVersion string: a/b/<redacted>".into(),
+        ),
+        (
+            "the token as the group",
+            format!("{TOKEN}/v1"),
+            "TokenReview".into(),
+            format!(r#"no kind "TokenReview" is registered for version "<redacted>/v1" {SCHEME}"#),
+        ),
+        (
+            "the token as the group of the internal version",
+            format!("{TOKEN}/__internal"),
+            "TokenReview".into(),
+            format!(
+                r#"no kind "TokenReview" is registered for the internal version of group "<redacted>" {SCHEME}"#
+            ),
+        ),
+        (
+            "a line break in a group/version with three parts",
+            "a/b/x\nFAKE LOG LINE".into(),
+            "TokenReview".into(),
+            "unexpected GroupVersion string: a/b/x FAKE LOG LINE".into(),
+        ),
+        (
+            "a line break in kind, quoted as Go quotes it",
+            "authentication.k8s.io/v1beta1".into(),
+            "x\nFAKE LOG LINE".into(),
+            format!(
+                r#"no kind "x\nFAKE LOG LINE" is registered for version "authentication.k8s.io/v1beta1" {SCHEME}"#
+            ),
+        ),
+        (
+            "a 200 kB kind",
+            "authentication.k8s.io/v1beta1".into(),
+            long.clone(),
+            format!(
+                r#"no kind "{}" is registered for version "authentication.k8s.io/v1beta1" {SCHEME}"#,
+                &long[..2048]
+            ),
+        ),
+        (
+            "a 200 kB version",
+            format!("g/{long}"),
+            "TokenReview".into(),
+            format!(
+                r#"no kind "TokenReview" is registered for version "g/{}" {SCHEME}"#,
+                &long[..2046]
+            ),
+        ),
+        (
+            "a 200 kB group/version with three parts",
+            format!("a/b/{long}"),
+            "TokenReview".into(),
+            format!("unexpected GroupVersion string: a/b/{}", &long[..2044]),
+        ),
+    ];
+    let pki = Pki::new();
+    let body = Arc::new(Mutex::new(String::new()));
+    let b = body.clone();
+    let server = Server::start(
+        &pki.server_cert_pem,
+        &pki.server_key_pem,
+        None,
+        move |_, _| {
+            Reply::Http(
+                200,
+                vec![("content-type", "application/json".into())],
+                b.lock().unwrap().clone().into_bytes(),
+            )
+        },
+    )
+    .await;
+    let info = || {
+        ConnectionInfo::new(server.url("/authn"))
+            .with_ca(Pem::Data(pki.ca_pem.clone().into_bytes()))
+            .with_trust_env(false)
+    };
+    // The warning's callsite registered by this thread, under a subscriber: with a single
+    // scoped subscriber alive, tracing caches the interest of a callsite another test's thread
+    // registers first as that thread's (none), until the next subscriber recomputes it.
+    {
+        let _warm_up = capture_logs();
+        *body.lock().unwrap() = r#"{"apiVersion":"a/b/c"}"#.into();
+        let _ = webhook(info(), opts(Version::V1Beta1, Arc::default()))
+            .authenticate_token(TOKEN, &Context::default())
+            .await;
+    }
+    let mut failures = Vec::new();
+    for (case, api_version, kind, want) in &cases {
+        *body.lock().unwrap() = format!(
+            "{{\"apiVersion\":{},\"kind\":{},{AUTHN}}}",
+            json!(api_version),
+            json!(kind)
+        );
+        let w = webhook(info(), opts(Version::V1Beta1, Arc::default()));
+        let (logs, guard) = capture_logs();
+        let e = w
+            .authenticate_token(TOKEN, &Context::default())
+            .await
+            .expect_err(case);
+        drop(guard);
+        let logs = logs.text();
+        if e.to_string() != *want {
+            failures.push(format!("{case}: want {want:?}, got {:?}", e.to_string()));
+        }
+        let warning = format!("Failed to make webhook authenticator request: {want}");
+        if !logs.contains(&warning) {
+            failures.push(format!("{case}: the warning is not logged: {logs:?}"));
+        }
+        if logs.contains(TOKEN) {
+            failures.push(format!("{case}: the token is logged"));
+        }
+        if logs.lines().any(|l| l.starts_with("FAKE")) {
+            failures.push(format!("{case}: a forged log line"));
+        }
+        if let Some(l) = logs.lines().find(|l| l.len() > 8 * 1024) {
+            failures.push(format!("{case}: a log line of {} bytes", l.len()));
         }
     }
     assert!(

@@ -94,8 +94,8 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::api::TokenReview;
 use crate::api::{METAV1_KINDS as META_KINDS, UNVERSIONED_KINDS};
+use crate::api::{ObjectItem, TokenReview, null_or_object};
 use crate::authenticator::{
     Audiences, AuthFuture, AuthResult, Context, Response, TokenAuthenticator,
 };
@@ -711,7 +711,7 @@ impl WebhookTokenAuthenticator {
                     ),
                 )));
             }
-            return decode_answer(&bytes, self.opts.version).map_err(AttemptError::fatal);
+            return decode_answer(&bytes, self.opts.version, token).map_err(AttemptError::fatal);
         }
         unreachable!("the credential loop returns")
     }
@@ -740,7 +740,7 @@ pub fn parse_response(bytes: &[u8]) -> Result<crate::api::TokenReviewStatus, Err
     let meta = || {
         serde_json::from_slice::<MetaCheck>(bytes)
             .map_err(|e| crate::error::json_category(&e))
-            .and_then(|m| m.metadata.unwrap_or_default().check())
+            .and_then(|m| m.metadata.check())
     };
     match decoded {
         Ok(_) if !object => Err("unexpected JSON shape"),
@@ -770,12 +770,13 @@ pub fn parse_response(bytes: &[u8]) -> Result<crate::api::TokenReviewStatus, Err
 /// keep.
 #[derive(serde::Deserialize)]
 struct MetaCheck {
-    #[serde(default)]
-    metadata: Option<ExtraMeta>,
+    #[serde(default, deserialize_with = "null_or_object")]
+    metadata: ExtraMeta,
 }
 
 /// `metadata.selfLink`, `uid`, `deletionTimestamp`, `deletionGracePeriodSeconds` and
-/// `managedFields`, decoded for their types.
+/// `managedFields`, decoded for their types (each struct an object or `null`, as Go decodes
+/// it: serde's array form of a struct is refused).
 #[derive(Default, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct ExtraMeta {
@@ -791,11 +792,11 @@ struct ExtraMeta {
     #[allow(dead_code)]
     deletion_grace_period_seconds: Option<i64>,
     #[serde(default, deserialize_with = "null_as_default")]
-    managed_fields: Vec<Option<ManagedFieldsEntry>>,
+    managed_fields: Vec<ObjectItem<ManagedFieldsEntry>>,
 }
 
 /// `metav1.ManagedFieldsEntry` (`fieldsV1` takes any JSON value).
-#[derive(serde::Deserialize)]
+#[derive(Default, serde::Deserialize)]
 #[allow(dead_code)]
 struct ManagedFieldsEntry {
     #[serde(default, deserialize_with = "null_as_default")]
@@ -822,7 +823,7 @@ impl ExtraMeta {
         if bad(&self.deletion_timestamp) {
             return Err("metadata.deletionTimestamp is not an RFC 3339 time");
         }
-        if self.managed_fields.iter().flatten().any(|e| bad(&e.time)) {
+        if self.managed_fields.iter().any(|e| bad(&e.0.time)) {
             return Err("metadata.managedFields.time is not an RFC 3339 time");
         }
         Ok(())
@@ -985,8 +986,8 @@ where
 }
 
 /// A `metav1.Status` as client-go's decoder reads it (field names case-sensitive, `null` the
-/// zero value); the fields only checked for their type are not kept. `kind` and `apiVersion`
-/// were read by [`interpret`].
+/// zero value, each struct an object or `null`); the fields only checked for their type are not
+/// kept. `kind` and `apiVersion` were read by [`interpret`].
 #[derive(serde::Deserialize)]
 struct GoStatus {
     #[serde(default, deserialize_with = "null_as_default")]
@@ -995,7 +996,7 @@ struct GoStatus {
     #[serde(default, rename = "apiVersion", deserialize_with = "null_as_default")]
     #[allow(dead_code)]
     api_version: String,
-    #[serde(default, deserialize_with = "null_as_default")]
+    #[serde(default, deserialize_with = "null_or_object")]
     #[allow(dead_code)]
     metadata: GoListMeta,
     #[serde(default, deserialize_with = "null_as_default")]
@@ -1006,8 +1007,9 @@ struct GoStatus {
     reason: String,
     #[serde(default, deserialize_with = "null_as_default")]
     code: i32,
+    /// A pointer in Go: `null` is none, `{}` an empty one.
     #[serde(default)]
-    details: Option<GoStatusDetails>,
+    details: Option<ObjectItem<GoStatusDetails>>,
 }
 
 /// `metav1.ListMeta`, for its types.
@@ -1029,7 +1031,7 @@ struct GoListMeta {
 }
 
 /// `metav1.StatusDetails`.
-#[derive(serde::Deserialize)]
+#[derive(Default, serde::Deserialize)]
 #[allow(dead_code)]
 struct GoStatusDetails {
     #[serde(default, deserialize_with = "null_as_default")]
@@ -1041,7 +1043,7 @@ struct GoStatusDetails {
     #[serde(default, deserialize_with = "null_as_default")]
     uid: String,
     #[serde(default, deserialize_with = "null_as_default")]
-    causes: Vec<Option<GoStatusCause>>,
+    causes: Vec<ObjectItem<GoStatusCause>>,
     #[serde(
         default,
         rename = "retryAfterSeconds",
@@ -1051,7 +1053,7 @@ struct GoStatusDetails {
 }
 
 /// `metav1.StatusCause`.
-#[derive(serde::Deserialize)]
+#[derive(Default, serde::Deserialize)]
 #[allow(dead_code)]
 struct GoStatusCause {
     #[serde(default, deserialize_with = "null_as_default")]
@@ -1070,7 +1072,7 @@ struct GoStatusCause {
 fn decode_status(body: &[u8]) -> Option<GoStatus> {
     let body = crate::jwt::json::go_lone_surrogates(body);
     let (api_version, kind) = interpret(&body).ok()?;
-    let (group, version) = parse_group_version(&api_version).ok()?;
+    let (group, version) = parse_group_version(&api_version)?;
     if kind != "Status" || (version.is_empty() && !group.is_empty()) {
         return None;
     }
@@ -1263,13 +1265,14 @@ fn interpret(body: &[u8]) -> Result<(String, String), InterpretError> {
 }
 
 /// `schema.ParseGroupVersion`: `""` and `"/"` are the empty group and version, `v` the core
-/// group's version, `g/v` a group's; more than one `/` is refused with Go's text.
-fn parse_group_version(gv: &str) -> Result<(&str, &str), String> {
+/// group's version, `g/v` a group's; more than one `/` is refused (`None`; Go's text is
+/// `unexpected GroupVersion string: <gv>`).
+fn parse_group_version(gv: &str) -> Option<(&str, &str)> {
     match gv.matches('/').count() {
-        _ if gv.is_empty() || gv == "/" => Ok(("", "")),
-        0 => Ok(("", gv)),
-        1 => Ok(gv.split_once('/').unwrap_or_default()),
-        _ => Err(format!("unexpected GroupVersion string: {gv}")),
+        _ if gv.is_empty() || gv == "/" => Some(("", "")),
+        0 => Some(("", gv)),
+        1 => gv.split_once('/'),
+        _ => None,
     }
 }
 
@@ -1278,9 +1281,16 @@ fn parse_group_version(gv: &str) -> Result<(&str, &str), String> {
 /// from the requested type where they are empty (`gvkWithDefaults`), then the scheme: the
 /// configured TokenReview is decoded ([`parse_response`]); any other type is an error, with
 /// client-go's text (a registered one cannot be converted, anything else is not registered).
-/// Lone surrogate escapes are U+FFFD, as encoding/json reads them.
-fn decode_answer(bytes: &[u8], version: Version) -> Result<crate::api::TokenReviewStatus, Error> {
+/// Lone surrogate escapes are U+FFFD, as encoding/json reads them. The answer's `kind` and
+/// `apiVersion` in a text are backend text ([`shown_text`]: without `token`, at most 2 KiB
+/// each), quoted as Go quotes them or else [`printable`].
+fn decode_answer(
+    bytes: &[u8],
+    version: Version,
+    token: &str,
+) -> Result<crate::api::TokenReviewStatus, Error> {
     let fail = |text: String| Error::new(ErrorKind::Unavailable, text);
+    let shown = |text: &str| shown_text(text, token, false);
     let bytes = crate::jwt::json::go_lone_surrogates(bytes);
     let (api_version, kind) = interpret(&bytes).map_err(|e| match e {
         InterpretError::Json(category) => fail(format!(
@@ -1288,7 +1298,12 @@ fn decode_answer(bytes: &[u8], version: Version) -> Result<crate::api::TokenRevi
         )),
         InterpretError::Go(text) => fail(text),
     })?;
-    let (group, ver) = parse_group_version(&api_version).map_err(&fail)?;
+    let (group, ver) = parse_group_version(&api_version).ok_or_else(|| {
+        fail(printable(format!(
+            "unexpected GroupVersion string: {}",
+            shown(&api_version)
+        )))
+    })?;
     let want = version.as_str();
     let kind = if kind.is_empty() {
         "TokenReview"
@@ -1335,11 +1350,11 @@ fn decode_answer(bytes: &[u8], version: Version) -> Result<crate::api::TokenRevi
     if let Some(go_type) = registered_type(group, ver, kind) {
         return Err(unknown_conversion(&go_type));
     }
-    let kind = crate::jwt::go_quote(kind);
+    let kind = crate::jwt::go_quote(&shown(kind));
     Err(fail(if ver == "__internal" {
         format!(
             "no kind {kind} is registered for the internal version of group {} in scheme {}",
-            crate::jwt::go_quote(group),
+            crate::jwt::go_quote(&shown(group)),
             crate::jwt::go_quote(SCHEME_NAME)
         )
     } else {
@@ -1350,16 +1365,21 @@ fn decode_answer(bytes: &[u8], version: Version) -> Result<crate::api::TokenRevi
         };
         format!(
             "no kind {kind} is registered for version {} in scheme {}",
-            crate::jwt::go_quote(&group_version),
+            crate::jwt::go_quote(&shown(&group_version)),
             crate::jwt::go_quote(SCHEME_NAME)
         )
     }))
 }
 
-/// `Retry-After` as client-go reads it (`strconv.Atoi` of the header's first value: an
-/// optional sign and decimal digits, within 64 bits); `None` when it does not parse.
+/// `Retry-After` as client-go reads it (`strconv.Atoi` of the header's first value as Go's
+/// HTTP reader keeps it, spaces and tabs trimmed and nothing else: an optional sign and
+/// decimal digits, within 64 bits); `None` when it does not parse (`1\u{a0}` included).
 fn retry_after_seconds(value: &[u8]) -> Option<i64> {
-    std::str::from_utf8(value).ok()?.trim().parse().ok()
+    std::str::from_utf8(value)
+        .ok()?
+        .trim_matches([' ', '\t'])
+        .parse()
+        .ok()
 }
 
 /// The wait a `Retry-After` of `seconds` asks for, when above zero.
@@ -1434,7 +1454,11 @@ fn response_error(
                 printable(shown_text(&status.message, token, false)),
             ),
             retry: delay_asked
-                || status_should_retry(&status.reason, status.code, status.details.as_ref()),
+                || status_should_retry(
+                    &status.reason,
+                    status.code,
+                    status.details.as_ref().map(|d| &d.0),
+                ),
             retry_after: delay,
         };
     }
@@ -1778,11 +1802,11 @@ mod tests {
         }
     }
 
-    /// Go webhooks built on `k8s.io/api` types without `omitempty` send `null` for unset
-    /// slices and maps (and some send it for strings); Go's encoding/json leaves the zero value.
     /// An answer's structs are objects: serde's array form of a struct
     /// (`"status":[true,{"username":"admin"}]`) authenticated `admin`; Go refuses it
-    /// (`json: cannot unmarshal array into Go struct field TokenReview.status …`).
+    /// (`json: cannot unmarshal array into Go struct field TokenReview.status …`), for the
+    /// structs only type-checked too (`metadata.managedFields[]`: `json: cannot unmarshal array
+    /// into Go struct field ObjectMeta.metadata.managedFields of type v1.ManagedFieldsEntry`).
     #[test]
     fn structs_given_as_arrays_fail_the_review() {
         for (name, body) in [
@@ -1799,6 +1823,14 @@ mod tests {
                 "metadata",
                 r#"{"metadata":[],"status":{"authenticated":true,"user":{"username":"a"}}}"#,
             ),
+            (
+                "a managedFields entry",
+                r#"{"metadata":{"managedFields":[["m","Apply"]]},"status":{"authenticated":true,"user":{"username":"a"}}}"#,
+            ),
+            (
+                "an empty managedFields entry",
+                r#"{"metadata":{"managedFields":[[]]},"status":{"authenticated":true,"user":{"username":"a"}}}"#,
+            ),
         ] {
             let e = parse_response(body.as_bytes()).expect_err(name);
             assert_eq!(
@@ -1809,6 +1841,65 @@ mod tests {
         }
     }
 
+    /// An error body is a `Status` only if each of its structs is an object or `null`, as Go
+    /// decodes a `metav1.Status` (an array is `json: cannot unmarshal array into Go struct
+    /// field …`, and the body is then the generic error of its HTTP status).
+    #[test]
+    fn status_structs_given_as_arrays_are_no_status() {
+        let cases = [
+            ("details", r#""details":["n","g","k","u",null,5]"#, false),
+            ("empty details", r#""details":[]"#, false),
+            ("metadata", r#""metadata":[]"#, false),
+            ("a cause", r#""details":{"causes":[["r","m","f"]]}"#, false),
+            (
+                "null details and metadata",
+                r#""details":null,"metadata":null"#,
+                true,
+            ),
+            (
+                "a null cause",
+                r#""details":{"causes":[null,{"reason":"r"}]}"#,
+                true,
+            ),
+            (
+                "objects",
+                r#""details":{"causes":[{}]},"metadata":{}"#,
+                true,
+            ),
+        ];
+        for (name, field, is_status) in cases {
+            let body = format!(r#"{{"kind":"Status","status":"Failure","message":"m",{field}}}"#);
+            assert_eq!(
+                decode_status(body.as_bytes()).is_some(),
+                is_status,
+                "{name}"
+            );
+        }
+    }
+
+    /// client-go's `Retry-After`: the header value as Go's HTTP reader keeps it (space and tab
+    /// trimmed, nothing else), then `strconv.Atoi`.
+    #[test]
+    fn retry_after_is_read_as_client_go_reads_it() {
+        let cases: &[(&str, Option<i64>)] = &[
+            ("1", Some(1)),
+            (" 1\t", Some(1)),
+            ("+1", Some(1)),
+            ("-1", Some(-1)),
+            ("1\u{a0}", None),
+            ("\u{a0}1", None),
+            ("1\u{3000}", None),
+            ("1\u{b}", None),
+            ("1.5", None),
+            ("", None),
+        ];
+        for (value, want) in cases {
+            assert_eq!(retry_after_seconds(value.as_bytes()), *want, "{value:?}");
+        }
+    }
+
+    /// Go webhooks built on `k8s.io/api` types without `omitempty` send `null` for unset
+    /// slices and maps (and some send it for strings); Go's encoding/json leaves the zero value.
     #[test]
     fn null_fields_decode_as_go_zero_values() {
         struct Case {
