@@ -35,5 +35,9 @@ pub fn capture_logs() -> (Logs, tracing::subscriber::DefaultGuard) {
         .with_ansi(false)
         .with_span_events(tracing_subscriber::fmt::format::FmtSpan::FULL)
         .finish();
-    (logs, tracing::subscriber::set_default(subscriber))
+    let guard = tracing::subscriber::set_default(subscriber);
+    // Each call site caches whether anyone listens; one first met on another test's thread
+    // while no subscriber was registered may still say no. Recompute them all with this one.
+    tracing::callsite::rebuild_interest_cache();
+    (logs, guard)
 }
