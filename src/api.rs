@@ -178,7 +178,7 @@ fn is_zero(n: &i64) -> bool {
 
 /// An `int64` as Go's encoding/json reads it (`strconv.ParseInt`), `null` as 0: serde_json
 /// reads the integer `-0` as a float, which Go takes as 0.
-fn go_int64<'de, D>(d: D) -> Result<i64, D::Error>
+pub(crate) fn go_int64<'de, D>(d: D) -> Result<i64, D::Error>
 where
     D: Deserializer<'de>,
 {
@@ -206,6 +206,40 @@ where
         }
     }
     d.deserialize_any(Int)
+}
+
+/// [`go_int64`] for a narrower Go integer (`int32`): a value outside its range is an error, as
+/// in Go.
+pub(crate) fn go_int<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: TryFrom<i64>,
+{
+    T::try_from(go_int64(d)?).map_err(|_| serde::de::Error::custom("integer out of range"))
+}
+
+/// A Go `*int64`: `null` is none, anything else is read by [`go_int64`].
+pub(crate) fn go_opt_int64<'de, D>(d: D) -> Result<Option<i64>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    struct Opt;
+    impl<'de> serde::de::Visitor<'de> for Opt {
+        type Value = Option<i64>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("an integer or null")
+        }
+        fn visit_none<E: serde::de::Error>(self) -> Result<Option<i64>, E> {
+            Ok(None)
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Option<i64>, E> {
+            Ok(None)
+        }
+        fn visit_some<D2: Deserializer<'de>>(self, d: D2) -> Result<Option<i64>, D2::Error> {
+            go_int64(d).map(Some)
+        }
+    }
+    d.deserialize_option(Opt)
 }
 
 /// Object metadata: the fields of Go's `metav1.ObjectMeta` that a review's create keeps

@@ -649,6 +649,13 @@ pub fn parse_jwk(json: &[u8]) -> Result<Option<PublicKey>, KeyError> {
     if json.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
         return Err(KeyError::new("malformed JWK: not a JSON object"));
     }
+    // Go's strings: invalid UTF-8 and lone surrogate escapes read as U+FFFD (serde_json refuses
+    // both), so an odd member does not cost the key.
+    let text = match std::str::from_utf8(json) {
+        Ok(_) => std::borrow::Cow::Borrowed(json),
+        Err(_) => std::borrow::Cow::Owned(crate::api::go_utf8_lossy(json).into_bytes()),
+    };
+    let json = &*super::json::go_lone_surrogates(&text);
     let raw: RawJwk = super::json::from_slice_strict(json).map_err(|e| {
         KeyError::new(format!(
             "malformed JWK: {}",
@@ -1209,6 +1216,50 @@ mod tests {
         let set = parse_jwks(doc.as_bytes()).unwrap();
         assert_eq!(set.len(), 1);
         assert_eq!(set[0].key_type(), KeyType::P256);
+    }
+
+    /// Strings are Go's: invalid UTF-8 and lone surrogate escapes anywhere in a JWK are U+FFFD
+    /// (the key used, its `kid` as Go reads it), where serde_json refused the whole key.
+    #[test]
+    fn jwk_strings_are_read_as_go_reads_them() {
+        let (x, y) = (
+            "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+            "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0",
+        );
+        let key = |extra: &[u8], kid: &str| {
+            let mut doc = format!(
+                r#"{{"keys":[{{"kty":"EC","crv":"P-256","x":"{x}","y":"{y}","kid":"{kid}""#
+            )
+            .into_bytes();
+            doc.extend_from_slice(extra);
+            doc.extend_from_slice(b"}]}");
+            parse_jwks(&doc).unwrap()
+        };
+        for (name, extra, kid, want_kid) in [
+            (
+                "lone surrogate in a member name",
+                &br#","\ud800":1"#[..],
+                "k1",
+                "k1",
+            ),
+            ("lone surrogate in kid", b"", r"\ud800", "\u{fffd}"),
+            (
+                "lone surrogate in key_ops",
+                br#","key_ops":["verify","\udc00"]"#,
+                "k1",
+                "k1",
+            ),
+            (
+                "invalid UTF-8 in another member",
+                b",\"note\":\"\xff\"",
+                "k1",
+                "k1",
+            ),
+        ] {
+            let keys = key(extra, kid);
+            assert_eq!(keys.len(), 1, "{name}");
+            assert_eq!(keys[0].jwk_kid(), Some(want_kid), "{name}");
+        }
     }
 
     /// An element that is not an object is skipped (docs/compatibility.md: go-jose cannot

@@ -788,7 +788,7 @@ struct ExtraMeta {
     uid: String,
     #[serde(default)]
     deletion_timestamp: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::api::go_opt_int64")]
     #[allow(dead_code)]
     deletion_grace_period_seconds: Option<i64>,
     #[serde(default, deserialize_with = "null_as_default")]
@@ -1005,7 +1005,7 @@ struct GoStatus {
     message: String,
     #[serde(default, deserialize_with = "null_as_default")]
     reason: String,
-    #[serde(default, deserialize_with = "null_as_default")]
+    #[serde(default, deserialize_with = "crate::api::go_int")]
     code: i32,
     /// A pointer in Go: `null` is none, `{}` an empty one.
     #[serde(default)]
@@ -1026,7 +1026,11 @@ struct GoListMeta {
     resource_version: String,
     #[serde(default, rename = "continue", deserialize_with = "null_as_default")]
     continue_: String,
-    #[serde(default, rename = "remainingItemCount")]
+    #[serde(
+        default,
+        rename = "remainingItemCount",
+        deserialize_with = "crate::api::go_opt_int64"
+    )]
     remaining_item_count: Option<i64>,
 }
 
@@ -1047,7 +1051,7 @@ struct GoStatusDetails {
     #[serde(
         default,
         rename = "retryAfterSeconds",
-        deserialize_with = "null_as_default"
+        deserialize_with = "crate::api::go_int"
     )]
     retry_after_seconds: i32,
 }
@@ -1896,6 +1900,41 @@ mod tests {
         for (value, want) in cases {
             assert_eq!(retry_after_seconds(value.as_bytes()), *want, "{value:?}");
         }
+    }
+
+    /// `-0` is an integer to Go's encoding/json (0); serde_json reads it as a float, which an
+    /// integer field refused, so such an answer failed to decode and such a `Status` was none.
+    #[test]
+    fn minus_zero_integers_decode_as_go_decodes_them() {
+        let review = parse_response(
+            br#"{"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","metadata":{"deletionGracePeriodSeconds":-0},"status":{"authenticated":true,"user":{"username":"admin"}}}"#,
+        )
+        .unwrap();
+        assert_eq!(review.user.username, "admin");
+        for (name, body) in [
+            (
+                "code",
+                r#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"m","code":-0}"#,
+            ),
+            (
+                "retryAfterSeconds",
+                r#"{"kind":"Status","apiVersion":"v1","message":"m","details":{"retryAfterSeconds":-0}}"#,
+            ),
+            (
+                "remainingItemCount",
+                r#"{"kind":"Status","apiVersion":"v1","message":"m","metadata":{"remainingItemCount":-0}}"#,
+            ),
+        ] {
+            let status = decode_status(body.as_bytes()).unwrap_or_else(|| panic!("{name}"));
+            assert_eq!(status.message, "m", "{name}");
+        }
+        // Out of int32's range is still an error, as in Go.
+        assert!(
+            decode_status(
+                br#"{"kind":"Status","apiVersion":"v1","message":"m","code":3000000000}"#
+            )
+            .is_none()
+        );
     }
 
     /// Go webhooks built on `k8s.io/api` types without `omitempty` send `null` for unset
