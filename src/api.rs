@@ -210,6 +210,7 @@ where
 
 /// [`go_int64`] for a narrower Go integer (`int32`): a value outside its range is an error, as
 /// in Go.
+#[cfg(feature = "remote")]
 pub(crate) fn go_int<'de, D, T>(d: D) -> Result<T, D::Error>
 where
     D: Deserializer<'de>,
@@ -219,6 +220,7 @@ where
 }
 
 /// A Go `*int64`: `null` is none, anything else is read by [`go_int64`].
+#[cfg(feature = "remote")]
 pub(crate) fn go_opt_int64<'de, D>(d: D) -> Result<Option<i64>, D::Error>
 where
     D: Deserializer<'de>,

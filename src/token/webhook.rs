@@ -742,9 +742,14 @@ pub fn parse_response(bytes: &[u8]) -> Result<crate::api::TokenReviewStatus, Err
             .map_err(|e| crate::error::json_category(&e))
             .and_then(|m| m.metadata.check())
     };
+    let decoded = decoded.and_then(|review| {
+        if object {
+            meta().map(|()| review)
+        } else {
+            Err("unexpected JSON shape")
+        }
+    });
     match decoded {
-        Ok(_) if !object => Err("unexpected JSON shape"),
-        Ok(_) if let Err(e) = meta() => Err(e),
         // metav1.Time's decoding: `time.Parse(time.RFC3339, …)` must accept it.
         Ok(review)
             if review
