@@ -2642,11 +2642,7 @@ fn command_line_errors_of_every_subcommand_exit_1() {
         ),
     ];
     for (args, want) in cases {
-        let out = Command::new(env!("CARGO_BIN_EXE_kube-authn"))
-            .args(&args)
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
+        let out = kube_authn(&args);
         assert_eq!(out.status.code(), Some(1), "{args:?}");
         assert_eq!(String::from_utf8_lossy(&out.stderr), want, "{args:?}");
     }
@@ -2666,12 +2662,7 @@ fn help_is_asked_after_every_argument_parsed() {
         (&["--help", "--help=false", "--secure-port=70000"], false),
     ];
     for (args, help) in cases {
-        let out = Command::new(env!("CARGO_BIN_EXE_kube-authn"))
-            .arg("serve")
-            .args(args)
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
+        let out = kube_authn(&[&["serve"], args].concat());
         let stdout = String::from_utf8_lossy(&out.stdout);
         let stderr = String::from_utf8_lossy(&out.stderr);
         if help {
@@ -2782,13 +2773,17 @@ fn command_line_errors_read_as_kube_apiserver_prints_them() {
         ),
     ];
     for (args, want) in cases {
-        let out = Command::new(env!("CARGO_BIN_EXE_kube-authn"))
-            .arg("serve")
-            .args(args)
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
+        let out = kube_authn(&[&["serve"], args].concat());
         assert_eq!(out.status.code(), Some(1), "{args:?}");
         assert_eq!(String::from_utf8_lossy(&out.stderr), want, "{args:?}");
     }
+}
+
+/// Runs the binary with `args` and no input, to its end.
+fn kube_authn<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_kube-authn"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
 }
