@@ -1021,13 +1021,7 @@ fn proxy_certificates_go_cannot_parse_are_refused() {
         ),
     ];
     for (name, der, want) in cases {
-        let mut r = http::Request::get("/")
-            .header("X-Remote-User", "system:admin")
-            .body(())
-            .unwrap();
-        r.extensions_mut()
-            .insert(PeerCertificates::injected(vec![der]));
-        let parts = r.into_parts().0;
+        let parts = proxied_der(vec![der]);
         for attempt in 0..2 {
             let got = proxied_name(&p, &parts);
             let want = want.map(|o| o.map(str::to_owned)).map_err(str::to_owned);
@@ -1188,13 +1182,7 @@ fn the_allowed_names_check_reads_only_the_cn() {
         ),
     ];
     for (name, der, want) in cases {
-        let mut r = http::Request::get("/")
-            .header("X-Remote-User", "system:admin")
-            .body(())
-            .unwrap();
-        r.extensions_mut()
-            .insert(PeerCertificates::injected(vec![der]));
-        let parts = r.into_parts().0;
+        let parts = proxied_der(vec![der]);
         let want = want.map(|o| o.map(str::to_owned)).map_err(str::to_owned);
         assert_eq!(proxied_name(&named, &parts), want, "{name}");
         // Without allowed names no subject is looked at.
@@ -1218,14 +1206,17 @@ fn proxy_trusting(ca: &Issued) -> FrontProxy {
 
 /// A request asserting `system:admin` in `system:masters`, on a connection presenting `chain`.
 fn proxied(chain: &[&Issued]) -> http::request::Parts {
+    proxied_der(chain.iter().map(|c| c.der.clone()).collect())
+}
+
+/// [`proxied`] with the chain as DER.
+fn proxied_der(chain: Vec<CertificateDer<'static>>) -> http::request::Parts {
     let mut r = http::Request::get("/")
         .header("X-Remote-User", "system:admin")
         .header("X-Remote-Group", "system:masters")
         .body(())
         .unwrap();
-    r.extensions_mut().insert(PeerCertificates::injected(
-        chain.iter().map(|c| c.der.clone()).collect(),
-    ));
+    r.extensions_mut().insert(PeerCertificates::injected(chain));
     r.into_parts().0
 }
 
@@ -1429,14 +1420,7 @@ fn union_checks_front_proxy_before_client_ca() {
         .build()
         .unwrap();
     let who = |cert: &Issued| {
-        let mut r = http::Request::get("/")
-            .header("X-Remote-User", "system:admin")
-            .header("X-Remote-Group", "system:masters")
-            .body(())
-            .unwrap();
-        r.extensions_mut()
-            .insert(PeerCertificates::injected(vec![cert.der.clone()]));
-        let (parts, _) = r.into_parts();
+        let parts = proxied(&[cert]);
         rt.block_on(chain.authenticate_request(&parts, &Default::default()))
             .map(|o| {
                 o.map(|r| {
