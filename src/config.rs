@@ -456,6 +456,18 @@ impl AuthenticationOptions {
                 "--oidc-* and --authentication-config need the `remote` feature",
             ));
         }
+        // kube-apiserver always has its JWT authenticator: `ToAuthenticationConfig` sets an
+        // empty `AuthenticationConfiguration` when neither the file nor the `--oidc-*` flags
+        // give one, and `Config.New` appends the JWT token function whenever it is set. So its
+        // bearer and WebSocket authenticators always run, and a well-formed token that nobody
+        // takes is `invalid bearer token` (a 401), never an anonymous request.
+        #[cfg(feature = "remote")]
+        let jwt_in_chain = authentication_config_reloader.is_some() || oidc.is_some();
+        #[cfg(not(feature = "remote"))]
+        let jwt_in_chain = false;
+        if !jwt_in_chain {
+            builder = builder.token(crate::chain::union::TokenUnion::fail_on_error(Vec::new()));
+        }
         if let Some(path) = &self.authentication_token_webhook_config_file {
             builder = builder.token_arc(self.webhook(path, &api_audiences)?);
         }
@@ -1460,6 +1472,96 @@ mod tests {
                         "{name}: {path}"
                     );
                 }
+            }
+        });
+    }
+
+    /// kube-apiserver's bearer and WebSocket authenticators always run, because its JWT
+    /// authenticator is always in the token union (empty without `--authentication-config` or
+    /// `--oidc-*`): a well-formed token nobody takes is `invalid bearer token`, not anonymous,
+    /// whatever else is configured (Go: `pkg/kubeapiserver/authenticator/config.go`, v1.37.2).
+    #[test]
+    fn a_token_nobody_takes_is_an_error_in_every_configuration() {
+        let dir = tempfile::tempdir().unwrap();
+        let passwords = dir.path().join("passwords.csv");
+        std::fs::write(&passwords, "secret,alice,1\n").unwrap();
+        let tokens = dir.path().join("tokens.csv");
+        std::fs::write(&tokens, "t0ken,bob,2\n").unwrap();
+        let ws = |token: &str| {
+            http::Request::get("https://h/api")
+                .header("connection", "Upgrade")
+                .header("upgrade", "websocket")
+                .header(
+                    "sec-websocket-protocol",
+                    format!("base64url.bearer.authorization.k8s.io.{token}, chat"),
+                )
+                .body(())
+                .unwrap()
+                .into_parts()
+                .0
+        };
+        let bearer = |token: &str| {
+            http::Request::get("https://h/api")
+                .header("authorization", format!("Bearer {token}"))
+                .body(())
+                .unwrap()
+                .into_parts()
+                .0
+        };
+        let cases: Vec<(&str, AuthenticationOptions)> = vec![
+            ("no flags", AuthenticationOptions::default()),
+            (
+                "anonymous off",
+                AuthenticationOptions {
+                    anonymous_auth: Some(false),
+                    ..AuthenticationOptions::default()
+                },
+            ),
+            (
+                "basic auth only",
+                AuthenticationOptions {
+                    basic_auth_file: Some(passwords.clone()),
+                    ..AuthenticationOptions::default()
+                },
+            ),
+            (
+                "token file",
+                AuthenticationOptions {
+                    token_auth_file: Some(tokens.clone()),
+                    ..AuthenticationOptions::default()
+                },
+            ),
+        ];
+        runtime().block_on(async {
+            let ctx = crate::authenticator::Context::default();
+            for (name, options) in cases {
+                let built = options.build().unwrap_or_else(|e| panic!("{name}: {e}"));
+                assert!(built.chain.description().schemes.bearer(), "{name}");
+                // "YWJj" is base64url of "abc".
+                for (how, parts) in [("bearer", bearer("abc")), ("websocket", ws("YWJj"))] {
+                    let err = built
+                        .chain
+                        .authenticate_request(&parts, &ctx)
+                        .await
+                        .map(|r| r.map(|r| r.user.name().to_owned()))
+                        .expect_err(&format!("{name}: {how}: a token nobody takes"));
+                    assert_eq!(err.to_string(), "invalid bearer token", "{name}: {how}");
+                }
+                // No credential at all stays anonymous (or not mine with anonymous off).
+                let (parts, ()) = http::Request::get("https://h/api")
+                    .body(())
+                    .unwrap()
+                    .into_parts();
+                let got = built
+                    .chain
+                    .authenticate_request(&parts, &ctx)
+                    .await
+                    .unwrap();
+                assert_eq!(
+                    got.map(|r| r.user.name().to_owned()).is_some(),
+                    name != "anonymous off",
+                    "{name}: no credential"
+                );
             }
         });
     }

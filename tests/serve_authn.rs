@@ -645,29 +645,42 @@ fn front_proxy_headers_need_the_proxy_certificate() {
     assert_eq!(code, 401, "{body}");
 }
 
-/// Only client certificates (no token authenticator) and anonymous on, kube-apiserver's
-/// default: nothing reads `Authorization` there. kube-apiserver lets a malformed header through
-/// as an anonymous request, and its TokenReview answers `authenticated: true` for
-/// `system:anonymous` whatever the token (both checked with k8s.io/apiserver v0.37.2's union,
-/// anonymous and TokenReview storage). Here a malformed credential is a 401, a well-formed
-/// one stays "not mine" (anonymous, like a `Basic` credential on a bearer-only server), and a
-/// review vouches for no token.
+/// Only client certificates (no token authenticator configured) and anonymous on,
+/// kube-apiserver's default. kube-apiserver still runs its bearer and WebSocket authenticators
+/// there, over its always-present (here empty) JWT authenticator
+/// (`pkg/kubeapiserver/authenticator/config.go`, v1.37.2): a well-formed token nobody takes is
+/// `invalid bearer token`, a 401, and a review of it answers that error. A malformed header
+/// (`Bearer  abc`, `Bearer`) is anonymous in kube-apiserver (its bearer authenticator passes
+/// it over) and a 401 here; a `Basic` credential on a server without basic auth stays
+/// "not mine" in both (anonymous).
 #[test]
 fn without_token_authenticators_bad_credentials_fail_and_reviews_vouch_for_nobody() {
     let dir = tempfile::tempdir().unwrap();
     let (client_ca, clients) = pki(dir.path(), "clients", &[("reviewer", &["system:masters"])]);
     let args = vec![format!("--client-ca-file={}", client_ca.display())];
     let server = Server::spawn(dir, &args);
-    let cases: [(&str, &[&str], u16); 8] = [
+    let cases: [(&str, &[&str], u16); 9] = [
         (
             "no credential: anonymous (403 from SelfSubjectReview)",
             &[],
             403,
         ),
         (
-            "well-formed bearer token: not mine, anonymous",
+            "well-formed bearer token nobody takes: invalid bearer token",
             &["-H", "Authorization: Bearer abc"],
-            403,
+            401,
+        ),
+        (
+            "well-formed token subprotocol nobody takes: invalid bearer token",
+            &[
+                "-H",
+                "Connection: Upgrade",
+                "-H",
+                "Upgrade: websocket",
+                "-H",
+                "Sec-WebSocket-Protocol: base64url.bearer.authorization.k8s.io.YWJj, chat",
+            ],
+            401,
         ),
         (
             "well-formed basic credential: not mine",
@@ -709,6 +722,12 @@ fn without_token_authenticators_bad_credentials_fail_and_reviews_vouch_for_nobod
         assert_eq!(code, want, "{name}: {body}\n{}", server.log());
     }
 
+    assert!(
+        server.log().contains("invalid bearer token"),
+        "the 401 names why: {}",
+        server.log()
+    );
+
     // TokenReview, by a client certificate in system:masters: no token authenticates.
     let (cert, key) = &clients[0];
     let mut auth = cert_args(cert, key);
@@ -741,7 +760,10 @@ fn without_token_authenticators_bad_credentials_fail_and_reviews_vouch_for_nobod
             let error = body["status"]["error"].as_str().unwrap_or_default();
             assert!(error.starts_with("malformed bearer token"), "{body}");
         } else {
-            assert_eq!(body["status"]["error"], Value::Null, "{token:?}: {body}");
+            assert_eq!(
+                body["status"]["error"], "invalid bearer token",
+                "{token:?}: {body}"
+            );
         }
     }
 }

@@ -25,13 +25,17 @@ type TokenWrapper = Box<dyn FnOnce(Arc<dyn TokenAuthenticator>) -> Arc<dyn Token
 /// union (token authenticators in the order added). Anonymous runs only when nothing succeeded
 /// **and** nothing failed, so a bad credential is always a 401.
 ///
-/// A chain without token authenticators ends with the bearer and WebSocket authenticators'
-/// syntax checks instead: a malformed `Authorization` header or token subprotocol is a 401
-/// there too (in Kubernetes nothing reads them, and the request becomes anonymous), while a
-/// well-formed credential of a scheme the chain does not take is "not mine", as everywhere.
+/// A chain without token authenticators (k8s.io/apiserver's assembly with no token
+/// authenticator, such as a delegating server without a TokenReview client) ends with the
+/// bearer and WebSocket authenticators' syntax checks instead: a malformed `Authorization`
+/// header or token subprotocol is a 401 there too (in Go nothing reads them, and the request
+/// becomes anonymous), while a well-formed credential nobody takes is "not mine". (kube-apiserver
+/// itself always has a token authenticator, its JWT authenticator, empty when nothing configures
+/// it; [`crate::config::AuthenticationOptions::build`] adds the same, so a token nobody takes is
+/// `invalid bearer token` there.)
 ///
-/// With no authenticator and anonymous disabled, Kubernetes turns authentication off and lets
-/// every request through. This chain instead rejects every request (see
+/// With no authenticator and anonymous disabled, k8s.io/apiserver turns authentication off and
+/// lets every request through. This chain instead rejects every request (see
 /// `docs/compatibility.md`).
 ///
 /// ```

@@ -423,7 +423,12 @@ func conditions(paths []string) []apiserver.AnonymousAuthCondition {
 }
 
 // chain follows kubernetes pkg/kubeapiserver/authenticator/config.go Config.New (without
-// the token success cache, which the vectors do not exercise).
+// the token success cache, which the vectors do not exercise) with the chain's own token
+// authenticators only: the library's ChainBuilder, as k8s.io/apiserver assembles a chain.
+// kube-apiserver also appends its JWT authenticator's token function whenever
+// AuthenticationConfig is set, which ToAuthenticationConfig always does, so there the bearer
+// and WebSocket authenticators are always present; `kube-authn serve` adds the same (an empty
+// token union), which the Rust tests check.
 func (b *builder) chain(n *vector.Node) (authenticator.Request, error) {
 	var authenticators []authenticator.Request
 	for i := range n.Request {
