@@ -1754,13 +1754,75 @@ fn dev_mode_prints_only_credentials_the_server_has() {
     assert!(!out.contains("(bearer token)"), "{out}");
     assert!(!out.contains("TokenReview"), "{out}");
     assert!(!out.contains("KUBECONFIG="), "{out}");
-    assert!(out.contains("401: --anonymous-auth=false"), "{out}");
+    assert!(out.contains("401: anonymous requests are off"), "{out}");
     let basic = out
         .lines()
         .find(|l| l.starts_with("curl") && l.contains(" -u 'admin:"))
         .unwrap_or_else(|| panic!("no basic-auth line:\n{out}"));
     let (body, _) = run_printed(basic);
     assert_eq!(body["status"]["userInfo"]["username"], "admin", "{basic}");
+}
+
+/// The banner's unauthenticated line follows the anonymous setting the chain really has, also
+/// when it comes from the `anonymous` section of `--authentication-config` (with its path
+/// conditions) rather than from `--anonymous-auth`; the printed `/healthz` line gets what the
+/// banner says.
+#[test]
+fn dev_mode_banner_follows_the_configuration_files_anonymous_section() {
+    let cases = [
+        ("enabled", "anonymous:\n  enabled: true\n", true),
+        ("disabled", "anonymous:\n  enabled: false\n", false),
+        (
+            "only on /livez",
+            "anonymous:\n  enabled: true\n  conditions:\n  - path: /livez\n",
+            false,
+        ),
+        (
+            "on /healthz",
+            "anonymous:\n  enabled: true\n  conditions:\n  - path: /healthz\n",
+            true,
+        ),
+    ];
+    for (name, section, anonymous) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("authn.yaml");
+        std::fs::write(
+            &config,
+            format!(
+                "apiVersion: apiserver.config.k8s.io/v1\nkind: AuthenticationConfiguration\n{section}"
+            ),
+        )
+        .unwrap();
+        let server = Server::spawn(
+            dir,
+            &[
+                "--dev".to_string(),
+                format!("--authentication-config={}", config.display()),
+            ],
+        );
+        let out = dev_instructions(&server);
+        assert_eq!(
+            out.contains("# unauthenticated (anonymous)"),
+            anonymous,
+            "{name}:\n{out}"
+        );
+        assert_eq!(
+            out.contains("# unauthenticated (401: anonymous requests are off for /healthz)"),
+            !anonymous,
+            "{name}:\n{out}"
+        );
+        let line = out
+            .lines()
+            .find(|l| l.starts_with("curl") && l.ends_with("/healthz") && !l.contains("Bearer"))
+            .unwrap_or_else(|| panic!("{name}: no /healthz line:\n{out}"));
+        let status = Command::new("sh")
+            .arg("-c")
+            .arg(format!("{line} -s -o /dev/null -w '%{{http_code}}'"))
+            .output()
+            .unwrap();
+        let code = String::from_utf8_lossy(&status.stdout).into_owned();
+        assert_eq!(code == "401", !anonymous, "{name}: {line}: {code}");
+    }
 }
 
 /// With `--api-audiences`, the printed service-account line mints its token for the first API

@@ -34,8 +34,6 @@ pub struct DevSetup {
     demo_tokens: bool,
     /// Their passwords are in the served password file (no `--basic-auth-file` was given).
     demo_passwords: bool,
-    /// Anonymous requests are refused (`--anonymous-auth=false`).
-    anonymous_off: bool,
     /// A client certificate and key signed by the dev `--client-ca-file`.
     client_cert: Option<(PathBuf, PathBuf)>,
     /// The front proxy's client certificate and key (CN `front-proxy-client`).
@@ -199,7 +197,6 @@ pub fn prepare(args: &mut ServeArgs) -> Result<DevSetup, String> {
         users,
         demo_tokens,
         demo_passwords,
-        anonymous_off: args.anonymous_auth == Some(false),
         client_cert,
         proxy_cert,
         sa_key,
@@ -238,8 +235,11 @@ fn write_private(path: &Path, content: &str) -> Result<(), String> {
 
 impl DevSetup {
     /// Prints curl and kubectl lines that work against this server (the demo credentials are
-    /// printed on purpose: they exist only in this temporary directory).
-    pub fn print_instructions(&self, addr: SocketAddr, ca: Option<&Path>) {
+    /// printed on purpose: they exist only in this temporary directory). `healthz_anonymous`:
+    /// the built chain answers a request to `/healthz` without credentials with the anonymous
+    /// user (`--anonymous-auth`, or the `anonymous` section of `--authentication-config` with
+    /// its path conditions).
+    pub fn print_instructions(&self, addr: SocketAddr, ca: Option<&Path>, healthz_anonymous: bool) {
         let base = format!("https://{addr}");
         let cacert = ca
             .map(|p| format!("--cacert {}", sh_quote(&p.display().to_string())))
@@ -351,10 +351,10 @@ impl DevSetup {
                 sh_quote(&kubeconfig.display().to_string())
             );
         }
-        if self.anonymous_off {
+        if !healthz_anonymous {
             let _ = writeln!(
                 out,
-                "# unauthenticated (401: --anonymous-auth=false) and a bad token (401):"
+                "# unauthenticated (401: anonymous requests are off for /healthz) and a bad token (401):"
             );
         } else {
             let _ = writeln!(out, "# unauthenticated (anonymous) and a bad token (401):");

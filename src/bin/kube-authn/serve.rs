@@ -4,6 +4,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use kube_authn::authenticator::RequestAuthenticator;
 use kube_authn::config::AuthenticationOptions;
 use kube_authn::metrics::Metrics;
 use kube_authn::middleware::AuthenticationLayer;
@@ -196,7 +197,20 @@ pub async fn run(mut args: ServeArgs) -> Result<(), String> {
 
     tracing::info!(address = %local, schemes = ?built.chain.schemes(), "Serving securely");
     if let Some(dev) = &dev_setup {
-        dev.print_instructions(local, serving.ca_file.as_deref());
+        // Whether `curl …/healthz` is anonymous, as the chain itself answers it (the flag or
+        // the configuration file's section, with its path conditions).
+        let (healthz, ()) = http::Request::get("/healthz")
+            .body(())
+            .expect("a static request")
+            .into_parts();
+        let healthz_anonymous = matches!(
+            built
+                .chain
+                .authenticate_request(&healthz, &kube_authn::authenticator::Context::default())
+                .await,
+            Ok(Some(_))
+        );
+        dev.print_instructions(local, serving.ca_file.as_deref(), healthz_anonymous);
     }
 
     // kube-apiserver's shutdown timeout is its request timeout (`ShutdownTimeout:
