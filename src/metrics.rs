@@ -562,24 +562,40 @@ pub(crate) fn write_go_float(out: &mut String, v: f64) {
         out.push('0');
         return;
     }
-    // Rust's `{:e}` gives the shortest round-trip digits: "-1.2345e-5".
-    let sci = format!("{v:e}");
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    // Rust's `{:e}` gives the shortest round-trip digit count ("-1.2345e-5"), but on an exact
+    // tie it may pick the odd neighbour where Go picks the even one (rust-lang/rust#130936).
+    // `{:.*e}` with that many digits rounds exactly, ties to even: Go's choice whenever it
+    // still reads back as `v` (near a power of two the nearer neighbour may not).
+    let Some(shortest) = SciBuf::format(format_args!("{v:e}")) else {
+        // Unreachable: an f64's `{:e}` is at most 24 bytes.
+        let _ = write!(out, "{v}");
+        return;
+    };
+    let n = shortest.digit_count();
+    let even = SciBuf::format(format_args!("{:.*e}", n - 1, v));
+    let sci = match &even {
+        Some(e) if e.as_str().parse::<f64>() == Ok(v) => e.as_str(),
+        _ => shortest.as_str(),
+    };
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((sci, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
     let (negative, mantissa) = match mantissa.strip_prefix('-') {
         Some(m) => (true, m),
         None => (false, mantissa),
     };
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    // One digit before the point, the rest after it.
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let frac = frac.trim_end_matches('0');
+    let len = int.len() + frac.len();
     if negative {
         out.push('-');
     }
     // Go: %e when exp < -4 || exp >= 6 (shortest formatting uses precision 6 here).
     if !(-4..6).contains(&exp) {
-        out.push_str(&digits[..1]);
-        if digits.len() > 1 {
+        out.push_str(int);
+        if !frac.is_empty() {
             out.push('.');
-            out.push_str(&digits[1..]);
+            out.push_str(frac);
         }
         let _ = write!(
             out,
@@ -595,16 +611,62 @@ pub(crate) fn write_go_float(out: &mut String, v: f64) {
         for _ in 0..-point {
             out.push('0');
         }
-        out.push_str(&digits);
-    } else if point as usize >= digits.len() {
-        out.push_str(&digits);
-        for _ in digits.len()..point as usize {
+        out.push_str(int);
+        out.push_str(frac);
+    } else if point as usize >= len {
+        out.push_str(int);
+        out.push_str(frac);
+        for _ in len..point as usize {
             out.push('0');
         }
     } else {
-        out.push_str(&digits[..point as usize]);
+        // 1 <= point < len: the point falls inside `frac`.
+        let (before, after) = frac.split_at(point as usize - int.len());
+        out.push_str(int);
+        out.push_str(before);
         out.push('.');
-        out.push_str(&digits[point as usize..]);
+        out.push_str(after);
+    }
+}
+
+/// One float's `{:e}` text on the stack (an f64's is at most 24 bytes), so that
+/// [`write_go_float`] allocates nothing beyond `out`.
+struct SciBuf {
+    buf: [u8; 32],
+    len: usize,
+}
+
+impl SciBuf {
+    /// `None` if the text does not fit (never for an f64's `{:e}` or `{:.16e}`).
+    fn format(args: std::fmt::Arguments<'_>) -> Option<SciBuf> {
+        let mut b = SciBuf {
+            buf: [0; 32],
+            len: 0,
+        };
+        std::fmt::write(&mut b, args).ok()?;
+        Some(b)
+    }
+
+    fn as_str(&self) -> &str {
+        // Only whole `&str`s are ever copied in, so this is always valid UTF-8.
+        std::str::from_utf8(&self.buf[..self.len]).unwrap_or("")
+    }
+
+    /// Significant digits in the mantissa ("-1.25e3" has 3).
+    fn digit_count(&self) -> usize {
+        let s = self.as_str();
+        let mantissa = s.split_once('e').map_or(s, |(m, _)| m);
+        mantissa.bytes().filter(u8::is_ascii_digit).count().max(1)
+    }
+}
+
+impl std::fmt::Write for SciBuf {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.len + s.len();
+        let dst = self.buf.get_mut(self.len..end).ok_or(std::fmt::Error)?;
+        dst.copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
     }
 }
 
@@ -757,6 +819,8 @@ mod tests {
     }
 
     #[test]
+    // The tie rows spell out each float's exact value, more digits than a shortest literal.
+    #[allow(clippy::excessive_precision)]
     fn go_float_formatting_table() {
         // strconv.FormatFloat(v, 'g', -1, 64) outputs.
         let cases: &[(f64, &str)] = &[
@@ -779,6 +843,18 @@ mod tests {
             (f64::NAN, "NaN"),
             (123_456.0, "123456"),
             (1e21, "1e+21"),
+            // Exact ties at the shortest digit count: Go rounds to even where Rust's `{:e}` may
+            // not (rust-lang/rust#130936).
+            (1_029_887_837_244_557.25, "1.0298878372445572e+15"),
+            (83_010_641_151_504.125, "8.301064115150412e+13"),
+            (1_763_890_812.003_906_25, "1.7638908120039062e+09"),
+            (-1_763_890_812.003_906_25, "-1.7638908120039062e+09"),
+            (146_412_666_550.078_125, "1.4641266655007812e+11"),
+            (2_240_144_444_209.656_25, "2.2401444442096562e+12"),
+            (597_107_879_574_125.25, "5.971078795741252e+14"),
+            // 2^-24 is a tie too, but its even neighbour (…062) lies below the narrower
+            // rounding interval under a power of two and reads back as another float.
+            (5.960_464_477_539_062_5e-8, "5.960464477539063e-08"),
         ];
         for (v, want) in cases {
             assert_eq!(go(*v), *want, "{v}");
