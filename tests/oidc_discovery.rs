@@ -18,7 +18,7 @@ use kube_authn::token::oidc::config::{JwtAuthenticatorConfig, OidcFlags, Prefixe
 use kube_authn::token::oidc::discovery::{DiscoveryHandle, DiscoveryOptions, spawn};
 use kube_authn::token::oidc::go_time_utc;
 use serde_json::{Value, json};
-use webhook_server::{Pki, Reply, Seen, Server};
+use webhook_server::{Pki, RawFault, Reply, Seen, Server};
 
 type Route = dyn Fn(&Seen, &str) -> Reply + Send + Sync;
 
@@ -200,6 +200,8 @@ async fn discovery_and_jwks_failures_keep_the_authenticator_uninitialised() {
             true,
             "oidc: failed to decode provider discovery object: expected Content-Type = application/json, got \"\": json: cannot unmarshal array into Go value of type oidc.providerJSON",
         ),
+        // Kubernetes' own text (oidc.go, StructuredAuthenticationConfigurationJWKSMetrics gate,
+        // on by default); go-oidc v2.5.0 alone does not check the jwks_uri.
         (
             "jwks_uri null",
             Box::new(|_: &Seen, b: &str| json_reply(json!({"issuer": b, "jwks_uri": null}))),
@@ -1952,6 +1954,74 @@ async fn health_before_the_first_attempt_ends_is_kubernetes_text() {
     assert_eq!(e.to_string(), "oidc: authenticator not initialized");
     drop(h);
     drop(server);
+}
+
+/// Fetch failures name what Kubernetes names. A body that breaks off (`Content-Length: 100`,
+/// 7 bytes, closed) is `unexpected EOF` under go-oidc's `unable to read response body: %v`
+/// (discovery) or under Kubernetes' metrics round tripper's `error reading JWKS response: %w`
+/// (JWKS). A failed discovery through a discoveryURL names the issuer's
+/// `/.well-known/openid-configuration`: Kubernetes' `discoveryURLRoundTripper` sends a
+/// rewritten clone of that request, so net/http's `url.Error` names the original.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fetch_failures_name_what_kubernetes_names() {
+    let pki = Pki::new();
+    let short = Server::start_raw(
+        &pki.server_cert_pem,
+        &pki.server_key_pem,
+        None,
+        RawFault::Garbage(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nshort!!"),
+    );
+    let short_url = short.url("");
+    let keys_url = short.url("/keys");
+    let (site, site_url) = site(&pki, move |_, b| {
+        json_reply(json!({"issuer": b, "jwks_uri": keys_url.clone()}))
+    })
+    .await;
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let closed_url = format!("https://{}/discovery", closed.local_addr().unwrap());
+    drop(closed);
+    let in_cluster = "https://issuer.example/a/";
+    // (case, issuer, discoveryURL, the health error after `is not healthy: `, whole or prefix)
+    let cases: [(&str, &str, Option<&str>, String, bool); 3] = [
+        (
+            "discovery body cut short",
+            &short_url,
+            None,
+            "unable to read response body: unexpected EOF".into(),
+            true,
+        ),
+        (
+            "JWKS body cut short",
+            &site_url,
+            None,
+            format!(
+                "oidc: get keys failed Get \"{}/keys\": error reading JWKS response: unexpected EOF",
+                short.url("")
+            ),
+            true,
+        ),
+        (
+            "discoveryURL unreachable",
+            in_cluster,
+            Some(&closed_url),
+            format!("Get \"{in_cluster}.well-known/openid-configuration\": "),
+            false,
+        ),
+    ];
+    for (case, issuer, discovery_url, want, whole) in cases {
+        let mut c = cfg(issuer, Some(&pki.ca_pem));
+        c.discovery_url = discovery_url.map(str::to_owned);
+        let a = Arc::new(OidcAuthenticator::new(c));
+        let h = spawn(&a, fast()).unwrap();
+        let e = first_outcome(&h).await.unwrap_err();
+        let want = format!("oidc: authenticator for issuer \"{issuer}\" is not healthy: {want}");
+        if whole {
+            assert_eq!(e, want, "{case}");
+        } else {
+            assert!(e.starts_with(&want), "{case}: {e}");
+        }
+    }
+    drop(site);
 }
 
 fn base64_url(s: &str) -> String {

@@ -8,8 +8,16 @@
 //!   exactly `issuer.discoveryURL` when set (Kubernetes rewrites that one request to the
 //!   discovery URL). The document's `issuer` must equal `issuer.url` byte for byte — also when a
 //!   discovery URL is used — else `oidc: issuer did not match the issuer returned by provider,
-//!   expected "…" got "…"`. Its `jwks_uri` must be present (`provider did not return JWKS URL`)
-//!   and `https://`.
+//!   expected "…" got "…"`. Its `jwks_uri` must be present (`provider did not return JWKS URL`:
+//!   Kubernetes' own check, made with the `StructuredAuthenticationConfigurationJWKSMetrics`
+//!   gate, on by default; go-oidc v2.5.0 has none) and `https://`. A failed request names
+//!   `<issuer>/.well-known/openid-configuration` (`Get "<that URL>": <cause>`) also when a
+//!   discovery URL is fetched: Kubernetes' round tripper sends a rewritten clone of go-oidc's
+//!   request, and Go's `url.Error` names the original.
+//! - **Bodies that break off** read as Go's `io.ReadAll` reports them (`unexpected EOF`), under
+//!   go-oidc's `unable to read response body: %v` (discovery; a JWKS answer other than `200`),
+//!   Kubernetes' metrics round tripper's `error reading JWKS response: %w` (a JWKS `200`) or
+//!   `could not decode distributed claim response` (distributed claims).
 //! - **Transport**: the CA is `--oidc-ca-file` / `certificateAuthority` (PEM), else the system
 //!   roots; proxies from the environment (as Go's `http.ProxyFromEnvironment`); redirects are
 //!   **not** followed (a `3xx` is an error); every request has a timeout
@@ -56,7 +64,7 @@ use super::{ClaimFetcher, OidcAuthenticator, strip_password};
 use crate::error::ConfigError;
 use crate::jwt::go_quote;
 use crate::jwt::key::{PublicKey, decode_jwks};
-use crate::outbound::{ConnectionInfo, Pem};
+use crate::outbound::{ConnectionInfo, Pem, ReadError};
 
 /// Largest discovery document read (1 MiB).
 ///
@@ -288,16 +296,23 @@ impl Remote {
             ("userinfo_endpoint", GoType::String),
             ("id_token_signing_alg_values_supported", GoType::Strings),
         ];
-        let (status, status_text, ctype, body) =
-            get_capped(&self.client, &self.discovery_url, None, MAX_DISCOVERY_BYTES).await?;
-        if status != reqwest::StatusCode::OK {
-            return Err(format!("{status_text}: {}", shown_body(&body)));
+        // Go's url.Error names the URL go-oidc requested, `<issuer>/.well-known/openid-configuration`,
+        // also when a discoveryURL is fetched: Kubernetes' `discoveryURLRoundTripper` sends a
+        // rewritten clone of that request.
+        let well_known = discovery_url(&self.issuer, None);
+        let (head, resp) = get(&self.client, &self.discovery_url, &well_known, None).await?;
+        // go-oidc's `NewProvider` reads the body (ioutil.ReadAll) before it looks at the status.
+        let body = read_body(resp, &head, MAX_DISCOVERY_BYTES)
+            .await
+            .map_err(|e| e.or_read(|c| format!("unable to read response body: {c}")))?;
+        if head.status != reqwest::StatusCode::OK {
+            return Err(format!("{}: {}", head.status_text, shown_body(&body)));
         }
         let doc =
             gojson::decode_struct(&body, "oidc", "providerJSON", PROVIDER_JSON).map_err(|e| {
                 format!(
                     "oidc: failed to decode provider discovery object: {}",
-                    gojson::unmarshal_resp(ctype.as_deref(), &e)
+                    gojson::unmarshal_resp(head.ctype.as_deref(), &e)
                 )
             })?;
         let (issuer, jwks_uri) = (gojson::string(doc[0]), gojson::string(doc[3]));
@@ -308,6 +323,8 @@ impl Remote {
                 go_quote(&strip_password(&issuer))
             ));
         }
+        // Kubernetes' check (oidc.go, with the StructuredAuthenticationConfigurationJWKSMetrics
+        // gate, beta and on by default since 1.35), before any key fetch.
         if jwks_uri.is_empty() {
             return Err("provider did not return JWKS URL".into());
         }
@@ -322,23 +339,43 @@ impl Remote {
 
     /// One JWKS fetch, as go-oidc's `updateKeys`: the usable keys (possibly none), or its
     /// error: `oidc: get keys failed <err>` (transport), `oidc: get keys failed: <status>
-    /// <body>`, `oidc: failed to decode keys: <unmarshalResp text> <body>`. The body is decoded
+    /// <body>`, `oidc: failed to decode keys: <unmarshalResp text> <body>`. A body that breaks
+    /// off: for a `200`, Kubernetes' metrics round tripper reads it and fails the request
+    /// (`oidc: get keys failed Get "<url>": error reading JWKS response: unexpected EOF`), for
+    /// another status go-oidc's ReadAll does (`unable to read response body: unexpected EOF`).
+    /// The body is decoded
     /// as a `jose.JSONWebKeySet` by Go's `encoding/json` ([`gojson`], through `decode_jwks`,
     /// the path [`crate::jwt::key::parse_jwks`] takes); a key this crate cannot use is
     /// skipped (go-jose refuses the whole set: docs/compatibility.md).
     async fn fetch_jwks(&self, uri: &str) -> Result<Vec<Arc<PublicKey>>, String> {
         self.jwks_fetches.fetch_add(1, Ordering::Relaxed);
-        let fetched = get_capped(&self.client, uri, None, MAX_JWKS_BYTES).await;
+        let fetched = async {
+            let (head, resp) = get(&self.client, uri, uri, None)
+                .await
+                .map_err(|e| format!("oidc: get keys failed {e}"))?;
+            let body = read_body(resp, &head, MAX_JWKS_BYTES)
+                .await
+                .map_err(|e| match e {
+                    BodyError::TooBig(e) => format!("oidc: get keys failed {e}"),
+                    BodyError::Read(c) if head.status == reqwest::StatusCode::OK => format!(
+                        "oidc: get keys failed Get {}: error reading JWKS response: {c}",
+                        head.shown
+                    ),
+                    BodyError::Read(c) => format!("unable to read response body: {c}"),
+                })?;
+            Ok::<_, String>((head, body))
+        }
+        .await;
         // Kubernetes' metrics round tripper: a success is a 200 whose body decodes as a key
         // set (usable keys or none, `{}` and `{"keys":null}` included); everything else is a
         // failure.
         let decoded = match &fetched {
-            Ok((reqwest::StatusCode::OK, _, _, body)) => Some(decode_jwks(body)),
+            Ok((head, body)) if head.status == reqwest::StatusCode::OK => Some(decode_jwks(body)),
             _ => None,
         };
         let now = SystemTime::now();
         let outcome = match (&fetched, &decoded) {
-            (Ok((_, _, _, body)), Some(Ok(_))) => Ok(body.as_slice()),
+            (Ok((_, body)), Some(Ok(_))) => Ok(body.as_slice()),
             _ => Err(()),
         };
         self.metrics.record_jwks_fetch(
@@ -348,18 +385,18 @@ impl Remote {
             now,
             &self.retired,
         );
-        let (_, status_text, ctype, body) =
-            fetched.map_err(|e| format!("oidc: get keys failed {e}"))?;
+        let (head, body) = fetched?;
         match decoded {
             Some(decoded) => decoded.map_err(|e| {
                 format!(
                     "oidc: failed to decode keys: {} {}",
-                    gojson::unmarshal_resp(ctype.as_deref(), &e),
+                    gojson::unmarshal_resp(head.ctype.as_deref(), &e),
                     shown_body(&body)
                 )
             }),
             None => Err(format!(
-                "oidc: get keys failed: {status_text} {}",
+                "oidc: get keys failed: {} {}",
+                head.status_text,
                 shown_body(&body)
             )),
         }
@@ -413,16 +450,20 @@ impl Remote {
         }
     }
 
+    /// Kubernetes' `getClaimJWT`: the status is checked before the body is read, and a body
+    /// that breaks off is `could not decode distributed claim response` (no cause).
     async fn get_distributed(&self, endpoint: &str, access_token: &str) -> Result<Vec<u8>, String> {
         let token = (!access_token.is_empty()).then_some(access_token);
-        let (status, status_text, _, body) =
-            get_capped(&self.client, endpoint, token, MAX_DISTRIBUTED_CLAIM_BYTES).await?;
-        if !(200..=226).contains(&status.as_u16()) {
+        let (head, resp) = get(&self.client, endpoint, endpoint, token).await?;
+        if !(200..=226).contains(&head.status.as_u16()) {
             return Err(format!(
-                "error while getting distributed claim JWT: {status_text}"
+                "error while getting distributed claim JWT: {}",
+                head.status_text
             ));
         }
-        Ok(body)
+        read_body(resp, &head, MAX_DISTRIBUTED_CLAIM_BYTES)
+            .await
+            .map_err(|e| e.or_read(|_| "could not decode distributed claim response".into()))
     }
 }
 
@@ -512,17 +553,47 @@ fn is_https(url: &str) -> bool {
         .is_some_and(|s| s.eq_ignore_ascii_case("https://"))
 }
 
-/// GET with a bounded body: the status, its text as Go's `resp.Status` ([`go_status`]), the
-/// content type and the body. Errors read like Go's `Get "<url>": <cause>`.
-async fn get_capped(
+/// A response whose body is not read yet.
+struct Head {
+    status: reqwest::StatusCode,
+    /// Go's `resp.Status` ([`go_status`]).
+    status_text: String,
+    /// The `Content-Type`.
+    ctype: Option<String>,
+    /// The URL a Go error names, quoted, its password shown as `***`.
+    shown: String,
+}
+
+/// Why a body could not be read.
+enum BodyError {
+    /// Larger than the cap (kube-authn's own): `Get "<url>": response body larger than <max>
+    /// bytes`.
+    TooBig(String),
+    /// The body broke off: the cause as Go's `io.ReadAll` gives it ([`read_cause`]).
+    Read(String),
+}
+
+impl BodyError {
+    /// The text: [`BodyError::TooBig`]'s own, or `read` of a [`BodyError::Read`] cause.
+    fn or_read(self, read: impl FnOnce(String) -> String) -> String {
+        match self {
+            BodyError::TooBig(e) => e,
+            BodyError::Read(cause) => read(cause),
+        }
+    }
+}
+
+/// GET `url`, up to the response headers. `shown` is the URL Go's `url.Error` names (the one
+/// the Go client was asked for: `url` but for a rewritten discovery request); a failure reads
+/// like Go's `Get "<shown>": <cause>`.
+async fn get(
     client: &reqwest::Client,
     url: &str,
+    shown: &str,
     bearer: Option<&str>,
-    max: usize,
-) -> Result<(reqwest::StatusCode, String, Option<String>, Vec<u8>), String> {
+) -> Result<(Head, reqwest::Response), String> {
     // Go's `url.Error` quotes the URL with its password replaced (net/http stripPassword).
-    let shown = go_quote(&strip_password(url));
-    let go_err = |e: &reqwest::Error| format!("Get {shown}: {}", root_cause(e));
+    let shown = go_quote(&strip_password(shown));
     if !is_https(url) {
         return Err(format!("Get {shown}: only https URLs are fetched"));
     }
@@ -530,26 +601,53 @@ async fn get_capped(
     if let Some(t) = bearer {
         req = with_bearer(req, t);
     }
-    let mut resp = req.send().await.map_err(|e| go_err(&e))?;
-    let status = resp.status();
-    let status_text = go_status(&resp);
-    let ctype = resp
-        .headers()
-        .get(http::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_owned);
-    let too_big = || format!("Get {shown}: response body larger than {max} bytes");
-    if resp.content_length().is_some_and(|n| n > max as u64) {
-        return Err(too_big());
-    }
-    let mut body = Vec::new();
-    while let Some(chunk) = resp.chunk().await.map_err(|e| go_err(&e))? {
-        if body.len() + chunk.len() > max {
-            return Err(too_big());
+    let resp = match req.send().await {
+        Ok(resp) => resp,
+        Err(e) => return Err(format!("Get {shown}: {}", root_cause(&e))),
+    };
+    let head = Head {
+        status: resp.status(),
+        status_text: go_status(&resp),
+        ctype: resp
+            .headers()
+            .get(http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned),
+        shown,
+    };
+    Ok((head, resp))
+}
+
+/// Reads `resp`'s body, at most `max` bytes (a larger declared or actual body is refused as
+/// soon as it is seen, never buffered).
+async fn read_body(resp: reqwest::Response, head: &Head, max: usize) -> Result<Vec<u8>, BodyError> {
+    crate::outbound::read_capped(resp, max)
+        .await
+        .map_err(|e| match e {
+            ReadError::TooLarge => BodyError::TooBig(format!(
+                "Get {}: response body larger than {max} bytes",
+                head.shown
+            )),
+            ReadError::Transport(e) => BodyError::Read(read_cause(&e)),
+        })
+}
+
+/// A failed body read as Go's readers report it: `unexpected EOF` (`io.ErrUnexpectedEOF`) for
+/// a body that ends before its `Content-Length` or inside a chunk (hyper's `IncompleteBody`,
+/// an `UnexpectedEof` I/O error) and for a TLS stream cut inside a record; else the innermost
+/// cause.
+fn read_cause(e: &reqwest::Error) -> String {
+    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = cur {
+        if err
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::UnexpectedEof)
+        {
+            return "unexpected EOF".into();
         }
-        body.extend_from_slice(&chunk);
+        cur = err.source();
     }
-    Ok((status, status_text, ctype, body))
+    root_cause(e)
 }
 
 /// Go's `resp.Status`. Over HTTP/1 the status line after the version, as received: hyper
@@ -927,6 +1025,18 @@ mod tests {
     /// and headers, as sent) and the body `down`, over HTTP/1.1 only (no ALPN), or over
     /// HTTP/2 (ALPN `h2`, hyper) with `code`.
     async fn status_server(h2: bool, head: &'static str, code: u16) -> (String, String) {
+        let answer = format!("{head}\r\ncontent-length: 4\r\nconnection: close\r\n\r\ndown");
+        raw_server(h2, answer, code, true).await
+    }
+
+    /// The server of [`status_server`]: over HTTP/1.1, writes `answer` as it is and closes the
+    /// connection, with a TLS `close_notify` first or not.
+    async fn raw_server(
+        h2: bool,
+        answer: String,
+        code: u16,
+        close_notify: bool,
+    ) -> (String, String) {
         use tokio::io::{AsyncReadExt, AsyncWriteExt};
         let (ca, mut config) = crate::outbound::loopback_pki();
         if h2 {
@@ -941,6 +1051,7 @@ mod tests {
                     return;
                 };
                 let acceptor = acceptor.clone();
+                let answer = answer.clone();
                 tokio::spawn(async move {
                     let Ok(mut tls) = acceptor.accept(tcp).await else {
                         return;
@@ -968,10 +1079,13 @@ mod tests {
                             Ok(n) => request.extend_from_slice(&buf[..n]),
                         }
                     }
-                    let answer =
-                        format!("{head}\r\ncontent-length: 4\r\nconnection: close\r\n\r\ndown");
                     let _ = tls.write_all(answer.as_bytes()).await;
-                    let _ = tls.shutdown().await;
+                    if close_notify {
+                        let _ = tls.shutdown().await;
+                    } else {
+                        // The TCP connection closes with no TLS close_notify.
+                        let _ = tls.flush().await;
+                    }
                 });
             }
         });
@@ -1045,6 +1159,74 @@ mod tests {
                 Err(format!(
                     "error while getting distributed claim JWT: {status}"
                 )),
+                "{case}: distributed claim"
+            );
+        }
+    }
+
+    /// A body that breaks off reads as Go's: `io.ReadAll`'s cause is `unexpected EOF` (a body
+    /// shorter than its `Content-Length`, a chunk cut short; with or without a TLS
+    /// `close_notify`). Discovery: go-oidc's `unable to read response body: %v`. JWKS: a `200`'s
+    /// body is read by Kubernetes' metrics round tripper, whose error fails the request
+    /// (`Get "<url>": error reading JWKS response: %w`, under go-oidc's `oidc: get keys failed
+    /// %v`); another status's by go-oidc (`unable to read response body: %v`). Distributed
+    /// claims: Kubernetes' `getClaimJWT` checks the status first and reads a 2xx body (`could
+    /// not decode distributed claim response`, no cause).
+    #[tokio::test]
+    async fn a_body_that_breaks_off_reads_as_go() {
+        let short = "HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\nshort!!";
+        let chunked = "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n64\r\nshort!!";
+        let short_503 = "HTTP/1.1 503 Service Unavailable\r\ncontent-length: 100\r\n\r\nshort!!";
+        let eof = "unable to read response body: unexpected EOF";
+        let in_metrics =
+            "oidc: get keys failed Get \"{URL}\": error reading JWKS response: unexpected EOF";
+        let claim = "could not decode distributed claim response";
+        // (case, answer, close_notify, discovery, JWKS, distributed claim)
+        let cases: [(&str, &str, bool, &str, &str, &str); 5] = [
+            (
+                "content-length 100, 7 bytes",
+                short,
+                true,
+                eof,
+                in_metrics,
+                claim,
+            ),
+            ("no close_notify", short, false, eof, in_metrics, claim),
+            ("a chunk cut short", chunked, true, eof, in_metrics, claim),
+            (
+                "a chunk cut short, no close_notify",
+                chunked,
+                false,
+                eof,
+                in_metrics,
+                claim,
+            ),
+            (
+                "503, content-length 100, 7 bytes",
+                short_503,
+                true,
+                eof,
+                eof,
+                "error while getting distributed claim JWT: 503 Service Unavailable",
+            ),
+        ];
+        for (case, answer, close_notify, discovery, jwks, distributed) in cases {
+            let (ca, url) = raw_server(false, answer.to_owned(), 0, close_notify).await;
+            let mut remote = remote_trusting(&ca);
+            remote.discovery_url = url.clone();
+            assert_eq!(
+                remote.discover().await,
+                Err(discovery.to_owned()),
+                "{case}: discovery"
+            );
+            assert_eq!(
+                remote.fetch_jwks(&url).await.err(),
+                Some(jwks.replace("{URL}", &url)),
+                "{case}: JWKS"
+            );
+            assert_eq!(
+                remote.get_distributed(&url, "at").await,
+                Err(distributed.to_owned()),
                 "{case}: distributed claim"
             );
         }
