@@ -5,10 +5,13 @@
 //! * `POST /apis/authentication.k8s.io/{v1,v1beta1}/tokenreviews` → 201 TokenReview, with
 //!   kube-apiserver's semantics (`pkg/registry/authentication/tokenreview/storage.go`): the
 //!   token runs through the full request chain with `spec.audiences` (or the API audiences);
-//! * `/healthz`, `/livez`, `/readyz` → `ok` (any method; anonymous callers GET only);
-//!   `/metrics` → Prometheus text (any method), as their Go handlers answer.
-//! * `GET /apis`, `/apis/authentication.k8s.io`, `…/v1`, `…/v1beta1` → legacy discovery
-//!   ([`crate::discovery`]), for authenticated callers.
+//! * `/healthz`, `/livez`, `/readyz` → `ok`, or each check with `?verbose` (any method;
+//!   anonymous callers GET only), and `/healthz/ping`, `/healthz/log`, … → `ok` (authenticated
+//!   callers: [`health`]); `/metrics` → Prometheus text (any method), as their Go handlers
+//!   answer.
+//! * `GET /apis`, `/apis/authentication.k8s.io`, `…/v1`, `…/v1beta1` (with trailing slashes:
+//!   go-restful trims them) → legacy discovery ([`crate::discovery`]), for authenticated
+//!   callers.
 //!
 //! Routes match the percent-decoded path, as Go's `req.URL.Path`; a bad escape is Go's 400.
 //!
@@ -44,6 +47,7 @@ use kube_authn::{Audiences, Context, RequestAuthenticator};
 
 use crate::create_options::{self, FieldValidation, StrictErrors};
 
+mod health;
 mod kind;
 mod legacy_scheme;
 mod media;
@@ -1244,8 +1248,16 @@ impl App {
         // go-restful's router (`CurlyRouter`, `TrimRightSlashEnabled`) matches a route on the
         // path with its trailing slashes trimmed: `…/tokenreviews/` and `…/tokenreviews//` are
         // the route (an empty segment inside the path, `…/v1//tokenreviews`, is not).
+        // The version discovery documents are go-restful routes too (`…/v1/` is `…/v1`).
+        // A 403 names the path as requested.
+        let requested = path;
         let path = match path.trim_end_matches('/') {
-            trimmed if REVIEW_PATHS.contains(&trimmed) => trimmed,
+            trimmed
+                if REVIEW_PATHS.contains(&trimmed)
+                    || crate::discovery::VERSION_PATHS.contains(&trimmed) =>
+            {
+                trimmed
+            }
             _ => path,
         };
         // kube-apiserver's max-in-flight filter: reviews are creates (mutating) and take a
@@ -1282,19 +1294,19 @@ impl App {
                 pretty,
             )
         };
+        let health_endpoint = health::endpoint(path);
         match (path, method) {
-            // k8s.io/apiserver's healthz handler, which answers every method.
-            ("/healthz" | "/livez" | "/readyz", method) if method == Method::GET || privileged => {
-                let mut response = text(StatusCode::OK, "ok");
-                response.headers_mut().insert(
-                    "x-content-type-options",
-                    HeaderValue::from_static("nosniff"),
-                );
-                response
-            }
-            (path @ ("/healthz" | "/livez" | "/readyz"), method) => {
-                forbidden_path(user, &method, path)
-            }
+            // k8s.io/apiserver's healthz handlers, which answer every method.
+            (path, method) if health_endpoint.is_some() => match health_endpoint {
+                Some(name) if method == Method::GET || privileged => {
+                    health::root(name, uri.query())
+                }
+                _ => forbidden_path(user, &method, path),
+            },
+            // Each check's own handler (`/healthz/ping`): RBAC grants anonymous callers
+            // (`system:public-info-viewer`) the endpoints only, so theirs is the 403 of an
+            // unknown path.
+            (path, _) if privileged && health::is_check(path) => health::check(),
             // promhttp's handler answers every method.
             ("/metrics", method) => match user {
                 Some(u) if !u.is_anonymous() => {
@@ -1365,7 +1377,7 @@ impl App {
                         pretty,
                     ),
                 },
-                _ => forbidden_path(user, &method, path),
+                _ => forbidden_path(user, &method, requested),
             },
             (path, method) => unknown_path(user, &method, path.as_bytes(), &uri, pretty),
         }

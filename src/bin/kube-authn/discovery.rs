@@ -7,9 +7,10 @@
 //! server answers:
 //!
 //! * `GET /apis` → `APIGroupList` with `authentication.k8s.io`;
-//! * `GET /apis/authentication.k8s.io` → `APIGroup`;
+//! * `GET /apis/authentication.k8s.io` (and `…/`) → `APIGroup`;
 //! * `GET /apis/authentication.k8s.io/v1` → `APIResourceList`: `selfsubjectreviews` and
-//!   `tokenreviews`, cluster-scoped, verb `create` (the installer's order: sorted by name);
+//!   `tokenreviews`, cluster-scoped, verb `create` (the installer's order: sorted by name;
+//!   also with trailing slashes, as for every version document);
 //! * `GET /apis/authentication.k8s.io/v1beta1` → `APIResourceList`: `tokenreviews` (served for
 //!   webhooks configured with `--authentication-token-webhook-version=v1beta1`).
 //!
@@ -115,8 +116,18 @@ pub enum Document {
     Resources(ApiResourceList),
 }
 
-/// The document served at `path`, if it is one of those above (`/apis/` is `/apis`, as
-/// kube-apiserver's mux serves both).
+/// The version documents' paths: go-restful routes, which match a path with its trailing
+/// slashes trimmed (`CurlyRouter`, `TrimRightSlashEnabled`), so the caller trims them first.
+pub const VERSION_PATHS: [&str; 2] = [
+    "/apis/authentication.k8s.io/v1",
+    "/apis/authentication.k8s.io/v1beta1",
+];
+
+/// The document served at `path`, if it is one of those above. `/apis/` is `/apis`, and
+/// `/apis/authentication.k8s.io/` the group, as kube-aggregator's mux serves both paths of
+/// each (`Handle(groupPath, …)`, `UnlistedHandle(groupPath+"/", …)`), exactly: one more slash
+/// is no document. A version path is looked up with its trailing slashes trimmed
+/// ([`VERSION_PATHS`]).
 pub fn document(path: &str) -> Option<Document> {
     Some(match path {
         "/apis" | "/apis/" => Document::Groups(ApiGroupList {
@@ -124,7 +135,9 @@ pub fn document(path: &str) -> Option<Document> {
             api_version: "v1",
             groups: [group(false)],
         }),
-        "/apis/authentication.k8s.io" => Document::Group(group(true)),
+        "/apis/authentication.k8s.io" | "/apis/authentication.k8s.io/" => {
+            Document::Group(group(true))
+        }
         "/apis/authentication.k8s.io/v1" => Document::Resources(ApiResourceList {
             kind: "APIResourceList",
             api_version: "v1",
@@ -146,7 +159,10 @@ pub fn document(path: &str) -> Option<Document> {
 /// method), GET on the versions (go-restful's routes; others 405).
 pub fn serves(path: &str, method: &http::Method) -> bool {
     method == http::Method::GET
-        || matches!(path, "/apis" | "/apis/" | "/apis/authentication.k8s.io")
+        || matches!(
+            path,
+            "/apis" | "/apis/" | "/apis/authentication.k8s.io" | "/apis/authentication.k8s.io/"
+        )
 }
 
 #[cfg(test)]
@@ -191,14 +207,18 @@ mod tests {
                 serde_json::from_str::<serde_json::Value>(want).unwrap()
             );
         }
-        let slash = kube_authn::api::to_go_json(&document("/apis/").unwrap(), false).unwrap();
-        assert_eq!(
-            String::from_utf8(slash).unwrap(),
-            format!("{}\n", cases[0].1)
-        );
+        for (path, same_as) in [("/apis/", 0), ("/apis/authentication.k8s.io/", 1)] {
+            let slash = kube_authn::api::to_go_json(&document(path).unwrap(), false).unwrap();
+            assert_eq!(
+                String::from_utf8(slash).unwrap(),
+                format!("{}\n", cases[same_as].1),
+                "{path}"
+            );
+        }
         for path in [
             "/api",
             "/apis//",
+            "/apis/authentication.k8s.io//",
             "/apis/authentication.k8s.io/v2",
             "/apis/x",
         ] {
@@ -211,6 +231,7 @@ mod tests {
             ("/apis/", Method::DELETE, true),
             ("/apis/authentication.k8s.io", Method::GET, true),
             ("/apis/authentication.k8s.io", Method::POST, true),
+            ("/apis/authentication.k8s.io/", Method::PUT, true),
             ("/apis/authentication.k8s.io/v1", Method::POST, false),
             ("/apis/authentication.k8s.io/v1", Method::HEAD, false),
         ] {

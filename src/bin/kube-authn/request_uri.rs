@@ -14,6 +14,15 @@
 //!   `PROTOCOL_ERROR`, no response, the connection stays open. Here the service fails with
 //!   that `h2` error, which hyper sends as the stream's reset.
 //!
+//!
+//! It also answers `OPTIONS *` (HTTP/1.x request target `*`, HTTP/2 `:path` `*`) as Go's
+//! `serverHandler` does before calling any handler: `globalOptionsHandler`, a 200 with
+//! `Content-Length: 0` and nothing else, whatever the request's credentials (kube-apiserver
+//! does not set `DisableGeneralOptionsHandler`; its HTTP/2 server, x/net's, accepts the `*`
+//! `:path` and passes `RequestURI` `*` to the same `serverHandler`). Go reads up to 4 KiB of
+//! such a request's body and closes the connection after a longer one; here the body is not
+//! read, and hyper drains or closes as for any unread body.
+//!
 //! The common path (no `%` in the path) is one byte search; nothing is allocated.
 
 use std::future::Future;
@@ -21,8 +30,8 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
-use http::header::{CONNECTION, CONTENT_TYPE};
-use http::{HeaderValue, Request, Response, StatusCode, Version};
+use http::header::{CONNECTION, CONTENT_LENGTH, CONTENT_TYPE};
+use http::{HeaderValue, Method, Request, Response, StatusCode, Version};
 use http_body_util::{Either, Full};
 
 /// The error of a refused HTTP/2 request, and of the inner service (boxed).
@@ -98,6 +107,26 @@ fn bad_request() -> Response<Full<Bytes>> {
     response
 }
 
+/// Whether the request is `OPTIONS *`: Go's `req.RequestURI == "*" && req.Method ==
+/// "OPTIONS"`. The request target `*` is the one `Uri` whose path and query are `*` (an
+/// absolute-form target's path starts with `/`; HTTP/2 adds the scheme and authority).
+fn global_options<B>(req: &Request<B>) -> bool {
+    req.method() == Method::OPTIONS
+        && req
+            .uri()
+            .path_and_query()
+            .is_some_and(|target| target.as_str() == "*")
+}
+
+/// Go's `globalOptionsHandler`: 200, `Content-Length: 0`, no body.
+fn global_options_answer() -> Response<Full<Bytes>> {
+    let mut response = Response::new(Full::new(Bytes::new()));
+    response
+        .headers_mut()
+        .insert(CONTENT_LENGTH, HeaderValue::from_static("0"));
+    response
+}
+
 /// The service answering a bad request URI as Go's server does, in front of `inner`
 /// ([module docs](self)).
 #[derive(Clone)]
@@ -125,6 +154,11 @@ where
     }
 
     fn call(&mut self, req: Request<B>) -> Self::Future {
+        if global_options(&req) {
+            return GoRequestUriFuture::Refused {
+                answer: Some(Ok(global_options_answer())),
+            };
+        }
         // Go parses an HTTP/2 request's `:path` only; an HTTP/1.x request target may be in
         // absolute form, whose authority `url.ParseRequestURI` checks too.
         let bad = bad_escape(req.uri().path())
@@ -150,7 +184,7 @@ where
 }
 
 pin_project_lite::pin_project! {
-    /// The inner service's future, or Go's refusal.
+    /// The inner service's future, or Go's own answer (a refusal, or `OPTIONS *`'s 200).
     #[project = Projected]
     pub enum GoRequestUriFuture<F> {
         Inner { #[pin] inner: F },
@@ -259,6 +293,46 @@ mod tests {
             let response = svc.clone().oneshot(absolute).await.unwrap();
             assert_eq!(response.status(), status, "{target}");
         }
+        for (version, method, target, options) in [
+            (Version::HTTP_11, Method::OPTIONS, "*", true),
+            (Version::HTTP_10, Method::OPTIONS, "*", true),
+            (Version::HTTP_2, Method::OPTIONS, "https://h/*", false),
+            (Version::HTTP_11, Method::OPTIONS, "/", false),
+            (Version::HTTP_11, Method::OPTIONS, "/*", false),
+            (Version::HTTP_11, Method::GET, "*", false),
+        ] {
+            let req = Request::builder()
+                .method(method.clone())
+                .version(version)
+                .uri(target)
+                .body(())
+                .unwrap();
+            let response = svc.clone().oneshot(req).await.unwrap();
+            let case = format!("{version:?} {method} {target}");
+            assert_eq!(
+                matches!(response.body(), Either::Right(_)),
+                options,
+                "{case}"
+            );
+            if options {
+                assert_eq!(response.status(), StatusCode::OK, "{case}");
+                assert_eq!(response.headers().len(), 1, "{case}");
+                assert_eq!(response.headers()["content-length"], "0", "{case}");
+            }
+        }
+        // HTTP/2's `:path` `*` with its scheme and authority.
+        let mut parts = http::uri::Parts::default();
+        parts.scheme = Some(http::uri::Scheme::HTTPS);
+        parts.authority = Some("h".parse().unwrap());
+        parts.path_and_query = Some("*".parse().unwrap());
+        let h2 = Request::builder()
+            .method(Method::OPTIONS)
+            .version(Version::HTTP_2)
+            .uri(http::Uri::from_parts(parts).unwrap())
+            .body(())
+            .unwrap();
+        let response = svc.clone().oneshot(h2).await.unwrap();
+        assert!(matches!(response.body(), Either::Right(_)));
         let ok = Request::get("/ap%69s").body(()).unwrap();
         let response = svc.oneshot(ok).await.unwrap();
         assert!(matches!(response.body(), Either::Left(_)));
