@@ -17,8 +17,10 @@
 //!
 //! Limits: RSA moduli of 2048–8192 bits (larger keys are refused so an attacker-supplied
 //! JWKS cannot make each verification arbitrarily slow); from a JWKS document at most
-//! [`MAX_JWKS_KEYS`] usable keys, out of its first [`MAX_JWKS_ENTRIES`] elements; public exponent at most 2^32 (in a key file, an RSA key whose
-//! exponent Go's `crypto/rsa` would not verify with, below 3, even or above 2^31-1, is skipped).
+//! [`MAX_JWKS_KEYS`] usable keys, out of its first [`MAX_JWKS_ENTRIES`] elements; RSA public
+//! exponent at most 2^31-1, the largest Go's `crypto/rsa` verifies with (a JWK with a larger
+//! one is skipped like any unusable key; in a key file, an RSA key whose exponent
+//! `crypto/rsa` would not verify with, below 3, even or above 2^31-1, is skipped).
 //!
 //! A key verifies only the algorithms of its type and size: RSA → `RS*`/`PS*`; P-256 → `ES256`,
 //! P-384 → `ES384`, P-521 → `ES512`; Ed25519 → `EdDSA`. A JWK `alg` narrows that to one.
@@ -411,7 +413,9 @@ fn spki_key_type(spki: &[u8]) -> Result<KeyType, KeyError> {
                     "RSA key size {bits} bits is outside {MIN_RSA_BITS}..={MAX_RSA_BITS}"
                 )));
             }
-            if der::bit_len(e) > 33 {
+            // Go's crypto/rsa refuses to verify with an exponent above 2^31 - 1 ("crypto/rsa:
+            // public exponent too large"): such a key could never verify a token there.
+            if der::bit_len(e) > 31 {
                 return Err(KeyError::new("RSA public exponent too large"));
             }
             Ok(KeyType::Rsa(bits))
@@ -840,9 +844,9 @@ fn check_certificates(raw: &RawJwk, spki: &[u8]) -> Result<(), KeyError> {
 /// `null` `keys` an empty set, a `keys` that is not an array Go's type error. Then each
 /// element (at most [`MAX_JWKS_ENTRIES`]) is read by [`parse_jwk`], keeping at most
 /// [`MAX_JWKS_KEYS`] usable keys: keys that are not for signatures, of unsupported types,
-/// private, malformed, with certificate members go-jose refuses (`x5c`, `x5t`, `x5t#S256`,
-/// an `x5u` that does not decode as Go's `url.URL`: a string),
-/// or refused by its strict JSON (a duplicate member, a lone surrogate) are skipped (one bad
+/// private, malformed, RSA keys whose exponent Go's `crypto/rsa` refuses to verify with
+/// (above 2^31-1), with certificate members go-jose refuses (`x5c`, `x5t`, `x5t#S256`, an
+/// `x5u` that does not decode as Go's `url.URL`: a string), or refused by its strict JSON (a duplicate member, a lone surrogate) are skipped (one bad
 /// key does not take down the others, where go-jose would refuse the whole set).
 ///
 /// ```
@@ -879,6 +883,9 @@ pub(crate) fn decode_jwks(json: &[u8]) -> Result<Vec<Arc<PublicKey>>, String> {
         .map(Arc::new)
         .collect())
 }
+
+// `KeySet::find`'s bit mask of matching positions is a `u32`.
+const _: () = assert!(KeySet::LINEAR_MAX < u32::BITS as usize);
 
 /// An immutable set of keys with an index by id (Kubernetes key id or JWK `kid`).
 ///
@@ -949,7 +956,9 @@ impl KeySet {
     /// assert_eq!(kube_authn::jwt::key::KeySet::default().find(None).count(), 0);
     /// ```
     pub fn find<'s>(&'s self, kid: Option<&str>) -> impl Iterator<Item = &'s Arc<PublicKey>> + 's {
-        // Small sets: the positions whose id is `kid`, as a bit mask (LINEAR_MAX < 32).
+        // Small sets: the positions whose id is `kid`, as a bit mask. Only a set of at most
+        // LINEAR_MAX (< 32) keys can have a bit set, and only then are its keys scanned, so no
+        // shift reaches the mask's width whatever the set's size.
         let mut matched: u32 = 0;
         let indices: &'s [usize] = match kid {
             Some(kid) if self.keys.len() <= Self::LINEAR_MAX => {
@@ -964,8 +973,8 @@ impl KeySet {
             None => &[],
         };
         let all = kid.is_none();
-        let scanned = self
-            .keys
+        let small: &'s [Arc<PublicKey>] = if matched != 0 { &self.keys } else { &[] };
+        let scanned = small
             .iter()
             .enumerate()
             .filter(move |(i, _)| matched & (1 << i) != 0)
@@ -1607,29 +1616,121 @@ mod tests {
         }
     }
 
+    fn ec_key_with_kid(kid: String) -> Arc<PublicKey> {
+        let pair = EcdsaKeyPair::generate(&ECDSA_P256_SHA256_FIXED_SIGNING).unwrap();
+        let spki = pair.public_key().as_der().unwrap();
+        Arc::new(PublicKey::build(spki.as_ref(), Some(kid.into()), None).unwrap())
+    }
+
+    fn key_id_of(k: &PublicKey) -> Option<&str> {
+        Some(k.key_id())
+    }
+
+    /// `find` gives the same keys in the same order whether the set is scanned (at most
+    /// [`KeySet::LINEAR_MAX`] keys) or indexed, for both constructors. Sets of 33 keys and more
+    /// (a service-account key file or a JWKS may hold up to [`MAX_JWKS_KEYS`]) used to panic
+    /// with `attempt to shift left with overflow` in builds with overflow checks: the scan's
+    /// `u32` bit mask was tested for every key position, whatever the set's size.
     #[test]
     fn find_scans_small_sets_and_indexes_large_ones_alike() {
-        // Sizes on both sides of LINEAR_MAX; the first key appears twice (same id), first
-        // and last, so order and duplicates are checked in both modes.
-        for distinct in [1, 3, KeySet::LINEAR_MAX - 1, KeySet::LINEAR_MAX, 20] {
-            let mut keys: Vec<Arc<PublicKey>> = (0..distinct).map(|_| ec_key()).collect();
+        type Id = fn(&PublicKey) -> Option<&str>;
+        let ptrs = |it: &mut dyn Iterator<Item = &Arc<PublicKey>>| -> Vec<*const PublicKey> {
+            it.map(Arc::as_ptr).collect()
+        };
+        // Sizes on both sides of LINEAR_MAX and of 32; the first key appears twice (same id),
+        // first and last, so order and duplicates are checked in both modes.
+        for distinct in [
+            1,
+            3,
+            KeySet::LINEAR_MAX - 1,
+            KeySet::LINEAR_MAX,
+            20,
+            33,
+            40,
+            MAX_JWKS_KEYS,
+        ] {
+            let mut keys: Vec<Arc<PublicKey>> = (0..distinct)
+                .map(|i| ec_key_with_kid(format!("kid-{i}")))
+                .collect();
             keys.push(keys[0].clone());
-            let set = KeySet::by_key_id(keys.clone());
-            let ids: Vec<&str> = keys.iter().map(|k| k.key_id()).collect();
-            for want in ids.iter().copied().chain(["absent", ""]) {
-                let got: Vec<*const PublicKey> = set.find(Some(want)).map(Arc::as_ptr).collect();
-                let expect: Vec<*const PublicKey> = keys
-                    .iter()
-                    .filter(|k| k.key_id() == want)
-                    .map(Arc::as_ptr)
-                    .collect();
-                assert_eq!(got, expect, "{} keys, kid {want:?}", keys.len());
+            let all: Vec<*const PublicKey> = keys.iter().map(Arc::as_ptr).collect();
+            let constructors: [(&str, KeySet, Id); 2] = [
+                ("by_key_id", KeySet::by_key_id(keys.clone()), key_id_of),
+                (
+                    "by_jwk_kid",
+                    KeySet::by_jwk_kid(keys.clone()),
+                    PublicKey::jwk_kid,
+                ),
+            ];
+            for (name, set, id) in &constructors {
+                let ids: Vec<&str> = keys.iter().filter_map(|k| id(k)).collect();
+                assert_eq!(ids.len(), keys.len(), "{name}");
+                for want in ids.iter().copied().chain(["absent", ""]) {
+                    let expect: Vec<*const PublicKey> = keys
+                        .iter()
+                        .filter(|k| id(k) == Some(want))
+                        .map(Arc::as_ptr)
+                        .collect();
+                    let got = ptrs(&mut set.find(Some(want)));
+                    assert_eq!(got, expect, "{name}, {} keys, kid {want:?}", keys.len());
+                }
+                // A key at a position past 32 (the last distinct one when there are fewer
+                // than 36) is found alone.
+                if distinct > 32 {
+                    let at = distinct.min(36) - 1;
+                    let kid = id(&keys[at]).unwrap();
+                    let got = ptrs(&mut set.find(Some(kid)));
+                    assert_eq!(got, vec![all[at]], "{name}, {} keys, key {at}", keys.len());
+                }
+                assert_eq!(
+                    ptrs(&mut set.find(None)),
+                    all,
+                    "{name}, {} keys",
+                    keys.len()
+                );
+                let none = set.find(Some("unknown-kid")).count();
+                assert_eq!(none, 0, "{name}, {} keys", keys.len());
             }
-            assert_eq!(set.find(None).count(), keys.len());
             // A JWK set where no key has a kid: only a token without kid finds them.
-            let anonymous = KeySet::by_jwk_kid(keys.clone());
-            assert_eq!(anonymous.find(Some("x")).count(), 0);
-            assert_eq!(anonymous.find(None).count(), keys.len());
+            let mut anonymous: Vec<Arc<PublicKey>> = (0..distinct).map(|_| ec_key()).collect();
+            anonymous.push(anonymous[0].clone());
+            let set = KeySet::by_jwk_kid(anonymous.clone());
+            assert_eq!(set.find(Some("x")).count(), 0, "{} keys", anonymous.len());
+            assert_eq!(set.find(None).count(), anonymous.len());
+        }
+    }
+
+    /// Go's `crypto/rsa` refuses to verify with a public exponent above 2^31 - 1 (`crypto/rsa:
+    /// public exponent too large`), so go-oidc can never verify a token with such a JWK: it
+    /// is skipped like any unusable key (`RSA public exponent too large`). Exponents of 32 and
+    /// 33 bits used to be kept. 2^31 - 1 verifies in Go (checked with go-jose.v2 and Go
+    /// 1.26) and is kept; leading zero bytes do not count.
+    #[test]
+    fn jwk_rsa_exponents_go_cannot_verify_with_are_skipped() {
+        let n = &rsa_members()[0];
+        let cases: &[(&str, &str, Result<(), &str>)] = &[
+            ("65537", "AQAB", Ok(())),
+            ("3", "Aw", Ok(())),
+            ("2^31-1", "f____w", Ok(())),
+            ("2^31-1 after two zero bytes", "AAB_____", Ok(())),
+            ("2^31+1", "gAAAAQ", Err("RSA public exponent too large")),
+            ("2^32+1", "AQAAAAE", Err("RSA public exponent too large")),
+            ("2^33-1", "Af____8", Err("RSA public exponent too large")),
+            (
+                "2^64+65537",
+                "AQAAAAAAAQAB",
+                Err("RSA public exponent too large"),
+            ),
+        ];
+        for (name, e, want) in cases {
+            let jwk = format!(r#"{{"kty":"RSA","kid":"k","n":"{n}","e":"{e}"}}"#);
+            let got = parse_jwk(jwk.as_bytes())
+                .map(|k| assert!(k.is_some(), "{name}: skipped without an error"))
+                .map_err(|e| e.to_string());
+            assert_eq!(got, want.map_err(str::to_owned), "{name}");
+            let jwks = format!(r#"{{"keys":[{jwk}]}}"#);
+            let kept = parse_jwks(jwks.as_bytes()).unwrap().len();
+            assert_eq!(kept, usize::from(want.is_ok()), "{name} in a JWKS");
         }
     }
 }
