@@ -224,6 +224,24 @@ async fn environment_proxies() {
             false,
             &[],
         ),
+        // Hosts Go keeps as names (it proxies `https://127.1/`, dials `127.1` by name) that the
+        // url crate reads as addresses: refused rather than sent somewhere else.
+        (
+            "a shorthand loopback server host is refused, not sent direct",
+            &[("HTTPS_PROXY", "P")],
+            "127.1",
+            true,
+            false,
+            &[],
+        ),
+        (
+            "a proxy whose host is a shorthand address is refused, not dialed as an address",
+            &[("HTTPS_PROXY", "P127.1")],
+            "webhook.example",
+            true,
+            false,
+            &[],
+        ),
         (
             "ALL_PROXY is not read (Go has none)",
             &[("ALL_PROXY", "P")],
@@ -263,7 +281,13 @@ async fn environment_proxies() {
             .env("PROXY_CASE_TRUST_ENV", trust_env.to_string())
             .env("PROXY_CASE_SUCCEEDS", succeeds.to_string());
         for (k, v) in env.iter() {
-            child.env(k, if *v == "P" { proxy.as_str() } else { v });
+            let value = match *v {
+                "P" => proxy.clone(),
+                // The proxy, its host written another way.
+                "P127.1" => format!("http://127.1:{proxy_port}"),
+                v => v.to_owned(),
+            };
+            child.env(k, value);
         }
         // The SOCKS case must fail on the proxy, not on the name lookup a direct attempt makes.
         if name.contains("SOCKS proxy (unsupported here) is refused") {
@@ -277,6 +301,23 @@ async fn environment_proxies() {
             child.env(
                 "PROXY_CASE_ERROR",
                 "HTTPS_PROXY: proxy http://proxy{x:3128/: not a valid HTTP URI",
+            );
+        }
+        if name.contains("shorthand loopback server host is refused") {
+            child.env(
+                "PROXY_CASE_ERROR",
+                format!(
+                    "server URL \"https://127.1:{}/\": host \"127.1\" is a host name to Go but the IPv4 address 127.0.0.1 to this client",
+                    server.addr.port()
+                ),
+            );
+        }
+        if name.contains("shorthand address is refused") {
+            child.env(
+                "PROXY_CASE_ERROR",
+                format!(
+                    "HTTPS_PROXY: proxy http://127.1:{proxy_port}: host \"127.1\" is a host name to Go but the IPv4 address 127.0.0.1 to this client"
+                ),
             );
         }
         if name.contains("backtick is refused") {

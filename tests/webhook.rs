@@ -1649,9 +1649,13 @@ async fn kubeconfig_files_load_as_client_go_loads_them() {
                 let got = w.authenticate_token(TOKEN, &Context::default()).await;
                 assert_eq!(name(&got).as_deref(), Some("wrapped"), "{name_}: {got:?}");
             }
+            // clientcmd's loader names the file (`error loading config file "%s": %v`).
             (Err(e), Some(text)) => assert_eq!(
                 e.to_string(),
-                format!("{}: {text}", kubeconfig.display()),
+                format!(
+                    "error loading config file \"{}\": {text}",
+                    kubeconfig.display()
+                ),
                 "{name_}"
             ),
             (Ok(_), Some(text)) => panic!("{name_}: loaded, expected {text}"),

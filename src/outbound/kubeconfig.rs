@@ -6,11 +6,16 @@
 //! are used (kube-apiserver's own webhook tests write unnamed entries), or the only entry when
 //! there is exactly one. Relative file paths are resolved against the kubeconfig's directory.
 //! `exec` and `auth-provider` plugins are refused at load time: running programs named in a
-//! configuration file is out of scope for this crate. So is impersonation (`as`, `as-groups`,
-//! …): sending requests as the base identity instead could give them more rights than the
-//! file intends. The checks of client-go's `ConfirmUsable` apply, with its texts (a file and
-//! data for one PEM, several authentication methods), and an `http://` server gets no
-//! credentials, as in client-go.
+//! configuration file is out of scope for this crate. So is impersonation (a user with `as`):
+//! sending requests as the base identity instead could give them more rights than the file
+//! intends. The checks of client-go's `ConfirmUsable` apply, with its texts (a file and data for
+//! one PEM, several authentication methods, `as-uid`, `as-groups` or `as-user-extra` without
+//! `as`), and an `http://` server gets no credentials, as in client-go. A server or proxy host
+//! that Go keeps as a name but the url crate reads as an IPv4 address (`10.1`, `2130706433`,
+//! `0x7f.0.0.1`, `010.1.2.3`) is refused.
+//!
+//! Errors name no value of the file: where Go's decoder prints one (a `~` key's value, a map
+//! or list used as a key), the value is `…`.
 //!
 //! The file is read as client-go's codec reads it: `sigs.k8s.io/yaml` (go-yaml v2: YAML 1.1
 //! scalars such as `yes` and `on`, merge keys `<<`, the first document, a repeated key's last
@@ -43,7 +48,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::{BearerToken, ConnectionInfo, Pem, Secret, read_bounded};
+use super::{BearerToken, ConnectionInfo, Pem, Secret};
 use crate::error::ConfigError;
 use crate::token::oidc::config::decode::{self, Node};
 
@@ -193,6 +198,28 @@ fn without_quoted_values(message: &str) -> String {
     out
 }
 
+/// The shared YAML decoder's error with no value of the file in it (the OIDC configuration
+/// keeps Go's texts, which print them). Go's key-conversion texts end with the value, printed
+/// `%#v` (`unsupported map key of type: %!s(<nil>), key: <nil>, value: "s3cr3t"` for a `~` key,
+/// `yaml: invalid map key: map[interface {}]interface {}{"password":"s3cr3t"}` for a map or list
+/// key): their prefix stays, the value is `…`. serde_yaml_ng's own texts (`kubeconfig: …`, a
+/// tag on the wrong kind: `!!int s3cr3t`) are masked as [`without_quoted_values`] masks. The
+/// other texts name no value: go-yaml's and libyaml's syntax errors, an anchor's name, and
+/// `json: unsupported value: NaN` (one of three fixed words).
+fn without_decoded_values(message: &str) -> String {
+    const KEY_VALUE_PREFIXES: [&str; 2] = [
+        "unsupported map key of type: %!s(<nil>), key: <nil>, value: ",
+        "yaml: invalid map key: ",
+    ];
+    if let Some(prefix) = KEY_VALUE_PREFIXES.iter().find(|p| message.starts_with(**p)) {
+        return format!("{prefix}…");
+    }
+    if message.starts_with("kubeconfig: ") {
+        return without_quoted_values(message);
+    }
+    message.to_owned()
+}
+
 /// A named user entry.
 ///
 /// ```
@@ -325,7 +352,8 @@ impl Kubeconfig {
         // client-go's codec turns the YAML (or JSON, read as YAML) into JSON with
         // `sigs.k8s.io/yaml` (go-yaml v2: YAML 1.1 scalars, merge keys, the first document,
         // a repeated key's last value), then decodes that JSON without strictness.
-        let (root, _repeated) = decode::yaml_document(bytes, "kubeconfig")?;
+        let (root, _repeated) = decode::yaml_document(bytes, "kubeconfig")
+            .map_err(|e| ConfigError::new(without_decoded_values(&e.to_string())))?;
         check_version_and_kind(&root)?;
         // A null document (`null`, `~`, only a comment, only `---`) is client-go's empty
         // configuration.
@@ -383,9 +411,16 @@ impl Kubeconfig {
         // clientcmd's loader stats the file first (`stat <path>: no such file or directory`).
         std::fs::metadata(path)
             .map_err(|e| ConfigError::new(crate::error::go_path_error("stat", path, &e)))?;
-        let bytes = read_bounded(path)?;
-        let cfg = Self::parse(&bytes)
-            .map_err(|e| ConfigError::new(format!("{}: {e}", path.display())))?;
+        // clientcmd's loader wraps every failure to read or decode the file (Go's `"%s"`, the
+        // path not escaped).
+        let loading = |e: String| {
+            ConfigError::new(format!(
+                "error loading config file \"{}\": {e}",
+                path.display()
+            ))
+        };
+        let bytes = read_file(path).map_err(loading)?;
+        let cfg = Self::parse(&bytes).map_err(|e| loading(e.to_string()))?;
         // Relative paths in the file are taken from its directory made absolute, as
         // clientcmd's `ResolveLocalPaths` (`filepath.Abs`) takes them.
         let dir = path.parent().unwrap_or(Path::new(""));
@@ -437,8 +472,7 @@ impl Kubeconfig {
                 "kubeconfig exec and auth-provider plugins are not supported",
             ));
         }
-        // client-go impersonates only when a field has something in it (`len(...) > 0`): an
-        // empty `as`, `as-groups: []` or `as-user-extra: {}` changes nothing.
+        // A field counts when it has something in it, as client-go's `len(...) > 0` checks.
         let set = |v: &Option<serde_yaml_ng::Value>| match v {
             None | Some(serde_yaml_ng::Value::Null) => false,
             Some(serde_yaml_ng::Value::String(s)) => !s.is_empty(),
@@ -446,17 +480,18 @@ impl Kubeconfig {
             Some(serde_yaml_ng::Value::Mapping(m)) => !m.is_empty(),
             Some(_) => true,
         };
-        if set(&user.impersonate)
-            || set(&user.impersonate_uid)
-            || set(&user.impersonate_groups)
-            || set(&user.impersonate_user_extra)
-        {
-            // client-go would send Impersonate-* headers; sending the requests as the base
-            // identity instead could give them more rights than the file intends.
+        // client-go impersonates only when `as` is set (then with `as-uid`, `as-groups` and
+        // `as-user-extra` too). Sending the requests as the base identity instead could give
+        // them more rights than the file intends: refused. Without `as`, the other fields are
+        // ConfirmUsable's error, below.
+        if set(&user.impersonate) {
             return Err(ConfigError::new(
                 "kubeconfig impersonation (as, as-uid, as-groups, as-user-extra) is not supported",
             ));
         }
+        let impersonation_without_user = set(&user.impersonate_uid)
+            || set(&user.impersonate_groups)
+            || set(&user.impersonate_user_extra);
         let resolve = |p: &str| -> PathBuf {
             match base {
                 Some(b) if Path::new(p).is_relative() => clean_path(&b.join(p)),
@@ -507,6 +542,11 @@ impl Kubeconfig {
             errs.push(format!(
                 "more than one authentication method found for {user_label}; found [{}], only one is allowed",
                 methods.join(" ")
+            ));
+        }
+        if impersonation_without_user {
+            errs.push(format!(
+                "requesting uid, groups or user-extra for {user_label} without impersonating a user"
             ));
         }
         match cluster {
@@ -577,6 +617,24 @@ impl Kubeconfig {
             return Err(ConfigError::new(format!(
                 "invalid server URL scheme {:?}",
                 url.scheme()
+            )));
+        }
+        // A host Go dials as a name, the url crate as an address (`10.1`, `2130706433`,
+        // `010.1.2.3`): nothing here can do what client-go does with it.
+        if let Some((host, ip)) = super::proxy::ipv4_read_from_a_name(&cluster.server) {
+            return Err(ConfigError::new(format!(
+                "invalid server URL {:?}: {}",
+                super::redact_server(&cluster.server),
+                super::proxy::ipv4_read_from_a_name_error(&host, ip)
+            )));
+        }
+        if let Some(proxy) = non_empty(&cluster.proxy_url)
+            && let Some((host, ip)) = super::proxy::ipv4_read_from_a_name(proxy)
+        {
+            return Err(ConfigError::new(format!(
+                "proxy-url {}: {}",
+                super::redact_url(proxy),
+                super::proxy::ipv4_read_from_a_name_error(&host, ip)
             )));
         }
         let pem = |file: &Option<String>, data: Option<Vec<u8>>| match (file, data) {
@@ -825,7 +883,8 @@ fn type_error(node: &Node, ty: &GoType, owner: &str, path: &str) -> Option<Strin
 }
 
 /// The tree as JSON for the typed decoding: a `null` member left out (encoding/json leaves the
-/// field as it is), a `null` list element an empty object (the element's zero value).
+/// field as it is), a `null` list element an empty object (the element's zero value). The
+/// members of `as-user-extra` (a Go map, where a `null` value is still a key) are all kept.
 fn json_value(node: &Node) -> serde_json::Value {
     use serde_json::Value;
     match node {
@@ -849,7 +908,18 @@ fn json_value(node: &Node) -> serde_json::Value {
             members
                 .iter()
                 .filter(|m| !matches!(m.value, Node::Null))
-                .map(|m| (m.key.clone(), json_value(&m.value)))
+                .map(|m| {
+                    let value = match (&m.value, m.key.as_str()) {
+                        (Node::Map(extra), "as-user-extra") => Value::Object(
+                            extra
+                                .iter()
+                                .map(|e| (e.key.clone(), json_value(&e.value)))
+                                .collect(),
+                        ),
+                        (value, _) => json_value(value),
+                    };
+                    (m.key.clone(), value)
+                })
                 .collect(),
         ),
     }
@@ -952,6 +1022,23 @@ const EMPTY_CLUSTER: &str = "cluster has no server defined";
 /// client-go's `ErrEmptyConfig` as `ConfirmUsable` returns it (for an empty cluster and no other
 /// error).
 const EMPTY_CONFIG: &str = "invalid configuration: no configuration has been provided, try setting KUBERNETES_MASTER environment variable";
+
+/// The file's bytes (at most [`MAX_FILE_BYTES`](super::MAX_FILE_BYTES)), a failure as Go's
+/// `os.ReadFile` words it (`read <path>: is a directory`).
+fn read_file(path: &Path) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let max = super::MAX_FILE_BYTES;
+    let file =
+        std::fs::File::open(path).map_err(|e| crate::error::go_path_error("open", path, &e))?;
+    let mut bytes = Vec::new();
+    file.take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| crate::error::go_path_error("read", path, &e))?;
+    if bytes.len() as u64 > max {
+        return Err(format!("{} is larger than {max} bytes", path.display()));
+    }
+    Ok(bytes)
+}
 
 /// Whether Go's `os.Open(path)` succeeds; its error text when not (`open <path>: <errno text>`).
 fn go_open(path: &Path) -> Result<(), String> {
@@ -1311,12 +1398,69 @@ mod tests {
                     "kubeconfig impersonation (as, as-uid, as-groups, as-user-extra) is not supported",
                 ),
             ),
+            // Without `as`, client-go's ConfirmUsable refuses the other impersonation fields
+            // (each text from webhookutil.LoadKubeconfig, k8s.io/apiserver v0.37.2).
             (
-                "impersonation of a group alone refused",
+                "a group to impersonate without a user: ConfirmUsable's error",
                 "clusters: [{cluster: {server: 'https://x'}}]\nusers: [{user: {token: t, as-groups: [g]}}]",
                 Err(
-                    "kubeconfig impersonation (as, as-uid, as-groups, as-user-extra) is not supported",
+                    "invalid configuration: requesting uid, groups or user-extra for  without impersonating a user",
                 ),
+            ),
+            (
+                "a uid to impersonate without a user",
+                "clusters: [{cluster: {server: 'https://x'}}]\nusers: [{name: u, user: {token: t, as-uid: '1'}}]\ncontexts: [{name: c, context: {user: u}}]\ncurrent-context: c",
+                Err(
+                    "invalid configuration: requesting uid, groups or user-extra for u without impersonating a user",
+                ),
+            ),
+            (
+                "an empty as and a group of an empty name",
+                "clusters: [{cluster: {server: 'https://x'}}]\nusers: [{user: {token: t, as: '', as-groups: ['']}}]",
+                Err(
+                    "invalid configuration: requesting uid, groups or user-extra for  without impersonating a user",
+                ),
+            ),
+            (
+                "user-extra whose key has a null value, for an http server",
+                "clusters: [{cluster: {server: 'http://x'}}]\nusers: [{user: {as-user-extra: {a: null}}}]",
+                Err(
+                    "invalid configuration: requesting uid, groups or user-extra for  without impersonating a user",
+                ),
+            ),
+            (
+                "impersonation without a user among the user's errors, before the cluster's",
+                "clusters: [{name: c, cluster: {insecure-skip-tls-verify: true}}]\nusers: [{name: u, user: {token: t, password: p, as-uid: '1', as-user-extra: {a: []}}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x",
+                Err(
+                    "invalid configuration: [more than one authentication method found for u; found [token basicAuth], only one is allowed, requesting uid, groups or user-extra for u without impersonating a user, no server found for cluster \"c\"]",
+                ),
+            ),
+            // A host Go keeps as a name, the url crate reads as an address: refused.
+            (
+                "a shorthand IPv4 server host",
+                "clusters: [{cluster: {server: 'https://u:pw-SECRET@10.1:8443/x'}}]",
+                Err(
+                    "invalid server URL \"https://u:***@10.1:8443/x\": host \"10.1\" is a host name to Go but the IPv4 address 10.0.0.1 to this client; write the address as four decimal numbers without leading zeros",
+                ),
+            ),
+            (
+                "a server host with a leading zero",
+                "clusters: [{cluster: {server: 'http://010.1.2.3/'}}]",
+                Err(
+                    "invalid server URL \"http://010.1.2.3/\": host \"010.1.2.3\" is a host name to Go but the IPv4 address 8.1.2.3 to this client; write the address as four decimal numbers without leading zeros",
+                ),
+            ),
+            (
+                "a shorthand IPv4 proxy-url host",
+                "clusters: [{cluster: {server: 'https://x', proxy-url: 'http://u:pw-SECRET@127.1:3128'}}]",
+                Err(
+                    "proxy-url http://u:***@127.1:3128: host \"127.1\" is a host name to Go but the IPv4 address 127.0.0.1 to this client; write the address as four decimal numbers without leading zeros",
+                ),
+            ),
+            (
+                "dotted-quad server and proxy hosts load",
+                "clusters: [{cluster: {server: 'https://10.0.0.1:8443/', proxy-url: 'http://127.0.0.1:3128'}}]",
+                Ok(|i, _| assert_eq!(i.server, "https://10.0.0.1:8443/")),
             ),
             (
                 "empty impersonation fields: no impersonation, as in client-go",
@@ -1681,6 +1825,140 @@ mod tests {
         std::fs::write(&ca, "").unwrap();
         let info = Kubeconfig::load(&relative).unwrap();
         assert_eq!(info.certificate_authority, Some(Pem::File(ca)));
+    }
+
+    /// Where Go's YAML decoder prints a value of the file (a `~` key's value, a map or list used
+    /// as a key), the kubeconfig's error has Go's text up to the value and `…` for it; a tag on
+    /// the wrong kind (serde_yaml_ng's text here, `yaml: cannot decode !!str `…` as a !!int` in
+    /// Go) is masked too. Through `load`, clientcmd's prefix comes first.
+    #[test]
+    fn decoder_texts_name_no_value() {
+        const NULL_KEY: &str = "unsupported map key of type: %!s(<nil>), key: <nil>, value: …";
+        const MAP_KEY: &str = "yaml: invalid map key: …";
+        let cases: &[(&str, &str)] = &[
+            ("users: [{name: u, user: {token: t, ~: s3cr3t}}]", NULL_KEY),
+            (
+                "users: [{name: u, user: {token: t, ~: [s3cr3t]}}]",
+                NULL_KEY,
+            ),
+            (
+                "users: [{name: u, user: {token: t, ~: {a: s3cr3t}}}]",
+                NULL_KEY,
+            ),
+            (
+                "users: [{name: u, user: {token: t, null: 123456}}]",
+                NULL_KEY,
+            ),
+            ("users: [{name: u, user: {~: s3cr3t, ~: x}}]", NULL_KEY),
+            (
+                "users: [{name: u, user: {token: t, {password: s3cr3t}: 1}}]",
+                MAP_KEY,
+            ),
+            ("users: [{name: u, user: {token: t, [s3cr3t]: 1}}]", MAP_KEY),
+            (
+                "users: [{name: u, user: {? {password: s3cr3t} : 1, ~: s3cr3t}}]",
+                MAP_KEY,
+            ),
+            (
+                "users: [{name: u, user: {token: !!int s3cr3t}}]",
+                "kubeconfig: users[0].user.token: invalid value: string \"…\", expected an integer at line 1 column 33",
+            ),
+            (
+                "users: [{name: u, user: {token: !!bool s3cr3t}}]",
+                "kubeconfig: users[0].user.token: invalid value: string \"…\", expected a boolean at line 1 column 33",
+            ),
+            (
+                "users: [{name: u, user: {token: !!float s3cr3t}}]",
+                "kubeconfig: users[0].user.token: invalid value: string \"…\", expected a float at line 1 column 33",
+            ),
+            (
+                "users: [{name: u, user: {token: !!null s3cr3t}}]",
+                "kubeconfig: users[0].user.token: invalid value: string \"…\", expected null at line 1 column 33",
+            ),
+            // Texts that name no value pass as they are.
+            (
+                "users: [{name: u, user: {token: .nan}}]",
+                "json: unsupported value: NaN",
+            ),
+            (
+                "users: [{name: u, user: {token: \"s3cr3t\\q\"}}]",
+                "yaml: found unknown escape character",
+            ),
+        ];
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("kubeconfig");
+        for (yaml, want) in cases {
+            let e = Kubeconfig::parse(yaml.as_bytes()).unwrap_err().to_string();
+            assert!(
+                !e.contains("s3cr3t") && !e.contains("123456"),
+                "{yaml}: {e}"
+            );
+            assert_eq!(e, *want, "{yaml}");
+            std::fs::write(&path, yaml).unwrap();
+            let e = Kubeconfig::load(&path).unwrap_err().to_string();
+            assert_eq!(
+                e,
+                format!("error loading config file \"{}\": {want}", path.display()),
+                "{yaml}"
+            );
+        }
+    }
+
+    /// clientcmd's loader wraps a failure to read or decode the file as `error loading config
+    /// file "<path>": <text>` (Go's `"%s"`: the path as it is); the checks made after it
+    /// (ConfirmUsable's) are prefixed with the path. Each text from webhookutil.LoadKubeconfig
+    /// (k8s.io/apiserver v0.37.2) for the same file.
+    #[test]
+    fn load_errors_are_wrapped_as_clientcmd_wraps_them() {
+        let tmp = tempfile::tempdir().unwrap();
+        let quoted = tmp.path().join("a\"b");
+        std::fs::create_dir(&quoted).unwrap();
+        let cases: &[(&str, &str, &str)] = &[
+            (
+                "kubeconfig",
+                "users: [{name: u, user: {token: 123}}]",
+                "error loading config file \"{path}\": json: cannot unmarshal number into Go struct field AuthInfo.users.user.token of type string",
+            ),
+            (
+                "a\"b/k",
+                "users: [{name: u, user: {token: 123}}]",
+                "error loading config file \"{path}\": json: cannot unmarshal number into Go struct field AuthInfo.users.user.token of type string",
+            ),
+            (
+                "bad",
+                "clusters: [",
+                "error loading config file \"{path}\": yaml: line 1: did not find expected node content",
+            ),
+            (
+                "v2",
+                "apiVersion: v2\n",
+                "error loading config file \"{path}\": no kind \"Config\" is registered for version \"v2\" in scheme \"pkg/runtime/scheme.go:111\"",
+            ),
+            (
+                "dir",
+                "",
+                "error loading config file \"{path}\": read {path}: is a directory",
+            ),
+            (
+                "no-server",
+                "clusters: [{cluster: {}}]",
+                "{path}: invalid configuration: default cluster has no server defined",
+            ),
+        ];
+        for (name, yaml, want) in cases {
+            let path = tmp.path().join(name);
+            if *name == "dir" {
+                std::fs::create_dir(&path).unwrap();
+            } else {
+                std::fs::write(&path, yaml).unwrap();
+            }
+            let e = Kubeconfig::load(&path).unwrap_err().to_string();
+            assert_eq!(
+                e,
+                want.replace("{path}", &path.display().to_string()),
+                "{name}"
+            );
+        }
     }
 
     /// A value in the wrong place is not quoted by the YAML error, whatever its type (serde

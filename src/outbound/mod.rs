@@ -964,6 +964,14 @@ impl ConnectionInfo {
         timeout: Duration,
         route: Option<&SniRoute>,
     ) -> Result<reqwest::Client, ConfigError> {
+        // A host Go dials as a name, the url crate as an address (`10.1`, `2130706433`).
+        if let Some((host, ip)) = proxy::ipv4_read_from_a_name(&self.server) {
+            return Err(ConfigError::new(format!(
+                "server URL {}: {}",
+                crate::jwt::go_quote(&redact_server(&self.server)),
+                proxy::ipv4_read_from_a_name_error(&host, ip)
+            )));
+        }
         if route.is_some() {
             // The request names the URL's host in `Host`, which HTTP/2 would contradict with
             // an `:authority` naming the tls-server-name.
@@ -981,6 +989,13 @@ impl ConnectionInfo {
         }
         if let Some(proxy) = &self.proxy_url {
             check_proxy_url(proxy)?;
+            if let Some((host, ip)) = proxy::ipv4_read_from_a_name(proxy) {
+                return Err(ConfigError::new(format!(
+                    "proxy-url {}: {}",
+                    redact_url(proxy),
+                    proxy::ipv4_read_from_a_name_error(&host, ip)
+                )));
+            }
             // A URL the url crate takes but `http::Uri` refuses (a `"` in the host) would make
             // reqwest connect directly, without a word: refused here instead.
             if reqwest::Url::parse(proxy).is_ok_and(|u| !proxy_uri_usable(&u)) {
@@ -1020,6 +1035,12 @@ impl ConnectionInfo {
                         "{var}: proxy {}: {PROXY_NOT_A_URI}",
                         redact_url(proxy.as_str())
                     )));
+                }
+                if let Some(e) = reqwest::Url::parse(&self.server)
+                    .ok()
+                    .and_then(|url| env.ipv4_read_from_a_name(&url))
+                {
+                    return Err(ConfigError::new(e));
                 }
                 if !env.is_empty() {
                     // A rerouted request names the tls-server-name in its URL: it goes where
@@ -1771,6 +1792,13 @@ mod tests {
             (
                 "//p:3128",
                 Err(r#"proxy-url //p:3128: unsupported scheme "", must be http or https"#),
+            ),
+            // A host Go dials as a name, the url crate as an address.
+            (
+                "http://u:proxy-SECRET@127.1:3128",
+                Err(
+                    r#"proxy-url http://u:***@127.1:3128: host "127.1" is a host name to Go but the IPv4 address 127.0.0.1 to this client; write the address as four decimal numbers without leading zeros"#,
+                ),
             ),
             ("http://u:proxy-SECRET@p:3128", Ok(())),
             ("https://p:3128", Ok(())),

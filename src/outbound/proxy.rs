@@ -17,6 +17,10 @@
 //! * Only `localhost` as written in the server URL is never proxied: `https://LOCALHOST/` is
 //!   (Go compares the host as written; the url crate lower-cases it, so the connection's server
 //!   is given by [`EnvProxy::for_server`]).
+//! * A server or proxy host that Go keeps as a name but the url crate reads as an IPv4 address
+//!   (`10.1`, `127.1`, `2130706433`, `0x7f.0.0.1`, `010.1.2.3`) refuses the client: Go would
+//!   proxy it (not loopback, in no `NO_PROXY` CIDR) and dial it by name
+//!   ([`ipv4_read_from_a_name`]).
 //! * Go refuses `HTTP_PROXY` under CGI (`REQUEST_METHOD` set); a server is not a CGI program,
 //!   so that case is not reproduced.
 //!
@@ -32,6 +36,10 @@ use reqwest::Url;
 pub(crate) struct EnvProxy {
     http: Option<Url>,
     https: Option<Url>,
+    /// The text `http` and `https` were parsed from (`http://` put in front of a value without
+    /// a scheme), for its host as written.
+    http_text: String,
+    https_text: String,
     no_proxy: NoProxy,
     /// The server's host as written ([`for_server`](Self::for_server)).
     server_host: Option<String>,
@@ -60,9 +68,13 @@ impl EnvProxy {
                 .find_map(|n| get(n).filter(|v| !v.is_empty()))
                 .unwrap_or_default()
         };
+        let (http, http_text) = parse_proxy(&any(["HTTP_PROXY", "http_proxy"])).unzip();
+        let (https, https_text) = parse_proxy(&any(["HTTPS_PROXY", "https_proxy"])).unzip();
         EnvProxy {
-            http: parse_proxy(&any(["HTTP_PROXY", "http_proxy"])),
-            https: parse_proxy(&any(["HTTPS_PROXY", "https_proxy"])),
+            http,
+            https,
+            http_text: http_text.unwrap_or_default(),
+            https_text: https_text.unwrap_or_default(),
             no_proxy: NoProxy::parse(&any(["NO_PROXY", "no_proxy"])),
             server_host: None,
         }
@@ -108,6 +120,24 @@ impl EnvProxy {
             "HTTP_PROXY"
         };
         (!super::proxy_uri_usable(&proxy)).then_some((var, proxy))
+    }
+
+    /// The proxy `url` would take when Go would dial its host as a name where this client
+    /// would dial an address ([`ipv4_read_from_a_name`]): the error, naming the variable and
+    /// the proxy (its password masked), so that the client is refused when it is built.
+    pub(crate) fn ipv4_read_from_a_name(&self, url: &Url) -> Option<String> {
+        self.proxy_for(url)?;
+        let (var, text) = if url.scheme() == "https" {
+            ("HTTPS_PROXY", &self.https_text)
+        } else {
+            ("HTTP_PROXY", &self.http_text)
+        };
+        let (host, ip) = ipv4_read_from_a_name(text)?;
+        Some(format!(
+            "{var}: proxy {}: {}",
+            super::redact_url(text),
+            ipv4_read_from_a_name_error(&host, ip)
+        ))
     }
 
     /// The proxy for `url`, or `None` to connect directly.
@@ -163,6 +193,32 @@ impl EnvProxy {
     }
 }
 
+/// The host of `url` as written, and the address the url crate makes of it, when Go's
+/// `url.Parse` keeps the host as a name but the url crate (WHATWG rules) reads it as an IPv4
+/// address: a shorthand (`10.1`, `127.1`), one number (`2130706433`), hexadecimal or octal parts
+/// (`0x7f.0.0.1`, `010.1.2.3`), a trailing dot (`10.0.0.1.`), full-width digits. Go dials such a
+/// host as a name (its resolver, not an address), verifies the server certificate for that
+/// name, and its proxy rules take it as a name (proxied, not loopback, in no `NO_PROXY` CIDR);
+/// none of that can be done with the address the url crate hands over, so the host is refused
+/// ([`ipv4_read_from_a_name_error`]). A dotted quad without leading zeros is an address to
+/// both (Go's `net.ParseIP` and Rust's `Ipv4Addr` parse it alike).
+pub(crate) fn ipv4_read_from_a_name(url: &str) -> Option<(String, std::net::Ipv4Addr)> {
+    let ip: std::net::Ipv4Addr = Url::parse(url).ok()?.host_str()?.parse().ok()?;
+    let written = written_hostname(url)?;
+    written
+        .parse::<std::net::Ipv4Addr>()
+        .is_err()
+        .then_some((written, ip))
+}
+
+/// Why a host found by [`ipv4_read_from_a_name`] is refused.
+pub(crate) fn ipv4_read_from_a_name_error(written: &str, ip: std::net::Ipv4Addr) -> String {
+    format!(
+        "host {} is a host name to Go but the IPv4 address {ip} to this client; write the address as four decimal numbers without leading zeros",
+        crate::jwt::go_quote(written)
+    )
+}
+
 /// Go's `url.Hostname()` of `server` as written (no port, no brackets), for the one thing
 /// that compares it as written: `localhost`. Go refuses `%` escapes of ASCII bytes in a host,
 /// so none is decoded here.
@@ -187,14 +243,18 @@ fn written_hostname(server: &str) -> Option<String> {
     Some(host.to_owned())
 }
 
-/// Go's `parseProxy`: the URL, or `http://` + the value when that is what parses.
-fn parse_proxy(value: &str) -> Option<Url> {
+/// Go's `parseProxy`: the URL, or `http://` + the value when that is what parses; with the
+/// text parsed.
+fn parse_proxy(value: &str) -> Option<(Url, String)> {
     if value.is_empty() {
         return None;
     }
     match Url::parse(value) {
-        Ok(u) if u.has_host() && !u.scheme().is_empty() => Some(u),
-        _ => Url::parse(&format!("http://{value}")).ok(),
+        Ok(u) if u.has_host() && !u.scheme().is_empty() => Some((u, value.to_owned())),
+        _ => {
+            let text = format!("http://{value}");
+            Url::parse(&text).ok().map(|u| (u, text))
+        }
     }
 }
 
@@ -467,6 +527,76 @@ mod tests {
             .map_or("<nil>".into(), |u| {
                 u.as_str().trim_end_matches('/').to_owned()
             })
+    }
+
+    /// Hosts Go's `url.Parse` keeps as names and the url crate reads as IPv4 addresses
+    /// (`webhookutil.LoadKubeconfig` keeps `https://10.1/`, `https://2130706433/` and
+    /// `https://0x7f.1/` as the host; `NewProxierWithNoProxyCIDR(http.ProxyFromEnvironment)`
+    /// proxies `https://10.1/`, `https://127.1/` and `https://10.0.0.1./` past a `NO_PROXY` of
+    /// `10.0.0.0/8,127.0.0.0/8`): found, with the address the url crate makes of them; dotted
+    /// quads, names and IPv6 addresses are not.
+    #[test]
+    fn ipv4_read_from_a_name_finds_what_go_keeps_as_a_name() {
+        let cases: &[(&str, Option<(&str, &str)>)] = &[
+            ("https://10.1/", Some(("10.1", "10.0.0.1"))),
+            ("https://u:p@127.1:8443/x", Some(("127.1", "127.0.0.1"))),
+            ("https://2130706433/", Some(("2130706433", "127.0.0.1"))),
+            ("https://0x7f.0.0.1/", Some(("0x7f.0.0.1", "127.0.0.1"))),
+            ("https://0x7f.1/", Some(("0x7f.1", "127.0.0.1"))),
+            ("https://010.1.2.3/", Some(("010.1.2.3", "8.1.2.3"))),
+            ("https://10.0.0.1./", Some(("10.0.0.1.", "10.0.0.1"))),
+            ("https://10.0.0.01/", Some(("10.0.0.01", "10.0.0.1"))),
+            (
+                "https://\u{ff11}\u{ff10}.0.0.1/",
+                Some(("\u{ff11}\u{ff10}.0.0.1", "10.0.0.1")),
+            ),
+            ("http://10.1:3128", Some(("10.1", "10.0.0.1"))),
+            ("https://10.0.0.1/", None),
+            ("https://0.0.0.0:1/", None),
+            ("https://[::1]/", None),
+            ("https://[::ffff:10.0.0.1]/", None),
+            ("https://example.com/", None),
+            ("https://10.1.example/", None),
+            ("https://1.2.3.4.5/", None),
+            ("not a url", None),
+        ];
+        for (url, want) in cases {
+            let got = ipv4_read_from_a_name(url);
+            let got = got.as_ref().map(|(h, ip)| (h.as_str(), ip.to_string()));
+            let want = want.map(|(h, ip)| (h, ip.to_owned()));
+            assert_eq!(got, want, "{url}");
+        }
+    }
+
+    /// An environment proxy whose host Go dials as a name is an error for the URLs it would
+    /// carry (its password masked), and nothing for the URLs that go direct.
+    #[test]
+    fn environment_proxies_go_dials_as_names_are_found() {
+        let e = env(&[
+            ("HTTPS_PROXY", "http://u:px-SECRET@10.1:3128"),
+            ("HTTP_PROXY", "127.1:3128"),
+            ("NO_PROXY", "direct.example"),
+        ]);
+        let found = |url: &str| e.ipv4_read_from_a_name(&Url::parse(url).unwrap());
+        assert_eq!(
+            found("https://webhook.example/").as_deref(),
+            Some(
+                "HTTPS_PROXY: proxy http://u:***@10.1:3128: host \"10.1\" is a host name to Go but the IPv4 address 10.0.0.1 to this client; write the address as four decimal numbers without leading zeros"
+            )
+        );
+        assert_eq!(
+            found("http://webhook.example/").as_deref(),
+            Some(
+                "HTTP_PROXY: proxy http://127.1:3128: host \"127.1\" is a host name to Go but the IPv4 address 127.0.0.1 to this client; write the address as four decimal numbers without leading zeros"
+            )
+        );
+        assert_eq!(found("https://direct.example/"), None);
+        assert_eq!(found("https://127.0.0.1/"), None);
+        let dotted = env(&[("HTTPS_PROXY", "http://10.0.0.1:3128")]);
+        assert_eq!(
+            dotted.ipv4_read_from_a_name(&Url::parse("https://webhook.example/").unwrap()),
+            None
+        );
     }
 
     /// golang.org/x/net/http/httpproxy `proxyForURLTests` (the CGI case left out, see the
