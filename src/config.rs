@@ -523,67 +523,67 @@ impl AuthenticationOptions {
     }
 
     /// kube-apiserver's `BuiltInAuthenticationOptions.Validate()` checks that need no file,
-    /// in its order, before anything is read or connected (the first failure is returned,
-    /// where Go lists them all): the `--oidc-*` flags (`oidc-issuer-url and oidc-client-id
+    /// in its order, before anything is read or connected (all of them, as apimachinery's
+    /// aggregate prints them: `[a, b]`, a repeated text once): the `--oidc-*` flags (`oidc-issuer-url and oidc-client-id
     /// must be specified together …`, or `authentication-config file and oidc-* flags are
     /// mutually exclusive`), the `--service-account-issuer` values, `service-account-issuer
     /// is a required flag` beside `--service-account-key-file` and the key-file requirement
     /// beside an issuer (kube-authn runs without service accounts when neither is given),
     /// then the request-header flags (checked whether or not a CA is set).
     fn validate_flags(&self) -> Result<(), ConfigError> {
+        // kube-apiserver's `BuiltInAuthenticationOptions.Validate` collects every error, in
+        // this order, and prints them as one aggregate (`[a, b]`, repeated texts once).
+        let mut errors: Vec<String> = Vec::new();
         let oidc_set = self.oidc.any_set();
         if self.authentication_config.is_none() {
             if oidc_set && (self.oidc.issuer_url.is_empty() || self.oidc.client_id.is_empty()) {
-                return Err(ConfigError::new(
-                    crate::token::oidc::config::ERR_OIDC_FLAGS_TOGETHER,
-                ));
+                errors.push(crate::token::oidc::config::ERR_OIDC_FLAGS_TOGETHER.to_owned());
             }
         } else if oidc_set {
-            return Err(ConfigError::new(
-                crate::token::oidc::config::ERR_CONFIG_AND_FLAGS,
-            ));
+            errors.push(crate::token::oidc::config::ERR_CONFIG_AND_FLAGS.to_owned());
         }
-        self.validate_service_account_issuers()?;
+        self.service_account_issuer_errors(&mut errors);
         let keys = !self.service_account_key_files.is_empty();
         if keys && self.service_account_issuers.is_empty() {
-            return Err(ConfigError::new(
-                crate::token::service_account::ERR_ISSUER_REQUIRED,
-            ));
+            errors.push(crate::token::service_account::ERR_ISSUER_REQUIRED.to_owned());
         }
         if !keys && !self.service_account_issuers.is_empty() {
-            return Err(ConfigError::new(
-                crate::token::service_account::ERR_KEYS_REQUIRED,
-            ));
+            errors.push(crate::token::service_account::ERR_KEYS_REQUIRED.to_owned());
         }
-        self.requestheader.validate()
+        errors.extend(self.requestheader.validation_errors());
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(crate::token::oidc::config::aggregate(errors))
+        }
     }
 
-    /// kube-apiserver's `--service-account-issuer` checks (first failure): an issuer with a
-    /// `:` must pass Go's `url.Parse` (its error text; the issuer quoted as Go's `%q` quotes it).
-    fn validate_service_account_issuers(&self) -> Result<(), ConfigError> {
+    /// kube-apiserver's `--service-account-issuer` checks, every issuer's first failure: an
+    /// issuer with a `:` must pass Go's `url.Parse` (its error text; the issuer quoted as Go's
+    /// `%q` quotes it), none may be empty, none repeated.
+    fn service_account_issuer_errors(&self, errors: &mut Vec<String>) {
         let mut seen = std::collections::HashSet::new();
         for issuer in &self.service_account_issuers {
             if issuer.contains(':')
                 && let Err(parse) = crate::go_url::issuer::parse(issuer)
             {
-                return Err(ConfigError::new(format!(
+                errors.push(format!(
                     "service-account-issuer {} contained a ':' but was not a valid URL: {parse}",
                     crate::jwt::go_quote(issuer)
-                )));
+                ));
+                continue;
             }
             if issuer.is_empty() {
-                return Err(ConfigError::new(
-                    "service-account-issuer should not be an empty string",
-                ));
+                errors.push("service-account-issuer should not be an empty string".to_owned());
+                continue;
             }
             if !seen.insert(issuer.as_str()) {
-                return Err(ConfigError::new(format!(
+                errors.push(format!(
                     "service-account-issuer {} is already specified",
                     crate::jwt::go_quote(issuer)
-                )));
+                ));
             }
         }
-        Ok(())
     }
 
     /// The legacy and bound service-account authenticators behind one issuer router, and
@@ -1148,15 +1148,17 @@ mod tests {
                 service_account_issuers: issuers.iter().map(|s| s.to_string()).collect(),
                 ..AuthenticationOptions::default()
             };
-            let got = options.validate_service_account_issuers().err();
-            assert_eq!(got.map(|e| e.to_string()).as_deref(), *want, "{name}");
+            let mut got = Vec::new();
+            options.service_account_issuer_errors(&mut got);
+            assert_eq!(got.first().map(String::as_str), *want, "{name}");
         }
     }
 
     /// kube-apiserver's `Validate()` runs before any file is read or any client is made, so
-    /// its flag-only errors win over a missing file or a missing lookup client, in
-    /// `BuiltInAuthenticationOptions.Validate`'s order (the OIDC flags, the issuers, the
-    /// required service-account flags, the request-header flags); the first one is reported.
+    /// its flag-only errors win over a missing file or a missing lookup client. All of them
+    /// are reported, in `BuiltInAuthenticationOptions.Validate`'s order (the OIDC flags, the
+    /// issuers, the required service-account flags, the request-header flags), as
+    /// apimachinery's aggregate prints them: `[a, b]`, a repeated text once.
     #[test]
     fn flag_errors_come_before_files_and_lookups() {
         const TOGETHER: &str = "oidc-issuer-url and oidc-client-id must be specified together when any oidc-* flags are set";
@@ -1214,7 +1216,7 @@ mod tests {
                     service_account_issuers: vec![String::new()],
                     ..Default::default()
                 },
-                TOGETHER,
+                "[oidc-issuer-url and oidc-client-id must be specified together when any oidc-* flags are set, service-account-issuer should not be an empty string, either `--service-account-key-file` or `--service-account-signing-endpoint` must be set]",
             ),
             (
                 "the oidc check before the request-header flags",
@@ -1226,7 +1228,7 @@ mod tests {
                     },
                     ..Default::default()
                 },
-                TOGETHER,
+                "[oidc-issuer-url and oidc-client-id must be specified together when any oidc-* flags are set, empty value in \"requestheader-group-headers\"]",
             ),
             (
                 "the issuers before the required flags",
@@ -1247,7 +1249,22 @@ mod tests {
                     },
                     ..Default::default()
                 },
-                "service-account-issuer is a required flag",
+                "[service-account-issuer is a required flag, empty value in \"requestheader-group-headers\"]",
+            ),
+            (
+                "every issuer's error, a repeated text once",
+                AuthenticationOptions {
+                    service_account_issuers: vec![
+                        String::new(),
+                        "https://a:b".into(),
+                        "https://i".into(),
+                        "https://i".into(),
+                        String::new(),
+                    ],
+                    service_account_key_files: vec!["k.pem".into()],
+                    ..Default::default()
+                },
+                "[service-account-issuer should not be an empty string, service-account-issuer \"https://a:b\" contained a ':' but was not a valid URL: parse \"https://a:b\": invalid port \":b\" after host, service-account-issuer \"https://i\" is already specified]",
             ),
             (
                 "the request-header flags before the files",

@@ -140,6 +140,18 @@ impl RequestHeaderConfig {
     /// );
     /// ```
     pub fn validate(&self) -> Result<(), ConfigError> {
+        let errors = self.validation_errors();
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(crate::token::oidc::config::aggregate(errors))
+        }
+    }
+
+    /// The errors of [`RequestHeaderConfig::validate`], one text each, in kube-apiserver's
+    /// order (its `Validate() []error`, which kube-apiserver appends to the other options'
+    /// errors before aggregating them all).
+    pub(crate) fn validation_errors(&self) -> Vec<String> {
         let mut errors: Vec<String> = Vec::new();
         let blank = [
             ("requestheader-username-headers", &self.username_headers),
@@ -195,11 +207,7 @@ impl RequestHeaderConfig {
                 "--requestheader-uid-headers is set without specifying the standard X-Remote-Uid header - API aggregation will not work".to_owned(),
             );
         }
-        match errors.len() {
-            0 => Ok(()),
-            1 => Err(ConfigError::new(errors.remove(0))),
-            _ => Err(ConfigError::new(format!("[{}]", errors.join(", ")))),
-        }
+        errors
     }
 
     /// Refuses a front-proxy CA that shares a CA with the client CA while `allowed_names` is
