@@ -1570,6 +1570,46 @@ fn configmap_loader_json_and_kubectl_yaml() {
     );
 }
 
+/// kube-apiserver accepts any non-empty `--requestheader-*-headers` value and publishes it in
+/// the ConfigMap; a name that is not an HTTP token is never matched by Go's delegated
+/// servers, and the other names keep working. Dropped here the same way (refusing the
+/// ConfigMap would lose the names that work).
+#[test]
+fn configmap_header_names_that_are_not_tokens_are_dropped() {
+    use kube_authn::request::ExtensionApiserverAuthentication;
+    let s = setup();
+    let rh_pem = s.rh_ca.pem();
+    let json = serde_json::json!({
+        "kind": "ConfigMap",
+        "data": {
+            "requestheader-client-ca-file": rh_pem,
+            "requestheader-username-headers": "[\"X-Remote-User:\",\"X-Remote-User\"]",
+            "requestheader-uid-headers": "[\"X Uid\",\"X-Remote-Uid\"]",
+            "requestheader-group-headers": "[\"X-Remote-Group\",\"X Bad\",\"X-\u{e9}\"]",
+            "requestheader-extra-headers-prefix": "[\"X-Remote-Extra-\"]",
+        }
+    });
+    let rh = ExtensionApiserverAuthentication::from_configmap(json.to_string().as_bytes())
+        .unwrap()
+        .request_header
+        .unwrap();
+    assert_eq!(rh.username_headers, ["X-Remote-User"]);
+    assert_eq!(rh.uid_headers, ["X-Remote-Uid"]);
+    assert_eq!(rh.group_headers, ["X-Remote-Group"]);
+    let fp = FrontProxy::new(rh).expect("the names that work still build a front proxy");
+    let mut r = http::Request::get("/")
+        .header("X-Remote-User", "a")
+        .header("X-Remote-Group", "g")
+        .body(())
+        .unwrap();
+    r.extensions_mut()
+        .insert(PeerCertificates::injected(vec![s.proxy_cert.der.clone()]));
+    let (parts, _) = r.into_parts();
+    let user = fp.authenticate_parts(&parts).unwrap().unwrap().user;
+    assert_eq!(user.name(), "a");
+    assert_eq!(user.groups().collect::<Vec<_>>(), ["g"]);
+}
+
 #[test]
 fn configmap_loader_vectors() {
     use kube_authn::request::ExtensionApiserverAuthentication;

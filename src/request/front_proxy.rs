@@ -802,6 +802,25 @@ fn without_padded(key: &str, mut list: Vec<String>) -> Vec<String> {
     list
 }
 
+/// [`without_padded`] for header names (not prefixes): a non-empty name that is not an HTTP
+/// token (`X Bad`, `X-Remote-User:`) is dropped with a warning too. kube-apiserver accepts
+/// such flag values (it refuses only empty ones) and publishes them; Go's delegated servers
+/// never match them, while the other names go on working. An empty entry is kept, for the
+/// front proxy to refuse (kube-apiserver cannot write one).
+fn matchable_names(key: &str, list: Vec<String>) -> Vec<String> {
+    let mut list = without_padded(key, list);
+    list.retain(|name| {
+        let unmatchable = !name.trim().is_empty() && HeaderName::from_bytes(name.as_bytes()).is_err();
+        if unmatchable {
+            tracing::warn!(
+                "{key}: header name {name:?} is not a valid HTTP header name; ignored, as kube-apiserver's delegated servers never match it"
+            );
+        }
+        !unmatchable
+    });
+    list
+}
+
 impl ExtensionApiserverAuthentication {
     /// Parses the ConfigMap as JSON or as YAML (`kubectl get cm -n kube-system
     /// extension-apiserver-authentication -o yaml`). Lists are
@@ -852,21 +871,21 @@ impl ExtensionApiserverAuthentication {
                     "requestheader-allowed-names",
                     data.get("requestheader-allowed-names"),
                 )?,
-                username_headers: without_padded(
+                username_headers: matchable_names(
                     "requestheader-username-headers",
                     deserialize_strings(
                         "requestheader-username-headers",
                         data.get("requestheader-username-headers"),
                     )?,
                 ),
-                uid_headers: without_padded(
+                uid_headers: matchable_names(
                     "requestheader-uid-headers",
                     deserialize_strings(
                         "requestheader-uid-headers",
                         data.get("requestheader-uid-headers"),
                     )?,
                 ),
-                group_headers: without_padded(
+                group_headers: matchable_names(
                     "requestheader-group-headers",
                     deserialize_strings(
                         "requestheader-group-headers",
