@@ -2,7 +2,8 @@
 //!
 //! HTTP/1.1 and HTTP/2 (h2c) on one port. Responses to refused or anonymous HTTP/2 requests
 //! carry `CloseConnection`; the accept loop reacts with `graceful_shutdown` (GOAWAY), which is
-//! what kube-apiserver's `Connection: close` does in Go (CVE-2023-44487 mitigation).
+//! what kube-apiserver's `Connection: close` does in Go (CVE-2023-44487 mitigation), and drops
+//! the connection 1 s later if the client has not closed it.
 //!
 //! ```text
 //! cargo run --example hyper
@@ -13,6 +14,7 @@
 
 use std::convert::Infallible;
 use std::sync::Arc;
+use std::time::Duration;
 
 use aws_lc_rs::constant_time::verify_slices_are_equal;
 use bytes::Bytes;
@@ -64,7 +66,13 @@ async fn main() -> std::io::Result<()> {
                 res = conn.as_mut() => { let _ = res; return; }
                 _ = close.notified() => conn.as_mut().graceful_shutdown(),
             }
-            let _ = conn.await;
+            // hyper goes on accepting and serving new streams until the client acknowledges
+            // the PING sent with the GOAWAY: a client that never does would keep the
+            // connection, and its unauthenticated requests, going for ever. Drop it after 1 s
+            // (Go's `goAwayTimeout`). This also cuts requests still in progress after 1 s;
+            // `kube_authn::tls::TlsServer` instead refuses the new streams, lets the earlier
+            // requests finish and closes 1 s after them.
+            let _ = tokio::time::timeout(Duration::from_secs(1), conn).await;
         });
     }
 }

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use kube_authn::authenticator::{Context, SyncTokenFn};
 use kube_authn::chain::ChainBuilder;
 use kube_authn::middleware::{Authenticated, AuthenticationLayer};
 use kube_authn::request::{FrontProxy, MAX_GROUPS, RequestHeaderConfig};
@@ -456,4 +457,192 @@ async fn a_zero_window_client_is_closed_by_the_response_stall_timeout() {
             Err(_) => assert!(!closed, "{name}: the connection is still open"),
         }
     }
+}
+
+const H2_PING: u8 = 0x6;
+const H2_RST_STREAM_REFUSED: u32 = H2_REFUSED_STREAM;
+
+/// [`h2_get`] with an `authorization` header: a literal without indexing whose name is the
+/// static-table entry 23 (index 23 in a 4-bit prefix: 0x0f, then 23 - 15).
+fn h2_get_with_authorization(path: &str, authorization: &str) -> Vec<u8> {
+    let mut block = h2_get(path);
+    assert!(authorization.len() < 127);
+    block.extend([0x0f, 23 - 15, u8::try_from(authorization.len()).unwrap()]);
+    block.extend(authorization.as_bytes());
+    block
+}
+
+/// What a raw HTTP/2 client saw, and when.
+#[derive(Debug)]
+enum Seen {
+    Headers(u32),
+    Reset(u32, u32),
+    GoAway,
+    Ping,
+    Closed,
+}
+
+/// A raw-frame HTTP/2 connection to `addr` after the preface and the SETTINGS exchange: the
+/// write half, and the frames read from then on (every PING left unacknowledged, as h2's and
+/// hyper's clients never would).
+async fn raw_h2_client(
+    addr: std::net::SocketAddr,
+    ca: &CertificateDer<'static>,
+) -> (
+    tokio::io::WriteHalf<tokio_rustls::client::TlsStream<tokio::net::TcpStream>>,
+    tokio::sync::mpsc::UnboundedReceiver<(std::time::Instant, Seen)>,
+) {
+    let mut tls = tls_connect(addr, ca, &[b"h2"], false).await.unwrap();
+    let mut hello = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
+    hello.extend(h2_frame(H2_SETTINGS, 0, 0, &[]));
+    tls.write_all(&hello).await.unwrap();
+    tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            let (kind, flags, _, _) = read_h2_frame(&mut tls).await;
+            if kind == H2_SETTINGS && flags & H2_ACK == 0 {
+                break;
+            }
+        }
+    })
+    .await
+    .expect("the server's SETTINGS");
+    tls.write_all(&h2_frame(H2_SETTINGS, H2_ACK, 0, &[]))
+        .await
+        .unwrap();
+    let (mut read, write) = tokio::io::split(tls);
+    let (seen, frames) = tokio::sync::mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        let mut header = [0u8; 9];
+        loop {
+            if read.read_exact(&mut header).await.is_err() {
+                let _ = seen.send((std::time::Instant::now(), Seen::Closed));
+                return;
+            }
+            let len = u32::from_be_bytes([0, header[0], header[1], header[2]]) as usize;
+            let stream =
+                u32::from_be_bytes([header[5], header[6], header[7], header[8]]) & !(1 << 31);
+            let mut payload = vec![0u8; len];
+            if read.read_exact(&mut payload).await.is_err() {
+                let _ = seen.send((std::time::Instant::now(), Seen::Closed));
+                return;
+            }
+            let frame = match header[3] {
+                H2_HEADERS => Seen::Headers(stream),
+                H2_RST_STREAM => {
+                    Seen::Reset(stream, u32::from_be_bytes(payload[..4].try_into().unwrap()))
+                }
+                H2_GOAWAY => Seen::GoAway,
+                H2_PING if header[4] & H2_ACK == 0 => Seen::Ping,
+                _ => continue,
+            };
+            let _ = seen.send((std::time::Instant::now(), frame));
+        }
+    });
+    (write, frames)
+}
+
+/// CVE-2023-44487: after a refused HTTP/2 request the server sends GOAWAY, and a client that
+/// goes on opening streams without acknowledging the GOAWAY's PING (so hyper's graceful
+/// shutdown never lowers its last stream id) has none of them authenticated: each is reset
+/// with REFUSED_STREAM without reaching the service, and the connection is closed about 1 s
+/// (Go's `goAwayTimeout`) after the refused request's response. Before, every such stream was
+/// authenticated and answered 401 (10,000 of 10,000 on one connection) and the connection
+/// stayed open as long as requests kept coming.
+#[tokio::test]
+async fn streams_opened_after_goaway_are_refused_and_the_connection_closes() {
+    let (config, ca) = serving();
+    let attempts = Arc::new(AtomicUsize::new(0));
+    let chain = {
+        let attempts = attempts.clone();
+        ChainBuilder::new()
+            .token(SyncTokenFn::new(move |_: &str, _: &Context| {
+                attempts.fetch_add(1, Ordering::SeqCst);
+                Ok(None)
+            }))
+            .build()
+    };
+    let app = AuthenticationLayer::new(chain).layer(tower::service_fn(
+        |_req: http::Request<hyper::body::Incoming>| async {
+            Ok::<_, Infallible>(http::Response::new(String::from("not reached")))
+        },
+    ));
+    let server = TlsServer::new(config).idle_timeout(Duration::from_secs(60));
+    let (addr, _stop) = tls_support::serve_on_free_port(server, app).await;
+    let (mut write, mut frames) = raw_h2_client(addr, &ca).await;
+    let request = h2_get_with_authorization("/api", "Bearer wrong");
+    let flags = H2_END_STREAM | H2_END_HEADERS;
+    write
+        .write_all(&h2_frame(H2_HEADERS, flags, 1, &request))
+        .await
+        .unwrap();
+
+    // The 401 on stream 1, then a stream every 200 ms until the connection closes (at most
+    // 4 s: before the fix it stayed open).
+    let mut seen = Vec::new();
+    let answered = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            let (at, frame) = frames.recv().await.expect("the reader reports the close");
+            let first = matches!(frame, Seen::Headers(1));
+            assert!(
+                !matches!(frame, Seen::Closed),
+                "closed before the 401: {seen:?}"
+            );
+            seen.push(frame);
+            if first {
+                break at;
+            }
+        }
+    })
+    .await
+    .expect("the 401 on stream 1");
+    let mut next_stream = 3;
+    let mut closed = None;
+    let mut tick = tokio::time::interval(Duration::from_millis(200));
+    while closed.is_none() && answered.elapsed() < Duration::from_secs(4) {
+        tokio::select! {
+            _ = tick.tick() => {
+                let frame = h2_frame(H2_HEADERS, flags, next_stream, &request);
+                next_stream += 2;
+                // The server may have closed the connection meanwhile.
+                let _ = write.write_all(&frame).await;
+            }
+            frame = frames.recv() => match frame {
+                Some((at, Seen::Closed)) => closed = Some(at),
+                Some((_, frame)) => seen.push(frame),
+                None => closed = Some(std::time::Instant::now()),
+            },
+        }
+    }
+
+    assert_eq!(
+        attempts.load(Ordering::SeqCst),
+        1,
+        "only stream 1 is authenticated: {seen:?}"
+    );
+    let closed = closed.unwrap_or_else(|| panic!("the connection is still open: {seen:?}"));
+    let after = closed - answered;
+    assert!(
+        after < Duration::from_secs(2),
+        "closed {after:?} after the 401"
+    );
+    assert!(seen.iter().any(|f| matches!(f, Seen::GoAway)), "{seen:?}");
+    assert!(seen.iter().any(|f| matches!(f, Seen::Ping)), "{seen:?}");
+    // Streams opened meanwhile (there were some: 1 s at one per 200 ms) are refused, none
+    // answered; `REFUSED_STREAM` tells the client they were not processed.
+    assert!(next_stream > 5, "streams opened after the 401: {seen:?}");
+    let mut refused = 0;
+    for frame in &seen {
+        match *frame {
+            Seen::Headers(stream) => assert_eq!(stream, 1, "{seen:?}"),
+            Seen::Reset(stream, code) => {
+                assert!(stream > 1, "{seen:?}");
+                if cfg!(feature = "remote") {
+                    assert_eq!(code, H2_RST_STREAM_REFUSED, "{seen:?}");
+                }
+                refused += 1;
+            }
+            _ => {}
+        }
+    }
+    assert!(refused >= 1, "{seen:?}");
 }

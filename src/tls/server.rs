@@ -1,12 +1,15 @@
 //! Our own TLS accept loop: tokio-rustls handshakes with a timeout, hyper-util's auto builder
 //! (HTTP/1.1 and HTTP/2), graceful shutdown, and [`PeerCertificates`] on every request; a
 //! connection that starts no request (32 s) or stays idle (90 s) is closed, and at most
-//! [`default_max_connections`] (derived from the open-file limit) are open at once.
+//! [`default_max_connections`] (derived from the open-file limit) are open at once. A
+//! connection sent GOAWAY (a response marked [`CloseConnection`], the idle timeout, shutdown)
+//! refuses the HTTP/2 streams opened after it without calling the service and closes 1 s
+//! after its earlier requests are done, as Go's HTTP/2 server does (CVE-2023-44487).
 
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -239,12 +242,15 @@ pub const HTTP2_MAX_CONCURRENT_STREAMS: u32 = 100;
 /// ```
 pub const HTTP2_MAX_HEADER_LIST_SIZE: u32 = 128 * 1024;
 
-/// How long a connection told to close (GOAWAY after a refused HTTP/2 request, or an idle
-/// one) may stay open once no request is in progress on it: a peer that never acknowledges
-/// the GOAWAY's PING must not hold it open. Requests in progress (other streams, and the
-/// refused request's own response) run to completion first, as in Go's HTTP/2 server, which
-/// starts its close timer only when no stream is open.
-const CLOSE_DEADLINE: Duration = Duration::from_secs(5);
+/// How long a connection told to close (GOAWAY after a refused or anonymous HTTP/2 request,
+/// an idle one, or server shutdown) stays open once no request from before the GOAWAY is in
+/// progress on it: 1 s, Go's `goAwayTimeout`, which its HTTP/2 server starts when the last
+/// open stream ends. Requests in progress (other streams, and the refused request's own
+/// response) run to completion first, as in Go. hyper's own graceful shutdown (GOAWAY with
+/// the last stream id 2^31-1, then PING) waits for the PING's acknowledgement, so without this
+/// deadline a peer that never acknowledges it would hold the connection open; and streams it
+/// opens meanwhile are refused, not served (see [`Activity::draining`]).
+const GOAWAY_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// A TLS server that serves a Tower service with the peer chain on every request.
 ///
@@ -524,6 +530,17 @@ impl TlsServer {
     /// HEADERS frame with END_STREAM, as Go's server sends it); its `content-length` is the
     /// one the service set, or else the length of the body it returned when that is known.
     ///
+    /// A response marked [`CloseConnection`] (the authentication middleware marks refused and
+    /// anonymous HTTP/2 requests, kube-apiserver's CVE-2023-44487 mitigation), the idle timeout
+    /// and shutdown send GOAWAY. From then on the connection is closing: every HTTP/2 stream
+    /// the client opens is reset without reaching the service (`REFUSED_STREAM`, so clients
+    /// send it again elsewhere; `INTERNAL_ERROR` without the `remote` feature) (hyper
+    /// itself accepts new streams until the client acknowledges the PING sent with the
+    /// GOAWAY, so a client that never does would otherwise have each new request served), and
+    /// the requests already in progress run to completion; 1 s after the last of them ends
+    /// (Go's `goAwayTimeout`), or at the end of the grace period during shutdown, the
+    /// connection is dropped if the client has not closed it.
+    ///
     /// Served on 127.0.0.1 and called with reqwest, without and with a client certificate:
     ///
     /// ```
@@ -720,19 +737,21 @@ impl TlsServer {
                 let result = match result {
                     Some(result) => result,
                     None => {
+                        // From now on, new HTTP/2 streams are refused without reaching the
+                        // service (hyper still accepts them until the client acknowledges the
+                        // GOAWAY's PING), and the connection closes `GOAWAY_TIMEOUT` after the
+                        // requests from before the GOAWAY are done, as Go's server does; when
+                        // the server stops, after the grace period at the latest.
+                        activity.drain();
                         conn.as_mut().graceful_shutdown();
-                        let stopping = *stopped.borrow();
-                        let closed = if stopping {
-                            tokio::time::timeout(grace, conn.as_mut()).await.ok()
-                        } else {
-                            tokio::select! {
-                                result = conn.as_mut() => Some(result),
-                                () = activity.quiet(CLOSE_DEADLINE) => None,
-                                () = activity.stalled(stall) => None,
-                                () = async {
-                                    let _ = stopped.wait_for(|stop| *stop).await;
-                                } => tokio::time::timeout(grace, conn.as_mut()).await.ok(),
-                            }
+                        let closed = tokio::select! {
+                            result = conn.as_mut() => Some(result),
+                            () = activity.quiet(GOAWAY_TIMEOUT) => None,
+                            () = activity.stalled(stall) => None,
+                            () = async {
+                                let _ = stopped.wait_for(|stop| *stop).await;
+                                tokio::time::sleep(grace).await;
+                            } => None,
                         };
                         match closed {
                             Some(result) => result,
@@ -809,9 +828,28 @@ struct Activity {
     progress: AtomicU64,
     /// Woken when `sending` leaves 0.
     send_started: tokio::sync::Notify,
+    /// Set once the connection is to close (see [`Activity::draining`]).
+    draining: AtomicBool,
 }
 
 impl Activity {
+    /// Marks the connection as closing: a GOAWAY was decided (a response marked
+    /// [`CloseConnection`], the idle timeout, or server shutdown).
+    fn drain(&self) {
+        self.draining.store(true, Ordering::Release);
+    }
+
+    /// Whether the connection is closing. A new HTTP/2 stream on a closing connection is reset
+    /// (`REFUSED_STREAM`, which tells the client it was not processed) without reaching the
+    /// service and without counting as in progress, as Go's HTTP/2 server ignores the streams
+    /// a client opens once it is going away. hyper's graceful shutdown accepts new streams until
+    /// the client acknowledges the PING it sends with its first GOAWAY (whose last stream id is
+    /// 2^31-1), so a client that never acknowledges it could otherwise have request after
+    /// request authenticated on a connection meant to be closed (CVE-2023-44487).
+    fn draining(&self) -> bool {
+        self.draining.load(Ordering::Acquire)
+    }
+
     fn start(self: &Arc<Self>) -> InProgress {
         self.started.fetch_add(1, Ordering::Relaxed);
         self.in_progress.fetch_add(1, Ordering::AcqRel);
@@ -924,12 +962,36 @@ impl Drop for Sending {
     }
 }
 
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// The error of a stream refused because its connection is closing ([`Activity::draining`]):
+/// hyper resets the stream with the HTTP/2 error code it finds in a service's error, here
+/// `REFUSED_STREAM` (RFC 9113 §8.7: not processed, safe to send again on another connection,
+/// which Go's and hyper's clients do by themselves). Without the `h2` crate (only the
+/// `remote` feature names it) hyper's default, `INTERNAL_ERROR`, is sent instead; the
+/// service is not called either way.
+fn refused_stream() -> BoxError {
+    #[cfg(feature = "remote")]
+    {
+        Box::new(h2::Error::from(h2::Reason::REFUSED_STREAM))
+    }
+    #[cfg(not(feature = "remote"))]
+    {
+        Box::new(std::io::Error::other(
+            "HTTP/2 stream opened on a closing connection",
+        ))
+    }
+}
+
 pin_project_lite::pin_project! {
     /// A response future that keeps its request in progress, then hands that on to the
     /// response body; the response to a HEAD request gets an empty body (see [`head_response`]).
+    /// `None`: a stream refused on a closing connection ([`refused_stream`]). A response
+    /// marked [`CloseConnection`] makes the connection closing at once, before the connection
+    /// task is woken.
     struct Tracked<F> {
         #[pin]
-        inner: F,
+        inner: Option<F>,
         request: Option<InProgress>,
         head: bool,
     }
@@ -939,14 +1001,23 @@ impl<F, B, E> Future for Tracked<F>
 where
     F: Future<Output = Result<http::Response<B>, E>>,
     B: http_body::Body,
+    E: Into<BoxError>,
 {
-    type Output = Result<http::Response<TrackedBody<B>>, E>;
+    type Output = Result<http::Response<TrackedBody<B>>, BoxError>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
-        let result = std::task::ready!(this.inner.poll(cx));
+        let Some(inner) = this.inner.as_pin_mut() else {
+            return Poll::Ready(Err(refused_stream()));
+        };
+        let result = std::task::ready!(inner.poll(cx)).map_err(Into::into);
         let request = this.request.take();
         let head = *this.head;
+        if let (Ok(resp), Some(request)) = (&result, &request)
+            && CloseConnection::is_set(resp)
+        {
+            request.0.drain();
+        }
         Poll::Ready(result.map(|resp| {
             if head {
                 head_response(resp, request)
@@ -1061,17 +1132,26 @@ struct AddPeer<S> {
 impl<S, B, RB> Service<http::Request<B>> for AddPeer<S>
 where
     S: Service<http::Request<B>, Response = http::Response<RB>>,
+    S::Error: Into<BoxError>,
     RB: http_body::Body,
 {
     type Response = http::Response<TrackedBody<RB>>;
-    type Error = S::Error;
+    type Error = BoxError;
     type Future = Tracked<S::Future>;
 
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
-        self.inner.poll_ready(cx)
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), BoxError>> {
+        self.inner.poll_ready(cx).map_err(Into::into)
     }
 
     fn call(&mut self, mut req: http::Request<B>) -> Self::Future {
+        if req.version() == http::Version::HTTP_2 && self.activity.draining() {
+            // A stream opened on a closing connection: refused, neither served nor counted.
+            return Tracked {
+                inner: None,
+                request: None,
+                head: false,
+            };
+        }
         let request = self.activity.start();
         let head = req.method() == http::Method::HEAD;
         // Never trust an extension that came from elsewhere: the connection decides.
@@ -1080,7 +1160,7 @@ where
             req.extensions_mut().insert(peer.clone());
         }
         Tracked {
-            inner: self.inner.call(req),
+            inner: Some(self.inner.call(req)),
             request: Some(request),
             head,
         }
