@@ -74,7 +74,7 @@ use crate::authenticator::{
 };
 use crate::error::{Error, ErrorKind};
 use crate::jwt::alg::{Algorithm, AlgorithmSet};
-use crate::jwt::compact::{HeaderAlg, UntrustedJwt};
+use crate::jwt::compact::{HeaderAlg, HeaderError, UntrustedJwt};
 use crate::jwt::json::{RawAudience, RawJson, RawObject, go_field_name_eq};
 use crate::jwt::key::{KeySet, PublicKey};
 use crate::jwt::router::JwtAuthenticator;
@@ -367,6 +367,51 @@ fn go_oidc_time(name: &str, v: RawJson<'_>) -> Result<i64, String> {
     }
 }
 
+/// The members of `_claim_sources`, one at a time (in tests, each one counted).
+fn source_members<'c>(
+    sources: &RawObject<'c>,
+) -> impl Iterator<Item = (Cow<'c, str>, RawJson<'c>)> + use<'c> {
+    sources.iter().inspect(|_| {
+        #[cfg(test)]
+        tests::SOURCE_MEMBER_VISITS.with(|n| n.set(n.get() + 1));
+    })
+}
+
+/// go-oidc's check of the distributed-claim names: each `_claim_names` entry names a
+/// non-empty source that `_claim_sources` holds, in document order.
+///
+/// `_claim_sources` is a nested object (not indexed): a lookup per name would walk it once
+/// per name, quadratic in an issuer-signed payload (1,900 × 1,900 entries in 53 KB: ≈ 100 ms).
+/// Its names are collected and sorted once, at the first lookup (a token without
+/// `_claim_names` allocates nothing), then each name is a binary search.
+fn check_claim_sources(claims: &VerifyClaims<'_>) -> Result<(), String> {
+    let Some(names) = &claims.claim_names else {
+        return Ok(());
+    };
+    let mut sorted: Option<Vec<Cow<'_, str>>> = None;
+    for (_, src) in names.iter() {
+        let src = src.as_str().unwrap_or_default();
+        if src.is_empty() {
+            return Err("oidc: failed to obtain source from claim name".into());
+        }
+        let Some(sources) = &claims.claim_sources else {
+            return Err("oidc: source does not exist".into());
+        };
+        let sorted = sorted.get_or_insert_with(|| {
+            let mut keys: Vec<Cow<'_, str>> = source_members(sources).map(|(k, _)| k).collect();
+            keys.sort_unstable();
+            keys
+        });
+        if sorted
+            .binary_search_by(|k| k.as_ref().cmp(src.as_ref()))
+            .is_err()
+        {
+            return Err("oidc: source does not exist".into());
+        }
+    }
+    Ok(())
+}
+
 impl<'a> VerifyClaims<'a> {
     fn from_raw(c: &RawClaims<'a>) -> Result<Self, String> {
         let fail = |e: String| format!("oidc: failed to unmarshal claims: {e}");
@@ -560,12 +605,14 @@ fn refusal<'j>(jwt: &'j UntrustedJwt<'_>) -> &'j str {
         .unwrap_or("json: cannot unmarshal claims: malformed JSON")
 }
 
-/// A distributed claim source's body as Kubernetes reads it: go-jose's `ParseSigned` removes
-/// RE2 `\s` (tab, LF, FF, CR, space; not VT) anywhere, so a trailing newline or a wrapped
-/// token is fine. Kubernetes' `untrustedIssuer` first base64-decodes the payload segment of
-/// the *unstripped* body, where Go's decoder skips only CR and LF: a tab, FF or space there
-/// fails, so such a body is left as it is and refused by the parser. Only for claim sources:
-/// a bearer token is never rewritten.
+/// A distributed claim source's body as go-jose's `ParseSigned` reads it: white space removed
+/// anywhere, so a trailing newline or a wrapped token is fine. go-jose removes every Unicode
+/// space (`unicode.IsSpace`); only tab, LF, FF, CR and space are removed here, so a body with
+/// a vertical tab, a no-break space or another Unicode space is refused (docs/compatibility.md).
+/// The payload segment was already base64-decoded unstripped by [`go_untrusted_issuer`]
+/// (Go's decoder skips only CR and LF), so a tab, FF or space there never gets here; such a
+/// body is left as it is all the same. Only for claim sources: a bearer token is never
+/// rewritten.
 fn strip_claim_jwt_whitespace(body: &str) -> std::borrow::Cow<'_, str> {
     let ws = |b: u8| matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ');
     if !body.bytes().any(ws) {
@@ -580,6 +627,120 @@ fn strip_claim_jwt_whitespace(body: &str) -> std::borrow::Cow<'_, str> {
             .filter(|&c| !(c.is_ascii() && ws(c as u8)))
             .collect(),
     )
+}
+
+/// Go's `base64.RawURLEncoding.DecodeString`: the URL alphabet without padding, a `\r` or
+/// `\n` skipped wherever it stands (no other white space), unused trailing bits ignored; the
+/// error is the offset Go's `CorruptInputError` names (`illegal base64 data at input byte N`):
+/// the first byte outside the alphabet, or the last byte when one symbol is left over.
+fn go_raw_url_base64(src: &[u8]) -> Result<Vec<u8>, usize> {
+    let sextet = |c: u8| match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'-' => Some(62),
+        b'_' => Some(63),
+        _ => None,
+    };
+    let mut out = Vec::with_capacity(src.len() / 4 * 3 + 2);
+    let mut si = 0;
+    // One quantum (four symbols) per round, as Go's `decodeQuantum`.
+    loop {
+        let mut quantum = [0u8; 4];
+        let mut j = 0;
+        while j < 4 {
+            if si == src.len() {
+                match j {
+                    0 => return Ok(out),
+                    1 => return Err(si - 1),
+                    _ => break,
+                }
+            }
+            let c = src[si];
+            si += 1;
+            if let Some(v) = sextet(c) {
+                quantum[j] = v;
+                j += 1;
+            } else if c != b'\n' && c != b'\r' {
+                return Err(si - 1);
+            }
+        }
+        let v = quantum
+            .iter()
+            .fold(0u32, |acc, s| (acc << 6) | u32::from(*s));
+        out.extend_from_slice(&v.to_be_bytes()[1..j]);
+        if j < 4 {
+            return Ok(out);
+        }
+    }
+}
+
+/// Kubernetes' `untrustedIssuer` (k8s.io/apiserver plugin/pkg/authenticator/token/oidc): the
+/// `iss` of a distributed claim source's body, read before anything is verified, or its error
+/// text. The body is taken as it was served: after Go's `strings.TrimSpace` it must not start
+/// with `{`; split on `.` it must have exactly three parts; the second is decoded by
+/// [`go_raw_url_base64`] and then read by Go's `encoding/json` into an anonymous struct with
+/// one `iss` string ([`gojson::decode_struct`]: names matched as Go matches them, the last
+/// one winning, `null` leaving it empty). The legacy Google issuer `accounts.google.com` is
+/// `https://accounts.google.com`.
+fn go_untrusted_issuer(token: &[u8]) -> Result<String, String> {
+    const CLAIMS: &str = r#"struct { Issuer string "json:\"iss\"" }"#;
+    // Go's `TrimSpace` trims Unicode white space (Rust's `trim_start` trims the same set);
+    // an invalid UTF-8 byte is not white space, nor `{`.
+    let lead = match std::str::from_utf8(token) {
+        Ok(s) => s,
+        Err(e) => std::str::from_utf8(&token[..e.valid_up_to()]).unwrap_or_default(),
+    };
+    if lead.trim_start().starts_with('{') {
+        return Err("token is not compact JWT".into());
+    }
+    let mut parts = token.split(|&b| b == b'.');
+    let (Some(_), Some(payload), Some(_), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return Err("malformed token".into());
+    };
+    let payload = go_raw_url_base64(payload)
+        .map_err(|at| format!("error decoding token: illegal base64 data at input byte {at}"))?;
+    // A top-level value that is not an object names the struct's type, which `decode_struct`
+    // prints as `<pkg>.<name>`: an anonymous struct has no `.`.
+    let fields = gojson::decode_struct(&payload, CLAIMS, "", &[("iss", gojson::GoType::String)])
+        .map_err(|e| {
+            let e = match e.strip_suffix('.') {
+                Some(t) if t.ends_with(CLAIMS) => t.to_owned(),
+                _ => e,
+            };
+            format!("while unmarshaling token: {e}")
+        })?;
+    let iss = gojson::string(fields[0]);
+    if iss == "accounts.google.com" {
+        return Ok("https://accounts.google.com".into());
+    }
+    Ok(iss)
+}
+
+/// go-jose's `ParseSigned` error for a body that passed [`go_untrusted_issuer`], as far as it
+/// is a base64 error: go-jose first removes every Unicode space (`unicode.IsSpace`; an invalid
+/// UTF-8 byte becomes U+FFFD), then decodes the header, payload and signature segments in
+/// that order. `None` when all three decode (go-jose's other errors, about the header's JSON,
+/// are not reproduced).
+fn go_jose_segment_error(body: &[u8]) -> Option<String> {
+    let mut stripped = Vec::with_capacity(body.len());
+    for chunk in body.utf8_chunks() {
+        for c in chunk.valid().chars().filter(|c| !c.is_whitespace()) {
+            stripped.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+        }
+        for _ in chunk.invalid() {
+            stripped.extend_from_slice("\u{FFFD}".as_bytes());
+        }
+    }
+    if stripped.iter().filter(|&&b| b == b'.').count() != 2 {
+        return Some("go-jose/go-jose: compact JWS format must have three parts".into());
+    }
+    stripped
+        .split(|&b| b == b'.')
+        .find_map(|segment| go_raw_url_base64(segment).err())
+        .map(|at| format!("illegal base64 data at input byte {at}"))
 }
 
 impl OidcAuthenticator {
@@ -842,21 +1003,7 @@ impl OidcAuthenticator {
     /// unmarshalling, distributed-claim sources, issuer, single audience, expiry, not-before.
     fn check_claims<'c>(&self, raw: &RawClaims<'c>) -> Result<VerifyClaims<'c>, String> {
         let claims = VerifyClaims::from_raw(raw)?;
-        if let Some(names) = &claims.claim_names {
-            for (_, src) in names.iter() {
-                let src = src.as_str().unwrap_or_default();
-                if src.is_empty() {
-                    return Err("oidc: failed to obtain source from claim name".into());
-                }
-                if claims
-                    .claim_sources
-                    .as_ref()
-                    .is_none_or(|s| s.get(&src).is_none())
-                {
-                    return Err("oidc: source does not exist".into());
-                }
-            }
-        }
+        check_claim_sources(&claims)?;
         let iss = claims.iss.as_deref().unwrap_or("");
         if !self.owns_issuer(iss) {
             return Err(format!(
@@ -1022,16 +1169,31 @@ impl OidcAuthenticator {
                 go_quote(claim)
             ))
         };
-        let text = std::str::from_utf8(body).map_err(|_| untrusted(&"malformed token"))?;
-        let text = strip_claim_jwt_whitespace(text);
-        let jwt = UntrustedJwt::parse(&text).map_err(|e| untrusted(&e))?;
-        let iss = jwt.issuer().unwrap_or("");
-        if !self.owns_issuer(iss) {
+        // Kubernetes reads the issuer from the body as served (`untrustedIssuer`), asks for
+        // that issuer's verifier, and only then has go-oidc parse the JWS.
+        let iss = go_untrusted_issuer(body).map_err(|e| untrusted(&e))?;
+        if !self.owns_issuer(&iss) {
             return Err(wrap(format!(
                 "verifying untrusted issuer {} failed: verifier not initialized for issuer: {}",
-                go_quote(iss),
-                go_quote(iss)
+                go_quote(&iss),
+                go_quote(&iss)
             )));
+        }
+        let wrap_verify = |e: String| wrap(format!("verify distributed claim token: {e}"));
+        // go-jose's base64 error where it has one, else ours (a segment Go decodes but the
+        // strict parser refuses: non-canonical trailing bits, white space other than what
+        // `strip_claim_jwt_whitespace` removes; or a payload the JWT scanner refuses).
+        let malformed = |ours: &dyn fmt::Display| {
+            let e = go_jose_segment_error(body).unwrap_or_else(|| ours.to_string());
+            wrap_verify(format!("oidc: malformed jwt: {e}"))
+        };
+        let text = std::str::from_utf8(body).map_err(|_| malformed(&"malformed token"))?;
+        let text = strip_claim_jwt_whitespace(text);
+        let jwt = UntrustedJwt::parse(&text).map_err(|e| malformed(&e))?;
+        if jwt.header() == Err(HeaderError::Signature)
+            && let Some(e) = go_jose_segment_error(body)
+        {
+            return Err(wrap_verify(format!("oidc: malformed jwt: {e}")));
         }
         // The claim JWT goes through the issuer's key set like an ID token: when no key
         // verifies it (a rotation), one refetch (coalesced, rate-limited) once its algorithm
@@ -1040,7 +1202,6 @@ impl OidcAuthenticator {
             .keys
             .load_full()
             .ok_or_else(|| Error::from_static(ErrorKind::Unavailable, ERR_NOT_INITIALIZED))?;
-        let wrap_verify = |e: String| wrap(format!("verify distributed claim token: {e}"));
         match self.verify_signature(&jwt, &keys) {
             Ok(()) => {}
             Err(Unverified::Refused(e)) => return Err(wrap_verify(e)),
@@ -1377,6 +1538,313 @@ impl TokenAuthenticator for OidcAuthenticator {
 #[cfg(test)]
 mod tests {
     use super::strip_password;
+
+    thread_local! {
+        /// `_claim_sources` members walked by `check_claim_sources` on this thread.
+        pub(super) static SOURCE_MEMBER_VISITS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    /// Kubernetes' `untrustedIssuer` on a distributed claim source's body, as served. Go's
+    /// answers (Go 1.26, `untrustedIssuer` of k8s.io/apiserver v0.37.2 run on each body).
+    #[test]
+    fn untrusted_issuer_reads_the_body_as_kubernetes_does() {
+        const H: &str = "eyJhbGciOiJSUzI1NiJ9"; // {"alg":"RS256"}
+        let b64 = |s: &str| {
+            use base64::Engine as _;
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(s)
+        };
+        let jwt = |payload: &str| format!("{H}.{}.c2ln", b64(payload));
+        let anon = r#"struct { Issuer string "json:\"iss\"" }"#;
+        let table: Vec<(&str, Vec<u8>, Result<&str, String>)> = vec![
+            ("not a JWT", b"hello".to_vec(), Err("malformed token".into())),
+            ("two parts", b"a.b".to_vec(), Err("malformed token".into())),
+            ("four parts", b"a.b.c.d".to_vec(), Err("malformed token".into())),
+            (
+                "JSON after a space",
+                br#" {"groups":["x"]}"#.to_vec(),
+                Err("token is not compact JWT".into()),
+            ),
+            (
+                "JSON after a no-break space",
+                "\u{a0}{".into(),
+                Err("token is not compact JWT".into()),
+            ),
+            (
+                "payload with a bad symbol",
+                format!("{H}.ey!J.c2ln").into_bytes(),
+                Err("error decoding token: illegal base64 data at input byte 2".into()),
+            ),
+            (
+                "payload with a space",
+                format!("{H}.e30 .c2ln").into_bytes(),
+                Err("error decoding token: illegal base64 data at input byte 3".into()),
+            ),
+            (
+                "payload with one symbol left over",
+                format!("{H}.abcde.c2ln").into_bytes(),
+                Err("error decoding token: illegal base64 data at input byte 4".into()),
+            ),
+            (
+                "one symbol left over, then a newline",
+                format!("{H}.ab\ncde\r\n.c2ln").into_bytes(),
+                Err("error decoding token: illegal base64 data at input byte 7".into()),
+            ),
+            (
+                "payload not JSON",
+                jwt("not json").into_bytes(),
+                Err("while unmarshaling token: invalid character 'o' in literal null (expecting 'u')".into()),
+            ),
+            (
+                "empty payload",
+                format!("{H}..c2ln").into_bytes(),
+                Err("while unmarshaling token: unexpected end of JSON input".into()),
+            ),
+            (
+                "payload an array",
+                jwt("[1]").into_bytes(),
+                Err(format!("while unmarshaling token: json: cannot unmarshal array into Go value of type {anon}")),
+            ),
+            (
+                "iss a number",
+                jwt(r#"{"iss":5}"#).into_bytes(),
+                Err("while unmarshaling token: json: cannot unmarshal number into Go struct field .iss of type string".into()),
+            ),
+            ("iss", jwt(r#"{"iss":"https://i"}"#).into_bytes(), Ok("https://i")),
+            (
+                "ISS, then a null iss",
+                jwt(r#"{"ISS":"a","iss":null}"#).into_bytes(),
+                Ok("a"),
+            ),
+            ("payload null", jwt("null").into_bytes(), Ok("")),
+            (
+                "legacy Google issuer",
+                jwt(r#"{"iss":"accounts.google.com"}"#).into_bytes(),
+                Ok("https://accounts.google.com"),
+            ),
+            (
+                "newline-wrapped payload",
+                format!("{H}.eyJpc3Mi\r\nOiJhIn0\n.c2ln").into_bytes(),
+                Ok("a"),
+            ),
+            (
+                "invalid UTF-8 outside the payload",
+                [b"e\xffJ.", b64(r#"{"iss":"a"}"#).as_bytes(), b".c\xff"].concat(),
+                Ok("a"),
+            ),
+        ];
+        for (name, body, want) in table {
+            let got = super::go_untrusted_issuer(&body);
+            assert_eq!(got, want.map(str::to_owned), "{name}");
+        }
+    }
+
+    /// go-jose's `ParseSigned` base64 errors (Go 1.26, go-jose v2.6.3), after it removed
+    /// every Unicode space; an invalid UTF-8 byte is U+FFFD there.
+    #[test]
+    fn go_jose_segment_errors_are_go_jose_texts() {
+        // `eyJpc3MiOiJodHRwczovL2kifQ`: {"iss":"https://i"}
+        let table: &[(&str, &[u8], Option<&str>)] = &[
+            ("well formed", b"eyJhbGciOiJSUzI1NiJ9.e30.c2ln", None),
+            (
+                "header",
+                b"e!J.eyJpc3MiOiJodHRwczovL2kifQ.c2ln",
+                Some("illegal base64 data at input byte 1"),
+            ),
+            (
+                "signature",
+                b"eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOiJodHRwczovL2kifQ.c2!n",
+                Some("illegal base64 data at input byte 2"),
+            ),
+            (
+                "one signature symbol",
+                b"eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOiJodHRwczovL2kifQ.c",
+                Some("illegal base64 data at input byte 0"),
+            ),
+            (
+                "space and invalid UTF-8 in the header",
+                b"e \xffJ.e30.c2ln",
+                Some("illegal base64 data at input byte 1"),
+            ),
+            (
+                "truncated UTF-8 in the signature",
+                b"e30.e30.c2l\xe2\x82",
+                Some("illegal base64 data at input byte 3"),
+            ),
+            ("a vertical tab is stripped", b"e30.e30.c2l\x0b", None),
+            ("non-canonical trailing bits", b"e30.e30.c2lx", None),
+        ];
+        for (name, body, want) in table {
+            assert_eq!(
+                super::go_jose_segment_error(body).as_deref(),
+                *want,
+                "{name}"
+            );
+        }
+    }
+
+    /// A distributed claim source's body that Kubernetes' `untrustedIssuer` refuses, whose
+    /// issuer is not the authenticator's, or whose JWS go-jose cannot decode: Kubernetes'
+    /// texts in Kubernetes' frames (checked with k8s.io/apiserver v0.37.2 `oidc.New` against
+    /// an httptest issuer for `hello` and the JSON body; the others with `untrustedIssuer`
+    /// and go-jose's `ParseSigned` run on the body). Except for the issuer quoted (`%q`, see
+    /// docs/compatibility.md).
+    #[tokio::test]
+    async fn distributed_claim_bodies_fail_with_kubernetes_texts() {
+        use crate::jwt::compact::UntrustedJwt;
+        use crate::token::oidc::config::OidcFlags;
+        const H: &str = "eyJhbGciOiJSUzI1NiJ9"; // {"alg":"RS256"}
+        const P: &str = "eyJpc3MiOiJodHRwczovL2kifQ"; // {"iss":"https://i"}
+        let b64 = |s: &str| {
+            use base64::Engine as _;
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(s)
+        };
+        let wrap = "oidc: could not expand distributed claims: ";
+        let untrusted = format!(
+            "{wrap}getting untrusted issuer from endpoint https://i/dist failed for claim \"groups\": "
+        );
+        let verify = format!("{wrap}verify distributed claim token: oidc: malformed jwt: ");
+        let google = format!("{H}.{}.c2ln", b64(r#"{"iss":"accounts.google.com"}"#));
+        // (name, issuer, body, want)
+        let table: Vec<(&str, &str, Vec<u8>, String)> = vec![
+            (
+                "not a JWT",
+                "https://i",
+                b"hello".to_vec(),
+                format!("{untrusted}malformed token"),
+            ),
+            (
+                "JSON after a space",
+                "https://i",
+                br#" {"groups":["x"]}"#.to_vec(),
+                format!("{untrusted}token is not compact JWT"),
+            ),
+            (
+                "payload not base64",
+                "https://i",
+                format!("{H}.ey!J.c2ln").into_bytes(),
+                format!("{untrusted}error decoding token: illegal base64 data at input byte 2"),
+            ),
+            (
+                "payload not JSON",
+                "https://i",
+                format!("{H}.{}.c2ln", b64("not json")).into_bytes(),
+                format!(
+                    "{untrusted}while unmarshaling token: invalid character 'o' in literal null (expecting 'u')"
+                ),
+            ),
+            (
+                "legacy Google issuer, mapped",
+                "https://i",
+                google.clone().into_bytes(),
+                format!(
+                    "{wrap}verifying untrusted issuer \"https://accounts.google.com\" failed: verifier not initialized for issuer: \"https://accounts.google.com\""
+                ),
+            ),
+            (
+                "legacy Google issuer for the Google authenticator: on to the keys",
+                "https://accounts.google.com",
+                google.into_bytes(),
+                super::ERR_NOT_INITIALIZED.to_owned(),
+            ),
+            (
+                "header not base64",
+                "https://i",
+                format!("e!J.{P}.c2ln").into_bytes(),
+                format!("{verify}illegal base64 data at input byte 1"),
+            ),
+            (
+                "signature not base64",
+                "https://i",
+                format!("{H}.{P}.c2!n").into_bytes(),
+                format!("{verify}illegal base64 data at input byte 2"),
+            ),
+            (
+                "invalid UTF-8 in the header",
+                "https://i",
+                [b"e \xffJ.", P.as_bytes(), b".c2ln"].concat(),
+                format!("{verify}illegal base64 data at input byte 1"),
+            ),
+        ];
+        let id_token = format!("{H}.{P}.c2ln");
+        let id_token = UntrustedJwt::parse(&id_token).unwrap();
+        for (name, issuer, body, want) in table {
+            let cfg = OidcFlags {
+                issuer_url: issuer.into(),
+                client_id: "c".into(),
+                groups_claim: Some("groups".into()),
+                ..Default::default()
+            }
+            .to_config(&[])
+            .unwrap();
+            let oidc = super::OidcAuthenticator::new(cfg);
+            let mut accepted = false;
+            let got = oidc
+                .check_distributed(&id_token, "https://i/dist", &body, &mut accepted)
+                .await;
+            assert_eq!(got.unwrap_err().to_string(), want, "{name}");
+            assert!(!accepted, "{name}");
+        }
+    }
+
+    /// go-oidc's distributed-claim name check is one walk of `_claim_sources` however many
+    /// `_claim_names` there are (a lookup per name over the unindexed object was quadratic:
+    /// 1,900 × 1,900 entries in a 53 KB payload took ≈ 100 ms). Outcomes and texts are
+    /// go-oidc's.
+    #[test]
+    fn claim_source_lookup_is_linear() {
+        const M: usize = 2000;
+        // (name, `_claim_names` entries as (claim, source), want)
+        let all: Vec<(String, String)> = (0..M)
+            .map(|i| (format!("c{i:x}"), format!("{:x}", M - 1 - i)))
+            .collect();
+        let with_last = |src: &str| {
+            let mut v = all.clone();
+            v.push(("last".into(), src.into()));
+            v
+        };
+        type Row<'a> = (&'a str, Vec<(String, String)>, Result<(), &'a str>);
+        let table: Vec<Row<'_>> = vec![
+            ("every source present", all.clone(), Ok(())),
+            (
+                "the last source missing",
+                with_last("nope"),
+                Err("oidc: source does not exist"),
+            ),
+            (
+                "the last source empty",
+                with_last(""),
+                Err("oidc: failed to obtain source from claim name"),
+            ),
+        ];
+        for (name, names, want) in table {
+            let mut p = String::from(r#"{"_claim_sources":{"#);
+            for i in 0..M {
+                if i > 0 {
+                    p.push(',');
+                }
+                p.push_str(&format!(r#""{i:x}":{{}}"#));
+            }
+            p.push_str(r#"},"_claim_names":{"#);
+            for (i, (claim, src)) in names.iter().enumerate() {
+                if i > 0 {
+                    p.push(',');
+                }
+                p.push_str(&format!(r#""{claim}":"{src}""#));
+            }
+            p.push_str("}}");
+            let raw =
+                super::RawClaims::new(crate::jwt::json::validate_object(p.as_bytes()).unwrap());
+            let claims = super::VerifyClaims::from_raw(&raw).unwrap();
+            SOURCE_MEMBER_VISITS.with(|n| n.set(0));
+            let got = super::check_claim_sources(&claims);
+            assert_eq!(got, want.map_err(str::to_owned), "{name}");
+            let visits = SOURCE_MEMBER_VISITS.with(|n| n.get());
+            assert!(
+                visits <= M,
+                "{name}: {visits} member visits for {M} sources"
+            );
+        }
+    }
 
     /// `time.Unix(s, 0).UTC().String()` as Go 1.26 prints it, for times Go's calendar wraps
     /// (`MaxInt64`, `MinInt64`, one second past the last time `time.Unix` holds), negative
