@@ -209,11 +209,17 @@ pub const HTTP1_MAX_HEADERS: usize = crate::request::MAX_GROUPS + 128;
 /// to hundreds of microseconds per request (see [`HTTP1_MAX_HEADERS`]).
 const HTTP1_MAX_HEADERS_RANGE: std::ops::RangeInclusive<usize> = 32..=16384;
 
-/// The largest HTTP/1.1 request head (request line and headers) in bytes: hyper's default
-/// read buffer bound, 8 KiB + 400 KiB, set explicitly; a larger head is refused with 431.
+/// The HTTP/1.1 read-buffer bound for a request head (request line and headers) in bytes:
+/// hyper's default, 8 KiB + 400 KiB, set explicitly. Every head up to it is read; hyper
+/// refuses with 431 a head still incomplete once this much is buffered, but checks only then,
+/// so a head that is complete when parsed may be larger, up to what the buffer already holds
+/// (less than twice this bound; about 508 KB was measured for a head written at once): heads
+/// from 408 KiB to about 816 KiB may or may not be refused, larger ones always are.
+/// (hyper's exact `max_header_size` is not exposed by hyper-util's auto builder.)
 /// kube-apiserver allows 1 MiB (Go's `MaxHeaderBytes`); 408 KiB holds a 64 KiB bearer token
 /// and [`HTTP1_MAX_HEADERS`] lines of 80 bytes, and keeps the memory a slow client can hold
-/// per connection before its first request times out smaller.
+/// per connection before its first request times out smaller. The request target alone may
+/// have at most 65,534 bytes (hyper's bound; more is 414 before the service).
 ///
 /// ```
 /// assert_eq!(kube_authn::tls::HTTP1_MAX_HEAD_BYTES, 417_792);
@@ -523,8 +529,8 @@ impl TlsServer {
     /// end the loop.
     ///
     /// HTTP/1.1 requests may have up to [`HTTP1_MAX_HEADERS`] header lines (see
-    /// [`http1_max_headers`](Self::http1_max_headers)) in
-    /// [`HTTP1_MAX_HEAD_BYTES`]; HTTP/2 connections allow [`HTTP2_MAX_CONCURRENT_STREAMS`]
+    /// [`http1_max_headers`](Self::http1_max_headers)) in about [`HTTP1_MAX_HEAD_BYTES`]
+    /// (see there) and a request target of at most 65,534 bytes; HTTP/2 connections allow [`HTTP2_MAX_CONCURRENT_STREAMS`]
     /// streams at once and header lists up to [`HTTP2_MAX_HEADER_LIST_SIZE`]. The response to
     /// a HEAD request keeps its status and headers and loses its body, over HTTP/2 too (one
     /// HEADERS frame with END_STREAM, as Go's server sends it); its `content-length` is the
