@@ -1040,9 +1040,10 @@ async fn distributed_groups_claims() {
                 "{wrap}while getting distributed claim \"groups\": Get \"http://127.0.0.1:1/groups\": only https URLs are fetched"
             )),
         ),
-        // go-jose's ParseSigned strips white space (RE2 `\s`: tab, LF, FF, CR, space) anywhere
-        // in the claim source's body; the payload segment is also base64-decoded by
-        // Kubernetes' untrustedIssuer, where Go's decoder skips only CR and LF.
+        // go-jose v2.6.3's ParseSigned strips every `unicode.IsSpace` rune anywhere in the
+        // claim source's body; here tab, LF, FF, CR and space are stripped (a vertical tab or
+        // other Unicode space is refused: docs/compatibility.md). The payload segment is also
+        // base64-decoded by Kubernetes' untrustedIssuer, where Go's decoder skips only CR and LF.
         // `{jwt}` stands for the endpoint JWT of the row.
         (
             "trailing newline",
@@ -1084,7 +1085,7 @@ async fn distributed_groups_claims() {
             )),
         ),
         (
-            "vertical tab is not white space to go-jose",
+            "vertical tab: stripped by go-jose, refused here (fails closed)",
             "groups",
             "",
             id(17, "groups", json!({}), "groups_token"),
