@@ -442,7 +442,11 @@ fn k8s_x509_vectors_and_go_differences() {
             "SHA-1 signature",
             auth(&default),
             vec![&sha1_leaf],
-            Want::ErrContains("unsupported signature algorithm or key"),
+            Want::ErrEnds(
+                "failed: x509: unsupported signature algorithm (accepted: RSA PKCS#1 v1.5 or \
+                 PSS with SHA-256, SHA-384 or SHA-512, ECDSA with SHA-256, SHA-384 or SHA-512, \
+                 Ed25519)",
+            ),
         ),
     ];
     for (name, auth, chain, want) in cases {
@@ -1955,6 +1959,7 @@ async fn presented_names_are_parsed_as_go_parses_them() {
     let bmp_nonchar = pki.leaf("bmp-nonchar", "/CN=PPPP", &f.root);
     let ou_printable = pki.leaf("ou-printable", "/CN=carol/OU=QQQ", &f.root);
     let ou_integer = pki.leaf("ou-integer", "/CN=carol/OU=ZZZ", &f.root);
+    let uid_integer = pki.leaf("uid-integer", "/CN=carol/kube_uid=ZZZ", &f.root);
     let garbage: CertificateDer<'static> = CertificateDer::from(b"\x30\x03\x02\x01\x05".to_vec());
     let bad_inter = resigned(&f.inter, &f.root, &[(b"\x0c\x05inter", b"\x13\x05in@er")]);
     let cases: Vec<ChainCase> = vec![
@@ -2016,6 +2021,18 @@ async fn presented_names_are_parsed_as_go_parses_them() {
                 &[(b"\x0c\x03ZZZ", b"\x02\x03\x01\x02\x03")],
             )],
             ou_integer.key.clone(),
+            Err("x509: subject attribute is not a valid string"),
+        ),
+        (
+            // kube-apiserver's `unable to parse UID into a string` is never reached: Go's
+            // parser refuses the certificate first.
+            "a UID attribute that is an INTEGER",
+            vec![resigned(
+                &uid_integer,
+                &f.root,
+                &[(b"\x0c\x03ZZZ", b"\x02\x03\x01\x02\x03")],
+            )],
+            uid_integer.key.clone(),
             Err("x509: subject attribute is not a valid string"),
         ),
         (
@@ -2871,4 +2888,395 @@ fn names_below_a_constrained_ca_are_parsed_as_go_parses_them() {
         }
     }
     assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+/// Go's parser handles a critical subjectAltName only when it read at least one name of a
+/// form it knows (rfc822Name, dNSName, URI, iPAddress), and a critical nameConstraints only
+/// when every subtree is of such a form; otherwise the extension is in
+/// `UnhandledCriticalExtensions` and `isValid` refuses the certificate, leaf (before its
+/// validity, and even when it is pinned in the bundle) or intermediate: `x509: unhandled
+/// critical extension`. webpki takes both extensions as handled whatever they hold. Outcomes
+/// confirmed with Go 1.26 and k8s.io/apiserver's x509 authenticator (`KUBE_AUTHN_GO_CASES`).
+#[test]
+fn critical_names_go_does_not_read_are_unhandled_critical_extensions() {
+    let pki = Pki::new();
+    let root = pki.ca("root", Key::P256);
+    const OTHER_NAME: &str = "a00a06032a0304a0030c0178";
+    const DIRECTORY_NAME: &str = "a40e300c310a300806035504030c0178";
+    let san = |names: &str| {
+        let len = names.len() / 2;
+        format!("30{len:02x}{names}")
+    };
+    let issue = |name: &str, issuer: &Issued, ext: String, serial: u64| {
+        pki.issue(
+            name,
+            Spec {
+                subj: &format!("/CN={name}"),
+                issuer: Some(issuer),
+                ext: &ext,
+                serial,
+                ..Spec::default()
+            },
+        )
+    };
+    let leaf_with = |name: &str, extra: &str, serial: u64| {
+        issue(name, &root, format!("{LEAF_EXT}\n{extra}"), serial)
+    };
+    let inter_with = |name: &str, extra: &str, serial: u64| {
+        issue(name, &root, format!("{CA_EXT}\n{extra}"), serial)
+    };
+    let crit_san = |hex: String| format!("2.5.29.17=critical,DER:{hex}");
+    // NameConstraints { permittedSubtrees [0] { GeneralSubtree { base } } }.
+    let crit_nc = |base: &str| {
+        let subtree = format!("30{:02x}{base}", base.len() / 2);
+        let permitted = format!("a0{:02x}{subtree}", subtree.len() / 2);
+        format!(
+            "2.5.29.30=critical,DER:30{:02x}{permitted}",
+            permitted.len() / 2
+        )
+    };
+    let leaves = [
+        leaf_with("san-othername", &crit_san(san(OTHER_NAME)), 10),
+        leaf_with("san-dirname", &crit_san(san(DIRECTORY_NAME)), 11),
+        leaf_with("san-empty", &crit_san(san("")), 12),
+        leaf_with("san-registeredid", &crit_san(san("88032a0304")), 13),
+        leaf_with(
+            "san-dns-and-othername",
+            &crit_san(san(&format!("820161{OTHER_NAME}"))),
+            14,
+        ),
+        leaf_with(
+            "san-email",
+            &crit_san(san("8105614062 2e63".replace(' ', "").as_str())),
+            15,
+        ),
+        leaf_with(
+            "san-othername-noncritical",
+            &format!("2.5.29.17=DER:{}", san(OTHER_NAME)),
+            16,
+        ),
+        leaf_with("nc-dirname", &crit_nc(DIRECTORY_NAME), 17),
+        leaf_with("nc-dns", &crit_nc("820b6578616d706c652e636f6d"), 18),
+    ];
+    let inters = [
+        inter_with("inter-san-othername", &crit_san(san(OTHER_NAME)), 20),
+        inter_with("inter-san-dirname", &crit_san(san(DIRECTORY_NAME)), 21),
+        inter_with("inter-san-dns", &crit_san(san("820161")), 22),
+    ];
+    let under: Vec<Issued> = inters
+        .iter()
+        .enumerate()
+        .map(|(i, inter)| {
+            pki.leaf(
+                &format!("under-{}", inter.name),
+                &format!("/CN=under-{i}"),
+                inter,
+            )
+        })
+        .collect();
+    // A client certificate pinned in the bundle, with a critical otherName-only SAN.
+    let pinned = pki.issue(
+        "pinned-san-othername",
+        Spec {
+            subj: "/CN=pinned",
+            ext: &format!(
+                "basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n{}",
+                crit_san(san(OTHER_NAME))
+            ),
+            serial: 30,
+            ..Spec::default()
+        },
+    );
+    const UNHANDLED: &str = "failed: x509: unhandled critical extension";
+    type Case<'a> = (&'a str, Vec<&'a Issued>, Result<&'a str, &'a str>);
+    let cases: Vec<Case<'_>> = vec![
+        (
+            "leaf: critical SAN, otherName only",
+            vec![&leaves[0]],
+            Err(UNHANDLED),
+        ),
+        (
+            "leaf: critical SAN, directoryName only",
+            vec![&leaves[1]],
+            Err(UNHANDLED),
+        ),
+        (
+            "leaf: critical SAN, empty SEQUENCE",
+            vec![&leaves[2]],
+            Err(UNHANDLED),
+        ),
+        (
+            "leaf: critical SAN, registeredID only",
+            vec![&leaves[3]],
+            Err(UNHANDLED),
+        ),
+        (
+            "leaf: critical SAN, a DNS name and an otherName",
+            vec![&leaves[4]],
+            Ok("san-dns-and-othername"),
+        ),
+        (
+            "leaf: critical SAN, an email address",
+            vec![&leaves[5]],
+            Ok("san-email"),
+        ),
+        (
+            "leaf: non-critical SAN, otherName only",
+            vec![&leaves[6]],
+            Ok("san-othername-noncritical"),
+        ),
+        (
+            "leaf: critical nameConstraints, directoryName",
+            vec![&leaves[7]],
+            Err(UNHANDLED),
+        ),
+        (
+            "leaf: critical nameConstraints, dNSName",
+            vec![&leaves[8]],
+            Ok("nc-dns"),
+        ),
+        (
+            "intermediate: critical SAN, otherName only",
+            vec![&under[0], &inters[0]],
+            Err(UNHANDLED),
+        ),
+        (
+            "intermediate: critical SAN, directoryName only",
+            vec![&under[1], &inters[1]],
+            Err(UNHANDLED),
+        ),
+        (
+            "intermediate: critical SAN, a DNS name",
+            vec![&under[2], &inters[2]],
+            Ok("under-2"),
+        ),
+        (
+            "pinned leaf: critical SAN, otherName only",
+            vec![&pinned],
+            Err(UNHANDLED),
+        ),
+    ];
+    let auth = X509Authenticator::new(bundle(&[&root, &pinned])).with_histogram(None);
+    for (name, chain, want) in cases {
+        dump_for_go(name, &[&root, &pinned], &chain);
+        match (outcome(&auth, &peer(&chain)), want) {
+            (Ok(Some(got)), Ok(user)) => assert_eq!(got.name, user, "{name}"),
+            (Err(e), Err(text)) => {
+                assert!(e.starts_with("verifying certificate SN="), "{name}: {e}");
+                assert!(e.ends_with(text), "{name}: {e}");
+            }
+            (got, want) => panic!("{name}: got {got:?}, want {want:?}"),
+        }
+    }
+    // The front proxy's certificate goes through the same verification.
+    let proxy = kube_authn::request::FrontProxy::new(kube_authn::request::RequestHeaderConfig {
+        client_ca_pem: Some(root.pem().into_bytes()),
+        ..kube_authn::request::RequestHeaderConfig::standard()
+    })
+    .unwrap();
+    let proxied = |chain: &[&Issued]| {
+        let mut r = http::Request::get("/")
+            .header("X-Remote-User", "system:admin")
+            .body(())
+            .unwrap();
+        r.extensions_mut().insert(peer(chain));
+        proxy
+            .authenticate_parts(&r.into_parts().0)
+            .map(|o| o.map(|r| r.user.name().to_owned()))
+            .map_err(|e| e.to_string())
+    };
+    let proxy_cases: [(&str, Vec<&Issued>, Result<&str, &str>); 3] = [
+        (
+            "proxy leaf: critical SAN, otherName only",
+            vec![&leaves[0]],
+            Err("x509: unhandled critical extension"),
+        ),
+        (
+            "proxy intermediate: critical SAN, directoryName only",
+            vec![&under[1], &inters[1]],
+            Err("x509: unhandled critical extension"),
+        ),
+        (
+            "proxy leaf: critical SAN, DNS and otherName",
+            vec![&leaves[4]],
+            Ok("system:admin"),
+        ),
+    ];
+    for (name, chain, want) in proxy_cases {
+        match (proxied(&chain), want) {
+            (Ok(Some(user)), Ok(w)) => assert_eq!(user, w, "{name}"),
+            (Err(e), Err(text)) => assert!(e.ends_with(text), "{name}: {e}"),
+            (got, want) => panic!("{name}: got {got:?}, want {want:?}"),
+        }
+    }
+    // Go checks the leaf before its validity: an expired leaf with such a SAN is refused for
+    // the extension.
+    let expired = X509Authenticator::new(bundle(&[&root]))
+        .with_histogram(None)
+        .with_clock(clock_at(now() + 20 * YEAR));
+    let e = outcome(&expired, &peer(&[&leaves[0]])).unwrap_err();
+    assert!(e.ends_with(UNHANDLED), "{e}");
+    let e = outcome(&expired, &peer(&[&leaves[4]])).unwrap_err();
+    assert!(
+        e.contains("certificate has expired or is not yet valid"),
+        "{e}"
+    );
+}
+
+/// A root's basicConstraints and extendedKeyUsage read as Go reads them: Go's
+/// `parseBasicConstraintsExtension` reads an optional BOOLEAN and an optional INTEGER and
+/// ignores what follows, so a root with `SEQUENCE { TRUE, INTEGER 0, NULL }` has pathLen 0
+/// (x509-parser refused that SEQUENCE, and the root then had no limit).
+/// Outcomes confirmed with Go 1.26 and k8s.io/apiserver's x509 authenticator.
+#[test]
+fn root_constraints_are_read_as_go_reads_them() {
+    let pki = Pki::new();
+    let root = |name: &str, ext: &str, serial: u64| {
+        pki.issue(
+            name,
+            Spec {
+                subj: &format!("/CN={name}"),
+                ext,
+                serial,
+                ..Spec::default()
+            },
+        )
+    };
+    const BC_3: &str = "2.5.29.19=critical,DER:30080101ff0201000500";
+    const KU: &str = "keyUsage=critical,keyCertSign,cRLSign";
+    let bc3 = root("bc3-root", &format!("{BC_3}\n{KU}"), 1);
+    let bc3_server = root(
+        "bc3-server-root",
+        &format!("{BC_3}\n{KU}\nextendedKeyUsage=serverAuth"),
+        2,
+    );
+    let inter = pki.issue(
+        "bc3-inter",
+        Spec {
+            subj: "/CN=bc3-inter",
+            issuer: Some(&bc3),
+            ext: CA_EXT,
+            serial: 3,
+            ..Spec::default()
+        },
+    );
+    let via_inter = pki.leaf("via-inter", "/CN=via-inter", &inter);
+    let direct = pki.leaf("direct", "/CN=direct", &bc3);
+    let server_only = pki.leaf("server-only", "/CN=server-only", &bc3_server);
+    type Case<'a> = (&'a str, Vec<&'a Issued>, Result<&'a str, &'a str>);
+    let cases: Vec<Case<'_>> = vec![
+        (
+            "pathLen 0 followed by NULL, one intermediate",
+            vec![&via_inter, &inter],
+            Err("failed: x509: too many intermediates for path length constraint"),
+        ),
+        (
+            "pathLen 0 followed by NULL, no intermediate",
+            vec![&direct],
+            Ok("direct"),
+        ),
+        (
+            "the same root with extendedKeyUsage serverAuth",
+            vec![&server_only],
+            Err("failed: x509: certificate specifies an incompatible key usage"),
+        ),
+    ];
+    let roots = [&bc3, &bc3_server];
+    let auth = X509Authenticator::new(bundle(&roots)).with_histogram(None);
+    for (name, chain, want) in cases {
+        dump_for_go(name, &roots, &chain);
+        match (outcome(&auth, &peer(&chain)), want) {
+            (Ok(Some(got)), Ok(user)) => assert_eq!(got.name, user, "{name}"),
+            (Err(e), Err(text)) => assert!(e.ends_with(text), "{name}: {e}"),
+            (got, want) => panic!("{name}: got {got:?}, want {want:?}"),
+        }
+    }
+    // DIFFERENCE: bytes after the basicConstraints SEQUENCE (Go ignores them and loads the
+    // root) make webpki refuse the certificate, so the bundle does not load.
+    let trailing = root(
+        "bc-trailing-root",
+        &format!("2.5.29.19=critical,DER:30030101ff0500\n{KU}"),
+        4,
+    );
+    // So do bytes after an extendedKeyUsage SEQUENCE (Go reads the usages before them).
+    let eku_trailing = root(
+        "eku-trailing-root",
+        &format!("{CA_EXT}\n2.5.29.37=DER:300a06082b060105050703010500"),
+        5,
+    );
+    for cert in [&trailing, &eku_trailing] {
+        let err = CaBundle::from_der(vec![cert.der.clone()]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "x509: unusable CA certificate: BadDer",
+            "{}",
+            cert.name
+        );
+    }
+}
+
+/// Signature algorithm and issuer key combinations outside webpki's set are refused, with a
+/// text that says what was refused (the old one blamed RSA key sizes or SHA-1). Go 1.26
+/// accepts all three chains (documented difference).
+#[test]
+fn unsupported_signature_algorithms_are_named_as_such() {
+    let pki = Pki::new();
+    let p256 = pki.ca("p256-root", Key::P256);
+    let p384 = pki.issue(
+        "p384-root",
+        Spec {
+            subj: "/CN=p384-root",
+            key: Key::Ec("P-384"),
+            ext: CA_EXT,
+            ..Spec::default()
+        },
+    );
+    let p224 = pki.issue(
+        "p224-root",
+        Spec {
+            subj: "/CN=p224-root",
+            key: Key::Ec("P-224"),
+            ext: CA_EXT,
+            ..Spec::default()
+        },
+    );
+    let leaf = |name: &str, issuer: &Issued, md: &'static str| {
+        pki.issue(
+            name,
+            Spec {
+                subj: &format!("/CN={name}"),
+                issuer: Some(issuer),
+                ext: LEAF_EXT,
+                md,
+                serial: 2,
+                ..Spec::default()
+            },
+        )
+    };
+    const COMBINATION: &str = "failed: x509: unsupported combination of signature algorithm and \
+                               issuer key (ECDSA: P-256 and P-384 with SHA-256 or SHA-384, P-521 \
+                               with SHA-256, SHA-384 or SHA-512; no other curve)";
+    let cases = [
+        (
+            "P-256 issuer, ecdsa-with-SHA512",
+            leaf("p256-sha512", &p256, "sha512"),
+        ),
+        (
+            "P-384 issuer, ecdsa-with-SHA512",
+            leaf("p384-sha512", &p384, "sha512"),
+        ),
+        (
+            "P-224 issuer, ecdsa-with-SHA256",
+            leaf("p224-sha256", &p224, "sha256"),
+        ),
+    ];
+    let roots = [&p256, &p384, &p224];
+    let auth = X509Authenticator::new(bundle(&roots)).with_histogram(None);
+    for (name, leaf) in &cases {
+        dump_for_go(name, &roots, &[leaf]);
+        let e = outcome(&auth, &peer(&[leaf])).unwrap_err();
+        assert!(e.ends_with(COMBINATION), "{name}: {e}");
+    }
+    let control = leaf("p256-sha384", &p256, "sha384");
+    assert!(outcome(&auth, &peer(&[&control])).unwrap().is_some());
 }

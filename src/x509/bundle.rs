@@ -283,9 +283,9 @@ pub struct CaBundle {
     pub(crate) anchors: Vec<TrustAnchor<'static>>,
     /// `(not_before, not_after)` of each anchor, Unix seconds.
     pub(crate) validity: Vec<(i64, i64)>,
-    /// Each root's basicConstraints pathLenConstraint (webpki does not apply a trust
-    /// anchor's constraints; Go does).
-    pub(crate) max_path_len: Vec<Option<u32>>,
+    /// Each root's basicConstraints pathLenConstraint, read as Go reads it (webpki does not
+    /// apply a trust anchor's constraints; Go does).
+    pub(crate) max_path_len: Vec<Option<u64>>,
     /// Each root's extendedKeyUsage (webpki keeps none for a trust anchor; Go's
     /// `checkChainForKeyUsage` checks the root too).
     pub(crate) root_eku: Vec<RootEku>,
@@ -328,19 +328,22 @@ pub(crate) struct RootEku {
 }
 
 impl RootEku {
-    fn of(cert: &[u8]) -> Self {
-        let Ok((_, parsed)) = x509_parser::parse_x509_certificate(cert) else {
-            return RootEku::default();
-        };
-        match parsed.extended_key_usage() {
-            Ok(Some(eku)) => RootEku {
+    /// Read as Go reads it ([`der::issuer_facts`]); a root that reader cannot walk has no
+    /// usage at all (fail closed; Go's parser, run on every root at load, refuses what that
+    /// reader cannot walk).
+    fn of(facts: Option<&der::IssuerFacts>) -> Self {
+        match facts {
+            Some(der::IssuerFacts { eku: None, .. }) => RootEku::default(),
+            Some(der::IssuerFacts { eku: Some(eku), .. }) => RootEku {
                 present: true,
-                any: eku.value.any,
-                client_auth: eku.value.client_auth,
-                server_auth: eku.value.server_auth,
+                any: eku.any,
+                client_auth: eku.client_auth,
+                server_auth: eku.server_auth,
             },
-            // Absent (or unreadable: webpki's parse of the anchor decides).
-            _ => RootEku::default(),
+            None => RootEku {
+                present: true,
+                ..RootEku::default()
+            },
         }
     }
 
@@ -354,17 +357,6 @@ impl RootEku {
                 self.server_auth
             }
     }
-}
-
-/// The pathLenConstraint of a CA certificate's basicConstraints (`None`: absent, not a CA, or
-/// unreadable, in which case webpki's own parse decides).
-fn path_len_constraint(cert: &[u8]) -> Option<u32> {
-    let (_, parsed) = x509_parser::parse_x509_certificate(cert).ok()?;
-    let bc = parsed.basic_constraints().ok()??;
-    if !bc.value.ca {
-        return None;
-    }
-    bc.value.path_len_constraint
 }
 
 impl CaBundle {
@@ -416,9 +408,13 @@ impl CaBundle {
                 .ok_or_else(|| ConfigError::new("x509: malformed CA certificate validity"))?;
             anchors.push(anchor);
             validity.push((view.not_before, view.not_after));
-            max_path_len.push(path_len_constraint(cert));
-            root_eku.push(RootEku::of(cert));
-            root_facts.push(der::issuer_facts(cert).unwrap_or(der::IssuerFacts::UNREADABLE));
+            let facts = der::issuer_facts(cert);
+            root_eku.push(RootEku::of(facts.as_ref()));
+            let facts = facts.unwrap_or(der::IssuerFacts::UNREADABLE);
+            // Go's `isValid` applies a pathLenConstraint whether or not cA is set (a root
+            // with cA=FALSE signs nothing anyway).
+            max_path_len.push(facts.max_path_len);
+            root_facts.push(facts);
             root_name_constraints.push(
                 super::policy::ChainCert::read(cert.as_ref())
                     .is_some_and(|c| c.names.name_constraints),
@@ -805,6 +801,39 @@ fn go_open_error(path: &std::path::Path) -> Result<(), ConfigError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A root's extendedKeyUsage as the chain check reads it: absent allows any usage; a
+    /// root whose extensions cannot be read allows none (it once allowed any).
+    #[test]
+    fn root_eku_fails_closed_when_unreadable() {
+        let read = |any, client_auth, server_auth| der::IssuerFacts {
+            eku: Some(der::Eku {
+                any,
+                client_auth,
+                server_auth,
+            }),
+            ..der::IssuerFacts::UNREADABLE
+        };
+        let absent = der::IssuerFacts {
+            eku: None,
+            ..der::IssuerFacts::UNREADABLE
+        };
+        let cases = [
+            ("absent", Some(absent), (true, true)),
+            (
+                "anyExtendedKeyUsage",
+                Some(read(true, false, false)),
+                (true, true),
+            ),
+            ("clientAuth", Some(read(false, true, false)), (true, false)),
+            ("serverAuth", Some(read(false, false, true)), (false, true)),
+            ("unreadable certificate", None, (false, false)),
+        ];
+        for (name, facts, want) in cases {
+            let eku = RootEku::of(facts.as_ref());
+            assert_eq!((eku.allows(true), eku.allows(false)), want, "{name}");
+        }
+    }
 
     /// Each block's type, headers flag and bytes (base64 again).
     fn labels(data: &str) -> Vec<(String, bool, String)> {

@@ -134,6 +134,22 @@ pub(crate) struct IssuerFacts {
     /// A critical extension Go's parser does not handle (Go: `x509: unhandled critical
     /// extension` when the certificate is used in a chain).
     pub(crate) unhandled_critical: bool,
+    /// basicConstraints' pathLenConstraint when present (Go's `MaxPathLen >= 0`, which
+    /// `isValid` applies whether or not cA is set); Go reads at most `math.MaxInt`.
+    pub(crate) max_path_len: Option<u64>,
+    /// The extendedKeyUsage extension as Go reads it (`None`: absent).
+    pub(crate) eku: Option<Eku>,
+}
+
+/// The extended key usages Go's `checkChainForKeyUsage` looks at, of one certificate.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Eku {
+    /// `anyExtendedKeyUsage` (2.5.29.37.0).
+    pub(crate) any: bool,
+    /// `clientAuth` (1.3.6.1.5.5.7.3.2).
+    pub(crate) client_auth: bool,
+    /// `serverAuth` (1.3.6.1.5.5.7.3.1).
+    pub(crate) server_auth: bool,
 }
 
 /// Go's `KeyUsageCertSign` (bit 5, keyCertSign).
@@ -147,6 +163,12 @@ impl IssuerFacts {
         basic_constraints: Some(false),
         key_usage: 0,
         unhandled_critical: true,
+        max_path_len: Some(0),
+        eku: Some(Eku {
+            any: false,
+            client_auth: false,
+            server_auth: false,
+        }),
     };
 
     /// Go's `CheckSignatureFrom(parent)` constraint: a v3 parent without basicConstraints, a
@@ -166,6 +188,7 @@ const OID_KEY_USAGE: &[u8] = &[0x55, 0x1d, 0x0f];
 const OID_SUBJECT_ALT_NAME: &[u8] = &[0x55, 0x1d, 0x11];
 const OID_BASIC_CONSTRAINTS: &[u8] = &[0x55, 0x1d, 0x13];
 const OID_NAME_CONSTRAINTS: &[u8] = &[0x55, 0x1d, 0x1e];
+const OID_EXT_KEY_USAGE: &[u8] = &[0x55, 0x1d, 0x25];
 
 /// The id-ce (2.5.29.x) extensions Go's `processExtensions` handles, besides subjectAltName
 /// and nameConstraints (handled only for the name forms Go reads) and subjectKeyIdentifier
@@ -184,7 +207,10 @@ fn go_reads_general_name(tag: u8) -> bool {
 }
 
 /// Reads [`IssuerFacts`] from a DER certificate; `None` when the structure is not what Go's
-/// parser accepts in the parts read.
+/// parser accepts in the parts read. What Go does not look at is not looked at either: bytes
+/// after the last field of the TBS it reads (the extensions), after the extensions' SEQUENCE,
+/// after an extension's value, after the SEQUENCE of a basicConstraints, subjectAltName or
+/// extendedKeyUsage value, after the BIT STRING of a keyUsage value.
 pub(crate) fn issuer_facts(cert: &[u8]) -> Option<IssuerFacts> {
     let (cert, _) = read_tlv(cert)?;
     if cert.tag != SEQUENCE {
@@ -194,12 +220,17 @@ pub(crate) fn issuer_facts(cert: &[u8]) -> Option<IssuerFacts> {
     if tbs.tag != SEQUENCE {
         return None;
     }
-    let mut it = items(tbs.content);
-    let mut next = it.next()??;
+    let mut rest = tbs.content;
+    let mut next = || -> Option<Tlv<'_>> {
+        let (tlv, after) = read_tlv(rest)?;
+        rest = after;
+        Some(tlv)
+    };
     let mut version = 1;
-    if next.tag == 0xa0 {
-        let (v, rest) = read_tlv(next.content)?;
-        if v.tag != 0x02 || !rest.is_empty() {
+    let mut first = next()?;
+    if first.tag == 0xa0 {
+        let (v, after) = read_tlv(first.content)?;
+        if v.tag != 0x02 || !after.is_empty() {
             return None;
         }
         version = match v.content {
@@ -208,85 +239,165 @@ pub(crate) fn issuer_facts(cert: &[u8]) -> Option<IssuerFacts> {
             [2] => 3,
             _ => return None,
         };
-        next = it.next()??;
+        first = next()?;
     }
-    let _serial = next;
+    let _serial = first;
     for _ in 0..5 {
-        it.next()??; // signature algorithm, issuer, validity, subject, subjectPublicKeyInfo
+        next()?; // signature algorithm, issuer, validity, subject, subjectPublicKeyInfo
     }
     let mut facts = IssuerFacts {
         version,
         basic_constraints: None,
         key_usage: 0,
         unhandled_critical: false,
+        max_path_len: None,
+        eku: None,
     };
     if version != 3 {
         return Some(facts);
     }
-    for item in it {
-        let item = item?;
-        // issuerUniqueID [1], subjectUniqueID [2], then extensions [3].
-        if item.tag != 0xa3 {
-            continue;
+    // issuerUniqueID [1], subjectUniqueID [2], then the optional extensions [3]; Go reads
+    // nothing after them.
+    let mut peek_read = |tag: u8| -> Option<Option<Tlv<'_>>> {
+        if rest.first() != Some(&tag) {
+            return Some(None);
         }
-        let (list, rest) = read_tlv(item.content)?;
-        if list.tag != SEQUENCE || !rest.is_empty() {
+        let (tlv, after) = read_tlv(rest)?;
+        rest = after;
+        Some(Some(tlv))
+    };
+    peek_read(0x81)?;
+    peek_read(0x82)?;
+    let Some(extensions) = peek_read(0xa3)? else {
+        return Some(facts);
+    };
+    let (list, _) = read_tlv(extensions.content)?;
+    if list.tag != SEQUENCE {
+        return None;
+    }
+    for ext in items(list.content) {
+        let ext = ext?;
+        if ext.tag != SEQUENCE {
             return None;
         }
-        for ext in items(list.content) {
-            let mut parts = items(ext?.content);
-            let oid = parts.next()??;
-            let mut value = parts.next()??;
-            let mut critical = false;
-            if value.tag == 0x01 {
-                critical = match value.content {
-                    [0xff] => true,
-                    [0x00] => false,
-                    _ => return None,
-                };
-                value = parts.next()??;
-            }
-            if oid.tag != OID || value.tag != 0x04 || parts.next().is_some() {
-                return None;
-            }
-            let handled = match oid.content {
-                OID_BASIC_CONSTRAINTS => {
-                    facts.basic_constraints = Some(basic_constraints_ca(value.content)?);
-                    true
-                }
-                OID_KEY_USAGE => {
-                    facts.key_usage = key_usage_bits(value.content)?;
-                    true
-                }
-                OID_SUBJECT_ALT_NAME => general_names_read(value.content)?,
-                OID_NAME_CONSTRAINTS => name_constraints_read(value.content)?,
-                [0x55, 0x1d, n] => GO_HANDLED_ID_CE.contains(n),
-                _ => false,
+        let mut parts = items(ext.content);
+        let oid = parts.next()??;
+        let mut value = parts.next()??;
+        let mut critical = false;
+        if value.tag == 0x01 {
+            critical = match value.content {
+                [0xff] => true,
+                [0x00] => false,
+                _ => return None,
             };
-            if critical && !handled {
-                facts.unhandled_critical = true;
+            value = parts.next()??;
+        }
+        // Go's parseExtension reads nothing after the value.
+        if oid.tag != OID || value.tag != 0x04 {
+            return None;
+        }
+        let handled = match oid.content {
+            OID_BASIC_CONSTRAINTS => {
+                let (ca, path_len) = basic_constraints(value.content)?;
+                facts.basic_constraints = Some(ca);
+                facts.max_path_len = path_len;
+                true
             }
+            OID_KEY_USAGE => {
+                facts.key_usage = key_usage_bits(value.content)?;
+                true
+            }
+            OID_EXT_KEY_USAGE => {
+                facts.eku = Some(extended_key_usage(value.content)?);
+                true
+            }
+            OID_SUBJECT_ALT_NAME => general_names_read(value.content)?,
+            OID_NAME_CONSTRAINTS => name_constraints_read(value.content)?,
+            [0x55, 0x1d, n] => GO_HANDLED_ID_CE.contains(n),
+            _ => false,
+        };
+        if critical && !handled {
+            facts.unhandled_critical = true;
         }
     }
     Some(facts)
 }
 
-/// basicConstraints' `cA` (Go's `parseBasicConstraintsExtension`).
-fn basic_constraints_ca(value: &[u8]) -> Option<bool> {
-    let (seq, rest) = read_tlv(value)?;
-    if seq.tag != SEQUENCE || !rest.is_empty() {
+/// basicConstraints' `cA` and pathLenConstraint, as Go's `parseBasicConstraintsExtension`
+/// reads them: a SEQUENCE (bytes after it ignored), then an optional BOOLEAN and an optional
+/// INTEGER, each recognised by its first byte (tag) alone, and nothing after them looked at.
+/// A pathLenConstraint must be a non-negative DER INTEGER no larger than `math.MaxInt`.
+pub(crate) fn basic_constraints(value: &[u8]) -> Option<(bool, Option<u64>)> {
+    let (seq, _) = read_tlv(value)?;
+    if seq.tag != SEQUENCE {
         return None;
     }
-    match read_tlv(seq.content) {
-        None if seq.content.is_empty() => Some(false),
-        Some((b, _)) if b.tag == 0x01 => match b.content {
-            [0xff] => Some(true),
-            [0x00] => Some(false),
-            _ => None,
-        },
-        Some(_) => Some(false),
-        None => None,
+    let mut rest = seq.content;
+    let mut ca = false;
+    if rest.first() == Some(&0x01) {
+        let (b, after) = read_tlv(rest)?;
+        ca = match b.content {
+            [0xff] => true,
+            [0x00] => false,
+            _ => return None,
+        };
+        rest = after;
     }
+    let mut path_len = None;
+    if rest.first() == Some(&0x02) {
+        let (n, _) = read_tlv(rest)?;
+        path_len = Some(non_negative_int63(n.content)?);
+    }
+    Some((ca, path_len))
+}
+
+/// cryptobyte's `ReadASN1Integer` into a `uint`, then Go's `mpl > math.MaxInt` check:
+/// non-empty, minimal, non-negative, below 2^63.
+fn non_negative_int63(b: &[u8]) -> Option<u64> {
+    match b {
+        [] => return None,
+        [0x00, next, ..] if next & 0x80 == 0 => return None,
+        [0xff, next, ..] if next & 0x80 != 0 => return None,
+        [first, ..] if first & 0x80 != 0 => return None,
+        _ => {}
+    }
+    let digits = match b {
+        [0x00, rest @ ..] => rest,
+        all => all,
+    };
+    if digits.len() > 8 {
+        return None;
+    }
+    let n = digits
+        .iter()
+        .fold(0u64, |acc, &d| (acc << 8) | u64::from(d));
+    (n <= i64::MAX as u64).then_some(n)
+}
+
+/// The extendedKeyUsage purposes Go's chain check reads (`parseExtKeyUsageExtension`: a
+/// SEQUENCE, bytes after it ignored, of OBJECT IDENTIFIERs, each a valid one).
+fn extended_key_usage(value: &[u8]) -> Option<Eku> {
+    const ANY: &[u8] = &[0x55, 0x1d, 0x25, 0x00];
+    const CLIENT_AUTH: &[u8] = &[0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, 0x02];
+    const SERVER_AUTH: &[u8] = &[0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, 0x01];
+    let (seq, _) = read_tlv(value)?;
+    if seq.tag != SEQUENCE {
+        return None;
+    }
+    let mut eku = Eku::default();
+    for id in items(seq.content) {
+        let id = id?;
+        if id.tag != OID || !super::go_parse::oid_valid(id.content) {
+            return None;
+        }
+        match id.content {
+            ANY => eku.any = true,
+            CLIENT_AUTH => eku.client_auth = true,
+            SERVER_AUTH => eku.server_auth = true,
+            _ => {}
+        }
+    }
+    Some(eku)
 }
 
 /// The first nine bits of a keyUsage BIT STRING (Go's `parseKeyUsageExtension`, with
@@ -339,10 +450,12 @@ pub(crate) fn right_align(contents: &[u8]) -> Option<Vec<u8>> {
 }
 
 /// Whether Go takes a subjectAltName as handled: it read at least one name of a form it
-/// knows (otherwise a critical one is unhandled).
+/// knows (otherwise a critical one is unhandled: an empty SEQUENCE, or only otherName,
+/// x400Address, directoryName, ediPartyName or registeredID names). Like Go's `forEachSAN`,
+/// bytes after the SEQUENCE are not looked at.
 fn general_names_read(value: &[u8]) -> Option<bool> {
-    let (seq, rest) = read_tlv(value)?;
-    if seq.tag != SEQUENCE || !rest.is_empty() {
+    let (seq, _) = read_tlv(value)?;
+    if seq.tag != SEQUENCE {
         return None;
     }
     let mut read = false;
@@ -352,8 +465,10 @@ fn general_names_read(value: &[u8]) -> Option<bool> {
     Some(read)
 }
 
-/// Whether Go takes a nameConstraints extension as handled: every subtree's base is a name
-/// form it knows, and there is at least one subtree (Go refuses an empty one).
+/// Whether Go takes a nameConstraints extension as handled (`parseNameConstraintsExtension`):
+/// every subtree's base is a name form it reads (rfc822Name, dNSName, URI, iPAddress; any
+/// other, such as directoryName, makes it unhandled), and there is at least one subtree (Go
+/// refuses an empty one).
 fn name_constraints_read(value: &[u8]) -> Option<bool> {
     let (seq, rest) = read_tlv(value)?;
     if seq.tag != SEQUENCE || !rest.is_empty() {
@@ -704,6 +819,22 @@ mod tests {
         let nc = |base: Vec<u8>| tlv(SEQUENCE, &tlv(0xa0, &tlv(SEQUENCE, &base)));
         let unknown: &[u8] = &[0x2a, 0x03, 0x04];
         let aia: &[u8] = &[0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x01, 0x01];
+        // A v3 shell with one extension of these contents, then `after` in the TBS.
+        let v3_raw = |ext: &[u8], after: &[u8]| {
+            let mut der = shell(Some(2), &[]);
+            let tbs_len = usize::from(der[3]);
+            let tbs = [
+                &der[4..4 + tbs_len],
+                &tlv(0xa3, &tlv(SEQUENCE, &tlv(SEQUENCE, ext)))[..],
+                after,
+            ]
+            .concat();
+            der = tlv(
+                SEQUENCE,
+                &[tlv(SEQUENCE, &tbs), tlv(0x30, &[]), tlv(0x03, &[0])].concat(),
+            );
+            der
+        };
         type Case<'a> = (&'a str, Vec<u8>, Option<(bool, bool)>);
         let v3 = |exts: &[(&[u8], Option<bool>, Vec<u8>)]| shell(Some(2), exts);
         let cases: Vec<Case<'_>> = vec![
@@ -886,6 +1017,86 @@ mod tests {
                 ]),
                 None,
             ),
+            (
+                // Go's forEachSAN reads the SEQUENCE and nothing after it.
+                "critical subjectAltName with a DNS name, bytes after the SEQUENCE",
+                v3(&[
+                    (&[19], Some(true), ca(true)),
+                    (
+                        &[17],
+                        Some(true),
+                        [tlv(SEQUENCE, &tlv(0x82, b"a")), vec![5, 0]].concat(),
+                    ),
+                ]),
+                Some((true, false)),
+            ),
+            (
+                "critical subjectAltName, empty SEQUENCE",
+                v3(&[
+                    (&[19], Some(true), ca(true)),
+                    (&[17], Some(true), tlv(SEQUENCE, &[])),
+                ]),
+                Some((true, true)),
+            ),
+            (
+                "critical subjectAltName, a constructed [2] (not Go's dNSName)",
+                v3(&[
+                    (&[19], Some(true), ca(true)),
+                    (&[17], Some(true), tlv(SEQUENCE, &tlv(0xa2, &[]))),
+                ]),
+                Some((true, true)),
+            ),
+            (
+                "critical nameConstraints, a DNS subtree then a registeredID one",
+                v3(&[
+                    (&[19], Some(true), ca(true)),
+                    (
+                        &[30],
+                        Some(true),
+                        tlv(
+                            SEQUENCE,
+                            &tlv(
+                                0xa0,
+                                &[
+                                    tlv(SEQUENCE, &tlv(0x82, b"example.com")),
+                                    tlv(SEQUENCE, &tlv(0x88, &[0x2a, 3])),
+                                ]
+                                .concat(),
+                            ),
+                        ),
+                    ),
+                ]),
+                Some((true, true)),
+            ),
+            (
+                // Go's parseBasicConstraintsExtension ignores what follows the SEQUENCE.
+                "basicConstraints cA=TRUE with bytes after the SEQUENCE",
+                v3(&[(&[19], Some(true), [ca(true), vec![5, 0]].concat())]),
+                Some((true, false)),
+            ),
+            (
+                // Go's parseExtension reads nothing after the value OCTET STRING.
+                "an extension with bytes after its value",
+                v3_raw(
+                    &[
+                        tlv(OID, &[0x55, 0x1d, 19]),
+                        tlv(0x04, &ca(true)),
+                        vec![5, 0],
+                    ]
+                    .concat(),
+                    &[],
+                ),
+                Some((true, false)),
+            ),
+            (
+                // Go reads nothing of the TBS after the extensions.
+                "bytes after the extensions in the TBS",
+                v3_raw(
+                    &[tlv(OID, &[0x55, 0x1d, 19]), tlv(0x04, &ca(true))].concat(),
+                    &[0xff, 0xff],
+                ),
+                Some((true, false)),
+            ),
             ("version 4", shell(Some(3), &[]), None),
             ("not a certificate", vec![0x30, 0x00], None),
         ];
@@ -895,6 +1106,151 @@ mod tests {
         }
         let unreadable = IssuerFacts::UNREADABLE;
         assert!(!unreadable.may_sign_certificates() && unreadable.unhandled_critical);
+    }
+
+    /// Every certificate of the Go-recorded parser vectors that Go parses is read by
+    /// [`issuer_facts`] too: a certificate it cannot walk is taken to sign nothing and, as a
+    /// leaf, is refused, so the reader must not be stricter than Go's parser.
+    #[test]
+    fn issuer_facts_read_every_certificate_go_parses() {
+        let file: serde_json::Value = serde_json::from_str(include_str!(
+            "../../tests/vectors/go_parse_certificate.json"
+        ))
+        .unwrap();
+        let mut parsed = 0;
+        for case in file["cases"].as_array().unwrap() {
+            if case["go"].as_str() != Some("") {
+                continue;
+            }
+            let hex = case["der"].as_str().unwrap();
+            let der: Vec<u8> = (0..hex.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+                .collect();
+            assert!(issuer_facts(&der).is_some(), "{}", case["name"]);
+            parsed += 1;
+        }
+        assert!(parsed >= 10, "{parsed} certificates Go parses");
+    }
+
+    /// extendedKeyUsage as Go's `parseExtKeyUsageExtension` reads it (what the chain check
+    /// of a root and of a pinned leaf uses).
+    #[test]
+    fn extended_key_usage_follows_go() {
+        let oid = |b: &[u8]| tlv(OID, b);
+        let server = oid(&[0x2b, 6, 1, 5, 5, 7, 3, 1]);
+        let client = oid(&[0x2b, 6, 1, 5, 5, 7, 3, 2]);
+        let any = oid(&[0x55, 0x1d, 0x25, 0]);
+        let eku = |any, client_auth, server_auth| {
+            Some(Some(Eku {
+                any,
+                client_auth,
+                server_auth,
+            }))
+        };
+        type Case = (&'static str, Option<Vec<u8>>, Option<Option<Eku>>);
+        let cases: Vec<Case> = vec![
+            ("absent", None, Some(None)),
+            (
+                "serverAuth",
+                Some(tlv(SEQUENCE, &server)),
+                eku(false, false, true),
+            ),
+            (
+                "clientAuth, anyExtendedKeyUsage",
+                Some(tlv(SEQUENCE, &[client.clone(), any].concat())),
+                eku(true, true, false),
+            ),
+            (
+                "serverAuth, bytes after the SEQUENCE",
+                Some([tlv(SEQUENCE, &server), vec![5, 0]].concat()),
+                eku(false, false, true),
+            ),
+            ("empty", Some(tlv(SEQUENCE, &[])), eku(false, false, false)),
+            (
+                "a non-minimal arc",
+                Some(tlv(SEQUENCE, &oid(&[0x2b, 0x80, 6]))),
+                None,
+            ),
+            ("not OIDs", Some(tlv(SEQUENCE, &tlv(0x02, &[1]))), None),
+        ];
+        for (name, value, want) in cases {
+            let exts: Vec<(&[u8], Option<bool>, Vec<u8>)> =
+                value.into_iter().map(|v| (&[37u8][..], None, v)).collect();
+            let got = issuer_facts(&shell(Some(2), &exts)).map(|f| f.eku);
+            assert_eq!(got, want, "{name}");
+        }
+    }
+
+    /// basicConstraints as Go's `parseBasicConstraintsExtension` reads it: `(cA, pathLen)`,
+    /// `None` where Go fails (`x509: invalid basic constraints`).
+    #[test]
+    fn basic_constraints_follow_go() {
+        let seq = |content: &[u8]| tlv(SEQUENCE, content);
+        let t = tlv(0x01, &[0xff]);
+        let int = |b: &[u8]| tlv(0x02, b);
+        type Case = (&'static str, Vec<u8>, Option<(bool, Option<u64>)>);
+        let cases: Vec<Case> = vec![
+            ("empty", seq(&[]), Some((false, None))),
+            ("cA=TRUE", seq(&t), Some((true, None))),
+            (
+                "cA=TRUE, pathLen 0",
+                seq(&[t.clone(), int(&[0])].concat()),
+                Some((true, Some(0))),
+            ),
+            (
+                "cA=TRUE, pathLen 0, NULL",
+                seq(&[t.clone(), int(&[0]), vec![5, 0]].concat()),
+                Some((true, Some(0))),
+            ),
+            ("pathLen 3 only", seq(&int(&[3])), Some((false, Some(3)))),
+            (
+                "cA=TRUE, bytes after the SEQUENCE",
+                [seq(&t), vec![5, 0]].concat(),
+                Some((true, None)),
+            ),
+            // Only the first byte is looked at for the optional fields: a malformed NULL
+            // after them, or instead of them, is not read.
+            (
+                "a broken element that is neither",
+                seq(&[0x05, 0x05]),
+                Some((false, None)),
+            ),
+            (
+                "cA=TRUE then a broken element",
+                seq(&[t.clone(), vec![0x30, 0x7f]].concat()),
+                Some((true, None)),
+            ),
+            ("BOOLEAN 0x01", seq(&tlv(0x01, &[0x01])), None),
+            (
+                "negative pathLen",
+                seq(&[t.clone(), int(&[0xff])].concat()),
+                None,
+            ),
+            (
+                "non-minimal pathLen",
+                seq(&[t.clone(), int(&[0, 1])].concat()),
+                None,
+            ),
+            (
+                "pathLen 2^63 - 1",
+                seq(&[
+                    t.clone(),
+                    int(&[0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]),
+                ]
+                .concat()),
+                Some((true, Some(i64::MAX as u64))),
+            ),
+            (
+                "pathLen 2^63",
+                seq(&[t.clone(), int(&[0, 0x80, 0, 0, 0, 0, 0, 0, 0])].concat()),
+                None,
+            ),
+            ("not a SEQUENCE", tlv(0x31, &[]), None),
+        ];
+        for (name, value, want) in cases {
+            assert_eq!(basic_constraints(&value), want, "{name}");
+        }
     }
 
     /// Lengths as Go's cryptobyte (`ReadAnyASN1Element`) reads them; its verdict on each

@@ -135,6 +135,11 @@ fn integer_ok(b: &[u8]) -> bool {
     }
 }
 
+/// Whether `ReadASN1ObjectIdentifier` decodes these OBJECT IDENTIFIER contents.
+pub(crate) fn oid_valid(b: &[u8]) -> bool {
+    oid_components(b).is_some()
+}
+
 /// `ReadASN1ObjectIdentifier`'s decoding: non-empty, each arc minimal and below 2^31.
 fn oid_components(mut b: &[u8]) -> Option<Vec<u64>> {
     if b.is_empty() {

@@ -151,19 +151,12 @@ pub(crate) fn subject_of_view<'a>(view: &TbsView<'a>) -> Result<Subject<'a>, Err
             }
             return;
         };
-        let text = match asn1_string(value) {
-            Some(Ok(s)) => s,
-            not_a_string => {
-                failure = Some(if not_a_string.is_none() && which == 2 {
-                    Error::from_static(
-                        ErrorKind::InvalidCredential,
-                        "unable to parse UID into a string",
-                    )
-                } else {
-                    ERR_NOT_STRING
-                });
-                return;
-            }
+        // A value that is not a string, UID included, is Go's parser's refusal (`x509:
+        // invalid RDNSequence: …`): kube-apiserver's `unable to parse UID into a string` is
+        // never reached, as Go fails the handshake first.
+        let Some(Ok(text)) = asn1_string(value) else {
+            failure = Some(ERR_NOT_STRING);
+            return;
         };
         if text.chars().any(char::is_control) && out.refusal.is_none() {
             out.refusal = Some(ERR_CONTROL);

@@ -1,7 +1,8 @@
 //! Chain verification with rustls-webpki, with Go `crypto/x509` behaviour where it is safe:
 //! `anyExtendedKeyUsage` satisfies clientAuth, expired roots are refused, every issuer (root
 //! included) must pass Go's `CheckSignatureFrom` constraint (basicConstraints cA, keyUsage
-//! keyCertSign), a root with an unhandled critical extension is refused, validity is exact to
+//! keyCertSign), a certificate of the path (leaf, intermediate or root) with a critical
+//! extension Go's parser does not handle is refused, validity is exact to
 //! the nanosecond, a leaf that is itself in the CA bundle verifies as a one-element chain.
 //! Like Go, extended key usage and certificate policies ([`super::policy`]) are checked on the
 //! chains built (Go's candidate chains), not while building them. Errors use Go's texts.
@@ -227,7 +228,14 @@ pub(crate) fn verify_chain_with_view(
     let leaf_view = leaf_view.ok_or(ERR_MALFORMED)?;
     let leaf = EndEntityCert::try_from(leaf_der).map_err(|e| map_error(&e))?;
     check_presented_names(leaf_der, &leaf_view, &chain[1..])?;
-    // Go checks the leaf's validity before anything else.
+    // Go's `isValid` on the leaf: a critical extension its parser does not handle first (a
+    // critical subjectAltName with no name Go reads, a critical nameConstraints with a form
+    // it does not read: webpki takes both as handled), then the validity period. A leaf our
+    // reader cannot walk (Go's parser, just run, accepted it) is refused, fail closed.
+    let leaf_facts = der::issuer_facts(leaf_der).ok_or(ERR_MALFORMED)?;
+    if leaf_facts.unhandled_critical {
+        return Err(ERR_UNHANDLED_CRITICAL);
+    }
     check_validity(leaf_view.not_before, leaf_view.not_after, now)?;
 
     let window = Cell::new(Window::new(leaf_view.not_before, leaf_view.not_after));
@@ -245,7 +253,9 @@ pub(crate) fn verify_chain_with_view(
         // webpki ignores keyUsage (and has already refused an intermediate without
         // basicConstraints cA=TRUE); Go's `CheckSignatureFrom` refuses a parent whose keyUsage
         // lacks keyCertSign. Go builds from the leaf up, so the lowest refused issuer is its
-        // hint.
+        // hint. Then, per issuer, Go's `isValid` (as for a root below): a critical extension
+        // Go's parser does not handle (webpki takes a critical subjectAltName and
+        // nameConstraints of any form as handled).
         for cert in path.intermediate_certificates() {
             let der = cert.der();
             let facts = der::issuer_facts(&der).unwrap_or(der::IssuerFacts::UNREADABLE);
@@ -255,6 +265,9 @@ pub(crate) fn verify_chain_with_view(
                     .position(|c| c.as_ref() == der.as_ref())
                     .unwrap_or(0);
                 return Err(refuse(Refused::Presented(at)));
+            }
+            if facts.unhandled_critical {
+                return Err(webpki::Error::UnsupportedCriticalExtension);
             }
         }
         let anchor = path.anchor();
@@ -293,7 +306,7 @@ pub(crate) fn verify_chain_with_view(
         // Go applies the root's pathLenConstraint too (webpki only its intermediates'): at most
         // that many intermediates below it.
         if let Some(max) = bundle.max_path_len[idx]
-            && path.intermediate_certificates().count() > max as usize
+            && path.intermediate_certificates().count() as u64 > max
         {
             return Err(webpki::Error::PathLenConstraintViolated);
         }
@@ -383,7 +396,7 @@ pub(crate) fn verify_chain_with_view(
             // Go: a leaf that is itself in the roots verifies as a one-element chain, without
             // any issuer check (`Verify` takes `[leaf]` when `Roots.contains(leaf)`).
             if bundle.ders.iter().any(|d| d.as_ref() == leaf_der.as_ref()) {
-                if pinned_leaf_ok(leaf_der, usage) {
+                if pinned_leaf_ok(&leaf_facts, usage) {
                     return Ok(Window::new(leaf_view.not_before, leaf_view.not_after));
                 }
                 return Err(ERR_KEY_USAGE);
@@ -547,21 +560,18 @@ const ERR_MALFORMED_INTERMEDIATE: Error = Error::from_static(
     "x509: malformed intermediate certificate",
 );
 
-fn pinned_leaf_ok(der: &[u8], usage: KeyUsage) -> bool {
-    let Ok((_, cert)) = x509_parser::parse_x509_certificate(der) else {
-        return false;
-    };
-    match cert.extended_key_usage() {
-        Ok(None) => true,
-        Ok(Some(eku)) => {
-            let eku = eku.value;
+/// Go's `checkChainForKeyUsage` on the one-certificate chain of a pinned leaf: no extended
+/// key usage, `anyExtendedKeyUsage`, or the usage (read as Go reads it).
+fn pinned_leaf_ok(facts: &der::IssuerFacts, usage: KeyUsage) -> bool {
+    match facts.eku {
+        None => true,
+        Some(eku) => {
             eku.any
                 || match usage {
                     KeyUsage::ClientAuth => eku.client_auth,
                     KeyUsage::ServerAuth => eku.server_auth,
                 }
         }
-        Err(_) => false,
     }
 }
 
@@ -573,6 +583,10 @@ fn unix(t: Moment) -> UnixTime {
 
 const ERR_MALFORMED: Error =
     Error::from_static(ErrorKind::InvalidCredential, "x509: malformed certificate");
+const ERR_UNHANDLED_CRITICAL: Error = Error::from_static(
+    ErrorKind::InvalidCredential,
+    "x509: unhandled critical extension",
+);
 const ERR_KEY_USAGE: Error = Error::from_static(
     ErrorKind::InvalidCredential,
     "x509: certificate specifies an incompatible key usage",
@@ -620,10 +634,7 @@ fn map_error(e: &webpki::Error) -> Error {
             der::rfc3339(secs(not_before))
         )),
         W::RequiredEkuNotFoundContext(_) | W::EmptyEkuExtension => ERR_KEY_USAGE,
-        W::UnsupportedCriticalExtension => Error::from_static(
-            ErrorKind::InvalidCredential,
-            "x509: unhandled critical extension",
-        ),
+        W::UnsupportedCriticalExtension => ERR_UNHANDLED_CRITICAL,
         W::CaUsedAsEndEntity => Error::from_static(
             ErrorKind::InvalidCredential,
             "x509: a CA certificate (basicConstraints cA=TRUE) cannot be used as a client certificate",
@@ -657,10 +668,20 @@ fn map_error(e: &webpki::Error) -> Error {
             ErrorKind::InvalidCredential,
             "x509: certificate signature is invalid, or the issuer's key is not accepted (RSA keys must be 2048 to 8192 bits)",
         ),
-        W::UnsupportedSignatureAlgorithmContext(_)
-        | W::UnsupportedSignatureAlgorithmForPublicKeyContext(_) => Error::from_static(
+        // Accepted (`anchor_keys::ALGS`): RSA PKCS#1 v1.5 and PSS with SHA-256/384/512,
+        // ECDSA P-256 and P-384 with SHA-256/384, P-521 with SHA-256/384/512, Ed25519. Go
+        // also takes ECDSA P-256/P-384 with SHA-512 and P-224 keys: the texts say what was
+        // refused, not a cause it may not have.
+        W::UnsupportedSignatureAlgorithmContext(_) => Error::from_static(
             ErrorKind::InvalidCredential,
-            "x509: unsupported signature algorithm or key (RSA keys must be 2048 to 8192 bits; SHA-1 is not accepted)",
+            "x509: unsupported signature algorithm (accepted: RSA PKCS#1 v1.5 or PSS with \
+             SHA-256, SHA-384 or SHA-512, ECDSA with SHA-256, SHA-384 or SHA-512, Ed25519)",
+        ),
+        W::UnsupportedSignatureAlgorithmForPublicKeyContext(_) => Error::from_static(
+            ErrorKind::InvalidCredential,
+            "x509: unsupported combination of signature algorithm and issuer key (ECDSA: P-256 \
+             and P-384 with SHA-256 or SHA-384, P-521 with SHA-256, SHA-384 or SHA-512; no \
+             other curve)",
         ),
         W::BadDer | W::BadDerTime | W::TrailingData(_) | W::MalformedExtensions => ERR_MALFORMED,
         other => err(format!("x509: certificate verification failed: {other:?}")),

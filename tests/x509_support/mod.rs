@@ -19,6 +19,8 @@ pub enum Key {
     Rsa(u32),
     /// A checked-in test key (PKCS#8 PEM), for sizes too slow to generate per run.
     Pem(&'static str),
+    /// An ECDSA key on the named curve (`P-224`, `P-384`, …).
+    Ec(&'static str),
 }
 
 /// A real 8200-bit RSA key (test material only; generating one takes 30 s or more).
@@ -115,6 +117,12 @@ impl Pki {
                 "RSA",
                 "-pkeyopt",
                 &format!("rsa_keygen_bits:{bits}"),
+            ]),
+            Key::Ec(curve) => cmd.args([
+                "-algorithm",
+                "EC",
+                "-pkeyopt",
+                &format!("ec_paramgen_curve:{curve}"),
             ]),
             Key::Pem(_) => unreachable!("written above"),
         };
