@@ -712,3 +712,75 @@ async fn http1_request_heads_beyond_hypers_bounds_are_refused() {
         );
     }
 }
+
+/// A client that resets its HTTP/2 stream (RST_STREAM) while the request is still being
+/// authenticated gets no 401, hence no GOAWAY from the refusal; the abandoned authentication
+/// closes the connection instead (kube-apiserver's cancelled authentication ends in a
+/// refusal with `Connection: close`), or each reset would be a free attempt on one
+/// connection. A reset while the handler runs, after authentication, closes nothing.
+#[tokio::test]
+async fn a_stream_reset_during_authentication_closes_the_http2_connection() {
+    use kube_authn::authenticator::{AsyncTokenFn, Response};
+    use kube_authn::user::UserInfo;
+    const H2_CANCEL: u32 = 0x8;
+    // (case, token, whether a GOAWAY follows the reset)
+    let cases = [
+        ("reset while authenticating", "Bearer slow", true),
+        ("reset while the handler runs", "Bearer fast", false),
+    ];
+    for (case, token, goaway) in cases {
+        let (config, ca) = serving();
+        let chain = ChainBuilder::new()
+            .token(AsyncTokenFn::new(|token: String, _: Context| async move {
+                if token == "slow" {
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                    return Ok(None);
+                }
+                Ok(Some(Response::new(UserInfo::new("jane").into())))
+            }))
+            .build();
+        let app = AuthenticationLayer::new(chain).layer(tower::service_fn(
+            |_req: http::Request<hyper::body::Incoming>| async {
+                tokio::time::sleep(Duration::from_millis(500)).await;
+                Ok::<_, Infallible>(http::Response::new(String::from("ok")))
+            },
+        ));
+        let server = TlsServer::new(config).idle_timeout(Duration::from_secs(60));
+        let (addr, _stop) = tls_support::serve_on_free_port(server, app).await;
+        let (mut write, mut frames) = raw_h2_client(addr, &ca).await;
+        let request = h2_get_with_authorization("/api", token);
+        let flags = H2_END_STREAM | H2_END_HEADERS;
+        write
+            .write_all(&h2_frame(H2_HEADERS, flags, 1, &request))
+            .await
+            .unwrap();
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        write
+            .write_all(&h2_frame(H2_RST_STREAM, 0, 1, &H2_CANCEL.to_be_bytes()))
+            .await
+            .unwrap();
+        let reset = std::time::Instant::now();
+        let mut seen = Vec::new();
+        let got_goaway = tokio::time::timeout(Duration::from_secs(1), async {
+            loop {
+                match frames.recv().await {
+                    Some((_, Seen::GoAway)) => return true,
+                    Some((_, Seen::Closed)) | None => return false,
+                    Some((_, frame)) => seen.push(frame),
+                }
+            }
+        })
+        .await
+        .unwrap_or(false);
+        assert_eq!(
+            got_goaway,
+            goaway,
+            "{case}: after {:?}, {seen:?}",
+            reset.elapsed()
+        );
+        assert!(
+            !seen.iter().any(|f| matches!(f, Seen::Headers(_))),
+            "{case}: no answer on a reset stream: {seen:?}"
+        );
+    }
+}

@@ -118,7 +118,10 @@
 //!   are illegal there) and offers no way for a service to end its connection, so this layer
 //!   marks such responses with the [`CloseConnection`] extension instead, and
 //!   [`CloseConnection::watch`] gives the accept loop what it needs to call hyper's
-//!   `graceful_shutdown` (GOAWAY) on that connection. See `examples/hyper.rs`.
+//!   `graceful_shutdown` (GOAWAY) on that connection; it is also woken when an HTTP/2 request
+//!   is dropped (the client reset its stream) while its authentication is pending, where
+//!   kube-apiserver's cancelled authentication ends in the same `Connection: close`. See
+//!   `examples/hyper.rs`.
 //!
 //! [`Chain`]: crate::chain::Chain
 //! [`Context`]: crate::authenticator::Context
@@ -505,7 +508,13 @@ impl CloseConnection {
 
     /// Wraps a per-connection service so that a marked response triggers `notify`; the
     /// connection task waits on it and calls hyper's `graceful_shutdown` (HTTP/2 GOAWAY: the
-    /// response in flight completes, no new streams are accepted).
+    /// response in flight completes). `notify` is also triggered when an HTTP/2 request is
+    /// dropped while [`AuthenticationService`] waits for its authentication (the client reset
+    /// the stream before the answer), as kube-apiserver's cancelled authentication ends in a
+    /// refusal and `Connection: close`. hyper goes on accepting new streams until the client
+    /// acknowledges the GOAWAY's PING, so the connection task should also stop serving and
+    /// close the connection on its own ([`TlsServer`](crate::tls) refuses new streams and
+    /// closes 1 s after the earlier ones end, as Go does).
     ///
     /// ```
     /// use std::sync::Arc;
@@ -555,7 +564,7 @@ where
 
     fn call(&mut self, req: R) -> Self::Future {
         WatchCloseFuture {
-            future: self.inner.call(req),
+            future: Some(self.inner.call(req)),
             notify: Some(self.notify.clone()),
         }
     }
@@ -595,9 +604,49 @@ pin_project! {
     /// # });
     /// ```
     pub struct WatchCloseFuture<F> {
+        // `Some` until dropped (see the `PinnedDrop` below).
         #[pin]
-        future: F,
+        future: Option<F>,
+        // `None` once the response was produced.
         notify: Option<Arc<tokio::sync::Notify>>,
+    }
+
+    impl<F> PinnedDrop for WatchCloseFuture<F> {
+        fn drop(this: Pin<&mut Self>) {
+            let mut this = this.project();
+            let Some(notify) = this.notify.take() else {
+                return;
+            };
+            // Dropped before its response: drop the inner future here, and signal the
+            // connection if that abandoned an HTTP/2 authentication ([`CloseIfAbandoned`]).
+            AUTHENTICATION_ABANDONED.with(|a| a.set(false));
+            this.future.set(None);
+            if AUTHENTICATION_ABANDONED.with(|a| a.replace(false)) {
+                notify.notify_one();
+            }
+        }
+    }
+}
+
+std::thread_local! {
+    /// Set by a [`ResponseFuture`] dropped while authenticating an HTTP/2 request, for the
+    /// [`WatchCloseFuture`] dropping it (synchronously, on the same thread) to read.
+    static AUTHENTICATION_ABANDONED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Armed while a [`ResponseFuture`] waits for the authentication of an HTTP/2 request: if the
+/// future is dropped meanwhile (the client reset the stream, `RST_STREAM`, before the answer),
+/// the connection is closed as after a refused request. kube-apiserver's authentication
+/// fails when the request is cancelled, and the failure's `Connection: close` starts its
+/// graceful shutdown; without this, a client could make unlimited cheap attempts on one
+/// HTTP/2 connection by resetting each stream before the 401 (CVE-2023-44487).
+struct CloseIfAbandoned(bool);
+
+impl Drop for CloseIfAbandoned {
+    fn drop(&mut self) {
+        if self.0 {
+            AUTHENTICATION_ABANDONED.with(|a| a.set(true));
+        }
     }
 }
 
@@ -609,7 +658,11 @@ where
 
     fn poll(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
         let this = self.project();
-        let out = std::task::ready!(this.future.poll(cx));
+        let Some(future) = this.future.as_pin_mut() else {
+            // Only the drop glue empties it.
+            return Poll::Pending;
+        };
+        let out = std::task::ready!(future.poll(cx));
         if let (Ok(res), Some(notify)) = (&out, this.notify.take())
             && CloseConnection::is_set(res)
         {
@@ -826,11 +879,13 @@ where
             // route is a boxed service whose clone allocates).
             let clone = self.inner.clone();
             let inner = std::mem::replace(&mut self.inner, clone);
+            let http2 = parts.version == http::Version::HTTP_2;
             return ResponseFuture {
                 auth: Some(authenticate(self.shared.clone(), parts)),
                 pending: Some((inner, body)),
                 close: false,
                 failure: None,
+                abandoned: CloseIfAbandoned(http2),
                 call: None,
             };
         }
@@ -843,6 +898,7 @@ where
                 pending: None,
                 close,
                 failure: None,
+                abandoned: CloseIfAbandoned(false),
                 call: Some(self.inner.call(Request::from_parts(parts, body))),
             },
             Verdict::Refuse(res) => ResponseFuture {
@@ -850,6 +906,7 @@ where
                 pending: None,
                 close: false,
                 failure: Some(res),
+                abandoned: CloseIfAbandoned(false),
                 call: None,
             },
         }
@@ -894,6 +951,7 @@ pin_project! {
         pending: Option<(S, B)>,
         close: bool,
         failure: Option<Response<Bytes>>,
+        abandoned: CloseIfAbandoned,
         #[pin]
         call: Option<S::Future>,
     }
@@ -935,6 +993,7 @@ where
                 .expect("ResponseFuture polled after completion");
             let (parts, decision) = std::task::ready!(auth.as_mut().poll(cx));
             *this.auth = None;
+            this.abandoned.0 = false;
             match decision {
                 Verdict::Pass { close } => {
                     let (mut inner, body) = this
