@@ -973,20 +973,9 @@ type BoxError = Box<dyn std::error::Error + Send + Sync>;
 /// The error of a stream refused because its connection is closing ([`Activity::draining`]):
 /// hyper resets the stream with the HTTP/2 error code it finds in a service's error, here
 /// `REFUSED_STREAM` (RFC 9113 §8.7: not processed, safe to send again on another connection,
-/// which Go's and hyper's clients do by themselves). Without the `h2` crate (only the
-/// `remote` feature names it) hyper's default, `INTERNAL_ERROR`, is sent instead; the
-/// service is not called either way.
+/// which Go's and hyper's clients do by themselves); the service is not called.
 fn refused_stream() -> BoxError {
-    #[cfg(feature = "remote")]
-    {
-        Box::new(h2::Error::from(h2::Reason::REFUSED_STREAM))
-    }
-    #[cfg(not(feature = "remote"))]
-    {
-        Box::new(std::io::Error::other(
-            "HTTP/2 stream opened on a closing connection",
-        ))
-    }
+    Box::new(h2::Error::from(h2::Reason::REFUSED_STREAM))
 }
 
 pin_project_lite::pin_project! {
