@@ -636,9 +636,7 @@ async fn streams_opened_after_goaway_are_refused_and_the_connection_closes() {
             Seen::Headers(stream) => assert_eq!(stream, 1, "{seen:?}"),
             Seen::Reset(stream, code) => {
                 assert!(stream > 1, "{seen:?}");
-                if cfg!(feature = "remote") {
-                    assert_eq!(code, H2_RST_STREAM_REFUSED, "{seen:?}");
-                }
+                assert_eq!(code, H2_RST_STREAM_REFUSED, "{seen:?}");
                 refused += 1;
             }
             _ => {}

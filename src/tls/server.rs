@@ -540,9 +540,9 @@ impl TlsServer {
     /// anonymous HTTP/2 requests, kube-apiserver's CVE-2023-44487 mitigation), the idle timeout
     /// and shutdown send GOAWAY. From then on the connection is closing: every HTTP/2 stream
     /// the client opens is reset without reaching the service (`REFUSED_STREAM`, so clients
-    /// send it again elsewhere; `INTERNAL_ERROR` without the `remote` feature) (hyper
-    /// itself accepts new streams until the client acknowledges the PING sent with the
-    /// GOAWAY, so a client that never does would otherwise have each new request served), and
+    /// send it again elsewhere; hyper itself accepts new streams until the client
+    /// acknowledges the PING sent with the GOAWAY, so a client that never does would
+    /// otherwise have each new request served), and
     /// the requests already in progress run to completion; 1 s after the last of them ends
     /// (Go's `goAwayTimeout`), or at the end of the grace period during shutdown, the
     /// connection is dropped if the client has not closed it.
