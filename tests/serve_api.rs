@@ -11,9 +11,6 @@ mod serve_support;
 use serde_json::{Value, json};
 use serve_support::*;
 
-const ADMIN_TOKEN: &str = "f3a9c1d2e4b5a6978877665544332211";
-const JANE_TOKEN: &str = "0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e";
-
 const TR: &str = "/apis/authentication.k8s.io/v1/tokenreviews";
 const TR_BETA: &str = "/apis/authentication.k8s.io/v1beta1/tokenreviews";
 const SSR: &str = "/apis/authentication.k8s.io/v1/selfsubjectreviews";
@@ -24,21 +21,6 @@ const MODES: [&str; 4] = [
     "?fieldValidation=Strict",
     "?fieldValidation=Ignore",
 ];
-
-/// The server with a token file: `admin` in system:masters, `jane` in developers.
-fn start() -> Server {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("tokens.csv"),
-        format!("{ADMIN_TOKEN},admin,1,\"system:masters\"\n{JANE_TOKEN},jane,2,\"developers\"\n"),
-    )
-    .unwrap();
-    let args = vec![format!(
-        "--token-auth-file={}",
-        dir.path().join("tokens.csv").display()
-    )];
-    Server::spawn(dir, &args)
-}
 
 /// POSTs `body` as JSON to `path` as `admin`: status, `Warning` values, parsed body.
 async fn post(
@@ -72,7 +54,7 @@ async fn post(
 /// same holds for the reviews' own fields (spec, status) and for both kinds and versions.
 #[tokio::test]
 async fn review_metadata_is_decoded_as_kube_apiserver_decodes_it() {
-    let server = start();
+    let server = start_with_tokens();
     let client = server.reqwest();
     const TR_HEAD: &str =
         r#""apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","spec":{"token":"x"}"#;
@@ -435,7 +417,7 @@ async fn review_metadata_is_decoded_as_kube_apiserver_decodes_it() {
 /// also on an answer that the review itself refuses (an empty token).
 #[tokio::test]
 async fn duplicate_owner_references_are_dropped_with_kube_apiservers_warning() {
-    let server = start();
+    let server = start_with_tokens();
     let client = server.reqwest();
     const WARNING: &str = r#"299 - ".metadata.ownerReferences contains duplicate entries; API server dedups owner references in 1.20+, and may reject such requests as early as 1.24; please fix your requests; duplicate UID(s) observed: 1, 1, 2""#;
     let a = json!({"apiVersion": "v1", "kind": "Pod", "name": "a", "uid": "1"});
@@ -491,7 +473,7 @@ async fn duplicate_owner_references_are_dropped_with_kube_apiservers_warning() {
 /// plain 400.
 #[tokio::test]
 async fn paths_are_percent_decoded_as_go_routes_them() {
-    let server = start();
+    let server = start_with_tokens();
     let auth = format!("Authorization: Bearer {ADMIN_TOKEN}");
     for (path, want) in [
         ("/ap%69s/authentication.k8s.io/v1", "APIResourceList"),
@@ -603,7 +585,7 @@ async fn paths_are_percent_decoded_as_go_routes_them() {
 /// an unknown field named with U+FFFD (`conformance/go/cmd/strictdecode`).
 #[tokio::test]
 async fn lone_surrogates_are_decoded_as_go_decodes_them() {
-    let server = start();
+    let server = start_with_tokens();
     let client = server.reqwest();
     let (code, _, review) = post(
         &client,
@@ -636,7 +618,7 @@ async fn lone_surrogates_are_decoded_as_go_decodes_them() {
 /// other method is RBAC's 403 naming the method, the request's verb.
 #[tokio::test]
 async fn methods_are_answered_as_kube_apiserver_answers_them() {
-    let server = start();
+    let server = start_with_tokens();
     let auth = format!("Authorization: Bearer {ADMIN_TOKEN}");
     let jane = format!("Authorization: Bearer {JANE_TOKEN}");
     let forbidden = |verb: &str, path: &str| {
@@ -728,7 +710,7 @@ async fn methods_are_answered_as_kube_apiserver_answers_them() {
 /// k8s.io/apiserver v0.37.2.)
 #[tokio::test]
 async fn other_methods_on_review_paths_are_authorized_first() {
-    let server = start();
+    let server = start_with_tokens();
     let client = server.reqwest();
     let forbidden = |user: &str, verb: &str, resource: &str| {
         json!({
@@ -806,7 +788,7 @@ async fn other_methods_on_review_paths_are_authorized_first() {
 /// the path is not a route (kube-apiserver's answers, recorded from its handlers).
 #[tokio::test]
 async fn review_paths_match_with_trailing_slashes() {
-    let server = start();
+    let server = start_with_tokens();
     let client = server.reqwest();
     let review = format!(r#"{{"spec":{{"token":"{JANE_TOKEN}"}}}}"#);
     for path in [
@@ -848,7 +830,7 @@ async fn review_paths_match_with_trailing_slashes() {
 /// `fieldValidation` mode (answers recorded from kube-apiserver's handlers).
 #[tokio::test]
 async fn null_is_gos_zero_value_in_reviews() {
-    let server = start();
+    let server = start_with_tokens();
     let client = server.reqwest();
     for mode in MODES {
         let (code, _, review) = post(
@@ -893,7 +875,7 @@ async fn null_is_gos_zero_value_in_reviews() {
 /// one U+FFFD (kube-apiserver's answers, recorded from its handlers).
 #[tokio::test]
 async fn a_400_summarises_the_body_as_received() {
-    let server = start();
+    let server = start_with_tokens();
     let client = server.reqwest();
     let prefix = "the object provided is unrecognized (must be of type SelfSubjectReview): couldn't get version/kind; json parse error: json: cannot unmarshal number into Go struct field .kind of type string";
     let mut invalid = br#"{"kind":5,"x":""#.to_vec();
@@ -944,7 +926,7 @@ async fn a_400_summarises_the_body_as_received() {
 /// Go's summary.
 #[tokio::test]
 async fn a_token_review_400_does_not_show_the_body() {
-    let server = start();
+    let server = start_with_tokens();
     let client = server.reqwest();
     let secret = br#"{"spec":{"token":"SECRETSECRETSECRET"},"kind":5}"#;
     let prefix = |kind: &str| {
@@ -1034,7 +1016,7 @@ async fn a_token_review_400_does_not_show_the_body() {
 /// long-running, so its `timeout` is not read (answers recorded from kube-apiserver's filter).
 #[tokio::test]
 async fn a_bad_timeout_is_refused_before_authentication() {
-    let server = start();
+    let server = start_with_tokens();
     let client = server.reqwest();
     let bad = |value: &str| {
         json!({
@@ -1125,7 +1107,7 @@ async fn a_bad_timeout_is_refused_before_authentication() {
 /// `fieldValidation` mode (kube-apiserver's answers, recorded from its handlers).
 #[tokio::test]
 async fn json_nested_beyond_10000_levels_is_gos_400() {
-    let server = start();
+    let server = start_with_tokens();
     let client = server.reqwest();
     // `levels` arrays and objects in all, the review object included.
     let review = |levels: usize| {
@@ -1192,7 +1174,7 @@ const MISMATCH_V1: &str = "the API version in the data (authentication.k8s.io/__
 /// every `fieldValidation` mode the case names.
 #[tokio::test]
 async fn bodies_are_decoded_as_the_version_they_declare() {
-    let server = start();
+    let server = start_with_tokens();
     let client = server.reqwest();
     let cases = [
         Case {

@@ -17,19 +17,7 @@ use rustls::pki_types::{CertificateDer, ServerName};
 use serve_support::*;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-const ADMIN_TOKEN: &str = "f3a9c1d2e4b5a6978877665544332211";
 const TOKEN_REVIEWS: &str = "/apis/authentication.k8s.io/v1/tokenreviews";
-
-fn start() -> Server {
-    let dir = tempfile::tempdir().unwrap();
-    let tokens = dir.path().join("tokens.csv");
-    std::fs::write(
-        &tokens,
-        format!("{ADMIN_TOKEN},admin,1,\"system:masters\"\n"),
-    )
-    .unwrap();
-    Server::spawn(dir, &[format!("--token-auth-file={}", tokens.display())])
-}
 
 fn roots_from(certs: impl IntoIterator<Item = CertificateDer<'static>>) -> rustls::RootCertStore {
     let mut roots = rustls::RootCertStore::empty();
@@ -206,7 +194,7 @@ const CASES: [(&str, &str, u16); 4] = [
 
 #[tokio::test]
 async fn head_over_http2_and_http1_has_no_body() {
-    let server = start();
+    let server = start_with_tokens();
     let roots = roots_from(
         CertificateDer::pem_file_iter(server.ca())
             .unwrap()
@@ -262,7 +250,7 @@ async fn head_over_http2_and_http1_has_no_body() {
 /// (framing layer error).
 #[test]
 fn curl_head_over_http2_and_http1() {
-    let server = start();
+    let server = start_with_tokens();
     for (path, token, status) in CASES {
         for version in ["--http2", "--http1.1"] {
             let mut curl = Command::new("curl");

@@ -10,24 +10,6 @@ mod serve_support;
 
 use serve_support::*;
 
-const ADMIN_TOKEN: &str = "f3a9c1d2e4b5a6978877665544332211";
-const JANE_TOKEN: &str = "0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e";
-
-/// The server with a token file: `admin` in system:masters, `jane` in developers.
-fn start() -> Server {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("tokens.csv"),
-        format!("{ADMIN_TOKEN},admin,1,\"system:masters\"\n{JANE_TOKEN},jane,2,\"developers\"\n"),
-    )
-    .unwrap();
-    let args = vec![format!(
-        "--token-auth-file={}",
-        dir.path().join("tokens.csv").display()
-    )];
-    Server::spawn(dir, &args)
-}
-
 /// The values of the response header `name` in a curl `-D` dump.
 fn header_values(headers: &str, name: &str) -> Vec<String> {
     headers
@@ -49,7 +31,7 @@ fn header_values(headers: &str, name: &str) -> Vec<String> {
 /// handlers are RBAC's 403 for them, `system:public-info-viewer` granting the three paths).
 #[test]
 fn health_endpoints_answer_as_kube_apiservers_healthz_handlers() {
-    let server = start();
+    let server = start_with_tokens();
     let admin = format!("Authorization: Bearer {ADMIN_TOKEN}");
     let jane = format!("Authorization: Bearer {JANE_TOKEN}");
     // Indented: kube-apiserver pretty-prints for curl's User-Agent.
@@ -246,7 +228,7 @@ fn health_endpoints_answer_as_kube_apiservers_healthz_handlers() {
 /// `/apis/<group>` and `/apis/<group>/` exactly (any method), so one more slash is a 404.
 #[test]
 fn discovery_paths_with_trailing_slashes_are_kube_apiservers() {
-    let server = start();
+    let server = start_with_tokens();
     let admin = format!("Authorization: Bearer {ADMIN_TOKEN}");
     let jane = format!("Authorization: Bearer {JANE_TOKEN}");
     let document = |path: &str| {
@@ -356,7 +338,7 @@ fn discovery_paths_with_trailing_slashes_are_kube_apiservers() {
 /// request, authenticated first.
 #[test]
 fn options_asterisk_is_gos_global_options_handler() {
-    let server = start();
+    let server = start_with_tokens();
     let admin = format!("Authorization: Bearer {ADMIN_TOKEN}");
     let refused = "Authorization: Bearer not-a-token";
     // (protocol, request target, credential, status)

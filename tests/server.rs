@@ -12,8 +12,6 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use serve_support::*;
 
-const ADMIN_TOKEN: &str = "f3a9c1d2e4b5a6978877665544332211";
-const JANE_TOKEN: &str = "0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e";
 const ADMIN_PASSWORD: &str = "s3cr3t:with:colons";
 
 /// Starts the server with a token file, a password file and `extra` flags.

@@ -219,6 +219,24 @@ impl Server {
     }
 }
 
+/// The demo bearer tokens of [`start_with_tokens`]: `admin` in system:masters, `jane` in
+/// developers.
+pub const ADMIN_TOKEN: &str = "f3a9c1d2e4b5a6978877665544332211";
+pub const JANE_TOKEN: &str = "0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e";
+
+/// The server with a token file holding [`ADMIN_TOKEN`] (`admin`, system:masters) and
+/// [`JANE_TOKEN`] (`jane`, developers).
+pub fn start_with_tokens() -> Server {
+    let dir = tempfile::tempdir().unwrap();
+    let tokens = dir.path().join("tokens.csv");
+    std::fs::write(
+        &tokens,
+        format!("{ADMIN_TOKEN},admin,1,\"system:masters\"\n{JANE_TOKEN},jane,2,\"developers\"\n"),
+    )
+    .unwrap();
+    Server::spawn(dir, &[format!("--token-auth-file={}", tokens.display())])
+}
+
 pub const WHOAMI: &str = r#"{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}"#;
 
 /// POSTs a SelfSubjectReview with curl over HTTP/1.1: when the server answers (401, 403)

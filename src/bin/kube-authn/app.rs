@@ -166,12 +166,19 @@ fn api_version_mismatch(
     })
 }
 
-fn text(code: StatusCode, body: &'static str) -> Response<Full<Bytes>> {
-    let mut response = Response::new(Full::new(Bytes::from_static(body.as_bytes())));
+/// A plain-text answer as Go's `http.Error` writes it (and `handleRootHealth` too):
+/// `text/plain; charset=utf-8`, `X-Content-Type-Options: nosniff`.
+pub(super) fn plain_nosniff(code: StatusCode, body: Bytes) -> Response<Full<Bytes>> {
+    let mut response = Response::new(Full::new(body));
     *response.status_mut() = code;
-    response.headers_mut().insert(
+    let headers = response.headers_mut();
+    headers.insert(
         CONTENT_TYPE,
         HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    headers.insert(
+        "x-content-type-options",
+        HeaderValue::from_static("nosniff"),
     );
     response
 }
@@ -269,14 +276,10 @@ fn unknown_path(
         };
     }
     match user {
-        Some(u) if !u.is_anonymous() => {
-            let mut response = text(StatusCode::NOT_FOUND, "404 page not found\n");
-            response.headers_mut().insert(
-                "x-content-type-options",
-                HeaderValue::from_static("nosniff"),
-            );
-            response
-        }
+        Some(u) if !u.is_anonymous() => plain_nosniff(
+            StatusCode::NOT_FOUND,
+            Bytes::from_static(b"404 page not found\n"),
+        ),
         user => forbidden_status(
             format!(
                 "forbidden: User {} cannot {} path {}",
@@ -565,18 +568,7 @@ fn request_info_error(uri: &http::Uri) -> Response<Full<Bytes>> {
         "Internal Server Error: {}: failed to create RequestInfo: unable to determine kind and namespace from url, {target}",
         kube_authn::jwt::go_quote(&target)
     )) + "\n";
-    let mut response = Response::new(Full::new(Bytes::from(body)));
-    *response.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
-    let headers = response.headers_mut();
-    headers.insert(
-        CONTENT_TYPE,
-        HeaderValue::from_static("text/plain; charset=utf-8"),
-    );
-    headers.insert(
-        "x-content-type-options",
-        HeaderValue::from_static("nosniff"),
-    );
-    response
+    plain_nosniff(StatusCode::INTERNAL_SERVER_ERROR, Bytes::from(body))
 }
 
 /// The `&`, `<`, `>` entities kube-apiserver's `responsewriters.Forbidden` puts over a 403's
@@ -596,16 +588,13 @@ const REVIEW_PATHS: [&str; 3] = [
 
 /// kube-apiserver's answer past the in-flight limit (`tooManyRequests`: Go's `http.Error`).
 fn too_many_requests() -> Response<Full<Bytes>> {
-    let mut response = text(
+    let mut response = plain_nosniff(
         StatusCode::TOO_MANY_REQUESTS,
-        "Too many requests, please try again later.\n",
+        Bytes::from_static(b"Too many requests, please try again later.\n"),
     );
-    let headers = response.headers_mut();
-    headers.insert("retry-after", HeaderValue::from_static("1"));
-    headers.insert(
-        "x-content-type-options",
-        HeaderValue::from_static("nosniff"),
-    );
+    response
+        .headers_mut()
+        .insert("retry-after", HeaderValue::from_static("1"));
     response
 }
 

@@ -86,17 +86,7 @@ pub(super) fn root(name: &str, query: Option<&str>) -> Response<Full<Bytes>> {
     } else {
         Bytes::from_static(b"ok")
     };
-    let mut response = Response::new(Full::new(body));
-    let headers = response.headers_mut();
-    headers.insert(
-        CONTENT_TYPE,
-        HeaderValue::from_static("text/plain; charset=utf-8"),
-    );
-    headers.insert(
-        "x-content-type-options",
-        HeaderValue::from_static("nosniff"),
-    );
-    response
+    super::plain_nosniff(http::StatusCode::OK, body)
 }
 
 /// `adaptCheckToHandler` for a passing check, whatever the method or query: `ok`, whose
