@@ -10,6 +10,24 @@ mod serve_support;
 
 use serve_support::*;
 
+/// curl over HTTP/1.1 to `path` with the `extra` arguments and the `credential` header, if
+/// any: body, status, response headers.
+fn get(
+    server: &Server,
+    extra: &[&str],
+    credential: Option<&str>,
+    path: &str,
+) -> (String, u16, String) {
+    let mut args: Vec<&str> = vec!["--http1.1"];
+    args.extend_from_slice(extra);
+    if let Some(credential) = credential {
+        args.extend(["-H", credential]);
+    }
+    let url = server.url(path);
+    args.push(&url);
+    server.curl(&args)
+}
+
 /// The values of the response header `name` in a curl `-D` dump.
 fn header_values(headers: &str, name: &str) -> Vec<String> {
     headers
@@ -193,14 +211,7 @@ fn health_endpoints_answer_as_kube_apiservers_healthz_handlers() {
         ),
     ];
     for (name, extra, credential, path, want_code, want_body, (content_type, nosniff)) in cases {
-        let mut args: Vec<&str> = vec!["--http1.1"];
-        args.extend_from_slice(extra);
-        if let Some(credential) = credential {
-            args.extend(["-H", credential]);
-        }
-        let url = server.url(path);
-        args.push(&url);
-        let (body, code, headers) = server.curl(&args);
+        let (body, code, headers) = get(&server, extra, credential, path);
         let case = format!("{name}: {path}: {body}\n{headers}");
         assert_eq!(code, want_code, "{case}");
         assert_eq!(body, want_body, "{case}");
@@ -314,14 +325,7 @@ fn discovery_paths_with_trailing_slashes_are_kube_apiservers() {
         ),
     ];
     for (extra, credential, path, want_code, want_body) in cases {
-        let mut args: Vec<&str> = vec!["--http1.1"];
-        args.extend_from_slice(extra);
-        if let Some(credential) = credential {
-            args.extend(["-H", credential]);
-        }
-        let url = server.url(path);
-        args.push(&url);
-        let (body, code, _) = server.curl(&args);
+        let (body, code, _) = get(&server, extra, credential, path);
         let case = format!("{extra:?} {path} as {credential:?}: {body}");
         assert_eq!(code, want_code, "{case}");
         if want_code == 200 {
