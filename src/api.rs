@@ -780,6 +780,84 @@ pub fn go_utf8_lossy(bytes: &[u8]) -> String {
     out
 }
 
+/// Go's `encoding/base64` decoding, not `Strict`: `url` takes the URL alphabet (`-`, `_`)
+/// instead of the standard one (`+`, `/`), `padded` requires `=` padding (`StdEncoding`,
+/// `URLEncoding`) where none is allowed (`RawStdEncoding`, `RawURLEncoding`); a `\r` or `\n`
+/// is skipped wherever it stands (no other white space), unused trailing bits are ignored.
+/// The error is the offset Go's `CorruptInputError` names (`illegal base64 data at input byte
+/// N`), as Go's `decodeQuantum` finds it.
+pub(crate) fn go_base64(src: &[u8], url: bool, padded: bool) -> Result<Vec<u8>, usize> {
+    let (s62, s63) = if url { (b'-', b'_') } else { (b'+', b'/') };
+    let sextet = |c: u8| match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        _ if c == s62 => Some(62),
+        _ if c == s63 => Some(63),
+        _ => None,
+    };
+    let newline = |c: u8| c == b'\n' || c == b'\r';
+    let mut out = Vec::with_capacity(src.len() / 4 * 3 + 2);
+    let mut si = 0;
+    // One quantum (four symbols) per round.
+    while si < src.len() {
+        let mut buf = [0u8; 4];
+        let (mut j, mut len, mut trailing) = (0, 4, None);
+        while j < 4 {
+            if si == src.len() {
+                if j == 0 {
+                    return Ok(out);
+                }
+                if j == 1 || padded {
+                    return Err(si - j);
+                }
+                len = j;
+                break;
+            }
+            let c = src[si];
+            si += 1;
+            if let Some(v) = sextet(c) {
+                buf[j] = v;
+                j += 1;
+                continue;
+            }
+            if newline(c) {
+                continue;
+            }
+            if !padded || c != b'=' || j < 2 {
+                return Err(si - 1);
+            }
+            if j == 2 {
+                // A second `=` must follow (newlines aside).
+                while si < src.len() && newline(src[si]) {
+                    si += 1;
+                }
+                if si == src.len() {
+                    return Err(src.len());
+                }
+                if src[si] != b'=' {
+                    return Err(si - 1);
+                }
+                si += 1;
+            }
+            while si < src.len() && newline(src[si]) {
+                si += 1;
+            }
+            if si < src.len() {
+                trailing = Some(si);
+            }
+            len = j;
+            break;
+        }
+        let v = buf.iter().fold(0u32, |acc, s| (acc << 6) | u32::from(*s));
+        out.extend_from_slice(&v.to_be_bytes()[1..len]);
+        if let Some(at) = trailing {
+            return Err(at);
+        }
+    }
+    Ok(out)
+}
+
 /// The most query parameters Go's `url.ParseQuery` reads (Go 1.26's `urlmaxqueryparams`
 /// default): a query with more `&`-separated parts is refused whole, and `URL.Query()`, which
 /// kube-apiserver reads `pretty`, `timeout`, `dryRun` and the list options with, is then empty.

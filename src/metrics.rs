@@ -566,18 +566,21 @@ pub(crate) fn write_go_float(out: &mut String, v: f64) {
     // tie it may pick the odd neighbour where Go picks the even one (rust-lang/rust#130936).
     // `{:.*e}` with that many digits rounds exactly, ties to even: Go's choice whenever it
     // still reads back as `v` (near a power of two the nearer neighbour may not).
-    let Some(shortest) = SciBuf::format(format_args!("{v:e}")) else {
-        // Unreachable: an f64's `{:e}` is at most 24 bytes.
-        let _ = write!(out, "{v}");
-        return;
+    let shortest = format!("{v:e}");
+    let digits = shortest
+        .split_once('e')
+        .map_or(shortest.as_str(), |(m, _)| m)
+        .bytes()
+        .filter(u8::is_ascii_digit)
+        .count()
+        .max(1);
+    let even = format!("{:.*e}", digits - 1, v);
+    let sci = if even.parse::<f64>() == Ok(v) {
+        even
+    } else {
+        shortest
     };
-    let n = shortest.digit_count();
-    let even = SciBuf::format(format_args!("{:.*e}", n - 1, v));
-    let sci = match &even {
-        Some(e) if e.as_str().parse::<f64>() == Ok(v) => e.as_str(),
-        _ => shortest.as_str(),
-    };
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((sci, "0"));
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
     let (negative, mantissa) = match mantissa.strip_prefix('-') {
         Some(m) => (true, m),
@@ -626,47 +629,6 @@ pub(crate) fn write_go_float(out: &mut String, v: f64) {
         out.push_str(before);
         out.push('.');
         out.push_str(after);
-    }
-}
-
-/// One float's `{:e}` text on the stack (an f64's is at most 24 bytes), so that
-/// [`write_go_float`] allocates nothing beyond `out`.
-struct SciBuf {
-    buf: [u8; 32],
-    len: usize,
-}
-
-impl SciBuf {
-    /// `None` if the text does not fit (never for an f64's `{:e}` or `{:.16e}`).
-    fn format(args: std::fmt::Arguments<'_>) -> Option<SciBuf> {
-        let mut b = SciBuf {
-            buf: [0; 32],
-            len: 0,
-        };
-        std::fmt::write(&mut b, args).ok()?;
-        Some(b)
-    }
-
-    fn as_str(&self) -> &str {
-        // Only whole `&str`s are ever copied in, so this is always valid UTF-8.
-        std::str::from_utf8(&self.buf[..self.len]).unwrap_or("")
-    }
-
-    /// Significant digits in the mantissa ("-1.25e3" has 3).
-    fn digit_count(&self) -> usize {
-        let s = self.as_str();
-        let mantissa = s.split_once('e').map_or(s, |(m, _)| m);
-        mantissa.bytes().filter(u8::is_ascii_digit).count().max(1)
-    }
-}
-
-impl std::fmt::Write for SciBuf {
-    fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        let end = self.len + s.len();
-        let dst = self.buf.get_mut(self.len..end).ok_or(std::fmt::Error)?;
-        dst.copy_from_slice(s.as_bytes());
-        self.len = end;
-        Ok(())
     }
 }
 

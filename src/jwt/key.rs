@@ -731,30 +731,10 @@ fn jwk_to_key(raw: RawJwk) -> Result<Option<PublicKey>, KeyError> {
     PublicKey::build(&spki, kid, only).map(Some)
 }
 
-/// Go's lenient base64 (`encoding/base64` without `Strict`): non-zero trailing bits allowed,
-/// `\r` and `\n` ignored; `padded` for `StdEncoding`, else `RawURLEncoding`.
+/// Go's lenient base64 (`encoding/base64` without `Strict`, [`crate::api::go_base64`]):
+/// `padded` for `StdEncoding`, else `RawURLEncoding`.
 fn go_base64(s: &str, padded: bool) -> Option<Vec<u8>> {
-    use base64::alphabet;
-    use base64::engine::DecodePaddingMode;
-    use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
-    const STD: GeneralPurpose = GeneralPurpose::new(
-        &alphabet::STANDARD,
-        GeneralPurposeConfig::new()
-            .with_decode_allow_trailing_bits(true)
-            .with_decode_padding_mode(DecodePaddingMode::RequireCanonical),
-    );
-    const RAW_URL: GeneralPurpose = GeneralPurpose::new(
-        &alphabet::URL_SAFE,
-        GeneralPurposeConfig::new()
-            .with_decode_allow_trailing_bits(true)
-            .with_decode_padding_mode(DecodePaddingMode::RequireNone),
-    );
-    let engine = if padded { &STD } else { &RAW_URL };
-    if s.contains(['\r', '\n']) {
-        engine.decode(s.replace(['\r', '\n'], "")).ok()
-    } else {
-        engine.decode(s).ok()
-    }
+    crate::api::go_base64(s.as_bytes(), !padded, padded).ok()
 }
 
 /// A JWK thumbprint member (`x5t`, `x5t#S256`) as go-jose reads it: base64url; decoded to

@@ -935,75 +935,11 @@ fn decode_data(data: &Option<String>) -> Result<Option<Vec<u8>>, ConfigError> {
     Ok((!bytes.is_empty()).then_some(bytes))
 }
 
-/// Go's `base64.StdEncoding` decoding (what encoding/json does with a string for a `[]byte`):
-/// padding required, a `\r` or `\n` skipped wherever it stands (no other whitespace), unused
-/// trailing bits ignored; the error is Go's, with its offset into `src`.
+/// Go's `base64.StdEncoding` decoding (what encoding/json does with a string for a `[]byte`),
+/// with Go's error text.
 fn go_base64(src: &[u8]) -> Result<Vec<u8>, String> {
-    let illegal = |at: usize| format!("illegal base64 data at input byte {at}");
-    let sextet = |c: u8| match c {
-        b'A'..=b'Z' => Some(c - b'A'),
-        b'a'..=b'z' => Some(c - b'a' + 26),
-        b'0'..=b'9' => Some(c - b'0' + 52),
-        b'+' => Some(62),
-        b'/' => Some(63),
-        _ => None,
-    };
-    let newline = |c: u8| c == b'\n' || c == b'\r';
-    let mut out = Vec::with_capacity(src.len() / 4 * 3);
-    let mut si = 0;
-    // One quantum (four symbols) per round, as Go's `decodeQuantum`.
-    while si < src.len() {
-        let mut buf = [0u8; 4];
-        let (mut j, mut len, mut trailing) = (0, 4, None);
-        while j < 4 {
-            if si == src.len() {
-                if j == 0 {
-                    return Ok(out);
-                }
-                return Err(illegal(si - j));
-            }
-            let c = src[si];
-            si += 1;
-            if let Some(v) = sextet(c) {
-                buf[j] = v;
-                j += 1;
-                continue;
-            }
-            if newline(c) {
-                continue;
-            }
-            if c != b'=' || j < 2 {
-                return Err(illegal(si - 1));
-            }
-            if j == 2 {
-                // A second `=` must follow (newlines aside).
-                while si < src.len() && newline(src[si]) {
-                    si += 1;
-                }
-                if si == src.len() {
-                    return Err(illegal(src.len()));
-                }
-                if src[si] != b'=' {
-                    return Err(illegal(si - 1));
-                }
-                si += 1;
-            }
-            while si < src.len() && newline(src[si]) {
-                si += 1;
-            }
-            if si < src.len() {
-                trailing = Some(si);
-            }
-            len = j;
-            break;
-        }
-        let v = buf.iter().fold(0u32, |acc, s| (acc << 6) | u32::from(*s));
-        out.extend_from_slice(&v.to_be_bytes()[1..len]);
-        if let Some(at) = trailing {
-            return Err(illegal(at));
-        }
-    }
-    Ok(out)
+    crate::api::go_base64(src, false, true)
+        .map_err(|at| format!("illegal base64 data at input byte {at}"))
 }
 
 /// `null` (client-go writes `users: null` for an empty list) as the type's default.
@@ -1026,18 +962,7 @@ const EMPTY_CONFIG: &str = "invalid configuration: no configuration has been pro
 /// The file's bytes (at most [`MAX_FILE_BYTES`](super::MAX_FILE_BYTES)), a failure as Go's
 /// `os.ReadFile` words it (`read <path>: is a directory`).
 fn read_file(path: &Path) -> Result<Vec<u8>, String> {
-    use std::io::Read;
-    let max = super::MAX_FILE_BYTES;
-    let file =
-        std::fs::File::open(path).map_err(|e| crate::error::go_path_error("open", path, &e))?;
-    let mut bytes = Vec::new();
-    file.take(max + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| crate::error::go_path_error("read", path, &e))?;
-    if bytes.len() as u64 > max {
-        return Err(format!("{} is larger than {max} bytes", path.display()));
-    }
-    Ok(bytes)
+    super::read_file_capped(path, |op, e| crate::error::go_path_error(op, path, e))
 }
 
 /// Whether Go's `os.Open(path)` succeeds; its error text when not (`open <path>: <errno text>`).

@@ -150,19 +150,30 @@ impl fmt::Debug for Pem {
     }
 }
 
+/// The file's bytes (at most [`MAX_FILE_BYTES`]), an I/O failure in Rust's words
+/// (`open <path>: …`, `read <path>: …`).
 pub(crate) fn read_bounded(path: &Path) -> Result<Vec<u8>, ConfigError> {
+    read_file_capped(path, |op, e| format!("{op} {}: {e}", path.display()))
+        .map_err(ConfigError::new)
+}
+
+/// The file's bytes, at most [`MAX_FILE_BYTES`]; `io_text` words a failure to `open` or `read`
+/// it.
+pub(crate) fn read_file_capped(
+    path: &Path,
+    io_text: impl Fn(&str, &std::io::Error) -> String,
+) -> Result<Vec<u8>, String> {
     use std::io::Read;
-    let file = std::fs::File::open(path)
-        .map_err(|e| ConfigError::new(format!("open {}: {e}", path.display())))?;
+    let file = std::fs::File::open(path).map_err(|e| io_text("open", &e))?;
     let mut bytes = Vec::new();
     file.take(MAX_FILE_BYTES + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| ConfigError::new(format!("read {}: {e}", path.display())))?;
+        .map_err(|e| io_text("read", &e))?;
     if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(ConfigError::new(format!(
+        return Err(format!(
             "{} is larger than {MAX_FILE_BYTES} bytes",
             path.display()
-        )));
+        ));
     }
     Ok(bytes)
 }

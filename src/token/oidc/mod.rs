@@ -629,50 +629,10 @@ fn strip_claim_jwt_whitespace(body: &str) -> std::borrow::Cow<'_, str> {
     )
 }
 
-/// Go's `base64.RawURLEncoding.DecodeString`: the URL alphabet without padding, a `\r` or
-/// `\n` skipped wherever it stands (no other white space), unused trailing bits ignored; the
-/// error is the offset Go's `CorruptInputError` names (`illegal base64 data at input byte N`):
-/// the first byte outside the alphabet, or the last byte when one symbol is left over.
+/// Go's `base64.RawURLEncoding.DecodeString` ([`crate::api::go_base64`]): the error is the
+/// offset Go's `CorruptInputError` names.
 fn go_raw_url_base64(src: &[u8]) -> Result<Vec<u8>, usize> {
-    let sextet = |c: u8| match c {
-        b'A'..=b'Z' => Some(c - b'A'),
-        b'a'..=b'z' => Some(c - b'a' + 26),
-        b'0'..=b'9' => Some(c - b'0' + 52),
-        b'-' => Some(62),
-        b'_' => Some(63),
-        _ => None,
-    };
-    let mut out = Vec::with_capacity(src.len() / 4 * 3 + 2);
-    let mut si = 0;
-    // One quantum (four symbols) per round, as Go's `decodeQuantum`.
-    loop {
-        let mut quantum = [0u8; 4];
-        let mut j = 0;
-        while j < 4 {
-            if si == src.len() {
-                match j {
-                    0 => return Ok(out),
-                    1 => return Err(si - 1),
-                    _ => break,
-                }
-            }
-            let c = src[si];
-            si += 1;
-            if let Some(v) = sextet(c) {
-                quantum[j] = v;
-                j += 1;
-            } else if c != b'\n' && c != b'\r' {
-                return Err(si - 1);
-            }
-        }
-        let v = quantum
-            .iter()
-            .fold(0u32, |acc, s| (acc << 6) | u32::from(*s));
-        out.extend_from_slice(&v.to_be_bytes()[1..j]);
-        if j < 4 {
-            return Ok(out);
-        }
-    }
+    crate::api::go_base64(src, true, false)
 }
 
 /// Kubernetes' `untrustedIssuer` (k8s.io/apiserver plugin/pkg/authenticator/token/oidc): the
@@ -725,21 +685,16 @@ fn go_untrusted_issuer(token: &[u8]) -> Result<String, String> {
 /// that order. `None` when all three decode (go-jose's other errors, about the header's JSON,
 /// are not reproduced).
 fn go_jose_segment_error(body: &[u8]) -> Option<String> {
-    let mut stripped = Vec::with_capacity(body.len());
-    for chunk in body.utf8_chunks() {
-        for c in chunk.valid().chars().filter(|c| !c.is_whitespace()) {
-            stripped.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
-        }
-        for _ in chunk.invalid() {
-            stripped.extend_from_slice("\u{FFFD}".as_bytes());
-        }
-    }
-    if stripped.iter().filter(|&&b| b == b'.').count() != 2 {
+    let stripped: String = crate::api::go_utf8_lossy(body)
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    if stripped.matches('.').count() != 2 {
         return Some("go-jose/go-jose: compact JWS format must have three parts".into());
     }
     stripped
-        .split(|&b| b == b'.')
-        .find_map(|segment| go_raw_url_base64(segment).err())
+        .split('.')
+        .find_map(|segment| go_raw_url_base64(segment.as_bytes()).err())
         .map(|at| format!("illegal base64 data at input byte {at}"))
 }
 
